@@ -1,0 +1,114 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A fixed-window limit: at most `max` hits per `windowMs` for one key. */
+export const rateLimitSchema = z.object({
+  max: z.number().int().positive(),
+  windowMs: z.number().int().positive(),
+});
+export type RateLimit = z.infer<typeof rateLimitSchema>;
+
+export const configSchema = z.object({
+  port: z.number().int().min(0).max(65535),
+  host: z.string().min(1),
+  dataDir: z.string().min(1),
+  headerBrand: z.string().regex(/^[a-z0-9-]+$/, 'HEADER_BRAND may contain only a-z, 0-9 and -'),
+  logLevel: z.enum(LOG_LEVELS),
+  /** Largest accepted request body in bytes. */
+  maxBodyBytes: z.number().int().positive(),
+  /** Outgoing mail: an SMTP URL (smtp://user:pass@host:port); mail is always kept in the local outbox too. */
+  smtpUrl: z.string().optional(),
+  mailFrom: z.string(),
+  /** Extra hosts allowed as login-link continueUrl besides the server's own host and localhost. */
+  loginLinkAllowedHosts: z.array(z.string()),
+  /** Owner of the default workspace created at first start. */
+  defaultOwnerEmail: z.string(),
+  rateLimits: z.object({
+    workspaceCreatePerIp: rateLimitSchema,
+    workspaceCreatePerEmail: rateLimitSchema,
+    loginLinkPerEmail: rateLimitSchema,
+    loginLinkPerIp: rateLimitSchema,
+    workspaceOperations: rateLimitSchema,
+  }),
+  /** Print the startup banner (the CLI does; tests and Electron do not). */
+  banner: z.boolean(),
+  /** Milliseconds that in-flight requests get to finish on shutdown before connections are cut. */
+  shutdownGraceMs: z.number().int().nonnegative(),
+});
+export type Config = z.infer<typeof configSchema>;
+
+const MINUTE = 60_000;
+
+export function defaultConfig(): Config {
+  return {
+    port: 8787,
+    host: '127.0.0.1',
+    dataDir: resolve('data'),
+    headerBrand: 'svc',
+    logLevel: 'info',
+    maxBodyBytes: 10 * 1024 * 1024,
+    mailFrom: 'Hearth <no-reply@hearth.local>',
+    loginLinkAllowedHosts: [],
+    defaultOwnerEmail: 'owner@hearth.local',
+    rateLimits: {
+      workspaceCreatePerIp: { max: 20, windowMs: MINUTE },
+      workspaceCreatePerEmail: { max: 5, windowMs: MINUTE },
+      loginLinkPerEmail: { max: 5, windowMs: 10 * MINUTE },
+      loginLinkPerIp: { max: 30, windowMs: 10 * MINUTE },
+      workspaceOperations: { max: 600, windowMs: MINUTE },
+    },
+    banner: false,
+    shutdownGraceMs: 5_000,
+  };
+}
+
+export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
+
+/** Defaults, then overrides; validated so that a bad value fails at start with a clear message. */
+export function resolveConfig(overrides: ConfigOverrides = {}): Config {
+  const base = defaultConfig();
+  const merged = {
+    ...base,
+    ...stripUndefined(overrides),
+    rateLimits: { ...base.rateLimits, ...stripUndefined(overrides.rateLimits ?? {}) },
+  };
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Invalid configuration: ${issue?.path.join('.') || 'config'}: ${issue?.message}`);
+  }
+  return { ...parsed.data, dataDir: resolve(parsed.data.dataDir) };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Reads the runtime contract's environment variables (DESIGN §1) and the CLI flags; flags win. */
+export function configFromEnvAndArgs(
+  env: NodeJS.ProcessEnv,
+  args: { port?: string | undefined; host?: string | undefined; 'data-dir'?: string | undefined },
+): ConfigOverrides {
+  const port = args.port ?? env.PORT;
+  const portNumber = port === undefined || port === '' ? undefined : Number(port);
+  if (portNumber !== undefined && !Number.isInteger(portNumber)) throw new Error(`Invalid configuration: port: "${port}" is not a whole number`);
+  const logLevel = env.LOG_LEVEL?.toLowerCase();
+  if (logLevel && !(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new Error(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return {
+    port: portNumber,
+    host: args.host ?? (env.HOST || undefined),
+    dataDir: args['data-dir'] ?? (env.DATA_DIR || undefined),
+    headerBrand: env.HEADER_BRAND || undefined,
+    logLevel: logLevel as LogLevel | undefined,
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || undefined,
+    loginLinkAllowedHosts: env.LOGIN_LINK_ALLOWED_HOSTS
+      ? env.LOGIN_LINK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean)
+      : undefined,
+  };
+}

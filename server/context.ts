@@ -1,0 +1,23 @@
+import type Database from 'better-sqlite3';
+import type { Config } from './config.ts';
+import type { Db } from './db/client.ts';
+import type { PageTokens } from './db/pagination.ts';
+import type { RateLimiter } from './http/rate-limit.ts';
+import type { Logger } from './log.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { Secrets } from './security/secrets.ts';
+
+/** The services one running Hearth shares between its operations, its websocket and its CLI commands. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  sqlite: Database.Database;
+  secrets: Secrets;
+  pageTokens: PageTokens;
+  limiter: RateLimiter;
+  mail: Mailer;
+  log: Logger;
+  version: string;
+  /** The URL clients reach this server at (known once it listens). */
+  baseUrl: string;
+}

@@ -1,0 +1,43 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema.ts';
+
+export type Db = BetterSQLite3Database<typeof schema>;
+
+export interface Database_ {
+  db: Db;
+  sqlite: Database.Database;
+  close(): void;
+}
+
+const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
+
+/**
+ * Opens the database with the pragmas Hearth relies on (WAL, foreign keys, a busy timeout so a CLI command
+ * and the server can share the file) and applies the committed drizzle-kit migrations.
+ */
+export function openDatabase(file: string): Database_ {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema });
+  migrate(db, { migrationsFolder: MIGRATIONS });
+  return {
+    db,
+    sqlite,
+    close() {
+      if (!sqlite.open) return;
+      sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      sqlite.close();
+    },
+  };
+}
+
+/** Runs `work` in one SQLite transaction; the synchronous driver makes this the write path of every service. */
+export function transaction<T>(db: Db, work: (tx: Db) => T): T {
+  return db.transaction((tx) => work(tx as unknown as Db));
+}

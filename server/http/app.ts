@@ -1,0 +1,133 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getRequestIP, H3, type H3Event } from 'h3';
+import type { AppContext } from '../context.ts';
+import { consumeLoginLink, LOGIN_LINK_PATH } from '../services/login-links.ts';
+import { dispatch, tooLarge, type IncomingCall } from './dispatch.ts';
+import type { AnyOperation } from './operation.ts';
+import { buildOpenApi } from './openapi.ts';
+
+const RENDERER_DIST = fileURLToPath(new URL('../../renderer/dist', import.meta.url));
+
+/** Throws on a path registered twice: two files claiming one path is always a mistake. */
+export function checkRegistry(operations: readonly AnyOperation[]) {
+  const seen = new Set<string>();
+  for (const op of operations) {
+    if (seen.has(op.path)) throw new Error(`Operation path registered twice: ${op.path}`);
+    seen.add(op.path);
+  }
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+
+/** Reads the request body up to `limit` bytes, from the Node stream when there is one (the fast path). */
+async function readBody(event: H3Event, limit: number): Promise<string> {
+  const nodeReq = (event.runtime?.node as { req?: IncomingMessage } | undefined)?.req;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const take = (chunk: Uint8Array) => {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  };
+  if (nodeReq) {
+    for await (const chunk of nodeReq) take(chunk as Buffer);
+  } else if (event.req.body) {
+    const reader = event.req.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        take(value);
+      }
+    } catch (error) {
+      await reader.cancel().catch(() => undefined);
+      throw error;
+    }
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json; charset=utf-8',
+};
+
+/** The built admin UI (renderer/dist); a single-page app, so unknown paths get index.html. */
+function serveUi(pathname: string): Response {
+  const index = join(RENDERER_DIST, 'index.html');
+  if (!existsSync(index)) {
+    return new Response(
+      '<!doctype html><html><head><title>Hearth</title></head><body><h1>Hearth is running</h1>' +
+        '<p>The admin UI has not been built in this checkout: run <code>npm run build:renderer</code>.</p>' +
+        '<p>The API is served at this address: <code>POST /v2/ping</code>, and its description at <a href="/openapi.json">/openapi.json</a>.</p></body></html>',
+      { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } },
+    );
+  }
+  const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+  const file = join(RENDERER_DIST, relative);
+  const inside = file === RENDERER_DIST || file.startsWith(RENDERER_DIST + sep);
+  const target = inside && relative && existsSync(file) && statSync(file).isFile() ? file : index;
+  const type = CONTENT_TYPES[extname(target)] ?? 'application/octet-stream';
+  const cache = target === index ? 'no-cache' : 'public, max-age=31536000, immutable';
+  return new Response(readFileSync(target), { status: 200, headers: { 'content-type': type, 'cache-control': cache } });
+}
+
+/** The h3 application: one route per operation, the OpenAPI document, login links, the UI, and 404 envelopes. */
+export function createHttpApp(app: AppContext, operations: readonly AnyOperation[]): H3 {
+  checkRegistry(operations);
+  const h3 = new H3();
+  for (const op of operations) {
+    h3.all(op.path, async (event) => {
+      const call: IncomingCall = {
+        method: event.req.method,
+        path: op.path,
+        headers: event.req.headers,
+        clientIp: getRequestIP(event) ?? 'unknown',
+        readBody: (limit) => readBody(event, limit),
+      };
+      const outcome = await dispatch(app, op, call);
+      const headers: Record<string, string> = { 'x-request-id': outcome.requestId };
+      // A rejected oversized body is left unread; closing the connection is cheaper than draining it.
+      if (outcome.status === 400 && (outcome.body as { error?: { message?: string } }).error?.message?.includes('exceeds the limit')) {
+        headers.connection = 'close';
+      }
+      app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
+      return json(outcome.status, outcome.body, headers);
+    });
+  }
+
+  let openapi: string | undefined;
+  h3.get('/openapi.json', () => {
+    openapi ??= JSON.stringify(buildOpenApi(operations, { version: app.version, brand: app.config.headerBrand }));
+    return new Response(openapi, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+  });
+
+  h3.get(LOGIN_LINK_PATH, (event) => {
+    const token = event.url.searchParams.get('token') ?? '';
+    const continueUrl = token ? consumeLoginLink(app, token) : null;
+    if (!continueUrl) {
+      return new Response('<!doctype html><html><body><h1>This sign-in link is invalid, used or expired.</h1></body></html>', {
+        status: 400,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
+    }
+    return new Response(null, { status: 302, headers: { location: continueUrl } });
+  });
+
+  h3.all('/**', (event) => {
+    if (event.req.method === 'GET' || event.req.method === 'HEAD') return serveUi(event.url.pathname);
+    return json(404, { error: { status: 'NOT_FOUND', message: `Unknown operation: ${event.url.pathname}` } });
+  });
+  return h3;
+}

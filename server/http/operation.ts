@@ -1,0 +1,55 @@
+import type { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import type { ApiKeyRow, WorkspaceRow } from '../services/types.ts';
+
+export type AuthKind = 'workspace' | 'apiKey' | 'public';
+
+/** What every handler gets: the app's services, the request id and who is calling. */
+export interface RequestContext {
+  app: AppContext;
+  requestId: string;
+  clientIp: string;
+}
+export interface WorkspaceRequestContext extends RequestContext {
+  workspace: WorkspaceRow;
+}
+export interface ApiKeyRequestContext extends RequestContext {
+  apiKey: ApiKeyRow;
+}
+
+export type ContextFor<A extends AuthKind> = A extends 'workspace'
+  ? WorkspaceRequestContext
+  : A extends 'apiKey'
+    ? ApiKeyRequestContext
+    : RequestContext;
+
+/** The classic result: `{ status: 'success', message, data?, pageToken? | nextPageToken? }`. */
+export interface ClassicResult {
+  message: string;
+  data?: unknown;
+  pageToken?: string | null;
+  nextPageToken?: string | null;
+}
+
+export type Envelope = 'classic' | 'direct';
+
+export interface Operation<A extends AuthKind = AuthKind, S extends z.ZodType = z.ZodType, E extends Envelope = Envelope> {
+  path: string;
+  auth: A;
+  summary: string;
+  input: S;
+  /** `classic` wraps the handler's result as `{status:'success', ...}`; `direct` returns it as `result` itself. */
+  envelope: E;
+  // Method syntax on purpose: it lets the registry hold operations of every schema as `AnyOperation`.
+  handler(input: z.output<S>, ctx: ContextFor<A>): Promise<E extends 'classic' ? ClassicResult : unknown>;
+}
+
+/** An operation is a value (DESIGN §3.1): the registry routes it, documents it and checks it has tests. */
+export function defineOperation<A extends AuthKind, S extends z.ZodType, E extends Envelope = 'classic'>(
+  op: Omit<Operation<A, S, E>, 'envelope'> & { envelope?: E },
+): Operation<A, S, E> {
+  return { ...op, envelope: (op.envelope ?? 'classic') as E };
+}
+
+/** The registry type: operations of every auth kind and schema. */
+export type AnyOperation = Operation<AuthKind, z.ZodType, Envelope>;

@@ -1,0 +1,97 @@
+import { mkdirSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { toNodeHandler } from 'h3';
+import { resolveConfig, type Config, type ConfigOverrides } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase } from './db/client.ts';
+import { createPageTokens } from './db/pagination.ts';
+import { createHttpApp } from './http/app.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+import { createLogger } from './log.ts';
+import { createMailer } from './mail/mailer.ts';
+import { operations } from './operations/index.ts';
+import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
+import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
+import { VERSION } from './version.ts';
+
+export const DATABASE_FILE = 'hearth.db';
+
+export interface HearthServer {
+  /** Base URL of the API, e.g. http://127.0.0.1:8787 */
+  url: string;
+  port: number;
+  config: Config;
+  credentials: Credentials;
+  app: AppContext;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the database. */
+  close(): Promise<void>;
+}
+
+/** Opens the data dir (master key, database, migrations) without listening: the CLI's admin commands use it. */
+export function openApp(config: Config): AppContext {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const log = createLogger(config.logLevel);
+  const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
+  const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE));
+  return {
+    config,
+    db,
+    sqlite,
+    secrets,
+    pageTokens: createPageTokens(secrets.derive('page-tokens')),
+    limiter: new RateLimiter(),
+    mail: createMailer({ db, secrets, log, smtpUrl: config.smtpUrl, from: config.mailFrom }),
+    log,
+    version: VERSION,
+    baseUrl: '',
+  };
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The server used by `npm start`, the tests and the desktop app. */
+export async function createServer(overrides: ConfigOverrides = {}): Promise<HearthServer> {
+  const config = resolveConfig(overrides);
+  const app = openApp(config);
+  let http: Server | undefined;
+  try {
+    const credentials = ensureDefaultCredentials(app);
+    http = createHttpServer(toNodeHandler(createHttpApp(app, operations)));
+    const server = http;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (server.address() as AddressInfo).port;
+    app.baseUrl = `http://${urlHost(config.host)}:${port}`;
+    app.mail.flush();
+
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+        await stopped;
+        clearTimeout(grace);
+        await app.mail.close();
+        app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+        app.sqlite.close();
+      })());
+
+    return { url: app.baseUrl, port, config, credentials, app, close };
+  } catch (error) {
+    http?.close();
+    await app.mail.close();
+    app.sqlite.close();
+    throw error;
+  }
+}

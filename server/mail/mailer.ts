@@ -1,0 +1,144 @@
+import { and, asc, desc, eq, lt } from 'drizzle-orm';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Db } from '../db/client.ts';
+import { mailOutbox } from '../db/schema.ts';
+import type { Logger } from '../log.ts';
+import { randomAlphanumeric, type Secrets } from '../security/secrets.ts';
+
+export interface OutgoingMail {
+  kind: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  workspaceId?: string | null;
+  apiKeyId?: string | null;
+}
+
+export interface StoredMail extends OutgoingMail {
+  id: string;
+  status: 'stored' | 'sent' | 'failed';
+  attempts: number;
+  lastError: string | null;
+  createdAt: number;
+  sentAt: number | null;
+}
+
+export interface Mailer {
+  /** Keeps the message in the outbox (in the caller's transaction) and returns its id; relay follows the commit. */
+  enqueue(tx: Db, mail: OutgoingMail): string;
+  /** Relays what is waiting in the outbox over SMTP (no-op without SMTP). Called after commits and at start. */
+  flush(): void;
+  list(options?: { limit?: number }): StoredMail[];
+  close(): Promise<void>;
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Outgoing mail. Every message is kept in the `mail_outbox` table first (the admin UI's mailbox shows it, so
+ * a team without SMTP still reads its login links); with `SMTP_URL` set it is also relayed with nodemailer.
+ * Relay happens after the write commits and never holds up the request that caused it.
+ */
+export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtpUrl?: string | undefined; from: string }): Mailer {
+  const { db, secrets, log } = opts;
+  const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let closed = false;
+
+  const relayPending = async () => {
+    if (!transport) return;
+    const pending = db
+      .select()
+      .from(mailOutbox)
+      .where(and(eq(mailOutbox.status, 'stored'), lt(mailOutbox.attempts, MAX_ATTEMPTS)))
+      .orderBy(asc(mailOutbox.createdAt))
+      .limit(50)
+      .all();
+    for (const row of pending) {
+      if (closed) return;
+      const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
+      const attempts = row.attempts + 1;
+      try {
+        await transport.sendMail({ from: opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
+        db.update(mailOutbox).set({ status: 'sent', attempts, sentAt: Date.now(), lastError: null }).where(eq(mailOutbox.id, row.id)).run();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const status = attempts >= MAX_ATTEMPTS ? 'failed' : 'stored';
+        db.update(mailOutbox).set({ status, attempts, lastError: message.slice(0, 500) }).where(eq(mailOutbox.id, row.id)).run();
+        log.warn('mail relay failed', { mailId: row.id, attempts, error: message });
+        return; // the SMTP server is likely down: try the rest at the next flush
+      }
+    }
+  };
+
+  const flush = () => {
+    if (!transport || closed) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = relayPending()
+      .catch((error: unknown) => log.error('mail relay crashed', { error: String(error) }))
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          flush();
+        }
+      });
+  };
+
+  return {
+    enqueue(tx, mail) {
+      const id = randomAlphanumeric(16);
+      tx.insert(mailOutbox)
+        .values({
+          id,
+          kind: mail.kind,
+          workspaceId: mail.workspaceId ?? null,
+          apiKeyId: mail.apiKeyId ?? null,
+          toAddress: mail.to,
+          subject: mail.subject,
+          bodyEnc: secrets.encrypt(JSON.stringify({ text: mail.text, html: mail.html })),
+          status: 'stored',
+          createdAt: Date.now(),
+        })
+        .run();
+      return id;
+    },
+    flush,
+    list({ limit = 100 } = {}) {
+      return db
+        .select()
+        .from(mailOutbox)
+        .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
+        .limit(limit)
+        .all()
+        .map((row) => {
+          const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
+          return {
+            id: row.id,
+            kind: row.kind,
+            to: row.toAddress,
+            subject: row.subject,
+            text: body.text,
+            html: body.html,
+            workspaceId: row.workspaceId,
+            apiKeyId: row.apiKeyId,
+            status: row.status,
+            attempts: row.attempts,
+            lastError: row.lastError,
+            createdAt: row.createdAt,
+            sentAt: row.sentAt,
+          };
+        });
+    },
+    async close() {
+      closed = true;
+      await running;
+      transport?.close();
+    },
+  };
+}

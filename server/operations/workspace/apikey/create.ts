@@ -1,0 +1,14 @@
+import { apiKeyCreateInput } from '../../../../shared/schemas/apikey.ts';
+import { defineOperation } from '../../../http/operation.ts';
+import { createApiKey } from '../../../services/apikeys.ts';
+
+export default defineOperation({
+  path: '/v2/workspace/apikey/create',
+  auth: 'workspace',
+  summary: 'Creates a testing or production API key (production needs a paid, self-serve workspace below its key limit).',
+  input: apiKeyCreateInput,
+  async handler(input, ctx) {
+    const row = createApiKey(ctx.app, ctx.workspace, input);
+    return { message: 'API key created successfully.', data: { apiKey: row.id } };
+  },
+});

@@ -1,0 +1,14 @@
+import { apiKeyConfigUpdateInput } from '../../../../shared/schemas/apikey.ts';
+import { defineOperation } from '../../../http/operation.ts';
+import { describeApiKeyConfig, updateApiKeyConfig } from '../../../services/apikeys.ts';
+
+export default defineOperation({
+  path: '/v2/workspace/apikeyconfig/update',
+  auth: 'apiKey',
+  summary: "Updates the calling API key's settings and AI provider keys (stored encrypted, never returned).",
+  input: apiKeyConfigUpdateInput,
+  async handler(input, ctx) {
+    const row = updateApiKeyConfig(ctx.app, ctx.apiKey, input);
+    return { message: 'API key configuration updated successfully.', data: describeApiKeyConfig(ctx.app, row) };
+  },
+});

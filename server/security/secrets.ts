@@ -1,0 +1,83 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const KEY_FILE = 'master.key';
+const VERSION = 'v1';
+
+/**
+ * Encryption and hashing of secrets at rest. Secrets are stored twice: AES-256-GCM ciphertext (so the
+ * interface can return them where it must) and an HMAC-SHA256 digest (so a presented credential is found
+ * and compared without decrypting). Both keys derive from one master key in DATA_DIR (mode 0600), so the
+ * database file alone reveals no usable credential.
+ */
+export interface Secrets {
+  encrypt(plaintext: string): string;
+  decrypt(ciphertext: string): string;
+  /** Keyed digest used to look up and compare credentials. */
+  digest(value: string): string;
+  /** A key for another purpose (page tokens, JWT secrets), derived so that it never equals the others. */
+  derive(purpose: string): Buffer;
+}
+
+export function loadOrCreateMasterKey(dataDir: string): Buffer {
+  const path = join(dataDir, KEY_FILE);
+  if (existsSync(path)) {
+    const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+    if (key.length !== 32) throw new Error(`${path} is not a 32-byte base64 key; refusing to start with a damaged master key`);
+    return key;
+  }
+  const key = randomBytes(32);
+  writeFileSync(path, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(path, 0o600);
+  return key;
+}
+
+export function createSecrets(masterKey: Buffer): Secrets {
+  const derive = (purpose: string) => createHmac('sha256', masterKey).update(`hearth:${purpose}`).digest();
+  const encKey = derive('encrypt');
+  const macKey = derive('digest');
+  return {
+    encrypt(plaintext) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', encKey, iv);
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return `${VERSION}.${iv.toString('base64url')}.${body.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
+    },
+    decrypt(ciphertext) {
+      const [version, iv, body, tag] = ciphertext.split('.');
+      if (version !== VERSION || !iv || body === undefined || !tag) throw new Error('Unreadable ciphertext');
+      const decipher = createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    digest: (value) => createHmac('sha256', macKey).update(value).digest('base64url'),
+    derive,
+  };
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  if (left.length !== right.length) {
+    timingSafeEqual(left, left);
+    return false;
+  }
+  return timingSafeEqual(left, right);
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Random string over [A-Za-z0-9] without modulo bias. */
+export function randomAlphanumeric(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHANUMERIC[byte % 62];
+    }
+  }
+  return out;
+}
+
+export const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { transaction } from '../db/client.ts';
+import { loginLinks, workspaces } from '../db/schema.ts';
+import { invalid, notFound, resourceExhausted } from '../http/errors.ts';
+import { randomAlphanumeric } from '../security/secrets.ts';
+import { isDisposableEmail } from './resources.ts';
+import { markEmailVerified } from './workspaces.ts';
+
+export const LOGIN_LINK_PATH = '/auth/email-link';
+const LINK_LIFETIME_MS = 60 * 60 * 1000;
+const RATE_LIMITED = 'Rate limit exceeded for this endpoint. Try again later.';
+
+/** Hosts a continueUrl may point at: the console (this server's own host), localhost, and configured extras. */
+export function allowedContinueHosts(app: AppContext): Set<string> {
+  const hosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.loginLinkAllowedHosts.map((h) => h.toLowerCase())]);
+  try {
+    hosts.add(new URL(app.baseUrl).hostname.toLowerCase());
+  } catch {
+    // baseUrl is set once the server listens; before that only the fixed hosts apply
+  }
+  return hosts;
+}
+
+/**
+ * /v2/workspace/email/send-login-link. The link is a one-time token (its digest stored, valid one hour) that
+ * verifies the owner's e-mail and continues to `continueUrl`. The answer is the same whether or not the address
+ * owns a workspace, so the operation cannot be used to discover accounts; mail goes only to real owners.
+ */
+export async function sendLoginLink(app: AppContext, input: { email: string; continueUrl: string }, clientIp: string) {
+  let continueUrl: URL;
+  try {
+    continueUrl = new URL(input.continueUrl);
+  } catch {
+    throw invalid('Invalid url for continueUrl');
+  }
+  if (continueUrl.protocol !== 'http:' && continueUrl.protocol !== 'https:') throw invalid('Invalid url for continueUrl');
+  const hostname = continueUrl.hostname.toLowerCase();
+  const hosts = allowedContinueHosts(app);
+  if (!hosts.has(hostname) && !hostname.endsWith('.localhost')) throw invalid('The continueUrl domain is not allowed.');
+  const email = input.email.toLowerCase();
+  if (isDisposableEmail(email)) throw invalid('This email domain is not supported.');
+
+  const limits = app.config.rateLimits;
+  if (!app.limiter.hit(`login-link-ip:${clientIp}`, limits.loginLinkPerIp)) throw resourceExhausted(RATE_LIMITED);
+  if (!app.limiter.hit(`login-link-email:${email}`, limits.loginLinkPerEmail)) throw resourceExhausted(RATE_LIMITED);
+
+  const queued = transaction(app.db, (tx) => {
+    const owner = tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.ownerEmail, email)).get();
+    if (!owner) return false;
+    const token = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    tx.insert(loginLinks)
+      .values({
+        id: randomAlphanumeric(16),
+        workspaceId: owner.id,
+        email,
+        tokenDigest: app.secrets.digest(token),
+        continueUrl: continueUrl.toString(),
+        createdAt: now,
+        expiresAt: now + LINK_LIFETIME_MS,
+      })
+      .run();
+    const link = `${app.baseUrl}${LOGIN_LINK_PATH}?token=${token}`;
+    app.mail.enqueue(tx, {
+      kind: 'login-link',
+      workspaceId: owner.id,
+      to: email,
+      subject: 'Your Hearth sign-in link',
+      text: `Open this link to sign in to Hearth. It works once and expires in one hour.\n\n${link}\n\nIf you did not ask for it, ignore this e-mail.`,
+      html: `<p>Open this link to sign in to Hearth. It works once and expires in one hour.</p><p><a href="${link}">Sign in to Hearth</a></p><p>If you did not ask for it, ignore this e-mail.</p>`,
+    });
+    return true;
+  });
+  if (queued) app.mail.flush();
+  else app.log.debug('login link requested for an address that owns no workspace');
+}
+
+/** Opens a login link: marks it used and the owner's e-mail verified; returns where to continue, or null. */
+export function consumeLoginLink(app: AppContext, token: string): string | null {
+  return transaction(app.db, (tx) => {
+    const link = tx
+      .select()
+      .from(loginLinks)
+      .where(and(eq(loginLinks.tokenDigest, app.secrets.digest(token)), isNull(loginLinks.usedAt)))
+      .get();
+    if (!link || link.expiresAt < Date.now()) return null;
+    tx.update(loginLinks).set({ usedAt: Date.now() }).where(eq(loginLinks.id, link.id)).run();
+    markEmailVerified(app, tx, link.email);
+    return link.continueUrl;
+  });
+}
+
+/** /v2/workspace/email/status: true once the owner has opened a login link. */
+export function emailStatus(app: AppContext, ownerEmail: string): boolean {
+  const rows = app.db
+    .select({ verified: workspaces.emailVerified })
+    .from(workspaces)
+    .where(eq(workspaces.ownerEmail, ownerEmail.toLowerCase()))
+    .all();
+  if (rows.length === 0) throw notFound('User not found');
+  return rows.some((r) => r.verified);
+}

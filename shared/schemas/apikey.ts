@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { DOCUMENT_ACCESS_TYPES, email, nonEmpty, pageSize, pageToken } from './common.ts';
+
+export const API_KEY_TYPES = ['testing', 'production'] as const;
+export type ApiKeyType = (typeof API_KEY_TYPES)[number];
+
+/** `thirdparty` per interface.md; `sendgrid` is the hosted spelling and accepted as an alias. */
+export const EMAIL_SERVICE_TYPES = ['default', 'thirdparty', 'sendgrid'] as const;
+
+export const AI_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
+export type AiProvider = (typeof AI_PROVIDERS)[number];
+
+/** A domain an auth token or key may be used from: a host name (wildcard first label allowed) with an optional port. */
+export const domainName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]{0,62})?(\.[a-z0-9]([a-z0-9-]{0,62})?)*(:\d{1,5})?$/, {
+    error: 'must be a domain name such as app.example.com or localhost:3000',
+  });
+
+export const emailServiceConfigInput = z.object({
+  type: z.enum(EMAIL_SERVICE_TYPES).optional(),
+  apiKey: z.string().max(4096).optional(),
+  fromEmail: z.string().max(320).optional(),
+  fromCompany: z.string().max(200).optional(),
+  commentTemplateId: z.string().max(200).optional(),
+  tagTemplateId: z.string().max(200).optional(),
+});
+
+export const webhookServiceConfigInput = z.object({
+  authToken: z.string().max(4096).optional(),
+  rawNotificationUrl: z.string().max(2048).optional(),
+  processedNotificationUrl: z.string().max(2048).optional(),
+});
+
+export const apiKeyCreateInput = z.object({
+  ownerEmail: email,
+  type: z.enum(API_KEY_TYPES),
+  persistenceDBRegion: z.string().max(100).optional(),
+  realtimeDBRegion: z.string().max(100).optional(),
+  createAuthToken: z.boolean().optional(),
+  apiKeyName: nonEmpty(200).optional(),
+  allowedDomains: z.array(domainName).max(100).optional(),
+  addLocalHostToAllowedDomains: z.boolean().optional(),
+  useEmailService: z.boolean().optional(),
+  useWebhookService: z.boolean().optional(),
+  useNotificationService: z.boolean().optional(),
+  setDefaultNotificationTriggers: z.boolean().optional(),
+  setDefaultEmailTriggers: z.boolean().optional(),
+  requireAutoOrgUser: z.boolean().optional(),
+  enablePrivateComments: z.boolean().optional(),
+  emailServiceConfig: emailServiceConfigInput.optional(),
+  webhookServiceConfig: webhookServiceConfigInput.optional(),
+});
+export type ApiKeyCreateInput = z.infer<typeof apiKeyCreateInput>;
+
+/** The non-secret settings stored with an API key. Secret parts live encrypted in api_key_secrets. */
+export const apiKeySettings = z.object({
+  useEmailService: z.boolean(),
+  useWebhookService: z.boolean(),
+  useNotificationService: z.boolean(),
+  requireAutoOrgUser: z.boolean(),
+  enablePrivateComments: z.boolean(),
+  requireJwtToken: z.boolean(),
+  defaultDocumentAccessType: z.enum(DOCUMENT_ACCESS_TYPES),
+  emailServiceConfig: emailServiceConfigInput.omit({ apiKey: true }).extend({ type: z.enum(['default', 'thirdparty']) }),
+  webhookServiceConfig: webhookServiceConfigInput.omit({ authToken: true }),
+  notificationTriggers: z.record(z.string(), z.boolean()).nullable(),
+  emailTriggers: z.record(z.string(), z.boolean()).nullable(),
+  /** Per provider: where requests go (a team may point one at a model server in its network). */
+  aiProviders: z.partialRecord(z.enum(AI_PROVIDERS), z.object({ baseUrl: z.string().nullable() })),
+});
+export type ApiKeySettings = z.infer<typeof apiKeySettings>;
+
+export const apiKeyRef = z.object({ apiKey: nonEmpty(200) });
+
+export const apiKeysGetInput = z.object({
+  apiKeys: z.array(nonEmpty(200)).max(100).optional(),
+  pageSize: pageSize(100, 50),
+  pageToken: pageToken.optional(),
+});
+
+export const apiKeyUpdateInput = z.object({
+  apiKey: nonEmpty(200),
+  apiKeyName: nonEmpty(200),
+});
+
+export const authTokenResetInput = z.object({
+  apiKey: nonEmpty(200),
+  /** Which token to replace; the key's first (default) token when omitted. */
+  authToken: z.string().min(1).max(200).optional(),
+});
+
+export const aiModelApiKeyInput = z.object({
+  provider: z.enum(AI_PROVIDERS),
+  /** The provider key; an empty string removes it. */
+  customerApiKey: z.string().max(4096),
+  /** Base URL of the provider's API (an OpenAI-compatible server for openai); null resets to the provider's own. */
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).nullable().optional(),
+});
+
+export const apiKeyConfigUpdateInput = z.object({
+  enablePrivateComments: z.boolean().optional(),
+  requireJwtToken: z.boolean().optional(),
+  requireAutoOrgUser: z.boolean().optional(),
+  defaultDocumentAccessType: z.enum(DOCUMENT_ACCESS_TYPES).optional(),
+  aiModelApiKey: z.array(aiModelApiKeyInput).max(AI_PROVIDERS.length).optional(),
+});

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/** Non-empty string after trimming; identifiers, names. */
+export const nonEmpty = (max = 1024) => z.string().trim().min(1, { error: 'must not be empty' }).max(max);
+
+export const email = z.email({ error: 'must be a valid email address' }).max(320);
+
+/** Page size shared by the workspace list operations. */
+export const pageSize = (max: number, fallback: number) => z.number().int().min(1).max(max).default(fallback);
+
+export const pageToken = z.string().min(1).max(2048);
+
+export const ACCESS_ROLES = ['viewer', 'editor'] as const;
+export type AccessRole = (typeof ACCESS_ROLES)[number];
+
+/** `organizationPrivate` is the hosted service's organization-only value besides the two interface.md shows. */
+export const DOCUMENT_ACCESS_TYPES = ['public', 'restricted', 'organizationPrivate'] as const;
+export type DocumentAccessType = (typeof DOCUMENT_ACCESS_TYPES)[number];
