@@ -33,9 +33,9 @@ function describeType(value: unknown): string {
 /** One readable sentence for one zod issue, always naming the field, ending with a period. */
 export function issueMessage(issue: Issue): string {
   const field = formatPath(issue.path);
+  if (issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value')) return `${field} is required.`;
   switch (issue.code) {
     case 'invalid_type': {
-      if (issue.input === undefined) return `${field} is required.`;
       const expected = ARTICLE[issue.expected] ?? issue.expected;
       return `${field} must be ${expected}, not ${describeType(issue.input)}.`;
     }
@@ -68,7 +68,7 @@ function withoutPeriod(message: string): string {
 
 /** Parses `data` with the operation's schema; the first problem becomes an INVALID_ARGUMENT naming the field. */
 export function parseInput<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  const result = schema.safeParse(data);
+  const result = schema.safeParse(data, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   throw new ApiError('INVALID_ARGUMENT', issue ? issueMessage(issue) : 'data is invalid.');

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raw, startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ maxBodyBytes: 64 * 1024 });
+});
+afterAll(() => t.close());
+
+describe('/v2/ping', () => {
+  it('answers pong with the version, without credentials', async () => {
+    const res = await t.callPublic('/v2/ping', {});
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: { status: 'success', message: 'pong', data: { version: expect.any(String) } } });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('accepts "data": null as present', async () => {
+    const res = await raw(t.url, '/v2/ping', '{"data":null}');
+    expect(res.status).toBe(200);
+  });
+
+  it('accepts a charset suffix on the content type', async () => {
+    const res = await raw(t.url, '/v2/ping', '{"data":{}}', { 'content-type': 'application/json; charset=utf-8' });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('callable request rules', () => {
+  const expectBadRequest = (res: { status: number; body: any }, reason: RegExp) => {
+    expect(res.status).toBe(400);
+    expect(res.body.error.status).toBe('INVALID_ARGUMENT');
+    expect(res.body.error.message).toMatch(/^Bad Request: /);
+    expect(res.body.error.message).toMatch(reason);
+  };
+
+  it('refuses malformed JSON', async () => {
+    expectBadRequest(await raw(t.url, '/v2/ping', '{"data": {'), /not valid JSON/);
+  });
+
+  it('refuses a body without data', async () => {
+    expectBadRequest(await raw(t.url, '/v2/ping', '{}'), /"data" key/);
+  });
+
+  it('refuses keys besides data, naming them', async () => {
+    expectBadRequest(await raw(t.url, '/v2/ping', '{"data":{},"extra":1}'), /"extra"/);
+  });
+
+  it('refuses a body that is not an object', async () => {
+    expectBadRequest(await raw(t.url, '/v2/ping', '[1,2]'), /JSON object/);
+    expectBadRequest(await raw(t.url, '/v2/ping', '"data"'), /JSON object/);
+  });
+
+  it('refuses another content type', async () => {
+    expectBadRequest(await raw(t.url, '/v2/ping', '{"data":{}}', { 'content-type': 'text/plain' }), /Content-Type/);
+  });
+
+  it('refuses another method on an operation path', async () => {
+    expectBadRequest(await raw(t.url, '/v2/ping', undefined, {}, 'PUT'), /POST only/);
+  });
+
+  it('refuses a body over the size limit, with or without a content length', async () => {
+    const big = JSON.stringify({ data: { pad: 'x'.repeat(70 * 1024) } });
+    expectBadRequest(await raw(t.url, '/v2/ping', big), /exceeds the limit of 65536 bytes/);
+    const streamed = await fetch(t.url + '/v2/ping', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(big));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(400);
+    expect(((await streamed.json()) as any).error.message).toMatch(/exceeds the limit/);
+  });
+
+  it('refuses data of the wrong type, naming it', async () => {
+    const res = await raw(t.url, '/v2/ping', '{"data":5}');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'data must be an object, not a number.' } });
+  });
+
+  it('answers an unknown path with a NOT_FOUND envelope', async () => {
+    const res = await t.callPublic('/v2/no/such/operation', {});
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { status: 'NOT_FOUND', message: 'Unknown operation: /v2/no/such/operation' } });
+  });
+
+  it('stays up after all of that', async () => {
+    expect((await t.callPublic('/v2/ping', {})).status).toBe(200);
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('describes every operation with its input schema and auth headers', async () => {
+    const res = await fetch(t.url + '/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as any;
+    expect(doc.openapi).toBe('3.1.0');
+    const create = doc.paths['/v2/workspace/apikey/create'].post;
+    expect(create.requestBody.content['application/json'].schema.properties.data.required).toEqual(['ownerEmail', 'type']);
+    expect(create.security).toEqual([{ workspaceId: [], workspaceAuthToken: [] }]);
+    expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-svc-api-key' });
+    expect(doc.paths['/v2/ping'].post.security).toEqual([]);
+  });
+});
+
+describe('GET /', () => {
+  it('serves an HTML page for the admin UI', async () => {
+    const res = await fetch(t.url + '/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await res.text()).toMatch(/<html/i);
+  });
+});

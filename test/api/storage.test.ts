@@ -1,0 +1,85 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../../server/index.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.close());
+
+const mode = (file: string) => statSync(file).mode & 0o777;
+
+/** Every byte Hearth keeps in the data dir except the two files meant to hold secrets. */
+const storedBytes = () =>
+  readdirSync(t.dataDir)
+    .filter((f) => f !== 'credentials.json' && f !== 'master.key')
+    .map((f) => readFileSync(join(t.dataDir, f)));
+
+describe('first start', () => {
+  it('writes credentials.json and master.key readable by the owner only', () => {
+    expect(mode(join(t.dataDir, 'credentials.json'))).toBe(0o600);
+    expect(mode(join(t.dataDir, 'master.key'))).toBe(0o600);
+    const written = JSON.parse(readFileSync(join(t.dataDir, 'credentials.json'), 'utf8'));
+    expect(written).toEqual(t.credentials);
+  });
+});
+
+describe('secrets at rest', () => {
+  it('the database files contain no usable credential', async () => {
+    const created = await t.callW('/v2/workspace/apikey/create', {
+      ownerEmail: 'a@example.com',
+      type: 'testing',
+      emailServiceConfig: { apiKey: 'SG.mail-provider-secret-123' },
+      webhookServiceConfig: { authToken: 'basic-webhook-secret-456' },
+    });
+    const apiKey = created.body.result.data.apiKey;
+    const token = (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token;
+    await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'gemini', customerApiKey: 'gemini-secret-789' }] });
+    const secrets = [t.credentials.workspaceAuthToken, t.credentials.authToken, token, 'SG.mail-provider-secret-123', 'basic-webhook-secret-456', 'gemini-secret-789'];
+
+    // while running (the WAL holds recent writes) and after a clean stop (checkpointed into the main file)
+    for (const bytes of storedBytes()) for (const secret of secrets) expect(bytes.includes(secret)).toBe(false);
+    await t.restart();
+    const files = storedBytes();
+    expect(files.reduce((n, b) => n + b.length, 0)).toBeGreaterThan(4096);
+    for (const bytes of files) for (const secret of secrets) expect(bytes.includes(secret)).toBe(false);
+  });
+});
+
+describe('restart', () => {
+  it('keeps workspaces, keys, tokens and settings, and reuses the credentials', async () => {
+    const before = t.credentials;
+    const created = await t.callW('/v2/workspace/apikey/create', { ownerEmail: 'keep@example.com', type: 'testing', apiKeyName: 'Kept' });
+    const apiKey = created.body.result.data.apiKey;
+    await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
+
+    await t.restart();
+    expect(t.credentials).toEqual(before);
+    const listed = await t.callW('/v2/workspace/apikeys/get', { apiKeys: [apiKey] });
+    expect(listed.body.result.data[0].apiKeyName).toBe('Kept');
+    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.enablePrivateComments).toBe(true);
+  });
+
+  it('rewrites credentials.json with the current token after a reset', async () => {
+    const reset = await t.callW('/v2/workspace/authtoken/reset', { apiKey: t.credentials.apiKey });
+    const fresh = reset.body.result.data.authToken.token;
+    await t.restart();
+    expect(t.credentials.authToken).toBe(fresh);
+    expect(JSON.parse(readFileSync(join(t.dataDir, 'credentials.json'), 'utf8')).authToken).toBe(fresh);
+    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).status).toBe(200);
+  });
+
+  it('refuses to start with a damaged master key rather than lose access to the secrets', async () => {
+    await t.server.close();
+    const keyFile = join(t.dataDir, 'master.key');
+    const original = readFileSync(keyFile);
+    writeFileSync(keyFile, 'short');
+    await expect(createServer({ port: 0, dataDir: t.dataDir, logLevel: 'silent' })).rejects.toThrow(/master key/);
+    writeFileSync(keyFile, original);
+    await t.restart();
+    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).status).toBe(200);
+  });
+});

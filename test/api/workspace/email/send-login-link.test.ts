@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace, uniqueEmail } from '../../../helpers/factories.ts';
+import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { startSmtpServer } from '../../../helpers/smtp.ts';
+
+let t: TestServer;
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  t = await startTestServer({ smtpUrl: smtp.url, loginLinkAllowedHosts: ['console.example.com'] });
+});
+afterAll(async () => {
+  await t.close();
+  await smtp.close();
+});
+
+const path = '/v2/workspace/email/send-login-link';
+const OWNER = 'owner@hearth.local';
+
+describe('/v2/workspace/email/send-login-link', () => {
+  it('delivers a one-time link over SMTP and into the outbox; opening it verifies the e-mail and continues', async () => {
+    const continueUrl = `${t.url}/workspace?tab=keys`;
+    const res = await t.callPublic(path, { email: OWNER, continueUrl });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: { status: 'success', message: 'Login link sent successfully', data: null } });
+
+    const mail = await eventually(() => {
+      const found = smtp.received.find((m) => m.to.includes(OWNER));
+      if (!found) throw new Error('not delivered yet');
+      return found;
+    });
+    expect(mail.decoded).toContain('Subject: Your Hearth sign-in link');
+    const link = mail.decoded.match(/http:\/\/127\.0\.0\.1:\d+\/auth\/email-link\?token=[A-Za-z0-9_-]+/)?.[0];
+    expect(link).toBeDefined();
+
+    const outbox = t.server.app.mail.list();
+    expect(outbox[0]).toMatchObject({ kind: 'login-link', to: OWNER, status: 'sent', attempts: 1 });
+    expect(outbox[0]!.text).toContain(link);
+
+    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: OWNER })).body.result.message).toBe('Email not yet verified');
+    const opened = await fetch(link!, { redirect: 'manual' });
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('location')).toBe(continueUrl);
+    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: OWNER })).body.result.message).toBe('Email verified and workspace reactivated');
+
+    const reused = await fetch(link!, { redirect: 'manual' });
+    expect(reused.status).toBe(400);
+    expect(await reused.text()).toMatch(/invalid, used or expired/);
+  });
+
+  it('answers the same for an address that owns no workspace, and sends nothing', async () => {
+    const before = t.server.app.mail.list().length;
+    const res = await t.callPublic(path, { email: uniqueEmail('stranger'), continueUrl: 'http://localhost:3000/' });
+    expect(res.body.result.message).toBe('Login link sent successfully');
+    expect(t.server.app.mail.list().length).toBe(before);
+  });
+
+  it('allows localhost, the console host and configured hosts; refuses others', async () => {
+    const ws = await createWorkspace(t);
+    for (const continueUrl of ['http://localhost:5173/after', 'https://app.localhost/x', `${t.url}/`, 'https://console.example.com/welcome']) {
+      expect((await t.callPublic(path, { email: ws.ownerEmail, continueUrl })).status).toBe(200);
+    }
+    for (const continueUrl of ['https://evil.example.com/', 'https://localhost.evil.com/', 'https://console.example.com.evil.io/']) {
+      const res = await t.callPublic(path, { email: ws.ownerEmail, continueUrl });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'The continueUrl domain is not allowed.' });
+    }
+  });
+
+  it('refuses an invalid URL, a disposable domain and missing fields', async () => {
+    for (const continueUrl of ['not a url', 'javascript:alert(1)', 'ftp://localhost/file']) {
+      const res = await t.callPublic(path, { email: OWNER, continueUrl });
+      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid url for continueUrl' });
+    }
+    const disposable = await t.callPublic(path, { email: 'x@mailinator.com', continueUrl: 'http://localhost/' });
+    expect(disposable.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'This email domain is not supported.' });
+    expect((await t.callPublic(path, { continueUrl: 'http://localhost/' })).body.error.message).toBe('email is required.');
+    expect((await t.callPublic(path, { email: OWNER })).body.error.message).toBe('continueUrl is required.');
+  });
+});
+
+describe('login link rate limits', () => {
+  it('limits per e-mail and per client address', async () => {
+    const limited = await startTestServer({ rateLimits: { loginLinkPerEmail: { max: 2, windowMs: 60_000 }, loginLinkPerIp: { max: 3, windowMs: 60_000 } } });
+    try {
+      const send = (email: string) => limited.callPublic(path, { email, continueUrl: 'http://localhost/' });
+      expect((await send('a@example.com')).status).toBe(200);
+      expect((await send('a@example.com')).status).toBe(200);
+      const perEmail = await send('a@example.com');
+      expect(perEmail.status).toBe(429);
+      expect(perEmail.body.error).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'Rate limit exceeded for this endpoint. Try again later.' });
+      // the address budget (3) is now used up too, whatever the e-mail
+      expect((await send('b@example.com')).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('without SMTP', () => {
+  it('keeps the link in the local outbox', async () => {
+    const local = await startTestServer();
+    try {
+      expect((await local.callPublic(path, { email: OWNER, continueUrl: 'http://localhost/' })).status).toBe(200);
+      const [mail] = local.server.app.mail.list();
+      expect(mail).toMatchObject({ kind: 'login-link', to: OWNER, status: 'stored', attempts: 0 });
+      expect(mail!.html).toMatch(/\/auth\/email-link\?token=/);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('retries relay later when the SMTP server is down at first', async () => {
+    const down = await startSmtpServer();
+    const url = down.url;
+    await down.close();
+    const server = await startTestServer({ smtpUrl: url });
+    try {
+      expect((await server.callPublic(path, { email: OWNER, continueUrl: 'http://localhost/' })).status).toBe(200);
+      await eventually(() => expect(server.server.app.mail.list()[0]).toMatchObject({ status: 'stored', attempts: 1 }));
+      expect(server.server.app.mail.list()[0]!.lastError).toBeTruthy();
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConfigOverrides } from '../../server/config.ts';
+import { createServer, type HearthServer } from '../../server/index.ts';
+import type { Credentials } from '../../server/services/bootstrap.ts';
+
+export interface CallResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export type Headers_ = Record<string, string>;
+
+/** Sends `{ data }` to `path` like any client would. */
+export async function call<T = any>(baseUrl: string, path: string, data: unknown, headers: Headers_ = {}): Promise<CallResult<T>> {
+  return raw<T>(baseUrl, path, JSON.stringify({ data }), headers);
+}
+
+/** Sends a body as given (for malformed requests). */
+export async function raw<T = any>(
+  baseUrl: string,
+  path: string,
+  body: string | undefined,
+  headers: Headers_ = {},
+  method = 'POST',
+): Promise<CallResult<T>> {
+  const response = await fetch(baseUrl + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: method === 'GET' || method === 'HEAD' ? undefined : body,
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+export const workspaceHeaders = (c: { workspaceId: string; workspaceAuthToken: string }, brand = 'svc'): Headers_ => ({
+  [`x-${brand}-workspace-id`]: c.workspaceId,
+  [`x-${brand}-workspace-auth-token`]: c.workspaceAuthToken,
+});
+
+export const apiKeyHeaders = (c: { apiKey: string; authToken: string }, brand = 'svc'): Headers_ => ({
+  [`x-${brand}-api-key`]: c.apiKey,
+  [`x-${brand}-auth-token`]: c.authToken,
+});
+
+export interface TestServer {
+  server: HearthServer;
+  url: string;
+  dataDir: string;
+  credentials: Credentials;
+  /** Calls with the default API key's headers (set B). */
+  callK<T = any>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
+  /** Calls with the default workspace's headers (set A). */
+  callW<T = any>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
+  /** Calls with no credentials (set C). */
+  callPublic<T = any>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
+  /** Stops the server and starts a new one on the same data dir. */
+  restart(overrides?: ConfigOverrides): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A real Hearth on an ephemeral 127.0.0.1 port with a temporary data dir, removed on close. */
+export async function startTestServer(overrides: ConfigOverrides = {}): Promise<TestServer> {
+  const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'hearth-test-'));
+  const start = (more: ConfigOverrides = {}) =>
+    createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides, ...more, dataDir });
+  let server = await start();
+  const t: TestServer = {
+    server,
+    url: server.url,
+    dataDir,
+    credentials: server.credentials,
+    callK: (path, data, headers = {}) => call(t.url, path, data, { ...apiKeyHeaders(t.credentials), ...headers }),
+    callW: (path, data, headers = {}) => call(t.url, path, data, { ...workspaceHeaders(t.credentials), ...headers }),
+    callPublic: (path, data, headers = {}) => call(t.url, path, data, headers),
+    async restart(more = {}) {
+      await server.close();
+      server = await start(more);
+      Object.assign(t, { server, url: server.url, credentials: server.credentials });
+    },
+    async close() {
+      await server.close();
+      if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+/** Retries an assertion until it passes or the time is up (no bare sleeps in tests). */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+}
