@@ -17,8 +17,10 @@ export interface IncomingCall {
 
 export interface CallOutcome {
   status: number;
-  body: unknown;
+  body: object;
   requestId: string;
+  /** The request body was refused before it was read to the end. */
+  bodyUnread?: boolean;
 }
 
 /** The callable-function rules' answer (reference §1.2), with the reason after it so that the problem is named. */
@@ -56,7 +58,12 @@ async function readData(call: IncomingCall, maxBytes: number): Promise<unknown> 
   return data === null ? {} : data;
 }
 
-export const tooLarge = (maxBytes: number) => invalid(`Bad Request: the body exceeds the limit of ${maxBytes} bytes.`);
+export class BodyTooLarge extends ApiError {
+  constructor(maxBytes: number) {
+    super('INVALID_ARGUMENT', `Bad Request: the body exceeds the limit of ${maxBytes} bytes.`);
+  }
+}
+export const tooLarge = (maxBytes: number) => new BodyTooLarge(maxBytes);
 
 function authenticate(app: AppContext, op: AnyOperation, headers: Headers, base: RequestContext): RequestContext {
   const names = headerNames(app.config.headerBrand);
@@ -96,7 +103,9 @@ export async function dispatch(app: AppContext, op: AnyOperation, call: Incoming
     const body = op.envelope === 'classic' ? { result: { status: 'success', ...(result as object) } } : { result: result ?? null };
     return { status: 200, body, requestId };
   } catch (error) {
-    if (error instanceof ApiError) return { status: httpStatusOf(error.status), body: errorBody(error), requestId };
+    if (error instanceof ApiError) {
+      return { status: httpStatusOf(error.status), body: errorBody(error), requestId, bodyUnread: error instanceof BodyTooLarge };
+    }
     app.log.error('operation failed', { requestId, path: op.path, error: error instanceof Error ? error.stack : String(error) });
     return { status: 500, body: INTERNAL_ERROR, requestId };
   }

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   AI_PROVIDERS,
@@ -11,6 +11,7 @@ import {
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
+import { preparedFor } from '../db/prepared.ts';
 import { apiKeys, apiKeySecrets, authTokens, workspaces } from '../db/schema.ts';
 import { failedPrecondition, invalid, notFound, permissionDenied, resourceExhausted } from '../http/errors.ts';
 import { constantTimeEqual, randomAlphanumeric } from '../security/secrets.ts';
@@ -239,16 +240,23 @@ export function describeApiKey(row: ApiKeyRow) {
   };
 }
 
-/** Set B: the API key whose id and one of whose auth tokens were presented, or PERMISSION_DENIED. */
-export function authenticateApiKey(app: AppContext, apiKeyId: string, authToken: string): ApiKeyRow {
-  const row = app.db.select().from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
-  if (!row) throw permissionDenied('Invalid API key.');
-  const digest = app.secrets.digest(authToken);
-  const token = app.db
+const authQueries = preparedFor((db) => ({
+  key: db.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder('id'))).prepare(),
+  token: db
     .select({ digest: authTokens.tokenDigest })
     .from(authTokens)
-    .where(and(eq(authTokens.apiKeyId, row.id), eq(authTokens.tokenDigest, digest)))
-    .get();
+    .where(and(eq(authTokens.apiKeyId, sql.placeholder('apiKeyId')), eq(authTokens.tokenDigest, sql.placeholder('digest'))))
+    .prepare(),
+  secretNames: db.select({ name: apiKeySecrets.name }).from(apiKeySecrets).where(eq(apiKeySecrets.apiKeyId, sql.placeholder('apiKeyId'))).prepare(),
+}));
+
+/** Set B: the API key whose id and one of whose auth tokens were presented, or PERMISSION_DENIED. */
+export function authenticateApiKey(app: AppContext, apiKeyId: string, authToken: string): ApiKeyRow {
+  const queries = authQueries(app.db);
+  const row = queries.key.get({ id: apiKeyId });
+  if (!row) throw permissionDenied('Invalid API key.');
+  const digest = app.secrets.digest(authToken);
+  const token = queries.token.get({ apiKeyId: row.id, digest });
   if (!token || !constantTimeEqual(token.digest, digest)) throw permissionDenied('Invalid auth token for this API key.');
   return row;
 }
@@ -274,14 +282,7 @@ export function getSecret(app: AppContext, apiKeyId: string, name: string): stri
 export const aiProviderSecretName = SECRET.ai;
 
 function secretNames(app: AppContext, apiKeyId: string): Set<string> {
-  return new Set(
-    app.db
-      .select({ name: apiKeySecrets.name })
-      .from(apiKeySecrets)
-      .where(eq(apiKeySecrets.apiKeyId, apiKeyId))
-      .all()
-      .map((r) => r.name),
-  );
+  return new Set(authQueries(app.db).secretNames.all({ apiKeyId }).map((r) => r.name));
 }
 
 /** /v2/workspace/apikeyconfig/get: the key's settings; secrets appear only as `configured` flags. */

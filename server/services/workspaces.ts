@@ -1,6 +1,7 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
+import { preparedFor } from '../db/prepared.ts';
 import { apiKeys, workspaces } from '../db/schema.ts';
 import { alreadyExists, invalid, permissionDenied, resourceExhausted } from '../http/errors.ts';
 import { constantTimeEqual, randomAlphanumeric, randomHex } from '../security/secrets.ts';
@@ -96,8 +97,10 @@ export function createWorkspaceForOwner(app: AppContext, input: NewWorkspace) {
 }
 
 /** Set A: the workspace whose id and auth token were presented, or PERMISSION_DENIED. */
+const byId = preparedFor((db) => db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))).prepare());
+
 export function authenticateWorkspace(app: AppContext, workspaceId: string, authToken: string): WorkspaceRow {
-  const row = app.db.select().from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+  const row = byId(app.db).get({ id: workspaceId });
   const presented = app.secrets.digest(authToken);
   // Compare even when the workspace is unknown, so both failures take the same time.
   const matches = constantTimeEqual(presented, row?.authTokenDigest ?? app.secrets.digest(`unknown:${authToken}`));

@@ -1,0 +1,8 @@
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  root: import.meta.dirname,
+  base: './',
+  build: { outDir: 'dist', emptyOutDir: true },
+  logLevel: 'warn',
+});

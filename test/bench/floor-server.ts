@@ -1,0 +1,18 @@
+// The floors Hearth's HTTP path is measured against: a bare node:http handler and an empty h3 handler that
+// answer the same JSON as /v2/ping. Started as a child process by run.ts; prints its port.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { H3, toNodeHandler } from 'h3';
+
+const result = { result: { status: 'success', message: 'pong', data: { version: 'floor' } } };
+const body = JSON.stringify(result);
+const kind = process.argv[2];
+const handler =
+  kind === 'h3'
+    ? toNodeHandler(new H3().post('/v2/ping', () => result))
+    : (_req: unknown, res: import('node:http').ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      };
+const server = createServer(handler as Parameters<typeof createServer>[1]);
+server.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
