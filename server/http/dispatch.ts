@@ -79,10 +79,11 @@ function authenticate(app: AppContext, op: AnyOperation, headers: Headers, base:
     return { ...base, workspace } as RequestContext;
   }
   if (op.auth === 'apiKey') {
+    // The hosted wording for these is unpublished (reference §6.1): name the header itself.
     const apiKeyId = headers.get(names.apiKey);
-    if (!apiKeyId) throw invalid('API key not found in headers.');
+    if (!apiKeyId) throw invalid(`API key not found in headers (${names.apiKey}).`);
     const token = headers.get(names.authToken);
-    if (!token) throw invalid('Auth Token not found in headers.');
+    if (!token) throw invalid(`Auth Token not found in headers (${names.authToken}).`);
     return { ...base, apiKey: authenticateApiKey(app, apiKeyId, token) } as RequestContext;
   }
   return base;

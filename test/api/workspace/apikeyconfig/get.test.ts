@@ -31,13 +31,13 @@ describe('header set B', () => {
   it('names a missing API key header', async () => {
     const res = await t.callPublic(path, {}, { 'x-svc-auth-token': t.credentials.authToken });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'API key not found in headers.' });
+    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'API key not found in headers (x-svc-api-key).' });
   });
 
   it('names a missing auth token header', async () => {
     const res = await t.callPublic(path, {}, { 'x-svc-api-key': t.credentials.apiKey });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Auth Token not found in headers.' });
+    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Auth Token not found in headers (x-svc-auth-token).' });
   });
 
   it('refuses an unknown key and a wrong token', async () => {
