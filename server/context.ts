@@ -6,6 +6,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Secrets } from './security/secrets.ts';
+import type { JobRunner } from './services/migrations.ts';
 
 /** The services one running Hearth shares between its operations, its websocket and its CLI commands. */
 export interface AppContext {
@@ -16,6 +17,8 @@ export interface AppContext {
   pageTokens: PageTokens;
   limiter: RateLimiter;
   mail: Mailer;
+  /** Background jobs (document migrations) that survive restarts. */
+  jobs: JobRunner;
   log: Logger;
   version: string;
   /** The URL clients reach this server at (known once it listens). */

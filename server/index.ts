@@ -14,6 +14,7 @@ import { createMailer } from './mail/mailer.ts';
 import { operations } from './operations/index.ts';
 import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
 import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
+import { createJobRunner } from './services/migrations.ts';
 import { VERSION } from './version.ts';
 
 export const DATABASE_FILE = 'hearth.db';
@@ -36,6 +37,7 @@ export function openApp(config: Config): AppContext {
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
   const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE));
   return {
+    jobs: createJobRunner({ db, log }),
     config,
     db,
     sqlite,
@@ -73,6 +75,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     const port = (server.address() as AddressInfo).port;
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
     app.mail.flush();
+    app.jobs.recover();
 
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -82,6 +85,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await stopped;
         clearTimeout(grace);
+        await app.jobs.close();
         await app.mail.close();
         app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
         app.sqlite.close();
@@ -90,6 +94,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     return { url: app.baseUrl, port, config, credentials, app, close };
   } catch (error) {
     http?.close();
+    await app.jobs.close();
     await app.mail.close();
     app.sqlite.close();
     throw error;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
+import { ACCESS_ROLES, DOCUMENT_ACCESS_TYPES } from '../../shared/schemas/common.ts';
 
 const now = sql`(CAST(unixepoch('subsec') * 1000 AS INTEGER))`;
 
@@ -113,4 +114,177 @@ export const mailOutbox = sqliteTable(
     sentAt: integer('sent_at'),
   },
   (t) => [index('mail_outbox_created').on(t.createdAt, t.id)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// The access model: organizations, folders, documents, users, memberships, groups, document migrations.
+// Every table is keyed by the API key first, so that no query can reach another tenant's rows.
+// ---------------------------------------------------------------------------------------------------------
+
+
+const apiKeyRef = () =>
+  text('api_key_id')
+    .notNull()
+    .references(() => apiKeys.id, { onDelete: 'cascade' });
+
+export const organizations = sqliteTable(
+  'organizations',
+  {
+    apiKeyId: apiKeyRef(),
+    id: text('id').notNull(),
+    name: text('name').notNull().default(''),
+    disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.id] })],
+);
+
+const orgRef = (t: { apiKeyId: AnySQLiteColumn; organizationId: AnySQLiteColumn }) =>
+  foreignKey({ columns: [t.apiKeyId, t.organizationId], foreignColumns: [organizations.apiKeyId, organizations.id] }).onDelete('cascade');
+
+/**
+ * Folders form a tree per organization. `ancestors` is the hosted shape (`["root", …, parent]`); `path` is the
+ * same chain as one sortable string (`/a/b/c/`, ids URI-encoded) so that a subtree is one index range.
+ * `accessType` is the effective value: the folder's own, or its parent's when it inherits.
+ */
+export const folders = sqliteTable(
+  'folders',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    name: text('name').notNull().default(''),
+    parentId: text('parent_id').notNull(),
+    ancestors: text('ancestors', { mode: 'json' }).$type<string[]>().notNull(),
+    path: text('path').notNull(),
+    ownAccessType: text('own_access_type', { enum: DOCUMENT_ACCESS_TYPES }),
+    inheritAccess: integer('inherit_access', { mode: 'boolean' }).notNull(),
+    accessType: text('access_type', { enum: DOCUMENT_ACCESS_TYPES }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
+    index('folders_path').on(t.apiKeyId, t.organizationId, t.path),
+    index('folders_parent').on(t.apiKeyId, t.organizationId, t.parentId, t.id),
+    orgRef(t),
+  ],
+);
+
+export const documents = sqliteTable(
+  'documents',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    name: text('name').notNull().default(''),
+    /** Null: at the top of the organization (the hosted `root`). */
+    folderId: text('folder_id'),
+    accessType: text('access_type', { enum: DOCUMENT_ACCESS_TYPES }).notNull(),
+    disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
+    index('documents_folder').on(t.apiKeyId, t.organizationId, t.folderId, t.id),
+    orgRef(t),
+  ],
+);
+
+/** The API key's user directory: one profile per userId. Access comes from memberships. */
+export const users = sqliteTable(
+  'users',
+  {
+    apiKeyId: apiKeyRef(),
+    id: text('id').notNull(),
+    internalId: text('internal_id').notNull(),
+    name: text('name'),
+    email: text('email'),
+    initial: text('initial'),
+    photoUrl: text('photo_url'),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.id] })],
+);
+
+export const MEMBERSHIP_LEVELS = ['organization', 'folder', 'document'] as const;
+export type MembershipLevel = (typeof MEMBERSHIP_LEVELS)[number];
+
+/**
+ * A user's role on one organization, folder or document. Written by users add/update/delete, the auth
+ * permissions operations and token generation alike; `expiresAt` (ms) comes from permissions.
+ * For the organization level `resourceId` is the organization id.
+ */
+export const memberships = sqliteTable(
+  'memberships',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    level: text('level', { enum: MEMBERSHIP_LEVELS }).notNull(),
+    resourceId: text('resource_id').notNull(),
+    userId: text('user_id').notNull(),
+    accessRole: text('access_role', { enum: ACCESS_ROLES }).notNull(),
+    expiresAt: integer('expires_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.level, t.resourceId, t.userId] }),
+    index('memberships_user').on(t.apiKeyId, t.organizationId, t.userId),
+    orgRef(t),
+  ],
+);
+
+export const userGroups = sqliteTable(
+  'user_groups',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    name: text('name').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }), orgRef(t)],
+);
+
+export const userGroupMembers = sqliteTable(
+  'user_group_members',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    groupId: text('group_id').notNull(),
+    userId: text('user_id').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.groupId, t.userId] }),
+    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.groupId], foreignColumns: [userGroups.apiKeyId, userGroups.organizationId, userGroups.id] }).onDelete('cascade'),
+  ],
+);
+
+export const MIGRATION_STATES = ['pending', 'in_progress', 'completed', 'failed'] as const;
+
+/** Background jobs that move a document's data to a new document id. */
+export const documentMigrations = sqliteTable(
+  'document_migrations',
+  {
+    id: text('id').primaryKey(),
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    fromDocumentId: text('from_document_id').notNull(),
+    toDocumentId: text('to_document_id').notNull(),
+    status: text('status', { enum: MIGRATION_STATES }).notNull(),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    startedAt: integer('started_at'),
+    completedAt: integer('completed_at'),
+  },
+  (t) => [index('document_migrations_status').on(t.status, t.createdAt)],
 );

@@ -15,8 +15,10 @@ const RENDERER_DIST = fileURLToPath(new URL('../../renderer/dist', import.meta.u
 export function checkRegistry(operations: readonly AnyOperation[]) {
   const seen = new Set<string>();
   for (const op of operations) {
-    if (seen.has(op.path)) throw new Error(`Operation path registered twice: ${op.path}`);
-    seen.add(op.path);
+    for (const path of [op.path, ...(op.aliases ?? [])]) {
+      if (seen.has(path)) throw new Error(`Operation path registered twice: ${path}`);
+      seen.add(path);
+    }
   }
 }
 
@@ -99,7 +101,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
   checkRegistry(operations);
   const h3 = new H3();
   for (const op of operations) {
-    h3.all(op.path, async (event) => {
+    const handler = async (event: H3Event) => {
       const call: IncomingCall = {
         method: event.req.method,
         path: op.path,
@@ -116,7 +118,8 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
       // A rejected oversized body is left unread; closing the connection is cheaper than draining it.
       if (outcome.bodyUnread) event.res.headers.set('connection', 'close');
       return outcome.body;
-    });
+    };
+    for (const path of [op.path, ...(op.aliases ?? [])]) h3.all(path, handler);
   }
 
   let openapi: string | undefined;

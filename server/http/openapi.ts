@@ -25,9 +25,9 @@ export function buildOpenApi(operations: readonly AnyOperation[], opts: { versio
   const paths: Record<string, unknown> = {};
   for (const op of operations) {
     const security = op.auth === 'workspace' ? [{ workspaceId: [], workspaceAuthToken: [] }] : op.auth === 'apiKey' ? [{ apiKey: [], authToken: [] }] : [];
-    paths[op.path] = {
+    const item = (path: string) => ({
       post: {
-        operationId: op.path.replace(/^\//, '').replace(/[/-]/g, '_'),
+        operationId: path.replace(/^\//, '').replace(/[/-]/g, '_'),
         summary: op.summary,
         tags: [op.path.split('/')[2] ?? 'misc'],
         security,
@@ -52,7 +52,8 @@ export function buildOpenApi(operations: readonly AnyOperation[], opts: { versio
           default: { description: 'Error envelope', content: { 'application/json': { schema: errorEnvelope } } },
         },
       },
-    };
+    });
+    for (const path of [op.path, ...(op.aliases ?? [])]) paths[path] = item(path);
   }
   return {
     openapi: '3.1.0',

@@ -35,6 +35,8 @@ export type Envelope = 'classic' | 'direct';
 
 export interface Operation<A extends AuthKind = AuthKind, S extends z.ZodType = z.ZodType, E extends Envelope = Envelope> {
   path: string;
+  /** Other paths that serve the same operation (the hosted service's v1/v2 twins). */
+  aliases?: string[];
   auth: A;
   summary: string;
   input: S;

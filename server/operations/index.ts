@@ -1,5 +1,34 @@
 import type { AnyOperation } from '../http/operation.ts';
+import generateToken from './auth/generate_token.ts';
+import permissionsAdd from './auth/permissions/add.ts';
+import permissionsGet from './auth/permissions/get.ts';
+import permissionsRemove from './auth/permissions/remove.ts';
+import organizationsDisable from './organizations/access/disablestate/update.ts';
+import organizationsAdd from './organizations/add.ts';
+import organizationsDelete from './organizations/delete.ts';
+import documentsAccess from './organizations/documents/access/update.ts';
+import documentsDisable from './organizations/documents/access/disablestate/update.ts';
+import documentsAdd from './organizations/documents/add.ts';
+import documentsDelete from './organizations/documents/delete.ts';
+import documentsGet from './organizations/documents/get.ts';
+import documentsMigrate from './organizations/documents/migrate.ts';
+import documentsMigrateStatus from './organizations/documents/migrate/status.ts';
+import documentsMove from './organizations/documents/move.ts';
+import documentsUpdate from './organizations/documents/update.ts';
+import foldersAccess from './organizations/folders/access/update.ts';
+import foldersAdd from './organizations/folders/add.ts';
+import foldersDelete from './organizations/folders/delete.ts';
+import foldersGet from './organizations/folders/get.ts';
+import foldersUpdate from './organizations/folders/update.ts';
+import organizationsGet from './organizations/get.ts';
+import organizationsUpdate from './organizations/update.ts';
+import userGroupsAdd from './organizations/usergroups/add.ts';
+import groupUsersAdd from './organizations/usergroups/users/add.ts';
+import groupUsersDelete from './organizations/usergroups/users/delete.ts';
 import ping from './ping.ts';
+import usersAdd from './users/add.ts';
+import usersDelete from './users/delete.ts';
+import usersUpdate from './users/update.ts';
 import apiKeyConfigGet from './workspace/apikeyconfig/get.ts';
 import apiKeyConfigUpdate from './workspace/apikeyconfig/update.ts';
 import apiKeyCreate from './workspace/apikey/create.ts';
@@ -15,6 +44,7 @@ import workspaceGet from './workspace/get.ts';
 /** Every operation Hearth serves. Routing, /openapi.json and the registry test all read this one list. */
 export const operations: readonly AnyOperation[] = [
   ping,
+  // workspace administration
   workspaceCreate,
   workspaceGet,
   apiKeyCreate,
@@ -26,4 +56,34 @@ export const operations: readonly AnyOperation[] = [
   apiKeyConfigUpdate,
   sendLoginLink,
   emailStatus,
+  // the access model
+  usersAdd,
+  usersUpdate,
+  usersDelete,
+  organizationsAdd,
+  organizationsGet,
+  organizationsUpdate,
+  organizationsDelete,
+  organizationsDisable,
+  foldersAdd,
+  foldersGet,
+  foldersUpdate,
+  foldersDelete,
+  foldersAccess,
+  documentsAdd,
+  documentsGet,
+  documentsUpdate,
+  documentsDelete,
+  documentsMove,
+  documentsAccess,
+  documentsDisable,
+  documentsMigrate,
+  documentsMigrateStatus,
+  userGroupsAdd,
+  groupUsersAdd,
+  groupUsersDelete,
+  permissionsAdd,
+  permissionsRemove,
+  permissionsGet,
+  generateToken,
 ] as AnyOperation[];

@@ -1,0 +1,13 @@
+import { organizationsAddInput } from '../../../shared/schemas/access.ts';
+import { defineOperation } from '../../http/operation.ts';
+import { addOrganizations } from '../../services/organizations.ts';
+
+export default defineOperation({
+  path: '/v2/organizations/add',
+  auth: 'apiKey',
+  summary: 'Creates organizations; an existing id is reported per item.',
+  input: organizationsAddInput,
+  async handler(input, ctx) {
+    return { message: 'Organization(s) added successfully.', data: addOrganizations(ctx.app, ctx.apiKey.id, input.organizations) };
+  },
+});

@@ -1,0 +1,239 @@
+import { and, asc, eq, gt, inArray, isNull, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { documentsAddInput, documentsGetInput, documentsUpdateInput } from '../../shared/schemas/access.ts';
+import type { DocumentAccessType } from '../../shared/schemas/common.ts';
+import type { AppContext } from '../context.ts';
+import { transaction, type Db } from '../db/client.ts';
+import { paginate } from '../db/pagination.ts';
+import { documents } from '../db/schema.ts';
+import { ApiError, invalid, notFound } from '../http/errors.ts';
+import { deleteDocumentData } from './document-lifecycle.ts';
+import { findFolder, insertFolder, ROOT } from './folders.ts';
+import { ensureOrganization, type Outcomes } from './organizations.ts';
+import type { ApiKeyRow } from './types.ts';
+
+export type DocumentRow = typeof documents.$inferSelect;
+
+export function findDocument(tx: Db, apiKeyId: string, organizationId: string, documentId: string): DocumentRow | undefined {
+  return tx
+    .select()
+    .from(documents)
+    .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId), eq(documents.id, documentId)))
+    .get();
+}
+
+function findDocuments(tx: Db, apiKeyId: string, organizationId: string, ids: string[]): Map<string, DocumentRow> {
+  const found = new Map<string, DocumentRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = tx
+      .select()
+      .from(documents)
+      .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId), inArray(documents.id, ids.slice(i, i + 500))))
+      .all();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}
+
+export function insertDocument(
+  tx: Db,
+  apiKey: ApiKeyRow,
+  organizationId: string,
+  input: { documentId: string; documentName?: string | undefined; accessType?: DocumentAccessType | undefined; metadata?: Record<string, unknown> | undefined; folderId?: string | null },
+): DocumentRow {
+  const now = Date.now();
+  const row: DocumentRow = {
+    apiKeyId: apiKey.id,
+    organizationId,
+    id: input.documentId,
+    name: input.documentName ?? '',
+    folderId: input.folderId ?? null,
+    accessType: input.accessType ?? apiKey.settings.defaultDocumentAccessType,
+    disabled: false,
+    metadata: input.metadata ?? {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  tx.insert(documents).values(row).run();
+  return row;
+}
+
+export function describeDocument(row: DocumentRow) {
+  return {
+    id: row.id,
+    documentName: row.name,
+    disabled: row.disabled,
+    accessType: row.accessType,
+    folderId: row.folderId ?? ROOT,
+    organizationId: row.organizationId,
+    metadata: row.metadata,
+    createdAt: row.createdAt,
+    lastUpdated: row.updatedAt,
+  };
+}
+
+/**
+ * The v2 bulk document rule (reference §1.6): one failing item fails the whole call, nothing is written, and the
+ * per-item breakdown is in `error.details`. The hosted service answers INTERNAL (500); Hearth answers the status
+ * that names the cause (ALREADY_EXISTS / NOT_FOUND), since bad input never gets a 5xx here.
+ */
+function bulkFailure(status: 'ALREADY_EXISTS' | 'NOT_FOUND', message: string, details: unknown) {
+  return new ApiError(status, message, details);
+}
+
+const unique = (ids: string[], field: string) => {
+  if (new Set(ids).size !== ids.length) throw invalid(`${field} lists a document more than once.`);
+};
+
+/** Resolves a target folder id: `root` or none is the top level; a missing folder is made when `create`. */
+function targetFolder(tx: Db, apiKeyId: string, organizationId: string, folderId: string | undefined, create: boolean): string | null {
+  if (!folderId || folderId === ROOT) return null;
+  if (findFolder(tx, apiKeyId, organizationId, folderId)) return folderId;
+  if (!create) throw notFound(`Folder does not exist: ${folderId}. Pass createFolder: true to create it.`);
+  insertFolder(tx, apiKeyId, organizationId, null, { folderId });
+  return folderId;
+}
+
+export function addDocuments(app: AppContext, apiKey: ApiKeyRow, input: z.output<typeof documentsAddInput>): Outcomes {
+  const ids = input.documents.map((d) => d.documentId);
+  unique(ids, 'documents');
+  return transaction(app.db, (tx) => {
+    ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
+    const folderId = targetFolder(tx, apiKey.id, input.organizationId, input.folderId, input.createFolder ?? false);
+    const existing = findDocuments(tx, apiKey.id, input.organizationId, ids);
+    if (existing.size > 0) {
+      const details = Object.fromEntries(
+        ids.map((id) => [id, existing.has(id) ? { success: false, code: 'already-exists', message: 'Document already exists.' } : { success: false, code: 'aborted', message: 'Not added: another document of the request failed.' }]),
+      );
+      throw bulkFailure('ALREADY_EXISTS', 'Error adding document(s).', details);
+    }
+    const out: Outcomes = {};
+    for (const doc of input.documents) {
+      insertDocument(tx, apiKey, input.organizationId, { ...doc, folderId });
+      out[doc.documentId] = { success: true, id: doc.documentId, message: 'Added Successfully' };
+    }
+    return out;
+  });
+}
+
+function requireAll(tx: Db, apiKeyId: string, organizationId: string, ids: string[], message: string): Map<string, DocumentRow> {
+  const found = findDocuments(tx, apiKeyId, organizationId, ids);
+  if (found.size < new Set(ids).size) {
+    const details = Object.fromEntries(
+      ids.map((id) => [id, found.has(id) ? { success: false, code: 'aborted', message: 'Not changed: another document of the request failed.' } : { success: false, code: 'not-found', message: 'Document does not exist' }]),
+    );
+    throw bulkFailure('NOT_FOUND', message, details);
+  }
+  return found;
+}
+
+export function updateDocuments(app: AppContext, apiKeyId: string, input: z.output<typeof documentsUpdateInput>): Outcomes {
+  const ids = input.documents.map((d) => d.documentId);
+  unique(ids, 'documents');
+  return transaction(app.db, (tx) => {
+    const found = requireAll(tx, apiKeyId, input.organizationId, ids, 'Error updating document(s).');
+    const out: Outcomes = {};
+    for (const doc of input.documents) {
+      const current = found.get(doc.documentId) as DocumentRow;
+      tx.update(documents)
+        .set({
+          name: doc.documentName ?? current.name,
+          metadata: doc.metadata ? { ...current.metadata, ...doc.metadata } : current.metadata,
+          updatedAt: Date.now(),
+        })
+        .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, input.organizationId), eq(documents.id, doc.documentId)))
+        .run();
+      out[doc.documentId] = { success: true, id: doc.documentId, message: 'Updated Successfully' };
+    }
+    return out;
+  });
+}
+
+export function deleteDocuments(app: AppContext, apiKeyId: string, organizationId: string, documentIds: string[]): Outcomes {
+  const ids = [...new Set(documentIds)];
+  return transaction(app.db, (tx) => {
+    requireAll(tx, apiKeyId, organizationId, ids, 'Error deleting document(s).');
+    deleteDocumentData(tx, { apiKeyId, organizationId, documentIds: ids });
+    for (let i = 0; i < ids.length; i += 500) {
+      tx.delete(documents)
+        .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId), inArray(documents.id, ids.slice(i, i + 500))))
+        .run();
+    }
+    return Object.fromEntries(ids.map((id) => [id, { success: true, id, message: 'Deleted Successfully' }]));
+  });
+}
+
+export function moveDocuments(app: AppContext, apiKeyId: string, input: { organizationId: string; documentIds: string[]; folderId: string }) {
+  const ids = [...new Set(input.documentIds)];
+  transaction(app.db, (tx) => {
+    const folderId = targetFolder(tx, apiKeyId, input.organizationId, input.folderId, false);
+    requireAll(tx, apiKeyId, input.organizationId, ids, 'Error moving document(s).');
+    for (let i = 0; i < ids.length; i += 500) {
+      tx.update(documents)
+        .set({ folderId, updatedAt: Date.now() })
+        .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, input.organizationId), inArray(documents.id, ids.slice(i, i + 500))))
+        .run();
+    }
+  });
+}
+
+/** Per-item updates of access type or disabled state (a missing document is `success: false`). */
+export function setDocumentsField(
+  app: AppContext,
+  apiKeyId: string,
+  organizationId: string,
+  documentIds: string[],
+  change: { accessType: DocumentAccessType } | { disabled: boolean },
+  message: string,
+): Outcomes {
+  return transaction(app.db, (tx) => {
+    const out: Outcomes = {};
+    for (const id of new Set(documentIds)) {
+      const changed = tx
+        .update(documents)
+        .set({ ...change, updatedAt: Date.now() })
+        .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId), eq(documents.id, id)))
+        .run();
+      out[id] = changed.changes > 0 ? { success: true, id, message } : { success: false, id, message: 'Document does not exist' };
+    }
+    return out;
+  });
+}
+
+/**
+ * /v2/organizations/documents/get: by ids (at most 30, in request order; a missing one fails the call with the
+ * per-id breakdown) or by organization / folder, keyset-paginated on the document id.
+ */
+export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<typeof documentsGetInput>) {
+  const db = app.db;
+  if (input.documentIds) {
+    const found = findDocuments(db, apiKeyId, input.organizationId, input.documentIds);
+    const missing = input.documentIds.filter((id) => !found.has(id));
+    if (missing.length > 0) {
+      const details = input.documentIds.map((id) => {
+        const row = found.get(id);
+        return row ? describeDocument(row) : { id, success: false, message: 'Document does not exist', code: 'not-found' };
+      });
+      throw bulkFailure('NOT_FOUND', 'Error retrieving document(s).', details);
+    }
+    return { items: input.documentIds.map((id) => describeDocument(found.get(id) as DocumentRow)), pageToken: null };
+  }
+  const folderId = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
+  const scope = { op: 'documents/get', apiKeyId, organizationId: input.organizationId, folderId: folderId === undefined ? '*' : folderId };
+  const conditions: SQL[] = [eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, input.organizationId)];
+  if (folderId !== undefined) conditions.push(folderId === null ? isNull(documents.folderId) : eq(documents.folderId, folderId));
+  if (input.pageToken) {
+    const cursor = app.pageTokens.decode(scope, input.pageToken);
+    if (!cursor || typeof cursor[0] !== 'string') throw invalid('Invalid pageToken.');
+    conditions.push(gt(documents.id, cursor[0]));
+  }
+  const rows = db
+    .select()
+    .from(documents)
+    .where(and(...conditions))
+    .orderBy(asc(documents.id))
+    .limit(input.pageSize + 1)
+    .all();
+  const page = paginate(rows, input.pageSize, (r) => [r.id], app.pageTokens, scope);
+  return { items: page.items.map(describeDocument), pageToken: page.pageToken };
+}

@@ -1,0 +1,129 @@
+import { and, eq } from 'drizzle-orm';
+import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { PermissionResource } from '../../shared/schemas/access.ts';
+import type { AccessRole } from '../../shared/schemas/common.ts';
+import type { AppContext } from '../context.ts';
+import { transaction, type Db } from '../db/client.ts';
+import { memberships } from '../db/schema.ts';
+import { invalid, notFound } from '../http/errors.ts';
+import { createAccessResolver, upsertMembership, type AccessDecision } from './access.ts';
+import { findDocument } from './documents.ts';
+import { findFolder } from './folders.ts';
+import { ensureOrganization, findOrganization } from './organizations.ts';
+import type { ApiKeyRow } from './types.ts';
+import { upsertUser } from './users.ts';
+
+const TOKEN_LIFETIME = '48h';
+const ISSUER = 'hearth';
+
+function organizationOf(resource: PermissionResource, index: number): string {
+  if (resource.type === 'organization') return resource.id;
+  if (!resource.organizationId) throw invalid(`permissions.resources[${index}].organizationId is required for a ${resource.type}.`);
+  return resource.organizationId;
+}
+
+/**
+ * Grants (or removes) a user's roles on organizations, folders and documents: the same memberships that the
+ * users operations write, with an optional expiry. All resources or none: a missing folder or document fails
+ * the call.
+ */
+export function changePermissions(tx: Db, apiKeyId: string, userId: string, resources: PermissionResource[], mode: 'add' | 'remove') {
+  if (mode === 'add') upsertUser(tx, apiKeyId, { userId });
+  resources.forEach((resource, index) => {
+    const organizationId = organizationOf(resource, index);
+    const key = { apiKeyId, organizationId, level: resource.type, resourceId: resource.id, userId };
+    if (mode === 'remove') {
+      tx.delete(memberships)
+        .where(and(eq(memberships.apiKeyId, apiKeyId), eq(memberships.organizationId, organizationId), eq(memberships.level, resource.type), eq(memberships.resourceId, resource.id), eq(memberships.userId, userId)))
+        .run();
+      return;
+    }
+    if (resource.type === 'organization') ensureOrganization(tx, apiKeyId, organizationId, true);
+    else {
+      if (!findOrganization(tx, apiKeyId, organizationId)) throw notFound(`Organization does not exist: ${organizationId}.`);
+      const exists = resource.type === 'folder' ? findFolder(tx, apiKeyId, organizationId, resource.id) : findDocument(tx, apiKeyId, organizationId, resource.id);
+      if (!exists) throw notFound(`${resource.type === 'folder' ? 'Folder' : 'Document'} does not exist: ${resource.id} in organization ${organizationId}.`);
+    }
+    upsertMembership(tx, { ...key, accessRole: resource.accessRole ?? 'editor', expiresAt: resource.expiresAt ? resource.expiresAt * 1000 : null });
+  });
+}
+
+export function addPermissions(app: AppContext, apiKeyId: string, userId: string, resources: PermissionResource[]) {
+  transaction(app.db, (tx) => changePermissions(tx, apiKeyId, userId, resources, 'add'));
+}
+
+export function removePermissions(app: AppContext, apiKeyId: string, userId: string, resources: PermissionResource[]) {
+  transaction(app.db, (tx) => changePermissions(tx, apiKeyId, userId, resources, 'remove'));
+}
+
+type Entry = { accessRole: AccessRole; accessType?: string; reasons: string[] } | { errorCode: 'permission_denied' | 'does_not_exist'; reasons: string[] };
+
+function entry(decision: AccessDecision, withType: boolean): Entry {
+  if (!decision.exists) return { errorCode: 'does_not_exist', reasons: decision.reasons };
+  if (!decision.accessRole) return { errorCode: 'permission_denied', reasons: decision.reasons };
+  return { accessRole: decision.accessRole, ...(withType && decision.accessType ? { accessType: decision.accessType } : {}), reasons: decision.reasons };
+}
+
+/** /v2/auth/permissions/get: each user's effective access to the organization and the given folders and documents. */
+export function getPermissions(app: AppContext, apiKeyId: string, input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined }) {
+  const resolver = createAccessResolver(app.db, apiKeyId, input.organizationId);
+  const out: Record<string, { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry> }> = {};
+  for (const userId of new Set(input.userIds)) {
+    out[userId] = {
+      organization: { [input.organizationId]: entry(resolver.organization(userId), false) },
+      folders: Object.fromEntries((input.folderIds ?? []).map((id) => [id, entry(resolver.folder(userId, id), true)])),
+      documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, entry(resolver.document(userId, id), true)])),
+    };
+  }
+  return out;
+}
+
+const signingKey = (app: AppContext, apiKeyId: string) => new Uint8Array(app.secrets.derive(`jwt:${apiKeyId}`));
+
+export interface UserTokenClaims extends JWTPayload {
+  apiKey: string;
+  userId: string;
+  name?: string;
+  email?: string;
+  isAdmin?: boolean;
+  resources?: PermissionResource[];
+}
+
+/**
+ * /v2/auth/generate_token: grants the given permissions (as permissions add does), keeps the profile, and signs
+ * an HS256 JWT (48 h) for the user with a secret derived per API key from the master key.
+ */
+export async function generateUserToken(
+  app: AppContext,
+  apiKey: ApiKeyRow,
+  input: { userId: string; userProperties?: { isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined; permissions?: { resources: PermissionResource[] } | undefined },
+): Promise<string> {
+  const resources = input.permissions?.resources ?? [];
+  transaction(app.db, (tx) => {
+    upsertUser(tx, apiKey.id, { userId: input.userId, name: input.userProperties?.name, email: input.userProperties?.email });
+    changePermissions(tx, apiKey.id, input.userId, resources, 'add');
+  });
+  const claims: UserTokenClaims = { apiKey: apiKey.id, userId: input.userId };
+  if (input.userProperties?.name !== undefined) claims.name = input.userProperties.name;
+  if (input.userProperties?.email !== undefined) claims.email = input.userProperties.email;
+  if (input.userProperties?.isAdmin !== undefined) claims.isAdmin = input.userProperties.isAdmin;
+  if (resources.length > 0) claims.resources = resources;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(input.userId)
+    .setIssuer(ISSUER)
+    .setAudience(apiKey.id)
+    .setIssuedAt()
+    .setExpirationTime(TOKEN_LIFETIME)
+    .sign(signingKey(app, apiKey.id));
+}
+
+/** The claims of a token made by generateUserToken for this API key, or null (bad signature, expired, other key). */
+export async function verifyUserToken(app: AppContext, apiKeyId: string, token: string): Promise<UserTokenClaims | null> {
+  try {
+    const { payload } = await jwtVerify<UserTokenClaims>(token, signingKey(app, apiKeyId), { issuer: ISSUER, audience: apiKeyId, algorithms: ['HS256'] });
+    return payload.apiKey === apiKeyId ? payload : null;
+  } catch {
+    return null;
+  }
+}
