@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentRole } from '../../../helpers/access.ts';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd', accessType: 'restricted' }] });
+});
+afterAll(() => t.close());
+
+const change = (op: 'add' | 'remove', userId: string, resources: unknown[], headers?: Record<string, string>) =>
+  t.callK(`/v2/auth/permissions/${op}`, { user: { userId }, permissions: { resources } }, headers);
+
+describe('/v2/auth/permissions/remove', () => {
+  it('removes the grants named, and only those', async () => {
+    await change('add', 'pat', [{ type: 'document', id: 'd', organizationId: 'acme' }, { type: 'organization', id: 'acme' }]);
+    const res = await change('remove', 'pat', [{ type: 'document', id: 'd', organizationId: 'acme' }]);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: { status: 'success', message: 'Permissions removed successfully.' } });
+    expect(await documentRole(t, 'acme', 'pat', 'd')).toBeNull();
+    const org = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['pat'] });
+    expect(org.body.result.data.pat.organization.acme.accessRole).toBe('editor');
+  });
+
+  it('also removes access given through /v2/users/add (one membership model)', async () => {
+    await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'd', users: [{ userId: 'lee' }] });
+    expect(await documentRole(t, 'acme', 'lee', 'd')).toBe('editor');
+    await change('remove', 'lee', [{ type: 'document', id: 'd', organizationId: 'acme' }]);
+    expect(await documentRole(t, 'acme', 'lee', 'd')).toBeNull();
+  });
+
+  it('is quiet about grants that do not exist', async () => {
+    expect((await change('remove', 'nobody', [{ type: 'document', id: 'zzz', organizationId: 'acme' }])).status).toBe(200);
+  });
+
+  it('validates the input', async () => {
+    expect((await change('remove', 'x', [{ type: 'folder', id: 'f' }])).body.error.message).toBe('permissions.resources[0].organizationId is required for a folder.');
+    expect((await change('remove', 'x', [])).body.error.message).toBe('permissions.resources must have at least 1 item(s).');
+  });
+
+  it("cannot remove another API key's grants", async () => {
+    await change('add', 'kim', [{ type: 'document', id: 'd', organizationId: 'acme' }]);
+    const other = await createWorkspace(t);
+    await change('remove', 'kim', [{ type: 'document', id: 'd', organizationId: 'acme' }], other.headersK);
+    expect(await documentRole(t, 'acme', 'kim', 'd')).toBe('editor');
+  });
+});

@@ -1,0 +1,155 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentRole } from '../../../helpers/access.ts';
+import { startCliServer } from '../../../helpers/cli.ts';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'f' }] });
+});
+afterAll(() => t.close());
+
+const migrate = (data: unknown, headers?: Record<string, string>) => t.callK('/v2/organizations/documents/migrate', data, headers);
+const status = (migrationId: string) => t.callK('/v2/organizations/documents/migrate/status', { organizationId: 'acme', migrationId });
+const completed = (migrationId: string) =>
+  eventually(async () => {
+    const res = await status(migrationId);
+    expect(res.body.result.data.status).toBe('completed');
+    return res.body.result.data;
+  });
+
+describe('/v2/organizations/documents/migrate', () => {
+  it('moves the document and its memberships to the new id in the background', async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'f', documents: [{ documentId: 'old', documentName: 'Plan', accessType: 'restricted' }] });
+    await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'old', users: [{ userId: 'ann', accessRole: 'viewer' }, { userId: 'bob' }] });
+
+    const res = await migrate({ organizationId: 'acme', documentId: 'old', newDocumentId: 'new' });
+    expect(res.status).toBe(200);
+    expect(res.body.result.message).toBe('Document migration started successfully.');
+    const { migrationId } = res.body.result.data;
+    expect(migrationId).toMatch(/^mig_/);
+
+    const done = await completed(migrationId);
+    expect(done.startedAt).toBeGreaterThanOrEqual(done.createdAt);
+    expect(done.completedAt).toBeGreaterThanOrEqual(done.startedAt);
+
+    const moved = await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['new'] });
+    expect(moved.body.result.data[0]).toMatchObject({ id: 'new', documentName: 'Plan', accessType: 'restricted', folderId: 'f' });
+    expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['old'] })).status).toBe(404);
+    expect(await documentRole(t, 'acme', 'ann', 'new')).toBe('viewer');
+    expect(await documentRole(t, 'acme', 'bob', 'new')).toBe('editor');
+    expect(await documentRole(t, 'acme', 'ann', 'old')).toBeNull();
+  });
+
+  it('refuses a missing source, an existing target and the same id', async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'a' }, { documentId: 'b' }] });
+    const missing = await migrate({ organizationId: 'acme', documentId: 'nope', newDocumentId: 'z' });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope.' });
+    const taken = await migrate({ organizationId: 'acme', documentId: 'a', newDocumentId: 'b' });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'A document with id b already exists.' });
+    expect((await migrate({ organizationId: 'acme', documentId: 'a', newDocumentId: 'a' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'newDocumentId must differ from documentId.' });
+    expect((await migrate({ organizationId: 'acme', documentId: 'a' })).body.error.message).toBe('newDocumentId is required.');
+  });
+
+  it("cannot migrate another API key's document", async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'mine' }] });
+    const other = await createWorkspace(t);
+    expect((await migrate({ organizationId: 'acme', documentId: 'mine', newDocumentId: 'stolen' }, other.headersK)).status).toBe(404);
+  });
+});
+
+/** Writes a job row as a crash would have left it (the server is stopped meanwhile). */
+function insertJob(dataDir: string, row: { id: string; from: string; to: string; status: string; attempts: number }, apiKey: string) {
+  const db = new Database(join(dataDir, 'hearth.db'));
+  try {
+    db.prepare(
+      `INSERT INTO document_migrations (id, api_key_id, organization_id, from_document_id, to_document_id, status, attempts, created_at, started_at)
+       VALUES (?, ?, 'acme', ?, ?, ?, ?, ?, ?)`,
+    ).run(row.id, apiKey, row.from, row.to, row.status, row.attempts, Date.now(), row.status === 'in_progress' ? Date.now() : null);
+  } finally {
+    db.close();
+  }
+}
+
+describe('migrations across restarts', () => {
+  it('resumes a job that a crash left in_progress', async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'crash-src' }] });
+    await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'crash-src', users: [{ userId: 'cat' }] });
+    await t.server.close();
+    insertJob(t.dataDir, { id: 'mig_interrupted', from: 'crash-src', to: 'crash-dst', status: 'in_progress', attempts: 1 }, t.credentials.apiKey);
+    await t.restart();
+    await completed('mig_interrupted');
+    expect(await documentRole(t, 'acme', 'cat', 'crash-dst')).toBe('editor');
+  });
+
+  it('fails a job interrupted three times, leaving the document untouched', async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'cursed' }] });
+    await t.server.close();
+    insertJob(t.dataDir, { id: 'mig_cursed', from: 'cursed', to: 'cursed-2', status: 'in_progress', attempts: 3 }, t.credentials.apiKey);
+    await t.restart();
+    const res = await status('mig_cursed');
+    expect(res.body.result.data).toMatchObject({ status: 'failed', error: 'interrupted 3 times; not retried' });
+    expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['cursed'] })).status).toBe(200);
+  });
+
+  it('fails cleanly when the source disappeared before the job ran', async () => {
+    await t.server.close();
+    insertJob(t.dataDir, { id: 'mig_orphan', from: 'never-existed', to: 'x', status: 'pending', attempts: 0 }, t.credentials.apiKey);
+    await t.restart();
+    await eventually(async () => expect((await status('mig_orphan')).body.result.data).toMatchObject({ status: 'failed', error: 'the document never-existed no longer exists' }));
+  });
+
+  it('survives SIGKILL during a large migration: after restart it is complete, never half-done', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hearth-migrate-kill-'));
+    try {
+      let server = await startCliServer(dataDir);
+      const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+      const K = apiKeyHeaders(creds);
+      await call(server.url, '/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'big' }] }, K);
+      const USERS = 20_000;
+      for (let batch = 0; batch < USERS / 1000; batch++) {
+        const users = Array.from({ length: 1000 }, (_, i) => ({ userId: `u${batch * 1000 + i}`, accessRole: i % 2 ? 'viewer' : 'editor' }));
+        expect((await call(server.url, '/v2/users/add', { organizationId: 'acme', documentId: 'big', users }, K)).status).toBe(200);
+      }
+      const started = await call(server.url, '/v2/organizations/documents/migrate', { organizationId: 'acme', documentId: 'big', newDocumentId: 'big-2' }, K);
+      const { migrationId } = started.body.result.data;
+      server.child.kill('SIGKILL');
+      await server.exited;
+
+      server = await startCliServer(dataDir);
+      try {
+        await eventually(async () => {
+          const res = await call(server.url, '/v2/organizations/documents/migrate/status', { organizationId: 'acme', migrationId }, K);
+          expect(res.body.result.data.status).toBe('completed');
+        }, 20_000);
+        const sample = Array.from({ length: 100 }, (_, i) => `u${i * 199}`);
+        const res = await call(server.url, '/v2/auth/permissions/get', { organizationId: 'acme', userIds: sample, documentIds: ['big', 'big-2'] }, K);
+        for (const userId of sample) {
+          expect(res.body.result.data[userId].documents['big-2'].accessRole).toBe(Number(userId.slice(1)) % 1000 % 2 ? 'viewer' : 'editor');
+          expect(res.body.result.data[userId].documents.big.errorCode).toBe('does_not_exist');
+        }
+      } finally {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+      const db = new Database(join(dataDir, 'hearth.db'), { readonly: true });
+      try {
+        const counts = db.prepare(`SELECT resource_id AS doc, COUNT(*) AS n FROM memberships WHERE level = 'document' GROUP BY resource_id`).all();
+        expect(counts).toEqual([{ doc: 'big-2', n: USERS }]);
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
