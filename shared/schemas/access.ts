@@ -45,7 +45,7 @@ export const organizationsUpdateInput = organizationsAddInput;
 export const organizationsGetInput = z.object({
   organizationIds: z.array(id).max(100).optional(),
   pageSize: z.number().int().min(1).max(1000).default(1000),
-  pageToken: pageToken.optional(),
+  pageToken: pageToken.nullish(),
 });
 export const organizationsDeleteInput = z.object({ organizationIds: ids(1000) });
 export const organizationsDisableInput = z.object({ organizationIds: ids(1000), disabled: z.boolean() });
@@ -98,7 +98,7 @@ export const documentsGetInput = z.object({
   documentIds: z.array(id).min(1).max(30).optional(),
   folderId: id.optional(),
   pageSize: z.number().int().min(1).max(1000).default(1000),
-  pageToken: pageToken.optional(),
+  pageToken: pageToken.nullish(),
 });
 export const documentsDeleteInput = z.object({ organizationId: id, documentIds: ids(1000) });
 export const documentsMoveInput = z.object({ organizationId: id, documentIds: ids(1000), folderId: id });

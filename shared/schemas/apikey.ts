@@ -78,7 +78,7 @@ export const apiKeyRef = z.object({ apiKey: nonEmpty(200) });
 export const apiKeysGetInput = z.object({
   apiKeys: z.array(nonEmpty(200)).max(100).optional(),
   pageSize: pageSize(100, 50),
-  pageToken: pageToken.optional(),
+  pageToken: pageToken.nullish(),
 });
 
 export const apiKeyUpdateInput = z.object({

@@ -67,6 +67,12 @@ describe('/v2/workspace/apikeys/get', () => {
     await bad({ pageSize: 2, pageToken: token }, other.headersW);
   });
 
+  it('reads "pageToken": null (what the last page returns) as the first page', async () => {
+    const res = await t.callW('/v2/workspace/apikeys/get', { pageSize: 50, pageToken: null });
+    expect(res.status).toBe(200);
+    expect(res.body.result.data.map((k: any) => k.apiKey)).toEqual(created);
+  });
+
   it('validates pageSize', async () => {
     expect((await t.callW('/v2/workspace/apikeys/get', { pageSize: 0 })).body.error.message).toBe('pageSize must be at least 1.');
     expect((await t.callW('/v2/workspace/apikeys/get', { pageSize: 1.5 })).status).toBe(400);
