@@ -1,3 +1,5 @@
+import { and, eq, gt, lt, or, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../security/secrets.ts';
 
@@ -64,4 +66,20 @@ export function paginate<T>(
   if (rows.length <= pageSize) return { items: rows, pageToken: null };
   const items = rows.slice(0, pageSize);
   return { items, pageToken: tokens.encode(scope, keyOf(items[items.length - 1] as T)) };
+}
+
+/**
+ * The keyset condition "strictly after the cursor" for an ORDER BY (first, second) in either direction.
+ * Null without a cursor (the first page).
+ */
+export function keysetAfter(
+  first: SQLiteColumn,
+  second: SQLiteColumn,
+  cursor: Cursor | null,
+  descending: boolean,
+): SQL | undefined {
+  if (!cursor) return undefined;
+  const [a, b] = cursor;
+  const beyond = descending ? lt : gt;
+  return or(beyond(first, a), and(eq(first, a), beyond(second, b)));
 }

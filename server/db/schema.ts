@@ -288,3 +288,118 @@ export const documentMigrations = sqliteTable(
   },
   (t) => [index('document_migrations_status').on(t.status, t.createdAt)],
 );
+
+// ---------------------------------------------------------------------------------------------------------
+// The feed: notifications (with one row per recipient) and activity logs.
+// ---------------------------------------------------------------------------------------------------------
+
+export const NOTIFICATION_SOURCES = ['custom', 'comment', 'huddle', 'crdt'] as const;
+
+/** A user as the feed stores it (action user, recipients): the fields interface.md names. */
+export interface StoredUser {
+  userId: string;
+  name?: string;
+  email?: string;
+  [key: string]: unknown;
+}
+
+export const notifications = sqliteTable(
+  'notifications',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    documentId: text('document_id').notNull(),
+    locationId: text('location_id'),
+    source: text('source', { enum: NOTIFICATION_SOURCES }).notNull(),
+    sourceData: text('source_data', { mode: 'json' }).$type<Record<string, unknown>>(),
+    actionUser: text('action_user', { mode: 'json' }).$type<StoredUser>().notNull(),
+    headlineTemplate: text('headline_template'),
+    headlineData: text('headline_data', { mode: 'json' }).$type<Record<string, unknown>>(),
+    body: text('body'),
+    resolver: integer('resolver', { mode: 'boolean' }).notNull(),
+    contextAccess: text('context_access', { mode: 'json' }).$type<Record<string, string | number>>(),
+    timestamp: integer('timestamp').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
+    index('notifications_document').on(t.apiKeyId, t.organizationId, t.documentId, t.timestamp, t.id),
+    index('notifications_location').on(t.apiKeyId, t.organizationId, t.documentId, t.locationId, t.timestamp, t.id),
+    orgRef(t),
+  ],
+);
+
+/** One row per recipient: who was told, whether they read it; ordered like the notification. */
+export const notificationRecipients = sqliteTable(
+  'notification_recipients',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    notificationId: text('notification_id').notNull(),
+    userId: text('user_id').notNull(),
+    documentId: text('document_id').notNull(),
+    timestamp: integer('timestamp').notNull(),
+    /** Told explicitly (in notifyUsers) rather than through notifyAll: what the MINE channel setting keeps. */
+    explicit: integer('explicit', { mode: 'boolean' }).notNull(),
+    readAt: integer('read_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.notificationId, t.userId] }),
+    index('notification_recipients_user').on(t.apiKeyId, t.organizationId, t.userId, t.timestamp, t.notificationId),
+    index('notification_recipients_user_document').on(t.apiKeyId, t.organizationId, t.userId, t.documentId, t.timestamp, t.notificationId),
+    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.notificationId], foreignColumns: [notifications.apiKeyId, notifications.organizationId, notifications.id] }).onDelete('cascade'),
+  ],
+);
+
+export const NOTIFICATION_CHANNEL_VALUES = ['ALL', 'MINE', 'NONE'] as const;
+
+/** Channel preferences of a user for an organization (documentId '') or one document. */
+export const notificationConfigs = sqliteTable(
+  'notification_configs',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    documentId: text('document_id').notNull(),
+    userId: text('user_id').notNull(),
+    inbox: text('inbox', { enum: NOTIFICATION_CHANNEL_VALUES }).notNull(),
+    email: text('email', { enum: NOTIFICATION_CHANNEL_VALUES }).notNull(),
+    slack: text('slack', { enum: NOTIFICATION_CHANNEL_VALUES }).notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.organizationId, t.documentId, t.userId] }), orgRef(t)],
+);
+
+export const FEATURE_TYPES = ['comment', 'reaction', 'recorder', 'crdt', 'custom'] as const;
+
+export const activities = sqliteTable(
+  'activities',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    documentId: text('document_id'),
+    featureType: text('feature_type', { enum: FEATURE_TYPES }).notNull(),
+    actionType: text('action_type').notNull(),
+    actionUser: text('action_user', { mode: 'json' }).$type<StoredUser>().notNull(),
+    actionUserId: text('action_user_id').notNull(),
+    targetEntityId: text('target_entity_id'),
+    targetSubEntityId: text('target_sub_entity_id'),
+    changes: text('changes', { mode: 'json' }).$type<Record<string, { from?: unknown; to?: unknown }>>(),
+    entityData: text('entity_data', { mode: 'json' }).$type<unknown>(),
+    entityTargetData: text('entity_target_data', { mode: 'json' }).$type<unknown>(),
+    displayMessageTemplate: text('display_message_template'),
+    displayMessageTemplateData: text('display_message_template_data', { mode: 'json' }).$type<Record<string, unknown>>(),
+    actionIcon: text('action_icon'),
+    resolver: integer('resolver', { mode: 'boolean' }).notNull().default(false),
+    timestamp: integer('timestamp').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
+    index('activities_time').on(t.apiKeyId, t.organizationId, t.timestamp, t.id),
+    index('activities_document').on(t.apiKeyId, t.organizationId, t.documentId, t.timestamp, t.id),
+    index('activities_target').on(t.apiKeyId, t.organizationId, t.targetEntityId, t.timestamp, t.id),
+    index('activities_user').on(t.apiKeyId, t.organizationId, t.actionUserId, t.timestamp, t.id),
+    index('activities_feature').on(t.apiKeyId, t.organizationId, t.featureType, t.timestamp, t.id),
+    orgRef(t),
+  ],
+);

@@ -25,6 +25,12 @@ import organizationsUpdate from './organizations/update.ts';
 import userGroupsAdd from './organizations/usergroups/add.ts';
 import groupUsersAdd from './organizations/usergroups/users/add.ts';
 import groupUsersDelete from './organizations/usergroups/users/delete.ts';
+import notificationsAdd from './notifications/add.ts';
+import notificationConfigGet from './notifications/config/get.ts';
+import notificationConfigSet from './notifications/config/set.ts';
+import notificationsDelete from './notifications/delete.ts';
+import notificationsGet from './notifications/get.ts';
+import notificationsUpdate from './notifications/update.ts';
 import ping from './ping.ts';
 import usersAdd from './users/add.ts';
 import usersDelete from './users/delete.ts';
@@ -86,4 +92,11 @@ export const operations: readonly AnyOperation[] = [
   permissionsRemove,
   permissionsGet,
   generateToken,
+  // the feed
+  notificationsAdd,
+  notificationsGet,
+  notificationsDelete,
+  notificationsUpdate,
+  notificationConfigGet,
+  notificationConfigSet,
 ] as AnyOperation[];

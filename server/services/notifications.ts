@@ -1,0 +1,352 @@
+import { createHash, randomInt } from 'node:crypto';
+import { and, asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { notificationsAddInput, notificationsDeleteInput, notificationsGetInput, notificationsUpdateInput } from '../../shared/schemas/feed.ts';
+import type { AppContext } from '../context.ts';
+import { transaction, type Db } from '../db/client.ts';
+import { keysetAfter, paginate, type Cursor } from '../db/pagination.ts';
+import { notificationConfigs, notificationRecipients, notifications, type StoredUser } from '../db/schema.ts';
+import { invalid, notFound } from '../http/errors.ts';
+import { createAccessResolver } from './access.ts';
+import { registerDocumentData } from './document-lifecycle.ts';
+import { findDocument, insertDocument } from './documents.ts';
+import { ensureOrganization } from './organizations.ts';
+import type { ApiKeyRow } from './types.ts';
+import { findUser, upsertUser } from './users.ts';
+
+type NotificationRow = typeof notifications.$inferSelect;
+type AddInput = z.output<typeof notificationsAddInput>;
+type Channel = 'ALL' | 'MINE' | 'NONE';
+
+/** The hosted service keys `notifyUsers` by the md5 hex of the userId. */
+export const userKey = (userId: string) => createHash('md5').update(userId).digest('hex');
+
+/** 16-digit numeric ids, like the hosted service's. */
+const newNotificationId = () => `${randomInt(1, 10)}${String(randomInt(0, 1e8)).padStart(8, '0')}${String(randomInt(0, 1e7)).padStart(7, '0')}`;
+
+/** `{actionUser}` and other single-brace variables of a headline, filled from its template data. */
+export function renderTemplate(template: string, data: Record<string, unknown>): string {
+  return template.replace(/\{(\w+)\}/g, (match, name: string) => {
+    const value = data[name];
+    if (typeof value === 'string' || typeof value === 'number') return String(value);
+    if (value && typeof value === 'object' && 'name' in value && typeof value.name === 'string') return value.name;
+    return match;
+  });
+}
+
+function channelsOf(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
+  const rows = userIds.length
+    ? tx
+        .select()
+        .from(notificationConfigs)
+        .where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), inArray(notificationConfigs.userId, userIds), inArray(notificationConfigs.documentId, ['', documentId])))
+        .all()
+    : [];
+  const byUser = new Map<string, { inbox: Channel; email: Channel }>();
+  // the document's setting wins over the organization's
+  for (const row of rows.sort((a, b) => a.documentId.length - b.documentId.length)) byUser.set(row.userId, { inbox: row.inbox, email: row.email });
+  return (userId: string) => byUser.get(userId) ?? { inbox: 'ALL' as Channel, email: 'ALL' as Channel };
+}
+
+const wants = (channel: Channel, explicit: boolean) => channel === 'ALL' || (channel === 'MINE' && explicit);
+
+/**
+ * /v2/notifications/add. Recipients: with `notifyAll` (default) everyone who can open the document (from the
+ * access service) plus `notifyUsers`; without it `notifyUsers` only. `verifyUserPermissions` drops those without
+ * access. Each recipient's inbox setting (ALL / MINE = only when named in notifyUsers / NONE) decides whether it
+ * lands in their inbox, and the e-mail setting whether they are mailed (when the key's e-mail service is on).
+ * A given `notificationId` makes the call idempotent.
+ */
+export function addNotification(app: AppContext, apiKey: ApiKeyRow, input: AddInput): { created: boolean; id: string } {
+  const resolverMode = input.isNotificationResolverUsed ?? false;
+  if (!resolverMode) {
+    if (input.displayHeadlineMessageTemplate === undefined) throw invalid('displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true.');
+    if (input.displayBodyMessage === undefined) throw invalid('displayBodyMessage is required unless isNotificationResolverUsed is true.');
+  }
+  const result = transaction(app.db, (tx) => {
+    ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
+    if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
+      if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
+      insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });
+    }
+    const id = input.notificationId ?? newNotificationId();
+    const existing = tx
+      .select({ id: notifications.id })
+      .from(notifications)
+      .where(and(eq(notifications.apiKeyId, apiKey.id), eq(notifications.organizationId, input.organizationId), eq(notifications.id, id)))
+      .get();
+    if (existing) return { created: false, id, mails: 0 };
+
+    const access = createAccessResolver(tx, apiKey.id, input.organizationId);
+    const explicit = new Set(input.notifyUsers.map((u) => u.userId));
+    const candidates = new Set(explicit);
+    if (input.notifyAll ?? true) {
+      for (const userId of access.documentUsers(input.documentId).keys()) if (userId !== input.actionUser.userId) candidates.add(userId);
+    }
+    let recipients = [...candidates];
+    if (input.verifyUserPermissions) recipients = recipients.filter((userId) => access.document(userId, input.documentId).access);
+
+    // Resolver mode keeps ids only: the caller's own infrastructure supplies names at read time.
+    const strip = (user: { userId: string; name?: string | undefined; email?: string | undefined }): StoredUser =>
+      resolverMode ? { userId: user.userId } : Object.fromEntries(Object.entries(user).filter(([, v]) => v !== undefined)) as StoredUser;
+    if (!resolverMode) for (const user of [input.actionUser, ...input.notifyUsers]) upsertUser(tx, apiKey.id, user);
+
+    const timestamp = Date.now();
+    const headlineData = input.displayHeadlineMessageTemplateData
+      ? resolverMode
+        ? Object.fromEntries(Object.entries(input.displayHeadlineMessageTemplateData).filter(([k]) => k !== 'actionUser' && k !== 'recipientUser'))
+        : input.displayHeadlineMessageTemplateData
+      : null;
+    tx.insert(notifications)
+      .values({
+        apiKeyId: apiKey.id,
+        organizationId: input.organizationId,
+        id,
+        documentId: input.documentId,
+        locationId: input.locationId ?? null,
+        source: input.notificationSource ?? 'custom',
+        sourceData: input.notificationSourceData ?? null,
+        actionUser: strip(input.actionUser),
+        headlineTemplate: input.displayHeadlineMessageTemplate ?? null,
+        headlineData,
+        body: input.displayBodyMessage ?? null,
+        resolver: resolverMode,
+        contextAccess: input.context?.access ?? null,
+        timestamp,
+      })
+      .run();
+
+    const channels = channelsOf(tx, apiKey.id, input.organizationId, input.documentId, recipients);
+    let mails = 0;
+    for (const userId of recipients) {
+      const setting = channels(userId);
+      const named = explicit.has(userId);
+      if (wants(setting.inbox, named)) {
+        tx.insert(notificationRecipients)
+          .values({ apiKeyId: apiKey.id, organizationId: input.organizationId, notificationId: id, userId, documentId: input.documentId, timestamp, explicit: named })
+          .run();
+      }
+      if (!resolverMode && apiKey.settings.useEmailService && wants(setting.email, named)) {
+        const email = findUser(tx, apiKey.id, userId)?.email;
+        if (!email) continue;
+        const data = { ...(input.displayHeadlineMessageTemplateData ?? {}), actionUser: input.actionUser };
+        app.mail.enqueue(tx, {
+          kind: 'notification',
+          apiKeyId: apiKey.id,
+          to: email,
+          subject: renderTemplate(input.displayHeadlineMessageTemplate ?? '', data),
+          text: input.displayBodyMessage ?? '',
+          html: `<p>${escapeHtml(input.displayBodyMessage ?? '')}</p>`,
+        });
+        mails++;
+      }
+    }
+    return { created: true, id, mails };
+  });
+  if (result.mails > 0) app.mail.flush();
+  return { created: result.created, id: result.id };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function recipientsOf(db: Db, apiKeyId: string, organizationId: string, ids: string[]) {
+  const byNotification = new Map<string, Array<{ userId: string; readAt: number | null }>>();
+  if (ids.length === 0) return byNotification;
+  const rows = db
+    .select({ notificationId: notificationRecipients.notificationId, userId: notificationRecipients.userId, readAt: notificationRecipients.readAt })
+    .from(notificationRecipients)
+    .where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, organizationId), inArray(notificationRecipients.notificationId, ids)))
+    .all();
+  for (const row of rows) {
+    let list = byNotification.get(row.notificationId);
+    if (!list) byNotification.set(row.notificationId, (list = []));
+    list.push({ userId: row.userId, readAt: row.readAt });
+  }
+  return byNotification;
+}
+
+function describeNotification(row: NotificationRow, recipients: Array<{ userId: string; readAt: number | null }>) {
+  return {
+    id: row.id,
+    notificationSource: row.source,
+    notificationSourceData: row.sourceData ?? {},
+    actionUser: row.actionUser,
+    displayHeadlineMessageTemplate: row.headlineTemplate,
+    displayHeadlineMessageTemplateData: row.headlineData ?? {},
+    displayBodyMessage: row.body,
+    isNotificationResolverUsed: row.resolver,
+    locationId: row.locationId,
+    context: row.contextAccess ? { access: row.contextAccess } : null,
+    metadata: { apiKey: row.apiKeyId, documentId: row.documentId, organizationId: row.organizationId },
+    notifyUsers: Object.fromEntries(recipients.map((r) => [userKey(r.userId), true])),
+    notifyUsersByUserId: Object.fromEntries(recipients.map((r) => [r.userId, true])),
+    readByUserIds: recipients.filter((r) => r.readAt !== null).map((r) => r.userId),
+    timestamp: row.timestamp,
+  };
+}
+
+/**
+ * /v2/notifications/get: by document (and location) or by recipient (and document), newest first unless
+ * `order: asc`, keyset-paginated on (timestamp, id) over an index that matches each filter combination.
+ */
+export function getNotifications(app: AppContext, apiKeyId: string, input: z.output<typeof notificationsGetInput>) {
+  if (!input.documentId && !input.userId) throw invalid('Pass documentId or userId.');
+  const scope = { op: 'notifications/get', apiKeyId, o: input.organizationId, d: input.documentId, l: input.locationId, u: input.userId, ids: input.notificationIds, order: input.order };
+  let cursor: Cursor | null = null;
+  if (input.pageToken) {
+    cursor = app.pageTokens.decode(scope, input.pageToken);
+    if (!cursor || typeof cursor[0] !== 'number' || typeof cursor[1] !== 'string') throw invalid('Invalid pageToken.');
+  }
+  const descending = input.order === 'desc';
+  const direction = descending ? desc : asc;
+  let rows: NotificationRow[];
+  if (input.userId) {
+    const r = notificationRecipients;
+    const conditions: (SQL | undefined)[] = [eq(r.apiKeyId, apiKeyId), eq(r.organizationId, input.organizationId), eq(r.userId, input.userId), keysetAfter(r.timestamp, r.notificationId, cursor, descending)];
+    if (input.documentId) conditions.push(eq(r.documentId, input.documentId));
+    if (input.notificationIds) conditions.push(inArray(r.notificationId, input.notificationIds));
+    if (input.locationId) conditions.push(eq(notifications.locationId, input.locationId));
+    rows = app.db
+      .select({ n: notifications })
+      .from(r)
+      .innerJoin(notifications, and(eq(notifications.apiKeyId, r.apiKeyId), eq(notifications.organizationId, r.organizationId), eq(notifications.id, r.notificationId)))
+      .where(and(...conditions))
+      .orderBy(direction(r.timestamp), direction(r.notificationId))
+      .limit(input.pageSize + 1)
+      .all()
+      .map((x) => x.n);
+  } else {
+    const n = notifications;
+    const conditions: (SQL | undefined)[] = [eq(n.apiKeyId, apiKeyId), eq(n.organizationId, input.organizationId), eq(n.documentId, input.documentId as string), keysetAfter(n.timestamp, n.id, cursor, descending)];
+    if (input.locationId) conditions.push(eq(n.locationId, input.locationId));
+    if (input.notificationIds) conditions.push(inArray(n.id, input.notificationIds));
+    rows = app.db
+      .select()
+      .from(n)
+      .where(and(...conditions))
+      .orderBy(direction(n.timestamp), direction(n.id))
+      .limit(input.pageSize + 1)
+      .all();
+  }
+  const page = paginate(rows, input.pageSize, (row) => [row.timestamp, row.id], app.pageTokens, scope);
+  const recipients = recipientsOf(app.db, apiKeyId, input.organizationId, page.items.map((row) => row.id));
+  return { items: page.items.map((row) => describeNotification(row, recipients.get(row.id) ?? [])), pageToken: page.pageToken };
+}
+
+type Outcomes = Record<string, { success: boolean; message: string }>;
+
+function matching(tx: Db, apiKeyId: string, input: z.output<typeof notificationsDeleteInput>): string[] {
+  const n = notifications;
+  const conditions: SQL[] = [eq(n.apiKeyId, apiKeyId), eq(n.organizationId, input.organizationId)];
+  if (input.documentId) conditions.push(eq(n.documentId, input.documentId));
+  if (input.locationId) conditions.push(eq(n.locationId, input.locationId));
+  if (input.notificationIds) conditions.push(inArray(n.id, input.notificationIds));
+  if (input.userId) {
+    const told = tx
+      .select({ id: notificationRecipients.notificationId })
+      .from(notificationRecipients)
+      .where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, input.organizationId), eq(notificationRecipients.userId, input.userId)));
+    conditions.push(inArray(n.id, told));
+  }
+  return tx.select({ id: n.id }).from(n).where(and(...conditions)).all().map((r) => r.id);
+}
+
+/** /v1/notifications/delete: the notifications matching every filter given; named ids not matched are `success: false`. */
+export function deleteNotifications(app: AppContext, apiKeyId: string, input: z.output<typeof notificationsDeleteInput>): Outcomes {
+  return transaction(app.db, (tx) => {
+    const ids = matching(tx, apiKeyId, input);
+    for (let i = 0; i < ids.length; i += 500) {
+      tx.delete(notifications).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId), inArray(notifications.id, ids.slice(i, i + 500)))).run();
+    }
+    const out: Outcomes = {};
+    for (const id of ids) out[id] = { success: true, message: 'Notification deleted.' };
+    for (const id of input.notificationIds ?? []) if (!out[id]) out[id] = { success: false, message: 'Failed to delete notification.' };
+    return out;
+  });
+}
+
+/** /v2/notifications/update: content edits and read state per user. */
+export function updateNotifications(app: AppContext, apiKeyId: string, input: z.output<typeof notificationsUpdateInput>): Outcomes {
+  return transaction(app.db, (tx) => {
+    const out: Outcomes = {};
+    for (const item of input.notifications) {
+      const where = and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId), eq(notifications.id, item.id));
+      const row = tx.select().from(notifications).where(where).get();
+      if (!row) {
+        out[item.id] = { success: false, message: 'Failed to update notification.' };
+        continue;
+      }
+      tx.update(notifications)
+        .set({
+          actionUser: item.actionUser && !row.resolver ? item.actionUser : row.actionUser,
+          headlineTemplate: item.displayHeadlineMessageTemplate ?? row.headlineTemplate,
+          headlineData: item.displayHeadlineMessageTemplateData ?? row.headlineData,
+          body: item.displayBodyMessage ?? row.body,
+          sourceData: item.notificationSourceData ?? row.sourceData,
+        })
+        .where(where)
+        .run();
+      const recipient = (userIds: string[]) =>
+        and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, input.organizationId), eq(notificationRecipients.notificationId, item.id), inArray(notificationRecipients.userId, userIds));
+      if (item.readByUserIds?.length) tx.update(notificationRecipients).set({ readAt: Date.now() }).where(recipient(item.readByUserIds)).run();
+      if (item.unreadByUserIds?.length) tx.update(notificationRecipients).set({ readAt: null }).where(recipient(item.unreadByUserIds)).run();
+      out[item.id] = { success: true, message: 'Notification updated.' };
+    }
+    return out;
+  });
+}
+
+const DEFAULT_CONFIG = { inbox: 'ALL', email: 'ALL', slack: 'ALL' } as const;
+
+/** /v2/notifications/config/get: the user's settings per document (falling back to the organization's), then the organization's. */
+export function getNotificationConfig(app: AppContext, apiKeyId: string, input: { organizationId: string; userId: string; documentIds?: string[] | undefined; getOrganizationConfig?: boolean | undefined }) {
+  const rows = app.db
+    .select()
+    .from(notificationConfigs)
+    .where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, input.organizationId), eq(notificationConfigs.userId, input.userId)))
+    .all();
+  const byDocument = new Map(rows.map((r) => [r.documentId, { inbox: r.inbox, email: r.email, slack: r.slack }]));
+  const organization = byDocument.get('') ?? DEFAULT_CONFIG;
+  const metadata = (documentId: string | null) => ({ organizationId: input.organizationId, apiKey: apiKeyId, documentId, userId: input.userId });
+  const out = (input.documentIds ?? []).map((documentId) => ({ config: byDocument.get(documentId) ?? organization, metadata: metadata(documentId) }));
+  if (input.getOrganizationConfig || !input.documentIds?.length) out.push({ config: organization, metadata: metadata(null) });
+  return out;
+}
+
+/** /v2/notifications/config/set: for each user, the organization's settings, or each given document's. */
+export function setNotificationConfig(app: AppContext, apiKeyId: string, input: { organizationId: string; userIds: string[]; documentIds?: string[] | undefined; config: { inbox?: Channel | undefined; email?: Channel | undefined; slack?: Channel | undefined } }) {
+  if (!input.config.inbox && !input.config.email && !input.config.slack) throw invalid('config must set at least one of inbox, email or slack.');
+  return transaction(app.db, (tx) => {
+    ensureOrganization(tx, apiKeyId, input.organizationId, false);
+    const documents = input.documentIds?.length ? input.documentIds : [''];
+    const out: Array<{ success: boolean; userId: string; documentId: string | null; message: string }> = [];
+    for (const userId of new Set(input.userIds)) {
+      for (const documentId of documents) {
+        const where = and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, input.organizationId), eq(notificationConfigs.documentId, documentId), eq(notificationConfigs.userId, userId));
+        const current = tx.select().from(notificationConfigs).where(where).get() ?? DEFAULT_CONFIG;
+        const next = { inbox: input.config.inbox ?? current.inbox, email: input.config.email ?? current.email, slack: input.config.slack ?? current.slack };
+        tx.insert(notificationConfigs)
+          .values({ apiKeyId, organizationId: input.organizationId, documentId, userId, ...next, updatedAt: Date.now() })
+          .onConflictDoUpdate({ target: [notificationConfigs.apiKeyId, notificationConfigs.organizationId, notificationConfigs.documentId, notificationConfigs.userId], set: { ...next, updatedAt: Date.now() } })
+          .run();
+        out.push({ success: true, userId, documentId: documentId || null, message: 'User config set successfully.' });
+      }
+    }
+    return out;
+  });
+}
+
+registerDocumentData({
+  name: 'notifications',
+  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
+    for (let i = 0; i < documentIds.length; i += 500) {
+      tx.delete(notifications).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, organizationId), inArray(notifications.documentId, documentIds.slice(i, i + 500)))).run();
+      tx.delete(notificationConfigs).where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), inArray(notificationConfigs.documentId, documentIds.slice(i, i + 500)))).run();
+    }
+  },
+  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
+    tx.update(notifications).set({ documentId: toDocumentId }).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, organizationId), eq(notifications.documentId, fromDocumentId))).run();
+    tx.update(notificationRecipients).set({ documentId: toDocumentId }).where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, organizationId), eq(notificationRecipients.documentId, fromDocumentId))).run();
+    tx.update(notificationConfigs).set({ documentId: toDocumentId }).where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), eq(notificationConfigs.documentId, fromDocumentId))).run();
+  },
+});

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd' }] });
+  await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann' }, { userId: 'bob' }, { userId: 'cat' }] });
+});
+afterAll(() => t.close());
+
+const notify = (notificationId: string, named: string[]) =>
+  t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'd', notificationId, actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: 'b', notifyUsers: named.map((userId) => ({ userId })) });
+const inbox = async (userId: string) => (await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).body.result.data.map((n: any) => n.id);
+
+describe('/v2/notifications/config/set', () => {
+  it("sets users' channels; the inbox setting decides what reaches them (NONE: nothing, MINE: only when named)", async () => {
+    const res = await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['bob'], documentIds: ['d'], config: { inbox: 'NONE' } });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toEqual({ status: 'success', message: 'User config set successfully.', data: [{ success: true, userId: 'bob', documentId: 'd', message: 'User config set successfully.' }] });
+    await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['cat'], config: { inbox: 'MINE' } });
+
+    await notify('broadcast', []);
+    await notify('to-cat', ['cat']);
+    expect(await inbox('ann')).toEqual(['to-cat', 'broadcast']);
+    expect(await inbox('bob')).toEqual([]);
+    expect(await inbox('cat')).toEqual(['to-cat']);
+  });
+
+  it('validates the input', async () => {
+    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: {} })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'config must set at least one of inbox, email or slack.' });
+    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { inbox: 'SOME' } })).body.error.message).toBe('config.inbox must be one of: ALL, MINE, NONE.');
+    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'nope', userIds: ['ann'], config: { inbox: 'ALL' } })).status).toBe(404);
+  });
+
+  it("cannot change another API key's settings", async () => {
+    const other = await createWorkspace(t);
+    const res = await t.callPublic('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { inbox: 'NONE' } }, other.headersK);
+    expect(res.status).toBe(404);
+    await notify('still-there', []);
+    expect(await inbox('ann')).toContain('still-there');
+  });
+});
