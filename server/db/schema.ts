@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import { ACCESS_ROLES, DOCUMENT_ACCESS_TYPES } from '../../shared/schemas/common.ts';
+import { CHANNEL_VALUES, FEATURE_TYPES, NOTIFICATION_SOURCES } from '../../shared/schemas/feed.ts';
 
 const now = sql`(CAST(unixepoch('subsec') * 1000 AS INTEGER))`;
 
@@ -293,8 +294,6 @@ export const documentMigrations = sqliteTable(
 // The feed: notifications (with one row per recipient) and activity logs.
 // ---------------------------------------------------------------------------------------------------------
 
-export const NOTIFICATION_SOURCES = ['custom', 'comment', 'huddle', 'crdt'] as const;
-
 /** A user as the feed stores it (action user, recipients): the fields interface.md names. */
 export interface StoredUser {
   userId: string;
@@ -351,8 +350,6 @@ export const notificationRecipients = sqliteTable(
   ],
 );
 
-export const NOTIFICATION_CHANNEL_VALUES = ['ALL', 'MINE', 'NONE'] as const;
-
 /** Channel preferences of a user for an organization (documentId '') or one document. */
 export const notificationConfigs = sqliteTable(
   'notification_configs',
@@ -361,15 +358,14 @@ export const notificationConfigs = sqliteTable(
     organizationId: text('organization_id').notNull(),
     documentId: text('document_id').notNull(),
     userId: text('user_id').notNull(),
-    inbox: text('inbox', { enum: NOTIFICATION_CHANNEL_VALUES }).notNull(),
-    email: text('email', { enum: NOTIFICATION_CHANNEL_VALUES }).notNull(),
-    slack: text('slack', { enum: NOTIFICATION_CHANNEL_VALUES }).notNull(),
+    inbox: text('inbox', { enum: CHANNEL_VALUES }).notNull(),
+    email: text('email', { enum: CHANNEL_VALUES }).notNull(),
+    slack: text('slack', { enum: CHANNEL_VALUES }).notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.organizationId, t.documentId, t.userId] }), orgRef(t)],
 );
 
-export const FEATURE_TYPES = ['comment', 'reaction', 'recorder', 'crdt', 'custom'] as const;
 
 export const activities = sqliteTable(
   'activities',

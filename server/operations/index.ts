@@ -1,4 +1,8 @@
 import type { AnyOperation } from '../http/operation.ts';
+import activitiesAdd from './activities/add.ts';
+import activitiesDelete from './activities/delete.ts';
+import activitiesGet from './activities/get.ts';
+import activitiesUpdate from './activities/update.ts';
 import generateToken from './auth/generate_token.ts';
 import permissionsAdd from './auth/permissions/add.ts';
 import permissionsGet from './auth/permissions/get.ts';
@@ -99,4 +103,8 @@ export const operations: readonly AnyOperation[] = [
   notificationsUpdate,
   notificationConfigGet,
   notificationConfigSet,
+  activitiesAdd,
+  activitiesGet,
+  activitiesUpdate,
+  activitiesDelete,
 ] as AnyOperation[];

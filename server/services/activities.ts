@@ -1,0 +1,190 @@
+import { and, asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { activitiesDeleteInput, activitiesGetInput, activitiesUpdateInput, activityInput, FEATURE_TYPES } from '../../shared/schemas/feed.ts';
+import type { AppContext } from '../context.ts';
+import { transaction, type Db } from '../db/client.ts';
+import { keysetAfter, paginate, type Cursor } from '../db/pagination.ts';
+import { activities, type StoredUser } from '../db/schema.ts';
+import { invalid } from '../http/errors.ts';
+import { randomAlphanumeric } from '../security/secrets.ts';
+import { registerDocumentData } from './document-lifecycle.ts';
+import { ensureOrganization } from './organizations.ts';
+
+type ActivityRow = typeof activities.$inferSelect;
+type FeatureType = (typeof FEATURE_TYPES)[number];
+type Outcomes = Record<string, { success: boolean; message: string }>;
+
+const stripUser = (user: StoredUser, resolver: boolean): StoredUser =>
+  resolver ? { userId: user.userId } : (Object.fromEntries(Object.entries(user).filter(([, v]) => v !== undefined)) as StoredUser);
+
+/**
+ * Writes one activity record in the caller's transaction: the operation below and every area that records
+ * what happened (comments, reactions, recordings, CRDT) use it, so an activity commits with its change or not at all.
+ * An existing id is overwritten (the idempotent write of activities add).
+ */
+export function recordActivity(
+  tx: Db,
+  entry: {
+    apiKeyId: string;
+    organizationId: string;
+    documentId?: string | null;
+    id?: string;
+    featureType: FeatureType;
+    actionType: string;
+    actionUser: StoredUser;
+    targetEntityId?: string | null;
+    targetSubEntityId?: string | null;
+    changes?: Record<string, { from?: unknown; to?: unknown }> | null;
+    entityData?: unknown;
+    entityTargetData?: unknown;
+    displayMessageTemplate?: string | null;
+    displayMessageTemplateData?: Record<string, unknown> | null;
+    actionIcon?: string | null;
+    resolver?: boolean;
+    timestamp?: number;
+  },
+): string {
+  const resolver = entry.resolver ?? false;
+  const row: ActivityRow = {
+    apiKeyId: entry.apiKeyId,
+    organizationId: entry.organizationId,
+    id: entry.id ?? randomAlphanumeric(20),
+    documentId: entry.documentId ?? null,
+    featureType: entry.featureType,
+    actionType: entry.actionType,
+    actionUser: stripUser(entry.actionUser, resolver),
+    actionUserId: entry.actionUser.userId,
+    targetEntityId: entry.targetEntityId ?? null,
+    targetSubEntityId: entry.targetSubEntityId ?? null,
+    changes: entry.changes ?? null,
+    entityData: entry.entityData ?? null,
+    entityTargetData: entry.entityTargetData ?? null,
+    displayMessageTemplate: entry.displayMessageTemplate ?? null,
+    displayMessageTemplateData: entry.displayMessageTemplateData ?? null,
+    actionIcon: entry.actionIcon ?? null,
+    resolver,
+    timestamp: entry.timestamp ?? Date.now(),
+  };
+  const { apiKeyId: _k, organizationId: _o, id: _i, ...changes } = row;
+  tx.insert(activities)
+    .values(row)
+    .onConflictDoUpdate({ target: [activities.apiKeyId, activities.organizationId, activities.id], set: changes })
+    .run();
+  return row.id;
+}
+
+/** /v2/activities/add: custom and feature activities; a given id overwrites the record with that id. */
+export function addActivities(app: AppContext, apiKeyId: string, input: { organizationId: string; documentId?: string | undefined; activities: Array<z.output<typeof activityInput>> }) {
+  input.activities.forEach((a, i) => {
+    if (a.featureType === 'custom' && !a.targetEntityId) throw invalid(`activities[${i}].targetEntityId is required when featureType is custom.`);
+  });
+  return transaction(app.db, (tx) => {
+    ensureOrganization(tx, apiKeyId, input.organizationId, false);
+    return input.activities.map((a) =>
+      recordActivity(tx, {
+        ...a,
+        apiKeyId,
+        organizationId: input.organizationId,
+        documentId: input.documentId ?? null,
+        resolver: a.isActivityResolverUsed ?? false,
+      }),
+    );
+  });
+}
+
+export function describeActivity(row: ActivityRow) {
+  return {
+    id: row.id,
+    featureType: row.featureType,
+    actionType: row.actionType,
+    actionUser: row.actionUser,
+    targetEntityId: row.targetEntityId,
+    targetSubEntityId: row.targetSubEntityId,
+    changes: row.changes,
+    entityData: row.entityData,
+    entityTargetData: row.entityTargetData,
+    displayMessageTemplate: row.displayMessageTemplate,
+    displayMessageTemplateData: row.displayMessageTemplateData ?? {},
+    actionIcon: row.actionIcon,
+    isActivityResolverUsed: row.resolver,
+    metadata: { apiKey: row.apiKeyId, documentId: row.documentId, organizationId: row.organizationId },
+    timestamp: row.timestamp,
+  };
+}
+
+/**
+ * /v2/activities/get: every filter of interface.md combined, ordered by (timestamp, id) either way and
+ * keyset-paginated. Document, target, user and single-feature filters each have an index led by that column.
+ */
+export function getActivities(app: AppContext, apiKeyId: string, input: z.output<typeof activitiesGetInput>) {
+  const a = activities;
+  const { pageToken, pageSize, ...filters } = input;
+  const scope = { op: 'activities/get', apiKeyId, ...filters };
+  let cursor: Cursor | null = null;
+  if (pageToken) {
+    cursor = app.pageTokens.decode(scope, pageToken);
+    if (!cursor || typeof cursor[0] !== 'number' || typeof cursor[1] !== 'string') throw invalid('Invalid pageToken.');
+  }
+  const descending = input.order === 'desc';
+  const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, apiKeyId), eq(a.organizationId, input.organizationId), keysetAfter(a.timestamp, a.id, cursor, descending)];
+  if (input.documentId) conditions.push(eq(a.documentId, input.documentId));
+  if (input.targetEntityId) conditions.push(eq(a.targetEntityId, input.targetEntityId));
+  if (input.userId) conditions.push(eq(a.actionUserId, input.userId));
+  if (input.featureTypes) conditions.push(inArray(a.featureType, input.featureTypes));
+  if (input.actionTypes) conditions.push(inArray(a.actionType, input.actionTypes));
+  if (input.activityIds) conditions.push(inArray(a.id, input.activityIds));
+  const direction = descending ? desc : asc;
+  const rows = app.db
+    .select()
+    .from(a)
+    .where(and(...conditions))
+    .orderBy(direction(a.timestamp), direction(a.id))
+    .limit(pageSize + 1)
+    .all();
+  const page = paginate(rows, pageSize, (row) => [row.timestamp, row.id], app.pageTokens, scope);
+  return { items: page.items.map(describeActivity), pageToken: page.pageToken };
+}
+
+/** /v2/activities/update: the updatable fields of interface.md, per id. */
+export function updateActivities(app: AppContext, apiKeyId: string, input: z.output<typeof activitiesUpdateInput>): Outcomes {
+  return transaction(app.db, (tx) => {
+    const out: Outcomes = {};
+    for (const { id, ...fields } of input.activities) {
+      const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+      const where = and(eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, input.organizationId), eq(activities.id, id));
+      const found = tx.select({ id: activities.id }).from(activities).where(where).get();
+      if (found && Object.keys(set).length > 0) tx.update(activities).set(set).where(where).run();
+      out[id] = found ? { success: true, message: 'Activity updated.' } : { success: false, message: 'Failed to update activity.' };
+    }
+    return out;
+  });
+}
+
+/** /v2/activities/delete: by document, target entity and/or ids (at least one); named ids not matched fail. */
+export function deleteActivities(app: AppContext, apiKeyId: string, input: z.output<typeof activitiesDeleteInput>): Outcomes {
+  if (!input.documentId && !input.targetEntityId && !input.activityIds) throw invalid('Pass at least one of documentId, targetEntityId or activityIds.');
+  return transaction(app.db, (tx) => {
+    const conditions: SQL[] = [eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, input.organizationId)];
+    if (input.documentId) conditions.push(eq(activities.documentId, input.documentId));
+    if (input.targetEntityId) conditions.push(eq(activities.targetEntityId, input.targetEntityId));
+    if (input.activityIds) conditions.push(inArray(activities.id, input.activityIds));
+    const ids = tx.select({ id: activities.id }).from(activities).where(and(...conditions)).all().map((r) => r.id);
+    tx.delete(activities).where(and(...conditions)).run();
+    const out: Outcomes = {};
+    for (const id of ids) out[id] = { success: true, message: 'Activity deleted.' };
+    for (const id of input.activityIds ?? []) if (!out[id]) out[id] = { success: false, message: 'Failed to delete activity.' };
+    return out;
+  });
+}
+
+registerDocumentData({
+  name: 'activities',
+  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
+    for (let i = 0; i < documentIds.length; i += 500) {
+      tx.delete(activities).where(and(eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, organizationId), inArray(activities.documentId, documentIds.slice(i, i + 500)))).run();
+    }
+  },
+  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
+    tx.update(activities).set({ documentId: toDocumentId }).where(and(eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, organizationId), eq(activities.documentId, fromDocumentId))).run();
+  },
+});
