@@ -399,3 +399,167 @@ export const activities = sqliteTable(
     orgRef(t),
   ],
 );
+
+// ---------------------------------------------------------------------------------------------------------
+// Comments, reactions, recordings, and the user-data erasure jobs.
+// ---------------------------------------------------------------------------------------------------------
+
+export const commentAnnotations = sqliteTable(
+  'comment_annotations',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    documentId: text('document_id').notNull(),
+    locationId: text('location_id'),
+    location: text('location', { mode: 'json' }).$type<Record<string, unknown>>(),
+    targetElement: text('target_element', { mode: 'json' }).$type<Record<string, unknown>>(),
+    status: text('status', { mode: 'json' }).$type<Record<string, unknown>>(),
+    statusId: text('status_id').notNull(),
+    priority: text('priority', { mode: 'json' }).$type<unknown>(),
+    assignedTo: text('assigned_to', { mode: 'json' }).$type<StoredUser>(),
+    context: text('context', { mode: 'json' }).$type<Record<string, unknown>>(),
+    /** `public` (everyone with access to the document) or `restricted` (only `visibleToUserIds` and the author). */
+    visibility: text('visibility', { enum: ['public', 'restricted'] }).notNull(),
+    visibleToUserIds: text('visible_to_user_ids', { mode: 'json' }).$type<string[]>(),
+    commentType: text('comment_type'),
+    createdByUserId: text('created_by_user_id').notNull(),
+    resolvedByUserId: text('resolved_by_user_id'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
+    index('comment_annotations_document').on(t.apiKeyId, t.organizationId, t.documentId, t.createdAt, t.id),
+    orgRef(t),
+  ],
+);
+
+export const comments = sqliteTable(
+  'comments',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    annotationId: text('annotation_id').notNull(),
+    id: integer('id').notNull(),
+    fromUser: text('from_user', { mode: 'json' }).$type<StoredUser>().notNull(),
+    fromUserId: text('from_user_id').notNull(),
+    text: text('text'),
+    html: text('html'),
+    taggedUserContacts: text('tagged_user_contacts', { mode: 'json' }).$type<unknown[]>(),
+    mentionedUserIds: text('mentioned_user_ids', { mode: 'json' }).$type<string[]>().notNull(),
+    context: text('context', { mode: 'json' }).$type<Record<string, unknown>>(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId, t.id] }),
+    index('comments_user').on(t.apiKeyId, t.organizationId, t.fromUserId, t.createdAt),
+    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId], foreignColumns: [commentAnnotations.apiKeyId, commentAnnotations.organizationId, commentAnnotations.id] }).onDelete('cascade'),
+  ],
+);
+
+/** When a user last read an annotation (for unread counts). */
+export const commentReads = sqliteTable(
+  'comment_reads',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    annotationId: text('annotation_id').notNull(),
+    userId: text('user_id').notNull(),
+    readAt: integer('read_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId, t.userId] }),
+    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId], foreignColumns: [commentAnnotations.apiKeyId, commentAnnotations.organizationId, commentAnnotations.id] }).onDelete('cascade'),
+  ],
+);
+
+export const reactions = sqliteTable(
+  'reactions',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    annotationId: text('annotation_id').notNull(),
+    commentId: integer('comment_id').notNull(),
+    icon: text('icon').notNull(),
+    fromUser: text('from_user', { mode: 'json' }).$type<StoredUser>().notNull(),
+    fromUserId: text('from_user_id').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
+    uniqueIndex('reactions_once').on(t.apiKeyId, t.organizationId, t.annotationId, t.commentId, t.fromUserId, t.icon),
+    index('reactions_user').on(t.apiKeyId, t.organizationId, t.fromUserId, t.createdAt),
+    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId, t.commentId], foreignColumns: [comments.apiKeyId, comments.organizationId, comments.annotationId, comments.id] }).onDelete('cascade'),
+  ],
+);
+
+export const recordings = sqliteTable(
+  'recordings',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    documentId: text('document_id').notNull(),
+    recordingType: text('recording_type').notNull(),
+    mode: text('mode').notNull(),
+    displayName: text('display_name').notNull().default(''),
+    durationMs: integer('duration_ms').notNull(),
+    fromUser: text('from_user', { mode: 'json' }).$type<StoredUser>().notNull(),
+    fromUserId: text('from_user_id').notNull(),
+    latestVersion: integer('latest_version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
+    index('recordings_document').on(t.apiKeyId, t.organizationId, t.documentId, t.createdAt, t.id),
+    index('recordings_time').on(t.apiKeyId, t.organizationId, t.createdAt, t.id),
+    index('recordings_user').on(t.apiKeyId, t.organizationId, t.fromUserId, t.createdAt),
+    orgRef(t),
+  ],
+);
+
+/** Attachment bytes live under DATA_DIR/attachments/<storageKey>; the row holds what describes them. */
+export const recordingAttachments = sqliteTable(
+  'recording_attachments',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    recordingId: text('recording_id').notNull(),
+    attachmentId: integer('attachment_id').notNull(),
+    version: integer('version').notNull(),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    mimeType: text('mime_type').notNull(),
+    size: integer('size').notNull(),
+    sha256: text('sha256').notNull(),
+    storageKey: text('storage_key').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.organizationId, t.recordingId, t.attachmentId] }),
+    uniqueIndex('recording_attachments_storage').on(t.storageKey),
+    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.recordingId], foreignColumns: [recordings.apiKeyId, recordings.organizationId, recordings.id] }).onDelete('cascade'),
+  ],
+);
+
+export const USER_DATA_JOB_STATES = ['pending', 'in_progress', 'completed', 'failed'] as const;
+
+/** Erasure of one user's personal data in one API key (the hosted GDPR delete), run in the background. */
+export const userDataJobs = sqliteTable(
+  'user_data_jobs',
+  {
+    id: text('id').primaryKey(),
+    apiKeyId: apiKeyRef(),
+    userId: text('user_id').notNull(),
+    status: text('status', { enum: USER_DATA_JOB_STATES }).notNull(),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    completedAt: integer('completed_at'),
+  },
+  (t) => [index('user_data_jobs_status').on(t.status, t.createdAt)],
+);

@@ -3,6 +3,19 @@ import activitiesAdd from './activities/add.ts';
 import activitiesDelete from './activities/delete.ts';
 import activitiesGet from './activities/get.ts';
 import activitiesUpdate from './activities/update.ts';
+import annotationsAdd from './commentannotations/add.ts';
+import commentsAdd from './commentannotations/comments/add.ts';
+import commentsDelete from './commentannotations/comments/delete.ts';
+import commentsGet from './commentannotations/comments/get.ts';
+import commentsUpdate from './commentannotations/comments/update.ts';
+import annotationsCount from './commentannotations/count/get.ts';
+import annotationsDelete from './commentannotations/delete.ts';
+import annotationsGet from './commentannotations/get.ts';
+import annotationsRead from './commentannotations/read/update.ts';
+import annotationsUpdate from './commentannotations/update.ts';
+import reactionsAdd from './reactions/add.ts';
+import reactionsDelete from './reactions/delete.ts';
+import reactionsGet from './reactions/get.ts';
 import generateToken from './auth/generate_token.ts';
 import permissionsAdd from './auth/permissions/add.ts';
 import permissionsGet from './auth/permissions/get.ts';
@@ -107,4 +120,17 @@ export const operations: readonly AnyOperation[] = [
   activitiesGet,
   activitiesUpdate,
   activitiesDelete,
+  annotationsAdd,
+  annotationsGet,
+  annotationsUpdate,
+  annotationsDelete,
+  annotationsCount,
+  annotationsRead,
+  commentsAdd,
+  commentsGet,
+  commentsUpdate,
+  commentsDelete,
+  reactionsAdd,
+  reactionsGet,
+  reactionsDelete,
 ] as AnyOperation[];

@@ -63,88 +63,95 @@ export function addNotification(app: AppContext, apiKey: ApiKeyRow, input: AddIn
     if (input.displayHeadlineMessageTemplate === undefined) throw invalid('displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true.');
     if (input.displayBodyMessage === undefined) throw invalid('displayBodyMessage is required unless isNotificationResolverUsed is true.');
   }
-  const result = transaction(app.db, (tx) => {
-    ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
-    if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
-      if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-      insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });
-    }
-    const id = input.notificationId ?? newNotificationId();
-    const existing = tx
-      .select({ id: notifications.id })
-      .from(notifications)
-      .where(and(eq(notifications.apiKeyId, apiKey.id), eq(notifications.organizationId, input.organizationId), eq(notifications.id, id)))
-      .get();
-    if (existing) return { created: false, id, mails: 0 };
-
-    const access = createAccessResolver(tx, apiKey.id, input.organizationId);
-    const explicit = new Set(input.notifyUsers.map((u) => u.userId));
-    const candidates = new Set(explicit);
-    if (input.notifyAll ?? true) {
-      for (const userId of access.documentUsers(input.documentId).keys()) if (userId !== input.actionUser.userId) candidates.add(userId);
-    }
-    let recipients = [...candidates];
-    if (input.verifyUserPermissions) recipients = recipients.filter((userId) => access.document(userId, input.documentId).access);
-
-    // Resolver mode keeps ids only: the caller's own infrastructure supplies names at read time.
-    const strip = (user: { userId: string; name?: string | undefined; email?: string | undefined }): StoredUser =>
-      resolverMode ? { userId: user.userId } : Object.fromEntries(Object.entries(user).filter(([, v]) => v !== undefined)) as StoredUser;
-    if (!resolverMode) for (const user of [input.actionUser, ...input.notifyUsers]) upsertUser(tx, apiKey.id, user);
-
-    const timestamp = Date.now();
-    const headlineData = input.displayHeadlineMessageTemplateData
-      ? resolverMode
-        ? Object.fromEntries(Object.entries(input.displayHeadlineMessageTemplateData).filter(([k]) => k !== 'actionUser' && k !== 'recipientUser'))
-        : input.displayHeadlineMessageTemplateData
-      : null;
-    tx.insert(notifications)
-      .values({
-        apiKeyId: apiKey.id,
-        organizationId: input.organizationId,
-        id,
-        documentId: input.documentId,
-        locationId: input.locationId ?? null,
-        source: input.notificationSource ?? 'custom',
-        sourceData: input.notificationSourceData ?? null,
-        actionUser: strip(input.actionUser),
-        headlineTemplate: input.displayHeadlineMessageTemplate ?? null,
-        headlineData,
-        body: input.displayBodyMessage ?? null,
-        resolver: resolverMode,
-        contextAccess: input.context?.access ?? null,
-        timestamp,
-      })
-      .run();
-
-    const channels = channelsOf(tx, apiKey.id, input.organizationId, input.documentId, recipients);
-    let mails = 0;
-    for (const userId of recipients) {
-      const setting = channels(userId);
-      const named = explicit.has(userId);
-      if (wants(setting.inbox, named)) {
-        tx.insert(notificationRecipients)
-          .values({ apiKeyId: apiKey.id, organizationId: input.organizationId, notificationId: id, userId, documentId: input.documentId, timestamp, explicit: named })
-          .run();
-      }
-      if (!resolverMode && apiKey.settings.useEmailService && wants(setting.email, named)) {
-        const email = findUser(tx, apiKey.id, userId)?.email;
-        if (!email) continue;
-        const data = { ...(input.displayHeadlineMessageTemplateData ?? {}), actionUser: input.actionUser };
-        app.mail.enqueue(tx, {
-          kind: 'notification',
-          apiKeyId: apiKey.id,
-          to: email,
-          subject: renderTemplate(input.displayHeadlineMessageTemplate ?? '', data),
-          text: input.displayBodyMessage ?? '',
-          html: `<p>${escapeHtml(input.displayBodyMessage ?? '')}</p>`,
-        });
-        mails++;
-      }
-    }
-    return { created: true, id, mails };
-  });
+  const result = transaction(app.db, (tx) => insertNotification(app, tx, apiKey, input));
   if (result.mails > 0) app.mail.flush();
   return { created: result.created, id: result.id };
+}
+
+/**
+ * The write of addNotification in the caller's transaction (comments use it for mentions). Returns how many
+ * e-mails it queued: the caller flushes the mailer after its commit.
+ */
+export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, input: AddInput): { created: boolean; id: string; mails: number } {
+  const resolverMode = input.isNotificationResolverUsed ?? false;
+  ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
+  if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
+    if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
+    insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });
+  }
+  const id = input.notificationId ?? newNotificationId();
+  const existing = tx
+    .select({ id: notifications.id })
+    .from(notifications)
+    .where(and(eq(notifications.apiKeyId, apiKey.id), eq(notifications.organizationId, input.organizationId), eq(notifications.id, id)))
+    .get();
+  if (existing) return { created: false, id, mails: 0 };
+
+  const access = createAccessResolver(tx, apiKey.id, input.organizationId);
+  const explicit = new Set(input.notifyUsers.map((u) => u.userId));
+  const candidates = new Set(explicit);
+  if (input.notifyAll ?? true) {
+    for (const userId of access.documentUsers(input.documentId).keys()) if (userId !== input.actionUser.userId) candidates.add(userId);
+  }
+  let recipients = [...candidates];
+  if (input.verifyUserPermissions) recipients = recipients.filter((userId) => access.document(userId, input.documentId).access);
+
+  // Resolver mode keeps ids only: the caller's own infrastructure supplies names at read time.
+  const strip = (user: { userId: string; name?: string | undefined; email?: string | undefined }): StoredUser =>
+    resolverMode ? { userId: user.userId } : Object.fromEntries(Object.entries(user).filter(([, v]) => v !== undefined)) as StoredUser;
+  if (!resolverMode) for (const user of [input.actionUser, ...input.notifyUsers]) upsertUser(tx, apiKey.id, user);
+
+  const timestamp = Date.now();
+  const headlineData = input.displayHeadlineMessageTemplateData
+    ? resolverMode
+      ? Object.fromEntries(Object.entries(input.displayHeadlineMessageTemplateData).filter(([k]) => k !== 'actionUser' && k !== 'recipientUser'))
+      : input.displayHeadlineMessageTemplateData
+    : null;
+  tx.insert(notifications)
+    .values({
+      apiKeyId: apiKey.id,
+      organizationId: input.organizationId,
+      id,
+      documentId: input.documentId,
+      locationId: input.locationId ?? null,
+      source: input.notificationSource ?? 'custom',
+      sourceData: input.notificationSourceData ?? null,
+      actionUser: strip(input.actionUser),
+      headlineTemplate: input.displayHeadlineMessageTemplate ?? null,
+      headlineData,
+      body: input.displayBodyMessage ?? null,
+      resolver: resolverMode,
+      contextAccess: input.context?.access ?? null,
+      timestamp,
+    })
+    .run();
+
+  const channels = channelsOf(tx, apiKey.id, input.organizationId, input.documentId, recipients);
+  let mails = 0;
+  for (const userId of recipients) {
+    const setting = channels(userId);
+    const named = explicit.has(userId);
+    if (wants(setting.inbox, named)) {
+      tx.insert(notificationRecipients)
+        .values({ apiKeyId: apiKey.id, organizationId: input.organizationId, notificationId: id, userId, documentId: input.documentId, timestamp, explicit: named })
+        .run();
+    }
+    if (!resolverMode && apiKey.settings.useEmailService && wants(setting.email, named)) {
+      const email = findUser(tx, apiKey.id, userId)?.email;
+      if (!email) continue;
+      const data = { ...(input.displayHeadlineMessageTemplateData ?? {}), actionUser: input.actionUser };
+      app.mail.enqueue(tx, {
+        kind: 'notification',
+        apiKeyId: apiKey.id,
+        to: email,
+        subject: renderTemplate(input.displayHeadlineMessageTemplate ?? '', data),
+        text: input.displayBodyMessage ?? '',
+        html: `<p>${escapeHtml(input.displayBodyMessage ?? '')}</p>`,
+      });
+      mails++;
+    }
+  }
+  return { created: true, id, mails };
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -1,0 +1,13 @@
+import { annotationsAddInput } from '../../../shared/schemas/comments.ts';
+import { defineOperation } from '../../http/operation.ts';
+import { addAnnotations } from '../../services/comments.ts';
+
+export default defineOperation({
+  path: '/v2/commentannotations/add',
+  auth: 'apiKey',
+  summary: 'Adds comment annotations with their comments; mentions notify the tagged users; activities are recorded.',
+  input: annotationsAddInput,
+  async handler(input, ctx) {
+    return { message: 'Comment Annotation(s) added successfully.', data: addAnnotations(ctx.app, ctx.apiKey, input) };
+  },
+});

@@ -1,0 +1,13 @@
+import { commentsDeleteInput } from '../../../../shared/schemas/comments.ts';
+import { defineOperation } from '../../../http/operation.ts';
+import { deleteComments } from '../../../services/comments.ts';
+
+export default defineOperation({
+  path: '/v2/commentannotations/comments/delete',
+  auth: 'apiKey',
+  summary: 'Deletes comments of an annotation, per id.',
+  input: commentsDeleteInput,
+  async handler(input, ctx) {
+    return { message: 'Comments(s) deleted successfully.', data: deleteComments(ctx.app, ctx.apiKey.id, input) };
+  },
+});

@@ -1,0 +1,13 @@
+import { commentsUpdateInput } from '../../../../shared/schemas/comments.ts';
+import { defineOperation } from '../../../http/operation.ts';
+import { updateComments } from '../../../services/comments.ts';
+
+export default defineOperation({
+  path: '/v2/commentannotations/comments/update',
+  auth: 'apiKey',
+  summary: 'Edits comments of an annotation, per id.',
+  input: commentsUpdateInput,
+  async handler(input, ctx) {
+    return { message: 'Comment updated successfully.', data: updateComments(ctx.app, ctx.apiKey.id, input) };
+  },
+});

@@ -1,0 +1,541 @@
+import { randomInt } from 'node:crypto';
+import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { annotationInput, annotationsAddInput, annotationsGetInput, annotationsUpdateInput, commentInput } from '../../shared/schemas/comments.ts';
+import type { AppContext } from '../context.ts';
+import { transaction, type Db } from '../db/client.ts';
+import { keysetAfter, paginate, type Cursor } from '../db/pagination.ts';
+import { commentAnnotations, commentReads, comments, reactions, type StoredUser } from '../db/schema.ts';
+import { ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
+import { randomAlphanumeric } from '../security/secrets.ts';
+import { createAccessResolver } from './access.ts';
+import { recordActivity } from './activities.ts';
+import { registerDocumentData } from './document-lifecycle.ts';
+import { findDocument, insertDocument } from './documents.ts';
+import { insertNotification } from './notifications.ts';
+import { ensureOrganization } from './organizations.ts';
+import { describeReaction } from './reactions.ts';
+import type { ApiKeyRow } from './types.ts';
+
+type AnnotationRow = typeof commentAnnotations.$inferSelect;
+type CommentRow = typeof comments.$inferSelect;
+type CommentInput = z.output<typeof commentInput>;
+type Outcomes = Record<string, { success: boolean; message: string }>;
+
+const DEFAULT_STATUS = { id: 'OPEN', name: 'Open', type: 'default' };
+export const userOf = (u: { userId: string; name?: string | undefined; email?: string | undefined }): StoredUser =>
+  Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) as StoredUser;
+export const label = (u: StoredUser) => (typeof u.name === 'string' && u.name) || u.userId;
+
+export function mentionedIds(contacts: CommentInput['taggedUserContacts']): string[] {
+  return [...new Set((contacts ?? []).map((c) => c.userId ?? c.contact?.userId).filter((v): v is string => !!v))];
+}
+
+export function findAnnotation(tx: Db, apiKeyId: string, organizationId: string, annotationId: string) {
+  return tx
+    .select()
+    .from(commentAnnotations)
+    .where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, organizationId), eq(commentAnnotations.id, annotationId)))
+    .get();
+}
+
+export function requireAnnotation(tx: Db, apiKeyId: string, organizationId: string, annotationId: string) {
+  const row = findAnnotation(tx, apiKeyId, organizationId, annotationId);
+  if (!row) throw notFound('Annotation not found.');
+  return row;
+}
+
+/** May this user see the annotation: everyone with document access for public ones; author and named users for restricted. */
+function visibleTo(row: AnnotationRow, userId: string): boolean {
+  return row.visibility === 'public' || row.createdByUserId === userId || (row.visibleToUserIds ?? []).includes(userId);
+}
+
+function newCommentId(tx: Db, apiKeyId: string, organizationId: string, annotationId: string): number {
+  for (;;) {
+    const id = randomInt(100_000, 1_000_000);
+    const taken = tx
+      .select({ id: comments.id })
+      .from(comments)
+      .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId), eq(comments.id, id)))
+      .get();
+    if (!taken) return id;
+  }
+}
+
+interface WriteContext {
+  app: AppContext;
+  tx: Db;
+  apiKey: ApiKeyRow;
+  organizationId: string;
+  annotation: AnnotationRow;
+  mails: { count: number };
+}
+
+/**
+ * Inserts comments of one annotation: each records a `comment.add` activity and notifies the users it
+ * mentions (those who can see the annotation), and marks the annotation read for its author.
+ */
+function insertComments(w: WriteContext, items: CommentInput[]): number[] {
+  const { tx, apiKey, organizationId, annotation } = w;
+  const ids: number[] = [];
+  for (const item of items) {
+    const id = item.commentId ?? newCommentId(tx, apiKey.id, organizationId, annotation.id);
+    const now = Date.now();
+    const mentioned = mentionedIds(item.taggedUserContacts);
+    const from = userOf(item.from);
+    tx.insert(comments)
+      .values({
+        apiKeyId: apiKey.id,
+        organizationId,
+        annotationId: annotation.id,
+        id,
+        fromUser: from,
+        fromUserId: from.userId,
+        text: item.commentText ?? null,
+        html: item.commentHtml ?? null,
+        taggedUserContacts: item.taggedUserContacts ?? null,
+        mentionedUserIds: mentioned,
+        context: item.context ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
+    ids.push(id);
+    markRead(tx, apiKey.id, organizationId, annotation.id, from.userId, now);
+    if (item.triggerActivities !== false) {
+      recordActivity(tx, {
+        apiKeyId: apiKey.id,
+        organizationId,
+        documentId: annotation.documentId,
+        featureType: 'comment',
+        actionType: 'comment.add',
+        actionUser: from,
+        targetEntityId: annotation.id,
+        targetSubEntityId: String(id),
+        entityData: { commentText: item.commentText ?? null },
+        displayMessageTemplate: '{{actionUser}} added a comment',
+        displayMessageTemplateData: { actionUser: label(from) },
+      });
+    }
+    const recipients = mentioned.filter((u) => u !== from.userId && visibleTo(annotation, u));
+    if (item.triggerNotification !== false && recipients.length > 0) {
+      const contacts = new Map((item.taggedUserContacts ?? []).map((c) => [c.userId ?? c.contact?.userId, c.contact]));
+      const result = insertNotification(w.app, tx, apiKey, {
+        organizationId,
+        documentId: annotation.documentId,
+        actionUser: item.from,
+        notificationSource: 'comment',
+        notificationSourceData: { annotationId: annotation.id, commentId: id },
+        displayHeadlineMessageTemplate: '{actionUser} mentioned you in a comment',
+        displayHeadlineMessageTemplateData: { actionUser: from },
+        displayBodyMessage: item.commentText ?? '',
+        notifyAll: false,
+        verifyUserPermissions: true,
+        notifyUsers: recipients.map((userId) => ({ userId, name: contacts.get(userId)?.name, email: contacts.get(userId)?.email })),
+        locationId: annotation.locationId ?? undefined,
+      });
+      w.mails.count += result.mails;
+    }
+  }
+  return ids;
+}
+
+function markRead(tx: Db, apiKeyId: string, organizationId: string, annotationId: string, userId: string, at: number) {
+  tx.insert(commentReads)
+    .values({ apiKeyId, organizationId, annotationId, userId, readAt: at })
+    .onConflictDoUpdate({ target: [commentReads.apiKeyId, commentReads.organizationId, commentReads.annotationId, commentReads.userId], set: { readAt: at } })
+    .run();
+}
+
+/**
+ * /v2/commentannotations/add. Private (restricted) annotations need the key's `enablePrivateComments`.
+ * With `verifyUserPermissions`, an author without access to the document fails the whole call
+ * (PERMISSION_DENIED with the per-annotation breakdown in `details`).
+ */
+export function addAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.output<typeof annotationsAddInput>) {
+  const privateOnes = input.commentAnnotations.filter((a) => a.visibility?.type === 'restricted');
+  if (privateOnes.length > 0 && !apiKey.settings.enablePrivateComments) {
+    throw failedPrecondition('Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.');
+  }
+  const mails = { count: 0 };
+  const out = transaction(app.db, (tx) => {
+    ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
+    if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
+      if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
+      insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });
+    }
+    if (input.verifyUserPermissions) {
+      const access = createAccessResolver(tx, apiKey.id, input.organizationId);
+      const denied = input.commentAnnotations.map((a, i) => ({ index: i, authors: a.commentData.map((c) => c.from.userId).filter((u) => !access.document(u, input.documentId).access) }));
+      if (denied.some((d) => d.authors.length > 0)) {
+        throw new ApiError('PERMISSION_DENIED', 'Some comment authors have no access to the document.', denied.filter((d) => d.authors.length > 0).map((d) => ({ annotationIndex: d.index, usersWithoutAccess: d.authors })));
+      }
+    }
+    const result: Record<string, { success: boolean; annotationId: string; commentIds: number[]; message: string }> = {};
+    for (const item of input.commentAnnotations) {
+      const annotation = insertAnnotation(tx, apiKey.id, input.organizationId, input.documentId, item);
+      if (!annotation) {
+        result[item.annotationId as string] = { success: false, annotationId: item.annotationId as string, commentIds: [], message: 'Annotation already exists.' };
+        continue;
+      }
+      const commentIds = insertComments({ app, tx, apiKey, organizationId: input.organizationId, annotation, mails }, item.commentData);
+      result[annotation.id] = { success: true, annotationId: annotation.id, commentIds, message: 'Added Successfully' };
+    }
+    return result;
+  });
+  if (mails.count > 0) app.mail.flush();
+  return out;
+}
+
+function insertAnnotation(tx: Db, apiKeyId: string, organizationId: string, documentId: string, item: z.output<typeof annotationInput>): AnnotationRow | null {
+  const id = item.annotationId ?? randomAlphanumeric(20);
+  if (item.annotationId && findAnnotation(tx, apiKeyId, organizationId, id)) return null;
+  const status = item.status ?? DEFAULT_STATUS;
+  const now = Date.now();
+  const row: AnnotationRow = {
+    apiKeyId,
+    organizationId,
+    id,
+    documentId,
+    locationId: item.location?.id ?? null,
+    location: item.location ?? null,
+    targetElement: item.targetElement ?? null,
+    status,
+    statusId: status.id,
+    priority: item.priority ?? null,
+    assignedTo: item.assignedTo ? userOf(item.assignedTo) : null,
+    context: item.context ?? null,
+    visibility: item.visibility?.type ?? 'public',
+    visibleToUserIds: item.visibility?.userIds ?? null,
+    commentType: item.commentType ?? null,
+    createdByUserId: item.commentData[0]?.from.userId as string,
+    resolvedByUserId: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  tx.insert(commentAnnotations).values(row).run();
+  return row;
+}
+
+function describeComment(row: CommentRow, reactionRows: Array<typeof reactions.$inferSelect>) {
+  return {
+    commentId: row.id,
+    type: 'text',
+    commentText: row.text,
+    commentHtml: row.html,
+    from: row.fromUser,
+    taggedUserContacts: row.taggedUserContacts ?? [],
+    mentionedUserIds: row.mentionedUserIds,
+    context: row.context,
+    createdAt: row.createdAt,
+    lastUpdated: row.updatedAt,
+    reactionAnnotationIds: reactionRows.map((r) => r.id),
+    reactionAnnotations: reactionRows.map(describeReaction),
+  };
+}
+
+
+/** Comments (with their reactions) of the given annotations, in creation order. */
+export function commentsOf(db: Db, apiKeyId: string, organizationId: string, annotationIds: string[], commentIds?: number[]) {
+  const byAnnotation = new Map<string, ReturnType<typeof describeComment>[]>();
+  if (annotationIds.length === 0) return byAnnotation;
+  const conditions: SQL[] = [eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), inArray(comments.annotationId, annotationIds)];
+  if (commentIds) conditions.push(inArray(comments.id, commentIds));
+  const rows = db.select().from(comments).where(and(...conditions)).orderBy(asc(comments.createdAt), asc(comments.id)).all();
+  const reactionRows = db
+    .select()
+    .from(reactions)
+    .where(and(eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, organizationId), inArray(reactions.annotationId, annotationIds)))
+    .orderBy(asc(reactions.createdAt))
+    .all();
+  for (const row of rows) {
+    let list = byAnnotation.get(row.annotationId);
+    if (!list) byAnnotation.set(row.annotationId, (list = []));
+    list.push(describeComment(row, reactionRows.filter((r) => r.annotationId === row.annotationId && r.commentId === row.id)));
+  }
+  return byAnnotation;
+}
+
+export function describeAnnotation(row: AnnotationRow, commentData: ReturnType<typeof describeComment>[]) {
+  return {
+    annotationId: row.id,
+    documentId: row.documentId,
+    location: row.location,
+    locationId: row.locationId,
+    targetElement: row.targetElement,
+    status: row.status,
+    priority: row.priority,
+    assignedTo: row.assignedTo,
+    context: row.context,
+    visibility: { type: row.visibility, ...(row.visibleToUserIds ? { userIds: row.visibleToUserIds } : {}) },
+    commentType: row.commentType,
+    resolvedByUserId: row.resolvedByUserId,
+    from: commentData[0]?.from ?? { userId: row.createdByUserId },
+    metadata: { apiKey: row.apiKeyId, documentId: row.documentId, organizationId: row.organizationId },
+    createdAt: row.createdAt,
+    lastUpdated: row.updatedAt,
+    comments: commentData,
+  };
+}
+
+const commentsBy = (column: typeof comments.fromUserId, a: typeof commentAnnotations, userIds: string[]) =>
+  sql`exists (select 1 from ${comments} where ${comments.apiKeyId} = ${a.apiKeyId} and ${comments.organizationId} = ${a.organizationId} and ${comments.annotationId} = ${a.id} and ${inArray(column, userIds)})`;
+
+/** /v2/commentannotations/get: every filter combined; newest first unless asc; keyset on (createdAt, id). */
+export function getAnnotations(app: AppContext, apiKeyId: string, input: z.output<typeof annotationsGetInput>) {
+  const a = commentAnnotations;
+  const { pageToken, pageSize, ...filters } = input;
+  const scope = { op: 'commentannotations/get', apiKeyId, ...filters };
+  let cursor: Cursor | null = null;
+  if (pageToken) {
+    cursor = app.pageTokens.decode(scope, pageToken);
+    if (!cursor || typeof cursor[0] !== 'number' || typeof cursor[1] !== 'string') throw invalid('Invalid pageToken.');
+  }
+  const descending = input.order === 'desc';
+  const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, apiKeyId), eq(a.organizationId, input.organizationId), keysetAfter(a.createdAt, a.id, cursor, descending)];
+  const documentIds = [...(input.documentId ? [input.documentId] : []), ...(input.documentIds ?? [])];
+  if (documentIds.length) conditions.push(inArray(a.documentId, documentIds));
+  if (input.annotationIds) conditions.push(inArray(a.id, input.annotationIds));
+  if (input.locationIds) conditions.push(inArray(a.locationId, input.locationIds));
+  if (input.statusIds) conditions.push(inArray(a.statusId, input.statusIds));
+  if (input.userIds) conditions.push(commentsBy(comments.fromUserId, a, input.userIds));
+  if (input.mentionedUserIds) {
+    const mentions = input.mentionedUserIds.map((u) => sql`exists (select 1 from ${comments}, json_each(${comments.mentionedUserIds}) where ${comments.apiKeyId} = ${a.apiKeyId} and ${comments.organizationId} = ${a.organizationId} and ${comments.annotationId} = ${a.id} and json_each.value = ${u})`);
+    conditions.push(or(...mentions));
+  }
+  if (input.userId) {
+    conditions.push(or(eq(a.visibility, 'public'), eq(a.createdByUserId, input.userId), sql`exists (select 1 from json_each(${a.visibleToUserIds}) where json_each.value = ${input.userId})`));
+  }
+  const direction = descending ? desc : asc;
+  const rows = app.db.select().from(a).where(and(...conditions)).orderBy(direction(a.createdAt), direction(a.id)).limit(pageSize + 1).all();
+  const page = paginate(rows, pageSize, (row) => [row.createdAt, row.id], app.pageTokens, scope);
+  const data = commentsOf(app.db, apiKeyId, input.organizationId, page.items.map((r) => r.id));
+  return { items: page.items.map((row) => describeAnnotation(row, data.get(row.id) ?? [])), pageToken: page.pageToken };
+}
+
+/** /v2/commentannotations/update: status, priority, assignment, location, context, visibility, resolution; per id. */
+export function updateAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.output<typeof annotationsUpdateInput>): Outcomes {
+  const data = input.updatedData;
+  if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
+  if (data.visibility?.type === 'restricted' && !apiKey.settings.enablePrivateComments) {
+    throw failedPrecondition('Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.');
+  }
+  return transaction(app.db, (tx) => {
+    const out: Outcomes = {};
+    for (const annotationId of new Set(input.annotationIds)) {
+      const row = findAnnotation(tx, apiKey.id, input.organizationId, annotationId);
+      if (!row) {
+        out[annotationId] = { success: false, message: 'Annotation not found.' };
+        continue;
+      }
+      const set: Partial<AnnotationRow> = { updatedAt: Date.now() };
+      if (data.status) Object.assign(set, { status: data.status, statusId: data.status.id });
+      if (data.priority !== undefined) set.priority = data.priority;
+      if (data.assignedTo !== undefined) set.assignedTo = data.assignedTo ? userOf(data.assignedTo) : null;
+      if (data.context) set.context = data.context;
+      if (data.location) Object.assign(set, { location: data.location, locationId: data.location.id });
+      if (data.visibility) Object.assign(set, { visibility: data.visibility.type, visibleToUserIds: data.visibility.userIds ?? null });
+      if (data.resolvedByUserId !== undefined) set.resolvedByUserId = data.resolvedByUserId;
+      tx.update(commentAnnotations).set(set).where(and(eq(commentAnnotations.apiKeyId, apiKey.id), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, annotationId))).run();
+      const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
+      if (data.status && data.status.id !== row.statusId) {
+        recordActivity(tx, {
+          apiKeyId: apiKey.id,
+          organizationId: input.organizationId,
+          documentId: row.documentId,
+          featureType: 'comment',
+          actionType: 'comment.statusChange',
+          actionUser,
+          targetEntityId: annotationId,
+          changes: { status: { from: row.statusId, to: data.status.id } },
+          displayMessageTemplate: '{{actionUser}} changed the status to {{status}}',
+          displayMessageTemplateData: { actionUser: label(actionUser), status: data.status.name ?? data.status.id },
+        });
+      }
+      if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) {
+        recordActivity(tx, {
+          apiKeyId: apiKey.id,
+          organizationId: input.organizationId,
+          documentId: row.documentId,
+          featureType: 'comment',
+          actionType: 'comment.assign',
+          actionUser,
+          targetEntityId: annotationId,
+          changes: { assignedTo: { from: row.assignedTo?.userId ?? null, to: data.assignedTo.userId } },
+          displayMessageTemplate: '{{actionUser}} assigned the comment to {{assignee}}',
+          displayMessageTemplateData: { actionUser: label(actionUser), assignee: label(userOf(data.assignedTo)) },
+        });
+      }
+      out[annotationId] = { success: true, message: 'Updated Successfully' };
+    }
+    return out;
+  });
+}
+
+export function deleteAnnotations(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationIds: string[]; actionUser?: StoredUser | undefined }): Outcomes {
+  return transaction(app.db, (tx) => {
+    const out: Outcomes = {};
+    for (const annotationId of new Set(input.annotationIds)) {
+      const row = findAnnotation(tx, apiKeyId, input.organizationId, annotationId);
+      if (!row) {
+        out[annotationId] = { success: false, message: 'Annotation not found.' };
+        continue;
+      }
+      tx.delete(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, annotationId))).run();
+      const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
+      recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: row.documentId, featureType: 'comment', actionType: 'comment.deleteAnnotation', actionUser, targetEntityId: annotationId, displayMessageTemplate: '{{actionUser}} deleted a comment thread', displayMessageTemplateData: { actionUser: label(actionUser) } });
+      out[annotationId] = { success: true, message: 'Deleted Successfully' };
+    }
+    return out;
+  });
+}
+
+/**
+ * /v2/commentannotations/count/get: per document, the annotations the user can see (`total`) and those with a
+ * comment by someone else newer than the user's last read (`unread`).
+ */
+export function countAnnotations(app: AppContext, apiKeyId: string, input: { organizationId: string; documentIds: string[]; userId: string; statusIds?: string[] | undefined }) {
+  const a = commentAnnotations;
+  const conditions: SQL[] = [eq(a.apiKeyId, apiKeyId), eq(a.organizationId, input.organizationId), inArray(a.documentId, input.documentIds)];
+  if (input.statusIds?.length) conditions.push(inArray(a.statusId, input.statusIds));
+  const rows = app.db.select().from(a).where(and(...conditions)).all().filter((row) => visibleTo(row, input.userId));
+  const reads = new Map(
+    app.db
+      .select({ annotationId: commentReads.annotationId, readAt: commentReads.readAt })
+      .from(commentReads)
+      .where(and(eq(commentReads.apiKeyId, apiKeyId), eq(commentReads.organizationId, input.organizationId), eq(commentReads.userId, input.userId)))
+      .all()
+      .map((r) => [r.annotationId, r.readAt]),
+  );
+  const latestByOthers = new Map<string, number>();
+  for (let i = 0; i < rows.length; i += 500) {
+    const latest = app.db
+      .select({ annotationId: comments.annotationId, at: sql<number>`max(${comments.createdAt})` })
+      .from(comments)
+      .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, input.organizationId), inArray(comments.annotationId, rows.slice(i, i + 500).map((r) => r.id)), sql`${comments.fromUserId} <> ${input.userId}`))
+      .groupBy(comments.annotationId)
+      .all();
+    for (const l of latest) latestByOthers.set(l.annotationId, l.at);
+  }
+  const out: Record<string, { total: number; unread: number }> = Object.fromEntries(input.documentIds.map((d) => [d, { total: 0, unread: 0 }]));
+  for (const row of rows) {
+    const counts = out[row.documentId] as { total: number; unread: number };
+    counts.total++;
+    const latest = latestByOthers.get(row.id);
+    if (latest !== undefined && latest > (reads.get(row.id) ?? 0)) counts.unread++;
+  }
+  return out;
+}
+
+export function markAnnotationsRead(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationIds: string[]; userId: string }): Outcomes {
+  return transaction(app.db, (tx) => {
+    const out: Outcomes = {};
+    const now = Date.now();
+    for (const annotationId of new Set(input.annotationIds)) {
+      if (!findAnnotation(tx, apiKeyId, input.organizationId, annotationId)) {
+        out[annotationId] = { success: false, message: 'Annotation not found.' };
+        continue;
+      }
+      markRead(tx, apiKeyId, input.organizationId, annotationId, input.userId, now);
+      out[annotationId] = { success: true, message: 'Marked as read.' };
+    }
+    return out;
+  });
+}
+
+export function addComments(app: AppContext, apiKey: ApiKeyRow, input: { organizationId: string; annotationId: string; commentData: CommentInput[] }): number[] {
+  const mails = { count: 0 };
+  const ids = transaction(app.db, (tx) => {
+    const annotation = requireAnnotation(tx, apiKey.id, input.organizationId, input.annotationId);
+    const ids = insertComments({ app, tx, apiKey, organizationId: input.organizationId, annotation, mails }, input.commentData);
+    tx.update(commentAnnotations).set({ updatedAt: Date.now() }).where(and(eq(commentAnnotations.apiKeyId, apiKey.id), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, input.annotationId))).run();
+    return ids;
+  });
+  if (mails.count > 0) app.mail.flush();
+  return ids;
+}
+
+export function getComments(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentIds?: number[] | undefined }) {
+  requireAnnotation(app.db, apiKeyId, input.organizationId, input.annotationId);
+  return commentsOf(app.db, apiKeyId, input.organizationId, [input.annotationId], input.commentIds).get(input.annotationId) ?? [];
+}
+
+export function updateComments(
+  app: AppContext,
+  apiKeyId: string,
+  input: { organizationId: string; annotationId: string; commentIds: number[]; updatedData: { commentText?: string | undefined; commentHtml?: string | undefined; taggedUserContacts?: CommentInput['taggedUserContacts']; context?: Record<string, unknown> | undefined }; actionUser?: StoredUser | undefined },
+): Outcomes {
+  const data = input.updatedData;
+  if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
+  return transaction(app.db, (tx) => {
+    const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
+    const out: Outcomes = {};
+    for (const commentId of new Set(input.commentIds)) {
+      const where = and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, input.organizationId), eq(comments.annotationId, input.annotationId), eq(comments.id, commentId));
+      const row = tx.select().from(comments).where(where).get();
+      if (!row) {
+        out[commentId] = { success: false, message: 'Not found' };
+        continue;
+      }
+      tx.update(comments)
+        .set({
+          text: data.commentText ?? row.text,
+          html: data.commentHtml ?? row.html,
+          taggedUserContacts: data.taggedUserContacts ?? row.taggedUserContacts,
+          mentionedUserIds: data.taggedUserContacts ? mentionedIds(data.taggedUserContacts) : row.mentionedUserIds,
+          context: data.context ?? row.context,
+          updatedAt: Date.now(),
+        })
+        .where(where)
+        .run();
+      const actionUser = input.actionUser ?? row.fromUser;
+      recordActivity(tx, {
+        apiKeyId,
+        organizationId: input.organizationId,
+        documentId: annotation.documentId,
+        featureType: 'comment',
+        actionType: 'comment.update',
+        actionUser,
+        targetEntityId: annotation.id,
+        targetSubEntityId: String(commentId),
+        changes: data.commentText !== undefined ? { commentText: { from: row.text, to: data.commentText } } : null,
+        displayMessageTemplate: '{{actionUser}} edited a comment',
+        displayMessageTemplateData: { actionUser: label(actionUser) },
+      });
+      out[commentId] = { success: true, message: 'Updated successfully' };
+    }
+    return out;
+  });
+}
+
+export function deleteComments(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentIds: number[]; actionUser?: StoredUser | undefined }): Outcomes {
+  return transaction(app.db, (tx) => {
+    const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
+    const out: Outcomes = {};
+    for (const commentId of new Set(input.commentIds)) {
+      const where = and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, input.organizationId), eq(comments.annotationId, input.annotationId), eq(comments.id, commentId));
+      const row = tx.select().from(comments).where(where).get();
+      if (!row) {
+        out[commentId] = { success: false, message: 'Not found' };
+        continue;
+      }
+      tx.delete(comments).where(where).run();
+      const actionUser = input.actionUser ?? row.fromUser;
+      recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'comment', actionType: 'comment.delete', actionUser, targetEntityId: annotation.id, targetSubEntityId: String(commentId), displayMessageTemplate: '{{actionUser}} deleted a comment', displayMessageTemplateData: { actionUser: label(actionUser) } });
+      out[commentId] = { success: true, message: 'Deleted successfully' };
+    }
+    return out;
+  });
+}
+
+registerDocumentData({
+  name: 'comments',
+  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
+    for (let i = 0; i < documentIds.length; i += 500) {
+      tx.delete(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, organizationId), inArray(commentAnnotations.documentId, documentIds.slice(i, i + 500)))).run();
+    }
+  },
+  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
+    tx.update(commentAnnotations).set({ documentId: toDocumentId }).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, organizationId), eq(commentAnnotations.documentId, fromDocumentId))).run();
+  },
+});

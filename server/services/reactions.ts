@@ -1,0 +1,65 @@
+import { and, asc, eq, type SQL } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { transaction } from '../db/client.ts';
+import { comments, reactions, type StoredUser } from '../db/schema.ts';
+import { notFound } from '../http/errors.ts';
+import { randomAlphanumeric } from '../security/secrets.ts';
+import { recordActivity } from './activities.ts';
+import { findAnnotation, label, requireAnnotation, userOf } from './comments.ts';
+
+type Outcomes = Record<string, { success: boolean; message: string }>;
+
+export function describeReaction(row: typeof reactions.$inferSelect) {
+  return { reactionId: row.id, annotationId: row.annotationId, commentId: row.commentId, icon: row.icon, from: row.fromUser, createdAt: row.createdAt };
+}
+
+/** Adds a reaction (one per user, icon and comment: adding it again returns the existing one). */
+export function addReaction(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentId: number; icon: string; from: StoredUser }) {
+  return transaction(app.db, (tx) => {
+    const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
+    const comment = tx
+      .select({ id: comments.id })
+      .from(comments)
+      .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, input.organizationId), eq(comments.annotationId, input.annotationId), eq(comments.id, input.commentId)))
+      .get();
+    if (!comment) throw notFound('Comment not found.');
+    const from = userOf(input.from);
+    const existing = tx
+      .select()
+      .from(reactions)
+      .where(and(eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, input.organizationId), eq(reactions.annotationId, input.annotationId), eq(reactions.commentId, input.commentId), eq(reactions.fromUserId, from.userId), eq(reactions.icon, input.icon)))
+      .get();
+    if (existing) return { reaction: describeReaction(existing), created: false };
+    const row = { apiKeyId, organizationId: input.organizationId, id: randomAlphanumeric(20), annotationId: input.annotationId, commentId: input.commentId, icon: input.icon, fromUser: from, fromUserId: from.userId, createdAt: Date.now() };
+    tx.insert(reactions).values(row).run();
+    recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'reaction', actionType: 'reaction.add', actionUser: from, targetEntityId: annotation.id, targetSubEntityId: String(input.commentId), entityData: { icon: input.icon }, displayMessageTemplate: '{{actionUser}} reacted with {{icon}}', displayMessageTemplateData: { actionUser: label(from), icon: input.icon } });
+    return { reaction: describeReaction(row), created: true };
+  });
+}
+
+export function getReactions(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentId?: number | undefined }) {
+  requireAnnotation(app.db, apiKeyId, input.organizationId, input.annotationId);
+  const conditions: SQL[] = [eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, input.organizationId), eq(reactions.annotationId, input.annotationId)];
+  if (input.commentId !== undefined) conditions.push(eq(reactions.commentId, input.commentId));
+  return app.db.select().from(reactions).where(and(...conditions)).orderBy(asc(reactions.createdAt), asc(reactions.id)).all().map(describeReaction);
+}
+
+export function deleteReactions(app: AppContext, apiKeyId: string, input: { organizationId: string; reactionIds: string[] }): Outcomes {
+  return transaction(app.db, (tx) => {
+    const out: Outcomes = {};
+    for (const reactionId of new Set(input.reactionIds)) {
+      const where = and(eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, input.organizationId), eq(reactions.id, reactionId));
+      const row = tx.select().from(reactions).where(where).get();
+      if (!row) {
+        out[reactionId] = { success: false, message: 'Reaction not found.' };
+        continue;
+      }
+      tx.delete(reactions).where(where).run();
+      const documentId = findAnnotation(tx, apiKeyId, input.organizationId, row.annotationId)?.documentId ?? null;
+      recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId, featureType: 'reaction', actionType: 'reaction.delete', actionUser: row.fromUser, targetEntityId: row.annotationId, targetSubEntityId: String(row.commentId), entityData: { icon: row.icon }, displayMessageTemplate: '{{actionUser}} removed a reaction', displayMessageTemplateData: { actionUser: label(row.fromUser) } });
+      out[reactionId] = { success: true, message: 'Reaction deleted.' };
+    }
+    return out;
+  });
+}
+
