@@ -6,7 +6,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Secrets } from './security/secrets.ts';
-import type { JobRunner } from './services/migrations.ts';
+import type { JobRunner } from './services/jobs.ts';
 
 /** The services one running Hearth shares between its operations, its websocket and its CLI commands. */
 export interface AppContext {

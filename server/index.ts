@@ -14,7 +14,9 @@ import { createMailer } from './mail/mailer.ts';
 import { operations } from './operations/index.ts';
 import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
 import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
-import { createJobRunner } from './services/migrations.ts';
+import { createJobRunner } from './services/jobs.ts';
+import { migrationQueue } from './services/migrations.ts';
+import { erasureQueue } from './services/user-data.ts';
 import { VERSION } from './version.ts';
 
 export const DATABASE_FILE = 'hearth.db';
@@ -37,7 +39,7 @@ export function openApp(config: Config): AppContext {
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
   const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE));
   return {
-    jobs: createJobRunner({ db, log }),
+    jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     config,
     db,
     sqlite,

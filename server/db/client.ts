@@ -24,6 +24,8 @@ export function openDatabase(file: string): Database_ {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Deleted content is overwritten, so that erasing a user's data leaves no copy in free pages of the file.
+  sqlite.pragma('secure_delete = ON');
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });
   return {

@@ -50,6 +50,9 @@ import notificationsGet from './notifications/get.ts';
 import notificationsUpdate from './notifications/update.ts';
 import ping from './ping.ts';
 import usersAdd from './users/add.ts';
+import userDataDelete from './users/data/delete.ts';
+import userDataDeleteStatus from './users/data/delete/status.ts';
+import userDataGet from './users/data/get.ts';
 import usersDelete from './users/delete.ts';
 import usersUpdate from './users/update.ts';
 import apiKeyConfigGet from './workspace/apikeyconfig/get.ts';
@@ -133,4 +136,7 @@ export const operations: readonly AnyOperation[] = [
   reactionsAdd,
   reactionsGet,
   reactionsDelete,
+  userDataGet,
+  userDataDelete,
+  userDataDeleteStatus,
 ] as AnyOperation[];

@@ -6,11 +6,9 @@ import { alreadyExists, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { moveDocumentData } from './document-lifecycle.ts';
 import { findDocument } from './documents.ts';
+import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
 
 export type MigrationRow = typeof documentMigrations.$inferSelect;
-
-/** A job interrupted this many times (a crash or kill each time) is failed rather than retried forever. */
-const MAX_ATTEMPTS = 3;
 
 export function startMigration(app: AppContext, apiKeyId: string, input: { organizationId: string; documentId: string; newDocumentId: string }): MigrationRow {
   if (input.documentId === input.newDocumentId) throw invalid('newDocumentId must differ from documentId.');
@@ -74,81 +72,22 @@ function runMigration(app: Pick<AppContext, 'db'>, job: MigrationRow) {
   });
 }
 
-export interface JobRunner {
-  /** Looks for pending work soon (after the current event-loop turn, so the caller's answer goes first). */
-  wake(): void;
-  /** Puts jobs a crash left `in_progress` back to `pending` (or `failed` after too many tries) and runs them. */
-  recover(): void;
-  close(): Promise<void>;
-}
-
-export function createJobRunner(app: Pick<AppContext, 'db' | 'log'>): JobRunner {
-  let running: Promise<void> | null = null;
-  let again = false;
-  let closed = false;
-
-  const next = () =>
-    app.db
-      .select()
-      .from(documentMigrations)
-      .where(eq(documentMigrations.status, 'pending'))
-      .orderBy(asc(documentMigrations.createdAt))
-      .limit(1)
-      .get();
-
-  const drain = async () => {
-    for (let job = next(); job && !closed; job = next()) {
-      const started = { status: 'in_progress' as const, startedAt: Date.now(), attempts: job.attempts + 1 };
-      app.db.update(documentMigrations).set(started).where(eq(documentMigrations.id, job.id)).run();
-      // Yield between the two commits so that status polls can see in_progress on a busy server.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (closed) return;
-      try {
-        runMigration(app, { ...job, ...started });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        app.db.update(documentMigrations).set({ status: 'failed', error: message, completedAt: Date.now() }).where(eq(documentMigrations.id, job.id)).run();
-        app.log.warn('document migration failed', { migrationId: job.id, error: message });
-      }
-    }
-  };
-
-  const wake = () => {
-    if (closed) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(drain)
-      .catch((error: unknown) => app.log.error('job runner crashed', { error: String(error) }))
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
-  };
-
-  return {
-    wake,
-    recover() {
-      transaction(app.db, (tx) => {
-        tx.update(documentMigrations)
-          .set({ status: 'failed', error: `interrupted ${MAX_ATTEMPTS} times; not retried`, completedAt: Date.now() })
-          .where(and(eq(documentMigrations.status, 'in_progress'), gte(documentMigrations.attempts, MAX_ATTEMPTS)))
-          .run();
-        tx.update(documentMigrations)
-          .set({ status: 'pending' })
-          .where(and(eq(documentMigrations.status, 'in_progress'), lt(documentMigrations.attempts, MAX_ATTEMPTS)))
-          .run();
-      });
-      wake();
-    },
-    async close() {
-      closed = true;
-      await running;
-    },
-  };
-}
+/** Document migrations as a durable job queue (see jobs.ts). */
+export const migrationQueue: JobQueue<MigrationRow> = {
+  name: 'document migration',
+  next: (db) => db.select().from(documentMigrations).where(eq(documentMigrations.status, 'pending')).orderBy(asc(documentMigrations.createdAt)).limit(1).get(),
+  markStarted(db, job) {
+    db.update(documentMigrations).set({ status: 'in_progress', startedAt: Date.now(), attempts: job.attempts + 1 }).where(eq(documentMigrations.id, job.id)).run();
+  },
+  run: (app, job) => runMigration(app, job),
+  markFailed(db, job, message) {
+    db.update(documentMigrations).set({ status: 'failed', error: message, completedAt: Date.now() }).where(eq(documentMigrations.id, job.id)).run();
+  },
+  recover(tx) {
+    tx.update(documentMigrations)
+      .set({ status: 'failed', error: `interrupted ${MAX_ATTEMPTS} times; not retried`, completedAt: Date.now() })
+      .where(and(eq(documentMigrations.status, 'in_progress'), gte(documentMigrations.attempts, MAX_ATTEMPTS)))
+      .run();
+    tx.update(documentMigrations).set({ status: 'pending' }).where(and(eq(documentMigrations.status, 'in_progress'), lt(documentMigrations.attempts, MAX_ATTEMPTS))).run();
+  },
+};

@@ -147,3 +147,7 @@ export const activitiesDeleteInput = z.object({
   targetEntityId: id.optional(),
   activityIds: z.array(id).min(1).max(1000).optional(),
 });
+
+export const userDataGetInput = z.object({ organizationId: id, userId: id, pageToken: pageToken.nullish() });
+export const userDataDeleteInput = z.object({ userId: id, organizationId: id.optional() });
+export const userDataDeleteStatusInput = z.object({ jobId: id });

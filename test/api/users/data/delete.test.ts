@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+const NAME = 'Zelda Quixotic';
+const EMAIL = 'zelda.quixotic@example.com';
+let annotationId: string;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd' }] });
+  await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'zelda', name: NAME, email: EMAIL }, { userId: 'bob', name: 'Bob' }] });
+  await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'g' }] });
+  await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'g', userIds: ['zelda'] });
+  const zelda = { userId: 'zelda', name: NAME, email: EMAIL };
+  const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'd', commentAnnotations: [{ assignedTo: zelda, commentData: [{ commentText: 'from zelda', from: zelda }] }] });
+  annotationId = Object.keys(created.body.result.data)[0]!;
+  const bobs = await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'thanks Zelda', from: { userId: 'bob', name: 'Bob' }, taggedUserContacts: [{ contact: zelda }] }] });
+  await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: bobs.body.result.data[0], icon: 'heart', from: zelda });
+  await t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'd', actionUser: zelda, displayHeadlineMessageTemplate: '{actionUser} pinged', displayBodyMessage: `ping from ${NAME}`, notifyAll: false, notifyUsers: [{ userId: 'bob' }] });
+  await t.callK('/v2/activities/add', { organizationId: 'acme', documentId: 'd', activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: zelda, targetEntityId: 't' }] });
+  await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['zelda'], config: { email: 'NONE' } });
+});
+afterAll(() => t.close());
+
+const bytesOfDataDir = () =>
+  readdirSync(t.dataDir)
+    .filter((f) => f.startsWith('hearth.db'))
+    .map((f) => readFileSync(join(t.dataDir, f)));
+
+describe('/v2/users/data/delete', () => {
+  it("erases the user's personal data everywhere, leaving no trace of name or e-mail in the database files", async () => {
+    t.server.app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    expect(bytesOfDataDir().some((b) => b.includes(EMAIL))).toBe(true);
+
+    const res = await t.callK('/v2/users/data/delete', { userId: 'zelda' });
+    expect(res.status).toBe(200);
+    expect(res.body.result.message).toBe('User data deletion started successfully.');
+    const { jobId } = res.body.result.data;
+    expect(jobId).toMatch(/^del_/);
+    await eventually(async () => {
+      const status = await t.callK('/v2/users/data/delete/status', { jobId });
+      expect(status.body.result.data).toMatchObject({ jobId, userId: 'zelda', status: 'completed' });
+    });
+
+    for (const bytes of bytesOfDataDir()) {
+      expect(bytes.includes(EMAIL)).toBe(false);
+      expect(bytes.includes(NAME)).toBe(false);
+    }
+    // what belonged to others stays: bob's comment, without the mention of zelda
+    const comments = (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data;
+    expect(comments.map((c: any) => c.commentText)).toEqual(['thanks Zelda']);
+    expect(comments[0].mentionedUserIds).toEqual([]);
+    expect(comments[0].reactionAnnotations).toEqual([]);
+    const exported = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'zelda' });
+    expect(exported.body.result.data).toEqual({ profile: null, comments: [], reactions: [], recordings: [], notifications: [] });
+    const access = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['zelda'] });
+    expect(access.body.result.data.zelda.organization.acme.errorCode).toBe('permission_denied');
+  });
+
+  it('runs a job that a restart interrupted', async () => {
+    await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'yuri', name: 'Yuri Unforgettable', email: 'yuri.unforgettable@example.com' }] });
+    await t.server.close();
+    const db = new Database(join(t.dataDir, 'hearth.db'));
+    db.prepare("INSERT INTO user_data_jobs (id, api_key_id, user_id, status, attempts, created_at) VALUES ('del_interrupted', ?, 'yuri', 'in_progress', 1, ?)").run(t.credentials.apiKey, Date.now());
+    db.close();
+    await t.restart();
+    await eventually(async () => expect((await t.callK('/v2/users/data/delete/status', { jobId: 'del_interrupted' })).body.result.data.status).toBe('completed'));
+    for (const bytes of bytesOfDataDir()) expect(bytes.includes('yuri.unforgettable@example.com')).toBe(false);
+  });
+
+  it('validates the input and keeps API keys apart', async () => {
+    expect((await t.callK('/v2/users/data/delete', {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userId is required.' });
+    await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'kept', name: 'Kept' }] });
+    const other = await createWorkspace(t);
+    const res = await t.callPublic('/v2/users/data/delete', { userId: 'kept' }, other.headersK);
+    const jobId = res.body.result.data.jobId;
+    await eventually(async () => expect((await t.callPublic('/v2/users/data/delete/status', { jobId }, other.headersK)).body.result.data.status).toBe('completed'));
+    const access = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['kept'] });
+    expect(access.body.result.data.kept.organization.acme.accessRole).toBe('editor');
+    expect((await t.callK('/v2/users/data/delete/status', { jobId })).status).toBe(404);
+  });
+});

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+const COMMENTS = 230;
+const REACTIONS = 120;
+const NOTIFICATIONS = 150;
+let annotationId: string;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd' }] });
+  await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann', name: 'Ann Archer', email: 'ann@example.com' }, { userId: 'bob' }] });
+  const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'd', commentAnnotations: [{ commentData: [{ commentText: 'c0', from: { userId: 'ann', name: 'Ann Archer' }, triggerActivities: false }] }] });
+  annotationId = Object.keys(created.body.result.data)[0]!;
+  for (let i = 1; i < COMMENTS; i += 50) {
+    const commentData = Array.from({ length: Math.min(50, COMMENTS - i) }, (_, j) => ({ commentText: `c${i + j}`, from: { userId: 'ann' }, triggerActivities: false }));
+    await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData });
+  }
+  const bobsComment = (await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'bob here', from: { userId: 'bob' } }] })).body.result.data[0];
+  for (let i = 0; i < REACTIONS; i++) {
+    await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: bobsComment, icon: `e${i}`, from: { userId: 'ann' } });
+  }
+  for (let i = 0; i < NOTIFICATIONS; i++) {
+    await t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'd', notificationId: `n${i}`, actionUser: { userId: 'bob' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: 'b', notifyAll: false, notifyUsers: [{ userId: 'ann' }] });
+  }
+});
+afterAll(() => t.close());
+
+describe('/v2/users/data/get', () => {
+  it('pages through every feature, at most 100 items each per page, each item exactly once', async () => {
+    const seen = { comments: [] as string[], reactions: [] as string[], notifications: [] as string[], recordings: [] as unknown[] };
+    let pageToken: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken });
+      expect(res.status).toBe(200);
+      expect(res.body.result.message).toBe('Data fetched successfully.');
+      const data = res.body.result.data;
+      expect(data.profile).toEqual({ userId: 'ann', name: 'Ann Archer', email: 'ann@example.com', initial: 'A', photoUrl: null });
+      for (const feature of ['comments', 'reactions', 'notifications', 'recordings'] as const) expect(data[feature].length).toBeLessThanOrEqual(100);
+      seen.comments.push(...data.comments.map((c: any) => c.comment.commentText));
+      seen.reactions.push(...data.reactions.map((r: any) => r.icon));
+      seen.notifications.push(...data.notifications.map((n: any) => n.id));
+      seen.recordings.push(...data.recordings);
+      pages++;
+      pageToken = res.body.result.nextPageToken ?? undefined;
+      if (!pageToken) break;
+      expect(pages).toBeLessThan(10);
+    }
+    expect(pages).toBe(3);
+    expect(seen.comments.sort()).toEqual(Array.from({ length: COMMENTS }, (_, i) => `c${i}`).sort());
+    expect(new Set(seen.reactions).size).toBe(REACTIONS);
+    expect(seen.reactions).toHaveLength(REACTIONS);
+    expect(seen.notifications.sort()).toEqual(Array.from({ length: NOTIFICATIONS }, (_, i) => `n${i}`).sort());
+    expect(seen.recordings).toEqual([]);
+  });
+
+  it('carries the annotation of each exported comment', async () => {
+    const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' });
+    expect(res.body.result.data.comments[0].annotation).toMatchObject({ annotationId, documentId: 'd' });
+  });
+
+  it('answers empty arrays for a user with nothing, and no token', async () => {
+    const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'nobody' });
+    expect(res.body.result).toEqual({ status: 'success', message: 'Data fetched successfully.', data: { profile: null, comments: [], reactions: [], recordings: [], notifications: [] }, nextPageToken: null });
+  });
+
+  it('refuses forged and foreign page tokens', async () => {
+    const token = (await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' })).body.result.nextPageToken;
+    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'bob', pageToken: token })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken: `${token}x` })).body.error.message).toBe('Invalid pageToken.');
+  });
+
+  it('validates the input and keeps API keys apart', async () => {
+    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userId is required.' });
+    const other = await createWorkspace(t);
+    const res = await t.callPublic('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' }, other.headersK);
+    expect(res.body.result.data).toEqual({ profile: null, comments: [], reactions: [], recordings: [], notifications: [] });
+  });
+});
