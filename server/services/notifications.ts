@@ -12,6 +12,7 @@ import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { ensureOrganization } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
+import { contextAccessOf } from './permissions.ts';
 import { findUser, upsertUser } from './users.ts';
 
 type NotificationRow = typeof notifications.$inferSelect;
@@ -95,6 +96,14 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
   }
   let recipients = [...candidates];
   if (input.verifyUserPermissions) recipients = recipients.filter((userId) => access.document(userId, input.documentId).access);
+  const required = input.context?.access;
+  if (required) {
+    // context permissions (permissions add / generate_token `context`): every key-value of the notification must be granted
+    recipients = recipients.filter((userId) => {
+      const granted = contextAccessOf(tx, apiKey.id, userId);
+      return Object.entries(required).every(([key, value]) => granted[key]?.includes(String(value)));
+    });
+  }
 
   // Resolver mode keeps ids only: the caller's own infrastructure supplies names at read time.
   const strip = (user: { userId: string; name?: string | undefined; email?: string | undefined }): StoredUser =>

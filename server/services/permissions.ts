@@ -1,17 +1,17 @@
 import { and, eq } from 'drizzle-orm';
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import type { PermissionResource } from '../../shared/schemas/access.ts';
+import type { ContextPermissions, PermissionResource } from '../../shared/schemas/access.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
-import { memberships } from '../db/schema.ts';
+import { memberships, users } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { createAccessResolver, upsertMembership, type AccessDecision } from './access.ts';
 import { findDocument } from './documents.ts';
 import { findFolder } from './folders.ts';
 import { ensureOrganization, findOrganization } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
-import { upsertUser } from './users.ts';
+import { findUser, upsertUser } from './users.ts';
 
 const TOKEN_LIFETIME = '48h';
 const ISSUER = 'hearth';
@@ -48,12 +48,44 @@ export function changePermissions(tx: Db, apiKeyId: string, userId: string, reso
   });
 }
 
-export function addPermissions(app: AppContext, apiKeyId: string, userId: string, resources: PermissionResource[]) {
-  transaction(app.db, (tx) => changePermissions(tx, apiKeyId, userId, resources, 'add'));
+type PermissionsInput = { resources: PermissionResource[]; context?: ContextPermissions | undefined };
+
+export function addPermissions(app: AppContext, apiKeyId: string, userId: string, permissions: PermissionsInput) {
+  transaction(app.db, (tx) => {
+    changePermissions(tx, apiKeyId, userId, permissions.resources, 'add');
+    if (permissions.context) changeContextAccess(tx, apiKeyId, userId, permissions.context, 'add');
+  });
 }
 
-export function removePermissions(app: AppContext, apiKeyId: string, userId: string, resources: PermissionResource[]) {
-  transaction(app.db, (tx) => changePermissions(tx, apiKeyId, userId, resources, 'remove'));
+export function removePermissions(app: AppContext, apiKeyId: string, userId: string, permissions: PermissionsInput) {
+  transaction(app.db, (tx) => {
+    changePermissions(tx, apiKeyId, userId, permissions.resources, 'remove');
+    if (permissions.context) changeContextAccess(tx, apiKeyId, userId, permissions.context, 'remove');
+  });
+}
+
+/** A user's context permissions, kept with the profile: key → the values the user may see. */
+export function contextAccessOf(tx: Db, apiKeyId: string, userId: string): Record<string, string[]> {
+  return (findUser(tx, apiKeyId, userId)?.metadata.contextAccess as Record<string, string[]> | undefined) ?? {};
+}
+
+function changeContextAccess(tx: Db, apiKeyId: string, userId: string, context: ContextPermissions, mode: 'add' | 'remove') {
+  const user = findUser(tx, apiKeyId, userId) ?? upsertUser(tx, apiKeyId, { userId });
+  const current: Record<string, string[]> = { ...((user.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}) };
+  for (const [key, raw] of Object.entries(context.access)) {
+    const values = (Array.isArray(raw) ? raw : [raw]).map(String);
+    const set = new Set(current[key] ?? []);
+    for (const value of values) {
+      if (mode === 'add') set.add(value);
+      else set.delete(value);
+    }
+    if (set.size > 0) current[key] = [...set];
+    else delete current[key];
+  }
+  tx.update(users)
+    .set({ metadata: { ...user.metadata, contextAccess: current }, updatedAt: Date.now() })
+    .where(and(eq(users.apiKeyId, apiKeyId), eq(users.id, userId)))
+    .run();
 }
 
 type Entry = { accessRole: AccessRole; accessType?: string; reasons: string[] } | { errorCode: 'permission_denied' | 'does_not_exist'; reasons: string[] };
@@ -67,13 +99,16 @@ function entry(decision: AccessDecision, withType: boolean): Entry {
 /** /v2/auth/permissions/get: each user's effective access to the organization and the given folders and documents. */
 export function getPermissions(app: AppContext, apiKeyId: string, input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined }) {
   const resolver = createAccessResolver(app.db, apiKeyId, input.organizationId);
-  const out: Record<string, { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry> }> = {};
+  const out: Record<string, { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry>; context?: { accessFields: string[] } }> = {};
   for (const userId of new Set(input.userIds)) {
     out[userId] = {
       organization: { [input.organizationId]: entry(resolver.organization(userId), false) },
       folders: Object.fromEntries((input.folderIds ?? []).map((id) => [id, entry(resolver.folder(userId, id), true)])),
       documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, entry(resolver.document(userId, id), true)])),
     };
+    const context = contextAccessOf(app.db, apiKeyId, userId);
+    const accessFields = Object.entries(context).flatMap(([key, values]) => values.map((value) => `${key}:${value}`));
+    if (accessFields.length > 0) (out[userId] as { context?: { accessFields: string[] } }).context = { accessFields };
   }
   return out;
 }
@@ -96,12 +131,13 @@ export interface UserTokenClaims extends JWTPayload {
 export async function generateUserToken(
   app: AppContext,
   apiKey: ApiKeyRow,
-  input: { userId: string; userProperties?: { isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined; permissions?: { resources: PermissionResource[] } | undefined },
+  input: { userId: string; userProperties?: { isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined; permissions?: PermissionsInput | undefined },
 ): Promise<string> {
   const resources = input.permissions?.resources ?? [];
   transaction(app.db, (tx) => {
     upsertUser(tx, apiKey.id, { userId: input.userId, name: input.userProperties?.name, email: input.userProperties?.email });
     changePermissions(tx, apiKey.id, input.userId, resources, 'add');
+    if (input.permissions?.context) changeContextAccess(tx, apiKey.id, input.userId, input.permissions.context, 'add');
   });
   const claims: UserTokenClaims = { apiKey: apiKey.id, userId: input.userId };
   if (input.userProperties?.name !== undefined) claims.name = input.userProperties.name;

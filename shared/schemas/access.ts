@@ -130,9 +130,19 @@ export const permissionResource = z.object({
   expiresAt: z.number().int().positive().optional(),
 });
 export type PermissionResource = z.infer<typeof permissionResource>;
+const contextValue = z.union([z.string().max(500), z.number()]);
+/**
+ * A user's context permissions: for each key, the values the user may see. Notifications with
+ * `context.access` reach only users whose context permissions include every key-value pair.
+ */
+export const contextPermissions = z.object({ access: z.record(z.string().min(1).max(200), z.union([contextValue, z.array(contextValue).max(1000)])) });
+export type ContextPermissions = z.infer<typeof contextPermissions>;
+
 export const permissionsChangeInput = z.object({
   user: z.object({ userId: id }),
-  permissions: z.object({ resources: z.array(permissionResource).min(1).max(1000) }),
+  permissions: z
+    .object({ resources: z.array(permissionResource).max(1000).default([]), context: contextPermissions.optional() })
+    .refine((p) => p.resources.length > 0 || p.context !== undefined, { error: 'needs resources or context' }),
 });
 export const permissionsGetInput = z.object({
   organizationId: id,
@@ -145,5 +155,5 @@ export const generateTokenInput = z.object({
   userProperties: z
     .object({ isAdmin: z.boolean().optional(), name: z.string().max(500).optional(), email: z.string().max(320).optional() })
     .optional(),
-  permissions: z.object({ resources: z.array(permissionResource).max(1000) }).optional(),
+  permissions: z.object({ resources: z.array(permissionResource).max(1000).default([]), context: contextPermissions.optional() }).optional(),
 });

@@ -38,6 +38,12 @@ describe('/v2/auth/generate_token', () => {
     expect(await verifyUserToken(t.server.app, t.credentials.apiKey, tampered)).toBeNull();
   });
 
+  it('grants context permissions given with the token', async () => {
+    await t.callK('/v2/auth/generate_token', { userId: 'ctx-user', permissions: { context: { access: { project: 'apollo' } } } });
+    const res = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ctx-user'] });
+    expect(res.body.result.data['ctx-user'].context).toEqual({ accessFields: ['project:apollo'] });
+  });
+
   it('works without permissions or properties', async () => {
     const res = await t.callK('/v2/auth/generate_token', { userId: 'bare' });
     expect(res.status).toBe(200);

@@ -103,6 +103,13 @@ describe('/v2/notifications/add', () => {
     expect(await byId('n-src')).toMatchObject({ notificationSource: 'comment', notificationSourceData: { commentId: 7 }, locationId: 'loc-1', context: { access: { team: 'red', level: 3 } } });
   });
 
+  it('context.access reaches only users whose context permissions include every key-value', async () => {
+    await t.callK('/v2/auth/permissions/add', { user: { userId: 'bob' }, permissions: { context: { access: { team: ['red'], level: 3 } } } });
+    await t.callK('/v2/auth/permissions/add', { user: { userId: 'cat' }, permissions: { context: { access: { team: 'red' } } } });
+    await add({ notificationId: 'n-ctx', context: { access: { team: 'red', level: 3 } } });
+    expect(Object.keys((await byId('n-ctx')).notifyUsersByUserId)).toEqual(['bob']);
+  });
+
   it('validates the input', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ displayHeadlineMessageTemplate: undefined }, 'displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true.'],

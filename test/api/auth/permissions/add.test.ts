@@ -61,6 +61,15 @@ describe('/v2/auth/permissions/add', () => {
     expect(noOrg.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'permissions.resources[0].organizationId is required for a folder.' });
   });
 
+  it('grants context permissions, reported by permissions get as accessFields', async () => {
+    const res = await t.callK('/v2/auth/permissions/add', { user: { userId: 'ctx' }, permissions: { context: { access: { team: ['red', 'blue'], level: 3 } } } });
+    expect(res.status).toBe(200);
+    await t.callK('/v2/auth/permissions/add', { user: { userId: 'ctx' }, permissions: { context: { access: { team: 'green' } } } });
+    const got = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ctx', 'pat'] });
+    expect(got.body.result.data.ctx.context).toEqual({ accessFields: ['team:red', 'team:blue', 'team:green', 'level:3'] });
+    expect(got.body.result.data.pat.context).toBeUndefined();
+  });
+
   it('validates the input', async () => {
     expect((await t.callK('/v2/auth/permissions/add', { permissions: { resources: [] } })).body.error.message).toBe('user is required.');
     expect((await grant('q', [{ type: 'team', id: 'x' }])).body.error.message).toBe('permissions.resources[0].type must be one of: organization, folder, document.');

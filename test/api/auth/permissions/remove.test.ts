@@ -37,7 +37,14 @@ describe('/v2/auth/permissions/remove', () => {
 
   it('validates the input', async () => {
     expect((await change('remove', 'x', [{ type: 'folder', id: 'f' }])).body.error.message).toBe('permissions.resources[0].organizationId is required for a folder.');
-    expect((await change('remove', 'x', [])).body.error.message).toBe('permissions.resources must have at least 1 item(s).');
+    expect((await change('remove', 'x', [])).body.error.message).toBe('permissions needs resources or context.');
+  });
+
+  it('removes context permission values', async () => {
+    await t.callK('/v2/auth/permissions/add', { user: { userId: 'ctx' }, permissions: { context: { access: { team: ['red', 'blue'], region: 'eu' } } } });
+    await t.callK('/v2/auth/permissions/remove', { user: { userId: 'ctx' }, permissions: { context: { access: { team: 'red', region: 'eu' } } } });
+    const res = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ctx'] });
+    expect(res.body.result.data.ctx.context).toEqual({ accessFields: ['team:blue'] });
   });
 
   it("cannot remove another API key's grants", async () => {
