@@ -3,12 +3,13 @@ import type { z } from 'zod';
 import type { activitiesDeleteInput, activitiesGetInput, activitiesUpdateInput, activityInput, FEATURE_TYPES } from '../../shared/schemas/feed.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
-import { keysetAfter, paginate, type Cursor } from '../db/pagination.ts';
+import { keysetAfter, paginate } from '../db/pagination.ts';
 import { activities, type StoredUser } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { ensureOrganization } from './organizations.ts';
+import { readPageToken } from './paging.ts';
 
 type ActivityRow = typeof activities.$inferSelect;
 type FeatureType = (typeof FEATURE_TYPES)[number];
@@ -120,11 +121,7 @@ export function getActivities(app: AppContext, apiKeyId: string, input: z.output
   const a = activities;
   const { pageToken, pageSize, ...filters } = input;
   const scope = { op: 'activities/get', apiKeyId, ...filters };
-  let cursor: Cursor | null = null;
-  if (pageToken) {
-    cursor = app.pageTokens.decode(scope, pageToken);
-    if (!cursor || typeof cursor[0] !== 'number' || typeof cursor[1] !== 'string') throw invalid('Invalid pageToken.');
-  }
+  const cursor = readPageToken(app, scope, pageToken, ['number', 'string']);
   const descending = input.order === 'desc';
   const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, apiKeyId), eq(a.organizationId, input.organizationId), keysetAfter(a.timestamp, a.id, cursor, descending)];
   if (input.documentId) conditions.push(eq(a.documentId, input.documentId));

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   AI_PROVIDERS,
@@ -10,13 +10,14 @@ import {
 } from '../../shared/schemas/apikey.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
-import { paginate } from '../db/pagination.ts';
+import { keysetAfter, paginate } from '../db/pagination.ts';
 import { preparedFor } from '../db/prepared.ts';
 import { apiKeys, apiKeySecrets, authTokens, workspaces } from '../db/schema.ts';
 import { failedPrecondition, invalid, notFound, permissionDenied, resourceExhausted } from '../http/errors.ts';
 import { constantTimeEqual, randomAlphanumeric } from '../security/secrets.ts';
 import { supportedRegions } from './resources.ts';
 import type { ApiKeyRow, WorkspaceRow } from './types.ts';
+import { readPageToken } from './paging.ts';
 
 export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
 
@@ -209,12 +210,8 @@ export function listApiKeys(app: AppContext, workspace: WorkspaceRow, input: z.o
   const scope = { op: 'workspace/apikeys/get', workspace: workspace.id, apiKeys: input.apiKeys ?? null };
   const conditions: SQL[] = [eq(apiKeys.workspaceId, workspace.id)];
   if (input.apiKeys) conditions.push(inArray(apiKeys.id, input.apiKeys));
-  if (input.pageToken) {
-    const cursor = app.pageTokens.decode(scope, input.pageToken);
-    if (!cursor || typeof cursor[0] !== 'number' || typeof cursor[1] !== 'string') throw invalid('Invalid pageToken.');
-    const after = or(gt(apiKeys.createdAt, cursor[0]), and(eq(apiKeys.createdAt, cursor[0]), gt(apiKeys.id, cursor[1])));
-    if (after) conditions.push(after);
-  }
+  const after = keysetAfter(apiKeys.createdAt, apiKeys.id, readPageToken(app, scope, input.pageToken, ['number', 'string']), false);
+  if (after) conditions.push(after);
   const rows = app.db
     .select()
     .from(apiKeys)

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { annotationInput, annotationsAddInput, annotationsGetInput, annotationsUpdateInput, commentInput } from '../../shared/schemas/comments.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
-import { keysetAfter, paginate, type Cursor } from '../db/pagination.ts';
+import { keysetAfter, paginate } from '../db/pagination.ts';
 import { commentAnnotations, commentReads, comments, reactions, type StoredUser } from '../db/schema.ts';
 import { ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -16,6 +16,7 @@ import { insertNotification } from './notifications.ts';
 import { ensureOrganization } from './organizations.ts';
 import { describeReaction } from './reactions.ts';
 import type { ApiKeyRow } from './types.ts';
+import { readPageToken } from './paging.ts';
 
 type AnnotationRow = typeof commentAnnotations.$inferSelect;
 type CommentRow = typeof comments.$inferSelect;
@@ -286,11 +287,7 @@ export function getAnnotations(app: AppContext, apiKeyId: string, input: z.outpu
   const a = commentAnnotations;
   const { pageToken, pageSize, ...filters } = input;
   const scope = { op: 'commentannotations/get', apiKeyId, ...filters };
-  let cursor: Cursor | null = null;
-  if (pageToken) {
-    cursor = app.pageTokens.decode(scope, pageToken);
-    if (!cursor || typeof cursor[0] !== 'number' || typeof cursor[1] !== 'string') throw invalid('Invalid pageToken.');
-  }
+  const cursor = readPageToken(app, scope, pageToken, ['number', 'string']);
   const descending = input.order === 'desc';
   const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, apiKeyId), eq(a.organizationId, input.organizationId), keysetAfter(a.createdAt, a.id, cursor, descending)];
   const documentIds = [...(input.documentId ? [input.documentId] : []), ...(input.documentIds ?? [])];

@@ -11,6 +11,7 @@ import { deleteDocumentData } from './document-lifecycle.ts';
 import { findFolder, insertFolder, ROOT } from './folders.ts';
 import { ensureOrganization, type Outcomes } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
+import { readPageToken } from './paging.ts';
 
 export type DocumentRow = typeof documents.$inferSelect;
 
@@ -222,11 +223,8 @@ export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<
   const scope = { op: 'documents/get', apiKeyId, organizationId: input.organizationId, folderId: folderId === undefined ? '*' : folderId };
   const conditions: SQL[] = [eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, input.organizationId)];
   if (folderId !== undefined) conditions.push(folderId === null ? isNull(documents.folderId) : eq(documents.folderId, folderId));
-  if (input.pageToken) {
-    const cursor = app.pageTokens.decode(scope, input.pageToken);
-    if (!cursor || typeof cursor[0] !== 'string') throw invalid('Invalid pageToken.');
-    conditions.push(gt(documents.id, cursor[0]));
-  }
+  const cursor = readPageToken(app, scope, input.pageToken, ['string']);
+  if (cursor) conditions.push(gt(documents.id, cursor[0] as string));
   const rows = db
     .select()
     .from(documents)

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { notificationsAddInput, notificationsDeleteInput, notificationsGetInput, notificationsUpdateInput } from '../../shared/schemas/feed.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
-import { keysetAfter, paginate, type Cursor } from '../db/pagination.ts';
+import { keysetAfter, paginate } from '../db/pagination.ts';
 import { notificationConfigs, notificationRecipients, notifications, type StoredUser } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { createAccessResolver } from './access.ts';
@@ -14,6 +14,7 @@ import { ensureOrganization } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
 import { contextAccessOf } from './permissions.ts';
 import { findUser, upsertUser } from './users.ts';
+import { readPageToken } from './paging.ts';
 
 type NotificationRow = typeof notifications.$inferSelect;
 type AddInput = z.output<typeof notificationsAddInput>;
@@ -208,11 +209,7 @@ function describeNotification(row: NotificationRow, recipients: Array<{ userId: 
 export function getNotifications(app: AppContext, apiKeyId: string, input: z.output<typeof notificationsGetInput>) {
   if (!input.documentId && !input.userId) throw invalid('Pass documentId or userId.');
   const scope = { op: 'notifications/get', apiKeyId, o: input.organizationId, d: input.documentId, l: input.locationId, u: input.userId, ids: input.notificationIds, order: input.order };
-  let cursor: Cursor | null = null;
-  if (input.pageToken) {
-    cursor = app.pageTokens.decode(scope, input.pageToken);
-    if (!cursor || typeof cursor[0] !== 'number' || typeof cursor[1] !== 'string') throw invalid('Invalid pageToken.');
-  }
+  const cursor = readPageToken(app, scope, input.pageToken, ['number', 'string']);
   const descending = input.order === 'desc';
   const direction = descending ? desc : asc;
   let rows: NotificationRow[];

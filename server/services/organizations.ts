@@ -6,6 +6,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
 import { organizations } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
+import { readPageToken } from './paging.ts';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 
@@ -121,11 +122,8 @@ export function listOrganizations(app: AppContext, apiKeyId: string, input: z.ou
   const scope = { op: 'organizations/get', apiKeyId, ids: input.organizationIds ?? null };
   const conditions: SQL[] = [eq(organizations.apiKeyId, apiKeyId)];
   if (input.organizationIds) conditions.push(inArray(organizations.id, input.organizationIds));
-  if (input.pageToken) {
-    const cursor = app.pageTokens.decode(scope, input.pageToken);
-    if (!cursor || typeof cursor[0] !== 'string') throw invalid('Invalid pageToken.');
-    conditions.push(gt(organizations.id, cursor[0]));
-  }
+  const cursor = readPageToken(app, scope, input.pageToken, ['string']);
+  if (cursor) conditions.push(gt(organizations.id, cursor[0] as string));
   const rows = app.db
     .select()
     .from(organizations)

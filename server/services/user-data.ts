@@ -21,13 +21,14 @@ import {
   users,
   type StoredUser,
 } from '../db/schema.ts';
-import { invalid, notFound } from '../http/errors.ts';
+import { notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { commentsOf, describeAnnotation } from './comments.ts';
 import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
 import { getNotifications } from './notifications.ts';
 import { describeReaction } from './reactions.ts';
 import { describeUser, findUser } from './users.ts';
+import { readPageToken } from './paging.ts';
 
 export const PAGE_PER_FEATURE = 100;
 const FEATURES = ['comments', 'reactions', 'recordings', 'notifications'] as const;
@@ -55,11 +56,8 @@ function afterPosition(at: SQLiteColumn, key: SQL | SQLiteColumn, position: stri
 export function exportUserData(app: AppContext, apiKeyId: string, input: { organizationId: string; userId: string; pageToken?: string | null | undefined }) {
   const scope = { op: 'users/data/get', apiKeyId, organizationId: input.organizationId, userId: input.userId };
   let positions: Positions = { comments: '', reactions: '', recordings: '', notifications: '' };
-  if (input.pageToken) {
-    const cursor = app.pageTokens.decode(scope, input.pageToken);
-    if (!cursor || cursor.length !== FEATURES.length || !cursor.every((c) => typeof c === 'string')) throw invalid('Invalid pageToken.');
-    positions = Object.fromEntries(FEATURES.map((f, i) => [f, cursor[i] as string])) as Positions;
-  }
+  const cursor = readPageToken(app, scope, input.pageToken, FEATURES.map(() => 'string' as const));
+  if (cursor) positions = Object.fromEntries(FEATURES.map((f, i) => [f, cursor[i] as string])) as Positions;
   const db = app.db;
   const { organizationId, userId } = input;
   const next: Positions = { ...positions };
