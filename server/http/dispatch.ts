@@ -50,6 +50,7 @@ async function readData(call: IncomingCall, maxBytes: number): Promise<unknown> 
     throw badRequest('the body is not valid JSON.');
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body must be a JSON object.');
+  if (depthExceeds(body, MAX_DEPTH)) throw badRequest(`the body is nested more than ${MAX_DEPTH} levels deep.`);
   if (!('data' in body)) throw badRequest('the body must have a "data" key.');
   const extra = Object.keys(body).filter((k) => k !== 'data');
   if (extra.length > 0) throw badRequest(`the body may have only the "data" key; found ${extra.map((k) => JSON.stringify(k)).join(', ')}.`);
@@ -63,6 +64,20 @@ export class BodyTooLarge extends ApiError {
     super('INVALID_ARGUMENT', `Bad Request: the body exceeds the limit of ${maxBytes} bytes.`);
   }
 }
+/** Deeper JSON than any operation takes; refusing it up front keeps recursive serializers off a huge stack. */
+const MAX_DEPTH = 64;
+
+function depthExceeds(root: object, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(value)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export const tooLarge = (maxBytes: number) => new BodyTooLarge(maxBytes);
 
 function authenticate(app: AppContext, op: AnyOperation, headers: Headers, base: RequestContext): RequestContext {

@@ -83,6 +83,14 @@ describe('callable request rules', () => {
     expect(res.body).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'data must be an object, not a number.' } });
   });
 
+  it('refuses JSON nested deeper than 64 levels, and accepts 64', async () => {
+    const nest = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    expectBadRequest(await raw(t.url, '/v2/ping', `{"data":${nest(70)}}`), /nested more than 64 levels/);
+    expect((await raw(t.url, '/v2/ping', `{"data":${nest(62)}}`)).status).toBe(200);
+    // far deeper than a recursive parser or serializer could take: still a clear 400, and the server lives
+    expectBadRequest(await raw(t.url, '/v2/ping', `{"data":${'['.repeat(20000)}${']'.repeat(20000)}}`), /nested more than 64 levels|not valid JSON/);
+  });
+
   it('answers an unknown path with a NOT_FOUND envelope', async () => {
     const res = await t.callPublic('/v2/no/such/operation', {});
     expect(res.status).toBe(404);
