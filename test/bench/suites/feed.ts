@@ -11,8 +11,9 @@ import { load, ratio, startChild, type Row } from '../harness.ts';
 export const title = 'Feed: notifications and activities, 10k vs 1M records per organization';
 
 const SIZES = [10_000, 1_000_000];
-const DOCS = 1000;
-const USERS = 500;
+// Documents, users and targets grow with the size, so that every filtered page is full at both sizes and only
+// the total number of rows differs: 1,000 notifications per document, 2,000 per user, 500 per target.
+const perSize = (size: number) => ({ docs: size / 1000, users: size / 2000, targets: size / 500 });
 
 function seed(file: string, apiKeyId: string) {
   const db = new Database(file);
@@ -31,17 +32,18 @@ function seed(file: string, apiKeyId: string) {
   const start = Date.now() - 10 * 24 * 3600 * 1000;
   for (const size of SIZES) {
     const organizationId = `org${size}`;
+    const { docs, users, targets } = perSize(size);
     db.transaction(() => {
       org.run(apiKeyId, organizationId, organizationId, '{}', start, start);
       for (let i = 0; i < size; i++) {
         const id = String(1_000_000_000_000_000 + i);
-        const documentId = `doc-${i % DOCS}`;
-        const userId = `user-${i % USERS}`;
+        const documentId = `doc-${i % docs}`;
+        const userId = `user-${i % users}`;
         const timestamp = start + i * 10;
         notification.run(apiKeyId, organizationId, id, documentId, `loc-${i % 7}`, `{"userId":"actor-${i % 13}"}`, timestamp);
         recipient.run(apiKeyId, organizationId, id, userId, documentId, timestamp);
         const feature = features[i % 5] as string;
-        activity.run(apiKeyId, organizationId, `act${id}`, documentId, feature, `${feature}.add`, `{"userId":"${userId}"}`, userId, `target-${i % 2000}`, timestamp);
+        activity.run(apiKeyId, organizationId, `act${id}`, documentId, feature, `${feature}.add`, `{"userId":"${userId}"}`, userId, `target-${i % targets}`, timestamp);
       }
     })();
   }
@@ -72,7 +74,7 @@ export async function run(): Promise<Row[]> {
         ['notifications/get by recipient + document, asc, page of 50', '/v2/notifications/get', (o) => ({ organizationId: o, userId: 'user-3', documentId: 'doc-3', order: 'asc', pageSize: 50 })],
         ['activities/get whole organization, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, pageSize: 50 })],
         ['activities/get by document, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, documentId: 'doc-7', pageSize: 50 })],
-        ['activities/get by user, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, userId: 'user-9', pageSize: 50 })],
+        ['activities/get by user, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, userId: 'user-4', pageSize: 50 })],
         ['activities/get by target entity, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, targetEntityId: 'target-5', pageSize: 50 })],
         ['activities/get one feature type, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, featureTypes: ['crdt'], pageSize: 50 })],
       ];
