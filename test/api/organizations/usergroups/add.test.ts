@@ -1,0 +1,34 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.close());
+
+describe('/v2/organizations/usergroups/add', () => {
+  it('adds groups, creating the organization when asked; an existing group is reported per item', async () => {
+    const res = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', createOrganization: true, organizationUserGroups: [{ groupId: 'eng', groupName: 'Engineering' }, { groupId: 'ops' }] });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Organization User Groups added successfully.',
+      data: { eng: { success: true, id: 'eng', message: 'Organization user group added.' }, ops: { success: true, id: 'ops', message: 'Organization user group added.' } },
+    });
+    const again = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'eng' }] });
+    expect(again.body.result.data.eng).toEqual({ success: false, id: 'eng', message: 'Organization user group already exists.' });
+  });
+
+  it('needs an existing organization without createOrganization', async () => {
+    const res = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'nope', organizationUserGroups: [{ groupId: 'g' }] });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: nope. Pass createOrganization: true to create it.' });
+  });
+
+  it('validates the input and keeps API keys apart', async () => {
+    expect((await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupName: 'x' }] })).body.error.message).toBe('organizationUserGroups[0].groupId is required.');
+    const other = await createWorkspace(t);
+    expect((await t.callPublic('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'g' }] }, other.headersK)).status).toBe(404);
+  });
+});
