@@ -35,6 +35,8 @@ export const configSchema = z.object({
   }),
   /** Print the startup banner (the CLI does; tests and Electron do not). */
   banner: z.boolean(),
+  /** A Yjs document with no connection and no activity for this long is stored and unloaded from memory. */
+  crdtIdleMs: z.number().int().positive(),
   /** Milliseconds that in-flight requests get to finish on shutdown before connections are cut. */
   shutdownGraceMs: z.number().int().nonnegative(),
 });
@@ -61,6 +63,7 @@ export function defaultConfig(): Config {
       workspaceOperations: { max: 600, windowMs: MINUTE },
     },
     banner: false,
+    crdtIdleMs: 30_000,
     shutdownGraceMs: 5_000,
   };
 }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Config } from './config.ts';
+import type { CrdtStore } from './crdt/store.ts';
 import type { Db } from './db/client.ts';
 import type { PageTokens } from './db/pagination.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
@@ -17,6 +18,8 @@ export interface AppContext {
   pageTokens: PageTokens;
   limiter: RateLimiter;
   mail: Mailer;
+  /** The live Yjs documents and their storage. */
+  crdt: CrdtStore;
   /** Background jobs (document migrations) that survive restarts. */
   jobs: JobRunner;
   log: Logger;

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { toNodeHandler } from 'h3';
 import { resolveConfig, type Config, type ConfigOverrides } from './config.ts';
 import type { AppContext } from './context.ts';
+import { createCrdtStore } from './crdt/store.ts';
+import { attachYjsWebsocket } from './crdt/websocket.ts';
 import { openDatabase } from './db/client.ts';
 import { createPageTokens } from './db/pagination.ts';
 import { createHttpApp } from './http/app.ts';
@@ -39,6 +41,7 @@ export function openApp(config: Config): AppContext {
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
   const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE));
   return {
+    crdt: createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs }),
     jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     config,
     db,
@@ -67,6 +70,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     const credentials = ensureDefaultCredentials(app);
     http = createHttpServer(toNodeHandler(createHttpApp(app, operations)));
     const server = http;
+    const yjs = attachYjsWebsocket(app, server, app.crdt);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -83,12 +87,15 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     const close = () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        yjs.close();
         server.closeIdleConnections();
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await stopped;
         clearTimeout(grace);
         await app.jobs.close();
         await app.mail.close();
+        app.crdt.flushAll();
+        app.crdt.close();
         app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
         app.sqlite.close();
       })());
@@ -96,6 +103,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     return { url: app.baseUrl, port, config, credentials, app, close };
   } catch (error) {
     http?.close();
+    app.crdt.close();
     await app.jobs.close();
     await app.mail.close();
     app.sqlite.close();

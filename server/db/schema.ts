@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { blob, foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import { ACCESS_ROLES, DOCUMENT_ACCESS_TYPES } from '../../shared/schemas/common.ts';
 import { CHANNEL_VALUES, FEATURE_TYPES, NOTIFICATION_SOURCES } from '../../shared/schemas/feed.ts';
@@ -562,4 +562,47 @@ export const userDataJobs = sqliteTable(
     completedAt: integer('completed_at'),
   },
   (t) => [index('user_data_jobs_status').on(t.status, t.createdAt)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Collaborative documents: one Y.Doc per (API key, organization, document, editor), stored as a merged
+// snapshot plus the updates appended since.
+// ---------------------------------------------------------------------------------------------------------
+
+export const CRDT_TYPES = ['text', 'map', 'array', 'xml'] as const;
+
+export const crdtDocuments = sqliteTable(
+  'crdt_documents',
+  {
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    documentId: text('document_id').notNull(),
+    editorId: text('editor_id').notNull(),
+    type: text('type', { enum: CRDT_TYPES }).notNull(),
+    contentKey: text('content_key').notNull(),
+    snapshot: blob('snapshot', { mode: 'buffer' }),
+    updateCount: integer('update_count').notNull().default(0),
+    lastUpdatedBy: text('last_updated_by'),
+    compactedAt: integer('compacted_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.organizationId, t.documentId, t.editorId] })],
+);
+
+export const crdtUpdates = sqliteTable(
+  'crdt_updates',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id').notNull(),
+    documentId: text('document_id').notNull(),
+    editorId: text('editor_id').notNull(),
+    update: blob('update', { mode: 'buffer' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('crdt_updates_doc').on(t.apiKeyId, t.organizationId, t.documentId, t.editorId, t.seq),
+    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.documentId, t.editorId], foreignColumns: [crdtDocuments.apiKeyId, crdtDocuments.organizationId, crdtDocuments.documentId, crdtDocuments.editorId] }).onDelete('cascade'),
+  ],
 );

@@ -17,6 +17,10 @@ import reactionsAdd from './reactions/add.ts';
 import reactionsDelete from './reactions/delete.ts';
 import reactionsGet from './reactions/get.ts';
 import generateToken from './auth/generate_token.ts';
+import crdtAdd from './crdt/add.ts';
+import crdtDelete from './crdt/delete.ts';
+import crdtGet from './crdt/get.ts';
+import crdtUpdate from './crdt/update.ts';
 import permissionsAdd from './auth/permissions/add.ts';
 import permissionsGet from './auth/permissions/get.ts';
 import permissionsRemove from './auth/permissions/remove.ts';
@@ -139,4 +143,9 @@ export const operations: readonly AnyOperation[] = [
   userDataGet,
   userDataDelete,
   userDataDeleteStatus,
+  // collaborative documents
+  crdtAdd,
+  crdtUpdate,
+  crdtGet,
+  crdtDelete,
 ] as AnyOperation[];

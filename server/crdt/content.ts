@@ -1,0 +1,141 @@
+import * as Y from 'yjs';
+import { invalid } from '../http/errors.ts';
+
+export type CrdtType = 'text' | 'map' | 'array' | 'xml';
+
+/** The shared type a document keeps its content in, per the runtime contract (DESIGN §1). */
+export function sharedType(doc: Y.Doc, type: CrdtType, contentKey: string) {
+  switch (type) {
+    case 'text':
+      return doc.getText(contentKey);
+    case 'map':
+      return doc.getMap(contentKey);
+    case 'array':
+      return doc.getArray(contentKey);
+    case 'xml':
+      return doc.getXmlFragment(contentKey);
+  }
+}
+
+/** Checks REST `data` against `type` (interface.md rule 3), with the message naming both. */
+export function checkData(type: CrdtType, data: unknown) {
+  const ok =
+    type === 'text' || type === 'xml' ? typeof data === 'string' : type === 'array' ? Array.isArray(data) : data !== null && typeof data === 'object' && !Array.isArray(data);
+  if (!ok) throw invalid(`Data must be ${type === 'array' ? 'an array' : type === 'map' ? 'an object' : 'a string'} for type ${type}.`);
+  if (type === 'xml') parseXml(data as string);
+}
+
+export function readContent(doc: Y.Doc, type: CrdtType, contentKey: string): unknown {
+  const shared = sharedType(doc, type, contentKey);
+  if (shared instanceof Y.Text || shared instanceof Y.XmlFragment) return shared.toString();
+  return shared.toJSON();
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Replaces the content with `data` by applying the smallest CRDT operations that get there, so that connected
+ * clients receive an ordinary update: for text only the changed range, for maps only changed keys, for arrays the
+ * changed middle. XML is parsed into elements and text and replaces the fragment's children.
+ */
+export function writeContent(doc: Y.Doc, type: CrdtType, contentKey: string, data: unknown) {
+  const shared = sharedType(doc, type, contentKey);
+  if (shared instanceof Y.Text) {
+    const before = shared.toString();
+    const after = data as string;
+    let start = 0;
+    while (start < before.length && start < after.length && before[start] === after[start]) start++;
+    let end = 0;
+    while (end < before.length - start && end < after.length - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end++;
+    const removed = before.length - start - end;
+    if (removed > 0) shared.delete(start, removed);
+    const inserted = after.slice(start, after.length - end);
+    if (inserted) shared.insert(start, inserted);
+  } else if (shared instanceof Y.Map) {
+    const next = data as Record<string, unknown>;
+    for (const key of [...shared.keys()]) if (!(key in next)) shared.delete(key);
+    for (const [key, value] of Object.entries(next)) {
+      const current = shared.get(key);
+      const currentJson = current instanceof Y.AbstractType ? current.toJSON() : current;
+      if (!shared.has(key) || !same(currentJson, value)) shared.set(key, value);
+    }
+  } else if (shared instanceof Y.Array) {
+    const before = shared.toJSON() as unknown[];
+    const after = data as unknown[];
+    let start = 0;
+    while (start < before.length && start < after.length && same(before[start], after[start])) start++;
+    let end = 0;
+    while (end < before.length - start && end < after.length - start && same(before[before.length - 1 - end], after[after.length - 1 - end])) end++;
+    const removed = before.length - start - end;
+    if (removed > 0) shared.delete(start, removed);
+    const inserted = after.slice(start, after.length - end);
+    if (inserted.length) shared.insert(start, inserted);
+  } else {
+    const fragment = shared as Y.XmlFragment;
+    const nodes = parseXml(data as string);
+    if (fragment.length > 0) fragment.delete(0, fragment.length);
+    fragment.insert(0, nodes.map(toYXml));
+  }
+}
+
+interface XmlNode {
+  name?: string;
+  attributes?: Record<string, string>;
+  children?: XmlNode[];
+  text?: string;
+}
+
+function toYXml(node: XmlNode): Y.XmlElement | Y.XmlText {
+  if (node.text !== undefined) return new Y.XmlText(node.text);
+  const element = new Y.XmlElement(node.name as string);
+  for (const [key, value] of Object.entries(node.attributes ?? {})) element.setAttribute(key, value);
+  element.insert(0, (node.children ?? []).map(toYXml));
+  return element;
+}
+
+const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const decode = (s: string) =>
+  s.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (m, e: string) => {
+    if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+    return ENTITIES[e] ?? m;
+  });
+
+/** A small parser for the XML that rich-text editors store (elements, attributes, text); no DTDs or CDATA. */
+export function parseXml(source: string): XmlNode[] {
+  const root: XmlNode = { children: [] };
+  const stack: XmlNode[] = [root];
+  const tag = /<\/?([A-Za-z_][\w.:-]*)((?:\s+[A-Za-z_][\w.:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/y;
+  let i = 0;
+  const fail = (why: string): never => {
+    throw invalid(`data is not well-formed XML: ${why}.`);
+  };
+  while (i < source.length) {
+    const lt = source.indexOf('<', i);
+    const textEnd = lt === -1 ? source.length : lt;
+    if (textEnd > i) {
+      const text = source.slice(i, textEnd);
+      if (text.includes('>')) fail(`unexpected ">" at ${i + text.indexOf('>')}`);
+      stack[stack.length - 1]?.children?.push({ text: decode(text) });
+      i = textEnd;
+      continue;
+    }
+    tag.lastIndex = i;
+    const match = tag.exec(source);
+    if (!match) fail(`bad tag at ${i}`);
+    const [whole, name, attrs, selfClosing] = match as RegExpExecArray;
+    const closing = whole.startsWith('</');
+    if (closing) {
+      const open = stack.pop();
+      if (!open || open === root || open.name !== name) fail(`</${name}> does not close an open <${name}>`);
+    } else {
+      const attributes: Record<string, string> = {};
+      for (const a of (attrs ?? '').matchAll(/([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) attributes[a[1] as string] = decode(a[2] ?? a[3] ?? '');
+      const node: XmlNode = { name: name as string, attributes, children: [] };
+      stack[stack.length - 1]?.children?.push(node);
+      if (!selfClosing) stack.push(node);
+    }
+    i += whole.length;
+  }
+  if (stack.length > 1) fail(`<${stack[stack.length - 1]?.name}> is not closed`);
+  return root.children ?? [];
+}

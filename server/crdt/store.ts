@@ -1,0 +1,200 @@
+import { and, asc, eq } from 'drizzle-orm';
+import * as encoding from 'lib0/encoding';
+import * as awarenessProtocol from 'y-protocols/awareness';
+import * as syncProtocol from 'y-protocols/sync';
+import * as Y from 'yjs';
+import type { AppContext } from '../context.ts';
+import { transaction } from '../db/client.ts';
+import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
+import type { CrdtType } from './content.ts';
+
+export interface DocKey {
+  apiKeyId: string;
+  organizationId: string;
+  documentId: string;
+  editorId: string;
+}
+
+/** Who made a change: a websocket connection, or a server-side writer (REST, later AI) named by `by`. */
+export interface ServerOrigin {
+  server: true;
+  by: string;
+}
+
+export interface LiveDoc {
+  key: DocKey;
+  type: CrdtType;
+  contentKey: string;
+  doc: Y.Doc;
+  awareness: awarenessProtocol.Awareness;
+  /** Connections and the awareness client ids each controls. */
+  conns: Map<object, Set<number>>;
+  lastActivity: number;
+  /** Sends an encoded message to every connection but `except`. */
+  broadcast: (message: Uint8Array, except?: object) => void;
+}
+
+export type CrdtRow = typeof crdtDocuments.$inferSelect;
+
+const COMPACT_AFTER_UPDATES = 200;
+const keyString = (k: DocKey) => JSON.stringify([k.apiKeyId, k.organizationId, k.documentId, k.editorId]);
+const where = (k: DocKey) =>
+  and(eq(crdtDocuments.apiKeyId, k.apiKeyId), eq(crdtDocuments.organizationId, k.organizationId), eq(crdtDocuments.documentId, k.documentId), eq(crdtDocuments.editorId, k.editorId));
+
+/**
+ * The Yjs documents Hearth holds. Loading reads the snapshot and the updates after it synchronously from SQLite,
+ * so it is complete before a client is answered. Every update is appended to the update log in the `update`
+ * handler, before it is broadcast and before a REST call answers: what anyone was told is on disk. The log is
+ * merged into the snapshot past a threshold and when an idle document is unloaded.
+ */
+export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { idleMs?: number } = {}) {
+  const idleMs = options.idleMs ?? 30_000;
+  const live = new Map<string, LiveDoc>();
+
+  const find = (k: DocKey): CrdtRow | undefined => app.db.select().from(crdtDocuments).where(where(k)).get();
+
+  function compact(entry: LiveDoc) {
+    const snapshot = Buffer.from(Y.encodeStateAsUpdate(entry.doc));
+    transaction(app.db, (tx) => {
+      tx.update(crdtDocuments).set({ snapshot, updateCount: 0, compactedAt: Date.now() }).where(where(entry.key)).run();
+      tx.delete(crdtUpdates)
+        .where(and(eq(crdtUpdates.apiKeyId, entry.key.apiKeyId), eq(crdtUpdates.organizationId, entry.key.organizationId), eq(crdtUpdates.documentId, entry.key.documentId), eq(crdtUpdates.editorId, entry.key.editorId)))
+        .run();
+    });
+  }
+
+  function persist(entry: LiveDoc, update: Uint8Array, origin: unknown) {
+    const now = Date.now();
+    const by = origin && typeof origin === 'object' && 'server' in origin ? (origin as ServerOrigin).by : origin && typeof origin === 'object' && 'userId' in origin ? String((origin as { userId: unknown }).userId) : null;
+    const count = transaction(app.db, (tx) => {
+      const row = tx.select({ updateCount: crdtDocuments.updateCount }).from(crdtDocuments).where(where(entry.key)).get();
+      // Deleted or moved to another document id (a migration) while loaded: nothing to append to.
+      if (!row) return null;
+      tx.insert(crdtUpdates).values({ ...entry.key, update: Buffer.from(update), createdAt: now }).run();
+      tx.update(crdtDocuments).set({ updateCount: row.updateCount + 1, updatedAt: now, lastUpdatedBy: by }).where(where(entry.key)).run();
+      return row.updateCount + 1;
+    });
+    if (count === null) evict(entry);
+    else if (count >= COMPACT_AFTER_UPDATES) compact(entry);
+  }
+
+  /** Drops a loaded document whose stored row is gone, disconnecting its clients. */
+  function evict(entry: LiveDoc) {
+    const id = keyString(entry.key);
+    if (live.get(id) !== entry) return;
+    live.delete(id);
+    for (const conn of entry.conns.keys()) (conn as { ws?: { close(code: number, reason: string): void } }).ws?.close(4404, 'document deleted or moved');
+    entry.awareness.destroy();
+    entry.doc.destroy();
+  }
+
+  function unloadIfIdle() {
+    const now = Date.now();
+    for (const [id, entry] of live) {
+      if (entry.conns.size === 0 && now - entry.lastActivity >= idleMs) {
+        const row = find(entry.key);
+        if (row && row.updateCount > 0) compact(entry);
+        entry.awareness.destroy();
+        entry.doc.destroy();
+        live.delete(id);
+      }
+    }
+  }
+  const sweeper = setInterval(unloadIfIdle, Math.max(50, Math.min(idleMs, 5_000)));
+  sweeper.unref();
+
+  return {
+    find,
+    liveCount: () => live.size,
+
+    /** Creates the stored document (no content yet); the caller writes content through `transact`. */
+    create(k: DocKey, type: CrdtType, contentKey: string) {
+      const now = Date.now();
+      app.db.insert(crdtDocuments).values({ ...k, type, contentKey, snapshot: null, updateCount: 0, createdAt: now, updatedAt: now }).run();
+    },
+
+    /** The loaded document, loading it from SQLite first when needed; undefined when none is stored. */
+    load(k: DocKey): LiveDoc | undefined {
+      const id = keyString(k);
+      const loaded = live.get(id);
+      const row = find(k);
+      if (loaded) {
+        if (!row) {
+          evict(loaded);
+          return undefined;
+        }
+        loaded.lastActivity = Date.now();
+        return loaded;
+      }
+      if (!row) return undefined;
+      const doc = new Y.Doc({ gc: true });
+      // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
+      if (row.snapshot) Y.applyUpdate(doc, row.snapshot);
+      const updates = app.db
+        .select({ update: crdtUpdates.update })
+        .from(crdtUpdates)
+        .where(and(eq(crdtUpdates.apiKeyId, k.apiKeyId), eq(crdtUpdates.organizationId, k.organizationId), eq(crdtUpdates.documentId, k.documentId), eq(crdtUpdates.editorId, k.editorId)))
+        .orderBy(asc(crdtUpdates.seq))
+        .all();
+      if (updates.length) Y.applyUpdate(doc, Y.mergeUpdates(updates.map((u) => u.update)));
+      const awareness = new awarenessProtocol.Awareness(doc);
+      awareness.setLocalState(null);
+      const entry: LiveDoc = {
+        key: { ...k },
+        type: row.type,
+        contentKey: row.contentKey,
+        doc,
+        awareness,
+        conns: new Map(),
+        lastActivity: Date.now(),
+        broadcast: () => undefined,
+      };
+      doc.on('update', (update: Uint8Array, origin: unknown) => {
+        entry.lastActivity = Date.now();
+        persist(entry, update, origin);
+        entry.broadcast(encodeUpdateMessage(update), typeof origin === 'object' && origin !== null && entry.conns.has(origin) ? origin : undefined);
+      });
+      live.set(id, entry);
+      return entry;
+    },
+
+    /** Applies a server-side change in one Yjs transaction (persisted and broadcast by the update handler). */
+    transact(entry: LiveDoc, origin: ServerOrigin, change: (doc: Y.Doc) => void) {
+      entry.doc.transact(() => change(entry.doc), origin);
+    },
+
+    /** Removes the stored document and disconnects its clients. */
+    remove(k: DocKey) {
+      const id = keyString(k);
+      const entry = live.get(id);
+      if (entry) evict(entry);
+      return app.db.delete(crdtDocuments).where(where(k)).run().changes > 0;
+    },
+
+    /** Stores and unloads every document (on shutdown). */
+    flushAll() {
+      for (const entry of live.values()) {
+        const row = find(entry.key);
+        if (row && row.updateCount > 0) compact(entry);
+      }
+    },
+
+    close() {
+      clearInterval(sweeper);
+    },
+
+    unloadIfIdle,
+  };
+}
+
+export type CrdtStore = ReturnType<typeof createCrdtStore>;
+
+export const MESSAGE_SYNC = 0;
+export const MESSAGE_AWARENESS = 1;
+
+export function encodeUpdateMessage(update: Uint8Array): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_SYNC);
+  syncProtocol.writeUpdate(encoder, update);
+  return encoding.toUint8Array(encoder);
+}

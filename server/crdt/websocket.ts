@@ -1,0 +1,196 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
+import { WebSocket, WebSocketServer } from 'ws';
+import * as awarenessProtocol from 'y-protocols/awareness';
+import * as syncProtocol from 'y-protocols/sync';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
+import { documentAccess } from '../services/access.ts';
+import { authenticateApiKey } from '../services/apikeys.ts';
+import { verifyUserToken } from '../services/permissions.ts';
+import { CRDT_TYPES } from '../db/schema.ts';
+import type { CrdtType } from './content.ts';
+import { MESSAGE_AWARENESS, MESSAGE_SYNC, type CrdtStore, type DocKey, type LiveDoc } from './store.ts';
+
+export const YJS_PATH = '/yjs/';
+const PING_MS = 30_000;
+
+interface Connection {
+  ws: WebSocket;
+  readOnly: boolean;
+  userId: string | null;
+}
+
+function reject(socket: Duplex, status: number, reason: string) {
+  socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+  socket.destroy();
+}
+
+/**
+ * Who may open `/yjs/{organizationId}/{documentId}/{editorId}`: the API key's credentials (`apiKey` +
+ * `authToken`: a backend, full access), or a user token from /v2/auth/generate_token (`apiKey` + `token`),
+ * whose role on the document (the access service decides) makes the connection read-write or read-only.
+ */
+async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params: URLSearchParams): Promise<{ apiKeyId: string; readOnly: boolean; userId: string | null }> {
+  const apiKey = params.get('apiKey');
+  if (!apiKey) throw new ApiError('UNAUTHENTICATED', 'apiKey is required');
+  const authToken = params.get('authToken');
+  if (authToken) {
+    const row = authenticateApiKey(app, apiKey, authToken);
+    return { apiKeyId: row.id, readOnly: false, userId: null };
+  }
+  const token = params.get('token');
+  if (!token) throw new ApiError('UNAUTHENTICATED', 'authToken or token is required');
+  const claims = await verifyUserToken(app, apiKey, token);
+  if (!claims) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
+  const decision = documentAccess(app.db, apiKey, key.organizationId, key.documentId, claims.userId);
+  if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
+  return { apiKeyId: apiKey, readOnly: decision.accessRole !== 'editor', userId: claims.userId };
+}
+
+function send(conn: Connection, message: Uint8Array) {
+  if (conn.ws.readyState !== WebSocket.OPEN) return;
+  conn.ws.send(message, (error) => {
+    if (error) conn.ws.terminate();
+  });
+}
+
+const wired = new WeakSet<LiveDoc>();
+
+function attach(entry: LiveDoc, conn: Connection) {
+  entry.conns.set(conn, new Set());
+  entry.broadcast = (message, except) => {
+    for (const other of entry.conns.keys()) if (other !== except) send(other as Connection, message);
+  };
+  if (!wired.has(entry)) {
+    wired.add(entry);
+    entry.awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
+      const changed = [...added, ...updated, ...removed];
+      const controlled = origin && typeof origin === 'object' ? entry.conns.get(origin) : undefined;
+      if (controlled) {
+        for (const id of added) controlled.add(id);
+        for (const id of removed) controlled.delete(id);
+      }
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
+      encoding.writeVarUint8Array(encoder, awarenessProtocol.encodeAwarenessUpdate(entry.awareness, changed));
+      entry.broadcast(encoding.toUint8Array(encoder));
+    });
+  }
+}
+
+function onMessage(entry: LiveDoc, conn: Connection, data: Uint8Array) {
+  entry.lastActivity = Date.now();
+  const decoder = decoding.createDecoder(data);
+  const encoder = encoding.createEncoder();
+  const kind = decoding.readVarUint(decoder);
+  if (kind === MESSAGE_SYNC) {
+    if (conn.readOnly) {
+      // a viewer may ask for the state (step 1) but its own changes (step 2, updates) are dropped
+      const step = decoding.peekVarUint(decoder);
+      if (step !== syncProtocol.messageYjsSyncStep1) return;
+    }
+    encoding.writeVarUint(encoder, MESSAGE_SYNC);
+    syncProtocol.readSyncMessage(decoder, encoder, entry.doc, conn);
+    if (encoding.length(encoder) > 1) send(conn, encoding.toUint8Array(encoder));
+  } else if (kind === MESSAGE_AWARENESS) {
+    awarenessProtocol.applyAwarenessUpdate(entry.awareness, decoding.readVarUint8Array(decoder), conn);
+  }
+}
+
+function detach(entry: LiveDoc, conn: Connection) {
+  const controlled = entry.conns.get(conn);
+  entry.conns.delete(conn);
+  entry.lastActivity = Date.now();
+  if (controlled?.size) awarenessProtocol.removeAwarenessStates(entry.awareness, [...controlled], null);
+}
+
+/** y-websocket on the HTTP server's port: sync and awareness, persisted through the CRDT store. */
+export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtStore) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: app.config.maxBodyBytes });
+
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (!url.pathname.startsWith(YJS_PATH)) return reject(socket, 404, 'Not Found');
+      const parts = url.pathname.slice(YJS_PATH.length).split('/');
+      if (parts.length !== 3 || parts.some((p) => !p)) return reject(socket, 400, 'Expected /yjs/{organizationId}/{documentId}/{editorId}');
+      let ids: string[];
+      try {
+        ids = parts.map((p) => decodeURIComponent(p));
+      } catch {
+        return reject(socket, 400, 'Bad URI encoding');
+      }
+      const [organizationId, documentId, editorId] = ids as [string, string, string];
+      let auth: Awaited<ReturnType<typeof authorize>>;
+      try {
+        auth = await authorize(app, { organizationId, documentId, editorId }, url.searchParams);
+      } catch (error) {
+        if (error instanceof ApiError) return reject(socket, error.status === 'UNAUTHENTICATED' ? 401 : 403, error.message);
+        app.log.error('websocket authorization failed', { error: String(error) });
+        return reject(socket, 500, 'Internal error');
+      }
+      const key: DocKey = { apiKeyId: auth.apiKeyId, organizationId, documentId, editorId };
+      let entry: LiveDoc | undefined;
+      try {
+        entry = store.load(key);
+        if (!entry) {
+          if (auth.readOnly) return reject(socket, 404, 'No such document');
+          const type = (url.searchParams.get('type') ?? 'text') as CrdtType;
+          if (!CRDT_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_TYPES.join(', ')}`);
+          store.create(key, type, url.searchParams.get('contentKey') || 'content');
+          entry = store.load(key) as LiveDoc;
+        }
+      } catch (error) {
+        app.log.error('document load failed', { error: String(error), ...key });
+        return reject(socket, 503, 'The document could not be loaded');
+      }
+      const loaded = entry;
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const conn: Connection = { ws, readOnly: auth.readOnly, userId: auth.userId };
+        ws.binaryType = 'arraybuffer';
+        attach(loaded, conn);
+        let alive = true;
+        ws.on('pong', () => (alive = true));
+        const ping = setInterval(() => {
+          if (!alive) return ws.terminate();
+          alive = false;
+          ws.ping();
+        }, PING_MS);
+        ws.on('message', (data: ArrayBuffer | Buffer) => {
+          try {
+            onMessage(loaded, conn, new Uint8Array(data as ArrayBuffer));
+          } catch (error) {
+            app.log.warn('bad websocket message', { error: String(error) });
+            ws.close(1003, 'bad message');
+          }
+        });
+        ws.on('close', () => {
+          clearInterval(ping);
+          detach(loaded, conn);
+        });
+        // start the sync: our state vector, then the awareness states we know
+        const encoder = encoding.createEncoder();
+        encoding.writeVarUint(encoder, MESSAGE_SYNC);
+        syncProtocol.writeSyncStep1(encoder, loaded.doc);
+        send(conn, encoding.toUint8Array(encoder));
+        const states = loaded.awareness.getStates();
+        if (states.size > 0) {
+          const aw = encoding.createEncoder();
+          encoding.writeVarUint(aw, MESSAGE_AWARENESS);
+          encoding.writeVarUint8Array(aw, awarenessProtocol.encodeAwarenessUpdate(loaded.awareness, [...states.keys()]));
+          send(conn, encoding.toUint8Array(aw));
+        }
+      });
+    })();
+  });
+
+  return {
+    close() {
+      for (const client of wss.clients) client.close(1001, 'server shutting down');
+      wss.close();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { crdtGetInput } from '../../../shared/schemas/crdt.ts';
+import { defineOperation } from '../../http/operation.ts';
+import { getCrdt } from '../../services/crdt.ts';
+
+export default defineOperation({
+  path: '/v2/crdt/get',
+  auth: 'apiKey',
+  summary: 'The content of one editor, or of every editor of the document, decoded by type.',
+  input: crdtGetInput,
+  async handler(input, ctx) {
+    return { message: 'CRDT data retrieved successfully.', data: getCrdt(ctx.app, ctx.apiKey.id, input) };
+  },
+});

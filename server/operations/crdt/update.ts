@@ -1,0 +1,14 @@
+import { crdtWriteInput } from '../../../shared/schemas/crdt.ts';
+import { defineOperation } from '../../http/operation.ts';
+import { updateCrdt } from '../../services/crdt.ts';
+
+export default defineOperation({
+  path: '/v2/crdt/update',
+  auth: 'apiKey',
+  summary: "Replaces an editor's content through CRDT operations on the live document (clients receive them as updates).",
+  input: crdtWriteInput,
+  async handler(input, ctx) {
+    updateCrdt(ctx.app, ctx.apiKey.id, input);
+    return { message: 'CRDT data updated successfully.' };
+  },
+});

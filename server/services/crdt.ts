@@ -1,0 +1,89 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { crdtWriteInput } from '../../shared/schemas/crdt.ts';
+import type { AppContext } from '../context.ts';
+import { checkData, readContent, writeContent } from '../crdt/content.ts';
+import type { DocKey } from '../crdt/store.ts';
+import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
+import { alreadyExists, invalid, notFound } from '../http/errors.ts';
+import { registerDocumentData } from './document-lifecycle.ts';
+
+type WriteInput = z.output<typeof crdtWriteInput>;
+const REST = { server: true as const, by: 'rest-api' };
+
+/** /v2/crdt/add: creates the editor's document with the given content; ALREADY_EXISTS when there is one. */
+export function addCrdt(app: AppContext, apiKeyId: string, input: WriteInput) {
+  checkData(input.type, input.data);
+  const key: DocKey = { apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId: input.editorId };
+  if (app.crdt.find(key)) throw alreadyExists('CRDT data already exists for this editorId.');
+  app.crdt.create(key, input.type, input.contentKey);
+  const entry = app.crdt.load(key);
+  if (!entry) throw new Error('the new document could not be loaded');
+  app.crdt.transact(entry, REST, (doc) => writeContent(doc, input.type, input.contentKey, input.data));
+}
+
+/**
+ * /v2/crdt/update: replaces the content by applying CRDT operations to the live document (connected clients
+ * get an ordinary update); NOT_FOUND when the editor has no data. The stored type must match.
+ */
+export function updateCrdt(app: AppContext, apiKeyId: string, input: WriteInput) {
+  checkData(input.type, input.data);
+  const key: DocKey = { apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId: input.editorId };
+  const entry = app.crdt.load(key);
+  if (!entry) throw notFound('No CRDT data exists for this editorId.');
+  if (entry.type !== input.type) throw invalid(`type must be ${entry.type}: this editor's data is of type ${entry.type}.`);
+  app.crdt.transact(entry, REST, (doc) => writeContent(doc, entry.type, input.contentKey, input.data));
+}
+
+/** /v2/crdt/get: `[{ data, id, lastUpdate, lastUpdatedBy, sessionId }]` for one editor or every editor of the document. */
+export function getCrdt(app: AppContext, apiKeyId: string, input: { organizationId: string; documentId: string; editorId?: string | undefined }) {
+  const conditions = [eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, input.organizationId), eq(crdtDocuments.documentId, input.documentId)];
+  if (input.editorId) conditions.push(eq(crdtDocuments.editorId, input.editorId));
+  const rows = app.db.select({ editorId: crdtDocuments.editorId }).from(crdtDocuments).where(and(...conditions)).orderBy(asc(crdtDocuments.editorId)).all();
+  return rows.map(({ editorId }) => {
+    const entry = app.crdt.load({ apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId });
+    const row = app.crdt.find({ apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId });
+    if (!entry || !row) throw new Error('a listed document vanished while reading');
+    return {
+      data: readContent(entry.doc, entry.type, entry.contentKey),
+      id: editorId,
+      type: entry.type,
+      contentKey: entry.contentKey,
+      lastUpdate: new Date(row.updatedAt).toISOString(),
+      lastUpdatedBy: row.lastUpdatedBy,
+      sessionId: null,
+    };
+  });
+}
+
+/** /v2/crdt/delete: the given editors' data (or every editor's) of a document. */
+export function deleteCrdt(app: AppContext, apiKeyId: string, input: { organizationId: string; documentId: string; editorIds?: string[] | undefined }) {
+  const conditions = [eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, input.organizationId), eq(crdtDocuments.documentId, input.documentId)];
+  if (input.editorIds) conditions.push(inArray(crdtDocuments.editorId, input.editorIds));
+  const editors = app.db.select({ editorId: crdtDocuments.editorId }).from(crdtDocuments).where(and(...conditions)).all().map((r) => r.editorId);
+  for (const editorId of editors) app.crdt.remove({ apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId });
+  const out: Record<string, { success: boolean; message: string }> = {};
+  for (const editorId of editors) out[editorId] = { success: true, message: 'CRDT data deleted.' };
+  for (const editorId of input.editorIds ?? []) if (!out[editorId]) out[editorId] = { success: false, message: 'No CRDT data exists for this editorId.' };
+  return out;
+}
+
+registerDocumentData({
+  name: 'crdt',
+  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
+    for (let i = 0; i < documentIds.length; i += 500) {
+      tx.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, organizationId), inArray(crdtDocuments.documentId, documentIds.slice(i, i + 500)))).run();
+    }
+  },
+  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
+    // New parent rows first, then the update log, then the old parents: the foreign keys hold at every step.
+    tx.run(sql`INSERT INTO crdt_documents (api_key_id, organization_id, document_id, editor_id, type, content_key, snapshot, update_count, last_updated_by, compacted_at, created_at, updated_at)
+      SELECT api_key_id, organization_id, ${toDocumentId}, editor_id, type, content_key, snapshot, update_count, last_updated_by, compacted_at, created_at, updated_at
+      FROM crdt_documents WHERE api_key_id = ${apiKeyId} AND organization_id = ${organizationId} AND document_id = ${fromDocumentId}`);
+    tx.update(crdtUpdates)
+      .set({ documentId: toDocumentId })
+      .where(and(eq(crdtUpdates.apiKeyId, apiKeyId), eq(crdtUpdates.organizationId, organizationId), eq(crdtUpdates.documentId, fromDocumentId)))
+      .run();
+    tx.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, organizationId), eq(crdtDocuments.documentId, fromDocumentId))).run();
+  },
+});

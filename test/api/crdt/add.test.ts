@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.close());
+
+const add = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', ...data }, headers);
+const read = async (editorId: string, headers?: Record<string, string>) => (await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId }, headers)).body.result.data[0];
+
+describe('/v2/crdt/add', () => {
+  it('creates text, map, array and xml content, read back by type', async () => {
+    const res = await add({ editorId: 'e-text', type: 'text', data: 'Hello world' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: { status: 'success', message: 'CRDT data added successfully.' } });
+    expect(await read('e-text')).toMatchObject({ data: 'Hello world', id: 'e-text', lastUpdatedBy: 'rest-api', sessionId: null, type: 'text', contentKey: 'content' });
+    await add({ editorId: 'e-map', type: 'map', data: { title: 'T', tags: ['a'], nested: { n: 1 } } });
+    expect((await read('e-map')).data).toEqual({ title: 'T', tags: ['a'], nested: { n: 1 } });
+    await add({ editorId: 'e-array', type: 'array', data: [1, 'two', { three: 3 }] });
+    expect((await read('e-array')).data).toEqual([1, 'two', { three: 3 }]);
+    await add({ editorId: 'e-xml', type: 'xml', contentKey: 'default', data: '<paragraph>Hi <bold>there</bold> &amp; you</paragraph><heading level="2">Title</heading>' });
+    // read back as the fragment's toString() (reference §5.1), which Yjs renders without escaping text
+    expect(await read('e-xml')).toMatchObject({ contentKey: 'default', data: '<paragraph>Hi <bold>there</bold> & you</paragraph><heading level="2">Title</heading>' });
+    expect(new Date((await read('e-xml')).lastUpdate).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('answers ALREADY_EXISTS when the editor has data', async () => {
+    const res = await add({ editorId: 'e-text', type: 'text', data: 'again' });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'CRDT data already exists for this editorId.' });
+    expect((await read('e-text')).data).toBe('Hello world');
+  });
+
+  it('checks data against type and requires every field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ editorId: 'x', type: 'text', data: 5 }, 'Data must be a string for type text.'],
+      [{ editorId: 'x', type: 'map', data: [1] }, 'Data must be an object for type map.'],
+      [{ editorId: 'x', type: 'array', data: { a: 1 } }, 'Data must be an array for type array.'],
+      [{ editorId: 'x', type: 'xml', data: { a: 1 } }, 'Data must be a string for type xml.'],
+      [{ editorId: 'x', type: 'xml', data: '<p>open' }, 'data is not well-formed XML: <p> is not closed.'],
+      [{ editorId: 'x', type: 'xml', data: '<p></q>' }, 'data is not well-formed XML: </q> does not close an open <q>.'],
+      [{ editorId: 'x', type: 'json', data: 'x' }, 'type must be one of: text, map, array, xml.'],
+      [{ editorId: 'x', type: 'text' }, 'data is required.'],
+      [{ type: 'text', data: 'x' }, 'editorId is required.'],
+    ];
+    for (const [data, message] of cases) {
+      const res = await add(data);
+      expect({ data, status: res.status, error: res.body.error }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+    }
+    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'x' })).body.result.data).toEqual([]);
+  });
+
+  it('keeps API keys apart', async () => {
+    const other = await createWorkspace(t);
+    expect((await add({ editorId: 'e-text', type: 'text', data: 'theirs' }, other.headersK)).status).toBe(200);
+    expect((await read('e-text')).data).toBe('Hello world');
+    expect((await read('e-text', other.headersK)).data).toBe('theirs');
+  });
+});

@@ -1,0 +1,84 @@
+import * as Y from 'yjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../helpers/factories.ts';
+import { eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { connectYjs } from '../../helpers/yjs.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.close());
+
+const room = (editorId: string) => ({ organizationId: 'acme', documentId: 'doc', editorId });
+const write = (op: 'add' | 'update', editorId: string, type: string, data: unknown, extra: Record<string, unknown> = {}) =>
+  t.callK(`/v2/crdt/${op}`, { organizationId: 'acme', documentId: 'doc', editorId, type, data, ...extra });
+const creds = () => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+
+describe('/v2/crdt/update', () => {
+  it('changes only the changed range of a text, and a connected client receives it as an update', async () => {
+    await write('add', 'text', 'text', 'The quick brown fox');
+    const client = connectYjs(t.url, room('text'), creds());
+    try {
+      await client.synced;
+      expect(client.doc.getText('content').toString()).toBe('The quick brown fox');
+      const deltas: unknown[] = [];
+      client.doc.getText('content').observe((event) => deltas.push(event.delta));
+      const res = await write('update', 'text', 'text', 'The quick red fox');
+      expect(res.body).toEqual({ result: { status: 'success', message: 'CRDT data updated successfully.' } });
+      await eventually(() => expect(client.doc.getText('content').toString()).toBe('The quick red fox'));
+      expect(deltas).toEqual([[{ retain: 10 }, { delete: 5 }, { insert: 'red' }]]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('sets only changed keys of a map and the changed middle of an array', async () => {
+    await write('add', 'map', 'map', { a: 1, b: 2, c: 3 });
+    await write('add', 'array', 'array', [1, 2, 3, 4]);
+    const mapClient = connectYjs(t.url, room('map'), creds());
+    const arrayClient = connectYjs(t.url, room('array'), creds());
+    try {
+      await Promise.all([mapClient.synced, arrayClient.synced]);
+      const keys: string[][] = [];
+      mapClient.doc.getMap('content').observe((event) => keys.push([...event.keysChanged].sort()));
+      const arrayDeltas: unknown[] = [];
+      arrayClient.doc.getArray('content').observe((event) => arrayDeltas.push(event.delta));
+      await write('update', 'map', 'map', { a: 1, b: 20, d: 4 });
+      await write('update', 'array', 'array', [1, 9, 4]);
+      await eventually(() => expect(mapClient.doc.getMap('content').toJSON()).toEqual({ a: 1, b: 20, d: 4 }));
+      await eventually(() => expect(arrayClient.doc.getArray('content').toJSON()).toEqual([1, 9, 4]));
+      expect(keys).toEqual([['b', 'c', 'd']]);
+      expect(arrayDeltas).toEqual([[{ retain: 1 }, { insert: [9] }, { delete: 2 }]]);
+    } finally {
+      mapClient.close();
+      arrayClient.close();
+    }
+  });
+
+  it('parses xml into elements and text that a rich-text client sees as such', async () => {
+    await write('add', 'xml', 'xml', '<paragraph>old</paragraph>', { contentKey: 'default' });
+    const client = connectYjs(t.url, room('xml'), creds());
+    try {
+      await client.synced;
+      await write('update', 'xml', 'xml', '<paragraph>new <italic>text</italic></paragraph>', { contentKey: 'default' });
+      await eventually(() => expect(client.doc.getXmlFragment('default').toString()).toBe('<paragraph>new <italic>text</italic></paragraph>'));
+      const paragraph = client.doc.getXmlFragment('default').get(0) as Y.XmlElement;
+      expect(paragraph).toBeInstanceOf(Y.XmlElement);
+      expect(paragraph.nodeName).toBe('paragraph');
+      expect(paragraph.get(1)).toBeInstanceOf(Y.XmlElement);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('answers NOT_FOUND without data, refuses another type, and keeps API keys apart', async () => {
+    const missing = await write('update', 'nope', 'text', 'x');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toEqual({ status: 'NOT_FOUND', message: 'No CRDT data exists for this editorId.' });
+    expect((await write('update', 'text', 'map', {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: "type must be text: this editor's data is of type text." });
+    const other = await createWorkspace(t);
+    const res = await t.callPublic('/v2/crdt/update', { organizationId: 'acme', documentId: 'doc', editorId: 'text', type: 'text', data: 'hijack' }, other.headersK);
+    expect(res.status).toBe(404);
+  });
+});
