@@ -1,0 +1,158 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliServer } from '../helpers/cli.ts';
+import { createWorkspace } from '../helpers/factories.ts';
+import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectYjs } from '../helpers/yjs.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ crdtIdleMs: 200 });
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'restricted' }] });
+  await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'doc', users: [{ userId: 'ed', accessRole: 'editor' }, { userId: 'vi', accessRole: 'viewer' }] });
+});
+afterAll(() => t.close());
+
+const room = (editorId: string) => ({ organizationId: 'acme', documentId: 'doc', editorId });
+const server = () => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+const userToken = async (userId: string) => ({ apiKey: t.credentials.apiKey, token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string });
+
+/** Opens a raw websocket and resolves with the HTTP status of a refused upgrade (or 101). */
+const upgradeStatus = (path: string) =>
+  new Promise<number>((resolve) => {
+    const ws = new WebSocket(t.url.replace('http', 'ws') + path);
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => {
+      resolve(101);
+      ws.close();
+    });
+    ws.on('error', () => undefined);
+  });
+
+describe('y-websocket sync', () => {
+  it('syncs two clients live and stores what they type', async () => {
+    const a = connectYjs(t.url, room('live'), server());
+    const b = connectYjs(t.url, room('live'), server());
+    try {
+      await Promise.all([a.synced, b.synced]);
+      a.doc.getText('content').insert(0, 'hello from a');
+      await eventually(() => expect(b.doc.getText('content').toString()).toBe('hello from a'));
+      b.doc.getText('content').insert(0, '> ');
+      await eventually(() => expect(a.doc.getText('content').toString()).toBe('> hello from a'));
+      const stored = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'live' });
+      expect(stored.body.result.data[0].data).toBe('> hello from a');
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('shares awareness between clients', async () => {
+    const a = connectYjs(t.url, room('aware'), server());
+    const b = connectYjs(t.url, room('aware'), server());
+    try {
+      await Promise.all([a.synced, b.synced]);
+      a.provider.awareness.setLocalStateField('user', { name: 'Ann' });
+      await eventually(() => expect([...b.provider.awareness.getStates().values()].some((s) => (s as { user?: { name: string } }).user?.name === 'Ann')).toBe(true));
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('lets a user token edit as an editor, and keeps a viewer read-only', async () => {
+    await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'roles', type: 'text', data: 'base' });
+    const editor = connectYjs(t.url, room('roles'), await userToken('ed'));
+    const viewer = connectYjs(t.url, room('roles'), await userToken('vi'));
+    try {
+      await Promise.all([editor.synced, viewer.synced]);
+      expect(viewer.doc.getText('content').toString()).toBe('base');
+      viewer.doc.getText('content').insert(0, 'VIEWER ');
+      editor.doc.getText('content').insert(4, ' EDITOR');
+      await eventually(() => expect(viewer.doc.getText('content').toString()).toContain(' EDITOR'));
+      const stored = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'roles' });
+      expect(stored.body.result.data[0].data).toBe('base EDITOR');
+      expect(stored.body.result.data[0].lastUpdatedBy).toBe('ed');
+    } finally {
+      editor.close();
+      viewer.close();
+    }
+  });
+
+  it('refuses bad credentials, users without access, and malformed paths', async () => {
+    const k = t.credentials.apiKey;
+    expect(await upgradeStatus(`/yjs/acme/doc/x?apiKey=${k}&authToken=wrong`)).toBe(403);
+    expect(await upgradeStatus(`/yjs/acme/doc/x`)).toBe(401);
+    expect(await upgradeStatus(`/yjs/acme/doc/x?apiKey=${k}&token=not-a-jwt`)).toBe(403);
+    const outsider = await userToken('outsider');
+    expect(await upgradeStatus(`/yjs/acme/doc/x?apiKey=${k}&token=${outsider.token}`)).toBe(403);
+    expect(await upgradeStatus(`/yjs/acme/doc?apiKey=${k}&authToken=${t.credentials.authToken}`)).toBe(400);
+    const other = await createWorkspace(t);
+    // another key's token for this key's id
+    expect(await upgradeStatus(`/yjs/acme/doc/x?apiKey=${k}&authToken=${other.authToken}`)).toBe(403);
+  });
+
+  it('compacts the update log into a snapshot and reloads the same content', async () => {
+    const client = connectYjs(t.url, room('many'), server());
+    try {
+      await client.synced;
+      const text = client.doc.getText('content');
+      for (let i = 0; i < 450; i++) text.insert(text.length, `${i % 10}`);
+      const expected = text.toString();
+      await eventually(async () => {
+        const res = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
+        expect(res.body.result.data[0].data).toBe(expected);
+      });
+      const row = t.server.app.crdt.find({ apiKeyId: t.credentials.apiKey, organizationId: 'acme', documentId: 'doc', editorId: 'many' });
+      expect(row?.snapshot).toBeTruthy();
+      expect(row!.updateCount).toBeLessThan(200);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('unloads idle documents and loads them back intact', async () => {
+    await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'idle', type: 'map', data: { k: 'v' } });
+    await eventually(() => expect(t.server.app.crdt.liveCount()).toBe(0), 5000);
+    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'idle' })).body.result.data[0].data).toEqual({ k: 'v' });
+  });
+});
+
+describe('durability', () => {
+  it('keeps every update a client sent before SIGKILL', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hearth-crdt-kill-'));
+    try {
+      let cli = await startCliServer(dataDir);
+      const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+      const client = connectYjs(cli.url, { organizationId: 'o', documentId: 'd', editorId: 'e' }, { apiKey: creds.apiKey, authToken: creds.authToken });
+      await client.synced;
+      const text = client.doc.getText('content');
+      for (let i = 0; i < 300; i++) text.insert(text.length, 'x');
+      // the server has the updates once a REST read shows them all
+      await eventually(async () => {
+        const res = await call(cli.url, '/v2/crdt/get', { organizationId: 'o', documentId: 'd', editorId: 'e' }, apiKeyHeaders(creds));
+        expect(res.body.result.data[0]?.data).toBe('x'.repeat(300));
+      });
+      client.close();
+      cli.child.kill('SIGKILL');
+      await cli.exited;
+      cli = await startCliServer(dataDir);
+      try {
+        const res = await call(cli.url, '/v2/crdt/get', { organizationId: 'o', documentId: 'd', editorId: 'e' }, apiKeyHeaders(creds));
+        expect(res.body.result.data[0].data).toBe('x'.repeat(300));
+      } finally {
+        cli.child.kill('SIGTERM');
+        await cli.exited;
+      }
+      const db = new Database(join(dataDir, 'hearth.db'), { readonly: true });
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      db.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
