@@ -6,7 +6,9 @@ import { checkData, readContent, writeContent } from '../crdt/content.ts';
 import type { DocKey } from '../crdt/store.ts';
 import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
 import { alreadyExists, invalid, notFound } from '../http/errors.ts';
+import { recordActivity } from './activities.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
+import { findOrganization } from './organizations.ts';
 
 type WriteInput = z.output<typeof crdtWriteInput>;
 const REST = { server: true as const, by: 'rest-api' };
@@ -20,6 +22,26 @@ export function addCrdt(app: AppContext, apiKeyId: string, input: WriteInput) {
   const entry = app.crdt.load(key);
   if (!entry) throw new Error('the new document could not be loaded');
   app.crdt.transact(entry, REST, (doc) => writeContent(doc, input.type, input.contentKey, input.data));
+  crdtActivity(app, key, 'crdt.add', 'added the editor content');
+}
+
+/**
+ * The `crdt` activity of a REST change (the API key itself is the acting user: REST calls name no user).
+ * Activity logs belong to organizations: CRDT data written for an organization Hearth does not know has none.
+ */
+function crdtActivity(app: AppContext, key: DocKey, actionType: string, what: string) {
+  if (!findOrganization(app.db, key.apiKeyId, key.organizationId)) return;
+  recordActivity(app.db, {
+    apiKeyId: key.apiKeyId,
+    organizationId: key.organizationId,
+    documentId: key.documentId,
+    featureType: 'crdt',
+    actionType,
+    actionUser: { userId: REST.by },
+    targetEntityId: key.editorId,
+    displayMessageTemplate: `{{actionUser}} ${what}`,
+    displayMessageTemplateData: { actionUser: 'The API' },
+  });
 }
 
 /**
@@ -33,6 +55,7 @@ export function updateCrdt(app: AppContext, apiKeyId: string, input: WriteInput)
   if (!entry) throw notFound('No CRDT data exists for this editorId.');
   if (entry.type !== input.type) throw invalid(`type must be ${entry.type}: this editor's data is of type ${entry.type}.`);
   app.crdt.transact(entry, REST, (doc) => writeContent(doc, entry.type, input.contentKey, input.data));
+  crdtActivity(app, key, 'crdt.update', 'updated the editor content');
 }
 
 /** /v2/crdt/get: `[{ data, id, lastUpdate, lastUpdatedBy, sessionId }]` for one editor or every editor of the document. */

@@ -72,6 +72,54 @@ describe('/v2/crdt/update', () => {
     }
   });
 
+  it('records a crdt activity for each REST change in a known organization', async () => {
+    await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'acme' }] });
+    await write('add', 'logged', 'text', 'one');
+    await write('update', 'logged', 'text', 'two');
+    const res = await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['crdt'], order: 'asc' });
+    expect(res.body.result.data.map((a: any) => [a.actionType, a.targetEntityId, a.metadata.documentId])).toEqual([
+      ['crdt.add', 'logged', 'doc'],
+      ['crdt.update', 'logged', 'doc'],
+    ]);
+  });
+
+  it('converges concurrent edits of two clients and a REST update', async () => {
+    await write('add', 'merge', 'text', 'middle');
+    const a = connectYjs(t.url, room('merge'), creds());
+    const b = connectYjs(t.url, room('merge'), creds());
+    try {
+      await Promise.all([a.synced, b.synced]);
+      a.doc.getText('content').insert(0, 'A:');
+      b.doc.getText('content').insert(6, ':B');
+      await write('update', 'merge', 'text', 'middle!');
+      await eventually(async () => {
+        const stored = (await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'merge' })).body.result.data[0].data;
+        expect(a.doc.getText('content').toString()).toBe(stored);
+        expect(b.doc.getText('content').toString()).toBe(stored);
+        // the REST update replaces whatever content it meets; what matters is that all three agree on the merge
+        expect(stored).toMatch(/middle.*!/);
+      });
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('loads and syncs a 5 MB document', async () => {
+    const big = 'lorem ipsum '.repeat(440_000).slice(0, 5 * 1024 * 1024);
+    await write('add', 'big', 'text', 'seed');
+    // the body limit is 10 MiB: a 5 MB text goes through REST
+    expect((await write('update', 'big', 'text', big)).status).toBe(200);
+    await t.restart();
+    const client = connectYjs(t.url, room('big'), creds());
+    try {
+      await client.synced;
+      expect(client.doc.getText('content').length).toBe(big.length);
+    } finally {
+      client.close();
+    }
+  });
+
   it('answers NOT_FOUND without data, refuses another type, and keeps API keys apart', async () => {
     const missing = await write('update', 'nope', 'text', 'x');
     expect(missing.status).toBe(404);
