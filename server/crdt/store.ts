@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import * as encoding from 'lib0/encoding';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
@@ -52,6 +52,25 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
   const live = new Map<string, LiveDoc>();
 
   const find = (k: DocKey): CrdtRow | undefined => app.db.select().from(crdtDocuments).where(where(k)).get();
+  const placeholders = {
+    apiKeyId: sql.placeholder('apiKeyId'),
+    organizationId: sql.placeholder('organizationId'),
+    documentId: sql.placeholder('documentId'),
+    editorId: sql.placeholder('editorId'),
+  } as unknown as DocKey;
+  // The write path of every keystroke: statements prepared once (drizzle would rebuild and recompile them).
+  const statements = {
+    bump: app.db
+      .update(crdtDocuments)
+      .set({ updateCount: sql`${crdtDocuments.updateCount} + 1`, updatedAt: sql.placeholder('updatedAt') as unknown as number, lastUpdatedBy: sql.placeholder('lastUpdatedBy') as unknown as string })
+      .where(where(placeholders))
+      .returning({ updateCount: crdtDocuments.updateCount })
+      .prepare(),
+    append: app.db
+      .insert(crdtUpdates)
+      .values({ ...placeholders, update: sql.placeholder('update') as unknown as Buffer, createdAt: sql.placeholder('createdAt') as unknown as number })
+      .prepare(),
+  };
 
   function compact(entry: LiveDoc) {
     const snapshot = Buffer.from(Y.encodeStateAsUpdate(entry.doc));
@@ -66,13 +85,13 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
   function persist(entry: LiveDoc, update: Uint8Array, origin: unknown) {
     const now = Date.now();
     const by = origin && typeof origin === 'object' && 'server' in origin ? (origin as ServerOrigin).by : origin && typeof origin === 'object' && 'userId' in origin ? String((origin as { userId: unknown }).userId) : null;
-    const count = transaction(app.db, (tx) => {
-      const row = tx.select({ updateCount: crdtDocuments.updateCount }).from(crdtDocuments).where(where(entry.key)).get();
+    const k = entry.key;
+    const count = transaction(app.db, () => {
+      const row = statements.bump.get({ ...k, updatedAt: now, lastUpdatedBy: by });
       // Deleted or moved to another document id (a migration) while loaded: nothing to append to.
       if (!row) return null;
-      tx.insert(crdtUpdates).values({ ...entry.key, update: Buffer.from(update), createdAt: now }).run();
-      tx.update(crdtDocuments).set({ updateCount: row.updateCount + 1, updatedAt: now, lastUpdatedBy: by }).where(where(entry.key)).run();
-      return row.updateCount + 1;
+      statements.append.run({ ...k, update: Buffer.from(update), createdAt: now });
+      return row.updateCount;
     });
     if (count === null) evict(entry);
     else if (count >= COMPACT_AFTER_UPDATES) compact(entry);

@@ -1,0 +1,95 @@
+// Sync throughput and propagation latency, Hearth (which persists every update before broadcasting it) vs
+// the y-websocket reference server (memory only), in one run: one room, 1 writer and 50 readers; then the
+// latency of a REST update on a 100 KB text.
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { WebsocketProvider } from 'y-websocket';
+import * as Y from 'yjs';
+import { ratio, startChild, type Row } from '../harness.ts';
+
+export const title = 'CRDT sync: one room, 1 writer and 50 readers; REST update of a 100 KB text';
+
+const READERS = 50;
+const EDITS = 2000;
+
+function client(url: string, room: string, params: Record<string, string>) {
+  const doc = new Y.Doc();
+  const provider = new WebsocketProvider(url, room, doc, { WebSocketPolyfill: WebSocket as never, params, disableBc: true });
+  const synced = new Promise<void>((resolve) => provider.on('sync', (s: boolean) => s && resolve()));
+  return { doc, provider, synced };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+async function measure(url: string, room: string, params: Record<string, string>) {
+  const writer = client(url, room, params);
+  const readers = Array.from({ length: READERS }, () => client(url, room, params));
+  await Promise.all([writer.synced, ...readers.map((r) => r.synced)]);
+  const sentAt: number[] = [];
+  const latencies: number[] = [];
+  let done = 0;
+  const allDone = new Promise<void>((resolve) => {
+    for (const reader of readers) {
+      let seen = 0;
+      reader.doc.getArray<number>('edits').observe((event) => {
+        const now = performance.now();
+        for (const item of event.changes.added) {
+          for (const index of item.content.getContent() as number[]) {
+            latencies.push(now - (sentAt[index] as number));
+            seen++;
+          }
+        }
+        if (seen === EDITS && ++done === READERS) resolve();
+      });
+    }
+  });
+  const started = performance.now();
+  const edits = writer.doc.getArray<number>('edits');
+  for (let i = 0; i < EDITS; i++) {
+    sentAt[i] = performance.now();
+    edits.push([i]);
+    // let the socket breathe every few edits, as a typing user would
+    if (i % 20 === 19) await new Promise((r) => setImmediate(r));
+  }
+  await allDone;
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  for (const c of [writer, ...readers]) c.provider.destroy();
+  return { rps: EDITS / seconds, p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)) };
+}
+
+export async function run(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-crdt-'));
+  const reference = await startChild(['test/bench/yws-reference-server.ts']);
+  const hearth = await startChild(['server/cli.ts', '--port', '0', '--data-dir', dataDir]);
+  try {
+    const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+    const ref = await measure(reference.url.replace('http', 'ws'), 'room', {});
+    rows.push({ scenario: `reference server (memory only): ${EDITS} edits to ${READERS} readers (edits/s)`, ...ref });
+    const own = await measure(hearth.url.replace('http', 'ws') + '/yjs', 'org/doc/editor', { apiKey: creds.apiKey, authToken: creds.authToken });
+    rows.push({ scenario: `Hearth (every update persisted first): ${EDITS} edits to ${READERS} readers (edits/s)`, ...own, vs: `${ratio(own.rps, ref.rps)} of the reference (goal ≥ 100%)` });
+
+    const headers = { 'content-type': 'application/json', 'x-svc-api-key': creds.apiKey, 'x-svc-auth-token': creds.authToken };
+    const base = 'x'.repeat(100 * 1024);
+    const post = (path: string, data: unknown) => fetch(hearth.url + path, { method: 'POST', headers, body: JSON.stringify({ data }) }).then((r) => r.json());
+    await post('/v2/crdt/add', { organizationId: 'org', documentId: 'doc', editorId: 'big', type: 'text', data: base });
+    const times: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const text = base.slice(0, 50_000) + `edit ${i}` + base.slice(50_000);
+      const t0 = performance.now();
+      await post('/v2/crdt/update', { organizationId: 'org', documentId: 'doc', editorId: 'big', type: 'text', data: text });
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    rows.push({ scenario: 'Hearth REST crdt/update of a 100 KB text, small change (sequential, ms)', rps: 1000 / percentile(times, 50), p50: Math.round(percentile(times, 50)), p99: Math.round(percentile(times, 99)) });
+  } finally {
+    reference.child.kill('SIGTERM');
+    hearth.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}
