@@ -18,6 +18,7 @@ import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
 import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
 import { createJobRunner } from './services/jobs.ts';
 import { migrationQueue } from './services/migrations.ts';
+import { sweepOrphanAttachments } from './services/recordings.ts';
 import { erasureQueue } from './services/user-data.ts';
 import { VERSION } from './version.ts';
 
@@ -68,6 +69,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
   let http: Server | undefined;
   try {
     const credentials = ensureDefaultCredentials(app);
+    sweepOrphanAttachments(app);
     http = createHttpServer(toNodeHandler(createHttpApp(app, operations)));
     const server = http;
     const yjs = attachYjsWebsocket(app, server, app.crdt);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { getRequestIP, H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { consumeLoginLink, LOGIN_LINK_PATH } from '../services/login-links.ts';
+import { findAttachment } from '../services/recordings.ts';
 import { dispatch, tooLarge, type IncomingCall } from './dispatch.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -138,6 +139,14 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
       });
     }
     return new Response(null, { status: 302, headers: { location: continueUrl } });
+  });
+
+  h3.get('/attachments/:key', (event) => {
+    const found = findAttachment(app, event.context.params?.key ?? '');
+    if (!found || !existsSync(found.path)) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
+    return new Response(readFileSync(found.path), {
+      headers: { 'content-type': found.mimeType, 'content-length': String(found.size), 'cache-control': 'private, max-age=31536000, immutable' },
+    });
   });
 
   h3.all('/**', (event) => {

@@ -16,6 +16,9 @@ import annotationsUpdate from './commentannotations/update.ts';
 import reactionsAdd from './reactions/add.ts';
 import reactionsDelete from './reactions/delete.ts';
 import reactionsGet from './reactions/get.ts';
+import recordingsAdd from './recordings/add.ts';
+import recordingsDelete from './recordings/delete.ts';
+import recordingsGet from './recordings/get.ts';
 import generateToken from './auth/generate_token.ts';
 import crdtAdd from './crdt/add.ts';
 import crdtDelete from './crdt/delete.ts';
@@ -140,6 +143,9 @@ export const operations: readonly AnyOperation[] = [
   reactionsAdd,
   reactionsGet,
   reactionsDelete,
+  recordingsAdd,
+  recordingsGet,
+  recordingsDelete,
   userDataGet,
   userDataDelete,
   userDataDeleteStatus,

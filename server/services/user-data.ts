@@ -27,6 +27,7 @@ import { commentsOf, describeAnnotation } from './comments.ts';
 import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
 import { getNotifications } from './notifications.ts';
 import { describeReaction } from './reactions.ts';
+import { describeRecording } from './recordings.ts';
 import { describeUser, findUser } from './users.ts';
 import { readPageToken } from './paging.ts';
 
@@ -132,7 +133,7 @@ export function exportUserData(app: AppContext, apiKeyId: string, input: { organ
       profile: profile ? describeUser(profile) : null,
       comments: exportedComments,
       reactions: reactionPage.map(describeReaction),
-      recordings: recordingPage.map((r) => ({ annotationId: r.id, documentId: r.documentId, recordingType: r.recordingType, displayName: r.displayName, createdAt: r.createdAt })),
+      recordings: recordingPage.map((r) => describeRecording(app, r)),
       notifications: notificationPage,
     },
     nextPageToken: finished ? null : app.pageTokens.encode(scope, FEATURES.map((f) => next[f])),

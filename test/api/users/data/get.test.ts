@@ -56,6 +56,22 @@ describe('/v2/users/data/get', () => {
     expect(seen.recordings).toEqual([]);
   });
 
+  it('exports the recordings the user made', async () => {
+    const webm = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.from('x')]).toString('base64');
+    for (let i = 0; i < 3; i++) {
+      await t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'd', recording: { recordingType: 'audio', from: { userId: i < 2 ? 'ann' : 'bob' }, recordedTime: { duration: 1000 }, attachments: [{ name: 'a', mimeType: 'audio/webm', data: webm }] } });
+    }
+    let pageToken: string | undefined;
+    const recordings: any[] = [];
+    do {
+      const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken });
+      recordings.push(...res.body.result.data.recordings);
+      pageToken = res.body.result.nextPageToken ?? undefined;
+    } while (pageToken);
+    expect(recordings).toHaveLength(2);
+    expect(recordings[0]).toMatchObject({ type: 'recorder', recordedTime: { display: '00:00:01' }, from: { userId: 'ann' } });
+  });
+
   it('carries the annotation of each exported comment', async () => {
     const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' });
     expect(res.body.result.data.comments[0].annotation).toMatchObject({ annotationId, documentId: 'd' });

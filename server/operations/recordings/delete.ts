@@ -1,0 +1,13 @@
+import { recordingsDeleteInput } from '../../../shared/schemas/recordings.ts';
+import { defineOperation } from '../../http/operation.ts';
+import { deleteRecordings } from '../../services/recordings.ts';
+
+export default defineOperation({
+  path: '/v2/recordings/delete',
+  auth: 'apiKey',
+  summary: 'Deletes recordings with their attachment files.',
+  input: recordingsDeleteInput,
+  async handler(input, ctx) {
+    return { message: 'Recording(s) deleted successfully.', data: deleteRecordings(ctx.app, ctx.apiKey.id, input) };
+  },
+});

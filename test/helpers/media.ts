@@ -1,0 +1,4 @@
+/** Small byte sequences with the magic numbers of real media files (enough for a type check; not playable). */
+export const WEBM = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.from('webm recording bytes')]);
+export const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('png thumbnail')]);
+export const b64 = (bytes: Buffer) => bytes.toString('base64');
