@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { commentAnnotations, commentReads, comments, reactions, type StoredUser } from '../db/schema.ts';
-import { ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
+import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { createAccessResolver } from './access.ts';
 import { recordActivity } from './activities.ts';
@@ -51,19 +51,22 @@ function visibleTo(row: AnnotationRow, userId: string): boolean {
   return row.visibility === 'public' || row.createdByUserId === userId || (row.visibleToUserIds ?? []).includes(userId);
 }
 
+function commentTaken(tx: Db, apiKeyId: string, organizationId: string, annotationId: string, id: number): boolean {
+  return !!tx
+    .select({ id: comments.id })
+    .from(comments)
+    .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId), eq(comments.id, id)))
+    .get();
+}
+
 function newCommentId(tx: Db, apiKeyId: string, organizationId: string, annotationId: string): number {
   for (;;) {
     const id = randomInt(100_000, 1_000_000);
-    const taken = tx
-      .select({ id: comments.id })
-      .from(comments)
-      .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId), eq(comments.id, id)))
-      .get();
-    if (!taken) return id;
+    if (!commentTaken(tx, apiKeyId, organizationId, annotationId, id)) return id;
   }
 }
 
-interface WriteContext {
+export interface WriteContext {
   app: AppContext;
   tx: Db;
   apiKey: ApiKeyRow;
@@ -76,10 +79,11 @@ interface WriteContext {
  * Inserts comments of one annotation: each records a `comment.add` activity and notifies the users it
  * mentions (those who can see the annotation), and marks the annotation read for its author.
  */
-function insertComments(w: WriteContext, items: CommentInput[]): number[] {
+export function insertComments(w: WriteContext, items: CommentInput[]): number[] {
   const { tx, apiKey, organizationId, annotation } = w;
   const ids: number[] = [];
   for (const item of items) {
+    if (item.commentId !== undefined && commentTaken(tx, apiKey.id, organizationId, annotation.id, item.commentId)) throw alreadyExists(`Comment already exists: ${item.commentId}.`);
     const id = item.commentId ?? newCommentId(tx, apiKey.id, organizationId, annotation.id);
     const now = Date.now();
     const mentioned = mentionedIds(item.taggedUserContacts);
@@ -158,6 +162,10 @@ export function addAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.outp
   if (privateOnes.length > 0 && !apiKey.settings.enablePrivateComments) {
     throw failedPrecondition('Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.');
   }
+  const given = input.commentAnnotations.map((a) => a.annotationId);
+  given.forEach((annotationId, i) => {
+    if (annotationId !== undefined && given.indexOf(annotationId) < i) throw invalid(`commentAnnotations[${i}].annotationId repeats an earlier annotation: ${annotationId}.`);
+  });
   const mails = { count: 0 };
   const out = transaction(app.db, (tx) => {
     ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
@@ -242,12 +250,12 @@ export function commentsOf(db: Db, apiKeyId: string, organizationId: string, ann
   if (annotationIds.length === 0) return byAnnotation;
   const conditions: SQL[] = [eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), inArray(comments.annotationId, annotationIds)];
   if (commentIds) conditions.push(inArray(comments.id, commentIds));
-  const rows = db.select().from(comments).where(and(...conditions)).orderBy(asc(comments.createdAt), asc(comments.id)).all();
+  const rows = db.select().from(comments).where(and(...conditions)).orderBy(asc(comments.createdAt), sql`rowid`).all();
   const reactionRows = db
     .select()
     .from(reactions)
     .where(and(eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, organizationId), inArray(reactions.annotationId, annotationIds)))
-    .orderBy(asc(reactions.createdAt))
+    .orderBy(asc(reactions.createdAt), sql`rowid`)
     .all();
   for (const row of rows) {
     let list = byAnnotation.get(row.annotationId);
@@ -435,91 +443,6 @@ export function markAnnotationsRead(app: AppContext, apiKeyId: string, input: { 
       }
       markRead(tx, apiKeyId, input.organizationId, annotationId, input.userId, now);
       out[annotationId] = { success: true, message: 'Marked as read.' };
-    }
-    return out;
-  });
-}
-
-export function addComments(app: AppContext, apiKey: ApiKeyRow, input: { organizationId: string; annotationId: string; commentData: CommentInput[] }): number[] {
-  const mails = { count: 0 };
-  const ids = transaction(app.db, (tx) => {
-    const annotation = requireAnnotation(tx, apiKey.id, input.organizationId, input.annotationId);
-    const ids = insertComments({ app, tx, apiKey, organizationId: input.organizationId, annotation, mails }, input.commentData);
-    tx.update(commentAnnotations).set({ updatedAt: Date.now() }).where(and(eq(commentAnnotations.apiKeyId, apiKey.id), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, input.annotationId))).run();
-    return ids;
-  });
-  if (mails.count > 0) app.mail.flush();
-  return ids;
-}
-
-export function getComments(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentIds?: number[] | undefined }) {
-  requireAnnotation(app.db, apiKeyId, input.organizationId, input.annotationId);
-  return commentsOf(app.db, apiKeyId, input.organizationId, [input.annotationId], input.commentIds).get(input.annotationId) ?? [];
-}
-
-export function updateComments(
-  app: AppContext,
-  apiKeyId: string,
-  input: { organizationId: string; annotationId: string; commentIds: number[]; updatedData: { commentText?: string | undefined; commentHtml?: string | undefined; taggedUserContacts?: CommentInput['taggedUserContacts']; context?: Record<string, unknown> | undefined }; actionUser?: StoredUser | undefined },
-): Outcomes {
-  const data = input.updatedData;
-  if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
-  return transaction(app.db, (tx) => {
-    const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
-    const out: Outcomes = {};
-    for (const commentId of new Set(input.commentIds)) {
-      const where = and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, input.organizationId), eq(comments.annotationId, input.annotationId), eq(comments.id, commentId));
-      const row = tx.select().from(comments).where(where).get();
-      if (!row) {
-        out[commentId] = { success: false, message: 'Not found' };
-        continue;
-      }
-      tx.update(comments)
-        .set({
-          text: data.commentText ?? row.text,
-          html: data.commentHtml ?? row.html,
-          taggedUserContacts: data.taggedUserContacts ?? row.taggedUserContacts,
-          mentionedUserIds: data.taggedUserContacts ? mentionedIds(data.taggedUserContacts) : row.mentionedUserIds,
-          context: data.context ?? row.context,
-          updatedAt: Date.now(),
-        })
-        .where(where)
-        .run();
-      const actionUser = input.actionUser ?? row.fromUser;
-      recordActivity(tx, {
-        apiKeyId,
-        organizationId: input.organizationId,
-        documentId: annotation.documentId,
-        featureType: 'comment',
-        actionType: 'comment.update',
-        actionUser,
-        targetEntityId: annotation.id,
-        targetSubEntityId: String(commentId),
-        changes: data.commentText !== undefined ? { commentText: { from: row.text, to: data.commentText } } : null,
-        displayMessageTemplate: '{{actionUser}} edited a comment',
-        displayMessageTemplateData: { actionUser: label(actionUser) },
-      });
-      out[commentId] = { success: true, message: 'Updated successfully' };
-    }
-    return out;
-  });
-}
-
-export function deleteComments(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentIds: number[]; actionUser?: StoredUser | undefined }): Outcomes {
-  return transaction(app.db, (tx) => {
-    const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
-    const out: Outcomes = {};
-    for (const commentId of new Set(input.commentIds)) {
-      const where = and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, input.organizationId), eq(comments.annotationId, input.annotationId), eq(comments.id, commentId));
-      const row = tx.select().from(comments).where(where).get();
-      if (!row) {
-        out[commentId] = { success: false, message: 'Not found' };
-        continue;
-      }
-      tx.delete(comments).where(where).run();
-      const actionUser = input.actionUser ?? row.fromUser;
-      recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'comment', actionType: 'comment.delete', actionUser, targetEntityId: annotation.id, targetSubEntityId: String(commentId), displayMessageTemplate: '{{actionUser}} deleted a comment', displayMessageTemplateData: { actionUser: label(actionUser) } });
-      out[commentId] = { success: true, message: 'Deleted successfully' };
     }
     return out;
   });

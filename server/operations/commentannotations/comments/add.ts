@@ -1,6 +1,6 @@
 import { commentsAddInput } from '../../../../shared/schemas/comments.ts';
 import { defineOperation } from '../../../http/operation.ts';
-import { addComments } from '../../../services/comments.ts';
+import { addComments } from '../../../services/comment-threads.ts';
 
 export default defineOperation({
   path: '/v2/commentannotations/comments/add',

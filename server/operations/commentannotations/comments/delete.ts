@@ -1,6 +1,6 @@
 import { commentsDeleteInput } from '../../../../shared/schemas/comments.ts';
 import { defineOperation } from '../../../http/operation.ts';
-import { deleteComments } from '../../../services/comments.ts';
+import { deleteComments } from '../../../services/comment-threads.ts';
 
 export default defineOperation({
   path: '/v2/commentannotations/comments/delete',

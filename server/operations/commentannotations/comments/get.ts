@@ -1,6 +1,6 @@
 import { commentsGetInput } from '../../../../shared/schemas/comments.ts';
 import { defineOperation } from '../../../http/operation.ts';
-import { getComments } from '../../../services/comments.ts';
+import { getComments } from '../../../services/comment-threads.ts';
 
 export default defineOperation({
   path: '/v2/commentannotations/comments/get',

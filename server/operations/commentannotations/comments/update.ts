@@ -1,6 +1,6 @@
 import { commentsUpdateInput } from '../../../../shared/schemas/comments.ts';
 import { defineOperation } from '../../../http/operation.ts';
-import { updateComments } from '../../../services/comments.ts';
+import { updateComments } from '../../../services/comment-threads.ts';
 
 export default defineOperation({
   path: '/v2/commentannotations/comments/update',
