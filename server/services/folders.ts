@@ -14,7 +14,12 @@ export const ROOT = 'root';
 /** What a top-level folder that inherits gets: no restriction (documents keep their own access type). */
 const ROOT_ACCESS: DocumentAccessType = 'public';
 
-const segment = (id: string) => `${encodeURIComponent(id)}/`;
+/** A lone UTF-16 surrogate cannot be URI-encoded (encodeURIComponent throws) nor stored as given: bad input, not a 500. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const segment = (id: string) => {
+  if (LONE_SURROGATE.test(id)) throw invalid('folderId must be well-formed Unicode text (it contains a lone surrogate).');
+  return `${encodeURIComponent(id)}/`;
+};
 /** Upper bound of a subtree's path range: encoded paths are ASCII, so this sorts after all of them. */
 const PATH_END = '\uffff';
 

@@ -117,9 +117,10 @@ export function addRecording(app: AppContext, apiKey: ApiKeyRow, input: z.output
     return { ...a, bytes, storageKey: randomAlphanumeric(32), type: a.type ?? a.mimeType.split('/')[0] ?? 'file' };
   });
   const dir = attachmentsDir(app.config.dataDir);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const f of files) writeFileSync(join(dir, f.storageKey), f.bytes, { mode: 0o600 });
   try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // inside the try: a write that fails half-way (disk full) removes the files already written
+    for (const f of files) writeFileSync(join(dir, f.storageKey), f.bytes, { mode: 0o600 });
     const recordingId = transaction(app.db, (tx) => {
       ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
       if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
@@ -165,7 +166,7 @@ export function addRecording(app: AppContext, apiKey: ApiKeyRow, input: z.output
       });
       return id;
     });
-    return describeRecording(app, app.db.select().from(recordings).where(and(eq(recordings.apiKeyId, apiKey.id), eq(recordings.organizationId, input.organizationId), eq(recordings.id, recordingId))).get() as RecordingRow);
+    return { recordingId, ...describeRecording(app, app.db.select().from(recordings).where(and(eq(recordings.apiKeyId, apiKey.id), eq(recordings.organizationId, input.organizationId), eq(recordings.id, recordingId))).get() as RecordingRow) };
   } catch (error) {
     for (const f of files) rmSync(join(dir, f.storageKey), { force: true });
     throw error;

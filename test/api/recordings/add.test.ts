@@ -12,6 +12,22 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+// headers with each allowed type's magic numbers, followed by filler bytes
+const filler = Buffer.from('0123456789abcdef');
+const SAMPLES: Record<string, Buffer> = {
+  'video/webm': WEBM,
+  'audio/webm': WEBM,
+  'video/mp4': Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), filler]),
+  'audio/ogg': Buffer.concat([Buffer.from('OggS'), Buffer.from([0, 2]), filler]),
+  'audio/mpeg': Buffer.concat([Buffer.from('ID3'), Buffer.from([4, 0, 0]), filler]),
+  'audio/wav': Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0, 0, 0]), Buffer.from('WAVEfmt '), filler]),
+  'image/png': PNG,
+  'image/jpeg': Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), filler]),
+  'image/webp': Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0, 0, 0]), Buffer.from('WEBPVP8 '), filler]),
+  'image/gif': Buffer.concat([Buffer.from('GIF89a'), filler]),
+};
+const MP3_FRAME = Buffer.concat([Buffer.from([0xff, 0xfb, 0x90, 0x64]), filler]);
+
 const recording = (extra: Record<string, unknown> = {}) => ({
   recordingType: 'screen',
   displayName: 'Walkthrough',
@@ -49,7 +65,8 @@ describe('/v2/recordings/add', () => {
     expect(res.body.result.data).toMatchObject({ latestVersion: 2, recordedTime: { duration: 5000, display: '00:00:05' } });
     expect(res.body.result.data.attachments.map((a: any) => [a.attachmentId, a.version])).toEqual([[1, 1], [2, 1], [3, 2]]);
     const activities = (await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'], order: 'asc' })).body.result.data;
-    expect(activities.map((a: any) => [a.actionType, a.targetEntityId])).toEqual([['recorder.add', 'rec-1'], ['recorder.update', 'rec-1']]);
+    // (sorted: two calls within one millisecond share a timestamp)
+    expect(activities.map((a: any) => [a.actionType, a.targetEntityId]).sort()).toEqual([['recorder.add', 'rec-1'], ['recorder.update', 'rec-1']]);
   });
 
   it('checks attachments: base64, size, MIME type and the bytes matching it; a refused add leaves no file', async () => {
@@ -84,5 +101,167 @@ describe('/v2/recordings/add', () => {
     expect((await add(recording({ recordingType: 'hologram' }))).body.error.message).toBe('recording.recordingType must be one of: screen, video, audio.');
     const other = await createWorkspace(t);
     expect((await add(recording(), {}, other.headersK)).status).toBe(404);
+  });
+});
+
+describe('/v2/recordings/add: response, attachments, activities', () => {
+  it('returns recordingId, latestVersion and the attachments; a generated id is 20 alphanumerics', async () => {
+    const res = await add(recording({ displayName: undefined, from: { userId: 'bob' }, recordedTime: { duration: 0 } }));
+    expect(res.status).toBe(200);
+    expect(res.body.result.status).toBe('success');
+    const data = res.body.result.data;
+    expect(data.recordingId).toMatch(/^[A-Za-z0-9]{20}$/);
+    expect(data.annotationId).toBe(data.recordingId);
+    expect(data).toMatchObject({ latestVersion: 1, displayName: '', recordedTime: { duration: 0, display: '00:00:00' }, from: { userId: 'bob' } });
+    expect(data.attachments).toHaveLength(2);
+    for (const a of data.attachments) expect(a.url).toMatch(new RegExp(`^${t.url}/attachments/[A-Za-z0-9]{32}$`));
+    // the activity names the user by userId when there is no name
+    const activity = (await t.callK('/v2/activities/get', { organizationId: 'acme', targetEntityId: data.recordingId })).body.result.data;
+    expect(activity).toHaveLength(1);
+    expect(activity[0]).toMatchObject({
+      featureType: 'recorder',
+      actionType: 'recorder.add',
+      actionUser: { userId: 'bob' },
+      targetEntityId: data.recordingId,
+      displayMessageTemplate: '{{actionUser}} added a recording',
+      displayMessageTemplateData: { actionUser: 'bob' },
+      metadata: { documentId: 'doc', organizationId: 'acme' },
+    });
+  });
+
+  it('records recorder.add and recorder.update with their templates, named by the user name', async () => {
+    await add(recording({ recordingId: 'rec-act', from: { userId: 'ann', name: 'Ann', email: 'ann@example.com' } }));
+    await add(recording({ recordingId: 'rec-act', displayName: 'Second take' }));
+    const res = await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'], targetEntityId: 'rec-act', order: 'asc' });
+    expect(res.body.result.data.map((a: any) => [a.actionType, a.displayMessageTemplate, a.displayMessageTemplateData, a.actionUser]).sort()).toEqual([
+      ['recorder.add', '{{actionUser}} added a recording', { actionUser: 'Ann' }, { userId: 'ann', name: 'Ann', email: 'ann@example.com' }],
+      ['recorder.update', '{{actionUser}} added a new version of a recording', { actionUser: 'Ann' }, { userId: 'ann', name: 'Ann' }],
+    ]);
+    // the new version updated the display name
+    const got = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['rec-act'] });
+    expect(got.body.result.data[0]).toMatchObject({ displayName: 'Second take', latestVersion: 2 });
+  });
+
+  it('serves each attachment with its type, length and cache headers; unknown keys are 404', async () => {
+    const data = (await add(recording({ recordingId: 'rec-serve' }))).body.result.data;
+    const png = data.attachments.find((a: any) => a.name === 'thumb.png');
+    const served = await fetch(png.url);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(served.headers.get('content-length')).toBe(String(PNG.length));
+    expect(served.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+    expect(Buffer.from(await served.arrayBuffer()).equals(PNG)).toBe(true);
+    for (const key of ['A'.repeat(32), 'short', '..%2F..%2Fhearth.db', `${png.url.split('/').pop()}x`]) {
+      const missing = await fetch(`${t.url}/attachments/${key}`);
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await missing.text()).toBe('Not Found');
+    }
+  });
+
+  it('accepts every allowed MIME type whose bytes match, and derives or keeps the attachment type', async () => {
+    const attachments = Object.entries(SAMPLES).map(([mimeType, bytes]) => ({ name: mimeType, mimeType, data: b64(bytes) }));
+    attachments.push({ name: 'frame.mp3', mimeType: 'audio/mpeg', data: b64(MP3_FRAME) });
+    const stored: any[] = [];
+    for (let i = 0; i < attachments.length; i += 5) {
+      const res = await add(recording({ recordingId: 'rec-types', attachments: attachments.slice(i, i + 5) }));
+      expect(res.status).toBe(200);
+      stored.splice(0, stored.length, ...res.body.result.data.attachments);
+    }
+    expect(stored.map((a) => [a.mimeType, a.type])).toEqual(attachments.map((a) => [a.mimeType, a.mimeType.split('/')[0]]));
+    expect(stored.map((a) => a.version)).toEqual([1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3]);
+    for (const [i, a] of stored.entries()) {
+      const served = await fetch(a.url);
+      expect(served.headers.get('content-type')).toBe(a.mimeType);
+      expect(Buffer.from(await served.arrayBuffer()).toString('base64')).toBe(attachments[i]!.data);
+    }
+    const typed = await add(recording({ attachments: [{ name: 'cover', mimeType: 'image/png', type: 'thumbnail', data: b64(PNG) }] }));
+    expect(typed.body.result.data.attachments[0]).toMatchObject({ type: 'thumbnail', mimeType: 'image/png', size: PNG.length, version: 1 });
+  });
+
+  it('refuses bytes that do not match the declared type, an empty attachment, and 0 or 6 attachments', async () => {
+    const before = files();
+    const mismatches: Array<[string, Buffer]> = [
+      ['image/webp', SAMPLES['audio/wav']!],
+      ['audio/wav', SAMPLES['image/webp']!],
+      ['video/mp4', WEBM],
+      ['image/jpeg', PNG],
+      ['image/gif', PNG],
+      ['audio/ogg', WEBM],
+      ['audio/mpeg', PNG],
+      ['image/png', Buffer.from('plain text, not an image')],
+    ];
+    for (const [mimeType, bytes] of mismatches) {
+      const res = await add(recording({ attachments: [{ name: 'ok.webm', mimeType: 'video/webm', data: b64(WEBM) }, { name: 'x', mimeType, data: b64(bytes) }] }));
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message: `recording.attachments[1] is not a valid ${mimeType} file.` } });
+    }
+    const cases: Array<[unknown, string]> = [
+      [[{ name: 'x', mimeType: 'video/webm', data: '' }], 'recording.attachments[0].data must not be empty.'],
+      [[{ name: 'x', mimeType: 'video/webm', data: b64(WEBM).slice(0, -1) }], 'recording.attachments[0].data is not valid base64.'],
+      [[{ name: 'x', mimeType: 'video/webm', data: `${b64(WEBM)}====` }], 'recording.attachments[0].data is not valid base64.'],
+      [[], 'recording.attachments must have at least 1 item(s).'],
+      [Array.from({ length: 6 }, () => ({ name: 'x', mimeType: 'video/webm', data: b64(WEBM) })), 'recording.attachments must have at most 5 item(s).'],
+    ];
+    for (const [attachments, message] of cases) {
+      const res = await add(recording({ attachments }));
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+    }
+    expect(files()).toBe(before);
+  });
+
+  it('validates recordingId and duration', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ recordingId: 'bad id' }, 'recording.recordingId may contain only letters, digits, _ and -.'],
+      [{ recordedTime: { duration: -1 } }, 'recording.recordedTime.duration must be at least 0.'],
+      [{ recordedTime: { duration: 1.5 } }, 'recording.recordedTime.duration must be an integer, not a number.'],
+    ];
+    for (const [extra, message] of cases) {
+      const res = await add(recording(extra));
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+    }
+  });
+
+  it('shows the recorded time as hh:mm:ss', async () => {
+    for (const [duration, display] of [[999, '00:00:00'], [59_999, '00:00:59'], [60_000, '00:01:00'], [3_599_000, '00:59:59'], [86_400_000, '24:00:00']] as const) {
+      const res = await add(recording({ recordedTime: { duration } }));
+      expect(res.body.result.data.recordedTime).toEqual({ duration, display });
+    }
+  });
+
+  it('needs the organization and the document unless asked to create them', async () => {
+    const before = files();
+    const org = await add(recording(), { organizationId: 'neworg', documentId: 'nd' });
+    expect({ status: org.status, error: org.body.error }).toEqual({ status: 404, error: { status: 'NOT_FOUND', message: 'Organization does not exist: neworg. Pass createOrganization: true to create it.' } });
+    const doc = await add(recording(), { organizationId: 'neworg', documentId: 'nd', createOrganization: true });
+    expect({ status: doc.status, error: doc.body.error }).toEqual({ status: 404, error: { status: 'NOT_FOUND', message: 'Document does not exist: nd. Pass createDocument: true to create it.' } });
+    expect(files()).toBe(before);
+    const ok = await add(recording({ recordingId: 'in-new-doc' }), { organizationId: 'neworg', documentId: 'nd', createOrganization: true, createDocument: true });
+    expect(ok.status).toBe(200);
+    expect(ok.body.result.data.metadata).toEqual({ apiKey: t.credentials.apiKey, documentId: 'nd', organizationId: 'neworg' });
+    const docs = await t.callK('/v2/organizations/documents/get', { organizationId: 'neworg' });
+    expect(docs.body.result.data.map((d: any) => d.id)).toEqual(['nd']);
+    expect(files()).toBe(before + 2);
+  });
+
+  it('a new version in another document fails inside the transaction and leaves no file and no row', async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'other-doc' }] });
+    const before = files();
+    const res = await add(recording({ recordingId: 'rec-1' }), { documentId: 'other-doc' });
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message: 'Recording rec-1 belongs to document doc.' } });
+    expect(files()).toBe(before);
+    const got = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['rec-1'] });
+    expect(got.body.result.data[0]).toMatchObject({ latestVersion: 2, metadata: { documentId: 'doc' } });
+    expect(got.body.result.data[0].attachments).toHaveLength(3);
+  });
+
+  it('another API key with the same organization and recording ids has its own recordings', async () => {
+    const other = await createWorkspace(t);
+    const mine = await add(recording({ recordingId: 'rec-1' }), { createOrganization: true, createDocument: true }, other.headersK);
+    expect(mine.status).toBe(200);
+    expect(mine.body.result.data).toMatchObject({ recordingId: 'rec-1', latestVersion: 1, metadata: { apiKey: other.apiKey } });
+    expect(mine.body.result.data.attachments.map((a: any) => a.attachmentId)).toEqual([1, 2]);
+    const theirs = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['rec-1'] });
+    expect(theirs.body.result.data[0]).toMatchObject({ latestVersion: 2, metadata: { apiKey: t.credentials.apiKey } });
+    expect(theirs.body.result.data[0].attachments).toHaveLength(3);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { b64, WEBM } from '../../helpers/media.ts';
+import { b64, PNG, WEBM } from '../../helpers/media.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
@@ -39,5 +39,89 @@ describe('/v2/recordings/delete', () => {
 
   it('validates the input', async () => {
     expect((await t.callK('/v2/recordings/delete', { organizationId: 'acme' })).body.error.message).toBe('recordingIds is required.');
+  });
+});
+
+describe('/v2/recordings/delete: every version, activities, isolation', () => {
+  const addRec = (recordingId: string, from: Record<string, string>, headers?: Record<string, string>) =>
+    (headers ? (path: string, data: unknown) => t.callPublic(path, data, headers) : t.callK)('/v2/recordings/add', {
+      organizationId: 'acme',
+      documentId: 'doc2',
+      createDocument: true,
+      createOrganization: true,
+      recording: { recordingId, recordingType: 'screen', from, recordedTime: { duration: 1000 }, attachments: [{ name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) }, { name: 'p.png', mimeType: 'image/png', data: b64(PNG) }] },
+    });
+  const keyOf = (url: string) => url.split('/').pop() as string;
+
+  it('removes every version: rows (gone from get), the served files and the files on disk', async () => {
+    await addRec('multi', { userId: 'cy', name: 'Cy' });
+    const v2 = (await addRec('multi', { userId: 'dee' })).body.result.data;
+    await addRec('keep', { userId: 'cy' });
+    expect(v2.latestVersion).toBe(2);
+    const urls: string[] = v2.attachments.map((a: any) => a.url);
+    expect(urls).toHaveLength(4);
+    for (const url of urls) expect(existsSync(join(t.dataDir, 'attachments', keyOf(url)))).toBe(true);
+
+    const res = await t.callK('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['multi', 'multi'] });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toEqual({ status: 'success', message: 'Recording(s) deleted successfully.', data: { multi: { success: true, message: 'Recording deleted.' } } });
+    for (const url of urls) {
+      expect(existsSync(join(t.dataDir, 'attachments', keyOf(url)))).toBe(false);
+      const served = await fetch(url);
+      expect(served.status).toBe(404);
+      expect(await served.text()).toBe('Not Found');
+    }
+    const left = await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'doc2' });
+    expect(left.body.result.data.map((r: any) => r.annotationId)).toEqual(['keep']);
+    const again = await t.callK('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['multi'] });
+    expect(again.body.result.data).toEqual({ multi: { success: false, message: 'Recording does not exist.' } });
+  });
+
+  it('records recorder.delete in the name of the recording author', async () => {
+    const res = await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'], targetEntityId: 'multi' });
+    // (sorted by action: calls within one millisecond share a timestamp)
+    const rank = ['recorder.add', 'recorder.update', 'recorder.delete'];
+    const byAction = [...res.body.result.data].sort((a: any, b: any) => rank.indexOf(a.actionType) - rank.indexOf(b.actionType));
+    expect(byAction.map((a: any) => a.actionType)).toEqual(rank);
+    expect(byAction[2]).toMatchObject({
+      featureType: 'recorder',
+      actionUser: { userId: 'cy', name: 'Cy' },
+      targetEntityId: 'multi',
+      displayMessageTemplate: '{{actionUser}} deleted a recording',
+      displayMessageTemplateData: { actionUser: 'Cy' },
+      metadata: { apiKey: t.credentials.apiKey, documentId: 'doc2', organizationId: 'acme' },
+    });
+    // a failed delete (unknown id) records nothing
+    const ghost = await t.callK('/v2/activities/get', { organizationId: 'acme', targetEntityId: 'ghost' });
+    expect(ghost.body.result.data).toEqual([]);
+  });
+
+  it('another API key can neither delete these recordings nor touch their files; its own are separate', async () => {
+    const other = await createWorkspace(t);
+    const theirs = (await addRec('keep', { userId: 'eve' }, other.headersK)).body.result.data;
+    const mine = (await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['keep'] })).body.result.data[0];
+    const res = await t.callPublic('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['keep', 'r1'] }, other.headersK);
+    expect(res.body.result.data).toEqual({ keep: { success: true, message: 'Recording deleted.' }, r1: { success: false, message: 'Recording does not exist.' } });
+    expect((await fetch(theirs.attachments[0].url)).status).toBe(404);
+    // the first key's recording of the same id is still there, files included
+    const still = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['keep'] });
+    expect(still.body.result.data).toEqual([mine]);
+    for (const a of mine.attachments) {
+      const served = await fetch(a.url);
+      expect(served.status).toBe(200);
+      expect(existsSync(join(t.dataDir, 'attachments', keyOf(a.url)))).toBe(true);
+    }
+  });
+
+  it('validates recordingIds and organizationId', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ recordingIds: ['r1'] }, 'organizationId is required.'],
+      [{ organizationId: 'acme', recordingIds: [] }, 'recordingIds must have at least 1 item(s).'],
+      [{ organizationId: 'acme', recordingIds: Array.from({ length: 1001 }, (_, i) => `r${i}`) }, 'recordingIds must have at most 1000 item(s).'],
+    ];
+    for (const [data, message] of cases) {
+      const res = await t.callK('/v2/recordings/delete', data);
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+    }
   });
 });

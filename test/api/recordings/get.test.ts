@@ -47,3 +47,78 @@ describe('/v2/recordings/get', () => {
     expect((await t.callPublic('/v2/recordings/get', { organizationId: 'acme' }, other.headersK)).body.result.data).toEqual([]);
   });
 });
+
+describe('/v2/recordings/get: items and tokens', () => {
+  it('returns the Recording resource of interface.md', async () => {
+    const res = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['r3'] });
+    expect(res.body.result.status).toBe('success');
+    expect(res.body.result.pageToken).toBeNull();
+    const [item] = res.body.result.data;
+    expect(item).toEqual({
+      type: 'recorder',
+      annotationId: 'r3',
+      recordingType: 'audio',
+      mode: 'floating',
+      displayName: '',
+      metadata: { apiKey: t.credentials.apiKey, documentId: 'd2', organizationId: 'acme' },
+      recordedTime: { duration: 3000, display: '00:00:03' },
+      from: { userId: 'ann' },
+      attachments: [{ attachmentId: 1, url: expect.stringMatching(new RegExp(`^${t.url}/attachments/[A-Za-z0-9]{32}$`)), mimeType: 'audio/webm', name: 'a.webm', type: 'audio', size: WEBM.length, version: 1 }],
+      latestVersion: 1,
+      createdAt: expect.any(Number),
+      lastUpdated: expect.any(Number),
+    });
+  });
+
+  it('combines the document and id filters; an unknown organization or document gives an empty list', async () => {
+    expect(await walk({ documentId: 'd1', recordingIds: ['r0', 'r1', 'r2'] }, 1)).toEqual(['r2', 'r0']);
+    expect(await walk({ documentId: 'ghost' }, 10)).toEqual([]);
+    const res = await t.callK('/v2/recordings/get', { organizationId: 'nobody' });
+    expect(res.body.result).toEqual({ status: 'success', message: 'Recorder annotations retrieved successfully.', data: [], pageToken: null });
+  });
+
+  it('refuses forged, altered and foreign page tokens', async () => {
+    const token: string = (await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2 })).body.result.pageToken;
+    expect(token).toEqual(expect.any(String));
+    const [payload, signature] = token.split('.') as [string, string];
+    const forged = `${Buffer.from(JSON.stringify([0, 'zzz'])).toString('base64url')}.${signature}`;
+    const flipped = `${payload}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
+    for (const bad of [forged, flipped, 'not-a-token', `${payload}.`]) {
+      const res = await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2, pageToken: bad });
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' } });
+    }
+    // the same token with other filters, or from another API key, is not valid either
+    for (const filters of [{ recordingIds: ['r1'] }, { organizationId: 'other' }]) {
+      const res = await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2, ...filters, pageToken: token });
+      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+    }
+    const other = await createWorkspace(t);
+    const foreign = await t.callPublic('/v2/recordings/get', { organizationId: 'acme', pageSize: 2, pageToken: token }, other.headersK);
+    expect(foreign.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+    // while the token still works for its own query
+    const next = await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2, pageToken: token });
+    expect(next.body.result.data.map((r: any) => r.annotationId)).toEqual(['r4', 'r3']);
+  });
+
+  it('validates its input', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{}, 'organizationId is required.'],
+      [{ organizationId: 'acme', pageSize: 1001 }, 'pageSize must be at most 1000.'],
+      [{ organizationId: 'acme', recordingIds: [] }, 'recordingIds must have at least 1 item(s).'],
+      [{ organizationId: 'acme', recordingIds: Array.from({ length: 31 }, (_, i) => `r${i}`) }, 'recordingIds must have at most 30 item(s).'],
+    ];
+    for (const [data, message] of cases) {
+      const res = await t.callK('/v2/recordings/get', data);
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+    }
+  });
+
+  it('another API key sees none of these recordings, even by id and document', async () => {
+    const other = await createWorkspace(t);
+    await t.callPublic('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }] }, other.headersK);
+    for (const filters of [{}, { documentId: 'd1' }, { recordingIds: ['r0', 'r1'] }]) {
+      const res = await t.callPublic('/v2/recordings/get', { organizationId: 'acme', ...filters }, other.headersK);
+      expect(res.body.result.data).toEqual([]);
+    }
+  });
+});

@@ -147,6 +147,19 @@ describe('/v2/organizations/folders/add', () => {
     expect(await one('acme', 'fine')).toBeNull();
   });
 
+  it('takes any well-formed text as an id, and refuses a lone surrogate with INVALID_ARGUMENT (not a 500)', async () => {
+    const ok = await add({ organizationId: 'text-ids', createOrganization: true, folders: [{ folderId: '📁 a/b %2F' }, { folderId: 'ünï', parentFolderId: '📁 a/b %2F' }] });
+    expect(Object.values(ok.body.result.data).map((o: any) => o.success)).toEqual([true, true]);
+    expect(await one('text-ids', 'ünï')).toMatchObject({ parentFolderId: '📁 a/b %2F', ancestors: ['root', '📁 a/b %2F'] });
+    expect(shape(await tree('text-ids'))).toEqual({ '📁 a/b %2F': { 'ünï': {} } });
+
+    const res = await add({ organizationId: 'lone', createOrganization: true, folders: [{ folderId: 'fine' }, { folderId: 'x\ud800' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'folderId must be well-formed Unicode text (it contains a lone surrogate).' });
+    // the whole request is refused: neither the organization nor the first folder exists
+    expect((await t.callK('/v2/organizations/get', { organizationIds: ['lone'] })).body.result.data).toEqual([]);
+  });
+
   it('validates the rest of the input', async () => {
     const bad = async (data: unknown, message: string) => {
       const res = await add(data);
