@@ -95,7 +95,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         await stopped;
         clearTimeout(grace);
         await app.jobs.close();
-        await app.mail.close();
+        await app.mail.close(config.shutdownGraceMs);
         app.crdt.flushAll();
         app.crdt.close();
         app.sqlite.pragma('wal_checkpoint(TRUNCATE)');

@@ -39,7 +39,11 @@ export function openDatabase(file: string): Database_ {
   };
 }
 
-/** Runs `work` in one SQLite transaction; the synchronous driver makes this the write path of every service. */
+/**
+ * Runs `work` in one SQLite transaction; the synchronous driver makes this the write path of every service.
+ * IMMEDIATE takes the write lock up front: a read-then-write transaction cannot then lose a race with another
+ * process (the CLI) and fail with SQLITE_BUSY_SNAPSHOT; it waits (busy_timeout) instead.
+ */
 export function transaction<T>(db: Db, work: (tx: Db) => T): T {
-  return db.transaction((tx) => work(tx as unknown as Db));
+  return db.transaction((tx) => work(tx as unknown as Db), { behavior: 'immediate' });
 }

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { consumeLoginLink, LOGIN_LINK_PATH } from '../services/login-links.ts';
 import { findAttachment } from '../services/recordings.ts';
 import { dispatch, tooLarge, type IncomingCall } from './dispatch.ts';
+import { ApiError } from './errors.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 
@@ -22,6 +23,8 @@ export function checkRegistry(operations: readonly AnyOperation[]) {
     }
   }
 }
+
+const abortedRequest = () => new ApiError('INVALID_ARGUMENT', 'Bad Request: the request was aborted before its body was complete.');
 
 /** Reads the request body up to `limit` bytes, from the Node stream when there is one (the fast path). */
 async function readBody(event: H3Event, limit: number): Promise<string> {
@@ -47,7 +50,9 @@ async function readBody(event: H3Event, limit: number): Promise<string> {
       };
       nodeReq.on('data', onData);
       nodeReq.once('end', resolve);
-      nodeReq.once('error', reject);
+      // the client went away mid-upload: a bad request, not a server failure
+      nodeReq.once('error', () => reject(abortedRequest()));
+      nodeReq.once('aborted', () => reject(abortedRequest()));
     });
   } else if (event.req.body) {
     const reader = event.req.body.getReader();
@@ -145,7 +150,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
     const found = findAttachment(app, event.context.params?.key ?? '');
     if (!found || !existsSync(found.path)) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
     return new Response(readFileSync(found.path), {
-      headers: { 'content-type': found.mimeType, 'content-length': String(found.size), 'cache-control': 'private, max-age=31536000, immutable' },
+      headers: { 'content-type': found.mimeType, 'content-length': String(found.size), 'cache-control': 'private, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
     });
   });
 

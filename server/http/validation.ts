@@ -19,6 +19,8 @@ const ARTICLE: Record<string, string> = {
   int: 'an integer',
   boolean: 'a boolean',
   object: 'an object',
+  record: 'an object',
+  map: 'an object',
   array: 'an array',
   bigint: 'an integer',
   null: 'null',

@@ -30,7 +30,7 @@ export interface Mailer {
   /** Relays what is waiting in the outbox over SMTP (no-op without SMTP). Called after commits and at start. */
   flush(): void;
   list(options?: { limit?: number }): StoredMail[];
-  close(): Promise<void>;
+  close(graceMs?: number): Promise<void>;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -46,6 +46,18 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
   let running: Promise<void> | null = null;
   let again = false;
   let closed = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryDelay = 5_000;
+  /** Tries the outbox again later, backing off up to ten minutes, while the SMTP server is unreachable. */
+  const scheduleRetry = () => {
+    if (closed || retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      flush();
+    }, retryDelay);
+    retryTimer.unref();
+    retryDelay = Math.min(retryDelay * 2, 600_000);
+  };
 
   const relayPending = async () => {
     if (!transport) return;
@@ -62,13 +74,19 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
       const attempts = row.attempts + 1;
       try {
         await transport.sendMail({ from: opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
+        if (closed) return;
         db.update(mailOutbox).set({ status: 'sent', attempts, sentAt: Date.now(), lastError: null }).where(eq(mailOutbox.id, row.id)).run();
       } catch (error) {
+        if (closed) return;
         const message = error instanceof Error ? error.message : String(error);
-        const status = attempts >= MAX_ATTEMPTS ? 'failed' : 'stored';
+        // a permanent refusal (5xx) concerns this message only: fail it and go on with the others
+        const permanent = ((error as { responseCode?: number }).responseCode ?? 0) >= 500;
+        const status = permanent || attempts >= MAX_ATTEMPTS ? 'failed' : 'stored';
         db.update(mailOutbox).set({ status, attempts, lastError: message.slice(0, 500) }).where(eq(mailOutbox.id, row.id)).run();
         log.warn('mail relay failed', { mailId: row.id, attempts, error: message });
-        return; // the SMTP server is likely down: try the rest at the next flush
+        if (permanent) continue;
+        scheduleRetry();
+        return; // the SMTP server is likely down: try the rest later
       }
     }
   };
@@ -135,9 +153,11 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
           };
         });
     },
-    async close() {
+    /** Stops relaying; waits for a send in progress at most `graceMs` (the message stays in the outbox). */
+    async close(graceMs = 5_000) {
       closed = true;
-      await running;
+      if (retryTimer) clearTimeout(retryTimer);
+      if (running) await Promise.race([running, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       transport?.close();
     },
   };

@@ -28,7 +28,13 @@ export function loadOrCreateMasterKey(dataDir: string): Buffer {
     return key;
   }
   const key = randomBytes(32);
-  writeFileSync(path, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(path, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // another process (the CLI during a first start) created it first: use that one
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateMasterKey(dataDir);
+    throw error;
+  }
   chmodSync(path, 0o600);
   return key;
 }
@@ -47,7 +53,10 @@ export function createSecrets(masterKey: Buffer): Secrets {
     decrypt(ciphertext) {
       const [version, iv, body, tag] = ciphertext.split('.');
       if (version !== VERSION || !iv || body === undefined || !tag) throw new Error('Unreadable ciphertext');
-      const decipher = createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64url'));
+      const ivBytes = Buffer.from(iv, 'base64url');
+      if (ivBytes.length !== 12) throw new Error('Unreadable ciphertext');
+      // a full 16-byte tag only: GCM would otherwise accept a truncated one
+      const decipher = createDecipheriv('aes-256-gcm', encKey, ivBytes, { authTagLength: 16 });
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
     },

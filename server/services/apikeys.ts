@@ -309,7 +309,7 @@ export function describeApiKeyConfig(app: AppContext, row: ApiKeyRow) {
 
 /** /v2/workspace/apikeyconfig/update: partial update of the key's settings and AI provider keys. */
 export function updateApiKeyConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof apiKeyConfigUpdateInput>): ApiKeyRow {
-  const given = Object.values(input).some((v) => v !== undefined);
+  const given = Object.values(input).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0));
   if (!given) throw invalid('At least one field must be provided for update');
   const providers = input.aiModelApiKey?.map((e) => e.provider) ?? [];
   if (new Set(providers).size !== providers.length) throw invalid('aiModelApiKey lists a provider more than once.');

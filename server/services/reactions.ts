@@ -1,4 +1,4 @@
-import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { comments, reactions, type StoredUser } from '../db/schema.ts';
@@ -41,7 +41,7 @@ export function getReactions(app: AppContext, apiKeyId: string, input: { organiz
   requireAnnotation(app.db, apiKeyId, input.organizationId, input.annotationId);
   const conditions: SQL[] = [eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, input.organizationId), eq(reactions.annotationId, input.annotationId)];
   if (input.commentId !== undefined) conditions.push(eq(reactions.commentId, input.commentId));
-  return app.db.select().from(reactions).where(and(...conditions)).orderBy(asc(reactions.createdAt), asc(reactions.id)).all().map(describeReaction);
+  return app.db.select().from(reactions).where(and(...conditions)).orderBy(asc(reactions.createdAt), sql`rowid`).all().map(describeReaction);
 }
 
 export function deleteReactions(app: AppContext, apiKeyId: string, input: { organizationId: string; reactionIds: string[] }): Outcomes {

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 
 /** Non-empty string after trimming; identifiers, names. */
-export const nonEmpty = (max = 1024) => z.string().trim().min(1, { error: 'must not be empty' }).max(max);
+export const nonEmpty = (max = 1024) =>
+  z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(max)
+    // a lone surrogate would not survive storage unchanged
+    .refine((s) => s.isWellFormed(), { error: 'must be well-formed Unicode text' });
 
 export const email = z.email({ error: 'must be a valid email address' }).max(320);
 

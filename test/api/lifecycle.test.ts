@@ -1,5 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,13 @@ async function startCli(): Promise<{ child: ChildProcess; url: string; output: (
   return { child, url, output: () => output, exited };
 }
 
-const runCli = (...args: string[]) => spawnSync(process.execPath, [...CLI, ...args, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
+/** Runs a CLI command without blocking the event loop (a blocked loop lets the server drop idle keep-alive sockets under fetch). */
+const runCli = (...args: string[]) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [...CLI, ...args, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
 
 describe('npm start', () => {
   it('prints the banner with the credentials; SIGTERM lets an in-flight request finish, then exits 0', async () => {
@@ -76,25 +82,25 @@ describe('hearth workspace settings', () => {
   it('changes plan and production-key settings, which a running server applies at once', async () => {
     const server = await startCli();
     try {
-      const creds = JSON.parse(spawnSync('cat', [join(dataDir, 'credentials.json')], { encoding: 'utf8' }).stdout);
+      const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
       const production = () => call(server.url, '/v2/workspace/apikey/create', { ownerEmail: 'a@example.com', type: 'production' }, workspaceHeaders(creds));
 
-      const shown = runCli('workspace', 'settings', '--json');
+      const shown = await runCli('workspace', 'settings', '--json');
       expect(shown.status).toBe(0);
       expect(JSON.parse(shown.stdout)).toMatchObject({ workspaceId: creds.workspaceId, plan: 'paid', selfServeProduction: true, maxProductionKeys: 3 });
 
-      const free = runCli('workspace', 'settings', '--plan', 'free', '--json');
+      const free = await runCli('workspace', 'settings', '--plan', 'free', '--json');
       expect(JSON.parse(free.stdout).plan).toBe('free');
       expect((await production()).body.error.status).toBe('FAILED_PRECONDITION');
 
-      runCli('workspace', 'settings', '--plan', 'paid', '--max-production-keys', '0');
+      await runCli('workspace', 'settings', '--plan', 'paid', '--max-production-keys', '0');
       expect((await production()).body.error.status).toBe('RESOURCE_EXHAUSTED');
-      runCli('workspace', 'settings', '--self-serve', 'off', '--max-production-keys', '5');
+      await runCli('workspace', 'settings', '--self-serve', 'off', '--max-production-keys', '5');
       expect((await production()).body.error.status).toBe('PERMISSION_DENIED');
-      runCli('workspace', 'settings', '--self-serve', 'on');
+      await runCli('workspace', 'settings', '--self-serve', 'on');
       expect((await production()).status).toBe(200);
 
-      const listed = runCli('workspace', 'list');
+      const listed = await runCli('workspace', 'list');
       expect(listed.stdout).toContain(`${creds.workspaceId}  Default workspace`);
       expect(listed.stdout).toContain('(default)');
     } finally {
@@ -103,11 +109,11 @@ describe('hearth workspace settings', () => {
     }
   });
 
-  it('rejects bad values with a clear message and a non-zero exit', () => {
-    const bad = runCli('workspace', 'settings', '--plan', 'gold');
+  it('rejects bad values with a clear message and a non-zero exit', async () => {
+    const bad = await runCli('workspace', 'settings', '--plan', 'gold');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('--plan takes free or paid, not "gold"');
-    const unknownFlag = runCli('workspace', 'settings', '--colour', 'red');
+    const unknownFlag = await runCli('workspace', 'settings', '--colour', 'red');
     expect(unknownFlag.status).toBe(2);
     expect(unknownFlag.stderr).toMatch(/Unknown option '--colour'/);
   });

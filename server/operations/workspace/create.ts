@@ -1,5 +1,6 @@
 import { workspaceCreateInput } from '../../../shared/schemas/workspace.ts';
-import { resourceExhausted } from '../../http/errors.ts';
+import { invalid, resourceExhausted } from '../../http/errors.ts';
+import { isDisposableEmail } from '../../services/resources.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { createWorkspaceForOwner, describeWorkspace } from '../../services/workspaces.ts';
 
@@ -12,6 +13,7 @@ export default defineOperation({
   input: workspaceCreateInput,
   async handler(input, ctx) {
     const { limiter, config } = ctx.app;
+    if (isDisposableEmail(input.ownerEmail)) throw invalid('This email domain is not supported.');
     if (!limiter.hit(`workspace-create-ip:${ctx.clientIp}`, config.rateLimits.workspaceCreatePerIp)) throw resourceExhausted(RATE_LIMITED);
     if (!limiter.hit(`workspace-create-email:${input.ownerEmail.toLowerCase()}`, config.rateLimits.workspaceCreatePerEmail)) {
       throw resourceExhausted(RATE_LIMITED);

@@ -1,37 +1,67 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAnnotation } from '../../helpers/comments.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
+interface Model {
+  id: string;
+  doc: string;
+  loc: string;
+  status: string;
+  authors: string[];
+  mentions: string[];
+  visibleTo?: string[];
+}
+
+const PATH = '/v2/commentannotations/get';
 let t: TestServer;
-const ids: string[] = [];
-let privateId: string;
+let other: Awaited<ReturnType<typeof createWorkspace>>;
+const model: Model[] = [];
+
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }, { documentId: 'doc2' }] });
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }, { documentId: 'doc2' }, { documentId: 'doc3' }] });
   await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
   for (let i = 0; i < 9; i++) {
-    const author = i % 3 === 0 ? 'ann' : 'bob';
-    const { annotationId } = await t
-      .callK('/v2/commentannotations/add', {
-        organizationId: 'acme',
-        documentId: i % 2 ? 'doc2' : 'doc',
-        commentAnnotations: [{ annotationId: `a${i}`, location: { id: `L${i % 2}` }, status: { id: i % 4 === 0 ? 'RESOLVED' : 'OPEN' }, commentData: [{ commentText: `c${i}`, from: { userId: author }, taggedUserContacts: i === 4 ? [{ userId: 'cat' }] : [] }] }],
-      })
-      .then((r) => ({ annotationId: Object.keys(r.body.result.data)[0]! }));
-    ids.push(annotationId);
+    const m: Model = { id: `a${i}`, doc: i % 2 ? 'doc2' : 'doc', loc: `L${i % 3}`, status: i % 4 === 0 ? 'RESOLVED' : 'OPEN', authors: [i % 3 === 0 ? 'ann' : 'bob'], mentions: i === 4 ? ['cat'] : i === 7 ? ['dan'] : [] };
+    const tagged = i === 4 ? [{ userId: 'cat' }] : i === 7 ? [{ contact: { userId: 'dan', name: 'Dan' } }] : [];
+    const res = await t.callK('/v2/commentannotations/add', {
+      organizationId: 'acme',
+      documentId: m.doc,
+      commentAnnotations: [{ annotationId: m.id, location: { id: m.loc }, status: { id: m.status }, commentData: [{ commentText: `c${i}`, from: { userId: m.authors[0] }, taggedUserContacts: tagged }] }],
+    });
+    if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+    model.push(m);
   }
-  privateId = (await addAnnotation(t, { annotationId: 'secret', visibility: { type: 'restricted', userIds: ['cat'] }, commentData: [{ commentText: 'psst', from: { userId: 'ann' } }] })).annotationId;
+  // a reply by cat makes cat one of a1's authors
+  await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId: 'a1', commentData: [{ commentText: 'reply', from: { userId: 'cat' } }] });
+  model[1]!.authors.push('cat');
+  const privates: Model[] = [
+    { id: 'p1', doc: 'doc', loc: 'L0', status: 'OPEN', authors: ['ann'], mentions: [], visibleTo: ['cat'] },
+    { id: 'p2', doc: 'doc2', loc: 'L1', status: 'OPEN', authors: ['bob'], mentions: [], visibleTo: [] },
+  ];
+  for (const m of privates) {
+    await t.callK('/v2/commentannotations/add', {
+      organizationId: 'acme',
+      documentId: m.doc,
+      commentAnnotations: [{ annotationId: m.id, location: { id: m.loc }, visibility: { type: 'restricted', ...(m.visibleTo!.length ? { userIds: m.visibleTo } : {}) }, commentData: [{ commentText: 'psst', from: { userId: m.authors[0] } }] }],
+    });
+    model.push(m);
+  }
+  other = await createWorkspace(t);
 });
 afterAll(() => t.close());
 
-async function walk(filters: Record<string, unknown>, pageSize: number) {
+const ids = (where: (m: Model) => boolean) => model.filter(where).map((m) => m.id);
+
+async function walk(filters: Record<string, unknown>, pageSize: number, headers?: Record<string, string>) {
   const seen: string[] = [];
   let pageToken: string | undefined;
   for (let pages = 0; pages < 100; pages++) {
-    const res = await t.callK('/v2/commentannotations/get', { organizationId: 'acme', ...filters, pageSize, pageToken });
+    const res = await t.callK(PATH, { organizationId: 'acme', ...filters, pageSize, pageToken }, headers);
     expect(res.status).toBe(200);
+    expect(res.body.result.status).toBe('success');
     expect(res.body.result.message).toBe('Annotation(s) fetched successfully.');
+    expect(res.body.result.data.length).toBeLessThanOrEqual(pageSize);
     seen.push(...res.body.result.data.map((a: any) => a.annotationId));
     pageToken = res.body.result.pageToken ?? undefined;
     if (!pageToken) return seen;
@@ -40,36 +70,140 @@ async function walk(filters: Record<string, unknown>, pageSize: number) {
 }
 
 describe('/v2/commentannotations/get', () => {
-  it('walks every annotation exactly once, in both orders, with page sizes 1, 3 and 1000', async () => {
-    const all = [...ids, privateId];
-    for (const size of [1, 3, 1000]) expect(await walk({ order: 'asc' }, size)).toEqual(all);
-    expect(await walk({}, 4)).toEqual([...all].reverse());
+  it('walks every annotation exactly once with page sizes 1, 3 and 1000, oldest first with asc, newest first by default', async () => {
+    const all = model.map((m) => m.id);
+    for (const size of [1, 3, 1000]) {
+      expect(await walk({ order: 'asc' }, size)).toEqual(all);
+      expect(await walk({ order: 'desc' }, size)).toEqual([...all].reverse());
+      expect(await walk({}, size)).toEqual([...all].reverse());
+    }
   });
 
-  it('applies each filter and combinations', async () => {
-    expect(await walk({ documentId: 'doc2', order: 'asc' }, 2)).toEqual(['a1', 'a3', 'a5', 'a7']);
-    expect(await walk({ documentIds: ['doc2'], locationIds: ['L1'], order: 'asc' }, 2)).toEqual(['a1', 'a3', 'a5', 'a7']);
-    expect(await walk({ userIds: ['ann'], order: 'asc' }, 2)).toEqual(['a0', 'a3', 'a6', 'secret']);
-    expect(await walk({ mentionedUserIds: ['cat'] }, 2)).toEqual(['a4']);
-    expect(await walk({ statusIds: ['RESOLVED'], order: 'asc' }, 2)).toEqual(['a0', 'a4', 'a8']);
-    expect(await walk({ annotationIds: ['a2', 'a5'], order: 'asc' }, 5)).toEqual(['a2', 'a5']);
-    expect(await walk({ documentId: 'doc', userIds: ['bob'], statusIds: ['OPEN'], order: 'asc' }, 5)).toEqual(['a2']);
+  it('returns annotations with their comments; the last page has pageToken null', async () => {
+    const res = await t.callK(PATH, { organizationId: 'acme', annotationIds: ['a1'] });
+    expect(res.body.result.pageToken).toBeNull();
+    expect(res.body.result.data).toEqual([
+      expect.objectContaining({
+        annotationId: 'a1',
+        documentId: 'doc2',
+        locationId: 'L1',
+        location: { id: 'L1' },
+        status: { id: 'OPEN' },
+        from: { userId: 'bob' },
+        comments: [expect.objectContaining({ commentText: 'c1', from: { userId: 'bob' } }), expect.objectContaining({ commentText: 'reply', from: { userId: 'cat' } })],
+      }),
+    ]);
+    const first = await t.callK(PATH, { organizationId: 'acme', pageSize: 2 });
+    expect(first.body.result.data).toHaveLength(2);
+    expect(first.body.result.pageToken).toEqual(expect.any(String));
   });
 
-  it('hides restricted annotations from a reader who may not see them', async () => {
-    expect(await walk({ userId: 'bob', annotationIds: ['secret', 'a0'] }, 5)).toEqual(['a0']);
-    expect(await walk({ userId: 'cat', annotationIds: ['secret', 'a0'] }, 5)).toEqual(['secret', 'a0']);
-    expect(await walk({ userId: 'ann', annotationIds: ['secret'] }, 5)).toEqual(['secret']);
+  it('applies each filter', async () => {
+    const cases: Array<[Record<string, unknown>, (m: Model) => boolean]> = [
+      [{ documentId: 'doc2' }, (m) => m.doc === 'doc2'],
+      [{ documentIds: ['doc'] }, (m) => m.doc === 'doc'],
+      [{ documentIds: ['doc', 'doc2'] }, () => true],
+      [{ documentIds: ['doc3'] }, () => false],
+      [{ annotationIds: ['a2', 'a5', 'p2', 'ghost'] }, (m) => ['a2', 'a5', 'p2'].includes(m.id)],
+      [{ locationIds: ['L1'] }, (m) => m.loc === 'L1'],
+      [{ locationIds: ['L0', 'L2'] }, (m) => m.loc !== 'L1'],
+      [{ userIds: ['ann'] }, (m) => m.authors.includes('ann')],
+      [{ userIds: ['cat'] }, (m) => m.authors.includes('cat')],
+      [{ userIds: ['cat', 'ann'] }, (m) => m.authors.includes('cat') || m.authors.includes('ann')],
+      [{ mentionedUserIds: ['cat'] }, (m) => m.mentions.includes('cat')],
+      [{ mentionedUserIds: ['dan'] }, (m) => m.mentions.includes('dan')],
+      [{ mentionedUserIds: ['cat', 'dan'] }, (m) => m.mentions.length > 0],
+      [{ mentionedUserIds: ['bob'] }, () => false],
+      [{ statusIds: ['RESOLVED'] }, (m) => m.status === 'RESOLVED'],
+      [{ statusIds: ['OPEN', 'RESOLVED'] }, () => true],
+    ];
+    for (const [filters, where] of cases) expect({ filters, got: await walk({ ...filters, order: 'asc' }, 2) }).toEqual({ filters, got: ids(where) });
+    // sanity of the model: every filter above selects a proper subset somewhere
+    expect(ids((m) => m.authors.includes('cat'))).toEqual(['a1']);
+    expect(ids((m) => m.status === 'RESOLVED')).toEqual(['a0', 'a4', 'a8']);
   });
 
-  it('refuses forged and foreign page tokens', async () => {
-    const token = (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', pageSize: 2 })).body.result.pageToken;
-    const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) =>
-      expect((await t.callK('/v2/commentannotations/get', { organizationId: 'acme', pageSize: 2, ...data }, headers)).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+  it('combines filters, paginating the combined set', async () => {
+    const cases: Array<[Record<string, unknown>, (m: Model) => boolean]> = [
+      [{ documentId: 'doc', userIds: ['bob'], statusIds: ['OPEN'] }, (m) => m.doc === 'doc' && m.authors.includes('bob') && m.status === 'OPEN'],
+      [{ documentIds: ['doc2'], locationIds: ['L1'] }, (m) => m.doc === 'doc2' && m.loc === 'L1'],
+      [{ documentId: 'doc', statusIds: ['RESOLVED'], mentionedUserIds: ['cat'] }, (m) => m.id === 'a4'],
+      [{ userIds: ['ann'], locationIds: ['L0'], statusIds: ['OPEN'] }, (m) => m.authors.includes('ann') && m.loc === 'L0' && m.status === 'OPEN'],
+      [{ annotationIds: ['a0', 'a1', 'a2', 'a3'], documentIds: ['doc'] }, (m) => ['a0', 'a2'].includes(m.id)],
+      [{ documentId: 'doc2', statusIds: ['RESOLVED'] }, () => false],
+    ];
+    for (const [filters, where] of cases) {
+      const expected = ids(where);
+      for (const size of [1, 1000]) {
+        expect({ filters, size, got: await walk({ ...filters, order: 'asc' }, size) }).toEqual({ filters, size, got: expected });
+        expect({ filters, size, got: await walk(filters, size) }).toEqual({ filters, size, got: [...expected].reverse() });
+      }
+    }
+  });
+
+  it('with the reader userId, leaves out restricted annotations the reader is neither named in nor the author of', async () => {
+    const readable = (reader: string) => ids((m) => !m.visibleTo || m.authors[0] === reader || m.visibleTo.includes(reader));
+    for (const reader of ['ann', 'bob', 'cat', 'dan']) expect({ reader, got: await walk({ userId: reader, order: 'asc' }, 3) }).toEqual({ reader, got: readable(reader) });
+    expect(readable('dan')).not.toContain('p1');
+    expect(readable('cat')).toContain('p1');
+    expect(readable('bob')).toContain('p2');
+    expect(await walk({ userId: 'dan', annotationIds: ['p1', 'p2', 'a0'] }, 5)).toEqual(['a0']);
+    expect(await walk({ userId: 'cat', documentId: 'doc2', locationIds: ['L1'], order: 'asc' }, 5)).toEqual(['a1', 'a7']);
+  });
+
+  it('refuses forged, altered and foreign page tokens with INVALID_ARGUMENT', async () => {
+    const token: string = (await t.callK(PATH, { organizationId: 'acme', pageSize: 2 })).body.result.pageToken;
+    const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) => {
+      const res = await t.callK(PATH, { organizationId: 'acme', pageSize: 2, ...data }, headers);
+      expect({ data, status: res.status, body: res.body }).toEqual({ data, status: 400, body: { error: { status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' } } });
+    };
+    await bad({ pageToken: 'garbage' });
     await bad({ pageToken: `${token}0` });
+    const [payload, signature] = token.split('.');
+    await bad({ pageToken: `${Buffer.from(JSON.stringify([0, ''])).toString('base64url')}.${signature}` });
+    await bad({ pageToken: `${payload}.${signature!.slice(0, -1)}${signature!.endsWith('A') ? 'B' : 'A'}` });
+    // bound to the query: another filter, order or organization refuses it
     await bad({ pageToken: token, documentId: 'doc' });
-    const other = await createWorkspace(t);
+    await bad({ pageToken: token, userId: 'ann' });
+    await bad({ pageToken: token, order: 'asc' });
+    await bad({ pageToken: token, organizationId: 'other' });
+    // bound to the API key
     await bad({ pageToken: token }, other.headersK);
-    expect((await t.callPublic('/v2/commentannotations/get', { organizationId: 'acme' }, other.headersK)).body.result.data).toEqual([]);
+    // the same token still works for its own query
+    expect((await t.callK(PATH, { organizationId: 'acme', pageSize: 2, pageToken: token })).status).toBe(200);
+  });
+
+  it('reads "pageToken": null as the first page', async () => {
+    const res = await t.callK(PATH, { organizationId: 'acme', pageToken: null, order: 'asc' });
+    expect(res.body.result.data.map((a: any) => a.annotationId)).toEqual(model.map((m) => m.id));
+  });
+
+  it('validates the input, naming the field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ organizationId: undefined }, 'organizationId is required.'],
+      [{ pageSize: 0 }, 'pageSize must be at least 1.'],
+      [{ pageSize: 1001 }, 'pageSize must be at most 1000.'],
+      [{ pageSize: 2.5 }, 'pageSize must be an integer, not a number.'],
+      [{ order: 'up' }, 'order must be one of: asc, desc.'],
+      [{ documentIds: [] }, 'documentIds must have at least 1 item(s).'],
+      [{ documentIds: Array.from({ length: 31 }, (_, i) => `d${i}`) }, 'documentIds must have at most 30 item(s).'],
+      [{ statusIds: [''] }, 'statusIds[0] must not be empty.'],
+      [{ userIds: 'ann' }, 'userIds must be an array, not a string.'],
+      [{ mentionedUserIds: [] }, 'mentionedUserIds must have at least 1 item(s).'],
+      [{ pageToken: '' }, 'pageToken must not be empty.'],
+    ];
+    for (const [data, message] of cases) {
+      const res = await t.callK(PATH, { organizationId: 'acme', ...data });
+      expect({ data, status: res.status, body: res.body }).toEqual({ data, status: 400, body: { error: { status: 'INVALID_ARGUMENT', message } } });
+    }
+  });
+
+  it("never shows another API key's annotations", async () => {
+    expect(await walk({ annotationIds: ['a0', 'p1'] }, 10, other.headersK)).toEqual([]);
+    await t.callPublic('/v2/commentannotations/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, commentAnnotations: [{ annotationId: 'a0', commentData: [{ commentText: 'theirs', from: { userId: 'ann' } }] }] }, other.headersK);
+    const theirs = (await t.callPublic(PATH, { organizationId: 'acme' }, other.headersK)).body.result.data;
+    expect(theirs.map((a: any) => [a.annotationId, a.comments[0].commentText])).toEqual([['a0', 'theirs']]);
+    const mine = (await t.callK(PATH, { organizationId: 'acme', annotationIds: ['a0'] })).body.result.data;
+    expect(mine.map((a: any) => [a.annotationId, a.comments[0].commentText])).toEqual([['a0', 'c0']]);
   });
 });

@@ -3,32 +3,108 @@ import { addAnnotation } from '../../../helpers/comments.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 
+const PATH = '/v2/commentannotations/comments/get';
 let t: TestServer;
+let other: Awaited<ReturnType<typeof createWorkspace>>;
 let id: string;
 let commentIds: number[];
+const reactionIds: string[] = [];
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  ({ annotationId: id, commentIds } = await addAnnotation(t, { commentData: [{ commentText: 'a', commentHtml: '<b>a</b>', from: { userId: 'ann', name: 'Ann' }, context: { c: 1 } }, { commentText: 'b', from: { userId: 'bob' } }] }));
-  await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId: commentIds[0], icon: 'heart', from: { userId: 'bob' } });
+  ({ annotationId: id, commentIds } = await addAnnotation(t, {
+    commentData: [
+      { commentText: 'a', commentHtml: '<b>a</b>', from: { userId: 'ann', name: 'Ann' }, context: { c: 1 }, taggedUserContacts: [{ userId: 'bob' }, { contact: { userId: 'cat', name: 'Cat' }, text: '@Cat' }] },
+      { commentText: 'b', from: { userId: 'bob' } },
+      { commentText: 'c', from: { userId: 'cat' } },
+    ],
+  }));
+  for (const [commentId, icon, userId] of [
+    [commentIds[0], 'heart', 'bob'],
+    [commentIds[0], 'thumbsup', 'cat'],
+    [commentIds[0], 'heart', 'cat'],
+    [commentIds[2], 'eyes', 'ann'],
+  ] as const) {
+    reactionIds.push((await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from: { userId } })).body.result.data.reactionId);
+  }
+  other = await createWorkspace(t);
 });
 afterAll(() => t.close());
 
 describe('/v2/commentannotations/comments/get', () => {
-  it('returns the comments in order, with their reactions', async () => {
-    const res = await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id });
+  it('returns every comment in order, each with its reactions', async () => {
+    const res = await t.callK(PATH, { organizationId: 'acme', annotationId: id });
+    expect(res.status).toBe(200);
+    expect(res.body.result.status).toBe('success');
     expect(res.body.result.message).toBe('Comments retrieved successfully.');
-    const [first, second] = res.body.result.data;
-    expect(first).toMatchObject({ commentId: commentIds[0], type: 'text', commentText: 'a', commentHtml: '<b>a</b>', from: { userId: 'ann', name: 'Ann' }, context: { c: 1 }, taggedUserContacts: [], mentionedUserIds: [] });
-    expect(first.reactionAnnotations).toEqual([{ reactionId: first.reactionAnnotationIds[0], annotationId: id, commentId: commentIds[0], icon: 'heart', from: { userId: 'bob' }, createdAt: expect.any(Number) }]);
-    expect(second.reactionAnnotations).toEqual([]);
-    const one = await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id, commentIds: [commentIds[1]] });
-    expect(one.body.result.data.map((c: any) => c.commentText)).toEqual(['b']);
+    const data = res.body.result.data;
+    expect(data.map((c: any) => c.commentId)).toEqual(commentIds);
+    expect(data[0]).toEqual({
+      commentId: commentIds[0],
+      type: 'text',
+      commentText: 'a',
+      commentHtml: '<b>a</b>',
+      from: { userId: 'ann', name: 'Ann' },
+      taggedUserContacts: [{ userId: 'bob' }, { contact: { userId: 'cat', name: 'Cat' }, text: '@Cat' }],
+      mentionedUserIds: ['bob', 'cat'],
+      context: { c: 1 },
+      createdAt: expect.any(Number),
+      lastUpdated: expect.any(Number),
+      reactionAnnotationIds: reactionIds.slice(0, 3),
+      reactionAnnotations: [
+        { reactionId: reactionIds[0], annotationId: id, commentId: commentIds[0], icon: 'heart', from: { userId: 'bob' }, createdAt: expect.any(Number) },
+        { reactionId: reactionIds[1], annotationId: id, commentId: commentIds[0], icon: 'thumbsup', from: { userId: 'cat' }, createdAt: expect.any(Number) },
+        { reactionId: reactionIds[2], annotationId: id, commentId: commentIds[0], icon: 'heart', from: { userId: 'cat' }, createdAt: expect.any(Number) },
+      ],
+    });
+    expect(data[1]).toMatchObject({ commentText: 'b', commentHtml: null, context: null, taggedUserContacts: [], mentionedUserIds: [], reactionAnnotationIds: [], reactionAnnotations: [] });
+    expect(data[2].reactionAnnotations.map((r: any) => [r.reactionId, r.icon, r.from.userId])).toEqual([[reactionIds[3], 'eyes', 'ann']]);
   });
 
-  it('answers NOT_FOUND for an unknown annotation and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: 'ghost' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
-    const other = await createWorkspace(t);
-    expect((await t.callPublic('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id }, other.headersK)).status).toBe(404);
+  it('filters by commentIds, leaving out unknown ids', async () => {
+    const res = await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentIds: [commentIds[2], commentIds[1], 1] });
+    expect(res.body.result.data.map((c: any) => c.commentText)).toEqual(['b', 'c']);
+    expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentIds: [1] })).body.result.data).toEqual([]);
+  });
+
+  it('answers an empty list for an annotation whose comments were all deleted', async () => {
+    const { annotationId, commentIds: [only] } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' } }] });
+    await t.callK('/v2/commentannotations/comments/delete', { organizationId: 'acme', annotationId, commentIds: [only] });
+    const res = await t.callK(PATH, { organizationId: 'acme', annotationId });
+    expect(res.status).toBe(200);
+    expect(res.body.result.data).toEqual([]);
+  });
+
+  it('answers NOT_FOUND for an unknown annotation, in this or another organization', async () => {
+    for (const data of [{ organizationId: 'acme', annotationId: 'ghost' }, { organizationId: 'elsewhere', annotationId: id }]) {
+      const res = await t.callK(PATH, data);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    }
+  });
+
+  it('validates the input, naming the field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ organizationId: 'acme' }, 'annotationId is required.'],
+      [{ annotationId: id }, 'organizationId is required.'],
+      [{ organizationId: 'acme', annotationId: id, commentIds: [] }, 'commentIds must have at least 1 item(s).'],
+      [{ organizationId: 'acme', annotationId: id, commentIds: ['1'] }, 'commentIds[0] must be a number, not a string.'],
+      [{ organizationId: 'acme', annotationId: id, commentIds: 1 }, 'commentIds must be an array, not a number.'],
+    ];
+    for (const [data, message] of cases) {
+      const res = await t.callK(PATH, data);
+      expect({ data, status: res.status, body: res.body }).toEqual({ data, status: 400, body: { error: { status: 'INVALID_ARGUMENT', message } } });
+    }
+  });
+
+  it("never shows another API key's comments", async () => {
+    const res = await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    // the other key's own annotation with the same id holds only its own comments
+    await t.callPublic('/v2/commentannotations/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, commentAnnotations: [{ annotationId: id, commentData: [{ commentText: 'theirs', from: { userId: 'x' } }] }] }, other.headersK);
+    const theirs = await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK);
+    expect(theirs.body.result.data.map((c: any) => [c.commentText, c.reactionAnnotations])).toEqual([['theirs', []]]);
+    expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id })).body.result.data.map((c: any) => c.commentText)).toEqual(['a', 'b', 'c']);
   });
 });

@@ -155,7 +155,7 @@ describe('/v2/organizations/folders/add', () => {
 
     const res = await add({ organizationId: 'lone', createOrganization: true, folders: [{ folderId: 'fine' }, { folderId: 'x\ud800' }] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'folderId must be well-formed Unicode text (it contains a lone surrogate).' });
+    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'folders[1].folderId must be well-formed Unicode text.' });
     // the whole request is refused: neither the organization nor the first folder exists
     expect((await t.callK('/v2/organizations/get', { organizationIds: ['lone'] })).body.result.data).toEqual([]);
   });
