@@ -86,10 +86,14 @@ const unique = (ids: string[], field: string) => {
   if (new Set(ids).size !== ids.length) throw invalid(`${field} lists a document more than once.`);
 };
 
-/** Resolves a target folder id: `root` or none is the top level; a missing folder is made when `create`. */
-function targetFolder(tx: Db, apiKeyId: string, organizationId: string, folderId: string | undefined, create: boolean): string | null {
+/**
+ * Resolves a target folder id: `root` or none is the top level; a missing folder is made when `create`.
+ * `create: null` is for operations that have no `createFolder` flag (move), whose message must not suggest it.
+ */
+function targetFolder(tx: Db, apiKeyId: string, organizationId: string, folderId: string | undefined, create: boolean | null): string | null {
   if (!folderId || folderId === ROOT) return null;
   if (findFolder(tx, apiKeyId, organizationId, folderId)) return folderId;
+  if (create === null) throw notFound(`Folder does not exist: ${folderId}.`);
   if (!create) throw notFound(`Folder does not exist: ${folderId}. Pass createFolder: true to create it.`);
   insertFolder(tx, apiKeyId, organizationId, null, { folderId });
   return folderId;
@@ -167,7 +171,7 @@ export function deleteDocuments(app: AppContext, apiKeyId: string, organizationI
 export function moveDocuments(app: AppContext, apiKeyId: string, input: { organizationId: string; documentIds: string[]; folderId: string }) {
   const ids = [...new Set(input.documentIds)];
   transaction(app.db, (tx) => {
-    const folderId = targetFolder(tx, apiKeyId, input.organizationId, input.folderId, false);
+    const folderId = targetFolder(tx, apiKeyId, input.organizationId, input.folderId, null);
     requireAll(tx, apiKeyId, input.organizationId, ids, 'Error moving document(s).');
     for (let i = 0; i < ids.length; i += 500) {
       tx.update(documents)
@@ -220,7 +224,9 @@ export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<
     return { items: input.documentIds.map((id) => describeDocument(found.get(id) as DocumentRow)), pageToken: null };
   }
   const folderId = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
-  const scope = { op: 'documents/get', apiKeyId, organizationId: input.organizationId, folderId: folderId === undefined ? '*' : folderId };
+  // No folder filter leaves `folderId` out of the scope (undefined keys are dropped when signing), so that no
+  // folder id (not even '*') can stand for "every folder": a token stays bound to its own filter.
+  const scope = { op: 'documents/get', apiKeyId, organizationId: input.organizationId, folderId };
   const conditions: SQL[] = [eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, input.organizationId)];
   if (folderId !== undefined) conditions.push(folderId === null ? isNull(documents.folderId) : eq(documents.folderId, folderId));
   const cursor = readPageToken(app, scope, input.pageToken, ['string']);
