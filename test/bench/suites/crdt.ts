@@ -85,6 +85,13 @@ export async function run(): Promise<Row[]> {
     }
     times.sort((a, b) => a - b);
     rows.push({ scenario: 'Hearth REST crdt/update of a 100 KB text, small change (sequential, ms)', rps: 1000 / percentile(times, 50), p50: Math.round(percentile(times, 50)), p99: Math.round(percentile(times, 99)) });
+
+    // memory per loaded document: the server's RSS before and after loading 1,000 small text documents
+    const rss = () => Number(readFileSync(`/proc/${hearth.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
+    const before = rss();
+    for (let i = 0; i < 1000; i++) await post('/v2/crdt/add', { organizationId: 'org', documentId: `mem-${i}`, editorId: 'e', type: 'text', data: 'a short paragraph of text, '.repeat(8) });
+    const perDocument = (rss() - before) / 1000;
+    rows.push({ scenario: `Hearth memory per loaded document (1,000 loaded, ~200 B of text each): ${(perDocument / 1024).toFixed(1)} KiB`, rps: 0, p50: 0, p99: 0 });
   } finally {
     reference.child.kill('SIGTERM');
     hearth.child.kill('SIGTERM');
