@@ -39,10 +39,28 @@ export const configSchema = z.object({
   crdtIdleMs: z.number().int().positive(),
   /** Milliseconds that in-flight requests get to finish on shutdown before connections are cut. */
   shutdownGraceMs: z.number().int().nonnegative(),
+  webhooks: z.object({
+    /** Delay before each attempt, the first included (reference.md 4.5); tests shrink it to milliseconds. */
+    retryScheduleMs: z.array(z.number().int().nonnegative()).min(1).max(20),
+    /** Random spread of each retry delay, as a fraction of it (0.1 = plus or minus 10 %). */
+    jitter: z.number().min(0).max(1),
+    timeoutMs: z.number().int().positive(),
+    /** An endpoint failing without a single success for this long is disabled. */
+    disableAfterMs: z.number().int().positive(),
+    /** CRDT changes are reported once per document after this much quiet... */
+    crdtDebounceMs: z.number().int().nonnegative(),
+    /** ...or after this long under continuous editing. */
+    crdtMaxWaitMs: z.number().int().positive(),
+    /** After a secret rotation the previous secret also signs for this long. */
+    rotationOverlapMs: z.number().int().nonnegative(),
+    /** Deliveries in flight at once. */
+    concurrency: z.number().int().positive().max(256),
+  }),
 });
 export type Config = z.infer<typeof configSchema>;
 
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 export function defaultConfig(): Config {
   return {
@@ -65,10 +83,23 @@ export function defaultConfig(): Config {
     banner: false,
     crdtIdleMs: 30_000,
     shutdownGraceMs: 5_000,
+    webhooks: {
+      retryScheduleMs: [0, 5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
+      jitter: 0.1,
+      timeoutMs: 15_000,
+      disableAfterMs: 5 * 24 * HOUR,
+      crdtDebounceMs: 5_000,
+      crdtMaxWaitMs: MINUTE,
+      rotationOverlapMs: 24 * HOUR,
+      concurrency: 16,
+    },
   };
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & { rateLimits?: Partial<Config['rateLimits']> };
+export type ConfigOverrides = Partial<Omit<Config, 'rateLimits' | 'webhooks'>> & {
+  rateLimits?: Partial<Config['rateLimits']>;
+  webhooks?: Partial<Config['webhooks']>;
+};
 
 /** Defaults, then overrides; validated so that a bad value fails at start with a clear message. */
 export function resolveConfig(overrides: ConfigOverrides = {}): Config {
@@ -77,6 +108,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}): Config {
     ...base,
     ...stripUndefined(overrides),
     rateLimits: { ...base.rateLimits, ...stripUndefined(overrides.rateLimits ?? {}) },
+    webhooks: { ...base.webhooks, ...stripUndefined(overrides.webhooks ?? {}) },
   };
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
@@ -110,6 +142,9 @@ export function configFromEnvAndArgs(
     logLevel: logLevel as LogLevel | undefined,
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || undefined,
+    webhooks: env.WEBHOOK_RETRY_SCHEDULE_MS
+      ? { retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map((ms) => Number(ms.trim())) }
+      : undefined,
     loginLinkAllowedHosts: env.LOGIN_LINK_ALLOWED_HOSTS
       ? env.LOGIN_LINK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean)
       : undefined,

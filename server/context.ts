@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Config } from './config.ts';
+import type { CrdtChangeFeed } from './crdt/events.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Db } from './db/client.ts';
 import type { PageTokens } from './db/pagination.ts';
@@ -8,6 +9,7 @@ import type { Logger } from './log.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Secrets } from './security/secrets.ts';
 import type { JobRunner } from './services/jobs.ts';
+import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 /** The services one running Hearth shares between its operations, its websocket and its CLI commands. */
 export interface AppContext {
@@ -20,8 +22,12 @@ export interface AppContext {
   mail: Mailer;
   /** The live Yjs documents and their storage. */
   crdt: CrdtStore;
+  /** Debounces document changes into `crdt.update_data` events. */
+  crdtChanges: CrdtChangeFeed;
   /** Background jobs (document migrations) that survive restarts. */
   jobs: JobRunner;
+  /** Webhook deliveries from the outbox (a running server's; the CLI's admin commands leave them to it). */
+  webhooks: WebhookDispatcher;
   log: Logger;
   version: string;
   /** The URL clients reach this server at (known once it listens). */

@@ -6,6 +6,7 @@ import { toNodeHandler } from 'h3';
 import { resolveConfig, type Config, type ConfigOverrides } from './config.ts';
 import type { AppContext } from './context.ts';
 import { createCrdtStore } from './crdt/store.ts';
+import { createCrdtChangeFeed } from './crdt/events.ts';
 import { attachYjsWebsocket } from './crdt/websocket.ts';
 import { openDatabase } from './db/client.ts';
 import { createPageTokens } from './db/pagination.ts';
@@ -21,6 +22,7 @@ import { migrationQueue } from './services/migrations.ts';
 import { sweepOrphanAttachments } from './services/recordings.ts';
 import { erasureQueue } from './services/user-data.ts';
 import { VERSION } from './version.ts';
+import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
 
 export const DATABASE_FILE = 'hearth.db';
 
@@ -41,8 +43,14 @@ export function openApp(config: Config): AppContext {
   const log = createLogger(config.logLevel);
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
   const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE));
+  const crdtChanges = createCrdtChangeFeed(config);
+  const crdt = createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs, onChange: crdtChanges.onChange });
+  crdtChanges.attach(crdt);
   return {
-    crdt: createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs }),
+    crdt,
+    crdtChanges,
+    // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
+    webhooks: { wake: () => undefined, abortTarget: () => undefined, close: async () => undefined },
     jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     config,
     db,
@@ -84,6 +92,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
     app.mail.flush();
     app.jobs.recover();
+    app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': app.crdtChanges.resolve } });
 
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -95,6 +104,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         await stopped;
         clearTimeout(grace);
         await app.jobs.close();
+        await app.webhooks.close();
         await app.mail.close(config.shutdownGraceMs);
         app.crdt.flushAll();
         app.crdt.close();
@@ -107,6 +117,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     http?.close();
     app.crdt.close();
     await app.jobs.close();
+    await app.webhooks.close();
     await app.mail.close();
     app.sqlite.close();
     throw error;

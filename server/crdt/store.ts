@@ -4,7 +4,7 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
-import { transaction } from '../db/client.ts';
+import { transaction, type Db } from '../db/client.ts';
 import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
 import type { CrdtType } from './content.ts';
 
@@ -47,7 +47,7 @@ const where = (k: DocKey) =>
  * handler, before it is broadcast and before a REST call answers: what anyone was told is on disk. The log is
  * merged into the snapshot past a threshold and when an idle document is unloaded.
  */
-export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { idleMs?: number } = {}) {
+export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { idleMs?: number; onChange?: (tx: Db, key: DocKey, now: number) => void } = {}) {
   const idleMs = options.idleMs ?? 30_000;
   const live = new Map<string, LiveDoc>();
 
@@ -86,11 +86,12 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     const now = Date.now();
     const by = origin && typeof origin === 'object' && 'server' in origin ? (origin as ServerOrigin).by : origin && typeof origin === 'object' && 'userId' in origin ? String((origin as { userId: unknown }).userId) : null;
     const k = entry.key;
-    const count = transaction(app.db, () => {
+    const count = transaction(app.db, (tx) => {
       const row = statements.bump.get({ ...k, updatedAt: now, lastUpdatedBy: by });
       // Deleted or moved to another document id (a migration) while loaded: nothing to append to.
       if (!row) return null;
       statements.append.run({ ...k, update: Buffer.from(update), createdAt: now });
+      options.onChange?.(tx, k, now);
       return row.updateCount;
     });
     if (count === null) evict(entry);

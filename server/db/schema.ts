@@ -606,3 +606,124 @@ export const crdtUpdates = sqliteTable(
     foreignKey({ columns: [t.apiKeyId, t.organizationId, t.documentId, t.editorId], foreignColumns: [crdtDocuments.apiKeyId, crdtDocuments.organizationId, crdtDocuments.documentId, crdtDocuments.editorId] }).onDelete('cascade'),
   ],
 );
+
+// ---------------------------------------------------------------------------------------------------------
+// Webhooks: per API key an advanced configuration and its endpoints; a durable outbox of events written in the
+// transaction of the change; one delivery per (event, target) with its retry state; every attempt recorded.
+// ---------------------------------------------------------------------------------------------------------
+
+export const webhookConfigs = sqliteTable('webhook_configs', {
+  apiKeyId: text('api_key_id')
+    .primaryKey()
+    .references(() => apiKeys.id, { onDelete: 'cascade' }),
+  isEnabled: integer('is_enabled', { mode: 'boolean' }).notNull(),
+  encryptData: integer('encrypt_data', { mode: 'boolean' }).notNull(),
+  encodeData: integer('encode_data', { mode: 'boolean' }).notNull(),
+  publicKey: text('public_key').notNull(),
+  enableDataProtection: integer('enable_data_protection', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    apiKeyId: apiKeyRef(),
+    url: text('url').notNull(),
+    description: text('description').notNull(),
+    filterTypes: text('filter_types', { mode: 'json' }).$type<string[] | null>(),
+    channels: text('channels', { mode: 'json' }).$type<string[] | null>(),
+    disabled: integer('disabled', { mode: 'boolean' }).notNull(),
+    /** Why Hearth disabled it (410 Gone, failing for days); null when a caller did. */
+    disabledReason: text('disabled_reason'),
+    rateLimit: integer('rate_limit'),
+    uid: text('uid'),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    /** The `whsec_` signing secret, encrypted; after a rotation the previous one also signs until it expires. */
+    secretEnc: text('secret_enc').notNull(),
+    previousSecretEnc: text('previous_secret_enc'),
+    previousSecretExpiresAt: integer('previous_secret_expires_at'),
+    /** Start of the current run of failed attempts (null after a success). */
+    failingSince: integer('failing_since'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('webhook_endpoints_key').on(t.apiKeyId, t.createdAt, t.id), uniqueIndex('webhook_endpoints_uid').on(t.apiKeyId, t.uid)],
+);
+
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    /** The Standard Webhooks message id (`msg_…`): the `webhook-id` of every delivery of this event. */
+    id: text('id').primaryKey(),
+    apiKeyId: apiKeyRef(),
+    type: text('type').notNull(),
+    organizationId: text('organization_id'),
+    documentId: text('document_id'),
+    /** The advanced payload (without webhookId), or null while a debounced event is still gathering changes. */
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    /** The basic-webhook payload, when the event has a basic form. */
+    basicPayload: text('basic_payload', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    /** Debounced events (CRDT changes): one pending event per key. */
+    dedupeKey: text('dedupe_key'),
+    availableAt: integer('available_at').notNull(),
+    dispatchedAt: integer('dispatched_at'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('webhook_events_pending').on(t.availableAt).where(sql`${t.dispatchedAt} IS NULL`),
+    uniqueIndex('webhook_events_dedupe').on(t.apiKeyId, t.dedupeKey).where(sql`${t.dispatchedAt} IS NULL AND ${t.dedupeKey} IS NOT NULL`),
+    index('webhook_events_key').on(t.apiKeyId, t.createdAt),
+  ],
+);
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    apiKeyId: apiKeyRef(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    /** An endpoint id, or `basic:raw` / `basic:processed` for the basic webhook URLs. */
+    target: text('target').notNull(),
+    url: text('url').notNull(),
+    /** The exact body sent on every attempt (encoded and/or encrypted once, so retries are byte-identical). */
+    body: text('body').notNull(),
+    status: text('status', { enum: WEBHOOK_DELIVERY_STATUSES }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at'),
+    /** What the next attempt is recorded as: `scheduled`, or `replay` / `recover` when a caller asked for it. */
+    nextTrigger: text('next_trigger').notNull().default('scheduled'),
+    lastAttemptAt: integer('last_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.target] }),
+    index('webhook_deliveries_due').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_target').on(t.apiKeyId, t.target, t.createdAt),
+  ],
+);
+
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    apiKeyId: apiKeyRef(),
+    eventId: text('event_id').notNull(),
+    target: text('target').notNull(),
+    url: text('url').notNull(),
+    /** `scheduled`, `replay` or `recover`. */
+    trigger: text('trigger').notNull(),
+    status: text('status', { enum: ['succeeded', 'failed'] }).notNull(),
+    responseStatusCode: integer('response_status_code'),
+    /** The first 4 KiB of the receiver's answer, or the network error. */
+    response: text('response').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    timestamp: integer('timestamp').notNull(),
+  },
+  (t) => [index('webhook_attempts_event').on(t.apiKeyId, t.eventId, t.timestamp), index('webhook_attempts_target').on(t.apiKeyId, t.target, t.timestamp, t.id)],
+);

@@ -74,6 +74,19 @@ import sendLoginLink from './workspace/email/send-login-link.ts';
 import emailStatus from './workspace/email/status.ts';
 import workspaceGet from './workspace/get.ts';
 
+import advancedWebhookConfigGet from './workspace/advancedwebhookconfig/get.ts';
+import advancedWebhookConfigUpdate from './workspace/advancedwebhookconfig/update.ts';
+import webhookAttemptsList from './workspace/advancedwebhook/attempts/list.ts';
+import webhookEndpointsCreate from './workspace/advancedwebhook/endpoints/create.ts';
+import webhookEndpointsDelete from './workspace/advancedwebhook/endpoints/delete.ts';
+import webhookEndpointsGet from './workspace/advancedwebhook/endpoints/get.ts';
+import webhookEndpointsRecover from './workspace/advancedwebhook/endpoints/recover.ts';
+import webhookSecretGet from './workspace/advancedwebhook/endpoints/secret/get.ts';
+import webhookSecretRotate from './workspace/advancedwebhook/endpoints/secret/rotate.ts';
+import webhookEndpointsUpdate from './workspace/advancedwebhook/endpoints/update.ts';
+import webhookMessagesReplay from './workspace/advancedwebhook/messages/replay.ts';
+import webhookConfigGet from './workspace/webhookconfig/get.ts';
+import webhookConfigUpdate from './workspace/webhookconfig/update.ts';
 /** Every operation Hearth serves. Routing, /openapi.json and the registry test all read this one list. */
 export const operations: readonly AnyOperation[] = [
   ping,
@@ -89,6 +102,20 @@ export const operations: readonly AnyOperation[] = [
   apiKeyConfigUpdate,
   sendLoginLink,
   emailStatus,
+  // webhooks
+  advancedWebhookConfigUpdate,
+  advancedWebhookConfigGet,
+  webhookEndpointsCreate,
+  webhookEndpointsGet,
+  webhookEndpointsUpdate,
+  webhookEndpointsDelete,
+  webhookSecretGet,
+  webhookSecretRotate,
+  webhookEndpointsRecover,
+  webhookAttemptsList,
+  webhookMessagesReplay,
+  webhookConfigGet,
+  webhookConfigUpdate,
   // the access model
   usersAdd,
   usersUpdate,

@@ -6,6 +6,7 @@ import { transaction } from '../db/client.ts';
 import { commentAnnotations, comments, type StoredUser } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { recordActivity } from './activities.ts';
+import { emitCommentEvent } from './comment-events.ts';
 import { commentsOf, insertComments, label, mentionedIds, requireAnnotation } from './comments.ts';
 import type { ApiKeyRow } from './types.ts';
 
@@ -63,6 +64,7 @@ export function updateComments(
         .where(where)
         .run();
       const actionUser = input.actionUser ?? row.fromUser;
+      emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.update', actionUser, commentId });
       recordActivity(tx, {
         apiKeyId,
         organizationId: input.organizationId,
@@ -93,8 +95,9 @@ export function deleteComments(app: AppContext, apiKeyId: string, input: { organ
         out[commentId] = { success: false, message: 'Not found' };
         continue;
       }
-      tx.delete(comments).where(where).run();
       const actionUser = input.actionUser ?? row.fromUser;
+      emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.delete', actionUser, commentId });
+      tx.delete(comments).where(where).run();
       recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'comment', actionType: 'comment.delete', actionUser, targetEntityId: annotation.id, targetSubEntityId: String(commentId), displayMessageTemplate: '{{actionUser}} deleted a comment', displayMessageTemplateData: { actionUser: label(actionUser) } });
       out[commentId] = { success: true, message: 'Deleted successfully' };
     }

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
+import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { annotationInput, annotationsAddInput, annotationsGetInput, annotationsUpdateInput, commentInput } from '../../shared/schemas/comments.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
@@ -10,6 +11,7 @@ import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { createAccessResolver } from './access.ts';
 import { recordActivity } from './activities.ts';
+import { emitCommentEvent } from './comment-events.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { insertNotification } from './notifications.ts';
@@ -79,7 +81,7 @@ export interface WriteContext {
  * Inserts comments of one annotation: each records a `comment.add` activity and notifies the users it
  * mentions (those who can see the annotation), and marks the annotation read for its author.
  */
-export function insertComments(w: WriteContext, items: CommentInput[]): number[] {
+export function insertComments(w: WriteContext, items: CommentInput[], options: { newThread?: boolean } = {}): number[] {
   const { tx, apiKey, organizationId, annotation } = w;
   const ids: number[] = [];
   for (const item of items) {
@@ -107,6 +109,8 @@ export function insertComments(w: WriteContext, items: CommentInput[]): number[]
       .run();
     ids.push(id);
     markRead(tx, apiKey.id, organizationId, annotation.id, from.userId, now);
+    // A new thread is reported once, as comment_annotation.add, by the caller.
+    if (!options.newThread) emitCommentEvent(tx, { apiKeyId: apiKey.id, organizationId, annotationId: annotation.id, type: 'comment.add', actionUser: from, commentId: id });
     if (item.triggerActivities !== false) {
       recordActivity(tx, {
         apiKeyId: apiKey.id,
@@ -187,7 +191,8 @@ export function addAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.outp
         result[item.annotationId as string] = { success: false, annotationId: item.annotationId as string, commentIds: [], message: 'Annotation already exists.' };
         continue;
       }
-      const commentIds = insertComments({ app, tx, apiKey, organizationId: input.organizationId, annotation, mails }, item.commentData);
+      const commentIds = insertComments({ app, tx, apiKey, organizationId: input.organizationId, annotation, mails }, item.commentData, { newThread: true });
+      emitCommentEvent(tx, { apiKeyId: apiKey.id, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment_annotation.add', actionUser: userOf(item.commentData[0]?.from ?? { userId: annotation.createdByUserId }), ...(commentIds[0] === undefined ? {} : { commentId: commentIds[0] }) });
       result[annotation.id] = { success: true, annotationId: annotation.id, commentIds, message: 'Added Successfully' };
     }
     return result;
@@ -343,6 +348,10 @@ export function updateAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.o
       if (data.resolvedByUserId !== undefined) set.resolvedByUserId = data.resolvedByUserId;
       tx.update(commentAnnotations).set(set).where(and(eq(commentAnnotations.apiKeyId, apiKey.id), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, annotationId))).run();
       const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
+      const event = (type: WebhookEventType, extra: Record<string, unknown>) => emitCommentEvent(tx, { apiKeyId: apiKey.id, organizationId: input.organizationId, annotationId, type, actionUser, extra });
+      if (data.status && data.status.id !== row.statusId) event('comment_annotation.status_change', { oldStatus: row.status, newStatus: data.status });
+      if (data.priority !== undefined && JSON.stringify(data.priority) !== JSON.stringify(row.priority)) event('comment_annotation.priority_change', { newPriority: data.priority });
+      if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) event('comment_annotation.assign', { assigned: userOf(data.assignedTo) });
       if (data.status && data.status.id !== row.statusId) {
         recordActivity(tx, {
           apiKeyId: apiKey.id,
@@ -386,8 +395,9 @@ export function deleteAnnotations(app: AppContext, apiKeyId: string, input: { or
         out[annotationId] = { success: false, message: 'Annotation not found.' };
         continue;
       }
-      tx.delete(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, annotationId))).run();
       const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
+      emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId, type: 'comment_annotation.delete', actionUser });
+      tx.delete(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, annotationId))).run();
       recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: row.documentId, featureType: 'comment', actionType: 'comment.deleteAnnotation', actionUser, targetEntityId: annotationId, displayMessageTemplate: '{{actionUser}} deleted a comment thread', displayMessageTemplateData: { actionUser: label(actionUser) } });
       out[annotationId] = { success: true, message: 'Deleted Successfully' };
     }

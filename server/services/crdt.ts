@@ -2,7 +2,8 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { crdtWriteInput } from '../../shared/schemas/crdt.ts';
 import type { AppContext } from '../context.ts';
-import { checkData, readContent, writeContent } from '../crdt/content.ts';
+import { checkData, writeContent } from '../crdt/content.ts';
+import { crdtItem } from '../crdt/events.ts';
 import type { DocKey } from '../crdt/store.ts';
 import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
 import { alreadyExists, invalid, notFound } from '../http/errors.ts';
@@ -64,18 +65,9 @@ export function getCrdt(app: AppContext, apiKeyId: string, input: { organization
   if (input.editorId) conditions.push(eq(crdtDocuments.editorId, input.editorId));
   const rows = app.db.select({ editorId: crdtDocuments.editorId }).from(crdtDocuments).where(and(...conditions)).orderBy(asc(crdtDocuments.editorId)).all();
   return rows.map(({ editorId }) => {
-    const entry = app.crdt.load({ apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId });
-    const row = app.crdt.find({ apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId });
-    if (!entry || !row) throw new Error('a listed document vanished while reading');
-    return {
-      data: readContent(entry.doc, entry.type, entry.contentKey),
-      id: editorId,
-      type: entry.type,
-      contentKey: entry.contentKey,
-      lastUpdate: new Date(row.updatedAt).toISOString(),
-      lastUpdatedBy: row.lastUpdatedBy,
-      sessionId: null,
-    };
+    const item = crdtItem(app.crdt, { apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId });
+    if (!item) throw new Error('a listed document vanished while reading');
+    return item;
   });
 }
 

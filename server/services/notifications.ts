@@ -8,6 +8,7 @@ import { keysetAfter, paginate } from '../db/pagination.ts';
 import { notificationConfigs, notificationRecipients, notifications, type StoredUser } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { createAccessResolver } from './access.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { ensureOrganization } from './organizations.ts';
@@ -160,6 +161,11 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
       });
       mails++;
     }
+  }
+  const stored = tx.select().from(notifications).where(and(eq(notifications.apiKeyId, apiKey.id), eq(notifications.organizationId, input.organizationId), eq(notifications.id, id))).get();
+  if (stored) {
+    const notification = describeNotification(stored, recipientsOf(tx, apiKey.id, input.organizationId, [id]).get(id) ?? []);
+    emitEvent(tx, { apiKeyId: apiKey.id, type: 'notification.add', organizationId: input.organizationId, documentId: stored.documentId, actionUser: stored.actionUser, actionType: 'add', source: 'notification', data: { notification } });
   }
   return { created: true, id, mails };
 }

@@ -5,6 +5,7 @@ import { comments, reactions, type StoredUser } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { recordActivity } from './activities.ts';
+import { emitCommentEvent } from './comment-events.ts';
 import { findAnnotation, label, requireAnnotation, userOf } from './comments.ts';
 
 type Outcomes = Record<string, { success: boolean; message: string }>;
@@ -32,6 +33,7 @@ export function addReaction(app: AppContext, apiKeyId: string, input: { organiza
     if (existing) return { reaction: describeReaction(existing), created: false };
     const row = { apiKeyId, organizationId: input.organizationId, id: randomAlphanumeric(20), annotationId: input.annotationId, commentId: input.commentId, icon: input.icon, fromUser: from, fromUserId: from.userId, createdAt: Date.now() };
     tx.insert(reactions).values(row).run();
+    emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.reaction_add', actionUser: from, commentId: input.commentId, extra: { reaction: describeReaction(row) } });
     recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'reaction', actionType: 'reaction.add', actionUser: from, targetEntityId: annotation.id, targetSubEntityId: String(input.commentId), entityData: { icon: input.icon }, displayMessageTemplate: '{{actionUser}} reacted with {{icon}}', displayMessageTemplateData: { actionUser: label(from), icon: input.icon } });
     return { reaction: describeReaction(row), created: true };
   });
@@ -54,6 +56,7 @@ export function deleteReactions(app: AppContext, apiKeyId: string, input: { orga
         out[reactionId] = { success: false, message: 'Reaction not found.' };
         continue;
       }
+      emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: row.annotationId, type: 'comment.reaction_delete', actionUser: row.fromUser, commentId: row.commentId, extra: { reaction: describeReaction(row) } });
       tx.delete(reactions).where(where).run();
       const documentId = findAnnotation(tx, apiKeyId, input.organizationId, row.annotationId)?.documentId ?? null;
       recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId, featureType: 'reaction', actionType: 'reaction.delete', actionUser: row.fromUser, targetEntityId: row.annotationId, targetSubEntityId: String(row.commentId), entityData: { icon: row.icon }, displayMessageTemplate: '{{actionUser}} removed a reaction', displayMessageTemplateData: { actionUser: label(row.fromUser) } });

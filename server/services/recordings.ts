@@ -10,6 +10,7 @@ import { keysetAfter, paginate } from '../db/pagination.ts';
 import { recordingAttachments, recordings } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
 import { recordActivity } from './activities.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
@@ -164,6 +165,15 @@ export function addRecording(app: AppContext, apiKey: ApiKeyRow, input: z.output
         displayMessageTemplate: existing ? '{{actionUser}} added a new version of a recording' : '{{actionUser}} added a recording',
         displayMessageTemplateData: { actionUser: label(from) },
       });
+      // recorder.done (reference.md 4.2 RecorderPayload): each stored version is a finished recording.
+      const stored = tx.select().from(recordings).where(and(eq(recordings.apiKeyId, apiKey.id), eq(recordings.organizationId, input.organizationId), eq(recordings.id, id))).get();
+      if (stored) {
+        const all = attachmentsOf(tx, apiKey.id, input.organizationId, [id]).get(id) ?? [];
+        const described = describeRecording({ baseUrl: app.baseUrl, db: tx }, stored, all);
+        const latest = described.attachments.filter((a) => a.version === stored.latestVersion);
+        const fields = { recorderId: id, from, assets: latest, assetsAllVersions: described.attachments, transcription: null, recording: described };
+        emitEvent(tx, { apiKeyId: apiKey.id, type: 'recorder.done', organizationId: input.organizationId, documentId: input.documentId, actionUser: from, actionType: 'done', source: 'recorder', data: fields, basic: { actionType: 'done', notificationSource: 'recorder', fields } });
+      }
       return id;
     });
     return { recordingId, ...describeRecording(app, app.db.select().from(recordings).where(and(eq(recordings.apiKeyId, apiKey.id), eq(recordings.organizationId, input.organizationId), eq(recordings.id, recordingId))).get() as RecordingRow) };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DOCUMENT_ACCESS_TYPES, email, nonEmpty, pageSize, pageToken } from './common.ts';
+import { basicWebhookServiceConfig } from './webhooks.ts';
 
 export const API_KEY_TYPES = ['testing', 'production'] as const;
 export type ApiKeyType = (typeof API_KEY_TYPES)[number];
@@ -65,7 +66,8 @@ export const apiKeySettings = z.object({
   requireJwtToken: z.boolean(),
   defaultDocumentAccessType: z.enum(DOCUMENT_ACCESS_TYPES),
   emailServiceConfig: emailServiceConfigInput.omit({ apiKey: true }).extend({ type: z.enum(['default', 'thirdparty']) }),
-  webhookServiceConfig: webhookServiceConfigInput.omit({ authToken: true }),
+  /** The basic webhook service; the auth token lives encrypted with the other secrets. */
+  webhookServiceConfig: basicWebhookServiceConfig.omit({ authToken: true }),
   notificationTriggers: z.record(z.string(), z.boolean()).nullable(),
   emailTriggers: z.record(z.string(), z.boolean()).nullable(),
   /** Per provider: where requests go (a team may point one at a model server in its network). */

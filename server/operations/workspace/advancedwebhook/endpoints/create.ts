@@ -1,0 +1,13 @@
+import { endpointCreateInput } from '../../../../../shared/schemas/webhooks.ts';
+import { defineOperation } from '../../../../http/operation.ts';
+import { createEndpoint } from '../../../../services/webhooks.ts';
+
+export default defineOperation({
+  path: '/v2/workspace/advancedwebhook/endpoints/create',
+  auth: 'apiKey',
+  summary: 'Creates a delivery endpoint (http/https URL, event type filter, channels, rate limit) with a generated whsec_ signing secret.',
+  input: endpointCreateInput,
+  async handler(input, ctx) {
+    return { message: 'Advanced webhook endpoint created successfully.', data: createEndpoint(ctx.app, ctx.apiKey.id, input) };
+  },
+});

@@ -1,0 +1,13 @@
+import { endpointUpdateInput } from '../../../../../shared/schemas/webhooks.ts';
+import { defineOperation } from '../../../../http/operation.ts';
+import { updateEndpoint } from '../../../../services/webhooks.ts';
+
+export default defineOperation({
+  path: '/v2/workspace/advancedwebhook/endpoints/update',
+  auth: 'apiKey',
+  summary: 'Changes the given fields of an endpoint; re-enabling it restarts its failure count.',
+  input: endpointUpdateInput,
+  async handler(input, ctx) {
+    return { message: 'Advanced webhook endpoint updated successfully.', data: updateEndpoint(ctx.app, ctx.apiKey.id, input) };
+  },
+});

@@ -1,0 +1,14 @@
+import { webhookConfigUpdateInput } from '../../../../shared/schemas/webhooks.ts';
+import { defineOperation } from '../../../http/operation.ts';
+import { describeBasicConfig, updateBasicConfig } from '../../../services/webhooks.ts';
+
+export default defineOperation({
+  path: '/v2/workspace/webhookconfig/update',
+  auth: 'apiKey',
+  summary: 'Configures the basic webhook service (raw and processed URLs, Basic auth token, encoding, encryption, triggers); partial.',
+  input: webhookConfigUpdateInput,
+  async handler(input, ctx) {
+    const row = updateBasicConfig(ctx.app, ctx.apiKey, input);
+    return { message: 'Webhook configuration updated successfully.', data: describeBasicConfig(ctx.app, row) };
+  },
+});

@@ -1,0 +1,91 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
+import type { Db } from '../db/client.ts';
+import { notificationConfigs, type StoredUser } from '../db/schema.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
+import { commentsOf, describeAnnotation, findAnnotation } from './comments.ts';
+
+/** reference.md 4.6: the basic service's comment `actionType` for each event. */
+const BASIC_ACTION: Partial<Record<WebhookEventType, string>> = {
+  'comment_annotation.add': 'newlyAdded',
+  'comment_annotation.assign': 'assigned',
+  'comment_annotation.status_change': 'statusChanged',
+  'comment_annotation.priority_change': 'priorityChanged',
+  'comment_annotation.delete': 'deleted',
+  'comment.add': 'added',
+  'comment.update': 'updated',
+  'comment.delete': 'deleted',
+  'comment.reaction_add': 'reactionAdded',
+  'comment.reaction_delete': 'reactionDeleted',
+};
+
+/** `status_change` → `statusChange`: the advanced `actionType` is the event's verb (reference.md 4.2 sample: `add`). */
+const advancedAction = (type: WebhookEventType) => (type.split('.').pop() ?? type).replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+type Channels = { inbox: string; email: string };
+
+/** The notification settings of the users a thread involves, per organization and per the thread's document. */
+function participantsConfig(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
+  const rows = userIds.length
+    ? tx
+        .select()
+        .from(notificationConfigs)
+        .where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), inArray(notificationConfigs.userId, userIds), inArray(notificationConfigs.documentId, ['', documentId])))
+        .all()
+    : [];
+  const org: Record<string, Channels> = {};
+  const doc: Record<string, Channels> = {};
+  for (const userId of userIds) {
+    const o = rows.find((r) => r.userId === userId && r.documentId === '');
+    const d = rows.find((r) => r.userId === userId && r.documentId === documentId) ?? o;
+    org[userId] = { inbox: o?.inbox ?? 'ALL', email: o?.email ?? 'ALL' };
+    doc[userId] = { inbox: d?.inbox ?? 'ALL', email: d?.email ?? 'ALL' };
+  }
+  return { usersOrganizationNotificationsConfig: org, usersDocumentNotificationsConfig: doc };
+}
+
+/**
+ * Writes a comment-family webhook event in the caller's transaction, with the thread as it is at that moment
+ * (for a deletion: called just before the rows go, so the receiver still sees what was deleted).
+ */
+export function emitCommentEvent(
+  tx: Db,
+  e: {
+    apiKeyId: string;
+    organizationId: string;
+    annotationId: string;
+    type: WebhookEventType;
+    actionUser: StoredUser;
+    commentId?: number;
+    extra?: Record<string, unknown>;
+  },
+) {
+  const row = findAnnotation(tx, e.apiKeyId, e.organizationId, e.annotationId);
+  if (!row) return;
+  const comments = commentsOf(tx, e.apiKeyId, e.organizationId, [row.id]).get(row.id) ?? [];
+  const commentAnnotation = describeAnnotation(row, comments);
+  const targetComment = e.commentId === undefined ? null : (comments.find((c) => c.commentId === e.commentId) ?? null);
+  const participants = new Set<string>([row.createdByUserId]);
+  for (const c of comments) {
+    participants.add(c.from.userId);
+    for (const id of c.mentionedUserIds ?? []) participants.add(id);
+  }
+  if (row.assignedTo) participants.add(row.assignedTo.userId);
+  const configs = participantsConfig(tx, e.apiKeyId, e.organizationId, row.documentId, [...participants]);
+  const visibility = row.visibility === 'restricted' ? { visibility: commentAnnotation.visibility } : {};
+  const fields = { commentAnnotation, targetComment, ...visibility, ...e.extra };
+  emitEvent(tx, {
+    apiKeyId: e.apiKeyId,
+    type: e.type,
+    organizationId: e.organizationId,
+    documentId: row.documentId,
+    actionUser: e.actionUser,
+    actionType: advancedAction(e.type),
+    source: 'comment',
+    data: fields,
+    top: configs,
+    ...(BASIC_ACTION[e.type]
+      ? { basic: { actionType: BASIC_ACTION[e.type] as string, notificationSource: 'comment' as const, fields: { ...fields, assigned: row.assignedTo, accessDeniedUsers: [], ...configs } } }
+      : {}),
+  });
+}

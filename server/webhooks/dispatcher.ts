@@ -1,0 +1,367 @@
+import { randomBytes } from 'node:crypto';
+import { and, asc, eq, isNull, lte } from 'drizzle-orm';
+import type { Config } from '../config.ts';
+import { transaction, type Db } from '../db/client.ts';
+import { apiKeys, apiKeySecrets, webhookAttempts, webhookConfigs, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.ts';
+import type { Logger } from '../log.ts';
+import type { Secrets } from '../security/secrets.ts';
+import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
+import { advancedPayload, basicPayload, emitEvent, onOutboxWrite, subscribers, type DomainEvent } from './outbox.ts';
+
+type EventRow = typeof webhookEvents.$inferSelect;
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** A debounced event's resolution when it falls due: wait longer, send this, or drop it (its subject is gone). */
+export type Debounced = { postponeUntil: number } | { event: DomainEvent } | null;
+export type DebouncedResolver = (row: EventRow) => Debounced;
+
+export interface WebhookDispatcher {
+  /** Looks for due work after the current event-loop turn (the answer to the caller goes first). */
+  wake(): void;
+  /** Cuts in-flight requests to a deleted endpoint: it must not receive anything more. */
+  abortTarget(target: string): void;
+  close(): Promise<void>;
+}
+
+const RESPONSE_EXCERPT = 4096;
+const PERSONAL_FIELDS = new Set(['name', 'email', 'photoUrl', 'displayName', 'name_lowercase', 'email_lowercase', 'phone']);
+
+/** `enableDataProtection`: user objects keep their ids; names, e-mail addresses and photos are left out everywhere. */
+export function withoutPersonalFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutPersonalFields);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !PERSONAL_FIELDS.has(k)).map(([k, v]) => [k, withoutPersonalFields(v)]));
+}
+
+/** Where the basic service's `authToken` is kept (see services/apikeys.ts). */
+export const BASIC_AUTH_SECRET = 'webhook:authToken';
+const BASIC_RAW = 'basic:raw';
+const BASIC_PROCESSED = 'basic:processed';
+
+/** `retry-after` in seconds or as an HTTP date; milliseconds from now, or null. */
+function retryAfterMs(header: string | null, now: number): number | null {
+  if (!header) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+async function readExcerpt(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < RESPONSE_EXCERPT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT).toString('utf8');
+}
+
+/**
+ * The delivery side of the outbox: fans each due event out to its targets (advanced endpoints, basic URLs), then
+ * sends each delivery on the retry schedule and records every attempt. All state is in SQLite, so a restart or
+ * a `kill -9` resumes where it stopped (a request in flight at the crash is sent again: at-least-once).
+ */
+export function createWebhookDispatcher(
+  app: { db: Db; secrets: Secrets; log: Logger; config: Config; version: string },
+  options: { debounced?: Record<string, DebouncedResolver> } = {},
+): WebhookDispatcher {
+  const settings = app.config.webhooks;
+  const inFlight = new Map<string, AbortController>();
+  const running = new Set<Promise<void>>();
+  const nextSlot = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let scheduled = false;
+  let closed = false;
+
+  const deliveryKey = (d: Pick<DeliveryRow, 'eventId' | 'target'>) => `${d.eventId}|${d.target}`;
+  const delayFor = (attempt: number) => {
+    const base = settings.retryScheduleMs[attempt] ?? 0;
+    return attempt === 0 ? base : Math.round(base * (1 + settings.jitter * (Math.random() * 2 - 1)));
+  };
+
+  function endpointsFor(tx: Db, event: EventRow): EndpointRow[] {
+    const channels = [event.organizationId, event.documentId].filter((c): c is string => !!c);
+    return tx
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.apiKeyId, event.apiKeyId), eq(webhookEndpoints.disabled, false)))
+      .orderBy(asc(webhookEndpoints.createdAt))
+      .all()
+      .filter((ep) => (!ep.filterTypes || ep.filterTypes.includes(event.type)) && (!ep.channels || ep.channels.some((c) => channels.includes(c))));
+  }
+
+  /** The body for a target group, encoded/encrypted per its configuration; null when encryption is on without a usable key. */
+  function body(payload: Record<string, unknown>, options: { encodeData?: boolean | undefined; encryptData?: boolean | undefined; publicKey?: string | undefined; enableDataProtection?: boolean | undefined }): string | null {
+    const key = options.encryptData ? parsePublicKey(options.publicKey ?? '') : null;
+    if (options.encryptData && !key) return null;
+    return encodeBody(options.enableDataProtection ? withoutPersonalFields(payload) : payload, { encodeData: !!options.encodeData, encryptWith: key?.key ?? null });
+  }
+
+  function fanOut(tx: Db, event: EventRow, now: number) {
+    let payload = event.payload;
+    let basic = event.basicPayload;
+    if (event.dedupeKey) {
+      const resolver = options.debounced?.[event.type];
+      const resolved = resolver ? resolver(event) : null;
+      if (resolved && 'postponeUntil' in resolved) {
+        tx.update(webhookEvents).set({ availableAt: resolved.postponeUntil }).where(eq(webhookEvents.id, event.id)).run();
+        return;
+      }
+      if (!resolved) {
+        tx.update(webhookEvents).set({ dispatchedAt: now }).where(eq(webhookEvents.id, event.id)).run();
+        return;
+      }
+      const who = subscribers(tx, event.apiKeyId, resolved.event.type, resolved.event.basic !== undefined);
+      payload = who.advanced ? advancedPayload(resolved.event) : null;
+      basic = who.basic ? basicPayload(resolved.event) : null;
+    }
+    const rows: Array<typeof webhookDeliveries.$inferInsert> = [];
+    const add = (target: string, url: string, text: string | null) => {
+      if (text === null) {
+        app.log.warn('webhook payload not sent: encryptData is on without a usable publicKey', { apiKeyId: event.apiKeyId, target });
+        return;
+      }
+      rows.push({ apiKeyId: event.apiKeyId, eventId: event.id, target, url, body: text, status: 'pending', nextAttemptAt: now + delayFor(0), createdAt: now });
+    };
+    if (payload) {
+      const config = tx.select().from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, event.apiKeyId)).get();
+      if (config?.isEnabled) {
+        const endpoints = endpointsFor(tx, event);
+        const text = endpoints.length ? body({ ...payload, webhookId: event.id }, config) : null;
+        for (const ep of endpoints) add(ep.id, ep.url, text);
+      }
+    }
+    if (basic) {
+      const key = tx.select({ settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, event.apiKeyId)).get();
+      const config = key?.settings.useWebhookService ? key.settings.webhookServiceConfig : undefined;
+      // The raw URL gets the event as it happened; the processed URL the same event with the recipients' notification settings resolved.
+      const withId: Record<string, unknown> = { webhookId: event.id, ...basic };
+      const { usersOrganizationNotificationsConfig: _o, usersDocumentNotificationsConfig: _d, ...raw } = withId;
+      if (config?.rawNotificationUrl) add(BASIC_RAW, config.rawNotificationUrl, body(raw, config));
+      if (config?.processedNotificationUrl) add(BASIC_PROCESSED, config.processedNotificationUrl, body(withId, config));
+    }
+    if (rows.length) tx.insert(webhookDeliveries).values(rows).run();
+    tx.update(webhookEvents).set({ dispatchedAt: now }).where(eq(webhookEvents.id, event.id)).run();
+  }
+
+  function dispatchDueEvents(now: number) {
+    for (;;) {
+      const due = app.db
+        .select()
+        .from(webhookEvents)
+        .where(and(isNull(webhookEvents.dispatchedAt), lte(webhookEvents.availableAt, now)))
+        .orderBy(asc(webhookEvents.availableAt))
+        .limit(100)
+        .all();
+      if (due.length === 0) return;
+      transaction(app.db, (tx) => {
+        for (const event of due) fanOut(tx, event, now);
+      });
+      if (due.length < 100) return;
+    }
+  }
+
+  /** Secrets that sign a delivery to this endpoint now: the current one, and the previous one during a rotation overlap. */
+  function signingSecrets(ep: EndpointRow, now: number): string[] {
+    const secrets = [app.secrets.decrypt(ep.secretEnc)];
+    if (ep.previousSecretEnc && (ep.previousSecretExpiresAt ?? 0) > now) secrets.push(app.secrets.decrypt(ep.previousSecretEnc));
+    return secrets;
+  }
+
+  function cancel(d: DeliveryRow) {
+    app.db.update(webhookDeliveries).set({ status: 'cancelled', nextAttemptAt: null }).where(and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target))).run();
+  }
+
+  function startDueDeliveries(now: number) {
+    const free = settings.concurrency - inFlight.size;
+    if (free <= 0) return;
+    const due = app.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
+      .orderBy(asc(webhookDeliveries.nextAttemptAt))
+      .limit(free + inFlight.size)
+      .all()
+      .filter((d) => !inFlight.has(deliveryKey(d)))
+      .slice(0, free);
+    for (const d of due) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `Hearth-Webhooks/${app.version}` };
+      const timestamp = Math.floor(now / 1000);
+      headers['webhook-id'] = d.eventId;
+      headers['webhook-timestamp'] = String(timestamp);
+      let endpoint: EndpointRow | undefined;
+      if (d.target.startsWith('basic:')) {
+        const key = app.db.select({ id: apiKeys.id, settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, d.apiKeyId)).get();
+        if (!key?.settings.useWebhookService) {
+          cancel(d);
+          continue;
+        }
+        const token = basicAuthToken(d.apiKeyId);
+        if (token) headers.authorization = `Basic ${token}`;
+      } else {
+        endpoint = app.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.apiKeyId, d.apiKeyId), eq(webhookEndpoints.id, d.target))).get();
+        const config = app.db.select({ isEnabled: webhookConfigs.isEnabled }).from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, d.apiKeyId)).get();
+        if (!endpoint || endpoint.disabled || !config?.isEnabled) {
+          cancel(d);
+          continue;
+        }
+        if (endpoint.rateLimit) {
+          const slot = nextSlot.get(endpoint.id) ?? 0;
+          if (slot > now) {
+            app.db.update(webhookDeliveries).set({ nextAttemptAt: slot }).where(and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target))).run();
+            continue;
+          }
+          nextSlot.set(endpoint.id, Math.max(now, slot) + 1000 / endpoint.rateLimit);
+        }
+        headers['webhook-signature'] = signatureHeader(signingSecrets(endpoint, now), d.eventId, timestamp, d.body);
+      }
+      const controller = new AbortController();
+      inFlight.set(deliveryKey(d), controller);
+      const attempt = send(d, headers, controller).finally(() => {
+        inFlight.delete(deliveryKey(d));
+        running.delete(attempt);
+        wake();
+      });
+      running.add(attempt);
+    }
+  }
+
+  function basicAuthToken(apiKeyId: string): string | undefined {
+    const row = app.db.select({ valueEnc: apiKeySecrets.valueEnc }).from(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, apiKeyId), eq(apiKeySecrets.name, BASIC_AUTH_SECRET))).get();
+    return row ? app.secrets.decrypt(row.valueEnc) : undefined;
+  }
+
+  async function send(d: DeliveryRow, headers: Record<string, string>, controller: AbortController) {
+    const started = Date.now();
+    let statusCode: number | null = null;
+    let response = '';
+    let retryAfter: number | null = null;
+    const timeout = setTimeout(() => controller.abort(new Error(`timed out after ${settings.timeoutMs} ms`)), settings.timeoutMs);
+    try {
+      const answer = await fetch(d.url, { method: 'POST', headers, body: d.body, redirect: 'manual', signal: controller.signal });
+      statusCode = answer.status;
+      response = await readExcerpt(answer);
+      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(answer.headers.get('retry-after'), Date.now()) : null;
+    } catch (error) {
+      const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      response = reason;
+    } finally {
+      clearTimeout(timeout);
+    }
+    // Shutting down, or the endpoint was deleted: the attempt does not count; a pending delivery goes out after restart.
+    if (closed || controller.signal.reason === 'aborted') return;
+    record(d, { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started });
+  }
+
+  function record(d: DeliveryRow, outcome: { statusCode: number | null; response: string; retryAfter: number | null; durationMs: number; timestamp: number }) {
+    const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+    const now = Date.now();
+    transaction(app.db, (tx) => {
+      const current = tx.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target))).get();
+      if (!current) return;
+      const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
+      tx.insert(webhookAttempts)
+        .values({ id: attemptId, apiKeyId: d.apiKeyId, eventId: d.eventId, target: d.target, url: d.url, trigger: current.nextTrigger, status: ok ? 'succeeded' : 'failed', responseStatusCode: outcome.statusCode, response: outcome.response, durationMs: outcome.durationMs, timestamp: outcome.timestamp })
+        .run();
+      const attempts = current.attempts + 1;
+      const where = and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target));
+      const base = { attempts, lastAttemptAt: outcome.timestamp, lastStatusCode: outcome.statusCode, nextTrigger: 'scheduled' };
+      const isEndpoint = !d.target.startsWith('basic:');
+      if (ok) {
+        tx.update(webhookDeliveries).set({ ...base, status: 'succeeded', nextAttemptAt: null }).where(where).run();
+        if (isEndpoint) tx.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, d.target)).run();
+        return;
+      }
+      let disable: string | null = null;
+      if (isEndpoint) {
+        const ep = tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, d.target)).get();
+        const failingSince = ep?.failingSince ?? outcome.timestamp;
+        if (ep && ep.failingSince === null) tx.update(webhookEndpoints).set({ failingSince }).where(eq(webhookEndpoints.id, ep.id)).run();
+        if (outcome.statusCode === 410) disable = 'The endpoint answered 410 Gone.';
+        else if (now - failingSince >= settings.disableAfterMs) disable = `Every attempt failed for ${Math.round(settings.disableAfterMs / 3_600_000)} hours.`;
+        if (ep && disable) {
+          tx.update(webhookEndpoints).set({ disabled: true, disabledReason: disable, updatedAt: now }).where(eq(webhookEndpoints.id, ep.id)).run();
+          tx.update(webhookDeliveries).set({ status: 'cancelled', nextAttemptAt: null }).where(and(eq(webhookDeliveries.target, ep.id), eq(webhookDeliveries.status, 'pending'))).run();
+        }
+      }
+      if (disable || attempts >= settings.retryScheduleMs.length) {
+        tx.update(webhookDeliveries).set({ ...base, status: 'failed', nextAttemptAt: null }).where(where).run();
+        const event = tx.select({ type: webhookEvents.type }).from(webhookEvents).where(eq(webhookEvents.id, d.eventId)).get();
+        if (isEndpoint && event && event.type !== 'message.attempt.exhausted') {
+          emitEvent(tx, {
+            apiKeyId: d.apiKeyId,
+            type: 'message.attempt.exhausted',
+            actionType: 'attemptExhausted',
+            source: 'platform',
+            data: { messageId: d.eventId, eventType: event.type, endpointId: d.target, lastAttempt: { id: attemptId, timestamp: new Date(outcome.timestamp).toISOString(), responseStatusCode: outcome.statusCode } },
+          });
+        }
+        return;
+      }
+      const delay = Math.max(delayFor(attempts), outcome.retryAfter ?? 0);
+      tx.update(webhookDeliveries).set({ ...base, status: 'pending', nextAttemptAt: now + delay }).where(where).run();
+    });
+  }
+
+  function nextDueAt(): number | null {
+    const event = app.db.select({ at: webhookEvents.availableAt }).from(webhookEvents).where(isNull(webhookEvents.dispatchedAt)).orderBy(asc(webhookEvents.availableAt)).limit(1).get();
+    const delivery = app.db.select({ at: webhookDeliveries.nextAttemptAt }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending')).orderBy(asc(webhookDeliveries.nextAttemptAt)).limit(1).get();
+    const times = [event?.at, delivery?.at].filter((t): t is number => typeof t === 'number');
+    return times.length ? Math.min(...times) : null;
+  }
+
+  function pass() {
+    scheduled = false;
+    if (closed) return;
+    try {
+      const now = Date.now();
+      dispatchDueEvents(now);
+      startDueDeliveries(now);
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      const next = nextDueAt();
+      // A full set of requests in flight: their completion wakes the dispatcher again.
+      if (next !== null && inFlight.size < settings.concurrency) {
+        timer = setTimeout(pass, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+        timer.unref();
+      }
+    } catch (error) {
+      app.log.error('webhook dispatcher pass failed', { error: error instanceof Error ? error.message : String(error) });
+      timer = setTimeout(pass, 1000);
+      timer.unref();
+    }
+  }
+
+  function wake() {
+    if (scheduled || closed) return;
+    scheduled = true;
+    setImmediate(pass);
+  }
+
+  const unsubscribe = onOutboxWrite(wake);
+  wake();
+
+  return {
+    wake,
+    abortTarget(target) {
+      for (const [key, controller] of inFlight) if (key.endsWith(`|${target}`)) controller.abort('aborted');
+    },
+    async close() {
+      closed = true;
+      unsubscribe();
+      if (timer) clearTimeout(timer);
+      for (const controller of inFlight.values()) controller.abort('aborted');
+      await Promise.allSettled([...running]);
+    },
+  };
+}
