@@ -110,7 +110,7 @@ function checkUrl(url: string): string {
     throw invalid('url must be a valid http(s) URL.');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('url must be a valid http(s) URL.');
-  return parsed.href;
+  return url;
 }
 
 const endpointWhere = (apiKeyId: string, endpointId: string) => and(eq(webhookEndpoints.apiKeyId, apiKeyId), eq(webhookEndpoints.id, endpointId));

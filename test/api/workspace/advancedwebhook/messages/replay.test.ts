@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAnnotation } from '../../../../helpers/comments.ts';
+import { startReceiver, type Receiver } from '../../../../helpers/receiver.ts';
+import { eventually, startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import { enableWithEndpoint, FAST_WEBHOOKS } from '../../../../helpers/webhooks.ts';
+
+const PATH = '/v2/workspace/advancedwebhook/messages/replay';
+let t: TestServer;
+let a: Receiver;
+let b: Receiver;
+let endpointA: string;
+let endpointB: string;
+beforeAll(async () => {
+  t = await startTestServer({ webhooks: FAST_WEBHOOKS });
+  a = await startReceiver();
+  b = await startReceiver();
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
+  ({ id: endpointA } = await enableWithEndpoint(t, a.url));
+  endpointB = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: b.url })).body.result.data.id;
+  await addAnnotation(t, { commentData: [{ commentText: 'x', from: { userId: 'ann' } }] });
+  await eventually(() => expect(a.received.length + b.received.length).toBe(2));
+});
+afterAll(async () => {
+  await t.close();
+  await a.close();
+  await b.close();
+});
+
+describe(PATH, () => {
+  it('sends the message again to one endpoint, or to all it went to', async () => {
+    const messageId = String(a.received[0]!.headers['webhook-id']);
+    const one = await t.callK(PATH, { messageId, endpointId: endpointB });
+    expect(one.body.result).toEqual({ status: 'success', message: 'Advanced webhook message replay started.', data: { messageId, endpointIds: [endpointB] } });
+    await eventually(() => expect(b.received).toHaveLength(2));
+    expect(a.received).toHaveLength(1);
+    const all = await t.callK(PATH, { messageId });
+    expect(all.body.result.data.endpointIds.sort()).toEqual([endpointA, endpointB].sort());
+    await eventually(() => expect([a.received.length, b.received.length]).toEqual([2, 3]));
+    expect(b.received[2]!.headers['webhook-id']).toBe(messageId);
+  });
+
+  it('answers NOT_FOUND for an unknown message and refuses an endpoint that is gone', async () => {
+    expect((await t.callK(PATH, { messageId: 'msg_nope' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'No delivery of this message exists for this API key.' });
+    const messageId = String(a.received[0]!.headers['webhook-id']);
+    await t.callK('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: endpointB });
+    expect((await t.callK(PATH, { messageId, endpointId: endpointB })).body.error.status).toBe('FAILED_PRECONDITION');
+    expect((await t.callK(PATH, {})).body.error.status).toBe('INVALID_ARGUMENT');
+  });
+});
