@@ -1,0 +1,78 @@
+// Webhooks: what an event costs the request that causes it, and how fast the outbox drains to receivers.
+// Two Hearth servers run the same write load (notifications/add): one with no webhook configured (nothing is
+// written to the outbox), one with advanced webhooks on and 10 endpoints on a local receiver.
+
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { load, ratio, startHearth, type Row } from '../harness.ts';
+
+const ENDPOINTS = 10;
+
+const body = JSON.stringify({
+  data: {
+    organizationId: 'bench',
+    createOrganization: true,
+    documentId: 'doc',
+    createDocument: true,
+    actionUser: { userId: 'actor' },
+    displayHeadlineMessageTemplate: '{actionUser} pinged you',
+    displayBodyMessage: 'hello',
+    notifyUsers: [{ userId: 'reader' }],
+  },
+});
+
+async function startReceiver() {
+  let count = 0;
+  let last = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      last = Date.now();
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    count: () => count,
+    last: () => last,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export const title = `Webhooks: request cost of an event, and outbox → ${ENDPOINTS} endpoints throughput`;
+
+export async function run(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const receiver = await startReceiver();
+  const plain = await startHearth();
+  const hooked = await startHearth();
+  try {
+    await hooked.call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
+    for (let i = 0; i < ENDPOINTS; i++) await hooked.call('/v2/workspace/advancedwebhook/endpoints/create', { url: `${receiver.url}/ep${i}` });
+
+    const without = await load(plain.url, '/v2/notifications/add', body, plain.headers);
+    rows.push({ scenario: 'notifications/add, no webhook configured', ...without });
+    const started = Date.now();
+    const before = receiver.count();
+    const withEvents = await load(hooked.url, '/v2/notifications/add', body, hooked.headers);
+    rows.push({ scenario: `notifications/add, each writes an event for ${ENDPOINTS} endpoints`, ...withEvents, vs: `p50 ${ratio(withEvents.p50 || 0.5, without.p50 || 0.5)}, req/s ${ratio(withEvents.rps, without.rps)} of no webhook` });
+
+    // Drain: wait until the receiver has been quiet for 2 s, then rate = deliveries / (last delivery - start).
+    for (let quiet = 0; quiet < 2_000; ) {
+      const seen = receiver.count();
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      quiet = receiver.count() === seen ? quiet + 250 : 0;
+    }
+    const delivered = receiver.count() - before;
+    const seconds = (receiver.last() - started) / 1000;
+    const events = Math.round(delivered / ENDPOINTS);
+    rows.push({ scenario: `deliveries sent (${events} events × ${ENDPOINTS} endpoints), incl. warm-up, until drained`, rps: delivered / seconds, p50: 0, p99: 0, vs: `${(delivered / ENDPOINTS / seconds).toFixed(0)} events/s fanned out` });
+  } finally {
+    plain.stop();
+    hooked.stop();
+    await receiver.close();
+  }
+  return rows;
+}
