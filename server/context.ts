@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { Config } from './config.ts';
-import type { CrdtChangeFeed } from './crdt/events.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Db } from './db/client.ts';
 import type { PageTokens } from './db/pagination.ts';
@@ -22,8 +21,6 @@ export interface AppContext {
   mail: Mailer;
   /** The live Yjs documents and their storage. */
   crdt: CrdtStore;
-  /** Debounces document changes into `crdt.update_data` events. */
-  crdtChanges: CrdtChangeFeed;
   /** Background jobs (document migrations) that survive restarts. */
   jobs: JobRunner;
   /** Webhook deliveries from the outbox (a running server's; the CLI's admin commands leave them to it). */

@@ -6,7 +6,7 @@ import { toNodeHandler } from 'h3';
 import { resolveConfig, type Config, type ConfigOverrides } from './config.ts';
 import type { AppContext } from './context.ts';
 import { createCrdtStore } from './crdt/store.ts';
-import { createCrdtChangeFeed } from './crdt/events.ts';
+import { createCrdtChangeFeed, crdtEventResolver } from './crdt/events.ts';
 import { attachYjsWebsocket } from './crdt/websocket.ts';
 import { openDatabase } from './db/client.ts';
 import { createPageTokens } from './db/pagination.ts';
@@ -44,11 +44,8 @@ export function openApp(config: Config): AppContext {
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
   const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE));
   const crdtChanges = createCrdtChangeFeed(config);
-  const crdt = createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs, onChange: crdtChanges.onChange });
-  crdtChanges.attach(crdt);
   return {
-    crdt,
-    crdtChanges,
+    crdt: createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs, onChange: crdtChanges.onChange }),
     // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
     webhooks: { wake: () => undefined, abortTarget: () => undefined, close: async () => undefined },
     jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
@@ -92,7 +89,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
     app.mail.flush();
     app.jobs.recover();
-    app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': app.crdtChanges.resolve } });
+    app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(app.db, config) } });
 
     let closing: Promise<void> | undefined;
     const close = () =>

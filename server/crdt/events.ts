@@ -1,16 +1,12 @@
+import { and, asc, eq } from 'drizzle-orm';
+import * as Y from 'yjs';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
 import type { Debounced } from '../webhooks/dispatcher.ts';
 import { openDebouncedEvent } from '../webhooks/outbox.ts';
 import { readContent } from './content.ts';
 import type { CrdtStore, DocKey } from './store.ts';
-
-interface Window {
-  firstAt: number;
-  lastAt: number;
-  /** An outbox row is pending for this window (false: nobody subscribed when it opened). */
-  opened: boolean;
-}
 
 const dedupeKey = (k: DocKey) => `crdt:${JSON.stringify([k.organizationId, k.documentId, k.editorId])}`;
 
@@ -22,81 +18,105 @@ function keyOf(apiKeyId: string, key: string | null): DocKey | null {
   return { apiKeyId, organizationId, documentId, editorId };
 }
 
-/** The `/v2/crdt/get` item of a stored editor (reference.md 5.3); also the `crdtData` of `crdt.update_data`. */
+type CrdtRow = typeof crdtDocuments.$inferSelect;
+const describe = (row: CrdtRow, data: unknown) => ({
+  data,
+  id: row.editorId,
+  type: row.type,
+  contentKey: row.contentKey,
+  lastUpdate: new Date(row.updatedAt).toISOString(),
+  lastUpdatedBy: row.lastUpdatedBy,
+  sessionId: null,
+});
+
+/** The `/v2/crdt/get` item of a stored editor (reference.md 5.3), from the live document. */
 export function crdtItem(store: CrdtStore, key: DocKey) {
   const entry = store.load(key);
   const row = store.find(key);
   if (!entry || !row) return null;
-  return {
-    data: readContent(entry.doc, entry.type, entry.contentKey),
-    id: key.editorId,
-    type: entry.type,
-    contentKey: entry.contentKey,
-    lastUpdate: new Date(row.updatedAt).toISOString(),
-    lastUpdatedBy: row.lastUpdatedBy,
-    sessionId: null,
-  };
+  return describe(row, readContent(entry.doc, entry.type, entry.contentKey));
+}
+
+/** The same item read from storage alone (snapshot + update log): every acknowledged change is there. */
+export function storedCrdtItem(db: Db, key: DocKey) {
+  const where = and(eq(crdtDocuments.apiKeyId, key.apiKeyId), eq(crdtDocuments.organizationId, key.organizationId), eq(crdtDocuments.documentId, key.documentId), eq(crdtDocuments.editorId, key.editorId));
+  return db.transaction((tx) => {
+    const row = tx.select().from(crdtDocuments).where(where).get();
+    if (!row) return null;
+    const updates = tx
+      .select({ update: crdtUpdates.update })
+      .from(crdtUpdates)
+      .where(and(eq(crdtUpdates.apiKeyId, key.apiKeyId), eq(crdtUpdates.organizationId, key.organizationId), eq(crdtUpdates.documentId, key.documentId), eq(crdtUpdates.editorId, key.editorId)))
+      .orderBy(asc(crdtUpdates.seq))
+      .all();
+    const doc = new Y.Doc();
+    try {
+      if (row.snapshot) Y.applyUpdate(doc, row.snapshot);
+      if (updates.length) Y.applyUpdate(doc, Y.mergeUpdates(updates.map((u) => u.update)));
+      return describe(row, readContent(doc, row.type, row.contentKey));
+    } finally {
+      doc.destroy();
+    }
+  });
 }
 
 /**
- * `crdt.update_data`, debounced per document (reference.md 4.1): the first change of a burst opens one pending
- * outbox row in the change's own transaction (so a crash cannot lose it); later changes only move the window in
- * memory. When the row falls due the dispatcher asks `resolve`: still being edited → later (at most `crdtMaxWaitMs`
- * after the first change); otherwise the event carries the document as it is then.
+ * `crdt.update_data`, debounced per document (reference.md 4.1), on the writing side: the first change of a burst
+ * opens one pending outbox row in the change's own transaction (so a crash cannot lose it); the outbox's unique
+ * pending key keeps it to one. Changes within `crdtDebounceMs` of the last check skip even that lookup.
  */
 export function createCrdtChangeFeed(config: Pick<Config, 'webhooks'>) {
-  const { crdtDebounceMs: debounce, crdtMaxWaitMs: maxWait } = config.webhooks;
-  const windows = new Map<string, Window>();
-  let store: CrdtStore | undefined;
-
+  const debounce = config.webhooks.crdtDebounceMs;
+  const checkedAt = new Map<string, number>();
   return {
-    attach(crdt: CrdtStore) {
-      store = crdt;
-    },
-
     /** Called in the transaction that appends a change. */
     onChange(tx: Db, key: DocKey, now: number) {
-      const id = JSON.stringify([key.apiKeyId, dedupeKey(key)]);
-      const open = windows.get(id);
-      if (open && (open.opened || now - open.firstAt < debounce)) {
-        open.lastAt = now;
-        return;
-      }
-      const opened = openDebouncedEvent(tx, { apiKeyId: key.apiKeyId, type: 'crdt.update_data', organizationId: key.organizationId, documentId: key.documentId, dedupeKey: dedupeKey(key), availableAt: now + debounce });
-      windows.set(id, { firstAt: now, lastAt: now, opened });
+      const id = JSON.stringify([key.apiKeyId, key.organizationId, key.documentId, key.editorId]);
+      const last = checkedAt.get(id);
+      if (last !== undefined && now - last < debounce) return;
+      if (checkedAt.size > 100_000) checkedAt.clear();
+      checkedAt.set(id, now);
+      openDebouncedEvent(tx, { apiKeyId: key.apiKeyId, type: 'crdt.update_data', organizationId: key.organizationId, documentId: key.documentId, dedupeKey: dedupeKey(key), createdAt: now, availableAt: now + debounce });
     },
-
-    resolve(row: { apiKeyId: string; dedupeKey: string | null }): Debounced {
-      const key = keyOf(row.apiKeyId, row.dedupeKey);
-      if (!key || !store) return null;
-      const id = JSON.stringify([key.apiKeyId, dedupeKey(key)]);
-      const window = windows.get(id);
-      const now = Date.now();
-      if (window && now < window.lastAt + debounce && now < window.firstAt + maxWait) {
-        return { postponeUntil: Math.min(window.lastAt + debounce, window.firstAt + maxWait) };
-      }
-      windows.delete(id);
-      const crdtData = crdtItem(store, key);
-      if (!crdtData) return null;
-      const actionUser = crdtData.lastUpdatedBy ? { userId: crdtData.lastUpdatedBy } : null;
-      return {
-        event: {
-          apiKeyId: key.apiKeyId,
-          type: 'crdt.update_data',
-          organizationId: key.organizationId,
-          documentId: key.documentId,
-          actionUser,
-          actionType: 'updateData',
-          source: 'crdt',
-          data: { crdtData },
-          basic: { actionType: 'updateData', notificationSource: 'crdt', fields: { crdtData } },
-        },
-      };
-    },
-
-    /** Windows still open (not yet reported). */
-    size: () => windows.size,
   };
 }
 
 export type CrdtChangeFeed = ReturnType<typeof createCrdtChangeFeed>;
+
+/**
+ * The delivery side: when the pending row falls due, a document still being edited (its stored `updatedAt`
+ * within the debounce) waits longer, at most `crdtMaxWaitMs` after the burst began; otherwise the event carries
+ * the document as stored then. Reads only SQLite, so it runs wherever the dispatcher runs.
+ */
+export function crdtEventResolver(db: Db, config: Pick<Config, 'webhooks'>) {
+  const { crdtDebounceMs: debounce, crdtMaxWaitMs: maxWait } = config.webhooks;
+  return (row: { apiKeyId: string; dedupeKey: string | null; createdAt: number }): Debounced => {
+    const key = keyOf(row.apiKeyId, row.dedupeKey);
+    if (!key) return null;
+    const now = Date.now();
+    const crdtData = storedCrdtItem(db, key);
+    if (!crdtData) return null;
+    const lastChange = Date.parse(crdtData.lastUpdate);
+    // A follow-up opened when a burst was cut (below) with no change since: nothing new to report. (A row opened
+    // by a change has its createdAt equal to that change's time.)
+    if (lastChange < row.createdAt) return null;
+    if (now < lastChange + debounce && now < row.createdAt + maxWait) return { postponeUntil: Math.min(lastChange + debounce, row.createdAt + maxWait) };
+    const actionUser = crdtData.lastUpdatedBy ? { userId: crdtData.lastUpdatedBy } : null;
+    // Cut by the maximum wait while edits go on: the next event covers what comes after this one.
+    const stillEditing = now < lastChange + debounce;
+    return {
+      ...(stillEditing ? { followUpAt: now + debounce } : {}),
+      event: {
+        apiKeyId: key.apiKeyId,
+        type: 'crdt.update_data',
+        organizationId: key.organizationId,
+        documentId: key.documentId,
+        actionUser,
+        actionType: 'updateData',
+        source: 'crdt',
+        data: { crdtData },
+        basic: { actionType: 'updateData', notificationSource: 'crdt', fields: { crdtData } },
+      },
+    };
+  };
+}

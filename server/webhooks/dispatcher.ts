@@ -1,19 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, isNull, lte } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { apiKeys, apiKeySecrets, webhookAttempts, webhookConfigs, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Secrets } from '../security/secrets.ts';
 import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
-import { advancedPayload, basicPayload, emitEvent, onOutboxWrite, subscribers, type DomainEvent } from './outbox.ts';
+import { createTransport } from './transport.ts';
+import { advancedPayload, basicPayload, emitEvent, newMessageId, onOutboxWrite, subscribers, type DomainEvent } from './outbox.ts';
 
 type EventRow = typeof webhookEvents.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
-/** A debounced event's resolution when it falls due: wait longer, send this, or drop it (its subject is gone). */
-export type Debounced = { postponeUntil: number } | { event: DomainEvent } | null;
+/**
+ * A debounced event's resolution when it falls due: wait longer, send this (with `followUpAt` when the burst is
+ * still going on and was cut by the maximum wait: a new pending event then covers the changes still to come), or
+ * drop it (its subject is gone).
+ */
+export type Debounced = { postponeUntil: number } | { event: DomainEvent; followUpAt?: number } | null;
 export type DebouncedResolver = (row: EventRow) => Debounced;
 
 export interface WebhookDispatcher {
@@ -48,24 +53,6 @@ function retryAfterMs(header: string | null, now: number): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-async function readExcerpt(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < RESPONSE_EXCERPT) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT).toString('utf8');
-}
-
 /**
  * The delivery side of the outbox: fans each due event out to its targets (advanced endpoints, basic URLs), then
  * sends each delivery on the retry schedule and records every attempt. All state is in SQLite, so a restart or
@@ -79,6 +66,51 @@ export function createWebhookDispatcher(
   const inFlight = new Map<string, AbortController>();
   const running = new Set<Promise<void>>();
   const nextSlot = new Map<string, number>();
+  const transport = createTransport({ maxSockets: settings.concurrency });
+  const P = <T>(name: string) => sql.placeholder(name) as unknown as T;
+  const byDelivery = and(eq(webhookDeliveries.eventId, P<string>('eventId')), eq(webhookDeliveries.target, P<string>('target')));
+  // The per-delivery path runs hundreds of times a second: statements built and compiled once.
+  const q = {
+    endpoint: app.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.apiKeyId, P<string>('apiKeyId')), eq(webhookEndpoints.id, P<string>('id')))).prepare(),
+    enabled: app.db.select({ isEnabled: webhookConfigs.isEnabled }).from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, P<string>('apiKeyId'))).prepare(),
+    delivery: app.db.select().from(webhookDeliveries).where(byDelivery).prepare(),
+    insertAttempt: app.db
+      .insert(webhookAttempts)
+      .values({
+        id: P('id'),
+        apiKeyId: P('apiKeyId'),
+        eventId: P('eventId'),
+        target: P('target'),
+        url: P('url'),
+        trigger: P('trigger'),
+        status: P('status'),
+        responseStatusCode: P('responseStatusCode'),
+        response: P('response'),
+        durationMs: P('durationMs'),
+        timestamp: P('timestamp'),
+      })
+      .prepare(),
+    succeeded: app.db
+      .update(webhookDeliveries)
+      .set({ status: 'succeeded', nextAttemptAt: null, nextTrigger: 'scheduled', attempts: P('attempts'), lastAttemptAt: P('lastAttemptAt'), lastStatusCode: P('lastStatusCode') })
+      .where(byDelivery)
+      .prepare(),
+    recovered: app.db.update(webhookEndpoints).set({ failingSince: null }).where(and(eq(webhookEndpoints.id, P<string>('id')), isNotNull(webhookEndpoints.failingSince))).prepare(),
+  };
+  /** Decrypted signing secrets by their ciphertext (a rotation makes a new ciphertext; old entries just go unused). */
+  const secretCache = new Map<string, string>();
+  const decryptSecret = (enc: string) => {
+    let secret = secretCache.get(enc);
+    if (secret === undefined) {
+      if (secretCache.size > 10_000) secretCache.clear();
+      secret = app.secrets.decrypt(enc);
+      secretCache.set(enc, secret);
+    }
+    return secret;
+  };
+  type Outcome = { statusCode: number | null; response: string; retryAfter: number | null; durationMs: number; timestamp: number };
+  const outcomes: Array<{ d: DeliveryRow; outcome: Outcome }> = [];
+  let flushing = false;
   let timer: NodeJS.Timeout | undefined;
   let scheduled = false;
   let closed = false;
@@ -110,6 +142,7 @@ export function createWebhookDispatcher(
   function fanOut(tx: Db, event: EventRow, now: number) {
     let payload = event.payload;
     let basic = event.basicPayload;
+    let followUpAt: number | undefined;
     if (event.dedupeKey) {
       const resolver = options.debounced?.[event.type];
       const resolved = resolver ? resolver(event) : null;
@@ -121,6 +154,7 @@ export function createWebhookDispatcher(
         tx.update(webhookEvents).set({ dispatchedAt: now }).where(eq(webhookEvents.id, event.id)).run();
         return;
       }
+      followUpAt = resolved.followUpAt;
       const who = subscribers(tx, event.apiKeyId, resolved.event.type, resolved.event.basic !== undefined);
       payload = who.advanced ? advancedPayload(resolved.event) : null;
       basic = who.basic ? basicPayload(resolved.event) : null;
@@ -152,6 +186,11 @@ export function createWebhookDispatcher(
     }
     if (rows.length) tx.insert(webhookDeliveries).values(rows).run();
     tx.update(webhookEvents).set({ dispatchedAt: now }).where(eq(webhookEvents.id, event.id)).run();
+    if (followUpAt !== undefined && event.dedupeKey) {
+      tx.insert(webhookEvents)
+        .values({ id: newMessageId(), apiKeyId: event.apiKeyId, type: event.type, organizationId: event.organizationId, documentId: event.documentId, payload: null, basicPayload: null, dedupeKey: event.dedupeKey, availableAt: followUpAt, createdAt: now })
+        .run();
+    }
   }
 
   function dispatchDueEvents(now: number) {
@@ -173,8 +212,8 @@ export function createWebhookDispatcher(
 
   /** Secrets that sign a delivery to this endpoint now: the current one, and the previous one during a rotation overlap. */
   function signingSecrets(ep: EndpointRow, now: number): string[] {
-    const secrets = [app.secrets.decrypt(ep.secretEnc)];
-    if (ep.previousSecretEnc && (ep.previousSecretExpiresAt ?? 0) > now) secrets.push(app.secrets.decrypt(ep.previousSecretEnc));
+    const secrets = [decryptSecret(ep.secretEnc)];
+    if (ep.previousSecretEnc && (ep.previousSecretExpiresAt ?? 0) > now) secrets.push(decryptSecret(ep.previousSecretEnc));
     return secrets;
   }
 
@@ -209,8 +248,8 @@ export function createWebhookDispatcher(
         const token = basicAuthToken(d.apiKeyId);
         if (token) headers.authorization = `Basic ${token}`;
       } else {
-        endpoint = app.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.apiKeyId, d.apiKeyId), eq(webhookEndpoints.id, d.target))).get();
-        const config = app.db.select({ isEnabled: webhookConfigs.isEnabled }).from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, d.apiKeyId)).get();
+        endpoint = q.endpoint.get({ apiKeyId: d.apiKeyId, id: d.target });
+        const config = q.enabled.get({ apiKeyId: d.apiKeyId });
         if (!endpoint || endpoint.disabled || !config?.isEnabled) {
           cancel(d);
           continue;
@@ -227,11 +266,7 @@ export function createWebhookDispatcher(
       }
       const controller = new AbortController();
       inFlight.set(deliveryKey(d), controller);
-      const attempt = send(d, headers, controller).finally(() => {
-        inFlight.delete(deliveryKey(d));
-        running.delete(attempt);
-        wake();
-      });
+      const attempt = send(d, headers, controller).finally(() => running.delete(attempt));
       running.add(attempt);
     }
   }
@@ -248,38 +283,63 @@ export function createWebhookDispatcher(
     let retryAfter: number | null = null;
     const timeout = setTimeout(() => controller.abort(new Error(`timed out after ${settings.timeoutMs} ms`)), settings.timeoutMs);
     try {
-      const answer = await fetch(d.url, { method: 'POST', headers, body: d.body, redirect: 'manual', signal: controller.signal });
+      const answer = await transport.post(d.url, headers, d.body, controller.signal, RESPONSE_EXCERPT);
       statusCode = answer.status;
-      response = await readExcerpt(answer);
-      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(answer.headers.get('retry-after'), Date.now()) : null;
+      response = answer.excerpt;
+      const retry = answer.headers['retry-after'];
+      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(typeof retry === 'string' ? retry : null, Date.now()) : null;
     } catch (error) {
-      const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : error instanceof Error ? error.message : String(error);
       response = reason;
     } finally {
       clearTimeout(timeout);
     }
     // Shutting down, or the endpoint was deleted: the attempt does not count; a pending delivery goes out after restart.
-    if (closed || controller.signal.reason === 'aborted') return;
-    record(d, { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started });
+    if (closed || controller.signal.reason === 'aborted') {
+      inFlight.delete(deliveryKey(d));
+      return;
+    }
+    outcomes.push({ d, outcome: { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started } });
+    if (!flushing) {
+      flushing = true;
+      setImmediate(flushOutcomes);
+    }
   }
 
-  function record(d: DeliveryRow, outcome: { statusCode: number | null; response: string; retryAfter: number | null; durationMs: number; timestamp: number }) {
+  /** Records the attempts that completed during one event-loop turn in one transaction (one commit, not one each). */
+  function flushOutcomes() {
+    flushing = false;
+    const batch = outcomes.splice(0);
+    if (batch.length === 0) return;
+    try {
+      transaction(app.db, (tx) => {
+        for (const { d, outcome } of batch) record(tx, d, outcome);
+      });
+    } catch (error) {
+      // Not recorded: the deliveries stay pending and are attempted again (at-least-once).
+      app.log.error('webhook attempts not recorded', { error: error instanceof Error ? error.message : String(error) });
+    } finally {
+      // Only now may a delivery be picked again: before its attempt is stored it still looks due.
+      for (const { d } of batch) inFlight.delete(deliveryKey(d));
+      wake();
+    }
+  }
+
+  function record(tx: Db, d: DeliveryRow, outcome: Outcome) {
     const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const now = Date.now();
-    transaction(app.db, (tx) => {
-      const current = tx.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target))).get();
+    {
+      const current = q.delivery.get({ eventId: d.eventId, target: d.target });
       if (!current) return;
       const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
-      tx.insert(webhookAttempts)
-        .values({ id: attemptId, apiKeyId: d.apiKeyId, eventId: d.eventId, target: d.target, url: d.url, trigger: current.nextTrigger, status: ok ? 'succeeded' : 'failed', responseStatusCode: outcome.statusCode, response: outcome.response, durationMs: outcome.durationMs, timestamp: outcome.timestamp })
-        .run();
+      q.insertAttempt.run({ id: attemptId, apiKeyId: d.apiKeyId, eventId: d.eventId, target: d.target, url: d.url, trigger: current.nextTrigger, status: ok ? 'succeeded' : 'failed', responseStatusCode: outcome.statusCode, response: outcome.response, durationMs: outcome.durationMs, timestamp: outcome.timestamp });
       const attempts = current.attempts + 1;
       const where = and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target));
       const base = { attempts, lastAttemptAt: outcome.timestamp, lastStatusCode: outcome.statusCode, nextTrigger: 'scheduled' };
       const isEndpoint = !d.target.startsWith('basic:');
       if (ok) {
-        tx.update(webhookDeliveries).set({ ...base, status: 'succeeded', nextAttemptAt: null }).where(where).run();
-        if (isEndpoint) tx.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, d.target)).run();
+        q.succeeded.run({ eventId: d.eventId, target: d.target, attempts, lastAttemptAt: outcome.timestamp, lastStatusCode: outcome.statusCode });
+        if (isEndpoint) q.recovered.run({ id: d.target });
         return;
       }
       let disable: string | null = null;
@@ -310,7 +370,7 @@ export function createWebhookDispatcher(
       }
       const delay = Math.max(delayFor(attempts), outcome.retryAfter ?? 0);
       tx.update(webhookDeliveries).set({ ...base, status: 'pending', nextAttemptAt: now + delay }).where(where).run();
-    });
+    }
   }
 
   function nextDueAt(): number | null {
@@ -362,6 +422,8 @@ export function createWebhookDispatcher(
       if (timer) clearTimeout(timer);
       for (const controller of inFlight.values()) controller.abort('aborted');
       await Promise.allSettled([...running]);
+      flushOutcomes();
+      transport.close();
     },
   };
 }

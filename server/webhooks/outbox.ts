@@ -122,7 +122,7 @@ export function emitEvent(tx: Db, event: DomainEvent): string | null {
  * Opens (or keeps) the one pending debounced event for `dedupeKey`: its payload is computed when it is sent,
  * so the receiver gets the state after the last change of the burst. Returns false when nobody subscribes.
  */
-export function openDebouncedEvent(tx: Db, event: { apiKeyId: string; type: WebhookEventType; organizationId: string; documentId: string; dedupeKey: string; availableAt: number }): boolean {
+export function openDebouncedEvent(tx: Db, event: { apiKeyId: string; type: WebhookEventType; organizationId: string; documentId: string; dedupeKey: string; createdAt: number; availableAt: number }): boolean {
   const who = subscribers(tx, event.apiKeyId, event.type, true);
   if (!who.advanced && !who.basic) return false;
   const pending = tx
@@ -131,9 +131,8 @@ export function openDebouncedEvent(tx: Db, event: { apiKeyId: string; type: Webh
     .where(and(eq(webhookEvents.apiKeyId, event.apiKeyId), eq(webhookEvents.dedupeKey, event.dedupeKey), isNull(webhookEvents.dispatchedAt)))
     .get();
   if (pending) return true;
-  const now = Date.now();
   tx.insert(webhookEvents)
-    .values({ id: newMessageId(), apiKeyId: event.apiKeyId, type: event.type, organizationId: event.organizationId, documentId: event.documentId, payload: null, basicPayload: null, dedupeKey: event.dedupeKey, availableAt: event.availableAt, createdAt: now })
+    .values({ id: newMessageId(), apiKeyId: event.apiKeyId, type: event.type, organizationId: event.organizationId, documentId: event.documentId, payload: null, basicPayload: null, dedupeKey: event.dedupeKey, availableAt: event.availableAt, createdAt: event.createdAt })
     .run();
   signalOutbox();
   return true;

@@ -68,6 +68,33 @@ describe('crdt.update_data, debounced per document', () => {
     }
   });
 
+  it('reports a burst longer than the maximum wait along the way, then its end', async () => {
+    const busy = await startTestServer({ webhooks: { ...FAST_WEBHOOKS, crdtDebounceMs: 200, crdtMaxWaitMs: 500 } });
+    try {
+      const r = await receiver();
+      await enableWithEndpoint(busy, r.url, { filterTypes: ['crdt.update_data'] });
+      const doc = { organizationId: 'acme', documentId: 'busy-doc', editorId: 'e1' };
+      await busy.callK('/v2/crdt/add', { ...doc, type: 'text', data: 'v0' });
+      const started = Date.now();
+      let version = 0;
+      while (Date.now() - started < 1_200) {
+        await busy.callK('/v2/crdt/update', { ...doc, type: 'text', data: `v${++version}` });
+        await new Promise((resolve) => setTimeout(resolve, 40));
+      }
+      // under continuous edits events still come, at most every maxWait; the last one has the final content
+      await eventually(() => expect(JSON.parse(r.received.at(-1)!.body).data.crdtData.data).toBe(`v${version}`));
+      const during = r.received.filter((x) => x.at < started + 1_200);
+      expect(during.length).toBeGreaterThanOrEqual(1);
+      expect(r.received.length).toBeLessThanOrEqual(5);
+      // nothing more once the final state went out: no duplicate follow-up
+      const count = r.received.length;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(r.received).toHaveLength(count);
+    } finally {
+      await busy.close();
+    }
+  });
+
   it('is not written to the outbox when nobody listens', async () => {
     const quiet = await startTestServer({ webhooks: FAST_WEBHOOKS });
     try {

@@ -4,7 +4,17 @@
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { load, ratio, startHearth, type Row } from '../harness.ts';
+import autocannon from 'autocannon';
+import { DURATION, load, ratio, startHearth, type Row } from '../harness.ts';
+
+/** Latency at a fixed rate from one connection, well under saturation: what the request itself pays for its event. */
+async function atRate(url: string, headers: Record<string, string>, rate: number) {
+  const options = { url: `${url}/v2/notifications/add`, method: 'POST' as const, body, headers: { 'content-type': 'application/json', ...headers }, connections: 1, overallRate: rate };
+  await autocannon({ ...options, duration: 1 });
+  const result = await autocannon({ ...options, duration: DURATION });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`notifications/add at ${rate}/s: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.average };
+}
 
 const ENDPOINTS = 10;
 
@@ -41,6 +51,15 @@ async function startReceiver() {
   };
 }
 
+/** Waits until the receiver has been quiet for 2 s. */
+async function drained(receiver: { count(): number }) {
+  for (let quiet = 0; quiet < 2_000; ) {
+    const seen = receiver.count();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    quiet = receiver.count() === seen ? quiet + 250 : 0;
+  }
+}
+
 export const title = `Webhooks: request cost of an event, and outbox → ${ENDPOINTS} endpoints throughput`;
 
 export async function run(): Promise<Row[]> {
@@ -52,19 +71,22 @@ export async function run(): Promise<Row[]> {
     await hooked.call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
     for (let i = 0; i < ENDPOINTS; i++) await hooked.call('/v2/workspace/advancedwebhook/endpoints/create', { url: `${receiver.url}/ep${i}` });
 
+    const RATE = 100;
+    const calm = await atRate(plain.url, plain.headers, RATE);
+    rows.push({ scenario: `notifications/add at ${RATE}/s, no webhook configured`, ...calm, vs: `mean ${calm.mean.toFixed(2)} ms` });
+    const calmHooked = await atRate(hooked.url, hooked.headers, RATE);
+    rows.push({ scenario: `notifications/add at ${RATE}/s, each writes an event for ${ENDPOINTS} endpoints`, ...calmHooked, vs: `mean ${calmHooked.mean.toFixed(2)} ms, ${ratio(calmHooked.mean, calm.mean)} of no webhook` });
+
     const without = await load(plain.url, '/v2/notifications/add', body, plain.headers);
-    rows.push({ scenario: 'notifications/add, no webhook configured', ...without });
+    rows.push({ scenario: 'notifications/add saturated, no webhook configured', ...without });
+    // drain what the calm run queued, then count the saturated run's deliveries from here
+    await drained(receiver);
     const started = Date.now();
     const before = receiver.count();
     const withEvents = await load(hooked.url, '/v2/notifications/add', body, hooked.headers);
-    rows.push({ scenario: `notifications/add, each writes an event for ${ENDPOINTS} endpoints`, ...withEvents, vs: `p50 ${ratio(withEvents.p50 || 0.5, without.p50 || 0.5)}, req/s ${ratio(withEvents.rps, without.rps)} of no webhook` });
+    rows.push({ scenario: `notifications/add saturated, events for ${ENDPOINTS} endpoints (deliveries share the CPU)`, ...withEvents, vs: `p50 ${ratio(withEvents.p50 || 0.5, without.p50 || 0.5)}, req/s ${ratio(withEvents.rps, without.rps)} of no webhook` });
 
-    // Drain: wait until the receiver has been quiet for 2 s, then rate = deliveries / (last delivery - start).
-    for (let quiet = 0; quiet < 2_000; ) {
-      const seen = receiver.count();
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      quiet = receiver.count() === seen ? quiet + 250 : 0;
-    }
+    await drained(receiver);
     const delivered = receiver.count() - before;
     const seconds = (receiver.last() - started) / 1000;
     const events = Math.round(delivered / ENDPOINTS);
