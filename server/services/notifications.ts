@@ -118,8 +118,7 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
       ? Object.fromEntries(Object.entries(input.displayHeadlineMessageTemplateData).filter(([k]) => k !== 'actionUser' && k !== 'recipientUser'))
       : input.displayHeadlineMessageTemplateData
     : null;
-  tx.insert(notifications)
-    .values({
+  const row: NotificationRow = {
       apiKeyId: apiKey.id,
       organizationId: input.organizationId,
       id,
@@ -134,15 +133,17 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
       resolver: resolverMode,
       contextAccess: input.context?.access ?? null,
       timestamp,
-    })
-    .run();
+  };
+  tx.insert(notifications).values(row).run();
 
   const channels = channelsOf(tx, apiKey.id, input.organizationId, input.documentId, recipients);
+  const inbox: Array<{ userId: string; readAt: number | null }> = [];
   let mails = 0;
   for (const userId of recipients) {
     const setting = channels(userId);
     const named = explicit.has(userId);
     if (wants(setting.inbox, named)) {
+      inbox.push({ userId, readAt: null });
       tx.insert(notificationRecipients)
         .values({ apiKeyId: apiKey.id, organizationId: input.organizationId, notificationId: id, userId, documentId: input.documentId, timestamp, explicit: named })
         .run();
@@ -162,11 +163,7 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
       mails++;
     }
   }
-  const stored = tx.select().from(notifications).where(and(eq(notifications.apiKeyId, apiKey.id), eq(notifications.organizationId, input.organizationId), eq(notifications.id, id))).get();
-  if (stored) {
-    const notification = describeNotification(stored, recipientsOf(tx, apiKey.id, input.organizationId, [id]).get(id) ?? []);
-    emitEvent(tx, { apiKeyId: apiKey.id, type: 'notification.add', organizationId: input.organizationId, documentId: stored.documentId, actionUser: stored.actionUser, actionType: 'add', source: 'notification', data: { notification } });
-  }
+  emitEvent(tx, { apiKeyId: apiKey.id, type: 'notification.add', organizationId: input.organizationId, documentId: row.documentId, actionUser: row.actionUser, actionType: 'add', source: 'notification', data: () => ({ notification: describeNotification(row, inbox) }) });
   return { created: true, id, mails };
 }
 

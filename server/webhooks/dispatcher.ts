@@ -96,6 +96,34 @@ export function createWebhookDispatcher(
       .where(byDelivery)
       .prepare(),
     recovered: app.db.update(webhookEndpoints).set({ failingSince: null }).where(and(eq(webhookEndpoints.id, P<string>('id')), isNotNull(webhookEndpoints.failingSince))).prepare(),
+    config: app.db.select().from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, P<string>('apiKeyId'))).prepare(),
+    liveEndpoints: app.db
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.apiKeyId, P<string>('apiKeyId')), eq(webhookEndpoints.disabled, false)))
+      .orderBy(asc(webhookEndpoints.createdAt))
+      .prepare(),
+    insertDelivery: app.db
+      .insert(webhookDeliveries)
+      .values({ apiKeyId: P('apiKeyId'), eventId: P('eventId'), target: P('target'), url: P('url'), body: P('body'), status: 'pending', nextAttemptAt: P('nextAttemptAt'), createdAt: P('createdAt') })
+      .prepare(),
+    dispatched: app.db.update(webhookEvents).set({ dispatchedAt: P('now') }).where(eq(webhookEvents.id, P<string>('id'))).prepare(),
+    dueEvents: app.db
+      .select()
+      .from(webhookEvents)
+      .where(and(isNull(webhookEvents.dispatchedAt), lte(webhookEvents.availableAt, P<number>('now'))))
+      .orderBy(asc(webhookEvents.availableAt))
+      .limit(100)
+      .prepare(),
+    dueDeliveries: app.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, P<number>('now'))))
+      .orderBy(asc(webhookDeliveries.nextAttemptAt))
+      .limit(P<number>('limit'))
+      .prepare(),
+    nextEvent: app.db.select({ at: webhookEvents.availableAt }).from(webhookEvents).where(isNull(webhookEvents.dispatchedAt)).orderBy(asc(webhookEvents.availableAt)).limit(1).prepare(),
+    nextDelivery: app.db.select({ at: webhookDeliveries.nextAttemptAt }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending')).orderBy(asc(webhookDeliveries.nextAttemptAt)).limit(1).prepare(),
   };
   /** Decrypted signing secrets by their ciphertext (a rotation makes a new ciphertext; old entries just go unused). */
   const secretCache = new Map<string, string>();
@@ -121,14 +149,10 @@ export function createWebhookDispatcher(
     return attempt === 0 ? base : Math.round(base * (1 + settings.jitter * (Math.random() * 2 - 1)));
   };
 
-  function endpointsFor(tx: Db, event: EventRow): EndpointRow[] {
+  function endpointsFor(event: EventRow): EndpointRow[] {
     const channels = [event.organizationId, event.documentId].filter((c): c is string => !!c);
-    return tx
-      .select()
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.apiKeyId, event.apiKeyId), eq(webhookEndpoints.disabled, false)))
-      .orderBy(asc(webhookEndpoints.createdAt))
-      .all()
+    return q.liveEndpoints
+      .all({ apiKeyId: event.apiKeyId })
       .filter((ep) => (!ep.filterTypes || ep.filterTypes.includes(event.type)) && (!ep.channels || ep.channels.some((c) => channels.includes(c))));
   }
 
@@ -159,18 +183,18 @@ export function createWebhookDispatcher(
       payload = who.advanced ? advancedPayload(resolved.event) : null;
       basic = who.basic ? basicPayload(resolved.event) : null;
     }
-    const rows: Array<typeof webhookDeliveries.$inferInsert> = [];
+    const rows: Array<{ apiKeyId: string; eventId: string; target: string; url: string; body: string; nextAttemptAt: number; createdAt: number }> = [];
     const add = (target: string, url: string, text: string | null) => {
       if (text === null) {
         app.log.warn('webhook payload not sent: encryptData is on without a usable publicKey', { apiKeyId: event.apiKeyId, target });
         return;
       }
-      rows.push({ apiKeyId: event.apiKeyId, eventId: event.id, target, url, body: text, status: 'pending', nextAttemptAt: now + delayFor(0), createdAt: now });
+      rows.push({ apiKeyId: event.apiKeyId, eventId: event.id, target, url, body: text, nextAttemptAt: now + delayFor(0), createdAt: now });
     };
     if (payload) {
-      const config = tx.select().from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, event.apiKeyId)).get();
+      const config = q.config.get({ apiKeyId: event.apiKeyId });
       if (config?.isEnabled) {
-        const endpoints = endpointsFor(tx, event);
+        const endpoints = endpointsFor(event);
         const text = endpoints.length ? body({ ...payload, webhookId: event.id }, config) : null;
         for (const ep of endpoints) add(ep.id, ep.url, text);
       }
@@ -184,8 +208,8 @@ export function createWebhookDispatcher(
       if (config?.rawNotificationUrl) add(BASIC_RAW, config.rawNotificationUrl, body(raw, config));
       if (config?.processedNotificationUrl) add(BASIC_PROCESSED, config.processedNotificationUrl, body(withId, config));
     }
-    if (rows.length) tx.insert(webhookDeliveries).values(rows).run();
-    tx.update(webhookEvents).set({ dispatchedAt: now }).where(eq(webhookEvents.id, event.id)).run();
+    for (const row of rows) q.insertDelivery.run(row);
+    q.dispatched.run({ id: event.id, now });
     if (followUpAt !== undefined && event.dedupeKey) {
       tx.insert(webhookEvents)
         .values({ id: newMessageId(), apiKeyId: event.apiKeyId, type: event.type, organizationId: event.organizationId, documentId: event.documentId, payload: null, basicPayload: null, dedupeKey: event.dedupeKey, availableAt: followUpAt, createdAt: now })
@@ -195,13 +219,7 @@ export function createWebhookDispatcher(
 
   function dispatchDueEvents(now: number) {
     for (;;) {
-      const due = app.db
-        .select()
-        .from(webhookEvents)
-        .where(and(isNull(webhookEvents.dispatchedAt), lte(webhookEvents.availableAt, now)))
-        .orderBy(asc(webhookEvents.availableAt))
-        .limit(100)
-        .all();
+      const due = q.dueEvents.all({ now });
       if (due.length === 0) return;
       transaction(app.db, (tx) => {
         for (const event of due) fanOut(tx, event, now);
@@ -224,13 +242,8 @@ export function createWebhookDispatcher(
   function startDueDeliveries(now: number) {
     const free = settings.concurrency - inFlight.size;
     if (free <= 0) return;
-    const due = app.db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
-      .orderBy(asc(webhookDeliveries.nextAttemptAt))
-      .limit(free + inFlight.size)
-      .all()
+    const due = q.dueDeliveries
+      .all({ now, limit: free + inFlight.size })
       .filter((d) => !inFlight.has(deliveryKey(d)))
       .slice(0, free);
     for (const d of due) {
@@ -374,8 +387,8 @@ export function createWebhookDispatcher(
   }
 
   function nextDueAt(): number | null {
-    const event = app.db.select({ at: webhookEvents.availableAt }).from(webhookEvents).where(isNull(webhookEvents.dispatchedAt)).orderBy(asc(webhookEvents.availableAt)).limit(1).get();
-    const delivery = app.db.select({ at: webhookDeliveries.nextAttemptAt }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending')).orderBy(asc(webhookDeliveries.nextAttemptAt)).limit(1).get();
+    const event = q.nextEvent.get();
+    const delivery = q.nextDelivery.get();
     const times = [event?.at, delivery?.at].filter((t): t is number => typeof t === 'number');
     return times.length ? Math.min(...times) : null;
   }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { defaultBasicTriggers, type WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { Db } from '../db/client.ts';
 import { apiKeys, webhookConfigs, webhookEndpoints, webhookEvents, type StoredUser } from '../db/schema.ts';
@@ -31,7 +31,8 @@ export interface DomainEvent {
   actionType: string;
   /** The advanced `source`: `comment`, `huddle`, `crdt`, `recorder`, `notification`, `platform`. */
   source: string;
-  data: Record<string, unknown>;
+  /** The family's payload fields; a function when building them costs work that is wasted without a receiver. */
+  data: Record<string, unknown> | (() => Record<string, unknown>);
   /** Top-level fields of the advanced payload besides `data` (the users' notification settings maps). */
   top?: Record<string, unknown>;
   /** The basic form, for the families the basic service knows (reference.md 4.6); omitted for the others. */
@@ -40,15 +41,11 @@ export interface DomainEvent {
 
 /** Who would receive an event of this type now: advanced endpoints, basic URLs, or nobody (nothing is written). */
 export function subscribers(tx: Db, apiKeyId: string, type: WebhookEventType, hasBasicForm: boolean): { advanced: boolean; basic: boolean } {
-  const config = tx.select({ isEnabled: webhookConfigs.isEnabled }).from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, apiKeyId)).get();
-  const advanced =
-    config?.isEnabled === true &&
-    tx
-      .select({ id: webhookEndpoints.id })
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.apiKeyId, apiKeyId), eq(webhookEndpoints.disabled, false)))
-      .limit(1)
-      .get() !== undefined;
+  // One small query on every change of a key that may have no webhook at all: hand-written, not built.
+  const row = tx.get<{ advanced: number }>(
+    sql`select exists(select 1 from ${webhookConfigs} c join ${webhookEndpoints} e on e.api_key_id = c.api_key_id where c.api_key_id = ${apiKeyId} and c.is_enabled = 1 and e.disabled = 0) as advanced`,
+  );
+  const advanced = row?.advanced === 1;
   let basic = false;
   if (hasBasicForm) {
     const key = tx.select({ settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
@@ -75,7 +72,7 @@ export function advancedPayload(event: DomainEvent) {
     actionType: event.actionType,
     source: event.source,
     platform: 'sdk',
-    data: { actionUser: event.actionUser ?? null, metadata: eventMetadata(event.organizationId, event.documentId), ...event.data },
+    data: { actionUser: event.actionUser ?? null, metadata: eventMetadata(event.organizationId, event.documentId), ...(typeof event.data === 'function' ? event.data() : event.data) },
     ...event.top,
   };
 }

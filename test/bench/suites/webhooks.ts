@@ -60,10 +60,53 @@ async function drained(receiver: { count(): number }) {
   }
 }
 
+/**
+ * The request's own share, without deliveries competing for the CPU: the notifications/add service call in this
+ * process (no HTTP), with no receiver configured and with 10 endpoints (the event is written, nothing is sent).
+ */
+async function inProcess(): Promise<{ without: number; withEvent: number }> {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { resolveConfig } = await import('../../../server/config.ts');
+  const { openApp } = await import('../../../server/index.ts');
+  const { ensureDefaultCredentials } = await import('../../../server/services/bootstrap.ts');
+  const { addNotification } = await import('../../../server/services/notifications.ts');
+  const { createEndpoint, updateAdvancedConfig } = await import('../../../server/services/webhooks.ts');
+  const input = JSON.parse(body).data;
+  const perCall = { without: [] as number[], withEvent: [] as number[] };
+  for (const hooked of [false, true, false, true]) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-emit-'));
+    const app = openApp(resolveConfig({ dataDir, logLevel: 'silent' }));
+    try {
+      const { apiKey } = ensureDefaultCredentials(app);
+      const key = app.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, apiKey) }).sync();
+      if (!key) throw new Error('no API key');
+      if (hooked) {
+        updateAdvancedConfig(app, key.id, { isEnabled: true });
+        for (let i = 0; i < ENDPOINTS; i++) createEndpoint(app, key.id, { url: `http://127.0.0.1:9/ep${i}` });
+      }
+      for (let i = 0; i < 300; i++) addNotification(app, key, input);
+      const started = performance.now();
+      for (let i = 0; i < 2000; i++) addNotification(app, key, input);
+      (hooked ? perCall.withEvent : perCall.without).push((performance.now() - started) / 2000);
+    } finally {
+      app.crdt.close();
+      app.sqlite.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  return { without: median(perCall.without), withEvent: median(perCall.withEvent) };
+}
+
 export const title = `Webhooks: request cost of an event, and outbox → ${ENDPOINTS} endpoints throughput`;
 
 export async function run(): Promise<Row[]> {
   const rows: Row[] = [];
+  const own = await inProcess();
+  rows.push({ scenario: 'notifications/add service call in-process, no webhook configured', rps: 1000 / own.without, p50: Number(own.without.toFixed(3)), p99: 0 });
+  rows.push({ scenario: `notifications/add service call in-process, writes an event for ${ENDPOINTS} endpoints (not sent)`, rps: 1000 / own.withEvent, p50: Number(own.withEvent.toFixed(3)), p99: 0, vs: `+${((own.withEvent / own.without - 1) * 100).toFixed(0)}% per call` });
   const receiver = await startReceiver();
   const plain = await startHearth();
   const hooked = await startHearth();
