@@ -163,6 +163,53 @@ describe('retries', () => {
   });
 });
 
+describe('endpoint limits', () => {
+  it('disables an endpoint that has failed without a success for the configured time', async () => {
+    const fast = await startTestServer({ webhooks: { ...FAST_WEBHOOKS, retryScheduleMs: [0, 100, 100, 100, 100], disableAfterMs: 250 } });
+    try {
+      await fast.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
+      const r = await receiver({ fallback: { status: 500 } });
+      const { id } = await enableWithEndpoint(fast, r.url);
+      await addAnnotation(fast, { commentData: [{ commentText: 'x', from: { userId: 'ann' } }] });
+      await eventually(async () => {
+        const ep = (await fast.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).body.result.data.endpoints[0];
+        expect(ep).toMatchObject({ disabled: true, disabledReason: expect.stringMatching(/^Every attempt failed for/) });
+      });
+      // the disabling failure is the one at or after 250 ms: the 4th attempt at the latest
+      expect(r.received.length).toBeGreaterThanOrEqual(3);
+      expect(r.received.length).toBeLessThanOrEqual(4);
+      // re-enabling starts over: the next event is sent
+      r.answer({ status: 200 });
+      await fast.callK('/v2/workspace/advancedwebhook/endpoints/update', { endpointId: id, disabled: false });
+      const before = r.received.length;
+      await addAnnotation(fast, { commentData: [{ commentText: 'y', from: { userId: 'ann' } }] });
+      await eventually(() => expect(r.received).toHaveLength(before + 1));
+    } finally {
+      await fast.close();
+    }
+  });
+
+  it('spaces deliveries to an endpoint by its rateLimit', async () => {
+    const r = await receiver();
+    await enableWithEndpoint(t, r.url, { rateLimit: 5, filterTypes: ['comment_annotation.add'] });
+    for (let i = 0; i < 4; i++) await comment(`burst ${i}`);
+    await eventually(() => expect(r.received).toHaveLength(4), 5_000);
+    const gaps = r.received.slice(1).map((x, i) => x.at - r.received[i]!.at);
+    // 5 per second: 200 ms apart (a few ms of timer slack)
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(180);
+  });
+
+  it('sends an endpoint with channels only the events of those organizations or documents', async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'other-doc' }] });
+    const r = await receiver();
+    await enableWithEndpoint(t, r.url, { channels: ['other-doc'] });
+    await comment('not for this channel');
+    await addAnnotation(t, { commentData: [{ commentText: 'for the channel', from: { userId: 'ann' } }] }, { documentId: 'other-doc' });
+    await eventually(() => expect(r.received).toHaveLength(1));
+    expect(JSON.parse(r.received[0]!.body).data.targetComment.commentText).toBe('for the channel');
+  });
+});
+
 describe('replay, recover and deletion', () => {
   it('replays a delivered message with the same id', async () => {
     const r = await receiver();
