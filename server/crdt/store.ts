@@ -32,6 +32,8 @@ export interface LiveDoc {
   lastActivity: number;
   /** Sends an encoded message to every connection but `except`. */
   broadcast: (message: Uint8Array, except?: object) => void;
+  /** Updates applied in memory, not yet stored nor broadcast (stored at the end of the event-loop turn). */
+  pending: Array<{ update: Uint8Array; origin: unknown }>;
 }
 
 export type CrdtRow = typeof crdtDocuments.$inferSelect;
@@ -43,8 +45,9 @@ const where = (k: DocKey) =>
 
 /**
  * The Yjs documents Hearth holds. Loading reads the snapshot and the updates after it synchronously from SQLite,
- * so it is complete before a client is answered. Every update is appended to the update log in the `update`
- * handler, before it is broadcast and before a REST call answers: what anyone was told is on disk. The log is
+ * so it is complete before a client is answered. Every update is appended to the update log before it is
+ * broadcast, before a REST call answers and before a client is sent the document's state: what anyone was told
+ * is on disk. Updates of one event-loop turn are stored together (`flush`). The log is
  * merged into the snapshot past a threshold and when an idle document is unloaded.
  */
 export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { idleMs?: number; onChange?: (tx: Db, key: DocKey, now: number) => void } = {}) {
@@ -82,33 +85,81 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     });
   }
 
-  function persist(entry: LiveDoc, update: Uint8Array, origin: unknown) {
+  const dirty = new Set<LiveDoc>();
+  let flushQueued = false;
+  const authorOf = (origin: unknown): string | null =>
+    origin && typeof origin === 'object' && 'server' in origin ? (origin as ServerOrigin).by : origin && typeof origin === 'object' && 'userId' in origin ? ((origin as { userId: unknown }).userId as string | null) : null;
+
+  /**
+   * Stores, then broadcasts, every update applied since the last flush: one transaction for all documents and
+   * one merged update per document. Under a burst of keystrokes this costs one commit and one message per reader
+   * per event-loop turn instead of one per keystroke. If the write fails, the documents of the batch are dropped
+   * from memory and their clients disconnected: they reconnect, sync from what is stored, and send their edits
+   * again, so memory never holds what the disk does not.
+   */
+  function flush() {
+    flushQueued = false;
+    if (dirty.size === 0) return;
+    const batch = [...dirty];
+    dirty.clear();
     const now = Date.now();
-    const by = origin && typeof origin === 'object' && 'server' in origin ? (origin as ServerOrigin).by : origin && typeof origin === 'object' && 'userId' in origin ? String((origin as { userId: unknown }).userId) : null;
-    const k = entry.key;
-    const count = transaction(app.db, (tx) => {
-      const row = statements.bump.get({ ...k, updatedAt: now, lastUpdatedBy: by });
-      // Deleted or moved to another document id (a migration) while loaded: nothing to append to.
-      if (!row) return null;
-      statements.append.run({ ...k, update: Buffer.from(update), createdAt: now });
-      options.onChange?.(tx, k, now);
-      return row.updateCount;
-    });
-    if (count === null) evict(entry);
-    else if (count >= COMPACT_AFTER_UPDATES) compact(entry);
+    let written: Array<{ entry: LiveDoc; merged: Uint8Array; except: object | undefined; count: number | null }>;
+    try {
+      written = transaction(app.db, (tx) =>
+        batch.map((entry) => {
+          const items = entry.pending.splice(0);
+          const merged = items.length === 1 ? (items[0] as { update: Uint8Array }).update : Y.mergeUpdates(items.map((i) => i.update));
+          const origins = new Set(items.map((i) => i.origin));
+          const only = origins.size === 1 ? [...origins][0] : undefined;
+          const except = typeof only === 'object' && only !== null && entry.conns.has(only) ? only : undefined;
+          const k = entry.key;
+          const row = statements.bump.get({ ...k, updatedAt: now, lastUpdatedBy: authorOf(items[items.length - 1]?.origin) });
+          // Deleted or moved to another document id (a migration) while loaded: nothing to append to.
+          if (!row) return { entry, merged, except, count: null };
+          statements.append.run({ ...k, update: Buffer.from(merged), createdAt: now });
+          options.onChange?.(tx, k, now);
+          return { entry, merged, except, count: row.updateCount };
+        }),
+      );
+    } catch (error) {
+      app.log.error('CRDT updates could not be stored; reloading the documents from storage', { error: error instanceof Error ? error.message : String(error) });
+      for (const entry of batch) evict(entry, 1011, 'storage failed; reconnect');
+      return;
+    }
+    for (const { entry, merged, except, count } of written) {
+      if (count === null) evict(entry);
+      else {
+        entry.broadcast(encodeUpdateMessage(merged), except);
+        if (count >= COMPACT_AFTER_UPDATES) compact(entry);
+      }
+    }
+  }
+
+  function queue(entry: LiveDoc, update: Uint8Array, origin: unknown) {
+    entry.pending.push({ update, origin });
+    dirty.add(entry);
+    // A server-side write (REST) answers only after its change is stored: flush now.
+    if (origin && typeof origin === 'object' && 'server' in origin) flush();
+    else if (!flushQueued) {
+      flushQueued = true;
+      setImmediate(flush);
+    }
   }
 
   /** Drops a loaded document whose stored row is gone, disconnecting its clients. */
-  function evict(entry: LiveDoc) {
+  function evict(entry: LiveDoc, code = 4404, reason = 'document deleted or moved') {
     const id = keyString(entry.key);
     if (live.get(id) !== entry) return;
     live.delete(id);
-    for (const conn of entry.conns.keys()) (conn as { ws?: { close(code: number, reason: string): void } }).ws?.close(4404, 'document deleted or moved');
+    dirty.delete(entry);
+    entry.pending.length = 0;
+    for (const conn of entry.conns.keys()) (conn as { ws?: { close(code: number, reason: string): void } }).ws?.close(code, reason);
     entry.awareness.destroy();
     entry.doc.destroy();
   }
 
   function unloadIfIdle() {
+    flush();
     const now = Date.now();
     for (const [id, entry] of live) {
       if (entry.conns.size === 0 && now - entry.lastActivity >= idleMs) {
@@ -135,6 +186,8 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
 
     /** The loaded document, loading it from SQLite first when needed; undefined when none is stored. */
     load(k: DocKey): LiveDoc | undefined {
+      // A reader (REST get, a new connection) sees only what is stored.
+      if (dirty.size > 0) flush();
       const id = keyString(k);
       const loaded = live.get(id);
       const row = find(k);
@@ -168,11 +221,11 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
         conns: new Map(),
         lastActivity: Date.now(),
         broadcast: () => undefined,
+        pending: [],
       };
       doc.on('update', (update: Uint8Array, origin: unknown) => {
         entry.lastActivity = Date.now();
-        persist(entry, update, origin);
-        entry.broadcast(encodeUpdateMessage(update), typeof origin === 'object' && origin !== null && entry.conns.has(origin) ? origin : undefined);
+        queue(entry, update, origin);
       });
       live.set(id, entry);
       return entry;
@@ -193,11 +246,15 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
 
     /** Stores and unloads every document (on shutdown). */
     flushAll() {
+      flush();
       for (const entry of live.values()) {
         const row = find(entry.key);
         if (row && row.updateCount > 0) compact(entry);
       }
     },
+
+    /** Stores and broadcasts pending updates now (before a client is sent the document's state). */
+    flush,
 
     close() {
       clearInterval(sweeper);

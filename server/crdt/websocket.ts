@@ -81,7 +81,7 @@ function attach(entry: LiveDoc, conn: Connection) {
   }
 }
 
-function onMessage(entry: LiveDoc, conn: Connection, data: Uint8Array) {
+function onMessage(store: CrdtStore, entry: LiveDoc, conn: Connection, data: Uint8Array) {
   entry.lastActivity = Date.now();
   const decoder = decoding.createDecoder(data);
   const encoder = encoding.createEncoder();
@@ -92,6 +92,8 @@ function onMessage(entry: LiveDoc, conn: Connection, data: Uint8Array) {
       const step = decoding.peekVarUint(decoder);
       if (step !== syncProtocol.messageYjsSyncStep1) return;
     }
+    // The answer to step 1 carries the document's state: only what is stored may go out.
+    if (entry.pending.length > 0 && decoding.peekVarUint(decoder) === syncProtocol.messageYjsSyncStep1) store.flush();
     encoding.writeVarUint(encoder, MESSAGE_SYNC);
     syncProtocol.readSyncMessage(decoder, encoder, entry.doc, conn);
     if (encoding.length(encoder) > 1) send(conn, encoding.toUint8Array(encoder));
@@ -161,7 +163,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
         }, PING_MS);
         ws.on('message', (data: ArrayBuffer | Buffer) => {
           try {
-            onMessage(loaded, conn, new Uint8Array(data as ArrayBuffer));
+            onMessage(store, loaded, conn, new Uint8Array(data as ArrayBuffer));
           } catch (error) {
             app.log.warn('bad websocket message', { error: String(error) });
             ws.close(1003, 'bad message');
