@@ -39,6 +39,8 @@ export const configSchema = z.object({
   crdtIdleMs: z.number().int().positive(),
   /** Milliseconds that in-flight requests get to finish on shutdown before connections are cut. */
   shutdownGraceMs: z.number().int().nonnegative(),
+  /** How long a call to an AI provider (ask-AI, agent runs) may take before it fails with a timeout. */
+  aiTimeoutMs: z.number().int().positive(),
   webhooks: z.object({
     /** Delay before each attempt, the first included (reference.md 4.5); tests shrink it to milliseconds. */
     retryScheduleMs: z.array(z.number().int().nonnegative()).min(1).max(20),
@@ -83,6 +85,7 @@ export function defaultConfig(): Config {
     banner: false,
     crdtIdleMs: 30_000,
     shutdownGraceMs: 5_000,
+    aiTimeoutMs: 60_000,
     webhooks: {
       retryScheduleMs: [0, 5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
       jitter: 0.1,
@@ -131,6 +134,7 @@ export function configFromEnvAndArgs(
   const portNumber = port === undefined || port === '' ? undefined : Number(port);
   if (portNumber !== undefined && !Number.isInteger(portNumber)) throw new Error(`Invalid configuration: port: "${port}" is not a whole number`);
   const logLevel = env.LOG_LEVEL?.toLowerCase();
+  const aiTimeout = env.AI_TIMEOUT_MS ? Number(env.AI_TIMEOUT_MS) : undefined;
   if (logLevel && !(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -141,6 +145,7 @@ export function configFromEnvAndArgs(
     headerBrand: env.HEADER_BRAND || undefined,
     logLevel: logLevel as LogLevel | undefined,
     smtpUrl: env.SMTP_URL || undefined,
+    aiTimeoutMs: aiTimeout,
     mailFrom: env.MAIL_FROM || undefined,
     webhooks: env.WEBHOOK_RETRY_SCHEDULE_MS
       ? { retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map((ms) => Number(ms.trim())) }

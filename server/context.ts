@@ -7,6 +7,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Secrets } from './security/secrets.ts';
+import type { AgentRunner } from './services/agents.ts';
 import type { JobRunner } from './services/jobs.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
@@ -23,6 +24,8 @@ export interface AppContext {
   crdt: CrdtStore;
   /** Background jobs (document migrations) that survive restarts. */
   jobs: JobRunner;
+  /** Agent executions running in the background. */
+  agents: AgentRunner;
   /** Webhook deliveries from the outbox (a running server's; the CLI's admin commands leave them to it). */
   webhooks: WebhookDispatcher;
   log: Logger;

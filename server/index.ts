@@ -17,6 +17,7 @@ import { createMailer } from './mail/mailer.ts';
 import { operations } from './operations/index.ts';
 import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
 import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
+import { createAgentRunner } from './services/agents.ts';
 import { createJobRunner } from './services/jobs.ts';
 import { migrationQueue } from './services/migrations.ts';
 import { sweepOrphanAttachments } from './services/recordings.ts';
@@ -49,6 +50,7 @@ export function openApp(config: Config): AppContext {
     // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
     webhooks: { wake: () => undefined, abortTarget: () => undefined, close: async () => undefined },
     jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
+    agents: createAgentRunner(),
     config,
     db,
     sqlite,
@@ -89,6 +91,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
     app.mail.flush();
     app.jobs.recover();
+    app.agents.recover(app);
     app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(app.db, config) } });
 
     let closing: Promise<void> | undefined;
@@ -101,6 +104,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         await stopped;
         clearTimeout(grace);
         await app.jobs.close();
+        await app.agents.close();
         await app.webhooks.close();
         await app.mail.close(config.shutdownGraceMs);
         app.crdt.flushAll();

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { blob, foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { EXECUTION_STATUSES, JUDGMENT_DECISION_VALUES } from '../../shared/schemas/ai.ts';
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import { ACCESS_ROLES, DOCUMENT_ACCESS_TYPES } from '../../shared/schemas/common.ts';
 import { CHANNEL_VALUES, FEATURE_TYPES, NOTIFICATION_SOURCES } from '../../shared/schemas/feed.ts';
@@ -726,4 +727,106 @@ export const webhookAttempts = sqliteTable(
     timestamp: integer('timestamp').notNull(),
   },
   (t) => [index('webhook_attempts_event').on(t.apiKeyId, t.eventId, t.timestamp), index('webhook_attempts_target').on(t.apiKeyId, t.target, t.timestamp, t.id)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// AI: agents and their executions, workflow definitions, and the judgments suggestions are drawn from.
+// ---------------------------------------------------------------------------------------------------------
+
+export const agents = sqliteTable(
+  'agents',
+  {
+    apiKeyId: apiKeyRef(),
+    id: text('id').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    /** Incremented by every update; executions record the version they ran. */
+    version: integer('version').notNull(),
+    model: text('model').notNull(),
+    instructions: text('instructions').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.id] }), index('agents_created').on(t.apiKeyId, t.createdAt, t.id)],
+);
+
+/** One run of an agent. Kept when the agent is deleted (name and version are copied in). */
+export const agentExecutions = sqliteTable(
+  'agent_executions',
+  {
+    apiKeyId: apiKeyRef(),
+    id: text('id').notNull(),
+    agentId: text('agent_id').notNull(),
+    agentName: text('agent_name').notNull(),
+    agentVersion: integer('agent_version').notNull(),
+    organizationId: text('organization_id'),
+    documentId: text('document_id'),
+    editorId: text('editor_id'),
+    status: text('status', { enum: EXECUTION_STATUSES }).notNull(),
+    message: text('message').notNull(),
+    trigger: text('trigger').notNull(),
+    llmModel: text('llm_model').notNull(),
+    /** The text given to the run (null when it reads a document's CRDT content). */
+    input: text('input'),
+    ranBy: text('ran_by', { mode: 'json' }).$type<{ userId: string; name?: string; email?: string }>(),
+    startedAt: integer('started_at').notNull(),
+    completedAt: integer('completed_at'),
+    durationMs: integer('duration_ms'),
+    tokenUsage: text('token_usage', { mode: 'json' }).$type<{ promptTokens: number; completionTokens: number; totalTokens: number }>(),
+    findings: text('findings', { mode: 'json' }).$type<Array<{ quote: string | null; comment: string; severity: 'high' | 'medium' | 'low'; annotationId: string | null }>>(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.id] }),
+    index('agent_executions_started').on(t.apiKeyId, t.startedAt, t.id),
+    index('agent_executions_running').on(t.status).where(sql`${t.status} = 'running'`),
+  ],
+);
+
+export const workflowDefinitions = sqliteTable(
+  'workflow_definitions',
+  {
+    apiKeyId: apiKeyRef(),
+    definitionId: text('definition_id').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    version: integer('version').notNull(),
+    scopeLevel: text('scope_level', { enum: ['apiKey', 'organization', 'document'] }).notNull(),
+    organizationId: text('organization_id'),
+    documentId: text('document_id'),
+    /** nodes, edges, groups, triggers, tags, custom and the compiled view, as given (JSON). */
+    body: text('body', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /** The definition's webhook secret, encrypted with the master key (never returned). */
+    webhookSecretEnc: text('webhook_secret_enc'),
+    /** `deleted` is a tombstone: get answers NOT_FOUND, and the id stays taken until purged. */
+    status: text('status', { enum: ['active', 'deleted'] }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.definitionId] })],
+);
+
+/**
+ * A reviewer's judgment, recorded from review activity (comments, status changes, reactions, agent runs).
+ * `subject` is what was judged (the annotation's text, the agent's input), `reasoning` why; both are indexed
+ * for full-text search in `judgments_fts` (FTS5, kept in step by triggers in the migration).
+ */
+export const judgments = sqliteTable(
+  'judgments',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    apiKeyId: apiKeyRef(),
+    organizationId: text('organization_id'),
+    documentId: text('document_id'),
+    decision: text('decision', { enum: JUDGMENT_DECISION_VALUES }).notNull(),
+    reviewerId: text('reviewer_id').notNull(),
+    reviewerName: text('reviewer_name'),
+    subject: text('subject').notNull(),
+    reasoning: text('reasoning'),
+    /** `comment`, `annotation_status`, `reaction` or `agent`, and the id of what it came from. */
+    source: text('source').notNull(),
+    sourceId: text('source_id').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('judgments_scope').on(t.apiKeyId, t.organizationId, t.documentId, t.createdAt), index('judgments_created').on(t.apiKeyId, t.createdAt, t.seq)],
 );

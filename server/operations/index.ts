@@ -1,4 +1,20 @@
 import type { AnyOperation } from '../http/operation.ts';
+import askAi from './rewriter/ask-ai.ts';
+import agentsCreate from './agents/create.ts';
+import agentsGet from './agents/get.ts';
+import agentsList from './agents/list.ts';
+import agentsUpdate from './agents/update.ts';
+import agentsDelete from './agents/delete.ts';
+import executionRun from './agents/execution/run.ts';
+import executionGet from './agents/execution/get.ts';
+import executionList from './agents/execution/list.ts';
+import definitionsCreate from './workflow/definitions/create.ts';
+import definitionsGet from './workflow/definitions/get.ts';
+import definitionsUpdate from './workflow/definitions/update.ts';
+import definitionsDelete from './workflow/definitions/delete.ts';
+import definitionsList from './workflow/definitions/list.ts';
+import memorySuggest from './memory/suggest.ts';
+import judgmentsQuery from './memory/judgments/query.ts';
 import activitiesAdd from './activities/add.ts';
 import activitiesDelete from './activities/delete.ts';
 import activitiesGet from './activities/get.ts';
@@ -102,6 +118,23 @@ export const operations: readonly AnyOperation[] = [
   apiKeyConfigUpdate,
   sendLoginLink,
   emailStatus,
+  // AI: ask-AI, agents and executions, workflow definitions, decision memory
+  askAi,
+  agentsCreate,
+  agentsGet,
+  agentsList,
+  agentsUpdate,
+  agentsDelete,
+  executionRun,
+  executionGet,
+  executionList,
+  definitionsCreate,
+  definitionsGet,
+  definitionsUpdate,
+  definitionsDelete,
+  definitionsList,
+  memorySuggest,
+  judgmentsQuery,
   // webhooks
   advancedWebhookConfigUpdate,
   advancedWebhookConfigGet,

@@ -14,6 +14,7 @@ import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
+import { recordJudgment, statusDecision, threadTexts } from './memory.ts';
 import { insertNotification } from './notifications.ts';
 import { ensureOrganization } from './organizations.ts';
 import { describeReaction } from './reactions.ts';
@@ -125,6 +126,11 @@ export function insertComments(w: WriteContext, items: CommentInput[], options: 
         displayMessageTemplate: '{{actionUser}} added a comment',
         displayMessageTemplateData: { actionUser: label(from) },
       });
+    }
+    const own = item.commentText ?? (item.commentHtml ? item.commentHtml.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : '');
+    if (own) {
+      const subject = options.newThread && ids.length === 1 ? own : threadTexts(tx, apiKey.id, organizationId, annotation.id).subject;
+      recordJudgment(tx, { apiKeyId: apiKey.id, organizationId, documentId: annotation.documentId, decision: 'comment', reviewer: from, subject, reasoning: own, source: 'comment', sourceId: `${annotation.id}/${id}` }, now);
     }
     const recipients = mentioned.filter((u) => u !== from.userId && visibleTo(annotation, u));
     if (item.triggerNotification !== false && recipients.length > 0) {
@@ -350,6 +356,11 @@ export function updateAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.o
       const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
       const event = (type: WebhookEventType, extra: Record<string, unknown>) => emitCommentEvent(tx, { apiKeyId: apiKey.id, organizationId: input.organizationId, annotationId, type, actionUser, extra });
       if (data.status && data.status.id !== row.statusId) event('comment_annotation.status_change', { oldStatus: row.status, newStatus: data.status });
+      const decision = data.status && data.status.id !== row.statusId ? statusDecision(data.status.id) : null;
+      if (decision) {
+        const texts = threadTexts(tx, apiKey.id, input.organizationId, annotationId);
+        recordJudgment(tx, { apiKeyId: apiKey.id, organizationId: input.organizationId, documentId: row.documentId, decision, reviewer: actionUser, subject: texts.subject, reasoning: texts.comment, source: 'annotation_status', sourceId: annotationId });
+      }
       if (data.priority !== undefined && JSON.stringify(data.priority) !== JSON.stringify(row.priority)) event('comment_annotation.priority_change', { newPriority: data.priority });
       if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) event('comment_annotation.assign', { assigned: userOf(data.assignedTo) });
       if (data.status && data.status.id !== row.statusId) {

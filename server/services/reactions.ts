@@ -1,3 +1,4 @@
+import { reactionDecision, recordJudgment, threadTexts } from './memory.ts';
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
@@ -33,6 +34,11 @@ export function addReaction(app: AppContext, apiKeyId: string, input: { organiza
     if (existing) return { reaction: describeReaction(existing), created: false };
     const row = { apiKeyId, organizationId: input.organizationId, id: randomAlphanumeric(20), annotationId: input.annotationId, commentId: input.commentId, icon: input.icon, fromUser: from, fromUserId: from.userId, createdAt: Date.now() };
     tx.insert(reactions).values(row).run();
+    const decision = reactionDecision(input.icon);
+    if (decision) {
+      const texts = threadTexts(tx, apiKeyId, input.organizationId, input.annotationId, input.commentId);
+      recordJudgment(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, decision, reviewer: from, subject: texts.subject, reasoning: texts.comment, source: 'reaction', sourceId: row.id }, row.createdAt);
+    }
     emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.reaction_add', actionUser: from, commentId: input.commentId, extra: { reaction: describeReaction(row) } });
     recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'reaction', actionType: 'reaction.add', actionUser: from, targetEntityId: annotation.id, targetSubEntityId: String(input.commentId), entityData: { icon: input.icon }, displayMessageTemplate: '{{actionUser}} reacted with {{icon}}', displayMessageTemplateData: { actionUser: label(from), icon: input.icon } });
     return { reaction: describeReaction(row), created: true };

@@ -8,6 +8,7 @@ import {
   activities,
   commentAnnotations,
   comments,
+  judgments,
   mailOutbox,
   memberships,
   notificationConfigs,
@@ -183,6 +184,14 @@ function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config'>, job: ErasureJo
     tx.delete(notificationConfigs).where(and(mine(notificationConfigs), eq(notificationConfigs.userId, userId))).run();
     tx.delete(notificationRecipients).where(and(mine(notificationRecipients), eq(notificationRecipients.userId, userId))).run();
     tx.delete(reactions).where(and(mine(reactions), eq(reactions.fromUserId, userId))).run();
+    // judgments: the user's own, and others' that quote the user's comments (as subject or reasoning)
+    const written = tx.select({ text: comments.text, html: comments.html }).from(comments).where(and(mine(comments), eq(comments.fromUserId, userId))).all();
+    const quoted = [...new Set(written.map((c) => c.text ?? (c.html ? c.html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : '')).filter(Boolean))];
+    tx.delete(judgments).where(and(mine(judgments), eq(judgments.reviewerId, userId))).run();
+    for (let i = 0; i < quoted.length; i += 400) {
+      const some = quoted.slice(i, i + 400);
+      tx.delete(judgments).where(and(mine(judgments), or(inArray(judgments.subject, some), inArray(judgments.reasoning, some)))).run();
+    }
     tx.delete(comments).where(and(mine(comments), eq(comments.fromUserId, userId))).run();
     for (const attachment of tx
       .select({ key: recordingAttachments.storageKey })
@@ -210,6 +219,7 @@ function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config'>, job: ErasureJo
           .run();
       }
       tx.delete(mailOutbox).where(and(eq(mailOutbox.apiKeyId, apiKeyId), eq(mailOutbox.toAddress, trace))).run();
+      tx.delete(judgments).where(and(mine(judgments), or(contains(judgments.subject), contains(judgments.reasoning), contains(judgments.reviewerName)))).run();
     }
     tx.update(userDataJobs).set({ status: 'completed', completedAt: Date.now(), error: null }).where(eq(userDataJobs.id, job.id)).run();
   });

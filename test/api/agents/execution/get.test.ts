@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.callK('/v2/agents/create', { agentId: 'tone', name: 'Tone', model: 'claude-3-haiku', instructions: 'x' });
+});
+afterAll(() => t.close());
+
+describe('/v2/agents/execution/get', () => {
+  it('returns the execution with the provider failure as its message; NOT_FOUND across keys', async () => {
+    const id = (await t.callK('/v2/agents/execution/run', { agentId: 'tone', text: 'hello' })).body.result.id;
+    const done = await eventually(async () => {
+      const res = (await t.callK('/v2/agents/execution/get', { executionId: id })).body.result;
+      expect(res.status).toBe('error');
+      return res;
+    });
+    expect(done).toMatchObject({ id, agentId: 'tone', message: 'No API key configured for provider: Anthropic', tokenUsage: null, findings: [] });
+    const other = await createWorkspace(t);
+    expect((await t.callK('/v2/agents/execution/get', { executionId: id }, other.headersK)).body.error).toEqual({ status: 'NOT_FOUND', message: `Execution not found: ${id}.` });
+    expect((await t.callK('/v2/agents/execution/get', {})).body.error.status).toBe('INVALID_ARGUMENT');
+  });
+});

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+const TOTAL = 1000;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.callK('/v2/agents/create', { agentId: 'a', name: 'A', model: 'gpt-4o', instructions: 'x' });
+  await t.callK('/v2/agents/create', { agentId: 'b', name: 'B', model: 'gpt-4o', instructions: 'x' });
+  // no provider key: every run ends in `error` right away; ten at a time
+  for (let i = 0; i < TOTAL; i += 10) {
+    await Promise.all(Array.from({ length: 10 }, (_, j) => t.callK('/v2/agents/execution/run', { agentId: (i + j) % 4 === 0 ? 'b' : 'a', text: `text ${i + j}`, ...((i + j) % 5 === 0 ? { organizationId: 'acme', documentId: 'doc' } : {}) })));
+  }
+  await eventually(async () => expect((await t.callK('/v2/agents/execution/list', { status: 'running' })).body.result.items).toEqual([]), 20_000);
+}, 60_000);
+afterAll(() => t.close());
+
+async function all(filters: Record<string, unknown>, pageSize: number) {
+  const items: any[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const res = await t.callK('/v2/agents/execution/list', { ...filters, pageSize, ...(cursor ? { cursor } : {}) });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.result).sort()).toEqual(['hasMore', 'items', 'nextCursor']);
+    items.push(...res.body.result.items);
+    if (!res.body.result.hasMore) {
+      expect(res.body.result.nextCursor).toBeNull();
+      return items;
+    }
+    cursor = res.body.result.nextCursor;
+  }
+}
+
+describe('/v2/agents/execution/list', () => {
+  it('pages over 1,000 executions by cursor, each exactly once, newest first by default', async () => {
+    const desc = await all({}, 37);
+    expect(desc).toHaveLength(TOTAL);
+    expect(new Set(desc.map((e) => e.id)).size).toBe(TOTAL);
+    for (let i = 1; i < desc.length; i++) expect(desc[i - 1].startedAt).toBeGreaterThanOrEqual(desc[i].startedAt);
+    const asc = await all({ orderDirection: 'asc' }, 500);
+    expect(asc.map((e) => e.id)).toEqual(desc.map((e) => e.id).reverse());
+    // default page size is 50
+    expect((await t.callK('/v2/agents/execution/list', {})).body.result.items).toHaveLength(50);
+  }, 30_000);
+
+  it('filters by agent, document, organization and status', async () => {
+    expect(await all({ agentId: 'b' }, 100)).toHaveLength(TOTAL / 4);
+    const inDoc = await all({ organizationId: 'acme', documentId: 'doc' }, 100);
+    expect(inDoc).toHaveLength(TOTAL / 5);
+    expect(inDoc.every((e) => e.metadata.documentId === 'doc')).toBe(true);
+    expect(await all({ status: 'error' }, 500)).toHaveLength(TOTAL);
+    expect((await t.callK('/v2/agents/execution/list', { status: 'passed' })).body.result).toEqual({ items: [], nextCursor: null, hasMore: false });
+  });
+
+  it('refuses out-of-range page sizes, bad or stale cursors and unknown fields', async () => {
+    for (const pageSize of [0, 501, 2.5]) expect((await t.callK('/v2/agents/execution/list', { pageSize })).body.error.status).toBe('INVALID_ARGUMENT');
+    expect((await t.callK('/v2/agents/execution/list', { cursor: 'nope' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
+    const cursor = (await t.callK('/v2/agents/execution/list', { pageSize: 5 })).body.result.nextCursor;
+    expect((await t.callK('/v2/agents/execution/list', { pageSize: 5, agentId: 'a', cursor })).body.error.message).toBe('Invalid cursor.');
+    expect((await t.callK('/v2/agents/execution/list', { pageToken: 'x' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'data has unknown field(s): pageToken.' });
+    expect((await t.callK('/v2/agents/execution/list', { status: 'done' })).body.error.status).toBe('INVALID_ARGUMENT');
+  });
+
+  it('lists only the key\'s own executions', async () => {
+    const other = await createWorkspace(t);
+    expect((await t.callK('/v2/agents/execution/list', {}, other.headersK)).body.result).toEqual({ items: [], nextCursor: null, hasMore: false });
+  });
+});

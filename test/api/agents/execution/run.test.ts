@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configureProviders, startProviders, userText, type Providers } from '../../../helpers/ai-providers.ts';
+import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+let t: TestServer;
+let providers: Providers;
+let mode: 'review' | 'prose' | 'hang' = 'review';
+
+const REVIEW = {
+  decision: 'fail',
+  summary: 'Two claims need a source.',
+  findings: [
+    { quote: 'the fastest database ever', comment: 'Superlative without a benchmark: cite one or soften it.', severity: 'high' },
+    { quote: null, comment: 'No conclusion paragraph.', severity: 'low' },
+  ],
+};
+
+beforeAll(async () => {
+  providers = await startProviders(() => {
+    if (mode === 'hang') return 'hang';
+    if (mode === 'prose') return { text: 'I think it is fine.' };
+    return { text: '```json\n' + JSON.stringify(REVIEW) + '\n```', usage: { prompt: 120, completion: 40 } };
+  });
+  t = await startTestServer();
+  await configureProviders(t, providers);
+  await t.callK('/v2/agents/create', { agentId: 'claims', name: 'Claims checker', model: 'gpt-4o', instructions: 'Flag unsupported claims.' });
+  await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'launch', editorId: 'body', type: 'text', data: 'Hearth is the fastest database ever.' });
+  await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'launch', editorId: 'title', type: 'xml', contentKey: 'default', data: '<paragraph>Launch post</paragraph>' });
+});
+afterAll(async () => {
+  await t.close();
+  await providers.close();
+});
+
+const finished = (id: string) =>
+  eventually(async () => {
+    const res = (await t.callK('/v2/agents/execution/get', { executionId: id })).body.result;
+    expect(res.status).not.toBe('running');
+    return res;
+  });
+
+describe('/v2/agents/execution/run', () => {
+  it('runs the agent over a document\'s editor content and writes its findings as comment annotations', async () => {
+    mode = 'review';
+    const started = await t.callK('/v2/agents/execution/run', { agentId: 'claims', organizationId: 'acme', documentId: 'launch', userId: 'ann' });
+    expect(started.status).toBe(200);
+    expect(started.body.result).toMatchObject({ id: expect.stringMatching(/^exec_\d+_[0-9a-f]{16}$/), status: 'running', agentName: 'Claims checker', agentVersion: 1, completedAt: null, durationMs: null, trigger: 'standalone', ranBy: { userId: 'ann' } });
+    const done = await finished(started.body.result.id);
+    expect(done).toMatchObject({
+      status: 'failed',
+      message: 'Two claims need a source.',
+      llmModel: 'gpt-4o',
+      tokenUsage: { promptTokens: 120, completionTokens: 40, totalTokens: 160 },
+      resultsSummary: { totalFindings: 2, totalAnnotationsCreated: 2, severityCounts: { high: 1, medium: 0, low: 1 } },
+      metadata: { organizationId: 'acme', documentId: 'launch', editorId: null },
+    });
+    expect(done.completedAt).toBeGreaterThanOrEqual(done.startedAt);
+    expect(done.durationMs).toBe(done.completedAt - done.startedAt);
+    // the model got the agent's instructions as the system prompt and both editors' text
+    const request = providers.received.at(-1)!;
+    expect(request.body.messages[0].content).toMatch(/^Flag unsupported claims\.\n\nReview the text/);
+    expect(userText(request)).toBe('Hearth is the fastest database ever.\n\nLaunch post');
+    // findings are annotations by the agent, on the document
+    const annotations = (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'launch' })).body.result.data;
+    expect(annotations).toHaveLength(2);
+    const byId = new Map(annotations.map((a: any) => [a.annotationId, a]));
+    for (const finding of done.findings) {
+      const annotation: any = byId.get(finding.annotationId);
+      expect(annotation.comments[0].from).toMatchObject({ userId: 'agent:claims', name: 'Claims checker' });
+      expect(annotation.comments[0].commentText).toContain(finding.comment);
+      expect(annotation.context).toMatchObject({ agentExecutionId: done.id, severity: finding.severity });
+    }
+    // and the agent's decision is a judgment
+    const judgments = (await t.callK('/v2/memory/judgments/query', { reviewerId: 'agent:claims' })).body.result.items;
+    expect(judgments[0]).toMatchObject({ decision: 'rejected', source: { type: 'agent', id: done.id }, scope: { organizationId: 'acme', documentId: 'launch' } });
+  });
+
+  it('reviews a given text without touching any document', async () => {
+    const started = (await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'A plain sentence.' })).body.result;
+    const done = await finished(started.id);
+    expect(done.status).toBe('failed');
+    expect(done.resultsSummary.totalAnnotationsCreated).toBe(0);
+    expect(done.findings.every((f: any) => f.annotationId === null)).toBe(true);
+    expect(userText(providers.received.at(-1)!)).toBe('A plain sentence.');
+  });
+
+  it('ends in error when the model answers prose, and skipped when the document has no content', async () => {
+    mode = 'prose';
+    const prose = await finished((await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'x' })).body.result.id);
+    expect(prose).toMatchObject({ status: 'error', message: 'The model did not answer with the expected JSON: I think it is fine.' });
+    const skipped = (await t.callK('/v2/agents/execution/run', { agentId: 'claims', organizationId: 'acme', documentId: 'empty-doc' })).body.result;
+    expect(skipped).toMatchObject({ status: 'skipped', message: 'The document has no editor content to review.', durationMs: 0 });
+  });
+
+  it('marks an execution a crash left running as error at restart', async () => {
+    mode = 'hang';
+    const started = (await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'x' })).body.result;
+    await eventually(() => expect(providers.received.length).toBeGreaterThan(0));
+    await t.restart();
+    const after = (await t.callK('/v2/agents/execution/get', { executionId: started.id })).body.result;
+    expect(after).toMatchObject({ status: 'error', message: 'The server stopped while this execution was running.' });
+    expect(after.durationMs).toBeGreaterThanOrEqual(0);
+    mode = 'review';
+  });
+
+  it('validates its input', async () => {
+    expect((await t.callK('/v2/agents/execution/run', { agentId: 'claims' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'text is required when documentId is not given.' });
+    expect((await t.callK('/v2/agents/execution/run', { agentId: 'claims', documentId: 'launch' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationId is required with documentId.' });
+    expect((await t.callK('/v2/agents/execution/run', { agentId: 'nope', text: 'x' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Agent not found: nope.' });
+  });
+});

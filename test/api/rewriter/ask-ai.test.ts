@@ -1,0 +1,115 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configureProviders, startProviders, type Providers } from '../../helpers/ai-providers.ts';
+import { createWorkspace } from '../../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+
+const path = '/v2/rewriter/ask-ai';
+let t: TestServer;
+let providers: Providers;
+
+beforeAll(async () => {
+  providers = await startProviders((r) => {
+    const text = JSON.stringify(r.body);
+    if (text.includes('please hang')) return 'hang';
+    if (text.includes('please fail')) return { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } };
+    return { text: `answer from ${r.provider}` };
+  });
+  t = await startTestServer({ aiTimeoutMs: 400 });
+  await configureProviders(t, providers);
+});
+afterAll(async () => {
+  await t.close();
+  await providers.close();
+});
+
+const ask = (model: string, prompt = 'Make it formal.', text = 'hey there') => t.callK(path, { model, prompt, text });
+
+describe('/v2/rewriter/ask-ai', () => {
+  it('sends gpt-* to the OpenAI API: the prompt as the system message, the key as a bearer token', async () => {
+    const res = await ask('gpt-4o-mini');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: { success: true, text: 'answer from openai' } });
+    const r = providers.received.at(-1)!;
+    expect(r.path).toBe('/openai/v1/chat/completions');
+    expect(r.headers.authorization).toBe('Bearer sk-openai-test');
+    expect(r.body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Make it formal.' }, { role: 'user', content: 'hey there' }] });
+  });
+
+  it('gives reasoning models (o1, o3, o4) the prompt prepended to the text in one user message', async () => {
+    for (const model of ['o1-mini', 'o3-mini', 'o4-mini']) {
+      expect((await ask(model)).body.result).toEqual({ success: true, text: 'answer from openai' });
+      expect(providers.received.at(-1)!.body).toEqual({ model, messages: [{ role: 'user', content: 'Make it formal.\n\nhey there' }] });
+    }
+  });
+
+  it('sends claude-* to the Anthropic Messages API with x-api-key and a system prompt', async () => {
+    expect((await ask('claude-sonnet-4-5')).body.result).toEqual({ success: true, text: 'answer from anthropic' });
+    const r = providers.received.at(-1)!;
+    expect(r.path).toBe('/anthropic/v1/messages');
+    expect(r.headers['x-api-key']).toBe('sk-ant-test');
+    expect(r.headers['anthropic-version']).toBe('2023-06-01');
+    expect(r.headers.authorization).toBeUndefined();
+    expect(r.body).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 4096, system: 'Make it formal.', messages: [{ role: 'user', content: 'hey there' }] });
+  });
+
+  it('sends gemini-* to generateContent with x-goog-api-key and a system instruction', async () => {
+    expect((await ask('gemini-2.5-flash')).body.result).toEqual({ success: true, text: 'answer from gemini' });
+    const r = providers.received.at(-1)!;
+    expect(r.path).toBe('/gemini/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(r.headers['x-goog-api-key']).toBe('gm-test');
+    expect(r.body).toEqual({ systemInstruction: { parts: [{ text: 'Make it formal.' }] }, contents: [{ role: 'user', parts: [{ text: 'hey there' }] }] });
+  });
+
+  it('answers success:false for a provider error, a timeout and an unknown model, in a success envelope', async () => {
+    const refused = await ask('gpt-4o', 'please fail');
+    expect(refused.status).toBe(200);
+    expect(refused.body.result).toEqual({ success: false, error: 'OpenAI answered 401: Incorrect API key provided' });
+    const slow = await ask('claude-3-haiku', 'please hang');
+    expect(slow.body.result).toEqual({ success: false, error: 'Anthropic did not answer within 400 ms.' });
+    const unknown = await ask('llama-3-70b');
+    expect(unknown.body.result.success).toBe(false);
+    expect(unknown.body.result.error).toMatch(/^Unsupported model: llama-3-70b\. Model names start with gpt-/);
+  });
+
+  it('answers success:false when the provider cannot be reached', async () => {
+    // a port that was free a moment ago: nothing listens there
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'gemini', customerApiKey: 'gm-test', baseUrl: `http://127.0.0.1:${port}` }] });
+    const res = await ask('gemini-2.0-flash');
+    expect(res.body.result.success).toBe(false);
+    expect(res.body.result.error).toMatch(new RegExp(`^Gemini could not be reached at http://127.0.0.1:${port}: `));
+    await configureProviders(t, providers);
+  });
+
+  it('answers success:false naming the provider when no key is configured, per API key', async () => {
+    const other = await createWorkspace(t);
+    const res = await t.callK(path, { model: 'gpt-4o', prompt: 'p', text: 'x' }, other.headersK);
+    expect(res.body).toEqual({ result: { success: false, error: 'No API key configured for provider: OpenAI' } });
+    // removing a key (empty string) makes it missing again
+    await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'anthropic', customerApiKey: '' }] });
+    expect((await ask('claude-3-haiku')).body.result).toEqual({ success: false, error: 'No API key configured for provider: Anthropic' });
+    await configureProviders(t, providers);
+  });
+
+  it('never returns the provider keys', async () => {
+    const config = await t.callK('/v2/workspace/apikeyconfig/get', {});
+    const text = JSON.stringify(config.body);
+    for (const key of ['sk-openai-test', 'sk-ant-test', 'gm-test']) expect(text).not.toContain(key);
+    expect(config.body.result.data.aiModelApiKey).toContainEqual({ provider: 'openai', configured: true, baseUrl: providers.baseUrls.openai });
+  });
+
+  it('rejects bad arguments with INVALID_ARGUMENT', async () => {
+    expect((await t.callK(path, { prompt: 'p', text: 't' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'model is required.' });
+    expect((await t.callK(path, { model: 'gpt-4o', prompt: '', text: 't' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'prompt must not be empty.' });
+    expect((await t.callK(path, { model: 'gpt-4o', prompt: 'p', text: 5 })).body.error.status).toBe('INVALID_ARGUMENT');
+    const before = providers.received.length;
+    expect((await t.callK(path, { model: 'gpt-4o', prompt: 'p' })).status).toBe(400);
+    expect(providers.received.length).toBe(before);
+  });
+});
