@@ -808,7 +808,7 @@ export const workflowDefinitions = sqliteTable(
 /**
  * A reviewer's judgment, recorded from review activity (comments, status changes, reactions, agent runs).
  * `subject` is what was judged (the annotation's text, the agent's input), `reasoning` why; both are indexed
- * for full-text search in `judgments_fts` (FTS5, kept in step by triggers in the migration).
+ * for full-text search in `judgments_fts` (FTS5, kept in step by triggers in the migration), with the scope terms.
  */
 export const judgments = sqliteTable(
   'judgments',
@@ -823,6 +823,8 @@ export const judgments = sqliteTable(
     reviewerName: text('reviewer_name'),
     subject: text('subject').notNull(),
     reasoning: text('reasoning'),
+    /** Search terms naming the judgment's API key, organization and document (`scopeTerms`), indexed with the text so a scoped search intersects in the index. */
+    scopeTerms: text('scope_terms').notNull(),
     /** `comment`, `annotation_status`, `reaction` or `agent`, and the id of what it came from. */
     source: text('source').notNull(),
     sourceId: text('source_id').notNull(),

@@ -221,6 +221,9 @@ function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config'>, job: ErasureJo
       tx.delete(mailOutbox).where(and(eq(mailOutbox.apiKeyId, apiKeyId), eq(mailOutbox.toAddress, trace))).run();
       tx.delete(judgments).where(and(mine(judgments), or(contains(judgments.subject), contains(judgments.reasoning), contains(judgments.reviewerName)))).run();
     }
+    // FTS5 keeps deleted entries' tokens in its segments until they are merged: merge them now, so no word of the
+    // user's stays in the index.
+    tx.run(sql`INSERT INTO judgments_fts(judgments_fts) VALUES ('optimize')`);
     tx.update(userDataJobs).set({ status: 'completed', completedAt: Date.now(), error: null }).where(eq(userDataJobs.id, job.id)).run();
   });
   for (const key of files) rmSync(join(app.config.dataDir, 'attachments', key), { force: true });

@@ -6,9 +6,10 @@ import * as access from './suites/access.ts';
 import * as crdt from './suites/crdt.ts';
 import * as feed from './suites/feed.ts';
 import * as httpFloor from './suites/http-floor.ts';
+import * as memory from './suites/memory.ts';
 import * as webhooks from './suites/webhooks.ts';
 
-const suites: Record<string, { title: string; run(): Promise<Row[]> }> = { 'http-floor': httpFloor, access, feed, crdt, webhooks };
+const suites: Record<string, { title: string; run(): Promise<Row[]> }> = { 'http-floor': httpFloor, access, feed, crdt, webhooks, memory };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(suites);
 
 console.log(`${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per measurement, ${new Date().toISOString()}`);

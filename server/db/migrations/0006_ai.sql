@@ -50,6 +50,7 @@ CREATE TABLE `judgments` (
 	`reviewer_name` text,
 	`subject` text NOT NULL,
 	`reasoning` text,
+	`scope_terms` text NOT NULL,
 	`source` text NOT NULL,
 	`source_id` text NOT NULL,
 	`created_at` integer NOT NULL,
@@ -78,18 +79,19 @@ CREATE TABLE `workflow_definitions` (
 );
 --> statement-breakpoint
 -- Full-text index of judgments (hand-written: drizzle-kit does not model FTS5). External content: the text lives
--- once, in `judgments`; the triggers keep the index in step with inserts, deletes and updates.
-CREATE VIRTUAL TABLE `judgments_fts` USING fts5(subject, reasoning, content='judgments', content_rowid='seq', tokenize='porter unicode61');
+-- once, in `judgments`; the triggers keep the index in step with inserts, deletes and updates. `scope_terms`
+-- holds one term per scope (API key, organization, document), so a scoped search is an AND in the index.
+CREATE VIRTUAL TABLE `judgments_fts` USING fts5(subject, reasoning, scope_terms, content='judgments', content_rowid='seq', tokenize='porter unicode61');
 --> statement-breakpoint
 CREATE TRIGGER `judgments_fts_insert` AFTER INSERT ON `judgments` BEGIN
-  INSERT INTO judgments_fts(rowid, subject, reasoning) VALUES (new.seq, new.subject, new.reasoning);
+  INSERT INTO judgments_fts(rowid, subject, reasoning, scope_terms) VALUES (new.seq, new.subject, new.reasoning, new.scope_terms);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `judgments_fts_delete` AFTER DELETE ON `judgments` BEGIN
-  INSERT INTO judgments_fts(judgments_fts, rowid, subject, reasoning) VALUES ('delete', old.seq, old.subject, old.reasoning);
+  INSERT INTO judgments_fts(judgments_fts, rowid, subject, reasoning, scope_terms) VALUES ('delete', old.seq, old.subject, old.reasoning, old.scope_terms);
 END;
 --> statement-breakpoint
-CREATE TRIGGER `judgments_fts_update` AFTER UPDATE OF subject, reasoning ON `judgments` BEGIN
-  INSERT INTO judgments_fts(judgments_fts, rowid, subject, reasoning) VALUES ('delete', old.seq, old.subject, old.reasoning);
-  INSERT INTO judgments_fts(rowid, subject, reasoning) VALUES (new.seq, new.subject, new.reasoning);
+CREATE TRIGGER `judgments_fts_update` AFTER UPDATE OF subject, reasoning, scope_terms ON `judgments` BEGIN
+  INSERT INTO judgments_fts(judgments_fts, rowid, subject, reasoning, scope_terms) VALUES ('delete', old.seq, old.subject, old.reasoning, old.scope_terms);
+  INSERT INTO judgments_fts(rowid, subject, reasoning, scope_terms) VALUES (new.seq, new.subject, new.reasoning, new.scope_terms);
 END;

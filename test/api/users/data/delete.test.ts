@@ -16,7 +16,7 @@ beforeAll(async () => {
   await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'g' }] });
   await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'g', userIds: ['zelda'] });
   const zelda = { userId: 'zelda', name: NAME, email: EMAIL };
-  const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'd', commentAnnotations: [{ assignedTo: zelda, commentData: [{ commentText: 'from zelda', from: zelda }] }] });
+  const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'd', commentAnnotations: [{ assignedTo: zelda, commentData: [{ commentText: 'from zelda quixotic', from: zelda }] }] });
   annotationId = Object.keys(created.body.result.data)[0]!;
   const bobs = await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'thanks Zelda', from: { userId: 'bob', name: 'Bob' }, taggedUserContacts: [{ contact: zelda }] }] });
   await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: bobs.body.result.data[0], icon: 'heart', from: zelda });
@@ -49,7 +49,10 @@ describe('/v2/users/data/delete', () => {
     for (const bytes of bytesOfDataDir()) {
       expect(bytes.includes(EMAIL)).toBe(false);
       expect(bytes.includes(NAME)).toBe(false);
+      // nor in the judgments' full-text index, which stores words lower-cased
+      expect(bytes.includes('quixotic')).toBe(false);
     }
+    expect((await t.callK('/v2/memory/judgments/query', { query: 'zelda' })).body.result.items).toEqual([]);
     // what belonged to others stays: bob's comment, without the mention of zelda
     const comments = (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data;
     expect(comments.map((c: any) => c.commentText)).toEqual(['thanks Zelda']);
