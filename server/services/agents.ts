@@ -185,7 +185,16 @@ export function createAgentRunner(): AgentRunner {
       const controller = new AbortController();
       const done = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => execute(app, apiKey, execution, agent, text, controller.signal))
-        .catch((error) => app.log.error('agent execution failed to record', { executionId: execution.id, error: String(error) }))
+        .catch((error) => {
+          // anything unexpected (writing the findings failed, say) still ends the execution, never leaves it running
+          const message = error instanceof Error ? error.message : String(error);
+          app.log.error('agent execution failed', { executionId: execution.id, error: message });
+          try {
+            finish(app, execution, { status: 'error', message: `The execution failed: ${message}` });
+          } catch (again) {
+            app.log.error('agent execution could not be recorded', { executionId: execution.id, error: String(again) });
+          }
+        })
         .finally(() => inFlight.delete(execution.id));
       inFlight.set(execution.id, { controller, done });
     },
