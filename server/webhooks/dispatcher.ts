@@ -299,8 +299,7 @@ export function createWebhookDispatcher(
       const answer = await transport.post(d.url, headers, d.body, controller.signal, RESPONSE_EXCERPT);
       statusCode = answer.status;
       response = answer.excerpt;
-      const retry = answer.headers['retry-after'];
-      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(typeof retry === 'string' ? retry : null, Date.now()) : null;
+      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(answer.retryAfter, Date.now()) : null;
     } catch (error) {
       const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : error instanceof Error ? error.message : String(error);
       response = reason;
