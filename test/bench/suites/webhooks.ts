@@ -2,10 +2,8 @@
 // Two Hearth servers run the same write load (notifications/add): one with no webhook configured (nothing is
 // written to the outbox), one with advanced webhooks on and 10 endpoints on a local receiver.
 
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { DURATION, load, ratio, startHearth, type Row } from '../harness.ts';
+import { DURATION, load, ratio, startChild, startHearth, type Row } from '../harness.ts';
 
 /** Latency at a fixed rate from one connection, well under saturation: what the request itself pays for its event. */
 async function atRate(url: string, headers: Record<string, string>, rate: number) {
@@ -31,32 +29,26 @@ const body = JSON.stringify({
   },
 });
 
+/** The receiver runs in a child process (test/bench/webhook-receiver.ts): its work must not delay the load generator. */
 async function startReceiver() {
-  let count = 0;
-  let last = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      count++;
-      last = Date.now();
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const child = await startChild(['test/bench/webhook-receiver.ts']);
+  const stats = async () => (await fetch(`${child.url}/stats`).then((r) => r.json())) as { count: number; last: number };
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    count: () => count,
-    last: () => last,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url: child.url,
+    count: async () => (await stats()).count,
+    last: async () => (await stats()).last,
+    close: async () => {
+      child.child.kill('SIGTERM');
+    },
   };
 }
 
 /** Waits until the receiver has been quiet for 2 s. */
-async function drained(receiver: { count(): number }) {
+async function drained(receiver: { count(): Promise<number> }) {
   for (let quiet = 0; quiet < 2_000; ) {
-    const seen = receiver.count();
+    const seen = await receiver.count();
     await new Promise((resolve) => setTimeout(resolve, 250));
-    quiet = receiver.count() === seen ? quiet + 250 : 0;
+    quiet = (await receiver.count()) === seen ? quiet + 250 : 0;
   }
 }
 
@@ -125,13 +117,13 @@ export async function run(): Promise<Row[]> {
     // drain what the calm run queued, then count the saturated run's deliveries from here
     await drained(receiver);
     const started = Date.now();
-    const before = receiver.count();
+    const before = await receiver.count();
     const withEvents = await load(hooked.url, '/v2/notifications/add', body, hooked.headers);
     rows.push({ scenario: `notifications/add saturated, events for ${ENDPOINTS} endpoints (deliveries share the CPU)`, ...withEvents, vs: `p50 ${ratio(withEvents.p50 || 0.5, without.p50 || 0.5)}, req/s ${ratio(withEvents.rps, without.rps)} of no webhook` });
 
     await drained(receiver);
-    const delivered = receiver.count() - before;
-    const seconds = (receiver.last() - started) / 1000;
+    const delivered = (await receiver.count()) - before;
+    const seconds = ((await receiver.last()) - started) / 1000;
     const events = Math.round(delivered / ENDPOINTS);
     rows.push({ scenario: `deliveries sent (${events} events × ${ENDPOINTS} endpoints), incl. warm-up, until drained`, rps: delivered / seconds, p50: 0, p99: 0, vs: `${(delivered / ENDPOINTS / seconds).toFixed(0)} events/s fanned out` });
   } finally {
