@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Monitor } from './admin/monitor.ts';
 import type { Config } from './config.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Db } from './db/client.ts';
@@ -28,6 +29,8 @@ export interface AppContext {
   agents: AgentRunner;
   /** Webhook deliveries from the outbox (a running server's; the CLI's admin commands leave them to it). */
   webhooks: WebhookDispatcher;
+  /** The last API calls, for the admin UI's request monitor. */
+  monitor: Monitor;
   log: Logger;
   version: string;
   /** The URL clients reach this server at (known once it listens). */

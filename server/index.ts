@@ -17,6 +17,7 @@ import { createMailer } from './mail/mailer.ts';
 import { operations } from './operations/index.ts';
 import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
 import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
+import { createMonitor } from './admin/monitor.ts';
 import { createAgentRunner } from './services/agents.ts';
 import { createJobRunner } from './services/jobs.ts';
 import { migrationQueue } from './services/migrations.ts';
@@ -51,6 +52,7 @@ export function openApp(config: Config): AppContext {
     webhooks: { wake: () => undefined, abortTarget: () => undefined, close: async () => undefined },
     jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     agents: createAgentRunner(),
+    monitor: createMonitor(),
     config,
     db,
     sqlite,
@@ -98,6 +100,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     const close = () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        app.monitor.endAll();
         yjs.close();
         server.closeIdleConnections();
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);

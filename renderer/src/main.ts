@@ -1,9 +1,30 @@
-/** The admin UI's overview: health from /v2/ping and the operation list from /openapi.json. */
+/**
+ * The admin UI: overview (health, credentials, counts), a live request monitor (server-sent events), and the
+ * operation list. It talks to /admin/api with the session cookie and the x-hearth-ui header.
+ */
 interface OpenApi {
   paths: Record<string, { post: { summary: string; security: Array<Record<string, unknown>> } }>;
 }
+interface CallSummary {
+  id: number;
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  caller: string | null;
+  requestId: string;
+  hasBodies: boolean;
+}
 
-const byId = (id: string) => document.getElementById(id) as HTMLElement;
+const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const admin = (path: string, init: RequestInit = {}) => fetch(`/admin/api${path}`, { ...init, headers: { 'x-hearth-ui': '1', 'content-type': 'application/json', ...init.headers } });
+
+function cell(text: string): HTMLTableCellElement {
+  const td = document.createElement('td');
+  td.textContent = text;
+  return td;
+}
 
 function authOf(security: Array<Record<string, unknown>>): string {
   const first = security[0];
@@ -11,7 +32,12 @@ function authOf(security: Array<Record<string, unknown>>): string {
   return 'workspaceId' in first ? 'workspace' : 'API key';
 }
 
-async function load() {
+function showTab(name: string) {
+  for (const page of document.querySelectorAll<HTMLElement>('[data-page]')) page.hidden = page.dataset.page !== name;
+  for (const link of document.querySelectorAll<HTMLElement>('[data-tab]')) link.classList.toggle('active', link.dataset.tab === name);
+}
+
+async function health() {
   byId('base-url').textContent = location.origin;
   try {
     const ping = await fetch('/v2/ping', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"data":{}}' });
@@ -23,19 +49,170 @@ async function load() {
     byId('health').textContent = `unreachable: ${String(error)}`;
     byId('health').className = 'bad';
   }
+}
+
+async function operationsList() {
   const doc = (await (await fetch('/openapi.json')).json()) as OpenApi;
   const paths = Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b));
   byId('operations').textContent = String(paths.length);
   const rows = paths.map(([path, item]) => {
     const tr = document.createElement('tr');
-    for (const text of [path, authOf(item.post.security), item.post.summary]) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      tr.append(td);
-    }
+    tr.append(cell(path), cell(authOf(item.post.security)), cell(item.post.summary));
     return tr;
   });
-  byId('operation-list').querySelector('tbody')?.append(...rows);
+  byId('operation-list').querySelector('tbody')?.replaceChildren(...rows);
 }
 
-void load();
+async function overview() {
+  const res = await admin('/overview');
+  if (!res.ok) return;
+  const o = (await res.json()) as { dataDir: string; credentials: Record<string, string> | null; counts: Record<string, number> };
+  byId('data-dir').textContent = o.dataDir;
+  const creds = byId('credentials');
+  creds.replaceChildren();
+  for (const [name, value] of Object.entries(o.credentials ?? {})) {
+    const dt = document.createElement('dt');
+    dt.textContent = name;
+    const dd = document.createElement('dd');
+    const code = document.createElement('code');
+    code.textContent = value;
+    const copy = document.createElement('button');
+    copy.type = 'button';
+    copy.textContent = 'Copy';
+    copy.dataset.copy = name;
+    copy.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(value);
+        copy.textContent = 'Copied';
+      } catch {
+        copy.textContent = 'Copy failed';
+      }
+    });
+    dd.append(code, ' ', copy);
+    creds.append(dt, dd);
+  }
+  if (!o.credentials) creds.textContent = 'This workspace is not the default one: its credentials are not shown here.';
+  const counts = byId('counts');
+  counts.replaceChildren(
+    ...Object.entries(o.counts).flatMap(([name, n]) => {
+      const dt = document.createElement('dt');
+      dt.textContent = name;
+      const dd = document.createElement('dd');
+      dd.textContent = String(n);
+      dd.id = `count-${name}`;
+      return [dt, dd];
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------------------
+
+const calls: CallSummary[] = [];
+
+function visible(c: CallSummary): boolean {
+  const path = byId<HTMLInputElement>('filter-path').value.trim();
+  const status = byId<HTMLSelectElement>('filter-status').value;
+  return (!path || c.path.includes(path)) && (!status || String(c.status).startsWith(status));
+}
+
+function requestRow(c: CallSummary): HTMLTableRowElement {
+  const tr = document.createElement('tr');
+  tr.dataset.id = String(c.id);
+  tr.className = c.status >= 500 ? 'bad' : c.status >= 400 ? 'warn' : '';
+  tr.append(cell(new Date(c.at).toLocaleTimeString()), cell(c.path), cell(String(c.status)), cell(c.durationMs.toFixed(1)), cell(c.caller ?? ''));
+  tr.addEventListener('click', () => void showCall(c.id));
+  return tr;
+}
+
+function renderRequests() {
+  const rows = calls.filter(visible).slice(-200).reverse().map(requestRow);
+  byId('request-list').querySelector('tbody')?.replaceChildren(...rows);
+}
+
+const pretty = (text: string | undefined) => {
+  if (text === undefined || text === '') return '(none)';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+};
+
+async function showCall(id: number) {
+  const res = await admin(`/requests/${id}`);
+  const detail = byId('request-detail');
+  detail.hidden = false;
+  if (!res.ok) {
+    byId('request-title').textContent = 'This call is no longer in the monitor.';
+    return;
+  }
+  const c = (await res.json()) as CallSummary & { request?: string; response?: string };
+  byId('request-title').textContent = `${c.method} ${c.path} → ${c.status} (${c.durationMs} ms, ${c.requestId})`;
+  byId('request-note').textContent = c.request === undefined ? 'Bodies are kept only for calls made while a monitor is open.' : 'Secret fields are shown as [redacted].';
+  byId('request-body').textContent = pretty(c.request);
+  byId('response-body').textContent = pretty(c.response);
+}
+
+async function requests() {
+  const res = await admin('/requests');
+  if (res.ok) calls.push(...((await res.json()) as { items: CallSummary[] }).items);
+  renderRequests();
+  const live = new EventSource('/admin/api/requests/stream');
+  live.onopen = () => {
+    byId('live').textContent = 'live';
+  };
+  live.onerror = () => {
+    byId('live').textContent = 'reconnecting…';
+  };
+  live.onmessage = (message) => {
+    const c = JSON.parse(message.data as string) as CallSummary;
+    calls.push(c);
+    if (calls.length > 500) calls.splice(0, calls.length - 500);
+    if (visible(c)) byId('request-list').querySelector('tbody')?.prepend(requestRow(c));
+  };
+  byId('filter-path').addEventListener('input', renderRequests);
+  byId('filter-status').addEventListener('change', renderRequests);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Session
+// ---------------------------------------------------------------------------------------------------------
+
+async function signedIn(): Promise<boolean> {
+  const res = await admin('/session');
+  return res.ok && ((await res.json()) as { signedIn: boolean }).signedIn;
+}
+
+async function start() {
+  byId('tabs').hidden = false;
+  byId('sign-out').hidden = false;
+  byId('sign-in').hidden = true;
+  showTab(location.hash.slice(1) || 'overview');
+  await Promise.all([overview(), operationsList(), requests()]);
+}
+
+async function main() {
+  void health();
+  window.addEventListener('hashchange', () => showTab(location.hash.slice(1) || 'overview'));
+  byId('sign-out').addEventListener('click', async () => {
+    await admin('/session', { method: 'DELETE' });
+    location.reload();
+  });
+  if (await signedIn()) {
+    await start();
+    return;
+  }
+  for (const page of document.querySelectorAll<HTMLElement>('[data-page]')) page.hidden = true;
+  byId('sign-in').hidden = false;
+  byId('sign-in-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const res = await admin('/session', { method: 'POST', body: JSON.stringify({ workspaceId: form.get('workspaceId'), workspaceAuthToken: form.get('workspaceAuthToken') }) });
+    if (res.ok) await start();
+    else byId('sign-in-error').textContent = ((await res.json()) as { error?: { message: string } }).error?.message ?? 'Sign-in failed.';
+  });
+}
+
+void main();

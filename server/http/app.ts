@@ -3,10 +3,12 @@ import type { IncomingMessage } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestIP, H3, type H3Event } from 'h3';
+import { redactBody } from '../admin/monitor.ts';
+import { registerAdminRoutes } from '../admin/routes.ts';
 import type { AppContext } from '../context.ts';
 import { consumeLoginLink, LOGIN_LINK_PATH } from '../services/login-links.ts';
 import { findAttachment } from '../services/recordings.ts';
-import { dispatch, tooLarge, type IncomingCall } from './dispatch.ts';
+import { dispatch, headerNames, tooLarge, type IncomingCall } from './dispatch.ts';
 import { ApiError } from './errors.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -106,17 +108,31 @@ function serveUi(pathname: string): Response {
 export function createHttpApp(app: AppContext, operations: readonly AnyOperation[]): H3 {
   checkRegistry(operations);
   const h3 = new H3();
+  const names = headerNames(app.config.headerBrand);
   for (const op of operations) {
     const handler = async (event: H3Event) => {
+      const started = performance.now();
+      let requestText: string | undefined;
       const call: IncomingCall = {
         method: event.req.method,
         path: op.path,
         headers: event.req.headers,
         clientIp: getRequestIP(event) ?? 'unknown',
-        readBody: (limit) => readBody(event, limit),
+        readBody: async (limit) => (requestText = await readBody(event, limit)),
       };
       const outcome = await dispatch(app, op, call);
       app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
+      const watched = app.monitor.watched;
+      app.monitor.record({
+        at: Date.now(),
+        method: event.req.method,
+        path: event.url.pathname,
+        status: outcome.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        caller: event.req.headers.get(names.apiKey) ?? event.req.headers.get(names.workspaceId),
+        requestId: outcome.requestId,
+        ...(watched ? { request: requestText === undefined ? '' : redactBody(requestText), response: redactBody(JSON.stringify(outcome.body)) } : {}),
+      });
       // Status and headers on event.res with a plain object returned: h3 then serializes it into its fast
       // response type, which skips the web-stream body a `new Response(string)` costs on Node.
       event.res.status = outcome.status;
@@ -153,6 +169,8 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
       headers: { 'content-type': found.mimeType, 'content-length': String(found.size), 'cache-control': 'private, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
     });
   });
+
+  registerAdminRoutes(h3, app);
 
   h3.all('/**', (event) => {
     if (event.req.method === 'GET' || event.req.method === 'HEAD') return serveUi(event.url.pathname);

@@ -1,0 +1,70 @@
+// The request monitor behind the admin UI's Requests page: the last calls to the API in a ring buffer, and a
+// live feed for the UI (server-sent events). A summary of every call is kept (cheap); request and response
+// bodies only while somebody watches, so an unwatched server does not serialize every answer twice.
+
+export interface MonitoredCall {
+  id: number;
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** The API key or workspace id the call presented (never its token). */
+  caller: string | null;
+  requestId: string;
+  /** Present when the call was made while the monitor was watched. */
+  request?: string;
+  response?: string;
+}
+
+const KEEP = 500;
+const MAX_BODY = 64 * 1024;
+/** Fields whose values are secrets: shown as "[redacted]" in the monitor. */
+const SECRET_FIELDS = /^(authToken|workspaceAuthToken|customerApiKey|secret|password|token|apiKeySecret|privateKey|encryptionKey)$/;
+
+/** The body as JSON text with secret fields redacted, cut at 64 KiB. */
+export function redactBody(text: string): string {
+  let out = text;
+  try {
+    out = JSON.stringify(JSON.parse(text), (key, value) => (SECRET_FIELDS.test(key) && typeof value === 'string' ? '[redacted]' : value));
+  } catch {
+    // not JSON: shown as sent
+  }
+  return out.length > MAX_BODY ? `${out.slice(0, MAX_BODY)}… (${out.length - MAX_BODY} more characters)` : out;
+}
+
+export function createMonitor() {
+  const calls: MonitoredCall[] = [];
+  const watchers = new Set<{ send: (call: MonitoredCall) => void; end: () => void }>();
+  let next = 1;
+  return {
+    /** True while a UI is watching: the caller captures bodies only then. */
+    get watched() {
+      return watchers.size > 0;
+    },
+    record(call: Omit<MonitoredCall, 'id'>) {
+      const entry = { ...call, id: next++ };
+      calls.push(entry);
+      if (calls.length > KEEP) calls.splice(0, calls.length - KEEP);
+      for (const watcher of watchers) watcher.send(entry);
+    },
+    recent(): MonitoredCall[] {
+      return calls.slice();
+    },
+    find(id: number): MonitoredCall | undefined {
+      return calls.find((c) => c.id === id);
+    },
+    /** Adds a live watcher; `end` is called when the server stops. Returns the function that removes it. */
+    watch(watcher: { send: (call: MonitoredCall) => void; end: () => void }): () => void {
+      watchers.add(watcher);
+      return () => watchers.delete(watcher);
+    },
+    /** Ends every live feed (on shutdown, so open UIs do not hold the server's connections). */
+    endAll() {
+      for (const watcher of [...watchers]) watcher.end();
+      watchers.clear();
+    },
+  };
+}
+
+export type Monitor = ReturnType<typeof createMonitor>;

@@ -1,0 +1,149 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
+import { CREDENTIALS_FILE, type Credentials } from '../services/bootstrap.ts';
+import { authenticateWorkspace, findDefaultWorkspace } from '../services/workspaces.ts';
+import type { MonitoredCall } from './monitor.ts';
+import { autoSignInAllowed, cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
+
+const json = (event: H3Event, status: number, body: unknown) => {
+  event.res.status = status;
+  return body;
+};
+const refuse = (event: H3Event, status: number, message: string) => json(event, status, { error: { status: status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED', message } });
+
+/** Summary of a call for lists and the live feed (bodies only on request, by id). */
+const summary = ({ request: _request, response: _response, ...rest }: MonitoredCall) => ({ ...rest, hasBodies: _request !== undefined });
+
+/**
+ * The admin UI's own endpoints under /admin/api (not operations of the interface): its session, the overview,
+ * and the request monitor. Everything but signing in needs a session; state changes also need the UI header.
+ */
+export function registerAdminRoutes(h3: H3, app: AppContext) {
+  const sessions = createSessions();
+  const workspaceOf = (event: H3Event) => sessions.workspaceOf(cookieValue(event.req.headers.get('cookie')));
+  const fromUi = (event: H3Event) => event.req.headers.get(UI_HEADER) === '1';
+
+  h3.get('/admin/api/session', (event) => {
+    if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
+    const signedIn = workspaceOf(event);
+    if (signedIn) return { signedIn: true, workspaceId: signedIn };
+    if (autoSignInAllowed(app.config.host, event.req.headers.get('host'))) {
+      const workspace = findDefaultWorkspace(app);
+      if (workspace) {
+        event.res.headers.set('set-cookie', cookieHeader(sessions.open(workspace.id)));
+        return { signedIn: true, workspaceId: workspace.id, automatic: true };
+      }
+    }
+    return json(event, 401, { signedIn: false, error: { status: 'UNAUTHENTICATED', message: 'Sign in with the workspace id and its auth token.' } });
+  });
+
+  h3.post('/admin/api/session', async (event) => {
+    if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
+    let input: { workspaceId?: unknown; workspaceAuthToken?: unknown } = {};
+    try {
+      input = JSON.parse((await event.req.text()) || '{}');
+    } catch {
+      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'The body must be JSON.' } });
+    }
+    if (typeof input.workspaceId !== 'string' || typeof input.workspaceAuthToken !== 'string') {
+      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'workspaceId and workspaceAuthToken are required.' } });
+    }
+    try {
+      const workspace = authenticateWorkspace(app, input.workspaceId, input.workspaceAuthToken);
+      event.res.headers.set('set-cookie', cookieHeader(sessions.open(workspace.id)));
+      return { signedIn: true, workspaceId: workspace.id };
+    } catch (error) {
+      if (error instanceof ApiError) return refuse(event, 403, error.message);
+      throw error;
+    }
+  });
+
+  h3.delete('/admin/api/session', (event) => {
+    if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
+    sessions.close(cookieValue(event.req.headers.get('cookie')));
+    event.res.headers.set('set-cookie', `${SESSION_COOKIE}=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0`);
+    return { signedIn: false };
+  });
+
+  h3.get('/admin/api/overview', (event) => {
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const file = join(app.config.dataDir, CREDENTIALS_FILE);
+    const defaults = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Credentials) : null;
+    const count = (table: string) => app.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${sql.identifier(table)} WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ${workspaceId})`)?.n ?? 0;
+    return {
+      baseUrl: app.baseUrl,
+      dataDir: app.config.dataDir,
+      version: app.version,
+      workspaceId,
+      // the default workspace's credentials, for copying into scripts; other workspaces keep theirs to themselves
+      credentials: defaults && defaults.workspaceId === workspaceId ? defaults : null,
+      counts: {
+        organizations: count('organizations'),
+        documents: count('documents'),
+        users: count('users'),
+        notifications: count('notifications'),
+        crdtDocuments: count('crdt_documents'),
+        webhookEndpoints: count('webhook_endpoints'),
+        agents: count('agents'),
+        workflowDefinitions: count('workflow_definitions'),
+      },
+    };
+  });
+
+  h3.get('/admin/api/requests', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    return { items: app.monitor.recent().map(summary) };
+  });
+
+  // Server-sent events: every new call as it is answered. EventSource cannot send headers, so this GET needs
+  // the session cookie only (it changes nothing, and a cross-site page can neither send that cookie nor read it).
+  h3.get('/admin/api/requests/stream', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    const encoder = new TextEncoder();
+    let stop = () => undefined as unknown;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const write = (text: string) => {
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            stop();
+          }
+        };
+        const keepalive = setInterval(() => write(': keepalive\n\n'), 15_000);
+        const unwatch = app.monitor.watch({
+          send: (call) => write(`data: ${JSON.stringify(summary(call))}\n\n`),
+          end: () => {
+            stop();
+            try {
+              controller.close();
+            } catch {
+              // already closed
+            }
+          },
+        });
+        stop = () => {
+          clearInterval(keepalive);
+          unwatch();
+        };
+        event.req.signal?.addEventListener('abort', () => stop(), { once: true });
+        write(': connected\n\n');
+      },
+      cancel() {
+        stop();
+      },
+    });
+    return new Response(stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' } });
+  });
+
+  h3.get('/admin/api/requests/:id', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    const call = app.monitor.find(Number(event.context.params?.id));
+    return call ?? json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such call in the monitor (it keeps the last 500).' } });
+  });
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/**
+ * Sessions of the admin UI: an opaque id in an HttpOnly, SameSite=Strict cookie scoped to /admin, held in
+ * memory (a restart signs the UI out; on loopback it signs in again by itself). CSRF: the cookie is never sent
+ * cross-site, and every admin request must carry the `x-hearth-ui` header, which a cross-origin page cannot add
+ * without a CORS preflight that Hearth does not grant.
+ */
+export const SESSION_COOKIE = 'hearth_session';
+export const UI_HEADER = 'x-hearth-ui';
+const TTL_MS = 12 * 60 * 60 * 1000;
+
+export function createSessions() {
+  const sessions = new Map<string, { workspaceId: string; expiresAt: number }>();
+  return {
+    open(workspaceId: string): string {
+      const id = randomBytes(24).toString('base64url');
+      sessions.set(id, { workspaceId, expiresAt: Date.now() + TTL_MS });
+      return id;
+    },
+    /** The workspace of a live session, or null. */
+    workspaceOf(id: string | undefined): string | null {
+      if (!id) return null;
+      const session = sessions.get(id);
+      if (!session) return null;
+      if (session.expiresAt < Date.now()) {
+        sessions.delete(id);
+        return null;
+      }
+      return session.workspaceId;
+    },
+    close(id: string | undefined) {
+      if (id) sessions.delete(id);
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;
+
+export const cookieHeader = (id: string) => `${SESSION_COOKIE}=${id}; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=${TTL_MS / 1000}`;
+
+export function cookieValue(header: string | null): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === SESSION_COOKIE) return rest.join('=');
+  }
+  return undefined;
+}
+
+const isLoopbackName = (host: string) => {
+  const name = host.replace(/^\[|\](:\d+)?$|:\d+$/g, '').toLowerCase();
+  if (name === 'localhost') return true;
+  if (isIP(name) === 4) return name.startsWith('127.');
+  return name === '::1';
+};
+
+/**
+ * Whether the UI may sign in by itself: the server listens on loopback only AND the browser addressed it by a
+ * loopback name (a page of another site that resolves its own name to 127.0.0.1, DNS rebinding, is refused).
+ */
+export function autoSignInAllowed(listenHost: string, hostHeader: string | null) {
+  return isLoopbackName(listenHost) && hostHeader !== null && isLoopbackName(hostHeader);
+}

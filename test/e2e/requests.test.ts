@@ -1,0 +1,75 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot, watchErrors } from '../helpers/browser.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+let browser: Browser;
+beforeAll(async () => {
+  t = await startTestServer();
+  // hearth.test resolves to the test server: the browser then addresses it by a name that is not loopback
+  browser = await launchBrowser(['--host-resolver-rules=MAP hearth.test 127.0.0.1']);
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe('admin UI: overview and the live request monitor', () => {
+  it('signs in by itself on loopback and shows the credentials with copy buttons and the counts', async () => {
+    await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'acme', organizationName: 'Acme' }] });
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(t.url + '/');
+    await expect.poll(() => page.textContent('#data-dir')).toBe(t.dataDir);
+    expect(await page.textContent('#credentials')).toContain(t.credentials.apiKey);
+    expect(await page.locator('#credentials button[data-copy]').count()).toBe(4);
+    expect(await page.textContent('#count-organizations')).toBe('1');
+    await screenshot(page, 'overview-credentials');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows API calls live, filters them, and opens one with its bodies (secrets redacted)', async () => {
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(t.url + '/#requests');
+    await expect.poll(() => page.textContent('#live')).toBe('live');
+    await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'anthropic', customerApiKey: 'sk-ant-very-secret' }] });
+    await t.callK('/v2/agents/get', { agentId: 'missing' });
+    const rows = page.locator('#request-list tbody tr');
+    await expect.poll(() => rows.first().textContent()).toContain('/v2/agents/get');
+    expect(await rows.first().textContent()).toContain('404');
+    // filter: only 4xx, then only a path
+    await page.selectOption('#filter-status', '4');
+    await expect.poll(() => page.locator('#request-list tbody tr').allTextContents()).toEqual([expect.stringContaining('/v2/agents/get')]);
+    await page.selectOption('#filter-status', '');
+    await page.fill('#filter-path', 'apikeyconfig');
+    await expect.poll(() => page.locator('#request-list tbody tr').count()).toBe(1);
+    await page.click('#request-list tbody tr');
+    await expect.poll(() => page.textContent('#request-body')).toContain('[redacted]');
+    expect(await page.textContent('#request-body')).not.toContain('sk-ant-very-secret');
+    expect(await page.textContent('#response-body')).toContain('success');
+    await screenshot(page, 'requests');
+    expect(errors).toEqual([]);
+  });
+
+  it('asks for the workspace credentials when addressed by a name other than loopback', async () => {
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    const url = t.url.replace('127.0.0.1', 'hearth.test');
+    await page.goto(url + '/');
+    await page.waitForSelector('#sign-in:not([hidden])');
+    expect(await page.isHidden('#page-overview')).toBe(true);
+    await page.fill('input[name=workspaceId]', t.credentials.workspaceId);
+    await page.fill('input[name=workspaceAuthToken]', 'wrong');
+    await page.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => page.textContent('#sign-in-error')).toBe('Invalid workspace credentials.');
+    await page.fill('input[name=workspaceAuthToken]', t.credentials.workspaceAuthToken);
+    await page.click('#sign-in-form button[type=submit]');
+    await expect.poll(() => page.textContent('#data-dir')).toBe(t.dataDir);
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === 'hearth_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
+    // the 401 and 403 of the sign-in are the only console errors (failed resource loads)
+    expect(errors.filter((e) => !/status of 40[13]/.test(e))).toEqual([]);
+  });
+});
