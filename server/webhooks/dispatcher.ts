@@ -344,9 +344,15 @@ export function createWebhookDispatcher(
       const current = q.delivery.get({ eventId: d.eventId, target: d.target });
       if (!current) return;
       const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
-      q.insertAttempt.run({ id: attemptId, apiKeyId: d.apiKeyId, eventId: d.eventId, target: d.target, url: d.url, trigger: current.nextTrigger, status: ok ? 'succeeded' : 'failed', responseStatusCode: outcome.statusCode, response: outcome.response, durationMs: outcome.durationMs, timestamp: outcome.timestamp });
+      q.insertAttempt.run({ id: attemptId, apiKeyId: d.apiKeyId, eventId: d.eventId, target: d.target, url: d.url, trigger: d.nextTrigger, status: ok ? 'succeeded' : 'failed', responseStatusCode: outcome.statusCode, response: outcome.response, durationMs: outcome.durationMs, timestamp: outcome.timestamp });
       const attempts = current.attempts + 1;
       const where = and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target));
+      // A replay or recover asked for while this attempt was in flight rescheduled the row: it stands (the
+      // delivery goes out again); this attempt is recorded without touching the new schedule.
+      if (current.status === 'pending' && (current.nextAttemptAt !== d.nextAttemptAt || current.nextTrigger !== d.nextTrigger)) {
+        tx.update(webhookDeliveries).set({ attempts, lastAttemptAt: outcome.timestamp, lastStatusCode: outcome.statusCode }).where(where).run();
+        return;
+      }
       const base = { attempts, lastAttemptAt: outcome.timestamp, lastStatusCode: outcome.statusCode, nextTrigger: 'scheduled' };
       const isEndpoint = !d.target.startsWith('basic:');
       if (ok) {

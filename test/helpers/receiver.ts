@@ -44,6 +44,11 @@ export async function startReceiver(options: { script?: Answer[]; fallback?: Ans
     answer(next: Answer) {
       fallback = next;
     },
+    /** Answers the requests held by `hang` now (an attempt kept in flight, then succeeding). */
+    release(status = 200) {
+      for (const res of hanging) res.writeHead(status).end('ok');
+      hanging.clear();
+    },
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

@@ -39,6 +39,22 @@ describe(PATH, () => {
     expect(b.received[2]!.headers['webhook-id']).toBe(messageId);
   });
 
+  it('keeps a replay asked for while an attempt of the same delivery is in flight', async () => {
+    a.answer('hang');
+    await addAnnotation(t, { commentData: [{ commentText: 'slow', from: { userId: 'ann' } }] });
+    await eventually(() => expect(a.received).toHaveLength(3));
+    const messageId = String(a.received[2]!.headers['webhook-id']);
+    a.answer({ status: 200 });
+    expect((await t.callK(PATH, { messageId, endpointId: endpointA })).status).toBe(200);
+    // the held attempt now succeeds: its record must not swallow the replay
+    a.release();
+    await eventually(() => expect(a.received.filter((r) => r.headers['webhook-id'] === messageId)).toHaveLength(2));
+    await eventually(async () => {
+      const list = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId, endpointId: endpointA })).body.result.data;
+      expect(list.attempts.map((i: any) => [i.trigger, i.status]).sort()).toEqual([['replay', 'succeeded'], ['scheduled', 'succeeded']]);
+    });
+  });
+
   it('answers NOT_FOUND for an unknown message and refuses an endpoint that is gone', async () => {
     expect((await t.callK(PATH, { messageId: 'msg_nope' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'No delivery of this message exists for this API key.' });
     const messageId = String(a.received[0]!.headers['webhook-id']);
