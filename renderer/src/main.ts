@@ -3,7 +3,7 @@
  * operation list. It talks to /admin/api with the session cookie and the x-hearth-ui header.
  */
 interface OpenApi {
-  paths: Record<string, { post: { summary: string; security: Array<Record<string, unknown>> } }>;
+  paths: Record<string, { post: { summary: string; security: Array<Record<string, unknown>>; requestBody: { content: { 'application/json': { schema: { properties: { data: unknown } } } } } } }>;
 }
 interface CallSummary {
   id: number;
@@ -53,6 +53,7 @@ async function health() {
 
 async function operationsList() {
   const doc = (await (await fetch('/openapi.json')).json()) as OpenApi;
+  void explorer(doc);
   const paths = Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b));
   byId('operations').textContent = String(paths.length);
   const rows = paths.map(([path, item]) => {
@@ -177,6 +178,67 @@ async function requests() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// API explorer
+// ---------------------------------------------------------------------------------------------------------
+
+async function explorer(doc: OpenApi) {
+  const select = byId<HTMLSelectElement>('explorer-op');
+  const paths = Object.keys(doc.paths).sort();
+  select.replaceChildren(
+    ...paths.map((path) => {
+      const option = document.createElement('option');
+      option.value = option.textContent = path;
+      return option;
+    }),
+  );
+  const keys = await admin('/keys');
+  const keySelect = byId<HTMLSelectElement>('explorer-key');
+  if (keys.ok) {
+    const { items } = (await keys.json()) as { items: Array<{ apiKey: string; name: string; type: string }> };
+    keySelect.replaceChildren(
+      ...items.map((k) => {
+        const option = document.createElement('option');
+        option.value = k.apiKey;
+        option.textContent = `${k.name} (${k.type})`;
+        return option;
+      }),
+    );
+  }
+  const describe = () => {
+    const item = doc.paths[select.value]?.post;
+    if (!item) return;
+    byId('explorer-summary').textContent = `${item.summary} (${authOf(item.security)})`;
+    byId('explorer-schema').textContent = JSON.stringify(item.requestBody.content['application/json'].schema.properties.data, null, 2);
+    keySelect.disabled = authOf(item.security) !== 'API key';
+  };
+  select.addEventListener('change', describe);
+  const wanted = new URLSearchParams(location.hash.split('?')[1] ?? '').get('op');
+  if (wanted && doc.paths[wanted]) select.value = wanted;
+  describe();
+  byId('explorer-send').addEventListener('click', async () => {
+    const status = byId('explorer-status');
+    let data: unknown;
+    try {
+      data = JSON.parse(byId<HTMLTextAreaElement>('explorer-data').value || '{}');
+    } catch (error) {
+      status.textContent = `data is not JSON: ${String(error)}`;
+      status.className = 'bad';
+      return;
+    }
+    const res = await admin('/call', { method: 'POST', body: JSON.stringify({ path: select.value, apiKey: keySelect.value, data }) });
+    const answer = (await res.json()) as { status?: number; body?: unknown; error?: { message: string } };
+    if (!res.ok || answer.status === undefined) {
+      status.textContent = answer.error?.message ?? `failed (${res.status})`;
+      status.className = 'bad';
+      return;
+    }
+    status.textContent = `HTTP ${answer.status}`;
+    status.className = answer.status < 300 ? 'ok' : 'bad';
+    byId('explorer-result').textContent = JSON.stringify(answer.body, null, 2);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Session
 // ---------------------------------------------------------------------------------------------------------
 
@@ -189,13 +251,13 @@ async function start() {
   byId('tabs').hidden = false;
   byId('sign-out').hidden = false;
   byId('sign-in').hidden = true;
-  showTab(location.hash.slice(1) || 'overview');
+  showTab(location.hash.slice(1).split('?')[0] || 'overview');
   await Promise.all([overview(), operationsList(), requests()]);
 }
 
 async function main() {
   void health();
-  window.addEventListener('hashchange', () => showTab(location.hash.slice(1) || 'overview'));
+  window.addEventListener('hashchange', () => showTab(location.hash.slice(1).split('?')[0] || 'overview'));
   byId('sign-out').addEventListener('click', async () => {
     await admin('/session', { method: 'DELETE' });
     location.reload();

@@ -1,11 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
+import { apiKeys } from '../db/schema.ts';
+import { dispatch, headerNames } from '../http/dispatch.ts';
+import type { AnyOperation } from '../http/operation.ts';
+import { listAuthTokens } from '../services/apikeys.ts';
 import { ApiError } from '../http/errors.ts';
 import { CREDENTIALS_FILE, type Credentials } from '../services/bootstrap.ts';
-import { authenticateWorkspace, findDefaultWorkspace } from '../services/workspaces.ts';
+import { authenticateWorkspace, findDefaultWorkspace, findWorkspace } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
 import { autoSignInAllowed, cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
 
@@ -22,7 +27,7 @@ const summary = ({ request: _request, response: _response, ...rest }: MonitoredC
  * The admin UI's own endpoints under /admin/api (not operations of the interface): its session, the overview,
  * and the request monitor. Everything but signing in needs a session; state changes also need the UI header.
  */
-export function registerAdminRoutes(h3: H3, app: AppContext) {
+export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonly AnyOperation[]) {
   const sessions = createSessions();
   const workspaceOf = (event: H3Event) => sessions.workspaceOf(cookieValue(event.req.headers.get('cookie')));
   const fromUi = (event: H3Event) => event.req.headers.get(UI_HEADER) === '1';
@@ -93,6 +98,48 @@ export function registerAdminRoutes(h3: H3, app: AppContext) {
         workflowDefinitions: count('workflow_definitions'),
       },
     };
+  });
+
+  h3.get('/admin/api/keys', (event) => {
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const rows = app.db.select({ id: apiKeys.id, name: apiKeys.name, type: apiKeys.type }).from(apiKeys).where(eq(apiKeys.workspaceId, workspaceId)).all();
+    return { items: rows.map((r) => ({ apiKey: r.id, name: r.name, type: r.type })) };
+  });
+
+  // The API explorer and the UI's pages call operations through here, as the signed-in workspace: the server adds
+  // the workspace's or the chosen API key's credentials, so the page never holds a token.
+  const byPath = new Map(operations.flatMap((op) => [op.path, ...(op.aliases ?? [])].map((path) => [path, op] as const)));
+  const names = headerNames(app.config.headerBrand);
+  h3.post('/admin/api/call', async (event) => {
+    if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    let input: { path?: unknown; apiKey?: unknown; data?: unknown };
+    try {
+      input = JSON.parse((await event.req.text()) || '{}');
+    } catch {
+      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'The body must be JSON.' } });
+    }
+    const op = typeof input.path === 'string' ? byPath.get(input.path) : undefined;
+    if (!op) return json(event, 404, { error: { status: 'NOT_FOUND', message: `Unknown operation: ${String(input.path)}` } });
+    const headers = new Headers({ 'content-type': 'application/json' });
+    if (op.auth === 'apiKey') {
+      const key = typeof input.apiKey === 'string' ? app.db.select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId }).from(apiKeys).where(eq(apiKeys.id, input.apiKey)).get() : undefined;
+      if (!key || key.workspaceId !== workspaceId) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'Choose one of this workspace\'s API keys.' } });
+      const token = listAuthTokens(app, key.id)[0]?.token;
+      if (!token) return json(event, 400, { error: { status: 'FAILED_PRECONDITION', message: 'This API key has no auth token.' } });
+      headers.set(names.apiKey, key.id);
+      headers.set(names.authToken, token);
+    } else if (op.auth === 'workspace') {
+      const workspace = findWorkspace(app, workspaceId);
+      if (!workspace) return refuse(event, 401, 'Not signed in.');
+      headers.set(names.workspaceId, workspace.id);
+      headers.set(names.workspaceAuthToken, app.secrets.decrypt(workspace.authTokenEnc));
+    }
+    const body = JSON.stringify({ data: input.data ?? {} });
+    const outcome = await dispatch(app, op, { method: 'POST', path: op.path, headers, clientIp: 'admin-ui', readBody: async () => body });
+    return { status: outcome.status, requestId: outcome.requestId, body: outcome.body };
   });
 
   h3.get('/admin/api/requests', (event) => {

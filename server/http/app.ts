@@ -170,7 +170,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
     });
   });
 
-  registerAdminRoutes(h3, app);
+  registerAdminRoutes(h3, app, operations);
 
   h3.all('/**', (event) => {
     if (event.req.method === 'GET' || event.req.method === 'HEAD') return serveUi(event.url.pathname);

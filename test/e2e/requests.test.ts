@@ -73,3 +73,23 @@ describe('admin UI: overview and the live request monitor', () => {
     expect(errors.filter((e) => !/status of 40[13]/.test(e))).toEqual([]);
   });
 });
+
+describe('admin UI: API explorer', () => {
+  it('sends an operation with the chosen API key and shows the envelope', async () => {
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(t.url + '/#explorer?op=/v2/organizations/add');
+    await expect.poll(() => page.textContent('#explorer-summary')).toContain('API key');
+    expect(await page.textContent('#explorer-schema')).toContain('organizations');
+    await page.fill('#explorer-data', JSON.stringify({ organizations: [{ organizationId: 'from-ui', organizationName: 'From the UI' }] }));
+    await page.click('#explorer-send');
+    await expect.poll(() => page.textContent('#explorer-status')).toBe('HTTP 200');
+    expect(await page.textContent('#explorer-result')).toContain('"status": "success"');
+    expect((await t.callK('/v2/organizations/get', { organizationIds: ['from-ui'] })).body.result.data[0].organizationName).toBe('From the UI');
+    await page.fill('#explorer-data', '{ not json');
+    await page.click('#explorer-send');
+    await expect.poll(() => page.textContent('#explorer-status')).toMatch(/^data is not JSON/);
+    await screenshot(page, 'explorer');
+    expect(errors).toEqual([]);
+  });
+});
