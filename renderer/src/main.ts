@@ -239,6 +239,117 @@ async function explorer(doc: OpenApi) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Webhooks (through /admin/api/call, as the chosen API key)
+// ---------------------------------------------------------------------------------------------------------
+
+interface Envelope {
+  status: number;
+  body: { result?: { data?: any } & Record<string, any>; error?: { status: string; message: string } };
+}
+
+async function callOp(path: string, apiKey: string, data: unknown): Promise<Envelope> {
+  const res = await admin('/call', { method: 'POST', body: JSON.stringify({ path, apiKey, data }) });
+  return (await res.json()) as Envelope;
+}
+
+function button(label: string, onClick: () => void | Promise<void>): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  b.addEventListener('click', () => void onClick());
+  return b;
+}
+
+async function fillKeys(select: HTMLSelectElement) {
+  const res = await admin('/keys');
+  if (!res.ok) return;
+  const { items } = (await res.json()) as { items: Array<{ apiKey: string; name: string; type: string }> };
+  select.replaceChildren(
+    ...items.map((k) => {
+      const option = document.createElement('option');
+      option.value = k.apiKey;
+      option.textContent = `${k.name} (${k.type})`;
+      return option;
+    }),
+  );
+}
+
+async function showAttempts(apiKey: string, endpointId: string) {
+  const res = await callOp('/v2/workspace/advancedwebhook/attempts/list', apiKey, { endpointId, limit: 100 });
+  byId('attempts').hidden = false;
+  byId('attempts-title').textContent = `Attempts to ${endpointId}`;
+  const attempts = (res.body.result?.data?.attempts ?? []) as Array<{ id: string; messageId: string; trigger: string; status: string; responseStatusCode: number | null; response: string; responseDurationMs: number; timestamp: string }>;
+  const rows = attempts.map((a) => {
+    const tr = document.createElement('tr');
+    tr.dataset.message = a.messageId;
+    tr.className = a.status === 'succeeded' ? '' : 'bad';
+    const actions = document.createElement('td');
+    actions.append(
+      button('Replay', async () => {
+        const r = await callOp('/v2/workspace/advancedwebhook/messages/replay', apiKey, { messageId: a.messageId, endpointId });
+        byId('webhooks-status').textContent = r.status === 200 ? `Replay of ${a.messageId} started.` : (r.body.error?.message ?? 'Replay failed.');
+      }),
+    );
+    tr.append(cell(new Date(a.timestamp).toLocaleTimeString()), cell(a.messageId), cell(a.trigger), cell(a.status), cell(a.responseStatusCode === null ? '—' : String(a.responseStatusCode)), cell(String(a.responseDurationMs)), actions);
+    tr.addEventListener('click', (event) => {
+      if ((event.target as HTMLElement).tagName !== 'BUTTON') byId('attempt-response').textContent = a.response || '(empty)';
+    });
+    return tr;
+  });
+  byId('attempt-list').querySelector('tbody')?.replaceChildren(...rows);
+}
+
+async function webhooksPage() {
+  const select = byId<HTMLSelectElement>('webhooks-key');
+  await fillKeys(select);
+  const render = async () => {
+    const apiKey = select.value;
+    if (!apiKey) return;
+    const config = await callOp('/v2/workspace/advancedwebhookconfig/get', apiKey, {});
+    const dl = byId('webhooks-config');
+    dl.replaceChildren();
+    const c = config.body.result?.data as Record<string, unknown> | undefined;
+    for (const [name, value] of Object.entries(c ?? { state: config.body.error?.message ?? 'off' })) {
+      const dt = document.createElement('dt');
+      dt.textContent = name;
+      const dd = document.createElement('dd');
+      dd.textContent = typeof value === 'object' ? JSON.stringify(value) : String(value);
+      dl.append(dt, dd);
+    }
+    const endpoints = await callOp('/v2/workspace/advancedwebhook/endpoints/get', apiKey, { limit: 250 });
+    const list = (endpoints.body.result?.data?.endpoints ?? []) as Array<{ id: string; url: string; disabled: boolean; disabledReason: string | null }>;
+    const rows = list.map((ep) => {
+      const tr = document.createElement('tr');
+      tr.dataset.endpoint = ep.id;
+      const secret = document.createElement('td');
+      secret.append(
+        button('Reveal', async () => {
+          const r = await callOp('/v2/workspace/advancedwebhook/endpoints/secret/get', apiKey, { endpointId: ep.id });
+          const code = document.createElement('code');
+          code.textContent = r.body.result?.data?.secret ?? r.body.error?.message ?? '';
+          secret.replaceChildren(code);
+        }),
+      );
+      const actions = document.createElement('td');
+      actions.append(
+        button('Attempts', () => showAttempts(apiKey, ep.id)),
+        ' ',
+        button('Recover last 24 h', async () => {
+          const r = await callOp('/v2/workspace/advancedwebhook/endpoints/recover', apiKey, { endpointId: ep.id, since: Date.now() - 24 * 3600 * 1000 });
+          byId('webhooks-status').textContent = r.status === 200 ? `${r.body.result?.data?.recovered ?? 0} failed deliveries sent again.` : (r.body.error?.message ?? 'Recover failed.');
+        }),
+      );
+      tr.append(cell(ep.id), cell(ep.url), cell(ep.disabled ? `disabled: ${ep.disabledReason ?? ''}` : 'enabled'), secret, actions);
+      return tr;
+    });
+    byId('endpoint-list').querySelector('tbody')?.replaceChildren(...rows);
+  };
+  select.addEventListener('change', () => void render());
+  byId('webhooks-refresh').addEventListener('click', () => void render());
+  await render();
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Session
 // ---------------------------------------------------------------------------------------------------------
 
@@ -252,7 +363,7 @@ async function start() {
   byId('sign-out').hidden = false;
   byId('sign-in').hidden = true;
   showTab(location.hash.slice(1).split('?')[0] || 'overview');
-  await Promise.all([overview(), operationsList(), requests()]);
+  await Promise.all([overview(), operationsList(), requests(), webhooksPage()]);
 }
 
 async function main() {
