@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Monitor } from './admin/monitor.ts';
+import type { Tickets } from './admin/tickets.ts';
 import type { Config } from './config.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Db } from './db/client.ts';
@@ -31,6 +32,8 @@ export interface AppContext {
   webhooks: WebhookDispatcher;
   /** The last API calls, for the admin UI's request monitor. */
   monitor: Monitor;
+  /** Read-only websocket tickets the admin UI's CRDT inspector opens documents with. */
+  uiTickets: Tickets;
   log: Logger;
   version: string;
   /** The URL clients reach this server at (known once it listens). */

@@ -18,6 +18,7 @@ import { operations } from './operations/index.ts';
 import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
 import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
 import { createMonitor } from './admin/monitor.ts';
+import { createTickets } from './admin/tickets.ts';
 import { createAgentRunner } from './services/agents.ts';
 import { createJobRunner } from './services/jobs.ts';
 import { migrationQueue } from './services/migrations.ts';
@@ -53,6 +54,7 @@ export function openApp(config: Config): AppContext {
     jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
+    uiTickets: createTickets(),
     config,
     db,
     sqlite,

@@ -1,3 +1,6 @@
+import { WebsocketProvider } from 'y-websocket';
+import * as Y from 'yjs';
+
 /**
  * The admin UI: overview (health, credentials, counts), a live request monitor (server-sent events), and the
  * operation list. It talks to /admin/api with the session cookie and the x-hearth-ui header.
@@ -239,6 +242,84 @@ async function explorer(doc: OpenApi) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// CRDT inspector: the stored documents, and one opened live, read-only, over y-websocket
+// ---------------------------------------------------------------------------------------------------------
+
+interface CrdtRow {
+  apiKey: string;
+  organizationId: string;
+  documentId: string;
+  editorId: string;
+  type: 'text' | 'map' | 'array' | 'xml';
+  contentKey: string;
+  updateCount: number;
+  snapshotBytes: number;
+  compactedAt: number | null;
+  updatedAt: number;
+  lastUpdatedBy: string | null;
+  connections: number;
+}
+
+let viewing: { provider: WebsocketProvider; doc: Y.Doc } | null = null;
+
+function contentOf(doc: Y.Doc, row: CrdtRow): string {
+  if (row.type === 'text') return doc.getText(row.contentKey).toString();
+  if (row.type === 'map') return JSON.stringify(doc.getMap(row.contentKey).toJSON(), null, 2);
+  if (row.type === 'array') return JSON.stringify(doc.getArray(row.contentKey).toJSON(), null, 2);
+  return doc.getXmlFragment(row.contentKey).toString();
+}
+
+async function openDocument(row: CrdtRow) {
+  viewing?.provider.destroy();
+  viewing?.doc.destroy();
+  const res = await admin('/crdt/ticket', { method: 'POST', body: JSON.stringify({ apiKey: row.apiKey, organizationId: row.organizationId, documentId: row.documentId, editorId: row.editorId }) });
+  byId('crdt-view').hidden = false;
+  byId('crdt-title').textContent = `${row.organizationId} / ${row.documentId} / ${row.editorId} (${row.type}, ${row.contentKey})`;
+  if (!res.ok) {
+    byId('crdt-state').textContent = ((await res.json()) as { error?: { message: string } }).error?.message ?? 'Could not open the document.';
+    return;
+  }
+  const { ticket } = (await res.json()) as { ticket: string };
+  const doc = new Y.Doc();
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/yjs`;
+  const room = [row.organizationId, row.documentId, row.editorId].map(encodeURIComponent).join('/');
+  const provider = new WebsocketProvider(url, room, doc, { params: { apiKey: row.apiKey, ticket }, disableBc: true });
+  viewing = { provider, doc };
+  const render = () => {
+    byId('crdt-content').textContent = contentOf(doc, row);
+  };
+  provider.on('status', ({ status }: { status: string }) => {
+    byId('crdt-state').textContent = status === 'connected' ? 'live (read-only)' : status;
+  });
+  doc.on('update', render);
+  render();
+}
+
+async function documentsPage() {
+  const res = await admin('/crdt');
+  if (!res.ok) return;
+  const { items } = (await res.json()) as { items: CrdtRow[] };
+  const rows = items.map((row) => {
+    const tr = document.createElement('tr');
+    tr.dataset.doc = `${row.organizationId}/${row.documentId}/${row.editorId}`;
+    tr.append(
+      cell(row.organizationId),
+      cell(row.documentId),
+      cell(row.editorId),
+      cell(row.type),
+      cell(String(row.updateCount)),
+      cell(`${row.snapshotBytes} B`),
+      cell(row.compactedAt ? new Date(row.compactedAt).toLocaleString() : 'never'),
+      cell(String(row.connections)),
+      cell(row.lastUpdatedBy ?? ''),
+    );
+    tr.addEventListener('click', () => void openDocument(row));
+    return tr;
+  });
+  byId('crdt-list').querySelector('tbody')?.replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Webhooks (through /admin/api/call, as the chosen API key)
 // ---------------------------------------------------------------------------------------------------------
 
@@ -363,7 +444,8 @@ async function start() {
   byId('sign-out').hidden = false;
   byId('sign-in').hidden = true;
   showTab(location.hash.slice(1).split('?')[0] || 'overview');
-  await Promise.all([overview(), operationsList(), requests(), webhooksPage()]);
+  byId('crdt-refresh').addEventListener('click', () => void documentsPage());
+  await Promise.all([overview(), operationsList(), requests(), webhooksPage(), documentsPage()]);
 }
 
 async function main() {

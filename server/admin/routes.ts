@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { apiKeys } from '../db/schema.ts';
+import { apiKeys, crdtDocuments } from '../db/schema.ts';
 import { dispatch, headerNames } from '../http/dispatch.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
@@ -140,6 +140,47 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const body = JSON.stringify({ data: input.data ?? {} });
     const outcome = await dispatch(app, op, { method: 'POST', path: op.path, headers, clientIp: 'admin-ui', readBody: async () => body });
     return { status: outcome.status, requestId: outcome.requestId, body: outcome.body };
+  });
+
+  const keysOf = (workspaceId: string) => app.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.workspaceId, workspaceId)).all().map((k) => k.id);
+
+  // The CRDT inspector: every editor document of the workspace's keys, with its storage figures.
+  h3.get('/admin/api/crdt', (event) => {
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const keys = keysOf(workspaceId);
+    const d = crdtDocuments;
+    const rows = keys.length
+      ? app.db
+          .select({ apiKey: d.apiKeyId, organizationId: d.organizationId, documentId: d.documentId, editorId: d.editorId, type: d.type, contentKey: d.contentKey, snapshot: d.snapshot, updateCount: d.updateCount, compactedAt: d.compactedAt, updatedAt: d.updatedAt, lastUpdatedBy: d.lastUpdatedBy })
+          .from(d)
+          .where(inArray(d.apiKeyId, keys))
+          .orderBy(asc(d.organizationId), asc(d.documentId), asc(d.editorId))
+          .limit(1000)
+          .all()
+      : [];
+    return {
+      items: rows.map(({ snapshot, ...r }) => ({ ...r, snapshotBytes: snapshot?.length ?? 0, connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }) })),
+    };
+  });
+
+  h3.post('/admin/api/crdt/ticket', async (event) => {
+    if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    let input: Record<string, unknown>;
+    try {
+      input = JSON.parse((await event.req.text()) || '{}');
+    } catch {
+      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'The body must be JSON.' } });
+    }
+    const { apiKey, organizationId, documentId, editorId } = input;
+    if (![apiKey, organizationId, documentId, editorId].every((v) => typeof v === 'string')) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'apiKey, organizationId, documentId and editorId are required.' } });
+    const key = { apiKeyId: apiKey as string, organizationId: organizationId as string, documentId: documentId as string, editorId: editorId as string };
+    const d = crdtDocuments;
+    const exists = keysOf(workspaceId).includes(key.apiKeyId) && app.db.select({ type: d.type }).from(d).where(and(eq(d.apiKeyId, key.apiKeyId), eq(d.organizationId, key.organizationId), eq(d.documentId, key.documentId), eq(d.editorId, key.editorId))).get();
+    if (!exists) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such editor document in this workspace.' } });
+    return { ticket: app.uiTickets.issue(key), type: exists.type };
   });
 
   h3.get('/admin/api/requests', (event) => {

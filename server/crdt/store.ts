@@ -256,6 +256,11 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     /** Stores and broadcasts pending updates now (before a client is sent the document's state). */
     flush,
 
+    /** Clients connected to the document now (0 when it is not loaded). */
+    connections(k: DocKey): number {
+      return live.get(keyString(k))?.conns.size ?? 0;
+    },
+
     close() {
       clearInterval(sweeper);
     },

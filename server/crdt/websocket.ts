@@ -36,6 +36,12 @@ function reject(socket: Duplex, status: number, reason: string) {
 async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params: URLSearchParams): Promise<{ apiKeyId: string; readOnly: boolean; userId: string | null }> {
   const apiKey = params.get('apiKey');
   if (!apiKey) throw new ApiError('UNAUTHENTICATED', 'apiKey is required');
+  const ticket = params.get('ticket');
+  if (ticket) {
+    // the admin UI's inspector: read-only, one document, minutes
+    if (!app.uiTickets.valid(ticket, { apiKeyId: apiKey, ...key })) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
+    return { apiKeyId: apiKey, readOnly: true, userId: null };
+  }
   const authToken = params.get('authToken');
   if (authToken) {
     const row = authenticateApiKey(app, apiKey, authToken);

@@ -93,3 +93,24 @@ describe('admin UI: API explorer', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('admin UI: CRDT inspector', () => {
+  it('lists editor documents and shows one live, read-only, as REST changes it', async () => {
+    const room = { organizationId: 'acme', documentId: 'launch', editorId: 'body' };
+    await t.callK('/v2/crdt/add', { ...room, type: 'text', data: 'first draft' });
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(t.url + '/#documents');
+    const row = page.locator('#crdt-list tr[data-doc="acme/launch/body"]');
+    await expect.poll(() => row.textContent()).toContain('text');
+    await row.click();
+    await expect.poll(() => page.textContent('#crdt-content')).toBe('first draft');
+    await expect.poll(() => page.textContent('#crdt-state')).toBe('live (read-only)');
+    await t.callK('/v2/crdt/update', { ...room, type: 'text', data: 'second draft, edited over REST' });
+    await expect.poll(() => page.textContent('#crdt-content')).toBe('second draft, edited over REST');
+    await page.click('#crdt-refresh');
+    await expect.poll(() => row.locator('td').nth(7).textContent()).toBe('1');
+    await screenshot(page, 'documents');
+    expect(errors).toEqual([]);
+  });
+});

@@ -42,7 +42,7 @@ describe('admin UI: webhooks', () => {
     await attempt.locator('td').first().click();
     await expect.poll(() => page.textContent('#attempt-response')).toBe('ok');
     await attempt.locator('button', { hasText: 'Replay' }).click();
-    await expect.poll(() => page.textContent('#webhooks-status')).toMatch(/^Replay of msg_\w+ started\.$/);
+    await expect.poll(() => page.textContent('#webhooks-status')).toMatch(/^Replay of msg_[\w-]+ started\.$/);
     await eventually(() => expect(receiver.received).toHaveLength(2));
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     await screenshot(page, 'webhooks');
