@@ -320,6 +320,33 @@ async function documentsPage() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Mailbox
+// ---------------------------------------------------------------------------------------------------------
+
+async function mailbox() {
+  const res = await admin('/mail');
+  if (!res.ok) return;
+  const { items } = (await res.json()) as { items: Array<{ id: string; kind: string; to: string; subject: string; status: string; lastError: string | null; createdAt: number }> };
+  const rows = items.map((mail) => {
+    const tr = document.createElement('tr');
+    tr.dataset.mail = mail.id;
+    tr.append(cell(new Date(mail.createdAt).toLocaleString()), cell(mail.to), cell(mail.subject), cell(mail.kind), cell(mail.lastError ? `${mail.status}: ${mail.lastError}` : mail.status));
+    tr.addEventListener('click', async () => {
+      const one = await admin(`/mail/${encodeURIComponent(mail.id)}`);
+      if (!one.ok) return;
+      const full = (await one.json()) as { subject: string; text: string; html: string };
+      byId('mail-view').hidden = false;
+      byId('mail-subject').textContent = full.subject;
+      byId('mail-text').textContent = full.text;
+      // the HTML version in a sandboxed frame: no scripts, no same-origin access
+      byId<HTMLIFrameElement>('mail-html').srcdoc = full.html;
+    });
+    return tr;
+  });
+  byId('mail-list').querySelector('tbody')?.replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Webhooks (through /admin/api/call, as the chosen API key)
 // ---------------------------------------------------------------------------------------------------------
 
@@ -445,7 +472,8 @@ async function start() {
   byId('sign-in').hidden = true;
   showTab(location.hash.slice(1).split('?')[0] || 'overview');
   byId('crdt-refresh').addEventListener('click', () => void documentsPage());
-  await Promise.all([overview(), operationsList(), requests(), webhooksPage(), documentsPage()]);
+  byId('mail-refresh').addEventListener('click', () => void mailbox());
+  await Promise.all([overview(), operationsList(), requests(), webhooksPage(), documentsPage(), mailbox()]);
 }
 
 async function main() {

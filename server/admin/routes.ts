@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { apiKeys, crdtDocuments } from '../db/schema.ts';
+import { apiKeys, crdtDocuments, mailOutbox } from '../db/schema.ts';
 import { dispatch, headerNames } from '../http/dispatch.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
@@ -181,6 +181,34 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const exists = keysOf(workspaceId).includes(key.apiKeyId) && app.db.select({ type: d.type }).from(d).where(and(eq(d.apiKeyId, key.apiKeyId), eq(d.organizationId, key.organizationId), eq(d.documentId, key.documentId), eq(d.editorId, key.editorId))).get();
     if (!exists) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such editor document in this workspace.' } });
     return { ticket: app.uiTickets.issue(key), type: exists.type };
+  });
+
+  // The mailbox: mail Hearth wrote for this workspace (login links, notification e-mails), newest first.
+  const mailOf = (workspaceId: string) => {
+    const keys = keysOf(workspaceId);
+    return keys.length ? or(eq(mailOutbox.workspaceId, workspaceId), inArray(mailOutbox.apiKeyId, keys)) : eq(mailOutbox.workspaceId, workspaceId);
+  };
+  h3.get('/admin/api/mail', (event) => {
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const m = mailOutbox;
+    const rows = app.db
+      .select({ id: m.id, kind: m.kind, to: m.toAddress, subject: m.subject, status: m.status, lastError: m.lastError, createdAt: m.createdAt, sentAt: m.sentAt })
+      .from(m)
+      .where(mailOf(workspaceId))
+      .orderBy(desc(m.createdAt), desc(m.id))
+      .limit(200)
+      .all();
+    return { items: rows };
+  });
+
+  h3.get('/admin/api/mail/:id', (event) => {
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const row = app.db.select().from(mailOutbox).where(and(eq(mailOutbox.id, event.context.params?.id ?? ''), mailOf(workspaceId))).get();
+    if (!row) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such mail in this workspace.' } });
+    const body = JSON.parse(app.secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
+    return { id: row.id, kind: row.kind, to: row.toAddress, subject: row.subject, status: row.status, createdAt: row.createdAt, text: body.text, html: body.html };
   });
 
   h3.get('/admin/api/requests', (event) => {

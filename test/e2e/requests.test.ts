@@ -114,3 +114,21 @@ describe('admin UI: CRDT inspector', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('admin UI: mailbox', () => {
+  it('shows the workspace\'s mail and opens one, its HTML in a sandboxed frame', async () => {
+    const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email;
+    expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(t.url + '/#mailbox');
+    const row = page.locator('#mail-list tbody tr').first();
+    await expect.poll(() => row.textContent()).toContain('Your Hearth sign-in link');
+    await row.click();
+    await expect.poll(() => page.textContent('#mail-text')).toContain('/auth/email-link?token=');
+    expect(await page.getAttribute('#mail-html', 'sandbox')).toBe('');
+    expect(await page.frameLocator('#mail-html').locator('a').textContent()).toBe('Sign in to Hearth');
+    await screenshot(page, 'mailbox');
+    expect(errors).toEqual([]);
+  });
+});
