@@ -320,6 +320,111 @@ async function documentsPage() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Workspace: API keys, tokens, configuration, AI provider keys (all through /admin/api/call)
+// ---------------------------------------------------------------------------------------------------------
+
+const say = (text: string, ok = true) => {
+  const status = byId('workspace-status');
+  status.textContent = text;
+  status.className = ok ? 'ok' : 'bad';
+};
+
+async function keyConfig(apiKey: string) {
+  const res = await callOp('/v2/workspace/apikeyconfig/get', apiKey, {});
+  const data = (res.body.result?.data ?? {}) as Record<string, unknown>;
+  const dl = byId('key-config');
+  dl.replaceChildren(
+    ...['type', 'enablePrivateComments', 'requireJwtToken', 'requireAutoOrgUser', 'defaultDocumentAccessType', 'useWebhookService', 'useEmailService', 'aiModelApiKey'].flatMap((name) => {
+      const dt = document.createElement('dt');
+      dt.textContent = name;
+      const dd = document.createElement('dd');
+      dd.id = `config-${name}`;
+      const value = data[name];
+      dd.textContent = typeof value === 'object' ? JSON.stringify(value) : String(value);
+      return [dt, dd];
+    }),
+  );
+}
+
+async function workspacePage() {
+  const ws = await callOp('/v2/workspace/get', '', {});
+  const info = ws.body.result?.data as { id: string; name: string; plan: string; owner: { email: string } } | undefined;
+  byId('workspace-info').replaceChildren(
+    ...Object.entries({ id: info?.id, name: info?.name, owner: info?.owner.email, plan: info?.plan }).flatMap(([name, value]) => {
+      const dt = document.createElement('dt');
+      dt.textContent = name;
+      const dd = document.createElement('dd');
+      dd.textContent = String(value ?? '');
+      return [dt, dd];
+    }),
+  );
+  const keys = await callOp('/v2/workspace/apikeys/get', '', {});
+  const list = (keys.body.result?.data ?? []) as Array<{ apiKey: string; apiKeyName: string; type: string }>;
+  const rows = list.map((k) => {
+    const tr = document.createElement('tr');
+    tr.dataset.key = k.apiKey;
+    const tokens = document.createElement('td');
+    tokens.append(
+      button('Show', async () => {
+        const r = await callOp('/v2/workspace/authtokens/get', '', { apiKey: k.apiKey });
+        const found = (r.body.result?.data?.authTokens ?? []) as Array<{ token: string; name: string }>;
+        tokens.replaceChildren(...found.map((t) => Object.assign(document.createElement('code'), { textContent: t.token, title: t.name })));
+      }),
+    );
+    const actions = document.createElement('td');
+    actions.append(
+      button('Rename', async () => {
+        const name = prompt('New name', k.apiKeyName);
+        if (!name) return;
+        const r = await callOp('/v2/workspace/apikey/update', '', { apiKey: k.apiKey, apiKeyName: name });
+        if (r.status === 200) await workspacePage();
+        else say(r.body.error?.message ?? 'Rename failed.', false);
+      }),
+      ' ',
+      button('Reset token', async () => {
+        if (!confirm('Replace the auth token? The old one stops working at once.')) return;
+        const r = await callOp('/v2/workspace/authtoken/reset', '', { apiKey: k.apiKey });
+        say(r.status === 200 ? 'Auth token replaced.' : (r.body.error?.message ?? 'Reset failed.'), r.status === 200);
+      }),
+    );
+    tr.append(cell(k.apiKey), cell(k.apiKeyName), cell(k.type), tokens, actions);
+    return tr;
+  });
+  byId('key-list').querySelector('tbody')?.replaceChildren(...rows);
+  const select = byId<HTMLSelectElement>('config-key');
+  const current = select.value;
+  await fillKeys(select);
+  if (current) select.value = current;
+  if (select.value) await keyConfig(select.value);
+}
+
+function workspaceForms() {
+  byId('config-key').addEventListener('change', () => void keyConfig(byId<HTMLSelectElement>('config-key').value));
+  byId('key-create').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const ws = await callOp('/v2/workspace/get', '', {});
+    const ownerEmail = (ws.body.result?.data as { owner: { email: string } } | undefined)?.owner.email;
+    const r = await callOp('/v2/workspace/apikey/create', '', { ownerEmail, type: form.get('type'), apiKeyName: form.get('apiKeyName'), createAuthToken: true });
+    say(r.status === 200 ? `API key ${r.body.result?.data?.apiKey} created.` : (r.body.error?.message ?? 'Create failed.'), r.status === 200);
+    if (r.status === 200) await workspacePage();
+  });
+  byId('ai-key').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const formElement = event.target as HTMLFormElement;
+    const form = new FormData(formElement);
+    const baseUrl = String(form.get('baseUrl') ?? '').trim();
+    const entry = { provider: form.get('provider'), customerApiKey: String(form.get('customerApiKey') ?? ''), baseUrl: baseUrl || null };
+    const apiKey = byId<HTMLSelectElement>('config-key').value;
+    const r = await callOp('/v2/workspace/apikeyconfig/update', apiKey, { aiModelApiKey: [entry] });
+    say(r.status === 200 ? `${String(entry.provider)} key saved.` : (r.body.error?.message ?? 'Save failed.'), r.status === 200);
+    // the key is write-only: the field is cleared and the configuration shows only that one is configured
+    (formElement.elements.namedItem('customerApiKey') as HTMLInputElement).value = '';
+    await keyConfig(apiKey);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Mailbox
 // ---------------------------------------------------------------------------------------------------------
 
@@ -473,7 +578,8 @@ async function start() {
   showTab(location.hash.slice(1).split('?')[0] || 'overview');
   byId('crdt-refresh').addEventListener('click', () => void documentsPage());
   byId('mail-refresh').addEventListener('click', () => void mailbox());
-  await Promise.all([overview(), operationsList(), requests(), webhooksPage(), documentsPage(), mailbox()]);
+  workspaceForms();
+  await Promise.all([overview(), operationsList(), requests(), webhooksPage(), documentsPage(), mailbox(), workspacePage()]);
 }
 
 async function main() {

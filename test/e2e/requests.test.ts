@@ -132,3 +132,37 @@ describe('admin UI: mailbox', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('admin UI: workspace', () => {
+  it('lists API keys, shows tokens on click, creates and renames a key, and saves an AI key write-only', async () => {
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(t.url + '/#workspace');
+    const mine = page.locator(`#key-list tr[data-key="${t.credentials.apiKey}"]`);
+    await expect.poll(() => mine.textContent()).toContain('testing');
+    expect(await mine.textContent()).not.toContain(t.credentials.authToken);
+    await mine.locator('button', { hasText: 'Show' }).click();
+    await expect.poll(() => mine.locator('code').first().textContent()).toBe(t.credentials.authToken);
+
+    await page.fill('#key-create input[name=apiKeyName]', 'From the UI');
+    await page.click('#key-create button[type=submit]');
+    await expect.poll(() => page.textContent('#workspace-status')).toMatch(/^API key \w+ created\.$/);
+    await expect.poll(() => page.locator('#key-list tbody tr').count()).toBe(2);
+    const created = page.locator('#key-list tbody tr', { hasText: 'From the UI' });
+    page.once('dialog', (dialog) => void dialog.accept('Renamed in the UI'));
+    await created.locator('button', { hasText: 'Rename' }).click();
+    await expect.poll(() => page.locator('#key-list tbody tr', { hasText: 'Renamed in the UI' }).count()).toBe(1);
+
+    await page.selectOption('#config-key', t.credentials.apiKey);
+    await page.selectOption('#ai-key select[name=provider]', 'anthropic');
+    await page.fill('#ai-key input[name=customerApiKey]', 'sk-ant-typed-in-the-ui');
+    await page.fill('#ai-key input[name=baseUrl]', 'http://127.0.0.1:9/anthropic');
+    await page.click('#ai-key button[type=submit]');
+    await expect.poll(() => page.textContent('#workspace-status')).toBe('anthropic key saved.');
+    await expect.poll(() => page.textContent('#config-aiModelApiKey')).toContain('"configured":true');
+    expect(await page.inputValue('#ai-key input[name=customerApiKey]')).toBe('');
+    expect(await page.content()).not.toContain('sk-ant-typed-in-the-ui');
+    await screenshot(page, 'workspace');
+    expect(errors).toEqual([]);
+  });
+});
