@@ -242,6 +242,96 @@ async function explorer(doc: OpenApi) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Data browser: organizations → folders and documents → who can open a document, and why
+// ---------------------------------------------------------------------------------------------------------
+
+const browse = async <T>(what: string, params: Record<string, string>): Promise<T | null> => {
+  const res = await admin(`/browse/${what}?${new URLSearchParams(params).toString()}`);
+  return res.ok ? ((await res.json()) as T) : null;
+};
+
+let browsing: { apiKey: string; organizationId: string; documentId: string } | null = null;
+
+async function showAccess() {
+  if (!browsing?.documentId) return;
+  const asked = byId<HTMLInputElement>('access-user').value.trim();
+  const answer = await browse<{ users: Array<{ userId: string; name: string | null; access: boolean; accessRole: string | null; reasons: string[] }> }>('access', { ...browsing, ...(asked ? { userId: asked } : {}) });
+  byId('access-title').textContent = `Who can open ${browsing.documentId}`;
+  const rows = (answer?.users ?? []).map((u) => {
+    const tr = document.createElement('tr');
+    tr.dataset.user = u.userId;
+    tr.className = u.access ? '' : 'bad';
+    const why = document.createElement('td');
+    const list = document.createElement('ul');
+    list.append(...u.reasons.map((r) => Object.assign(document.createElement('li'), { textContent: r })));
+    why.append(list);
+    tr.append(cell(u.name ? `${u.name} (${u.userId})` : u.userId), cell(u.access ? (u.accessRole ?? 'yes') : 'no access'), why);
+    return tr;
+  });
+  byId('access-list').querySelector('tbody')?.replaceChildren(...rows);
+}
+
+async function showOrganization(apiKey: string, organizationId: string) {
+  const org = await browse<{
+    folders: Array<{ id: string; name: string; parentId: string; accessType: string }>;
+    documents: Array<{ id: string; name: string; folderId: string | null; accessType: string; disabled: boolean }>;
+    members: Array<{ userId: string; level: string; resourceId: string; accessRole: string; expiresAt: number | null }>;
+  }>('organization', { apiKey, organizationId });
+  if (!org) return;
+  browsing = { apiKey, organizationId, documentId: '' };
+  byId('tree-title').textContent = `Folders and documents of ${organizationId}`;
+  const docItem = (d: (typeof org.documents)[number]) => {
+    const li = document.createElement('li');
+    const b = button(`${d.name || d.id}`, async () => {
+      if (browsing) browsing.documentId = d.id;
+      await showAccess();
+    });
+    b.dataset.document = d.id;
+    li.append(b, ` ${d.accessType}${d.disabled ? ', disabled' : ''}`);
+    return li;
+  };
+  const folderItem = (f: (typeof org.folders)[number]): HTMLLIElement => {
+    const li = document.createElement('li');
+    li.append(Object.assign(document.createElement('strong'), { textContent: `${f.name || f.id}/` }), ` ${f.accessType}`);
+    const children = document.createElement('ul');
+    children.append(...org.folders.filter((c) => c.parentId === f.id).map(folderItem), ...org.documents.filter((d) => d.folderId === f.id).map(docItem));
+    li.append(children);
+    return li;
+  };
+  const folderIds = new Set(org.folders.map((f) => f.id));
+  byId('doc-tree').replaceChildren(...org.folders.filter((f) => !folderIds.has(f.parentId)).map(folderItem), ...org.documents.filter((d) => !d.folderId || !folderIds.has(d.folderId)).map(docItem));
+  byId('member-list')
+    .querySelector('tbody')
+    ?.replaceChildren(
+      ...org.members.map((m) => {
+        const tr = document.createElement('tr');
+        tr.append(cell(m.userId), cell(m.level), cell(m.resourceId), cell(m.accessRole), cell(m.expiresAt ? new Date(m.expiresAt).toLocaleString() : 'never'));
+        return tr;
+      }),
+    );
+}
+
+async function dataPage() {
+  const select = byId<HTMLSelectElement>('data-key');
+  await fillKeys(select);
+  const render = async () => {
+    const orgs = await browse<{ items: Array<{ id: string; name: string; disabled: boolean }> }>('organizations', { apiKey: select.value });
+    byId('org-list').replaceChildren(
+      ...(orgs?.items ?? []).map((o) => {
+        const li = document.createElement('li');
+        const b = button(`${o.name || o.id}${o.disabled ? ' (disabled)' : ''}`, () => showOrganization(select.value, o.id));
+        b.dataset.organization = o.id;
+        li.append(b);
+        return li;
+      }),
+    );
+  };
+  select.addEventListener('change', () => void render());
+  byId('access-user').addEventListener('change', () => void showAccess());
+  await render();
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // CRDT inspector: the stored documents, and one opened live, read-only, over y-websocket
 // ---------------------------------------------------------------------------------------------------------
 
@@ -579,7 +669,7 @@ async function start() {
   byId('crdt-refresh').addEventListener('click', () => void documentsPage());
   byId('mail-refresh').addEventListener('click', () => void mailbox());
   workspaceForms();
-  await Promise.all([overview(), operationsList(), requests(), webhooksPage(), documentsPage(), mailbox(), workspacePage()]);
+  await Promise.all([overview(), operationsList(), requests(), webhooksPage(), documentsPage(), mailbox(), workspacePage(), dataPage()]);
 }
 
 async function main() {

@@ -4,9 +4,10 @@ import { sql } from 'drizzle-orm';
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { apiKeys, crdtDocuments, mailOutbox } from '../db/schema.ts';
+import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, users } from '../db/schema.ts';
 import { dispatch, headerNames } from '../http/dispatch.ts';
 import type { AnyOperation } from '../http/operation.ts';
+import { createAccessResolver } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
 import { ApiError } from '../http/errors.ts';
 import { CREDENTIALS_FILE, type Credentials } from '../services/bootstrap.ts';
@@ -181,6 +182,61 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const exists = keysOf(workspaceId).includes(key.apiKeyId) && app.db.select({ type: d.type }).from(d).where(and(eq(d.apiKeyId, key.apiKeyId), eq(d.organizationId, key.organizationId), eq(d.documentId, key.documentId), eq(d.editorId, key.editorId))).get();
     if (!exists) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such editor document in this workspace.' } });
     return { ticket: app.uiTickets.issue(key), type: exists.type };
+  });
+
+  // The data browser: organizations → folders and documents → who can open a document, and why.
+  const ownKey = (event: H3Event) => {
+    const workspaceId = workspaceOf(event);
+    const apiKey = event.url.searchParams.get('apiKey') ?? '';
+    return workspaceId && keysOf(workspaceId).includes(apiKey) ? apiKey : null;
+  };
+  h3.get('/admin/api/browse/organizations', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    const apiKey = ownKey(event);
+    if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
+    const o = organizations;
+    return { items: app.db.select({ id: o.id, name: o.name, disabled: o.disabled }).from(o).where(eq(o.apiKeyId, apiKey)).orderBy(asc(o.id)).limit(1000).all() };
+  });
+
+  h3.get('/admin/api/browse/organization', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    const apiKey = ownKey(event);
+    const organizationId = event.url.searchParams.get('organizationId') ?? '';
+    if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
+    const f = folders;
+    const d = documents;
+    const m = memberships;
+    return {
+      folders: app.db.select({ id: f.id, name: f.name, parentId: f.parentId, accessType: f.accessType }).from(f).where(and(eq(f.apiKeyId, apiKey), eq(f.organizationId, organizationId))).orderBy(asc(f.path)).limit(2000).all(),
+      documents: app.db.select({ id: d.id, name: d.name, folderId: d.folderId, accessType: d.accessType, disabled: d.disabled }).from(d).where(and(eq(d.apiKeyId, apiKey), eq(d.organizationId, organizationId))).orderBy(asc(d.id)).limit(2000).all(),
+      members: app.db
+        .select({ userId: m.userId, level: m.level, resourceId: m.resourceId, accessRole: m.accessRole, expiresAt: m.expiresAt })
+        .from(m)
+        .where(and(eq(m.apiKeyId, apiKey), eq(m.organizationId, organizationId)))
+        .orderBy(asc(m.userId), asc(m.level))
+        .limit(5000)
+        .all(),
+    };
+  });
+
+  h3.get('/admin/api/browse/access', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    const apiKey = ownKey(event);
+    const organizationId = event.url.searchParams.get('organizationId') ?? '';
+    const documentId = event.url.searchParams.get('documentId') ?? '';
+    if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
+    // everyone with a membership anywhere in the organization, plus any user asked about by id
+    const ids = new Set(app.db.selectDistinct({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.apiKeyId, apiKey), eq(memberships.organizationId, organizationId))).limit(1000).all().map((r) => r.userId));
+    const asked = event.url.searchParams.get('userId');
+    if (asked) ids.add(asked);
+    const names = new Map(ids.size ? app.db.select({ id: users.id, name: users.name }).from(users).where(and(eq(users.apiKeyId, apiKey), inArray(users.id, [...ids]))).all().map((u) => [u.id, u.name]) : []);
+    const resolver = createAccessResolver(app.db, apiKey, organizationId);
+    return {
+      users: [...ids].sort().map((userId) => {
+        const decision = resolver.document(userId, documentId);
+        return { userId, name: names.get(userId) ?? null, access: decision.access, accessRole: decision.accessRole, accessType: decision.accessType, reasons: decision.reasons };
+      }),
+    };
   });
 
   // The mailbox: mail Hearth wrote for this workspace (login links, notification e-mails), newest first.

@@ -166,3 +166,25 @@ describe('admin UI: workspace', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('admin UI: data browser', () => {
+  it('walks organization → folder tree → document, and explains each user\'s access', async () => {
+    await t.callK('/v2/organizations/folders/add', { organizationId: 'globex', createOrganization: true, folders: [{ folderId: 'legal', folderName: 'Legal', accessType: 'restricted' }] });
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'globex', folderId: 'legal', documents: [{ documentId: 'contract', documentName: 'Contract' }] });
+    await t.callK('/v2/auth/permissions/add', { user: { userId: 'vic' }, permissions: { resources: [{ type: 'folder', id: 'legal', organizationId: 'globex', accessRole: 'viewer' }] } });
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(t.url + '/#data');
+    await page.click('#org-list button[data-organization="globex"]');
+    await page.click('#doc-tree button[data-document="contract"]');
+    const vic = page.locator('#access-list tr[data-user="vic"]');
+    await expect.poll(() => vic.textContent()).toContain('viewer');
+    expect(await vic.textContent()).toContain('folder "legal"');
+    await page.fill('#access-user', 'stranger');
+    await page.press('#access-user', 'Enter');
+    await expect.poll(() => page.locator('#access-list tr[data-user="stranger"]').textContent()).toContain('no access');
+    expect(await page.textContent('#member-list')).toContain('vic');
+    await screenshot(page, 'data-browser');
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+let cookie: string;
+beforeAll(async () => {
+  t = await startTestServer();
+  const res = await fetch(t.url + '/admin/api/session', { headers: { 'x-hearth-ui': '1' } });
+  cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'legal', folderName: 'Legal', accessType: 'restricted' }] });
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'legal', documents: [{ documentId: 'contract', documentName: 'Contract' }] });
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'readme', documentName: 'Readme' }] });
+  // pat is a member of the organization; vic only has a viewer role on the legal folder
+  await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'pat', name: 'Pat' }] });
+  await t.callK('/v2/auth/permissions/add', { user: { userId: 'vic' }, permissions: { resources: [{ type: 'folder', id: 'legal', organizationId: 'acme', accessRole: 'viewer' }] } });
+});
+afterAll(() => t.close());
+
+const browse = (what: string, params: Record<string, string>) => fetch(`${t.url}/admin/api/browse/${what}?${new URLSearchParams(params)}`, { headers: { cookie } });
+
+describe('admin data browser', () => {
+  it('lists organizations, the folder tree with documents, and memberships', async () => {
+    const orgs = await (await browse('organizations', { apiKey: t.credentials.apiKey })).json();
+    expect(orgs.items.map((o: any) => o.id)).toEqual(['acme']);
+    const org = await (await browse('organization', { apiKey: t.credentials.apiKey, organizationId: 'acme' })).json();
+    expect(org.folders).toEqual([expect.objectContaining({ id: 'legal', name: 'Legal', accessType: 'restricted' })]);
+    expect(org.documents.map((d: any) => d.id)).toEqual(['contract', 'readme']);
+    expect(org.documents[0].folderId).toBe('legal');
+    expect(org.members).toContainEqual(expect.objectContaining({ userId: 'vic', level: 'folder', resourceId: 'legal', accessRole: 'viewer' }));
+    expect(org.members).toContainEqual(expect.objectContaining({ userId: 'pat', level: 'organization', resourceId: 'acme' }));
+  });
+
+  it('explains who can open a document and why, also for a user asked about by id', async () => {
+    const access = await (await browse('access', { apiKey: t.credentials.apiKey, organizationId: 'acme', documentId: 'contract', userId: 'zed' })).json();
+    const vic = access.users.find((u: any) => u.userId === 'vic');
+    expect(vic).toMatchObject({ name: null, access: true, accessRole: 'viewer' });
+    expect(vic.reasons.join(' ')).toContain('folder "legal"');
+    // an organization member without a role on the restricted folder cannot open its documents
+    const pat = access.users.find((u: any) => u.userId === 'pat');
+    expect(pat).toMatchObject({ name: 'Pat', access: false });
+    expect(pat.reasons.length).toBeGreaterThan(0);
+    const zed = access.users.find((u: any) => u.userId === 'zed');
+    expect(zed).toMatchObject({ access: false, accessRole: null });
+    expect(zed.reasons.length).toBeGreaterThan(0);
+  });
+
+  it('refuses another workspace\'s key and requests without a session', async () => {
+    const other = await createWorkspace(t);
+    expect((await browse('organizations', { apiKey: other.apiKey })).status).toBe(404);
+    expect((await fetch(`${t.url}/admin/api/browse/organizations?apiKey=${t.credentials.apiKey}`)).status).toBe(401);
+  });
+});
