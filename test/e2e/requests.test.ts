@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, watchErrors } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectYjs } from '../helpers/yjs.ts';
 
 let t: TestServer;
 let browser: Browser;
@@ -108,8 +109,15 @@ describe('admin UI: CRDT inspector', () => {
     await expect.poll(() => page.textContent('#crdt-state')).toBe('live (read-only)');
     await t.callK('/v2/crdt/update', { ...room, type: 'text', data: 'second draft, edited over REST' });
     await expect.poll(() => page.textContent('#crdt-content')).toBe('second draft, edited over REST');
+    // an editor typing in a Yjs client
+    const writer = connectYjs(t.url, room, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+    await writer.synced;
+    writer.doc.getText('content').insert(0, 'Typed: ');
+    await expect.poll(() => page.textContent('#crdt-content')).toBe('Typed: second draft, edited over REST');
     await page.click('#crdt-refresh');
-    await expect.poll(() => row.locator('td').nth(7).textContent()).toBe('1');
+    // the inspector's own read-only connection and the writer
+    await expect.poll(() => row.locator('td').nth(7).textContent()).toBe('2');
+    writer.close();
     await screenshot(page, 'documents');
     expect(errors).toEqual([]);
   });
@@ -129,6 +137,12 @@ describe('admin UI: mailbox', () => {
     expect(await page.getAttribute('#mail-html', 'sandbox')).toBe('');
     expect(await page.frameLocator('#mail-html').locator('a').textContent()).toBe('Sign in to Hearth');
     await screenshot(page, 'mailbox');
+    // open the login link from the mail: it verifies the owner's address and continues to the given page
+    const link = (await page.textContent('#mail-text'))!.match(/http:\/\/\S+\/auth\/email-link\?token=[\w-]+/)![0];
+    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: owner })).body.result.message).toBe('Email not yet verified');
+    await page.goto(link);
+    expect(page.url()).toBe(`${t.url}/`);
+    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: owner })).body.result.message).not.toBe('Email not yet verified');
     expect(errors).toEqual([]);
   });
 });
