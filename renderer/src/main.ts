@@ -515,6 +515,103 @@ function workspaceForms() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Feed: notifications, activity timeline, comments, recordings (played back), user-data export
+// ---------------------------------------------------------------------------------------------------------
+
+/** `{{name}}` / `{name}` placeholders filled from the template data (user objects by name or id). */
+function fill(template: string | null | undefined, data: Record<string, unknown>): string {
+  return (template ?? '').replace(/\{\{?(\w+)\}?\}/g, (_, key: string) => {
+    const value = data[key];
+    if (value && typeof value === 'object') return String((value as { name?: string; userId?: string }).name ?? (value as { userId?: string }).userId ?? '');
+    return value === undefined ? '' : String(value);
+  });
+}
+
+async function showFeed(form: HTMLFormElement) {
+  const values = Object.fromEntries([...new FormData(form).entries()].map(([k, v]) => [k, String(v).trim()]).filter(([, v]) => v !== ''));
+  const apiKey = byId<HTMLSelectElement>('feed-key').value;
+  const where = { organizationId: values.organizationId, ...(values.documentId ? { documentId: values.documentId } : {}) };
+  const [notifications, activities, annotations, recordings] = await Promise.all([
+    // notifications are per document or per recipient (the operation needs one of them)
+    values.documentId || values.userId ? callOp('/v2/notifications/get', apiKey, { ...where, ...(values.userId ? { userId: values.userId } : {}) }) : Promise.resolve<Envelope>({ status: 200, body: { result: { data: [] } } }),
+    callOp('/v2/activities/get', apiKey, { ...where, ...(values.userId ? { userId: values.userId } : {}), ...(values.featureType ? { featureTypes: [values.featureType] } : {}) }),
+    callOp('/v2/commentannotations/get', apiKey, where),
+    callOp('/v2/recordings/get', apiKey, where),
+  ]);
+  const failure = [notifications, activities, annotations, recordings].find((r) => r.status !== 200);
+  byId('feed-status').textContent = failure ? (failure.body.error?.message ?? 'Could not load the feed.') : '';
+  const rowsOf = (id: string, rows: HTMLTableRowElement[]) => byId(id).querySelector('tbody')?.replaceChildren(...rows);
+  const tr = (...cells: string[]) => {
+    const row = document.createElement('tr');
+    row.append(...cells.map(cell));
+    return row;
+  };
+  type N = { timestamp: number; displayHeadlineMessageTemplate: string | null; displayHeadlineMessageTemplateData: Record<string, unknown>; actionUser?: unknown; displayBodyMessage: string | null; documentId?: string; metadata?: { documentId?: string } };
+  rowsOf('notification-list', ((notifications.body.result?.data ?? []) as N[]).map((n) => tr(new Date(n.timestamp).toLocaleString(), fill(n.displayHeadlineMessageTemplate, { ...n.displayHeadlineMessageTemplateData, actionUser: n.actionUser }), n.displayBodyMessage ?? '', n.documentId ?? n.metadata?.documentId ?? '')));
+  type A = { timestamp: number; featureType: string; actionType: string; actionUser: { userId: string; name?: string } | null; displayMessageTemplate: string | null; displayMessageTemplateData: Record<string, unknown> };
+  rowsOf('activity-list', ((activities.body.result?.data ?? []) as A[]).map((a) => tr(new Date(a.timestamp).toLocaleString(), a.featureType, a.actionType, a.actionUser?.name ?? a.actionUser?.userId ?? '', fill(a.displayMessageTemplate, a.displayMessageTemplateData))));
+  type C = { annotationId: string; documentId: string; status?: { id?: string; name?: string }; comments: Array<{ commentText: string | null; from: { userId: string; name?: string } }> };
+  rowsOf('comment-list', ((annotations.body.result?.data ?? []) as C[]).map((c) => tr(c.annotationId, c.documentId, c.status?.name ?? c.status?.id ?? '', c.comments.map((x) => `${x.from.name ?? x.from.userId}: ${x.commentText ?? ''}`).join(' | '))));
+  type R = { annotationId: string; displayName: string | null; recordedTime: { display: string }; attachments: Array<{ url: string; mimeType: string; name: string }> };
+  byId('recording-list').replaceChildren(
+    ...((recordings.body.result?.data ?? []) as R[]).map((r) => {
+      const box = document.createElement('div');
+      box.className = 'recording';
+      box.dataset.recording = r.annotationId;
+      box.append(Object.assign(document.createElement('p'), { textContent: `${r.displayName ?? r.annotationId} (${r.recordedTime.display})` }));
+      for (const file of r.attachments) {
+        const media = file.mimeType.startsWith('video/') ? document.createElement('video') : file.mimeType.startsWith('audio/') ? document.createElement('audio') : null;
+        if (media) {
+          media.controls = true;
+          media.preload = 'metadata';
+          media.src = file.url;
+          box.append(media);
+        } else {
+          box.append(Object.assign(document.createElement('a'), { href: file.url, textContent: file.name }));
+        }
+      }
+      return box;
+    }),
+  );
+}
+
+function feedPage() {
+  void fillKeys(byId<HTMLSelectElement>('feed-key'));
+  const form = byId<HTMLFormElement>('feed-form');
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void showFeed(form);
+  });
+  byId('export-user').addEventListener('click', async () => {
+    const values = new FormData(form);
+    const organizationId = String(values.get('organizationId') ?? '').trim();
+    const userId = String(values.get('userId') ?? '').trim();
+    if (!organizationId || !userId) {
+      byId('feed-status').textContent = 'Give an organization and a user to export their data.';
+      return;
+    }
+    const apiKey = byId<HTMLSelectElement>('feed-key').value;
+    const pages: unknown[] = [];
+    let pageToken: string | null = null;
+    do {
+      const r = await callOp('/v2/users/data/get', apiKey, { organizationId, userId, ...(pageToken ? { pageToken } : {}) });
+      if (r.status !== 200) {
+        byId('feed-status').textContent = r.body.error?.message ?? 'Export failed.';
+        return;
+      }
+      pages.push(r.body.result?.data);
+      pageToken = (r.body.result?.nextPageToken as string | null | undefined) ?? null;
+    } while (pageToken);
+    const blob = new Blob([JSON.stringify(pages.length === 1 ? pages[0] : pages, null, 2)], { type: 'application/json' });
+    const link = byId<HTMLAnchorElement>('export-link');
+    link.href = URL.createObjectURL(blob);
+    link.download = `user-data-${organizationId}-${userId}.json`;
+    link.hidden = false;
+    link.click();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Mailbox
 // ---------------------------------------------------------------------------------------------------------
 
@@ -669,6 +766,7 @@ async function start() {
   byId('crdt-refresh').addEventListener('click', () => void documentsPage());
   byId('mail-refresh').addEventListener('click', () => void mailbox());
   workspaceForms();
+  feedPage();
   await Promise.all([overview(), operationsList(), requests(), webhooksPage(), documentsPage(), mailbox(), workspacePage(), dataPage()]);
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, watchErrors } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+import { b64, WEBM } from '../helpers/media.ts';
 
 let t: TestServer;
 let browser: Browser;
@@ -199,6 +200,37 @@ describe('admin UI: data browser', () => {
     await expect.poll(() => page.locator('#access-list tr[data-user="stranger"]').textContent()).toContain('no access');
     expect(await page.textContent('#member-list')).toContain('vic');
     await screenshot(page, 'data-browser');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('admin UI: feed', () => {
+  it('shows notifications, activity, comments and recordings of an organization, and downloads a user\'s data', async () => {
+    await t.callK('/v2/notifications/add', { organizationId: 'feedco', createOrganization: true, documentId: 'memo', createDocument: true, actionUser: { userId: 'ann', name: 'Ann' }, displayHeadlineMessageTemplate: '{actionUser} pinged you', displayBodyMessage: 'about the memo', notifyUsers: [{ userId: 'bob' }] });
+    await t.callK('/v2/commentannotations/add', { organizationId: 'feedco', documentId: 'memo', commentAnnotations: [{ commentData: [{ commentText: 'Needs a summary', from: { userId: 'ann', name: 'Ann' } }] }] });
+    await t.callK('/v2/recordings/add', { organizationId: 'feedco', documentId: 'memo', recording: { recordingId: 'rec1', recordingType: 'video', displayName: 'Walkthrough', from: { userId: 'ann' }, recordedTime: { duration: 65_000 }, attachments: [{ name: 'walk.webm', mimeType: 'video/webm', data: b64(WEBM) }] } });
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(t.url + '/#feed');
+    await page.fill('#feed-form input[name=organizationId]', 'feedco');
+    await page.fill('#feed-form input[name=documentId]', 'memo');
+    await page.click('#feed-form button[type=submit]');
+    await expect.poll(() => page.textContent('#notification-list')).toContain('Ann pinged you');
+    expect(await page.textContent('#notification-list')).toContain('about the memo');
+    expect(await page.textContent('#activity-list')).toContain('comment.add');
+    expect(await page.textContent('#comment-list')).toContain('Ann: Needs a summary');
+    const video = page.locator('#recording-list video');
+    expect(await page.textContent('#recording-list')).toContain('Walkthrough (00:01:05)');
+    const src = await video.getAttribute('src');
+    const served = await fetch(src!);
+    expect([served.status, served.headers.get('content-type')]).toEqual([200, 'video/webm']);
+    // the user-data export downloads JSON
+    await page.fill('#feed-form input[name=userId]', 'ann');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-user')]);
+    expect(download.suggestedFilename()).toBe('user-data-feedco-ann.json');
+    const exported = JSON.parse(await (await import('node:fs/promises')).readFile((await download.path())!, 'utf8'));
+    expect(exported.comments[0].commentText ?? JSON.stringify(exported.comments[0])).toContain('Needs a summary');
+    await screenshot(page, 'feed');
     expect(errors).toEqual([]);
   });
 });
