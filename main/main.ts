@@ -1,65 +1,51 @@
-import { join } from 'node:path';
-import { app, BrowserWindow, shell } from 'electron';
-import { createServer, type HearthServer } from '../server/index.ts';
+import { app } from 'electron';
+import type { HearthServer } from '../server/index.ts';
+import { removeTray, installMenus } from './menu.ts';
+import { dataDir } from './paths.ts';
+import { denyPermissions } from './security.ts';
+import { startServer } from './server.ts';
+import { showWindow } from './window.ts';
 
 /**
- * The desktop shell: one instance, the server in-process on loopback (data under the OS user-data folder
- * unless HEARTH_DATA_DIR says otherwise), and a locked-down window on its admin UI.
+ * The desktop shell: one instance; the server in-process on loopback (main/server.ts), data under the OS
+ * user-data folder (main/paths.ts); a locked-down window on its admin UI (main/window.ts, main/security.ts);
+ * menus and a tray (main/menu.ts). Quitting stores every document and closes the database first.
  */
 let server: HearthServer | undefined;
-let window: BrowserWindow | undefined;
-
-async function startServer(): Promise<HearthServer> {
-  const dataDir = process.env.HEARTH_DATA_DIR ?? join(app.getPath('userData'), 'data');
-  const port = Number(process.env.PORT ?? 8787);
-  try {
-    return await createServer({ dataDir, port, host: '127.0.0.1' });
-  } catch (error) {
-    // Another Hearth (say `npm start`) holds the port: run on a free one rather than not at all.
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    return createServer({ dataDir, port: 0, host: '127.0.0.1' });
-  }
-}
-
-function openWindow(url: string) {
-  window = new BrowserWindow({
-    width: 1280,
-    height: 860,
-    title: 'Hearth',
-    webPreferences: { contextIsolation: true, nodeIntegration: false, sandbox: true },
-  });
-  window.webContents.setWindowOpenHandler(({ url: target }) => {
-    void shell.openExternal(target);
-    return { action: 'deny' };
-  });
-  window.webContents.on('will-navigate', (event, target) => {
-    if (new URL(target).origin !== new URL(url).origin) {
-      event.preventDefault();
-      void shell.openExternal(target);
-    }
-  });
-  window.on('closed', () => (window = undefined));
-  void window.loadURL(`${url}/`);
-}
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.on('second-instance', () => {
-    if (window?.isMinimized()) window.restore();
-    window?.focus();
+    if (server) showWindow(server.url);
   });
-  app.on('window-all-closed', () => app.quit());
+  // Hearth keeps serving with its window closed only where apps usually do (macOS); elsewhere closing quits.
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('activate', () => {
+    if (server) showWindow(server.url);
+  });
   app.on('before-quit', (event) => {
     if (!server) return;
-    // Close the server (in-flight requests, database) before Electron exits.
     event.preventDefault();
     const closing = server;
     server = undefined;
+    removeTray();
     void closing.close().finally(() => app.quit());
   });
   void app.whenReady().then(async () => {
-    server = await startServer();
-    openWindow(server.url);
+    denyPermissions();
+    try {
+      server = await startServer();
+    } catch (error) {
+      console.error('Hearth could not start:', error);
+      app.exit(1);
+      return;
+    }
+    installMenus(server.url, dataDir());
+    showWindow(server.url);
+    // for scripts and the desktop test: where the server listens
+    console.log(`Hearth desktop: API ${server.url}`);
   });
 }

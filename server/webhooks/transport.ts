@@ -1,3 +1,5 @@
+import { sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 export interface PostResult {
@@ -15,7 +17,9 @@ export interface PostResult {
  * on the main thread (a second SQLite writer made requests wait on the write lock). Redirects are not followed.
  */
 export function createTransport(options: { maxSockets: number }) {
-  const worker = new Worker(new URL('./send-worker.mjs', import.meta.url), { workerData: { maxSockets: options.maxSockets } });
+  // Packaged in Electron, the worker file is unpacked next to the asar archive (electron-builder.yml asarUnpack).
+  const file = fileURLToPath(new URL('./send-worker.mjs', import.meta.url)).replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
+  const worker = new Worker(file, { workerData: { maxSockets: options.maxSockets } });
   // The worker must not keep a stopping process alive; requests in flight hold it (ref) while they run.
   worker.unref();
   let nextId = 0;
