@@ -486,6 +486,35 @@ async function workspacePage() {
   await fillKeys(select);
   if (current) select.value = current;
   if (select.value) await keyConfig(select.value);
+  await plansTable();
+}
+
+async function plansTable() {
+  const res = await admin('/workspaces');
+  byId('plans').hidden = !res.ok;
+  if (!res.ok) return;
+  const { items } = (await res.json()) as { items: Array<{ workspaceId: string; name: string; ownerEmail: string; plan: string; selfServeProduction: boolean; maxProductionKeys: number; isDefault: boolean }> };
+  const rows = items.map((w) => {
+    const tr = document.createElement('tr');
+    tr.dataset.workspace = w.workspaceId;
+    const plan = document.createElement('select');
+    plan.name = 'plan';
+    plan.append(...['free', 'paid'].map((p) => Object.assign(document.createElement('option'), { value: p, textContent: p, selected: p === w.plan })));
+    const selfServe = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'selfServeProduction', checked: w.selfServeProduction });
+    const max = Object.assign(document.createElement('input'), { type: 'number', name: 'maxProductionKeys', min: '0', max: '1000', value: String(w.maxProductionKeys) });
+    const save = button('Save', async () => {
+      const r = await admin('/workspaces/settings', { method: 'POST', body: JSON.stringify({ workspaceId: w.workspaceId, plan: plan.value, selfServeProduction: selfServe.checked, maxProductionKeys: Number(max.value) }) });
+      say(r.ok ? `Settings of ${w.name || w.workspaceId} saved.` : (((await r.json()) as { error?: { message: string } }).error?.message ?? 'Save failed.'), r.ok);
+    });
+    const td = (el: HTMLElement) => {
+      const c = document.createElement('td');
+      c.append(el);
+      return c;
+    };
+    tr.append(cell(`${w.name || w.workspaceId}${w.isDefault ? ' (default)' : ''}`), cell(w.ownerEmail), td(plan), td(selfServe), td(max), td(save));
+    return tr;
+  });
+  byId('plan-list').querySelector('tbody')?.replaceChildren(...rows);
 }
 
 function workspaceForms() {

@@ -11,7 +11,7 @@ import { createAccessResolver } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
 import { ApiError } from '../http/errors.ts';
 import { CREDENTIALS_FILE, type Credentials } from '../services/bootstrap.ts';
-import { authenticateWorkspace, findDefaultWorkspace, findWorkspace } from '../services/workspaces.ts';
+import { authenticateWorkspace, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
 import { autoSignInAllowed, cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
 
@@ -182,6 +182,51 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const exists = keysOf(workspaceId).includes(key.apiKeyId) && app.db.select({ type: d.type }).from(d).where(and(eq(d.apiKeyId, key.apiKeyId), eq(d.organizationId, key.organizationId), eq(d.documentId, key.documentId), eq(d.editorId, key.editorId))).get();
     if (!exists) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such editor document in this workspace.' } });
     return { ticket: app.uiTickets.issue(key), type: exists.type };
+  });
+
+  // Plan and production-key settings, the operator's business (the hosted service sets them in its billing
+  // console): only the default workspace's session may see and change them, for any workspace.
+  const operator = (event: H3Event) => {
+    const workspaceId = workspaceOf(event);
+    return workspaceId !== null && findDefaultWorkspace(app)?.id === workspaceId;
+  };
+  const settingsOf = (w: { id: string; name: string; ownerEmail: string; plan: string; selfServeProduction: boolean; maxProductionKeys: number; isDefault: boolean }) => ({
+    workspaceId: w.id,
+    name: w.name,
+    ownerEmail: w.ownerEmail,
+    plan: w.plan,
+    selfServeProduction: w.selfServeProduction,
+    maxProductionKeys: w.maxProductionKeys,
+    isDefault: w.isDefault,
+  });
+  h3.get('/admin/api/workspaces', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    if (!operator(event)) return refuse(event, 403, "Only the default workspace's session manages plans.");
+    return { items: listWorkspaces(app).map(settingsOf) };
+  });
+  h3.post('/admin/api/workspaces/settings', async (event) => {
+    if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    if (!operator(event)) return refuse(event, 403, "Only the default workspace's session manages plans.");
+    let input: { workspaceId?: unknown; plan?: unknown; selfServeProduction?: unknown; maxProductionKeys?: unknown };
+    try {
+      input = JSON.parse((await event.req.text()) || '{}');
+    } catch {
+      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'The body must be JSON.' } });
+    }
+    const bad = (message: string) => json(event, 400, { error: { status: 'INVALID_ARGUMENT', message } });
+    if (typeof input.workspaceId !== 'string' || !findWorkspace(app, input.workspaceId)) return bad('workspaceId must name a workspace.');
+    if (input.plan !== undefined && input.plan !== 'free' && input.plan !== 'paid') return bad('plan must be free or paid.');
+    if (input.selfServeProduction !== undefined && typeof input.selfServeProduction !== 'boolean') return bad('selfServeProduction must be true or false.');
+    if (input.maxProductionKeys !== undefined && !(Number.isInteger(input.maxProductionKeys) && (input.maxProductionKeys as number) >= 0 && (input.maxProductionKeys as number) <= 1000)) {
+      return bad('maxProductionKeys must be a whole number from 0 to 1000.');
+    }
+    const updated = updateWorkspaceSettings(app, input.workspaceId, {
+      plan: input.plan as 'free' | 'paid' | undefined,
+      selfServeProduction: input.selfServeProduction as boolean | undefined,
+      maxProductionKeys: input.maxProductionKeys as number | undefined,
+    });
+    return settingsOf(updated);
   });
 
   // The data browser: organizations → folders and documents → who can open a document, and why.

@@ -177,6 +177,15 @@ describe('admin UI: workspace', () => {
     await expect.poll(() => page.textContent('#config-aiModelApiKey')).toContain('"configured":true');
     expect(await page.inputValue('#ai-key input[name=customerApiKey]')).toBe('');
     expect(await page.content()).not.toContain('sk-ant-typed-in-the-ui');
+    // the operator's plan table: the default workspace's session may change limits
+    const plan = page.locator(`#plan-list tr[data-workspace="${t.credentials.workspaceId}"]`);
+    await expect.poll(() => plan.textContent()).toContain('(default)');
+    await plan.locator('input[name=maxProductionKeys]').fill('7');
+    await plan.locator('button', { hasText: 'Save' }).click();
+    await expect.poll(() => page.textContent('#workspace-status')).toMatch(/^Settings of .+ saved\.$/);
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const listed = await (await fetch(t.url + '/admin/api/workspaces', { headers: { cookie } })).json();
+    expect(listed.items.find((w: any) => w.isDefault).maxProductionKeys).toBe(7);
     await screenshot(page, 'workspace');
     expect(errors).toEqual([]);
   });
