@@ -720,8 +720,12 @@ async function showAttempts(apiKey: string, endpointId: string) {
       }),
     );
     tr.append(cell(new Date(a.timestamp).toLocaleTimeString()), cell(a.messageId), cell(a.trigger), cell(a.status), cell(a.responseStatusCode === null ? '—' : String(a.responseStatusCode)), cell(String(a.responseDurationMs)), actions);
-    tr.addEventListener('click', (event) => {
-      if ((event.target as HTMLElement).tagName !== 'BUTTON') byId('attempt-response').textContent = a.response || '(empty)';
+    tr.addEventListener('click', async (event) => {
+      if ((event.target as HTMLElement).tagName === 'BUTTON') return;
+      byId('attempt-response').textContent = a.response || '(empty)';
+      const sent = await admin(`/webhooks/delivery?${new URLSearchParams({ apiKey, messageId: a.messageId, endpointId })}`);
+      const d = sent.ok ? ((await sent.json()) as { method: string; url: string; body: string; headers: string[] }) : null;
+      byId('attempt-request').textContent = d ? `${d.method} ${d.url}\n${d.headers.join('\n')}\n\n${pretty(d.body)}` : 'The delivery is no longer stored.';
     });
     return tr;
   });

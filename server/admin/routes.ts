@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, users } from '../db/schema.ts';
+import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, users, webhookDeliveries } from '../db/schema.ts';
 import { dispatch, headerNames } from '../http/dispatch.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
@@ -282,6 +282,21 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
         return { userId, name: names.get(userId) ?? null, access: decision.access, accessRole: decision.accessRole, accessType: decision.accessType, reasons: decision.reasons };
       }),
     };
+  });
+
+  // What a webhook delivery sent: the exact body (the same on every attempt; each attempt is signed anew).
+  h3.get('/admin/api/webhooks/delivery', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    const apiKey = ownKey(event);
+    if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
+    const w = webhookDeliveries;
+    const row = app.db
+      .select({ url: w.url, body: w.body, status: w.status, attempts: w.attempts })
+      .from(w)
+      .where(and(eq(w.apiKeyId, apiKey), eq(w.eventId, event.url.searchParams.get('messageId') ?? ''), eq(w.target, event.url.searchParams.get('endpointId') ?? '')))
+      .get();
+    if (!row) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such delivery.' } });
+    return { method: 'POST', ...row, headers: ['content-type: application/json', 'webhook-id', 'webhook-timestamp', 'webhook-signature'] };
   });
 
   // The mailbox: mail Hearth wrote for this workspace (login links, notification e-mails), newest first.

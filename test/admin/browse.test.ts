@@ -48,6 +48,8 @@ describe('admin data browser', () => {
   it('refuses another workspace\'s key and requests without a session', async () => {
     const other = await createWorkspace(t);
     expect((await browse('organizations', { apiKey: other.apiKey })).status).toBe(404);
+    expect((await fetch(`${t.url}/admin/api/webhooks/delivery?${new URLSearchParams({ apiKey: other.apiKey, messageId: 'msg_x', endpointId: 'ep_x' })}`, { headers: { cookie } })).status).toBe(404);
+    expect((await fetch(`${t.url}/admin/api/webhooks/delivery?${new URLSearchParams({ apiKey: t.credentials.apiKey, messageId: 'msg_x', endpointId: 'ep_x' })}`, { headers: { cookie } })).status).toBe(404);
     expect((await fetch(`${t.url}/admin/api/browse/organizations?apiKey=${t.credentials.apiKey}`)).status).toBe(401);
   });
 });

@@ -53,6 +53,8 @@ describe('admin UI: webhooks', () => {
     expect(await failed.first().textContent()).toContain('replay');
     await failed.first().locator('td').first().click();
     await expect.poll(() => page.textContent('#attempt-response')).toBe('ok');
+    await expect.poll(() => page.textContent('#attempt-request')).toContain(`POST ${receiver.url}`);
+    expect(await page.textContent('#attempt-request')).toContain('"event": "comment_annotation.add"');
     await screenshot(page, 'webhooks');
     expect(errors).toEqual([]);
   });
