@@ -27,6 +27,9 @@ describe('admin UI overview', () => {
     await expect.poll(() => page.locator('#operation-list tbody tr').count()).toBe(paths);
     expect(await page.textContent('#operation-list')).toContain('/v2/workspace/apikey/create');
     await screenshot(page, 'overview');
+    await page.goto(t.url + '/#operations');
+    await expect.poll(() => page.isVisible('#operation-list')).toBe(true);
+    await screenshot(page, 'operations');
     expect(errors).toEqual([]);
   });
 });
