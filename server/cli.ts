@@ -3,8 +3,7 @@ import { parseArgs } from 'node:util';
 import { configFromEnvAndArgs, resolveConfig } from './config.ts';
 import { createServer, openApp, type HearthServer } from './index.ts';
 import { CREDENTIALS_FILE } from './services/bootstrap.ts';
-import { findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from './services/workspaces.ts';
-import type { WorkspaceRow } from './services/types.ts';
+import { describeSettings, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from './services/workspaces.ts';
 
 const HELP = `Hearth: a self-hosted collaboration backend.
 
@@ -85,17 +84,6 @@ async function serve(values: ReturnType<typeof parse>['values']) {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-function describeSettings(w: WorkspaceRow) {
-  return {
-    workspaceId: w.id,
-    name: w.name,
-    ownerEmail: w.ownerEmail,
-    plan: w.plan,
-    selfServeProduction: w.selfServeProduction,
-    maxProductionKeys: w.maxProductionKeys,
-    isDefault: w.isDefault,
-  };
-}
 
 function onOff(value: string | undefined): boolean | undefined {
   if (value === undefined) return undefined;

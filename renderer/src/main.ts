@@ -1,5 +1,6 @@
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
+import type { CallSummary } from '../../shared/admin.ts';
 
 /**
  * The admin UI: overview (health, credentials, counts), a live request monitor (server-sent events), and the
@@ -8,18 +9,6 @@ import * as Y from 'yjs';
 interface OpenApi {
   paths: Record<string, { post: { summary: string; security: Array<Record<string, unknown>>; requestBody: { content: { 'application/json': { schema: { properties: { data: unknown } } } } } } }>;
 }
-interface CallSummary {
-  id: number;
-  at: number;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  caller: string | null;
-  requestId: string;
-  hasBodies: boolean;
-}
-
 const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const admin = (path: string, init: RequestInit = {}) => fetch(`/admin/api${path}`, { ...init, headers: { 'x-hearth-ui': '1', 'content-type': 'application/json', ...init.headers } });
 

@@ -1,18 +1,10 @@
-// The request monitor behind the admin UI's Requests page: the last calls to the API in a ring buffer, and a
+// The request monitor behind the admin UI's Requests page: the last calls to the API in a bounded buffer, and a
 // live feed for the UI (server-sent events). A summary of every call is kept (cheap); request and response
 // bodies only while somebody watches, so an unwatched server does not serialize every answer twice.
+import type { CallSummary } from '../../shared/admin.ts';
 
-export interface MonitoredCall {
-  id: number;
-  at: number;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  /** The API key or workspace id the call presented (never its token). */
-  caller: string | null;
-  requestId: string;
-  /** Present when the call was made while the monitor was watched. */
+/** A call as kept: the summary's fields, and the bodies when it was made while the monitor was watched. */
+export interface MonitoredCall extends Omit<CallSummary, 'hasBodies'> {
   request?: string;
   response?: string;
 }

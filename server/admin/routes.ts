@@ -11,7 +11,7 @@ import { createAccessResolver } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
 import { ApiError } from '../http/errors.ts';
 import { CREDENTIALS_FILE, type Credentials } from '../services/bootstrap.ts';
-import { authenticateWorkspace, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../services/workspaces.ts';
+import { authenticateWorkspace, describeSettings, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
 import { autoSignInAllowed, cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
 
@@ -190,19 +190,10 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const workspaceId = workspaceOf(event);
     return workspaceId !== null && findDefaultWorkspace(app)?.id === workspaceId;
   };
-  const settingsOf = (w: { id: string; name: string; ownerEmail: string; plan: string; selfServeProduction: boolean; maxProductionKeys: number; isDefault: boolean }) => ({
-    workspaceId: w.id,
-    name: w.name,
-    ownerEmail: w.ownerEmail,
-    plan: w.plan,
-    selfServeProduction: w.selfServeProduction,
-    maxProductionKeys: w.maxProductionKeys,
-    isDefault: w.isDefault,
-  });
   h3.get('/admin/api/workspaces', (event) => {
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
     if (!operator(event)) return refuse(event, 403, "Only the default workspace's session manages plans.");
-    return { items: listWorkspaces(app).map(settingsOf) };
+    return { items: listWorkspaces(app).map(describeSettings) };
   });
   h3.post('/admin/api/workspaces/settings', async (event) => {
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
@@ -226,7 +217,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
       selfServeProduction: input.selfServeProduction as boolean | undefined,
       maxProductionKeys: input.maxProductionKeys as number | undefined,
     });
-    return settingsOf(updated);
+    return describeSettings(updated);
   });
 
   // The data browser: organizations → folders and documents → who can open a document, and why.

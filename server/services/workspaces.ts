@@ -146,6 +146,19 @@ export function updateWorkspaceSettings(app: AppContext, workspaceId: string, se
   return row;
 }
 
+/** A workspace's plan and production-key settings, as the CLI and the admin UI show them. */
+export function describeSettings(w: WorkspaceRow) {
+  return {
+    workspaceId: w.id,
+    name: w.name,
+    ownerEmail: w.ownerEmail,
+    plan: w.plan,
+    selfServeProduction: w.selfServeProduction,
+    maxProductionKeys: w.maxProductionKeys,
+    isDefault: w.isDefault,
+  };
+}
+
 export function findDefaultWorkspace(app: AppContext): WorkspaceRow | undefined {
   return app.db.select().from(workspaces).where(and(eq(workspaces.isDefault, true))).get();
 }

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
+import { adminCookie } from '../helpers/admin.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 let cookie: string;
 beforeAll(async () => {
   t = await startTestServer();
-  const res = await fetch(t.url + '/admin/api/session', { headers: { 'x-hearth-ui': '1' } });
-  cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  cookie = await adminCookie(t);
   await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'legal', folderName: 'Legal', accessType: 'restricted' }] });
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'legal', documents: [{ documentId: 'contract', documentName: 'Contract' }] });
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'readme', documentName: 'Readme' }] });

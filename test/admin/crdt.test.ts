@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
+import { adminCookie } from '../helpers/admin.ts';
 import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 
@@ -9,8 +10,7 @@ let cookie: string;
 const room = { organizationId: 'acme', documentId: 'doc', editorId: 'body' };
 beforeAll(async () => {
   t = await startTestServer();
-  const res = await fetch(t.url + '/admin/api/session', { headers: { 'x-hearth-ui': '1' } });
-  cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  cookie = await adminCookie(t);
   await t.callK('/v2/crdt/add', { ...room, type: 'text', data: 'first draft' });
 });
 afterAll(() => t.close());

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
+import { adminCookie } from '../helpers/admin.ts';
 import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 let cookie: string;
 beforeAll(async () => {
   t = await startTestServer();
-  const res = await fetch(t.url + '/admin/api/session', { headers: { 'x-hearth-ui': '1' } });
-  cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  cookie = await adminCookie(t);
 });
 afterAll(() => t.close());
 
