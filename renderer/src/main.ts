@@ -265,6 +265,7 @@ async function showOrganization(apiKey: string, organizationId: string) {
     folders: Array<{ id: string; name: string; parentId: string; accessType: string }>;
     documents: Array<{ id: string; name: string; folderId: string | null; accessType: string; disabled: boolean }>;
     members: Array<{ userId: string; level: string; resourceId: string; accessRole: string; expiresAt: number | null }>;
+    groups: Array<{ id: string; name: string; userIds: string[] }>;
   }>('organization', { apiKey, organizationId });
   if (!org) return;
   browsing = { apiKey, organizationId, documentId: '' };
@@ -289,6 +290,15 @@ async function showOrganization(apiKey: string, organizationId: string) {
   };
   const folderIds = new Set(org.folders.map((f) => f.id));
   byId('doc-tree').replaceChildren(...org.folders.filter((f) => !folderIds.has(f.parentId)).map(folderItem), ...org.documents.filter((d) => !d.folderId || !folderIds.has(d.folderId)).map(docItem));
+  byId('group-list')
+    .querySelector('tbody')
+    ?.replaceChildren(
+      ...org.groups.map((g) => {
+        const tr = document.createElement('tr');
+        tr.append(cell(g.id), cell(g.name), cell(g.userIds.join(', ')));
+        return tr;
+      }),
+    );
   byId('member-list')
     .querySelector('tbody')
     ?.replaceChildren(

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, users, webhookDeliveries } from '../db/schema.ts';
+import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, userGroupMembers, userGroups, users, webhookDeliveries } from '../db/schema.ts';
 import { dispatch, headerNames } from '../http/dispatch.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
@@ -245,6 +245,24 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     return {
       folders: app.db.select({ id: f.id, name: f.name, parentId: f.parentId, accessType: f.accessType }).from(f).where(and(eq(f.apiKeyId, apiKey), eq(f.organizationId, organizationId))).orderBy(asc(f.path)).limit(2000).all(),
       documents: app.db.select({ id: d.id, name: d.name, folderId: d.folderId, accessType: d.accessType, disabled: d.disabled }).from(d).where(and(eq(d.apiKeyId, apiKey), eq(d.organizationId, organizationId))).orderBy(asc(d.id)).limit(2000).all(),
+      groups: app.db
+        .select({ id: userGroups.id, name: userGroups.name })
+        .from(userGroups)
+        .where(and(eq(userGroups.apiKeyId, apiKey), eq(userGroups.organizationId, organizationId)))
+        .orderBy(asc(userGroups.id))
+        .limit(1000)
+        .all()
+        .map((g) => ({
+          ...g,
+          userIds: app.db
+            .select({ userId: userGroupMembers.userId })
+            .from(userGroupMembers)
+            .where(and(eq(userGroupMembers.apiKeyId, apiKey), eq(userGroupMembers.organizationId, organizationId), eq(userGroupMembers.groupId, g.id)))
+            .orderBy(asc(userGroupMembers.userId))
+            .limit(1000)
+            .all()
+            .map((u) => u.userId),
+        })),
       members: app.db
         .select({ userId: m.userId, level: m.level, resourceId: m.resourceId, accessRole: m.accessRole, expiresAt: m.expiresAt })
         .from(m)

@@ -14,6 +14,8 @@ beforeAll(async () => {
   // pat is a member of the organization; vic only has a viewer role on the legal folder
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'pat', name: 'Pat' }] });
   await t.callK('/v2/auth/permissions/add', { user: { userId: 'vic' }, permissions: { resources: [{ type: 'folder', id: 'legal', organizationId: 'acme', accessRole: 'viewer' }] } });
+  await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'lawyers', groupName: 'Lawyers' }] });
+  await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'lawyers', userIds: ['pat'] });
 });
 afterAll(() => t.close());
 
@@ -29,6 +31,7 @@ describe('admin data browser', () => {
     expect(org.documents[0].folderId).toBe('legal');
     expect(org.members).toContainEqual(expect.objectContaining({ userId: 'vic', level: 'folder', resourceId: 'legal', accessRole: 'viewer' }));
     expect(org.members).toContainEqual(expect.objectContaining({ userId: 'pat', level: 'organization', resourceId: 'acme' }));
+    expect(org.groups).toEqual([{ id: 'lawyers', name: 'Lawyers', userIds: ['pat'] }]);
   });
 
   it('explains who can open a document and why, also for a user asked about by id', async () => {

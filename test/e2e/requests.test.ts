@@ -196,6 +196,7 @@ describe('admin UI: data browser', () => {
     await t.callK('/v2/organizations/folders/add', { organizationId: 'globex', createOrganization: true, folders: [{ folderId: 'legal', folderName: 'Legal', accessType: 'restricted' }] });
     await t.callK('/v2/organizations/documents/add', { organizationId: 'globex', folderId: 'legal', documents: [{ documentId: 'contract', documentName: 'Contract' }] });
     await t.callK('/v2/auth/permissions/add', { user: { userId: 'vic' }, permissions: { resources: [{ type: 'folder', id: 'legal', organizationId: 'globex', accessRole: 'viewer' }] } });
+    await t.callK('/v2/organizations/usergroups/add', { organizationId: 'globex', organizationUserGroups: [{ groupId: 'lawyers', groupName: 'Lawyers' }] });
     const page = await browser.newPage();
     const errors = watchErrors(page);
     await page.goto(t.url + '/#data');
@@ -208,6 +209,7 @@ describe('admin UI: data browser', () => {
     await page.press('#access-user', 'Enter');
     await expect.poll(() => page.locator('#access-list tr[data-user="stranger"]').textContent()).toContain('no access');
     expect(await page.textContent('#member-list')).toContain('vic');
+    expect(await page.textContent('#group-list')).toContain('Lawyers');
     await screenshot(page, 'data-browser');
     expect(errors).toEqual([]);
   });
