@@ -68,16 +68,16 @@ export function recordJudgment(tx: Db, j: JudgmentInput, now = Date.now()) {
 
 const plain = (text: string | null, html: string | null) => text ?? (html ? html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : null);
 
-/** What a comment thread is about (its first comment) and one comment's own text, for judgments on it. */
+/** What a comment thread is about (its first comment) and one comment's own text (the last by default), for judgments on it. */
 export function threadTexts(tx: Db, apiKeyId: string, organizationId: string, annotationId: string, commentId?: number) {
-  const rows = tx
-    .select({ id: comments.id, text: comments.text, html: comments.html })
-    .from(comments)
-    .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId)))
-    .orderBy(asc(comments.createdAt), asc(comments.id))
-    .all();
-  const first = rows[0];
-  const chosen = commentId === undefined ? rows[rows.length - 1] : rows.find((r) => r.id === commentId);
+  const thread = and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId));
+  const pick = { id: comments.id, text: comments.text, html: comments.html };
+  // two one-row reads (within the thread the primary key narrows to), not the whole thread into memory
+  const first = tx.select(pick).from(comments).where(thread).orderBy(asc(comments.createdAt), asc(comments.id)).limit(1).get();
+  const chosen =
+    commentId === undefined
+      ? tx.select(pick).from(comments).where(thread).orderBy(desc(comments.createdAt), desc(comments.id)).limit(1).get()
+      : tx.select(pick).from(comments).where(and(thread, eq(comments.id, commentId))).get();
   return { subject: first ? (plain(first.text, first.html) ?? '') : '', comment: chosen ? plain(chosen.text, chosen.html) : null };
 }
 
