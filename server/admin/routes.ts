@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
-import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, userGroupMembers, userGroups, users, webhookDeliveries } from '../db/schema.ts';
+import { readBody } from '../http/body.ts';
 import { dispatch, headerNames } from '../http/dispatch.ts';
+import { ApiError } from '../http/errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
-import { ApiError } from '../http/errors.ts';
 import { CREDENTIALS_FILE, type Credentials } from '../services/bootstrap.ts';
 import { authenticateWorkspace, describeSettings, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
@@ -20,6 +20,24 @@ const json = (event: H3Event, status: number, body: unknown) => {
   return body;
 };
 const refuse = (event: H3Event, status: number, message: string) => json(event, status, { error: { status: status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED', message } });
+
+/** The JSON body of an admin call (bounded like the API's), or an error envelope to answer with. */
+async function readJson(event: H3Event, limit: number): Promise<{ value: Record<string, unknown> } | { error: { status: number; body: unknown } }> {
+  let text: string;
+  try {
+    text = await readBody(event, limit);
+  } catch (error) {
+    if (error instanceof ApiError) return { error: { status: 400, body: { error: { status: error.status, message: error.message } } } };
+    throw error;
+  }
+  try {
+    const value: unknown = JSON.parse(text || '{}');
+    if (value && typeof value === 'object' && !Array.isArray(value)) return { value: value as Record<string, unknown> };
+  } catch {
+    // answered below
+  }
+  return { error: { status: 400, body: { error: { status: 'INVALID_ARGUMENT', message: 'The body must be a JSON object.' } } } };
+}
 
 /** Summary of a call for lists and the live feed (bodies only on request, by id). */
 const summary = ({ request: _request, response: _response, ...rest }: MonitoredCall) => ({ ...rest, hasBodies: _request !== undefined });
@@ -49,12 +67,9 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
 
   h3.post('/admin/api/session', async (event) => {
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
-    let input: { workspaceId?: unknown; workspaceAuthToken?: unknown } = {};
-    try {
-      input = JSON.parse((await event.req.text()) || '{}');
-    } catch {
-      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'The body must be JSON.' } });
-    }
+    const body = await readJson(event, app.config.maxBodyBytes);
+    if ('error' in body) return json(event, body.error.status, body.error.body);
+    const input = body.value as { workspaceId?: unknown; workspaceAuthToken?: unknown };
     if (typeof input.workspaceId !== 'string' || typeof input.workspaceAuthToken !== 'string') {
       return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'workspaceId and workspaceAuthToken are required.' } });
     }
@@ -116,12 +131,9 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
     const workspaceId = workspaceOf(event);
     if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    let input: { path?: unknown; apiKey?: unknown; data?: unknown };
-    try {
-      input = JSON.parse((await event.req.text()) || '{}');
-    } catch {
-      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'The body must be JSON.' } });
-    }
+    const body = await readJson(event, app.config.maxBodyBytes);
+    if ('error' in body) return json(event, body.error.status, body.error.body);
+    const input = body.value as { path?: unknown; apiKey?: unknown; data?: unknown };
     const op = typeof input.path === 'string' ? byPath.get(input.path) : undefined;
     if (!op) return json(event, 404, { error: { status: 'NOT_FOUND', message: `Unknown operation: ${String(input.path)}` } });
     const headers = new Headers({ 'content-type': 'application/json' });
@@ -138,8 +150,8 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
       headers.set(names.workspaceId, workspace.id);
       headers.set(names.workspaceAuthToken, app.secrets.decrypt(workspace.authTokenEnc));
     }
-    const body = JSON.stringify({ data: input.data ?? {} });
-    const outcome = await dispatch(app, op, { method: 'POST', path: op.path, headers, clientIp: 'admin-ui', readBody: async () => body });
+    const payload = JSON.stringify({ data: input.data ?? {} });
+    const outcome = await dispatch(app, op, { method: 'POST', path: op.path, headers, clientIp: 'admin-ui', readBody: async () => payload });
     return { status: outcome.status, requestId: outcome.requestId, body: outcome.body };
   });
 
@@ -169,12 +181,9 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
     const workspaceId = workspaceOf(event);
     if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    let input: Record<string, unknown>;
-    try {
-      input = JSON.parse((await event.req.text()) || '{}');
-    } catch {
-      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'The body must be JSON.' } });
-    }
+    const body = await readJson(event, app.config.maxBodyBytes);
+    if ('error' in body) return json(event, body.error.status, body.error.body);
+    const input = body.value as Record<string, unknown>;
     const { apiKey, organizationId, documentId, editorId } = input;
     if (![apiKey, organizationId, documentId, editorId].every((v) => typeof v === 'string')) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'apiKey, organizationId, documentId and editorId are required.' } });
     const key = { apiKeyId: apiKey as string, organizationId: organizationId as string, documentId: documentId as string, editorId: editorId as string };
@@ -199,12 +208,9 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
     if (!operator(event)) return refuse(event, 403, "Only the default workspace's session manages plans.");
-    let input: { workspaceId?: unknown; plan?: unknown; selfServeProduction?: unknown; maxProductionKeys?: unknown };
-    try {
-      input = JSON.parse((await event.req.text()) || '{}');
-    } catch {
-      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'The body must be JSON.' } });
-    }
+    const body = await readJson(event, app.config.maxBodyBytes);
+    if ('error' in body) return json(event, body.error.status, body.error.body);
+    const input = body.value as { workspaceId?: unknown; plan?: unknown; selfServeProduction?: unknown; maxProductionKeys?: unknown };
     const bad = (message: string) => json(event, 400, { error: { status: 'INVALID_ARGUMENT', message } });
     if (typeof input.workspaceId !== 'string' || !findWorkspace(app, input.workspaceId)) return bad('workspaceId must name a workspace.');
     if (input.plan !== undefined && input.plan !== 'free' && input.plan !== 'paid') return bad('plan must be free or paid.');

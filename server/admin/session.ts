@@ -10,11 +10,21 @@ import { isIP } from 'node:net';
 export const SESSION_COOKIE = 'hearth_session';
 export const UI_HEADER = 'x-hearth-ui';
 const TTL_MS = 12 * 60 * 60 * 1000;
+const MAX_SESSIONS = 10_000;
 
 export function createSessions() {
   const sessions = new Map<string, { workspaceId: string; expiresAt: number }>();
   return {
     open(workspaceId: string): string {
+      // bounded: expired sessions go first, then the oldest
+      if (sessions.size >= MAX_SESSIONS) {
+        const now = Date.now();
+        for (const [id, s] of sessions) if (s.expiresAt < now) sessions.delete(id);
+        for (const id of sessions.keys()) {
+          if (sessions.size < MAX_SESSIONS) break;
+          sessions.delete(id);
+        }
+      }
       const id = randomBytes(24).toString('base64url');
       sessions.set(id, { workspaceId, expiresAt: Date.now() + TTL_MS });
       return id;

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRequestIP, H3, type H3Event } from 'h3';
@@ -8,8 +7,8 @@ import { registerAdminRoutes } from '../admin/routes.ts';
 import type { AppContext } from '../context.ts';
 import { consumeLoginLink, LOGIN_LINK_PATH } from '../services/login-links.ts';
 import { findAttachment } from '../services/recordings.ts';
-import { dispatch, headerNames, tooLarge, type IncomingCall } from './dispatch.ts';
-import { ApiError } from './errors.ts';
+import { readBody } from './body.ts';
+import { dispatch, headerNames, type IncomingCall } from './dispatch.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 
@@ -24,52 +23,6 @@ export function checkRegistry(operations: readonly AnyOperation[]) {
       seen.add(path);
     }
   }
-}
-
-const abortedRequest = () => new ApiError('INVALID_ARGUMENT', 'Bad Request: the request was aborted before its body was complete.');
-
-/** Reads the request body up to `limit` bytes, from the Node stream when there is one (the fast path). */
-async function readBody(event: H3Event, limit: number): Promise<string> {
-  const nodeReq = (event.runtime?.node as { req?: IncomingMessage } | undefined)?.req;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const take = (chunk: Uint8Array) => {
-    size += chunk.byteLength;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-  };
-  if (nodeReq) {
-    // Plain events rather than `for await`: the async iterator costs a visible share of a small request.
-    await new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        try {
-          take(chunk);
-        } catch (error) {
-          nodeReq.off('data', onData);
-          nodeReq.pause();
-          reject(error);
-        }
-      };
-      nodeReq.on('data', onData);
-      nodeReq.once('end', resolve);
-      // the client went away mid-upload: a bad request, not a server failure
-      nodeReq.once('error', () => reject(abortedRequest()));
-      nodeReq.once('aborted', () => reject(abortedRequest()));
-    });
-  } else if (event.req.body) {
-    const reader = event.req.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        take(value);
-      }
-    } catch (error) {
-      await reader.cancel().catch(() => undefined);
-      throw error;
-    }
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 const CONTENT_TYPES: Record<string, string> = {

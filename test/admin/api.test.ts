@@ -119,3 +119,17 @@ describe('admin overview and request monitor', () => {
     expect((await fetch(t.url + '/admin/api/requests/stream')).status).toBe(401);
   });
 });
+
+describe('admin API input', () => {
+  it('answers bad and oversized bodies with an error envelope, never a 5xx', async () => {
+    const post = (body: string) => fetch(t.url + '/admin/api/session', { method: 'POST', headers: UI, body });
+    for (const body of ['not json', '[1,2]', 'null', '"x"']) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.status).toBe('INVALID_ARGUMENT');
+    }
+    const huge = await post(JSON.stringify({ workspaceId: 'x'.repeat(11 * 1024 * 1024) }));
+    expect(huge.status).toBe(400);
+    expect((await huge.json()).error.status).toBe('INVALID_ARGUMENT');
+  });
+});
