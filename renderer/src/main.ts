@@ -556,13 +556,19 @@ function fill(template: string | null | undefined, data: Record<string, unknown>
 }
 
 async function showFeed(form: HTMLFormElement) {
-  const values = Object.fromEntries([...new FormData(form).entries()].map(([k, v]) => [k, String(v).trim()]).filter(([, v]) => v !== ''));
+  const values: Record<string, string> = Object.fromEntries([...new FormData(form).entries()].map(([k, v]) => [k, String(v).trim()]).filter(([, v]) => v !== ''));
   const apiKey = byId<HTMLSelectElement>('feed-key').value;
   const where = { organizationId: values.organizationId, ...(values.documentId ? { documentId: values.documentId } : {}) };
   const [notifications, activities, annotations, recordings] = await Promise.all([
     // notifications are per document or per recipient (the operation needs one of them)
     values.documentId || values.userId ? callOp('/v2/notifications/get', apiKey, { ...where, ...(values.userId ? { userId: values.userId } : {}) }) : Promise.resolve<Envelope>({ status: 200, body: { result: { data: [] } } }),
-    callOp('/v2/activities/get', apiKey, { ...where, ...(values.userId ? { userId: values.userId } : {}), ...(values.featureType ? { featureTypes: [values.featureType] } : {}) }),
+    callOp('/v2/activities/get', apiKey, {
+      ...where,
+      ...(values.userId ? { userId: values.userId } : {}),
+      ...(values.featureType ? { featureTypes: [values.featureType] } : {}),
+      ...(values.actionType ? { actionTypes: values.actionType.split(',').map((a) => a.trim()).filter(Boolean) } : {}),
+      ...(values.order ? { order: values.order } : {}),
+    }),
     callOp('/v2/commentannotations/get', apiKey, where),
     callOp('/v2/recordings/get', apiKey, where),
   ]);

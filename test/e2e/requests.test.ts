@@ -229,6 +229,13 @@ describe('admin UI: feed', () => {
     await expect.poll(() => page.textContent('#notification-list')).toContain('Ann pinged you');
     expect(await page.textContent('#notification-list')).toContain('about the memo');
     expect(await page.textContent('#activity-list')).toContain('comment.add');
+    expect(await page.textContent('#activity-list')).toContain('recorder.add');
+    // the activity filters of the get operation
+    await page.fill('#feed-form input[name=actionType]', 'recorder.add');
+    await page.click('#feed-form button[type=submit]');
+    await expect.poll(() => page.locator('#activity-list tbody tr').count()).toBe(1);
+    expect(await page.textContent('#activity-list tbody')).toContain('recorder.add');
+    await page.fill('#feed-form input[name=actionType]', '');
     expect(await page.textContent('#comment-list')).toContain('Ann: Needs a summary');
     const video = page.locator('#recording-list video');
     expect(await page.textContent('#recording-list')).toContain('Walkthrough (00:01:05)');
