@@ -1,7 +1,8 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFromEnvAndArgs, resolveConfig } from './config.ts';
 import { createServer, openApp, type HearthServer } from './index.ts';
+import { backupDataDir, restoreDataDir } from './services/backup.ts';
 import { CREDENTIALS_FILE } from './services/bootstrap.ts';
 import { describeSettings, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from './services/workspaces.ts';
 
@@ -19,9 +20,13 @@ Commands:
       --plan free|paid
       --self-serve on|off       may the workspace create production keys itself
       --max-production-keys N
+  backup --out DIR          an online, consistent copy of the data dir (database, master key, credentials),
+                            safe while the server runs
+  restore --from DIR        put a backup in place as the data dir; refused while a server runs on it, and
+                            over an existing database unless --force
 Options:
   --port N, --host H, --data-dir DIR   as the PORT, HOST and DATA_DIR environment variables
-  --json                                machine-readable output (workspace commands)
+  --json                                machine-readable output (workspace, backup, restore)
   --help                                this text
 `;
 
@@ -39,6 +44,9 @@ function parse(argv: string[]) {
       'self-serve': { type: 'string' },
       'max-production-keys': { type: 'string' },
       json: { type: 'boolean' },
+      out: { type: 'string' },
+      from: { type: 'string' },
+      force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -133,6 +141,19 @@ async function main() {
   const [command = 'serve', sub] = positionals;
   if (command === 'serve') return serve(values);
   if (command === 'workspace') return workspaceCommand(sub, values);
+  if (command === 'backup' || command === 'restore') {
+    const { dataDir } = resolveConfig(configFromEnvAndArgs(process.env, values));
+    let result: Record<string, unknown>;
+    if (command === 'backup') {
+      if (!values.out) throw new Error('backup needs --out DIR');
+      result = backupDataDir(dataDir, resolve(values.out));
+    } else {
+      if (!values.from) throw new Error('restore needs --from DIR');
+      result = restoreDataDir(resolve(values.from), dataDir, { force: values.force ?? false });
+    }
+    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${command === 'backup' ? `Backed up ${dataDir} to ${String(result.outDir)} (${String(result.bytes)} bytes)` : `Restored ${String(result.from)} into ${dataDir}`}\n`);
+    return;
+  }
   throw new Error(`Unknown command "${command}"; see --help`);
 }
 

@@ -20,6 +20,7 @@ import { ensureDefaultCredentials, type Credentials } from './services/bootstrap
 import { createMonitor } from './admin/monitor.ts';
 import { createTickets } from './admin/tickets.ts';
 import { createAgentRunner } from './services/agents.ts';
+import { DATABASE_FILE, removeServerLock, writeServerLock } from './services/backup.ts';
 import { createJobRunner } from './services/jobs.ts';
 import { migrationQueue } from './services/migrations.ts';
 import { sweepOrphanAttachments } from './services/recordings.ts';
@@ -27,7 +28,7 @@ import { erasureQueue } from './services/user-data.ts';
 import { VERSION } from './version.ts';
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
 
-export const DATABASE_FILE = 'hearth.db';
+export { DATABASE_FILE };
 
 export interface HearthServer {
   /** Base URL of the API, e.g. http://127.0.0.1:8787 */
@@ -93,6 +94,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     });
     const port = (server.address() as AddressInfo).port;
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
+    writeServerLock(config.dataDir, app.baseUrl);
     app.mail.flush();
     app.jobs.recover();
     app.agents.recover(app);
@@ -116,6 +118,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         app.crdt.close();
         app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
         app.sqlite.close();
+        removeServerLock(config.dataDir);
       })());
 
     return { url: app.baseUrl, port, config, credentials, app, close };

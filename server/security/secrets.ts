@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEq
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const KEY_FILE = 'master.key';
+export const KEY_FILE = 'master.key';
 const VERSION = 'v1';
 
 /**
