@@ -183,19 +183,8 @@ async function explorer(doc: OpenApi) {
       return option;
     }),
   );
-  const keys = await admin('/keys');
   const keySelect = byId<HTMLSelectElement>('explorer-key');
-  if (keys.ok) {
-    const { items } = (await keys.json()) as { items: Array<{ apiKey: string; name: string; type: string }> };
-    keySelect.replaceChildren(
-      ...items.map((k) => {
-        const option = document.createElement('option');
-        option.value = k.apiKey;
-        option.textContent = `${k.name} (${k.type})`;
-        return option;
-      }),
-    );
-  }
+  await fillKeys(keySelect);
   const describe = () => {
     const item = doc.paths[select.value]?.post;
     if (!item) return;

@@ -26,7 +26,8 @@ export function redactBody(text: string): string {
 }
 
 export function createMonitor() {
-  const calls: MonitoredCall[] = [];
+  // a ring: call n lives in slot (n - 1) % KEEP, so recording is O(1) on every request
+  const ring: Array<MonitoredCall | undefined> = new Array(KEEP);
   const watchers = new Set<{ send: (call: MonitoredCall) => void; end: () => void }>();
   let next = 1;
   return {
@@ -35,16 +36,20 @@ export function createMonitor() {
       return watchers.size > 0;
     },
     record(call: Omit<MonitoredCall, 'id'>) {
-      const entry = { ...call, id: next++ };
-      calls.push(entry);
-      if (calls.length > KEEP) calls.splice(0, calls.length - KEEP);
+      const entry = { ...call, id: next };
+      ring[(next - 1) % KEEP] = entry;
+      next++;
       for (const watcher of watchers) watcher.send(entry);
     },
+    /** The kept calls, oldest first. */
     recent(): MonitoredCall[] {
-      return calls.slice();
+      const out: MonitoredCall[] = [];
+      for (let id = Math.max(1, next - KEEP); id < next; id++) out.push(ring[(id - 1) % KEEP] as MonitoredCall);
+      return out;
     },
     find(id: number): MonitoredCall | undefined {
-      return calls.find((c) => c.id === id);
+      const entry = Number.isInteger(id) && id > 0 ? ring[(id - 1) % KEEP] : undefined;
+      return entry?.id === id ? entry : undefined;
     },
     /** Adds a live watcher; `end` is called when the server stops. Returns the function that removes it. */
     watch(watcher: { send: (call: MonitoredCall) => void; end: () => void }): () => void {

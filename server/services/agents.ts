@@ -7,11 +7,12 @@ import { ProviderError } from '../ai/providers.ts';
 import type { AppContext } from '../context.ts';
 import { crdtItem } from '../crdt/events.ts';
 import { transaction } from '../db/client.ts';
+import { keysetAfter, paginate } from '../db/pagination.ts';
 import { agentExecutions, agents, crdtDocuments } from '../db/schema.ts';
 import { alreadyExists, invalid, notFound } from '../http/errors.ts';
 import { completeFor } from './ai.ts';
 import { addAnnotations } from './comments.ts';
-import { recordJudgment } from './memory.ts';
+import { recordJudgment, stripTags } from './memory.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
 
@@ -85,11 +86,9 @@ export function listAgents(app: AppContext, apiKeyId: string, input: z.output<ty
   const scope = { op: 'agents', apiKeyId };
   const cursor = readPageToken(app, scope, input.cursor, ['number', 'string'], 'cursor');
   const where: SQL[] = [eq(agents.apiKeyId, apiKeyId)];
-  if (cursor) where.push(sql`(${agents.createdAt}, ${agents.id}) > (${cursor[0]}, ${cursor[1]})`);
-  const rows = app.db.select().from(agents).where(and(...where)).orderBy(asc(agents.createdAt), asc(agents.id)).limit(input.pageSize + 1).all();
-  const page = rows.slice(0, input.pageSize);
-  const last = page[page.length - 1];
-  return { items: page.map(describeAgent), nextCursor: rows.length > input.pageSize && last ? app.pageTokens.encode(scope, [last.createdAt, last.id]) : null };
+  const rows = app.db.select().from(agents).where(and(...where, keysetAfter(agents.createdAt, agents.id, cursor, false))).orderBy(asc(agents.createdAt), asc(agents.id)).limit(input.pageSize + 1).all();
+  const page = paginate(rows, input.pageSize, (r) => [r.createdAt, r.id], app.pageTokens, scope);
+  return { items: page.items.map(describeAgent), nextCursor: page.pageToken };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -152,7 +151,7 @@ export function parseModelAnswer(text: string): z.output<typeof modelAnswer> | n
 
 /** Plain text of a CRDT item's data (text as is, XML without tags, maps and arrays as JSON). */
 function plainText(item: { type: string; data: unknown }): string {
-  if (typeof item.data === 'string') return item.type === 'xml' ? item.data.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : item.data;
+  if (typeof item.data === 'string') return item.type === 'xml' ? stripTags(item.data) : item.data;
   return JSON.stringify(item.data);
 }
 
@@ -332,11 +331,8 @@ export function listExecutions(app: AppContext, apiKeyId: string, input: z.outpu
   if (filters.documentId !== undefined) where.push(eq(agentExecutions.documentId, filters.documentId));
   if (filters.status !== undefined) where.push(eq(agentExecutions.status, filters.status));
   const ascending = filters.orderDirection === 'asc';
-  if (cursor) where.push(ascending ? sql`(${agentExecutions.startedAt}, ${agentExecutions.id}) > (${cursor[0]}, ${cursor[1]})` : sql`(${agentExecutions.startedAt}, ${agentExecutions.id}) < (${cursor[0]}, ${cursor[1]})`);
   const order = ascending ? [asc(agentExecutions.startedAt), asc(agentExecutions.id)] : [desc(agentExecutions.startedAt), desc(agentExecutions.id)];
-  const rows = app.db.select().from(agentExecutions).where(and(...where)).orderBy(...order).limit(pageSize + 1).all();
-  const page = rows.slice(0, pageSize);
-  const last = page[page.length - 1];
-  const hasMore = rows.length > pageSize;
-  return { items: page.map(describeExecution), nextCursor: hasMore && last ? app.pageTokens.encode(scope, [last.startedAt, last.id]) : null, hasMore };
+  const rows = app.db.select().from(agentExecutions).where(and(...where, keysetAfter(agentExecutions.startedAt, agentExecutions.id, cursor, !ascending))).orderBy(...order).limit(pageSize + 1).all();
+  const page = paginate(rows, pageSize, (r) => [r.startedAt, r.id], app.pageTokens, scope);
+  return { items: page.items.map(describeExecution), nextCursor: page.pageToken, hasMore: page.pageToken !== null };
 }

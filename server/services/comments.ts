@@ -14,7 +14,7 @@ import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
-import { recordJudgment, statusDecision, threadTexts } from './memory.ts';
+import { commentPlainText, recordJudgment, statusDecision, threadTexts } from './memory.ts';
 import { insertNotification } from './notifications.ts';
 import { ensureOrganization } from './organizations.ts';
 import { describeReaction } from './reactions.ts';
@@ -127,7 +127,7 @@ export function insertComments(w: WriteContext, items: CommentInput[], options: 
         displayMessageTemplateData: { actionUser: label(from) },
       });
     }
-    const own = item.commentText ?? (item.commentHtml ? item.commentHtml.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : '');
+    const own = commentPlainText(item.commentText, item.commentHtml) ?? '';
     if (own) {
       const subject = options.newThread && ids.length === 1 ? own : threadTexts(tx, apiKey.id, organizationId, annotation.id).subject;
       recordJudgment(tx, { apiKeyId: apiKey.id, organizationId, documentId: annotation.documentId, decision: 'comment', reviewer: from, subject, reasoning: own, source: 'comment', sourceId: `${annotation.id}/${id}` }, now);

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { judgmentsQueryInput, suggestInput } from '../../shared/schemas/ai.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
+import { keysetAfter, paginate } from '../db/pagination.ts';
 import { comments, judgments } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { readPageToken } from './paging.ts';
@@ -66,7 +67,11 @@ export function recordJudgment(tx: Db, j: JudgmentInput, now = Date.now()) {
     .run();
 }
 
-const plain = (text: string | null, html: string | null) => text ?? (html ? html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : null);
+/** Markup as plain text: tags dropped, whitespace collapsed. */
+export const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+
+/** A comment's plain text: its text, else its HTML without tags; null when it has neither. */
+export const commentPlainText = (text: string | null | undefined, html: string | null | undefined) => text ?? (html ? stripTags(html) : null);
 
 /** What a comment thread is about (its first comment) and one comment's own text (the last by default), for judgments on it. */
 export function threadTexts(tx: Db, apiKeyId: string, organizationId: string, annotationId: string, commentId?: number) {
@@ -78,7 +83,7 @@ export function threadTexts(tx: Db, apiKeyId: string, organizationId: string, an
     commentId === undefined
       ? tx.select(pick).from(comments).where(thread).orderBy(desc(comments.createdAt), desc(comments.id)).limit(1).get()
       : tx.select(pick).from(comments).where(and(thread, eq(comments.id, commentId))).get();
-  return { subject: first ? (plain(first.text, first.html) ?? '') : '', comment: chosen ? plain(chosen.text, chosen.html) : null };
+  return { subject: first ? (commentPlainText(first.text, first.html) ?? '') : '', comment: chosen ? commentPlainText(chosen.text, chosen.html) : null };
 }
 
 /** The judgment a reaction icon expresses, or null for an icon that is not a decision. */
@@ -297,15 +302,13 @@ export function queryJudgments(app: AppContext, apiKeyId: string, input: z.outpu
     if (!match) return { items: [], nextCursor: null };
     where.push(sql`${judgments.seq} IN (SELECT rowid FROM judgments_fts WHERE judgments_fts MATCH ${scopedMatch(match, apiKeyId, filters)})`);
   }
-  if (cursor) where.push(sql`(${judgments.createdAt}, ${judgments.seq}) < (${cursor[0]}, ${cursor[1]})`);
   const rows = app.db
     .select()
     .from(judgments)
-    .where(and(...where))
+    .where(and(...where, keysetAfter(judgments.createdAt, judgments.seq, cursor, true)))
     .orderBy(desc(judgments.createdAt), desc(judgments.seq))
     .limit(pageSize + 1)
     .all();
-  const page = rows.slice(0, pageSize);
-  const last = page[page.length - 1];
-  return { items: page.map(describeJudgment), nextCursor: rows.length > pageSize && last ? app.pageTokens.encode(scope, [last.createdAt, last.seq]) : null };
+  const page = paginate(rows, pageSize, (r) => [r.createdAt, r.seq], app.pageTokens, scope);
+  return { items: page.items.map(describeJudgment), nextCursor: page.pageToken };
 }

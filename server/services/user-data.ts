@@ -26,6 +26,7 @@ import { notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { commentsOf, describeAnnotation } from './comments.ts';
 import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
+import { commentPlainText } from './memory.ts';
 import { getNotifications } from './notifications.ts';
 import { describeReaction } from './reactions.ts';
 import { describeRecording } from './recordings.ts';
@@ -186,7 +187,7 @@ function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config'>, job: ErasureJo
     tx.delete(reactions).where(and(mine(reactions), eq(reactions.fromUserId, userId))).run();
     // judgments: the user's own, and others' that quote the user's comments (as subject or reasoning)
     const written = tx.select({ text: comments.text, html: comments.html }).from(comments).where(and(mine(comments), eq(comments.fromUserId, userId))).all();
-    const quoted = [...new Set(written.map((c) => c.text ?? (c.html ? c.html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : '')).filter(Boolean))];
+    const quoted = [...new Set(written.map((c) => commentPlainText(c.text, c.html) ?? '').filter(Boolean))];
     tx.delete(judgments).where(and(mine(judgments), eq(judgments.reviewerId, userId))).run();
     for (let i = 0; i < quoted.length; i += 400) {
       const some = quoted.slice(i, i + 400);

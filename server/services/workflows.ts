@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { definitionCreateInput, definitionDeleteInput, definitionGetInput, definitionListInput, definitionUpdateInput } from '../../shared/schemas/ai.ts';
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
+import { paginate } from '../db/pagination.ts';
 import { workflowDefinitions } from '../db/schema.ts';
 import { alreadyExists, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { readPageToken } from './paging.ts';
@@ -228,7 +229,6 @@ export function listDefinitions(app: AppContext, apiKeyId: string, input: z.outp
   const where: SQL[] = [eq(workflowDefinitions.apiKeyId, apiKeyId), eq(workflowDefinitions.status, 'active')];
   if (cursor) where.push(gt(workflowDefinitions.definitionId, cursor[0] as string));
   const rows = app.db.select().from(workflowDefinitions).where(and(...where)).orderBy(asc(workflowDefinitions.definitionId)).limit(input.pageSize + 1).all();
-  const page = rows.slice(0, input.pageSize);
-  const last = page[page.length - 1];
-  return { items: page.map(describeDefinition), nextCursor: rows.length > input.pageSize && last ? app.pageTokens.encode(scope, [last.definitionId]) : null };
+  const page = paginate(rows, input.pageSize, (r) => [r.definitionId], app.pageTokens, scope);
+  return { items: page.items.map(describeDefinition), nextCursor: page.pageToken };
 }
