@@ -1,0 +1,34 @@
+import { resolve } from 'node:path';
+import { BACKUP_STEPS, backupDataDir } from '../../services/backup.ts';
+import { CliError, type Command } from '../command.ts';
+import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
+
+const NAME = 'backup';
+
+export const command: Command = {
+  name: NAME,
+  summary: 'an online, consistent copy of the data dir (safe while the server runs)',
+  help: `Usage: hearth backup --out DIR [options]
+
+Copies the data dir into DIR, a new or empty directory: the database as of one instant (SQLite's
+VACUUM INTO, which a busy server cannot starve), the master key (without it the stored secrets cannot be
+read), credentials.json and a manifest.json. Safe while the server runs. Put it back with hearth restore.
+
+Options:
+  --out DIR               where the copy goes (required; must not exist or be empty)
+${DATA_DIR_HELP}
+  --json                  { outDir, format, hearthVersion, migrations, createdAt, bytes }
+
+Example:
+  hearth backup --data-dir ./data --out ./backups/2026-11-24
+`,
+  async run(argv, io) {
+    const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, out: { type: 'string' } });
+    if (values.out === undefined) throw new CliError('backup needs --out DIR');
+    const { dataDir } = loadConfig(io, values);
+    const progress = io.progress('Backing up', BACKUP_STEPS);
+    const result = backupDataDir(dataDir, resolve(values.out), () => progress.tick());
+    progress.done();
+    printResult(io, values.json, result, () => `Backed up ${dataDir} to ${result.outDir} (${result.bytes} bytes)`);
+  },
+};

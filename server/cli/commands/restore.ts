@@ -1,0 +1,35 @@
+import { resolve } from 'node:path';
+import { RESTORE_STEPS, restoreDataDir } from '../../services/backup.ts';
+import { CliError, type Command } from '../command.ts';
+import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
+
+const NAME = 'restore';
+
+export const command: Command = {
+  name: NAME,
+  summary: "put a backup in place as the data dir (refused while a server runs on it)",
+  help: `Usage: hearth restore --from DIR [options]
+
+Puts a backup made by hearth backup (or a pre-migration backup in DATA_DIR/backups/) in place as the data
+dir. The backup is checked first (manifest, master key, PRAGMA integrity_check). Refused while a server runs
+on the data dir, and over an existing database unless --force.
+
+Options:
+  --from DIR              the backup (required)
+  --force                 replace an existing database
+${DATA_DIR_HELP}
+  --json                  { dataDir, from }
+
+Example:
+  hearth restore --from ./backups/2026-11-24 --data-dir ./data --force
+`,
+  async run(argv, io) {
+    const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, from: { type: 'string' }, force: { type: 'boolean' } });
+    if (values.from === undefined) throw new CliError('restore needs --from DIR');
+    const { dataDir } = loadConfig(io, values);
+    const progress = io.progress('Restoring', RESTORE_STEPS);
+    const result = restoreDataDir(resolve(values.from), dataDir, { force: values.force ?? false, onStep: () => progress.tick() });
+    progress.done();
+    printResult(io, values.json, result, () => `Restored ${result.from} into ${dataDir}`);
+  },
+};

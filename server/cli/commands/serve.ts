@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { createServer, type HearthServer } from '../../index.ts';
+import { CREDENTIALS_FILE } from '../../services/bootstrap.ts';
+import type { Command } from '../command.ts';
+import { DATA_DIR_HELP, DATA_DIR_OPTIONS, loadConfig, parseOptions } from '../options.ts';
+
+const NAME = 'serve';
+
+const OPTIONS = {
+  ...DATA_DIR_OPTIONS,
+  port: { type: 'string' },
+  host: { type: 'string' },
+} as const;
+
+function banner(server: HearthServer): string {
+  const c = server.credentials;
+  return [
+    `Hearth ${server.app.version} is running`,
+    `  API        ${server.url}`,
+    `  Admin UI   ${server.url}/`,
+    `  Data dir   ${server.config.dataDir}`,
+    `  Credentials (also in ${join(server.config.dataDir, CREDENTIALS_FILE)}):`,
+    `    workspaceId         ${c.workspaceId}`,
+    `    workspaceAuthToken  ${c.workspaceAuthToken}`,
+    `    apiKey              ${c.apiKey}`,
+    `    authToken           ${c.authToken}`,
+    `  Try: curl -s -X POST ${server.url}/v2/ping -H 'content-type: application/json' -d '{"data":{}}'`,
+    '',
+  ].join('\n');
+}
+
+export const command: Command = {
+  name: NAME,
+  summary: 'run the server (the default command: npm start)',
+  help: `Usage: hearth serve [options]      (also: npm start -- [options])
+
+Runs the API, the y-websocket sync and the admin UI until SIGTERM or SIGINT, which finish in-flight requests
+and close the database. The first start creates the data dir, a default workspace and a testing API key, and
+writes their credentials to DATA_DIR/credentials.json. A data dir made by an older Hearth is migrated (after a
+backup into DATA_DIR/backups/pre-migrate-<time>/); one made by a newer Hearth is refused.
+
+Options:
+  --port N                port to listen on (env PORT; default 8787; 0 picks a free one)
+  --host H                address to listen on (env HOST; default 127.0.0.1)
+${DATA_DIR_HELP}
+
+Environment (and config file key): HEADER_BRAND (headerBrand), LOG_LEVEL (logLevel), SMTP_URL (smtpUrl),
+  MAIL_FROM (mailFrom), LOGIN_LINK_ALLOWED_HOSTS (loginLinkAllowedHosts), AI_TIMEOUT_MS (aiTimeoutMs),
+  WEBHOOK_RETRY_SCHEDULE_MS (webhookRetryScheduleMs). Precedence: flags > env > config file > defaults.
+
+Example:
+  hearth serve --port 9000 --data-dir ./demo-data
+`,
+  async run(argv, io) {
+    const { values } = parseOptions(NAME, argv, OPTIONS);
+    const { configFile, ...config } = loadConfig(io, values, { banner: true });
+    const server = await createServer(config);
+    if (configFile) server.app.log.info('configuration file read', { file: configFile });
+    io.out(banner(server));
+    await untilStopped(server, io);
+  },
+};
+
+/** Resolves once a SIGTERM/SIGINT has closed the server; a second signal exits at once. */
+function untilStopped(server: HearthServer, io: { err(text: string): void }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        io.err(`${signal} again: exiting at once\n`);
+        process.exit(1);
+      }
+      stopping = true;
+      server.app.log.info(`${signal}: finishing in-flight requests and closing the database`);
+      server.close().then(resolve, (error: unknown) => reject(new Error(`shutdown failed: ${String(error)}`)));
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+}

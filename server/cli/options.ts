@@ -1,0 +1,100 @@
+/** What the commands share: strict option parsing, the configuration from every source, opening a data dir. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { resolveConfig, type Config, type ConfigOverrides } from '../config.ts';
+import { configFromAllSources, mergeOverrides } from '../config-file.ts';
+import type { AppContext } from '../context.ts';
+import { openApp } from '../index.ts';
+import { KEY_FILE } from '../security/secrets.ts';
+import { DATABASE_FILE } from '../services/backup.ts';
+import { CliError, type CliIO } from './command.ts';
+
+type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
+
+/** Where the data dir is: every command takes these. */
+export const DATA_DIR_OPTIONS = {
+  'data-dir': { type: 'string' },
+  config: { type: 'string' },
+} as const satisfies OptionSpecs;
+
+export const JSON_OPTION = { json: { type: 'boolean' } } as const satisfies OptionSpecs;
+
+export const DATA_DIR_HELP = `  --data-dir DIR          the data dir (env DATA_DIR; default ./data)
+  --config FILE           a config file (env HEARTH_CONFIG; default ./hearth.config.json when present)`;
+
+/** node:util parseArgs in strict mode; a bad or unknown option becomes one line pointing at the command's help. */
+export function parseOptions<const T extends OptionSpecs>(commandName: string, argv: string[], options: T, allowPositionals = false) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message.split('\n')[0]}; see hearth ${commandName} --help`);
+  }
+}
+
+/**
+ * The configuration from the config file, the environment and the flags (flags > env > file > defaults);
+ * a bad value in any of them is a usage error naming it.
+ */
+export function loadConfig(
+  io: CliIO,
+  args: { port?: string | undefined; host?: string | undefined; 'data-dir'?: string | undefined; config?: string | undefined },
+  extra: ConfigOverrides = {},
+): Config & { configFile: string | undefined } {
+  try {
+    const { overrides, configFile } = configFromAllSources({ env: io.env, cwd: process.cwd(), args });
+    return { ...resolveConfig(mergeOverrides(overrides, extra)), configFile };
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+/**
+ * Opens an existing data dir for an admin command. A missing database is refused rather than created, so a
+ * typo in --data-dir cannot leave a new empty data dir behind; so is a database without its master key (a new
+ * key would make every stored secret unreadable).
+ */
+export function openExistingDataDir(config: Config): AppContext {
+  if (!existsSync(join(config.dataDir, DATABASE_FILE))) {
+    throw new CliError(`No Hearth data dir at ${config.dataDir}: start the server once (hearth serve), or check --data-dir`);
+  }
+  if (!existsSync(join(config.dataDir, KEY_FILE))) {
+    throw new CliError(`${config.dataDir} has a database but no ${KEY_FILE}: restore the key (or a backup) before using it`, 1);
+  }
+  // Admin commands print results, not the server's info lines; warnings (a pre-migration backup) still show.
+  return openApp({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
+}
+
+export async function withDataDir<T>(config: Config, work: (app: AppContext) => T | Promise<T>): Promise<T> {
+  const app = openExistingDataDir(config);
+  try {
+    return await work(app);
+  } finally {
+    app.sqlite.close();
+  }
+}
+
+/** JSON (indented, one document) with --json; the human text otherwise. */
+export function printResult(io: CliIO, json: boolean | undefined, value: unknown, text: () => string) {
+  io.out(json ? `${JSON.stringify(value, null, 2)}\n` : text().endsWith('\n') ? text() : `${text()}\n`);
+}
+
+export function parseOnOff(flag: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'on' || value === 'true') return true;
+  if (value === 'off' || value === 'false') return false;
+  throw new CliError(`--${flag} takes on or off, not "${value}"`);
+}
+
+export function parseWholeNumber(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isInteger(number) || number < 0) throw new CliError(`--${flag} takes a whole number, not "${value}"`);
+  return number;
+}
+
+export function parseChoice<const T extends string>(flag: string, value: string | undefined, choices: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(value)) throw new CliError(`--${flag} takes ${choices.join(' or ')}, not "${value}"`);
+  return value as T;
+}
