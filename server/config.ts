@@ -143,7 +143,7 @@ export function configFromEnvAndArgs(
     host: args.host ?? (env.HOST || undefined),
     dataDir: args['data-dir'] ?? (env.DATA_DIR || undefined),
     headerBrand: env.HEADER_BRAND || undefined,
-    logLevel: logLevel as LogLevel | undefined,
+    logLevel: (logLevel || undefined) as LogLevel | undefined,
     smtpUrl: env.SMTP_URL || undefined,
     aiTimeoutMs: aiTimeout,
     mailFrom: env.MAIL_FROM || undefined,

@@ -1,7 +1,12 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from '../log.ts';
+import { backupDataDir, DATABASE_FILE } from '../services/backup.ts';
+import { VERSION } from '../version.ts';
 import * as schema from './schema.ts';
 
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -16,14 +21,22 @@ const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
 
 /**
  * Opens the database with the pragmas Hearth relies on (WAL, foreign keys, a busy timeout so a CLI command
- * and the server can share the file) and applies the committed drizzle-kit migrations.
+ * and the server can share the file) and applies the committed drizzle-kit migrations. A database made by a
+ * newer Hearth is refused before anything is written; an existing database with pending migrations is backed up
+ * into DATA_DIR/backups/pre-migrate-<time>/ first, so an upgrade can be undone with `hearth restore`.
  */
-export function openDatabase(file: string): Database_ {
+export function openDatabase(file: string, options: { log?: Logger } = {}): Database_ {
   const sqlite = new Database(file);
+  sqlite.pragma('busy_timeout = 5000');
+  try {
+    prepareMigrations(sqlite, file, options.log);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
   // Deleted content is overwritten, so that erasing a user's data leaves no copy in free pages of the file.
   sqlite.pragma('secure_delete = ON');
   cacheStatements(sqlite);
@@ -38,6 +51,63 @@ export function openDatabase(file: string): Database_ {
       sqlite.close();
     },
   };
+}
+
+/** A database that holds migrations this build does not know: it was made (or upgraded) by a newer Hearth. */
+export class NewerSchemaError extends Error {
+  constructor(file: string, unknown: number) {
+    super(
+      `${file} was made by a newer Hearth (${unknown} schema migration${unknown === 1 ? '' : 's'} unknown to Hearth ${VERSION}): ` +
+        'upgrade Hearth to open it, or restore a backup made by this version. Nothing was changed.',
+    );
+    this.name = 'NewerSchemaError';
+  }
+}
+
+export interface SchemaStatus {
+  /** Migrations of this build. */
+  known: number;
+  /** Rows of __drizzle_migrations. */
+  applied: number;
+  /** Migrations of this build that the next start applies (drizzle's rule: newer than the last applied). */
+  pending: number;
+  /** Applied migrations newer than every migration of this build. */
+  unknown: number;
+}
+
+let knownMigrations: MigrationMeta[] | undefined;
+
+/** This build's migrations (the committed drizzle-kit folder), oldest first. */
+export function buildMigrations(): MigrationMeta[] {
+  return (knownMigrations ??= readMigrationFiles({ migrationsFolder: MIGRATIONS }));
+}
+
+/** Where a database stands against this build's migrations; reads only (doctor uses it on a read-only handle). */
+export function schemaStatus(sqlite: Database.Database, migrations: MigrationMeta[] = buildMigrations()): SchemaStatus {
+  const hasTable = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get() !== undefined;
+  const rows = hasTable ? (sqlite.prepare('SELECT created_at AS createdAt FROM __drizzle_migrations').all() as { createdAt: number | string | null }[]) : [];
+  const newestKnown = Math.max(0, ...migrations.map((m) => m.folderMillis));
+  const appliedAt = rows.map((r) => Number(r.createdAt));
+  const lastApplied = appliedAt.length > 0 ? Math.max(...appliedAt) : undefined;
+  return {
+    known: migrations.length,
+    applied: rows.length,
+    pending: migrations.filter((m) => lastApplied === undefined || m.folderMillis > lastApplied).length,
+    unknown: appliedAt.filter((at) => at > newestKnown).length,
+  };
+}
+
+function prepareMigrations(sqlite: Database.Database, file: string, log: Logger | undefined) {
+  const status = schemaStatus(sqlite);
+  if (status.unknown > 0) throw new NewerSchemaError(file, status.unknown);
+  if (status.applied === 0 || status.pending === 0) return;
+  if (basename(file) !== DATABASE_FILE) throw new Error(`${file}: pending migrations are applied only to a data dir's ${DATABASE_FILE}, after a backup`);
+  const dataDir = dirname(file);
+  const outDir = join(dataDir, 'backups', `pre-migrate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const backup = backupDataDir(dataDir, outDir);
+  const message = `Schema upgrade: ${status.pending} migration${status.pending === 1 ? '' : 's'} to apply; backed up the data dir first`;
+  if (log) log.warn(message, { backup: backup.outDir });
+  else process.stderr.write(`${message}: ${backup.outDir}\n`);
 }
 
 const STATEMENT_CACHE_SIZE = 2_000;

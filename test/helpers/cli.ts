@@ -1,7 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+export const ROOT = join(import.meta.dirname, '..', '..');
+const CLI = join(ROOT, 'server', 'cli.ts');
 
 export interface CliServer {
   child: ChildProcess;
@@ -12,9 +15,14 @@ export interface CliServer {
 
 /** `npm start`'s program in a child process on an ephemeral port; resolves once its banner is out. */
 export async function startCliServer(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<CliServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli.ts'), '--port', '0', '--data-dir', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+  return startHearth(['--port', '0', '--data-dir', dataDir], { env });
+}
+
+/** `hearth <args>` as a server (serve, or no command); resolves with its URL once its banner is out. */
+export async function startHearth(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -36,4 +44,44 @@ export async function startCliServer(dataDir: string, env: NodeJS.ProcessEnv = {
     });
   });
   return { child, url, output: () => output, exited };
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * One `hearth <args>` run to its end (through `node --import tsx server/cli.ts`, or the package's bin shim with
+ * `bin: true`); never rejects on a non-zero exit, so tests can assert on the code and the message.
+ */
+export function runHearth(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; bin?: boolean } = {}): Promise<CliRun> {
+  const entry = options.bin ? [join(ROOT, 'bin', 'hearth.mjs')] : ['--import', 'tsx', CLI];
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...entry, ...args],
+      { cwd: options.cwd ?? ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...options.env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Temp directories removed by `cleanup()` (call it in afterAll). */
+export function tempDirs() {
+  const dirs: string[] = [];
+  return {
+    make(prefix = 'hearth-cli-') {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      dirs.push(dir);
+      return dir;
+    },
+    cleanup() {
+      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
