@@ -123,6 +123,7 @@ async function checkServer(config: Config): Promise<CheckResult> {
 
 export async function runChecks(config: Config): Promise<CheckResult[]> {
   const dataDir = checkDataDir(config.dataDir);
-  if (dataDir.status === 'fail') return [dataDir];
+  // Without a data dir only the port can be checked.
+  if (dataDir.status === 'fail') return [dataDir, await checkServer(config)];
   return [dataDir, checkMasterKey(config.dataDir), ...checkDatabase(config.dataDir), checkDisk(config.dataDir), await checkServer(config)];
 }

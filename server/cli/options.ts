@@ -5,7 +5,6 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveConfig, type Config, type ConfigOverrides } from '../config.ts';
 import { configFromAllSources, mergeOverrides } from '../config-file.ts';
 import type { AppContext } from '../context.ts';
-import { openApp } from '../index.ts';
 import { KEY_FILE } from '../security/secrets.ts';
 import { DATABASE_FILE } from '../services/backup.ts';
 import { CliError, type CliIO } from './command.ts';
@@ -54,19 +53,21 @@ export function loadConfig(
  * typo in --data-dir cannot leave a new empty data dir behind; so is a database without its master key (a new
  * key would make every stored secret unreadable).
  */
-export function openExistingDataDir(config: Config): AppContext {
+export async function openExistingDataDir(config: Config): Promise<AppContext> {
   if (!existsSync(join(config.dataDir, DATABASE_FILE))) {
     throw new CliError(`No Hearth data dir at ${config.dataDir}: start the server once (hearth serve), or check --data-dir`);
   }
   if (!existsSync(join(config.dataDir, KEY_FILE))) {
     throw new CliError(`${config.dataDir} has a database but no ${KEY_FILE}: restore the key (or a backup) before using it`, 1);
   }
+  // Loaded on use: the whole server is not needed for --help or a configuration error.
+  const { openApp } = await import('../index.ts');
   // Admin commands print results, not the server's info lines; warnings (a pre-migration backup) still show.
   return openApp({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
 }
 
 export async function withDataDir<T>(config: Config, work: (app: AppContext) => T | Promise<T>): Promise<T> {
-  const app = openExistingDataDir(config);
+  const app = await openExistingDataDir(config);
   try {
     return await work(app);
   } finally {

@@ -2,9 +2,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'server', 'cli.ts');
+/** tsx's loader by path, so that a child started in another working directory (a config file's) still finds it. */
+const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 export interface CliServer {
   child: ChildProcess;
@@ -20,7 +23,7 @@ export async function startCliServer(dataDir: string, env: NodeJS.ProcessEnv = {
 
 /** `hearth <args>` as a server (serve, or no command); resolves with its URL once its banner is out. */
 export async function startHearth(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -57,7 +60,7 @@ export interface CliRun {
  * `bin: true`); never rejects on a non-zero exit, so tests can assert on the code and the message.
  */
 export function runHearth(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; bin?: boolean } = {}): Promise<CliRun> {
-  const entry = options.bin ? [join(ROOT, 'bin', 'hearth.mjs')] : ['--import', 'tsx', CLI];
+  const entry = options.bin ? [join(ROOT, 'bin', 'hearth.mjs')] : ['--import', TSX, CLI];
   return new Promise((resolve) => {
     execFile(
       process.execPath,

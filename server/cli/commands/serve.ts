@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createServer, type HearthServer } from '../../index.ts';
+import type { HearthServer } from '../../index.ts';
 import { CREDENTIALS_FILE } from '../../services/bootstrap.ts';
 import type { Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, loadConfig, parseOptions } from '../options.ts';
@@ -54,6 +54,8 @@ Example:
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, OPTIONS);
     const { configFile, ...config } = loadConfig(io, values, { banner: true });
+    // Loaded on use: the whole server is not needed for --help or a configuration error.
+    const { createServer } = await import('../../index.ts');
     const server = await createServer(config);
     if (configFile) server.app.log.info('configuration file read', { file: configFile });
     io.out(banner(server));
