@@ -14,5 +14,6 @@ const handler =
         res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       };
 const server = createServer(handler as Parameters<typeof createServer>[1]);
-server.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`));
+// an optional port (the cold-start suite times a start from spawn to the first answer on a port it chose)
+server.listen(Number(process.argv[3] ?? 0), '127.0.0.1', () => process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

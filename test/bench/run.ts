@@ -1,24 +1,76 @@
-// `npm run bench [suite…]`: every figure next to a floor or a peer measured in the same run on this machine.
-// Servers run in child processes; load comes from this process (autocannon) over loopback.
-import { cpus } from 'node:os';
+// `npm run bench [suite…] [--compare FILE.json]`: every figure next to a floor or a peer measured in the same run
+// on this machine. Servers run in child processes; load comes from this process over loopback. The run is stored
+// in bench-results/ and the generated section of BENCHMARKS.md is rebuilt (see results.ts).
+import { parseArgs } from 'node:util';
 import { CONNECTIONS, DURATION, type Row } from './harness.ts';
+import { compareRuns, currentLoad, gitCommit, machine, readRun, suiteTable, toResultRow, updateBenchmarksMd, writeRun, type RunResult } from './results.ts';
 import * as access from './suites/access.ts';
+import * as coldStart from './suites/cold-start.ts';
 import * as crdt from './suites/crdt.ts';
 import * as feed from './suites/feed.ts';
 import * as httpFloor from './suites/http-floor.ts';
+import * as idleMemory from './suites/idle-memory.ts';
 import * as memory from './suites/memory.ts';
 import * as webhooks from './suites/webhooks.ts';
+import * as writeFloor from './suites/write-floor.ts';
 
-const suites: Record<string, { title: string; run(): Promise<Row[]> }> = { 'http-floor': httpFloor, access, feed, crdt, webhooks, memory };
-const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(suites);
+const suites: Record<string, { title: string; run(): Promise<Row[]> }> = {
+  'http-floor': httpFloor,
+  'write-floor': writeFloor,
+  access,
+  feed,
+  crdt,
+  webhooks,
+  memory,
+  'cold-start': coldStart,
+  'idle-memory': idleMemory,
+};
 
-console.log(`${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per measurement, ${new Date().toISOString()}`);
+const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { compare: { type: 'string' }, help: { type: 'boolean' } } });
+if (values.help) {
+  console.log(`npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')}\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50)`);
+  process.exit(0);
+}
+const unknown = positionals.filter((name) => !suites[name]);
+if (unknown.length) {
+  console.error(`Unknown suite ${unknown.join(', ')}; suites: ${Object.keys(suites).join(', ')}`);
+  process.exit(2);
+}
+// read before the run, so that a wrong path fails in a second rather than after twenty minutes
+const before = values.compare ? readRun(values.compare) : undefined;
+const chosen = positionals.length ? positionals : Object.keys(suites);
+
+const run: RunResult = { date: new Date().toISOString(), commit: gitCommit(), machine: machine(), benchSeconds: DURATION, connections: CONNECTIONS, suites: {} };
+const m = run.machine;
+console.log(`${m.cpus} × ${m.model}, Node ${m.node}, ${CONNECTIONS} connections, ${DURATION} s per measurement, commit ${run.commit}, ${run.date}`);
+const failures: string[] = [];
 for (const name of chosen) {
-  const suite = suites[name];
-  if (!suite) throw new Error(`Unknown suite ${name}; suites: ${Object.keys(suites).join(', ')}`);
-  const rows = await suite.run();
-  console.log(`\n## ${suite.title}\n`);
-  console.log('| scenario | req/s | p50 ms | p99 ms | vs |');
-  console.log('|---|---:|---:|---:|---|');
-  for (const r of rows) console.log(`| ${r.scenario} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.vs ?? ''} |`);
+  const suite = suites[name]!;
+  const started = performance.now();
+  const loadAverageAtStart = currentLoad();
+  const date = new Date().toISOString();
+  let rows: Row[];
+  try {
+    rows = await suite.run();
+  } catch (error) {
+    // one broken suite must not cost the figures of the others
+    console.error(`\n## ${suite.title}: FAILED\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    failures.push(name);
+    continue;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  run.suites[name] = { title: suite.title, date, commit: run.commit, seconds: Math.round(seconds), loadAverageAtStart, rows: rows.map(toResultRow) };
+  console.log(`\n## ${suite.title} (${Math.round(seconds)} s)\n`);
+  console.log(suiteTable(run.suites[name]!));
+}
+
+if (Object.keys(run.suites).length) {
+  const file = writeRun(run, chosen.length === Object.keys(suites).length && failures.length === 0);
+  updateBenchmarksMd(Object.keys(suites));
+  console.log(`\nWrote ${file} and the generated section of BENCHMARKS.md.`);
+  if (before) console.log(`\n${compareRuns(run, before)}`);
+}
+if (failures.length) {
+  console.error(`\nFailed suites: ${failures.join(', ')}`);
+  process.exitCode = 1;
 }

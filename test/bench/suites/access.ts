@@ -1,6 +1,6 @@
 // The access model at scale: reads must stay O(page) whether an organization holds 1k or 100k documents,
 // and a folder move must cost the moved subtree, not the tree. Both sizes are measured in the same run.
-import { load, ratio, startHearth, type Row } from '../harness.ts';
+import { load, startHearth, type Row } from '../harness.ts';
 
 export const title = 'Access model: 1k vs 100k documents, 10-level folder tree';
 
@@ -27,7 +27,7 @@ async function middleToken(h: Hearth, organizationId: string, documents: number)
   const step = Math.min(1000, documents / 2);
   let token: string | undefined;
   for (let seen = 0; seen < documents / 2; seen += step) {
-    token = (await h.call('/v2/organizations/documents/get', { organizationId, pageSize: step, pageToken: token })).pageToken;
+    token = (await h.call<{ pageToken?: string }>('/v2/organizations/documents/get', { organizationId, pageSize: step, pageToken: token })).pageToken;
   }
   return token;
 }
@@ -56,7 +56,7 @@ export async function run(): Promise<Row[]> {
         results.push(await load(h.url, label.split(' ')[0]!, JSON.stringify({ data }), h.headers));
       }
       rows.push({ scenario: `${label} @1k`, ...results[0]! });
-      rows.push({ scenario: `${label} @100k`, ...results[1]!, vs: `${ratio(results[1]!.rps, results[0]!.rps)} of @1k` });
+      rows.push({ scenario: `${label} @100k`, ...results[1]!, baseline: { scenario: 'the same @1k', figure: results[0]!.rps } });
     };
     await measure('/v2/organizations/documents/get first page of 50', async (organizationId) => ({ organizationId, pageSize: 50 }));
     await measure('/v2/organizations/documents/get page of 50 mid-way', async (organizationId, size) => ({ organizationId, pageSize: 50, pageToken: await middleToken(h, organizationId, size) }));
@@ -70,8 +70,8 @@ export async function run(): Promise<Row[]> {
     }));
     const moves = [] as number[];
     for (const size of sizes) moves.push(await timeMoves(h, `org${size}`, 200));
-    rows.push({ scenario: 'folders/update move of a 3-folder subtree @1k (moves/s, sequential)', rps: moves[0]!, p50: 0, p99: 0 });
-    rows.push({ scenario: 'folders/update move of a 3-folder subtree @100k (moves/s, sequential)', rps: moves[1]!, p50: 0, p99: 0, vs: `${ratio(moves[1]!, moves[0]!)} of @1k` });
+    rows.push({ scenario: 'folders/update move of a 3-folder subtree @1k (sequential)', rps: moves[0]!, p50: 0, p99: 0, unit: 'moves/s' });
+    rows.push({ scenario: 'folders/update move of a 3-folder subtree @100k (sequential)', rps: moves[1]!, p50: 0, p99: 0, unit: 'moves/s', baseline: { scenario: 'the same @1k', figure: moves[0]! } });
   } finally {
     h.stop();
   }

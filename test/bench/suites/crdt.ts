@@ -1,92 +1,33 @@
 // Sync throughput and propagation latency, Hearth (which persists every update before broadcasting it) vs
 // the y-websocket reference server (memory only) and Hocuspocus (SQLite, whole state stored debounced), in one
-// run: one room, 1 writer and 50 readers; then the latency of a REST update on a 100 KB text.
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+// run: one room with 1 writer and 50 readers, and 1,000 rooms with 2 clients each (a writer and a reader), with
+// each server's RSS after the run; then the latency of a REST update on a 100 KB text and the memory per loaded
+// document. The bench process drives every client, so the two cores are shared between it and the server.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
-import { WebsocketProvider } from 'y-websocket';
-import * as decoding from 'lib0/decoding';
-import * as encoding from 'lib0/encoding';
-import * as syncProtocol from 'y-protocols/sync';
-import * as Y from 'yjs';
-import { ratio, startChild, type Row } from '../harness.ts';
+import { hocuspocusClient, yWebsocketClient, type Client } from '../crdt-clients.ts';
+import { authHeaders, percentile, readCredentials, rssMb, startChild, stopChild, type Child, type Row } from '../harness.ts';
 
-export const title = 'CRDT sync: one room, 1 writer and 50 readers; REST update of a 100 KB text';
+export const title = 'CRDT sync: 1 writer + 50 readers, 1,000 rooms × 2 clients; REST update of a 100 KB text';
 
 const READERS = 50;
 const EDITS = 2000;
+const ROOMS = 1000;
+const EDITS_PER_ROOM = 10;
+/** Past this a scenario has stalled (a lost update): fail with what arrived rather than hang the run. */
+const TIMEOUT_MS = 180_000;
 
-interface Client {
-  doc: Y.Doc;
-  synced: Promise<void>;
-  destroy(): void;
-}
-type Connect = () => Client;
+type ConnectTo = (room: string) => Client;
 
-/** A y-websocket client (the provider editors use). */
-function yWebsocketClient(url: string, room: string, params: Record<string, string>): Client {
-  const doc = new Y.Doc();
-  const provider = new WebsocketProvider(url, room, doc, { WebSocketPolyfill: WebSocket as never, params, disableBc: true });
-  const synced = new Promise<void>((resolve) => provider.on('sync', (s: boolean) => s && resolve()));
-  return { doc, synced, destroy: () => provider.destroy() };
-}
-
-// Hocuspocus frames every message as varString(document name), varUint(type), payload; a connection starts
-// with an Auth message carrying a token. Only what the bench needs: auth, sync and updates (no awareness).
-const HP_SYNC = 0;
-const HP_AUTH = 2;
-const HP_SYNC_REPLY = 4;
-
-/** A Hocuspocus client speaking its wire protocol (what @hocuspocus/provider sends), with y-protocols' sync. */
-function hocuspocusClient(url: string, name: string): Client {
-  const doc = new Y.Doc();
-  const ws = new WebSocket(url);
-  const frame = (type: number, write: (e: encoding.Encoder) => void) => {
-    const e = encoding.createEncoder();
-    encoding.writeVarString(e, name);
-    encoding.writeVarUint(e, type);
-    write(e);
-    return encoding.toUint8Array(e);
-  };
-  let resolveSynced: () => void;
-  const synced = new Promise<void>((r) => (resolveSynced = r));
-  ws.on('open', () => {
-    ws.send(frame(HP_AUTH, (e) => {
-      encoding.writeVarUint(e, 0); // AuthMessageType.Token
-      encoding.writeVarString(e, 'bench');
-    }));
-    ws.send(frame(HP_SYNC, (e) => syncProtocol.writeSyncStep1(e, doc)));
-  });
-  ws.on('message', (data: Buffer) => {
-    const d = decoding.createDecoder(new Uint8Array(data));
-    decoding.readVarString(d);
-    const type = decoding.readVarUint(d);
-    if (type !== HP_SYNC && type !== HP_SYNC_REPLY) return;
-    const reply = encoding.createEncoder();
-    const kind = syncProtocol.readSyncMessage(d, reply, doc, ws);
-    if (kind === syncProtocol.messageYjsSyncStep2) resolveSynced();
-    if (encoding.length(reply) > 0) ws.send(frame(HP_SYNC_REPLY, (e) => encoding.writeUint8Array(e, encoding.toUint8Array(reply))));
-  });
-  doc.on('update', (update: Uint8Array, origin: unknown) => {
-    if (origin !== ws && ws.readyState === WebSocket.OPEN) ws.send(frame(HP_SYNC, (e) => syncProtocol.writeUpdate(e, update)));
-  });
-  return { doc, synced, destroy: () => ws.close() };
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
-async function measure(connect: Connect) {
-  const writer = connect();
-  const readers = Array.from({ length: READERS }, connect);
-  await Promise.all([writer.synced, ...readers.map((r) => r.synced)]);
-  const sentAt: number[] = [];
-  const latencies: number[] = [];
+/** Resolves when every reader has seen `edits` pushes to the shared array, recording each one's propagation. */
+function watch(readers: Array<{ client: Client; sentAt: number[] }>, edits: number, latencies: number[]) {
   let done = 0;
-  const allDone = new Promise<void>((resolve) => {
-    for (const reader of readers) {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`stalled: ${done} of ${readers.length} readers complete after ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
+    for (const { client, sentAt } of readers) {
       let seen = 0;
-      reader.doc.getArray<number>('edits').observe((event) => {
+      client.doc.getArray<number>('edits').observe((event) => {
         const now = performance.now();
         for (const item of event.changes.added) {
           for (const index of item.content.getContent() as number[]) {
@@ -94,10 +35,27 @@ async function measure(connect: Connect) {
             seen++;
           }
         }
-        if (seen === EDITS && ++done === READERS) resolve();
+        if (seen === edits && ++done === readers.length) {
+          clearTimeout(timer);
+          resolve();
+        }
       });
     }
   });
+}
+
+const summary = (updates: number, started: number, latencies: number[]) => {
+  latencies.sort((a, b) => a - b);
+  return { rps: updates / ((performance.now() - started) / 1000), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)) };
+};
+
+async function oneRoom(connect: ConnectTo, server: Child) {
+  const writer = connect('room');
+  const readers = Array.from({ length: READERS }, () => connect('room'));
+  await Promise.all([writer.synced, ...readers.map((r) => r.synced)]);
+  const sentAt: number[] = [];
+  const latencies: number[] = [];
+  const allDone = watch(readers.map((client) => ({ client, sentAt })), EDITS, latencies);
   const started = performance.now();
   const edits = writer.doc.getArray<number>('edits');
   for (let i = 0; i < EDITS; i++) {
@@ -106,31 +64,86 @@ async function measure(connect: Connect) {
     // let the socket breathe every few edits, as a typing user would
     if (i % 20 === 19) await new Promise((r) => setImmediate(r));
   }
-  await allDone;
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  for (const c of [writer, ...readers]) c.destroy();
-  return { rps: EDITS / seconds, p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)) };
+  try {
+    await allDone;
+    return { ...summary(EDITS, started, latencies), rss: rssMb(server.child.pid) };
+  } finally {
+    for (const c of [writer, ...readers]) c.destroy();
+  }
+}
+
+async function manyRooms(connect: ConnectTo, server: Child) {
+  const rooms: Array<{ writer: Client; reader: Client; sentAt: number[] }> = [];
+  try {
+    // connect 50 rooms at a time, as clients trickle in, rather than 2,000 handshakes at once
+    for (let i = 0; i < ROOMS; i += 50) {
+      const batch = Array.from({ length: Math.min(50, ROOMS - i) }, (_, j) => ({ writer: connect(`room-${i + j}`), reader: connect(`room-${i + j}`), sentAt: [] as number[] }));
+      rooms.push(...batch);
+      await Promise.all(batch.flatMap((r) => [r.writer.synced, r.reader.synced]));
+    }
+    const latencies: number[] = [];
+    const allDone = watch(rooms.map((r) => ({ client: r.reader, sentAt: r.sentAt })), EDITS_PER_ROOM, latencies);
+    const started = performance.now();
+    const arrays = rooms.map((r) => r.writer.doc.getArray<number>('edits'));
+    for (let edit = 0; edit < EDITS_PER_ROOM; edit++) {
+      for (const [i, array] of arrays.entries()) {
+        rooms[i]!.sentAt[edit] = performance.now();
+        array.push([edit]);
+        if (i % 50 === 49) await new Promise((r) => setImmediate(r));
+      }
+    }
+    await allDone;
+    return { ...summary(ROOMS * EDITS_PER_ROOM, started, latencies), rss: rssMb(server.child.pid) };
+  } finally {
+    for (const r of rooms) {
+      r.writer.destroy();
+      r.reader.destroy();
+    }
+  }
 }
 
 export async function run(): Promise<Row[]> {
   const rows: Row[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-crdt-'));
-  const reference = await startChild(['test/bench/yws-reference-server.ts']);
-  const hocuspocus = await startChild(['test/bench/hocuspocus-server.ts']);
-  const hearth = await startChild(['server/cli.ts', '--port', '0', '--data-dir', dataDir]);
+  const started: Child[] = [];
   try {
-    const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
-    const ref = await measure(() => yWebsocketClient(reference.url.replace('http', 'ws'), 'room', {}));
-    rows.push({ scenario: `reference server (memory only): ${EDITS} edits to ${READERS} readers (edits/s)`, ...ref });
-    const hp = await measure(() => hocuspocusClient(hocuspocus.url.replace('http', 'ws'), 'room'));
-    rows.push({ scenario: `Hocuspocus (SQLite, whole state stored debounced 2 s): ${EDITS} edits to ${READERS} readers (edits/s)`, ...hp, vs: `${ratio(hp.rps, ref.rps)} of the reference` });
-    const own = await measure(() => yWebsocketClient(hearth.url.replace('http', 'ws') + '/yjs', 'org/doc/editor', { apiKey: creds.apiKey, authToken: creds.authToken }));
-    rows.push({ scenario: `Hearth (every update persisted first): ${EDITS} edits to ${READERS} readers (edits/s)`, ...own, vs: `${ratio(own.rps, ref.rps)} of the reference (goal ≥ 100%), ${ratio(own.rps, hp.rps)} of Hocuspocus` });
+    const reference = await startChild(['test/bench/yws-reference-server.ts']);
+    started.push(reference);
+    const hocuspocus = await startChild(['test/bench/hocuspocus-server.ts']);
+    started.push(hocuspocus);
+    const hearth = await startChild(['server/cli.ts', '--port', '0', '--data-dir', dataDir]);
+    started.push(hearth);
+    const creds = readCredentials(dataDir);
+    const peers: Array<[string, Child, ConnectTo]> = [
+      ['reference server (memory only)', reference, (room) => yWebsocketClient(reference.url.replace('http', 'ws'), room, {})],
+      ['Hocuspocus (SQLite, whole state stored debounced 2 s)', hocuspocus, (room) => hocuspocusClient(hocuspocus.url.replace('http', 'ws'), room)],
+      ['Hearth (every update persisted first)', hearth, (room) => yWebsocketClient(hearth.url.replace('http', 'ws') + '/yjs', `org/${room}/editor`, { apiKey: creds.apiKey, authToken: creds.authToken })],
+    ];
 
-    const headers = { 'content-type': 'application/json', 'x-svc-api-key': creds.apiKey, 'x-svc-auth-token': creds.authToken };
-    const base = 'x'.repeat(100 * 1024);
+    for (const [scenario, measure, updates] of [
+      [`${EDITS.toLocaleString('en-US')} edits to ${READERS} readers in one room`, oneRoom, 'edits/s'],
+      [`${ROOMS.toLocaleString('en-US')} rooms × (1 writer + 1 reader), ${EDITS_PER_ROOM} edits each`, manyRooms, 'updates/s'],
+    ] as const) {
+      let referenceRps = 0;
+      for (const [name, server, connect] of peers) {
+        const result = await measure(connect, server);
+        if (server === reference) referenceRps = result.rps;
+        rows.push({
+          scenario: `${name}: ${scenario}`,
+          rps: result.rps,
+          p50: result.p50,
+          p99: result.p99,
+          unit: updates,
+          vs: `server RSS ${result.rss} MB after`,
+          ...(server === reference ? {} : { baseline: { scenario: 'reference server', figure: referenceRps } }),
+          ...(server === hearth ? { goal: { kind: 'ratio>=' as const, value: 1 } } : {}),
+        });
+      }
+    }
+
+    const headers = { 'content-type': 'application/json', ...authHeaders(creds) };
     const post = (path: string, data: unknown) => fetch(hearth.url + path, { method: 'POST', headers, body: JSON.stringify({ data }) }).then((r) => r.json());
+    const base = 'x'.repeat(100 * 1024);
     await post('/v2/crdt/add', { organizationId: 'org', documentId: 'doc', editorId: 'big', type: 'text', data: base });
     const times: number[] = [];
     for (let i = 0; i < 50; i++) {
@@ -140,20 +153,16 @@ export async function run(): Promise<Row[]> {
       times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    rows.push({ scenario: 'Hearth REST crdt/update of a 100 KB text, small change (sequential, ms)', rps: 1000 / percentile(times, 50), p50: Math.round(percentile(times, 50)), p99: Math.round(percentile(times, 99)) });
+    rows.push({ scenario: 'Hearth REST crdt/update of a 100 KB text, small change (sequential)', rps: 1000 / percentile(times, 50), p50: Math.round(percentile(times, 50)), p99: Math.round(percentile(times, 99)) });
 
     // memory per loaded document: the server's RSS before and after loading 5,000 small text documents (enough
     // that the growth stands above the garbage collector's swings)
-    const rss = () => Number(readFileSync(`/proc/${hearth.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
-    const before = rss();
+    const before = rssMb(hearth.child.pid);
     for (let i = 0; i < 5000; i++) await post('/v2/crdt/add', { organizationId: 'org', documentId: `mem-${i}`, editorId: 'e', type: 'text', data: 'a short paragraph of text, '.repeat(8) });
-    const perDocument = (rss() - before) / 5000;
-    rows.push({ scenario: `Hearth RSS growth per loaded document (5,000 loaded, ~200 B of text each): ${(perDocument / 1024).toFixed(1)} KiB`, rps: 0, p50: 0, p99: 0 });
+    const perDocumentKiB = ((rssMb(hearth.child.pid) - before) * 1024) / 5000;
+    rows.push({ scenario: 'Hearth RSS growth per loaded document (5,000 loaded, ~200 B of text each)', rps: 0, p50: 0, p99: 0, figure: Math.round(perDocumentKiB * 10) / 10, unit: 'KiB' });
   } finally {
-    reference.child.kill('SIGTERM');
-    hocuspocus.child.kill('SIGTERM');
-    hearth.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    for (const child of started) await stopChild(child.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
   return rows;

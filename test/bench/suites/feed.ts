@@ -82,9 +82,9 @@ export async function run(): Promise<Row[]> {
         const small = await load(server.url, path, JSON.stringify({ data: data(`org${SIZES[0]}`) }), headers);
         const large = await load(server.url, path, JSON.stringify({ data: data(`org${SIZES[1]}`) }), headers);
         rows.push({ scenario: `${label} @10k`, ...small });
-        rows.push({ scenario: `${label} @1M`, ...large, vs: `p50 ${ratio(large.p50 || 0.5, small.p50 || 0.5)} of @10k, req/s ${ratio(large.rps, small.rps)}` });
+        rows.push({ scenario: `${label} @1M`, ...large, vs: `p50 ${ratio(large.p50 || 0.5, small.p50 || 0.5)} of @10k`, baseline: { scenario: 'the same @10k', figure: small.rps } });
       }
-      rows.push({ scenario: `(seeded ${SIZES.reduce((a, b) => a + b, 0) * 3} rows in ${seedSeconds.toFixed(0)} s)`, rps: 0, p50: 0, p99: 0 });
+      rows.push({ scenario: `seed: ${(SIZES.reduce((a, b) => a + b, 0) * 3).toLocaleString('en-US')} rows written into the stopped server's database`, rps: 0, p50: 0, p99: 0, figure: Math.round(seedSeconds), unit: 's' });
     } finally {
       server.child.kill('SIGTERM');
     }

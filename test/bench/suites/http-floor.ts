@@ -1,27 +1,76 @@
-// HTTP floor: a bare node:http handler and an empty h3 handler vs Hearth's /v2/ping and an authenticated read.
-import { load, ratio, startChild, startHearth, type Row } from '../harness.ts';
+// HTTP floor: a bare node:http handler and an empty h3 handler vs Hearth's /v2/ping, an authenticated read, and
+// /v2/notifications/get (one page of 50) with 10k and with 1M notifications stored in one organization. The
+// notifications are written by test/bench/fill.ts into a stopped server's database before it starts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { authHeaders, initDataDir, load, runScript, sequentialLatency, startChild, stopChild, type Child, type Row } from '../harness.ts';
 
-export const title = 'HTTP floor';
+export const title = 'HTTP floor: node:http and h3 vs ping and notifications/get at 10k and 1M';
+
+const SIZES = [10_000, 1_000_000] as const;
+const label = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`);
+
+/** A data dir whose organization `bench` holds `size` notifications, and a server started on it. */
+async function filledServer(size: number) {
+  const dataDir = mkdtempSync(join(tmpdir(), `hearth-bench-http-${label(size)}-`));
+  const creds = await initDataDir(dataDir);
+  await runScript(['test/bench/fill.ts', 'notifications', join(dataDir, 'hearth.db'), creds.apiKey, 'bench', String(size)]);
+  const server = await startChild(['server/cli.ts', '--port', '0', '--data-dir', dataDir]);
+  return { ...server, dataDir, headers: authHeaders(creds) };
+}
 
 export async function run(): Promise<Row[]> {
   const rows: Row[] = [];
-  const node = await startChild(['test/bench/floor-server.ts', 'node']);
-  const h3 = await startChild(['test/bench/floor-server.ts', 'h3']);
-  const hearth = await startHearth();
+  const started: Array<Child & { dataDir?: string }> = [];
   try {
+    const node = await startChild(['test/bench/floor-server.ts', 'node']);
+    started.push(node);
+    const h3 = await startChild(['test/bench/floor-server.ts', 'h3']);
+    started.push(h3);
+    const servers = [];
+    for (const size of SIZES) {
+      const server = await filledServer(size);
+      started.push(server);
+      servers.push(server);
+    }
+    const [small, large] = servers as [Awaited<ReturnType<typeof filledServer>>, Awaited<ReturnType<typeof filledServer>>];
+
     const ping = '{"data":{}}';
     const nodeFloor = await load(node.url, '/v2/ping', ping);
     rows.push({ scenario: 'floor: bare node:http', ...nodeFloor });
     const h3Floor = await load(h3.url, '/v2/ping', ping);
     rows.push({ scenario: 'floor: empty h3 handler', ...h3Floor });
-    const hearthPing = await load(hearth.url, '/v2/ping', ping);
-    rows.push({ scenario: 'Hearth POST /v2/ping', ...hearthPing, vs: `${ratio(hearthPing.rps, h3Floor.rps)} of h3 (goal ≥ 90%)` });
-    const authed = await load(hearth.url, '/v2/workspace/apikeyconfig/get', ping, hearth.headers);
-    rows.push({ scenario: 'Hearth apikeyconfig/get (set B auth + read)', ...authed, vs: `${ratio(authed.rps, h3Floor.rps)} of h3` });
+    const h3Baseline = { scenario: 'empty h3 handler', figure: h3Floor.rps };
+
+    const hearthPing = await load(small.url, '/v2/ping', ping);
+    rows.push({ scenario: 'Hearth POST /v2/ping', ...hearthPing, baseline: h3Baseline, goal: { kind: 'ratio>=', value: 0.9 } });
+    const authed = await load(small.url, '/v2/workspace/apikeyconfig/get', ping, small.headers);
+    rows.push({ scenario: 'Hearth apikeyconfig/get (API key auth + one read)', ...authed, baseline: h3Baseline });
+
+    // the newest page of a document holding 1,000 notifications; the organization holds 10k or 1M
+    const page = JSON.stringify({ data: { organizationId: 'bench', documentId: 'doc-3', pageSize: 50 } });
+    const latency: number[] = [];
+    for (const [i, server] of [small, large].entries()) {
+      const size = label(SIZES[i]!);
+      const saturated = await load(server.url, '/v2/notifications/get', page, server.headers);
+      rows.push({ scenario: `Hearth notifications/get, page of 50, ${size} stored`, ...saturated, baseline: h3Baseline, goal: { kind: 'ratio>=', value: 0.5 } });
+      // latency of one request at a time: the query's own cost, without the queueing of 50 connections
+      const alone = await sequentialLatency(server.url, '/v2/notifications/get', page, server.headers);
+      latency.push(alone.mean);
+      rows.push({
+        scenario: `Hearth notifications/get, page of 50, ${size} stored, mean latency at 1 connection`,
+        rps: alone.rps,
+        p50: alone.p50,
+        p99: alone.p99,
+        figure: alone.mean,
+        unit: 'ms',
+        ...(i === 1 ? { baseline: { scenario: `the same at ${label(SIZES[0])}`, figure: latency[0]! }, goal: { kind: 'ratio<=' as const, value: 1.2 } } : {}),
+      });
+    }
   } finally {
-    node.child.kill('SIGTERM');
-    h3.child.kill('SIGTERM');
-    hearth.stop();
+    for (const child of started) await stopChild(child.child);
+    for (const child of started) if (child.dataDir) rmSync(child.dataDir, { recursive: true, force: true });
   }
   return rows;
 }
