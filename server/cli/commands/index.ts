@@ -9,13 +9,14 @@ import { command as apikeyTokens } from './apikey-tokens.ts';
 import { command as backup } from './backup.ts';
 import { command as doctor } from './doctor.ts';
 import { command as restore } from './restore.ts';
+import { command as seed } from './seed.ts';
 import { command as serve } from './serve.ts';
 import { command as workspaceCreate } from './workspace-create.ts';
 import { command as workspaceList } from './workspace-list.ts';
 import { command as workspaceSettings } from './workspace-settings.ts';
 
 // --- other commands (export, import, seed): add one import line above and one entry in this list ---
-const toolingCommands: Command[] = [];
+const toolingCommands: Command[] = [seed];
 // --- end of other commands ---
 
 export const commands: Command[] = [

@@ -1,0 +1,217 @@
+/**
+ * `hearth seed`: a realistic demo data set written into a data dir, so that a new user sees a populated admin UI
+ * at once and the benchmarks have a large, known data set (`large`: 100k documents, 1M notifications).
+ *
+ * The rows are written directly in bulk (prepared statements, 10k rows per transaction) in the services' shape;
+ * see seed-generate.ts. That is why a data dir a running server holds is refused: the server caches documents
+ * and would not see rows written under it. The same random source gives the same data; a seed already present
+ * in the API key is refused (another seed adds a second, separate set).
+ */
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { and, eq, inArray } from 'drizzle-orm';
+import { resolveConfig } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import { transaction } from '../db/client.ts';
+import { apiKeys, crdtDocuments, organizations, users, webhookConfigs, webhookEndpoints } from '../db/schema.ts';
+import { openApp } from '../index.ts';
+import { KEY_FILE } from '../security/secrets.ts';
+import { DATABASE_FILE, runningServer } from '../services/backup.ts';
+import { CREDENTIALS_FILE, ensureDefaultCredentials } from '../services/bootstrap.ts';
+import { attachmentsDir } from '../services/recordings.ts';
+import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
+import { generateSet, planOrganizations, SEED_SIZES, type GeneratedSet, type SeedCounts } from './seed-generate.ts';
+import { dice, seededRandom, type Random } from './seed-text.ts';
+import { createBulkWriter } from './seed-writer.ts';
+
+export { SEED_SIZES, type SeedCounts };
+export type SeedSize = 'small' | 'large';
+
+export interface SeedOptions {
+  dataDir: string;
+  size: SeedSize;
+  /** The API key to fill (default: the default workspace's testing key, made first if the data dir is new). */
+  apiKeyId?: string;
+  onProgress?: (done: number, total: number, label: string) => void;
+  /** The random source every choice is drawn from (default: seed 1). */
+  random?: () => number;
+  /** The clock the data's timestamps are spread back from (the last 60 days); default now. */
+  now?: number;
+  /** Overrides of the size's counts (the tests use a reduced `large`). */
+  counts?: Partial<SeedCounts>;
+  /** Rows per transaction (default 10,000). */
+  batchRows?: number;
+}
+
+export interface SeedSummary {
+  dataDir: string;
+  workspaceId: string;
+  apiKeyId: string;
+  size: SeedSize;
+  organizations: Array<{ id: string; name: string; documents: number; crdtDocuments: number }>;
+  /** Rows written per table. */
+  rows: Record<string, number>;
+  /** Ids of the webhook endpoints made (disabled, pointing at nothing): empty when advanced webhooks were turned off by the user. */
+  webhookEndpoints: string[];
+  notes: string[];
+  /** The editor id and content key of every seeded document's collaborative content. */
+  crdt: { editorId: string; contentKey: string };
+  durationMs: number;
+  /** The database file plus the attachments, after a WAL checkpoint. */
+  databaseBytes: number;
+  attachmentBytes: number;
+  credentialsFile: string;
+}
+
+/** A refusal the user can act on (a server runs on the data dir, the seed is already there, no such API key). */
+export class SeedRefusedError extends Error {
+  override name = 'SeedRefusedError';
+}
+
+export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
+  const started = performance.now();
+  const dataDir = resolve(options.dataDir);
+  const running = runningServer(dataDir);
+  if (running) throw new SeedRefusedError(`A Hearth server (pid ${running.pid}, ${running.url}) is running on ${dataDir}: stop it before seeding (the seed writes the database directly, in bulk).`);
+  const counts = { ...SEED_SIZES[options.size], ...options.counts };
+  for (const [name, value] of Object.entries(counts)) {
+    if (!Number.isInteger(value) || value < 0) throw new SeedRefusedError(`counts.${name} must be a whole number ≥ 0, not ${String(value)}.`);
+  }
+  if (counts.organizations < 1 || counts.usersPerOrganization < 2 || counts.documents < counts.organizations) {
+    throw new SeedRefusedError('A seed needs at least one organization, two users per organization and one document per organization.');
+  }
+
+  if (existsSync(join(dataDir, DATABASE_FILE)) && !existsSync(join(dataDir, KEY_FILE))) {
+    throw new SeedRefusedError(`${dataDir} has a database but no ${KEY_FILE}: restore the key (or a backup) before seeding it.`);
+  }
+  const app = openApp(resolveConfig({ dataDir, logLevel: 'warn' }));
+  try {
+    const credentials = ensureDefaultCredentials(app);
+    const apiKeyId = options.apiKeyId ?? credentials.apiKey;
+    const apiKey = app.db.select().from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
+    if (!apiKey) throw new SeedRefusedError(`No API key ${apiKeyId} in ${dataDir}.`);
+
+    const d = dice(options.random ?? seededRandom(1));
+    const plan = planOrganizations(d, counts.organizations);
+    const present = app.db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(eq(organizations.apiKeyId, apiKeyId), inArray(organizations.id, plan.map((o) => o.id))))
+      .get();
+    if (present) throw new SeedRefusedError(`API key ${apiKeyId} already holds this seed's demo set (organization ${present.id}): pass another --seed to add a second set.`);
+
+    const total = counts.documents + Math.min(counts.crdtDocuments, counts.documents) + counts.annotations + counts.recordings + counts.notifications;
+    const report = progressReporter(total, options.onProgress);
+    const writer = createBulkWriter(app.sqlite, options.batchRows ?? 10_000);
+    // For this connection while it seeds: a bigger page cache (the large set's index pages stay in memory), and a
+    // WAL checkpointed every ~100 MB instead of every 4 MB (each checkpoint syncs the file and rewrites the pages
+    // the next batch touches again); no server runs on the data dir, so the longer WAL costs no reader anything.
+    const cacheSize = app.sqlite.pragma('cache_size', { simple: true }) as number;
+    const autoCheckpoint = app.sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
+    app.sqlite.pragma('cache_size = -262144');
+    app.sqlite.pragma('wal_autocheckpoint = 25000');
+    const set = emptySet();
+    const tag = plan[0]?.tag ?? 'demo';
+    const now = options.now ?? Date.now();
+    try {
+      generateSet({ writer, apiKey, dataDir, d, now, counts, plan, progress: report.tick, out: set });
+      writer.commit();
+      const webhooks = seedWebhooks(app, apiKeyId, tag, set);
+      report.finish();
+      app.sqlite.pragma(`cache_size = ${cacheSize}`);
+      app.sqlite.pragma(`wal_autocheckpoint = ${autoCheckpoint}`);
+      app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      const attachmentBytes = set.storageKeys.reduce((sum, key) => sum + statSync(join(attachmentsDir(dataDir), key)).size, 0);
+      return {
+        dataDir,
+        workspaceId: credentials.workspaceId,
+        apiKeyId,
+        size: options.size,
+        organizations: set.organizations.map((o) => ({ id: o.id, name: o.name, documents: o.documentIds.length, crdtDocuments: o.crdtDocuments.length })),
+        rows: { ...set.rows, webhookEndpoints: webhooks.endpoints.length },
+        webhookEndpoints: webhooks.endpoints,
+        notes: webhooks.notes,
+        crdt: { editorId: 'main', contentKey: 'content' },
+        durationMs: Math.round(performance.now() - started),
+        databaseBytes: statSync(join(dataDir, DATABASE_FILE)).size,
+        attachmentBytes,
+        credentialsFile: join(dataDir, CREDENTIALS_FILE),
+      };
+    } catch (error) {
+      writer.rollback();
+      removeSet(app, apiKeyId, plan.map((o) => o.id), set);
+      throw new Error(`Seeding failed and was undone: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  } finally {
+    app.crdt.close();
+    await app.jobs.close();
+    await app.mail.close();
+    if (app.sqlite.open) app.sqlite.close();
+  }
+}
+
+type SeedWrites = GeneratedSet & { webhookEndpointIds: string[]; webhookConfigCreated: boolean };
+const emptySet = (): SeedWrites => ({ organizations: [], userIds: [], storageKeys: [], rows: {}, webhookEndpointIds: [], webhookConfigCreated: false });
+
+/**
+ * Advanced webhooks: turned on when the key has no configuration yet, with two endpoints that are disabled (so
+ * nothing is ever sent) and point at a local address where nothing listens. A user who turned webhooks off keeps
+ * them off, and gets no endpoints.
+ */
+function seedWebhooks(app: AppContext, apiKeyId: string, tag: string, set: SeedWrites) {
+  const created = set.webhookEndpointIds;
+  const config = app.db.select().from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, apiKeyId)).get();
+  if (config && !config.isEnabled) return { endpoints: [] as string[], notes: ['Advanced webhooks are turned off for this API key: no demo endpoints were added.'] };
+  if (!config) {
+    updateAdvancedConfig(app, apiKeyId, { isEnabled: true });
+    set.webhookConfigCreated = true;
+  }
+  const endpoints = [
+    { uid: `hearth-demo-${tag}-comments`, url: `http://127.0.0.1:9/hearth-demo/${tag}/comments`, description: 'Demo endpoint for comment events (disabled: point it at your receiver, then enable it)', filterTypes: ['comment_annotation.add', 'comment.add'] as const },
+    { uid: `hearth-demo-${tag}-all`, url: `http://127.0.0.1:9/hearth-demo/${tag}/all`, description: 'Demo endpoint for every event (disabled: point it at your receiver, then enable it)', filterTypes: undefined },
+  ];
+  for (const e of endpoints) {
+    created.push(createEndpoint(app, apiKeyId, { url: e.url, description: e.description, filterTypes: e.filterTypes ? [...e.filterTypes] : undefined, disabled: true, uid: e.uid, metadata: { seededBy: 'hearth seed' } }).id);
+  }
+  return { endpoints: [...created], notes: ['Demo webhook endpoints are disabled and point at http://127.0.0.1:9 (nothing listens there): nothing is sent until you change their URL and enable them.'] };
+}
+
+/** Undoes a failed seed: what the committed batches wrote, and the attachment files. */
+function removeSet(app: AppContext, apiKeyId: string, organizationIds: string[], set: SeedWrites) {
+  transaction(app.db, (tx) => {
+    // organizations cascade to everything in them; CRDT documents and users are keyed by the API key only
+    tx.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, apiKeyId), inArray(crdtDocuments.organizationId, organizationIds))).run();
+    tx.delete(organizations).where(and(eq(organizations.apiKeyId, apiKeyId), inArray(organizations.id, organizationIds))).run();
+    const userIds = set.userIds;
+    for (let i = 0; i < userIds.length; i += 500) tx.delete(users).where(and(eq(users.apiKeyId, apiKeyId), inArray(users.id, userIds.slice(i, i + 500)))).run();
+    if (set.webhookEndpointIds.length > 0) tx.delete(webhookEndpoints).where(and(eq(webhookEndpoints.apiKeyId, apiKeyId), inArray(webhookEndpoints.id, set.webhookEndpointIds))).run();
+    if (set.webhookConfigCreated) tx.delete(webhookConfigs).where(eq(webhookConfigs.apiKeyId, apiKeyId)).run();
+  });
+  const dir = attachmentsDir(app.config.dataDir);
+  for (const key of set.storageKeys) rmSync(join(dir, key), { force: true });
+  if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Turns the generator's per-row ticks into at most a few hundred progress calls. */
+function progressReporter(total: number, onProgress: SeedOptions['onProgress']) {
+  let done = 0;
+  let reported = 0;
+  let lastLabel = '';
+  const step = Math.max(1, Math.floor(total / 200));
+  return {
+    tick(units: number, label: string) {
+      done += units;
+      if (!onProgress) return;
+      if (label !== lastLabel || done - reported >= step) {
+        lastLabel = label;
+        reported = done;
+        onProgress(Math.min(done, total), total, label);
+      }
+    },
+    finish() {
+      onProgress?.(total, total, 'done');
+    },
+  };
+}
+
+export { seededRandom, type Random };
