@@ -8,6 +8,8 @@ import { command as apikeyList } from './apikey-list.ts';
 import { command as apikeyTokens } from './apikey-tokens.ts';
 import { command as backup } from './backup.ts';
 import { command as doctor } from './doctor.ts';
+import { command as exportCommand } from './export.ts';
+import { command as importCommand } from './import.ts';
 import { command as restore } from './restore.ts';
 import { command as seed } from './seed.ts';
 import { command as serve } from './serve.ts';
@@ -16,7 +18,7 @@ import { command as workspaceList } from './workspace-list.ts';
 import { command as workspaceSettings } from './workspace-settings.ts';
 
 // --- other commands (export, import, seed): add one import line above and one entry in this list ---
-const toolingCommands: Command[] = [seed];
+const toolingCommands: Command[] = [exportCommand, importCommand, seed];
 // --- end of other commands ---
 
 export const commands: Command[] = [

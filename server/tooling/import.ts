@@ -1,0 +1,124 @@
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { openDatabase } from '../db/client.ts';
+import { createSecrets, KEY_FILE, loadOrCreateMasterKey } from '../security/secrets.ts';
+import { DATABASE_FILE, runningServer } from '../services/backup.ts';
+import { attachmentsDir } from '../services/recordings.ts';
+import { ArchiveError, archivePath, readManifest, verifyFiles } from './archive-manifest.ts';
+import { archiveTables, buildSchemaLevel, databaseSchemaLevel } from './archive-schema.ts';
+import { openWithPassphrase } from './archive-secrets.ts';
+import { createRowWriter, type ImportCounters } from './import-rows.ts';
+import type { ImportOptions, ImportSummary } from './transfer.ts';
+
+export { ArchiveError };
+
+const CONFLICT_POLICIES = ['fail', 'skip', 'replace'] as const;
+
+/** Refuses a target whose database this build would have to migrate (or cannot read) before importing into it. */
+function checkTargetSchema(file: string) {
+  if (!existsSync(file)) return;
+  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const level = databaseSchemaLevel(sqlite);
+    const buildLevel = buildSchemaLevel();
+    if (level > buildLevel) throw new ArchiveError(`${file} was made by a newer Hearth (schema level ${level}, this build ${buildLevel}): import with that Hearth`);
+    if (level > 0 && level < buildLevel) throw new ArchiveError(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then import`);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/**
+ * Imports an archive into a data dir (empty, or populated: the conflict policy decides what happens to rows that
+ * exist already). Every file is checked against the manifest's checksums first; then every row is written in one
+ * transaction, read line by line: a malformed line, a row whose parent is missing, or a conflict under `fail`
+ * rolls everything back, removes the attachment files copied so far (and the database and key if the data dir
+ * had none), and names the file and line.
+ */
+export async function importArchive(options: ImportOptions): Promise<ImportSummary> {
+  const started = Date.now();
+  const dataDir = resolve(options.dataDir);
+  const from = resolve(options.from);
+  const conflict = options.conflict ?? 'fail';
+  if (!CONFLICT_POLICIES.includes(conflict)) throw new ArchiveError(`conflict must be fail, skip or replace, not "${String(conflict)}"`);
+  const running = runningServer(dataDir);
+  if (running) throw new ArchiveError(`A Hearth server (pid ${running.pid}, ${running.url}) is running on ${dataDir}: stop it before importing (it keeps state in memory)`);
+
+  const manifest = readManifest(from);
+  const opener = manifest.secrets.mode === 'include' ? openWithPassphrase(manifest.secrets, options.passphrase) : undefined;
+  const total = Object.keys(manifest.files).length + manifest.tables.reduce((sum, t) => sum + t.rows, 0);
+  let done = 0;
+  await verifyFiles(from, manifest, () => {
+    done++;
+    if (done % 100 === 0) options.onProgress?.(done, total, 'checksums');
+  });
+  options.onProgress?.(done, total, 'checksums');
+
+  const file = join(dataDir, DATABASE_FILE);
+  checkTargetSchema(file);
+  const createdDir = !existsSync(dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const hadDatabase = existsSync(file);
+  const hadKey = existsSync(join(dataDir, KEY_FILE));
+  const target = createSecrets(loadOrCreateMasterKey(dataDir));
+  const database = openDatabase(file);
+  const { sqlite } = database;
+  const copied: string[] = [];
+  const counters: ImportCounters = { tables: {}, generated: new Map(), dropped: new Map() };
+  const attachmentKeys: string[] = [];
+  try {
+    sqlite.exec('BEGIN IMMEDIATE');
+    const writer = createRowWriter(sqlite, { manifest, conflict, opener, target, counters, dataDir });
+    for (const table of manifest.tables) {
+      const spec = archiveTables().find((t) => t.name === table.name)!;
+      const lines = createInterface({ input: createReadStream(archivePath(from, table.file)), crlfDelay: Infinity });
+      let lineNumber = 0;
+      for await (const line of lines) {
+        lineNumber++;
+        const where = `${table.file} line ${lineNumber}`;
+        const outcome = writer.write(spec, table, line, where);
+        if (outcome.storageKey) attachmentKeys.push(outcome.storageKey);
+        done++;
+        if (done % 1_000 === 0) options.onProgress?.(done, total, table.name);
+      }
+      if (lineNumber !== table.rows) throw new ArchiveError(`${table.file} has ${lineNumber} lines but ${'manifest.json'} says ${table.rows}: the archive is incomplete`);
+      options.onProgress?.(done, total, table.name);
+    }
+    const attachments = attachmentsDir(dataDir);
+    mkdirSync(attachments, { recursive: true, mode: 0o700 });
+    for (const key of attachmentKeys) {
+      const relative = `files/attachments/${key}`;
+      if (!manifest.files[relative]) throw new ArchiveError(`recording_attachments: the file of attachment ${key} (${relative}) is not in the archive`);
+      const destination = join(attachments, key);
+      if (existsSync(destination) && conflict !== 'replace') continue;
+      if (!existsSync(destination)) copied.push(destination);
+      copyFileSync(archivePath(from, relative), destination);
+    }
+    sqlite.exec('COMMIT');
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    for (const path of copied) rmSync(path, { force: true });
+    database.close();
+    if (!hadDatabase) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    if (!hadKey) rmSync(join(dataDir, KEY_FILE), { force: true });
+    if (createdDir && readdirSync(dataDir).every((name) => name === 'attachments')) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  database.close();
+  const tables = counters.tables;
+  const sum = (pick: 'inserted' | 'replaced' | 'skipped') => Object.values(tables).reduce((s, t) => s + t[pick], 0);
+  return {
+    dataDir,
+    from,
+    scope: manifest.scope,
+    conflict,
+    tables,
+    rows: { inserted: sum('inserted'), replaced: sum('replaced'), skipped: sum('skipped') },
+    files: attachmentKeys.length,
+    durationMs: Date.now() - started,
+    generatedSecrets: [...counters.generated.values()],
+    droppedSecretRows: [...counters.dropped.values()],
+  };
+}
