@@ -10,7 +10,14 @@ const OPTIONS = {
   ...DATA_DIR_OPTIONS,
   port: { type: 'string' },
   host: { type: 'string' },
+  import: { type: 'string' },
+  'import-conflict': { type: 'string' },
+  'export-on-exit': { type: 'string' },
+  'export-secrets': { type: 'string' },
+  passphrase: { type: 'string' },
 } as const;
+
+const TRANSFER_FLAGS = ['import', 'import-conflict', 'export-on-exit', 'export-secrets', 'passphrase'] as const;
 
 function banner(server: HearthServer): string {
   const c = server.credentials;
@@ -44,22 +51,36 @@ Options:
   --host H                address to listen on (env HOST; default 127.0.0.1)
 ${DATA_DIR_HELP}
 
+Saved states (like the emulator suites' flags; archives as made by hearth export):
+  --import DIR            load this archive into the data dir before serving (refused on conflicting rows)
+  --import-conflict fail|skip|replace   rows the data dir already has: see hearth import --help
+  --export-on-exit DIR    on SIGTERM/SIGINT, after the server stopped, export the data dir's state into DIR;
+                          DIR may be new, empty or a previous export (replaced only once the new one is whole)
+  --export-secrets include|omit   required with --export-on-exit: see hearth export --help
+  --passphrase TEXT       for archives with secrets (better: env HEARTH_EXPORT_PASSPHRASE)
+
 Environment (and config file key): HEADER_BRAND (headerBrand), LOG_LEVEL (logLevel), SMTP_URL (smtpUrl),
   MAIL_FROM (mailFrom), LOGIN_LINK_ALLOWED_HOSTS (loginLinkAllowedHosts), AI_TIMEOUT_MS (aiTimeoutMs),
   WEBHOOK_RETRY_SCHEDULE_MS (webhookRetryScheduleMs). Precedence: flags > env > config file > defaults.
 
-Example:
+Examples:
   hearth serve --port 9000 --data-dir ./demo-data
+  hearth serve --data-dir \$(mktemp -d) --import ./state --export-on-exit ./state --export-secrets omit
 `,
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, OPTIONS);
     const { configFile, ...config } = loadConfig(io, values, { banner: true });
+    const wantsTransfer = TRANSFER_FLAGS.some((flag) => values[flag] !== undefined);
+    const transfer = wantsTransfer ? await import('../serve-transfer.ts') : undefined;
+    const plan = transfer?.planTransfer(io, values);
+    if (transfer && plan) await transfer.importAtStart(io, config.dataDir, plan);
     // Loaded on use: the whole server is not needed for --help or a configuration error.
     const { createServer } = await import('../../index.ts');
     const server = await createServer(config);
     if (configFile) server.app.log.info('configuration file read', { file: configFile });
     io.out(banner(server));
     await untilStopped(server, io);
+    if (transfer && plan) await transfer.exportAtExit(io, config.dataDir, plan);
   },
 };
 
