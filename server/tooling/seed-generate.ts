@@ -15,28 +15,10 @@ import { attachmentsDir } from '../services/recordings.ts';
 import type { ApiKeyRow } from '../services/types.ts';
 import { deriveInitial, internalUserId } from '../services/users.ts';
 import { writeComments, type Member } from './seed-comments.ts';
+import type { SeedCounts } from './seed-options.ts';
 import { screenPng, wavTone } from './seed-media.ts';
 import type { BulkWriter } from './seed-writer.ts';
 import { CHECKLIST_ITEMS, COMPANIES, documentTitle, FIRST_NAMES, LAST_NAMES, paragraph, sentence, slug, SUB_FOLDERS, TOP_FOLDERS, type Dice } from './seed-text.ts';
-
-/** How much of everything one seed writes. `documents`, `crdtDocuments`, `notifications`, `annotations` and `recordings` are totals, spread over the organizations. */
-export interface SeedCounts {
-  organizations: number;
-  usersPerOrganization: number;
-  topFoldersPerOrganization: number;
-  documents: number;
-  /** Documents that get collaborative (Yjs) content: the first ones of each organization. */
-  crdtDocuments: number;
-  /** Notifications in all, mention notifications of comments included. */
-  notifications: number;
-  annotations: number;
-  recordings: number;
-}
-
-export const SEED_SIZES: Record<'small' | 'large', SeedCounts> = {
-  small: { organizations: 3, usersPerOrganization: 8, topFoldersPerOrganization: 3, documents: 36, crdtDocuments: 36, notifications: 150, annotations: 30, recordings: 6 },
-  large: { organizations: 10, usersPerOrganization: 100, topFoldersPerOrganization: 6, documents: 100_000, crdtDocuments: 10_000, notifications: 1_000_000, annotations: 10_000, recordings: 40 },
-};
 
 export const EDITOR_ID = 'main';
 export const CONTENT_KEY = 'content';

@@ -20,12 +20,12 @@ import { DATABASE_FILE, runningServer } from '../services/backup.ts';
 import { CREDENTIALS_FILE, ensureDefaultCredentials } from '../services/bootstrap.ts';
 import { attachmentsDir } from '../services/recordings.ts';
 import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
-import { generateSet, planOrganizations, SEED_SIZES, type GeneratedSet, type SeedCounts } from './seed-generate.ts';
+import { generateSet, planOrganizations, type GeneratedSet } from './seed-generate.ts';
+import { SEED_SIZES, SeedRefusedError, type SeedCounts, type SeedSize } from './seed-options.ts';
 import { dice, seededRandom, type Random } from './seed-text.ts';
 import { createBulkWriter } from './seed-writer.ts';
 
-export { SEED_SIZES, type SeedCounts };
-export type SeedSize = 'small' | 'large';
+export { SEED_SIZES, SeedRefusedError, type SeedCounts, type SeedSize };
 
 export interface SeedOptions {
   dataDir: string;
@@ -61,11 +61,6 @@ export interface SeedSummary {
   databaseBytes: number;
   attachmentBytes: number;
   credentialsFile: string;
-}
-
-/** A refusal the user can act on (a server runs on the data dir, the seed is already there, no such API key). */
-export class SeedRefusedError extends Error {
-  override name = 'SeedRefusedError';
 }
 
 export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {

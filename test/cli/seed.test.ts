@@ -126,7 +126,7 @@ describe('hearth seed (small)', () => {
     const endpoints = await ok('/v2/workspace/advancedwebhook/endpoints/list', {});
     expect(endpoints.endpoints).toHaveLength(2);
     expect(endpoints.endpoints.every((e: { disabled: boolean }) => e.disabled)).toBe(true);
-  });
+  }, 60_000);
 
   it('stores CRDT content that /v2/crdt/get and a y-websocket client both load', async () => {
     const organizationId = summary.organizations[0]!.id;
@@ -203,7 +203,7 @@ describe('hearth seed: reproducible, atomic, and the large generator at a reduce
     expect(dumpA.documents!.length).toBe(36);
     expect(dump(b, second.apiKeyId)).toEqual(dumpA);
     expect(dump(c, other.apiKeyId).organizations).not.toEqual(dumpA.organizations);
-  });
+  }, 60_000);
 
   it('undoes a seed that fails half-way (in the bulk rows, or after them): no rows, endpoints or files of the set are left', async () => {
     // learn which ids seed 11 makes, then put one of them in the way in fresh data dirs
@@ -248,7 +248,7 @@ describe('hearth seed: reproducible, atomic, and the large generator at a reduce
     expect(count(afterRows, 'SELECT count(*) AS n FROM webhook_endpoints')).toBe(1);
     expect(count(afterRows, "SELECT count(*) AS n FROM webhook_endpoints WHERE url = 'http://127.0.0.1:9/mine'")).toBe(1);
     expect(count(afterRows, 'SELECT count(*) AS n FROM webhook_configs WHERE is_enabled = 1')).toBe(1);
-  });
+  }, 60_000);
 
   it('writes the large set in batched transactions at a reduced count, with every table in proportion', async () => {
     const dataDir = temp();
@@ -275,7 +275,7 @@ describe('hearth seed: reproducible, atomic, and the large generator at a reduce
     } finally {
       db.close();
     }
-  });
+  }, 180_000);
 });
 
 describe('hearth seed (the command)', () => {
@@ -289,7 +289,7 @@ describe('hearth seed (the command)', () => {
     expect(badSeed).toMatchObject({ code: 2, stderr: expect.stringContaining('--seed takes a whole number') });
     const badKey = (await hearth('seed', '--api-key', 'nope', '--data-dir', dataDir).catch((e: Failed) => e)) as Failed;
     expect(badKey).toMatchObject({ code: 2, stderr: expect.stringContaining('No API key nope in') });
-  });
+  }, 120_000);
 
   it('seeds with progress lines, prints a JSON summary with --json, and is refused while a server runs on the data dir', async () => {
     const dataDir = temp();
@@ -312,5 +312,5 @@ describe('hearth seed (the command)', () => {
       server.child.kill('SIGTERM');
       await server.exited;
     }
-  });
+  }, 180_000);
 });

@@ -1,4 +1,6 @@
-import { SEED_SIZES, SeedRefusedError, seedDataDir, seededRandom, type SeedSummary } from '../../tooling/seed.ts';
+import { SEED_SIZES, SeedRefusedError } from '../../tooling/seed-options.ts';
+import { seededRandom } from '../../tooling/seed-text.ts';
+import type { SeedSummary } from '../../tooling/seed.ts';
 import { CliError, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseChoice, parseOptions, parseWholeNumber, printResult } from '../options.ts';
 
@@ -41,6 +43,8 @@ Example:
     const seed = parseWholeNumber('seed', values.seed) ?? 1;
     if (values['api-key'] !== undefined && values['api-key'].trim() === '') throw new CliError('--api-key takes an API key id');
     const { dataDir } = loadConfig(io, values);
+    // the server's modules load only now: the CLI's help and other commands stay fast
+    const { seedDataDir } = await import('../../tooling/seed.ts');
     const progress = io.progress(`Seeding (${size})`);
     let summary: SeedSummary;
     try {
