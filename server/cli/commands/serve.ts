@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { HearthServer } from '../../index.ts';
 import { CREDENTIALS_FILE } from '../../services/bootstrap.ts';
-import type { Command } from '../command.ts';
+import { CliError, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, loadConfig, parseOptions } from '../options.ts';
 
 const NAME = 'serve';
@@ -76,7 +76,10 @@ Examples:
     if (transfer && plan) await transfer.importAtStart(io, config.dataDir, plan);
     // Loaded on use: the whole server is not needed for --help or a configuration error.
     const { createServer } = await import('../../index.ts');
-    const server = await createServer(config);
+    const server = await createServer(config).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') throw new CliError(`port ${config.port} on ${config.host} is in use: pass another --port (or PORT), or stop the program holding it`, 1);
+      throw error;
+    });
     if (configFile) server.app.log.info('configuration file read', { file: configFile });
     io.out(banner(server));
     await untilStopped(server, io);
