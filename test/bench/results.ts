@@ -68,9 +68,9 @@ export function gitCommit(): string {
 
 export const currentLoad = () => Math.round(loadavg()[0]! * 100) / 100;
 
-const goalText = (goal: Goal) => {
+const goalText = (goal: Goal, unit: string) => {
   const [what, op] = goal.kind.split(/(?=[<>])/) as ['ratio' | 'value', string];
-  return what === 'ratio' ? `${op.replace('>=', '≥').replace('<=', '≤')} ${formatRatio(goal.value)} of baseline` : `${op.replace('>=', '≥').replace('<=', '≤')} ${goal.value}`;
+  return what === 'ratio' ? `${op.replace('>=', '≥').replace('<=', '≤')} ${formatRatio(goal.value)} of baseline` : `${op.replace('>=', '≥').replace('<=', '≤')} ${goal.value} ${unit}`;
 };
 
 function formatRatio(r: number) {
@@ -96,7 +96,7 @@ export function toResultRow(row: Row): ResultRow {
     p99: latency ? row.p99 : null,
     baseline: row.baseline ? { scenario: row.baseline.scenario, figure: round(row.baseline.figure) } : null,
     ratio: ratio === null ? null : Math.round(ratio * 1000) / 1000,
-    goal: row.goal ? { ...row.goal, text: goalText(row.goal) } : null,
+    goal: row.goal ? { ...row.goal, text: goalText(row.goal, row.unit ?? 'req/s') } : null,
     met,
     note: row.vs ?? null,
   };

@@ -103,6 +103,8 @@ async function manyRooms(connect: ConnectTo, server: Child) {
 }
 
 export async function run(): Promise<Row[]> {
+  // every y-websocket provider listens for the process' exit (to close its socket): 2,000 of them are expected here
+  process.setMaxListeners(0);
   const rows: Row[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-crdt-'));
   const started: Child[] = [];

@@ -31,7 +31,7 @@ export async function run(): Promise<Row[]> {
     }
     const idleAfter = samples.at(-1) ?? afterTouch;
     const floorRow = 'floor: the idle server before touching';
-    const baseline = { scenario: floorRow, figure: idleBefore };
+    const baseline = { scenario: 'idle floor', figure: idleBefore };
     return [
       { scenario: floorRow, rps: 0, p50: 0, p99: 0, figure: idleBefore, unit: 'MB' },
       { scenario: `right after touching ${DOCUMENTS.toLocaleString('en-US')} documents`, rps: 0, p50: 0, p99: 0, figure: afterTouch, unit: 'MB', baseline, vs: `touched in ${touchSeconds.toFixed(0)} s (${Math.round(DOCUMENTS / touchSeconds)} crdt/add/s, 8 at a time)` },
