@@ -53,7 +53,7 @@ describe('hearth.config.json', () => {
     writeFileSync(join(elsewhere, 'team.json'), JSON.stringify({ dataDir: '../shared-data', port: filePort }));
     expect(await resolved(['--config', join(elsewhere, 'team.json')], { cwd })).toEqual({ dataDir: join(elsewhere, '..', 'shared-data'), port: filePort });
     expect(await resolved([], { cwd, env: { HEARTH_CONFIG: join(elsewhere, 'team.json') } })).toEqual({ dataDir: join(elsewhere, '..', 'shared-data'), port: filePort });
-  }, 60_000);
+  }, 180_000);
 
   it('reaches the running server: the file\'s header brand is used unless HEADER_BRAND is set', async () => {
     const cwd = temp.make();
@@ -70,7 +70,7 @@ describe('hearth.config.json', () => {
         await server.exited;
       }
     }
-  }, 60_000);
+  }, 180_000);
 
   it('rejects an unknown key, a bad value, bad JSON and a missing named file with one clear line, creating nothing', async () => {
     const cwd = temp.make();
@@ -101,5 +101,5 @@ describe('hearth.config.json', () => {
     const badEnv = await runHearth(['--port', '0'], { cwd: temp.make(), env: { ...CLEAN_ENV, LOG_LEVEL: 'loud' } });
     expect(badEnv).toMatchObject({ code: 2, stderr: expect.stringContaining('LOG_LEVEL must be one of') });
     expect(existsSync(dataDir)).toBe(false);
-  }, 120_000);
+  }, 240_000);
 });

@@ -50,7 +50,7 @@ describe('hearth doctor', () => {
       server.child.kill('SIGTERM');
       await server.exited;
     }
-  }, 60_000);
+  }, 180_000);
 
   it('fails on a port held by another program, and warns on a key readable by others', async () => {
     const dataDir = healthy();
@@ -70,7 +70,7 @@ describe('hearth doctor', () => {
     expect(loose.code).toBe(0);
     expect(loose.status['master key']).toBe('warn');
     expect(loose.message('master key')).toContain('mode 0644, should be 0600');
-  }, 60_000);
+  }, 180_000);
 
   it('fails, exit code 1, on a missing master key, a corrupted database, a newer schema and a missing data dir', async () => {
     const noKey = healthy();
@@ -111,5 +111,5 @@ describe('hearth doctor', () => {
     expect(missing.code).toBe(1);
     expect(missing.report.checks.map((c) => c.name)).toEqual(['data dir', 'server']);
     expect(missing.report.checks[0]).toEqual({ name: 'data dir', status: 'fail', message: expect.stringContaining('does not exist') });
-  }, 60_000);
+  }, 180_000);
 });

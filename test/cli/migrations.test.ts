@@ -52,7 +52,7 @@ describe('schema migrations at start', () => {
     expect(await again.exited).toBe(0);
     expect(again.output()).not.toContain('Schema upgrade');
     expect(readdirSync(join(dataDir, 'backups'))).toHaveLength(1);
-  }, 90_000);
+  }, 180_000);
 
   it('refuses a data dir made by a newer Hearth, with a clear message, a non-zero exit and nothing changed', async () => {
     const scratch = temp.make();
@@ -73,5 +73,5 @@ describe('schema migrations at start', () => {
     expect(existsSync(join(dataDir, 'backups'))).toBe(false);
     expect(existsSync(join(dataDir, 'credentials.json'))).toBe(false);
     expect(readdirSync(dataDir).filter((f) => !f.startsWith('hearth.db-')).sort()).toEqual(filesBefore);
-  }, 60_000);
+  }, 180_000);
 });

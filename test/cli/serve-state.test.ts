@@ -69,5 +69,5 @@ describe('serve --import and --export-on-exit', () => {
     }
     expect(existsSync(dataDir)).toBe(false);
     expect(readFileSync(join(notArchive, 'todo.txt'), 'utf8')).toBe('keep me');
-  }, 120_000);
+  }, 240_000);
 });

@@ -81,8 +81,10 @@ Examples:
       throw error;
     });
     if (configFile) server.app.log.info('configuration file read', { file: configFile });
+    // Signal handlers before the banner: a supervisor (or a test) may send SIGTERM as soon as it reads the banner.
+    const stopped = untilStopped(server, io);
     io.out(banner(server));
-    await untilStopped(server, io);
+    await stopped;
     if (transfer && plan) await transfer.exportAtExit(io, config.dataDir, plan);
   },
 };
