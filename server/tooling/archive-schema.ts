@@ -9,6 +9,7 @@ import { getTableColumns, is } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from '../db/schema.ts';
+import { webhookAttempts, webhookDeliveries } from '../webhooks/delivery-store.ts';
 import { SECRET_COLUMNS, DIGEST_COLUMNS } from './archive-secrets.ts';
 
 export const ARCHIVE_FORMAT = 'hearth-export';
@@ -35,7 +36,15 @@ export interface TableSpec {
   identity: string[];
   /** The table's rows belong to an API key (have api_key_id). */
   tenant: boolean;
+  /** `main`: hearth.db; `deliveries`: webhooks.db (delivery state, its own file), attached under that name. */
+  database: 'main' | 'deliveries';
 }
+
+/** The name of the SQLite schema webhooks.db is attached under while exporting or importing. */
+export const DELIVERIES_SCHEMA = 'deliveries';
+
+/** The table's name for SQL, qualified with the attached database it lives in. */
+export const qualified = (table: TableSpec) => (table.database === 'deliveries' ? `${DELIVERIES_SCHEMA}."${table.name}"` : `"${table.name}"`);
 
 /**
  * Tables that are not exported: one-time sign-in links (valid one hour, stored only as a digest under the source's
@@ -51,7 +60,7 @@ function kindOf(dataType: string, table: string, key: string): ColumnKind {
   throw new Error(`export: ${table}.${key} has a column type (${dataType}) the archive format does not know`);
 }
 
-function describeTable(table: SQLiteTable): TableSpec & { dependsOn: string[] } {
+function describeTable(table: SQLiteTable, database: TableSpec['database']): TableSpec & { dependsOn: string[] } {
   const config = getTableConfig(table);
   const all = Object.entries(getTableColumns(table)).map(([key, column]) => ({
     key,
@@ -80,16 +89,17 @@ function describeTable(table: SQLiteTable): TableSpec & { dependsOn: string[] } 
     columns,
     identity,
     tenant: all.some((c) => c.sql === 'api_key_id'),
+    database,
     dependsOn: config.foreignKeys.map((f) => getTableConfig(f.reference().foreignTable).name).filter((n) => n !== config.name),
   };
 }
 
 /** Every table of the schema, parents before children (the order rows are written and read back in). */
 function orderedTables(): Array<TableSpec & { dependsOn: string[] }> {
-  const specs = (Object.values(schema) as unknown[])
-    .filter((value): value is SQLiteTable => is(value, SQLiteTable))
-    .map(describeTable)
-    .sort((a, b) => a.name.localeCompare(b.name));
+  const specs = [
+    ...(Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable)).map((table) => describeTable(table, 'main')),
+    ...[webhookDeliveries, webhookAttempts].map((table) => describeTable(table, 'deliveries')),
+  ].sort((a, b) => a.name.localeCompare(b.name));
   const byName = new Map(specs.map((s) => [s.name, s]));
   const ordered: Array<TableSpec & { dependsOn: string[] }> = [];
   const visiting = new Set<string>();

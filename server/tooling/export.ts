@@ -6,9 +6,10 @@ import * as Y from 'yjs';
 import { createSecrets, KEY_FILE, type Secrets } from '../security/secrets.ts';
 import { DATABASE_FILE } from '../services/backup.ts';
 import { attachmentsDir } from '../services/recordings.ts';
+import { DELIVERY_FILE } from '../webhooks/delivery-store.ts';
 import { VERSION } from '../version.ts';
 import { HashedLineWriter } from './archive-files.ts';
-import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, archiveTables, buildSchemaLevel, databaseSchemaLevel, MANIFEST_FILE, NOT_EXPORTED, scopeFilter, toArchiveValue, type Scope, type TableSpec } from './archive-schema.ts';
+import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, archiveTables, buildSchemaLevel, databaseSchemaLevel, DELIVERIES_SCHEMA, MANIFEST_FILE, NOT_EXPORTED, qualified, scopeFilter, toArchiveValue, type Scope, type TableSpec } from './archive-schema.ts';
 import { OMITTED, SECRET_COLUMNS, sealWithPassphrase, type ArchiveSecrets } from './archive-secrets.ts';
 import type { ExportOptions, ExportSummary, Manifest } from './transfer.ts';
 
@@ -71,6 +72,11 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     if (level > buildLevel) throw new Error(`${file} was made by a newer Hearth (schema level ${level}, this build knows ${buildLevel}): export it with that Hearth`);
     if (level < buildLevel) throw new Error(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then export`);
 
+    // Delivery state lives in its own file (webhooks.db): read in the same read transaction, attached.
+    const deliveryFile = join(dataDir, DELIVERY_FILE);
+    const hasDeliveries = existsSync(deliveryFile);
+    if (hasDeliveries) sqlite.prepare(`ATTACH DATABASE ? AS ${DELIVERIES_SCHEMA}`).run(deliveryFile);
+    const readable = (table: TableSpec) => table.database === 'main' || hasDeliveries;
     const source = options.secrets === 'include' ? createSecrets(readMasterKey(dataDir)) : undefined;
     const sealed = options.secrets === 'include' ? sealWithPassphrase(options.passphrase!) : undefined;
     sqlite.exec('BEGIN');
@@ -81,8 +87,9 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     mkdirSync(join(partial, 'files', 'attachments'), { recursive: true, mode: 0o700 });
 
     const counts = archiveTables().map((table) => {
+      if (!readable(table)) return 0;
       const filter = scopeFilter(table, scope);
-      return (sqlite.prepare(`SELECT count(*) AS n FROM "${table.name}" WHERE ${filter.where}`).get(...filter.params) as { n: number }).n;
+      return (sqlite.prepare(`SELECT count(*) AS n FROM ${qualified(table)} WHERE ${filter.where}`).get(...filter.params) as { n: number }).n;
     });
     const attachmentCount = counts[archiveTables().findIndex((t) => t.name === 'recording_attachments')] ?? 0;
     const total = counts.reduce((a, b) => a + b, 0) + attachmentCount;
@@ -115,11 +122,11 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     for (const table of archiveTables()) {
       const parentOnly = scope.kind === 'apiKey' && table.name === 'workspaces';
       const filter = scopeFilter(table, scope);
-      const page = sqlite.prepare(`SELECT rowid AS "__rowid", ${table.columns.map((c) => `"${c.sql}"`).join(', ')} FROM "${table.name}" WHERE (${filter.where}) AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`);
+      const page = sqlite.prepare(`SELECT rowid AS "__rowid", ${table.columns.map((c) => `"${c.sql}"`).join(', ')} FROM ${qualified(table)} WHERE (${filter.where}) AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`);
       const relative = `tables/${table.name}.jsonl`;
       const writer = new HashedLineWriter(join(partial, relative));
       let rows = 0;
-      for (let after = -Infinity; ; ) {
+      for (let after = -Infinity; readable(table); ) {
         const batch = page.all(...filter.params, after) as Row[];
         if (batch.length === 0) break;
         for (const row of batch) {

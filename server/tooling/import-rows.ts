@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import * as Y from 'yjs';
 import type { Secrets } from '../security/secrets.ts';
 import { ArchiveError } from './archive-manifest.ts';
-import { toStoredValue, type TableSpec } from './archive-schema.ts';
+import { qualified, toStoredValue, type TableSpec } from './archive-schema.ts';
 import { DIGEST_COLUMNS, OMITTED, SECRET_COLUMNS } from './archive-secrets.ts';
 import type { ImportOptions, Manifest } from './transfer.ts';
 
@@ -130,7 +130,7 @@ export function createRowWriter(
       if (spec.name === 'workspaces' && values.get('is_default') === 1 && (table.parentOnly || (targetDefault !== undefined && targetDefault !== identity[0]))) values.set('is_default', 0);
 
       const identitySql = spec.identity.map((key) => `"${spec.columns.find((c) => c.key === key)!.sql}" = ?`).join(' AND ');
-      const exists = prepare(`SELECT 1 FROM "${spec.name}" WHERE ${identitySql}`).get(...identity) !== undefined;
+      const exists = prepare(`SELECT 1 FROM ${qualified(spec)} WHERE ${identitySql}`).get(...identity) !== undefined;
       const columns = [...values.keys()];
       try {
         if (exists) {
@@ -143,11 +143,11 @@ export function createRowWriter(
               `${where}: ${spec.name} ${spec.identity.map((k, i) => `${k}=${String(identity[i])}`).join(', ')} exists already in ${context.dataDir}; nothing was imported (choose --conflict skip or replace)`,
             );
           }
-          prepare(`UPDATE "${spec.name}" SET ${columns.map((c) => `"${c}" = ?`).join(', ')} WHERE ${identitySql}`).run(...columns.map((c) => values.get(c)!), ...identity);
+          prepare(`UPDATE ${qualified(spec)} SET ${columns.map((c) => `"${c}" = ?`).join(', ')} WHERE ${identitySql}`).run(...columns.map((c) => values.get(c)!), ...identity);
           if (spec.name === 'crdt_documents') prepare('DELETE FROM crdt_updates WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?').run(...identity);
           counts.replaced++;
         } else {
-          prepare(`INSERT INTO "${spec.name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...columns.map((c) => values.get(c)!));
+          prepare(`INSERT INTO ${qualified(spec)} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...columns.map((c) => values.get(c)!));
           counts.inserted++;
         }
       } catch (error) {

@@ -6,9 +6,11 @@ import { openDatabase } from '../db/client.ts';
 import { createSecrets, KEY_FILE, loadOrCreateMasterKey } from '../security/secrets.ts';
 import { DATABASE_FILE, runningServer } from '../services/backup.ts';
 import { attachmentsDir } from '../services/recordings.ts';
+import { openDeliveryFile } from '../webhooks/delivery-file.ts';
+import { DELIVERY_FILE } from '../webhooks/delivery-store.ts';
 import { ArchiveError, archivePath, readManifest, verifyFiles } from './archive-manifest.ts';
-import { archiveTables, buildSchemaLevel, databaseSchemaLevel } from './archive-schema.ts';
-import { openWithPassphrase } from './archive-secrets.ts';
+import { archiveTables, buildSchemaLevel, databaseSchemaLevel, DELIVERIES_SCHEMA } from './archive-schema.ts';
+import { openWithPassphrase, SECRET_COLUMNS } from './archive-secrets.ts';
 import { createRowWriter, type ImportCounters } from './import-rows.ts';
 import type { ImportOptions, ImportSummary } from './transfer.ts';
 
@@ -63,11 +65,21 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
   const hadDatabase = existsSync(file);
   const hadKey = existsSync(join(dataDir, KEY_FILE));
   const target = createSecrets(loadOrCreateMasterKey(dataDir));
+  const deliveryFile = join(dataDir, DELIVERY_FILE);
+  const hadDeliveries = existsSync(deliveryFile);
   const database = openDatabase(file);
   const { sqlite } = database;
+  // Delivery state has its own file (created with its schema when missing), attached so that one transaction covers both.
+  openDeliveryFile(dataDir, { readOnly: false }).close();
+  sqlite.prepare(`ATTACH DATABASE ? AS ${DELIVERIES_SCHEMA}`).run(deliveryFile);
   const copied: string[] = [];
   const counters: ImportCounters = { tables: {}, generated: new Map(), dropped: new Map() };
   const attachmentKeys: string[] = [];
+  // Rows that are nothing but a secret were left out at export (AI provider keys): the summary says so.
+  for (const omitted of Array.isArray(manifest.omittedSecrets) ? manifest.omittedSecrets : []) {
+    const rule = SECRET_COLUMNS[omitted.table]?.[omitted.column];
+    if (rule && 'dropRow' in rule.whenOmitted) counters.dropped.set(omitted.table, { table: omitted.table, label: rule.label, rows: omitted.rows });
+  }
   try {
     sqlite.exec('BEGIN IMMEDIATE');
     const writer = createRowWriter(sqlite, { manifest, conflict, opener, target, counters, dataDir });
@@ -102,6 +114,7 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
     for (const path of copied) rmSync(path, { force: true });
     database.close();
     if (!hadDatabase) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    if (!hadDeliveries) for (const suffix of ['', '-wal', '-shm']) rmSync(`${deliveryFile}${suffix}`, { force: true });
     if (!hadKey) rmSync(join(dataDir, KEY_FILE), { force: true });
     if (createdDir && readdirSync(dataDir).every((name) => name === 'attachments')) rmSync(dataDir, { recursive: true, force: true });
     throw error;
