@@ -11,6 +11,7 @@ import type { Mailer } from './mail/mailer.ts';
 import type { Secrets } from './security/secrets.ts';
 import type { AgentRunner } from './services/agents.ts';
 import type { JobRunner } from './services/jobs.ts';
+import type { DeliveryDb } from './webhooks/delivery-store.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 /** The services one running Hearth shares between its operations, its websocket and its CLI commands. */
@@ -30,6 +31,10 @@ export interface AppContext {
   agents: AgentRunner;
   /** Webhook deliveries from the outbox (a running server's; the CLI's admin commands leave them to it). */
   webhooks: WebhookDispatcher;
+  /** `webhooks.db`, read only: deliveries and attempts (the delivery worker is its only writer). */
+  deliveries: DeliveryDb;
+  /** Closes `webhooks.db`'s read connection. */
+  closeDeliveries(): void;
   /** The last API calls, for the admin UI's request monitor. */
   monitor: Monitor;
   /** Read-only websocket tickets the admin UI's CRDT inspector opens documents with. */

@@ -26,7 +26,8 @@ import { migrationQueue } from './services/migrations.ts';
 import { sweepOrphanAttachments } from './services/recordings.ts';
 import { erasureQueue } from './services/user-data.ts';
 import { VERSION } from './version.ts';
-import { createWebhookDispatcher } from './webhooks/dispatcher.ts';
+import { openDeliveryStore } from './webhooks/delivery-store.ts';
+import { createWebhookDispatcher, offlineDispatcher } from './webhooks/dispatcher.ts';
 
 export { DATABASE_FILE };
 
@@ -48,10 +49,13 @@ export function openApp(config: Config): AppContext {
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
   const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE), { log });
   const crdtChanges = createCrdtChangeFeed(config);
+  const deliveries = openDeliveryStore(config.dataDir, { readOnly: true, legacyFrom: sqlite });
   return {
     crdt: createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs, onChange: crdtChanges.onChange }),
     // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
-    webhooks: { wake: () => undefined, abortTarget: () => undefined, close: async () => undefined },
+    webhooks: offlineDispatcher,
+    deliveries: deliveries.db,
+    closeDeliveries: deliveries.close,
     jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
@@ -118,6 +122,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         app.crdt.close();
         app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
         app.sqlite.close();
+        app.closeDeliveries();
         removeServerLock(config.dataDir);
       })());
 
@@ -129,6 +134,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     await app.webhooks.close();
     await app.mail.close();
     app.sqlite.close();
+    app.closeDeliveries();
     throw error;
   }
 }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, userGroupMembers, userGroups, users, webhookDeliveries } from '../db/schema.ts';
+import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, userGroupMembers, userGroups, users } from '../db/schema.ts';
+import { webhookDeliveries } from '../webhooks/delivery-store.ts';
 import { readBody } from '../http/body.ts';
 import { dispatch, headerNames } from '../http/dispatch.ts';
 import { ApiError } from '../http/errors.ts';
@@ -305,7 +306,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const apiKey = ownKey(event);
     if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
     const w = webhookDeliveries;
-    const row = app.db
+    const row = app.deliveries
       .select({ url: w.url, body: w.body, status: w.status, attempts: w.attempts })
       .from(w)
       .where(and(eq(w.apiKeyId, apiKey), eq(w.eventId, event.url.searchParams.get('messageId') ?? ''), eq(w.target, event.url.searchParams.get('endpointId') ?? '')))

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import {
@@ -18,9 +18,10 @@ import {
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
-import { apiKeys, apiKeySecrets, webhookAttempts, webhookConfigs, webhookDeliveries, webhookEndpoints } from '../db/schema.ts';
+import { apiKeys, apiKeySecrets, webhookConfigs, webhookEndpoints } from '../db/schema.ts';
+import { webhookAttempts, webhookDeliveries } from '../webhooks/delivery-store.ts';
 import { ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
-import { BASIC_AUTH_SECRET } from '../webhooks/dispatcher.ts';
+import { BASIC_AUTH_SECRET } from '../webhooks/engine.ts';
 import { newSigningSecret, parsePublicKey } from '../webhooks/crypto.ts';
 import { setSecret } from './apikeys.ts';
 import { readPageToken } from './paging.ts';
@@ -202,17 +203,14 @@ export function updateEndpoint(app: AppContext, apiKeyId: string, input: z.outpu
 }
 
 /** Permanent: the row and its secrets go; pending deliveries are cancelled and requests in flight are cut. */
-export function deleteEndpoint(app: AppContext, apiKeyId: string, endpointId: string) {
+export async function deleteEndpoint(app: AppContext, apiKeyId: string, endpointId: string) {
   transaction(app.db, (tx) => {
     requireEnabled(tx, apiKeyId);
     requireEndpoint(tx, apiKeyId, endpointId);
     tx.delete(webhookEndpoints).where(endpointWhere(apiKeyId, endpointId)).run();
-    tx.update(webhookDeliveries)
-      .set({ status: 'cancelled', nextAttemptAt: null })
-      .where(and(eq(webhookDeliveries.apiKeyId, apiKeyId), eq(webhookDeliveries.target, endpointId), eq(webhookDeliveries.status, 'pending')))
-      .run();
   });
-  app.webhooks.abortTarget(endpointId);
+  // From the commit on, the worker finds no endpoint and sends nothing more; this also cuts what is in flight.
+  await app.webhooks.cancelTarget(apiKeyId, endpointId);
   return { endpointId, deleted: true };
 }
 
@@ -260,44 +258,32 @@ export function listAttempts(app: AppContext, apiKeyId: string, input: z.output<
   if (filters.endpointId) conditions.push(eq(a.target, filters.endpointId));
   if (filters.messageId) conditions.push(eq(a.eventId, filters.messageId));
   if (filters.status) conditions.push(eq(a.status, filters.status));
-  const rows = app.db.select().from(a).where(and(...conditions)).orderBy(desc(a.timestamp), desc(a.id)).limit(limit + 1).all();
+  const rows = app.deliveries.select().from(a).where(and(...conditions)).orderBy(desc(a.timestamp), desc(a.id)).limit(limit + 1).all();
   const page = paginate(rows, limit, (r) => [r.timestamp, r.id], app.pageTokens, scope);
   return { attempts: page.items.map(describeAttempt), iterator: page.pageToken, done: page.pageToken === null };
 }
 
 /** Hearth: sends a message again now, to one target or to every target it was delivered to; the same `webhook-id`. */
-export function replayMessage(app: AppContext, apiKeyId: string, input: z.output<typeof messageReplayInput>) {
+export async function replayMessage(app: AppContext, apiKeyId: string, input: z.output<typeof messageReplayInput>) {
   const d = webhookDeliveries;
   const conditions = [eq(d.apiKeyId, apiKeyId), eq(d.eventId, input.messageId)];
   if (input.endpointId) conditions.push(eq(d.target, input.endpointId));
-  const targets = transaction(app.db, (tx) => {
-    const rows = tx.select({ target: d.target }).from(d).where(and(...conditions)).all();
-    if (rows.length === 0) throw notFound('No delivery of this message exists for this API key.');
-    const live = rows.map((r) => r.target).filter((t) => (BASIC_TARGETS as readonly string[]).includes(t) || tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(endpointWhere(apiKeyId, t)).get());
-    if (live.length === 0) throw failedPrecondition('The endpoints this message was delivered to no longer exist.');
-    tx.update(d).set({ status: 'pending', nextAttemptAt: Date.now(), nextTrigger: 'replay' }).where(and(eq(d.apiKeyId, apiKeyId), eq(d.eventId, input.messageId), inArray(d.target, live))).run();
-    return live;
-  });
-  app.webhooks.wake();
-  return { messageId: input.messageId, endpointIds: targets };
+  const rows = app.deliveries.select({ target: d.target }).from(d).where(and(...conditions)).all();
+  if (rows.length === 0) throw notFound('No delivery of this message exists for this API key.');
+  const live = rows.map((r) => r.target).filter((t) => (BASIC_TARGETS as readonly string[]).includes(t) || app.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(endpointWhere(apiKeyId, t)).get());
+  if (live.length === 0) throw failedPrecondition('The endpoints this message was delivered to no longer exist.');
+  await app.webhooks.replay(apiKeyId, input.messageId, live);
+  return { messageId: input.messageId, endpointIds: live };
 }
 
 /** Hearth: every failed delivery to an endpoint since a time is sent again, on a fresh retry schedule. */
-export function recoverEndpoint(app: AppContext, apiKeyId: string, input: z.output<typeof endpointRecoverInput>) {
+export async function recoverEndpoint(app: AppContext, apiKeyId: string, input: z.output<typeof endpointRecoverInput>) {
   const since = typeof input.since === 'number' ? input.since : Date.parse(input.since);
-  const d = webhookDeliveries;
-  const count = transaction(app.db, (tx) => {
-    if (!(BASIC_TARGETS as readonly string[]).includes(input.endpointId)) {
-      const ep = requireEndpoint(tx, apiKeyId, input.endpointId);
-      if (ep.disabled) throw failedPrecondition('The endpoint is disabled: enable it with /v2/workspace/advancedwebhook/endpoints/update first.');
-    }
-    return tx
-      .update(d)
-      .set({ status: 'pending', attempts: 0, nextAttemptAt: Date.now(), nextTrigger: 'recover' })
-      .where(and(eq(d.apiKeyId, apiKeyId), eq(d.target, input.endpointId), eq(d.status, 'failed'), gte(d.createdAt, since)))
-      .run().changes;
-  });
-  app.webhooks.wake();
+  if (!(BASIC_TARGETS as readonly string[]).includes(input.endpointId)) {
+    const ep = requireEndpoint(app.db, apiKeyId, input.endpointId);
+    if (ep.disabled) throw failedPrecondition('The endpoint is disabled: enable it with /v2/workspace/advancedwebhook/endpoints/update first.');
+  }
+  const count = await app.webhooks.recover(apiKeyId, input.endpointId, since);
   return { endpointId: input.endpointId, recovered: count };
 }
 

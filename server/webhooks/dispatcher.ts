@@ -1,17 +1,17 @@
-import { randomBytes } from 'node:crypto';
+import { sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { and, asc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import { transaction, type Db } from '../db/client.ts';
-import { apiKeys, apiKeySecrets, webhookAttempts, webhookConfigs, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.ts';
+import { webhookEndpoints, webhookEvents } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
-import type { Secrets } from '../security/secrets.ts';
-import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
-import { createTransport } from './transport.ts';
+import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
+import { DATABASE_FILE } from '../services/backup.ts';
 import { advancedPayload, basicPayload, emitEvent, newMessageId, onOutboxWrite, subscribers, type DomainEvent } from './outbox.ts';
+import type { Command, FromWorker, MainWrite, ToWorker, WorkerData } from './protocol.ts';
 
 type EventRow = typeof webhookEvents.$inferSelect;
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 /**
  * A debounced event's resolution when it falls due: wait longer, send this (with `followUpAt` when the burst is
@@ -22,426 +22,260 @@ export type Debounced = { postponeUntil: number } | { event: DomainEvent; follow
 export type DebouncedResolver = (row: EventRow) => Debounced;
 
 export interface WebhookDispatcher {
-  /** Looks for due work after the current event-loop turn (the answer to the caller goes first). */
+  /** Tells the delivery worker that ready events or due deliveries may be waiting. */
   wake(): void;
-  /** Cuts in-flight requests to a deleted endpoint: it must not receive anything more. */
-  abortTarget(target: string): void;
+  /** Resolves once the delivery worker runs (it starts beside the listening server; events wait in the outbox meanwhile). */
+  ready(): Promise<void>;
+  /** Cancels the pending deliveries to a target and cuts its requests in flight (a deleted endpoint receives nothing more). */
+  cancelTarget(apiKeyId: string, target: string): Promise<void>;
+  /** Sends a message again now to these targets, with the same `webhook-id`. */
+  replay(apiKeyId: string, messageId: string, targets: string[]): Promise<void>;
+  /** Every failed delivery to a target created since `since` goes out again on a fresh schedule; resolves to their number. */
+  recover(apiKeyId: string, target: string, since: number): Promise<number>;
   close(): Promise<void>;
 }
 
-const RESPONSE_EXCERPT = 4096;
-const PERSONAL_FIELDS = new Set(['name', 'email', 'photoUrl', 'displayName', 'name_lowercase', 'email_lowercase', 'phone']);
+/** For a data dir opened without a server (CLI commands): the outbox waits for a server to deliver it. */
+export const offlineDispatcher: WebhookDispatcher = {
+  wake: () => undefined,
+  ready: async () => undefined,
+  cancelTarget: async () => undefined,
+  replay: async () => {
+    throw new Error('Deliveries are sent by a running server.');
+  },
+  recover: async () => {
+    throw new Error('Deliveries are sent by a running server.');
+  },
+  close: async () => undefined,
+};
 
-/** `enableDataProtection`: user objects keep their ids; names, e-mail addresses and photos are left out everywhere. */
-export function withoutPersonalFields(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutPersonalFields);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !PERSONAL_FIELDS.has(k)).map(([k, v]) => [k, withoutPersonalFields(v)]));
-}
-
-/** Where the basic service's `authToken` is kept (see services/apikeys.ts). */
-export const BASIC_AUTH_SECRET = 'webhook:authToken';
-const BASIC_RAW = 'basic:raw';
-const BASIC_PROCESSED = 'basic:processed';
-
-/** `retry-after` in seconds or as an HTTP date; milliseconds from now, or null. */
-function retryAfterMs(header: string | null, now: number): number | null {
-  if (!header) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
+/** Packaged in Electron, the worker files are unpacked next to the asar archive (electron-builder.yml asarUnpack). */
+const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.mjs', import.meta.url)).replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
 
 /**
- * The delivery side of the outbox: fans each due event out to its targets (advanced endpoints, basic URLs), then
- * sends each delivery on the retry schedule and records every attempt. All state is in SQLite, so a restart or
- * a `kill -9` resumes where it stopped (a request in flight at the crash is sent again: at-least-once).
+ * The main thread's side of webhook delivery. Requests write events to the outbox in their own transaction; the
+ * delivery worker (worker.ts) fans them out, sends them and records attempts in its own `webhooks.db`, so a
+ * request never waits on delivery work or its writes. This side applies the few writes the worker asks for in
+ * `hearth.db` (this thread stays its only writer), resolves debounced events (their payload is the state when
+ * they fall due, read in the same transaction that releases them), and passes operations' commands to the worker.
  */
 export function createWebhookDispatcher(
-  app: { db: Db; secrets: Secrets; log: Logger; config: Config; version: string },
+  app: { db: Db; log: Logger; config: Config; version: string },
   options: { debounced?: Record<string, DebouncedResolver> } = {},
 ): WebhookDispatcher {
-  const settings = app.config.webhooks;
-  const inFlight = new Map<string, AbortController>();
-  const running = new Set<Promise<void>>();
-  const nextSlot = new Map<string, number>();
-  const transport = createTransport({ maxSockets: settings.concurrency });
   const P = <T>(name: string) => sql.placeholder(name) as unknown as T;
-  const byDelivery = and(eq(webhookDeliveries.eventId, P<string>('eventId')), eq(webhookDeliveries.target, P<string>('target')));
-  // The per-delivery path runs hundreds of times a second: statements built and compiled once.
+  const pendingDebounced = and(isNull(webhookEvents.dispatchedAt), isNotNull(webhookEvents.dedupeKey));
   const q = {
-    endpoint: app.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.apiKeyId, P<string>('apiKeyId')), eq(webhookEndpoints.id, P<string>('id')))).prepare(),
-    enabled: app.db.select({ isEnabled: webhookConfigs.isEnabled }).from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, P<string>('apiKeyId'))).prepare(),
-    delivery: app.db.select().from(webhookDeliveries).where(byDelivery).prepare(),
-    insertAttempt: app.db
-      .insert(webhookAttempts)
-      .values({
-        id: P('id'),
-        apiKeyId: P('apiKeyId'),
-        eventId: P('eventId'),
-        target: P('target'),
-        url: P('url'),
-        trigger: P('trigger'),
-        status: P('status'),
-        responseStatusCode: P('responseStatusCode'),
-        response: P('response'),
-        durationMs: P('durationMs'),
-        timestamp: P('timestamp'),
-      })
-      .prepare(),
-    succeeded: app.db
-      .update(webhookDeliveries)
-      .set({ status: 'succeeded', nextAttemptAt: null, nextTrigger: 'scheduled', attempts: P('attempts'), lastAttemptAt: P('lastAttemptAt'), lastStatusCode: P('lastStatusCode') })
-      .where(byDelivery)
-      .prepare(),
-    recovered: app.db.update(webhookEndpoints).set({ failingSince: null }).where(and(eq(webhookEndpoints.id, P<string>('id')), isNotNull(webhookEndpoints.failingSince))).prepare(),
-    config: app.db.select().from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, P<string>('apiKeyId'))).prepare(),
-    liveEndpoints: app.db
-      .select()
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.apiKeyId, P<string>('apiKeyId')), eq(webhookEndpoints.disabled, false)))
-      .orderBy(asc(webhookEndpoints.createdAt))
-      .prepare(),
-    insertDelivery: app.db
-      .insert(webhookDeliveries)
-      .values({ apiKeyId: P('apiKeyId'), eventId: P('eventId'), target: P('target'), url: P('url'), body: P('body'), status: 'pending', nextAttemptAt: P('nextAttemptAt'), createdAt: P('createdAt') })
-      .prepare(),
-    dispatched: app.db.update(webhookEvents).set({ dispatchedAt: P('now') }).where(eq(webhookEvents.id, P<string>('id'))).prepare(),
-    dueEvents: app.db
-      .select()
-      .from(webhookEvents)
-      .where(and(isNull(webhookEvents.dispatchedAt), lte(webhookEvents.availableAt, P<number>('now'))))
-      .orderBy(asc(webhookEvents.availableAt))
-      .limit(100)
-      .prepare(),
-    dueDeliveries: app.db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, P<number>('now'))))
-      .orderBy(asc(webhookDeliveries.nextAttemptAt))
-      .limit(P<number>('limit'))
-      .prepare(),
-    nextEvent: app.db.select({ at: webhookEvents.availableAt }).from(webhookEvents).where(isNull(webhookEvents.dispatchedAt)).orderBy(asc(webhookEvents.availableAt)).limit(1).prepare(),
-    nextDelivery: app.db.select({ at: webhookDeliveries.nextAttemptAt }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending')).orderBy(asc(webhookDeliveries.nextAttemptAt)).limit(1).prepare(),
+    dispatched: app.db.update(webhookEvents).set({ dispatchedAt: P('at') }).where(eq(webhookEvents.id, P<string>('id'))).prepare(),
+    dueDebounced: app.db.select().from(webhookEvents).where(and(pendingDebounced, lte(webhookEvents.availableAt, P<number>('now')))).orderBy(asc(webhookEvents.availableAt)).limit(100).prepare(),
+    nextDebounced: app.db.select({ at: webhookEvents.availableAt }).from(webhookEvents).where(pendingDebounced).orderBy(asc(webhookEvents.availableAt)).limit(1).prepare(),
   };
-  /** Decrypted signing secrets by their ciphertext (a rotation makes a new ciphertext; old entries just go unused). */
-  const secretCache = new Map<string, string>();
-  const decryptSecret = (enc: string) => {
-    let secret = secretCache.get(enc);
-    if (secret === undefined) {
-      if (secretCache.size > 10_000) secretCache.clear();
-      secret = app.secrets.decrypt(enc);
-      secretCache.set(enc, secret);
-    }
-    return secret;
+  const data: WorkerData = {
+    dataDir: app.config.dataDir,
+    databaseFile: DATABASE_FILE,
+    version: app.version,
+    settings: {
+      retryScheduleMs: app.config.webhooks.retryScheduleMs,
+      jitter: app.config.webhooks.jitter,
+      timeoutMs: app.config.webhooks.timeoutMs,
+      disableAfterMs: app.config.webhooks.disableAfterMs,
+      concurrency: app.config.webhooks.concurrency,
+    },
   };
-  type Outcome = { statusCode: number | null; response: string; retryAfter: number | null; durationMs: number; timestamp: number };
-  const outcomes: Array<{ d: DeliveryRow; outcome: Outcome }> = [];
-  let flushing = false;
-  let timer: NodeJS.Timeout | undefined;
-  let scheduled = false;
+  let worker: Worker;
   let closed = false;
+  let nextCommand = 0;
+  const commands = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let onClosed: (() => void) | undefined;
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
 
-  const deliveryKey = (d: Pick<DeliveryRow, 'eventId' | 'target'>) => `${d.eventId}|${d.target}`;
-  const delayFor = (attempt: number) => {
-    const base = settings.retryScheduleMs[attempt] ?? 0;
-    return attempt === 0 ? base : Math.round(base * (1 + settings.jitter * (Math.random() * 2 - 1)));
-  };
-
-  function endpointsFor(event: EventRow): EndpointRow[] {
-    const channels = [event.organizationId, event.documentId].filter((c): c is string => !!c);
-    return q.liveEndpoints
-      .all({ apiKeyId: event.apiKeyId })
-      .filter((ep) => (!ep.filterTypes || ep.filterTypes.includes(event.type)) && (!ep.channels || ep.channels.some((c) => channels.includes(c))));
-  }
-
-  /** The body for a target group, encoded/encrypted per its configuration; null when encryption is on without a usable key. */
-  function body(payload: Record<string, unknown>, options: { encodeData?: boolean | undefined; encryptData?: boolean | undefined; publicKey?: string | undefined; enableDataProtection?: boolean | undefined }): string | null {
-    const key = options.encryptData ? parsePublicKey(options.publicKey ?? '') : null;
-    if (options.encryptData && !key) return null;
-    return encodeBody(options.enableDataProtection ? withoutPersonalFields(payload) : payload, { encodeData: !!options.encodeData, encryptWith: key?.key ?? null });
-  }
-
-  function fanOut(tx: Db, event: EventRow, now: number) {
-    let payload = event.payload;
-    let basic = event.basicPayload;
-    let followUpAt: number | undefined;
-    if (event.dedupeKey) {
-      const resolver = options.debounced?.[event.type];
-      const resolved = resolver ? resolver(event) : null;
-      if (resolved && 'postponeUntil' in resolved) {
-        tx.update(webhookEvents).set({ availableAt: resolved.postponeUntil }).where(eq(webhookEvents.id, event.id)).run();
-        return;
-      }
-      if (!resolved) {
-        tx.update(webhookEvents).set({ dispatchedAt: now }).where(eq(webhookEvents.id, event.id)).run();
-        return;
-      }
-      followUpAt = resolved.followUpAt;
-      const who = subscribers(tx, event.apiKeyId, resolved.event.type, resolved.event.basic !== undefined);
-      payload = who.advanced ? advancedPayload(resolved.event) : null;
-      basic = who.basic ? basicPayload(resolved.event) : null;
-    }
-    const rows: Array<{ apiKeyId: string; eventId: string; target: string; url: string; body: string; nextAttemptAt: number; createdAt: number }> = [];
-    const add = (target: string, url: string, text: string | null) => {
-      if (text === null) {
-        app.log.warn('webhook payload not sent: encryptData is on without a usable publicKey', { apiKeyId: event.apiKeyId, target });
-        return;
-      }
-      rows.push({ apiKeyId: event.apiKeyId, eventId: event.id, target, url, body: text, nextAttemptAt: now + delayFor(0), createdAt: now });
-    };
-    if (payload) {
-      const config = q.config.get({ apiKeyId: event.apiKeyId });
-      if (config?.isEnabled) {
-        const endpoints = endpointsFor(event);
-        const text = endpoints.length ? body({ ...payload, webhookId: event.id }, config) : null;
-        for (const ep of endpoints) add(ep.id, ep.url, text);
-      }
-    }
-    if (basic) {
-      const key = tx.select({ settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, event.apiKeyId)).get();
-      const config = key?.settings.useWebhookService ? key.settings.webhookServiceConfig : undefined;
-      // The raw URL gets the event as it happened; the processed URL the same event with the recipients' notification settings resolved.
-      const withId: Record<string, unknown> = { webhookId: event.id, ...basic };
-      const { usersOrganizationNotificationsConfig: _o, usersDocumentNotificationsConfig: _d, ...raw } = withId;
-      if (config?.rawNotificationUrl) add(BASIC_RAW, config.rawNotificationUrl, body(raw, config));
-      if (config?.processedNotificationUrl) add(BASIC_PROCESSED, config.processedNotificationUrl, body(withId, config));
-    }
-    for (const row of rows) q.insertDelivery.run(row);
-    q.dispatched.run({ id: event.id, now });
-    if (followUpAt !== undefined && event.dedupeKey) {
-      tx.insert(webhookEvents)
-        .values({ id: newMessageId(), apiKeyId: event.apiKeyId, type: event.type, organizationId: event.organizationId, documentId: event.documentId, payload: null, basicPayload: null, dedupeKey: event.dedupeKey, availableAt: followUpAt, createdAt: now })
-        .run();
-    }
-  }
-
-  function dispatchDueEvents(now: number) {
-    for (;;) {
-      const due = q.dueEvents.all({ now });
-      if (due.length === 0) return;
-      transaction(app.db, (tx) => {
-        for (const event of due) fanOut(tx, event, now);
-      });
-      if (due.length < 100) return;
-    }
-  }
-
-  /** Secrets that sign a delivery to this endpoint now: the current one, and the previous one during a rotation overlap. */
-  function signingSecrets(ep: EndpointRow, now: number): string[] {
-    const secrets = [decryptSecret(ep.secretEnc)];
-    if (ep.previousSecretEnc && (ep.previousSecretExpiresAt ?? 0) > now) secrets.push(decryptSecret(ep.previousSecretEnc));
-    return secrets;
-  }
-
-  function cancel(d: DeliveryRow) {
-    app.db.update(webhookDeliveries).set({ status: 'cancelled', nextAttemptAt: null }).where(and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target))).run();
-  }
-
-  function startDueDeliveries(now: number) {
-    const free = settings.concurrency - inFlight.size;
-    if (free <= 0) return;
-    const due = q.dueDeliveries
-      .all({ now, limit: free + inFlight.size })
-      .filter((d) => !inFlight.has(deliveryKey(d)))
-      .slice(0, free);
-    for (const d of due) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `Hearth-Webhooks/${app.version}` };
-      const timestamp = Math.floor(now / 1000);
-      headers['webhook-id'] = d.eventId;
-      headers['webhook-timestamp'] = String(timestamp);
-      let endpoint: EndpointRow | undefined;
-      if (d.target.startsWith('basic:')) {
-        const key = app.db.select({ id: apiKeys.id, settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, d.apiKeyId)).get();
-        if (!key?.settings.useWebhookService) {
-          cancel(d);
-          continue;
-        }
-        const token = basicAuthToken(d.apiKeyId);
-        if (token) headers.authorization = `Basic ${token}`;
-      } else {
-        endpoint = q.endpoint.get({ apiKeyId: d.apiKeyId, id: d.target });
-        const config = q.enabled.get({ apiKeyId: d.apiKeyId });
-        if (!endpoint || endpoint.disabled || !config?.isEnabled) {
-          cancel(d);
-          continue;
-        }
-        if (endpoint.rateLimit) {
-          const slot = nextSlot.get(endpoint.id) ?? 0;
-          if (slot > now) {
-            app.db.update(webhookDeliveries).set({ nextAttemptAt: slot }).where(and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target))).run();
-            continue;
-          }
-          nextSlot.set(endpoint.id, Math.max(now, slot) + 1000 / endpoint.rateLimit);
-        }
-        headers['webhook-signature'] = signatureHeader(signingSecrets(endpoint, now), d.eventId, timestamp, d.body);
-      }
-      const controller = new AbortController();
-      inFlight.set(deliveryKey(d), controller);
-      const attempt = send(d, headers, controller).finally(() => running.delete(attempt));
-      running.add(attempt);
-    }
-  }
-
-  function basicAuthToken(apiKeyId: string): string | undefined {
-    const row = app.db.select({ valueEnc: apiKeySecrets.valueEnc }).from(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, apiKeyId), eq(apiKeySecrets.name, BASIC_AUTH_SECRET))).get();
-    return row ? app.secrets.decrypt(row.valueEnc) : undefined;
-  }
-
-  async function send(d: DeliveryRow, headers: Record<string, string>, controller: AbortController) {
-    const started = Date.now();
-    let statusCode: number | null = null;
-    let response = '';
-    let retryAfter: number | null = null;
-    const timeout = setTimeout(() => controller.abort(new Error(`timed out after ${settings.timeoutMs} ms`)), settings.timeoutMs);
-    try {
-      const answer = await transport.post(d.url, headers, d.body, controller.signal, RESPONSE_EXCERPT);
-      statusCode = answer.status;
-      response = answer.excerpt;
-      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(answer.retryAfter, Date.now()) : null;
-    } catch (error) {
-      const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : error instanceof Error ? error.message : String(error);
-      response = reason;
-    } finally {
-      clearTimeout(timeout);
-    }
-    // Shutting down, or the endpoint was deleted: the attempt does not count; a pending delivery goes out after restart.
-    if (closed || controller.signal.reason === 'aborted') {
-      inFlight.delete(deliveryKey(d));
-      return;
-    }
-    outcomes.push({ d, outcome: { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started } });
-    if (!flushing) {
-      flushing = true;
-      setImmediate(flushOutcomes);
-    }
-  }
-
-  /** Records the attempts that completed during one event-loop turn in one transaction (one commit, not one each). */
-  function flushOutcomes() {
-    flushing = false;
-    const batch = outcomes.splice(0);
-    if (batch.length === 0) return;
-    try {
-      transaction(app.db, (tx) => {
-        for (const { d, outcome } of batch) record(tx, d, outcome);
-      });
-    } catch (error) {
-      // Not recorded: the deliveries stay pending and are attempted again (at-least-once).
-      app.log.error('webhook attempts not recorded', { error: error instanceof Error ? error.message : String(error) });
-    } finally {
-      // Only now may a delivery be picked again: before its attempt is stored it still looks due.
-      for (const { d } of batch) inFlight.delete(deliveryKey(d));
-      wake();
-    }
-  }
-
-  function record(tx: Db, d: DeliveryRow, outcome: Outcome) {
-    const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
-    const now = Date.now();
-    {
-      const current = q.delivery.get({ eventId: d.eventId, target: d.target });
-      if (!current) return;
-      const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
-      q.insertAttempt.run({ id: attemptId, apiKeyId: d.apiKeyId, eventId: d.eventId, target: d.target, url: d.url, trigger: d.nextTrigger, status: ok ? 'succeeded' : 'failed', responseStatusCode: outcome.statusCode, response: outcome.response, durationMs: outcome.durationMs, timestamp: outcome.timestamp });
-      const attempts = current.attempts + 1;
-      const where = and(eq(webhookDeliveries.eventId, d.eventId), eq(webhookDeliveries.target, d.target));
-      // A replay or recover asked for while this attempt was in flight rescheduled the row: it stands (the
-      // delivery goes out again); this attempt is recorded without touching the new schedule.
-      if (current.status === 'pending' && (current.nextAttemptAt !== d.nextAttemptAt || current.nextTrigger !== d.nextTrigger)) {
-        tx.update(webhookDeliveries).set({ attempts, lastAttemptAt: outcome.timestamp, lastStatusCode: outcome.statusCode }).where(where).run();
-        return;
-      }
-      const base = { attempts, lastAttemptAt: outcome.timestamp, lastStatusCode: outcome.statusCode, nextTrigger: 'scheduled' };
-      const isEndpoint = !d.target.startsWith('basic:');
-      if (ok) {
-        q.succeeded.run({ eventId: d.eventId, target: d.target, attempts, lastAttemptAt: outcome.timestamp, lastStatusCode: outcome.statusCode });
-        if (isEndpoint) q.recovered.run({ id: d.target });
-        return;
-      }
-      let disable: string | null = null;
-      if (isEndpoint) {
-        const ep = tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, d.target)).get();
-        const failingSince = ep?.failingSince ?? outcome.timestamp;
-        if (ep && ep.failingSince === null) tx.update(webhookEndpoints).set({ failingSince }).where(eq(webhookEndpoints.id, ep.id)).run();
-        if (outcome.statusCode === 410) disable = 'The endpoint answered 410 Gone.';
-        else if (now - failingSince >= settings.disableAfterMs) disable = `Every attempt failed for ${Math.round(settings.disableAfterMs / 3_600_000)} hours.`;
-        if (ep && disable) {
-          tx.update(webhookEndpoints).set({ disabled: true, disabledReason: disable, updatedAt: now }).where(eq(webhookEndpoints.id, ep.id)).run();
-          tx.update(webhookDeliveries).set({ status: 'cancelled', nextAttemptAt: null }).where(and(eq(webhookDeliveries.target, ep.id), eq(webhookDeliveries.status, 'pending'))).run();
-        }
-      }
-      if (disable || attempts >= settings.retryScheduleMs.length) {
-        tx.update(webhookDeliveries).set({ ...base, status: 'failed', nextAttemptAt: null }).where(where).run();
-        const event = tx.select({ type: webhookEvents.type }).from(webhookEvents).where(eq(webhookEvents.id, d.eventId)).get();
-        if (isEndpoint && event && event.type !== 'message.attempt.exhausted') {
+  function applyWrites(writes: MainWrite[]) {
+    transaction(app.db, (tx) => {
+      const e = webhookEndpoints;
+      for (const w of writes) {
+        if (w.kind === 'dispatched') q.dispatched.run({ id: w.eventId, at: w.at });
+        else if (w.kind === 'failing') tx.update(e).set({ failingSince: w.since }).where(and(eq(e.id, w.endpointId), isNull(e.failingSince))).run();
+        else if (w.kind === 'recovered') tx.update(e).set({ failingSince: null }).where(and(eq(e.id, w.endpointId), isNotNull(e.failingSince))).run();
+        else if (w.kind === 'disable') tx.update(e).set({ disabled: true, disabledReason: w.reason, updatedAt: w.at }).where(eq(e.id, w.endpointId)).run();
+        else {
           emitEvent(tx, {
-            apiKeyId: d.apiKeyId,
+            apiKeyId: w.apiKeyId,
             type: 'message.attempt.exhausted',
             actionType: 'attemptExhausted',
             source: 'platform',
-            data: { messageId: d.eventId, eventType: event.type, endpointId: d.target, lastAttempt: { id: attemptId, timestamp: new Date(outcome.timestamp).toISOString(), responseStatusCode: outcome.statusCode } },
+            data: { messageId: w.messageId, eventType: w.eventType, endpointId: w.endpointId, lastAttempt: { id: w.attemptId, timestamp: new Date(w.timestamp).toISOString(), responseStatusCode: w.statusCode } },
           });
         }
+      }
+    });
+  }
+
+  function onMessage(message: FromWorker) {
+    switch (message.type) {
+      case 'write': {
+        let error: string | undefined;
+        try {
+          applyWrites(message.writes);
+        } catch (e) {
+          error = e instanceof Error ? e.message : String(e);
+          app.log.error('webhook state not written', { error });
+        }
+        worker.postMessage({ type: 'written', id: message.id, ...(error === undefined ? {} : { error }) } satisfies ToWorker);
         return;
       }
-      const delay = Math.max(delayFor(attempts), outcome.retryAfter ?? 0);
-      tx.update(webhookDeliveries).set({ ...base, status: 'pending', nextAttemptAt: now + delay }).where(where).run();
+      case 'reply': {
+        const pending = commands.get(message.id);
+        commands.delete(message.id);
+        if (message.error === undefined) pending?.resolve(message.result);
+        else pending?.reject(new Error(message.error));
+        return;
+      }
+      case 'log':
+        app.log[message.level](message.message, message.fields);
+        return;
+      case 'ready':
+        markReady();
+        return;
+      case 'closed':
+        onClosed?.();
+        return;
     }
   }
 
-  function nextDueAt(): number | null {
-    const event = q.nextEvent.get();
-    const delivery = q.nextDelivery.get();
-    const times = [event?.at, delivery?.at].filter((t): t is number => typeof t === 'number');
-    return times.length ? Math.min(...times) : null;
+  function start() {
+    worker = new Worker(WORKER_ENTRY, { workerData: data });
+    // The server's lifetime is the HTTP server's; the worker must not keep a stopping process alive.
+    worker.unref();
+    worker.on('message', onMessage);
+    worker.on('error', (error) => app.log.error('webhook delivery worker failed', { error: error.message }));
+    worker.on('exit', (code) => {
+      for (const pending of commands.values()) pending.reject(new Error('The webhook delivery worker stopped.'));
+      commands.clear();
+      if (closed) {
+        onClosed?.();
+        return;
+      }
+      // Everything it was doing is in the two databases: a new worker resumes from there.
+      app.log.error('webhook delivery worker exited; restarting it', { code });
+      setTimeout(() => {
+        if (!closed) start();
+      }, 1000).unref();
+    });
   }
 
-  function pass() {
-    scheduled = false;
+  let wakePending = false;
+  function wake() {
+    if (wakePending || closed) return;
+    wakePending = true;
+    // After the current turn: the request's answer goes first, and a burst of events sends one message.
+    setImmediate(() => {
+      wakePending = false;
+      if (!closed) worker.postMessage({ type: 'wake' } satisfies ToWorker);
+    });
+  }
+
+  function send(command: Command): Promise<unknown> {
+    if (closed) return Promise.reject(new Error('The server is stopping.'));
+    return new Promise((resolve, reject) => {
+      const id = nextCommand++;
+      commands.set(id, { resolve, reject });
+      worker.postMessage({ type: 'command', id, command } satisfies ToWorker);
+    });
+  }
+
+  // --- debounced events ---------------------------------------------------------------------------------------
+  let debounceTimer: NodeJS.Timeout | undefined;
+  let debounceScheduled = false;
+
+  /** Turns the debounced events that fell due into ready ones (or postpones or drops them), in one transaction. */
+  function resolveDebounced() {
+    debounceScheduled = false;
     if (closed) return;
+    let released = false;
     try {
       const now = Date.now();
-      dispatchDueEvents(now);
-      startDueDeliveries(now);
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      const next = nextDueAt();
-      // A full set of requests in flight: their completion wakes the dispatcher again.
-      if (next !== null && inFlight.size < settings.concurrency) {
-        timer = setTimeout(pass, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
-        timer.unref();
+      const due = q.dueDebounced.all({ now });
+      if (due.length) {
+        transaction(app.db, (tx) => {
+          for (const row of due) released = release(tx, row, now) || released;
+        });
+      }
+      if (released) wake();
+      if (debounceTimer) clearTimeout(debounceTimer);
+      debounceTimer = undefined;
+      const next = due.length === 100 ? now : q.nextDebounced.get()?.at;
+      if (typeof next === 'number') {
+        debounceTimer = setTimeout(resolveDebounced, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+        debounceTimer.unref();
       }
     } catch (error) {
-      app.log.error('webhook dispatcher pass failed', { error: error instanceof Error ? error.message : String(error) });
-      timer = setTimeout(pass, 1000);
-      timer.unref();
+      app.log.error('debounced webhook events not resolved', { error: error instanceof Error ? error.message : String(error) });
+      debounceTimer = setTimeout(resolveDebounced, 1000);
+      debounceTimer.unref();
     }
   }
 
-  function wake() {
-    if (scheduled || closed) return;
-    scheduled = true;
-    setImmediate(pass);
+  function release(tx: Db, row: EventRow, now: number): boolean {
+    const where = eq(webhookEvents.id, row.id);
+    const resolver = options.debounced?.[row.type];
+    const resolved = resolver ? resolver(row) : null;
+    if (resolved && 'postponeUntil' in resolved) {
+      tx.update(webhookEvents).set({ availableAt: resolved.postponeUntil }).where(where).run();
+      return false;
+    }
+    const who = resolved ? subscribers(tx, row.apiKeyId, resolved.event.type, resolved.event.basic !== undefined) : { advanced: false, basic: false };
+    if (!resolved || (!who.advanced && !who.basic)) {
+      tx.update(webhookEvents).set({ dispatchedAt: now }).where(where).run();
+      return false;
+    }
+    // Released: a ready event like any other (no dedupe key), so the next change opens a new pending one.
+    tx.update(webhookEvents)
+      .set({ payload: who.advanced ? advancedPayload(resolved.event) : null, basicPayload: who.basic ? basicPayload(resolved.event) : null, dedupeKey: null, availableAt: now })
+      .where(where)
+      .run();
+    if (resolved.followUpAt !== undefined) {
+      tx.insert(webhookEvents)
+        .values({ id: newMessageId(), apiKeyId: row.apiKeyId, type: row.type as WebhookEventType, organizationId: row.organizationId, documentId: row.documentId, payload: null, basicPayload: null, dedupeKey: row.dedupeKey, availableAt: resolved.followUpAt, createdAt: now })
+        .run();
+    }
+    return true;
   }
 
-  const unsubscribe = onOutboxWrite(wake);
-  wake();
+  function scheduleDebounced() {
+    if (debounceScheduled || closed) return;
+    debounceScheduled = true;
+    setImmediate(resolveDebounced);
+  }
+
+  start();
+  const unsubscribe = onOutboxWrite((kind) => (kind === 'debounced' ? scheduleDebounced() : wake()));
+  scheduleDebounced();
 
   return {
     wake,
-    abortTarget(target) {
-      for (const [key, controller] of inFlight) if (key.endsWith(`|${target}`)) controller.abort('aborted');
+    ready: () => ready,
+    async cancelTarget(apiKeyId, target) {
+      await send({ type: 'cancelTarget', apiKeyId, target });
+    },
+    async replay(apiKeyId, messageId, targets) {
+      await send({ type: 'replay', apiKeyId, messageId, targets });
+    },
+    async recover(apiKeyId, target, since) {
+      return (await send({ type: 'recover', apiKeyId, target, since })) as number;
     },
     async close() {
+      if (closed) return;
       closed = true;
       unsubscribe();
-      if (timer) clearTimeout(timer);
-      for (const controller of inFlight.values()) controller.abort('aborted');
-      await Promise.allSettled([...running]);
-      flushOutcomes();
-      transport.close();
+      if (debounceTimer) clearTimeout(debounceTimer);
+      // The worker records what finished and hands over its last writes (answered by onMessage meanwhile).
+      const stopped = new Promise<void>((resolve) => (onClosed = resolve));
+      worker.postMessage({ type: 'close' } satisfies ToWorker);
+      const timeout = setTimeout(() => void worker.terminate(), app.config.webhooks.timeoutMs + 5_000);
+      await stopped;
+      clearTimeout(timeout);
+      await worker.terminate();
     },
   };
 }

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import type Database from 'better-sqlite3';
+import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import { defaultBasicTriggers, type WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { Db } from '../db/client.ts';
-import { apiKeys, webhookConfigs, webhookEndpoints, webhookEvents, type StoredUser } from '../db/schema.ts';
+import type { StoredUser } from '../db/schema.ts';
 
 /** Message ids look like Svix's: `msg_` + 27 base62-ish characters, unique and unguessable. */
 export const newMessageId = () => `msg_${randomBytes(20).toString('base64url').slice(0, 27)}`;
@@ -12,13 +13,15 @@ export const newMessageId = () => `msg_${randomBytes(20).toString('base64url').s
  * transactions; a wake meant for another server in the same process (tests run several) only costs that
  * dispatcher one empty query.
  */
-const listeners = new Set<() => void>();
-export function onOutboxWrite(listener: () => void): () => void {
+type OutboxListener = (kind: 'ready' | 'debounced') => void;
+const listeners = new Set<OutboxListener>();
+export function onOutboxWrite(listener: OutboxListener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
-export function signalOutbox() {
-  for (const listener of listeners) listener();
+/** `ready`: an event the delivery worker may fan out now; `debounced`: one the main thread resolves when it falls due. */
+export function signalOutbox(kind: 'ready' | 'debounced') {
+  for (const listener of listeners) listener(kind);
 }
 
 export interface DomainEvent {
@@ -39,17 +42,30 @@ export interface DomainEvent {
   basic?: { actionType: string; notificationSource: 'comment' | 'huddle' | 'crdt' | 'recorder'; fields: Record<string, unknown> };
 }
 
+/**
+ * The connection under a drizzle database or transaction (a transaction shares its database's session). The
+ * outbox runs inside the transaction of every change of a key that may have webhooks: its few statements are
+ * plain SQL (compiled once by the statement cache of db/client.ts) instead of queries drizzle builds per call.
+ */
+function connection(tx: Db): Database.Database {
+  return (tx as unknown as { session: { client: Database.Database } }).session.client;
+}
+
+const ADVANCED_SUBSCRIBED =
+  'SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0) AS advanced';
+const KEY_SETTINGS = 'SELECT settings FROM api_keys WHERE id = ?';
+const INSERT_EVENT =
+  'INSERT INTO webhook_events (id, api_key_id, type, organization_id, document_id, payload, basic_payload, dedupe_key, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const PENDING_DEBOUNCED = 'SELECT id FROM webhook_events WHERE api_key_id = ? AND dedupe_key = ? AND dispatched_at IS NULL';
+
 /** Who would receive an event of this type now: advanced endpoints, basic URLs, or nobody (nothing is written). */
 export function subscribers(tx: Db, apiKeyId: string, type: WebhookEventType, hasBasicForm: boolean): { advanced: boolean; basic: boolean } {
-  // One small query on every change of a key that may have no webhook at all: hand-written, not built.
-  const row = tx.get<{ advanced: number }>(
-    sql`select exists(select 1 from ${webhookConfigs} c join ${webhookEndpoints} e on e.api_key_id = c.api_key_id where c.api_key_id = ${apiKeyId} and c.is_enabled = 1 and e.disabled = 0) as advanced`,
-  );
-  const advanced = row?.advanced === 1;
+  const sqlite = connection(tx);
+  const advanced = (sqlite.prepare(ADVANCED_SUBSCRIBED).get(apiKeyId) as { advanced: number } | undefined)?.advanced === 1;
   let basic = false;
   if (hasBasicForm) {
-    const key = tx.select({ settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
-    const s = key?.settings;
+    const row = sqlite.prepare(KEY_SETTINGS).get(apiKeyId) as { settings: string } | undefined;
+    const s = row ? (JSON.parse(row.settings) as ApiKeySettings) : undefined;
     const config = s?.webhookServiceConfig;
     basic = !!s?.useWebhookService && !!(config?.rawNotificationUrl || config?.processedNotificationUrl) && ({ ...defaultBasicTriggers(), ...config?.triggers }[type] ?? false);
   }
@@ -98,39 +114,24 @@ export function emitEvent(tx: Db, event: DomainEvent): string | null {
   if (!who.advanced && !who.basic) return null;
   const id = newMessageId();
   const now = Date.now();
-  tx.insert(webhookEvents)
-    .values({
-      id,
-      apiKeyId: event.apiKeyId,
-      type: event.type,
-      organizationId: event.organizationId ?? null,
-      documentId: event.documentId ?? null,
-      payload: who.advanced ? advancedPayload(event) : null,
-      basicPayload: who.basic ? basicPayload(event) : null,
-      availableAt: now,
-      createdAt: now,
-    })
-    .run();
-  signalOutbox();
+  const payload = who.advanced ? JSON.stringify(advancedPayload(event)) : null;
+  const basic = who.basic ? JSON.stringify(basicPayload(event)) : null;
+  connection(tx).prepare(INSERT_EVENT).run(id, event.apiKeyId, event.type, event.organizationId ?? null, event.documentId ?? null, payload, basic, null, now, now);
+  signalOutbox('ready');
   return id;
 }
 
 /**
- * Opens (or keeps) the one pending debounced event for `dedupeKey`: its payload is computed when it is sent,
- * so the receiver gets the state after the last change of the burst. Returns false when nobody subscribes.
+ * Opens (or keeps) the one pending debounced event for `dedupeKey`: its payload is computed when it falls due
+ * (dispatcher.ts), so the receiver gets the state after the last change of the burst. Returns false when nobody
+ * subscribes.
  */
 export function openDebouncedEvent(tx: Db, event: { apiKeyId: string; type: WebhookEventType; organizationId: string; documentId: string; dedupeKey: string; createdAt: number; availableAt: number }): boolean {
   const who = subscribers(tx, event.apiKeyId, event.type, true);
   if (!who.advanced && !who.basic) return false;
-  const pending = tx
-    .select({ id: webhookEvents.id })
-    .from(webhookEvents)
-    .where(and(eq(webhookEvents.apiKeyId, event.apiKeyId), eq(webhookEvents.dedupeKey, event.dedupeKey), isNull(webhookEvents.dispatchedAt)))
-    .get();
-  if (pending) return true;
-  tx.insert(webhookEvents)
-    .values({ id: newMessageId(), apiKeyId: event.apiKeyId, type: event.type, organizationId: event.organizationId, documentId: event.documentId, payload: null, basicPayload: null, dedupeKey: event.dedupeKey, availableAt: event.availableAt, createdAt: event.createdAt })
-    .run();
-  signalOutbox();
+  const sqlite = connection(tx);
+  if (sqlite.prepare(PENDING_DEBOUNCED).get(event.apiKeyId, event.dedupeKey)) return true;
+  sqlite.prepare(INSERT_EVENT).run(newMessageId(), event.apiKeyId, event.type, event.organizationId, event.documentId, null, null, event.dedupeKey, event.availableAt, event.createdAt);
+  signalOutbox('debounced');
   return true;
 }

@@ -70,8 +70,13 @@ export interface TestServer {
 /** A real Hearth on an ephemeral 127.0.0.1 port with a temporary data dir, removed on close. */
 export async function startTestServer(overrides: ConfigOverrides = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'hearth-test-'));
-  const start = (more: ConfigOverrides = {}) =>
-    createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides, ...more, dataDir });
+  const start = async (more: ConfigOverrides = {}) => {
+    const started = await createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides, ...more, dataDir });
+    // The delivery worker starts beside the listening server (events wait in the outbox meanwhile); tests that
+    // time deliveries start their clock once it runs.
+    await started.app.webhooks.ready();
+    return started;
+  };
   let server = await start();
   const t: TestServer = {
     server,

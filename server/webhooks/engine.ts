@@ -1,0 +1,473 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { Secrets } from '../security/secrets.ts';
+import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
+import type { Command, MainWrite, WorkerData } from './protocol.ts';
+import { createSender } from './sender.ts';
+
+// Plain SQL over better-sqlite3, no drizzle: this runs in the worker thread, whose start-up pays for every module
+// it loads (see delivery-file.ts). Column names are those of server/db/schema.ts and delivery-file.ts.
+
+interface EventRow {
+  id: string;
+  apiKeyId: string;
+  type: string;
+  organizationId: string | null;
+  documentId: string | null;
+  payload: string | null;
+  basicPayload: string | null;
+}
+interface EndpointRow {
+  id: string;
+  url: string;
+  filterTypes: string | null;
+  channels: string | null;
+  disabled: number;
+  rateLimit: number | null;
+  secretEnc: string;
+  previousSecretEnc: string | null;
+  previousSecretExpiresAt: number | null;
+  failingSince: number | null;
+}
+interface ConfigRow {
+  isEnabled: number;
+  encryptData: number;
+  encodeData: number;
+  publicKey: string;
+  enableDataProtection: number;
+}
+interface DeliveryRow {
+  apiKeyId: string;
+  eventId: string;
+  target: string;
+  url: string;
+  body: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: number | null;
+  nextTrigger: string;
+}
+interface BasicSettings {
+  useWebhookService?: boolean;
+  webhookServiceConfig?: { rawNotificationUrl?: string; processedNotificationUrl?: string; encodeData?: boolean; encryptData?: boolean; publicKey?: string; enableDataProtection?: boolean };
+}
+
+const RESPONSE_EXCERPT = 4096;
+const PERSONAL_FIELDS = new Set(['name', 'email', 'photoUrl', 'displayName', 'name_lowercase', 'email_lowercase', 'phone']);
+/** Events fanned out per query (and per store transaction). */
+const EVENT_BATCH = 200;
+/** How long dispatched marks and other `hearth.db` writes wait to be sent together to the main thread. */
+const WRITE_BATCH_MS = 20;
+
+/** `enableDataProtection`: user objects keep their ids; names, e-mail addresses and photos are left out everywhere. */
+export function withoutPersonalFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutPersonalFields);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !PERSONAL_FIELDS.has(k)).map(([k, v]) => [k, withoutPersonalFields(v)]));
+}
+
+/** Where the basic service's `authToken` is kept (see services/apikeys.ts). */
+export const BASIC_AUTH_SECRET = 'webhook:authToken';
+const BASIC_RAW = 'basic:raw';
+const BASIC_PROCESSED = 'basic:processed';
+
+/** `retry-after` in seconds or as an HTTP date; milliseconds from now, or null. */
+function retryAfterMs(header: string | null, now: number): number | null {
+  if (!header) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+export interface EngineDeps {
+  /** `hearth.db`, read only (query_only): events, endpoints, configuration, secrets. */
+  main: Database.Database;
+  /** `webhooks.db`, this engine's own: deliveries and attempts. */
+  store: Database.Database;
+  secrets: Secrets;
+  settings: WorkerData['settings'];
+  version: string;
+  log(level: 'error' | 'warn' | 'info' | 'debug', message: string, fields?: Record<string, unknown>): void;
+  /** Asks the main thread to apply these writes to `hearth.db` in one transaction; resolves once committed. */
+  writeMain(writes: MainWrite[]): Promise<void>;
+}
+
+/**
+ * The delivery side of the outbox, run by the worker thread: fans each ready event out to its targets (advanced
+ * endpoints, basic URLs), sends each delivery on the retry schedule and records every attempt. All delivery
+ * state is in `webhooks.db`, so a restart or a `kill -9` resumes where it stopped (a request in flight at the
+ * crash is sent again: at-least-once; an event fanned out but not yet marked dispatched is fanned out again,
+ * which finds its deliveries already there).
+ */
+export function createDeliveryEngine(deps: EngineDeps) {
+  const { main, store, settings } = deps;
+  const inFlight = new Map<string, AbortController>();
+  const running = new Set<Promise<void>>();
+  const nextSlot = new Map<string, number>();
+  /** Events fanned out whose dispatched mark the main thread has not committed yet. */
+  const awaitingMark = new Set<string>();
+  /** Endpoints this engine reported failing (or recovered) until the main thread's commit shows it. */
+  const failingSince = new Map<string, number | null>();
+  const sender = createSender({ maxSockets: settings.concurrency });
+  const ENDPOINT = 'id, url, filter_types AS filterTypes, channels, disabled, rate_limit AS rateLimit, secret_enc AS secretEnc, previous_secret_enc AS previousSecretEnc, previous_secret_expires_at AS previousSecretExpiresAt, failing_since AS failingSince';
+  const DELIVERY = 'api_key_id AS apiKeyId, event_id AS eventId, target, url, body, status, attempts, next_attempt_at AS nextAttemptAt, next_trigger AS nextTrigger';
+  const q = {
+    // Debounced events (a dedupe key) are resolved into ready ones by the main thread (dispatcher.ts).
+    readyEvents: main.prepare<[number, number], EventRow>(
+      'SELECT id, api_key_id AS apiKeyId, type, organization_id AS organizationId, document_id AS documentId, payload, basic_payload AS basicPayload FROM webhook_events WHERE dispatched_at IS NULL AND dedupe_key IS NULL AND available_at <= ? ORDER BY available_at LIMIT ?',
+    ),
+    eventType: main.prepare<[string], { type: string }>('SELECT type FROM webhook_events WHERE id = ?'),
+    config: main.prepare<[string], ConfigRow>('SELECT is_enabled AS isEnabled, encrypt_data AS encryptData, encode_data AS encodeData, public_key AS publicKey, enable_data_protection AS enableDataProtection FROM webhook_configs WHERE api_key_id = ?'),
+    endpoint: main.prepare<[string, string], EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND id = ?`),
+    liveEndpoints: main.prepare<[string], EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND disabled = 0 ORDER BY created_at`),
+    keySettings: main.prepare<[string], { settings: string }>('SELECT settings FROM api_keys WHERE id = ?'),
+    basicToken: main.prepare<[string, string], { valueEnc: string }>('SELECT value_enc AS valueEnc FROM api_key_secrets WHERE api_key_id = ? AND name = ?'),
+    insertDelivery: store.prepare<[string, string, string, string, string, number, number]>(
+      "INSERT INTO webhook_deliveries (api_key_id, event_id, target, url, body, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING",
+    ),
+    delivery: store.prepare<[string, string], DeliveryRow>(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE event_id = ? AND target = ?`),
+    dueDeliveries: store.prepare<[number, number], DeliveryRow>(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
+    nextDelivery: store.prepare<[], { at: number }>("SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT 1"),
+    insertAttempt: store.prepare<[string, string, string, string, string, string, string, number | null, string, number, number]>(
+      'INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    setSchedule: store.prepare<[string, number | null, string, string, string, string]>('UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, next_trigger = ? WHERE api_key_id = ? AND event_id = ? AND target = ?'),
+    setAttempted: store.prepare<[number, number, number | null, string, string]>('UPDATE webhook_deliveries SET attempts = ?, last_attempt_at = ?, last_status_code = ? WHERE event_id = ? AND target = ?'),
+    postpone: store.prepare<[number, string, string]>('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND target = ?'),
+    cancel: store.prepare<[string, string]>("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE event_id = ? AND target = ?"),
+    cancelTarget: store.prepare<[string, string]>("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE api_key_id = ? AND target = ? AND status = 'pending'"),
+    recover: store.prepare<[number, string, string, number]>(
+      "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, next_trigger = 'recover' WHERE api_key_id = ? AND target = ? AND status = 'failed' AND created_at >= ?",
+    ),
+  };
+  const storeTx = <T>(work: () => T): T => store.transaction(work).immediate();
+  const settingsOf = (apiKeyId: string): BasicSettings | undefined => {
+    const row = q.keySettings.get(apiKeyId);
+    return row ? (JSON.parse(row.settings) as BasicSettings) : undefined;
+  };
+  const list = (json: string | null): string[] | null => (json === null ? null : (JSON.parse(json) as string[] | null));
+
+  /** Decrypted signing secrets by their ciphertext (a rotation makes a new ciphertext; old entries just go unused). */
+  const secretCache = new Map<string, string>();
+  const decrypt = (enc: string) => {
+    let secret = secretCache.get(enc);
+    if (secret === undefined) {
+      if (secretCache.size > 10_000) secretCache.clear();
+      secret = deps.secrets.decrypt(enc);
+      secretCache.set(enc, secret);
+    }
+    return secret;
+  };
+
+  type Outcome = { statusCode: number | null; response: string; retryAfter: number | null; durationMs: number; timestamp: number };
+  const outcomes: Array<{ d: DeliveryRow; outcome: Outcome }> = [];
+  let flushing = false;
+  let timer: NodeJS.Timeout | undefined;
+  let scheduled = false;
+  let closed = false;
+
+  // --- writes to hearth.db, batched through the main thread -----------------------------------------------
+  let writes: MainWrite[] = [];
+  let writeTimer: NodeJS.Timeout | undefined;
+  const inFlightWrites = new Set<Promise<void>>();
+  function queueWrite(write: MainWrite) {
+    writes.push(write);
+    writeTimer ??= setTimeout(sendWrites, WRITE_BATCH_MS);
+  }
+  function sendWrites() {
+    if (writeTimer) clearTimeout(writeTimer);
+    writeTimer = undefined;
+    const batch = writes;
+    writes = [];
+    if (batch.length === 0) return;
+    const done = deps
+      .writeMain(batch)
+      .catch((error: unknown) => deps.log('error', 'webhook state not written to the database; retried', { error: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        inFlightWrites.delete(done);
+        // Marked (or not: then the event is fanned out again, which finds its deliveries already there). From now
+        // on hearth.db tells an endpoint's health again (an operation may change it too: re-enabling resets it).
+        for (const w of batch) {
+          if (w.kind === 'dispatched') awaitingMark.delete(w.eventId);
+          else if (w.kind === 'failing' || w.kind === 'recovered') failingSince.delete(w.endpointId);
+        }
+        wake();
+      });
+    inFlightWrites.add(done);
+  }
+
+  const deliveryKey = (d: Pick<DeliveryRow, 'eventId' | 'target'>) => `${d.eventId}|${d.target}`;
+  const delayFor = (attempt: number) => {
+    const base = settings.retryScheduleMs[attempt] ?? 0;
+    return attempt === 0 ? base : Math.round(base * (1 + settings.jitter * (Math.random() * 2 - 1)));
+  };
+
+  /** The body for a target group, encoded/encrypted per its configuration; null when encryption is on without a usable key. */
+  function body(payload: Record<string, unknown>, options: { encodeData?: boolean | undefined; encryptData?: boolean | undefined; publicKey?: string | undefined; enableDataProtection?: boolean | undefined }): string | null {
+    const key = options.encryptData ? parsePublicKey(options.publicKey ?? '') : null;
+    if (options.encryptData && !key) return null;
+    return encodeBody(options.enableDataProtection ? withoutPersonalFields(payload) : payload, { encodeData: !!options.encodeData, encryptWith: key?.key ?? null });
+  }
+
+  function fanOut(event: EventRow, now: number) {
+    const add = (target: string, url: string, text: string | null) => {
+      if (text === null) {
+        deps.log('warn', 'webhook payload not sent: encryptData is on without a usable publicKey', { apiKeyId: event.apiKeyId, target });
+        return;
+      }
+      q.insertDelivery.run(event.apiKeyId, event.id, target, url, text, now + delayFor(0), now);
+    };
+    if (event.payload) {
+      const config = q.config.get(event.apiKeyId);
+      if (config?.isEnabled) {
+        const channels = [event.organizationId, event.documentId].filter((c): c is string => !!c);
+        const endpoints = q.liveEndpoints.all(event.apiKeyId).filter((ep) => {
+          const types = list(ep.filterTypes);
+          const only = list(ep.channels);
+          return (!types || types.includes(event.type)) && (!only || only.some((c) => channels.includes(c)));
+        });
+        const options = { encodeData: !!config.encodeData, encryptData: !!config.encryptData, publicKey: config.publicKey, enableDataProtection: !!config.enableDataProtection };
+        const text = endpoints.length ? body({ ...(JSON.parse(event.payload) as Record<string, unknown>), webhookId: event.id }, options) : null;
+        for (const ep of endpoints) add(ep.id, ep.url, text);
+      }
+    }
+    if (event.basicPayload) {
+      const settings = settingsOf(event.apiKeyId);
+      const config = settings?.useWebhookService ? settings.webhookServiceConfig : undefined;
+      // The raw URL gets the event as it happened; the processed URL the same event with the recipients' notification settings resolved.
+      const withId: Record<string, unknown> = { webhookId: event.id, ...(JSON.parse(event.basicPayload) as Record<string, unknown>) };
+      const { usersOrganizationNotificationsConfig: _o, usersDocumentNotificationsConfig: _d, ...raw } = withId;
+      if (config?.rawNotificationUrl) add(BASIC_RAW, config.rawNotificationUrl, body(raw, config));
+      if (config?.processedNotificationUrl) add(BASIC_PROCESSED, config.processedNotificationUrl, body(withId, config));
+    }
+  }
+
+  function dispatchReadyEvents(now: number) {
+    for (;;) {
+      const ready = q.readyEvents.all(now, EVENT_BATCH + awaitingMark.size).filter((e) => !awaitingMark.has(e.id));
+      if (ready.length === 0) return;
+      storeTx(() => {
+        for (const event of ready) fanOut(event, now);
+      });
+      for (const event of ready) {
+        awaitingMark.add(event.id);
+        queueWrite({ kind: 'dispatched', eventId: event.id, at: now });
+      }
+      if (ready.length < EVENT_BATCH) return;
+    }
+  }
+
+  /** Secrets that sign a delivery to this endpoint now: the current one, and the previous one during a rotation overlap. */
+  function signingSecrets(ep: EndpointRow, now: number): string[] {
+    const secrets = [decrypt(ep.secretEnc)];
+    if (ep.previousSecretEnc && (ep.previousSecretExpiresAt ?? 0) > now) secrets.push(decrypt(ep.previousSecretEnc));
+    return secrets;
+  }
+
+  function startDueDeliveries(now: number) {
+    const free = settings.concurrency - inFlight.size;
+    if (free <= 0) return;
+    const due = q.dueDeliveries
+      .all(now, free + inFlight.size)
+      .filter((d) => !inFlight.has(deliveryKey(d)))
+      .slice(0, free);
+    for (const d of due) {
+      const timestamp = Math.floor(now / 1000);
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `Hearth-Webhooks/${deps.version}`, 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp) };
+      if (d.target.startsWith('basic:')) {
+        if (!settingsOf(d.apiKeyId)?.useWebhookService) {
+          q.cancel.run(d.eventId, d.target);
+          continue;
+        }
+        const token = q.basicToken.get(d.apiKeyId, BASIC_AUTH_SECRET);
+        if (token) headers.authorization = `Basic ${deps.secrets.decrypt(token.valueEnc)}`;
+      } else {
+        const endpoint = q.endpoint.get(d.apiKeyId, d.target);
+        if (!endpoint || endpoint.disabled || !q.config.get(d.apiKeyId)?.isEnabled) {
+          q.cancel.run(d.eventId, d.target);
+          continue;
+        }
+        if (endpoint.rateLimit) {
+          const slot = nextSlot.get(endpoint.id) ?? 0;
+          if (slot > now) {
+            q.postpone.run(slot, d.eventId, d.target);
+            continue;
+          }
+          nextSlot.set(endpoint.id, Math.max(now, slot) + 1000 / endpoint.rateLimit);
+        }
+        headers['webhook-signature'] = signatureHeader(signingSecrets(endpoint, now), d.eventId, timestamp, d.body);
+      }
+      const controller = new AbortController();
+      inFlight.set(deliveryKey(d), controller);
+      const attempt = send(d, headers, controller).finally(() => running.delete(attempt));
+      running.add(attempt);
+    }
+  }
+
+  async function send(d: DeliveryRow, headers: Record<string, string>, controller: AbortController) {
+    const started = Date.now();
+    let statusCode: number | null = null;
+    let response = '';
+    let retryAfter: number | null = null;
+    const timeout = setTimeout(() => controller.abort(new Error(`timed out after ${settings.timeoutMs} ms`)), settings.timeoutMs);
+    try {
+      const answer = await sender.post(d.url, headers, d.body, controller.signal, RESPONSE_EXCERPT);
+      statusCode = answer.status;
+      response = answer.excerpt;
+      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(answer.retryAfter, Date.now()) : null;
+    } catch (error) {
+      const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : error instanceof Error ? error.message : String(error);
+      response = reason;
+    } finally {
+      clearTimeout(timeout);
+    }
+    // Shutting down, or the endpoint was deleted: the attempt does not count; a pending delivery goes out after restart.
+    if (closed || controller.signal.reason === 'aborted') {
+      inFlight.delete(deliveryKey(d));
+      return;
+    }
+    outcomes.push({ d, outcome: { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started } });
+    if (!flushing) {
+      flushing = true;
+      setImmediate(flushOutcomes);
+    }
+  }
+
+  /** Records the attempts that completed during one event-loop turn in one transaction (one commit, not one each). */
+  function flushOutcomes() {
+    flushing = false;
+    const batch = outcomes.splice(0);
+    if (batch.length === 0) return;
+    try {
+      storeTx(() => {
+        for (const { d, outcome } of batch) record(d, outcome);
+      });
+    } catch (error) {
+      // Not recorded: the deliveries stay pending and are attempted again (at-least-once).
+      deps.log('error', 'webhook attempts not recorded', { error: error instanceof Error ? error.message : String(error) });
+    } finally {
+      // Only now may a delivery be picked again: before its attempt is stored it still looks due.
+      for (const { d } of batch) inFlight.delete(deliveryKey(d));
+      wake();
+    }
+  }
+
+  function record(d: DeliveryRow, outcome: Outcome) {
+    const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+    const now = Date.now();
+    const current = q.delivery.get(d.eventId, d.target);
+    if (!current) return;
+    const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
+    q.insertAttempt.run(attemptId, d.apiKeyId, d.eventId, d.target, d.url, d.nextTrigger, ok ? 'succeeded' : 'failed', outcome.statusCode, outcome.response, outcome.durationMs, outcome.timestamp);
+    const attempts = current.attempts + 1;
+    q.setAttempted.run(attempts, outcome.timestamp, outcome.statusCode, d.eventId, d.target);
+    const schedule = (status: string, nextAttemptAt: number | null) => q.setSchedule.run(status, nextAttemptAt, 'scheduled', d.apiKeyId, d.eventId, d.target);
+    // A replay, recover or cancel asked for while this attempt was in flight changed the row: it stands (a replay
+    // goes out again); this attempt is recorded without touching the new schedule.
+    if (current.status !== 'pending' || current.nextAttemptAt !== d.nextAttemptAt || current.nextTrigger !== d.nextTrigger) return;
+    const isEndpoint = !d.target.startsWith('basic:');
+    const endpoint = isEndpoint ? q.endpoint.get(d.apiKeyId, d.target) : undefined;
+    const since = endpoint ? (failingSince.has(endpoint.id) ? (failingSince.get(endpoint.id) ?? null) : endpoint.failingSince) : null;
+    if (ok) {
+      schedule('succeeded', null);
+      if (endpoint && since !== null) {
+        failingSince.set(endpoint.id, null);
+        queueWrite({ kind: 'recovered', endpointId: endpoint.id });
+      }
+      return;
+    }
+    let disable: string | null = null;
+    if (endpoint) {
+      const start = since ?? outcome.timestamp;
+      if (since === null) {
+        failingSince.set(endpoint.id, start);
+        queueWrite({ kind: 'failing', endpointId: endpoint.id, since: start });
+      }
+      if (outcome.statusCode === 410) disable = 'The endpoint answered 410 Gone.';
+      else if (now - start >= settings.disableAfterMs) disable = `Every attempt failed for ${Math.round(settings.disableAfterMs / 3_600_000)} hours.`;
+      if (disable) {
+        queueWrite({ kind: 'disable', endpointId: endpoint.id, reason: disable, at: now });
+        q.cancelTarget.run(d.apiKeyId, endpoint.id);
+      }
+    }
+    if (disable || attempts >= settings.retryScheduleMs.length) {
+      schedule('failed', null);
+      const event = q.eventType.get(d.eventId);
+      if (isEndpoint && event && event.type !== 'message.attempt.exhausted') {
+        queueWrite({ kind: 'exhausted', apiKeyId: d.apiKeyId, messageId: d.eventId, eventType: event.type, endpointId: d.target, attemptId, timestamp: outcome.timestamp, statusCode: outcome.statusCode });
+      }
+      return;
+    }
+    const delay = Math.max(delayFor(attempts), outcome.retryAfter ?? 0);
+    schedule('pending', now + delay);
+  }
+
+  function pass() {
+    scheduled = false;
+    if (closed) return;
+    try {
+      const now = Date.now();
+      dispatchReadyEvents(now);
+      startDueDeliveries(now);
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      const next = q.nextDelivery.get()?.at;
+      // A full set of requests in flight: their completion wakes the engine again. New events wake it too.
+      if (typeof next === 'number' && inFlight.size < settings.concurrency) {
+        timer = setTimeout(pass, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+      }
+    } catch (error) {
+      deps.log('error', 'webhook delivery pass failed', { error: error instanceof Error ? error.message : String(error) });
+      timer = setTimeout(pass, 1000);
+    }
+  }
+
+  function wake() {
+    if (scheduled || closed) return;
+    scheduled = true;
+    setImmediate(pass);
+  }
+
+  function abortTarget(target: string) {
+    for (const [key, controller] of inFlight) if (key.endsWith(`|${target}`)) controller.abort('aborted');
+  }
+
+  /** Requests from the main thread's operations; each changes `webhooks.db` only here, its one writer. */
+  function command(c: Command): unknown {
+    if (c.type === 'cancelTarget') {
+      q.cancelTarget.run(c.apiKeyId, c.target);
+      abortTarget(c.target);
+      return null;
+    }
+    if (c.type === 'replay') {
+      const now = Date.now();
+      storeTx(() => {
+        for (const target of c.targets) q.setSchedule.run('pending', now, 'replay', c.apiKeyId, c.messageId, target);
+      });
+      wake();
+      return null;
+    }
+    const count = q.recover.run(Date.now(), c.apiKeyId, c.target, c.since).changes;
+    wake();
+    return count;
+  }
+
+  wake();
+
+  return {
+    wake,
+    command,
+    /** Stops sending (requests in flight are cut and go out again after restart), records what finished, and hands the last writes to the main thread. */
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      for (const controller of inFlight.values()) controller.abort('aborted');
+      await Promise.allSettled([...running]);
+      flushOutcomes();
+      sendWrites();
+      await Promise.allSettled([...inFlightWrites]);
+      sender.close();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Messages between the main thread (the HTTP server, the only writer of `hearth.db`) and the delivery worker
+ * (the only writer of `webhooks.db`). The worker reads `hearth.db` for events, endpoints and configuration; what it
+ * must change there (dispatched marks, endpoint health, `message.attempt.exhausted` events) it asks the main thread
+ * to write, in batches, and waits for the acknowledgement.
+ */
+
+/** A change to `hearth.db` that the worker asks for. */
+export type MainWrite =
+  | { kind: 'dispatched'; eventId: string; at: number }
+  | { kind: 'failing'; endpointId: string; since: number }
+  | { kind: 'recovered'; endpointId: string }
+  | { kind: 'disable'; endpointId: string; reason: string; at: number }
+  | { kind: 'exhausted'; apiKeyId: string; messageId: string; eventType: string; endpointId: string; attemptId: string; timestamp: number; statusCode: number | null };
+
+export type Command =
+  | { type: 'cancelTarget'; apiKeyId: string; target: string }
+  | { type: 'replay'; apiKeyId: string; messageId: string; targets: string[] }
+  | { type: 'recover'; apiKeyId: string; target: string; since: number };
+
+export type ToWorker =
+  | { type: 'wake' }
+  | { type: 'command'; id: number; command: Command }
+  | { type: 'written'; id: number; error?: string }
+  | { type: 'close' };
+
+export type FromWorker =
+  | { type: 'write'; id: number; writes: MainWrite[] }
+  | { type: 'reply'; id: number; result?: unknown; error?: string }
+  | { type: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; message: string; fields?: Record<string, unknown> }
+  | { type: 'ready' }
+  | { type: 'closed' };
+
+export interface WorkerData {
+  dataDir: string;
+  databaseFile: string;
+  version: string;
+  settings: {
+    retryScheduleMs: number[];
+    jitter: number;
+    timeoutMs: number;
+    disableAfterMs: number;
+    concurrency: number;
+  };
+}
