@@ -33,7 +33,7 @@ export async function startHearth(args: string[], options: { env?: NodeJS.Proces
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 30 s: ${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no banner within 60 s: ${output}`)), 60_000);
     child.stdout!.on('data', () => {
       const match = output.match(/API\s+(http:\/\/127\.0\.0\.1:\d+)/);
       if (match && output.includes('authToken')) {
