@@ -35,8 +35,18 @@ export function createMonitor() {
     get watched() {
       return watchers.size > 0;
     },
-    record(call: Omit<MonitoredCall, 'id'>) {
-      const entry = { ...call, id: next };
+    /**
+     * Keeps one call. `bodies` gives its request and response text (redacted here); it runs only while the
+     * monitor is watched, so that an unwatched server never redacts nor copies a body.
+     */
+    record(call: Omit<MonitoredCall, 'id' | 'request' | 'response'>, bodies?: () => { request: string; response: string }) {
+      const entry = call as MonitoredCall;
+      entry.id = next;
+      if (bodies && watchers.size > 0) {
+        const { request, response } = bodies();
+        entry.request = redactBody(request);
+        entry.response = redactBody(response);
+      }
       ring[(next - 1) % KEEP] = entry;
       next++;
       for (const watcher of watchers) watcher.send(entry);

@@ -1,14 +1,14 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getRequestIP, H3, type H3Event } from 'h3';
-import { redactBody } from '../admin/monitor.ts';
+import { getRequestIP, H3, toNodeHandler, type H3Event } from 'h3';
 import { registerAdminRoutes } from '../admin/routes.ts';
 import type { AppContext } from '../context.ts';
 import { consumeLoginLink, LOGIN_LINK_PATH } from '../services/login-links.ts';
 import { findAttachment } from '../services/recordings.ts';
 import { readBody } from './body.ts';
-import { dispatch, headerNames, type IncomingCall } from './dispatch.ts';
+import type { IncomingCall } from './dispatch.ts';
+import { createRequestListener, serveCall } from './listener.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 
@@ -57,14 +57,17 @@ function serveUi(pathname: string): Response {
   return new Response(readFileSync(target), { status: 200, headers: { 'content-type': type, 'cache-control': cache } });
 }
 
-/** The h3 application: one route per operation, the OpenAPI document, login links, the UI, and 404 envelopes. */
+/**
+ * The h3 application: one route per operation, the OpenAPI document, login links, the UI, and 404 envelopes.
+ * Its node:http handler (what `toNodeHandler` returns for it) serves operation POSTs on their exact paths
+ * directly (listener.ts) and hands everything else to h3.
+ */
 export function createHttpApp(app: AppContext, operations: readonly AnyOperation[]): H3 {
   checkRegistry(operations);
   const h3 = new H3();
-  const names = headerNames(app.config.headerBrand);
   for (const op of operations) {
+    // Calls h3 routes: other methods than POST (refused by the rules) and URLs the exact-path Map misses.
     const handler = async (event: H3Event) => {
-      const started = performance.now();
       let requestText: string | undefined;
       const call: IncomingCall = {
         method: event.req.method,
@@ -73,19 +76,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
         clientIp: getRequestIP(event) ?? 'unknown',
         readBody: async (limit) => (requestText = await readBody(event, limit)),
       };
-      const outcome = await dispatch(app, op, call);
-      app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
-      const watched = app.monitor.watched;
-      app.monitor.record({
-        at: Date.now(),
-        method: event.req.method,
-        path: event.url.pathname,
-        status: outcome.status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-        caller: event.req.headers.get(names.apiKey) ?? event.req.headers.get(names.workspaceId),
-        requestId: outcome.requestId,
-        ...(watched ? { request: requestText === undefined ? '' : redactBody(requestText), response: redactBody(JSON.stringify(outcome.body)) } : {}),
-      });
+      const { outcome } = await serveCall(app, op, call, event.url.pathname, () => requestText);
       // Status and headers on event.res with a plain object returned: h3 then serializes it into its fast
       // response type, which skips the web-stream body a `new Response(string)` costs on Node.
       event.res.status = outcome.status;
@@ -130,5 +121,11 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
     event.res.status = 404;
     return { error: { status: 'NOT_FOUND', message: `Unknown operation: ${event.url.pathname}` } };
   });
+
+  // h3's own node handler, made before the next line; then srvx's toNodeHandler (behind h3's) returns the
+  // fetch handler's `__nodeHandler` as it is, so that the server runs the operations' listener first.
+  // test/unit/request-listener.test.ts checks that it does.
+  const h3NodeHandler = toNodeHandler(h3);
+  Object.assign(h3.fetch, { __nodeHandler: createRequestListener(app, operations, h3NodeHandler) });
   return h3;
 }

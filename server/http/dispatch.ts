@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { authenticateApiKey } from '../services/apikeys.ts';
-import { authenticateWorkspace } from '../services/workspaces.ts';
+import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
 import { ApiError, errorBody, httpStatusOf, INTERNAL_ERROR, invalid, resourceExhausted } from './errors.ts';
 import type { AnyOperation, RequestContext } from './operation.ts';
 import { parseInput } from './validation.ts';
 
+/** The request headers a call is read from: the Fetch API's `Headers`, or node:http's behind the same `get`. */
+export interface CallHeaders {
+  get(name: string): string | null;
+}
+
 export interface IncomingCall {
   method: string;
   path: string;
-  headers: Headers;
+  headers: CallHeaders;
   clientIp: string;
   /** Reads the body, failing with INVALID_ARGUMENT past `limit` bytes. */
   readBody(limit: number): Promise<string>;
@@ -26,19 +30,41 @@ export interface CallOutcome {
 /** The callable-function rules' answer (reference §1.2), with the reason after it so that the problem is named. */
 const badRequest = (reason: string) => invalid(`Bad Request: ${reason}`);
 
-export function headerNames(brand: string) {
-  return {
-    workspaceId: `x-${brand}-workspace-id`,
-    workspaceAuthToken: `x-${brand}-workspace-auth-token`,
-    apiKey: `x-${brand}-api-key`,
-    authToken: `x-${brand}-auth-token`,
-  };
+export interface HeaderNames {
+  workspaceId: string;
+  workspaceAuthToken: string;
+  apiKey: string;
+  authToken: string;
+}
+
+// Built once per brand: every call reads them.
+const namesByBrand = new Map<string, HeaderNames>();
+
+export function headerNames(brand: string): HeaderNames {
+  let names = namesByBrand.get(brand);
+  if (names === undefined) {
+    names = Object.freeze({
+      workspaceId: `x-${brand}-workspace-id`,
+      workspaceAuthToken: `x-${brand}-workspace-auth-token`,
+      apiKey: `x-${brand}-api-key`,
+      authToken: `x-${brand}-auth-token`,
+    });
+    namesByBrand.set(brand, names);
+  }
+  return names;
+}
+
+/** The media type of a Content-Type header, lower-cased, without its parameters. */
+function mediaType(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  if (header === 'application/json') return header;
+  return header.split(';')[0]?.trim().toLowerCase();
 }
 
 /** The `data` of a callable request: method, content type, size, JSON and shape checked, in that order. */
 async function readData(call: IncomingCall, maxBytes: number): Promise<unknown> {
   if (call.method !== 'POST') throw badRequest(`operations accept POST only, not ${call.method}.`);
-  const contentType = call.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+  const contentType = mediaType(call.headers.get('content-type'));
   if (contentType !== 'application/json') throw badRequest('Content-Type must be application/json.');
   const declared = Number(call.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
@@ -50,9 +76,9 @@ async function readData(call: IncomingCall, maxBytes: number): Promise<unknown> 
     throw badRequest('the body is not valid JSON.');
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body must be a JSON object.');
-  if (depthExceeds(body, MAX_DEPTH)) throw badRequest(`the body is nested more than ${MAX_DEPTH} levels deep.`);
+  if (depthExceeds(body, 1)) throw badRequest(`the body is nested more than ${MAX_DEPTH} levels deep.`);
   if (!('data' in body)) throw badRequest('the body must have a "data" key.');
-  const extra = Object.keys(body).filter((k) => k !== 'data');
+  const extra = otherKeys(body);
   if (extra.length > 0) throw badRequest(`the body may have only the "data" key; found ${extra.map((k) => JSON.stringify(k)).join(', ')}.`);
   const data = (body as { data: unknown }).data;
   // `"data": null` counts as present (reference §1.2); it means "no parameters".
@@ -67,31 +93,44 @@ export class BodyTooLarge extends ApiError {
 /** Deeper JSON than any operation takes; refusing it up front keeps recursive serializers off a huge stack. */
 const MAX_DEPTH = 64;
 
-function depthExceeds(root: object, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(value)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+/** Whether an object or array at `depth` has objects below it past MAX_DEPTH; recursion stops at the limit. */
+function depthExceeds(value: object, depth: number): boolean {
+  if (depth > MAX_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (child !== null && typeof child === 'object' && depthExceeds(child, depth + 1)) return true;
+    }
+    return false;
+  }
+  for (const key in value) {
+    const child: unknown = (value as Record<string, unknown>)[key];
+    if (child !== null && typeof child === 'object' && depthExceeds(child, depth + 1)) return true;
   }
   return false;
 }
 
+/** The body's keys other than "data" (none, on every valid call: no array is built then). */
+function otherKeys(body: object): string[] {
+  let extra: string[] | undefined;
+  for (const key in body) if (key !== 'data') (extra ??= []).push(key);
+  return extra ?? [];
+}
+
 export const tooLarge = (maxBytes: number) => new BodyTooLarge(maxBytes);
 
-function authenticate(app: AppContext, op: AnyOperation, headers: Headers, base: RequestContext): RequestContext {
+function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, requestId: string, clientIp: string): RequestContext {
   const names = headerNames(app.config.headerBrand);
   if (op.auth === 'workspace') {
     const workspaceId = headers.get(names.workspaceId);
     if (!workspaceId) throw invalid('Workspace ID not found in headers.');
     const token = headers.get(names.workspaceAuthToken);
     if (!token) throw invalid('Auth Token not found in headers.');
-    const workspace = authenticateWorkspace(app, workspaceId, token);
+    const workspace = verifiedWorkspace(app, workspaceId, token);
     if (!app.limiter.hit(`workspace-ops:${workspace.id}`, app.config.rateLimits.workspaceOperations)) {
       throw resourceExhausted('Rate limit exceeded. Try again after 1 minute.');
     }
-    return { ...base, workspace } as RequestContext;
+    return { app, requestId, clientIp, workspace } as RequestContext;
   }
   if (op.auth === 'apiKey') {
     // The hosted wording for these is unpublished (reference §6.1): name the header itself.
@@ -99,9 +138,9 @@ function authenticate(app: AppContext, op: AnyOperation, headers: Headers, base:
     if (!apiKeyId) throw invalid(`API key not found in headers (${names.apiKey}).`);
     const token = headers.get(names.authToken);
     if (!token) throw invalid(`Auth Token not found in headers (${names.authToken}).`);
-    return { ...base, apiKey: authenticateApiKey(app, apiKeyId, token) } as RequestContext;
+    return { app, requestId, clientIp, apiKey: verifiedApiKey(app, apiKeyId, token) } as RequestContext;
   }
-  return base;
+  return { app, requestId, clientIp };
 }
 
 /**
@@ -113,7 +152,7 @@ export async function dispatch(app: AppContext, op: AnyOperation, call: Incoming
   const requestId = randomUUID();
   try {
     const data = await readData(call, app.config.maxBodyBytes);
-    const ctx = authenticate(app, op, call.headers, { app, requestId, clientIp: call.clientIp });
+    const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
     const input = parseInput(op.input, data);
     const result = await op.handler(input, ctx as never);
     const body = op.envelope === 'classic' ? { result: { status: 'success', ...(result as object) } } : { result: result ?? null };

@@ -69,8 +69,10 @@ function withoutPeriod(message: string): string {
 }
 
 /** Parses `data` with the operation's schema; the first problem becomes an INVALID_ARGUMENT naming the field. */
+const PARSE_OPTIONS = { reportInput: true } as const;
+
 export function parseInput<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  const result = schema.safeParse(data, { reportInput: true });
+  const result = schema.safeParse(data, PARSE_OPTIONS);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   throw new ApiError('INVALID_ARGUMENT', issue ? issueMessage(issue) : 'data is invalid.');
