@@ -1,0 +1,130 @@
+// The cache of verified credentials (server/http/credentials.ts) must never answer from what was true before a
+// write: a reset, deleted or changed credential, or a changed key, counts on the very next call, whether this
+// server changed it or another process (the CLI) did.
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VerifiedCredentials } from '../../server/http/credentials.ts';
+import { DATABASE_FILE } from '../../server/index.ts';
+import { createWorkspace } from '../helpers/factories.ts';
+import { apiKeyHeaders, call, startTestServer, type TestServer } from '../helpers/server.ts';
+
+describe('VerifiedCredentials', () => {
+  const open = () => {
+    const sqlite = new Database(':memory:');
+    sqlite.exec('CREATE TABLE t (v INTEGER)');
+    return sqlite;
+  };
+
+  it('verifies a pair once while nothing is written, and again after any write of this connection', () => {
+    const sqlite = open();
+    const cache = new VerifiedCredentials<{ id: string }>(sqlite);
+    let verified = 0;
+    const verify = () => {
+      verified++;
+      return { id: 'key' };
+    };
+    const first = cache.get('key', 'token', verify);
+    expect(cache.get('key', 'token', verify)).toBe(first);
+    expect(verified).toBe(1);
+    expect(cache.get('key', 'other-token', verify)).toEqual({ id: 'key' });
+    expect(verified).toBe(2);
+    sqlite.prepare('INSERT INTO t VALUES (1)').run();
+    cache.get('key', 'token', verify);
+    expect(verified).toBe(3);
+  });
+
+  it('keeps no refusal: bad credentials are checked on every call', () => {
+    const cache = new VerifiedCredentials<string>(open());
+    let attempts = 0;
+    const refuse = () => {
+      attempts++;
+      throw new Error('Invalid auth token');
+    };
+    expect(() => cache.get('key', 'wrong', refuse)).toThrow('Invalid auth token');
+    expect(() => cache.get('key', 'wrong', refuse)).toThrow('Invalid auth token');
+    expect(attempts).toBe(2);
+    expect(cache.size).toBe(0);
+  });
+
+  it('sees a commit of another connection to the same file', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'hearth-credential-cache-'));
+    const file = join(dir, 'db.sqlite');
+    const server = new Database(file);
+    server.pragma('journal_mode = WAL');
+    server.exec('CREATE TABLE t (v INTEGER)');
+    const cli = new Database(file);
+    try {
+      const cache = new VerifiedCredentials<number>(server);
+      let verified = 0;
+      const verify = () => ++verified;
+      cache.get('key', 'token', verify);
+      cache.get('key', 'token', verify);
+      expect(verified).toBe(1);
+      cli.prepare('INSERT INTO t VALUES (1)').run();
+      cache.get('key', 'token', verify);
+      expect(verified).toBe(2);
+    } finally {
+      cli.close();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('hands out frozen values, so that no call can change what the next one gets', () => {
+    const cache = new VerifiedCredentials<{ settings: { flag: boolean } }>(open());
+    const row = cache.get('key', 'token', () => ({ settings: { flag: false } }));
+    expect(Object.isFrozen(row)).toBe(true);
+    expect(Object.isFrozen(row.settings)).toBe(true);
+  });
+});
+
+describe('credentials over HTTP, with the cache in front', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  const configGet = (headers: Record<string, string>) => call(t.url, '/v2/workspace/apikeyconfig/get', {}, headers);
+
+  it('refuses a reset auth token on the very next call and accepts the new one', async () => {
+    const w = await createWorkspace(t);
+    expect((await configGet(w.headersK)).status).toBe(200);
+    expect((await configGet(w.headersK)).status).toBe(200);
+    const reset = await call(t.url, '/v2/workspace/authtoken/reset', { apiKey: w.apiKey }, w.headersW);
+    expect(reset.status).toBe(200);
+    const refused = await configGet(w.headersK);
+    expect([refused.status, refused.body.error.status]).toEqual([403, 'PERMISSION_DENIED']);
+    const renewed = await configGet(apiKeyHeaders({ apiKey: w.apiKey, authToken: reset.body.result.data.authToken.token }));
+    expect(renewed.status).toBe(200);
+  });
+
+  it('answers with the key as it is now after its settings change', async () => {
+    const w = await createWorkspace(t);
+    expect((await configGet(w.headersK)).body.result.data.enablePrivateComments).toBe(false);
+    const updated = await call(t.url, '/v2/workspace/apikeyconfig/update', { enablePrivateComments: true }, w.headersK);
+    expect(updated.status).toBe(200);
+    expect((await configGet(w.headersK)).body.result.data.enablePrivateComments).toBe(true);
+  });
+
+  it('refuses credentials another process deleted or changed, on the very next call', async () => {
+    const w = await createWorkspace(t);
+    expect((await configGet(w.headersK)).status).toBe(200);
+    expect((await call(t.url, '/v2/workspace/apikeys/get', {}, w.headersW)).status).toBe(200);
+    // another connection to the server's database file, as the CLI opens it
+    const cli = new Database(join(t.dataDir, DATABASE_FILE));
+    try {
+      cli.prepare('DELETE FROM auth_tokens WHERE api_key_id = ?').run(w.apiKey);
+      const refused = await configGet(w.headersK);
+      expect([refused.status, refused.body.error.status]).toEqual([403, 'PERMISSION_DENIED']);
+      cli.prepare("UPDATE workspaces SET auth_token_digest = 'replaced' WHERE id = ?").run(w.workspaceId);
+      const refusedW = await call(t.url, '/v2/workspace/apikeys/get', {}, w.headersW);
+      expect([refusedW.status, refusedW.body.error.status]).toEqual([403, 'PERMISSION_DENIED']);
+    } finally {
+      cli.close();
+    }
+  });
+});
