@@ -1,10 +1,10 @@
 import { createHash, randomInt } from 'node:crypto';
-import { and, asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { notificationsAddInput, notificationsDeleteInput, notificationsGetInput, notificationsUpdateInput } from '../../shared/schemas/feed.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
-import { keysetAfter, paginate } from '../db/pagination.ts';
+import { paginate } from '../db/pagination.ts';
 import { notificationConfigs, notificationRecipients, notifications, type StoredUser } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { createAccessResolver } from './access.ts';
@@ -16,13 +16,25 @@ import type { ApiKeyRow } from './types.ts';
 import { contextAccessOf } from './permissions.ts';
 import { findUser, upsertUser } from './users.ts';
 import { readPageToken } from './paging.ts';
+import { readNotificationPage, type NotificationRow } from './notification-reads.ts';
 
-type NotificationRow = typeof notifications.$inferSelect;
 type AddInput = z.output<typeof notificationsAddInput>;
 type Channel = 'ALL' | 'MINE' | 'NONE';
 
+// Every page describes each recipient with this digest: remembered, since the same users recur on every page.
+const userKeys = new Map<string, string>();
+const MAX_USER_KEYS = 10_000;
+
 /** The hosted service keys `notifyUsers` by the md5 hex of the userId. */
-export const userKey = (userId: string) => createHash('md5').update(userId).digest('hex');
+export function userKey(userId: string): string {
+  let key = userKeys.get(userId);
+  if (key === undefined) {
+    key = createHash('md5').update(userId).digest('hex');
+    if (userKeys.size >= MAX_USER_KEYS) userKeys.clear();
+    userKeys.set(userId, key);
+  }
+  return key;
+}
 
 /** 16-digit numeric ids, like the hosted service's. */
 const newNotificationId = () => `${randomInt(1, 10)}${String(randomInt(0, 1e8)).padStart(8, '0')}${String(randomInt(0, 1e7)).padStart(7, '0')}`;
@@ -169,22 +181,6 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function recipientsOf(db: Db, apiKeyId: string, organizationId: string, ids: string[]) {
-  const byNotification = new Map<string, Array<{ userId: string; readAt: number | null }>>();
-  if (ids.length === 0) return byNotification;
-  const rows = db
-    .select({ notificationId: notificationRecipients.notificationId, userId: notificationRecipients.userId, readAt: notificationRecipients.readAt })
-    .from(notificationRecipients)
-    .where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, organizationId), inArray(notificationRecipients.notificationId, ids)))
-    .all();
-  for (const row of rows) {
-    let list = byNotification.get(row.notificationId);
-    if (!list) byNotification.set(row.notificationId, (list = []));
-    list.push({ userId: row.userId, readAt: row.readAt });
-  }
-  return byNotification;
-}
-
 function describeNotification(row: NotificationRow, recipients: Array<{ userId: string; readAt: number | null }>) {
   return {
     id: row.id,
@@ -213,39 +209,8 @@ export function getNotifications(app: AppContext, apiKeyId: string, input: z.out
   if (!input.documentId && !input.userId) throw invalid('Pass documentId or userId.');
   const scope = { op: 'notifications/get', apiKeyId, o: input.organizationId, d: input.documentId, l: input.locationId, u: input.userId, ids: input.notificationIds, order: input.order };
   const cursor = readPageToken(app, scope, input.pageToken, ['number', 'string']);
-  const descending = input.order === 'desc';
-  const direction = descending ? desc : asc;
-  let rows: NotificationRow[];
-  if (input.userId) {
-    const r = notificationRecipients;
-    const conditions: (SQL | undefined)[] = [eq(r.apiKeyId, apiKeyId), eq(r.organizationId, input.organizationId), eq(r.userId, input.userId), keysetAfter(r.timestamp, r.notificationId, cursor, descending)];
-    if (input.documentId) conditions.push(eq(r.documentId, input.documentId));
-    if (input.notificationIds) conditions.push(inArray(r.notificationId, input.notificationIds));
-    if (input.locationId) conditions.push(eq(notifications.locationId, input.locationId));
-    rows = app.db
-      .select({ n: notifications })
-      .from(r)
-      .innerJoin(notifications, and(eq(notifications.apiKeyId, r.apiKeyId), eq(notifications.organizationId, r.organizationId), eq(notifications.id, r.notificationId)))
-      .where(and(...conditions))
-      .orderBy(direction(r.timestamp), direction(r.notificationId))
-      .limit(input.pageSize + 1)
-      .all()
-      .map((x) => x.n);
-  } else {
-    const n = notifications;
-    const conditions: (SQL | undefined)[] = [eq(n.apiKeyId, apiKeyId), eq(n.organizationId, input.organizationId), eq(n.documentId, input.documentId as string), keysetAfter(n.timestamp, n.id, cursor, descending)];
-    if (input.locationId) conditions.push(eq(n.locationId, input.locationId));
-    if (input.notificationIds) conditions.push(inArray(n.id, input.notificationIds));
-    rows = app.db
-      .select()
-      .from(n)
-      .where(and(...conditions))
-      .orderBy(direction(n.timestamp), direction(n.id))
-      .limit(input.pageSize + 1)
-      .all();
-  }
+  const { rows, recipients } = readNotificationPage(app.sqlite, apiKeyId, input, cursor);
   const page = paginate(rows, input.pageSize, (row) => [row.timestamp, row.id], app.pageTokens, scope);
-  const recipients = recipientsOf(app.db, apiKeyId, input.organizationId, page.items.map((row) => row.id));
   return { items: page.items.map((row) => describeNotification(row, recipients.get(row.id) ?? [])), pageToken: page.pageToken };
 }
 
