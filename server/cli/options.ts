@@ -2,11 +2,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import Database from 'better-sqlite3';
 import { resolveConfig, type Config, type ConfigOverrides } from '../config.ts';
 import { configFromAllSources, mergeOverrides } from '../config-file.ts';
 import type { AppContext } from '../context.ts';
 import { KEY_FILE } from '../security/secrets.ts';
-import { DATABASE_FILE } from '../services/backup.ts';
+import { schemaStatus } from '../db/client.ts';
+import { DATABASE_FILE, runningServer } from '../services/backup.ts';
 import { CliError, type CliIO } from './command.ts';
 
 type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
@@ -60,10 +62,31 @@ export async function openExistingDataDir(config: Config): Promise<AppContext> {
   if (!existsSync(join(config.dataDir, KEY_FILE))) {
     throw new CliError(`${config.dataDir} has a database but no ${KEY_FILE}: restore the key (or a backup) before using it`, 1);
   }
+  refuseMigrationUnderRunningServer(config.dataDir);
   // Loaded on use: the whole server is not needed for --help or a configuration error.
   const { openApp } = await import('../index.ts');
   // Admin commands print results, not the server's info lines; warnings (a pre-migration backup) still show.
   return openApp({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
+}
+
+/**
+ * Opening applies pending migrations; under a running (older) server that would change the schema beneath it.
+ * The upgrade belongs to the start of the new server, so an admin command refuses instead.
+ */
+function refuseMigrationUnderRunningServer(dataDir: string) {
+  const running = runningServer(dataDir);
+  if (!running) return;
+  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+  let pending: number;
+  try {
+    db.pragma('busy_timeout = 5000');
+    pending = schemaStatus(db).pending;
+  } finally {
+    db.close();
+  }
+  if (pending > 0) {
+    throw new CliError(`A Hearth server (pid ${running.pid}, ${running.url}) of an older version runs on ${dataDir} and its schema needs ${pending} migration(s): stop it and start this version (which migrates, after a backup)`, 1);
+  }
 }
 
 export async function withDataDir<T>(config: Config, work: (app: AppContext) => T | Promise<T>): Promise<T> {

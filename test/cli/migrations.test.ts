@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runHearth, startHearth, tempDirs } from '../helpers/cli.ts';
@@ -25,6 +25,13 @@ describe('schema migrations at start', () => {
     const schema = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; message: string }[] }).checks.find((c) => c.name === 'schema');
     expect(schema).toMatchObject({ status: 'warn', message: expect.stringContaining(`${known - keep} of ${known} migrations pending`) });
     expect(doctor.code).toBe(0);
+
+    // an admin command does not migrate beneath a running (older) server: the lock names a live process (this one)
+    writeFileSync(join(dataDir, 'server.lock'), JSON.stringify({ pid: process.pid, url: 'http://127.0.0.1:1' }));
+    const beneath = await runHearth(['workspace', 'list', '--data-dir', dataDir], { env: CLEAN_ENV });
+    expect(beneath).toMatchObject({ code: 1, stderr: expect.stringContaining(`of an older version runs on ${dataDir} and its schema needs ${known - keep} migration(s)`) });
+    expect(digest(join(dataDir, 'hearth.db'))).toBe(before);
+    rmSync(join(dataDir, 'server.lock'));
 
     const server = await startHearth(['--port', '0', '--data-dir', dataDir], { env: { ...CLEAN_ENV, LOG_LEVEL: 'info' } });
     try {
