@@ -52,7 +52,8 @@ export function snapshotDataDir(dataDir: string): string {
     const hash = createHash('sha256');
     for (const table of tables) {
       hash.update(table);
-      for (const row of db.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).raw().all()) hash.update(JSON.stringify(row, (_, v) => (typeof v === 'bigint' ? String(v) : v)));
+      const rows = db.prepare(`SELECT * FROM "${table}"`).raw().all().map((row) => JSON.stringify(row, (_, v) => (typeof v === 'bigint' ? String(v) : v)));
+      for (const row of rows.sort()) hash.update(row);
     }
     const attachments = join(dataDir, 'attachments');
     const files = existsSync(attachments) ? readdirSync(attachments).sort().join(',') : '';
