@@ -3,15 +3,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { KEY_FILE as MASTER_KEY_FILE } from '../security/secrets.ts';
 import { VERSION } from '../version.ts';
+import { DELIVERY_FILE } from '../webhooks/delivery-file.ts';
 import { CREDENTIALS_FILE } from './bootstrap.ts';
 
 export const DATABASE_FILE = 'hearth.db';
 /** Written by a running server into its data dir (pid and URL), removed when it stops. */
 export const LOCK_FILE = 'server.lock';
 const MANIFEST = 'manifest.json';
-/** Steps reported to `onStep` by a backup (database, key, credentials, manifest) and by a restore (check, database, key, credentials). */
-export const BACKUP_STEPS = 4;
-export const RESTORE_STEPS = 4;
+/** Steps reported to `onStep` by a backup (database, deliveries, key, credentials, manifest) and by a restore (check, database, deliveries, key, credentials). */
+export const BACKUP_STEPS = 5;
+export const RESTORE_STEPS = 5;
 
 export function writeServerLock(dataDir: string, url: string) {
   writeFileSync(join(dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, url, startedAt: new Date().toISOString() }), { mode: 0o600 });
@@ -38,8 +39,8 @@ export function runningServer(dataDir: string): { pid: number; url: string } | n
  * An online, consistent copy of a data dir, safe while the server writes: `VACUUM INTO` copies the database
  * inside one read transaction, so the copy is the database as of one instant (WAL readers never block the
  * writer). SQLite's incremental backup API restarts whenever another connection writes, which under steady load
- * may never finish; VACUUM INTO cannot be starved. The master key (without which the stored secrets cannot be
- * decrypted) and credentials.json are copied too, with a manifest.
+ * may never finish; VACUUM INTO cannot be starved. webhooks.db (delivery state), the master key (without which the
+ * stored secrets cannot be decrypted) and credentials.json are copied too, with a manifest.
  */
 export function backupDataDir(dataDir: string, outDir: string, onStep: (step: string) => void = () => undefined) {
   const source = join(dataDir, DATABASE_FILE);
@@ -56,6 +57,10 @@ export function backupDataDir(dataDir: string, outDir: string, onStep: (step: st
     db.close();
   }
   onStep(DATABASE_FILE);
+  // Webhook delivery state has its own file. Copied after hearth.db: every delivery of an event the copied outbox
+  // has already handed over is then in the copy (a delivery made since may be there too, and is sent once).
+  if (existsSync(join(dataDir, DELIVERY_FILE))) vacuumInto(join(dataDir, DELIVERY_FILE), join(outDir, DELIVERY_FILE));
+  onStep(DELIVERY_FILE);
   for (const file of [MASTER_KEY_FILE, CREDENTIALS_FILE]) {
     if (existsSync(join(dataDir, file))) copyFileSync(join(dataDir, file), join(outDir, file));
     onStep(file);
@@ -64,6 +69,26 @@ export function backupDataDir(dataDir: string, outDir: string, onStep: (step: st
   writeFileSync(join(outDir, MANIFEST), JSON.stringify(manifest, null, 2));
   onStep(MANIFEST);
   return { outDir, ...manifest };
+}
+
+function vacuumInto(source: string, target: string) {
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.prepare('VACUUM INTO ?').run(target);
+  } finally {
+    db.close();
+  }
+}
+
+function checkIntegrity(file: string, what: string) {
+  const check = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const result = check.pragma('integrity_check', { simple: true });
+    if (result !== 'ok') throw new Error(`The backup's ${what} is damaged: ${String(result)}`);
+  } finally {
+    check.close();
+  }
 }
 
 /**
@@ -77,19 +102,20 @@ export function restoreDataDir(fromDir: string, dataDir: string, options: { forc
   if (running) throw new Error(`A Hearth server (pid ${running.pid}, ${running.url}) is running on ${dataDir}: stop it before restoring`);
   if (!existsSync(join(fromDir, MANIFEST)) || !existsSync(join(fromDir, DATABASE_FILE))) throw new Error(`${fromDir} is not a Hearth backup (no manifest.json or hearth.db)`);
   if (!existsSync(join(fromDir, MASTER_KEY_FILE))) throw new Error(`${fromDir} has no master.key: its secrets could not be read`);
-  const check = new Database(join(fromDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-  try {
-    const result = check.pragma('integrity_check', { simple: true });
-    if (result !== 'ok') throw new Error(`The backup's database is damaged: ${String(result)}`);
-  } finally {
-    check.close();
-  }
+  checkIntegrity(join(fromDir, DATABASE_FILE), 'database');
+  const hasDeliveries = existsSync(join(fromDir, DELIVERY_FILE));
+  if (hasDeliveries) checkIntegrity(join(fromDir, DELIVERY_FILE), DELIVERY_FILE);
   onStep('integrity check');
   if (existsSync(join(dataDir, DATABASE_FILE)) && !options.force) throw new Error(`${dataDir} already holds a Hearth database: pass --force to replace it`);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  for (const stale of [`${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, LOCK_FILE]) rmSync(join(dataDir, stale), { force: true });
+  for (const stale of [`${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DELIVERY_FILE}-wal`, `${DELIVERY_FILE}-shm`, LOCK_FILE]) rmSync(join(dataDir, stale), { force: true });
   copyFileSync(join(fromDir, DATABASE_FILE), join(dataDir, DATABASE_FILE));
   onStep(DATABASE_FILE);
+  // A backup from before webhooks.db keeps its deliveries in hearth.db (moved out at start): the replaced data
+  // dir's delivery file would not match it.
+  if (hasDeliveries) copyFileSync(join(fromDir, DELIVERY_FILE), join(dataDir, DELIVERY_FILE));
+  else rmSync(join(dataDir, DELIVERY_FILE), { force: true });
+  onStep(DELIVERY_FILE);
   copyFileSync(join(fromDir, MASTER_KEY_FILE), join(dataDir, MASTER_KEY_FILE));
   onStep(MASTER_KEY_FILE);
   if (existsSync(join(fromDir, CREDENTIALS_FILE))) copyFileSync(join(fromDir, CREDENTIALS_FILE), join(dataDir, CREDENTIALS_FILE));

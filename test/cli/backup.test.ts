@@ -43,7 +43,7 @@ describe('hearth backup and restore', () => {
     await writer;
     const manifest = JSON.parse(stdout);
     expect(manifest).toMatchObject({ format: 1, migrations: expect.any(Number), bytes: expect.any(Number) });
-    for (const file of ['hearth.db', 'master.key', 'credentials.json', 'manifest.json']) expect(existsSync(join(out, file))).toBe(true);
+    for (const file of ['hearth.db', 'webhooks.db', 'master.key', 'credentials.json', 'manifest.json']) expect(existsSync(join(out, file))).toBe(true);
 
     // the copy is one consistent instant: integrity ok, and it holds every write acknowledged before the backup began
     const copy = new Database(join(out, 'hearth.db'), { readonly: true });
@@ -64,6 +64,7 @@ describe('hearth backup and restore', () => {
     // restored into a fresh dir, a server starts on it with the same credentials and the same data
     const target = temp('hearth-backup-dst-');
     await hearth('restore', '--from', out, '--data-dir', target);
+    expect(readFileSync(join(target, 'webhooks.db')).equals(readFileSync(join(out, 'webhooks.db')))).toBe(true);
     const restored = await startCliServer(target);
     try {
       const got = await call(restored.url, '/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', pageSize: 1000 }, headers);
