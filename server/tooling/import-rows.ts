@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import * as Y from 'yjs';
 import type { Secrets } from '../security/secrets.ts';
 import { ArchiveError } from './archive-manifest.ts';
-import { qualified, toStoredValue, type TableSpec } from './archive-schema.ts';
+import { qualified, toStoredValue, type ColumnSpec, type TableSpec } from './archive-schema.ts';
 import { DIGEST_COLUMNS, OMITTED, SECRET_COLUMNS } from './archive-secrets.ts';
 import type { ImportOptions, Manifest } from './transfer.ts';
 
@@ -45,6 +45,18 @@ export function createRowWriter(
     }
     return statement;
   };
+  /** Per table: columns by key, and the identity's columns and WHERE clause (worked out once, used per row). */
+  const layouts = new Map<string, { byKey: Map<string, ColumnSpec>; identitySql: string; identityColumns: string[] }>();
+  const layoutOf = (spec: TableSpec) => {
+    let layout = layouts.get(spec.name);
+    if (!layout) {
+      const byKey = new Map(spec.columns.map((c) => [c.key, c]));
+      const identityColumns = spec.identity.map((key) => byKey.get(key)!.sql);
+      layout = { byKey, identityColumns, identitySql: identityColumns.map((c) => `"${c}" = ?`).join(' AND ') };
+      layouts.set(spec.name, layout);
+    }
+    return layout;
+  };
   const targetDefault = (sqlite.prepare('SELECT id FROM workspaces WHERE is_default = 1').get() as { id: string } | undefined)?.id;
   const count = <T extends { rows: number }>(map: Map<string, T>, id: string, make: () => T) => {
     const entry = map.get(id) ?? make();
@@ -85,10 +97,11 @@ export function createRowWriter(
         throw new ArchiveError(`${where}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
       }
       if (!isObject(parsed)) throw new ArchiveError(`${where}: a row must be a JSON object`);
+      const layout = layoutOf(spec);
       const values = new Map<string, Stored>();
       const secrets = SECRET_COLUMNS[spec.name] ?? {};
       for (const [key, value] of Object.entries(parsed)) {
-        const column = spec.columns.find((c) => c.key === key);
+        const column = layout.byKey.get(key);
         if (!column) throw new ArchiveError(`${where}: unknown field "${key}" for ${spec.name}`);
         if (secrets[key] && value !== null) {
           const opened = openSecret(spec.name, key, value, where);
@@ -108,8 +121,8 @@ export function createRowWriter(
         if (!stored.ok) throw new ArchiveError(`${where}: ${stored.problem}`);
         values.set(column.sql, stored.value);
       }
-      const identity = spec.identity.map((key) => {
-        const value = values.get(spec.columns.find((c) => c.key === key)!.sql);
+      const identity = spec.identity.map((key, index) => {
+        const value = values.get(layout.identityColumns[index]!);
         if (value === undefined || value === null) throw new ArchiveError(`${where}: ${key} is missing (it identifies the row)`);
         return value;
       });
@@ -129,7 +142,7 @@ export function createRowWriter(
       // brought along only as the parent of an exported API key never becomes the default.
       if (spec.name === 'workspaces' && values.get('is_default') === 1 && (table.parentOnly || (targetDefault !== undefined && targetDefault !== identity[0]))) values.set('is_default', 0);
 
-      const identitySql = spec.identity.map((key) => `"${spec.columns.find((c) => c.key === key)!.sql}" = ?`).join(' AND ');
+      const identitySql = layout.identitySql;
       const exists = prepare(`SELECT 1 FROM ${qualified(spec)} WHERE ${identitySql}`).get(...identity) !== undefined;
       const columns = [...values.keys()];
       try {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSecrets } from '../../server/security/secrets.ts';
 import { exportArchive, importArchive } from '../../server/tooling/transfer.ts';
+import { createWorkspace } from '../helpers/factories.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { apiKeyHeaders, call, workspaceHeaders, type Headers_ } from '../helpers/server.ts';
 import { filesContaining, serverOn, tempDirs } from '../helpers/transfer.ts';
@@ -25,6 +26,7 @@ interface Source {
   ciphertexts: string[];
 }
 let source: Source;
+let otherWorkspace: { workspaceId: string; apiKey: string; authToken: string };
 
 const headersOf = (credentials: Source['credentials'], key: KeyCredentials) => ({ K: key.headersK, W: workspaceHeaders(credentials) });
 
@@ -40,6 +42,10 @@ beforeAll(async () => {
     const bravo: KeyCredentials = { apiKey: bravoKey, authToken: bravoToken, headersK: apiKeyHeaders({ apiKey: bravoKey, authToken: bravoToken }) };
     const alphaIds = await populateKey(t, alpha, 'acme', 'ALPHA', { webhookReceiverUrl: receiver.url });
     const bravoIds = await populateKey(t, bravo, 'globex', 'BRAVO');
+    // another workspace, for the workspace-scoped export
+    const other = await createWorkspace(t);
+    await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'initech', organizationName: 'CHARLIE org' }] }, other.headersK);
+    otherWorkspace = { workspaceId: other.workspaceId, apiKey: other.apiKey, authToken: other.authToken };
     const calls = { alpha: readCalls('acme', { ...alphaIds, apiKey: alpha.apiKey }), bravo: readCalls('globex', { ...bravoIds, apiKey: bravo.apiKey }) };
     const answers = { alpha: await readAll(t, calls.alpha, headersOf(t.credentials, alpha)), bravo: await readAll(t, calls.bravo, headersOf(t.credentials, bravo)) };
     for (const [name, answer] of Object.entries({ ...answers.alpha })) expect((answer as { status: number }).status, name).toBeLessThan(500);
@@ -72,7 +78,7 @@ describe('export then import into a fresh data dir', () => {
   it('with secrets sealed by a passphrase: every read operation answers the same, CRDT content is identical, the old credentials work', async () => {
     const archive = join(temp('hearth-transfer-arc-'), 'archive');
     const exported = await exportArchive({ dataDir: source.dataDir, out: archive, secrets: 'include', passphrase: PASSPHRASE });
-    expect(exported.tables).toMatchObject({ organizations: 2, recording_attachments: 4, crdt_documents: 6, webhook_endpoints: 1, api_key_secrets: 2 });
+    expect(exported.tables).toMatchObject({ workspaces: 2, api_keys: 3, organizations: 3, recording_attachments: 4, crdt_documents: 6, webhook_endpoints: 1, api_key_secrets: 2 });
     expect(exported.files).toBe(4);
 
     // sealed, not plain: neither the secrets nor the source's ciphertexts appear in any file
@@ -119,7 +125,7 @@ describe('export then import into a fresh data dir', () => {
 
     const target = temp('hearth-transfer-dst-');
     const imported = await importArchive({ dataDir: target, from: archive, conflict: 'fail' });
-    expect(Object.fromEntries(imported.generatedSecrets.map((g) => [g.table, g.rows]))).toEqual({ workspaces: 1, auth_tokens: 2, webhook_endpoints: 1, workflow_definitions: 2 });
+    expect(Object.fromEntries(imported.generatedSecrets.map((g) => [g.table, g.rows]))).toEqual({ workspaces: 2, auth_tokens: 3, webhook_endpoints: 1, workflow_definitions: 2 });
     expect(imported.droppedSecretRows).toEqual([{ table: 'api_key_secrets', label: expect.any(String), rows: 2 }]);
 
     const t = await serverOn(target);
@@ -166,6 +172,26 @@ describe('export then import into a fresh data dir', () => {
         Object.fromEntries(Object.entries(source.answers.bravo).filter(([k]) => k.startsWith('/v2/crdt/get') || k.startsWith('/v2/recordings/get'))),
       );
       expect((await call(t.url, '/v2/organizations/get', {}, source.alpha.headersK)).status).toBe(403);
+    } finally {
+      await t.server.close();
+    }
+  }, 120_000);
+
+  it('of one workspace holds its keys and nothing of another workspace', async () => {
+    const archive = join(temp('hearth-transfer-arc-'), 'archive');
+    const exported = await exportArchive({ dataDir: source.dataDir, out: archive, workspaceId: otherWorkspace.workspaceId, secrets: 'include', passphrase: PASSPHRASE });
+    expect(exported.tables).toMatchObject({ workspaces: 1, api_keys: 1, organizations: 1, documents: 0 });
+    for (const foreign of ['ALPHA', 'BRAVO', source.alpha.apiKey, source.bravo.apiKey, source.credentials.workspaceId]) expect(filesContaining(archive, foreign), foreign).toEqual([]);
+
+    // imported beside the source's own data: the workspace's token works there too
+    const target = temp('hearth-transfer-dst-');
+    await importArchive({ dataDir: target, from: archive, conflict: 'fail', passphrase: PASSPHRASE });
+    const t = await serverOn(target);
+    try {
+      const orgs = await call(t.url, '/v2/organizations/get', {}, apiKeyHeaders(otherWorkspace));
+      expect(orgs.status).toBe(200);
+      expect(JSON.stringify(orgs.body)).toContain('CHARLIE org');
+      expect(t.credentials.workspaceId).not.toBe(otherWorkspace.workspaceId);
     } finally {
       await t.server.close();
     }
