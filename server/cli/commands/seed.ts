@@ -20,12 +20,13 @@ nothing listens (advanced webhooks are turned on if the key had no configuration
 
 A new data dir is created as the first start creates it (default workspace, testing key, credentials.json).
 Stop the server first: a data dir a running server holds is refused. The same --seed gives the same data;
-seeding an API key again with the same --seed is refused, another --seed adds a second, separate set.
+seeding an API key again with the same --seed (whatever the size) is refused, another --seed adds a second,
+separate set. A seed that fails is undone; no webhook events or e-mails are produced by it.
 
 Sizes:
   small   ${small.organizations} organizations, ${small.documents} documents, ${small.notifications} notifications (about a second)
   large   ${large.organizations} organizations, ${large.documents.toLocaleString('en-US')} documents (${large.crdtDocuments.toLocaleString('en-US')} with content), ${large.notifications.toLocaleString('en-US')} notifications,
-          ${large.annotations.toLocaleString('en-US')} comment threads: the benchmarks' data set (a few minutes, about 1.5 GB)
+          ${large.annotations.toLocaleString('en-US')} comment threads: the benchmarks' data set (minutes, and about 1.6 GB)
 
 Options:
   --size small|large      how much to write (default small)
