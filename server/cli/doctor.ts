@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { schemaStatus } from '../db/client.ts';
 import { KEY_FILE } from '../security/secrets.ts';
 import { DATABASE_FILE, LOCK_FILE, runningServer } from '../services/backup.ts';
+import { DELIVERY_FILE } from '../webhooks/delivery-file.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 export interface CheckResult {
@@ -86,6 +87,25 @@ function checkDatabase(dataDir: string): CheckResult[] {
   }
 }
 
+/** webhooks.db, the delivery state's own file (created at start when missing). */
+function checkDeliveries(dataDir: string): CheckResult {
+  const name = 'deliveries';
+  const file = join(dataDir, DELIVERY_FILE);
+  if (!existsSync(file)) return { name, status: 'ok', message: `${file} not there yet (created at start)` };
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const integrity = db.pragma('integrity_check', { simple: true });
+      if (integrity !== 'ok') return { name, status: 'fail', message: `${file} is damaged: ${String(integrity)}; restore a backup` };
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return { name, status: 'fail', message: `${file} cannot be read: ${(error as Error).message}; restore a backup` };
+  }
+  return { name, status: 'ok', message: `${file} opens, integrity_check ok` };
+}
+
 /** Room for the database to grow and for a backup (a migration takes one) beside it. */
 function checkDisk(dataDir: string): CheckResult {
   const name = 'disk space';
@@ -125,5 +145,5 @@ export async function runChecks(config: Config): Promise<CheckResult[]> {
   const dataDir = checkDataDir(config.dataDir);
   // Without a data dir only the port can be checked.
   if (dataDir.status === 'fail') return [dataDir, await checkServer(config)];
-  return [dataDir, checkMasterKey(config.dataDir), ...checkDatabase(config.dataDir), checkDisk(config.dataDir), await checkServer(config)];
+  return [dataDir, checkMasterKey(config.dataDir), ...checkDatabase(config.dataDir), checkDeliveries(config.dataDir), checkDisk(config.dataDir), await checkServer(config)];
 }

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runHearth, startHearth, tempDirs } from '../helpers/cli.ts';
@@ -35,7 +35,7 @@ describe('hearth doctor', () => {
     const idle = await doctor(dataDir, '--port', '0');
     expect(idle.code).toBe(0);
     expect(idle.report.ok).toBe(true);
-    expect(idle.status).toEqual({ 'data dir': 'ok', 'master key': 'ok', database: 'ok', schema: 'ok', 'disk space': 'ok', server: 'ok' });
+    expect(idle.status).toEqual({ 'data dir': 'ok', 'master key': 'ok', database: 'ok', schema: 'ok', deliveries: 'ok', 'disk space': 'ok', server: 'ok' });
 
     const server = await startHearth(['--port', '0', '--data-dir', dataDir], { env: CLEAN_ENV });
     try {
@@ -99,6 +99,12 @@ describe('hearth doctor', () => {
     const notDb = await doctor(header, '--port', '0');
     expect(notDb.code).toBe(1);
     expect(notDb.message('database')).toContain('file is not a database');
+
+    const brokenDeliveries = healthy();
+    writeFileSync(join(brokenDeliveries, 'webhooks.db'), 'not a database either, but long enough to be read as a header');
+    const deliveries = await doctor(brokenDeliveries, '--port', '0');
+    expect(deliveries.code).toBe(1);
+    expect(deliveries.status).toMatchObject({ database: 'ok', deliveries: 'fail' });
 
     const newer = healthy();
     addFutureMigration(newer);

@@ -20,6 +20,7 @@ Checks, without changing anything (safe while the server runs):
   master key   present, a valid key, mode 0600
   database     opens and passes PRAGMA integrity_check
   schema       its migrations against this build's (pending ones, or made by a newer Hearth)
+  deliveries   webhooks.db (webhook delivery state) passes PRAGMA integrity_check
   disk space   room for the database and a backup of it
   server       which Hearth server holds the data dir, or whether the port is free
 Prints ok, warn or fail per check; exits with 1 when any check fails.
