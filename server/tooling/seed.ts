@@ -20,7 +20,7 @@ import { DATABASE_FILE, runningServer } from '../services/backup.ts';
 import { CREDENTIALS_FILE, ensureDefaultCredentials } from '../services/bootstrap.ts';
 import { attachmentsDir } from '../services/recordings.ts';
 import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
-import { generateSet, planOrganizations, type GeneratedSet } from './seed-generate.ts';
+import { CONTENT_KEY, EDITOR_ID, generateSet, planOrganizations, type GeneratedSet } from './seed-generate.ts';
 import { SEED_SIZES, SeedRefusedError, type SeedCounts, type SeedSize } from './seed-options.ts';
 import { dice, seededRandom, type Random } from './seed-text.ts';
 import { createBulkWriter } from './seed-writer.ts';
@@ -126,16 +126,21 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
         rows: { ...set.rows, webhookEndpoints: webhooks.endpoints.length },
         webhookEndpoints: webhooks.endpoints,
         notes: webhooks.notes,
-        crdt: { editorId: 'main', contentKey: 'content' },
+        crdt: { editorId: EDITOR_ID, contentKey: CONTENT_KEY },
         durationMs: Math.round(performance.now() - started),
         databaseBytes: statSync(join(dataDir, DATABASE_FILE)).size,
         attachmentBytes,
         credentialsFile: join(dataDir, CREDENTIALS_FILE),
       };
     } catch (error) {
-      writer.rollback();
-      removeSet(app, apiKeyId, plan.map((o) => o.id), set);
-      throw new Error(`Seeding failed and was undone: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      const reason = error instanceof Error ? error.message : String(error);
+      try {
+        writer.rollback();
+        removeSet(app, apiKeyId, plan.map((o) => o.id), set);
+      } catch (undo) {
+        throw new Error(`Seeding failed (${reason}), and undoing it failed too (${undo instanceof Error ? undo.message : String(undo)}): delete the organizations ${plan.map((o) => o.id).join(', ')} by hand`, { cause: error });
+      }
+      throw new Error(`Seeding failed and was undone: ${reason}`, { cause: error });
     }
   } finally {
     app.crdt.close();
