@@ -1,0 +1,129 @@
+// Soak: SOAK_SECONDS (300 by default) of mixed load against a child server: REST reads and writes, y-websocket
+// edits from three clients, and webhook deliveries to a local receiver. RSS (/proc/<pid>/status VmRSS) and open
+// file descriptors (/proc/<pid>/fd) are sampled every 2 s. After the warm-up (60 s, or a fifth of a shorter run)
+// the maximum of the last window (60 s, or a third of what follows the warm-up) must be within 10 % of the mean
+// of the first window; no answer may be an error; the p99 latency of the last window must be within 2x of the
+// first window's (a stability check, not a performance goal: the figures are printed, the bench has the goals).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectYjs } from '../helpers/yjs.ts';
+import { newDataDir, openFds, percentile, removeDataDir, rssMiB, startChild, type ChildServer } from './helpers/child.ts';
+import { startFlakyReceiver, type FlakyReceiver } from './helpers/receiver.ts';
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
+const WARM_UP = Math.min(60, SECONDS / 5);
+const WINDOW = Math.min(60, (SECONDS - WARM_UP) / 3);
+const SAMPLE_MS = 2_000;
+const HTTP_WORKERS = 4;
+const ORG = 'soak-org';
+
+let server: ChildServer;
+let receiver: FlakyReceiver;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = newDataDir('soak');
+  receiver = await startFlakyReceiver({ failureRate: 0, maxDelayMs: 5 });
+  server = await startChild(dataDir, { WEBHOOK_RETRY_SCHEDULE_MS: '0,100,200' });
+  await server.callK('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, documents: [{ documentId: 'doc' }] });
+  await server.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
+  await server.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url, filterTypes: ['notification.add'] });
+  await server.callK('/v2/crdt/add', { organizationId: ORG, documentId: 'doc', editorId: 'rest', type: 'map', data: { n: 0 } });
+  await server.callK('/v2/crdt/add', { organizationId: ORG, documentId: 'doc', editorId: 'live', type: 'text', data: '' });
+});
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+  removeDataDir(dataDir);
+});
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(values.length, 1);
+
+describe(`soak: ${SECONDS} s of mixed load`, () => {
+  it('keeps RSS and file descriptors flat, answers without errors, and keeps p99 stable', async () => {
+    const started = Date.now();
+    const elapsed = () => (Date.now() - started) / 1000;
+    const done = () => elapsed() >= SECONDS;
+    const samples: Array<{ at: number; rss: number; fds: number }> = [];
+    const latencies: Array<{ at: number; ms: number }> = [];
+    const errors: string[] = [];
+    const requestsByPath = new Map<string, number>();
+
+    const operations: Array<[string, (i: number) => unknown]> = [
+      ['/v2/notifications/get', () => ({ organizationId: ORG, documentId: 'doc', pageSize: 50 })],
+      ['/v2/organizations/documents/get', () => ({ organizationId: ORG })],
+      ['/v2/crdt/get', () => ({ organizationId: ORG, documentId: 'doc', editorId: 'live' })],
+      ['/v2/notifications/add', (i) => ({ organizationId: ORG, documentId: 'doc', actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'bob' }], displayHeadlineMessageTemplate: 'soak', displayBodyMessage: `n${i}` })],
+      ['/v2/crdt/update', (i) => ({ organizationId: ORG, documentId: 'doc', editorId: 'rest', type: 'map', data: { n: i } })],
+    ];
+    const httpWorker = async (w: number) => {
+      for (let i = w; !done(); i += HTTP_WORKERS) {
+        const [path, data] = operations[i % operations.length]!;
+        const t0 = performance.now();
+        const res = await server.callK(path, data(i));
+        latencies.push({ at: elapsed(), ms: performance.now() - t0 });
+        requestsByPath.set(path, (requestsByPath.get(path) ?? 0) + 1);
+        if (res.status !== 200 && errors.length < 20) errors.push(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    };
+    const room = { organizationId: ORG, documentId: 'doc', editorId: 'live' };
+    const creds = { apiKey: server.credentials.apiKey, authToken: server.credentials.authToken };
+    const clients = [connectYjs(server.url, room, creds), connectYjs(server.url, room, creds), connectYjs(server.url, room, creds)];
+    let edits = 0;
+    const wsEditor = async (client: (typeof clients)[number]) => {
+      await client.synced;
+      const text = client.doc.getText('content');
+      while (!done()) {
+        // a bounded document: the soak measures the server, not a document that grows for five minutes
+        if (text.length > 2_000) text.delete(0, 1_000);
+        text.insert(text.length, 'x');
+        edits++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const sampler = async () => {
+      while (!done()) {
+        samples.push({ at: elapsed(), rss: rssMiB(server.pid), fds: openFds(server.pid) });
+        await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+      }
+    };
+    try {
+      await Promise.all([sampler(), ...Array.from({ length: HTTP_WORKERS }, (_, w) => httpWorker(w)), ...clients.map(wsEditor)]);
+      // the clients converge on what the server stored
+      const stored = await server.callK('/v2/crdt/get', room);
+      await expect.poll(() => clients.map((c) => c.doc.getText('content').toString()), { timeout: 10_000 }).toEqual(clients.map(() => stored.body.result.data[0].data));
+    } finally {
+      for (const c of clients) c.close();
+    }
+
+    const first = (at: number) => at >= WARM_UP && at < WARM_UP + WINDOW;
+    const last = (at: number) => at >= SECONDS - WINDOW;
+    const firstSamples = samples.filter((s) => first(s.at));
+    const lastSamples = samples.filter((s) => last(s.at));
+    const rssFirst = mean(firstSamples.map((s) => s.rss));
+    const rssLastMax = Math.max(...lastSamples.map((s) => s.rss));
+    const fdsFirst = mean(firstSamples.map((s) => s.fds));
+    const fdsLastMax = Math.max(...lastSamples.map((s) => s.fds));
+    const p99First = percentile(latencies.filter((l) => first(l.at)).map((l) => l.ms), 99);
+    const p99Last = percentile(latencies.filter((l) => last(l.at)).map((l) => l.ms), 99);
+    const perMinute: string[] = [];
+    for (let m = 0; m * 60 < SECONDS; m++) {
+      const inMinute = latencies.filter((l) => l.at >= m * 60 && l.at < (m + 1) * 60).map((l) => l.ms);
+      const s = samples.filter((x) => x.at >= m * 60 && x.at < (m + 1) * 60);
+      perMinute.push(`minute ${m + 1}: ${inMinute.length} requests, p50 ${percentile(inMinute, 50).toFixed(1)} ms, p99 ${percentile(inMinute, 99).toFixed(1)} ms, RSS ${Math.min(...s.map((x) => x.rss))}-${Math.max(...s.map((x) => x.rss))} MiB, fds ${Math.min(...s.map((x) => x.fds))}-${Math.max(...s.map((x) => x.fds))}`);
+    }
+    console.log(
+      [
+        `soak: ${SECONDS} s, ${latencies.length} requests (${[...requestsByPath].map(([p, n]) => `${p} ${n}`).join(', ')}), ${edits} y-websocket edits, ${receiver.deliveries.length} webhook deliveries; errors: ${errors.length}`,
+        `  warm-up ${WARM_UP} s; first window ${WARM_UP}-${WARM_UP + WINDOW} s vs last window ${SECONDS - WINDOW}-${SECONDS} s`,
+        `  RSS: mean ${rssFirst.toFixed(1)} MiB -> max ${rssLastMax} MiB (${(((rssLastMax - rssFirst) / rssFirst) * 100).toFixed(1)} %)`,
+        `  fds: mean ${fdsFirst.toFixed(1)} -> max ${fdsLastMax} (${(((fdsLastMax - fdsFirst) / fdsFirst) * 100).toFixed(1)} %)`,
+        `  p99: ${p99First.toFixed(1)} ms -> ${p99Last.toFixed(1)} ms`,
+        ...perMinute.map((line) => `  ${line}`),
+      ].join('\n'),
+    );
+    expect(errors).toEqual([]);
+    expect(receiver.deliveries.length).toBeGreaterThan(0);
+    expect(rssLastMax).toBeLessThanOrEqual(rssFirst * 1.1);
+    expect(fdsLastMax).toBeLessThanOrEqual(fdsFirst * 1.1);
+    expect(p99Last).toBeLessThanOrEqual(p99First * 2);
+  });
+});
