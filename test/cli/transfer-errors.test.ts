@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportArchive, importArchive } from '../../server/tooling/transfer.ts';
-import { apiKeyHeaders } from '../helpers/server.ts';
+import { runHearth, startCliServer } from '../helpers/cli.ts';
+import { apiKeyHeaders, call, eventually } from '../helpers/server.ts';
 import { editManifest, rewriteArchiveFile, serverOn, snapshotDataDir, tempDirs } from '../helpers/transfer.ts';
 import { populateKey } from '../helpers/transfer-fixture.ts';
 
@@ -152,5 +153,44 @@ describe('hearth export and hearth import', () => {
     const help = await hearth(['export', '--help']);
     expect(help.stdout).toContain('Usage: hearth export --out DIR');
     expect(help.stdout).toContain('--secrets include|omit');
+  }, 120_000);
+});
+
+describe('export while a server writes', () => {
+  it('is one instant of the database: every notification with its recipient, nothing acknowledged before it missing', async () => {
+    const dataDir = temp('hearth-transfer-live-');
+    const server = await startCliServer(dataDir);
+    try {
+      const headers = apiKeyHeaders(JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')));
+      let acked = 0;
+      let stop = false;
+      const writer = (async () => {
+        for (let i = 0; !stop; i++) {
+          const res = await call(server.url, '/v2/notifications/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: `note ${i}`, displayBodyMessage: 'b', notifyUsers: [{ userId: 'bob' }] }, headers);
+          if (res.status === 200) acked++;
+        }
+      })();
+      await eventually(() => expect(acked).toBeGreaterThan(20), 30_000);
+      const ackedBefore = acked;
+      const out = join(temp('hearth-transfer-live-arc-'), 'archive');
+      // the export runs in its own process, so this process keeps writing meanwhile
+      const run = await runHearth(['export', '--data-dir', dataDir, '--out', out, '--secrets', 'omit', '--json']);
+      expect(run.code, run.stderr).toBe(0);
+      const summary = JSON.parse(run.stdout) as { tables: Record<string, number> };
+      const ackedAfter = acked;
+      expect(ackedAfter).toBeGreaterThan(ackedBefore);
+      stop = true;
+      await writer;
+      expect(summary.tables.notifications).toBeGreaterThanOrEqual(ackedBefore);
+      expect(summary.tables.notifications).toBeLessThanOrEqual(ackedAfter + 1);
+      expect(summary.tables.notification_recipients).toBe(summary.tables.notifications);
+      const target = temp('hearth-transfer-live-dst-');
+      const imported = await importArchive({ dataDir: target, from: out, conflict: 'fail' });
+      expect(imported.tables.notifications?.inserted).toBe(summary.tables.notifications);
+      expect(imported.tables.notification_recipients?.inserted).toBe(summary.tables.notifications);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
   }, 120_000);
 });
