@@ -9,7 +9,7 @@ export interface FuzzRequest {
   method: string;
   /** null: no content-type header at all. */
   contentType: string | null;
-  body: string | Uint8Array | undefined;
+  body: string | Uint8Array<ArrayBuffer> | undefined;
   /** Which credentials go with it: the operation's own, or deliberately none/wrong ones. */
   credentials: 'own' | 'none' | 'wrong';
   /** What kind of request this is, for the histogram and reports. */
