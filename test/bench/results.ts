@@ -168,7 +168,9 @@ export function updateBenchmarksMd(suiteOrder: string[]) {
     parts.push(`### ${suite.title} (\`${name}\`)`, '');
     parts.push(
       `${suite.date.slice(0, 16).replace('T', ' ')} UTC, commit ${suite.commit}, ${describeMachine(run.machine)}; ` +
-        `BENCH_SECONDS=${run.benchSeconds}, ${run.connections} connections; load average ${suite.loadAverageAtStart} at start; took ${Math.round(suite.seconds)} s.`,
+        `BENCH_SECONDS=${run.benchSeconds}, ${run.connections} connections; load average ${suite.loadAverageAtStart} at start; took ${Math.round(suite.seconds)} s.` +
+        // other work on the machine moves every figure: say so where the figures are read
+        (suite.loadAverageAtStart > run.machine.cpus / 2 ? ' **The machine was busy with other work: figures to check the harness, not to quote.**' : ''),
       '',
       suiteTable(suite),
       '',

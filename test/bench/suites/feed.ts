@@ -18,6 +18,10 @@ const perSize = (size: number) => ({ docs: size / 1000, users: size / 2000, targ
 function seed(file: string, apiKeyId: string) {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
+  // a fill, not a measurement: no fsync, and a cache large enough for the indexes (with the default 2 MB the
+  // seed of 3M rows took 500 s on a busy machine)
+  db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -262144');
   const org = db.prepare('INSERT INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?, ?)');
   const notification = db.prepare(
     `INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)
