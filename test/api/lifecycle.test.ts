@@ -107,11 +107,11 @@ describe('hearth workspace settings', () => {
       server.child.kill('SIGTERM');
       await server.exited;
     }
-  });
+  }, 120_000);
 
   it('rejects bad values with a clear message and a non-zero exit', async () => {
     const bad = await runCli('workspace', 'settings', '--plan', 'gold');
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--plan takes free or paid, not "gold"');
     const unknownFlag = await runCli('workspace', 'settings', '--colour', 'red');
     expect(unknownFlag.status).toBe(2);
