@@ -115,7 +115,12 @@ export function writeRun(run: RunResult, allSuites: boolean): string {
 }
 
 export function readRun(file: string): RunResult {
-  const run = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
+  let run: RunResult;
+  try {
+    run = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
+  } catch (error) {
+    throw new Error(`Cannot read the bench result ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   if (!run || typeof run !== 'object' || !run.suites) throw new Error(`${file} is not a bench result (no "suites")`);
   return run;
 }

@@ -37,7 +37,13 @@ if (unknown.length) {
   process.exit(2);
 }
 // read before the run, so that a wrong path fails in a second rather than after twenty minutes
-const before = values.compare ? readRun(values.compare) : undefined;
+let before: RunResult | undefined;
+try {
+  before = values.compare ? readRun(values.compare) : undefined;
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
 const chosen = positionals.length ? positionals : Object.keys(suites);
 
 const run: RunResult = { date: new Date().toISOString(), commit: gitCommit(), machine: machine(), benchSeconds: DURATION, connections: CONNECTIONS, suites: {} };
