@@ -80,3 +80,5 @@ if (failures.length) {
   console.error(`\nFailed suites: ${failures.join(', ')}`);
   process.exitCode = 1;
 }
+// client libraries leave timers behind (y-websocket's awareness checks, keep-alive agents): the run is over
+process.exit();
