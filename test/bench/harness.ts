@@ -204,3 +204,19 @@ export async function sequentialLatency(url: string, path: string, body: string,
   const mean = times.reduce((s, x) => s + x, 0) / times.length;
   return { rps: 1000 / mean, mean: round(mean), p50: round(percentile(times, 50)), p99: round(percentile(times, 99)) };
 }
+
+/** The notifications/add request the write benches send: one notification to one reader, creating its organization and document on first use. */
+export function notificationAddBody(organizationId: string): string {
+  return JSON.stringify({
+    data: {
+      organizationId,
+      createOrganization: true,
+      documentId: 'doc',
+      createDocument: true,
+      actionUser: { userId: 'actor' },
+      displayHeadlineMessageTemplate: '{actionUser} pinged you',
+      displayBodyMessage: 'hello',
+      notifyUsers: [{ userId: 'reader' }],
+    },
+  });
+}

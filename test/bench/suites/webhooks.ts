@@ -3,7 +3,7 @@
 // written to the outbox), one with advanced webhooks on and 10 endpoints on a local receiver.
 
 import autocannon from 'autocannon';
-import { DURATION, load, startChild, startHearth, type Row } from '../harness.ts';
+import { DURATION, load, notificationAddBody, startChild, startHearth, type Row } from '../harness.ts';
 
 /** Latency at a fixed rate from one connection, well under saturation: what the request itself pays for its event. */
 async function atRate(url: string, headers: Record<string, string>, rate: number) {
@@ -16,18 +16,7 @@ async function atRate(url: string, headers: Record<string, string>, rate: number
 
 const ENDPOINTS = 10;
 
-const body = JSON.stringify({
-  data: {
-    organizationId: 'bench',
-    createOrganization: true,
-    documentId: 'doc',
-    createDocument: true,
-    actionUser: { userId: 'actor' },
-    displayHeadlineMessageTemplate: '{actionUser} pinged you',
-    displayBodyMessage: 'hello',
-    notifyUsers: [{ userId: 'reader' }],
-  },
-});
+const body = notificationAddBody('bench');
 
 /** The receiver runs in a child process (test/bench/webhook-receiver.ts): its work must not delay the load generator. */
 async function startReceiver() {
@@ -159,8 +148,8 @@ export async function run(): Promise<Row[]> {
     const events = Math.round(delivered / ENDPOINTS);
     rows.push({ scenario: `deliveries sent (events × ${ENDPOINTS} endpoints) until drained`, rps: delivered / seconds, p50: 0, p99: 0, vs: `${events} events, ${(delivered / ENDPOINTS / seconds).toFixed(0)} events/s fanned out` });
   } finally {
-    plain.stop();
-    hooked.stop();
+    await plain.stop();
+    await hooked.stop();
     await receiver.close();
   }
   return rows;

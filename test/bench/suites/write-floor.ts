@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { authHeaders, DURATION, initDataDir, load, percentile, runScript, startChild, stopChild, type Row } from '../harness.ts';
+import { authHeaders, DURATION, initDataDir, load, notificationAddBody, percentile, runScript, startChild, stopChild, type Row } from '../harness.ts';
 
 export const title = 'Write floor: raw SQLite inserts vs users/add (1,000 users a request) and notifications/add';
 
@@ -60,18 +60,7 @@ export async function run(): Promise<Row[]> {
         });
       const bulk = await bulkLoad(server.url + '/v2/users/add', usersBody, authHeaders(creds));
 
-      const notifyBody = JSON.stringify({
-        data: {
-          organizationId: 'notify',
-          createOrganization: true,
-          documentId: 'doc',
-          createDocument: true,
-          actionUser: { userId: 'actor' },
-          displayHeadlineMessageTemplate: '{actionUser} pinged you',
-          displayBodyMessage: 'hello',
-          notifyUsers: [{ userId: 'reader' }],
-        },
-      });
+      const notifyBody = notificationAddBody('notify');
       const notify = await load(server.url, '/v2/notifications/add', notifyBody, authHeaders(creds), { connections: NOTIFY_CONNECTIONS });
 
       const rawUsersRow = 'floor: raw inserts, 1,000 users (users + membership rows) per transaction';
