@@ -58,7 +58,7 @@ describe('auth: a viewer token cannot write over y-websocket', () => {
       expect(editor.doc.getText('content').toString()).toBe('base EDITOR');
       expect(seenByWitness.some((s) => s.includes('VIEWER'))).toBe(false);
       expect(logLength('roles') - logBefore).toBe(1);
-      console.log(`auth: viewer token over y-websocket: 1 edit sent, 0 stored, 0 broadcast (witness saw ${seenByWitness.length} changes, all the editor's); editor token: 1 edit sent, 1 stored (lastUpdatedBy ${row.lastUpdatedBy})`);
+      console.log(`auth: viewer token over y-websocket: 1 edit sent, 0 stored, 0 broadcast (a third client saw ${seenByWitness.length} changes, none with the viewer's text); editor token: 1 edit sent, 1 stored (lastUpdatedBy ${row.lastUpdatedBy})`);
     } finally {
       editor.close();
       witness.close();
