@@ -2,55 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Secrets } from '../security/secrets.ts';
 import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
+import { prepareQueries, type BasicSettings, type DeliveryRow, type EndpointRow, type EventRow } from './engine-queries.ts';
 import type { Command, MainWrite, WorkerData } from './protocol.ts';
 import { createSender } from './sender.ts';
-
-// Plain SQL over better-sqlite3, no drizzle: this runs in the worker thread, whose start-up pays for every module
-// it loads (see delivery-file.ts). Column names are those of server/db/schema.ts and delivery-file.ts.
-
-interface EventRow {
-  id: string;
-  apiKeyId: string;
-  type: string;
-  organizationId: string | null;
-  documentId: string | null;
-  payload: string | null;
-  basicPayload: string | null;
-}
-interface EndpointRow {
-  id: string;
-  url: string;
-  filterTypes: string | null;
-  channels: string | null;
-  disabled: number;
-  rateLimit: number | null;
-  secretEnc: string;
-  previousSecretEnc: string | null;
-  previousSecretExpiresAt: number | null;
-  failingSince: number | null;
-}
-interface ConfigRow {
-  isEnabled: number;
-  encryptData: number;
-  encodeData: number;
-  publicKey: string;
-  enableDataProtection: number;
-}
-interface DeliveryRow {
-  apiKeyId: string;
-  eventId: string;
-  target: string;
-  url: string;
-  body: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: number | null;
-  nextTrigger: string;
-}
-interface BasicSettings {
-  useWebhookService?: boolean;
-  webhookServiceConfig?: { rawNotificationUrl?: string; processedNotificationUrl?: string; encodeData?: boolean; encryptData?: boolean; publicKey?: string; enableDataProtection?: boolean };
-}
 
 const RESPONSE_EXCERPT = 4096;
 const PERSONAL_FIELDS = new Set(['name', 'email', 'photoUrl', 'displayName', 'name_lowercase', 'email_lowercase', 'phone']);
@@ -110,37 +64,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   /** Endpoints this engine reported failing (or recovered) until the main thread's commit shows it. */
   const failingSince = new Map<string, number | null>();
   const sender = createSender({ maxSockets: settings.concurrency });
-  const ENDPOINT = 'id, url, filter_types AS filterTypes, channels, disabled, rate_limit AS rateLimit, secret_enc AS secretEnc, previous_secret_enc AS previousSecretEnc, previous_secret_expires_at AS previousSecretExpiresAt, failing_since AS failingSince';
-  const DELIVERY = 'api_key_id AS apiKeyId, event_id AS eventId, target, url, body, status, attempts, next_attempt_at AS nextAttemptAt, next_trigger AS nextTrigger';
-  const q = {
-    // Debounced events (a dedupe key) are resolved into ready ones by the main thread (dispatcher.ts).
-    readyEvents: main.prepare<[number, number], EventRow>(
-      'SELECT id, api_key_id AS apiKeyId, type, organization_id AS organizationId, document_id AS documentId, payload, basic_payload AS basicPayload FROM webhook_events WHERE dispatched_at IS NULL AND dedupe_key IS NULL AND available_at <= ? ORDER BY available_at LIMIT ?',
-    ),
-    eventType: main.prepare<[string], { type: string }>('SELECT type FROM webhook_events WHERE id = ?'),
-    config: main.prepare<[string], ConfigRow>('SELECT is_enabled AS isEnabled, encrypt_data AS encryptData, encode_data AS encodeData, public_key AS publicKey, enable_data_protection AS enableDataProtection FROM webhook_configs WHERE api_key_id = ?'),
-    endpoint: main.prepare<[string, string], EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND id = ?`),
-    liveEndpoints: main.prepare<[string], EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND disabled = 0 ORDER BY created_at`),
-    keySettings: main.prepare<[string], { settings: string }>('SELECT settings FROM api_keys WHERE id = ?'),
-    basicToken: main.prepare<[string, string], { valueEnc: string }>('SELECT value_enc AS valueEnc FROM api_key_secrets WHERE api_key_id = ? AND name = ?'),
-    insertDelivery: store.prepare<[string, string, string, string, string, number, number]>(
-      "INSERT INTO webhook_deliveries (api_key_id, event_id, target, url, body, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING",
-    ),
-    delivery: store.prepare<[string, string], DeliveryRow>(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE event_id = ? AND target = ?`),
-    dueDeliveries: store.prepare<[number, number], DeliveryRow>(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
-    nextDelivery: store.prepare<[], { at: number }>("SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT 1"),
-    insertAttempt: store.prepare<[string, string, string, string, string, string, string, number | null, string, number, number]>(
-      'INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ),
-    setSchedule: store.prepare<[string, number | null, string, string, string, string]>('UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, next_trigger = ? WHERE api_key_id = ? AND event_id = ? AND target = ?'),
-    setAttempted: store.prepare<[number, number, number | null, string, string]>('UPDATE webhook_deliveries SET attempts = ?, last_attempt_at = ?, last_status_code = ? WHERE event_id = ? AND target = ?'),
-    postpone: store.prepare<[number, string, string]>('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND target = ?'),
-    cancel: store.prepare<[string, string]>("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE event_id = ? AND target = ?"),
-    cancelTarget: store.prepare<[string, string]>("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE api_key_id = ? AND target = ? AND status = 'pending'"),
-    recover: store.prepare<[number, string, string, number]>(
-      "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, next_trigger = 'recover' WHERE api_key_id = ? AND target = ? AND status = 'failed' AND created_at >= ?",
-    ),
-  };
+  const q = prepareQueries(main, store);
   const storeTx = <T>(work: () => T): T => store.transaction(work).immediate();
   const settingsOf = (apiKeyId: string): BasicSettings | undefined => {
     const row = q.keySettings.get(apiKeyId);
