@@ -6,18 +6,25 @@ import type { Db } from '../db/client.ts';
 import type { StoredUser } from '../db/schema.ts';
 
 /** Message ids look like Svix's: `msg_` + 27 base62-ish characters, unique and unguessable. */
-export const newMessageId = () => `msg_${randomId()}`;
+/**
+ * Message ids look like Svix's, `msg_` + 27 characters, and like theirs they are time-ordered: 12 hex digits of the
+ * millisecond, then 15 base64url characters (90 random bits). Ids written one after another then land on the
+ * same last page of the outbox's primary-key index instead of on a random page each, which is most of what an
+ * event costs the commit of the change that writes it.
+ */
+export const newMessageId = () => `msg_${Date.now().toString(16).padStart(12, '0')}${randomId()}`;
 
-/** 27 base64url characters (160 random bits) from a pool refilled 4 KiB at a time: one syscall per 200 ids. */
-const pool = Buffer.alloc(4096);
+/** 15 base64url characters (90 random bits) from a pool refilled 4 KiB at a time: one syscall per 300 ids. */
+const ID_BYTES = 12;
+const pool = Buffer.alloc(4092);
 let poolAt = pool.length;
 function randomId(): string {
-  if (poolAt + 20 > pool.length) {
+  if (poolAt + ID_BYTES > pool.length) {
     randomFillSync(pool);
     poolAt = 0;
   }
-  poolAt += 20;
-  return pool.toString('base64url', poolAt - 20, poolAt).slice(0, 27);
+  poolAt += ID_BYTES;
+  return pool.toString('base64url', poolAt - ID_BYTES, poolAt).slice(0, 15);
 }
 
 /**
