@@ -10,8 +10,9 @@ import { openDeliveryFile } from './delivery-file.ts';
  * written only by the delivery worker thread. Requests write `hearth.db`; deliveries write this file: the two
  * never wait on each other's write lock, and delivery writes never grow the WAL that a request's commit may have
  * to checkpoint. The outbox itself stays in `hearth.db`, written in the transaction of the change (DESIGN §3.6).
- * There are no foreign keys to `hearth.db` (SQLite has none across files): an event is never deleted while it has
- * deliveries, and an API key's rows are removed by the code that removes the key.
+ * There are no foreign keys to `hearth.db` (SQLite has none across files); nothing in Hearth deletes an outbox
+ * event or an API key, so no delivery row can outlive what it refers to. Code that comes to delete either must
+ * delete the matching rows here too.
  */
 export { DELIVERY_FILE } from './delivery-file.ts';
 
