@@ -5,6 +5,7 @@ import { and, asc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { webhookEndpoints, webhookEvents } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
 import type { Logger } from '../log.ts';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import { DATABASE_FILE } from '../services/backup.ts';
@@ -83,6 +84,8 @@ export function createWebhookDispatcher(
     },
   };
   let worker: Worker;
+  /** Between a worker's start and its exit (messages sent before it listens are queued for it). */
+  let running = false;
   let closed = false;
   let nextCommand = 0;
   const commands = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -128,7 +131,7 @@ export function createWebhookDispatcher(
         const pending = commands.get(message.id);
         commands.delete(message.id);
         if (message.error === undefined) pending?.resolve(message.result);
-        else pending?.reject(new Error(message.error));
+        else pending?.reject(new Error(`webhook delivery worker: ${message.error}`));
         return;
       }
       case 'log':
@@ -145,12 +148,14 @@ export function createWebhookDispatcher(
 
   function start() {
     worker = new Worker(WORKER_ENTRY, { workerData: data });
+    running = true;
     // The server's lifetime is the HTTP server's; the worker must not keep a stopping process alive.
     worker.unref();
     worker.on('message', onMessage);
     worker.on('error', (error) => app.log.error('webhook delivery worker failed', { error: error.message }));
     worker.on('exit', (code) => {
-      for (const pending of commands.values()) pending.reject(new Error('The webhook delivery worker stopped.'));
+      running = false;
+      for (const pending of commands.values()) pending.reject(new ApiError('UNAVAILABLE', 'Webhook delivery stopped before answering; try again in a few seconds.'));
       commands.clear();
       if (closed) {
         onClosed?.();
@@ -176,7 +181,8 @@ export function createWebhookDispatcher(
   }
 
   function send(command: Command): Promise<unknown> {
-    if (closed) return Promise.reject(new Error('The server is stopping.'));
+    if (closed) return Promise.reject(new ApiError('UNAVAILABLE', 'The server is stopping.'));
+    if (!running) return Promise.reject(new ApiError('UNAVAILABLE', 'Webhook delivery is restarting; try again in a few seconds.'));
     return new Promise((resolve, reject) => {
       const id = nextCommand++;
       commands.set(id, { resolve, reject });
