@@ -50,6 +50,15 @@ export const offlineDispatcher: WebhookDispatcher = {
   close: async () => undefined,
 };
 
+/**
+ * The delivery worker's heap (old generation) starts small: it holds nothing beyond one pass (its state is in the
+ * two databases), and an isolate otherwise grows its heap lazily for minutes, which reads as a leak in RSS. An
+ * event too large for it (a multi-megabyte document in `crdt.update_data`) makes the worker run out of memory:
+ * it is restarted with twice the heap, up to 1 GiB, and resumes from the databases like after any crash.
+ */
+const WORKER_HEAP_MB = 24;
+const WORKER_HEAP_MAX_MB = 1024;
+
 /** Packaged in Electron, the worker files are unpacked next to the asar archive (electron-builder.yml asarUnpack). */
 const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.mjs', import.meta.url)).replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
 
@@ -86,6 +95,7 @@ export function createWebhookDispatcher(
   let worker: Worker;
   /** Between a worker's start and its exit (messages sent before it listens are queued for it). */
   let running = false;
+  let heapMb = WORKER_HEAP_MB;
   let closed = false;
   let nextCommand = 0;
   const commands = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -147,12 +157,19 @@ export function createWebhookDispatcher(
   }
 
   function start() {
-    worker = new Worker(WORKER_ENTRY, { workerData: data });
+    worker = new Worker(WORKER_ENTRY, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 4 } });
     running = true;
     // The server's lifetime is the HTTP server's; the worker must not keep a stopping process alive.
     worker.unref();
     worker.on('message', onMessage);
-    worker.on('error', (error) => app.log.error('webhook delivery worker failed', { error: error.message }));
+    worker.on('error', (error: Error & { code?: string }) => {
+      if (error.code === 'ERR_WORKER_OUT_OF_MEMORY' && heapMb < WORKER_HEAP_MAX_MB) {
+        heapMb = Math.min(heapMb * 2, WORKER_HEAP_MAX_MB);
+        app.log.warn('webhook delivery worker ran out of memory; restarting it with a larger heap', { heapMb });
+        return;
+      }
+      app.log.error('webhook delivery worker failed', { error: error.message });
+    });
     worker.on('exit', (code) => {
       running = false;
       for (const pending of commands.values()) pending.reject(new ApiError('UNAVAILABLE', 'Webhook delivery stopped before answering; try again in a few seconds.'));

@@ -110,4 +110,18 @@ describe('the delivery store', () => {
       expect(attempts.map((a) => a.trigger).sort()).toEqual(['replay', 'scheduled']);
     });
   });
+
+  it('delivers an event larger than the delivery worker starts with (a 6 MB document in crdt.update_data)', async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    const t = await startTestServer({ webhooks: FAST_WEBHOOKS });
+    servers.push(t);
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'big' }] });
+    await enableWithEndpoint(t, r.url, { filterTypes: ['crdt.update_data'] });
+    const text = 'lorem ipsum '.repeat(500_000);
+    expect((await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'big', editorId: 'e1', type: 'text', data: text })).status).toBe(200);
+    // the worker's heap may be outgrown on the way: it is then restarted with a larger one and sends it
+    await eventually(() => expect(r.received).toHaveLength(1), 60_000);
+    expect(JSON.parse(r.received[0]!.body).data.crdtData.data).toHaveLength(text.length);
+  }, 90_000);
 });
