@@ -1,9 +1,9 @@
 // Soak: SOAK_SECONDS (300 by default) of steady mixed load (SOAK_RATE requests/s, 200 by default) against a
 // child server: REST reads and writes, y-websocket edits from three clients, and webhook deliveries to a local
 // receiver. RSS (/proc/<pid>/status VmRSS) and open file descriptors (/proc/<pid>/fd) are sampled every 2 s.
-// After the warm-up (60 s, or a fifth of a shorter run) the maximum RSS of the last window (60 s, or a third of
-// what follows the warm-up) must be within 10 % of the first window's mean, and so must the mean count of open
-// file descriptors (sockets come and go with the load); no answer may be an error; the p99
+// After the warm-up (60 s, or a fifth of a shorter run) the mean RSS and the mean count of open file descriptors
+// of the last window (60 s, or a third of what follows the warm-up) must be within 10 % of the first window's
+// (garbage collection swings RSS, sockets come and go with the load); no answer may be an error; the p99
 // latency of the last window must be within 2x of the first window's (a stability check, not a performance goal:
 // the figures are printed, the bench has the goals).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,7 +113,10 @@ describe(`soak: ${SECONDS} s of mixed load`, () => {
     const firstSamples = samples.filter((s) => first(s.at));
     const lastSamples = samples.filter((s) => last(s.at));
     const rssFirst = mean(firstSamples.map((s) => s.rss));
-    const rssLastMax = Math.max(...lastSamples.map((s) => s.rss));
+    // Compared by window means, like descriptors: the heaps' collections swing RSS by up to ~60 MiB within a
+    // minute, so the last window's maximum measured that sawtooth rather than growth. The minimum of each minute
+    // is printed too: its trend is the plainest sign of growth.
+    const rssLast = mean(lastSamples.map((s) => s.rss));
     const fdsFirst = mean(firstSamples.map((s) => s.fds));
     // Open sockets come and go with the load (keep-alive connections, the delivery worker's pool of up to 16):
     // a leak of descriptors shows in the window's mean, a burst of sockets only in its maximum.
@@ -130,7 +133,7 @@ describe(`soak: ${SECONDS} s of mixed load`, () => {
       [
         `soak: ${SECONDS} s at ${RATE} requests/s, ${latencies.length} requests (${[...requestsByPath].map(([p, n]) => `${p} ${n}`).join(', ')}), ${edits} y-websocket edits, ${receiver.deliveries.length} webhook deliveries; errors: ${errors.length}`,
         `  warm-up ${WARM_UP} s; first window ${WARM_UP}-${WARM_UP + WINDOW} s vs last window ${SECONDS - WINDOW}-${SECONDS} s`,
-        `  RSS: mean ${rssFirst.toFixed(1)} MiB -> max ${rssLastMax} MiB (${(((rssLastMax - rssFirst) / rssFirst) * 100).toFixed(1)} %)`,
+        `  RSS: mean ${rssFirst.toFixed(1)} MiB -> mean ${rssLast.toFixed(1)} MiB (${(((rssLast - rssFirst) / rssFirst) * 100).toFixed(1)} %)`,
         `  fds: mean ${fdsFirst.toFixed(1)} -> mean ${fdsLast.toFixed(1)} (${(((fdsLast - fdsFirst) / fdsFirst) * 100).toFixed(1)} %)`,
         `  p99: ${p99First.toFixed(1)} ms -> ${p99Last.toFixed(1)} ms`,
         ...perMinute.map((line) => `  ${line}`),
@@ -138,7 +141,7 @@ describe(`soak: ${SECONDS} s of mixed load`, () => {
     );
     expect(errors).toEqual([]);
     expect(receiver.deliveries.length).toBeGreaterThan(0);
-    expect(rssLastMax).toBeLessThanOrEqual(rssFirst * 1.1);
+    expect(rssLast).toBeLessThanOrEqual(rssFirst * 1.1);
     expect(fdsLast).toBeLessThanOrEqual(fdsFirst * 1.1);
     expect(p99Last).toBeLessThanOrEqual(p99First * 2);
   });
