@@ -25,6 +25,12 @@ export interface LiveDoc {
   key: DocKey;
   type: CrdtType;
   contentKey: string;
+  /**
+   * The stored row's `created_at`: which incarnation of the key this is. A row deleted behind the store's back
+   * (a document, organization or API key deleted in SQL) and created again is another document: the loaded one
+   * is dropped, never reused, compacted into or appended to.
+   */
+  createdAt: number;
   doc: Y.Doc;
   awareness: awarenessProtocol.Awareness;
   /** Connections and the awareness client ids each controls. */
@@ -66,7 +72,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     bump: app.db
       .update(crdtDocuments)
       .set({ updateCount: sql`${crdtDocuments.updateCount} + 1`, updatedAt: sql.placeholder('updatedAt') as unknown as number, lastUpdatedBy: sql.placeholder('lastUpdatedBy') as unknown as string })
-      .where(where(placeholders))
+      .where(and(where(placeholders), eq(crdtDocuments.createdAt, sql.placeholder('rowCreatedAt'))))
       .returning({ updateCount: crdtDocuments.updateCount })
       .prepare(),
     append: app.db
@@ -113,8 +119,8 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
           const only = origins.size === 1 ? [...origins][0] : undefined;
           const except = typeof only === 'object' && only !== null && entry.conns.has(only) ? only : undefined;
           const k = entry.key;
-          const row = statements.bump.get({ ...k, updatedAt: now, lastUpdatedBy: authorOf(items[items.length - 1]?.origin) });
-          // Deleted or moved to another document id (a migration) while loaded: nothing to append to.
+          const row = statements.bump.get({ ...k, rowCreatedAt: entry.createdAt, updatedAt: now, lastUpdatedBy: authorOf(items[items.length - 1]?.origin) });
+          // Deleted, created again, or moved to another document id (a migration) while loaded: nothing to append to.
           if (!row) return { entry, merged, except, count: null };
           statements.append.run({ ...k, update: Buffer.from(merged), createdAt: now });
           options.onChange?.(tx, k, now);
@@ -164,7 +170,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     for (const [id, entry] of live) {
       if (entry.conns.size === 0 && now - entry.lastActivity >= idleMs) {
         const row = find(entry.key);
-        if (row && row.updateCount > 0) compact(entry);
+        if (row && row.createdAt === entry.createdAt && row.updateCount > 0) compact(entry);
         entry.awareness.destroy();
         entry.doc.destroy();
         live.delete(id);
@@ -180,6 +186,9 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
 
     /** Creates the stored document (no content yet); the caller writes content through `transact`. */
     create(k: DocKey, type: CrdtType, contentKey: string) {
+      // A document still loaded under this key belongs to a row deleted in SQL (a document delete): drop it.
+      const stale = live.get(keyString(k));
+      if (stale) evict(stale);
       const now = Date.now();
       app.db.insert(crdtDocuments).values({ ...k, type, contentKey, snapshot: null, updateCount: 0, createdAt: now, updatedAt: now }).run();
     },
@@ -192,12 +201,11 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
       const loaded = live.get(id);
       const row = find(k);
       if (loaded) {
-        if (!row) {
-          evict(loaded);
-          return undefined;
+        if (row && row.createdAt === loaded.createdAt) {
+          loaded.lastActivity = Date.now();
+          return loaded;
         }
-        loaded.lastActivity = Date.now();
-        return loaded;
+        evict(loaded);
       }
       if (!row) return undefined;
       const doc = new Y.Doc({ gc: true });
@@ -216,6 +224,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
         key: { ...k },
         type: row.type,
         contentKey: row.contentKey,
+        createdAt: row.createdAt,
         doc,
         awareness,
         conns: new Map(),
@@ -249,7 +258,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
       flush();
       for (const entry of live.values()) {
         const row = find(entry.key);
-        if (row && row.updateCount > 0) compact(entry);
+        if (row && row.createdAt === entry.createdAt && row.updateCount > 0) compact(entry);
       }
     },
 

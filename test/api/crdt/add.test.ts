@@ -59,4 +59,20 @@ describe('/v2/crdt/add', () => {
     expect((await read('e-text')).data).toBe('Hello world');
     expect((await read('e-text', other.headersK)).data).toBe('theirs');
   });
+  it('starts afresh when the document was deleted while its content was loaded (found by fuzzing: a 500)', async () => {
+    const gone = { organizationId: 'acme', documentId: 'gone' };
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'gone' }] });
+    expect((await t.callK('/v2/crdt/add', { ...gone, editorId: 'e', type: 'text', data: 'old text' })).status).toBe(200);
+    expect((await t.callK('/v2/crdt/add', { ...gone, editorId: 'same', type: 'array', data: ['old'] })).status).toBe(200);
+    // deleting the document removes its CRDT rows in SQL; the loaded Yjs documents must not outlive them
+    expect((await t.callK('/v2/organizations/documents/delete', { organizationId: 'acme', documentIds: ['gone'] })).status).toBe(200);
+    const again = await t.callK('/v2/crdt/add', { ...gone, editorId: 'e', type: 'array', data: [[1e-300, null, false], 'x'] });
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: { result: { status: 'success', message: 'CRDT data added successfully.' } } });
+    expect((await t.callK('/v2/crdt/add', { ...gone, editorId: 'same', type: 'array', data: ['new'] })).status).toBe(200);
+    const read = await t.callK('/v2/crdt/get', gone);
+    expect(read.body.result.data.map((d: { id: string; data: unknown }) => [d.id, d.data])).toEqual([
+      ['e', [[1e-300, null, false], 'x']],
+      ['same', ['new']],
+    ]);
+  });
 });
