@@ -7,6 +7,8 @@ export interface Logger {
   warn(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   debug(message: string, fields?: Record<string, unknown>): void;
+  /** Whether lines of this level are written (to skip building fields on a hot path). */
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 /** One line per event on stderr: `time level message key=value…`. Never pass secrets in `fields`. */
@@ -28,5 +30,6 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     warn: (m, f) => emit('warn', m, f),
     info: (m, f) => emit('info', m, f),
     debug: (m, f) => emit('debug', m, f),
+    enabled: (at) => RANK[at] <= limit,
   };
 }

@@ -61,14 +61,20 @@ function mediaType(header: string | null): string | undefined {
   return header.split(';')[0]?.trim().toLowerCase();
 }
 
-/** The `data` of a callable request: method, content type, size, JSON and shape checked, in that order. */
-async function readData(call: IncomingCall, maxBytes: number): Promise<unknown> {
+/**
+ * The callable-function rules a call must pass before its body is read (reference §1.2): POST, a JSON content
+ * type, and a declared size within the limit. Throws the rule's INVALID_ARGUMENT.
+ */
+export function checkCall(call: Pick<IncomingCall, 'method' | 'headers'>, maxBytes: number) {
   if (call.method !== 'POST') throw badRequest(`operations accept POST only, not ${call.method}.`);
   const contentType = mediaType(call.headers.get('content-type'));
   if (contentType !== 'application/json') throw badRequest('Content-Type must be application/json.');
   const declared = Number(call.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await call.readBody(maxBytes);
+}
+
+/** The `data` of a callable request's body text: JSON, then its shape (one `data` key, bounded nesting). */
+export function parseData(text: string): unknown {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -150,18 +156,47 @@ function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, r
  */
 export async function dispatch(app: AppContext, op: AnyOperation, call: IncomingCall): Promise<CallOutcome> {
   const requestId = randomUUID();
+  let text: string;
   try {
-    const data = await readData(call, app.config.maxBodyBytes);
+    checkCall(call, app.config.maxBodyBytes);
+    text = await call.readBody(app.config.maxBodyBytes);
+  } catch (error) {
+    return failure(app, op, requestId, error);
+  }
+  return runCall(app, op, call, text, requestId);
+}
+
+/**
+ * What follows reading the body: its data, authentication, validation, the handler and the envelope. Returns
+ * the outcome itself when the handler answers synchronously (no promise turn on the hot path), else a promise.
+ */
+export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'headers' | 'clientIp'>, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
+  try {
+    const data = parseData(text);
     const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
     const input = parseInput(op.input, data);
-    const result = await op.handler(input, ctx as never);
-    const body = op.envelope === 'classic' ? { result: { status: 'success', ...(result as object) } } : { result: result ?? null };
-    return { status: 200, body, requestId };
-  } catch (error) {
-    if (error instanceof ApiError) {
-      return { status: httpStatusOf(error.status), body: errorBody(error), requestId, bodyUnread: error instanceof BodyTooLarge };
+    const result: unknown = op.handler(input, ctx as never);
+    if (result instanceof Promise) {
+      return result.then(
+        (value: unknown) => success(op, value, requestId),
+        (error: unknown) => failure(app, op, requestId, error),
+      );
     }
-    app.log.error('operation failed', { requestId, path: op.path, error: error instanceof Error ? error.stack : String(error) });
-    return { status: 500, body: INTERNAL_ERROR, requestId };
+    return success(op, result, requestId);
+  } catch (error) {
+    return failure(app, op, requestId, error);
   }
+}
+
+function success(op: AnyOperation, result: unknown, requestId: string): CallOutcome {
+  const body = op.envelope === 'classic' ? { result: { status: 'success', ...(result as object) } } : { result: result ?? null };
+  return { status: 200, body, requestId };
+}
+
+export function failure(app: AppContext, op: AnyOperation, requestId: string, error: unknown): CallOutcome {
+  if (error instanceof ApiError) {
+    return { status: httpStatusOf(error.status), body: errorBody(error), requestId, bodyUnread: error instanceof BodyTooLarge };
+  }
+  app.log.error('operation failed', { requestId, path: op.path, error: error instanceof Error ? error.stack : String(error) });
+  return { status: 500, body: INTERNAL_ERROR, requestId };
 }

@@ -1,12 +1,13 @@
 // The operations' own way in: a POST to an operation's exact path is served straight on node:http, without
 // h3's web Request/Response adapters (which cost more than the rest of a small call together); every other
 // request (other methods, the UI, admin routes, unusual URLs) goes through h3 as before. Both ways run the
-// same `serveCall`, so the rules, envelope and monitor record are the same whichever way a call came.
+// same steps of dispatch.ts (checkCall, runCall) and recordCall, so the rules, envelope and monitor record are
+// the same whichever way a call came.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import { readNodeBody } from './body.ts';
-import { dispatch, headerNames, type CallHeaders, type CallOutcome, type IncomingCall } from './dispatch.ts';
-import { INTERNAL_ERROR } from './errors.ts';
+import { checkCall, dispatch, failure, headerNames, runCall, tooLarge, type CallHeaders, type CallOutcome, type IncomingCall } from './dispatch.ts';
+import { ApiError, INTERNAL_ERROR } from './errors.ts';
 import type { AnyOperation } from './operation.ts';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -15,50 +16,22 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 export const JSON_CONTENT_TYPE = 'application/json;charset=UTF-8';
 
 /**
- * Headers that Node keeps once when repeated but the Fetch API joins with ", " (what h3 saw). Only these need
- * a look at the raw headers; every other repeated header is already joined by Node.
+ * A node request's headers with the Fetch API's `get` (lower-case names only, which is all the API asks), read
+ * from `rawHeaders`: Node builds `req.headers` lazily, and building it cost more than the few lookups a call
+ * makes. Repeated headers are joined with ", ", as the Fetch API (what h3 saw) joins them.
  */
-const NON_JOINED = new Set(['age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since', 'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after', 'server', 'user-agent']);
-
-/** A node request's headers with the Fetch API's `get` (lower-case names only, which is all the API asks). */
 class NodeHeaders implements CallHeaders {
-  constructor(private readonly req: IncomingMessage) {}
+  constructor(private readonly raw: string[]) {}
 
   get(name: string): string | null {
-    const value = this.req.headers[name];
-    if (value === undefined) return null;
-    if (typeof value !== 'string') return value.join(', ');
-    return NON_JOINED.has(name) ? joinedRaw(this.req.rawHeaders, name, value) : value;
-  }
-}
-
-function joinedRaw(raw: string[], name: string, first: string): string {
-  let joined: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    if ((raw[i] as string).length !== name.length || (raw[i] as string).toLowerCase() !== name) continue;
-    joined = joined === undefined ? (raw[i + 1] as string) : `${joined}, ${raw[i + 1] as string}`;
-  }
-  return joined ?? first;
-}
-
-/** One call as it came over node:http; keeps the body text for the monitor. */
-class NodeCall implements IncomingCall {
-  readonly method = 'POST';
-  readonly headers: NodeHeaders;
-  readonly clientIp: string;
-  text: string | undefined;
-
-  constructor(
-    private readonly req: IncomingMessage,
-    readonly path: string,
-  ) {
-    this.headers = new NodeHeaders(req);
-    this.clientIp = req.socket.remoteAddress ?? 'unknown';
-  }
-
-  async readBody(limit: number): Promise<string> {
-    this.text = await readNodeBody(this.req, limit);
-    return this.text;
+    const raw = this.raw;
+    let found: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i] as string;
+      if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue;
+      found = found === null ? (raw[i + 1] as string) : `${found}, ${raw[i + 1] as string}`;
+    }
+    return found;
   }
 }
 
@@ -69,22 +42,27 @@ class NodeCall implements IncomingCall {
 export async function serveCall(app: AppContext, op: AnyOperation, call: IncomingCall, pathname: string, requestText: () => string | undefined) {
   const started = performance.now();
   const outcome = await dispatch(app, op, call);
+  return { outcome, json: recordCall(app, op, call.method, call.headers, pathname, started, outcome, requestText) };
+}
+
+/** Logs and records a finished call (request monitor); returns the answer's JSON text. */
+function recordCall(app: AppContext, op: AnyOperation, method: string, headers: CallHeaders, pathname: string, started: number, outcome: CallOutcome, requestText: () => string | undefined) {
   const json = JSON.stringify(outcome.body);
-  app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
+  if (app.log.enabled('debug')) app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
   const names = headerNames(app.config.headerBrand);
   app.monitor.record(
     {
       at: Date.now(),
-      method: call.method,
+      method,
       path: pathname,
       status: outcome.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
-      caller: call.headers.get(names.apiKey) ?? call.headers.get(names.workspaceId),
+      caller: headers.get(names.apiKey) ?? headers.get(names.workspaceId),
       requestId: outcome.requestId,
     },
     () => ({ request: requestText() ?? '', response: json }),
   );
-  return { outcome, json };
+  return json;
 }
 
 function writeAnswer(res: ServerResponse, outcome: CallOutcome, json: string) {
@@ -96,10 +74,99 @@ function writeAnswer(res: ServerResponse, outcome: CallOutcome, json: string) {
   res.end(json);
 }
 
-async function serveNode(app: AppContext, op: AnyOperation, req: IncomingMessage, res: ServerResponse, pathname: string) {
-  const call = new NodeCall(req, op.path);
-  const { outcome, json } = await serveCall(app, op, call, pathname, () => call.text);
-  writeAnswer(res, outcome, json);
+const CALL = Symbol('hearth.call');
+type CallRequest = IncomingMessage & { [CALL]?: NodeCall };
+const abortedRequest = () => new ApiError('INVALID_ARGUMENT', 'Bad Request: the request was aborted before its body was complete.');
+
+/**
+ * One operation call over node:http, from the request to the answer, without promise turns unless the handler
+ * itself returns a promise. The body is read with plain stream events; the listeners are module functions that
+ * find the call on the request (no closure per request).
+ */
+class NodeCall {
+  readonly method = 'POST';
+  readonly headers: NodeHeaders;
+  readonly clientIp: string;
+  readonly started = performance.now();
+  readonly requestId = randomUUID();
+  text: string | undefined;
+  private first: Buffer | undefined;
+  private more: Buffer[] | undefined;
+  private size = 0;
+  private settled = false;
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly op: AnyOperation,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly pathname: string,
+  ) {
+    this.headers = new NodeHeaders(req.rawHeaders);
+    this.clientIp = req.socket.remoteAddress ?? 'unknown';
+  }
+
+  start() {
+    try {
+      checkCall(this, this.app.config.maxBodyBytes);
+    } catch (error) {
+      this.answer(failure(this.app, this.op, this.requestId, error));
+      return;
+    }
+    const req = this.req as CallRequest;
+    req[CALL] = this;
+    req.on('data', onData);
+    req.once('end', onEnd);
+    // the client went away mid-upload: a bad request, not a server failure
+    req.once('error', onAbort);
+    req.once('aborted', onAbort);
+  }
+
+  chunk(chunk: Buffer) {
+    if (this.settled) return;
+    this.size += chunk.byteLength;
+    if (this.size > this.app.config.maxBodyBytes) {
+      this.req.off('data', onData);
+      this.req.pause();
+      this.answer(failure(this.app, this.op, this.requestId, tooLarge(this.app.config.maxBodyBytes)));
+      return;
+    }
+    if (this.first === undefined) this.first = chunk;
+    else (this.more ??= [this.first]).push(chunk);
+  }
+
+  end() {
+    if (this.settled) return;
+    this.text = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : this.first ? this.first.toString('utf8') : '';
+    this.first = this.more = undefined;
+    const outcome = runCall(this.app, this.op, this, this.text, this.requestId);
+    if (outcome instanceof Promise) outcome.then((o) => this.answer(o), (error: unknown) => failed(this.app, this.res, error));
+    else this.answer(outcome);
+  }
+
+  abort() {
+    if (!this.settled) this.answer(failure(this.app, this.op, this.requestId, abortedRequest()));
+  }
+
+  answer(outcome: CallOutcome) {
+    this.settled = true;
+    try {
+      const json = recordCall(this.app, this.op, this.method, this.headers, this.pathname, this.started, outcome, () => this.text);
+      writeAnswer(this.res, outcome, json);
+    } catch (error) {
+      failed(this.app, this.res, error);
+    }
+  }
+}
+
+function onData(this: CallRequest, chunk: Buffer) {
+  this[CALL]?.chunk(chunk);
+}
+function onEnd(this: CallRequest) {
+  this[CALL]?.end();
+}
+function onAbort(this: CallRequest) {
+  this[CALL]?.abort();
 }
 
 /** What a failure outside `dispatch` (which answers every error itself) gets: the INTERNAL envelope. */
@@ -127,6 +194,10 @@ export function createRequestListener(app: AppContext, operations: readonly AnyO
       fallback(req, res);
       return;
     }
-    serveNode(app, op, req, res, pathname).catch((error: unknown) => failed(app, res, error));
+    try {
+      new NodeCall(app, op, req, res, pathname).start();
+    } catch (error) {
+      failed(app, res, error);
+    }
   };
 }

@@ -43,8 +43,11 @@ export interface Operation<A extends AuthKind = AuthKind, S extends z.ZodType = 
   /** `classic` wraps the handler's result as `{status:'success', ...}`; `direct` returns it as `result` itself. */
   envelope: E;
   // Method syntax on purpose: it lets the registry hold operations of every schema as `AnyOperation`.
-  handler(input: z.output<S>, ctx: ContextFor<A>): Promise<E extends 'classic' ? ClassicResult : unknown>;
+  // A handler with nothing to wait for may answer synchronously: the call then skips a promise turn.
+  handler(input: z.output<S>, ctx: ContextFor<A>): MaybePromise<E extends 'classic' ? ClassicResult : unknown>;
 }
+
+type MaybePromise<T> = T | Promise<T>;
 
 /** An operation is a value (DESIGN §3.1): the registry routes it, documents it and checks it has tests. */
 export function defineOperation<A extends AuthKind, S extends z.ZodType, E extends Envelope = 'classic'>(

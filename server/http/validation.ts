@@ -68,12 +68,16 @@ function withoutPeriod(message: string): string {
   return lowered.endsWith('.') ? lowered.slice(0, -1) : lowered;
 }
 
-/** Parses `data` with the operation's schema; the first problem becomes an INVALID_ARGUMENT naming the field. */
+/**
+ * Parses `data` with the operation's schema; the first problem becomes an INVALID_ARGUMENT naming the field.
+ * Valid input is parsed without options: zod 4's `reportInput` (the messages need the offending value) made
+ * every parse ~35x slower (0.76 vs 0.02 µs for ping's empty object), so only a failed parse is repeated with it.
+ */
 const PARSE_OPTIONS = { reportInput: true } as const;
 
 export function parseInput<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  const result = schema.safeParse(data, PARSE_OPTIONS);
+  const result = schema.safeParse(data);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const issue = schema.safeParse(data, { ...PARSE_OPTIONS }).error?.issues[0];
   throw new ApiError('INVALID_ARGUMENT', issue ? issueMessage(issue) : 'data is invalid.');
 }

@@ -6,7 +6,7 @@ export default defineOperation({
   auth: 'public',
   summary: 'Health check: answers pong with the server version.',
   input: z.object({}),
-  async handler(_input, ctx) {
+  handler(_input, ctx) {
     return { message: 'pong', data: { version: ctx.app.version } };
   },
 });

@@ -73,6 +73,37 @@ describe('the request listener', () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.message).toBe('Bad Request: Content-Type must be application/json.');
   });
 
+  it('reads header names in any case and a body sent in many chunks; a client gone mid-body leaves the server well', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(t.url);
+    const raw = (send: (socket: import('node:net').Socket) => void) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => send(socket));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+    const creds = t.credentials;
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'listener-org', createOrganization: true, documents: [{ documentId: 'x' }] });
+    const body = JSON.stringify({ data: { organizationId: 'listener-org', documentIds: ['x'] } });
+    const chunked = await raw((socket) => {
+      socket.write(`POST /v2/organizations/documents/get HTTP/1.1\r\nHost: localhost\r\nCONTENT-TYPE: application/json\r\nX-Svc-Api-Key: ${creds.apiKey}\r\nx-SVC-auth-TOKEN: ${creds.authToken}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+      // one byte per chunk, a few at a time
+      for (const ch of body) socket.write(`1\r\n${ch}\r\n`);
+      socket.end('0\r\n\r\n');
+    });
+    expect(chunked.split('\r\n')[0]).toBe('HTTP/1.1 200 ');
+    expect(chunked.slice(chunked.indexOf('\r\n\r\n') + 4)).toContain('"x"');
+
+    await raw((socket) => {
+      socket.write('POST /v2/ping HTTP/1.1\r\nHost: localhost\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"data":');
+      setTimeout(() => socket.destroy(), 50);
+    });
+    const after = await post('/v2/ping', '{"data":{}}');
+    expect(after.status).toBe(200);
+  });
+
   it('records direct calls in the request monitor with the path as called', async () => {
     const res = await post('/v2/ping?from=test', '{"data":{}}');
     const requestId = res.headers.get('x-request-id');
