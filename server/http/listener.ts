@@ -28,11 +28,20 @@ class NodeHeaders implements CallHeaders {
     let found: string | null = null;
     for (let i = 0; i < raw.length; i += 2) {
       const key = raw[i] as string;
-      if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue;
+      if (key.length !== name.length || (key !== name && !sameLowerCase(key, name))) continue;
       found = found === null ? (raw[i + 1] as string) : `${found}, ${raw[i + 1] as string}`;
     }
     return found;
   }
+}
+
+/** Whether `key` is `name` (lower case) in any case, without allocating a lower-cased copy. */
+function sameLowerCase(key: string, name: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== name.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /**
