@@ -24,6 +24,7 @@ const configFileSchema = z.strictObject({
   mailFrom: z.string().min(1).optional(),
   loginLinkAllowedHosts: z.array(z.string().min(1)).optional(),
   aiTimeoutMs: z.number().int().positive().optional(),
+  responseCacheMb: z.number().min(0).max(4096).optional(),
   webhookRetryScheduleMs: z.array(z.number().int().nonnegative()).min(1).max(20).optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
@@ -93,6 +94,7 @@ export function readConfigFile(path: string): ConfigOverrides {
     mailFrom: file.mailFrom,
     loginLinkAllowedHosts: file.loginLinkAllowedHosts,
     aiTimeoutMs: file.aiTimeoutMs,
+    responseCacheMb: file.responseCacheMb,
     webhooks: file.webhookRetryScheduleMs ? { retryScheduleMs: file.webhookRetryScheduleMs } : undefined,
   };
 }

@@ -19,6 +19,8 @@ export const configSchema = z.object({
   logLevel: z.enum(LOG_LEVELS),
   /** Largest accepted request body in bytes. */
   maxBodyBytes: z.number().int().positive(),
+  /** Memory for answers of read operations kept while the database is unchanged (http/response-cache.ts); 0 turns it off. */
+  responseCacheMb: z.number().min(0).max(4096),
   /** Outgoing mail: an SMTP URL (smtp://user:pass@host:port); mail is always kept in the local outbox too. */
   smtpUrl: z.string().optional(),
   mailFrom: z.string(),
@@ -72,6 +74,7 @@ export function defaultConfig(): Config {
     headerBrand: 'svc',
     logLevel: 'info',
     maxBodyBytes: 10 * 1024 * 1024,
+    responseCacheMb: 16,
     mailFrom: 'Hearth <no-reply@hearth.local>',
     loginLinkAllowedHosts: [],
     defaultOwnerEmail: 'owner@hearth.local',
@@ -135,6 +138,7 @@ export function configFromEnvAndArgs(
   if (portNumber !== undefined && !Number.isInteger(portNumber)) throw new Error(`Invalid configuration: port: "${port}" is not a whole number`);
   const logLevel = env.LOG_LEVEL?.toLowerCase();
   const aiTimeout = env.AI_TIMEOUT_MS ? Number(env.AI_TIMEOUT_MS) : undefined;
+  const responseCacheMb = env.RESPONSE_CACHE_MB ? Number(env.RESPONSE_CACHE_MB) : undefined;
   if (logLevel && !(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -146,6 +150,7 @@ export function configFromEnvAndArgs(
     logLevel: (logLevel || undefined) as LogLevel | undefined,
     smtpUrl: env.SMTP_URL || undefined,
     aiTimeoutMs: aiTimeout,
+    responseCacheMb,
     mailFrom: env.MAIL_FROM || undefined,
     webhooks: env.WEBHOOK_RETRY_SCHEDULE_MS
       ? { retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map((ms) => Number(ms.trim())) }

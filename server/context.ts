@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Monitor } from './admin/monitor.ts';
 import type { Tickets } from './admin/tickets.ts';
 import type { Config } from './config.ts';
+import type { ResponseCache } from './http/response-cache.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Db } from './db/client.ts';
 import type { PageTokens } from './db/pagination.ts';
@@ -37,6 +38,8 @@ export interface AppContext {
   closeDeliveries(): void;
   /** The last API calls, for the admin UI's request monitor. */
   monitor: Monitor;
+  /** Answers of read operations while the database is unchanged (http/response-cache.ts). */
+  responses: ResponseCache;
   /** Read-only websocket tickets the admin UI's CRDT inspector opens documents with. */
   uiTickets: Tickets;
   log: Logger;

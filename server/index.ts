@@ -27,6 +27,7 @@ import { sweepOrphanAttachments } from './services/recordings.ts';
 import { erasureQueue } from './services/user-data.ts';
 import { VERSION } from './version.ts';
 import { openDeliveryStore } from './webhooks/delivery-store.ts';
+import { ResponseCache } from './http/response-cache.ts';
 import { createWebhookDispatcher, offlineDispatcher } from './webhooks/dispatcher.ts';
 
 export { DATABASE_FILE };
@@ -59,6 +60,7 @@ export function openApp(config: Config): AppContext {
     jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
+    responses: new ResponseCache(sqlite, config.responseCacheMb * 1024 * 1024),
     uiTickets: createTickets(),
     config,
     db,

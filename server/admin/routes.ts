@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, userGroupMembers, userGroups, users } from '../db/schema.ts';
 import { webhookDeliveries } from '../webhooks/delivery-store.ts';
 import { readBody } from '../http/body.ts';
-import { dispatch, headerNames } from '../http/dispatch.ts';
+import { answerOf, dispatch, headerNames } from '../http/dispatch.ts';
 import { ApiError } from '../http/errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
@@ -153,7 +153,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     }
     const payload = JSON.stringify({ data: input.data ?? {} });
     const outcome = await dispatch(app, op, { method: 'POST', path: op.path, headers, clientIp: 'admin-ui', readBody: async () => payload });
-    return { status: outcome.status, requestId: outcome.requestId, body: outcome.body };
+    return { status: outcome.status, requestId: outcome.requestId, body: answerOf(outcome) };
   });
 
   const keysOf = (workspaceId: string) => app.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.workspaceId, workspaceId)).all().map((k) => k.id);

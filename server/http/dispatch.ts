@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
 import { ApiError, errorBody, httpStatusOf, INTERNAL_ERROR, invalid, resourceExhausted } from './errors.ts';
-import type { AnyOperation, RequestContext } from './operation.ts';
+import type { AnyOperation, ApiKeyRequestContext, RequestContext, WorkspaceRequestContext } from './operation.ts';
 import { parseInput } from './validation.ts';
 
 /** The request headers a call is read from: the Fetch API's `Headers`, or node:http's behind the same `get`. */
@@ -25,6 +25,8 @@ export interface CallOutcome {
   requestId: string;
   /** The request body was refused before it was read to the end. */
   bodyUnread?: boolean;
+  /** The answer's JSON text when it is already serialized (kept by the response cache); else `body` is serialized. */
+  json?: string;
 }
 
 /** The callable-function rules' answer (reference §1.2), with the reason after it so that the problem is named. */
@@ -174,6 +176,7 @@ export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCa
   try {
     const data = parseData(text);
     const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
+    if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
     const input = parseInput(op.input, data);
     const result: unknown = op.handler(input, ctx as never);
     if (result instanceof Promise) {
@@ -186,6 +189,40 @@ export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCa
   } catch (error) {
     return failure(app, op, requestId, error);
   }
+}
+
+/**
+ * A read operation's call through the response cache: the answer kept for the same caller and body while the
+ * database is unchanged, or computed (synchronously: an answer that takes a promise turn is not kept, since a
+ * write may land meanwhile) and kept.
+ */
+function cachedCall(app: AppContext, op: AnyOperation, ctx: RequestContext, data: unknown, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
+  const caller = (ctx as Partial<ApiKeyRequestContext>).apiKey?.id ?? (ctx as Partial<WorkspaceRequestContext>).workspace?.id ?? '';
+  // the exact body text: equal texts are equal requests (a differently spaced one is merely another entry)
+  const key = `${op.path}\u0000${caller}\u0000${text}`;
+  const kept = app.responses.get(key);
+  if (kept !== undefined) return { status: 200, body: KEPT, json: kept, requestId };
+  const stamp = app.responses.stamp();
+  const input = parseInput(op.input, data);
+  const result: unknown = op.handler(input, ctx as never);
+  if (result instanceof Promise) {
+    return result.then(
+      (value: unknown) => success(op, value, requestId),
+      (error: unknown) => failure(app, op, requestId, error),
+    );
+  }
+  const outcome = success(op, result, requestId);
+  outcome.json = JSON.stringify(outcome.body);
+  app.responses.set(key, outcome.json, stamp);
+  return outcome;
+}
+
+/** The body of an outcome answered with kept JSON text (`json`), which is what is sent. */
+const KEPT = Object.freeze({});
+
+/** An outcome's answer as an object, whether it was computed or kept as text by the response cache. */
+export function answerOf(outcome: CallOutcome): object {
+  return outcome.json !== undefined ? (JSON.parse(outcome.json) as object) : outcome.body;
 }
 
 function success(op: AnyOperation, result: unknown, requestId: string): CallOutcome {

@@ -56,7 +56,7 @@ export async function serveCall(app: AppContext, op: AnyOperation, call: Incomin
 
 /** Logs and records a finished call (request monitor); returns the answer's JSON text. */
 function recordCall(app: AppContext, op: AnyOperation, method: string, headers: CallHeaders, pathname: string, started: number, outcome: CallOutcome, requestText: () => string | undefined) {
-  const json = JSON.stringify(outcome.body);
+  const json = outcome.json ?? JSON.stringify(outcome.body);
   if (app.log.enabled('debug')) app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
   const names = headerNames(app.config.headerBrand);
   app.monitor.record(

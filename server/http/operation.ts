@@ -42,6 +42,11 @@ export interface Operation<A extends AuthKind = AuthKind, S extends z.ZodType = 
   input: S;
   /** `classic` wraps the handler's result as `{status:'success', ...}`; `direct` returns it as `result` itself. */
   envelope: E;
+  /**
+   * `read`: the answer depends only on the stored data, the caller's credentials and the body (no clock, no
+   * side effects), so it may be served again from the response cache while the database is unchanged.
+   */
+  cache?: 'read';
   // Method syntax on purpose: it lets the registry hold operations of every schema as `AnyOperation`.
   // A handler with nothing to wait for may answer synchronously: the call then skips a promise turn.
   handler(input: z.output<S>, ctx: ContextFor<A>): MaybePromise<E extends 'classic' ? ClassicResult : unknown>;

@@ -94,7 +94,7 @@ describe('hearth.config.json', () => {
       expect(result.code, text).toBe(2);
       expect(result.stderr.trim().split('\n'), text).toHaveLength(1);
       expect(result.stderr, text).toContain(message);
-      if (i === 0) expect(result.stderr).toContain('the keys are port, host, dataDir, headerBrand, logLevel, smtpUrl, mailFrom, loginLinkAllowedHosts, aiTimeoutMs, webhookRetryScheduleMs');
+      if (i === 0) expect(result.stderr).toContain('the keys are port, host, dataDir, headerBrand, logLevel, smtpUrl, mailFrom, loginLinkAllowedHosts, aiTimeoutMs, responseCacheMb, webhookRetryScheduleMs');
     }
     const missing = await runHearth(['--config', 'nope.json', '--port', '0'], { cwd, env: CLEAN_ENV });
     expect(missing).toMatchObject({ code: 2, stderr: `hearth: Config file ${join(cwd, 'nope.json')} does not exist\n` });

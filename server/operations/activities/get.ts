@@ -7,7 +7,8 @@ export default defineOperation({
   auth: 'apiKey',
   summary: 'Activity records filtered by document, target, features, action types, user or ids; newest first unless order asc.',
   input: activitiesGetInput,
-  async handler(input, ctx) {
+  cache: 'read',
+  handler(input, ctx) {
     const page = getActivities(ctx.app, ctx.apiKey.id, input);
     return { message: 'Activity(s) retrieved successfully.', data: page.items, pageToken: page.pageToken };
   },
