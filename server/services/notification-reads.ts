@@ -1,17 +1,24 @@
-// The reads of /v2/notifications/get on statements prepared once: the SQL is the text drizzle builds for the
-// same filters (so SQLite plans it the same, on the same indexes), kept per filter shape instead of being
-// rebuilt and recompiled on every call, and its rows are mapped here the way drizzle maps them (JSON columns
-// parsed, the boolean column as a boolean). Page and recipients are read in one read transaction: one
-// snapshot, and one read lock instead of two.
+// The read of /v2/notifications/get: one statement per filter shape, prepared once, that returns a page with the
+// recipients of each notification, and the answer objects built straight from its raw rows.
+//
+// - One statement, not a page query and a recipients query in a read transaction: a statement reads one
+//   snapshot by itself, so the transaction (BEGIN and COMMIT) and the second query with its up to 64 bound ids
+//   go. Each row carries its recipients as a JSON array from a correlated subquery that searches the recipients'
+//   primary key, the index the IN query searched, and so lists them in the same order (by user id).
+// - The page's WHERE and ORDER BY are the text drizzle builds for the same filters, so SQLite plans them the
+//   same, on the same indexes (notifications_document / _location by document, notification_recipients_user /
+//   _user_document by recipient; test/api/notifications/get-equivalence.test.ts checks the plans).
+// - Columns whose value the filters fix (the API key, the organization, the document of a by-document page) are
+//   not read back: every value better-sqlite3 hands to JavaScript costs a string, and an equality filter on a text
+//   column (BINARY collation) means the stored value is the bound one.
+// - Each row becomes the answer object at once, with describeNotification's keys in its order and its values
+//   (the same test compares the two byte for byte over varied data). Items of one answer share the metadata
+//   object (when the document is fixed) and the action user parsed from the same text: an answer is only
+//   serialized, never changed.
+import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Cursor } from '../db/pagination.ts';
-import type { notifications, StoredUser } from '../db/schema.ts';
-
-export type NotificationRow = typeof notifications.$inferSelect;
-export interface Recipient {
-  userId: string;
-  readAt: number | null;
-}
+import type { StoredUser } from '../db/schema.ts';
 
 export interface NotificationFilters {
   organizationId: string;
@@ -23,18 +30,87 @@ export interface NotificationFilters {
   order: 'asc' | 'desc';
 }
 
+/** One notification as /v2/notifications/get (and the notification.add event) describes it. */
+export interface NotificationItem {
+  id: string;
+  notificationSource: string;
+  notificationSourceData: Record<string, unknown>;
+  actionUser: StoredUser;
+  displayHeadlineMessageTemplate: string | null;
+  displayHeadlineMessageTemplateData: Record<string, unknown>;
+  displayBodyMessage: string | null;
+  isNotificationResolverUsed: boolean;
+  locationId: string | null;
+  context: { access: Record<string, string | number> } | null;
+  metadata: { apiKey: string; documentId: string; organizationId: string };
+  notifyUsers: Record<string, true>;
+  notifyUsersByUserId: Record<string, true>;
+  readByUserIds: string[];
+  timestamp: number;
+}
+
+// Every page describes each recipient with this digest: remembered, since the same users recur on every page.
+const userKeys = new Map<string, string>();
+const MAX_USER_KEYS = 10_000;
+
+/** The hosted service keys `notifyUsers` by the md5 hex of the userId. */
+export function userKey(userId: string): string {
+  let key = userKeys.get(userId);
+  if (key === undefined) {
+    key = createHash('md5').update(userId).digest('hex');
+    if (userKeys.size >= MAX_USER_KEYS) userKeys.clear();
+    userKeys.set(userId, key);
+  }
+  return key;
+}
+
 const N = '"notifications"';
 const R = '"notification_recipients"';
-const COLUMNS = ['api_key_id', 'organization_id', 'id', 'document_id', 'location_id', 'source', 'source_data', 'action_user', 'headline_template', 'headline_data', 'body', 'resolver', 'context_access', 'timestamp'];
-/** Recipients are read for this many notifications per statement; a bigger page takes several. */
-const RECIPIENT_CHUNK = 64;
+
+/** Raw columns in this order; then the recipients, and the document's id where the filters do not fix it. */
+const COLUMNS = ['id', 'location_id', 'source', 'source_data', 'action_user', 'headline_template', 'headline_data', 'body', 'resolver', 'context_access', 'timestamp'];
+const Col = {
+  Id: 0,
+  Location: 1,
+  Source: 2,
+  SourceData: 3,
+  ActionUser: 4,
+  HeadlineTemplate: 5,
+  HeadlineData: 6,
+  Body: 7,
+  Resolver: 8,
+  ContextAccess: 9,
+  Timestamp: 10,
+  /** the RECIPIENTS subquery */
+  Recipients: 11,
+  /** only when the filters do not fix the document */
+  Document: 12,
+} as const;
+
+/** The recipients of the row's notification as `[[userId, readAt], …]` by user id (`[]` when it has none). */
+const RECIPIENTS =
+  `(select json_group_array(json_array(r."user_id", r."read_at")) from ${R} r` +
+  ` where r."api_key_id" = ${N}."api_key_id" and r."organization_id" = ${N}."organization_id" and r."notification_id" = ${N}."id")`;
 
 const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
-/** The page query for one filter shape, with its parameters in the order its `?` appear. */
-function pageSql(shape: { byUser: boolean; document: boolean; location: boolean; cursor: boolean; descending: boolean; ids: number }): string {
+interface Shape {
+  byUser: boolean;
+  document: boolean;
+  location: boolean;
+  cursor: boolean;
+  descending: boolean;
+  ids: number;
+}
+
+/** The page statement for one filter shape, with its parameters in the order its `?` appear. */
+function pageSql(shape: Shape): string {
   const before = shape.descending ? '<' : '>';
   const direction = shape.descending ? 'desc' : 'asc';
+  // by document the filter fixes the notification's document; by recipient it filters the recipient row's copy
+  // (the same value while the rows agree, but the answer names the notification's)
+  const documentFixed = !shape.byUser;
+  const select = [...COLUMNS.map((c) => `${N}."${c}"`), RECIPIENTS, ...(documentFixed ? [] : [`${N}."document_id"`])].join(', ');
   if (shape.byUser) {
     const conditions = [`${R}."api_key_id" = ?`, `${R}."organization_id" = ?`, `${R}."user_id" = ?`];
     if (shape.cursor) conditions.push(`(${R}."timestamp" ${before} ? or (${R}."timestamp" = ? and ${R}."notification_id" ${before} ?))`);
@@ -42,7 +118,7 @@ function pageSql(shape: { byUser: boolean; document: boolean; location: boolean;
     if (shape.ids > 0) conditions.push(`${R}."notification_id" in (${placeholders(shape.ids)})`);
     if (shape.location) conditions.push(`${N}."location_id" = ?`);
     return (
-      `select ${COLUMNS.map((c) => `${N}."${c}"`).join(', ')} from ${R} inner join ${N} on (${N}."api_key_id" = ${R}."api_key_id" and ${N}."organization_id" = ${R}."organization_id" and ${N}."id" = ${R}."notification_id")` +
+      `select ${select} from ${R} inner join ${N} on (${N}."api_key_id" = ${R}."api_key_id" and ${N}."organization_id" = ${R}."organization_id" and ${N}."id" = ${R}."notification_id")` +
       ` where (${conditions.join(' and ')}) order by ${R}."timestamp" ${direction}, ${R}."notification_id" ${direction} limit ?`
     );
   }
@@ -50,33 +126,63 @@ function pageSql(shape: { byUser: boolean; document: boolean; location: boolean;
   if (shape.cursor) conditions.push(`(${N}."timestamp" ${before} ? or (${N}."timestamp" = ? and ${N}."id" ${before} ?))`);
   if (shape.location) conditions.push(`${N}."location_id" = ?`);
   if (shape.ids > 0) conditions.push(`${N}."id" in (${placeholders(shape.ids)})`);
-  return `select ${COLUMNS.map((c) => `"${c}"`).join(', ')} from ${N} where (${conditions.join(' and ')}) order by ${N}."timestamp" ${direction}, ${N}."id" ${direction} limit ?`;
+  return `select ${select} from ${N} where (${conditions.join(' and ')}) order by ${N}."timestamp" ${direction}, ${N}."id" ${direction} limit ?`;
 }
 
 type Row = unknown[];
 
-class NotificationStatements {
-  private readonly pages = new Map<string, Database.Statement<unknown[], Row>>();
-  private readonly recipients = new Map<number, Database.Statement<unknown[], Row>>();
-  readonly read: (apiKeyId: string, filters: NotificationFilters, cursor: Cursor | null) => { rows: NotificationRow[]; recipients: Map<string, Recipient[]> };
+const json = <T>(value: unknown): T | null => (value === null ? null : (JSON.parse(value as string) as T));
 
-  constructor(private readonly sqlite: Database.Database) {
-    this.read = sqlite.transaction((apiKeyId: string, filters: NotificationFilters, cursor: Cursor | null) => {
-      const rows = this.page(apiKeyId, filters, cursor);
-      const ids: string[] = [];
-      for (let i = 0; i < rows.length && i < filters.pageSize; i++) ids.push((rows[i] as NotificationRow).id);
-      return { rows, recipients: this.recipientsOf(apiKeyId, filters.organizationId, ids) };
-    }).deferred;
+/**
+ * `{ [key]: true }` for each key, in order: what Object.fromEntries gives (a `__proto__` key included, as an
+ * own property), without its entry arrays.
+ */
+function flags(keys: string[]): Record<string, true> {
+  const out: Record<string, true> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key === '__proto__') Object.defineProperty(out, key, { value: true, enumerable: true, writable: true, configurable: true });
+    else out[key] = true;
   }
+  return out;
+}
 
-  private page(apiKeyId: string, f: NotificationFilters, cursor: Cursor | null): NotificationRow[] {
+/** An item's recipient fields, from the `[[userId, readAt], …]` text of the page statement. */
+interface RecipientFields {
+  notifyUsers: Record<string, true>;
+  notifyUsersByUserId: Record<string, true>;
+  readByUserIds: string[];
+}
+
+function recipientFields(text: string): RecipientFields {
+  const recipients = JSON.parse(text) as Array<[string, number | null]>;
+  const userIds = new Array<string>(recipients.length);
+  const keys = new Array<string>(recipients.length);
+  const readBy: string[] = [];
+  for (let i = 0; i < recipients.length; i++) {
+    const [userId, readAt] = recipients[i] as [string, number | null];
+    userIds[i] = userId;
+    keys[i] = userKey(userId);
+    if (readAt !== null) readBy.push(userId);
+  }
+  return { notifyUsers: flags(keys), notifyUsersByUserId: flags(userIds), readByUserIds: readBy };
+}
+
+class NotificationStatements {
+  private readonly pages = new Map<string, { sql: string; statement: Database.Statement<unknown[], Row>; documentFixed: boolean }>();
+
+  constructor(private readonly sqlite: Database.Database) {}
+
+  /** The statement of the filters' shape (prepared on first use) and its parameters. */
+  statementFor(apiKeyId: string, f: NotificationFilters, cursor: Cursor | null) {
     const byUser = f.userId !== undefined && f.userId !== '';
-    const shape = { byUser, document: byUser && !!f.documentId, location: !!f.locationId, cursor: cursor !== null, descending: f.order === 'desc', ids: f.notificationIds?.length ?? 0 };
+    const shape: Shape = { byUser, document: byUser && !!f.documentId, location: !!f.locationId, cursor: cursor !== null, descending: f.order === 'desc', ids: f.notificationIds?.length ?? 0 };
     const key = `${+shape.byUser}${+shape.document}${+shape.location}${+shape.cursor}${+shape.descending}${shape.ids}`;
-    let statement = this.pages.get(key);
-    if (statement === undefined) {
-      statement = this.sqlite.prepare<unknown[], Row>(pageSql(shape)).raw();
-      this.pages.set(key, statement);
+    let page = this.pages.get(key);
+    if (page === undefined) {
+      const sql = pageSql(shape);
+      page = { sql, statement: this.sqlite.prepare<unknown[], Row>(sql).raw(), documentFixed: !byUser };
+      this.pages.set(key, page);
     }
     const params: unknown[] = [apiKeyId, f.organizationId];
     if (byUser) {
@@ -92,63 +198,75 @@ class NotificationStatements {
       if (f.notificationIds) params.push(...f.notificationIds);
     }
     params.push(f.pageSize + 1);
-    return statement.all(...params).map(toNotification);
+    return { page, params };
   }
 
-  private recipientsOf(apiKeyId: string, organizationId: string, ids: string[]): Map<string, Recipient[]> {
-    const byNotification = new Map<string, Recipient[]>();
-    for (let start = 0; start < ids.length; start += RECIPIENT_CHUNK) {
-      const chunk = ids.slice(start, start + RECIPIENT_CHUNK);
-      let statement = this.recipients.get(chunk.length);
-      if (statement === undefined) {
-        statement = this.sqlite
-          .prepare<unknown[], Row>(`select "notification_id", "user_id", "read_at" from ${R} where (${R}."api_key_id" = ? and ${R}."organization_id" = ? and ${R}."notification_id" in (${placeholders(chunk.length)}))`)
-          .raw();
-        this.recipients.set(chunk.length, statement);
-      }
-      for (const [notificationId, userId, readAt] of statement.all(apiKeyId, organizationId, ...chunk) as Array<[string, string, number | null]>) {
-        let list = byNotification.get(notificationId);
-        if (list === undefined) byNotification.set(notificationId, (list = []));
-        list.push({ userId, readAt });
-      }
+  read(apiKeyId: string, f: NotificationFilters, cursor: Cursor | null): NotificationItem[] {
+    const { page, params } = this.statementFor(apiKeyId, f, cursor);
+    const rows = page.statement.all(...params);
+    const items = new Array<NotificationItem>(rows.length);
+    // with the document fixed, every item of the page has the same metadata
+    const shared = page.documentFixed ? { apiKey: apiKeyId, documentId: f.documentId as string, organizationId: f.organizationId } : undefined;
+    // a page names a few acting users many times: each distinct text is parsed once per page
+    const actionUsers = new Map<string, StoredUser>();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as Row;
+      const text = row[Col.ActionUser] as string;
+      let actionUser = actionUsers.get(text);
+      if (actionUser === undefined) actionUsers.set(text, (actionUser = JSON.parse(text) as StoredUser));
+      items[i] = this.describe(row, actionUser, shared ?? { apiKey: apiKeyId, documentId: row[Col.Document] as string, organizationId: f.organizationId });
     }
-    return byNotification;
+    return items;
   }
-}
 
-const json = <T>(value: unknown): T | null => (value === null ? null : (JSON.parse(value as string) as T));
-
-/** A raw row in COLUMNS order as drizzle would give it. */
-function toNotification(row: Row): NotificationRow {
-  return {
-    apiKeyId: row[0] as string,
-    organizationId: row[1] as string,
-    id: row[2] as string,
-    documentId: row[3] as string,
-    locationId: row[4] as string | null,
-    source: row[5] as NotificationRow['source'],
-    sourceData: json<Record<string, unknown>>(row[6]),
-    actionUser: json<StoredUser>(row[7]) as StoredUser,
-    headlineTemplate: row[8] as string | null,
-    headlineData: json<Record<string, unknown>>(row[9]),
-    body: row[10] as string | null,
-    resolver: Number(row[11]) === 1,
-    contextAccess: json<Record<string, string | number>>(row[12]),
-    timestamp: row[13] as number,
-  };
+  /** describeNotification's object for a raw row: the same keys in the same order, the same values. */
+  private describe(row: Row, actionUser: StoredUser, metadata: NotificationItem['metadata']): NotificationItem {
+    const recipients = recipientFields(row[Col.Recipients] as string);
+    const contextAccess = json<Record<string, string | number>>(row[Col.ContextAccess]);
+    return {
+      id: row[Col.Id] as string,
+      notificationSource: row[Col.Source] as string,
+      notificationSourceData: json<Record<string, unknown>>(row[Col.SourceData]) ?? {},
+      actionUser,
+      displayHeadlineMessageTemplate: row[Col.HeadlineTemplate] as string | null,
+      displayHeadlineMessageTemplateData: json<Record<string, unknown>>(row[Col.HeadlineData]) ?? {},
+      displayBodyMessage: row[Col.Body] as string | null,
+      isNotificationResolverUsed: Number(row[Col.Resolver]) === 1,
+      locationId: row[Col.Location] as string | null,
+      context: contextAccess ? { access: contextAccess } : null,
+      metadata,
+      notifyUsers: recipients.notifyUsers,
+      notifyUsersByUserId: recipients.notifyUsersByUserId,
+      readByUserIds: recipients.readByUserIds,
+      timestamp: row[Col.Timestamp] as number,
+    };
+  }
 }
 
 const statementsBySqlite = new WeakMap<Database.Database, NotificationStatements>();
 
-/**
- * Up to `pageSize + 1` notifications after the cursor (the extra one tells whether a next page exists), and
- * the recipients of the first `pageSize` of them.
- */
-export function readNotificationPage(sqlite: Database.Database, apiKeyId: string, filters: NotificationFilters, cursor: Cursor | null) {
+function statementsOf(sqlite: Database.Database): NotificationStatements {
   let statements = statementsBySqlite.get(sqlite);
   if (statements === undefined) {
     statements = new NotificationStatements(sqlite);
     statementsBySqlite.set(sqlite, statements);
   }
-  return statements.read(apiKeyId, filters, cursor);
+  return statements;
+}
+
+/**
+ * Up to `pageSize + 1` notifications after the cursor (the extra one tells whether a next page exists), each
+ * described with its recipients.
+ */
+export function readNotificationPage(sqlite: Database.Database, apiKeyId: string, filters: NotificationFilters, cursor: Cursor | null): NotificationItem[] {
+  return statementsOf(sqlite).read(apiKeyId, filters, cursor);
+}
+
+/** SQLite's plan (EXPLAIN QUERY PLAN details) for the page statement of these filters: what the tests pin. */
+export function explainNotificationPage(sqlite: Database.Database, apiKeyId: string, filters: NotificationFilters, cursor: Cursor | null): string[] {
+  const { page, params } = statementsOf(sqlite).statementFor(apiKeyId, filters, cursor);
+  return sqlite
+    .prepare<unknown[], { detail: string }>(`explain query plan ${page.sql}`)
+    .all(...params)
+    .map((row) => row.detail);
 }

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { notificationsAddInput, notificationsDeleteInput, notificationsGetInput, notificationsUpdateInput } from '../../shared/schemas/feed.ts';
@@ -16,25 +16,14 @@ import type { ApiKeyRow } from './types.ts';
 import { contextAccessOf } from './permissions.ts';
 import { findUser, upsertUser } from './users.ts';
 import { readPageToken } from './paging.ts';
-import { readNotificationPage, type NotificationRow } from './notification-reads.ts';
+import { readNotificationPage, userKey, type NotificationItem } from './notification-reads.ts';
+
+export { userKey };
+
+type NotificationRow = typeof notifications.$inferSelect;
 
 type AddInput = z.output<typeof notificationsAddInput>;
 type Channel = 'ALL' | 'MINE' | 'NONE';
-
-// Every page describes each recipient with this digest: remembered, since the same users recur on every page.
-const userKeys = new Map<string, string>();
-const MAX_USER_KEYS = 10_000;
-
-/** The hosted service keys `notifyUsers` by the md5 hex of the userId. */
-export function userKey(userId: string): string {
-  let key = userKeys.get(userId);
-  if (key === undefined) {
-    key = createHash('md5').update(userId).digest('hex');
-    if (userKeys.size >= MAX_USER_KEYS) userKeys.clear();
-    userKeys.set(userId, key);
-  }
-  return key;
-}
 
 /** 16-digit numeric ids, like the hosted service's. */
 const newNotificationId = () => `${randomInt(1, 10)}${String(randomInt(0, 1e8)).padStart(8, '0')}${String(randomInt(0, 1e7)).padStart(7, '0')}`;
@@ -181,7 +170,11 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function describeNotification(row: NotificationRow, recipients: Array<{ userId: string; readAt: number | null }>) {
+/**
+ * A notification as the notification.add event describes it; /v2/notifications/get answers the same objects,
+ * built from its raw rows by notification-reads.ts (test/api/notifications/get-equivalence.test.ts compares).
+ */
+export function describeNotification(row: NotificationRow, recipients: Array<{ userId: string; readAt: number | null }>): NotificationItem {
   return {
     id: row.id,
     notificationSource: row.source,
@@ -209,9 +202,8 @@ export function getNotifications(app: AppContext, apiKeyId: string, input: z.out
   if (!input.documentId && !input.userId) throw invalid('Pass documentId or userId.');
   const scope = { op: 'notifications/get', apiKeyId, o: input.organizationId, d: input.documentId, l: input.locationId, u: input.userId, ids: input.notificationIds, order: input.order };
   const cursor = readPageToken(app, scope, input.pageToken, ['number', 'string']);
-  const { rows, recipients } = readNotificationPage(app.sqlite, apiKeyId, input, cursor);
-  const page = paginate(rows, input.pageSize, (row) => [row.timestamp, row.id], app.pageTokens, scope);
-  return { items: page.items.map((row) => describeNotification(row, recipients.get(row.id) ?? [])), pageToken: page.pageToken };
+  const items = readNotificationPage(app.sqlite, apiKeyId, input, cursor);
+  return paginate(items, input.pageSize, (item) => [item.timestamp, item.id], app.pageTokens, scope);
 }
 
 type Outcomes = Record<string, { success: boolean; message: string }>;

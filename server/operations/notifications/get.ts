@@ -7,7 +7,9 @@ export default defineOperation({
   auth: 'apiKey',
   summary: 'Notifications of a document (and location) or of a recipient, newest first unless order asc; keyset-paginated.',
   input: notificationsGetInput,
-  async handler(input, ctx) {
+  // the answer depends on the stored data, the caller's key and the body only (page tokens are deterministic)
+  cache: 'read',
+  handler(input, ctx) {
     const page = getNotifications(ctx.app, ctx.apiKey.id, input);
     return { message: 'Notification(s) retrieved successfully.', data: page.items, pageToken: page.pageToken };
   },

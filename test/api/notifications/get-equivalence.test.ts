@@ -1,0 +1,303 @@
+// /v2/notifications/get answers what a plain reading of the tables gives: every notification of the tenant that
+// matches the filters, ordered by (timestamp, id), cut into pages, each described by describeNotification (the
+// shape the notification.add event uses) with its recipients by user id. The read path builds its answer
+// another way (one statement per filter shape with the recipients in a subquery, items built from raw rows), so
+// this walks every filter combination, order and several page sizes over varied data and compares the
+// answers byte for byte, page tokens included. It also pins the statements' query plans.
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { and, asc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notificationsGetInput } from '../../../shared/schemas/feed.ts';
+import { notificationRecipients, notifications } from '../../../server/db/schema.ts';
+import { explainNotificationPage } from '../../../server/services/notification-reads.ts';
+import { describeNotification, getNotifications } from '../../../server/services/notifications.ts';
+import { createWorkspace } from '../../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+
+let t: TestServer;
+let other: Awaited<ReturnType<typeof createWorkspace>>;
+
+// '7' and '42' are integer-like keys (an object lists them first), '__proto__' must stay an own key, 'ｗide'
+// (U+FF57) sorts before '😀' in SQLite's byte order (UTF-8) but after it in JavaScript's (UTF-16).
+const PEOPLE = ['ann', 'bob', '42', '7', 'zoë', '😀', 'ｗide', '__proto__'];
+const CROWD = Array.from({ length: 120 }, (_, i) => `participant-${String(i).padStart(3, '0')}`);
+const TIE = 1_600_000_000_000;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  other = await createWorkspace(t);
+  const documents = [{ documentId: 'doc' }, { documentId: 'other' }];
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents });
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme2', createOrganization: true, documents });
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents }, other.headersK);
+
+  for (let i = 0; i < 60; i++) {
+    const resolver = i % 10 === 5;
+    const notifyUsers = PEOPLE.filter((_, p) => (i >> p) & 1 || (i + p) % 5 === 0).map((userId) => (i % 2 ? { userId, name: `Name of ${userId}` } : { userId }));
+    const data: Record<string, unknown> = {
+      organizationId: 'acme',
+      documentId: i % 3 === 0 ? 'other' : 'doc',
+      notificationId: i % 11 === 4 ? undefined : `n${String(i).padStart(2, '0')}`,
+      actionUser: i % 4 === 0 ? { userId: 'sys' } : { userId: 'ann', name: 'Ann', email: 'ann@example.com' },
+      isNotificationResolverUsed: resolver || undefined,
+      displayHeadlineMessageTemplate: resolver ? undefined : '{actionUser} mentioned you',
+      displayBodyMessage: resolver ? undefined : `#${i} "quoted" \\ back\nline \u2028 ✓ 😀 \u0001`,
+      notifyAll: false,
+      notifyUsers: i === 13 ? CROWD.map((userId) => ({ userId })) : i === 7 ? PEOPLE.map((userId) => ({ userId })) : notifyUsers,
+      locationId: [undefined, 'A', 'B', 'A'][i % 4],
+      notificationSource: i % 9 === 2 ? 'comment' : undefined,
+      notificationSourceData: i % 5 === 1 ? { commentId: `c${i}`, '10': 1, nested: { list: [1, 2.5, 'x', null], deep: { yes: true } } } : undefined,
+      displayHeadlineMessageTemplateData: i % 6 === 2 ? { actionUser: { userId: 'ann' }, count: i, '2': 'two' } : undefined,
+      context: i % 7 === 3 ? { access: { team: 'red', level: 2 } } : undefined,
+    };
+    const res = await t.callK('/v2/notifications/add', data);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // the same ids in another organization of the key and under another key, with other content
+    if (i % 4 === 1) {
+      await t.callK('/v2/notifications/add', { ...data, organizationId: 'acme2', displayBodyMessage: `acme2 #${i}` });
+      await t.callK('/v2/notifications/add', { ...data, displayBodyMessage: `tenant-b #${i}`, notifyUsers: [{ userId: 'ann' }] }, other.headersK);
+    }
+  }
+  await t.callK('/v2/notifications/update', {
+    organizationId: 'acme',
+    notifications: [
+      { id: 'n01', readByUserIds: ['ann', '42'] },
+      { id: 'n07', readByUserIds: ['__proto__', '😀', 'ｗide'] },
+      { id: 'n13', readByUserIds: ['participant-007'] },
+    ],
+  });
+
+  // Rows the API does not write: equal timestamps (the id breaks the tie, in SQLite's byte order), stored JSON
+  // that is not in JSON.stringify's form, a JSON null source, a falsy context, recipients with no user row.
+  const apiKeyId = t.credentials.apiKey;
+  const insert = t.server.app.sqlite.prepare(
+    `INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)
+     VALUES (?, 'acme', ?, 'doc', ?, 'custom', ?, ?, 'h', ?, ?, 0, ?, ?)`,
+  );
+  const recipient = t.server.app.sqlite.prepare("INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, 'acme', ?, ?, 'doc', ?, 1, ?)");
+  const ties: Array<[string, string | null, string | null, string, string | null, string | null]> = [
+    ['tie-b', 'A', null, '{"userId":"sys"}', null, null],
+    ['tie-a', null, 'null', '{ "userId" : "raw", "n" : 1.50, "u" : "\\u00e9", "1" : true }', '{"b":1,"a":[1.0,2e3]}', '0'],
+    ['tie-ｗ', 'A', '{"k":"v"}', '{"userId":"w"}', null, '{"team":"red"}'],
+    ['tie-😀', 'B', null, '{"userId":"e"}', '[]', null],
+    ['tie-A', null, null, '{"userId":"sys"}', null, '""'],
+  ];
+  for (const [id, location, sourceData, actionUser, headlineData, context] of ties) {
+    insert.run(apiKeyId, id, location, sourceData, actionUser, headlineData, `tie ${id}`, context, TIE);
+    recipient.run(apiKeyId, id, 'ann', TIE, id === 'tie-a' ? TIE + 5 : null);
+    if (id !== 'tie-A') recipient.run(apiKeyId, id, '😀', TIE, null);
+  }
+  // a recipient row that disagrees with its notification on the document: found through the recipient's,
+  // described with the notification's
+  insert.run(apiKeyId, 'drift', null, null, '{"userId":"sys"}', null, 'drift', null, TIE + 1);
+  t.server.app.sqlite.prepare("UPDATE notifications SET document_id = 'other' WHERE api_key_id = ? AND organization_id = 'acme' AND id = 'drift'").run(apiKeyId);
+  recipient.run(apiKeyId, 'drift', 'ann', TIE + 1, null);
+}, 60_000);
+afterAll(() => t.close());
+
+type Input = Record<string, unknown>;
+
+/** The pages a plain reading of the tables gives: items and the page token after each page. */
+function reference(apiKeyId: string, data: Input): Array<{ items: string; pageToken: string | null }> {
+  const input = notificationsGetInput.parse(data);
+  const app = t.server.app;
+  const rows = app.db.select().from(notifications).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId))).all();
+  const recipients = app.db
+    .select()
+    .from(notificationRecipients)
+    .where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, input.organizationId)))
+    .orderBy(asc(notificationRecipients.userId))
+    .all();
+  const recipientsOf = (id: string) => recipients.filter((r) => r.notificationId === id);
+  const matching = rows.filter((row) => {
+    if (input.userId) {
+      if (!recipientsOf(row.id).some((r) => r.userId === input.userId && (!input.documentId || r.documentId === input.documentId))) return false;
+    } else if (row.documentId !== input.documentId) return false;
+    if (input.locationId && row.locationId !== input.locationId) return false;
+    return !input.notificationIds || input.notificationIds.includes(row.id);
+  });
+  // (timestamp, id) as SQLite orders them: integers, then text by its UTF-8 bytes
+  matching.sort((a, b) => a.timestamp - b.timestamp || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id)));
+  if (input.order === 'desc') matching.reverse();
+  const scope = { op: 'notifications/get', apiKeyId, o: input.organizationId, d: input.documentId, l: input.locationId, u: input.userId, ids: input.notificationIds, order: input.order };
+  const pages = [];
+  for (let start = 0; start === 0 || start < matching.length; start += input.pageSize) {
+    const page = matching.slice(start, start + input.pageSize);
+    const last = page[page.length - 1];
+    const more = start + input.pageSize < matching.length;
+    pages.push({
+      items: JSON.stringify(page.map((row) => describeNotification(row, recipientsOf(row.id).map((r) => ({ userId: r.userId, readAt: r.readAt }))))),
+      pageToken: more && last ? app.pageTokens.encode(scope, [last.timestamp, last.id]) : null,
+    });
+  }
+  return pages;
+}
+
+/** Walks every page through the service, comparing each with the reference's; returns the items seen. */
+function compareWalk(apiKeyId: string, data: Input) {
+  const expected = reference(apiKeyId, data);
+  const seen: Array<{ id: string; displayBodyMessage: string | null }> = [];
+  let pageToken: string | undefined;
+  for (const [n, page] of expected.entries()) {
+    const got = getNotifications(t.server.app, apiKeyId, notificationsGetInput.parse({ ...data, pageToken }));
+    const label = `${JSON.stringify(data)} page ${n}`;
+    expect(JSON.stringify(got.items), label).toBe(page.items);
+    expect(got.pageToken, label).toBe(page.pageToken);
+    seen.push(...got.items);
+    pageToken = got.pageToken ?? undefined;
+  }
+  expect(pageToken).toBeUndefined();
+  return seen;
+}
+
+const SIZES = [1, 2, 7, 50, 1000];
+const ORDERS = ['desc', 'asc'];
+const IDS = [undefined, ['n03', 'n01', 'n02', 'n13', 'tie-a', 'tie-😀', 'tie-A', 'n59', 'missing']];
+
+describe('/v2/notifications/get answers what the tables say', () => {
+  it('by document, with and without location and ids, both orders, several page sizes', () => {
+    let walks = 0;
+    for (const organizationId of ['acme', 'acme2']) {
+      for (const documentId of ['doc', 'other', 'none']) {
+        for (const locationId of [undefined, 'A', 'B', 'Z']) {
+          for (const notificationIds of IDS) {
+            for (const order of ORDERS) {
+              for (const pageSize of SIZES) {
+                compareWalk(t.credentials.apiKey, { organizationId, documentId, locationId, notificationIds, order, pageSize });
+                walks++;
+              }
+            }
+          }
+        }
+      }
+    }
+    expect(walks).toBe(480);
+  });
+
+  it('by recipient, alone and narrowed to a document, a location and ids', () => {
+    for (const userId of [...PEOPLE, 'participant-007', 'nobody']) {
+      for (const documentId of [undefined, 'doc', 'none']) {
+        for (const locationId of [undefined, 'A']) {
+          for (const notificationIds of IDS) {
+            for (const order of ORDERS) {
+              for (const pageSize of [1, 3, 1000]) compareWalk(t.credentials.apiKey, { organizationId: 'acme', userId, documentId, locationId, notificationIds, order, pageSize });
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it('covers what it means to: ties, many recipients, read state, odd keys, the fields of every item kind', () => {
+    const all = getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc' })).items;
+    // the tie is broken by the id's bytes: 'tie-A' < 'tie-a' < 'tie-b' < 'tie-ｗ' < 'tie-😀' (newest first: reversed)
+    expect(all.filter((n) => n.timestamp === TIE).map((n) => n.id)).toEqual(['tie-😀', 'tie-ｗ', 'tie-b', 'tie-a', 'tie-A']);
+    const crowd = all.find((n) => n.id === 'n13')!;
+    expect(Object.keys(crowd.notifyUsersByUserId)).toEqual(CROWD);
+    expect(crowd.readByUserIds).toEqual(['participant-007']);
+    const odd = all.find((n) => n.id === 'n07')!;
+    expect(Object.keys(odd.notifyUsersByUserId)).toEqual(['7', '42', '__proto__', 'ann', 'bob', 'zoë', 'ｗide', '😀']);
+    expect(Object.getPrototypeOf(odd.notifyUsersByUserId)).toBe(Object.prototype);
+    expect(Object.keys(odd.notifyUsers)).toHaveLength(PEOPLE.length);
+    expect(odd.readByUserIds).toEqual(['__proto__', 'ｗide', '😀']);
+    const raw = all.find((n) => n.id === 'tie-a')!;
+    expect(JSON.stringify([raw.actionUser, raw.notificationSourceData, raw.displayHeadlineMessageTemplateData, raw.context])).toBe('[{"1":true,"userId":"raw","n":1.5,"u":"é"},{},{"b":1,"a":[1,2000]},null]');
+    expect(all.find((n) => n.id === 'tie-ｗ')!.context).toEqual({ access: { team: 'red' } });
+    const drift = getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', userId: 'ann', documentId: 'doc', notificationIds: ['drift'] })).items;
+    expect(drift.map((n) => n.metadata.documentId)).toEqual(['other']);
+    expect(all.some((n) => n.isNotificationResolverUsed) && all.some((n) => n.notificationSource === 'comment') && all.some((n) => Object.keys(n.notifyUsers).length === 0)).toBe(true);
+  });
+
+  it('keeps tenants and organizations apart even where their ids are the same', () => {
+    const tenantB = compareWalk(other.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 3 });
+    expect(tenantB.length).toBeGreaterThan(0);
+    expect(tenantB.every((n) => n.displayBodyMessage?.startsWith('tenant-b'))).toBe(true);
+    expect(compareWalk(other.apiKey, { organizationId: 'acme', userId: 'ann', pageSize: 2 }).every((n) => n.displayBodyMessage?.startsWith('tenant-b'))).toBe(true);
+    const acme2 = compareWalk(t.credentials.apiKey, { organizationId: 'acme2', userId: 'ann', pageSize: 1000 });
+    expect(acme2.length).toBeGreaterThan(0);
+    expect(acme2.every((n) => n.displayBodyMessage?.startsWith('acme2'))).toBe(true);
+    const mine = compareWalk(t.credentials.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 1000 });
+    expect(mine.some((n) => n.displayBodyMessage?.startsWith('tenant-b') || n.displayBodyMessage?.startsWith('acme2'))).toBe(false);
+  });
+
+  it('answers the same over HTTP, and a page read twice is the same page', async () => {
+    for (const data of [{ organizationId: 'acme', documentId: 'doc', pageSize: 7 }, { organizationId: 'acme', userId: '😀', order: 'asc', pageSize: 4 }]) {
+      const [first] = reference(t.credentials.apiKey, data);
+      for (let i = 0; i < 2; i++) {
+        const res = await t.callK('/v2/notifications/get', data);
+        expect(res.body.result).toEqual({ status: 'success', message: 'Notification(s) retrieved successfully.', data: JSON.parse(first!.items), pageToken: first!.pageToken });
+      }
+    }
+  });
+
+  it('reads a notification changed since the last read as it is now', async () => {
+    const read = () => getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc', notificationIds: ['n02'] })).items[0]!;
+    const before = read();
+    await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{ id: 'n02', readByUserIds: ['bob'], actionUser: { userId: 'bob', name: 'Bob' } }] });
+    const after = read();
+    expect(after.readByUserIds).toEqual(['bob']);
+    expect(after.actionUser).toEqual({ userId: 'bob', name: 'Bob' });
+    expect(before.readByUserIds).toEqual([]);
+    compareWalk(t.credentials.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 5 });
+  });
+
+  it('plans every filter shape on its index, without sorting', () => {
+    const plan = (data: Input, cursor: [number, string] | null = null) => explainNotificationPage(t.server.app.sqlite, t.credentials.apiKey, notificationsGetInput.parse(data), cursor).join(' | ');
+    const recipients = 'SEARCH r USING INDEX sqlite_autoindex_notification_recipients_1 (api_key_id=? AND organization_id=? AND notification_id=?)';
+    for (const cursor of [null, [TIE, 'n00'] as [number, string]]) {
+      for (const order of ORDERS) {
+        const shapes: Array<[Input, string]> = [
+          [{ documentId: 'doc' }, 'SEARCH notifications USING INDEX notifications_document (api_key_id=? AND organization_id=? AND document_id=?)'],
+          [{ documentId: 'doc', locationId: 'A' }, 'SEARCH notifications USING INDEX notifications_location (api_key_id=? AND organization_id=? AND document_id=? AND location_id=?)'],
+          [{ userId: 'ann' }, 'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user (api_key_id=? AND organization_id=? AND user_id=?)'],
+          [{ userId: 'ann', locationId: 'A' }, 'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user (api_key_id=? AND organization_id=? AND user_id=?)'],
+          [{ userId: 'ann', documentId: 'doc' }, 'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user_document (api_key_id=? AND organization_id=? AND user_id=? AND document_id=?)'],
+        ];
+        for (const [filters, page] of shapes) {
+          const got = plan({ organizationId: 'acme', order, pageSize: 50, ...filters }, cursor);
+          expect(got.startsWith(page), got).toBe(true);
+          expect(got).toContain(recipients);
+          expect(got).not.toMatch(/\bSCAN\b|TEMP B-TREE/);
+        }
+        // at most 30 ids: looked up one by one by primary key
+        expect(plan({ organizationId: 'acme', order, pageSize: 50, documentId: 'doc', notificationIds: ['a', 'b'] }, cursor)).not.toMatch(/\bSCAN\b/);
+        expect(plan({ organizationId: 'acme', order, pageSize: 50, userId: 'ann', notificationIds: ['a', 'b'] }, cursor)).not.toMatch(/\bSCAN\b/);
+      }
+    }
+  });
+
+  it('shows every write on the next read of a polled page, whoever wrote it (the response cache keeps answers)', async () => {
+    const data = { organizationId: 'poll', documentId: 'doc', pageSize: 3 };
+    const poll = async () => {
+      const res = await t.callK('/v2/notifications/get', data);
+      expect(res.status).toBe(200);
+      const [first] = reference(t.credentials.apiKey, data);
+      expect(res.body.result).toEqual({ status: 'success', message: 'Notification(s) retrieved successfully.', data: JSON.parse(first!.items), pageToken: first!.pageToken });
+      return res.body.result.data as Array<{ id: string; displayBodyMessage: string; readByUserIds: string[] }>;
+    };
+    const add = (notificationId: string) =>
+      t.callK('/v2/notifications/add', { organizationId: 'poll', createOrganization: true, documentId: 'doc', createDocument: true, notificationId, actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: notificationId, notifyAll: false, notifyUsers: [{ userId: 'ann' }] });
+    await add('p1');
+    expect((await poll()).map((n) => n.id)).toEqual(['p1']);
+    expect((await poll()).map((n) => n.id)).toEqual(['p1']);
+    expect(t.server.app.responses.size).toBeGreaterThan(0);
+    await add('p2');
+    expect((await poll()).map((n) => n.id)).toEqual(['p2', 'p1']);
+    await t.callK('/v2/notifications/update', { organizationId: 'poll', notifications: [{ id: 'p1', readByUserIds: ['ann'] }] });
+    expect((await poll())[1]!.readByUserIds).toEqual(['ann']);
+    // another connection to the file (the CLI, an import)
+    const elsewhere = new Database(join(t.dataDir, 'hearth.db'));
+    try {
+      elsewhere.pragma('busy_timeout = 5000');
+      elsewhere.prepare("UPDATE notifications SET body = 'changed elsewhere' WHERE organization_id = 'poll' AND id = 'p2'").run();
+    } finally {
+      elsewhere.close();
+    }
+    expect((await poll())[0]!.displayBodyMessage).toBe('changed elsewhere');
+    await t.callK('/v1/notifications/delete', { organizationId: 'poll', notificationIds: ['p2'] });
+    expect((await poll()).map((n) => n.id)).toEqual(['p1']);
+    // another key asking with the same body is not answered from this key's page
+    expect((await t.callK('/v2/notifications/get', data, other.headersK)).body.result.data).toEqual([]);
+  });
+});
