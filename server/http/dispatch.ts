@@ -25,8 +25,8 @@ export interface CallOutcome {
   requestId: string;
   /** The request body was refused before it was read to the end. */
   bodyUnread?: boolean;
-  /** The answer's JSON text when it is already serialized (kept by the response cache); else `body` is serialized. */
-  json?: string;
+  /** The answer as UTF-8 JSON when it is already serialized (kept by the response cache); else `body` is serialized. */
+  json?: Buffer;
 }
 
 /** The callable-function rules' answer (reference §1.2), with the reason after it so that the problem is named. */
@@ -212,7 +212,8 @@ function cachedCall(app: AppContext, op: AnyOperation, ctx: RequestContext, data
     );
   }
   const outcome = success(op, result, requestId);
-  outcome.json = JSON.stringify(outcome.body);
+  // kept as UTF-8 bytes: a kept answer is then sent without encoding (or measuring) a long string again
+  outcome.json = Buffer.from(JSON.stringify(outcome.body));
   app.responses.set(key, outcome.json, stamp);
   return outcome;
 }
@@ -222,7 +223,7 @@ const KEPT = Object.freeze({});
 
 /** An outcome's answer as an object, whether it was computed or kept as text by the response cache. */
 export function answerOf(outcome: CallOutcome): object {
-  return outcome.json !== undefined ? (JSON.parse(outcome.json) as object) : outcome.body;
+  return outcome.json !== undefined ? (JSON.parse(outcome.json.toString('utf8')) as object) : outcome.body;
 }
 
 function success(op: AnyOperation, result: unknown, requestId: string): CallOutcome {

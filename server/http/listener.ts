@@ -56,7 +56,7 @@ export async function serveCall(app: AppContext, op: AnyOperation, call: Incomin
 
 /** Logs and records a finished call (request monitor); returns the answer's JSON text. */
 function recordCall(app: AppContext, op: AnyOperation, method: string, headers: CallHeaders, pathname: string, started: number, outcome: CallOutcome, requestText: () => string | undefined) {
-  const json = outcome.json ?? JSON.stringify(outcome.body);
+  const json: string | Buffer = outcome.json ?? JSON.stringify(outcome.body);
   if (app.log.enabled('debug')) app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
   const names = headerNames(app.config.headerBrand);
   app.monitor.record(
@@ -69,13 +69,14 @@ function recordCall(app: AppContext, op: AnyOperation, method: string, headers: 
       caller: headers.get(names.apiKey) ?? headers.get(names.workspaceId),
       requestId: outcome.requestId,
     },
-    () => ({ request: requestText() ?? '', response: json }),
+    () => ({ request: requestText() ?? '', response: typeof json === 'string' ? json : json.toString('utf8') }),
   );
   return json;
 }
 
-function writeAnswer(res: ServerResponse, outcome: CallOutcome, json: string) {
-  const head = ['content-type', JSON_CONTENT_TYPE, 'x-request-id', outcome.requestId, 'content-length', String(Buffer.byteLength(json))];
+function writeAnswer(res: ServerResponse, outcome: CallOutcome, json: string | Buffer) {
+  const length = typeof json === 'string' ? Buffer.byteLength(json) : json.length;
+  const head = ['content-type', JSON_CONTENT_TYPE, 'x-request-id', outcome.requestId, 'content-length', String(length)];
   // A rejected oversized body is left unread; closing the connection is cheaper than draining it.
   if (outcome.bodyUnread) head.unshift('connection', 'close');
   // An empty reason phrase, as the h3 way writes it.

@@ -1,5 +1,5 @@
 // Answers of read operations, kept as JSON text while the database has not changed. A client polling the same
-// page (a notification feed, a document list) gets the bytes computed for the first poll, without running the
+// page (a notification feed, a document list) gets the bytes computed for the first poll (kept as UTF-8), without running the
 // query and serializing the page again. The rule that makes this exact is the credentials cache's: any write to
 // the database drops every answer — this connection's own writes show in `total_changes()`, other connections'
 // and processes' (the CLI, an import) in `PRAGMA data_version`. An answer is kept only if nothing was written
@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3';
 
 export class ResponseCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, Buffer>();
   private bytes = 0;
   private changes = -1;
   private version = -1;
@@ -41,27 +41,27 @@ export class ResponseCache {
     return `${changes}:${version}`;
   }
 
-  /** The answer kept for `key`, if the database is as it was when the answer was computed. */
-  get(key: string): string | undefined {
+  /** The answer kept for `key` (UTF-8 JSON), if the database is as it was when the answer was computed. */
+  get(key: string): Buffer | undefined {
     this.stamp();
     return this.entries.get(key);
   }
 
   /** Keeps `json` for `key` if the database is still as `stamp` (read before computing it) says. */
-  set(key: string, json: string, stamp: string) {
-    // key and answer are UTF-16 in memory: two bytes a character
-    const size = (key.length + json.length) * 2;
+  set(key: string, json: Buffer, stamp: string) {
+    // the key is UTF-16 in memory (two bytes a character), the answer UTF-8 bytes
+    const size = key.length * 2 + json.length;
     if (size > this.maxBytes / 8 || this.stamp() !== stamp) return;
     const previous = this.entries.get(key);
     if (previous !== undefined) {
       this.entries.delete(key);
-      this.bytes -= (key.length + previous.length) * 2;
+      this.bytes -= key.length * 2 + previous.length;
     }
     while (this.bytes + size > this.maxBytes) {
       const oldest = this.entries.entries().next().value;
       if (oldest === undefined) break;
       this.entries.delete(oldest[0]);
-      this.bytes -= (oldest[0].length + oldest[1].length) * 2;
+      this.bytes -= oldest[0].length * 2 + oldest[1].length;
     }
     this.entries.set(key, json);
     this.bytes += size;
