@@ -123,26 +123,7 @@ class NodeCall {
       this.answer(failure(this.app, this.op, this.requestId, error));
       return;
     }
-    // A small call's body usually arrives in the same read as its headers: by the time this turn's microtasks
-    // run, the parser has buffered all of it, and reading it then skips the stream's flowing machinery (a tick to
-    // resume, one to end, four listeners). Otherwise (a body still arriving) the listeners read it.
-    queueMicrotask(() => {
-      try {
-        this.readBody();
-      } catch (error) {
-        failed(this.app, this.res, error);
-      }
-    });
-  }
-
-  private readBody() {
     const req = this.req as CallRequest;
-    if (req.complete) {
-      const buffered = req.read() as Buffer | null;
-      if (buffered !== null) this.chunk(buffered);
-      this.end();
-      return;
-    }
     req[CALL] = this;
     req.on('data', onData);
     req.once('end', onEnd);
