@@ -247,7 +247,7 @@ export function createWebhookDispatcher(
       tx.update(webhookEvents).set({ availableAt: resolved.postponeUntil }).where(where).run();
       return false;
     }
-    const who = resolved ? subscribers(tx, row.apiKeyId, resolved.event.type, resolved.event.basic !== undefined) : { advanced: false, basic: false };
+    const who = resolved ? subscribers(tx, row.apiKeyId, resolved.event.type, resolved.event.basic !== undefined, resolved.event) : { advanced: false, basic: false };
     if (!resolved || (!who.advanced && !who.basic)) {
       tx.update(webhookEvents).set({ dispatchedAt: now }).where(where).run();
       return false;

@@ -70,17 +70,31 @@ function connection(tx: Db): Database.Database {
   return (tx as unknown as { session: { client: Database.Database } }).session.client;
 }
 
-const ADVANCED_SUBSCRIBED =
-  'SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0) AS advanced';
+/**
+ * Whether a live endpoint would take the event: the filters the worker applies when it fans an event out
+ * (engine.ts), on the same stored JSON arrays (NULL or JSON null: no filter; channels: the event's organization
+ * or document). An event no endpoint takes is not written, and a debounced one is not opened: resolving it costs
+ * the main thread a read of the whole document every few seconds while it is edited (crdt/events.ts).
+ */
+const ADVANCED_SUBSCRIBED = `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
+  WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0
+  AND (e.filter_types IS NULL OR json_type(e.filter_types) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.filter_types) WHERE value = ?))
+  AND (e.channels IS NULL OR json_type(e.channels) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.channels) WHERE value IN (?, ?)))) AS advanced`;
 const KEY_SETTINGS = 'SELECT settings FROM api_keys WHERE id = ?';
 const INSERT_EVENT =
   'INSERT INTO webhook_events (id, api_key_id, type, organization_id, document_id, payload, basic_payload, dedupe_key, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const PENDING_DEBOUNCED = 'SELECT id FROM webhook_events WHERE api_key_id = ? AND dedupe_key = ? AND dispatched_at IS NULL';
 
+/** Where an event is about: an endpoint's `channels` match its organization or its document. */
+export interface EventChannels {
+  organizationId?: string | null | undefined;
+  documentId?: string | null | undefined;
+}
+
 /** Who would receive an event of this type now: advanced endpoints, basic URLs, or nobody (nothing is written). */
-export function subscribers(tx: Db, apiKeyId: string, type: WebhookEventType, hasBasicForm: boolean): { advanced: boolean; basic: boolean } {
+export function subscribers(tx: Db, apiKeyId: string, type: WebhookEventType, hasBasicForm: boolean, channels: EventChannels): { advanced: boolean; basic: boolean } {
   const sqlite = connection(tx);
-  const advanced = (sqlite.prepare(ADVANCED_SUBSCRIBED).get(apiKeyId) as { advanced: number } | undefined)?.advanced === 1;
+  const advanced = (sqlite.prepare(ADVANCED_SUBSCRIBED).get(apiKeyId, type, channels.organizationId || null, channels.documentId || null) as { advanced: number } | undefined)?.advanced === 1;
   let basic = false;
   if (hasBasicForm) {
     const row = sqlite.prepare(KEY_SETTINGS).get(apiKeyId) as { settings: string } | undefined;
@@ -141,7 +155,7 @@ export function basicPayload(event: DomainEvent) {
  * not at all, and a crash after the commit cannot lose it. Nothing is written when no webhook would receive it.
  */
 export function emitEvent(tx: Db, event: DomainEvent): string | null {
-  const who = subscribers(tx, event.apiKeyId, event.type, event.basic !== undefined);
+  const who = subscribers(tx, event.apiKeyId, event.type, event.basic !== undefined, event);
   if (!who.advanced && !who.basic) return null;
   const id = newMessageId();
   const now = Date.now();
@@ -158,7 +172,7 @@ export function emitEvent(tx: Db, event: DomainEvent): string | null {
  * subscribes.
  */
 export function openDebouncedEvent(tx: Db, event: { apiKeyId: string; type: WebhookEventType; organizationId: string; documentId: string; dedupeKey: string; createdAt: number; availableAt: number }): boolean {
-  const who = subscribers(tx, event.apiKeyId, event.type, true);
+  const who = subscribers(tx, event.apiKeyId, event.type, true, event);
   if (!who.advanced && !who.basic) return false;
   const sqlite = connection(tx);
   if (sqlite.prepare(PENDING_DEBOUNCED).get(event.apiKeyId, event.dedupeKey)) return true;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { createSecrets, loadOrCreateMasterKey } from '../security/secrets.ts';
-import { openDeliveryFile } from './delivery-file.ts';
+import { DELIVERY_CACHE_KIB, openDeliveryFile } from './delivery-file.ts';
 import { createDeliveryEngine } from './engine.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 
@@ -17,6 +17,8 @@ const post = (message: FromWorker) => port.postMessage(message);
 const mainSqlite = new Database(join(data.dataDir, data.databaseFile));
 mainSqlite.pragma('busy_timeout = 5000');
 mainSqlite.pragma('query_only = ON');
+// Its reads are the outbox's pending tail and a few configuration rows (see delivery-file.ts on the cache bound).
+mainSqlite.pragma(`cache_size = -${DELIVERY_CACHE_KIB}`);
 const store = openDeliveryFile(data.dataDir, { readOnly: false });
 
 let nextWrite = 0;
