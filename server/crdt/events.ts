@@ -94,13 +94,21 @@ export function crdtEventResolver(db: Db, config: Pick<Config, 'webhooks'>) {
     const key = keyOf(row.apiKeyId, row.dedupeKey);
     if (!key) return null;
     const now = Date.now();
-    const crdtData = storedCrdtItem(db, key);
-    if (!crdtData) return null;
-    const lastChange = Date.parse(crdtData.lastUpdate);
+    // The time of the last change decides first: the document is rebuilt from storage only for the event itself,
+    // not on each postponement while it is being edited (a large document every few seconds, all garbage).
+    const stored = db
+      .select({ updatedAt: crdtDocuments.updatedAt })
+      .from(crdtDocuments)
+      .where(and(eq(crdtDocuments.apiKeyId, key.apiKeyId), eq(crdtDocuments.organizationId, key.organizationId), eq(crdtDocuments.documentId, key.documentId), eq(crdtDocuments.editorId, key.editorId)))
+      .get();
+    if (!stored) return null;
+    const lastChange = stored.updatedAt;
     // A follow-up opened when a burst was cut (below) with no change since: nothing new to report. (A row opened
     // by a change has its createdAt equal to that change's time.)
     if (lastChange < row.createdAt) return null;
     if (now < lastChange + debounce && now < row.createdAt + maxWait) return { postponeUntil: Math.min(lastChange + debounce, row.createdAt + maxWait) };
+    const crdtData = storedCrdtItem(db, key);
+    if (!crdtData) return null;
     const actionUser = crdtData.lastUpdatedBy ? { userId: crdtData.lastUpdatedBy } : null;
     // Cut by the maximum wait while edits go on: the next event covers what comes after this one.
     const stillEditing = now < lastChange + debounce;
