@@ -1,13 +1,14 @@
 // Credentials verified by an earlier call, kept so that the next call with the same pair skips the keyed
-// digest (HMAC) and the two lookups. Any write to the database drops them all: this connection's own writes
-// show in `total_changes()`, other connections' and processes' (the CLI resetting a token while the server
-// runs) in `PRAGMA data_version`. A reset, rotated or deleted token, or a changed or deleted key, is thus
-// refused or seen as it is now by the very next call, never answered from what was true before.
+// digest (HMAC) and the two lookups. Any write to the database drops them all (change-stamp.ts): this
+// connection's own writes at once, other connections' and processes' (the CLI resetting a token while the
+// server runs) for every call that arrives after them. A reset, rotated or deleted token, or a changed or
+// deleted key, is thus refused or seen as it is now by the next call, never answered from what was true before.
 import type Database from 'better-sqlite3';
 import type { AppContext } from '../context.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
 import type { ApiKeyRow, WorkspaceRow } from '../services/types.ts';
 import { authenticateWorkspace } from '../services/workspaces.ts';
+import { changeStampOf, type ChangeStamp } from './change-stamp.ts';
 
 /** Enough for every key a local backend serves at once; past it the cache starts over (no LRU bookkeeping). */
 const MAX_ENTRIES = 1024;
@@ -23,14 +24,11 @@ function deepFreeze<T>(value: T): T {
 
 export class VerifiedCredentials<T> {
   private readonly entries = new Map<string, T>();
-  private changes = -1;
-  private version = -1;
-  private readonly totalChanges: Database.Statement<[], number>;
-  private readonly dataVersion: Database.Statement<[], number>;
+  private generation = -1;
+  private readonly stamp: ChangeStamp;
 
   constructor(sqlite: Database.Database) {
-    this.totalChanges = sqlite.prepare<[], number>('SELECT total_changes()').pluck();
-    this.dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
+    this.stamp = changeStampOf(sqlite);
   }
 
   /**
@@ -38,12 +36,10 @@ export class VerifiedCredentials<T> {
    * was verified. `verify` throws on bad credentials; nothing is kept then.
    */
   get(id: string, secret: string, verify: () => T): T {
-    const changes = this.totalChanges.get() as number;
-    const version = this.dataVersion.get() as number;
-    if (changes !== this.changes || version !== this.version) {
+    const generation = this.stamp.current();
+    if (generation !== this.generation) {
       this.entries.clear();
-      this.changes = changes;
-      this.version = version;
+      this.generation = generation;
     }
     // Header values cannot hold a NUL, so the pair maps to one key unambiguously.
     const key = `${id}\u0000${secret}`;

@@ -1,0 +1,55 @@
+// Whether the database changed, for the caches that answer from memory (credentials, read answers). This
+// connection's own writes show in `total_changes()`, a counter in memory, looked at on every call. Other
+// connections' and processes' commits (the CLI, an import) show in `PRAGMA data_version`, which opens a read
+// transaction (two file-lock syscalls); it is looked at once per event-loop turn, at the first look in the turn.
+// A commit made elsewhere is therefore seen by every call that arrives after it (its request is read in a later
+// turn); a call already being handled in the same turn as that commit was under way before it anyway.
+import type Database from 'better-sqlite3';
+
+export class ChangeStamp {
+  private generation = 0;
+  private changes = -1;
+  private version = -1;
+  private versionLooked = false;
+  private readonly totalChanges: Database.Statement<[], number>;
+  private readonly dataVersion: Database.Statement<[], number>;
+  private readonly nextTurn = () => {
+    this.versionLooked = false;
+  };
+
+  constructor(sqlite: Database.Database) {
+    this.totalChanges = sqlite.prepare<[], number>('SELECT total_changes()').pluck();
+    this.dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
+  }
+
+  /** A number that changes whenever the database may have changed since the last look. */
+  current(): number {
+    if (!this.versionLooked) {
+      this.versionLooked = true;
+      setImmediate(this.nextTurn).unref();
+      const version = this.dataVersion.get() as number;
+      if (version !== this.version) {
+        this.version = version;
+        this.generation++;
+      }
+    }
+    const changes = this.totalChanges.get() as number;
+    if (changes !== this.changes) {
+      this.changes = changes;
+      this.generation++;
+    }
+    return this.generation;
+  }
+}
+
+const stamps = new WeakMap<Database.Database, ChangeStamp>();
+
+/** The one stamp of a connection, shared by its caches. */
+export function changeStampOf(sqlite: Database.Database): ChangeStamp {
+  let stamp = stamps.get(sqlite);
+  if (stamp === undefined) {
+    stamp = new ChangeStamp(sqlite);
+    stamps.set(sqlite, stamp);
+  }
+  return stamp;
+}
