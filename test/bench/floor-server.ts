@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { H3, toNodeHandler } from 'h3';
 
 const result = { result: { status: 'success', message: 'pong', data: { version: 'floor' } } };
-const body = JSON.stringify(result);
 const kind = process.argv[2];
+// `page`: a bare node:http handler answering a fixed body of PAGE_BYTES bytes (what any server answering a page
+// of that size costs here: the copy through the kernel and the client's reading of it)
+const body = kind === 'page' ? JSON.stringify({ result: { data: 'x'.repeat(Math.max(0, Number(process.env.PAGE_BYTES) - 22)) } }) : JSON.stringify(result);
 const handler =
   kind === 'h3'
     ? toNodeHandler(new H3().post('/v2/ping', () => result))

@@ -60,6 +60,13 @@ export async function run(): Promise<Row[]> {
     // as a polling client sees it (the same page again: the response cache answers while nothing is written),
     // then on the same data dir with the cache off, every answer computed.
     const page = JSON.stringify({ data: { organizationId: 'bench', documentId: 'doc-3', pageSize: 50 } });
+    // the ceiling for any server answering a page of this size on this machine: a fixed body of the same bytes
+    const pageBytes = (await (await fetch(small.url + '/v2/notifications/get', { method: 'POST', headers: { 'content-type': 'application/json', ...small.headers }, body: page })).arrayBuffer()).byteLength;
+    const pageFloorServer = await startChild(['test/bench/floor-server.ts', 'page'], { PAGE_BYTES: String(pageBytes) });
+    started.push(pageFloorServer);
+    const pageFloor = await load(pageFloorServer.url, '/v2/ping', ping);
+    rows.push({ scenario: `floor: bare node:http answering a fixed body of the page's size (${pageBytes.toLocaleString('en-US')} bytes)`, ...pageFloor, baseline: h3Baseline });
+    await stopChild(pageFloorServer.child);
     const latency: Record<'cached' | 'computed', number[]> = { cached: [], computed: [] };
     for (const [i, first] of [small, large].entries()) {
       const size = label(SIZES[i]!);
