@@ -179,12 +179,7 @@ export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCa
     if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
     const input = parseInput(op.input, data);
     const result: unknown = op.handler(input, ctx as never);
-    if (result instanceof Promise) {
-      return result.then(
-        (value: unknown) => success(op, value, requestId),
-        (error: unknown) => failure(app, op, requestId, error),
-      );
-    }
+    if (result instanceof Promise) return settled(app, op, requestId, result);
     return success(op, result, requestId);
   } catch (error) {
     return failure(app, op, requestId, error);
@@ -205,17 +200,20 @@ function cachedCall(app: AppContext, op: AnyOperation, ctx: RequestContext, data
   const stamp = app.responses.stamp();
   const input = parseInput(op.input, data);
   const result: unknown = op.handler(input, ctx as never);
-  if (result instanceof Promise) {
-    return result.then(
-      (value: unknown) => success(op, value, requestId),
-      (error: unknown) => failure(app, op, requestId, error),
-    );
-  }
+  if (result instanceof Promise) return settled(app, op, requestId, result);
   const outcome = success(op, result, requestId);
   // kept as UTF-8 bytes: a kept answer is then sent without encoding (or measuring) a long string again
   outcome.json = Buffer.from(JSON.stringify(outcome.body));
   app.responses.set(key, outcome.json, stamp);
   return outcome;
+}
+
+/** The outcome of a handler that answered with a promise. */
+function settled(app: AppContext, op: AnyOperation, requestId: string, result: Promise<unknown>): Promise<CallOutcome> {
+  return result.then(
+    (value: unknown) => success(op, value, requestId),
+    (error: unknown) => failure(app, op, requestId, error),
+  );
 }
 
 /** The body of an outcome answered with kept JSON text (`json`), which is what is sent. */
