@@ -71,19 +71,20 @@ export function contextAccessOf(tx: Db, apiKeyId: string, userId: string): Recor
 
 function changeContextAccess(tx: Db, apiKeyId: string, userId: string, context: ContextPermissions, mode: 'add' | 'remove') {
   const user = findUser(tx, apiKeyId, userId) ?? upsertUser(tx, apiKeyId, { userId });
-  const current: Record<string, string[]> = { ...((user.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}) };
+  // A Map, not an object: keys are the caller's (`constructor`, `__proto__` are keys like any other)
+  const current = new Map<string, string[]>(Object.entries((user.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
   for (const [key, raw] of Object.entries(context.access)) {
     const values = (Array.isArray(raw) ? raw : [raw]).map(String);
-    const set = new Set(current[key] ?? []);
+    const set = new Set(current.get(key) ?? []);
     for (const value of values) {
       if (mode === 'add') set.add(value);
       else set.delete(value);
     }
-    if (set.size > 0) current[key] = [...set];
-    else delete current[key];
+    if (set.size > 0) current.set(key, [...set]);
+    else current.delete(key);
   }
   tx.update(users)
-    .set({ metadata: { ...user.metadata, contextAccess: current }, updatedAt: Date.now() })
+    .set({ metadata: { ...user.metadata, contextAccess: Object.fromEntries(current) }, updatedAt: Date.now() })
     .where(and(eq(users.apiKeyId, apiKeyId), eq(users.id, userId)))
     .run();
 }
