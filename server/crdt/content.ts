@@ -23,6 +23,16 @@ export function checkData(type: CrdtType, data: unknown) {
     type === 'text' || type === 'xml' ? typeof data === 'string' : type === 'array' ? Array.isArray(data) : data !== null && typeof data === 'object' && !Array.isArray(data);
   if (!ok) throw invalid(`Data must be ${type === 'array' ? 'an array' : type === 'map' ? 'an object' : 'a string'} for type ${type}.`);
   if (type === 'xml') parseXml(data as string);
+  // Yjs picks the content kind of each map value and array item by its `constructor`: an object with its own
+  // "constructor" key is not a value it can hold (it throws). Deeper objects are encoded as plain JSON and pass.
+  if (type === 'map') for (const [key, value] of Object.entries(data as object)) refuseOwnConstructor(value, `data.${key}`);
+  if (type === 'array') (data as unknown[]).forEach((value, i) => refuseOwnConstructor(value, `data[${i}]`));
+}
+
+function refuseOwnConstructor(value: unknown, field: string) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, 'constructor')) {
+    throw invalid(`${field} cannot be stored: Yjs cannot hold an object with its own "constructor" key at this level (nest it one level deeper).`);
+  }
 }
 
 export function readContent(doc: Y.Doc, type: CrdtType, contentKey: string): unknown {
