@@ -4,6 +4,15 @@ import type Database from 'better-sqlite3';
 // whose start-up pays for every module it loads; see delivery-file.ts). Column names are those of
 // server/db/schema.ts (hearth.db) and delivery-file.ts (webhooks.db).
 
+/**
+ * Whether endpoint `e` takes an event: its type filter and its channels (the event's organization or document),
+ * each stored as a JSON array, NULL or JSON null meaning no filter. Parameters: the event's type, organization id,
+ * document id (NULL when it has none). The one rule for the worker's fan-out and the outbox's "would anyone
+ * receive it" check (outbox.ts).
+ */
+export const ENDPOINT_TAKES_EVENT = `(e.filter_types IS NULL OR json_type(e.filter_types) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.filter_types) WHERE value = ?))
+  AND (e.channels IS NULL OR json_type(e.channels) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.channels) WHERE value IN (?, ?)))`;
+
 export interface EventRow {
   id: string;
   apiKeyId: string;
@@ -60,7 +69,10 @@ return {
   eventType: main.prepare<[string], { type: string }>('SELECT type FROM webhook_events WHERE id = ?'),
   config: main.prepare<[string], ConfigRow>('SELECT is_enabled AS isEnabled, encrypt_data AS encryptData, encode_data AS encodeData, public_key AS publicKey, enable_data_protection AS enableDataProtection FROM webhook_configs WHERE api_key_id = ?'),
   endpoint: main.prepare<[string, string], EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND id = ?`),
-  liveEndpoints: main.prepare<[string], EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND disabled = 0 ORDER BY created_at`),
+  /** The live endpoints that take an event (api key, type, organization, document). */
+  takingEndpoints: main.prepare<[string, string, string | null, string | null], EndpointRow>(
+    `SELECT ${ENDPOINT} FROM webhook_endpoints e WHERE api_key_id = ? AND disabled = 0 AND ${ENDPOINT_TAKES_EVENT} ORDER BY created_at`,
+  ),
   keySettings: main.prepare<[string], { settings: string }>('SELECT settings FROM api_keys WHERE id = ?'),
   basicToken: main.prepare<[string, string], { valueEnc: string }>('SELECT value_enc AS valueEnc FROM api_key_secrets WHERE api_key_id = ? AND name = ?'),
   insertDelivery: store.prepare<[string, string, string, string, string, number, number]>(

@@ -70,7 +70,6 @@ export function createDeliveryEngine(deps: EngineDeps) {
     const row = q.keySettings.get(apiKeyId);
     return row ? (JSON.parse(row.settings) as BasicSettings) : undefined;
   };
-  const list = (json: string | null): string[] | null => (json === null ? null : (JSON.parse(json) as string[] | null));
 
   /** Decrypted signing secrets by their ciphertext (a rotation makes a new ciphertext; old entries just go unused). */
   const secretCache = new Map<string, string>();
@@ -145,12 +144,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
     if (event.payload) {
       const config = q.config.get(event.apiKeyId);
       if (config?.isEnabled) {
-        const channels = [event.organizationId, event.documentId].filter((c): c is string => !!c);
-        const endpoints = q.liveEndpoints.all(event.apiKeyId).filter((ep) => {
-          const types = list(ep.filterTypes);
-          const only = list(ep.channels);
-          return (!types || types.includes(event.type)) && (!only || only.some((c) => channels.includes(c)));
-        });
+        const endpoints = q.takingEndpoints.all(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null);
         const options = { encodeData: !!config.encodeData, encryptData: !!config.encryptData, publicKey: config.publicKey, enableDataProtection: !!config.enableDataProtection };
         const text = endpoints.length ? body({ ...(JSON.parse(event.payload) as Record<string, unknown>), webhookId: event.id }, options) : null;
         for (const ep of endpoints) add(ep.id, ep.url, text);

@@ -4,6 +4,7 @@ import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import { defaultBasicTriggers, type WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { Db } from '../db/client.ts';
 import type { StoredUser } from '../db/schema.ts';
+import { ENDPOINT_TAKES_EVENT } from './engine-queries.ts';
 
 /** Message ids look like Svix's: `msg_` + 27 base62-ish characters, unique and unguessable. */
 /**
@@ -71,15 +72,12 @@ function connection(tx: Db): Database.Database {
 }
 
 /**
- * Whether a live endpoint would take the event: the filters the worker applies when it fans an event out
- * (engine.ts), on the same stored JSON arrays (NULL or JSON null: no filter; channels: the event's organization
- * or document). An event no endpoint takes is not written, and a debounced one is not opened: resolving it costs
- * the main thread a read of the whole document every few seconds while it is edited (crdt/events.ts).
+ * Whether a live endpoint would take the event, by the rule the worker fans events out with (engine-queries.ts).
+ * An event no endpoint takes is not written, and a debounced one is not opened: resolving it costs the main
+ * thread a read of the whole document when it is released (crdt/events.ts).
  */
 const ADVANCED_SUBSCRIBED = `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
-  WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0
-  AND (e.filter_types IS NULL OR json_type(e.filter_types) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.filter_types) WHERE value = ?))
-  AND (e.channels IS NULL OR json_type(e.channels) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.channels) WHERE value IN (?, ?)))) AS advanced`;
+  WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0 AND ${ENDPOINT_TAKES_EVENT}) AS advanced`;
 const KEY_SETTINGS = 'SELECT settings FROM api_keys WHERE id = ?';
 const INSERT_EVENT =
   'INSERT INTO webhook_events (id, api_key_id, type, organization_id, document_id, payload, basic_payload, dedupe_key, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
