@@ -1,5 +1,6 @@
 // The floors Hearth's HTTP path is measured against: a bare node:http handler and an empty h3 handler that
-// answer the same JSON as /v2/ping. Started as a child process by run.ts; prints its port.
+// answer the same JSON as /v2/ping (and `h3-body`: the h3 handler that also reads its JSON body, the least work an
+// operation does besides answering). Started as a child process by run.ts; prints its port.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { H3, toNodeHandler } from 'h3';
@@ -12,9 +13,12 @@ const body = kind === 'page' ? JSON.stringify({ result: { data: 'x'.repeat(Math.
 const handler =
   kind === 'h3'
     ? toNodeHandler(new H3().post('/v2/ping', () => result))
-    : (_req: unknown, res: import('node:http').ServerResponse) => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-      };
+    : kind === 'h3-body'
+      ? // the least an operation must do besides answering: read its JSON body
+        toNodeHandler(new H3().post('/v2/ping', async (event) => (await event.req.json(), result)))
+      : (_req: unknown, res: import('node:http').ServerResponse) => {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+        };
 const server = createServer(handler as Parameters<typeof createServer>[1]);
 // an optional port (the cold-start suite times a start from spawn to the first answer on a port it chose)
 server.listen(Number(process.argv[3] ?? 0), '127.0.0.1', () => process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`));

@@ -1,4 +1,4 @@
-// HTTP floor: a bare node:http handler and an empty h3 handler vs Hearth's /v2/ping, an authenticated read, and
+// HTTP floor: a bare node:http handler, an empty h3 handler and one that reads its body vs Hearth's /v2/ping, an authenticated read, and
 // /v2/notifications/get (one page of 50) with 10k and with 1M notifications stored in one organization, served
 // from the response cache (a client polling the same page) and with the cache off. The notifications are
 // written by test/bench/fill.ts into a stopped server's database before it starts.
@@ -36,6 +36,8 @@ export async function run(): Promise<Row[]> {
     started.push(node);
     const h3 = await startChild(['test/bench/floor-server.ts', 'h3']);
     started.push(h3);
+    const h3Body = await startChild(['test/bench/floor-server.ts', 'h3-body']);
+    started.push(h3Body);
     const servers = [];
     for (const size of SIZES) {
       const server = await filledServer(size);
@@ -50,9 +52,13 @@ export async function run(): Promise<Row[]> {
     const h3Floor = await load(h3.url, '/v2/ping', ping);
     rows.push({ scenario: 'floor: empty h3 handler', ...h3Floor });
     const h3Baseline = { scenario: 'empty h3 handler', figure: h3Floor.rps };
+    // not the goal's floor, but the fair one: ping reads, parses and checks its body, which the empty handler skips
+    const h3BodyFloor = await load(h3Body.url, '/v2/ping', ping);
+    rows.push({ scenario: 'floor: h3 handler that reads its JSON body (await event.req.json())', ...h3BodyFloor, baseline: h3Baseline });
 
     const hearthPing = await load(small.url, '/v2/ping', ping);
     rows.push({ scenario: 'Hearth POST /v2/ping', ...hearthPing, baseline: h3Baseline, goal: { kind: 'ratio>=', value: 0.9 } });
+    rows.push({ scenario: 'Hearth POST /v2/ping, against the h3 handler that reads its body', ...hearthPing, baseline: { scenario: 'h3 handler reading its JSON body', figure: h3BodyFloor.rps } });
     const authed = await load(small.url, '/v2/workspace/apikeyconfig/get', ping, small.headers);
     rows.push({ scenario: 'Hearth apikeyconfig/get (API key auth + one read)', ...authed, baseline: h3Baseline });
 
