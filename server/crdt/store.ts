@@ -75,6 +75,12 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
       .where(and(where(placeholders), eq(crdtDocuments.createdAt, sql.placeholder('rowCreatedAt'))))
       .returning({ updateCount: crdtDocuments.updateCount })
       .prepare(),
+    // The stored row without its snapshot (which can be megabytes): what checking a loaded document needs.
+    head: app.db
+      .select({ createdAt: crdtDocuments.createdAt, updateCount: crdtDocuments.updateCount })
+      .from(crdtDocuments)
+      .where(where(placeholders))
+      .prepare(),
     append: app.db
       .insert(crdtUpdates)
       .values({ ...placeholders, update: sql.placeholder('update') as unknown as Buffer, createdAt: sql.placeholder('createdAt') as unknown as number })
@@ -169,7 +175,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     const now = Date.now();
     for (const [id, entry] of live) {
       if (entry.conns.size === 0 && now - entry.lastActivity >= idleMs) {
-        const row = find(entry.key);
+        const row = statements.head.get({ ...entry.key });
         if (row && row.createdAt === entry.createdAt && row.updateCount > 0) compact(entry);
         entry.awareness.destroy();
         entry.doc.destroy();
@@ -199,14 +205,14 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
       if (dirty.size > 0) flush();
       const id = keyString(k);
       const loaded = live.get(id);
-      const row = find(k);
       if (loaded) {
-        if (row && row.createdAt === loaded.createdAt) {
+        if (statements.head.get({ ...k })?.createdAt === loaded.createdAt) {
           loaded.lastActivity = Date.now();
           return loaded;
         }
         evict(loaded);
       }
+      const row = find(k);
       if (!row) return undefined;
       const doc = new Y.Doc({ gc: true });
       // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
@@ -257,7 +263,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     flushAll() {
       flush();
       for (const entry of live.values()) {
-        const row = find(entry.key);
+        const row = statements.head.get({ ...entry.key });
         if (row && row.createdAt === entry.createdAt && row.updateCount > 0) compact(entry);
       }
     },
