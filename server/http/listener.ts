@@ -125,11 +125,11 @@ class NodeCall {
     }
     const req = this.req as CallRequest;
     req[CALL] = this;
+    // `on`, not `once` (which wraps each listener in a new bound function): the call runs and answers once anyway.
+    // A client gone mid-upload is a bad request, not a server failure; the request emits 'error' then.
     req.on('data', onData);
-    req.once('end', onEnd);
-    // the client went away mid-upload: a bad request, not a server failure
-    req.once('error', onAbort);
-    req.once('aborted', onAbort);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
   }
 
   chunk(chunk: Buffer) {
