@@ -14,7 +14,7 @@ export const title = 'HTTP floor: node:http and h3 vs ping and notifications/get
 const SIZES = [10_000, 1_000_000] as const;
 const label = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`);
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)) || 3);
 
 type LoadResult = Awaited<ReturnType<typeof load>>;
 /** A measurement taken in several rounds: the round of median throughput, and every round's throughput. */
