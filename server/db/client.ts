@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.ts';
 import { backupDataDir, DATABASE_FILE } from '../services/backup.ts';
 import { VERSION } from '../version.ts';
+import { compileWithUnpeekedLimits } from './bound-limit.ts';
 import * as schema from './schema.ts';
 
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -39,6 +40,7 @@ export function openDatabase(file: string, options: { log?: Logger } = {}): Data
   sqlite.pragma('foreign_keys = ON');
   // Deleted content is overwritten, so that erasing a user's data leaves no copy in free pages of the file.
   sqlite.pragma('secure_delete = ON');
+  compileWithUnpeekedLimits(sqlite);
   cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { compileWithUnpeekedLimits } from '../db/bound-limit.ts';
 
 // The delivery worker opens this file without drizzle: a worker thread loads its modules anew, and drizzle's
 // hundreds of files cost it seconds of start-up through the TypeScript loader. delivery-store.ts types it for the
@@ -61,6 +62,7 @@ export function openDeliveryFile(dataDir: string, options: { readOnly: boolean; 
   }
   if (options.legacyFrom) moveLegacyDeliveries(options.legacyFrom, sqlite);
   if (options.readOnly) sqlite.pragma('query_only = ON');
+  compileWithUnpeekedLimits(sqlite);
   return sqlite;
 }
 

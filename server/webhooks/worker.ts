@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { compileWithUnpeekedLimits } from '../db/bound-limit.ts';
 import { createSecrets, loadOrCreateMasterKey } from '../security/secrets.ts';
 import { DELIVERY_CACHE_KIB, openDeliveryFile } from './delivery-file.ts';
 import { createDeliveryEngine } from './engine.ts';
@@ -19,6 +20,7 @@ mainSqlite.pragma('busy_timeout = 5000');
 mainSqlite.pragma('query_only = ON');
 // Its reads are the outbox's pending tail and a few configuration rows (see delivery-file.ts on the cache bound).
 mainSqlite.pragma(`cache_size = -${DELIVERY_CACHE_KIB}`);
+compileWithUnpeekedLimits(mainSqlite);
 const store = openDeliveryFile(data.dataDir, { readOnly: false });
 
 let nextWrite = 0;
