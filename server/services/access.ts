@@ -1,6 +1,7 @@
-import { and, eq, inArray, isNull, or, gt } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
 import type { AccessRole, DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { Db } from '../db/client.ts';
+import { preparedFor } from '../db/prepared.ts';
 import { memberships, type MembershipLevel } from '../db/schema.ts';
 import { findDocument, type DocumentRow } from './documents.ts';
 import { findFolder, type FolderRow } from './folders.ts';
@@ -37,20 +38,39 @@ export interface AccessDecision {
 
 type MembershipRow = typeof memberships.$inferSelect;
 
-/** Memberships of one user in one organization, unexpired at `now`, grouped by level and resource. */
-function loadMemberships(db: Db, apiKeyId: string, organizationId: string, userId: string, now: number) {
-  const rows = db
+const m = memberships;
+const queries = preparedFor((db) => ({
+  /** A user's memberships in an organization, unexpired at `now`. */
+  ofUser: db
     .select()
-    .from(memberships)
+    .from(m)
     .where(
       and(
-        eq(memberships.apiKeyId, apiKeyId),
-        eq(memberships.organizationId, organizationId),
-        eq(memberships.userId, userId),
-        or(isNull(memberships.expiresAt), gt(memberships.expiresAt, now)),
+        eq(m.apiKeyId, sql.placeholder('apiKeyId')),
+        eq(m.organizationId, sql.placeholder('organizationId')),
+        eq(m.userId, sql.placeholder('userId')),
+        or(isNull(m.expiresAt), gt(m.expiresAt, sql.placeholder('now'))),
       ),
     )
-    .all();
+    .prepare(),
+  one: db
+    .select()
+    .from(m)
+    .where(
+      and(
+        eq(m.apiKeyId, sql.placeholder('apiKeyId')),
+        eq(m.organizationId, sql.placeholder('organizationId')),
+        eq(m.level, sql.placeholder('level')),
+        eq(m.resourceId, sql.placeholder('resourceId')),
+        eq(m.userId, sql.placeholder('userId')),
+      ),
+    )
+    .prepare(),
+}));
+
+/** Memberships of one user in one organization, unexpired at `now`, grouped by level and resource. */
+function loadMemberships(db: Db, apiKeyId: string, organizationId: string, userId: string, now: number) {
+  const rows = queries(db).ofUser.all({ apiKeyId, organizationId, userId, now });
   const byKey = new Map<string, MembershipRow>();
   for (const row of rows) byKey.set(`${row.level}:${row.resourceId}`, row);
   return (level: MembershipLevel, resourceId: string) => byKey.get(`${level}:${resourceId}`);
@@ -217,17 +237,5 @@ export function upsertMembership(
 }
 
 export function findMembership(tx: Db, key: { apiKeyId: string; organizationId: string; level: MembershipLevel; resourceId: string; userId: string }) {
-  return tx
-    .select()
-    .from(memberships)
-    .where(
-      and(
-        eq(memberships.apiKeyId, key.apiKeyId),
-        eq(memberships.organizationId, key.organizationId),
-        eq(memberships.level, key.level),
-        eq(memberships.resourceId, key.resourceId),
-        eq(memberships.userId, key.userId),
-      ),
-    )
-    .get();
+  return queries(tx).one.get(key);
 }

@@ -1,10 +1,11 @@
-import { and, asc, eq, gt, inArray, isNull, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { documentsAddInput, documentsGetInput, documentsUpdateInput } from '../../shared/schemas/access.ts';
 import type { DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
+import { preparedFor } from '../db/prepared.ts';
 import { documents } from '../db/schema.ts';
 import { ApiError, invalid, notFound } from '../http/errors.ts';
 import { deleteDocumentData } from './document-lifecycle.ts';
@@ -15,12 +16,16 @@ import { readPageToken } from './paging.ts';
 
 export type DocumentRow = typeof documents.$inferSelect;
 
-export function findDocument(tx: Db, apiKeyId: string, organizationId: string, documentId: string): DocumentRow | undefined {
-  return tx
+const byId = preparedFor((db) =>
+  db
     .select()
     .from(documents)
-    .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId), eq(documents.id, documentId)))
-    .get();
+    .where(and(eq(documents.apiKeyId, sql.placeholder('apiKeyId')), eq(documents.organizationId, sql.placeholder('organizationId')), eq(documents.id, sql.placeholder('id'))))
+    .prepare(),
+);
+
+export function findDocument(tx: Db, apiKeyId: string, organizationId: string, documentId: string): DocumentRow | undefined {
+  return byId(tx).get({ apiKeyId, organizationId, id: documentId });
 }
 
 function findDocuments(tx: Db, apiKeyId: string, organizationId: string, ids: string[]): Map<string, DocumentRow> {

@@ -1,9 +1,10 @@
-import { and, asc, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { foldersAddInput, foldersUpdateInput } from '../../shared/schemas/access.ts';
 import type { DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
+import { preparedFor } from '../db/prepared.ts';
 import { documents, folders, memberships } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { deleteDocumentData } from './document-lifecycle.ts';
@@ -23,12 +24,16 @@ const segment = (id: string) => {
 /** Upper bound of a subtree's path range: encoded paths are ASCII, so this sorts after all of them. */
 const PATH_END = '\uffff';
 
-export function findFolder(tx: Db, apiKeyId: string, organizationId: string, folderId: string): FolderRow | undefined {
-  return tx
+const byId = preparedFor((db) =>
+  db
     .select()
     .from(folders)
-    .where(and(eq(folders.apiKeyId, apiKeyId), eq(folders.organizationId, organizationId), eq(folders.id, folderId)))
-    .get();
+    .where(and(eq(folders.apiKeyId, sql.placeholder('apiKeyId')), eq(folders.organizationId, sql.placeholder('organizationId')), eq(folders.id, sql.placeholder('id'))))
+    .prepare(),
+);
+
+export function findFolder(tx: Db, apiKeyId: string, organizationId: string, folderId: string): FolderRow | undefined {
+  return byId(tx).get({ apiKeyId, organizationId, id: folderId });
 }
 
 /** The folder and everything below it, parents before children. */

@@ -1,9 +1,10 @@
-import { and, asc, eq, gt, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { organizationsAddInput, organizationsGetInput } from '../../shared/schemas/access.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
+import { preparedFor } from '../db/prepared.ts';
 import { organizations } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { readPageToken } from './paging.ts';
@@ -13,8 +14,16 @@ export type OrganizationRow = typeof organizations.$inferSelect;
 /** Per-item outcome of a bulk operation, keyed by the caller's id (reference §1.6). */
 export type Outcomes = Record<string, { success: boolean; id?: string; message: string }>;
 
+const byId = preparedFor((db) =>
+  db
+    .select()
+    .from(organizations)
+    .where(and(eq(organizations.apiKeyId, sql.placeholder('apiKeyId')), eq(organizations.id, sql.placeholder('id'))))
+    .prepare(),
+);
+
 export function findOrganization(tx: Db, apiKeyId: string, organizationId: string): OrganizationRow | undefined {
-  return tx.select().from(organizations).where(and(eq(organizations.apiKeyId, apiKeyId), eq(organizations.id, organizationId))).get();
+  return byId(tx).get({ apiKeyId, id: organizationId });
 }
 
 /** The organization, created on demand when `create` (the `createOrganization` flags); else NOT_FOUND. */

@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
 import { hash } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { UserInput } from '../../shared/schemas/access.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
+import { preparedFor } from '../db/prepared.ts';
 import { memberships, userGroupMembers, users, type MembershipLevel } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { findMembership, upsertMembership } from './access.ts';
@@ -29,8 +30,16 @@ export function deriveInitial(user: { name?: string | null; email?: string | nul
   return Array.from(source)[0]?.toUpperCase() ?? '';
 }
 
+const byId = preparedFor((db) =>
+  db
+    .select()
+    .from(users)
+    .where(and(eq(users.apiKeyId, sql.placeholder('apiKeyId')), eq(users.id, sql.placeholder('id'))))
+    .prepare(),
+);
+
 export function findUser(tx: Db, apiKeyId: string, userId: string): UserRow | undefined {
-  return tx.select().from(users).where(and(eq(users.apiKeyId, apiKeyId), eq(users.id, userId))).get();
+  return byId(tx).get({ apiKeyId, id: userId });
 }
 
 /**
