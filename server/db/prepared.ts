@@ -24,3 +24,17 @@ export function preparedFor<T>(build: (db: Db) => T): (db: Db) => T {
     return prepared;
   };
 }
+
+/**
+ * preparedFor with one query per shape: `shape` names the filters a call uses, from a fixed set of keys (never
+ * the caller's values), and `build` prepares the query of that shape the first time it is asked for.
+ */
+export function preparedShapes<S extends string, T>(build: (db: Db, shape: S) => T): (db: Db, shape: S) => T {
+  const shapesOf = preparedFor(() => new Map<S, T>());
+  return (db, shape) => {
+    const shapes = shapesOf(db);
+    let prepared = shapes.get(shape);
+    if (prepared === undefined) shapes.set(shape, (prepared = build(db, shape)));
+    return prepared;
+  };
+}

@@ -5,7 +5,7 @@ import type { DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
-import { preparedFor } from '../db/prepared.ts';
+import { preparedFor, preparedShapes } from '../db/prepared.ts';
 import { documents } from '../db/schema.ts';
 import { ApiError, invalid, notFound } from '../http/errors.ts';
 import { deleteDocumentData } from './document-lifecycle.ts';
@@ -210,6 +210,21 @@ export function setDocumentsField(
   });
 }
 
+/** A page of an organization's documents by id: in any folder, at the root or in one folder; from the start or after an id. */
+const pageQuery = preparedShapes((db, shape: `${'any' | 'root' | 'folder'}${'' | '+after'}`) => {
+  const conditions: SQL[] = [eq(documents.apiKeyId, sql.placeholder('apiKeyId')), eq(documents.organizationId, sql.placeholder('organizationId'))];
+  if (shape.startsWith('root')) conditions.push(isNull(documents.folderId));
+  if (shape.startsWith('folder')) conditions.push(eq(documents.folderId, sql.placeholder('folderId')));
+  if (shape.endsWith('+after')) conditions.push(gt(documents.id, sql.placeholder('after')));
+  return db
+    .select()
+    .from(documents)
+    .where(and(...conditions))
+    .orderBy(asc(documents.id))
+    .limit(sql.placeholder('limit'))
+    .prepare();
+});
+
 /**
  * /v2/organizations/documents/get: by ids (at most 30, in request order; a missing one fails the call with the
  * per-id breakdown) or by organization / folder, keyset-paginated on the document id.
@@ -232,17 +247,9 @@ export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<
   // No folder filter leaves `folderId` out of the scope (undefined keys are dropped when signing), so that no
   // folder id (not even '*') can stand for "every folder": a token stays bound to its own filter.
   const scope = { op: 'documents/get', apiKeyId, organizationId: input.organizationId, folderId };
-  const conditions: SQL[] = [eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, input.organizationId)];
-  if (folderId !== undefined) conditions.push(folderId === null ? isNull(documents.folderId) : eq(documents.folderId, folderId));
   const cursor = readPageToken(app, scope, input.pageToken, ['string']);
-  if (cursor) conditions.push(gt(documents.id, cursor[0] as string));
-  const rows = db
-    .select()
-    .from(documents)
-    .where(and(...conditions))
-    .orderBy(asc(documents.id))
-    .limit(input.pageSize + 1)
-    .all();
+  const shape = `${folderId === undefined ? 'any' : folderId === null ? 'root' : 'folder'}${cursor ? '+after' : ''}` as const;
+  const rows = pageQuery(db, shape).all({ apiKeyId, organizationId: input.organizationId, folderId, after: cursor?.[0], limit: input.pageSize + 1 });
   const page = paginate(rows, input.pageSize, (r) => [r.id], app.pageTokens, scope);
   return { items: page.items.map(describeDocument), pageToken: page.pageToken };
 }
