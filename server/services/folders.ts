@@ -38,13 +38,24 @@ export function findFolder(tx: Db, apiKeyId: string, organizationId: string, fol
 
 /** The folder and everything below it, parents before children. */
 export function subtree(tx: Db, folder: Pick<FolderRow, 'apiKeyId' | 'organizationId' | 'path'>): FolderRow[] {
-  return tx
+  return subtreeQuery(tx).all({ apiKeyId: folder.apiKeyId, organizationId: folder.organizationId, from: folder.path, to: folder.path + PATH_END });
+}
+
+const subtreeQuery = preparedFor((db) =>
+  db
     .select()
     .from(folders)
-    .where(and(eq(folders.apiKeyId, folder.apiKeyId), eq(folders.organizationId, folder.organizationId), gte(folders.path, folder.path), lt(folders.path, folder.path + PATH_END)))
+    .where(
+      and(
+        eq(folders.apiKeyId, sql.placeholder('apiKeyId')),
+        eq(folders.organizationId, sql.placeholder('organizationId')),
+        gte(folders.path, sql.placeholder('from')),
+        lt(folders.path, sql.placeholder('to')),
+      ),
+    )
     .orderBy(asc(folders.path))
-    .all();
-}
+    .prepare(),
+);
 
 function placement(parent: FolderRow | null, id: string) {
   return parent
