@@ -1,10 +1,19 @@
+import type Database from 'better-sqlite3';
 import type { Db } from './client.ts';
 
+type Session = { client: Database.Database };
+
 /**
- * The connection a drizzle database or transaction runs on. drizzle gives a transaction (and a nested one) the
+ * The session a drizzle database or transaction runs on. drizzle gives a transaction (and a nested one) the
  * session of the database that opened it, so a query prepared on one runs on the others.
  */
-const sessionOf = (db: Db): object => (db as unknown as { session: object }).session;
+const sessionOf = (db: Db): Session => (db as unknown as { session: Session }).session;
+
+/**
+ * The better-sqlite3 connection under a drizzle database or transaction: for plain SQL in a service's hot path
+ * (compiled once by the statement cache of db/client.ts), run inside the caller's transaction.
+ */
+export const connectionOf = (db: Db): Database.Database => sessionOf(db).client;
 
 /**
  * Queries built by drizzle once per connection, with placeholders for their values, and reused. Building a
@@ -34,7 +43,13 @@ export function preparedShapes<S extends string, T>(build: (db: Db, shape: S) =>
   return (db, shape) => {
     const shapes = shapesOf(db);
     let prepared = shapes.get(shape);
-    if (prepared === undefined) shapes.set(shape, (prepared = build(db, shape)));
+    if (prepared === undefined) {
+      // a shape that counts ids (a folder chain's depth) has no fixed bound: past MAX_SHAPES the cache starts over
+      if (shapes.size >= MAX_SHAPES) shapes.clear();
+      shapes.set(shape, (prepared = build(db, shape)));
+    }
     return prepared;
   };
 }
+
+const MAX_SHAPES = 256;

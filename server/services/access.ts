@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
 import type { AccessRole, DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { Db } from '../db/client.ts';
-import { preparedFor } from '../db/prepared.ts';
+import { preparedFor, preparedShapes } from '../db/prepared.ts';
 import { memberships, type MembershipLevel } from '../db/schema.ts';
 import { findDocument, type DocumentRow } from './documents.ts';
 import { findFolder, type FolderRow } from './folders.ts';
@@ -67,6 +67,17 @@ const queries = preparedFor((db) => ({
     )
     .prepare(),
 }));
+
+/** The users with a membership at `level` on any of `count` resources (placeholders r0, r1, …). */
+const membersAt = preparedShapes((db, shape: `${MembershipLevel}:${number}`) => {
+  const [level, count] = shape.split(':') as [MembershipLevel, string];
+  const resources = Array.from({ length: Number(count) }, (_, i) => sql.placeholder(`r${i}`));
+  return db
+    .select({ userId: m.userId })
+    .from(m)
+    .where(and(eq(m.apiKeyId, sql.placeholder('apiKeyId')), eq(m.organizationId, sql.placeholder('organizationId')), eq(m.level, level), inArray(m.resourceId, resources)))
+    .prepare();
+});
 
 /** Memberships of one user in one organization, unexpired at `now`, grouped by level and resource. */
 function loadMemberships(db: Db, apiKeyId: string, organizationId: string, userId: string, now: number) {
@@ -198,12 +209,9 @@ export function createAccessResolver(db: Db, apiKeyId: string, organizationId: s
       if (f) targets.push(['folder', [...f.ancestors.filter((a) => a !== 'root'), f.id]]);
       const candidates = new Set<string>();
       for (const [level, ids] of targets) {
-        const rows = db
-          .select({ userId: memberships.userId })
-          .from(memberships)
-          .where(and(eq(memberships.apiKeyId, apiKeyId), eq(memberships.organizationId, organizationId), eq(memberships.level, level), inArray(memberships.resourceId, ids)))
-          .all();
-        for (const row of rows) candidates.add(row.userId);
+        const values: Record<string, string> = { apiKeyId, organizationId };
+        ids.forEach((id, i) => (values[`r${i}`] = id));
+        for (const row of membersAt(db, `${level}:${ids.length}`).all(values)) candidates.add(row.userId);
       }
       for (const userId of candidates) {
         const decision = this.document(userId, documentId);

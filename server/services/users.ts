@@ -4,7 +4,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { UserInput } from '../../shared/schemas/access.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
-import { preparedFor } from '../db/prepared.ts';
+import { connectionOf, preparedFor } from '../db/prepared.ts';
 import { memberships, userGroupMembers, users, type MembershipLevel } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { findMembership, upsertMembership } from './access.ts';
@@ -68,11 +68,7 @@ function mergeUser(apiKeyId: string, user: Omit<UserInput, 'accessRole'>, existi
 export function upsertUser(tx: Db, apiKeyId: string, user: Omit<UserInput, 'accessRole'>): UserRow {
   const existing = findUser(tx, apiKeyId, user.userId);
   const row = mergeUser(apiKeyId, user, existing, Date.now());
-  if (existing) {
-    tx.update(users).set(row).where(and(eq(users.apiKeyId, apiKeyId), eq(users.id, user.userId))).run();
-  } else {
-    tx.insert(users).values(row).run();
-  }
+  writeUser(connectionOf(tx), row, existing !== undefined);
   return row;
 }
 
@@ -135,26 +131,27 @@ const UPSERT_MEMBERSHIP =
 
 type StoredUser = Omit<UserRow, 'metadata'> & { metadata: string };
 
+/** Writes mergeUser's row: an update of the stored profile, or an insert. */
+function writeUser(sqlite: Database.Database, row: UserRow, exists: boolean) {
+  // metadata is JSON text, as drizzle's json column reads and writes it
+  const metadata = JSON.stringify(row.metadata);
+  if (exists) sqlite.prepare(UPDATE_USER).run(row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt, row.apiKeyId, row.id);
+  else sqlite.prepare(INSERT_USER).run(row.apiKeyId, row.id, row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt);
+}
+
 function addUsersInBulk(sqlite: Database.Database, apiKeyId: string, organizationId: string, level: MembershipLevel, resourceId: string, list: UserInput[]): Outcomes {
   const known = new Map<string, UserRow>();
   const ids = [...new Set(list.map((u) => u.userId))];
   for (const stored of sqlite.prepare<[string, string], StoredUser>(SELECT_USERS).all(apiKeyId, JSON.stringify(ids))) {
-    // metadata is JSON text, as drizzle's json column reads and writes it
     known.set(stored.id, { ...stored, metadata: JSON.parse(stored.metadata) as Record<string, unknown> });
   }
-  const insertUser = sqlite.prepare(INSERT_USER);
-  const updateUser = sqlite.prepare(UPDATE_USER);
   const upsertMembershipRow = sqlite.prepare(UPSERT_MEMBERSHIP);
   const out: Outcomes = {};
   for (const user of list) {
     const now = Date.now();
     const existing = known.get(user.userId);
     const row = mergeUser(apiKeyId, user, existing, now);
-    if (existing) {
-      updateUser.run(row.internalId, row.name, row.email, row.initial, row.photoUrl, JSON.stringify(row.metadata), row.createdAt, now, apiKeyId, row.id);
-    } else {
-      insertUser.run(apiKeyId, row.id, row.internalId, row.name, row.email, row.initial, row.photoUrl, JSON.stringify(row.metadata), now, now);
-    }
+    writeUser(sqlite, row, existing !== undefined);
     known.set(row.id, row);
     const role = user.accessRole ?? null;
     upsertMembershipRow.run(apiKeyId, organizationId, level, resourceId, row.id, role, now, now, role, now);

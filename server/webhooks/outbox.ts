@@ -1,8 +1,8 @@
 import { createHash, randomFillSync } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import { defaultBasicTriggers, type WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { Db } from '../db/client.ts';
+import { connectionOf } from '../db/prepared.ts';
 import type { StoredUser } from '../db/schema.ts';
 import { ENDPOINT_TAKES_EVENT } from './engine-queries.ts';
 
@@ -63,15 +63,6 @@ export interface DomainEvent {
 }
 
 /**
- * The connection under a drizzle database or transaction (a transaction shares its database's session). The
- * outbox runs inside the transaction of every change of a key that may have webhooks: its few statements are
- * plain SQL (compiled once by the statement cache of db/client.ts) instead of queries drizzle builds per call.
- */
-function connection(tx: Db): Database.Database {
-  return (tx as unknown as { session: { client: Database.Database } }).session.client;
-}
-
-/**
  * Whether a live endpoint would take the event, by the rule the worker fans events out with (engine-queries.ts).
  * An event no endpoint takes is not written, and a debounced one is not opened: resolving it costs the main
  * thread a read of the whole document when it is released (crdt/events.ts).
@@ -91,7 +82,7 @@ export interface EventChannels {
 
 /** Who would receive an event of this type now: advanced endpoints, basic URLs, or nobody (nothing is written). */
 export function subscribers(tx: Db, apiKeyId: string, type: WebhookEventType, hasBasicForm: boolean, channels: EventChannels): { advanced: boolean; basic: boolean } {
-  const sqlite = connection(tx);
+  const sqlite = connectionOf(tx);
   const advanced = (sqlite.prepare(ADVANCED_SUBSCRIBED).get(apiKeyId, type, channels.organizationId || null, channels.documentId || null) as { advanced: number } | undefined)?.advanced === 1;
   let basic = false;
   if (hasBasicForm) {
@@ -159,7 +150,7 @@ export function emitEvent(tx: Db, event: DomainEvent): string | null {
   const now = Date.now();
   const payload = who.advanced ? JSON.stringify(advancedPayload(event)) : null;
   const basic = who.basic ? JSON.stringify(basicPayload(event)) : null;
-  connection(tx).prepare(INSERT_EVENT).run(id, event.apiKeyId, event.type, event.organizationId ?? null, event.documentId ?? null, payload, basic, null, now, now);
+  connectionOf(tx).prepare(INSERT_EVENT).run(id, event.apiKeyId, event.type, event.organizationId ?? null, event.documentId ?? null, payload, basic, null, now, now);
   signalOutbox('ready');
   return id;
 }
@@ -172,7 +163,7 @@ export function emitEvent(tx: Db, event: DomainEvent): string | null {
 export function openDebouncedEvent(tx: Db, event: { apiKeyId: string; type: WebhookEventType; organizationId: string; documentId: string; dedupeKey: string; createdAt: number; availableAt: number }): boolean {
   const who = subscribers(tx, event.apiKeyId, event.type, true, event);
   if (!who.advanced && !who.basic) return false;
-  const sqlite = connection(tx);
+  const sqlite = connectionOf(tx);
   if (sqlite.prepare(PENDING_DEBOUNCED).get(event.apiKeyId, event.dedupeKey)) return true;
   sqlite.prepare(INSERT_EVENT).run(newMessageId(), event.apiKeyId, event.type, event.organizationId, event.documentId, null, null, event.dedupeKey, event.availableAt, event.createdAt);
   signalOutbox('debounced');
