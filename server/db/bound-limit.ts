@@ -1,10 +1,10 @@
 // A statement with `LIMIT ?` is compiled again on every run; with `LIMIT +?` it is not. SQLite's planner (3.53, the
 // one better-sqlite3 12 bundles) peeks at the value bound to a LIMIT parameter (sqlite3ExprIsInteger with a Parse),
 // and to keep the plan true to that value it marks the statement to be compiled again whenever the parameter is
-// bound, as if the schema had changed. better-sqlite3
-// binds every parameter on every run, so each run of a statement with a bound LIMIT is a full compilation: 6 µs
-// for a one-table page query, 18 µs for the notifications page (12 % of its statement's time). And the peek
-// buys nothing here: better-sqlite3 binds JavaScript numbers as REAL, and the planner only takes an INTEGER.
+// bound, as if the schema had changed. better-sqlite3 binds every parameter on every run, so each run of a
+// statement with a bound LIMIT is a full compilation: 6 µs for a one-table page query, 18 µs for the
+// notifications page (12 % of its statement's time). And the peek buys nothing here: better-sqlite3 binds
+// JavaScript numbers as REAL, and the planner only takes an INTEGER.
 //
 // A unary plus is not a parameter to the planner (it looks through TK_UPLUS without the Parse, so without
 // peeking) and costs nothing when the statement runs (the operand is coded as is; `+x` does not convert x).
