@@ -39,43 +39,31 @@ export interface AccessDecision {
 type MembershipRow = typeof memberships.$inferSelect;
 
 const m = memberships;
+const P = sql.placeholder;
+/** The API key's organization, as placeholders `apiKeyId` and `organizationId`. */
+const inOrganization = [eq(m.apiKeyId, P('apiKeyId')), eq(m.organizationId, P('organizationId'))];
 const queries = preparedFor((db) => ({
   /** A user's memberships in an organization, unexpired at `now`. */
   ofUser: db
     .select()
     .from(m)
-    .where(
-      and(
-        eq(m.apiKeyId, sql.placeholder('apiKeyId')),
-        eq(m.organizationId, sql.placeholder('organizationId')),
-        eq(m.userId, sql.placeholder('userId')),
-        or(isNull(m.expiresAt), gt(m.expiresAt, sql.placeholder('now'))),
-      ),
-    )
+    .where(and(...inOrganization, eq(m.userId, P('userId')), or(isNull(m.expiresAt), gt(m.expiresAt, P('now')))))
     .prepare(),
   one: db
     .select()
     .from(m)
-    .where(
-      and(
-        eq(m.apiKeyId, sql.placeholder('apiKeyId')),
-        eq(m.organizationId, sql.placeholder('organizationId')),
-        eq(m.level, sql.placeholder('level')),
-        eq(m.resourceId, sql.placeholder('resourceId')),
-        eq(m.userId, sql.placeholder('userId')),
-      ),
-    )
+    .where(and(...inOrganization, eq(m.level, P('level')), eq(m.resourceId, P('resourceId')), eq(m.userId, P('userId'))))
     .prepare(),
 }));
 
 /** The users with a membership at `level` on any of `count` resources (placeholders r0, r1, …). */
 const membersAt = preparedShapes((db, shape: `${MembershipLevel}:${number}`) => {
   const [level, count] = shape.split(':') as [MembershipLevel, string];
-  const resources = Array.from({ length: Number(count) }, (_, i) => sql.placeholder(`r${i}`));
+  const resources = Array.from({ length: Number(count) }, (_, i) => P(`r${i}`));
   return db
     .select({ userId: m.userId })
     .from(m)
-    .where(and(eq(m.apiKeyId, sql.placeholder('apiKeyId')), eq(m.organizationId, sql.placeholder('organizationId')), eq(m.level, level), inArray(m.resourceId, resources)))
+    .where(and(...inOrganization, eq(m.level, level), inArray(m.resourceId, resources)))
     .prepare();
 });
 

@@ -24,11 +24,14 @@ const segment = (id: string) => {
 /** Upper bound of a subtree's path range: encoded paths are ASCII, so this sorts after all of them. */
 const PATH_END = '\uffff';
 
+const P = sql.placeholder;
+/** The API key's organization, as placeholders `apiKeyId` and `organizationId`. */
+const inOrganization = [eq(folders.apiKeyId, P('apiKeyId')), eq(folders.organizationId, P('organizationId'))];
 const byId = preparedFor((db) =>
   db
     .select()
     .from(folders)
-    .where(and(eq(folders.apiKeyId, sql.placeholder('apiKeyId')), eq(folders.organizationId, sql.placeholder('organizationId')), eq(folders.id, sql.placeholder('id'))))
+    .where(and(...inOrganization, eq(folders.id, P('id'))))
     .prepare(),
 );
 
@@ -45,14 +48,7 @@ const subtreeQuery = preparedFor((db) =>
   db
     .select()
     .from(folders)
-    .where(
-      and(
-        eq(folders.apiKeyId, sql.placeholder('apiKeyId')),
-        eq(folders.organizationId, sql.placeholder('organizationId')),
-        gte(folders.path, sql.placeholder('from')),
-        lt(folders.path, sql.placeholder('to')),
-      ),
-    )
+    .where(and(...inOrganization, gte(folders.path, P('from')), lt(folders.path, P('to'))))
     .orderBy(asc(folders.path))
     .prepare(),
 );
