@@ -1,4 +1,4 @@
-import { and, eq, gt, lt, or, type SQL } from 'drizzle-orm';
+import { and, eq, gt, lt, or, type Placeholder, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../security/secrets.ts';
@@ -70,12 +70,12 @@ export function paginate<T>(
 
 /**
  * The keyset condition "strictly after the cursor" for an ORDER BY (first, second) in either direction.
- * Null without a cursor (the first page).
+ * Null without a cursor (the first page). The cursor's values may be placeholders (a query compiled once).
  */
 export function keysetAfter(
   first: SQLiteColumn,
   second: SQLiteColumn,
-  cursor: Cursor | null,
+  cursor: Cursor | readonly [Placeholder, Placeholder] | null,
   descending: boolean,
 ): SQL | undefined {
   if (!cursor) return undefined;

@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { activitiesDeleteInput, activitiesGetInput, activitiesUpdateInput, activityInput, FEATURE_TYPES } from '../../shared/schemas/feed.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
+import { compiledRows } from '../db/prepared.ts';
 import { activities, type StoredUser } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -113,31 +114,65 @@ export function describeActivity(row: ActivityRow) {
   };
 }
 
+/** The filters of an activities page: which are present, and how many values each list filter has. */
+type PageShape = `${'<' | '>'}${'' | '+after'}${'' | '+document'}${'' | '+target'}${'' | '+user'}:${number}:${number}:${number}`;
+
+/**
+ * The activities page of one filter shape, compiled once: placeholders for the values, one per list element
+ * (`in (?, ?)` keeps an index's order for a single feature type, where a JSON list would not).
+ */
+const pageQuery = compiledRows(activities, (db, shape: PageShape, columns) => {
+  const a = activities;
+  const [flags, features, actions, ids] = shape.split(':') as [string, string, string, string];
+  const descending = flags.startsWith('<');
+  const list = (prefix: string, count: string) => Array.from({ length: Number(count) }, (_, i) => sql.placeholder(`${prefix}${i}`));
+  const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, sql.placeholder('apiKeyId')), eq(a.organizationId, sql.placeholder('organizationId'))];
+  if (flags.includes('+after')) conditions.push(keysetAfter(a.timestamp, a.id, [sql.placeholder('afterTimestamp'), sql.placeholder('afterId')], descending));
+  if (flags.includes('+document')) conditions.push(eq(a.documentId, sql.placeholder('documentId')));
+  if (flags.includes('+target')) conditions.push(eq(a.targetEntityId, sql.placeholder('targetEntityId')));
+  if (flags.includes('+user')) conditions.push(eq(a.actionUserId, sql.placeholder('userId')));
+  if (features !== '0') conditions.push(inArray(a.featureType, list('feature', features)));
+  if (actions !== '0') conditions.push(inArray(a.actionType, list('action', actions)));
+  if (ids !== '0') conditions.push(inArray(a.id, list('id', ids)));
+  const direction = descending ? desc : asc;
+  return db
+    .select(columns)
+    .from(a)
+    .where(and(...conditions))
+    .orderBy(direction(a.timestamp), direction(a.id))
+    .limit(sql.placeholder('limit'));
+});
+
+/** `{ prefix0: values[0], prefix1: values[1], … }` into `into`. */
+function listValues(into: Record<string, unknown>, prefix: string, values: readonly string[] | undefined) {
+  if (values) for (let i = 0; i < values.length; i++) into[`${prefix}${i}`] = values[i];
+}
+
 /**
  * /v2/activities/get: every filter of interface.md combined, ordered by (timestamp, id) either way and
  * keyset-paginated. Document, target, user and single-feature filters each have an index led by that column.
  */
 export function getActivities(app: AppContext, apiKeyId: string, input: z.output<typeof activitiesGetInput>) {
-  const a = activities;
   const { pageToken, pageSize, ...filters } = input;
   const scope = { op: 'activities/get', apiKeyId, ...filters };
   const cursor = readPageToken(app, scope, pageToken, ['number', 'string']);
-  const descending = input.order === 'desc';
-  const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, apiKeyId), eq(a.organizationId, input.organizationId), keysetAfter(a.timestamp, a.id, cursor, descending)];
-  if (input.documentId) conditions.push(eq(a.documentId, input.documentId));
-  if (input.targetEntityId) conditions.push(eq(a.targetEntityId, input.targetEntityId));
-  if (input.userId) conditions.push(eq(a.actionUserId, input.userId));
-  if (input.featureTypes) conditions.push(inArray(a.featureType, input.featureTypes));
-  if (input.actionTypes) conditions.push(inArray(a.actionType, input.actionTypes));
-  if (input.activityIds) conditions.push(inArray(a.id, input.activityIds));
-  const direction = descending ? desc : asc;
-  const rows = app.db
-    .select()
-    .from(a)
-    .where(and(...conditions))
-    .orderBy(direction(a.timestamp), direction(a.id))
-    .limit(pageSize + 1)
-    .all();
+  const shape: PageShape = `${input.order === 'desc' ? '<' : '>'}${cursor ? '+after' : ''}${input.documentId ? '+document' : ''}${input.targetEntityId ? '+target' : ''}${
+    input.userId ? '+user' : ''
+  }:${input.featureTypes?.length ?? 0}:${input.actionTypes?.length ?? 0}:${input.activityIds?.length ?? 0}`;
+  const values: Record<string, unknown> = {
+    apiKeyId,
+    organizationId: input.organizationId,
+    afterTimestamp: cursor?.[0],
+    afterId: cursor?.[1],
+    documentId: input.documentId,
+    targetEntityId: input.targetEntityId,
+    userId: input.userId,
+    limit: pageSize + 1,
+  };
+  listValues(values, 'feature', input.featureTypes);
+  listValues(values, 'action', input.actionTypes);
+  listValues(values, 'id', input.activityIds);
+  const rows = pageQuery(app.db, shape, values);
   const page = paginate(rows, pageSize, (row) => [row.timestamp, row.id], app.pageTokens, scope);
   return { items: page.items.map(describeActivity), pageToken: page.pageToken };
 }
