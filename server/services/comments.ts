@@ -1,11 +1,13 @@
 import { randomInt } from 'node:crypto';
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { annotationInput, annotationsAddInput, annotationsGetInput, annotationsUpdateInput, commentInput } from '../../shared/schemas/comments.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
+import { compiledRows } from '../db/prepared.ts';
 import { commentAnnotations, commentReads, comments, reactions, type StoredUser } from '../db/schema.ts';
 import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -255,23 +257,47 @@ function describeComment(row: CommentRow, reactionRows: Array<typeof reactions.$
 }
 
 
+/** `column in (the values of a JSON array bound to the placeholder)`: one compiled statement for any number of ids. */
+const inJsonList = (column: SQLiteColumn, placeholder: string) => sql`${column} in (select value from json_each(${sql.placeholder(placeholder)}))`;
+
+/** The comments of some annotations (and, with `+ids`, only some comment ids), in creation order. */
+const commentRows = compiledRows(comments, (db, shape: 'annotations' | 'annotations+ids', columns) => {
+  const conditions = [eq(comments.apiKeyId, sql.placeholder('apiKeyId')), eq(comments.organizationId, sql.placeholder('organizationId')), inJsonList(comments.annotationId, 'annotationIds')];
+  if (shape === 'annotations+ids') conditions.push(inJsonList(comments.id, 'commentIds'));
+  return db
+    .select(columns)
+    .from(comments)
+    .where(and(...conditions))
+    .orderBy(asc(comments.createdAt), sql`rowid`);
+});
+
+/** The reactions of some annotations' comments, in creation order. */
+const reactionRows = compiledRows(reactions, (db, _shape: 'annotations', columns) =>
+  db
+    .select(columns)
+    .from(reactions)
+    .where(and(eq(reactions.apiKeyId, sql.placeholder('apiKeyId')), eq(reactions.organizationId, sql.placeholder('organizationId')), inJsonList(reactions.annotationId, 'annotationIds')))
+    .orderBy(asc(reactions.createdAt), sql`rowid`),
+);
+
 /** Comments (with their reactions) of the given annotations, in creation order. */
 export function commentsOf(db: Db, apiKeyId: string, organizationId: string, annotationIds: string[], commentIds?: number[]) {
   const byAnnotation = new Map<string, ReturnType<typeof describeComment>[]>();
   if (annotationIds.length === 0) return byAnnotation;
-  const conditions: SQL[] = [eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), inArray(comments.annotationId, annotationIds)];
-  if (commentIds) conditions.push(inArray(comments.id, commentIds));
-  const rows = db.select().from(comments).where(and(...conditions)).orderBy(asc(comments.createdAt), sql`rowid`).all();
-  const reactionRows = db
-    .select()
-    .from(reactions)
-    .where(and(eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, organizationId), inArray(reactions.annotationId, annotationIds)))
-    .orderBy(asc(reactions.createdAt), sql`rowid`)
-    .all();
+  const values = { apiKeyId, organizationId, annotationIds: JSON.stringify(annotationIds), commentIds: commentIds && JSON.stringify(commentIds) };
+  const rows = commentRows(db, commentIds ? 'annotations+ids' : 'annotations', values);
+  // each comment's reactions, in creation order, by annotation and comment id
+  const reactionsOf = new Map<string, Array<typeof reactions.$inferSelect>>();
+  for (const reaction of reactionRows(db, 'annotations', values)) {
+    const key = `${reaction.commentId}\u0000${reaction.annotationId}`;
+    const list = reactionsOf.get(key);
+    if (list) list.push(reaction);
+    else reactionsOf.set(key, [reaction]);
+  }
   for (const row of rows) {
     let list = byAnnotation.get(row.annotationId);
     if (!list) byAnnotation.set(row.annotationId, (list = []));
-    list.push(describeComment(row, reactionRows.filter((r) => r.annotationId === row.annotationId && r.commentId === row.id)));
+    list.push(describeComment(row, reactionsOf.get(`${row.id}\u0000${row.annotationId}`) ?? []));
   }
   return byAnnotation;
 }
@@ -298,32 +324,68 @@ export function describeAnnotation(row: AnnotationRow, commentData: ReturnType<t
   };
 }
 
-const commentsBy = (column: typeof comments.fromUserId, a: typeof commentAnnotations, userIds: string[]) =>
-  sql`exists (select 1 from ${comments} where ${comments.apiKeyId} = ${a.apiKeyId} and ${comments.organizationId} = ${a.organizationId} and ${comments.annotationId} = ${a.id} and ${inArray(column, userIds)})`;
+/** The filters of an annotations page: the order, a cursor, how many document ids, and which other filters. */
+type AnnotationShape = `${'<' | '>'}${'' | '+after'}:${number}:${'' | '+ids'}${'' | '+locations'}${'' | '+statuses'}${'' | '+authors'}${'' | '+mentions'}${'' | '+viewer'}`;
+
+/**
+ * The annotations page of one filter shape, compiled once. Document ids get one placeholder each (a single one
+ * reads the document index in order, as `=` does); the other lists, which no index leads with, are JSON arrays.
+ */
+const annotationPage = compiledRows(commentAnnotations, (db, shape: AnnotationShape, columns) => {
+  const a = commentAnnotations;
+  const [head, documents, flags] = shape.split(':') as [string, string, string];
+  const descending = head.startsWith('<');
+  const p = sql.placeholder;
+  const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, p('apiKeyId')), eq(a.organizationId, p('organizationId'))];
+  if (head.includes('+after')) conditions.push(keysetAfter(a.createdAt, a.id, [p('afterCreatedAt'), p('afterId')], descending));
+  if (documents !== '0') conditions.push(inArray(a.documentId, Array.from({ length: Number(documents) }, (_, i) => p(`document${i}`))));
+  if (flags.includes('+ids')) conditions.push(inJsonList(a.id, 'annotationIds'));
+  if (flags.includes('+locations')) conditions.push(inJsonList(a.locationId, 'locationIds'));
+  if (flags.includes('+statuses')) conditions.push(inJsonList(a.statusId, 'statusIds'));
+  // by any author of one of its comments
+  const ofAnnotation = sql`${comments.apiKeyId} = ${a.apiKeyId} and ${comments.organizationId} = ${a.organizationId} and ${comments.annotationId} = ${a.id}`;
+  if (flags.includes('+authors')) conditions.push(sql`exists (select 1 from ${comments} where ${ofAnnotation} and ${inJsonList(comments.fromUserId, 'userIds')})`);
+  // mentioning one of the users in one of its comments
+  if (flags.includes('+mentions')) {
+    conditions.push(sql`exists (select 1 from ${comments}, json_each(${comments.mentionedUserIds}) where ${ofAnnotation} and json_each.value in (select value from json_each(${p('mentionedUserIds')})))`);
+  }
+  if (flags.includes('+viewer')) {
+    conditions.push(or(eq(a.visibility, 'public'), eq(a.createdByUserId, p('userId')), sql`exists (select 1 from json_each(${a.visibleToUserIds}) where json_each.value = ${p('userId')})`));
+  }
+  const direction = descending ? desc : asc;
+  return db
+    .select(columns)
+    .from(a)
+    .where(and(...conditions))
+    .orderBy(direction(a.createdAt), direction(a.id))
+    .limit(p('limit'));
+});
 
 /** /v2/commentannotations/get: every filter combined; newest first unless asc; keyset on (createdAt, id). */
 export function getAnnotations(app: AppContext, apiKeyId: string, input: z.output<typeof annotationsGetInput>) {
-  const a = commentAnnotations;
   const { pageToken, pageSize, ...filters } = input;
   const scope = { op: 'commentannotations/get', apiKeyId, ...filters };
   const cursor = readPageToken(app, scope, pageToken, ['number', 'string']);
-  const descending = input.order === 'desc';
-  const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, apiKeyId), eq(a.organizationId, input.organizationId), keysetAfter(a.createdAt, a.id, cursor, descending)];
   const documentIds = [...(input.documentId ? [input.documentId] : []), ...(input.documentIds ?? [])];
-  if (documentIds.length) conditions.push(inArray(a.documentId, documentIds));
-  if (input.annotationIds) conditions.push(inArray(a.id, input.annotationIds));
-  if (input.locationIds) conditions.push(inArray(a.locationId, input.locationIds));
-  if (input.statusIds) conditions.push(inArray(a.statusId, input.statusIds));
-  if (input.userIds) conditions.push(commentsBy(comments.fromUserId, a, input.userIds));
-  if (input.mentionedUserIds) {
-    const mentions = input.mentionedUserIds.map((u) => sql`exists (select 1 from ${comments}, json_each(${comments.mentionedUserIds}) where ${comments.apiKeyId} = ${a.apiKeyId} and ${comments.organizationId} = ${a.organizationId} and ${comments.annotationId} = ${a.id} and json_each.value = ${u})`);
-    conditions.push(or(...mentions));
-  }
-  if (input.userId) {
-    conditions.push(or(eq(a.visibility, 'public'), eq(a.createdByUserId, input.userId), sql`exists (select 1 from json_each(${a.visibleToUserIds}) where json_each.value = ${input.userId})`));
-  }
-  const direction = descending ? desc : asc;
-  const rows = app.db.select().from(a).where(and(...conditions)).orderBy(direction(a.createdAt), direction(a.id)).limit(pageSize + 1).all();
+  const json = (list: readonly string[] | undefined) => (list ? JSON.stringify(list) : undefined);
+  const values: Record<string, unknown> = {
+    apiKeyId,
+    organizationId: input.organizationId,
+    afterCreatedAt: cursor?.[0],
+    afterId: cursor?.[1],
+    annotationIds: json(input.annotationIds),
+    locationIds: json(input.locationIds),
+    statusIds: json(input.statusIds),
+    userIds: json(input.userIds),
+    mentionedUserIds: json(input.mentionedUserIds),
+    userId: input.userId,
+    limit: pageSize + 1,
+  };
+  documentIds.forEach((id, i) => (values[`document${i}`] = id));
+  const shape: AnnotationShape = `${input.order === 'desc' ? '<' : '>'}${cursor ? '+after' : ''}:${documentIds.length}:${input.annotationIds ? '+ids' : ''}${input.locationIds ? '+locations' : ''}${
+    input.statusIds ? '+statuses' : ''
+  }${input.userIds ? '+authors' : ''}${input.mentionedUserIds ? '+mentions' : ''}${input.userId ? '+viewer' : ''}`;
+  const rows = annotationPage(app.db, shape, values);
   const page = paginate(rows, pageSize, (row) => [row.createdAt, row.id], app.pageTokens, scope);
   const data = commentsOf(app.db, apiKeyId, input.organizationId, page.items.map((r) => r.id));
   return { items: page.items.map((row) => describeAnnotation(row, data.get(row.id) ?? [])), pageToken: page.pageToken };
