@@ -56,6 +56,18 @@ export function preparedShapes<S extends string, T>(build: (db: Db, shape: S) =>
 
 const MAX_SHAPES = 256;
 
+/**
+ * A function from a raw row (the columns' values in order) to the object drizzle makes of it: each key set to
+ * null or to its column's decoding of the value. Written out as one object literal for the table's columns (the
+ * keys are the schema's own property names), so that every row gets the same shape in one allocation; a loop
+ * of keyed stores was 4 % of an activities page.
+ */
+function rowDecoder<Row>(columns: Record<string, SQLiteColumn>): (row: unknown[]) => Row {
+  const decoders = Object.values(columns);
+  const fields = Object.keys(columns).map((key, i) => `${JSON.stringify(key)}: row[${i}] === null ? null : decoders[${i}].mapFromDriverValue(row[${i}])`);
+  return new Function('decoders', `return (row) => ({ ${fields.join(', ')} });`)(decoders) as (row: unknown[]) => Row;
+}
+
 /** A compiled query's parameter: a fixed driver value, or a placeholder's value (through its column's encoder). */
 type Slot = { fixed: unknown } | { name: string; encode?: (value: unknown) => unknown };
 
@@ -71,8 +83,7 @@ export function compiledRows<T extends SQLiteTable, S extends string>(
   build: (db: Db, shape: S, columns: Record<string, SQLiteColumn>) => { toSQL(): { sql: string; params: unknown[] } },
 ): (db: Db, shape: S, values: Record<string, unknown>) => Array<InferSelectModel<T>> {
   const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
-  const keys = Object.keys(columns);
-  const decoders = Object.values(columns);
+  const decode = rowDecoder<InferSelectModel<T>>(columns);
   const compiled = preparedShapes((db, shape: S) => {
     const { sql, params } = build(db, shape, columns).toSQL();
     const slots = params.map((p): Slot => {
@@ -101,15 +112,7 @@ export function compiledRows<T extends SQLiteTable, S extends string>(
     // and hands it out with raw off
     const rows = statement.raw(true).all(...bound);
     const out = new Array<InferSelectModel<T>>(rows.length);
-    for (let r = 0; r < rows.length; r++) {
-      const row = rows[r] as unknown[];
-      const item: Record<string, unknown> = {};
-      for (let c = 0; c < keys.length; c++) {
-        const value = row[c];
-        item[keys[c] as string] = value === null ? null : (decoders[c] as SQLiteColumn).mapFromDriverValue(value);
-      }
-      out[r] = item as InferSelectModel<T>;
-    }
+    for (let r = 0; r < rows.length; r++) out[r] = decode(rows[r] as unknown[]);
     return out;
   };
 }
