@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { getTableColumns, Param, Placeholder, type InferSelectModel } from 'drizzle-orm';
+import { getTableColumns, Param, Placeholder, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client.ts';
 
@@ -116,3 +116,10 @@ export function compiledRows<T extends SQLiteTable, S extends string>(
     return out;
   };
 }
+
+/**
+ * `column in (the values of the JSON array bound to the placeholder)`: one compiled statement for any number of
+ * values, searched on an index led by the column as an IN list is. Not for a list that must keep an index's
+ * order (a single value of `in (?)` reads it in order as `=` does; the planner cannot know a JSON array's length).
+ */
+export const inJsonList = (column: SQLiteColumn, placeholder: string): SQL => sql`${column} in (select value from json_each(${sql.placeholder(placeholder)}))`;

@@ -8,6 +8,7 @@ import type { AppContext } from '../context.ts';
 import { crdtItem } from '../crdt/events.ts';
 import { transaction } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
+import { compiledRows } from '../db/prepared.ts';
 import { agentExecutions, agents, crdtDocuments } from '../db/schema.ts';
 import { alreadyExists, invalid, notFound } from '../http/errors.ts';
 import { completeFor } from './ai.ts';
@@ -82,11 +83,20 @@ export function deleteAgent(app: AppContext, apiKeyId: string, agentId: string) 
   return { deleted: true, agentId };
 }
 
+/** An API key's agents, oldest first, from the start or after a cursor: compiled once per shape. */
+const agentPage = compiledRows(agents, (db, shape: 'first' | 'after', columns) =>
+  db
+    .select(columns)
+    .from(agents)
+    .where(and(eq(agents.apiKeyId, sql.placeholder('apiKeyId')), shape === 'after' ? keysetAfter(agents.createdAt, agents.id, [sql.placeholder('afterCreatedAt'), sql.placeholder('afterId')], false) : undefined))
+    .orderBy(asc(agents.createdAt), asc(agents.id))
+    .limit(sql.placeholder('limit')),
+);
+
 export function listAgents(app: AppContext, apiKeyId: string, input: z.output<typeof agentListInput>) {
   const scope = { op: 'agents', apiKeyId };
   const cursor = readPageToken(app, scope, input.cursor, ['number', 'string'], 'cursor');
-  const where: SQL[] = [eq(agents.apiKeyId, apiKeyId)];
-  const rows = app.db.select().from(agents).where(and(...where, keysetAfter(agents.createdAt, agents.id, cursor, false))).orderBy(asc(agents.createdAt), asc(agents.id)).limit(input.pageSize + 1).all();
+  const rows = agentPage(app.db, cursor ? 'after' : 'first', { apiKeyId, afterCreatedAt: cursor?.[0], afterId: cursor?.[1], limit: input.pageSize + 1 });
   const page = paginate(rows, input.pageSize, (r) => [r.createdAt, r.id], app.pageTokens, scope);
   return { items: page.items.map(describeAgent), nextCursor: page.pageToken };
 }
@@ -320,19 +330,35 @@ export function getExecution(app: AppContext, apiKeyId: string, executionId: str
   return describeExecution(row);
 }
 
+/** An executions page of one filter shape, compiled once. */
+const executionPage = compiledRows(agentExecutions, (db, shape: `${'<' | '>'}${'' | '+after'}${'' | '+agent'}${'' | '+organization'}${'' | '+document'}${'' | '+status'}`, columns) => {
+  const e = agentExecutions;
+  const p = sql.placeholder;
+  const descending = shape.startsWith('<');
+  const where: (SQL | undefined)[] = [eq(e.apiKeyId, p('apiKeyId'))];
+  if (shape.includes('+agent')) where.push(eq(e.agentId, p('agentId')));
+  if (shape.includes('+organization')) where.push(eq(e.organizationId, p('organizationId')));
+  if (shape.includes('+document')) where.push(eq(e.documentId, p('documentId')));
+  if (shape.includes('+status')) where.push(eq(e.status, p('status')));
+  if (shape.includes('+after')) where.push(keysetAfter(e.startedAt, e.id, [p('afterStartedAt'), p('afterId')], descending));
+  const direction = descending ? desc : asc;
+  return db
+    .select(columns)
+    .from(e)
+    .where(and(...where))
+    .orderBy(direction(e.startedAt), direction(e.id))
+    .limit(p('limit'));
+});
+
 /** /v2/agents/execution/list: `{ items, nextCursor, hasMore }` by `startedAt` (then id), keyset-paged. */
 export function listExecutions(app: AppContext, apiKeyId: string, input: z.output<typeof executionListInput>) {
   const { cursor: token, pageSize, ...filters } = input;
   const scope = { op: 'executions', apiKeyId, ...filters };
   const cursor = readPageToken(app, scope, token, ['number', 'string'], 'cursor');
-  const where: SQL[] = [eq(agentExecutions.apiKeyId, apiKeyId)];
-  if (filters.agentId !== undefined) where.push(eq(agentExecutions.agentId, filters.agentId));
-  if (filters.organizationId !== undefined) where.push(eq(agentExecutions.organizationId, filters.organizationId));
-  if (filters.documentId !== undefined) where.push(eq(agentExecutions.documentId, filters.documentId));
-  if (filters.status !== undefined) where.push(eq(agentExecutions.status, filters.status));
-  const ascending = filters.orderDirection === 'asc';
-  const order = ascending ? [asc(agentExecutions.startedAt), asc(agentExecutions.id)] : [desc(agentExecutions.startedAt), desc(agentExecutions.id)];
-  const rows = app.db.select().from(agentExecutions).where(and(...where, keysetAfter(agentExecutions.startedAt, agentExecutions.id, cursor, !ascending))).orderBy(...order).limit(pageSize + 1).all();
+  const shape = `${filters.orderDirection === 'asc' ? '>' : '<'}${cursor ? '+after' : ''}${filters.agentId !== undefined ? '+agent' : ''}${filters.organizationId !== undefined ? '+organization' : ''}${
+    filters.documentId !== undefined ? '+document' : ''
+  }${filters.status !== undefined ? '+status' : ''}` as const;
+  const rows = executionPage(app.db, shape, { ...filters, apiKeyId, afterStartedAt: cursor?.[0], afterId: cursor?.[1], limit: pageSize + 1 });
   const page = paginate(rows, pageSize, (r) => [r.startedAt, r.id], app.pageTokens, scope);
   return { items: page.items.map(describeExecution), nextCursor: page.pageToken, hasMore: page.pageToken !== null };
 }

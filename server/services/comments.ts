@@ -1,13 +1,12 @@
 import { randomInt } from 'node:crypto';
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { annotationInput, annotationsAddInput, annotationsGetInput, annotationsUpdateInput, commentInput } from '../../shared/schemas/comments.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
-import { compiledRows } from '../db/prepared.ts';
+import { compiledRows, inJsonList, preparedFor } from '../db/prepared.ts';
 import { commentAnnotations, commentReads, comments, reactions, type StoredUser } from '../db/schema.ts';
 import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -37,12 +36,24 @@ export function mentionedIds(contacts: CommentInput['taggedUserContacts']): stri
   return [...new Set((contacts ?? []).map((c) => c.userId ?? c.contact?.userId).filter((v): v is string => !!v))];
 }
 
+const annotationQueries = preparedFor((db) => {
+  const p = sql.placeholder;
+  return {
+    byId: db
+      .select()
+      .from(commentAnnotations)
+      .where(and(eq(commentAnnotations.apiKeyId, p('apiKeyId')), eq(commentAnnotations.organizationId, p('organizationId')), eq(commentAnnotations.id, p('annotationId'))))
+      .prepare(),
+    commentTaken: db
+      .select({ id: comments.id })
+      .from(comments)
+      .where(and(eq(comments.apiKeyId, p('apiKeyId')), eq(comments.organizationId, p('organizationId')), eq(comments.annotationId, p('annotationId')), eq(comments.id, p('id'))))
+      .prepare(),
+  };
+});
+
 export function findAnnotation(tx: Db, apiKeyId: string, organizationId: string, annotationId: string) {
-  return tx
-    .select()
-    .from(commentAnnotations)
-    .where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, organizationId), eq(commentAnnotations.id, annotationId)))
-    .get();
+  return annotationQueries(tx).byId.get({ apiKeyId, organizationId, annotationId });
 }
 
 export function requireAnnotation(tx: Db, apiKeyId: string, organizationId: string, annotationId: string) {
@@ -57,11 +68,7 @@ function visibleTo(row: AnnotationRow, userId: string): boolean {
 }
 
 function commentTaken(tx: Db, apiKeyId: string, organizationId: string, annotationId: string, id: number): boolean {
-  return !!tx
-    .select({ id: comments.id })
-    .from(comments)
-    .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId), eq(comments.id, id)))
-    .get();
+  return !!annotationQueries(tx).commentTaken.get({ apiKeyId, organizationId, annotationId, id });
 }
 
 function newCommentId(tx: Db, apiKeyId: string, organizationId: string, annotationId: string): number {
@@ -256,9 +263,6 @@ function describeComment(row: CommentRow, reactionRows: Array<typeof reactions.$
   };
 }
 
-
-/** `column in (the values of a JSON array bound to the placeholder)`: one compiled statement for any number of ids. */
-const inJsonList = (column: SQLiteColumn, placeholder: string) => sql`${column} in (select value from json_each(${sql.placeholder(placeholder)}))`;
 
 /** The comments of some annotations (and, with `+ids`, only some comment ids), in creation order. */
 const commentRows = compiledRows(comments, (db, shape: 'annotations' | 'annotations+ids', columns) => {

@@ -1,7 +1,8 @@
 import { reactionDecision, recordJudgment, threadTexts } from './memory.ts';
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
+import { compiledRows } from '../db/prepared.ts';
 import { comments, reactions, type StoredUser } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -45,11 +46,21 @@ export function addReaction(app: AppContext, apiKeyId: string, input: { organiza
   });
 }
 
+/** The reactions of an annotation, or of one of its comments, in creation order. */
+const reactionsOf = compiledRows(reactions, (db, shape: 'annotation' | 'comment', columns) => {
+  const p = sql.placeholder;
+  const conditions = [eq(reactions.apiKeyId, p('apiKeyId')), eq(reactions.organizationId, p('organizationId')), eq(reactions.annotationId, p('annotationId'))];
+  if (shape === 'comment') conditions.push(eq(reactions.commentId, p('commentId')));
+  return db
+    .select(columns)
+    .from(reactions)
+    .where(and(...conditions))
+    .orderBy(asc(reactions.createdAt), sql`rowid`);
+});
+
 export function getReactions(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentId?: number | undefined }) {
   requireAnnotation(app.db, apiKeyId, input.organizationId, input.annotationId);
-  const conditions: SQL[] = [eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, input.organizationId), eq(reactions.annotationId, input.annotationId)];
-  if (input.commentId !== undefined) conditions.push(eq(reactions.commentId, input.commentId));
-  return app.db.select().from(reactions).where(and(...conditions)).orderBy(asc(reactions.createdAt), sql`rowid`).all().map(describeReaction);
+  return reactionsOf(app.db, input.commentId === undefined ? 'annotation' : 'comment', { ...input, apiKeyId }).map(describeReaction);
 }
 
 export function deleteReactions(app: AppContext, apiKeyId: string, input: { organizationId: string; reactionIds: string[] }): Outcomes {

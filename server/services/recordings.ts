@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { recordingsAddInput, recordingsGetInput } from '../../shared/schemas/recordings.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
+import { compiledRows, inJsonList } from '../db/prepared.ts';
 import { recordingAttachments, recordings } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -64,16 +65,19 @@ function describeAttachment(app: Pick<AppContext, 'baseUrl'>, row: AttachmentRow
   return { attachmentId: row.attachmentId, url: `${app.baseUrl}/attachments/${row.storageKey}`, mimeType: row.mimeType, name: row.name, type: row.type, size: row.size, version: row.version };
 }
 
+/** The attachments of some recordings (a JSON array of ids), by attachment id. */
+const attachmentRows = compiledRows(recordingAttachments, (db, _shape: 'recordings', columns) =>
+  db
+    .select(columns)
+    .from(recordingAttachments)
+    .where(and(eq(recordingAttachments.apiKeyId, sql.placeholder('apiKeyId')), eq(recordingAttachments.organizationId, sql.placeholder('organizationId')), inJsonList(recordingAttachments.recordingId, 'recordingIds')))
+    .orderBy(asc(recordingAttachments.attachmentId)),
+);
+
 function attachmentsOf(db: Db, apiKeyId: string, organizationId: string, recordingIds: string[]) {
   const byRecording = new Map<string, AttachmentRow[]>();
   if (recordingIds.length === 0) return byRecording;
-  const rows = db
-    .select()
-    .from(recordingAttachments)
-    .where(and(eq(recordingAttachments.apiKeyId, apiKeyId), eq(recordingAttachments.organizationId, organizationId), inArray(recordingAttachments.recordingId, recordingIds)))
-    .orderBy(asc(recordingAttachments.attachmentId))
-    .all();
-  for (const row of rows) {
+  for (const row of attachmentRows(db, 'recordings', { apiKeyId, organizationId, recordingIds: JSON.stringify(recordingIds) })) {
     let list = byRecording.get(row.recordingId);
     if (!list) byRecording.set(row.recordingId, (list = []));
     list.push(row);
@@ -183,15 +187,30 @@ export function addRecording(app: AppContext, apiKey: ApiKeyRow, input: z.output
   }
 }
 
+/** A recordings page, newest first, compiled per filter shape (recording ids one placeholder each). */
+const recordingPage = compiledRows(recordings, (db, shape: `${'' | '+after'}${'' | '+document'}:${number}`, columns) => {
+  const p = sql.placeholder;
+  const [flags, ids] = shape.split(':') as [string, string];
+  const conditions: (SQL | undefined)[] = [eq(recordings.apiKeyId, p('apiKeyId')), eq(recordings.organizationId, p('organizationId'))];
+  if (flags.includes('+after')) conditions.push(keysetAfter(recordings.createdAt, recordings.id, [p('afterCreatedAt'), p('afterId')], true));
+  if (flags.includes('+document')) conditions.push(eq(recordings.documentId, p('documentId')));
+  if (ids !== '0') conditions.push(inArray(recordings.id, Array.from({ length: Number(ids) }, (_, i) => p(`id${i}`))));
+  return db
+    .select(columns)
+    .from(recordings)
+    .where(and(...conditions))
+    .orderBy(desc(recordings.createdAt), desc(recordings.id))
+    .limit(p('limit'));
+});
+
 /** /v2/recordings/get: newest first, keyset on (createdAt, id); by document and/or ids. */
 export function getRecordings(app: AppContext, apiKeyId: string, input: z.output<typeof recordingsGetInput>) {
   const { pageToken, pageSize, ...filters } = input;
   const scope = { op: 'recordings/get', apiKeyId, ...filters };
   const cursor = readPageToken(app, scope, pageToken, ['number', 'string']);
-  const conditions: (SQL | undefined)[] = [eq(recordings.apiKeyId, apiKeyId), eq(recordings.organizationId, input.organizationId), keysetAfter(recordings.createdAt, recordings.id, cursor, true)];
-  if (input.documentId) conditions.push(eq(recordings.documentId, input.documentId));
-  if (input.recordingIds) conditions.push(inArray(recordings.id, input.recordingIds));
-  const rows = app.db.select().from(recordings).where(and(...conditions)).orderBy(desc(recordings.createdAt), desc(recordings.id)).limit(pageSize + 1).all();
+  const values: Record<string, unknown> = { apiKeyId, organizationId: input.organizationId, afterCreatedAt: cursor?.[0], afterId: cursor?.[1], documentId: input.documentId, limit: pageSize + 1 };
+  input.recordingIds?.forEach((id, i) => (values[`id${i}`] = id));
+  const rows = recordingPage(app.db, `${cursor ? '+after' : ''}${input.documentId ? '+document' : ''}:${input.recordingIds?.length ?? 0}`, values);
   const page = paginate(rows, pageSize, (row) => [row.createdAt, row.id], app.pageTokens, scope);
   const files = attachmentsOf(app.db, apiKeyId, input.organizationId, page.items.map((r) => r.id));
   return { items: page.items.map((row) => describeRecording(app, row, files.get(row.id) ?? [])), pageToken: page.pageToken };
