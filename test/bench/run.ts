@@ -28,7 +28,7 @@ const suites: Record<string, { title: string; run(): Promise<Row[]> }> = {
 
 const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { compare: { type: 'string' }, help: { type: 'boolean' } } });
 if (values.help) {
-  console.log(`npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')}\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 3)`);
+  console.log(`npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')}\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5)`);
   process.exit(0);
 }
 const unknown = positionals.filter((name) => !suites[name]);

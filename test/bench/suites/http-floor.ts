@@ -2,7 +2,7 @@
 // authenticated read, and /v2/notifications/get (one page of 50) with 10k and with 1M notifications stored in one
 // organization, served from the response cache (a client polling the same page) and with the cache off. The
 // notifications are written by test/bench/fill.ts into a stopped server's database before it starts. Figures that
-// are compared with each other are measured in alternated rounds (BENCH_ROUNDS, default 3) and each is the median
+// are compared with each other are measured in alternated rounds (BENCH_ROUNDS, default 5) and each is the median
 // of its rounds, so that the machine's drift over a minute falls on both sides of a ratio.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ export const title = 'HTTP floor: node:http and h3 vs ping and notifications/get
 const SIZES = [10_000, 1_000_000] as const;
 const label = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`);
 
-const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)) || 3);
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 5)) || 5);
 
 type LoadResult = Awaited<ReturnType<typeof load>>;
 /** A measurement taken in several rounds: the round of median throughput, and every round's throughput. */
