@@ -432,6 +432,8 @@ export const commentAnnotations = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
     index('comment_annotations_document').on(t.apiKeyId, t.organizationId, t.documentId, t.createdAt, t.id),
+    // an organization's page in order (without it every page sorted all of the organization's annotations)
+    index('comment_annotations_time').on(t.apiKeyId, t.organizationId, t.createdAt, t.id),
     orgRef(t),
   ],
 );

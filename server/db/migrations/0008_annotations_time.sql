@@ -1,0 +1,1 @@
+CREATE INDEX `comment_annotations_time` ON `comment_annotations` (`api_key_id`,`organization_id`,`created_at`,`id`);
