@@ -29,8 +29,10 @@ export interface SuiteResult {
   date: string;
   commit: string;
   seconds: number;
-  /** The 1-minute load average when the suite started: above ~0.5 the machine was not idle. */
+  /** The 1-minute load average when the suite started (raised for minutes by the suite before it). */
   loadAverageAtStart: number;
+  /** The share of the machine's CPU busy in the second before the suite started (quietStart). */
+  busyAtStart?: number;
   rows: ResultRow[];
 }
 
@@ -67,6 +69,41 @@ export function gitCommit(): string {
 }
 
 export const currentLoad = () => Math.round(loadavg()[0]! * 100) / 100;
+
+/** Above this share of the machine's CPU busy before a suite, its figures are marked as not to quote. */
+const BUSY_SHARE = 0.25;
+
+/** The share of all cores' time that was not idle over `ms` milliseconds. */
+async function busyShare(ms: number): Promise<number> {
+  const times = () => {
+    let idle = 0;
+    let total = 0;
+    for (const { times: t } of cpus()) {
+      idle += t.idle;
+      total += t.user + t.nice + t.sys + t.idle + t.irq;
+    }
+    return { idle, total };
+  };
+  const before = times();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = times();
+  const total = after.total - before.total;
+  return total > 0 ? Math.round((1 - (after.idle - before.idle) / total) * 100) / 100 : 0;
+}
+
+/**
+ * Waits, up to 20 s, for a second in which the machine is quiet (the previous suite's servers and files may
+ * still be going away) and returns the busy share of the last second measured: the other work a suite started
+ * with. The 1-minute load average cannot tell that: the suite before raises it for minutes after it ends.
+ */
+export async function quietStart(): Promise<number> {
+  let share = 1;
+  for (let i = 0; i < 20 && share > BUSY_SHARE; i++) share = await busyShare(1000);
+  return share;
+}
+
+/** Whether a suite started on a busy machine (runs from before `busyAtStart` was measured: by load average). */
+export const startedBusy = (suite: SuiteResult, machine: Machine) => (suite.busyAtStart !== undefined ? suite.busyAtStart > BUSY_SHARE : suite.loadAverageAtStart > machine.cpus / 2);
 
 const goalText = (goal: Goal, unit: string) => {
   const [what, op] = goal.kind.split(/(?=[<>])/) as ['ratio' | 'value', string];
@@ -173,9 +210,11 @@ export function updateBenchmarksMd(suiteOrder: string[]) {
     parts.push(`### ${suite.title} (\`${name}\`)`, '');
     parts.push(
       `${suite.date.slice(0, 16).replace('T', ' ')} UTC, commit ${suite.commit}, ${describeMachine(run.machine)}; ` +
-        `BENCH_SECONDS=${run.benchSeconds}, ${run.connections} connections; load average ${suite.loadAverageAtStart} at start; took ${Math.round(suite.seconds)} s.` +
+        `BENCH_SECONDS=${run.benchSeconds}, ${run.connections} connections; load average ${suite.loadAverageAtStart} at start` +
+        (suite.busyAtStart !== undefined ? `, ${Math.round(suite.busyAtStart * 100)} % of the CPU busy in the second before it` : '') +
+        `; took ${Math.round(suite.seconds)} s.` +
         // other work on the machine moves every figure: say so where the figures are read
-        (suite.loadAverageAtStart > run.machine.cpus / 2 ? ' **The machine was busy with other work: figures to check the harness, not to quote.**' : ''),
+        (startedBusy(suite, run.machine) ? ' **The machine was busy with other work: figures to check the harness, not to quote.**' : ''),
       '',
       suiteTable(suite),
       '',

@@ -3,7 +3,7 @@
 // in bench-results/ and the generated section of BENCHMARKS.md is rebuilt (see results.ts).
 import { parseArgs } from 'node:util';
 import { CONNECTIONS, DURATION, type Row } from './harness.ts';
-import { compareRuns, currentLoad, gitCommit, machine, readRun, suiteTable, toResultRow, updateBenchmarksMd, writeRun, type RunResult } from './results.ts';
+import { compareRuns, currentLoad, gitCommit, quietStart, machine, readRun, suiteTable, toResultRow, updateBenchmarksMd, writeRun, type RunResult } from './results.ts';
 import * as access from './suites/access.ts';
 import * as coldStart from './suites/cold-start.ts';
 import * as crdt from './suites/crdt.ts';
@@ -52,6 +52,7 @@ console.log(`${m.cpus} × ${m.model}, Node ${m.node}, ${CONNECTIONS} connections
 const failures: string[] = [];
 for (const name of chosen) {
   const suite = suites[name]!;
+  const busyAtStart = await quietStart();
   const started = performance.now();
   const loadAverageAtStart = currentLoad();
   const date = new Date().toISOString();
@@ -65,7 +66,7 @@ for (const name of chosen) {
     continue;
   }
   const seconds = (performance.now() - started) / 1000;
-  run.suites[name] = { title: suite.title, date, commit: run.commit, seconds: Math.round(seconds), loadAverageAtStart, rows: rows.map(toResultRow) };
+  run.suites[name] = { title: suite.title, date, commit: run.commit, seconds: Math.round(seconds), loadAverageAtStart, busyAtStart, rows: rows.map(toResultRow) };
   console.log(`\n## ${suite.title} (${Math.round(seconds)} s)\n`);
   console.log(suiteTable(run.suites[name]!));
 }
