@@ -117,6 +117,14 @@ export function compiledRows<T extends SQLiteTable, S extends string>(
   };
 }
 
+/** `count` placeholders named `prefix0`, `prefix1`, …: one per value of a list (its shape counts the values). */
+export const placeholderList = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => sql.placeholder(`${prefix}${i}`));
+
+/** The values of placeholderList's placeholders: `list[i]` as `prefix{i}` in `into`. */
+export function listValues<V>(into: Record<string, V>, prefix: string, list: readonly V[] | undefined) {
+  if (list) for (let i = 0; i < list.length; i++) into[`${prefix}${i}`] = list[i] as V;
+}
+
 /**
  * `column in (the values of the JSON array bound to the placeholder)`: one compiled statement for any number of
  * values, searched on an index led by the column as an IN list is. Not for a list that must keep an index's

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
 import type { AccessRole, DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { Db } from '../db/client.ts';
-import { preparedFor, preparedShapes } from '../db/prepared.ts';
+import { listValues, placeholderList, preparedFor, preparedShapes } from '../db/prepared.ts';
 import { memberships, type MembershipLevel } from '../db/schema.ts';
 import { findDocument, type DocumentRow } from './documents.ts';
 import { findFolder, type FolderRow } from './folders.ts';
@@ -59,11 +59,10 @@ const queries = preparedFor((db) => ({
 /** The users with a membership at `level` on any of `count` resources (placeholders r0, r1, …). */
 const membersAt = preparedShapes((db, shape: `${MembershipLevel}:${number}`) => {
   const [level, count] = shape.split(':') as [MembershipLevel, string];
-  const resources = Array.from({ length: Number(count) }, (_, i) => P(`r${i}`));
   return db
     .select({ userId: m.userId })
     .from(m)
-    .where(and(...inOrganization, eq(m.level, level), inArray(m.resourceId, resources)))
+    .where(and(...inOrganization, eq(m.level, level), inArray(m.resourceId, placeholderList('r', Number(count)))))
     .prepare();
 });
 
@@ -198,7 +197,7 @@ export function createAccessResolver(db: Db, apiKeyId: string, organizationId: s
       const candidates = new Set<string>();
       for (const [level, ids] of targets) {
         const values: Record<string, string> = { apiKeyId, organizationId };
-        ids.forEach((id, i) => (values[`r${i}`] = id));
+        listValues(values, 'r', ids);
         for (const row of membersAt(db, `${level}:${ids.length}`).all(values)) candidates.add(row.userId);
       }
       for (const userId of candidates) {

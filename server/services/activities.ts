@@ -4,7 +4,7 @@ import type { activitiesDeleteInput, activitiesGetInput, activitiesUpdateInput, 
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
-import { compiledRows } from '../db/prepared.ts';
+import { compiledRows, listValues, placeholderList } from '../db/prepared.ts';
 import { activities, type StoredUser } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -125,15 +125,14 @@ const pageQuery = compiledRows(activities, (db, shape: PageShape, columns) => {
   const a = activities;
   const [flags, features, actions, ids] = shape.split(':') as [string, string, string, string];
   const descending = flags.startsWith('<');
-  const list = (prefix: string, count: string) => Array.from({ length: Number(count) }, (_, i) => sql.placeholder(`${prefix}${i}`));
   const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, sql.placeholder('apiKeyId')), eq(a.organizationId, sql.placeholder('organizationId'))];
   if (flags.includes('+after')) conditions.push(keysetAfter(a.timestamp, a.id, [sql.placeholder('afterTimestamp'), sql.placeholder('afterId')], descending));
   if (flags.includes('+document')) conditions.push(eq(a.documentId, sql.placeholder('documentId')));
   if (flags.includes('+target')) conditions.push(eq(a.targetEntityId, sql.placeholder('targetEntityId')));
   if (flags.includes('+user')) conditions.push(eq(a.actionUserId, sql.placeholder('userId')));
-  if (features !== '0') conditions.push(inArray(a.featureType, list('feature', features)));
-  if (actions !== '0') conditions.push(inArray(a.actionType, list('action', actions)));
-  if (ids !== '0') conditions.push(inArray(a.id, list('id', ids)));
+  if (features !== '0') conditions.push(inArray(a.featureType, placeholderList('feature', Number(features))));
+  if (actions !== '0') conditions.push(inArray(a.actionType, placeholderList('action', Number(actions))));
+  if (ids !== '0') conditions.push(inArray(a.id, placeholderList('id', Number(ids))));
   const direction = descending ? desc : asc;
   return db
     .select(columns)
@@ -142,11 +141,6 @@ const pageQuery = compiledRows(activities, (db, shape: PageShape, columns) => {
     .orderBy(direction(a.timestamp), direction(a.id))
     .limit(sql.placeholder('limit'));
 });
-
-/** `{ prefix0: values[0], prefix1: values[1], … }` into `into`. */
-function listValues(into: Record<string, unknown>, prefix: string, values: readonly string[] | undefined) {
-  if (values) for (let i = 0; i < values.length; i++) into[`${prefix}${i}`] = values[i];
-}
 
 /**
  * /v2/activities/get: every filter of interface.md combined, ordered by (timestamp, id) either way and

@@ -6,7 +6,7 @@ import type { annotationInput, annotationsAddInput, annotationsGetInput, annotat
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
-import { compiledRows, inJsonList, preparedFor } from '../db/prepared.ts';
+import { compiledRows, inJsonList, listValues, placeholderList, preparedFor } from '../db/prepared.ts';
 import { commentAnnotations, commentReads, comments, reactions, type StoredUser } from '../db/schema.ts';
 import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -342,7 +342,7 @@ const annotationPage = compiledRows(commentAnnotations, (db, shape: AnnotationSh
   const p = sql.placeholder;
   const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, p('apiKeyId')), eq(a.organizationId, p('organizationId'))];
   if (head.includes('+after')) conditions.push(keysetAfter(a.createdAt, a.id, [p('afterCreatedAt'), p('afterId')], descending));
-  if (documents !== '0') conditions.push(inArray(a.documentId, Array.from({ length: Number(documents) }, (_, i) => p(`document${i}`))));
+  if (documents !== '0') conditions.push(inArray(a.documentId, placeholderList('document', Number(documents))));
   if (flags.includes('+ids')) conditions.push(inJsonList(a.id, 'annotationIds'));
   if (flags.includes('+locations')) conditions.push(inJsonList(a.locationId, 'locationIds'));
   if (flags.includes('+statuses')) conditions.push(inJsonList(a.statusId, 'statusIds'));
@@ -385,7 +385,7 @@ export function getAnnotations(app: AppContext, apiKeyId: string, input: z.outpu
     userId: input.userId,
     limit: pageSize + 1,
   };
-  documentIds.forEach((id, i) => (values[`document${i}`] = id));
+  listValues(values, 'document', documentIds);
   const shape: AnnotationShape = `${input.order === 'desc' ? '<' : '>'}${cursor ? '+after' : ''}:${documentIds.length}:${input.annotationIds ? '+ids' : ''}${input.locationIds ? '+locations' : ''}${
     input.statusIds ? '+statuses' : ''
   }${input.userIds ? '+authors' : ''}${input.mentionedUserIds ? '+mentions' : ''}${input.userId ? '+viewer' : ''}`;

@@ -7,7 +7,7 @@ import type { recordingsAddInput, recordingsGetInput } from '../../shared/schema
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
-import { compiledRows, inJsonList } from '../db/prepared.ts';
+import { compiledRows, inJsonList, listValues, placeholderList } from '../db/prepared.ts';
 import { recordingAttachments, recordings } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -194,7 +194,7 @@ const recordingPage = compiledRows(recordings, (db, shape: `${'' | '+after'}${''
   const conditions: (SQL | undefined)[] = [eq(recordings.apiKeyId, p('apiKeyId')), eq(recordings.organizationId, p('organizationId'))];
   if (flags.includes('+after')) conditions.push(keysetAfter(recordings.createdAt, recordings.id, [p('afterCreatedAt'), p('afterId')], true));
   if (flags.includes('+document')) conditions.push(eq(recordings.documentId, p('documentId')));
-  if (ids !== '0') conditions.push(inArray(recordings.id, Array.from({ length: Number(ids) }, (_, i) => p(`id${i}`))));
+  if (ids !== '0') conditions.push(inArray(recordings.id, placeholderList('id', Number(ids))));
   return db
     .select(columns)
     .from(recordings)
@@ -209,7 +209,7 @@ export function getRecordings(app: AppContext, apiKeyId: string, input: z.output
   const scope = { op: 'recordings/get', apiKeyId, ...filters };
   const cursor = readPageToken(app, scope, pageToken, ['number', 'string']);
   const values: Record<string, unknown> = { apiKeyId, organizationId: input.organizationId, afterCreatedAt: cursor?.[0], afterId: cursor?.[1], documentId: input.documentId, limit: pageSize + 1 };
-  input.recordingIds?.forEach((id, i) => (values[`id${i}`] = id));
+  listValues(values, 'id', input.recordingIds);
   const rows = recordingPage(app.db, `${cursor ? '+after' : ''}${input.documentId ? '+document' : ''}:${input.recordingIds?.length ?? 0}`, values);
   const page = paginate(rows, pageSize, (row) => [row.createdAt, row.id], app.pageTokens, scope);
   const files = attachmentsOf(app.db, apiKeyId, input.organizationId, page.items.map((r) => r.id));
