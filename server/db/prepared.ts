@@ -75,8 +75,8 @@ type Slot = { fixed: unknown } | { name: string; encode?: (value: unknown) => un
  * Whole rows of `table` from a select that drizzle compiles once per connection and shape (with placeholders),
  * run by better-sqlite3 in raw mode and decoded by each column's own decoder into the object drizzle returns.
  * drizzle's prepared query decodes each row with a reduce over the selection that tests every cell with `is()`
- * (14 % of an activities page); this is a loop over the columns. `build` selects `columns` (the table's, in
- * their order) and may use placeholders; the call passes their values.
+ * (14 % of an activities page); here each row is one call of rowDecoder's function. `build` must select exactly
+ * `columns` (the table's, in their order) and may use placeholders; the call passes their values.
  */
 export function compiledRows<T extends SQLiteTable, S extends string>(
   table: T,
@@ -85,7 +85,7 @@ export function compiledRows<T extends SQLiteTable, S extends string>(
   const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
   const decode = rowDecoder<InferSelectModel<T>>(columns);
   const compiled = preparedShapes((db, shape: S) => {
-    const { sql, params } = build(db, shape, columns).toSQL();
+    const { sql: text, params } = build(db, shape, columns).toSQL();
     const slots = params.map((p): Slot => {
       if (p instanceof Placeholder) return { name: p.name };
       if (p instanceof Param && p.value instanceof Placeholder) {
@@ -94,7 +94,7 @@ export function compiledRows<T extends SQLiteTable, S extends string>(
       }
       return { fixed: p };
     });
-    return { statement: connectionOf(db).prepare<unknown[], unknown[]>(sql), slots };
+    return { statement: connectionOf(db).prepare<unknown[], unknown[]>(text), slots };
   });
   return (db, shape, values) => {
     const { statement, slots } = compiled(db, shape);

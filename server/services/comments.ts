@@ -263,7 +263,6 @@ function describeComment(row: CommentRow, reactionRows: Array<typeof reactions.$
   };
 }
 
-
 /** The comments of some annotations (and, with `+ids`, only some comment ids), in creation order. */
 const commentRows = compiledRows(comments, (db, shape: 'annotations' | 'annotations+ids', columns) => {
   const conditions = [eq(comments.apiKeyId, sql.placeholder('apiKeyId')), eq(comments.organizationId, sql.placeholder('organizationId')), inJsonList(comments.annotationId, 'annotationIds')];
