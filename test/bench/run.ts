@@ -3,7 +3,7 @@
 // in bench-results/ and the generated section of BENCHMARKS.md is rebuilt (see results.ts).
 import { parseArgs } from 'node:util';
 import { CONNECTIONS, DURATION, type Row } from './harness.ts';
-import { compareRuns, currentLoad, gitCommit, quietStart, machine, readRun, suiteTable, toResultRow, updateBenchmarksMd, writeRun, type RunResult } from './results.ts';
+import { compareRuns, currentLoad, gitCommit, machine, quietStart, readRun, suiteTable, toResultRow, updateBenchmarksMd, writeRun, type RunResult } from './results.ts';
 import * as access from './suites/access.ts';
 import * as coldStart from './suites/cold-start.ts';
 import * as crdt from './suites/crdt.ts';

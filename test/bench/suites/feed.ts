@@ -1,8 +1,8 @@
 // The feed at scale: notifications, activities and comment annotations (each with one comment) must stay O(page)
-// at 10k and at 1M records in one API key. The rows are bulk-inserted with better-sqlite3 into the server's own database before it starts
-// (an HTTP seed of a million records would take most of an hour here); reads then go through HTTP, to a server
-// with its response cache off: every answer is computed by its query, which is what this suite is about (a
-// repeated page answered from the cache is measured by the http-floor suite).
+// at 10k and at 1M records in one API key. The rows are bulk-inserted with better-sqlite3 into the server's own
+// database before it starts (an HTTP seed of a million records would take most of an hour here); reads then go
+// through HTTP, to a server with its response cache off: every answer is computed by its query, which is what
+// this suite is about (a repeated page answered from the cache is measured by the http-floor suite).
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
