@@ -1,4 +1,5 @@
-// Whether the database changed, for the caches that answer from memory (credentials, read answers). This
+// Whether the database changed, for the caches that answer from memory (read answers; credentials, which watch
+// this connection's writes to their own tables and ask here only about other connections'). This
 // connection's own writes show in `total_changes()`, a counter in memory, looked at on every call. Other
 // connections' and processes' commits (the CLI, an import) show in `PRAGMA data_version`, which opens a read
 // transaction (two file-lock syscalls); it is looked at once per event-loop turn, at the first look in the turn.
@@ -8,6 +9,8 @@ import type Database from 'better-sqlite3';
 
 export class ChangeStamp {
   private generation = 0;
+  /** Bumped only by other connections' commits (`data_version`), for caches that watch this connection's own writes themselves. */
+  private foreign = 0;
   private changes = -1;
   private version = -1;
   private versionLooked = false;
@@ -24,21 +27,31 @@ export class ChangeStamp {
 
   /** A number that changes whenever the database may have changed since the last look. */
   current(): number {
-    if (!this.versionLooked) {
-      this.versionLooked = true;
-      setImmediate(this.nextTurn).unref();
-      const version = this.dataVersion.get() as number;
-      if (version !== this.version) {
-        this.version = version;
-        this.generation++;
-      }
-    }
+    this.lookForeign();
     const changes = this.totalChanges.get() as number;
     if (changes !== this.changes) {
       this.changes = changes;
       this.generation++;
     }
     return this.generation;
+  }
+
+  /** A number that changes whenever another connection or process may have committed since the last look. */
+  foreignChanges(): number {
+    this.lookForeign();
+    return this.foreign;
+  }
+
+  private lookForeign() {
+    if (this.versionLooked) return;
+    this.versionLooked = true;
+    setImmediate(this.nextTurn).unref();
+    const version = this.dataVersion.get() as number;
+    if (version !== this.version) {
+      this.version = version;
+      this.generation++;
+      this.foreign++;
+    }
   }
 }
 

@@ -1,8 +1,11 @@
 // Credentials verified by an earlier call, kept so that the next call with the same pair skips the keyed
-// digest (HMAC) and the two lookups. Any write to the database drops them all (change-stamp.ts): this
-// connection's own writes at once, other connections' and processes' (the CLI resetting a token while the
-// server runs) for every call that arrives after them. A reset, rotated or deleted token, or a changed or
-// deleted key, is thus refused or seen as it is now by the next call, never answered from what was true before.
+// digest (HMAC) and the two lookups. A write to the tables credentials are read from drops them all: this
+// connection's writes at once (temporary triggers on those tables call back into the cache; a write anywhere
+// else leaves it, so a stream of writes does not verify every caller again), other connections' and processes'
+// (the CLI resetting a token while the server runs: `PRAGMA data_version`, change-stamp.ts, which cannot tell
+// which table changed) for every call that arrives after them. A reset, rotated or deleted token, or a changed
+// or deleted key or workspace, is thus refused or seen as it is now by the next call, never answered from what
+// was true before.
 import type Database from 'better-sqlite3';
 import type { AppContext } from '../context.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
@@ -22,13 +25,53 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The tables a verified API key or workspace is read from (authenticateApiKey, authenticateWorkspace). */
+export const CREDENTIAL_TABLES = ['workspaces', 'api_keys', 'auth_tokens'] as const;
+
+/** How many times this connection wrote to a watched table; the triggers of every watched table count here. */
+interface TableWrites {
+  count: number;
+  watched: Set<string>;
+}
+
+const writesBySqlite = new WeakMap<Database.Database, TableWrites>();
+const WRITTEN_FUNCTION = 'hearth_watched_table_written';
+
+/**
+ * Counts this connection's writes to `tables` (inserts, updates and deletes, cascaded ones included), with
+ * temporary triggers: they live in this connection only and cost nothing on writes to other tables. A write
+ * later rolled back still counts, which only drops a cache once more than needed.
+ */
+export function watchTableWrites(sqlite: Database.Database, tables: readonly string[]): TableWrites {
+  let writes = writesBySqlite.get(sqlite);
+  if (writes === undefined) {
+    const created: TableWrites = { count: 0, watched: new Set() };
+    sqlite.function(WRITTEN_FUNCTION, { deterministic: false }, () => {
+      created.count++;
+      return null;
+    });
+    writesBySqlite.set(sqlite, (writes = created));
+  }
+  for (const table of tables) {
+    if (writes.watched.has(table)) continue;
+    for (const event of ['insert', 'update', 'delete']) {
+      sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS "hearth_written_${table}_${event}" AFTER ${event} ON main."${table}" BEGIN SELECT ${WRITTEN_FUNCTION}(); END`);
+    }
+    writes.watched.add(table);
+  }
+  return writes;
+}
+
 export class VerifiedCredentials<T> {
   private readonly entries = new Map<string, T>();
   private generation = -1;
   private readonly stamp: ChangeStamp;
+  private readonly writes: TableWrites;
 
-  constructor(sqlite: Database.Database) {
+  /** `tables`: where the verified values are read from; a write to any of them drops every kept pair. */
+  constructor(sqlite: Database.Database, tables: readonly string[] = CREDENTIAL_TABLES) {
     this.stamp = changeStampOf(sqlite);
+    this.writes = watchTableWrites(sqlite, tables);
   }
 
   /**
@@ -36,7 +79,8 @@ export class VerifiedCredentials<T> {
    * was verified. `verify` throws on bad credentials; nothing is kept then.
    */
   get(id: string, secret: string, verify: () => T): T {
-    const generation = this.stamp.current();
+    // both only grow, so their sum changes whenever either does
+    const generation = this.stamp.foreignChanges() + this.writes.count;
     if (generation !== this.generation) {
       this.entries.clear();
       this.generation = generation;

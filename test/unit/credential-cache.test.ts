@@ -1,24 +1,27 @@
 // The cache of verified credentials (server/http/credentials.ts) must never answer from what was true before a
 // write: a reset, deleted or changed credential, or a changed key, counts on the very next call, whether this
-// server changed it or another process (the CLI) did.
+// server changed it or another process (the CLI) did. Writes of this server elsewhere (a notification, a
+// comment) keep the verified pairs.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VerifiedCredentials } from '../../server/http/credentials.ts';
-import { DATABASE_FILE } from '../../server/index.ts';
+import { resolveConfig } from '../../server/config.ts';
+import { CREDENTIAL_TABLES, VerifiedCredentials } from '../../server/http/credentials.ts';
+import { DATABASE_FILE, openApp } from '../../server/index.ts';
+import { ensureDefaultCredentials } from '../../server/services/bootstrap.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, startTestServer, type TestServer } from '../helpers/server.ts';
 
 describe('VerifiedCredentials', () => {
   const open = () => {
     const sqlite = new Database(':memory:');
-    sqlite.exec('CREATE TABLE t (v INTEGER)');
+    sqlite.exec('CREATE TABLE t (v INTEGER); CREATE TABLE elsewhere (v INTEGER)');
     return sqlite;
   };
 
-  it('verifies a pair once while nothing is written, and again after any write of this connection', () => {
+  it('verifies a pair once while nothing is written, and again after a write of this connection to its tables', () => {
     const sqlite = open();
-    const cache = new VerifiedCredentials<{ id: string }>(sqlite);
+    const cache = new VerifiedCredentials<{ id: string }>(sqlite, ['t']);
     let verified = 0;
     const verify = () => {
       verified++;
@@ -32,10 +35,73 @@ describe('VerifiedCredentials', () => {
     sqlite.prepare('INSERT INTO t VALUES (1)').run();
     cache.get('key', 'token', verify);
     expect(verified).toBe(3);
+    sqlite.prepare('UPDATE t SET v = 2').run();
+    cache.get('key', 'token', verify);
+    expect(verified).toBe(4);
+    sqlite.prepare('DELETE FROM t').run();
+    cache.get('key', 'token', verify);
+    expect(verified).toBe(5);
+    // a write to a table the values are not read from keeps them
+    sqlite.prepare('INSERT INTO elsewhere VALUES (1)').run();
+    cache.get('key', 'token', verify);
+    expect(verified).toBe(5);
+  });
+
+  it('counts a write that was rolled back (it only drops the pairs once more than needed)', () => {
+    const sqlite = open();
+    const cache = new VerifiedCredentials<number>(sqlite, ['t']);
+    let verified = 0;
+    const verify = () => ++verified;
+    cache.get('key', 'token', verify);
+    expect(() =>
+      sqlite.transaction(() => {
+        sqlite.prepare('INSERT INTO t VALUES (1)').run();
+        throw new Error('rolled back');
+      })(),
+    ).toThrow('rolled back');
+    cache.get('key', 'token', verify);
+    expect(verified).toBe(2);
+  });
+
+  it("watches the real credential tables, and their rows deleted by a workspace's cascade", async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'hearth-credential-tables-'));
+    const app = openApp(resolveConfig({ dataDir: dir, logLevel: 'silent' }));
+    try {
+      ensureDefaultCredentials(app);
+      const sqlite = app.sqlite;
+      const cache = new VerifiedCredentials<number>(sqlite, CREDENTIAL_TABLES);
+      let verified = 0;
+      const verify = () => ++verified;
+      const workspace = (sqlite.prepare('SELECT id FROM workspaces LIMIT 1').get() as { id: string }).id;
+      const tokens = sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number };
+      expect(tokens.n).toBeGreaterThan(0);
+      cache.get('key', 'token', verify);
+      // a user: a write elsewhere keeps the pair
+      sqlite.prepare("INSERT INTO users (api_key_id, id, internal_id, metadata, created_at, updated_at) SELECT id, 'u', 'u-internal', '{}', 0, 0 FROM api_keys LIMIT 1").run();
+      cache.get('key', 'token', verify);
+      expect(verified).toBe(1);
+      sqlite.prepare("UPDATE api_keys SET name = name || '!'").run();
+      cache.get('key', 'token', verify);
+      expect(verified).toBe(2);
+      sqlite.prepare('UPDATE auth_tokens SET created_at = created_at').run();
+      cache.get('key', 'token', verify);
+      expect(verified).toBe(3);
+      // the workspace deleted, its keys and tokens with it (cascade)
+      sqlite.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace);
+      expect((sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number }).n).toBe(0);
+      cache.get('key', 'token', verify);
+      expect(verified).toBe(4);
+    } finally {
+      app.closeDeliveries();
+      app.sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps no refusal: bad credentials are checked on every call', () => {
-    const cache = new VerifiedCredentials<string>(open());
+    const cache = new VerifiedCredentials<string>(open(), ['t']);
     let attempts = 0;
     const refuse = () => {
       attempts++;
@@ -57,7 +123,7 @@ describe('VerifiedCredentials', () => {
     server.exec('CREATE TABLE t (v INTEGER)');
     const cli = new Database(file);
     try {
-      const cache = new VerifiedCredentials<number>(server);
+      const cache = new VerifiedCredentials<number>(server, ['t']);
       let verified = 0;
       const verify = () => ++verified;
       cache.get('key', 'token', verify);
@@ -76,7 +142,7 @@ describe('VerifiedCredentials', () => {
   });
 
   it('hands out frozen values, so that no call can change what the next one gets', () => {
-    const cache = new VerifiedCredentials<{ settings: { flag: boolean } }>(open());
+    const cache = new VerifiedCredentials<{ settings: { flag: boolean } }>(open(), ['t']);
     const row = cache.get('key', 'token', () => ({ settings: { flag: false } }));
     expect(Object.isFrozen(row)).toBe(true);
     expect(Object.isFrozen(row.settings)).toBe(true);
