@@ -67,9 +67,7 @@ function mergeUser(apiKeyId: string, user: Omit<UserInput, 'accessRole'>, existi
 /** Creates the user's profile or updates the fields given; `initial` follows `name` unless given. */
 export function upsertUser(tx: Db, apiKeyId: string, user: Omit<UserInput, 'accessRole'>): UserRow {
   const existing = findUser(tx, apiKeyId, user.userId);
-  const row = mergeUser(apiKeyId, user, existing, Date.now());
-  writeUser(connectionOf(tx), row, existing !== undefined);
-  return row;
+  return saveUser(connectionOf(tx), mergeUser(apiKeyId, user, existing, Date.now()), existing);
 }
 
 export function describeUser(row: UserRow) {
@@ -131,12 +129,22 @@ const UPSERT_MEMBERSHIP =
 
 type StoredUser = Omit<UserRow, 'metadata'> & { metadata: string };
 
-/** Writes mergeUser's row: an update of the stored profile, or an insert. */
-function writeUser(sqlite: Database.Database, row: UserRow, exists: boolean) {
+/**
+ * Writes mergeUser's row, an update of the stored profile or an insert, and returns the stored row. A profile the
+ * call leaves as it was is not written and keeps its `updatedAt` (the time it last changed): calls that name
+ * users (a notification, a comment, users/add on every sign-in) mostly name them unchanged, and each such write
+ * cost a statement and a page of the commit. mergeUser keeps the internal id, metadata and creation time, so the
+ * four fields below are all a call can change.
+ */
+function saveUser(sqlite: Database.Database, row: UserRow, existing: UserRow | undefined): UserRow {
+  if (existing !== undefined && existing.name === row.name && existing.email === row.email && existing.initial === row.initial && existing.photoUrl === row.photoUrl) {
+    return existing;
+  }
   // metadata is JSON text, as drizzle's json column reads and writes it
   const metadata = JSON.stringify(row.metadata);
-  if (exists) sqlite.prepare(UPDATE_USER).run(row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt, row.apiKeyId, row.id);
+  if (existing !== undefined) sqlite.prepare(UPDATE_USER).run(row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt, row.apiKeyId, row.id);
   else sqlite.prepare(INSERT_USER).run(row.apiKeyId, row.id, row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt);
+  return row;
 }
 
 function addUsersInBulk(sqlite: Database.Database, apiKeyId: string, organizationId: string, level: MembershipLevel, resourceId: string, list: UserInput[]): Outcomes {
@@ -150,8 +158,7 @@ function addUsersInBulk(sqlite: Database.Database, apiKeyId: string, organizatio
   for (const user of list) {
     const now = Date.now();
     const existing = known.get(user.userId);
-    const row = mergeUser(apiKeyId, user, existing, now);
-    writeUser(sqlite, row, existing !== undefined);
+    const row = saveUser(sqlite, mergeUser(apiKeyId, user, existing, now), existing);
     known.set(row.id, row);
     const role = user.accessRole ?? null;
     upsertMembershipRow.run(apiKeyId, organizationId, level, resourceId, row.id, role, now, now, role, now);
