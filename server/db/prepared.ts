@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { getTableColumns, Param, Placeholder, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
+import { getTableColumns, is, Param, Placeholder, sql, SQL, type InferInsertModel, type InferSelectModel } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client.ts';
 
@@ -114,6 +114,51 @@ export function compiledRows<T extends SQLiteTable, S extends string>(
     const out = new Array<InferSelectModel<T>>(rows.length);
     for (let r = 0; r < rows.length; r++) out[r] = decode(rows[r] as unknown[]);
     return out;
+  };
+}
+
+/**
+ * Inserts one row into `table` with the statement drizzle's `insert(table).values(row)` builds (every insertable
+ * column, in the schema's order), compiled once per connection instead of built on every call (50–80 µs).
+ * Values are encoded as that call encodes them: null stays NULL; any other value goes through its column's
+ * encoder (JSON columns as JSON text, booleans as 1 / 0); a missing value takes the column's default, its
+ * `$defaultFn` or `$onUpdateFn`, else NULL. A column whose default is SQL must be given a value (throws).
+ * `upsertOn`: the key columns of an upsert; a row already stored under that key gets every other column of the
+ * new row (drizzle's `onConflictDoUpdate` with those values as its `set`).
+ */
+export function rowInserter<T extends SQLiteTable>(table: T, options: { upsertOn?: SQLiteColumn[] } = {}): (db: Db, row: InferInsertModel<T>) => Database.RunResult {
+  // generated columns are not inserted (drizzle's `shouldDisableInsert`, left out of its typings)
+  const columns = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>).filter(([, column]) => !(column as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert());
+  const compiled = preparedFor((db) => {
+    const values = Object.fromEntries(columns.map(([key]) => [key, sql.placeholder(key)]));
+    const insert = db.insert(table).values(values as InferInsertModel<T>);
+    const target = options.upsertOn;
+    const set = target && Object.fromEntries(columns.filter(([, column]) => !target.includes(column)).map(([key, column]) => [key, sql.raw(`excluded."${column.name}"`)]));
+    const { sql: text, params } = (target ? insert.onConflictDoUpdate({ target, set: set as never }) : insert).toSQL();
+    if (params.length !== columns.length) throw new Error(`rowInserter: ${params.length} parameters for ${columns.length} columns in ${text}`);
+    // the placeholders come back in the columns' order, each wrapped with its column's encoder
+    params.forEach((p, i) => {
+      if (!(p instanceof Param && p.value instanceof Placeholder && p.value.name === columns[i]?.[0])) throw new Error(`rowInserter: unexpected parameter ${i} of ${text}`);
+    });
+    return connectionOf(db).prepare(text);
+  });
+  return (db, row) => {
+    const record = row as Record<string, unknown>;
+    const bound = new Array<unknown>(columns.length);
+    for (let i = 0; i < columns.length; i++) {
+      const [key, column] = columns[i] as [string, SQLiteColumn];
+      let value = record[key];
+      if (value === undefined) {
+        if (column.default !== undefined && column.default !== null) {
+          value = column.default;
+        } else if (column.defaultFn !== undefined) value = column.defaultFn();
+        else if (column.onUpdateFn !== undefined) value = column.onUpdateFn();
+        else value = null;
+        if (is(value, SQL)) throw new Error(`rowInserter: ${key} has an SQL default; give it a value`);
+      }
+      bound[i] = value === null ? null : column.mapToDriverValue(value);
+    }
+    return compiled(db).run(...bound);
   };
 }
 

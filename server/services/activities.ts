@@ -4,7 +4,7 @@ import type { activitiesDeleteInput, activitiesGetInput, activitiesUpdateInput, 
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
-import { compiledRows, listValues, placeholderList } from '../db/prepared.ts';
+import { compiledRows, listValues, placeholderList, rowInserter } from '../db/prepared.ts';
 import { activities, type StoredUser } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -67,13 +67,12 @@ export function recordActivity(
     resolver,
     timestamp: entry.timestamp ?? Date.now(),
   };
-  const { apiKeyId: _k, organizationId: _o, id: _i, ...changes } = row;
-  tx.insert(activities)
-    .values(row)
-    .onConflictDoUpdate({ target: [activities.apiKeyId, activities.organizationId, activities.id], set: changes })
-    .run();
+  upsertActivity(tx, row);
   return row.id;
 }
+
+/** A given id overwrites the record with that id (every field but the key). */
+const upsertActivity = rowInserter(activities, { upsertOn: [activities.apiKeyId, activities.organizationId, activities.id] });
 
 /** /v2/activities/add: custom and feature activities; a given id overwrites the record with that id. */
 export function addActivities(app: AppContext, apiKeyId: string, input: { organizationId: string; documentId?: string | undefined; activities: Array<z.output<typeof activityInput>> }) {

@@ -6,7 +6,7 @@ import type { annotationInput, annotationsAddInput, annotationsGetInput, annotat
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
-import { compiledRows, inJsonList, listValues, placeholderList, preparedFor } from '../db/prepared.ts';
+import { compiledRows, inJsonList, listValues, placeholderList, preparedFor, rowInserter } from '../db/prepared.ts';
 import { commentAnnotations, commentReads, comments, reactions, type StoredUser } from '../db/schema.ts';
 import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -100,23 +100,21 @@ export function insertComments(w: WriteContext, items: CommentInput[], options: 
     const now = Date.now();
     const mentioned = mentionedIds(item.taggedUserContacts);
     const from = userOf(item.from);
-    tx.insert(comments)
-      .values({
-        apiKeyId: apiKey.id,
-        organizationId,
-        annotationId: annotation.id,
-        id,
-        fromUser: from,
-        fromUserId: from.userId,
-        text: item.commentText ?? null,
-        html: item.commentHtml ?? null,
-        taggedUserContacts: item.taggedUserContacts ?? null,
-        mentionedUserIds: mentioned,
-        context: item.context ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
+    insertComment(tx, {
+      apiKeyId: apiKey.id,
+      organizationId,
+      annotationId: annotation.id,
+      id,
+      fromUser: from,
+      fromUserId: from.userId,
+      text: item.commentText ?? null,
+      html: item.commentHtml ?? null,
+      taggedUserContacts: item.taggedUserContacts ?? null,
+      mentionedUserIds: mentioned,
+      context: item.context ?? null,
+      createdAt: now,
+      updatedAt: now,
+    });
     ids.push(id);
     markRead(tx, apiKey.id, organizationId, annotation.id, from.userId, now);
     // A new thread is reported once, as comment_annotation.add, by the caller.
@@ -164,11 +162,13 @@ export function insertComments(w: WriteContext, items: CommentInput[], options: 
   return ids;
 }
 
+// compiled once per connection (prepared.ts): drizzle built each of these on every comment
+const insertComment = rowInserter(comments);
+const insertAnnotationRow = rowInserter(commentAnnotations);
+const upsertRead = rowInserter(commentReads, { upsertOn: [commentReads.apiKeyId, commentReads.organizationId, commentReads.annotationId, commentReads.userId] });
+
 function markRead(tx: Db, apiKeyId: string, organizationId: string, annotationId: string, userId: string, at: number) {
-  tx.insert(commentReads)
-    .values({ apiKeyId, organizationId, annotationId, userId, readAt: at })
-    .onConflictDoUpdate({ target: [commentReads.apiKeyId, commentReads.organizationId, commentReads.annotationId, commentReads.userId], set: { readAt: at } })
-    .run();
+  upsertRead(tx, { apiKeyId, organizationId, annotationId, userId, readAt: at });
 }
 
 /**
@@ -242,7 +242,7 @@ function insertAnnotation(tx: Db, apiKeyId: string, organizationId: string, docu
     createdAt: now,
     updatedAt: now,
   };
-  tx.insert(commentAnnotations).values(row).run();
+  insertAnnotationRow(tx, row);
   return row;
 }
 

@@ -5,6 +5,7 @@ import type { judgmentsQueryInput, suggestInput } from '../../shared/schemas/ai.
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
+import { rowInserter } from '../db/prepared.ts';
 import { comments, judgments } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { readPageToken } from './paging.ts';
@@ -48,24 +49,24 @@ function scopeTermsOf(apiKeyId: string, organizationId: string | null, documentI
 
 /** Records a judgment in the caller's transaction (with the change it comes from). */
 export function recordJudgment(tx: Db, j: JudgmentInput, now = Date.now()) {
-  tx.insert(judgments)
-    .values({
-      id: `jdg_${now.toString(36)}${randomBytes(6).toString('hex')}`,
-      apiKeyId: j.apiKeyId,
-      organizationId: j.organizationId,
-      documentId: j.documentId,
-      decision: j.decision,
-      reviewerId: j.reviewer.userId,
-      reviewerName: j.reviewer.name ?? null,
-      subject: clip(j.subject) ?? '',
-      reasoning: clip(j.reasoning),
-      scopeTerms: scopeTermsOf(j.apiKeyId, j.organizationId, j.documentId),
-      source: j.source,
-      sourceId: j.sourceId,
-      createdAt: now,
-    })
-    .run();
+  insertJudgment(tx, {
+    id: `jdg_${now.toString(36)}${randomBytes(6).toString('hex')}`,
+    apiKeyId: j.apiKeyId,
+    organizationId: j.organizationId,
+    documentId: j.documentId,
+    decision: j.decision,
+    reviewerId: j.reviewer.userId,
+    reviewerName: j.reviewer.name ?? null,
+    subject: clip(j.subject) ?? '',
+    reasoning: clip(j.reasoning),
+    scopeTerms: scopeTermsOf(j.apiKeyId, j.organizationId, j.documentId),
+    source: j.source,
+    sourceId: j.sourceId,
+    createdAt: now,
+  });
 }
+
+const insertJudgment = rowInserter(judgments);
 
 /** Markup as plain text: tags dropped, whitespace collapsed. */
 export const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();

@@ -2,7 +2,7 @@ import { reactionDecision, recordJudgment, threadTexts } from './memory.ts';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
-import { compiledRows } from '../db/prepared.ts';
+import { compiledRows, rowInserter } from '../db/prepared.ts';
 import { comments, reactions, type StoredUser } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -15,6 +15,8 @@ type Outcomes = Record<string, { success: boolean; message: string }>;
 export function describeReaction(row: typeof reactions.$inferSelect) {
   return { reactionId: row.id, annotationId: row.annotationId, commentId: row.commentId, icon: row.icon, from: row.fromUser, createdAt: row.createdAt };
 }
+
+const insertReaction = rowInserter(reactions);
 
 /** Adds a reaction (one per user, icon and comment: adding it again returns the existing one). */
 export function addReaction(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentId: number; icon: string; from: StoredUser }) {
@@ -34,7 +36,7 @@ export function addReaction(app: AppContext, apiKeyId: string, input: { organiza
       .get();
     if (existing) return { reaction: describeReaction(existing), created: false };
     const row = { apiKeyId, organizationId: input.organizationId, id: randomAlphanumeric(20), annotationId: input.annotationId, commentId: input.commentId, icon: input.icon, fromUser: from, fromUserId: from.userId, createdAt: Date.now() };
-    tx.insert(reactions).values(row).run();
+    insertReaction(tx, row);
     const decision = reactionDecision(input.icon);
     if (decision) {
       const texts = threadTexts(tx, apiKeyId, input.organizationId, input.annotationId, input.commentId);

@@ -1,14 +1,15 @@
 // Queries prepared once per connection (server/db/prepared.ts): built once whether first asked for by the
 // database or by one of its transactions, and run inside a transaction they see its own uncommitted writes.
 // compiledRows: whole rows decoded as drizzle decodes them, whatever else shares the compiled statement.
+// rowInserter: the row drizzle's insert would store, byte for byte.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, transaction } from '../../server/db/client.ts';
-import { compiledRows, preparedFor } from '../../server/db/prepared.ts';
-import { activities, organizations } from '../../server/db/schema.ts';
+import { compiledRows, preparedFor, rowInserter } from '../../server/db/prepared.ts';
+import { activities, organizations, workspaces } from '../../server/db/schema.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hearth-prepared-'));
 const first = openDatabase(join(dir, 'one.db'));
@@ -130,5 +131,68 @@ describe('compiledRows', () => {
 
   it('refuses a call without the value of one of its placeholders', () => {
     expect(() => rowsOf(db, 'all', { apiKeyId: 'k' })).toThrow('No value for placeholder "organizationId"');
+  });
+});
+
+describe('rowInserter', () => {
+  const rawRows = (sqlite: typeof first.sqlite, table: string) => sqlite.prepare(`SELECT * FROM ${table} ORDER BY id`).raw().all();
+  const insertActivity = rowInserter(activities);
+  const insertWorkspace = rowInserter(workspaces);
+
+  it("stores what drizzle's insert stores: encoded JSON and booleans, NULL for null and for missing values", () => {
+    // `first` holds ROWS as drizzle inserted them (compiledRows above); `second` gets them through rowInserter
+    transaction(second.db, (tx) => {
+      for (const row of ROWS) insertActivity(tx, row);
+    });
+    const expected = rawRows(first.sqlite, 'activities');
+    expect(expected).toHaveLength(ROWS.length);
+    expect(rawRows(second.sqlite, 'activities')).toEqual(expected);
+  });
+
+  it("fills a missing value with the column's default, as drizzle does; an SQL default needs a value", () => {
+    const base = { name: 'W', ownerId: 'o', ownerEmail: 'o@example.com', authTokenEnc: 'enc', authTokenDigest: 'digest', createdAt: 5 };
+    const rows = [
+      { ...base, id: 'w1' },
+      { ...base, id: 'w2', ownerName: 'Owner', plan: 'paid' as const, selfServeProduction: true, maxProductionKeys: 3, emailVerified: true, isDefault: false },
+    ];
+    first.db.insert(workspaces).values(rows).run();
+    for (const row of rows) insertWorkspace(second.db, row);
+    const expected = rawRows(first.sqlite, 'workspaces');
+    expect(expected.map((r) => (r as unknown[]).slice(4, 13))).toEqual([
+      ['', '', 'enc', 'digest', 'free', 0, 0, 0, 0],
+      ['Owner', '', 'enc', 'digest', 'paid', 1, 3, 1, 0],
+    ]);
+    expect(rawRows(second.sqlite, 'workspaces')).toEqual(expected);
+    // created_at's default is SQL (the database's clock): drizzle writes it into the statement, the compiled one cannot
+    const { createdAt: _, ...withoutTime } = base;
+    expect(() => insertWorkspace(second.db, { ...withoutTime, id: 'w3' })).toThrow('rowInserter: createdAt has an SQL default; give it a value');
+    expect(rawRows(second.sqlite, 'workspaces')).toHaveLength(2);
+  });
+
+  it("upserts as drizzle's onConflictDoUpdate does: the stored row under the key gets every other column", () => {
+    const key = [activities.apiKeyId, activities.organizationId, activities.id];
+    const upsert = rowInserter(activities, { upsertOn: key });
+    const changed = { ...ROWS[1]!, documentId: null, changes: null, entityData: { now: 'other' }, resolver: false, timestamp: 20 };
+    const { apiKeyId: _k, organizationId: _o, id: _i, ...set } = changed;
+    first.db.insert(activities).values(changed).onConflictDoUpdate({ target: key, set }).run();
+    upsert(second.db, changed);
+    // and a new key is an insert
+    const fresh = { ...ROWS[0]!, id: 'a5' };
+    first.db.insert(activities).values(fresh).onConflictDoUpdate({ target: key, set: { timestamp: 0 } }).run();
+    upsert(second.db, fresh);
+    const expected = rawRows(first.sqlite, 'activities');
+    expect(expected).toHaveLength(ROWS.length + 1);
+    expect(rawRows(second.sqlite, 'activities')).toEqual(expected);
+  });
+
+  it('runs inside the caller\'s transaction: a rollback takes the row back', () => {
+    expect(() =>
+      transaction(second.db, (tx) => {
+        insertActivity(tx, { ...ROWS[0]!, id: 'rolled-back' });
+        expect(tx.select().from(activities).where(eq(activities.id, 'rolled-back')).all()).toHaveLength(1);
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    expect(second.db.select().from(activities).where(eq(activities.id, 'rolled-back')).all()).toHaveLength(0);
   });
 });
