@@ -1,8 +1,9 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { Db } from '../db/client.ts';
+import { compiledRows, inJsonList } from '../db/prepared.ts';
 import { notificationConfigs, type StoredUser } from '../db/schema.ts';
-import { emitEvent } from '../webhooks/outbox.ts';
+import { emitEvent, subscribers, type DomainEvent } from '../webhooks/outbox.ts';
 import { commentsOf, describeAnnotation, findAnnotation } from './comments.ts';
 
 /** reference.md 4.6: the basic service's comment `actionType` for each event. */
@@ -24,15 +25,18 @@ const advancedAction = (type: WebhookEventType) => (type.split('.').pop() ?? typ
 
 type Channels = { inbox: string; email: string };
 
+/** The settings rows of the users (a JSON array) for the organization ('') and the document. */
+const configRows = compiledRows(notificationConfigs, (db, _shape: 'users', columns) => {
+  const c = notificationConfigs;
+  return db
+    .select(columns)
+    .from(c)
+    .where(and(eq(c.apiKeyId, sql.placeholder('apiKeyId')), eq(c.organizationId, sql.placeholder('organizationId')), inJsonList(c.userId, 'userIds'), sql`${c.documentId} in ('', ${sql.placeholder('documentId')})`));
+});
+
 /** The notification settings of the users a thread involves, per organization and per the thread's document. */
 function participantsConfig(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  const rows = userIds.length
-    ? tx
-        .select()
-        .from(notificationConfigs)
-        .where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), inArray(notificationConfigs.userId, userIds), inArray(notificationConfigs.documentId, ['', documentId])))
-        .all()
-    : [];
+  const rows = userIds.length ? configRows(tx, 'users', { apiKeyId, organizationId, documentId, userIds: JSON.stringify(userIds) }) : [];
   const org: Record<string, Channels> = {};
   const doc: Record<string, Channels> = {};
   for (const userId of userIds) {
@@ -62,6 +66,9 @@ export function emitCommentEvent(
 ) {
   const row = findAnnotation(tx, e.apiKeyId, e.organizationId, e.annotationId);
   if (!row) return;
+  // the thread, its participants and their settings are read only for an event some receiver takes
+  const who = subscribers(tx, e.apiKeyId, e.type, BASIC_ACTION[e.type] !== undefined, { organizationId: e.organizationId, documentId: row.documentId });
+  if (!who.advanced && !who.basic) return;
   const comments = commentsOf(tx, e.apiKeyId, e.organizationId, [row.id]).get(row.id) ?? [];
   const commentAnnotation = describeAnnotation(row, comments);
   const targetComment = e.commentId === undefined ? null : (comments.find((c) => c.commentId === e.commentId) ?? null);
@@ -74,7 +81,7 @@ export function emitCommentEvent(
   const configs = participantsConfig(tx, e.apiKeyId, e.organizationId, row.documentId, [...participants]);
   const visibility = row.visibility === 'restricted' ? { visibility: commentAnnotation.visibility } : {};
   const fields = { commentAnnotation, targetComment, ...visibility, ...e.extra };
-  emitEvent(tx, {
+  const event: DomainEvent = {
     apiKeyId: e.apiKeyId,
     type: e.type,
     organizationId: e.organizationId,
@@ -87,5 +94,6 @@ export function emitCommentEvent(
     ...(BASIC_ACTION[e.type]
       ? { basic: { actionType: BASIC_ACTION[e.type] as string, notificationSource: 'comment' as const, fields: { ...fields, assigned: row.assignedTo, accessDeniedUsers: [], ...configs } } }
       : {}),
-  });
+  };
+  emitEvent(tx, event, who);
 }

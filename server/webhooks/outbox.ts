@@ -143,8 +143,7 @@ export function basicPayload(event: DomainEvent) {
  * Writes a domain event to the outbox in the caller's transaction (DESIGN §3.6): it commits with the change or
  * not at all, and a crash after the commit cannot lose it. Nothing is written when no webhook would receive it.
  */
-export function emitEvent(tx: Db, event: DomainEvent): string | null {
-  const who = subscribers(tx, event.apiKeyId, event.type, event.basic !== undefined, event);
+export function emitEvent(tx: Db, event: DomainEvent, who = subscribers(tx, event.apiKeyId, event.type, event.basic !== undefined, event)): string | null {
   if (!who.advanced && !who.basic) return null;
   const id = newMessageId();
   const now = Date.now();

@@ -67,6 +67,29 @@ describe('Standard Webhooks signing', () => {
     expect(() => new Webhook(secret).verify(delivery!.body.replace('signed', 'forged'), delivery!.headers as Record<string, string>)).toThrow();
   });
 
+  it("carries the participants' notification settings, the organization's and the document's", async () => {
+    const r = await receiver();
+    await enableWithEndpoint(t, r.url);
+    const set = (data: Record<string, unknown>) => t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], ...data });
+    expect((await set({ config: { inbox: 'NONE' } })).status).toBe(200);
+    expect((await set({ documentIds: ['doc'], config: { email: 'MINE' } })).status).toBe(200);
+    // another document's setting is not this thread's
+    expect((await set({ documentIds: ['elsewhere'], config: { inbox: 'MINE' } })).status).toBe(200);
+    try {
+      await comment('configured');
+      const [delivery] = await eventually(() => {
+        expect(r.received).toHaveLength(1);
+        return r.received;
+      });
+      const payload = JSON.parse(delivery!.body) as Record<string, any>;
+      expect(payload.usersOrganizationNotificationsConfig).toEqual({ ann: { inbox: 'NONE', email: 'ALL' } });
+      expect(payload.usersDocumentNotificationsConfig).toEqual({ ann: { inbox: 'ALL', email: 'MINE' } });
+    } finally {
+      await set({ config: { inbox: 'ALL', email: 'ALL' } });
+      await set({ documentIds: ['doc', 'elsewhere'], config: { inbox: 'ALL', email: 'ALL' } });
+    }
+  });
+
   it('signs with both secrets during a rotation overlap', async () => {
     const r = await receiver();
     const { id, secret: old } = await enableWithEndpoint(t, r.url);
