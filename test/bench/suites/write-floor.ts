@@ -1,11 +1,12 @@
 // Write floor: raw better-sqlite3 inserts (test/bench/raw-write-floor.ts, same schema and pragmas, own process)
-// vs /v2/users/add with 1,000 users per request and vs /v2/notifications/add under concurrency 50.
+// vs /v2/users/add with 1,000 users per request, and vs /v2/notifications/add and /v2/commentannotations/add (a new
+// thread with one comment) under concurrency 50.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authHeaders, DURATION, initDataDir, load, notificationAddBody, percentile, runScript, startChild, stopChild, type Row } from '../harness.ts';
 
-export const title = 'Write floor: raw SQLite inserts vs users/add (1,000 users a request) and notifications/add';
+export const title = 'Write floor: raw SQLite inserts vs users/add (1,000 users a request), notifications/add and commentannotations/add';
 
 const USERS_PER_REQUEST = 1000;
 /** Each users/add request carries 1,000 users (~70 KB): a few in flight keep SQLite's single writer busy. */
@@ -44,6 +45,7 @@ export async function run(): Promise<Row[]> {
     const file = join(dataDir, 'hearth.db');
     const rawUsers = await runScript<{ perSecond: number }>(['test/bench/raw-write-floor.ts', 'users', file, creds.apiKey, String(DURATION)]);
     const rawNotifications = await runScript<{ perSecond: number }>(['test/bench/raw-write-floor.ts', 'notifications', file, creds.apiKey, String(DURATION)]);
+    const rawThreads = await runScript<{ perSecond: number }>(['test/bench/raw-write-floor.ts', 'comments', file, creds.apiKey, String(DURATION)]);
 
     const server = await startChild(['server/cli.ts', '--port', '0', '--data-dir', dataDir]);
     try {
@@ -62,6 +64,16 @@ export async function run(): Promise<Row[]> {
 
       const notifyBody = notificationAddBody('notify');
       const notify = await load(server.url, '/v2/notifications/add', notifyBody, authHeaders(creds), { connections: NOTIFY_CONNECTIONS });
+      const threadBody = JSON.stringify({
+        data: {
+          organizationId: 'threads',
+          createOrganization: true,
+          documentId: 'doc',
+          createDocument: true,
+          commentAnnotations: [{ commentData: [{ commentText: 'hello there', from: { userId: 'ann', name: 'Ann Archer' } }] }],
+        },
+      });
+      const threads = await load(server.url, '/v2/commentannotations/add', threadBody, authHeaders(creds), { connections: NOTIFY_CONNECTIONS });
 
       const rawUsersRow = 'floor: raw inserts, 1,000 users (users + membership rows) per transaction';
       const rawNotificationsRow = 'floor: raw inserts, one notification (notification + recipient rows) per transaction';
@@ -85,6 +97,15 @@ export async function run(): Promise<Row[]> {
           p50: notify.p50,
           p99: notify.p99,
           baseline: { scenario: 'raw floor', figure: rawNotifications.perSecond },
+        },
+        { scenario: 'floor: raw inserts, one thread (annotation, comment, read mark, activity, judgment rows) per transaction', rps: rawThreads.perSecond, p50: 0, p99: 0, unit: 'threads/s' },
+        {
+          scenario: `/v2/commentannotations/add, one annotation with one comment, ${NOTIFY_CONNECTIONS} connections`,
+          rps: threads.rps,
+          unit: 'threads/s',
+          p50: threads.p50,
+          p99: threads.p99,
+          baseline: { scenario: 'raw floor', figure: rawThreads.perSecond },
         },
       ];
     } finally {
