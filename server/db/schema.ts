@@ -458,6 +458,8 @@ export const comments = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId, t.id] }),
     index('comments_user').on(t.apiKeyId, t.organizationId, t.fromUserId, t.createdAt),
+    // a thread's first and last comment (threadTexts) without sorting the thread
+    index('comments_thread_time').on(t.apiKeyId, t.organizationId, t.annotationId, t.createdAt, t.id),
     foreignKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId], foreignColumns: [commentAnnotations.apiKeyId, commentAnnotations.organizationId, commentAnnotations.id] }).onDelete('cascade'),
   ],
 );

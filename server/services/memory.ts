@@ -5,7 +5,7 @@ import type { judgmentsQueryInput, suggestInput } from '../../shared/schemas/ai.
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
-import { rowInserter } from '../db/prepared.ts';
+import { preparedFor, rowInserter } from '../db/prepared.ts';
 import { comments, judgments } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { readPageToken } from './paging.ts';
@@ -74,16 +74,27 @@ export const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ').replace
 /** A comment's plain text: its text, else its HTML without tags; null when it has neither. */
 export const commentPlainText = (text: string | null | undefined, html: string | null | undefined) => text ?? (html ? stripTags(html) : null);
 
+/**
+ * A thread's first and last comment, and one comment by id: prepared once per connection (drizzle built each on
+ * every comment). First and last are each one step on the index `comments_thread_time`; without it they sorted
+ * the whole thread on every reply.
+ */
+const threadQueries = preparedFor((db) => {
+  const thread = and(eq(comments.apiKeyId, sql.placeholder('apiKeyId')), eq(comments.organizationId, sql.placeholder('organizationId')), eq(comments.annotationId, sql.placeholder('annotationId')));
+  const pick = { id: comments.id, text: comments.text, html: comments.html };
+  return {
+    first: db.select(pick).from(comments).where(thread).orderBy(asc(comments.createdAt), asc(comments.id)).limit(1).prepare(),
+    last: db.select(pick).from(comments).where(thread).orderBy(desc(comments.createdAt), desc(comments.id)).limit(1).prepare(),
+    one: db.select(pick).from(comments).where(and(thread, eq(comments.id, sql.placeholder('commentId')))).prepare(),
+  };
+});
+
 /** What a comment thread is about (its first comment) and one comment's own text (the last by default), for judgments on it. */
 export function threadTexts(tx: Db, apiKeyId: string, organizationId: string, annotationId: string, commentId?: number) {
-  const thread = and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId));
-  const pick = { id: comments.id, text: comments.text, html: comments.html };
-  // two one-row reads (within the thread the primary key narrows to), not the whole thread into memory
-  const first = tx.select(pick).from(comments).where(thread).orderBy(asc(comments.createdAt), asc(comments.id)).limit(1).get();
-  const chosen =
-    commentId === undefined
-      ? tx.select(pick).from(comments).where(thread).orderBy(desc(comments.createdAt), desc(comments.id)).limit(1).get()
-      : tx.select(pick).from(comments).where(and(thread, eq(comments.id, commentId))).get();
+  const queries = threadQueries(tx);
+  const thread = { apiKeyId, organizationId, annotationId };
+  const first = queries.first.get(thread);
+  const chosen = commentId === undefined ? queries.last.get(thread) : queries.one.get({ ...thread, commentId });
   return { subject: first ? (commentPlainText(first.text, first.html) ?? '') : '', comment: chosen ? commentPlainText(chosen.text, chosen.html) : null };
 }
 

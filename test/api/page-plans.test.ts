@@ -68,3 +68,26 @@ describe('paginated lists read their page in index order', () => {
     expect(plan).not.toContain('TEMP B-TREE');
   });
 });
+
+describe("a reply reads its thread's first and last comment from an index", () => {
+  it('without sorting the thread (the judgment of every reply names the thread by its first comment)', async () => {
+    const from = { userId: 'ann', name: 'Ann' };
+    const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'doc', commentAnnotations: [{ annotationId: 'thread', commentData: [{ commentText: 'first', from }] }] });
+    expect(created.status).toBe(200);
+    prepared = [];
+    const reply = await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId: 'thread', commentData: [{ commentText: 'a reply', from }] });
+    expect(reply.status).toBe(200);
+    const ends = prepared.filter((sql) => sql.includes('from "comments"') && sql.includes('order by "comments"."created_at"') && / limit [+]?\?$/.test(sql));
+    expect(ends).toHaveLength(2);
+    const sqlite: Database.Database = t.server.app.sqlite;
+    for (const sql of ends) {
+      const plan = sqlite
+        .prepare<unknown[], { detail: string }>(`explain query plan ${sql}`)
+        .all('k', 'o', 'a', 1)
+        .map((row) => row.detail)
+        .join(' | ');
+      expect(plan).toMatch(/^SEARCH comments USING (COVERING )?INDEX comments_thread_time/);
+      expect(plan).not.toContain('TEMP B-TREE');
+    }
+  });
+});

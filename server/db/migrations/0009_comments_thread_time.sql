@@ -1,0 +1,1 @@
+CREATE INDEX `comments_thread_time` ON `comments` (`api_key_id`,`organization_id`,`annotation_id`,`created_at`,`id`);
