@@ -12,6 +12,24 @@ import { ensureDefaultCredentials } from '../../server/services/bootstrap.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, startTestServer, type TestServer } from '../helpers/server.ts';
 
+/**
+ * A cache over `tables` whose verification counts its calls: `ask` asks for the pair and returns how many times it
+ * was verified so far; `after` runs a write first.
+ */
+function counted(sqlite: Database.Database, tables: readonly string[]) {
+  const cache = new VerifiedCredentials<number>(sqlite, tables);
+  let verified = 0;
+  const verify = () => ++verified;
+  const ask = () => (cache.get('key', 'token', verify), verified);
+  return {
+    ask,
+    after(write: string, ...params: unknown[]) {
+      sqlite.prepare(write).run(...params);
+      return ask();
+    },
+  };
+}
+
 describe('VerifiedCredentials', () => {
   const open = () => {
     const sqlite = new Database(':memory:');
@@ -35,32 +53,29 @@ describe('VerifiedCredentials', () => {
     sqlite.prepare('INSERT INTO t VALUES (1)').run();
     cache.get('key', 'token', verify);
     expect(verified).toBe(3);
-    sqlite.prepare('UPDATE t SET v = 2').run();
-    cache.get('key', 'token', verify);
-    expect(verified).toBe(4);
-    sqlite.prepare('DELETE FROM t').run();
-    cache.get('key', 'token', verify);
-    expect(verified).toBe(5);
-    // a write to a table the values are not read from keeps them
-    sqlite.prepare('INSERT INTO elsewhere VALUES (1)').run();
-    cache.get('key', 'token', verify);
-    expect(verified).toBe(5);
+  });
+
+  it('drops the pairs on an insert, update or delete of its tables, and keeps them on a write elsewhere', () => {
+    const sqlite = open();
+    const pairs = counted(sqlite, ['t']);
+    pairs.ask();
+    expect(pairs.after('INSERT INTO t VALUES (1)')).toBe(2);
+    expect(pairs.after('UPDATE t SET v = 2')).toBe(3);
+    expect(pairs.after('DELETE FROM t')).toBe(4);
+    expect(pairs.after('INSERT INTO elsewhere VALUES (1)')).toBe(4);
   });
 
   it('counts a write that was rolled back (it only drops the pairs once more than needed)', () => {
     const sqlite = open();
-    const cache = new VerifiedCredentials<number>(sqlite, ['t']);
-    let verified = 0;
-    const verify = () => ++verified;
-    cache.get('key', 'token', verify);
+    const pairs = counted(sqlite, ['t']);
+    pairs.ask();
     expect(() =>
       sqlite.transaction(() => {
         sqlite.prepare('INSERT INTO t VALUES (1)').run();
         throw new Error('rolled back');
       })(),
     ).toThrow('rolled back');
-    cache.get('key', 'token', verify);
-    expect(verified).toBe(2);
+    expect(pairs.ask()).toBe(2);
   });
 
   it("watches the real credential tables, and their rows deleted by a workspace's cascade", async () => {
@@ -71,28 +86,18 @@ describe('VerifiedCredentials', () => {
     try {
       ensureDefaultCredentials(app);
       const sqlite = app.sqlite;
-      const cache = new VerifiedCredentials<number>(sqlite, CREDENTIAL_TABLES);
-      let verified = 0;
-      const verify = () => ++verified;
+      const pairs = counted(sqlite, CREDENTIAL_TABLES);
       const workspace = (sqlite.prepare('SELECT id FROM workspaces LIMIT 1').get() as { id: string }).id;
       const tokens = sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number };
       expect(tokens.n).toBeGreaterThan(0);
-      cache.get('key', 'token', verify);
+      pairs.ask();
       // a user: a write elsewhere keeps the pair
-      sqlite.prepare("INSERT INTO users (api_key_id, id, internal_id, metadata, created_at, updated_at) SELECT id, 'u', 'u-internal', '{}', 0, 0 FROM api_keys LIMIT 1").run();
-      cache.get('key', 'token', verify);
-      expect(verified).toBe(1);
-      sqlite.prepare("UPDATE api_keys SET name = name || '!'").run();
-      cache.get('key', 'token', verify);
-      expect(verified).toBe(2);
-      sqlite.prepare('UPDATE auth_tokens SET created_at = created_at').run();
-      cache.get('key', 'token', verify);
-      expect(verified).toBe(3);
+      expect(pairs.after("INSERT INTO users (api_key_id, id, internal_id, metadata, created_at, updated_at) SELECT id, 'u', 'u-internal', '{}', 0, 0 FROM api_keys LIMIT 1")).toBe(1);
+      expect(pairs.after("UPDATE api_keys SET name = name || '!'")).toBe(2);
+      expect(pairs.after('UPDATE auth_tokens SET created_at = created_at')).toBe(3);
       // the workspace deleted, its keys and tokens with it (cascade)
-      sqlite.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace);
+      expect(pairs.after('DELETE FROM workspaces WHERE id = ?', workspace)).toBe(4);
       expect((sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number }).n).toBe(0);
-      cache.get('key', 'token', verify);
-      expect(verified).toBe(4);
     } finally {
       app.closeDeliveries();
       app.sqlite.close();
