@@ -149,9 +149,8 @@ export function rowInserter<T extends SQLiteTable>(table: T, options: { upsertOn
       const [key, column] = columns[i] as [string, SQLiteColumn];
       let value = record[key];
       if (value === undefined) {
-        if (column.default !== undefined && column.default !== null) {
-          value = column.default;
-        } else if (column.defaultFn !== undefined) value = column.defaultFn();
+        if (column.default !== undefined && column.default !== null) value = column.default;
+        else if (column.defaultFn !== undefined) value = column.defaultFn();
         else if (column.onUpdateFn !== undefined) value = column.onUpdateFn();
         else value = null;
         if (is(value, SQL)) throw new Error(`rowInserter: ${key} has an SQL default; give it a value`);
