@@ -1,10 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { Db } from '../db/client.ts';
-import { compiledRows, inJsonList } from '../db/prepared.ts';
-import { notificationConfigs, type StoredUser } from '../db/schema.ts';
+import type { StoredUser } from '../db/schema.ts';
 import { emitEvent, subscribers, type DomainEvent } from '../webhooks/outbox.ts';
 import { commentsOf, describeAnnotation, findAnnotation } from './comments.ts';
+import { channelRows } from './notifications.ts';
 
 /** reference.md 4.6: the basic service's comment `actionType` for each event. */
 const BASIC_ACTION: Partial<Record<WebhookEventType, string>> = {
@@ -25,18 +24,9 @@ const advancedAction = (type: WebhookEventType) => (type.split('.').pop() ?? typ
 
 type Channels = { inbox: string; email: string };
 
-/** The settings rows of the users (a JSON array) for the organization ('') and the document. */
-const configRows = compiledRows(notificationConfigs, (db, _shape: 'users', columns) => {
-  const c = notificationConfigs;
-  return db
-    .select(columns)
-    .from(c)
-    .where(and(eq(c.apiKeyId, sql.placeholder('apiKeyId')), eq(c.organizationId, sql.placeholder('organizationId')), inJsonList(c.userId, 'userIds'), sql`${c.documentId} in ('', ${sql.placeholder('documentId')})`));
-});
-
 /** The notification settings of the users a thread involves, per organization and per the thread's document. */
 function participantsConfig(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  const rows = userIds.length ? configRows(tx, 'users', { apiKeyId, organizationId, documentId, userIds: JSON.stringify(userIds) }) : [];
+  const rows = channelRows(tx, apiKeyId, organizationId, documentId, userIds);
   const org: Record<string, Channels> = {};
   const doc: Record<string, Channels> = {};
   for (const userId of userIds) {

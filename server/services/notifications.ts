@@ -74,10 +74,15 @@ function insertNotificationRow(tx: Db, row: NotificationRow) {
     );
 }
 
-function channelsOf(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  const rows = userIds.length
+/** The stored channel settings of `userIds`, the organization's (documentId '') and the document's. */
+export function channelRows(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
+  return userIds.length
     ? connectionOf(tx).prepare<unknown[], { userId: string; documentId: string; inbox: Channel; email: Channel }>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId)
     : [];
+}
+
+function channelsOf(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
+  const rows = channelRows(tx, apiKeyId, organizationId, documentId, userIds);
   const byUser = new Map<string, { inbox: Channel; email: Channel }>();
   // the document's setting wins over the organization's
   for (const row of rows.sort((a, b) => a.documentId.length - b.documentId.length)) byUser.set(row.userId, { inbox: row.inbox, email: row.email });
