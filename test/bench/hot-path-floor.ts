@@ -12,18 +12,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { CONNECTIONS, startChild } from './harness.ts';
+import { CONNECTIONS, cpuMicros, startChild } from './harness.ts';
 
 const rounds = Number(process.argv[2] ?? 4);
 const seconds = Number(process.argv[3] ?? 3);
 const profileDir = process.env.HOT_PATH_PROFILE;
 const only = process.env.HOT_PATH_ONLY?.split(',');
-
-/** CPU time a process has used in user mode (our JavaScript) and in the kernel (the sockets), in microseconds. */
-function cpuMicros(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: (Number(fields[11]) / 100) * 1e6, system: (Number(fields[12]) / 100) * 1e6 };
-}
 
 const cpuPerRequest = new Map<string, number[]>();
 const userPerRequest = new Map<string, number[]>();

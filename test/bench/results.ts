@@ -235,7 +235,7 @@ export function updateBenchmarksMd(suiteOrder: string[]) {
   writeFileSync(BENCHMARKS, next);
 }
 
-const LOWER_IS_BETTER = new Set(['ms', 's', 'MB', 'KiB']);
+const LOWER_IS_BETTER = new Set(['ms', 's', 'MB', 'KiB', 'µs']);
 
 /** The change of every row of this run against an earlier run, matched by suite and scenario. */
 export function compareRuns(now: RunResult, before: RunResult): string {

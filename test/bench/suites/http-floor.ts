@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { authHeaders, initDataDir, load, runScript, sequentialLatency, startChild, stopChild, type Child, type Row } from '../harness.ts';
+import { authHeaders, initDataDir, load, median, runScript, sequentialLatency, startChild, stopChild, type Child, type Row } from '../harness.ts';
 
 export const title = 'HTTP floor: node:http and h3 vs ping and notifications/get at 10k and 1M';
 
@@ -17,8 +17,11 @@ const label = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` : `$
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 5)) || 5);
 
 type LoadResult = Awaited<ReturnType<typeof load>>;
-/** A measurement taken in several rounds: the round of median throughput, and every round's throughput. */
-type Alternated = LoadResult & { all: number[] };
+/**
+ * A measurement taken in several rounds: the round of median throughput, every round's throughput, and the
+ * median of the rounds' server CPU time per request (µs).
+ */
+type Alternated = LoadResult & { all: number[]; cpu: number | undefined };
 
 /** Measures each target once per round, in turn, ROUNDS times; each keeps its round of median throughput. */
 async function alternated<K extends string>(targets: Record<K, () => Promise<LoadResult>>): Promise<Record<K, Alternated>> {
@@ -29,7 +32,8 @@ async function alternated<K extends string>(targets: Record<K, () => Promise<Loa
   const out = {} as Record<K, Alternated>;
   for (const key of Object.keys(results) as K[]) {
     const sorted = [...results[key]].sort((a, b) => a.rps - b.rps);
-    out[key] = { ...(sorted[(sorted.length - 1) >> 1] as LoadResult), all: results[key].map((r) => r.rps) };
+    const cpu = results[key].flatMap((r) => (r.cpuUs === undefined ? [] : [r.cpuUs]));
+    out[key] = { ...(sorted[(sorted.length - 1) >> 1] as LoadResult), all: results[key].map((r) => r.rps), cpu: cpu.length > 0 ? median(cpu) : undefined };
   }
   return out;
 }
@@ -72,12 +76,14 @@ export async function run(): Promise<Row[]> {
     // The floors and ping in alternated rounds, each figure the median of its rounds: the two cores are shared by
     // the load client and the server, and a single measurement of each drifts by several percent between them.
     const rounds = await alternated({
-      node: () => load(node.url, '/v2/ping', ping),
-      h3: () => load(h3.url, '/v2/ping', ping),
-      h3Body: () => load(h3Body.url, '/v2/ping', ping),
-      hearth: () => load(small.url, '/v2/ping', ping),
+      node: () => load(node.url, '/v2/ping', ping, {}, { pid: node.child.pid }),
+      h3: () => load(h3.url, '/v2/ping', ping, {}, { pid: h3.child.pid }),
+      h3Body: () => load(h3Body.url, '/v2/ping', ping, {}, { pid: h3Body.child.pid }),
+      hearth: () => load(small.url, '/v2/ping', ping, {}, { pid: small.child.pid }),
     });
-    const note = (r: Alternated) => `median of ${r.all.length} alternated rounds: ${r.all.map((x) => Math.round(x).toLocaleString('en-US')).join(', ')} req/s`;
+    const note = (r: Alternated) =>
+      `median of ${r.all.length} alternated rounds: ${r.all.map((x) => Math.round(x).toLocaleString('en-US')).join(', ')} req/s` +
+      (r.cpu === undefined ? '' : `; server CPU ${r.cpu.toFixed(1)} µs per request`);
     rows.push({ scenario: 'floor: bare node:http', ...rounds.node, vs: note(rounds.node) });
     rows.push({ scenario: 'floor: empty h3 handler', ...rounds.h3, vs: note(rounds.h3) });
     const h3Baseline = { scenario: 'empty h3 handler', figure: rounds.h3.rps };
@@ -85,6 +91,20 @@ export async function run(): Promise<Row[]> {
     rows.push({ scenario: 'floor: h3 handler that reads its JSON body (await event.req.json())', ...rounds.h3Body, baseline: h3Baseline, vs: note(rounds.h3Body) });
     rows.push({ scenario: 'Hearth POST /v2/ping', ...rounds.hearth, baseline: h3Baseline, goal: { kind: 'ratio>=', value: 0.9 }, vs: note(rounds.hearth) });
     rows.push({ scenario: 'Hearth POST /v2/ping, against the h3 handler that reads its body', ...rounds.hearth, baseline: { scenario: 'h3 handler reading its JSON body', figure: rounds.h3Body.rps } });
+    // The same comparison in the server's own CPU time (median of the rounds; lower is better): throughput also
+    // carries the load client's share of the two cores and a neighbour's bursts, this only the server's work.
+    if (rounds.hearth.cpu !== undefined && rounds.h3.cpu !== undefined) {
+      rows.push({
+        scenario: 'Hearth POST /v2/ping, server CPU time per request',
+        rps: 0,
+        p50: 0,
+        p99: 0,
+        figure: rounds.hearth.cpu,
+        unit: 'µs',
+        baseline: { scenario: 'empty h3 handler', figure: rounds.h3.cpu },
+        vs: `h3 handler reading its JSON body: ${rounds.h3Body.cpu?.toFixed(1) ?? '?'} µs; bare node:http: ${rounds.node.cpu?.toFixed(1) ?? '?'} µs`,
+      });
+    }
     const authed = await load(small.url, '/v2/workspace/apikeyconfig/get', ping, small.headers);
     rows.push({ scenario: 'Hearth apikeyconfig/get (API key auth + one read)', ...authed, baseline: h3Baseline });
 
@@ -99,9 +119,9 @@ export async function run(): Promise<Row[]> {
     // The fixed body and the two polled pages alternated as the floors and ping are; then, on the same data dirs
     // with the cache off, the two computed ones.
     const polled = await alternated({
-      floor: () => load(pageFloorServer.url, '/v2/ping', ping),
-      small: () => load(small.url, '/v2/notifications/get', page, small.headers),
-      large: () => load(large.url, '/v2/notifications/get', page, large.headers),
+      floor: () => load(pageFloorServer.url, '/v2/ping', ping, {}, { pid: pageFloorServer.child.pid }),
+      small: () => load(small.url, '/v2/notifications/get', page, small.headers, { pid: small.child.pid }),
+      large: () => load(large.url, '/v2/notifications/get', page, large.headers, { pid: large.child.pid }),
     });
     rows.push({ scenario: `floor: bare node:http answering a fixed body of the page's size (${pageBytes.toLocaleString('en-US')} bytes)`, ...polled.floor, baseline: h3Baseline, vs: note(polled.floor) });
     await stopChild(pageFloorServer.child);
@@ -111,8 +131,8 @@ export async function run(): Promise<Row[]> {
     const [smallComputed, largeComputed] = [await restartedWithoutCache(small), await restartedWithoutCache(large)];
     started.push(smallComputed, largeComputed);
     const computed = await alternated({
-      small: () => load(smallComputed.url, '/v2/notifications/get', page, smallComputed.headers),
-      large: () => load(largeComputed.url, '/v2/notifications/get', page, largeComputed.headers),
+      small: () => load(smallComputed.url, '/v2/notifications/get', page, smallComputed.headers, { pid: smallComputed.child.pid }),
+      large: () => load(largeComputed.url, '/v2/notifications/get', page, largeComputed.headers, { pid: largeComputed.child.pid }),
     });
     const computedLatency = [await latencyOf(smallComputed), await latencyOf(largeComputed)];
 
