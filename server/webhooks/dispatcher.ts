@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { and, asc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
+import { setCheckpointerRunning } from '../db/checkpointer.ts';
 import { transaction, type Db } from '../db/client.ts';
+import { connectionOf } from '../db/prepared.ts';
 import { webhookEndpoints, webhookEvents } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Logger } from '../log.ts';
@@ -148,6 +150,8 @@ export function createWebhookDispatcher(
         app.log[message.level](message.message, message.fields);
         return;
       case 'ready':
+        // The worker's checkpointer runs: the request thread's own checkpoint becomes the rarer backstop.
+        setCheckpointerRunning(connectionOf(app.db), true);
         markReady();
         return;
       case 'closed':
@@ -172,6 +176,7 @@ export function createWebhookDispatcher(
     });
     worker.on('exit', (code) => {
       running = false;
+      setCheckpointerRunning(connectionOf(app.db), false);
       for (const pending of commands.values()) pending.reject(new ApiError('UNAVAILABLE', 'Webhook delivery stopped before answering; try again in a few seconds.'));
       commands.clear();
       if (closed) {

@@ -1,10 +1,12 @@
 // The delivery worker thread: runs the delivery engine (engine.ts) away from the thread that answers requests.
 // It owns `webhooks.db`, reads `hearth.db` through a query-only connection, and asks the main thread for the
-// few writes `hearth.db` needs (protocol.ts). Started by dispatcher.ts through worker-entry.mjs.
+// few writes `hearth.db` needs (protocol.ts). Started by dispatcher.ts through worker-entry.mjs. Since it holds a
+// connection to `hearth.db` off the request thread, it also runs that database's checkpointer (db/checkpointer.ts).
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { compileWithUnpeekedLimits } from '../db/bound-limit.ts';
+import { startCheckpointer } from '../db/checkpointer.ts';
 import { createSecrets, loadOrCreateMasterKey } from '../security/secrets.ts';
 import { DELIVERY_CACHE_KIB, openDeliveryFile } from './delivery-file.ts';
 import { createDeliveryEngine } from './engine.ts';
@@ -21,6 +23,16 @@ mainSqlite.pragma('query_only = ON');
 // Its reads are the outbox's pending tail and a few configuration rows (see delivery-file.ts on the cache bound).
 mainSqlite.pragma(`cache_size = -${DELIVERY_CACHE_KIB}`);
 compileWithUnpeekedLimits(mainSqlite);
+// A query-only connection may checkpoint: copying the log changes no content.
+let lastCheckpointError: string | undefined;
+const checkpointer = startCheckpointer(mainSqlite, {
+  onError(error) {
+    // Once per distinct failure, not once a pass.
+    if (error.message === lastCheckpointError) return;
+    lastCheckpointError = error.message;
+    post({ type: 'log', level: 'warn', message: 'hearth.db checkpoint failed; the server thread checkpoints meanwhile', fields: { error: error.message } });
+  },
+});
 const store = openDeliveryFile(data.dataDir, { readOnly: false });
 
 let nextWrite = 0;
@@ -61,6 +73,7 @@ port.on('message', (message: ToWorker) => {
       }
       return;
     case 'close':
+      checkpointer.stop();
       void engine.close().finally(() => {
         store.close();
         mainSqlite.close();

@@ -1,8 +1,11 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIN_AUTOCHECKPOINT_PAGES } from '../../server/db/checkpointer.ts';
 import { createServer } from '../../server/index.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -46,6 +49,45 @@ describe('secrets at rest', () => {
     const files = storedBytes();
     expect(files.reduce((n, b) => n + b.length, 0)).toBeGreaterThan(4096);
     for (const bytes of files) for (const secret of secrets) expect(bytes.includes(secret)).toBe(false);
+  });
+});
+
+/** Notifications in hearth.db itself, leaving out its write-ahead log: a copy of the file opened alone. */
+function notificationsInDatabaseFile(): number {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-file-'));
+  try {
+    copyFileSync(join(t.dataDir, 'hearth.db'), join(dir, 'copy.db'));
+    const db = new Database(join(dir, 'copy.db'));
+    try {
+      return (db.prepare('SELECT count(*) AS n FROM notifications').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('checkpoints', () => {
+  it('copies new writes into the database file from the delivery worker, not from the request thread', async () => {
+    // The request thread checkpoints only as a backstop while the worker's checkpointer runs.
+    expect(t.server.app.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(MAIN_AUTOCHECKPOINT_PAGES);
+    const before = notificationsInDatabaseFile();
+    for (let i = 0; i < 30; i++) {
+      const added = await t.callK('/v2/notifications/add', {
+        organizationId: 'org',
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        actionUser: { userId: 'actor' },
+        displayHeadlineMessageTemplate: '{actionUser} wrote',
+        displayBodyMessage: `note ${i}`,
+        notifyUsers: [{ userId: 'reader' }],
+      });
+      expect(added.status).toBe(200);
+    }
+    // A few hundred pages of log, far below the backstop: only the checkpointer can have copied them.
+    await eventually(() => expect(notificationsInDatabaseFile()).toBe(before + 30));
   });
 });
 
