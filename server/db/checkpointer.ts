@@ -15,8 +15,8 @@ export const DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
  * under constant writes that happens right after a checkpoint on the writer's own thread, which then copies only
  * the frames since the checkpointer's last pass. Measured under notifications/add at concurrency 50, against
  * SQLite's 1,000 alone (docs/decisions.md): 1,000 with the checkpointer gained nothing (the writer still ran
- * nearly every checkpoint); 4,000 gave +13 % throughput with a lower p50 and p99; 10,000 gave +20 % but a higher
- * p99, and a log of up to ~40 MB instead of ~16 MB.
+ * nearly every checkpoint); 4,000 gave +10–13 % throughput (two runs) with a lower p50 and p99; 10,000 gave
+ * +20 % but a higher p99, and a log of up to ~40 MB instead of ~16 MB.
  */
 export const MAIN_AUTOCHECKPOINT_PAGES = 4_000;
 
