@@ -6,12 +6,14 @@
 // endpoints…), are sent with another key: B, a second key of A's own workspace, and C, the key of another
 // workspace; the workspace-level operations go with C's workspace credentials, naming A's key. Every answer must
 // be free of A's marker and of A's secrets, every row of A in both databases must be byte for byte what it was,
-// and a y-websocket client with B's key in A's room sees an empty document whose edits never reach A's.
+// and a y-websocket client with B's key in A's room sees an empty document whose edits never reach A's; a user
+// token minted by one key opens no room of another.
 // Reproduce a run with ISOLATION_SEED=<seed printed> (ISOLATION_REQUESTS sets the count).
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import type { AnyOperation } from '../../server/http/operation.ts';
 import { operations } from '../../server/operations/index.ts';
 import { createWorkspace } from '../helpers/factories.ts';
@@ -148,6 +150,18 @@ async function seed(key: Key, text: string) {
   return { notificationId: String(notification.notificationId), endpointId: String(endpoint.id), endpointSecret: secret.secret as string };
 }
 
+/** The HTTP status a websocket upgrade to `path` is answered with (101 when it opens). */
+const upgradeStatus = (path: string) =>
+  new Promise<number>((resolve) => {
+    const ws = new WebSocket(t.url.replace('http', 'ws') + path);
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => {
+      resolve(101);
+      ws.close();
+    });
+    ws.on('error', () => undefined);
+  });
+
 /** A's agent executions still running and its jobs not yet done. */
 function busyOfA(): number {
   const count = (sql: string) => (t.server.app.sqlite.prepare<[string], { n: number }>(sql).get(a.apiKey) as { n: number }).n;
@@ -180,8 +194,9 @@ beforeAll(async () => {
     agentId: ['gen-agent'],
     definitionId: ['gen-flow'],
   } satisfies Pools);
-  // (not the webhook settings: deliveries to generated URLs would go on changing A's rows while B and C run)
-  const seeding = apiKeyOps.filter((op) => !op.path.includes('webhook'));
+  // (not the key's settings: generated ones may refuse A's own user tokens, and deliveries to generated webhook
+  // URLs would go on changing A's rows while B and C run)
+  const seeding = apiKeyOps.filter((op) => !op.path.startsWith('/v2/workspace/'));
   for (let i = 0; i < 600; i++) {
     const op = seeding[i % seeding.length] as AnyOperation;
     await call(t.url, op.path, dataFor(op, SEED + 1_000_000 + i), apiKeyHeaders(a));
@@ -237,6 +252,9 @@ afterAll(() => t?.close());
 
 describe('tenant isolation: another API key sees and changes nothing of A', () => {
   it('keeps every row of A and every text of A from a second key of its workspace and from another workspace', async () => {
+    // user tokens for the same user id ('ann', an editor under both keys), minted by A and by C
+    const tokenOf = async (key: Key) => (await call(t.url, '/v2/auth/generate_token', { userId: 'ann' }, apiKeyHeaders(key))).body.result.data.token as string;
+    const [tokenOfA, tokenOfC] = [await tokenOf(a), await tokenOf(c)];
     // A's own background work finished first (agent runs, user-data erasures, document migrations its generated
     // calls started), and its editor documents compacted: an idle document's update log is folded into its
     // snapshot ~30 s after its last change, which rewrites A's rows without changing A's content
@@ -271,10 +289,7 @@ describe('tenant isolation: another API key sees and changes nothing of A', () =
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    sent = phase.until;
-    phase = { apiKey: apiKeyOps, workspace: workspaceOps, until: TOTAL };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    // B's key over y-websocket in A's room: an empty document, and B's edit stays in B's room
+    // B's key over y-websocket in A's room (while B's own copy is as seeded): B's document, and B's edit stays in it
     const client = connectYjs(t.url, room, b);
     try {
       await client.synced;
@@ -289,6 +304,15 @@ describe('tenant isolation: another API key sees and changes nothing of A', () =
     } finally {
       client.close();
     }
+    // a user token minted by one key opens no room of another key
+    const roomPath = `/yjs/${ORG}/doc-1/e1`;
+    expect(await upgradeStatus(`${roomPath}?apiKey=${a.apiKey}&token=${tokenOfC}`)).toBe(403);
+    expect(await upgradeStatus(`${roomPath}?apiKey=${c.apiKey}&token=${tokenOfA}`)).toBe(403);
+    expect(await upgradeStatus(`${roomPath}?apiKey=${b.apiKey}&token=${tokenOfA}`)).toBe(403);
+    expect(await upgradeStatus(`${roomPath}?apiKey=${a.apiKey}&token=${tokenOfA}`)).toBe(101);
+    sent = phase.until;
+    phase = { apiKey: apiKeyOps, workspace: workspaceOps, until: TOTAL };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     // A still reads its own document as it was
     const mine = await t.callK('/v2/crdt/get', room);
     expect(mine.body.result.data[0].data).toBe(MARK);
