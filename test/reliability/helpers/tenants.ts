@@ -1,0 +1,151 @@
+// What the isolation and atomicity sweeps share: one key's data in every area under fixed ids, a copy of every
+// row a key owns, and valid requests generated from the registry's schemas that name those ids.
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { join } from 'node:path';
+import type { AnyOperation } from '../../../server/http/operation.ts';
+import { apiKeyHeaders, call } from '../../helpers/server.ts';
+import { b64, WEBM } from '../../helpers/media.ts';
+import { REVIEW_FLOW } from '../../helpers/workflows.ts';
+import { arbitraryFor, type JsonSchema, type Pools } from './arbitraries.ts';
+import { inputSchemaOf } from './requests.ts';
+
+export type Key = { apiKey: string; authToken: string };
+
+export const ORG = 'iso-org';
+export const room = { organizationId: ORG, documentId: 'doc-1', editorId: 'e1' };
+
+export const must = async (answer: Promise<{ status: number; body: any }>) => {
+  const res = await answer;
+  if (res.status !== 200) throw new Error(`set-up call failed: ${JSON.stringify(res.body)}`);
+  return res.body.result?.data;
+};
+
+/**
+ * The same organization, documents, folder, users, group, editor document, notification, comment thread,
+ * reaction, activity, recording, agent, workflow and webhook endpoint under `key`, with `text` in every field
+ * that stores text. Returns the ids the server chose, and the endpoint's signing secret.
+ */
+export async function seedTenant(url: string, key: Key, text: string) {
+  const callAs = (path: string, data: unknown) => call(url, path, data, apiKeyHeaders(key));
+  await must(callAs('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, organizationName: text, documents: [{ documentId: 'doc-1', documentName: text }, { documentId: 'doc-2', accessType: 'restricted' }] }));
+  await must(callAs('/v2/organizations/folders/add', { organizationId: ORG, folders: [{ folderId: 'fold-1', folderName: text, accessType: 'restricted' }] }));
+  await must(callAs('/v2/users/add', { organizationId: ORG, users: [{ userId: 'ann', name: text, email: 'ann@example.com', accessRole: 'editor' }, { userId: 'bob', accessRole: 'viewer' }] }));
+  await must(callAs('/v2/organizations/usergroups/add', { organizationId: ORG, organizationUserGroups: [{ groupId: 'grp-1', groupName: text }] }));
+  await must(callAs('/v2/crdt/add', { ...room, type: 'text', data: text }));
+  const notification = await must(callAs('/v2/notifications/add', { organizationId: ORG, documentId: 'doc-1', actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'bob' }], displayHeadlineMessageTemplate: text, displayBodyMessage: text }));
+  await must(callAs('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-1', commentAnnotations: [{ annotationId: 'ann-1', commentData: [{ commentText: text, from: { userId: 'ann' } }] }] }));
+  const thread = await must(callAs('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-1' }));
+  const commentId = thread[0].comments[0].commentId as number;
+  await must(callAs('/v2/reactions/add', { organizationId: ORG, annotationId: 'ann-1', commentId, icon: 'heart', from: { userId: 'ann' } }));
+  await must(callAs('/v2/activities/add', { organizationId: ORG, documentId: 'doc-1', activities: [{ id: 'act-1', featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'ann-1', displayMessageTemplate: text }] }));
+  await must(callAs('/v2/recordings/add', { organizationId: ORG, documentId: 'doc-1', recording: { recordingId: 'rec-1', recordingType: 'audio', from: { userId: 'ann' }, displayName: text, recordedTime: { duration: 1 }, attachments: [{ name: text, mimeType: 'audio/webm', data: b64(Buffer.concat([WEBM, Buffer.from(text)])) }] } }));
+  await must(callAs('/v2/agents/create', { agentId: 'agent-1', name: text, model: 'gpt-4o', instructions: text }));
+  await must(callAs('/v2/workflow/definitions/create', { definitionId: 'flow-1', ...REVIEW_FLOW, name: text }));
+  await must(callAs('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }));
+  const endpoint = await must(callAs('/v2/workspace/advancedwebhook/endpoints/create', { url: `https://hooks.example.com/${encodeURIComponent(text)}`, description: text }));
+  const secret = await must(callAs('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: endpoint.id }));
+  return { notificationId: String(notification.notificationId), endpointId: String(endpoint.id), endpointSecret: secret.secret as string };
+}
+
+/** The seeded ids by field name, one each: what `aimed` narrows a schema to. */
+export const seededIds = (seeded: Awaited<ReturnType<typeof seedTenant>>, apiKey: string): Pools => ({
+  organizationId: [ORG],
+  documentId: ['doc-1'],
+  folderId: ['fold-1'],
+  userId: ['ann'],
+  groupId: ['grp-1'],
+  editorId: ['e1'],
+  notificationId: [seeded.notificationId],
+  annotationId: ['ann-1'],
+  id: ['act-1'],
+  activityId: ['act-1'],
+  recordingId: ['rec-1'],
+  agentId: ['agent-1'],
+  definitionId: ['flow-1'],
+  endpointId: [seeded.endpointId],
+  apiKey: [apiKey],
+});
+
+/**
+ * Every row of a key: in each table of hearth.db and webhooks.db with an `api_key_id` column, the key's rows;
+ * its own key row, and its workspace's row when given. As JSON text by table, in rowid (or primary key) order.
+ */
+export function rowsOfKey(dataDir: string, apiKey: string, workspaceId?: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const file of ['hearth.db', 'webhooks.db']) {
+    const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true });
+    try {
+      const tables = db.prepare<[], { name: string; sql: string }>("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").all();
+      for (const { name, sql } of tables) {
+        if (/create virtual table/i.test(sql)) continue;
+        const columns = db.prepare<[], { name: string }>(`select name from pragma_table_info('${name}')`).all().map((col) => col.name);
+        const order = /without rowid/i.test(sql) ? columns.map((col) => `"${col}"`).join(', ') : 'rowid';
+        const where = columns.includes('api_key_id') ? ['api_key_id = ?', apiKey] : name === 'api_keys' ? ['id = ?', apiKey] : name === 'workspaces' && workspaceId ? ['id = ?', workspaceId] : undefined;
+        if (where === undefined) continue;
+        out[`${file}:${name}`] = JSON.stringify(db.prepare(`select * from "${name}" where ${where[0]} order by ${order}`).raw().all(where[1]));
+      }
+    } finally {
+      db.close();
+    }
+  }
+  return out;
+}
+
+/** The tables whose copies differ. */
+export const changedTables = (before: Record<string, string>, after: Record<string, string>) =>
+  [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((table) => before[table] !== after[table]);
+
+/** A key's agent executions still running and its jobs not yet done. */
+export function busyOf(sqlite: Database.Database, apiKey: string): number {
+  const count = (sql: string) => (sqlite.prepare<[string], { n: number }>(sql).get(apiKey) as { n: number }).n;
+  return (
+    count("select count(*) as n from agent_executions where api_key_id = ? and status = 'running'") +
+    count("select count(*) as n from user_data_jobs where api_key_id = ? and status in ('pending', 'in_progress')") +
+    count("select count(*) as n from document_migrations where api_key_id = ? and status in ('pending', 'in_progress')")
+  );
+}
+
+/** Operations that only read, by their names (…/get, …/list, …/status, memory's query and suggest). */
+export const isRead = (op: AnyOperation) => /\/(get|list|status|query|suggest)$/.test(op.path);
+
+const singular = (name: string) => (name.endsWith('s') ? name.slice(0, -1) : name);
+
+/**
+ * The schema narrowed to what names seeded rows: optional properties only where `ids` has their values, and
+ * such a string only from `ids`. A generated filter of random text matches nothing, so a request with every
+ * optional field filled in would rarely reach a row.
+ */
+export function aimed(schema: JsonSchema, ids: Pools, name = ''): JsonSchema {
+  if (schema.anyOf) return { ...schema, anyOf: schema.anyOf.map((s) => aimed(s, ids, name)) };
+  if (schema.oneOf) return { ...schema, oneOf: schema.oneOf.map((s) => aimed(s, ids, name)) };
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'string' && ids[name] && !schema.enum && schema.const === undefined) return { enum: [...(ids[name] as string[])] };
+  if (type === 'array' && schema.items) return { ...schema, items: aimed(schema.items, ids, singular(name)) };
+  if (type === 'object' && schema.properties) {
+    const required = new Set(schema.required ?? []);
+    const named = (key: string) => ids[key] !== undefined || ids[singular(key)] !== undefined;
+    const properties = Object.fromEntries(Object.entries(schema.properties).filter(([key]) => required.has(key) || named(key)).map(([key, s]) => [key, aimed(s, ids, key)]));
+    return { ...schema, properties };
+  }
+  return schema;
+}
+
+/**
+ * Valid generated request bodies for operations: from the schema itself (every optional field, any value; ids
+ * from `pools`), or, three times as often when `aim` is given, from its narrowing to `aim`'s ids. The
+ * arbitraries are built once per operation, from the pools as they are then.
+ */
+export function requestData(pools: Pools, aim?: Pools) {
+  const arbitraries = new Map<AnyOperation, fc.Arbitrary<unknown>>();
+  return (op: AnyOperation, seed: number) => {
+    let arbitrary = arbitraries.get(op);
+    if (arbitrary === undefined) {
+      const schema = inputSchemaOf(op);
+      const plain = arbitraryFor(schema, pools);
+      arbitrary = aim ? fc.oneof({ arbitrary: plain, weight: 1 }, { arbitrary: arbitraryFor(aimed(schema, aim), aim), weight: 3 }) : plain;
+      arbitraries.set(op, arbitrary);
+    }
+    return fc.sample(arbitrary, { numRuns: 1, seed })[0];
+  };
+}
