@@ -26,8 +26,12 @@ export const must = async (answer: Promise<{ status: number; body: any }>) => {
  * reaction, activity, recording, agent, workflow and webhook endpoint under `key`, with `text` in every field
  * that stores text. Returns the ids the server chose, and the endpoint's signing secret.
  */
-export async function seedTenant(url: string, key: Key, text: string) {
-  const callAs = (path: string, data: unknown) => call(url, path, data, apiKeyHeaders(key));
+export async function seedTenant(url: string, key: Key, text: string, options: { again?: boolean } = {}) {
+  // `again`: on a key seeded before, of which some is gone; what is still there is left as it is
+  const callAs = async (path: string, data: unknown) => {
+    const res = await call(url, path, data, apiKeyHeaders(key));
+    return options.again && res.status !== 200 ? { status: 200, body: { result: { data: res.body.error?.details ?? {} } } } : res;
+  };
   await must(callAs('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, organizationName: text, documents: [{ documentId: 'doc-1', documentName: text }, { documentId: 'doc-2', accessType: 'restricted' }] }));
   await must(callAs('/v2/organizations/folders/add', { organizationId: ORG, folders: [{ folderId: 'fold-1', folderName: text, accessType: 'restricted' }] }));
   await must(callAs('/v2/users/add', { organizationId: ORG, users: [{ userId: 'ann', name: text, email: 'ann@example.com', accessRole: 'editor' }, { userId: 'bob', accessRole: 'viewer' }] }));
@@ -36,7 +40,7 @@ export async function seedTenant(url: string, key: Key, text: string) {
   const notification = await must(callAs('/v2/notifications/add', { organizationId: ORG, documentId: 'doc-1', actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'bob' }], displayHeadlineMessageTemplate: text, displayBodyMessage: text }));
   await must(callAs('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-1', commentAnnotations: [{ annotationId: 'ann-1', commentData: [{ commentText: text, from: { userId: 'ann' } }] }] }));
   const thread = await must(callAs('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-1' }));
-  const commentId = thread[0].comments[0].commentId as number;
+  const commentId = (thread[0]?.comments[0]?.commentId ?? 1) as number;
   await must(callAs('/v2/reactions/add', { organizationId: ORG, annotationId: 'ann-1', commentId, icon: 'heart', from: { userId: 'ann' } }));
   await must(callAs('/v2/activities/add', { organizationId: ORG, documentId: 'doc-1', activities: [{ id: 'act-1', featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'ann-1', displayMessageTemplate: text }] }));
   await must(callAs('/v2/recordings/add', { organizationId: ORG, documentId: 'doc-1', recording: { recordingId: 'rec-1', recordingType: 'audio', from: { userId: 'ann' }, displayName: text, recordedTime: { duration: 1 }, attachments: [{ name: text, mimeType: 'audio/webm', data: b64(Buffer.concat([WEBM, Buffer.from(text)])) }] } }));
@@ -112,8 +116,8 @@ export const isRead = (op: AnyOperation) => /\/(get|list|status|query|suggest)$/
 const singular = (name: string) => (name.endsWith('s') ? name.slice(0, -1) : name);
 
 /**
- * The schema narrowed to what names seeded rows: optional properties only where `ids` has their values, and
- * such a string only from `ids`. A generated filter of random text matches nothing, so a request with every
+ * The schema narrowed to what names seeded rows: optional properties only where `ids` has their values (and
+ * the flags), and such a string only from `ids`. A generated filter of random text matches nothing, so a request with every
  * optional field filled in would rarely reach a row.
  */
 export function aimed(schema: JsonSchema, ids: Pools, name = ''): JsonSchema {
@@ -125,7 +129,9 @@ export function aimed(schema: JsonSchema, ids: Pools, name = ''): JsonSchema {
   if (type === 'object' && schema.properties) {
     const required = new Set(schema.required ?? []);
     const named = (key: string) => ids[key] !== undefined || ids[singular(key)] !== undefined;
-    const properties = Object.fromEntries(Object.entries(schema.properties).filter(([key]) => required.has(key) || named(key)).map(([key, s]) => [key, aimed(s, ids, key)]));
+    // flags too (createOrganization, createFolder…): they decide what a call creates on its way
+    const kept = (key: string, s: JsonSchema) => required.has(key) || named(key) || s.type === 'boolean';
+    const properties = Object.fromEntries(Object.entries(schema.properties).filter(([key, s]) => kept(key, s)).map(([key, s]) => [key, aimed(s, ids, key)]));
     return { ...schema, properties };
   }
   return schema;
