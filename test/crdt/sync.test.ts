@@ -2,12 +2,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliServer } from '../helpers/cli.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
-import { connectYjs } from '../helpers/yjs.ts';
+import { connectYjs, upgradeStatus as upgradeWebsocket } from '../helpers/yjs.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -21,17 +20,8 @@ const room = (editorId: string) => ({ organizationId: 'acme', documentId: 'doc',
 const server = () => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
 const userToken = async (userId: string) => ({ apiKey: t.credentials.apiKey, token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string });
 
-/** Opens a raw websocket and resolves with the HTTP status of a refused upgrade (or 101). */
-const upgradeStatus = (path: string) =>
-  new Promise<number>((resolve) => {
-    const ws = new WebSocket(t.url.replace('http', 'ws') + path);
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on('open', () => {
-      resolve(101);
-      ws.close();
-    });
-    ws.on('error', () => undefined);
-  });
+/** The HTTP status of an upgrade to `path`: a refusal's, or 101. */
+const upgradeStatus = (path: string) => upgradeWebsocket(t.url, path);
 
 describe('y-websocket sync', () => {
   it('syncs two clients live and stores what they type', async () => {

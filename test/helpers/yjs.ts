@@ -22,3 +22,15 @@ export function connectYjs(baseUrl: string, room: { organizationId: string; docu
     },
   };
 }
+
+/** The HTTP status a websocket upgrade to `path` (under `baseUrl`) is answered with: 101 when it opens. */
+export const upgradeStatus = (baseUrl: string, path: string) =>
+  new Promise<number>((resolve) => {
+    const ws = new WebSocket(baseUrl.replace(/^http/, 'ws') + path);
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => {
+      resolve(101);
+      ws.close();
+    });
+    ws.on('error', () => undefined);
+  });

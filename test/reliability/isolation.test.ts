@@ -10,12 +10,11 @@
 // B's own document, and a user token minted by one key opens no room of another.
 // Reproduce a run with ISOLATION_SEED=<seed printed> (ISOLATION_REQUESTS sets the count).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { AnyOperation } from '../../server/http/operation.ts';
 import { operations } from '../../server/operations/index.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, eventually, startTestServer, workspaceHeaders, type TestServer } from '../helpers/server.ts';
-import { connectYjs } from '../helpers/yjs.ts';
+import { connectYjs, upgradeStatus as upgradeWebsocket } from '../helpers/yjs.ts';
 import type { Pools } from './helpers/arbitraries.ts';
 import { busyOf, changedTables, isRead, must, ORG, requestData, room, rowsOfKey, seededIds, seedTenant, type Key } from './helpers/tenants.ts';
 
@@ -38,17 +37,7 @@ const workspaceOps = operations.filter((op) => op.auth === 'workspace');
 /** Generated request data; built again for the other keys' requests once A's ids are known. */
 let dataFor = requestData(pools);
 
-/** The HTTP status a websocket upgrade to `path` is answered with (101 when it opens). */
-const upgradeStatus = (path: string) =>
-  new Promise<number>((resolve) => {
-    const ws = new WebSocket(t.url.replace('http', 'ws') + path);
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on('open', () => {
-      resolve(101);
-      ws.close();
-    });
-    ws.on('error', () => undefined);
-  });
+const upgradeStatus = (path: string) => upgradeWebsocket(t.url, path);
 
 beforeAll(async () => {
   // AI providers a generated agent or ask-AI call names are not reachable here: fail fast
