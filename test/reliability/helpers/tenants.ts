@@ -21,35 +21,59 @@ export const must = async (answer: Promise<{ status: number; body: any }>) => {
   return res.body.result?.data;
 };
 
+/** The seeded notification's id: fixed, so that a notification seeded again is the same one. */
+export const NOTIFICATION_ID = 'n-1';
+
 /**
- * The same organization, documents, folder, users, group, editor document, notification, comment thread,
- * reaction, activity, recording, agent, workflow and webhook endpoint under `key`, with `text` in every field
- * that stores text. Returns the ids the server chose, and the endpoint's signing secret.
+ * The same organization, documents, folder, users (an editor and a viewer, in a group, with notification
+ * settings), editor document, notification, comment thread, reaction, activity, recording, agent, workflow,
+ * AI provider key and webhook endpoint under `key`, with `text` in every field that stores text (and, made
+ * from it, the users' emails and the reaction's icon). Returns the endpoint's id and signing secret.
  */
 export async function seedTenant(url: string, key: Key, text: string, options: { again?: boolean } = {}) {
-  // `again`: on a key seeded before, of which some is gone; what is still there is left as it is
+  // `again`: over what a key seeded before still has; a step refused (already there, or by the settings the
+  // key has by now) is left as it is
   const callAs = async (path: string, data: unknown) => {
     const res = await call(url, path, data, apiKeyHeaders(key));
     return options.again && res.status !== 200 ? { status: 200, body: { result: { data: res.body.error?.details ?? {} } } } : res;
   };
-  await must(callAs('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, organizationName: text, documents: [{ documentId: 'doc-1', documentName: text }, { documentId: 'doc-2', accessType: 'restricted' }] }));
+  const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  // one document a call: adding documents is all or none, and seeding again finds one or the other still there
+  await must(callAs('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, organizationName: text, documents: [{ documentId: 'doc-1', documentName: text }] }));
+  await must(callAs('/v2/organizations/documents/add', { organizationId: ORG, documents: [{ documentId: 'doc-2', documentName: text, accessType: 'restricted' }] }));
   await must(callAs('/v2/organizations/folders/add', { organizationId: ORG, folders: [{ folderId: 'fold-1', folderName: text, accessType: 'restricted' }] }));
-  await must(callAs('/v2/users/add', { organizationId: ORG, users: [{ userId: 'ann', name: text, email: 'ann@example.com', accessRole: 'editor' }, { userId: 'bob', accessRole: 'viewer' }] }));
+  await must(callAs('/v2/users/add', { organizationId: ORG, users: [{ userId: 'ann', name: text, email: `ann.${slug}@example.com`, accessRole: 'editor' }, { userId: 'bob', name: text, email: `bob.${slug}@example.com`, accessRole: 'viewer' }] }));
   await must(callAs('/v2/organizations/usergroups/add', { organizationId: ORG, organizationUserGroups: [{ groupId: 'grp-1', groupName: text }] }));
+  await must(callAs('/v1/organizations/usergroups/users/add', { organizationId: ORG, organizationUserGroupId: 'grp-1', userIds: ['ann'] }));
+  await must(callAs('/v2/notifications/config/set', { organizationId: ORG, userIds: ['ann'], config: { email: 'NONE' } }));
   await must(callAs('/v2/crdt/add', { ...room, type: 'text', data: text }));
-  const notification = await must(callAs('/v2/notifications/add', { organizationId: ORG, documentId: 'doc-1', actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'bob' }], displayHeadlineMessageTemplate: text, displayBodyMessage: text }));
+  await must(callAs('/v2/notifications/add', { organizationId: ORG, documentId: 'doc-1', notificationId: NOTIFICATION_ID, actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }], displayHeadlineMessageTemplate: text, displayBodyMessage: text }));
   await must(callAs('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-1', commentAnnotations: [{ annotationId: 'ann-1', commentData: [{ commentText: text, from: { userId: 'ann' } }] }] }));
   const thread = await must(callAs('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-1' }));
   const commentId = (thread[0]?.comments[0]?.commentId ?? 1) as number;
-  await must(callAs('/v2/reactions/add', { organizationId: ORG, annotationId: 'ann-1', commentId, icon: 'heart', from: { userId: 'ann' } }));
+  await must(callAs('/v2/reactions/add', { organizationId: ORG, annotationId: 'ann-1', commentId, icon: text.slice(0, 64), from: { userId: 'ann' } }));
   await must(callAs('/v2/activities/add', { organizationId: ORG, documentId: 'doc-1', activities: [{ id: 'act-1', featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'ann-1', displayMessageTemplate: text }] }));
   await must(callAs('/v2/recordings/add', { organizationId: ORG, documentId: 'doc-1', recording: { recordingId: 'rec-1', recordingType: 'audio', from: { userId: 'ann' }, displayName: text, recordedTime: { duration: 1 }, attachments: [{ name: text, mimeType: 'audio/webm', data: b64(Buffer.concat([WEBM, Buffer.from(text)])) }] } }));
   await must(callAs('/v2/agents/create', { agentId: 'agent-1', name: text, model: 'gpt-4o', instructions: text }));
   await must(callAs('/v2/workflow/definitions/create', { definitionId: 'flow-1', ...REVIEW_FLOW, name: text }));
+  // a stored secret: an AI provider's key (no provider is reachable here, and none is called by the seeding)
+  await must(callAs('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: `${text} provider key` }] }));
   await must(callAs('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }));
   const endpoint = await must(callAs('/v2/workspace/advancedwebhook/endpoints/create', { url: `https://hooks.example.com/${encodeURIComponent(text)}`, description: text }));
   const secret = await must(callAs('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: endpoint.id }));
-  return { notificationId: String(notification.notificationId), endpointId: String(endpoint.id), endpointSecret: secret.secret as string };
+  return { endpointId: String(endpoint.id), endpointSecret: secret.secret as string };
+}
+
+/** Which of the seeded rows a key no longer has (a generated delete took them): the organization, a document, the agent, the thread, the notification. */
+export function missingSeeded(sqlite: Database.Database, apiKey: string): string[] {
+  const has = (sql: string, ...params: string[]) => sqlite.prepare(sql).get(apiKey, ...params) !== undefined;
+  const missing: string[] = [];
+  if (!has('select 1 from organizations where api_key_id = ? and id = ?', ORG)) missing.push('organization');
+  if (!has('select 1 from documents where api_key_id = ? and organization_id = ? and id = ?', ORG, 'doc-1')) missing.push('document');
+  if (!has('select 1 from agents where api_key_id = ? and id = ?', 'agent-1')) missing.push('agent');
+  if (!has('select 1 from comment_annotations where api_key_id = ? and organization_id = ? and id = ?', ORG, 'ann-1')) missing.push('thread');
+  if (!has('select 1 from notifications where api_key_id = ? and organization_id = ? and id = ?', ORG, NOTIFICATION_ID)) missing.push('notification');
+  return missing;
 }
 
 /** The seeded ids by field name, one each: what `aimed` narrows a schema to. */
@@ -59,10 +83,10 @@ export const seededIds = (seeded: Awaited<ReturnType<typeof seedTenant>>, apiKey
   folderId: ['fold-1'],
   userId: ['ann'],
   groupId: ['grp-1'],
+  organizationUserGroupId: ['grp-1'],
   editorId: ['e1'],
-  notificationId: [seeded.notificationId],
+  notificationId: [NOTIFICATION_ID],
   annotationId: ['ann-1'],
-  id: ['act-1'],
   activityId: ['act-1'],
   recordingId: ['rec-1'],
   agentId: ['agent-1'],
@@ -73,7 +97,8 @@ export const seededIds = (seeded: Awaited<ReturnType<typeof seedTenant>>, apiKey
 
 /**
  * Every row of a key: in each table of hearth.db and webhooks.db with an `api_key_id` column, the key's rows;
- * its own key row, and its workspace's row when given. As JSON text by table, in rowid (or primary key) order.
+ * its own key row, and its workspace's row when given. As JSON text by table, in rowid order (a table without
+ * rowid: by all its columns).
  */
 export function rowsOfKey(dataDir: string, apiKey: string, workspaceId?: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -116,25 +141,35 @@ export const isRead = (op: AnyOperation) => /\/(get|list|status|query|suggest)$/
 const singular = (name: string) => (name.endsWith('s') ? name.slice(0, -1) : name);
 
 /**
- * The schema narrowed to what names seeded rows: optional properties only where `ids` has their values (and
- * the flags), and such a string only from `ids`. A generated filter of random text matches nothing, so a request with every
- * optional field filled in would rarely reach a row.
+ * The schema narrowed to what names seeded rows: a pooled string only from `ids`, an array of them no longer
+ * than its pool (no repeated ids). A read keeps its optional properties only where they name an id, or hold one
+ * below them, and its flags: a generated filter of random text matches nothing, so a read with every optional
+ * filter filled in would rarely reach a row. A write keeps them all (an update needs something to change).
  */
-export function aimed(schema: JsonSchema, ids: Pools, name = ''): JsonSchema {
-  if (schema.anyOf) return { ...schema, anyOf: schema.anyOf.map((s) => aimed(s, ids, name)) };
-  if (schema.oneOf) return { ...schema, oneOf: schema.oneOf.map((s) => aimed(s, ids, name)) };
+export function aimed(schema: JsonSchema, ids: Pools, write: boolean, name = ''): JsonSchema {
+  if (schema.anyOf) return { ...schema, anyOf: schema.anyOf.map((s) => aimed(s, ids, write, name)) };
+  if (schema.oneOf) return { ...schema, oneOf: schema.oneOf.map((s) => aimed(s, ids, write, name)) };
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   if (type === 'string' && ids[name] && !schema.enum && schema.const === undefined) return { enum: [...(ids[name] as string[])] };
-  if (type === 'array' && schema.items) return { ...schema, items: aimed(schema.items, ids, singular(name)) };
+  if (type === 'array' && schema.items) {
+    const items = aimed(schema.items, ids, write, singular(name));
+    return items.enum ? { ...schema, items, maxItems: Math.min(schema.maxItems ?? Infinity, items.enum.length) } : { ...schema, items };
+  }
   if (type === 'object' && schema.properties) {
     const required = new Set(schema.required ?? []);
-    const named = (key: string) => ids[key] !== undefined || ids[singular(key)] !== undefined;
-    // flags too (createOrganization, createFolder…): they decide what a call creates on its way
-    const kept = (key: string, s: JsonSchema) => required.has(key) || named(key) || s.type === 'boolean';
-    const properties = Object.fromEntries(Object.entries(schema.properties).filter(([key, s]) => kept(key, s)).map(([key, s]) => [key, aimed(s, ids, key)]));
+    const kept = (key: string, s: JsonSchema) => write || required.has(key) || namesAnId(s, ids, key) || s.type === 'boolean';
+    const properties = Object.fromEntries(Object.entries(schema.properties).filter(([key, s]) => kept(key, s)).map(([key, s]) => [key, aimed(s, ids, write, key)]));
     return { ...schema, properties };
   }
   return schema;
+}
+
+/** Whether a property (or anything below it) is named as one of the pooled ids. */
+function namesAnId(schema: JsonSchema, ids: Pools, name: string): boolean {
+  if (ids[name] !== undefined || ids[singular(name)] !== undefined) return true;
+  if (schema.items) return namesAnId(schema.items, ids, singular(name));
+  if (schema.properties) return Object.entries(schema.properties).some(([key, s]) => namesAnId(s, ids, key));
+  return [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some((s) => namesAnId(s, ids, name));
 }
 
 /**
@@ -149,7 +184,7 @@ export function requestData(pools: Pools, aim?: Pools) {
     if (arbitrary === undefined) {
       const schema = inputSchemaOf(op);
       const plain = arbitraryFor(schema, pools);
-      arbitrary = aim ? fc.oneof({ arbitrary: plain, weight: 1 }, { arbitrary: arbitraryFor(aimed(schema, aim), aim), weight: 3 }) : plain;
+      arbitrary = aim ? fc.oneof({ arbitrary: plain, weight: 1 }, { arbitrary: arbitraryFor(aimed(schema, aim, !isRead(op)), aim), weight: 3 }) : plain;
       arbitraries.set(op, arbitrary);
     }
     return fc.sample(arbitrary, { numRuns: 1, seed })[0];
