@@ -38,7 +38,8 @@ function allRows(): Record<string, string> {
     const tables = db.prepare<[], { name: string; sql: string }>("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").all();
     for (const { name, sql } of tables) {
       if (/create virtual table/i.test(sql)) continue;
-      const order = /without rowid/i.test(sql) ? '1' : 'rowid';
+      const columns = db.prepare<[], { name: string }>(`select name from pragma_table_info('${name}')`).all().map((col) => `"${col.name}"`);
+      const order = /without rowid/i.test(sql) ? columns.join(', ') : 'rowid';
       const select = name === 'mail_outbox' ? 'select id from mail_outbox order by id' : `select * from "${name}" order by ${order}`;
       out[name] = JSON.stringify(db.prepare(select).raw().all());
     }
@@ -55,7 +56,10 @@ async function seed(again = false) {
   return seeded;
 }
 
-/** The operations in an order of their own for each round (a seeded shuffle): in registry order, each delete would always come right before the operations that need what it took. */
+/**
+ * The operations in an order of their own for each round (a seeded shuffle): in registry order, each delete
+ * would always come right before the operations that need what it took.
+ */
 function roundOrder(ops: AnyOperation[], round: number): AnyOperation[] {
   let state = (SEED + round * 7_919) >>> 0 || 1;
   const next = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);

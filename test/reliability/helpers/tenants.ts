@@ -64,7 +64,10 @@ export async function seedTenant(url: string, key: Key, text: string, options: {
   return { endpointId: String(endpoint.id), endpointSecret: secret.secret as string };
 }
 
-/** Which of the seeded rows a key no longer has (a generated delete took them): the organization, a document, the agent, the thread, the notification. */
+/**
+ * Which of the seeded rows a key no longer has (a generated delete took them): the organization, a document,
+ * the agent, the thread, the notification.
+ */
 export function missingSeeded(sqlite: Database.Database, apiKey: string): string[] {
   const has = (sql: string, ...params: string[]) => sqlite.prepare(sql).get(apiKey, ...params) !== undefined;
   const missing: string[] = [];
