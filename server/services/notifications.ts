@@ -137,7 +137,7 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
     // context permissions (permissions add / generate_token `context`): every key-value of the notification must be granted
     recipients = recipients.filter((userId) => {
       const granted = contextAccessOf(tx, apiKey.id, userId);
-      return Object.entries(required).every(([key, value]) => granted[key]?.includes(String(value)));
+      return Object.entries(required).every(([key, value]) => granted.get(key)?.includes(String(value)) ?? false);
     });
   }
 

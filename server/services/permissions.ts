@@ -65,8 +65,9 @@ export function removePermissions(app: AppContext, apiKeyId: string, userId: str
 }
 
 /** A user's context permissions, kept with the profile: key → the values the user may see. */
-export function contextAccessOf(tx: Db, apiKeyId: string, userId: string): Record<string, string[]> {
-  return (findUser(tx, apiKeyId, userId)?.metadata.contextAccess as Record<string, string[]> | undefined) ?? {};
+export function contextAccessOf(tx: Db, apiKeyId: string, userId: string): Map<string, string[]> {
+  // a Map, not the stored object: a key named like an Object.prototype member ('constructor') is the user's own
+  return new Map(Object.entries((findUser(tx, apiKeyId, userId)?.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
 }
 
 function changeContextAccess(tx: Db, apiKeyId: string, userId: string, context: ContextPermissions, mode: 'add' | 'remove') {
@@ -108,7 +109,7 @@ export function getPermissions(app: AppContext, apiKeyId: string, input: { organ
       documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, entry(resolver.document(userId, id), true)])),
     };
     const context = contextAccessOf(app.db, apiKeyId, userId);
-    const accessFields = Object.entries(context).flatMap(([key, values]) => values.map((value) => `${key}:${value}`));
+    const accessFields = [...context].flatMap(([key, values]) => values.map((value) => `${key}:${value}`));
     if (accessFields.length > 0) (out[userId] as { context?: { accessFields: string[] } }).context = { accessFields };
   }
   return out;

@@ -110,6 +110,18 @@ describe('/v2/notifications/add', () => {
     expect(Object.keys((await byId('n-ctx')).notifyUsersByUserId)).toEqual(['bob']);
   });
 
+  it('context.access keys named like Object.prototype members are keys like any other (was a 500)', async () => {
+    // found by the atomicity sweep (seed 267695546): a recipient without context permissions made the check look
+    // up Object.prototype.constructor
+    await t.callK('/v2/auth/permissions/add', { user: { userId: 'cat' }, permissions: { context: { access: { constructor: 'x', toString: 'y' } } } });
+    const res = await add({ notificationId: 'n-proto', context: { access: { constructor: 'x', toString: 'y' } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(Object.keys((await byId('n-proto')).notifyUsersByUserId)).toEqual(['cat']);
+    const none = await add({ notificationId: 'n-proto-2', context: { access: { hasOwnProperty: 'z' } } });
+    expect(none.status, JSON.stringify(none.body)).toBe(200);
+    expect((await byId('n-proto-2')).notifyUsersByUserId).toEqual({});
+  });
+
   it('validates the input', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ displayHeadlineMessageTemplate: undefined }, 'displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true.'],
