@@ -121,6 +121,7 @@ describe('tenant isolation: another API key sees and changes nothing of A', () =
     /** A's own answers, while only reads run, that the response cache kept with A's marker in them. */
     let keptForA = 0;
     const leaks: string[] = [];
+    const serverErrors: string[] = [];
     const answers = new Map<string, number>();
     const okByOp = new Map<string, number>();
     let sent = 0;
@@ -150,6 +151,8 @@ describe('tenant isolation: another API key sees and changes nothing of A', () =
         const status = res.status === 200 ? 'OK' : ((JSON.parse(text) as { error?: { status?: string } }).error?.status ?? `HTTP ${res.status}`);
         answers.set(`${who} ${status}`, (answers.get(`${who} ${status}`) ?? 0) + 1);
         if (res.status === 200) okByOp.set(op.path, (okByOp.get(op.path) ?? 0) + 1);
+        // never a 5xx (the fuzzing's rule; these requests get further into the handlers)
+        if (res.status >= 500) serverErrors.push(`${who} ${op.path} ${JSON.stringify(data)} → ${text.slice(0, 200)}`);
         for (const secret of turn === 0 ? forbidden : forbiddenToC) if (text.includes(secret)) leaks.push(`${who} ${op.path} ${JSON.stringify(data).slice(0, 300)} → ${text.slice(0, 300)}`);
       }
     };
@@ -196,14 +199,16 @@ describe('tenant isolation: another API key sees and changes nothing of A', () =
     const opsAnsweredOk = okByOp.size;
     console.log(
       [
-        `isolation: ${TOTAL} requests of other keys naming A's ids in ${seconds.toFixed(0)} s (seed ${SEED}); ${Object.keys(before).length} tables of A compared (${Object.values(before).filter((rows) => rows !== '[]').length} with rows); leaks: ${leaks.length}; tables of A changed: ${changed.length}; A's cached reads with its marker, asked again by another key: ${keptForA}`,
+        `isolation: ${TOTAL} requests of other keys naming A's ids in ${seconds.toFixed(0)} s (seed ${SEED}); ${Object.keys(before).length} tables of A compared (${Object.values(before).filter((rows) => rows !== '[]').length} with rows); leaks: ${leaks.length}; 5xx: ${serverErrors.length}; tables of A changed: ${changed.length}; A's cached reads with its marker, asked again by another key: ${keptForA}`,
         `  answers: ${[...answers].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k}: ${v}`).join(', ')}`,
         `  operations answered 200 at least once: ${opsAnsweredOk} of ${apiKeyOps.length + workspaceOps.length}; never: ${[...apiKeyOps, ...workspaceOps].filter((op) => !okByOp.has(op.path)).map((op) => op.path).join(' ')}`,
         ...leaks.slice(0, 20).map((leak) => `  LEAK ${leak}`),
+        ...serverErrors.slice(0, 20).map((error) => `  5XX ${error}`),
         ...changed.map((table) => `  CHANGED ${table}`),
       ].join('\n'),
     );
     expect(leaks).toEqual([]);
+    expect(serverErrors).toEqual([]);
     expect(changed).toEqual([]);
     // the response cache was put to the test: answers kept for A, with A's marker, were asked for by other keys
     expect(keptForA).toBeGreaterThan(0);
