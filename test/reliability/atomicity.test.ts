@@ -14,13 +14,12 @@
 // after each seeding), and the idle compaction of editor documents (`crdtIdleMs` of an hour). webhooks.db is
 // written by the delivery worker all along and is not compared; the mail outbox is compared by its rows' ids
 // (with an SMTP server configured, its delivery state changes after the answer).
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../server/http/operation.ts';
 import { operations } from '../../server/operations/index.ts';
 import { apiKeyHeaders, eventually, startTestServer, workspaceHeaders, type TestServer } from '../helpers/server.ts';
-import { busyOf, missingSeeded, must, ORG, requestData, seededIds, seedTenant } from './helpers/tenants.ts';
+import { busyOf, copyTables, missingSeeded, must, ORG, requestData, seededIds, seedTenant } from './helpers/tenants.ts';
 
 const TOTAL = Number(process.env.ATOMICITY_REQUESTS ?? 10_000);
 const SEED = Number(process.env.ATOMICITY_SEED ?? Date.now() % 2 ** 31);
@@ -31,23 +30,7 @@ let dataFor: ReturnType<typeof requestData>;
 let otherKey: string;
 
 /** Every row of hearth.db, as JSON text by table (the mail outbox by its rows' ids). */
-function allRows(): Record<string, string> {
-  const db = new Database(join(t.dataDir, 'hearth.db'), { readonly: true, fileMustExist: true });
-  try {
-    const out: Record<string, string> = {};
-    const tables = db.prepare<[], { name: string; sql: string }>("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").all();
-    for (const { name, sql } of tables) {
-      if (/create virtual table/i.test(sql)) continue;
-      const columns = db.prepare<[], { name: string }>(`select name from pragma_table_info('${name}')`).all().map((col) => `"${col.name}"`);
-      const order = /without rowid/i.test(sql) ? columns.join(', ') : 'rowid';
-      const select = name === 'mail_outbox' ? 'select id from mail_outbox order by id' : `select * from "${name}" order by ${order}`;
-      out[name] = JSON.stringify(db.prepare(select).raw().all());
-    }
-    return out;
-  } finally {
-    db.close();
-  }
-}
+const allRows = () => copyTables(join(t.dataDir, 'hearth.db'), (name) => (name === 'mail_outbox' ? { columns: 'id' } : {}));
 
 /** The key's data in every area (again, over what is left, once a generated delete took some of it). */
 async function seed(again = false) {

@@ -98,28 +98,43 @@ export const seededIds = (seeded: Awaited<ReturnType<typeof seedTenant>>, apiKey
   apiKey: [apiKey],
 });
 
+/** Which rows of a table a copy takes: its columns (all by default) and a condition; undefined leaves it out. */
+export type TablePick = { columns?: string; where?: string; params?: unknown[] } | undefined;
+
+/**
+ * A copy of the database file's tables (not the virtual ones), as JSON text by table name, of the rows `pick`
+ * takes, in rowid order (a table without rowid: by all its columns).
+ */
+export function copyTables(path: string, pick: (table: string, columns: string[]) => TablePick): Record<string, string> {
+  const out: Record<string, string> = {};
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare<[], { name: string; sql: string }>("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").all();
+    for (const { name, sql } of tables) {
+      if (/create virtual table/i.test(sql)) continue;
+      const columns = db.prepare<[], { name: string }>(`select name from pragma_table_info('${name}')`).all().map((col) => col.name);
+      const picked = pick(name, columns);
+      if (picked === undefined) continue;
+      const order = /without rowid/i.test(sql) ? columns.map((col) => `"${col}"`).join(', ') : 'rowid';
+      const where = picked.where ? ` where ${picked.where}` : '';
+      out[name] = JSON.stringify(db.prepare(`select ${picked.columns ?? '*'} from "${name}"${where} order by ${order}`).raw().all(...(picked.params ?? [])));
+    }
+  } finally {
+    db.close();
+  }
+  return out;
+}
+
 /**
  * Every row of a key: in each table of hearth.db and webhooks.db with an `api_key_id` column, the key's rows;
- * its own key row, and its workspace's row when given. As JSON text by table, in rowid order (a table without
- * rowid: by all its columns).
+ * its own key row, and its workspace's row when given. By `file:table`.
  */
 export function rowsOfKey(dataDir: string, apiKey: string, workspaceId?: string): Record<string, string> {
+  const pick = (name: string, columns: string[]): TablePick =>
+    columns.includes('api_key_id') ? { where: 'api_key_id = ?', params: [apiKey] } : name === 'api_keys' ? { where: 'id = ?', params: [apiKey] } : name === 'workspaces' && workspaceId ? { where: 'id = ?', params: [workspaceId] } : undefined;
   const out: Record<string, string> = {};
   for (const file of ['hearth.db', 'webhooks.db']) {
-    const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true });
-    try {
-      const tables = db.prepare<[], { name: string; sql: string }>("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").all();
-      for (const { name, sql } of tables) {
-        if (/create virtual table/i.test(sql)) continue;
-        const columns = db.prepare<[], { name: string }>(`select name from pragma_table_info('${name}')`).all().map((col) => col.name);
-        const order = /without rowid/i.test(sql) ? columns.map((col) => `"${col}"`).join(', ') : 'rowid';
-        const where = columns.includes('api_key_id') ? ['api_key_id = ?', apiKey] : name === 'api_keys' ? ['id = ?', apiKey] : name === 'workspaces' && workspaceId ? ['id = ?', workspaceId] : undefined;
-        if (where === undefined) continue;
-        out[`${file}:${name}`] = JSON.stringify(db.prepare(`select * from "${name}" where ${where[0]} order by ${order}`).raw().all(where[1]));
-      }
-    } finally {
-      db.close();
-    }
+    for (const [table, rows] of Object.entries(copyTables(join(dataDir, file), pick))) out[`${file}:${table}`] = rows;
   }
   return out;
 }
