@@ -88,8 +88,15 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
   try {
     const credentials = ensureDefaultCredentials(app);
     sweepOrphanAttachments(app);
-    http = createHttpServer(toNodeHandler(createHttpApp(app, operations)));
+    const listener = toNodeHandler(createHttpApp(app, operations));
+    http = createHttpServer(listener);
     const server = http;
+    // `Expect: 100-continue`: node would send 100 Continue before any handler ran; a body declared over the limit
+    // is refused first instead, so that the client does not send it at all
+    server.on('checkContinue', (req, res) => {
+      if (!(Number(req.headers['content-length']) > config.maxBodyBytes)) res.writeContinue();
+      listener(req, res);
+    });
     const yjs = attachYjsWebsocket(app, server, app.crdt);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -5,8 +5,8 @@ import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, userGroupMembers, userGroups, users } from '../db/schema.ts';
 import { webhookDeliveries } from '../webhooks/delivery-store.ts';
-import { readBody } from '../http/body.ts';
-import { answerOf, dispatch, headerNames } from '../http/dispatch.ts';
+import { readBody, refuseRestOfBody } from '../http/body.ts';
+import { answerOf, BodyTooLarge, dispatch, headerNames } from '../http/dispatch.ts';
 import { ApiError } from '../http/errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
@@ -28,6 +28,7 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
   try {
     text = await readBody(event, limit);
   } catch (error) {
+    if (error instanceof BodyTooLarge) refuseRestOfBody(event, limit);
     if (error instanceof ApiError) return { error: { status: 400, body: { error: { status: error.status, message: error.message } } } };
     throw error;
   }

@@ -6,7 +6,7 @@ import { registerAdminRoutes } from '../admin/routes.ts';
 import type { AppContext } from '../context.ts';
 import { consumeLoginLink, LOGIN_LINK_PATH } from '../services/login-links.ts';
 import { findAttachment } from '../services/recordings.ts';
-import { readBody } from './body.ts';
+import { readBody, refuseRestOfBody } from './body.ts';
 import { answerOf, type IncomingCall } from './dispatch.ts';
 import { createRequestListener, serveCall } from './listener.ts';
 import type { AnyOperation } from './operation.ts';
@@ -81,8 +81,8 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
       // response type, which skips the web-stream body a `new Response(string)` costs on Node.
       event.res.status = outcome.status;
       event.res.headers.set('x-request-id', outcome.requestId);
-      // A rejected oversized body is left unread; closing the connection is cheaper than draining it.
-      if (outcome.bodyUnread) event.res.headers.set('connection', 'close');
+      // after a refused oversized body the connection closes, once the rest is dropped (dropRestOfBody)
+      if (outcome.bodyUnread) refuseRestOfBody(event, app.config.maxBodyBytes);
       // an answer kept as JSON text by the response cache (rare on this way: only unusual URLs of a POST get here)
       return answerOf(outcome);
     };

@@ -56,3 +56,60 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<strin
     req.once('aborted', () => reject(abortedRequest()));
   });
 }
+
+/** How long a refused body is read and dropped at most before the connection is closed anyway. */
+export const DROP_MS = 30_000;
+/** How much of a refused body is read and dropped at most: four body limits, and at least 64 MiB. */
+export const dropBytes = (maxBodyBytes: number) => Math.max(4 * maxBodyBytes, 64 * 1024 * 1024);
+
+/**
+ * Lingering close after a body refused as too large (RFC 9112 §9.6, nginx's `lingering_close`): the answer goes
+ * out at once with `connection: close`, and the rest of the body is read and dropped until it ends, up to
+ * `maxBytes` more or `DROP_MS`, before the connection is closed. Closing a socket that has unread input makes the
+ * kernel reset the connection, and a client still uploading (node:http's `request`, `fetch`) then loses the
+ * answer in flight and reports EPIPE or ECONNRESET instead of the error envelope. A client that stops sending
+ * once it has the answer (curl) closes its side, which ends the lingering too. Call it on a paused request,
+ * before the answer is written.
+ */
+export function dropRestOfBody(req: IncomingMessage, maxBytes: number): void {
+  const socket = req.socket;
+  if (req.complete || socket.destroyed) return;
+  let dropped = 0;
+  let answered = false;
+  const close = () => {
+    clearTimeout(timer);
+    req.off('data', drop);
+    if (socket.destroyed) return;
+    // the answer and the FIN are written first (node's own destroySoon does the same)
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  };
+  const drop = (chunk: Buffer) => {
+    dropped += chunk.byteLength;
+    if (dropped > maxBytes) {
+      clearTimeout(timer);
+      req.off('data', drop);
+      socket.destroy();
+    }
+  };
+  // node:http closes a `connection: close` answer's socket with destroySoon once the answer is written; here it
+  // only half-closes it until the body is over
+  socket.destroySoon = () => {
+    answered = true;
+    if (socket.writable) socket.end();
+    if (req.complete) close();
+  };
+  const timer = setTimeout(() => socket.destroy(), DROP_MS);
+  timer.unref();
+  req.on('data', drop);
+  req.once('end', () => answered && close());
+  req.once('error', close);
+  req.resume();
+}
+
+/** dropRestOfBody for an h3 call: the answer it is about to write closes the connection once the body is over. */
+export function refuseRestOfBody(event: H3Event, maxBodyBytes: number): void {
+  event.res.headers.set('connection', 'close');
+  const nodeReq = (event.runtime?.node as { req?: IncomingMessage } | undefined)?.req;
+  if (nodeReq) dropRestOfBody(nodeReq, dropBytes(maxBodyBytes));
+}

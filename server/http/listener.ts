@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { checkCall, dispatch, failure, headerNames, runCall, tooLarge, type CallHeaders, type CallOutcome, type IncomingCall } from './dispatch.ts';
+import { dropBytes, dropRestOfBody } from './body.ts';
 import { ApiError, INTERNAL_ERROR } from './errors.ts';
 import type { AnyOperation } from './operation.ts';
 
@@ -77,7 +78,7 @@ function recordCall(app: AppContext, op: AnyOperation, method: string, headers: 
 function writeAnswer(res: ServerResponse, outcome: CallOutcome, json: string | Buffer) {
   const length = typeof json === 'string' ? Buffer.byteLength(json) : json.length;
   const head = ['content-type', JSON_CONTENT_TYPE, 'x-request-id', outcome.requestId, 'content-length', String(length)];
-  // A rejected oversized body is left unread; closing the connection is cheaper than draining it.
+  // after a refused oversized body the connection closes, once the rest is dropped (dropRestOfBody)
   if (outcome.bodyUnread) head.unshift('connection', 'close');
   // An empty reason phrase, as the h3 way writes it.
   res.writeHead(outcome.status, '', head);
@@ -161,6 +162,7 @@ class NodeCall {
   answer(outcome: CallOutcome) {
     this.settled = true;
     try {
+      if (outcome.bodyUnread) dropRestOfBody(this.req, dropBytes(this.app.config.maxBodyBytes));
       const json = recordCall(this.app, this.op, this.method, this.headers, this.pathname, this.started, outcome, () => this.text);
       writeAnswer(this.res, outcome, json);
     } catch (error) {

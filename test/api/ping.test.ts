@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raw, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -77,6 +78,15 @@ describe('callable request rules', () => {
     expect(((await streamed.json()) as any).error.message).toMatch(/exceeds the limit/);
   });
 
+  it('answers Expect: 100-continue with the refusal, before the body, when the declared size is over the limit', async () => {
+    const over = await expectContinue(t.url, 1024 * 1024);
+    expect(over).toMatch(/^HTTP\/1\.1 400 \r\n/);
+    expect(over).toMatch(/\r\nconnection: close\r\n/);
+    expect(over).toContain('the body exceeds the limit of 65536 bytes');
+    // within the limit: 100 Continue, and the call once the body has come
+    expect(await expectContinue(t.url, 11)).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  });
+
   it('refuses data of the wrong type, naming it', async () => {
     const res = await raw(t.url, '/v2/ping', '{"data":5}');
     expect(res.status).toBe(400);
@@ -124,3 +134,29 @@ describe('GET /', () => {
     expect(await res.text()).toMatch(/<html/i);
   });
 });
+
+/**
+ * Sends a ping's headers with `Expect: 100-continue` and the declared `length`; sends the 11-byte body only after
+ * a 100 Continue. Resolves with all the server wrote once it has answered (a final status after any 100).
+ */
+function expectContinue(url: string, length: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    let received = '';
+    socket.on('error', reject);
+    socket.on('data', (d: Buffer) => {
+      received += d.toString('utf8');
+      if (received.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && !received.includes('\r\n\r\nHTTP/')) {
+        if (received === 'HTTP/1.1 100 Continue\r\n\r\n') socket.write('{"data":{}}');
+        return;
+      }
+      const bodyAt = received.lastIndexOf('\r\n\r\n');
+      const declared = Number(/content-length: (\d+)/i.exec(received.slice(received.lastIndexOf('HTTP/1.1')))?.[1]);
+      if (received.length - (bodyAt + 4) >= declared) {
+        socket.destroy();
+        resolve(received);
+      }
+    });
+    socket.write(`POST /v2/ping HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nexpect: 100-continue\r\ncontent-length: ${length}\r\n\r\n`);
+  });
+}

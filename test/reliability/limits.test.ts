@@ -1,7 +1,8 @@
-// Limits: bodies over the 10 MiB limit (declared by Content-Length, and streamed chunked without one), JSON
-// nested 10,000 levels deep, 10,000 ids in an array, 5 MB strings in fields. Each gets a clear error envelope
-// (status name and a message that names the problem) or a correct answer, and the server's memory stays
-// bounded: each case runs several times and RSS is compared before and after.
+// Limits: bodies over the 10 MiB limit (declared by Content-Length, and streamed chunked without one; from
+// clients that stop sending on the early answer and from clients that send everything first), JSON nested
+// 10,000 levels deep, 10,000 ids in an array, 5 MB strings in fields. Each gets a clear error
+// envelope (status name and a message that names the problem) or a correct answer, and the server's memory
+// stays bounded: each case runs several times and RSS is compared before and after.
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,23 +26,58 @@ afterAll(async () => {
 
 interface Answer {
   status: number;
+  connection?: string | undefined;
   body: { error?: { status: string; message: string }; result?: unknown };
 }
 
 const sendJson = (path: string, value: unknown) => sendText(path, JSON.stringify(value));
 
-/** Sends a body with node:http (bodies the server reads to the end). */
-function sendText(path: string, text: string): Promise<Answer> {
+/**
+ * Sends a body with node:http: all of it before the answer is read, as a client of node:http or fetch does
+ * (with Content-Length, or chunked in 64 KiB pieces).
+ */
+function sendText(path: string, text: string, chunked = false): Promise<Answer> {
   const bytes = Buffer.from(text);
   return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/json', 'content-length': String(bytes.length), 'x-svc-api-key': server.credentials.apiKey, 'x-svc-auth-token': server.credentials.authToken };
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-svc-api-key': server.credentials.apiKey, 'x-svc-auth-token': server.credentials.authToken };
+    if (!chunked) headers['content-length'] = String(bytes.length);
     const req = httpRequest(server.url + path, { method: 'POST', headers, agent: false }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Answer['body'] }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: JSON.parse(text) as Answer['body'] }));
     });
     req.on('error', reject);
-    req.end(bytes);
+    if (chunked) for (let i = 0; i < bytes.length; i += 64 * 1024) req.write(bytes.subarray(i, i + 64 * 1024));
+    req.end(chunked ? undefined : bytes);
+  });
+}
+
+/** Sends a body the fetch way (undici), whole before the answer is read. */
+async function sendFetch(path: string, text: string): Promise<Answer> {
+  const headers = { 'content-type': 'application/json', 'x-svc-api-key': server.credentials.apiKey, 'x-svc-auth-token': server.credentials.authToken };
+  const res = await fetch(server.url + path, { method: 'POST', headers, body: text });
+  return { status: res.status, connection: res.headers.get('connection') ?? undefined, body: (await res.json()) as Answer['body'] };
+}
+
+/**
+ * Streams a body of `totalBytes` declared by Content-Length over a raw socket without looking at the answer,
+ * until the server closes the connection; resolves with the bytes the socket took in.
+ */
+function sendUnheeding(path: string, totalBytes: number): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    let sent = 0;
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(sent));
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${totalBytes}\r\n\r\n`);
+    const piece = Buffer.alloc(64 * 1024, 'x');
+    const pump = () => {
+      while (sent < totalBytes && !socket.destroyed) {
+        sent += piece.length;
+        if (!socket.write(piece)) return socket.once('drain', pump);
+      }
+    };
+    pump();
   });
 }
 
@@ -111,6 +147,23 @@ describe('limits', () => {
     const oversized = 11 * MiB;
     await check('11 MiB body with Content-Length', () => sendOversized('/v2/notifications/get', oversized, false), refusedWith(/exceeds the limit of 10485760 bytes/));
     await check('11 MiB body streamed chunked', () => sendOversized('/v2/notifications/get', oversized, true), refusedWith(/exceeds the limit of 10485760 bytes/));
+    // the same bodies sent whole by clients that read the answer only once they have sent everything: the server
+    // reads the rest and drops it before it closes the connection, or the kernel's reset of unread input would
+    // destroy the answer in flight (EPIPE or ECONNRESET in these clients)
+    const closes = (a: Answer) => expect(a.connection).toBe('close');
+    const elevenMiB = 'x'.repeat(oversized);
+    const tooLargeClosing = (a: Answer) => (refusedWith(/exceeds the limit of 10485760 bytes/)(a), closes(a));
+    await check('11 MiB body sent whole by node:http, Content-Length', () => sendText('/v2/notifications/get', elevenMiB), tooLargeClosing);
+    await check('11 MiB body sent whole by node:http, chunked', () => sendText('/v2/notifications/get', elevenMiB, true), tooLargeClosing);
+    await check('11 MiB body sent whole by fetch', () => sendFetch('/v2/notifications/get', elevenMiB), tooLargeClosing);
+    await check('11 MiB body sent whole by node:http, to an h3 route', () => sendText('/v2/notifications/get/', elevenMiB), tooLargeClosing);
+    // a client that never stops: the server drops 64 MiB at most, then closes the connection
+    const unheeding = 128 * MiB;
+    const before = rssMiB(server.pid);
+    const took = await sendUnheeding('/v2/notifications/get', unheeding);
+    figures.push(`128 MiB body declared and sent without reading the answer: connection closed after ${(took / MiB).toFixed(0)} MiB sent (RSS ${before} -> ${rssMiB(server.pid)} MiB)`);
+    expect(took).toBeLessThan(unheeding);
+
     const depth = 10_000;
     // (written by hand: JSON.stringify itself overflows the stack on it)
     const deep = `{"data":{"organizationId":"${ORG}","documentId":"doc","pad":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
