@@ -1,6 +1,6 @@
 // Limits: bodies over the 10 MiB limit (declared by Content-Length, and streamed chunked without one; from
 // clients that stop sending on the early answer and from clients that send everything first), JSON nested
-// 10,000 levels deep, 10,000 ids in an array, 5 MB strings in fields. Each gets a clear error
+// 10,000 and 5,000,000 levels deep, 10,000 ids in an array, 5 MB strings in fields. Each gets a clear error
 // envelope (status name and a message that names the problem) or a correct answer, and the server's memory
 // stays bounded: each case runs several times and RSS is compared before and after.
 import { request as httpRequest } from 'node:http';
@@ -168,6 +168,9 @@ describe('limits', () => {
     // (written by hand: JSON.stringify itself overflows the stack on it)
     const deep = `{"data":{"organizationId":"${ORG}","documentId":"doc","pad":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
     await check('JSON nested 10,000 levels', () => sendText('/v2/notifications/get', deep), refusedWith(/nested more than \d+ levels/));
+    // 10 MB of brackets: refused by a scan before JSON.parse, which would take seconds on it
+    const deeper = `{"data":${'['.repeat(5_000_000)}${']'.repeat(5_000_000)}}`;
+    await check('JSON nested 5,000,000 levels (10 MB)', () => sendText('/v2/notifications/get', deeper), refusedWith(/nested more than \d+ levels/));
     const tenThousand = Array.from({ length: 10_000 }, (_, i) => `id-${i}`);
     await check('documents/get with 10,000 documentIds', () => sendJson('/v2/organizations/documents/get', { data: { organizationId: ORG, documentIds: tenThousand } }), refusedWith(/documentIds must have at most 30 item/));
     await check('users/delete with 10,000 userIds', () => sendJson('/v2/users/delete', { data: { organizationId: ORG, userIds: tenThousand } }), refusedWith(/userIds must have at most 1000 item/));
