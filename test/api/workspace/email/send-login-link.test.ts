@@ -33,7 +33,12 @@ describe('/v2/workspace/email/send-login-link', () => {
     const link = mail.decoded.match(/http:\/\/127\.0\.0\.1:\d+\/auth\/email-link\?token=[A-Za-z0-9_-]+/)?.[0];
     expect(link).toBeDefined();
 
-    const outbox = t.server.app.mail.list();
+    // the outbox marks it sent once the SMTP server's last reply has come back, a moment after the server has it
+    const outbox = await eventually(() => {
+      const rows = t.server.app.mail.list();
+      if (rows[0]?.status !== 'sent') throw new Error('not marked sent yet');
+      return rows;
+    });
     expect(outbox[0]).toMatchObject({ kind: 'login-link', to: OWNER, status: 'sent', attempts: 1 });
     expect(outbox[0]!.text).toContain(link);
 
