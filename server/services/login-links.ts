@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, lt } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { loginLinks, workspaces } from '../db/schema.ts';
@@ -26,7 +26,8 @@ export function allowedContinueHosts(app: AppContext): Set<string> {
 /**
  * /v2/workspace/email/send-login-link. The link is a one-time token (its digest stored, valid one hour) that
  * verifies the owner's e-mail and continues to `continueUrl`. The answer is the same whether or not the address
- * owns a workspace, so the operation cannot be used to discover accounts; mail goes only to real owners.
+ * owns a workspace, so the operation cannot be used to discover accounts; mail goes only to real owners. Expired
+ * links are deleted on the way.
  */
 export async function sendLoginLink(app: AppContext, input: { email: string; continueUrl: string }, clientIp: string) {
   let continueUrl: URL;
@@ -47,6 +48,8 @@ export async function sendLoginLink(app: AppContext, input: { email: string; con
   if (!app.limiter.hit(`login-link-email:${email}`, limits.loginLinkPerEmail)) throw resourceExhausted(RATE_LIMITED);
 
   const queued = transaction(app.db, (tx) => {
+    // links past their hour can never be opened again: each request clears them away (a few rows at most)
+    tx.delete(loginLinks).where(lt(loginLinks.expiresAt, Date.now())).run();
     const owner = tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.ownerEmail, email)).get();
     if (!owner) return false;
     const token = randomBytes(32).toString('base64url');

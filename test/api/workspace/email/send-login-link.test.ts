@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginLinks } from '../../../../server/db/schema.ts';
 import { createWorkspace, uniqueEmail } from '../../../helpers/factories.ts';
 import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
@@ -51,6 +53,16 @@ describe('/v2/workspace/email/send-login-link', () => {
     const reused = await fetch(link!, { redirect: 'manual' });
     expect(reused.status).toBe(400);
     expect(await reused.text()).toMatch(/invalid, used or expired/);
+  });
+
+  it('deletes expired links (used or not) on the way, and keeps the others', async () => {
+    const ws = await createWorkspace(t);
+    const now = Date.now();
+    const row = (id: string, expiresAt: number, usedAt: number | null) => ({ id, workspaceId: ws.workspaceId, email: ws.ownerEmail, tokenDigest: `digest-${id}`, continueUrl: `${t.url}/`, createdAt: now - 2 * 3_600_000, expiresAt, usedAt });
+    t.server.app.db.insert(loginLinks).values([row('expired', now - 1_000, null), row('expired-used', now - 1_000, now - 5_000), row('live-used', now + 60_000, now - 5_000)]).run();
+    expect((await t.callPublic(path, { email: uniqueEmail('nobody'), continueUrl: `${t.url}/` })).status).toBe(200);
+    const left = t.server.app.db.select({ id: loginLinks.id }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
+    expect(left.map((l) => l.id)).toEqual(['live-used']);
   });
 
   it('answers the same for an address that owns no workspace, and sends nothing', async () => {
