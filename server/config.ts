@@ -24,6 +24,15 @@ export const configSchema = z.object({
   /** Outgoing mail: an SMTP URL (smtp://user:pass@host:port); mail is always kept in the local outbox too. */
   smtpUrl: z.string().optional(),
   mailFrom: z.string(),
+  /**
+   * The base URL of the links Hearth hands out (login links, recording attachments), when clients reach it at
+   * another address than the one it listens on (HOST=0.0.0.0 on a LAN, a reverse proxy); unset: the listen address.
+   */
+  publicUrl: z
+    .string()
+    .refine(isPublicUrl, 'must be an http(s) URL without credentials, query or fragment, like http://hearth.lan:8787')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   /** Extra hosts allowed as login-link continueUrl besides the server's own host and localhost. */
   loginLinkAllowedHosts: z.array(z.string()),
   /** Owner of the default workspace created at first start. */
@@ -62,6 +71,15 @@ export const configSchema = z.object({
   }),
 });
 export type Config = z.infer<typeof configSchema>;
+
+function isPublicUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash && !text.includes('#') && !text.includes('?');
+  } catch {
+    return false;
+  }
+}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -152,6 +170,7 @@ export function configFromEnvAndArgs(
     aiTimeoutMs: aiTimeout,
     responseCacheMb,
     mailFrom: env.MAIL_FROM || undefined,
+    publicUrl: env.PUBLIC_URL || undefined,
     webhooks: env.WEBHOOK_RETRY_SCHEDULE_MS
       ? { retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map((ms) => Number(ms.trim())) }
       : undefined,

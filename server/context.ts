@@ -44,6 +44,8 @@ export interface AppContext {
   uiTickets: Tickets;
   log: Logger;
   version: string;
-  /** The URL clients reach this server at (known once it listens). */
+  /** The URL this server listens at (known once it listens). */
   baseUrl: string;
+  /** The base URL of links handed out to clients: `publicUrl` when set, else `baseUrl`. */
+  publicUrl: string;
 }

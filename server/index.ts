@@ -72,6 +72,7 @@ export function openApp(config: Config): AppContext {
     log,
     version: VERSION,
     baseUrl: '',
+    publicUrl: '',
   };
 }
 
@@ -107,6 +108,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     });
     const port = (server.address() as AddressInfo).port;
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
+    app.publicUrl = config.publicUrl ?? app.baseUrl;
     writeServerLock(config.dataDir, app.baseUrl);
     app.mail.flush();
     app.jobs.recover();

@@ -12,11 +12,15 @@ export const LOGIN_LINK_PATH = '/auth/email-link';
 const LINK_LIFETIME_MS = 60 * 60 * 1000;
 const RATE_LIMITED = 'Rate limit exceeded for this endpoint. Try again later.';
 
-/** Hosts a continueUrl may point at: the console (this server's own host), localhost, and configured extras. */
+/**
+ * Hosts a continueUrl may point at: the console (this server's own host, as it listens and as `publicUrl` names
+ * it), localhost, and configured extras.
+ */
 export function allowedContinueHosts(app: AppContext): Set<string> {
   const hosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.loginLinkAllowedHosts.map((h) => h.toLowerCase())]);
   try {
     hosts.add(new URL(app.baseUrl).hostname.toLowerCase());
+    hosts.add(new URL(app.publicUrl).hostname.toLowerCase());
   } catch {
     // baseUrl is set once the server listens; before that only the fixed hosts apply
   }
@@ -65,7 +69,7 @@ export async function sendLoginLink(app: AppContext, input: { email: string; con
         expiresAt: now + LINK_LIFETIME_MS,
       })
       .run();
-    const link = `${app.baseUrl}${LOGIN_LINK_PATH}?token=${token}`;
+    const link = `${app.publicUrl}${LOGIN_LINK_PATH}?token=${token}`;
     app.mail.enqueue(tx, {
       kind: 'login-link',
       workspaceId: owner.id,

@@ -61,8 +61,8 @@ export function matchesMimeType(bytes: Buffer, mimeType: string): boolean {
   }
 }
 
-function describeAttachment(app: Pick<AppContext, 'baseUrl'>, row: AttachmentRow) {
-  return { attachmentId: row.attachmentId, url: `${app.baseUrl}/attachments/${row.storageKey}`, mimeType: row.mimeType, name: row.name, type: row.type, size: row.size, version: row.version };
+function describeAttachment(app: Pick<AppContext, 'publicUrl'>, row: AttachmentRow) {
+  return { attachmentId: row.attachmentId, url: `${app.publicUrl}/attachments/${row.storageKey}`, mimeType: row.mimeType, name: row.name, type: row.type, size: row.size, version: row.version };
 }
 
 /** The attachments of some recordings (a JSON array of ids), by attachment id. */
@@ -86,7 +86,7 @@ function attachmentsOf(db: Db, apiKeyId: string, organizationId: string, recordi
 }
 
 /** The Recording resource of interface.md (plus `from`, `createdAt`, `lastUpdated`). */
-export function describeRecording(app: Pick<AppContext, 'baseUrl' | 'db'>, row: RecordingRow, attachments?: AttachmentRow[]) {
+export function describeRecording(app: Pick<AppContext, 'publicUrl' | 'db'>, row: RecordingRow, attachments?: AttachmentRow[]) {
   const files = attachments ?? attachmentsOf(app.db, row.apiKeyId, row.organizationId, [row.id]).get(row.id) ?? [];
   return {
     type: 'recorder',
@@ -173,7 +173,7 @@ export function addRecording(app: AppContext, apiKey: ApiKeyRow, input: z.output
       const stored = tx.select().from(recordings).where(and(eq(recordings.apiKeyId, apiKey.id), eq(recordings.organizationId, input.organizationId), eq(recordings.id, id))).get();
       if (stored) {
         const all = attachmentsOf(tx, apiKey.id, input.organizationId, [id]).get(id) ?? [];
-        const described = describeRecording({ baseUrl: app.baseUrl, db: tx }, stored, all);
+        const described = describeRecording({ publicUrl: app.publicUrl, db: tx }, stored, all);
         const latest = described.attachments.filter((a) => a.version === stored.latestVersion);
         const fields = { recorderId: id, from, assets: latest, assetsAllVersions: described.attachments, transcription: null, recording: described };
         emitEvent(tx, { apiKeyId: apiKey.id, type: 'recorder.done', organizationId: input.organizationId, documentId: input.documentId, actionUser: from, actionType: 'done', source: 'recorder', data: fields, basic: { actionType: 'done', notificationSource: 'recorder', fields } });

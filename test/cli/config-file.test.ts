@@ -57,11 +57,12 @@ describe('hearth.config.json', () => {
 
   it('reaches the running server: the file\'s header brand is used unless HEADER_BRAND is set', async () => {
     const cwd = temp.make();
-    writeFileSync(join(cwd, 'hearth.config.json'), JSON.stringify({ $schema: './hearth.schema.json', port: 0, dataDir: 'data', headerBrand: 'filebrand', logLevel: 'warn' }));
+    writeFileSync(join(cwd, 'hearth.config.json'), JSON.stringify({ $schema: './hearth.schema.json', port: 0, dataDir: 'data', headerBrand: 'filebrand', logLevel: 'warn', publicUrl: 'http://hearth.lan:8787/' }));
     for (const [env, brand] of [[{}, 'filebrand'], [{ HEADER_BRAND: 'envbrand' }, 'envbrand']] as const) {
       const server = await startHearth([], { cwd, env: { ...CLEAN_ENV, ...env } });
       try {
         expect(server.output()).toContain(`Data dir   ${join(cwd, 'data')}`);
+        expect(server.output()).toContain('Links to   http://hearth.lan:8787 (PUBLIC_URL');
         // a missing credential header is named with the configured brand
         const missing = await call(server.url, '/v2/organizations/get', {});
         expect(missing.body.error.message).toContain(`x-${brand}-api-key`);
@@ -84,6 +85,7 @@ describe('hearth.config.json', () => {
       [JSON.stringify({ dataDir, port: 70000 }), 'port:'],
       [JSON.stringify({ dataDir, logLevel: 'loud' }), 'logLevel:'],
       [JSON.stringify({ dataDir, webhookRetryScheduleMs: [] }), 'webhookRetryScheduleMs:'],
+      [JSON.stringify({ dataDir, publicUrl: 'hearth.lan:8787' }), 'publicUrl: must be an http(s) URL'],
       ['{ "port": 80, }', 'is not valid JSON'],
       ['[1, 2]', 'must hold a JSON object'],
     ];
@@ -94,7 +96,7 @@ describe('hearth.config.json', () => {
       expect(result.code, text).toBe(2);
       expect(result.stderr.trim().split('\n'), text).toHaveLength(1);
       expect(result.stderr, text).toContain(message);
-      if (i === 0) expect(result.stderr).toContain('the keys are port, host, dataDir, headerBrand, logLevel, smtpUrl, mailFrom, loginLinkAllowedHosts, aiTimeoutMs, responseCacheMb, webhookRetryScheduleMs');
+      if (i === 0) expect(result.stderr).toContain('the keys are port, host, dataDir, headerBrand, logLevel, smtpUrl, mailFrom, loginLinkAllowedHosts, publicUrl, aiTimeoutMs, responseCacheMb, webhookRetryScheduleMs');
     }
     const missing = await runHearth(['--config', 'nope.json', '--port', '0'], { cwd, env: CLEAN_ENV });
     expect(missing).toMatchObject({ code: 2, stderr: `hearth: Config file ${join(cwd, 'nope.json')} does not exist\n` });
