@@ -45,6 +45,42 @@ export interface LiveDoc {
 export type CrdtRow = typeof crdtDocuments.$inferSelect;
 
 const COMPACT_AFTER_UPDATES = 200;
+
+type RootTypes = Map<string, typeof Y.AbstractType<unknown>>;
+
+/** The root types of documents by name, each with the constructor of the first document that has it. */
+function rootTypes(...docs: Y.Doc[]): RootTypes {
+  const types: RootTypes = new Map();
+  for (const doc of docs) for (const [name, type] of doc.share) if (!types.has(name)) types.set(name, type.constructor as typeof Y.AbstractType<unknown>);
+  return types;
+}
+
+/**
+ * A document's root types as JSON, each read as `types` has it, so that two documents compare alike (a root only
+ * one of them has is read as an empty one in the other). Bigints are written as text: JSON has no form for them.
+ */
+function contentOf(doc: Y.Doc, types: RootTypes): string {
+  const roots = [...types].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, type]) => [name, doc.get(name, type).toJSON()]);
+  return JSON.stringify(roots, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+}
+
+/**
+ * Whether a snapshot of `doc` loads into a document of the same content (every root type's JSON, each read as
+ * `doc` types it) and the same state vector (every update of every client); false when it throws.
+ */
+function reproduces(snapshot: Uint8Array, doc: Y.Doc): boolean {
+  const copy = new Y.Doc({ gc: true });
+  try {
+    Y.applyUpdate(copy, snapshot);
+    const types = rootTypes(doc, copy);
+    return contentOf(copy, types) === contentOf(doc, types) && Buffer.from(Y.encodeStateVector(copy)).equals(Y.encodeStateVector(doc));
+  } catch {
+    return false;
+  } finally {
+    copy.destroy();
+  }
+}
+
 const keyString = (k: DocKey) => JSON.stringify([k.apiKeyId, k.organizationId, k.documentId, k.editorId]);
 const where = (k: DocKey) =>
   and(eq(crdtDocuments.apiKeyId, k.apiKeyId), eq(crdtDocuments.organizationId, k.organizationId), eq(crdtDocuments.documentId, k.documentId), eq(crdtDocuments.editorId, k.editorId));
@@ -87,8 +123,55 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
       .prepare(),
   };
 
+  /**
+   * The stored document: its snapshot and the updates after it, merged. Should the merged log not apply (Yjs
+   * trusts its peers, and a client's corrupted updates can make its merge fail), the updates are applied one by
+   * one and any that fails is left out, so that a document always loads. Throws when the snapshot cannot be applied.
+   */
+  function storedDoc(k: DocKey, snapshot: Uint8Array | null): Y.Doc {
+    const doc = new Y.Doc({ gc: true });
+    if (snapshot) Y.applyUpdate(doc, snapshot);
+    const updates = app.db
+      .select({ update: crdtUpdates.update })
+      .from(crdtUpdates)
+      .where(and(eq(crdtUpdates.apiKeyId, k.apiKeyId), eq(crdtUpdates.organizationId, k.organizationId), eq(crdtUpdates.documentId, k.documentId), eq(crdtUpdates.editorId, k.editorId)))
+      .orderBy(asc(crdtUpdates.seq))
+      .all();
+    if (updates.length === 0) return doc;
+    try {
+      Y.applyUpdate(doc, Y.mergeUpdates(updates.map((u) => u.update)));
+      return doc;
+    } catch (error) {
+      doc.destroy();
+      app.log.warn('CRDT update log does not apply merged; applying its updates one by one', { error: String(error), ...k });
+    }
+    const again = new Y.Doc({ gc: true });
+    if (snapshot) Y.applyUpdate(again, snapshot);
+    for (const { update } of updates) {
+      try {
+        Y.applyUpdate(again, update);
+      } catch (error) {
+        app.log.warn('CRDT stored update left out: it cannot be applied', { error: String(error), ...k });
+      }
+    }
+    return again;
+  }
+
+  /**
+   * Merges the update log into a snapshot of the document in memory, once the snapshot is checked: Yjs trusts its
+   * peers, and a client's corrupted updates (valid ones with a byte changed) can leave a document that its own
+   * snapshot no longer reproduces (content lost on reload, or a snapshot that throws when loaded; found by fuzzing
+   * the websocket, test/crdt/corrupted-updates.test.ts). Then the stored snapshot and log stay as they are, and
+   * the document is dropped from memory so that it loads from them again: memory never holds what the disk does
+   * not. Its clients reconnect and sync with it.
+   */
   function compact(entry: LiveDoc) {
     const snapshot = Buffer.from(Y.encodeStateAsUpdate(entry.doc));
+    if (!reproduces(snapshot, entry.doc)) {
+      app.log.warn('CRDT document not reproduced by its own snapshot (corrupted updates from a client); reloading it from storage', { ...entry.key });
+      evict(entry, 1011, 'document reloaded from storage; reconnect');
+      return;
+    }
     transaction(app.db, (tx) => {
       tx.update(crdtDocuments).set({ snapshot, updateCount: 0, compactedAt: Date.now() }).where(where(entry.key)).run();
       tx.delete(crdtUpdates)
@@ -177,6 +260,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
       if (entry.conns.size === 0 && now - entry.lastActivity >= idleMs) {
         const row = statements.head.get({ ...entry.key });
         if (row && row.createdAt === entry.createdAt && row.updateCount > 0) compact(entry);
+        if (live.get(id) !== entry) continue; // dropped by compact
         entry.awareness.destroy();
         entry.doc.destroy();
         live.delete(id);
@@ -214,16 +298,8 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
       }
       const row = find(k);
       if (!row) return undefined;
-      const doc = new Y.Doc({ gc: true });
       // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
-      if (row.snapshot) Y.applyUpdate(doc, row.snapshot);
-      const updates = app.db
-        .select({ update: crdtUpdates.update })
-        .from(crdtUpdates)
-        .where(and(eq(crdtUpdates.apiKeyId, k.apiKeyId), eq(crdtUpdates.organizationId, k.organizationId), eq(crdtUpdates.documentId, k.documentId), eq(crdtUpdates.editorId, k.editorId)))
-        .orderBy(asc(crdtUpdates.seq))
-        .all();
-      if (updates.length) Y.applyUpdate(doc, Y.mergeUpdates(updates.map((u) => u.update)));
+      const doc = storedDoc(k, row.snapshot);
       const awareness = new awarenessProtocol.Awareness(doc);
       awareness.setLocalState(null);
       const entry: LiveDoc = {
