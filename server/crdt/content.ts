@@ -38,10 +38,27 @@ function refuseOwnConstructor(value: unknown, field: string) {
 export function readContent(doc: Y.Doc, type: CrdtType, contentKey: string): unknown {
   const shared = sharedType(doc, type, contentKey);
   if (shared instanceof Y.Text || shared instanceof Y.XmlFragment) return shared.toString();
-  return shared.toJSON();
+  return withoutBigints(shared.toJSON());
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * A map's or array's content with its bigints (which Yjs clients may store, and JSON has no form for) as decimal
+ * strings: serialized as they were, they made the answer fail with INTERNAL.
+ */
+function withoutBigints(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  if (Array.isArray(value)) return value.map(withoutBigints);
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === '__proto__') Object.defineProperty(out, key, { value: withoutBigints(child), enumerable: true, writable: true, configurable: true });
+    else out[key] = withoutBigints(child);
+  }
+  return out;
+}
+
+const json = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+const same = (a: unknown, b: unknown) => json(a) === json(b);
 
 /**
  * Replaces the content with `data` by applying the smallest CRDT operations that get there, so that connected

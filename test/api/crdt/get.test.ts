@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { connectYjs } from '../../helpers/yjs.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -24,6 +25,29 @@ describe('/v2/crdt/get', () => {
     await t.restart();
     const res = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'a' });
     expect(res.body.result.data[0].data).toEqual({ x: 1 });
+  });
+
+  it('reads bigints a client stored as decimal strings (JSON has none), and updates around them', async () => {
+    await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'big', type: 'map', data: { x: 1 } });
+    const client = connectYjs(t.url, { organizationId: 'acme', documentId: 'doc', editorId: 'big' }, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+    try {
+      await client.synced;
+      client.doc.getMap('content').set('n', 1234567890123456789n as never);
+      client.doc.getMap('content').set('list', [1n, { deep: -2n }] as never);
+      const read = () => t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'big' });
+      const got = await eventually(async () => {
+        const res = await read();
+        if (res.body.result?.data[0]?.data.list === undefined) throw new Error('not stored yet');
+        return res;
+      });
+      expect(got.status).toBe(200);
+      expect(got.body.result.data[0].data).toEqual({ x: 1, n: '1234567890123456789', list: ['1', { deep: '-2' }] });
+      const updated = await t.callK('/v2/crdt/update', { organizationId: 'acme', documentId: 'doc', editorId: 'big', type: 'map', data: { x: 2, n: '1234567890123456789' } });
+      expect(updated.status).toBe(200);
+      expect((await read()).body.result.data[0].data).toEqual({ x: 2, n: '1234567890123456789' });
+    } finally {
+      client.close();
+    }
   });
 
   it('validates the input and keeps API keys apart', async () => {
