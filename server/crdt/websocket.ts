@@ -5,6 +5,7 @@ import * as encoding from 'lib0/encoding';
 import { WebSocket, WebSocketServer } from 'ws';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
+import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { documentAccess } from '../services/access.ts';
@@ -93,16 +94,23 @@ function onMessage(store: CrdtStore, entry: LiveDoc, conn: Connection, data: Uin
   const encoder = encoding.createEncoder();
   const kind = decoding.readVarUint(decoder);
   if (kind === MESSAGE_SYNC) {
-    if (conn.readOnly) {
-      // a viewer may ask for the state (step 1) but its own changes (step 2, updates) are dropped
-      const step = decoding.peekVarUint(decoder);
-      if (step !== syncProtocol.messageYjsSyncStep1) return;
+    const step = decoding.readVarUint(decoder);
+    if (step === syncProtocol.messageYjsSyncStep1) {
+      // The answer to step 1 carries the document's state: only what is stored may go out.
+      if (entry.pending.length > 0) store.flush();
+      encoding.writeVarUint(encoder, MESSAGE_SYNC);
+      syncProtocol.readSyncStep1(decoder, encoder, entry.doc);
+      send(conn, encoding.toUint8Array(encoder));
+    } else if (step === syncProtocol.messageYjsSyncStep2 || step === syncProtocol.messageYjsUpdate) {
+      // a viewer may ask for the state (step 1) but its own changes are dropped
+      if (conn.readOnly) return;
+      // What y-protocols' readSyncMessage does, but an update Yjs refuses (a corrupted one) throws here, so that
+      // the connection is closed as for any bad message, and logged once, instead of a stack trace on stderr
+      // for each (y-protocols catches it and calls console.error).
+      Y.applyUpdate(entry.doc, decoding.readVarUint8Array(decoder), conn);
+    } else {
+      throw new Error(`unknown sync message type ${step}`);
     }
-    // The answer to step 1 carries the document's state: only what is stored may go out.
-    if (entry.pending.length > 0 && decoding.peekVarUint(decoder) === syncProtocol.messageYjsSyncStep1) store.flush();
-    encoding.writeVarUint(encoder, MESSAGE_SYNC);
-    syncProtocol.readSyncMessage(decoder, encoder, entry.doc, conn);
-    if (encoding.length(encoder) > 1) send(conn, encoding.toUint8Array(encoder));
   } else if (kind === MESSAGE_AWARENESS) {
     awarenessProtocol.applyAwarenessUpdate(entry.awareness, decoding.readVarUint8Array(decoder), conn);
   }

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
 import { startCliServer } from '../helpers/cli.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -71,6 +72,27 @@ describe('y-websocket sync', () => {
       editor.close();
       viewer.close();
     }
+  });
+
+  it('closes a connection that sends an update Yjs refuses (1003), without a trace on stderr; the document is unharmed', async () => {
+    await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'bad-update', type: 'text', data: 'kept' });
+    const stderr = vi.spyOn(console, 'error');
+    try {
+      const { apiKey, authToken } = server();
+      const ws = new WebSocket(`${t.url.replace(/^http/, 'ws')}/yjs/acme/doc/bad-update?apiKey=${encodeURIComponent(apiKey)}&authToken=${encodeURIComponent(authToken)}`);
+      await new Promise((resolve, reject) => {
+        ws.once('open', resolve);
+        ws.once('error', reject);
+      });
+      const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+      // sync (0), update (2), 5 bytes: one client, one struct, client 7, clock 0, then nothing where its kind is due
+      ws.send(Uint8Array.from([0, 2, 5, 1, 1, 7, 0, 0xff]));
+      expect(await closed).toBe(1003);
+      expect(stderr).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+    }
+    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'bad-update' })).body.result.data[0].data).toBe('kept');
   });
 
   it('refuses bad credentials, users without access, and malformed paths', async () => {

@@ -9,7 +9,7 @@
 // (WS_FUZZ_MESSAGES sets the count).
 import fc from 'fast-check';
 import * as encoding from 'lib0/encoding';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { readContent, type CrdtType } from '../../server/crdt/content.ts';
@@ -80,7 +80,6 @@ const get = (editorId: string) => t.callK('/v2/crdt/get', { organizationId: ORG,
 
 describe('bad input over the websocket', () => {
   it('stays up, and every document loads and answers, through corrupted messages and reloads', async () => {
-    const reported = vi.spyOn(console, 'error').mockImplementation(() => undefined); // y-protocols: updates Yjs refused
     const { apiKey, authToken } = t.credentials;
     const started = Date.now();
     let sent = 0;
@@ -130,11 +129,9 @@ describe('bad input over the websocket', () => {
       expect(contents[1]).toEqual(contents[0]);
       expect((await t.callPublic('/v2/ping', {})).status).toBe(200);
     } finally {
-      const refused = reported.mock.calls.length;
-      reported.mockRestore();
       console.log(
         `ws fuzz: ${sent} messages over ${connections} connections to 3 editors in ${((Date.now() - started) / 1000).toFixed(0)} s (seed ${SEED}); ` +
-          `closed by the server as bad: ${closedAsBad}; updates refused by Yjs: ${refused}; every document answered and loaded from storage after each connection and after 2 unloads`,
+          `closed by the server as bad (1003): ${closedAsBad}; every document answered and loaded from storage after each connection and after 2 unloads`,
       );
     }
   });
