@@ -2,7 +2,6 @@
 // document whose own snapshot (encodeStateAsUpdate) no longer reproduces it: content lost on reload, or a
 // snapshot that throws when loaded. Found by fuzzing the websocket. The store checks every snapshot before it
 // compacts into it and keeps the update log (which does reproduce the document) when the check fails.
-import fc from 'fast-check';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as Y from 'yjs';
 import { createCrdtStore, type DocKey } from '../../server/crdt/store.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { corruptedMessages, yjsMessage } from '../helpers/yjs.ts';
 
 const SEED = Number(process.env.SEED ?? 1);
 const ROUNDS = 30;
@@ -37,25 +37,6 @@ function clientUpdates(clientId: number): Uint8Array[] {
   return updates;
 }
 
-const frame = (kind: number, step: number | null, payload: Uint8Array) => {
-  const encoder = encoding.createEncoder();
-  encoding.writeVarUint(encoder, kind);
-  if (step !== null) encoding.writeVarUint(encoder, step);
-  encoding.writeVarUint8Array(encoder, payload);
-  return encoding.toUint8Array(encoder);
-};
-
-/** Random bytes, and sync messages carrying copies of the client's updates with a few bytes changed. */
-function corruptedMessages(valid: Uint8Array[], count: number, seed: number): Uint8Array[] {
-  const changed = fc.tuple(fc.nat(valid.length - 1), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 })).map(([i, edits]) => {
-    const copy = Uint8Array.from(valid[i]!);
-    for (const [at, byte] of edits) copy[at % copy.length] = byte;
-    return copy;
-  });
-  const message = fc.oneof(fc.uint8Array({ maxLength: 64 }), changed.map((u) => frame(0, 2, u)), changed.map((u) => frame(0, 0, u)), fc.uint8Array({ maxLength: 64 }).map((u) => frame(1, null, u)));
-  return fc.sample(message, { numRuns: count, seed });
-}
-
 /** The content of the types the clients edit, as JSON. */
 const contentOf = (doc: Y.Doc) =>
   JSON.stringify([doc.getText('content').toString(), doc.getMap('m').toJSON(), doc.getArray('a').toJSON()], (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
@@ -76,7 +57,7 @@ describe('corrupted client updates', () => {
       const valid = clientUpdates(1000 + SEED * 100 + round);
       const bad = corruptedMessages(valid, 2 * valid.length, SEED * 1000 + round);
       for (let i = 0; i < valid.length; i++) {
-        for (const message of [frame(0, 2, valid[i]!), bad[2 * i]!, bad[2 * i + 1]!]) {
+        for (const message of [yjsMessage(0, 2, valid[i]!), bad[2 * i]!, bad[2 * i + 1]!]) {
           const decoder = decoding.createDecoder(message);
           try {
             if (decoding.readVarUint(decoder) === 0) syncProtocol.readSyncMessage(decoder, encoding.createEncoder(), entry.doc, origin);

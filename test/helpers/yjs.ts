@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import * as encoding from 'lib0/encoding';
 import WebSocket from 'ws';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
@@ -34,3 +36,33 @@ export const upgradeStatus = (baseUrl: string, path: string) =>
     });
     ws.on('error', () => undefined);
   });
+
+/** A y-websocket message: its kind (0 sync, 1 awareness), the sync step when a sync one, and the payload. */
+export function yjsMessage(kind: number, step: number | null, payload: Uint8Array): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, kind);
+  if (step !== null) encoding.writeVarUint(encoder, step);
+  encoding.writeVarUint8Array(encoder, payload);
+  return encoding.toUint8Array(encoder);
+}
+
+/**
+ * `count` corrupted y-websocket messages (the same for the same seed): random bytes, a client's own updates with a
+ * few bytes changed (as sync step 2 and as a state vector in step 1), state vectors and awareness updates of
+ * garbage.
+ */
+export function corruptedMessages(valid: Uint8Array[], count: number, seed: number): Uint8Array[] {
+  const changed = fc.tuple(fc.nat(valid.length - 1), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 })).map(([i, edits]) => {
+    const copy = Uint8Array.from(valid[i]!);
+    for (const [at, byte] of edits) copy[at % copy.length] = byte;
+    return copy;
+  });
+  const message = fc.oneof(
+    fc.uint8Array({ maxLength: 64 }),
+    changed.map((u) => yjsMessage(0, 1, u)),
+    changed.map((u) => yjsMessage(0, 0, u)),
+    fc.uint8Array({ maxLength: 32 }).map((u) => yjsMessage(0, 0, u)),
+    fc.uint8Array({ maxLength: 64 }).map((u) => yjsMessage(1, null, u)),
+  );
+  return fc.sample(message, { numRuns: count, seed });
+}

@@ -7,8 +7,6 @@
 // lost content or threw on load that this sweep found, are in docs/decisions.md, Corrupted updates, and
 // test/crdt/corrupted-updates.test.ts.) Reproduce a run with WS_FUZZ_SEED=<seed printed>
 // (WS_FUZZ_MESSAGES sets the count).
-import fc from 'fast-check';
-import * as encoding from 'lib0/encoding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
@@ -16,6 +14,7 @@ import { readContent, type CrdtType } from '../../server/crdt/content.ts';
 import { createCrdtStore, type DocKey } from '../../server/crdt/store.ts';
 
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { corruptedMessages, yjsMessage } from '../helpers/yjs.ts';
 
 const TOTAL = Number(process.env.WS_FUZZ_MESSAGES ?? 20_000);
 const SEED = Number(process.env.WS_FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -51,31 +50,6 @@ function clientUpdates(type: string, clientId: number, count: number): Uint8Arra
   return updates;
 }
 
-const frame = (kind: number, step: number | null, payload: Uint8Array) => {
-  const encoder = encoding.createEncoder();
-  encoding.writeVarUint(encoder, kind);
-  if (step !== null) encoding.writeVarUint(encoder, step);
-  encoding.writeVarUint8Array(encoder, payload);
-  return encoding.toUint8Array(encoder);
-};
-
-/** Messages of garbage and of the client's own updates with a few bytes changed. */
-function corruptedMessages(valid: Uint8Array[], count: number, seed: number): Uint8Array[] {
-  const changed = fc.tuple(fc.nat(valid.length - 1), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 })).map(([i, edits]) => {
-    const copy = Uint8Array.from(valid[i]!);
-    for (const [at, byte] of edits) copy[at % copy.length] = byte;
-    return copy;
-  });
-  const message = fc.oneof(
-    fc.uint8Array({ maxLength: 64 }),
-    changed.map((u) => frame(0, 2, u)),
-    changed.map((u) => frame(0, 1, u)),
-    fc.uint8Array({ maxLength: 32 }).map((u) => frame(0, 0, u)),
-    fc.uint8Array({ maxLength: 64 }).map((u) => frame(1, null, u)),
-  );
-  return fc.sample(message, { numRuns: count, seed });
-}
-
 const get = (editorId: string) => t.callK('/v2/crdt/get', { organizationId: ORG, documentId: 'doc', editorId });
 
 describe('bad input over the websocket', () => {
@@ -97,7 +71,7 @@ describe('bad input over the websocket', () => {
         });
         const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
         for (let i = 0; i < valid.length && ws.readyState === WebSocket.OPEN; i++) {
-          for (const message of [frame(0, 2, valid[i]!), bad[2 * i]!, bad[2 * i + 1]!]) {
+          for (const message of [yjsMessage(0, 2, valid[i]!), bad[2 * i]!, bad[2 * i + 1]!]) {
             if (ws.readyState !== WebSocket.OPEN) break;
             ws.send(message);
             sent++;
