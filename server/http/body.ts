@@ -58,7 +58,7 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<strin
 }
 
 /** How long a refused body is read and dropped at most before the connection is closed anyway. */
-export const DROP_MS = 30_000;
+const DROP_MS = 30_000;
 /** How much of a refused body is read and dropped at most: four body limits, and at least 64 MiB. */
 export const dropBytes = (maxBodyBytes: number) => Math.max(4 * maxBodyBytes, 64 * 1024 * 1024);
 
