@@ -57,8 +57,9 @@ function withoutBigints(value: unknown): unknown {
   return out;
 }
 
-const json = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-const same = (a: unknown, b: unknown) => json(a) === json(b);
+/** JSON text of CRDT content, bigints written as `<digits>n` (for comparisons; JSON has no form for them). */
+export const contentJson = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+const same = (a: unknown, b: unknown) => contentJson(a) === contentJson(b);
 
 /**
  * Replaces the content with `data` by applying the smallest CRDT operations that get there, so that connected

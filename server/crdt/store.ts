@@ -6,7 +6,7 @@ import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
-import type { CrdtType } from './content.ts';
+import { contentJson, type CrdtType } from './content.ts';
 
 export interface DocKey {
   apiKeyId: string;
@@ -57,11 +57,10 @@ function rootTypes(...docs: Y.Doc[]): RootTypes {
 
 /**
  * A document's root types as JSON, each read as `types` has it, so that two documents compare alike (a root only
- * one of them has is read as an empty one in the other). Bigints are written as text: JSON has no form for them.
+ * one of them has is read as an empty one in the other).
  */
 function contentOf(doc: Y.Doc, types: RootTypes): string {
-  const roots = [...types].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, type]) => [name, doc.get(name, type).toJSON()]);
-  return JSON.stringify(roots, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+  return contentJson([...types].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, type]) => [name, doc.get(name, type).toJSON()]));
 }
 
 /**
