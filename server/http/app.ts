@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { getRequestIP, H3, toNodeHandler, type H3Event } from 'h3';
 import { registerAdminRoutes } from '../admin/routes.ts';
 import type { AppContext } from '../context.ts';
-import { consumeLoginLink, LOGIN_LINK_PATH } from '../services/login-links.ts';
 import { findAttachment } from '../services/recordings.ts';
 import { readBody, refuseRestOfBody } from './body.ts';
 import { answerOf, type IncomingCall } from './dispatch.ts';
 import { createRequestListener, serveCall } from './listener.ts';
+import { registerLoginLinkRoutes } from './login-link-routes.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 
@@ -95,17 +95,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
     return new Response(openapi, { headers: { 'content-type': 'application/json; charset=utf-8' } });
   });
 
-  h3.get(LOGIN_LINK_PATH, (event) => {
-    const token = event.url.searchParams.get('token') ?? '';
-    const continueUrl = token ? consumeLoginLink(app, token) : null;
-    if (!continueUrl) {
-      return new Response('<!doctype html><html><body><h1>This sign-in link is invalid, used or expired.</h1></body></html>', {
-        status: 400,
-        headers: { 'content-type': 'text/html; charset=utf-8' },
-      });
-    }
-    return new Response(null, { status: 302, headers: { location: continueUrl } });
-  });
+  registerLoginLinkRoutes(h3, app);
 
   h3.get('/attachments/:key', (event) => {
     const found = findAttachment(app, event.context.params?.key ?? '');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull, lt } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { transaction } from '../db/client.ts';
+import { transaction, type Db } from '../db/client.ts';
 import { loginLinks, workspaces } from '../db/schema.ts';
 import { invalid, notFound, resourceExhausted } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -84,15 +84,27 @@ export async function sendLoginLink(app: AppContext, input: { email: string; con
   else app.log.debug('login link requested for an address that owns no workspace');
 }
 
-/** Opens a login link: marks it used and the owner's e-mail verified; returns where to continue, or null. */
+/** The unused, unexpired login link of a token, or null. */
+function usableLink(db: Db, app: AppContext, token: string) {
+  const link = db
+    .select()
+    .from(loginLinks)
+    .where(and(eq(loginLinks.tokenDigest, app.secrets.digest(token)), isNull(loginLinks.usedAt)))
+    .get();
+  return link && link.expiresAt >= Date.now() ? link : null;
+}
+
+/** Whose login link a token is, while it can still be used; changes nothing (GET of the link's page). */
+export function openLoginLink(app: AppContext, token: string): { email: string } | null {
+  const link = usableLink(app.db, app, token);
+  return link ? { email: link.email } : null;
+}
+
+/** Uses a login link up: marks it used and the owner's e-mail verified; returns where to continue, or null. */
 export function consumeLoginLink(app: AppContext, token: string): string | null {
   return transaction(app.db, (tx) => {
-    const link = tx
-      .select()
-      .from(loginLinks)
-      .where(and(eq(loginLinks.tokenDigest, app.secrets.digest(token)), isNull(loginLinks.usedAt)))
-      .get();
-    if (!link || link.expiresAt < Date.now()) return null;
+    const link = usableLink(tx, app, token);
+    if (!link) return null;
     tx.update(loginLinks).set({ usedAt: Date.now() }).where(eq(loginLinks.id, link.id)).run();
     markEmailVerified(app, tx, link.email);
     return link.continueUrl;

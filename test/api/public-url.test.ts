@@ -42,9 +42,14 @@ describe('publicUrl', () => {
     });
     const link = mail.decoded.match(/https:\/\/hearth\.example\.test\/team\/auth\/email-link\?token=[A-Za-z0-9_-]+/)?.[0];
     expect(link).toBeDefined();
-    const opened = await fetch(t.url + link!.slice(PUBLIC.length), { redirect: 'manual' });
-    expect(opened.status).toBe(302);
-    expect(opened.headers.get('location')).toBe(continueUrl);
+    // the page's form posts to a relative action: under PUBLIC_URL's path, as the link itself
+    const opened = await fetch(t.url + link!.slice(PUBLIC.length));
+    expect(await opened.text()).toContain('action="email-link"');
+    expect(new URL('email-link', link!).href).toBe(`${PUBLIC}/auth/email-link`);
+    const token = new URL(link!).searchParams.get('token')!;
+    const used = await fetch(`${t.url}/auth/email-link`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+    expect(used.status).toBe(303);
+    expect(used.headers.get('location')).toBe(continueUrl);
   });
 
   it('is read from PUBLIC_URL, without its trailing slashes, and must be a plain http(s) URL', () => {

@@ -44,15 +44,72 @@ describe('/v2/workspace/email/send-login-link', () => {
     expect(outbox[0]).toMatchObject({ kind: 'login-link', to: OWNER, status: 'sent', attempts: 1 });
     expect(outbox[0]!.text).toContain(link);
 
-    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: OWNER })).body.result.message).toBe('Email not yet verified');
-    const opened = await fetch(link!, { redirect: 'manual' });
-    expect(opened.status).toBe(302);
-    expect(opened.headers.get('location')).toBe(continueUrl);
-    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: OWNER })).body.result.message).toBe('Email verified and workspace reactivated');
+    const status = async () => (await t.callPublic('/v2/workspace/email/status', { ownerEmail: OWNER })).body.result.message;
+    expect(await status()).toBe('Email not yet verified');
+    // opening the link shows a button; a GET, as a mail scanner's, uses nothing up
+    for (let i = 0; i < 2; i++) {
+      const opened = await fetch(link!, { redirect: 'manual' });
+      expect(opened.status).toBe(200);
+      const html = await opened.text();
+      expect(html).toContain(`as <strong>${OWNER}</strong>`);
+      expect(html).toMatch(/<form method="post" action="email-link"><input type="hidden" name="token" value="[\w-]+"><button type="submit">Continue<\/button><\/form>/);
+    }
+    expect(await status()).toBe('Email not yet verified');
+    // the button's POST (the form: a relative action, the token in the body) uses it up and continues
+    const form = new URL('email-link', link!).href;
+    expect(form).toBe(link!.split('?')[0]);
+    const token = new URL(link!).searchParams.get('token')!;
+    const post = () => fetch(form, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+    const used = await post();
+    expect(used.status).toBe(303);
+    expect(used.headers.get('location')).toBe(continueUrl);
+    expect(await status()).toBe('Email verified and workspace reactivated');
 
-    const reused = await fetch(link!, { redirect: 'manual' });
-    expect(reused.status).toBe(400);
-    expect(await reused.text()).toMatch(/invalid, used or expired/);
+    for (const again of [await post(), await fetch(link!, { redirect: 'manual' })]) {
+      expect(again.status).toBe(400);
+      expect(await again.text()).toMatch(/invalid, used or expired/);
+    }
+  });
+
+  it('serves the link\'s pages never framed, uncached, without referrer or script, and refuses bad tokens and forms', async () => {
+    const ws = await createWorkspace(t);
+    const token = 'a-token-of-our-own';
+    const now = Date.now();
+    const row = (id: string, tokenDigest: string, expiresAt: number) => ({ id, workspaceId: ws.workspaceId, email: ws.ownerEmail, tokenDigest, continueUrl: `${t.url}/next`, createdAt: now, expiresAt, usedAt: null });
+    t.server.app.db.insert(loginLinks).values([row('page-live', t.server.app.secrets.digest(token), now + 60_000), row('page-expired', t.server.app.secrets.digest('expired-token'), now - 1)]).run();
+    const opened = await fetch(`${t.url}/auth/email-link?token=${token}`);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(opened.headers.get('cache-control')).toBe('no-store');
+    expect(opened.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(opened.headers.get('x-frame-options')).toBe('DENY');
+    expect(opened.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
+    expect(await opened.text()).not.toContain('<script');
+
+    const form = `${t.url}/auth/email-link`;
+    for (const bad of [`${form}?token=expired-token`, `${form}?token=unknown`, `${form}?token=`, form]) {
+      const res = await fetch(bad);
+      expect(res.status, bad).toBe(400);
+      expect(await res.text()).toMatch(/invalid, used or expired/);
+    }
+    const refused = [
+      new URLSearchParams({ token: 'expired-token' }),
+      new URLSearchParams({ token: 'unknown' }),
+      new URLSearchParams({ other: token }),
+      // a form far over the limit is refused without reading it all
+      new URLSearchParams({ token, padding: 'x'.repeat(100_000) }),
+      '',
+    ];
+    for (const body of refused) {
+      const res = await fetch(form, { method: 'POST', body, redirect: 'manual' });
+      expect(res.status).toBe(400);
+      expect(await res.text()).toMatch(/invalid, used or expired/);
+    }
+    const rows = t.server.app.db.select({ id: loginLinks.id, usedAt: loginLinks.usedAt }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
+    expect(rows.every((r) => r.usedAt === null)).toBe(true);
+    const used = await fetch(form, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+    expect(used.status).toBe(303);
+    expect(used.headers.get('location')).toBe(`${t.url}/next`);
   });
 
   it('deletes expired links (used or not) on the way, and keeps the others', async () => {
