@@ -92,6 +92,18 @@ const RECIPIENTS =
   `(select json_group_array(json_array(r."user_id", r."read_at")) from ${R} r` +
   ` where r."api_key_id" = ${N}."api_key_id" and r."organization_id" = ${N}."organization_id" and r."notification_id" = ${N}."id")`;
 
+/**
+ * A by-recipient page leaves out notifications of a private comment the reader may no longer see (reference
+ * §2.15): source `comment`, its `notificationSourceData.annotationId` naming a restricted annotation of the
+ * organization that neither names the reader nor was written by them. Mentions notify only users who can see the
+ * thread, so this matters once a thread is made private or its list narrowed; widening it shows them again.
+ * The reader is bound twice (`?` ×2).
+ */
+const VISIBLE_TO_READER =
+  `(${N}."source" <> 'comment' or not exists (select 1 from "comment_annotations" a` +
+  ` where a."api_key_id" = ${N}."api_key_id" and a."organization_id" = ${N}."organization_id" and a."id" = json_extract(${N}."source_data", '$.annotationId')` +
+  ` and a."visibility" = 'restricted' and a."created_by_user_id" <> ? and not exists (select 1 from json_each(a."visible_to_user_ids") v where v."value" = ?)))`;
+
 const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
 interface Shape {
@@ -117,6 +129,7 @@ function pageSql(shape: Shape): string {
     if (shape.document) conditions.push(`${R}."document_id" = ?`);
     if (shape.ids > 0) conditions.push(`${R}."notification_id" in (${placeholders(shape.ids)})`);
     if (shape.location) conditions.push(`${N}."location_id" = ?`);
+    conditions.push(VISIBLE_TO_READER);
     return (
       `select ${select} from ${R} inner join ${N} on (${N}."api_key_id" = ${R}."api_key_id" and ${N}."organization_id" = ${R}."organization_id" and ${N}."id" = ${R}."notification_id")` +
       ` where (${conditions.join(' and ')}) order by ${R}."timestamp" ${direction}, ${R}."notification_id" ${direction} limit ?`
@@ -191,6 +204,7 @@ class NotificationStatements {
       if (shape.document) params.push(f.documentId);
       if (f.notificationIds) params.push(...f.notificationIds);
       if (shape.location) params.push(f.locationId);
+      params.push(f.userId, f.userId);
     } else {
       params.push(f.documentId);
       if (cursor) params.push(cursor[0], cursor[0], cursor[1]);

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationsGetInput } from '../../../shared/schemas/feed.ts';
-import { notificationRecipients, notifications } from '../../../server/db/schema.ts';
+import { commentAnnotations, notificationRecipients, notifications } from '../../../server/db/schema.ts';
 import { explainNotificationPage } from '../../../server/services/notification-reads.ts';
 import { describeNotification, getNotifications } from '../../../server/services/notifications.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
@@ -23,6 +23,13 @@ let other: Awaited<ReturnType<typeof createWorkspace>>;
 const PEOPLE = ['ann', 'bob', '42', '7', 'zoë', '😀', 'ｗide', '__proto__'];
 const CROWD = Array.from({ length: 120 }, (_, i) => `participant-${String(i).padStart(3, '0')}`);
 const TIE = 1_600_000_000_000;
+/** Comment threads and who may see them once made private (undefined: public; bob, the author, always may). */
+const THREADS: Array<[string, string[] | undefined]> = [
+  ['thread-open', undefined],
+  ['thread-ann', ['ann']],
+  ['thread-few', ['42', '😀']],
+  ['thread-closed', []],
+];
 
 beforeAll(async () => {
   t = await startTestServer();
@@ -68,6 +75,23 @@ beforeAll(async () => {
     ],
   });
 
+  // Comment threads by bob that mention readers, some made private afterwards: a by-recipient page leaves out what
+  // its reader may no longer see (reference §2.15), a by-document page (no reader) keeps them. Then notifications
+  // of our own naming the private thread: as a comment's (filtered but for its author) and as a custom one (not).
+  await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
+  for (const [annotationId, userIds] of THREADS) {
+    const thread = { annotationId, commentData: [{ commentText: `in ${annotationId}`, from: { userId: 'bob' }, taggedUserContacts: ['ann', '42', '😀'].map((userId) => ({ userId })) }] };
+    expect((await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'doc', commentAnnotations: [thread] })).status).toBe(200);
+    if (userIds) {
+      const update = { organizationId: 'acme', annotationIds: [annotationId], updatedData: { visibility: { type: 'restricted', userIds } } };
+      expect((await t.callK('/v2/commentannotations/update', update)).status).toBe(200);
+    }
+  }
+  for (const notificationSource of ['comment', 'custom']) {
+    const own = { organizationId: 'acme', documentId: 'doc', notificationId: `own-${notificationSource}`, actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: 'b', notifyAll: false };
+    await t.callK('/v2/notifications/add', { ...own, notificationSource, notificationSourceData: { annotationId: 'thread-closed' }, notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }] });
+  }
+
   // Rows the API does not write: equal timestamps (the id breaks the tie, in SQLite's byte order), stored JSON
   // that is not in JSON.stringify's form, a JSON null source, a falsy context, recipients with no user row.
   const apiKeyId = t.credentials.apiKey;
@@ -110,9 +134,15 @@ function reference(apiKeyId: string, data: Input): Array<{ items: string; pageTo
     .orderBy(asc(notificationRecipients.userId))
     .all();
   const recipientsOf = (id: string) => recipients.filter((r) => r.notificationId === id);
+  const annotations = app.db.select().from(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId))).all();
+  const hiddenFrom = (row: (typeof rows)[number], reader: string) => {
+    const thread = row.source === 'comment' ? annotations.find((a) => a.id === row.sourceData?.annotationId) : undefined;
+    return thread?.visibility === 'restricted' && thread.createdByUserId !== reader && !(thread.visibleToUserIds ?? []).includes(reader);
+  };
   const matching = rows.filter((row) => {
     if (input.userId) {
       if (!recipientsOf(row.id).some((r) => r.userId === input.userId && (!input.documentId || r.documentId === input.documentId))) return false;
+      if (hiddenFrom(row, input.userId)) return false;
     } else if (row.documentId !== input.documentId) return false;
     if (input.locationId && row.locationId !== input.locationId) return false;
     return !input.notificationIds || input.notificationIds.includes(row.id);
@@ -207,6 +237,14 @@ describe('/v2/notifications/get answers what the tables say', () => {
     const drift = getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', userId: 'ann', documentId: 'doc', notificationIds: ['drift'] })).items;
     expect(drift.map((n) => n.metadata.documentId)).toEqual(['other']);
     expect(all.some((n) => n.isNotificationResolverUsed) && all.some((n) => n.notificationSource === 'comment') && all.some((n) => Object.keys(n.notifyUsers).length === 0)).toBe(true);
+    // the private threads' notifications: all kept by document; each reader's page has only the threads it may see
+    const threadsOf = (items: typeof all) => items.filter((n) => n.notificationSource === 'comment' && n.notificationSourceData.annotationId).map((n) => `${n.notificationSourceData.annotationId as string}${n.id.startsWith('own-') ? ' (own)' : ''}`);
+    expect(threadsOf(all).sort()).toEqual(['thread-ann', 'thread-closed', 'thread-closed (own)', 'thread-few', 'thread-open']);
+    const pageOf = (userId: string) => getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', userId })).items;
+    expect(threadsOf(pageOf('ann')).sort()).toEqual(['thread-ann', 'thread-open']);
+    expect(threadsOf(pageOf('42')).sort()).toEqual(['thread-few', 'thread-open']);
+    expect(threadsOf(pageOf('bob'))).toEqual(['thread-closed (own)']);
+    expect(pageOf('ann').some((n) => n.id === 'own-custom')).toBe(true);
   });
 
   it('keeps tenants and organizations apart even where their ids are the same', () => {
@@ -258,11 +296,13 @@ describe('/v2/notifications/get answers what the tables say', () => {
           const got = plan({ organizationId: 'acme', order, pageSize: 50, ...filters }, cursor);
           expect(got.startsWith(page), got).toBe(true);
           expect(got).toContain(recipients);
-          expect(got).not.toMatch(/\bSCAN\b|TEMP B-TREE/);
+          // the one scan: of a private thread's reader list (by recipient, for a comment's notification)
+          expect(got).not.toMatch(/\bSCAN (?!v VIRTUAL TABLE)|TEMP B-TREE/);
+          if (filters.userId) expect(got).toContain('SEARCH a USING INDEX sqlite_autoindex_comment_annotations_1 (api_key_id=? AND organization_id=? AND id=?)');
         }
         // at most 30 ids: looked up one by one by primary key
         expect(plan({ organizationId: 'acme', order, pageSize: 50, documentId: 'doc', notificationIds: ['a', 'b'] }, cursor)).not.toMatch(/\bSCAN\b/);
-        expect(plan({ organizationId: 'acme', order, pageSize: 50, userId: 'ann', notificationIds: ['a', 'b'] }, cursor)).not.toMatch(/\bSCAN\b/);
+        expect(plan({ organizationId: 'acme', order, pageSize: 50, userId: 'ann', notificationIds: ['a', 'b'] }, cursor)).not.toMatch(/\bSCAN (?!v VIRTUAL TABLE)/);
       }
     }
   });

@@ -86,4 +86,27 @@ describe('/v2/notifications/get', () => {
     const res = await t.callK('/v2/notifications/get', { organizationId: 'acme', userId: 'bob', notificationIds: ['n00'] });
     expect(res.body.result.data[0].readByUserIds).toEqual(['bob']);
   });
+
+  it("leaves a private comment's notification out of a reader's page while the reader may not see the thread", async () => {
+    await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
+    const thread = { annotationId: 'secret', commentData: [{ commentText: 'the plan', from: { userId: 'bob' }, taggedUserContacts: [{ userId: 'ann' }] }] };
+    expect((await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'doc', commentAnnotations: [thread] })).status).toBe(200);
+    const mentions = async (data: Record<string, unknown>) => {
+      const res = await t.callK('/v2/notifications/get', { organizationId: 'acme', ...data });
+      return res.body.result.data.filter((n: any) => n.notificationSourceData.annotationId === 'secret').map((n: any) => n.displayBodyMessage);
+    };
+    expect(await mentions({ userId: 'ann' })).toEqual(['the plan']);
+    const visibility = (userIds: string[] | undefined) => t.callK('/v2/commentannotations/update', { organizationId: 'acme', annotationIds: ['secret'], updatedData: { visibility: userIds ? { type: 'restricted', userIds } : { type: 'public' } } });
+    await visibility(['cat']);
+    expect(await mentions({ userId: 'ann' })).toEqual([]);
+    expect(await mentions({ userId: 'ann', documentId: 'doc' })).toEqual([]);
+    // a page by document has no reader: the API key's own view keeps it
+    expect(await mentions({ documentId: 'doc' })).toEqual(['the plan']);
+    await visibility(['cat', 'ann']);
+    expect(await mentions({ userId: 'ann' })).toEqual(['the plan']);
+    await visibility([]);
+    expect(await mentions({ userId: 'ann' })).toEqual([]);
+    await visibility(undefined);
+    expect(await mentions({ userId: 'ann' })).toEqual(['the plan']);
+  });
 });
