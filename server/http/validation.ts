@@ -49,11 +49,11 @@ export function issueMessage(issue: Issue): string {
       if (issue.origin === 'string' && issue.minimum === 1) return `${field} must not be empty.`;
       if (issue.origin === 'array') return `${field} must have at least ${issue.minimum} item(s).`;
       if (issue.origin === 'string') return `${field} must be at least ${issue.minimum} characters long.`;
-      return `${field} must be at least ${issue.minimum}.`;
+      return issue.inclusive === false ? `${field} must be greater than ${issue.minimum}.` : `${field} must be at least ${issue.minimum}.`;
     case 'too_big':
       if (issue.origin === 'array') return `${field} must have at most ${issue.maximum} item(s).`;
       if (issue.origin === 'string') return `${field} must be at most ${issue.maximum} characters long.`;
-      return `${field} must be at most ${issue.maximum}.`;
+      return issue.inclusive === false ? `${field} must be less than ${issue.maximum}.` : `${field} must be at most ${issue.maximum}.`;
     case 'unrecognized_keys':
       return `${field} has unknown field(s): ${issue.keys.join(', ')}.`;
     case 'invalid_union':

@@ -44,7 +44,8 @@ describe(PATH, () => {
     expect(unknown.body.error.message).toContain('filterTypes');
     expect((await t.callK(PATH, { url: 'http://localhost:1/x', filterTypes: [] })).body.error.status).toBe('INVALID_ARGUMENT');
     expect((await t.callK(PATH, { url: 'http://localhost:1/x', channels: [] })).body.error.status).toBe('INVALID_ARGUMENT');
-    expect((await t.callK(PATH, { url: 'http://localhost:1/x', rateLimit: 0 })).body.error.status).toBe('INVALID_ARGUMENT');
+    // a positive integer: 0 is refused as "greater than 0" (not "at least 0")
+    expect((await t.callK(PATH, { url: 'http://localhost:1/x', rateLimit: 0 })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'rateLimit must be greater than 0.' });
     expect((await t.callK(PATH, {})).body.error.status).toBe('INVALID_ARGUMENT');
     expect((await t.callK(PATH, { url: 'http://localhost:1/x', uid: 'one' })).status).toBe(200);
     const taken = await t.callK(PATH, { url: 'http://localhost:1/y', uid: 'one' });

@@ -47,4 +47,15 @@ describe(PATH, () => {
     expect((await t.callK(PATH, { endpointId: ids[0] }, other.headersK)).body.error.status).toBe('NOT_FOUND');
     expect((await t.callK(PATH, {}, other.headersK)).body.result.data.endpoints).toEqual([]);
   });
+
+  it('says "not configured" to a key that never configured advanced webhooks, "disabled" once they are off', async () => {
+    const k = await createWorkspace(t);
+    const never = await t.callK(PATH, {}, k.headersK);
+    expect(never.status).toBe(400);
+    expect(never.body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Advanced webhooks are not configured for this workspace. Enable them first via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.' });
+    await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, k.headersK);
+    await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: false }, k.headersK);
+    const off = await t.callK(PATH, {}, k.headersK);
+    expect(off.body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Advanced webhooks are disabled for this workspace. Enable them via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.' });
+  });
 });
