@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { userGroupMembers, userGroups } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
-import { ensureOrganization, type Outcomes } from './organizations.ts';
+import { checkUniqueIds, ensureOrganization, type Outcomes } from './organizations.ts';
 import { findUser } from './users.ts';
 
 type GroupOutcomes = Record<string, { success: boolean; organizationUserGroupId: string; message: string }>;
@@ -23,6 +23,7 @@ export function addGroups(
   apiKeyId: string,
   input: { organizationId: string; createOrganization?: boolean | undefined; organizationUserGroups: Array<{ groupId: string; groupName?: string | undefined }> },
 ): Outcomes {
+  checkUniqueIds(input.organizationUserGroups.map((g) => g.groupId), 'organizationUserGroups');
   return transaction(app.db, (tx) => {
     ensureOrganization(tx, apiKeyId, input.organizationId, input.createOrganization ?? false);
     const out: Outcomes = {};

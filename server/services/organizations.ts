@@ -43,7 +43,8 @@ export function describeOrganization(row: OrganizationRow) {
 
 type Records = z.output<typeof organizationsAddInput>['organizations'];
 
-function checkUniqueIds(list: string[], field: string) {
+/** INVALID_ARGUMENT for a list naming an id twice: its keyed per-item outcomes could only report one of them. */
+export function checkUniqueIds(list: string[], field: string) {
   if (new Set(list).size !== list.length) throw invalid(`${field} lists an id more than once.`);
 }
 

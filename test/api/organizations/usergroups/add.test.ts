@@ -28,6 +28,10 @@ describe('/v2/organizations/usergroups/add', () => {
 
   it('validates the input and keeps API keys apart', async () => {
     expect((await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupName: 'x' }] })).body.error.message).toBe('organizationUserGroups[0].groupId is required.');
+    // a group named twice: its one keyed outcome could not tell both, so the call is refused and writes nothing
+    const twice = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'twice', groupName: 'A' }, { groupId: 'twice', groupName: 'B' }] });
+    expect(twice.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationUserGroups lists an id more than once.' });
+    expect((await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'twice' }] })).body.result.data.twice.success).toBe(true);
     const other = await createWorkspace(t);
     expect((await t.callPublic('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'g' }] }, other.headersK)).status).toBe(404);
   });
