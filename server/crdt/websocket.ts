@@ -12,6 +12,7 @@ import { documentAccess } from '../services/access.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
 import { verifyUserToken } from '../services/permissions.ts';
 import { CRDT_TYPES } from '../db/schema.ts';
+import { DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
 import type { CrdtType } from './content.ts';
 import { MESSAGE_AWARENESS, MESSAGE_SYNC, type CrdtStore, type DocKey, type LiveDoc } from './store.ts';
 
@@ -156,7 +157,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
           if (auth.readOnly) return reject(socket, 404, 'No such document');
           const type = (url.searchParams.get('type') ?? 'text') as CrdtType;
           if (!CRDT_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_TYPES.join(', ')}`);
-          store.create(key, type, url.searchParams.get('contentKey') || 'content');
+          store.create(key, type, url.searchParams.get('contentKey') || DEFAULT_CONTENT_KEY);
           entry = store.load(key) as LiveDoc;
         }
       } catch (error) {

@@ -211,7 +211,7 @@ export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCa
     const data = parseData(text);
     const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
     if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
-    const input = parseInput(op.input, data);
+    const input = parseInput(op.input, data, op.missingMessages);
     const result: unknown = op.handler(input, ctx as never);
     if (result instanceof Promise) return settled(app, op, requestId, result);
     return success(op, result, requestId);
@@ -232,7 +232,7 @@ function cachedCall(app: AppContext, op: AnyOperation, ctx: RequestContext, data
   const kept = app.responses.get(key);
   if (kept !== undefined) return { status: 200, body: KEPT, json: kept, requestId };
   const stamp = app.responses.stamp();
-  const input = parseInput(op.input, data);
+  const input = parseInput(op.input, data, op.missingMessages);
   const result: unknown = op.handler(input, ctx as never);
   if (result instanceof Promise) return settled(app, op, requestId, result);
   const outcome = success(op, result, requestId);

@@ -40,6 +40,11 @@ export interface Operation<A extends AuthKind = AuthKind, S extends z.ZodType = 
   auth: A;
   summary: string;
   input: S;
+  /**
+   * The hosted service's own words for a missing top-level field where reference.md gives them (`editorId` →
+   * `Editor ID is required.`); any other problem is told the usual way, naming the field.
+   */
+  missingMessages?: Readonly<Record<string, string>>;
   /** `classic` wraps the handler's result as `{status:'success', ...}`; `direct` returns it as `result` itself. */
   envelope: E;
   /**

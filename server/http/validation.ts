@@ -75,9 +75,11 @@ function withoutPeriod(message: string): string {
  */
 const PARSE_OPTIONS = { reportInput: true } as const;
 
-export function parseInput<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, data: unknown, missingMessages?: Readonly<Record<string, string>>): z.output<S> {
   const result = schema.safeParse(data);
   if (result.success) return result.data;
   const issue = schema.safeParse(data, { ...PARSE_OPTIONS }).error?.issues[0];
-  throw new ApiError('INVALID_ARGUMENT', issue ? issueMessage(issue) : 'data is invalid.');
+  if (!issue) throw new ApiError('INVALID_ARGUMENT', 'data is invalid.');
+  const own = missingMessages && issue.path.length === 1 && issue.input === undefined ? missingMessages[String(issue.path[0])] : undefined;
+  throw new ApiError('INVALID_ARGUMENT', own ?? issueMessage(issue));
 }

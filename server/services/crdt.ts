@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { crdtWriteInput } from '../../shared/schemas/crdt.ts';
+import { DEFAULT_CONTENT_KEY, type crdtWriteInput } from '../../shared/schemas/crdt.ts';
 import type { AppContext } from '../context.ts';
 import { checkData, writeContent } from '../crdt/content.ts';
 import { crdtItem } from '../crdt/events.ts';
@@ -12,17 +12,20 @@ import { registerDocumentData } from './document-lifecycle.ts';
 import { findOrganization } from './organizations.ts';
 
 type WriteInput = z.output<typeof crdtWriteInput>;
+/** reference §2.22's words, byte for byte. */
+const NOT_FOUND_MESSAGE = 'No CRDT data found for this editor ID.';
 const REST = { server: true as const, by: 'rest-api' };
 
 /** /v2/crdt/add: creates the editor's document with the given content; ALREADY_EXISTS when there is one. */
 export function addCrdt(app: AppContext, apiKeyId: string, input: WriteInput) {
   checkData(input.type, input.data);
   const key: DocKey = { apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId: input.editorId };
-  if (app.crdt.find(key)) throw alreadyExists('CRDT data already exists for this editorId.');
-  app.crdt.create(key, input.type, input.contentKey);
+  if (app.crdt.find(key)) throw alreadyExists('CRDT data already exists for this editor ID.');
+  const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
+  app.crdt.create(key, input.type, contentKey);
   const entry = app.crdt.load(key);
   if (!entry) throw new Error('the new document could not be loaded');
-  app.crdt.transact(entry, REST, (doc) => writeContent(doc, input.type, input.contentKey, input.data));
+  app.crdt.transact(entry, REST, (doc) => writeContent(doc, input.type, contentKey, input.data));
   crdtActivity(app, key, 'crdt.add', 'added the editor content');
 }
 
@@ -53,9 +56,13 @@ export function updateCrdt(app: AppContext, apiKeyId: string, input: WriteInput)
   checkData(input.type, input.data);
   const key: DocKey = { apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId: input.editorId };
   const entry = app.crdt.load(key);
-  if (!entry) throw notFound('No CRDT data exists for this editorId.');
+  if (!entry) throw notFound(NOT_FOUND_MESSAGE);
   if (entry.type !== input.type) throw invalid(`type must be ${entry.type}: this editor's data is of type ${entry.type}.`);
-  app.crdt.transact(entry, REST, (doc) => writeContent(doc, entry.type, input.contentKey, input.data));
+  // the content lives under the key it was created with: another one would write where nobody reads
+  if (input.contentKey !== undefined && input.contentKey !== entry.contentKey) {
+    throw invalid(`contentKey must be ${entry.contentKey}: this editor's data is stored under ${entry.contentKey}.`);
+  }
+  app.crdt.transact(entry, REST, (doc) => writeContent(doc, entry.type, entry.contentKey, input.data));
   crdtActivity(app, key, 'crdt.update', 'updated the editor content');
 }
 
@@ -79,7 +86,7 @@ export function deleteCrdt(app: AppContext, apiKeyId: string, input: { organizat
   for (const editorId of editors) app.crdt.remove({ apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId });
   const out: Record<string, { success: boolean; message: string }> = {};
   for (const editorId of editors) out[editorId] = { success: true, message: 'CRDT data deleted.' };
-  for (const editorId of input.editorIds ?? []) if (!out[editorId]) out[editorId] = { success: false, message: 'No CRDT data exists for this editorId.' };
+  for (const editorId of input.editorIds ?? []) if (!out[editorId]) out[editorId] = { success: false, message: NOT_FOUND_MESSAGE };
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { crdtWriteInput } from '../../../shared/schemas/crdt.ts';
+import { CRDT_WRITE_MISSING, crdtWriteInput } from '../../../shared/schemas/crdt.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { addCrdt } from '../../services/crdt.ts';
 
@@ -7,6 +7,7 @@ export default defineOperation({
   auth: 'apiKey',
   summary: "Creates an editor's Yjs document (text, map, array or xml) with the given content; ALREADY_EXISTS when there is one.",
   input: crdtWriteInput,
+  missingMessages: CRDT_WRITE_MISSING,
   async handler(input, ctx) {
     addCrdt(ctx.app, ctx.apiKey.id, input);
     return { message: 'CRDT data added successfully.' };

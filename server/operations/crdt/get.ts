@@ -1,4 +1,4 @@
-import { crdtGetInput } from '../../../shared/schemas/crdt.ts';
+import { CRDT_GET_MISSING, crdtGetInput } from '../../../shared/schemas/crdt.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { getCrdt } from '../../services/crdt.ts';
 
@@ -7,6 +7,7 @@ export default defineOperation({
   auth: 'apiKey',
   summary: 'The content of one editor, or of every editor of the document, decoded by type.',
   input: crdtGetInput,
+  missingMessages: CRDT_GET_MISSING,
   async handler(input, ctx) {
     return { message: 'CRDT data retrieved successfully.', data: getCrdt(ctx.app, ctx.apiKey.id, input) };
   },

@@ -1,4 +1,4 @@
-import { crdtWriteInput } from '../../../shared/schemas/crdt.ts';
+import { CRDT_WRITE_MISSING, crdtWriteInput } from '../../../shared/schemas/crdt.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { updateCrdt } from '../../services/crdt.ts';
 
@@ -7,6 +7,7 @@ export default defineOperation({
   auth: 'apiKey',
   summary: "Replaces an editor's content through CRDT operations on the live document (clients receive them as updates).",
   input: crdtWriteInput,
+  missingMessages: CRDT_WRITE_MISSING,
   async handler(input, ctx) {
     updateCrdt(ctx.app, ctx.apiKey.id, input);
     return { message: 'CRDT data updated successfully.' };

@@ -30,7 +30,7 @@ describe('/v2/crdt/add', () => {
   it('answers ALREADY_EXISTS when the editor has data', async () => {
     const res = await add({ editorId: 'e-text', type: 'text', data: 'again' });
     expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'CRDT data already exists for this editorId.' });
+    expect(res.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'CRDT data already exists for this editor ID.' });
     expect((await read('e-text')).data).toBe('Hello world');
   });
 
@@ -44,7 +44,7 @@ describe('/v2/crdt/add', () => {
       [{ editorId: 'x', type: 'xml', data: '<p></q>' }, 'data is not well-formed XML: </q> does not close an open <q>.'],
       [{ editorId: 'x', type: 'json', data: 'x' }, 'type must be one of: text, map, array, xml.'],
       [{ editorId: 'x', type: 'text' }, 'data is required.'],
-      [{ type: 'text', data: 'x' }, 'editorId is required.'],
+      [{ type: 'text', data: 'x' }, 'Editor ID is required.'],
     ];
     for (const [data, message] of cases) {
       const res = await add(data);

@@ -18,7 +18,7 @@ describe('/v2/crdt/delete', () => {
     await client.synced;
     const closed = new Promise((resolve) => client.provider.ws?.addEventListener('close', resolve));
     const res = await t.callK('/v2/crdt/delete', { organizationId: 'acme', documentId: 'doc', editorIds: ['a', 'ghost'] });
-    expect(res.body.result).toEqual({ status: 'success', message: 'CRDT data deleted successfully.', data: { a: { success: true, message: 'CRDT data deleted.' }, ghost: { success: false, message: 'No CRDT data exists for this editorId.' } } });
+    expect(res.body.result).toEqual({ status: 'success', message: 'CRDT data deleted successfully.', data: { a: { success: true, message: 'CRDT data deleted.' }, ghost: { success: false, message: 'No CRDT data found for this editor ID.' } } });
     await closed;
     client.close();
     expect(await editors()).toEqual(['b', 'c']);

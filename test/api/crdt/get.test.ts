@@ -51,7 +51,7 @@ describe('/v2/crdt/get', () => {
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/crdt/get', { documentId: 'doc' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationId is required.' });
+    expect((await t.callK('/v2/crdt/get', { documentId: 'doc' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Organization ID is required' });
     const other = await createWorkspace(t);
     expect((await t.callPublic('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc' }, other.headersK)).body.result.data).toEqual([]);
   });
