@@ -33,15 +33,18 @@ export const DEFAULT_BASE_URLS: Record<AiProvider, string> = {
 };
 
 /** The provider of a model name (interface.md prefixes), or null for a name Hearth cannot route. */
+// `o1`, `o3` and `o4-mini` alike: OpenAI names some o-series models without a suffix
+const O_SERIES = /^o[134](-|$)/;
+
 export function providerOf(model: string): AiProvider | null {
-  if (/^(gpt|o1|o3|o4)-/.test(model)) return 'openai';
+  if (model.startsWith('gpt-') || O_SERIES.test(model)) return 'openai';
   if (model.startsWith('claude-')) return 'anthropic';
   if (model.startsWith('gemini-')) return 'gemini';
   return null;
 }
 
 /** o-series models take no system prompt: the prompt is prepended to the text in one user message. */
-export const isReasoningModel = (model: string) => /^(o1|o3|o4)-/.test(model);
+export const isReasoningModel = (model: string) => O_SERIES.test(model);
 
 const MAX_OUTPUT_TOKENS = 4096;
 

@@ -13,7 +13,7 @@ import { aiProviderSecretName, getSecret } from './apikeys.ts';
  */
 export async function completeFor(app: Pick<AppContext, 'db' | 'secrets' | 'config'>, apiKeyId: string, model: string, prompt: string, text: string): Promise<Completion> {
   const provider = providerOf(model);
-  if (!provider) throw new ProviderError(`Unsupported model: ${model}. Model names start with gpt-, o1-, o3-, o4- (OpenAI), claude- (Anthropic) or gemini- (Gemini).`);
+  if (!provider) throw new ProviderError(`Unsupported model: ${model}. Model names start with gpt-, o1, o3, o4 (OpenAI), claude- (Anthropic) or gemini- (Gemini).`);
   const key = getSecret(app as AppContext, apiKeyId, aiProviderSecretName(provider));
   if (!key) throw new ProviderError(`No API key configured for provider: ${PROVIDER_NAMES[provider]}`);
   const settings = app.db.select({ settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get()?.settings;

@@ -37,7 +37,7 @@ describe('/v2/rewriter/ask-ai', () => {
   });
 
   it('gives reasoning models (o1, o3, o4) the prompt prepended to the text in one user message', async () => {
-    for (const model of ['o1-mini', 'o3-mini', 'o4-mini']) {
+    for (const model of ['o1-mini', 'o3-mini', 'o4-mini', 'o1', 'o3']) {
       expect((await ask(model)).body.result).toEqual({ success: true, text: 'answer from openai' });
       expect(providers.received.at(-1)!.body).toEqual({ model, messages: [{ role: 'user', content: 'Make it formal.\n\nhey there' }] });
     }
@@ -70,6 +70,8 @@ describe('/v2/rewriter/ask-ai', () => {
     const unknown = await ask('llama-3-70b');
     expect(unknown.body.result.success).toBe(false);
     expect(unknown.body.result.error).toMatch(/^Unsupported model: llama-3-70b\. Model names start with gpt-/);
+    // the o-series names are o1, o3, o4 with or without a suffix, not anything that starts with them
+    for (const model of ['o10', 'o3x', 'o2-mini']) expect((await ask(model)).body.result.error).toMatch(new RegExp(`^Unsupported model: ${model}\\.`));
   });
 
   it('answers success:false when the provider cannot be reached', async () => {
