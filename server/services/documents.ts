@@ -241,7 +241,10 @@ export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<
       });
       throw bulkFailure('NOT_FOUND', 'Error retrieving document(s).', details);
     }
-    return { items: input.documentIds.map((id) => describeDocument(found.get(id) as DocumentRow)), pageToken: null };
+    // with a folder the ids are narrowed to the documents in it (an existing document elsewhere is left out)
+    const inFolder = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
+    const rows = input.documentIds.map((id) => found.get(id) as DocumentRow).filter((row) => inFolder === undefined || row.folderId === inFolder);
+    return { items: rows.map(describeDocument), pageToken: null };
   }
   const folderId = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
   // No folder filter leaves `folderId` out of the scope (undefined keys are dropped when signing), so that no

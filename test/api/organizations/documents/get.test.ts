@@ -122,9 +122,12 @@ describe('/v2/organizations/documents/get', () => {
     expect(max.status).toBe(200);
     expect(max.body.result.data.map((d: any) => d.id)).toEqual(thirty);
     await expectInvalid({ documentIds: all.slice(0, 31) }, 'documentIds must have at most 30 item(s).');
-    // documentIds ignores the folder filter of a listing: the ids are what is asked for
+    // the ids alone are what is asked for, in any folder; a folderId given with them narrows them to that folder
     const mixed = await get({ documentIds: ['doc-001', 'doc-051'] });
     expect(mixed.body.result.data.map((d: any) => d.folderId)).toEqual(['root', 'f']);
+    expect((await get({ documentIds: ['doc-001', 'doc-051'], folderId: 'f' })).body.result.data.map((d: any) => d.id)).toEqual(['doc-051']);
+    expect((await get({ documentIds: ['doc-001', 'doc-051'], folderId: 'root' })).body.result.data.map((d: any) => d.id)).toEqual(['doc-001']);
+    expect((await get({ documentIds: ['doc-001'], folderId: '*' })).body.result.data).toEqual([]);
   });
 
   it('fails with 404 NOT_FOUND on a missing id, details as an array in request order', async () => {
