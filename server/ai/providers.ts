@@ -32,10 +32,10 @@ export const DEFAULT_BASE_URLS: Record<AiProvider, string> = {
   gemini: 'https://generativelanguage.googleapis.com',
 };
 
-/** The provider of a model name (interface.md prefixes), or null for a name Hearth cannot route. */
 // `o1`, `o3` and `o4-mini` alike: OpenAI names some o-series models without a suffix
 const O_SERIES = /^o[134](-|$)/;
 
+/** The provider of a model name (interface.md prefixes), or null for a name Hearth cannot route. */
 export function providerOf(model: string): AiProvider | null {
   if (model.startsWith('gpt-') || O_SERIES.test(model)) return 'openai';
   if (model.startsWith('claude-')) return 'anthropic';
