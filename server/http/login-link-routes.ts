@@ -6,6 +6,7 @@ import type { H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { consumeLoginLink, LOGIN_LINK_PATH, openLoginLink } from '../services/login-links.ts';
 import { readBody, refuseRestOfBody } from './body.ts';
+import { escapeHtml } from './html.ts';
 
 /** A form of one token: a few hundred bytes at most. */
 const FORM_LIMIT = 4096;
@@ -20,8 +21,6 @@ const PAGE_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
 };
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font:inherit;padding:.5rem 1.25rem;cursor:pointer}';
 

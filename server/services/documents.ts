@@ -231,6 +231,7 @@ const pageQuery = preparedShapes((db, shape: `${'any' | 'root' | 'folder'}${'' |
  */
 export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<typeof documentsGetInput>) {
   const db = app.db;
+  const folderId = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
   if (input.documentIds) {
     const found = findDocuments(db, apiKeyId, input.organizationId, input.documentIds);
     const missing = input.documentIds.filter((id) => !found.has(id));
@@ -242,11 +243,9 @@ export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<
       throw bulkFailure('NOT_FOUND', 'Error retrieving document(s).', details);
     }
     // with a folder the ids are narrowed to the documents in it (an existing document elsewhere is left out)
-    const inFolder = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
-    const rows = input.documentIds.map((id) => found.get(id) as DocumentRow).filter((row) => inFolder === undefined || row.folderId === inFolder);
+    const rows = input.documentIds.map((id) => found.get(id) as DocumentRow).filter((row) => folderId === undefined || row.folderId === folderId);
     return { items: rows.map(describeDocument), pageToken: null };
   }
-  const folderId = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
   // No folder filter leaves `folderId` out of the scope (undefined keys are dropped when signing), so that no
   // folder id (not even '*') can stand for "every folder": a token stays bound to its own filter.
   const scope = { op: 'documents/get', apiKeyId, organizationId: input.organizationId, folderId };

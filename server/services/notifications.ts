@@ -8,6 +8,7 @@ import { paginate } from '../db/pagination.ts';
 import { connectionOf } from '../db/prepared.ts';
 import { notificationConfigs, notificationRecipients, notifications, type StoredUser } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
+import { escapeHtml } from '../http/html.ts';
 import { createAccessResolver } from './access.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
@@ -199,8 +200,6 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
   emitEvent(tx, { apiKeyId: apiKey.id, type: 'notification.add', organizationId: input.organizationId, documentId: row.documentId, actionUser: row.actionUser, actionType: 'add', source: 'notification', data: () => ({ notification: describeNotification(row, inbox) }) });
   return { created: true, id, mails };
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * A notification as the notification.add event describes it; /v2/notifications/get answers the same objects,

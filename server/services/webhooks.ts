@@ -162,9 +162,10 @@ export function createEndpoint(app: AppContext, apiKeyId: string, input: z.outpu
 
 /** /v2/workspace/advancedwebhook/endpoints/get: oldest first, `iterator` paging; one endpoint when `endpointId` is given. */
 export function listEndpoints(app: AppContext, apiKeyId: string, input: z.output<typeof endpointsGetInput>) {
+  const config = configOf(app.db, apiKeyId);
   // the list's own variant (reference §3.12) for a key that never configured advanced webhooks
-  if (!configOf(app.db, apiKeyId)) throw failedPrecondition(NOT_CONFIGURED_MESSAGE);
-  requireEnabled(app.db, apiKeyId);
+  if (!config) throw failedPrecondition(NOT_CONFIGURED_MESSAGE);
+  if (!config.isEnabled) throw failedPrecondition(DISABLED_MESSAGE);
   if (input.endpointId) return { endpoints: [describeEndpoint(requireEndpoint(app.db, apiKeyId, input.endpointId))], iterator: null, prevIterator: null, done: true };
   const scope = { op: 'webhook-endpoints', apiKeyId };
   const cursor = readPageToken(app, scope, input.iterator, ['number', 'string']);
