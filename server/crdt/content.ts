@@ -35,7 +35,56 @@ function refuseOwnConstructor(value: unknown, field: string) {
   }
 }
 
+/** Bits of `crdt_documents.infer`: what the room's first websocket client did not say (no `type`, no `contentKey`). */
+export const INFER_TYPE = 1;
+export const INFER_KEY = 2;
+
+/**
+ * The kind of content a root type holds, judged from its live items (a root loaded from updates is a bare
+ * AbstractType until someone reads it as one kind): text if any character, format or embed; xml if its children
+ * are XML elements or texts; array for other sequences; map for keyed entries. Null while it holds nothing live.
+ */
+function kindOf(root: Pick<Y.AbstractType<never>, '_start' | '_map'>): CrdtType | null {
+  let sequence: CrdtType | null = null;
+  for (let item = root._start; item; item = item.right) {
+    if (item.deleted) continue;
+    const content = item.content;
+    if (content instanceof Y.ContentString || content instanceof Y.ContentFormat || content instanceof Y.ContentEmbed) return 'text';
+    if (content instanceof Y.ContentType && (content.type instanceof Y.XmlElement || content.type instanceof Y.XmlText || content.type instanceof Y.XmlHook)) sequence = 'xml';
+    else sequence ??= 'array';
+  }
+  if (sequence) return sequence;
+  for (const item of root._map.values()) if (!item.deleted) return 'map';
+  return null;
+}
+
+/**
+ * The type and content key a room opened without them turns out to have (`infer` bits say which are unknown),
+ * from the content its clients wrote: the root holding content (with several, the stored key's, else `default`,
+ * the rich-text editors' fragment, else the first by name) and the kind of that content. Null while nothing tells.
+ */
+export function inferContent(doc: Y.Doc, infer: number, type: CrdtType, contentKey: string): { type: CrdtType; contentKey: string } | null {
+  const kinds = new Map<string, CrdtType>();
+  for (const [name, root] of doc.share) {
+    const kind = kindOf(root);
+    if (kind) kinds.set(name, kind);
+  }
+  let key = contentKey;
+  if (infer & INFER_KEY && !kinds.has(contentKey)) {
+    const names = [...kinds.keys()].sort();
+    key = kinds.has('default') ? 'default' : (names[0] ?? contentKey);
+  }
+  const kind = kinds.get(key);
+  if (!kind) return null;
+  return { type: infer & INFER_TYPE ? kind : type, contentKey: key };
+}
+
+/** What a document of `type` with nothing in it reads as. */
+export const emptyContent = (type: CrdtType): unknown => (type === 'map' ? {} : type === 'array' ? [] : '');
+
 export function readContent(doc: Y.Doc, type: CrdtType, contentKey: string): unknown {
+  // Reading never defines a root: one defined here as the wrong kind would make a client's content unreadable.
+  if (!doc.share.has(contentKey)) return emptyContent(type);
   const shared = sharedType(doc, type, contentKey);
   if (shared instanceof Y.Text || shared instanceof Y.XmlFragment) return shared.toString();
   return withoutBigints(shared.toJSON());

@@ -5,7 +5,7 @@ import type { Db } from '../db/client.ts';
 import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
 import type { Debounced } from '../webhooks/dispatcher.ts';
 import { openDebouncedEvent } from '../webhooks/outbox.ts';
-import { readContent } from './content.ts';
+import { emptyContent, readContent } from './content.ts';
 import type { CrdtStore, DocKey } from './store.ts';
 
 const dedupeKey = (k: DocKey) => `crdt:${JSON.stringify([k.organizationId, k.documentId, k.editorId])}`;
@@ -34,7 +34,8 @@ export function crdtItem(store: CrdtStore, key: DocKey) {
   const entry = store.load(key);
   const row = store.find(key);
   if (!entry || !row) return null;
-  return describe(row, readContent(entry.doc, entry.type, entry.contentKey));
+  // A room whose kind is still to be learned holds nothing live yet: it reads as empty, and defines no root.
+  return describe(row, entry.infer ? emptyContent(entry.type) : readContent(entry.doc, entry.type, entry.contentKey));
 }
 
 /** The same item read from storage alone (snapshot + update log): every acknowledged change is there. */
@@ -53,7 +54,7 @@ export function storedCrdtItem(db: Db, key: DocKey) {
     try {
       if (row.snapshot) Y.applyUpdate(doc, row.snapshot);
       if (updates.length) Y.applyUpdate(doc, Y.mergeUpdates(updates.map((u) => u.update)));
-      return describe(row, readContent(doc, row.type, row.contentKey));
+      return describe(row, row.infer ? emptyContent(row.type) : readContent(doc, row.type, row.contentKey));
     } finally {
       doc.destroy();
     }

@@ -6,7 +6,7 @@ import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
-import { contentJson, type CrdtType } from './content.ts';
+import { contentJson, inferContent, type CrdtType } from './content.ts';
 
 export interface DocKey {
   apiKeyId: string;
@@ -25,6 +25,8 @@ export interface LiveDoc {
   key: DocKey;
   type: CrdtType;
   contentKey: string;
+  /** Which of `type` and `contentKey` are still to be learned from the content (`INFER_*` bits; 0 once known). */
+  infer: number;
   /**
    * The stored row's `created_at`: which incarnation of the key this is. A row deleted behind the store's back
    * (a document, organization or API key deleted in SQL) and created again is another document: the loaded one
@@ -114,6 +116,11 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     head: app.db
       .select({ createdAt: crdtDocuments.createdAt, updateCount: crdtDocuments.updateCount })
       .from(crdtDocuments)
+      .where(where(placeholders))
+      .prepare(),
+    settle: app.db
+      .update(crdtDocuments)
+      .set({ type: sql.placeholder('type') as unknown as CrdtType, contentKey: sql.placeholder('contentKey') as unknown as string, infer: 0 })
       .where(where(placeholders))
       .prepare(),
     append: app.db
@@ -211,6 +218,10 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
           // Deleted, created again, or moved to another document id (a migration) while loaded: nothing to append to.
           if (!row) return { entry, merged, except, count: null };
           statements.append.run({ ...k, update: Buffer.from(merged), createdAt: now });
+          if (entry.infer) {
+            const learned = inferContent(entry.doc, entry.infer, entry.type, entry.contentKey);
+            if (learned) settle(entry, learned.type, learned.contentKey);
+          }
           options.onChange?.(tx, k, now);
           return { entry, merged, except, count: row.updateCount };
         }),
@@ -227,6 +238,12 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
         if (count >= COMPACT_AFTER_UPDATES) compact(entry);
       }
     }
+  }
+
+  /** Fixes a room's type and content key (learned from its content, or given by a REST write), in memory and stored. */
+  function settle(entry: LiveDoc, type: CrdtType, contentKey: string) {
+    statements.settle.run({ ...entry.key, type, contentKey });
+    Object.assign(entry, { type, contentKey, infer: 0 });
   }
 
   function queue(entry: LiveDoc, update: Uint8Array, origin: unknown) {
@@ -274,12 +291,12 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     liveCount: () => live.size,
 
     /** Creates the stored document (no content yet); the caller writes content through `transact`. */
-    create(k: DocKey, type: CrdtType, contentKey: string) {
+    create(k: DocKey, type: CrdtType, contentKey: string, infer = 0) {
       // A document still loaded under this key belongs to a row deleted in SQL (a document delete): drop it.
       const stale = live.get(keyString(k));
       if (stale) evict(stale);
       const now = Date.now();
-      app.db.insert(crdtDocuments).values({ ...k, type, contentKey, snapshot: null, updateCount: 0, createdAt: now, updatedAt: now }).run();
+      app.db.insert(crdtDocuments).values({ ...k, type, contentKey, infer, snapshot: null, updateCount: 0, createdAt: now, updatedAt: now }).run();
     },
 
     /** The loaded document, loading it from SQLite first when needed; undefined when none is stored. */
@@ -305,6 +322,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
         key: { ...k },
         type: row.type,
         contentKey: row.contentKey,
+        infer: row.infer,
         createdAt: row.createdAt,
         doc,
         awareness,
@@ -325,6 +343,8 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     transact(entry: LiveDoc, origin: ServerOrigin, change: (doc: Y.Doc) => void) {
       entry.doc.transact(() => change(entry.doc), origin);
     },
+
+    settle,
 
     /** Removes the stored document and disconnects its clients. */
     remove(k: DocKey) {

@@ -13,7 +13,7 @@ import { authenticateApiKey } from '../services/apikeys.ts';
 import { verifyUserToken } from '../services/permissions.ts';
 import { CRDT_TYPES } from '../db/schema.ts';
 import { DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
-import type { CrdtType } from './content.ts';
+import { INFER_KEY, INFER_TYPE, type CrdtType } from './content.ts';
 import { MESSAGE_AWARENESS, MESSAGE_SYNC, type CrdtStore, type DocKey, type LiveDoc } from './store.ts';
 
 export const YJS_PATH = '/yjs/';
@@ -155,9 +155,11 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
         entry = store.load(key);
         if (!entry) {
           if (auth.readOnly) return reject(socket, 404, 'No such document');
-          const type = (url.searchParams.get('type') ?? 'text') as CrdtType;
+          // What the client leaves unsaid is learned from the first content it writes (a TipTap editor's `default` fragment).
+          const given = { type: url.searchParams.get('type'), contentKey: url.searchParams.get('contentKey') || null };
+          const type = (given.type ?? 'text') as CrdtType;
           if (!CRDT_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_TYPES.join(', ')}`);
-          store.create(key, type, url.searchParams.get('contentKey') || DEFAULT_CONTENT_KEY);
+          store.create(key, type, given.contentKey ?? DEFAULT_CONTENT_KEY, (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0));
           entry = store.load(key) as LiveDoc;
         }
       } catch (error) {

@@ -585,6 +585,11 @@ export const crdtDocuments = sqliteTable(
     editorId: text('editor_id').notNull(),
     type: text('type', { enum: CRDT_TYPES }).notNull(),
     contentKey: text('content_key').notNull(),
+    /**
+     * What the room's first websocket client left unsaid (bits: 1 `type`, 2 `contentKey`, server/crdt/content.ts):
+     * `type` and `contentKey` hold the defaults until the first content a client writes shows the real ones.
+     */
+    infer: integer('infer').notNull().default(0),
     snapshot: blob('snapshot', { mode: 'buffer' }),
     updateCount: integer('update_count').notNull().default(0),
     lastUpdatedBy: text('last_updated_by'),

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { DEFAULT_CONTENT_KEY, type crdtWriteInput } from '../../shared/schemas/crdt.ts';
 import type { AppContext } from '../context.ts';
-import { checkData, writeContent } from '../crdt/content.ts';
+import { checkData, INFER_KEY, INFER_TYPE, writeContent } from '../crdt/content.ts';
 import { crdtItem } from '../crdt/events.ts';
 import type { DocKey } from '../crdt/store.ts';
 import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
@@ -57,6 +57,10 @@ export function updateCrdt(app: AppContext, apiKeyId: string, input: WriteInput)
   const key: DocKey = { apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId: input.editorId };
   const entry = app.crdt.load(key);
   if (!entry) throw notFound(NOT_FOUND_MESSAGE);
+  // A room opened over the websocket without its type or key, where no client has written yet: the caller says them.
+  if (entry.infer) {
+    app.crdt.settle(entry, entry.infer & INFER_TYPE ? input.type : entry.type, entry.infer & INFER_KEY ? (input.contentKey ?? entry.contentKey) : entry.contentKey);
+  }
   if (entry.type !== input.type) throw invalid(`type must be ${entry.type}: this editor's data is of type ${entry.type}.`);
   // the content lives under the key it was created with: another one would write where nobody reads
   if (input.contentKey !== undefined && input.contentKey !== entry.contentKey) {
@@ -99,8 +103,8 @@ registerDocumentData({
   },
   moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
     // New parent rows first, then the update log, then the old parents: the foreign keys hold at every step.
-    tx.run(sql`INSERT INTO crdt_documents (api_key_id, organization_id, document_id, editor_id, type, content_key, snapshot, update_count, last_updated_by, compacted_at, created_at, updated_at)
-      SELECT api_key_id, organization_id, ${toDocumentId}, editor_id, type, content_key, snapshot, update_count, last_updated_by, compacted_at, created_at, updated_at
+    tx.run(sql`INSERT INTO crdt_documents (api_key_id, organization_id, document_id, editor_id, type, content_key, infer, snapshot, update_count, last_updated_by, compacted_at, created_at, updated_at)
+      SELECT api_key_id, organization_id, ${toDocumentId}, editor_id, type, content_key, infer, snapshot, update_count, last_updated_by, compacted_at, created_at, updated_at
       FROM crdt_documents WHERE api_key_id = ${apiKeyId} AND organization_id = ${organizationId} AND document_id = ${fromDocumentId}`);
     tx.update(crdtUpdates)
       .set({ documentId: toDocumentId })

@@ -1,0 +1,1 @@
+ALTER TABLE `crdt_documents` ADD `infer` integer DEFAULT 0 NOT NULL;
