@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { annotationInput, annotationsAddInput, annotationsGetInput, annotationsUpdateInput, commentInput } from '../../shared/schemas/comments.ts';
@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { compiledRows, inJsonList, listValues, placeholderList, preparedFor, rowInserter } from '../db/prepared.ts';
-import { commentAnnotations, commentReads, comments, reactions, type StoredUser } from '../db/schema.ts';
+import { commentAnnotations, commentReads, comments, documents as documentRows, reactions, type StoredUser } from '../db/schema.ts';
 import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { createAccessResolver } from './access.ts';
@@ -20,6 +20,7 @@ import { insertNotification } from './notifications.ts';
 import { ensureOrganization } from './organizations.ts';
 import { describeReaction } from './reactions.ts';
 import type { ApiKeyRow } from './types.ts';
+import { ROOT as ROOT_FOLDER } from './folders.ts';
 import { readPageToken } from './paging.ts';
 
 type AnnotationRow = typeof commentAnnotations.$inferSelect;
@@ -328,7 +329,7 @@ export function describeAnnotation(row: AnnotationRow, commentData: ReturnType<t
 }
 
 /** The filters of an annotations page: the order, a cursor, how many document ids, and which other filters. */
-type AnnotationShape = `${'<' | '>'}${'' | '+after'}:${number}:${'' | '+ids'}${'' | '+locations'}${'' | '+statuses'}${'' | '+authors'}${'' | '+mentions'}${'' | '+viewer'}`;
+type AnnotationShape = `${'<' | '>'}${'' | '+after'}:${number}:${'' | '+ids'}${'' | '+locations'}${'' | '+statuses'}${'' | '+authors'}${'' | '+mentions'}${'' | '+viewer'}${'' | '+resolver'}${'' | '+folder' | '+rootfolder'}${'' | '+ca'}${'' | '+cb'}${'' | '+ua'}${'' | '+ub'}`;
 
 /**
  * The annotations page of one filter shape, compiled once. Document ids get one placeholder each (a single one
@@ -355,6 +356,17 @@ const annotationPage = compiledRows(commentAnnotations, (db, shape: AnnotationSh
   if (flags.includes('+viewer')) {
     conditions.push(or(eq(a.visibility, 'public'), eq(a.createdByUserId, p('userId')), sql`exists (select 1 from json_each(${a.visibleToUserIds}) where json_each.value = ${p('userId')})`));
   }
+  if (flags.includes('+resolver')) conditions.push(eq(a.resolvedByUserId, p('resolvedBy')));
+  // on a document registered in the folder (an annotation's document need not be registered: then in none)
+  if (flags.includes('folder')) {
+    const d = documentRows;
+    const inFolder = flags.includes('+rootfolder') ? isNull(d.folderId) : eq(d.folderId, p('folderId'));
+    conditions.push(sql`exists (select 1 from ${d} where ${d.apiKeyId} = ${a.apiKeyId} and ${d.organizationId} = ${a.organizationId} and ${d.id} = ${a.documentId} and ${inFolder})`);
+  }
+  if (flags.includes('+ca')) conditions.push(gt(a.createdAt, p('createdAfter')));
+  if (flags.includes('+cb')) conditions.push(lt(a.createdAt, p('createdBefore')));
+  if (flags.includes('+ua')) conditions.push(gt(a.updatedAt, p('updatedAfter')));
+  if (flags.includes('+ub')) conditions.push(lt(a.updatedAt, p('updatedBefore')));
   const direction = descending ? desc : asc;
   return db
     .select(columns)
@@ -382,16 +394,46 @@ export function getAnnotations(app: AppContext, apiKeyId: string, input: z.outpu
     userIds: json(input.userIds),
     mentionedUserIds: json(input.mentionedUserIds),
     userId: input.userId,
+    resolvedBy: input.resolvedBy,
+    folderId: input.folderId,
+    createdAfter: input.createdAfter,
+    createdBefore: input.createdBefore,
+    updatedAfter: input.updatedAfter,
+    updatedBefore: input.updatedBefore,
     limit: pageSize + 1,
   };
   listValues(values, 'document', documentIds);
-  const shape: AnnotationShape = `${input.order === 'desc' ? '<' : '>'}${cursor ? '+after' : ''}:${documentIds.length}:${input.annotationIds ? '+ids' : ''}${input.locationIds ? '+locations' : ''}${
-    input.statusIds ? '+statuses' : ''
-  }${input.userIds ? '+authors' : ''}${input.mentionedUserIds ? '+mentions' : ''}${input.userId ? '+viewer' : ''}`;
+  const has = (value: unknown, flag: string) => (value === undefined ? '' : flag);
+  const shape = [
+    `${input.order === 'desc' ? '<' : '>'}${cursor ? '+after' : ''}:${documentIds.length}:`,
+    has(input.annotationIds, '+ids'),
+    has(input.locationIds, '+locations'),
+    has(input.statusIds, '+statuses'),
+    has(input.userIds, '+authors'),
+    has(input.mentionedUserIds, '+mentions'),
+    has(input.userId, '+viewer'),
+    has(input.resolvedBy, '+resolver'),
+    has(input.folderId, input.folderId === ROOT_FOLDER ? '+rootfolder' : '+folder'),
+    has(input.createdAfter, '+ca'),
+    has(input.createdBefore, '+cb'),
+    has(input.updatedAfter, '+ua'),
+    has(input.updatedBefore, '+ub'),
+  ].join('') as AnnotationShape;
   const rows = annotationPage(app.db, shape, values);
   const page = paginate(rows, pageSize, (row) => [row.createdAt, row.id], app.pageTokens, scope);
   const data = commentsOf(app.db, apiKeyId, input.organizationId, page.items.map((r) => r.id));
   return { items: page.items.map((row) => describeAnnotation(row, data.get(row.id) ?? [])), pageToken: page.pageToken };
+}
+
+/** An annotations page grouped by document (`groupByDocumentId`), documents in the order the page meets them. */
+export function groupByDocument<T extends { documentId: string }>(items: T[]): Record<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    let list = groups.get(item.documentId);
+    if (!list) groups.set(item.documentId, (list = []));
+    list.push(item);
+  }
+  return Object.fromEntries(groups);
 }
 
 /** /v2/commentannotations/update: status, priority, assignment, location, context, visibility, resolution; per id. */

@@ -4,6 +4,8 @@ import { pageToken } from './common.ts';
 import { feedUser, notificationIdSchema, order } from './feed.ts';
 
 const record = z.record(z.string(), z.unknown());
+/** A point in time as the records give it: milliseconds since the epoch. */
+const epochMs = z.number().int().min(0).max(8.64e15);
 
 /** A tagged contact as the hosted SDK sends it: `{ userId?, contact?: { userId, … }, text? }`. */
 export const taggedContact = z
@@ -55,6 +57,17 @@ export const annotationsGetInput = z.object({
   userIds: z.array(id).min(1).max(100).optional(),
   mentionedUserIds: z.array(id).min(1).max(100).optional(),
   statusIds: z.array(z.string().min(1)).min(1).max(50).optional(),
+  /** Annotations of the documents directly in this folder (`root`: at the top of the organization). */
+  folderId: id.optional(),
+  /** Annotations resolved by this user. */
+  resolvedBy: id.optional(),
+  /** Time bounds in milliseconds since the epoch, exclusive: created (or last updated) after / before. */
+  createdAfter: epochMs.optional(),
+  createdBefore: epochMs.optional(),
+  updatedAfter: epochMs.optional(),
+  updatedBefore: epochMs.optional(),
+  /** The page as `{ <documentId>: [annotations] }` instead of a list. */
+  groupByDocumentId: z.boolean().optional(),
   /** The reader: restricted (private) annotations the reader may not see are left out. */
   userId: id.optional(),
   order,

@@ -1,14 +1,16 @@
 import { annotationsGetInput } from '../../../shared/schemas/comments.ts';
 import { defineOperation } from '../../http/operation.ts';
-import { getAnnotations } from '../../services/comments.ts';
+import { getAnnotations, groupByDocument } from '../../services/comments.ts';
 
 export default defineOperation({
   path: '/v2/commentannotations/get',
   auth: 'apiKey',
-  summary: 'Comment annotations with their comments, by document(s), location, author, mention, status or ids; private ones only for readers who may see them.',
+  summary: 'Comment annotations with their comments, by document(s), folder, location, author, mention, status, resolver, creation or update time, or ids, optionally grouped by document; private ones only for readers who may see them.',
   input: annotationsGetInput,
   async handler(input, ctx) {
     const page = getAnnotations(ctx.app, ctx.apiKey.id, input);
+    // grouped, in the hosted words of that variant (reference §3.9)
+    if (input.groupByDocumentId) return { message: 'Annotations fetched successfully.', data: groupByDocument(page.items), pageToken: page.pageToken };
     return { message: 'Annotation(s) fetched successfully.', data: page.items, pageToken: page.pageToken };
   },
 });

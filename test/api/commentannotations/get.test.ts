@@ -191,11 +191,83 @@ describe('/v2/commentannotations/get', () => {
       [{ userIds: 'ann' }, 'userIds must be an array, not a string.'],
       [{ mentionedUserIds: [] }, 'mentionedUserIds must have at least 1 item(s).'],
       [{ pageToken: '' }, 'pageToken must not be empty.'],
+      [{ folderId: '' }, 'folderId must not be empty.'],
+      [{ resolvedBy: 7 }, 'resolvedBy must be a string, not a number.'],
+      [{ createdAfter: -1 }, 'createdAfter must be at least 0.'],
+      [{ updatedBefore: '2026-01-01' }, 'updatedBefore must be a number, not a string.'],
+      [{ createdBefore: 1.5 }, 'createdBefore must be an integer, not a number.'],
+      [{ groupByDocumentId: 'yes' }, 'groupByDocumentId must be a boolean, not a string.'],
     ];
     for (const [data, message] of cases) {
       const res = await t.callK(PATH, { organizationId: 'acme', ...data });
       expect({ data, status: res.status, body: res.body }).toEqual({ data, status: 400, body: { error: { status: 'INVALID_ARGUMENT', message } } });
     }
+  });
+
+  it('filters by folder, resolver and creation and update times, alone and together, paginating the result', async () => {
+    await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', folders: [{ folderId: 'f1' }] });
+    expect((await t.callK('/v2/organizations/documents/move', { organizationId: 'acme', documentIds: ['doc2'], folderId: 'f1' })).status).toBe(200);
+    for (const [annotationId, user] of [['a2', 'ann'], ['a5', 'ann'], ['a6', 'bob']] as const) {
+      const res = await t.callK('/v2/commentannotations/update', { organizationId: 'acme', annotationIds: [annotationId], updatedData: { resolvedByUserId: user } });
+      expect(res.status).toBe(200);
+    }
+    // the expected sets come from the records' own fields
+    type Item = { annotationId: string; documentId: string; resolvedByUserId: string | null; createdAt: number; lastUpdated: number };
+    const records = (await t.callK(PATH, { organizationId: 'acme', order: 'asc' })).body.result.data as Item[];
+    const created = [...new Set(records.map((r) => r.createdAt))];
+    const updated = [...new Set(records.map((r) => r.lastUpdated))];
+    expect(created.length).toBeGreaterThanOrEqual(3);
+    expect(updated.length).toBeGreaterThanOrEqual(3);
+    const middle = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+    const cases: Array<[Record<string, unknown>, (r: Item) => boolean]> = [
+      [{ folderId: 'f1' }, (r) => r.documentId === 'doc2'],
+      [{ folderId: 'root' }, (r) => r.documentId === 'doc'],
+      [{ folderId: 'nowhere' }, () => false],
+      [{ resolvedBy: 'ann' }, (r) => r.resolvedByUserId === 'ann'],
+      [{ resolvedBy: 'bob', folderId: 'root' }, (r) => r.resolvedByUserId === 'bob' && r.documentId === 'doc'],
+      [{ resolvedBy: 'ann', folderId: 'f1' }, (r) => r.resolvedByUserId === 'ann' && r.documentId === 'doc2'],
+      ...created.flatMap((time): Array<[Record<string, unknown>, (r: Item) => boolean]> => [
+        [{ createdAfter: time }, (r) => r.createdAt > time],
+        [{ createdBefore: time }, (r) => r.createdAt < time],
+      ]),
+      ...updated.flatMap((time): Array<[Record<string, unknown>, (r: Item) => boolean]> => [
+        [{ updatedAfter: time }, (r) => r.lastUpdated > time],
+        [{ updatedBefore: time, folderId: 'f1' }, (r) => r.lastUpdated < time && r.documentId === 'doc2'],
+      ]),
+      [{ createdAfter: Math.min(...created) - 1, createdBefore: Math.max(...created) + 1 }, () => true],
+      [{ createdAfter: middle(created), updatedBefore: middle(updated) }, (r) => r.createdAt > middle(created) && r.lastUpdated < middle(updated)],
+    ];
+    for (const [filters, where] of cases) {
+      const expected = records.filter(where).map((r) => r.annotationId);
+      expect({ filters, got: await walk({ ...filters, order: 'asc' }, 2) }).toEqual({ filters, got: expected });
+      expect({ filters, got: await walk(filters, 1000) }).toEqual({ filters, got: [...expected].reverse() });
+    }
+    // the model selects proper subsets
+    expect(records.filter((r) => r.resolvedByUserId === 'ann').map((r) => r.annotationId)).toEqual(['a2', 'a5']);
+    // another API key with a folder of the same id sees none of these
+    expect(await walk({ folderId: 'f1' }, 10, other.headersK)).toEqual([]);
+  });
+
+  it('groups the page by document with groupByDocumentId, in the hosted words of that variant', async () => {
+    const flat = (await t.callK(PATH, { organizationId: 'acme', order: 'asc' })).body.result.data as Array<{ annotationId: string; documentId: string }>;
+    const grouped = await t.callK(PATH, { organizationId: 'acme', order: 'asc', groupByDocumentId: true });
+    expect(grouped.body.result.message).toBe('Annotations fetched successfully.');
+    expect(grouped.body.result.pageToken).toBeNull();
+    const expected: Record<string, string[]> = {};
+    for (const a of flat) (expected[a.documentId] ??= []).push(a.annotationId);
+    expect(Object.keys(expected).sort()).toEqual(['doc', 'doc2']);
+    expect(Object.fromEntries(Object.entries(grouped.body.result.data as Record<string, Array<{ annotationId: string }>>).map(([doc, list]) => [doc, list.map((a) => a.annotationId)]))).toEqual(expected);
+    // paginated as the flat list is, each page grouped
+    const seen: string[] = [];
+    let pageToken: string | undefined;
+    do {
+      const res = await t.callK(PATH, { organizationId: 'acme', order: 'asc', groupByDocumentId: true, pageSize: 3, pageToken });
+      const page = res.body.result.data as Record<string, Array<{ annotationId: string; documentId: string }>>;
+      for (const [doc, list] of Object.entries(page)) for (const a of list) expect(a.documentId).toBe(doc);
+      seen.push(...Object.values(page).flat().map((a) => a.annotationId));
+      pageToken = res.body.result.pageToken ?? undefined;
+    } while (pageToken);
+    expect(seen.sort()).toEqual(flat.map((a) => a.annotationId).sort());
   });
 
   it("never shows another API key's annotations", async () => {
