@@ -106,6 +106,9 @@ export const mailOutbox = sqliteTable(
     apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'cascade' }),
     kind: text('kind').notNull(),
     toAddress: text('to_address').notNull(),
+    /** The sender an API key set (emailconfig's fromEmail and fromCompany); null: the server's `from`. */
+    fromAddress: text('from_address'),
+    fromName: text('from_name'),
     subject: text('subject').notNull(),
     /** Encrypted JSON `{ text, html }`: bodies may carry one-time sign-in links. */
     bodyEnc: text('body_enc').notNull(),

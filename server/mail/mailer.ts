@@ -8,6 +8,8 @@ import { randomAlphanumeric, type Secrets } from '../security/secrets.ts';
 export interface OutgoingMail {
   kind: string;
   to: string;
+  /** The sender; the server's `from` when absent. */
+  from?: { name: string; address: string } | undefined;
   subject: string;
   text: string;
   html: string;
@@ -73,7 +75,8 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
       const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
       const attempts = row.attempts + 1;
       try {
-        await transport.sendMail({ from: opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
+        const from = row.fromAddress ? { name: row.fromName ?? '', address: row.fromAddress } : opts.from;
+        await transport.sendMail({ from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
         if (closed) return;
         db.update(mailOutbox).set({ status: 'sent', attempts, sentAt: Date.now(), lastError: null }).where(eq(mailOutbox.id, row.id)).run();
       } catch (error) {
@@ -118,6 +121,8 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
           workspaceId: mail.workspaceId ?? null,
           apiKeyId: mail.apiKeyId ?? null,
           toAddress: mail.to,
+          fromAddress: mail.from?.address ?? null,
+          fromName: mail.from?.name ?? null,
           subject: mail.subject,
           bodyEnc: secrets.encrypt(JSON.stringify({ text: mail.text, html: mail.html })),
           status: 'stored',
@@ -140,6 +145,7 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
             id: row.id,
             kind: row.kind,
             to: row.toAddress,
+            from: row.fromAddress ? { name: row.fromName ?? '', address: row.fromAddress } : undefined,
             subject: row.subject,
             text: body.text,
             html: body.html,

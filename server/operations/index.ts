@@ -80,6 +80,8 @@ import usersDelete from './users/delete.ts';
 import usersUpdate from './users/update.ts';
 import apiKeyConfigGet from './workspace/apikeyconfig/get.ts';
 import apiKeyConfigUpdate from './workspace/apikeyconfig/update.ts';
+import emailConfigGet from './workspace/emailconfig/get.ts';
+import emailConfigUpdate from './workspace/emailconfig/update.ts';
 import apiKeyCreate from './workspace/apikey/create.ts';
 import apiKeyUpdate from './workspace/apikey/update.ts';
 import apiKeysGet from './workspace/apikeys/get.ts';
@@ -116,6 +118,8 @@ export const operations: readonly AnyOperation[] = [
   authTokenReset,
   apiKeyConfigGet,
   apiKeyConfigUpdate,
+  emailConfigGet,
+  emailConfigUpdate,
   sendLoginLink,
   emailStatus,
   // AI: ask-AI, agents and executions, workflow definitions, decision memory

@@ -5,6 +5,7 @@ import {
   type AiProvider,
   type apiKeyConfigUpdateInput,
   type ApiKeyCreateInput,
+  type emailConfigUpdateInput,
   type ApiKeySettings,
   type apiKeysGetInput,
 } from '../../shared/schemas/apikey.ts';
@@ -305,6 +306,37 @@ export function describeApiKeyConfig(app: AppContext, row: ApiKeyRow) {
       baseUrl: s.aiProviders[provider]?.baseUrl ?? null,
     })),
   };
+}
+
+/** /v2/workspace/emailconfig/get: whether notifications are mailed, and how (the provider key only as a flag). */
+export function describeEmailConfig(app: AppContext, row: ApiKeyRow) {
+  const { useEmailService, emailServiceConfig } = describeApiKeyConfig(app, row);
+  return { useEmailService, emailServiceConfig };
+}
+
+/** /v2/workspace/emailconfig/update: turns the key's notification mail on or off and sets its sender and provider. */
+export function updateEmailConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof emailConfigUpdateInput>): ApiKeyRow {
+  if (input.useEmailService === undefined && input.emailServiceConfig === undefined) throw invalid('At least one of useEmailService or emailServiceConfig must be provided');
+  return transaction(app.db, (tx) => {
+    const settings: ApiKeySettings = structuredClone(row.settings);
+    if (input.useEmailService !== undefined) settings.useEmailService = input.useEmailService;
+    const { apiKey, type, ...fields } = input.emailServiceConfig ?? {};
+    const config: Record<string, string | undefined> = { ...settings.emailServiceConfig };
+    for (const [name, value] of Object.entries(fields)) if (value !== undefined) config[name] = value === '' ? undefined : value;
+    if (type !== undefined) config.type = type === 'default' ? 'default' : 'thirdparty';
+    settings.emailServiceConfig = JSON.parse(JSON.stringify(config)) as ApiKeySettings['emailServiceConfig'];
+    if (apiKey === '') tx.delete(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, row.id), eq(apiKeySecrets.name, SECRET.emailApiKey))).run();
+    else if (apiKey !== undefined) setSecret(app, tx, row.id, SECRET.emailApiKey, apiKey);
+    const updatedAt = Date.now();
+    tx.update(apiKeys).set({ settings, updatedAt }).where(eq(apiKeys.id, row.id)).run();
+    return { ...row, settings, updatedAt };
+  });
+}
+
+/** The From of the key's notification mail: `fromCompany <fromEmail>` when it has a sender, else the server's. */
+export function mailSender(row: ApiKeyRow): { name: string; address: string } | undefined {
+  const { fromEmail, fromCompany } = row.settings.emailServiceConfig;
+  return fromEmail ? { name: fromCompany ?? '', address: fromEmail } : undefined;
 }
 
 /** /v2/workspace/apikeyconfig/update: partial update of the key's settings and AI provider keys. */

@@ -10,6 +10,7 @@ import { notificationConfigs, notificationRecipients, notifications, type Stored
 import { invalid, notFound } from '../http/errors.ts';
 import { escapeHtml } from '../http/html.ts';
 import { createAccessResolver } from './access.ts';
+import { mailSender } from './apikeys.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
@@ -190,6 +191,7 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
         kind: 'notification',
         apiKeyId: apiKey.id,
         to: email,
+        from: mailSender(apiKey),
         subject: renderTemplate(input.displayHeadlineMessageTemplate ?? '', data),
         text: input.displayBodyMessage ?? '',
         html: `<p>${escapeHtml(input.displayBodyMessage ?? '')}</p>`,

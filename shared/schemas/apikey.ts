@@ -23,10 +23,20 @@ export const domainName = z
 export const emailServiceConfigInput = z.object({
   type: z.enum(EMAIL_SERVICE_TYPES).optional(),
   apiKey: z.string().max(4096).optional(),
-  fromEmail: z.string().max(320).optional(),
+  /** The From address of the key's notification mail (with `fromCompany` as its name); the server's own otherwise. */
+  fromEmail: email.optional(),
   fromCompany: z.string().max(200).optional(),
   commentTemplateId: z.string().max(200).optional(),
   tagTemplateId: z.string().max(200).optional(),
+});
+
+/**
+ * /v2/workspace/emailconfig/update: partial. In `emailServiceConfig`, a given field replaces the stored one and
+ * an empty string removes it (`apiKey`: the stored secret).
+ */
+export const emailConfigUpdateInput = z.object({
+  useEmailService: z.boolean().optional(),
+  emailServiceConfig: emailServiceConfigInput.extend({ fromEmail: email.or(z.literal('')).optional() }).optional(),
 });
 
 export const webhookServiceConfigInput = z.object({

@@ -56,6 +56,8 @@ export async function populateKey(t: TestServer, key: KeyCredentials, org: strin
   await ok(t, '/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: `sk-${marker}-openai-secret` }] }, h);
   await ok(t, '/v2/agents/create', { agentId: 'tone', name: `${marker} tone`, model: 'gpt-4o', instructions: 'Be kind.' }, h);
   await ok(t, '/v2/workflow/definitions/create', { definitionId: 'review', ...REVIEW_FLOW, name: `${marker} review`, webhookConfig: { url: 'http://127.0.0.1:9/hook', secret: `wf-${marker}-signing-secret` } }, h);
+  // the key's mail sender (mail stays off)
+  await ok(t, '/v2/workspace/emailconfig/update', { emailServiceConfig: { fromEmail: `${marker}@example.com`, fromCompany: marker } }, h);
   let endpointId: string | undefined;
   if (options.webhookReceiverUrl) {
     await ok(t, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, h);
@@ -79,6 +81,7 @@ export function readCalls(org: string, ids: { annotationId: string; endpointId?:
     '/v2/workspace/apikeys/get': [{}],
     '/v2/workspace/authtokens/get': [{ apiKey: ids.apiKey }],
     '/v2/workspace/apikeyconfig/get': [{}],
+    '/v2/workspace/emailconfig/get': [{}],
     '/v2/agents/get': [{ agentId: 'tone' }],
     '/v2/agents/list': [{}],
     '/v2/agents/execution/get': [{ executionId: 'none' }],

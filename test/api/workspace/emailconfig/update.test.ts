@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../../helpers/factories.ts';
+import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { startSmtpServer } from '../../../helpers/smtp.ts';
+
+let t: TestServer;
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  t = await startTestServer({ smtpUrl: smtp.url });
+  await t.callK('/v2/organizations/documents/add', { organizationId: 'mailco', createOrganization: true, documents: [{ documentId: 'd' }] });
+  await t.callK('/v2/users/add', { organizationId: 'mailco', users: [{ userId: 'ann', name: 'Ann', email: 'ann@mail.example' }] });
+});
+afterAll(async () => {
+  await t.close();
+  await smtp.close();
+});
+
+const path = '/v2/workspace/emailconfig/update';
+const get = async () => (await t.callK('/v2/workspace/emailconfig/get', {})).body.result.data;
+
+/** Adds a notification for ann with `headline`, and answers the mail it caused (or null after a grace period). */
+async function notify(headline: string) {
+  const res = await t.callK('/v2/notifications/add', { organizationId: 'mailco', documentId: 'd', actionUser: { userId: 'boss' }, displayHeadlineMessageTemplate: headline, displayBodyMessage: 'body', notifyUsers: [{ userId: 'ann' }] });
+  expect(res.status).toBe(200);
+}
+
+const mailed = (headline: string) => smtp.received.find((m) => m.decoded.includes(`Subject: ${headline}`));
+/** Whether the call wrote mail: the outbox row is written in the request's own transaction. */
+const queued = (headline: string) => t.server.app.mail.list().some((m) => m.subject === headline);
+
+describe('/v2/workspace/emailconfig/update', () => {
+  it('turns notification mail on for an existing key, with the key’s sender as From; off again stops it', async () => {
+    expect((await get()).useEmailService).toBe(false);
+    await notify('before-on');
+
+    const on = await t.callK(path, { useEmailService: true, emailServiceConfig: { fromEmail: 'Team@Example.com', fromCompany: 'Example Team' } });
+    expect(on.status).toBe(200);
+    expect(on.body.result.message).toBe('Email configuration updated successfully.');
+    expect(on.body.result.data).toEqual({ useEmailService: true, emailServiceConfig: { type: 'default', fromEmail: 'Team@Example.com', fromCompany: 'Example Team', apiKeyConfigured: false } });
+    expect(await get()).toEqual(on.body.result.data);
+
+    await notify('while-on');
+    const mail = await eventually(() => {
+      const found = mailed('while-on');
+      if (!found) throw new Error('no mail yet');
+      return found;
+    });
+    expect(mail.to).toEqual(['ann@mail.example']);
+    expect(mail.from.toLowerCase()).toBe('team@example.com');
+    expect(mail.decoded).toMatch(/^From: Example Team <team@example\.com>/im);
+
+    expect((await t.callK(path, { useEmailService: false })).status).toBe(200);
+    await notify('after-off');
+    expect([queued('before-on'), queued('while-on'), queued('after-off')]).toEqual([false, true, false]);
+  });
+
+  it('updates partially: a given field replaces, an empty string removes, the provider key is kept encrypted and only flagged', async () => {
+    await t.callK(path, { emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.secret', commentTemplateId: 'c1', tagTemplateId: 't1' } });
+    expect((await get()).emailServiceConfig).toEqual({ type: 'thirdparty', fromEmail: 'Team@Example.com', fromCompany: 'Example Team', commentTemplateId: 'c1', tagTemplateId: 't1', apiKeyConfigured: true });
+    const stored = t.server.app.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'").get() as { value_enc: string };
+    expect(stored.value_enc).not.toContain('SG.secret');
+
+    const cleared = await t.callK(path, { emailServiceConfig: { apiKey: '', fromEmail: '', commentTemplateId: '', type: 'default' } });
+    expect(cleared.body.result.data).toEqual({ useEmailService: false, emailServiceConfig: { type: 'default', fromCompany: 'Example Team', tagTemplateId: 't1', apiKeyConfigured: false } });
+  });
+
+  it('refuses an empty update and bad fields with clear errors, changing nothing', async () => {
+    const before = await get();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{}, 'At least one of useEmailService or emailServiceConfig must be provided'],
+      [{ useEmailService: 'yes' }, 'useEmailService must be a boolean, not a string.'],
+      [{ emailServiceConfig: { fromEmail: 'not an address' } }, 'emailServiceConfig.fromEmail must be a valid email address'],
+      [{ useEmailService: true, emailServiceConfig: { type: 'carrier-pigeon' } }, 'emailServiceConfig.type must be one of: default, thirdparty, sendgrid.'],
+      [{ emailServiceConfig: 'x' }, 'emailServiceConfig must be an object, not a string.'],
+    ];
+    for (const [data, message] of cases) {
+      const res = await t.callK(path, data);
+      expect({ data, status: res.status, error: res.body.error }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(message) } });
+    }
+    expect(await get()).toEqual(before);
+  });
+
+  it("changes only the calling key's configuration", async () => {
+    const other = await createWorkspace(t);
+    await t.callPublic(path, { useEmailService: true, emailServiceConfig: { fromCompany: 'Other' } }, other.headersK);
+    expect((await get()).emailServiceConfig.fromCompany).toBe('Example Team');
+    expect((await get()).useEmailService).toBe(false);
+  });
+});
