@@ -19,8 +19,12 @@ function keyOf(apiKeyId: string, key: string | null): DocKey | null {
 }
 
 type CrdtRow = typeof crdtDocuments.$inferSelect;
-const describe = (row: CrdtRow, data: unknown) => ({
-  data,
+/**
+ * The item of a stored row, its content read from `doc`. A room whose kind is still to be learned holds nothing
+ * live yet: it reads as empty, and defines no root.
+ */
+const describe = (row: CrdtRow, doc: Y.Doc) => ({
+  data: row.infer ? emptyContent(row.type) : readContent(doc, row.type, row.contentKey),
   id: row.editorId,
   type: row.type,
   contentKey: row.contentKey,
@@ -34,8 +38,7 @@ export function crdtItem(store: CrdtStore, key: DocKey) {
   const entry = store.load(key);
   const row = store.find(key);
   if (!entry || !row) return null;
-  // A room whose kind is still to be learned holds nothing live yet: it reads as empty, and defines no root.
-  return describe(row, entry.infer ? emptyContent(entry.type) : readContent(entry.doc, entry.type, entry.contentKey));
+  return describe(row, entry.doc);
 }
 
 /** The same item read from storage alone (snapshot + update log): every acknowledged change is there. */
@@ -54,7 +57,7 @@ export function storedCrdtItem(db: Db, key: DocKey) {
     try {
       if (row.snapshot) Y.applyUpdate(doc, row.snapshot);
       if (updates.length) Y.applyUpdate(doc, Y.mergeUpdates(updates.map((u) => u.update)));
-      return describe(row, row.infer ? emptyContent(row.type) : readContent(doc, row.type, row.contentKey));
+      return describe(row, doc);
     } finally {
       doc.destroy();
     }

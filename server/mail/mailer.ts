@@ -37,6 +37,9 @@ export interface Mailer {
 
 const MAX_ATTEMPTS = 5;
 
+/** The sender kept with an outbox row; undefined: the server's `from`. */
+const senderOf = (row: { fromAddress: string | null; fromName: string | null }) => (row.fromAddress ? { name: row.fromName ?? '', address: row.fromAddress } : undefined);
+
 /**
  * Outgoing mail. Every message is kept in the `mail_outbox` table first (the admin UI's mailbox shows it, so
  * a team without SMTP still reads its login links); with `SMTP_URL` set it is also relayed with nodemailer.
@@ -75,8 +78,7 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
       const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
       const attempts = row.attempts + 1;
       try {
-        const from = row.fromAddress ? { name: row.fromName ?? '', address: row.fromAddress } : opts.from;
-        await transport.sendMail({ from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
+        await transport.sendMail({ from: senderOf(row) ?? opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
         if (closed) return;
         db.update(mailOutbox).set({ status: 'sent', attempts, sentAt: Date.now(), lastError: null }).where(eq(mailOutbox.id, row.id)).run();
       } catch (error) {
@@ -145,7 +147,7 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
             id: row.id,
             kind: row.kind,
             to: row.toAddress,
-            from: row.fromAddress ? { name: row.fromName ?? '', address: row.fromAddress } : undefined,
+            from: senderOf(row),
             subject: row.subject,
             text: body.text,
             html: body.html,
