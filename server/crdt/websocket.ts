@@ -10,6 +10,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { documentAccess } from '../services/access.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
+import { allowedDomainsOf, originAllowed } from '../services/domains.ts';
 import { verifyUserToken } from '../services/permissions.ts';
 import { CRDT_TYPES } from '../db/schema.ts';
 import { DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
@@ -35,27 +36,38 @@ function reject(socket: Duplex, status: number, reason: string) {
  * `authToken`: a backend, full access), or a user token from /v2/auth/generate_token (`apiKey` + `token`),
  * whose role on the document (the access service decides) makes the connection read-write or read-only.
  */
-async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params: URLSearchParams): Promise<{ apiKeyId: string; readOnly: boolean; userId: string | null }> {
+async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params: URLSearchParams, origin: string | undefined): Promise<{ apiKeyId: string; readOnly: boolean; userId: string | null }> {
   const apiKey = params.get('apiKey');
   if (!apiKey) throw new ApiError('UNAUTHENTICATED', 'apiKey is required');
   const ticket = params.get('ticket');
   if (ticket) {
-    // the admin UI's inspector: read-only, one document, minutes
+    // the admin UI's inspector: read-only, one document, minutes; its page is Hearth's own, not the key's app
     if (!app.uiTickets.valid(ticket, { apiKeyId: apiKey, ...key })) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
     return { apiKeyId: apiKey, readOnly: true, userId: null };
   }
   const authToken = params.get('authToken');
   if (authToken) {
     const row = authenticateApiKey(app, apiKey, authToken);
+    checkOrigin(row.allowedDomains, origin);
     return { apiKeyId: row.id, readOnly: false, userId: null };
   }
   const token = params.get('token');
   if (!token) throw new ApiError('UNAUTHENTICATED', 'authToken or token is required');
   const claims = await verifyUserToken(app, apiKey, token);
   if (!claims) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
+  checkOrigin(allowedDomainsOf(app, apiKey), origin);
   const decision = documentAccess(app.db, apiKey, key.organizationId, key.documentId, claims.userId);
   if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
   return { apiKeyId: apiKey, readOnly: decision.accessRole !== 'editor', userId: claims.userId };
+}
+
+/**
+ * A page (the only client that states an Origin) may use the key only from one of its allowed domains
+ * (/v2/workspace/domains/*; an empty list allows any). Clients that state no origin (servers, scripts) are not
+ * browsers and are not bound by it.
+ */
+function checkOrigin(allowed: readonly string[], origin: string | undefined) {
+  if (origin !== undefined && !originAllowed(allowed, origin)) throw new ApiError('PERMISSION_DENIED', `Origin ${origin} is not an allowed domain of this API key.`);
 }
 
 function send(conn: Connection, message: Uint8Array) {
@@ -143,7 +155,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
       const [organizationId, documentId, editorId] = ids as [string, string, string];
       let auth: Awaited<ReturnType<typeof authorize>>;
       try {
-        auth = await authorize(app, { organizationId, documentId, editorId }, url.searchParams);
+        auth = await authorize(app, { organizationId, documentId, editorId }, url.searchParams, req.headers.origin);
       } catch (error) {
         if (error instanceof ApiError) return reject(socket, error.status === 'UNAUTHENTICATED' ? 401 : 403, error.message);
         app.log.error('websocket authorization failed', { error: String(error) });

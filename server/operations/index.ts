@@ -82,6 +82,9 @@ import apiKeyConfigGet from './workspace/apikeyconfig/get.ts';
 import apiKeyConfigUpdate from './workspace/apikeyconfig/update.ts';
 import emailConfigGet from './workspace/emailconfig/get.ts';
 import emailConfigUpdate from './workspace/emailconfig/update.ts';
+import domainsAdd from './workspace/domains/add.ts';
+import domainsDelete from './workspace/domains/delete.ts';
+import domainsGet from './workspace/domains/get.ts';
 import apiKeyCreate from './workspace/apikey/create.ts';
 import apiKeyUpdate from './workspace/apikey/update.ts';
 import apiKeysGet from './workspace/apikeys/get.ts';
@@ -120,6 +123,9 @@ export const operations: readonly AnyOperation[] = [
   apiKeyConfigUpdate,
   emailConfigGet,
   emailConfigUpdate,
+  domainsGet,
+  domainsAdd,
+  domainsDelete,
   sendLoginLink,
   emailStatus,
   // AI: ask-AI, agents and executions, workflow definitions, decision memory

@@ -85,6 +85,9 @@ export const apiKeySettings = z.object({
 });
 export type ApiKeySettings = z.infer<typeof apiKeySettings>;
 
+/** /v2/workspace/domains/add and /delete. */
+export const domainsInput = z.object({ domains: z.array(domainName).min(1).max(100) });
+
 export const apiKeyRef = z.object({ apiKey: nonEmpty(200) });
 
 export const apiKeysGetInput = z.object({

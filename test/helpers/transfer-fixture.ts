@@ -58,6 +58,7 @@ export async function populateKey(t: TestServer, key: KeyCredentials, org: strin
   await ok(t, '/v2/workflow/definitions/create', { definitionId: 'review', ...REVIEW_FLOW, name: `${marker} review`, webhookConfig: { url: 'http://127.0.0.1:9/hook', secret: `wf-${marker}-signing-secret` } }, h);
   // the key's mail sender (mail stays off)
   await ok(t, '/v2/workspace/emailconfig/update', { emailServiceConfig: { fromEmail: `${marker}@example.com`, fromCompany: marker } }, h);
+  await ok(t, '/v2/workspace/domains/add', { domains: [`${marker}.example.com`] }, h);
   let endpointId: string | undefined;
   if (options.webhookReceiverUrl) {
     await ok(t, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, h);
@@ -82,6 +83,7 @@ export function readCalls(org: string, ids: { annotationId: string; endpointId?:
     '/v2/workspace/authtokens/get': [{ apiKey: ids.apiKey }],
     '/v2/workspace/apikeyconfig/get': [{}],
     '/v2/workspace/emailconfig/get': [{}],
+    '/v2/workspace/domains/get': [{}],
     '/v2/agents/get': [{ agentId: 'tone' }],
     '/v2/agents/list': [{}],
     '/v2/agents/execution/get': [{ executionId: 'none' }],

@@ -5,11 +5,11 @@ import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 
 /** A real y-websocket client (the library browsers use) connected to Hearth's /yjs endpoint. */
-export function connectYjs(baseUrl: string, room: { organizationId: string; documentId: string; editorId: string }, params: Record<string, string>) {
+export function connectYjs(baseUrl: string, room: { organizationId: string; documentId: string; editorId: string }, params: Record<string, string>, socket: typeof WebSocket = WebSocket) {
   const doc = new Y.Doc();
   const url = baseUrl.replace(/^http/, 'ws') + '/yjs';
   const name = [room.organizationId, room.documentId, room.editorId].map(encodeURIComponent).join('/');
-  const provider = new WebsocketProvider(url, name, doc, { WebSocketPolyfill: WebSocket as never, params, disableBc: true, connect: true });
+  const provider = new WebsocketProvider(url, name, doc, { WebSocketPolyfill: socket as never, params, disableBc: true, connect: true });
   const synced = new Promise<void>((resolve) => {
     if (provider.synced) resolve();
     provider.on('sync', (isSynced: boolean) => isSynced && resolve());
@@ -25,17 +25,29 @@ export function connectYjs(baseUrl: string, room: { organizationId: string; docu
   };
 }
 
-/** The HTTP status a websocket upgrade to `path` (under `baseUrl`) is answered with: 101 when it opens. */
-export const upgradeStatus = (baseUrl: string, path: string) =>
-  new Promise<number>((resolve) => {
-    const ws = new WebSocket(baseUrl.replace(/^http/, 'ws') + path);
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+/**
+ * How a websocket upgrade to `path` (under `baseUrl`) is answered: 101 when it opens, else the refusal's status
+ * and body. `origin` sends an Origin header, as a browser page of that origin does.
+ */
+export const upgradeAnswer = (baseUrl: string, path: string, options: { origin?: string } = {}) =>
+  new Promise<{ status: number; body: string }>((resolve) => {
+    const ws = new WebSocket(baseUrl.replace(/^http/, 'ws') + path, options.origin === undefined ? {} : { origin: options.origin });
+    ws.on('unexpected-response', (_req, res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
     ws.on('open', () => {
-      resolve(101);
+      resolve({ status: 101, body: '' });
       ws.close();
     });
     ws.on('error', () => undefined);
   });
+
+/** The HTTP status a websocket upgrade to `path` (under `baseUrl`) is answered with: 101 when it opens. */
+export const upgradeStatus = async (baseUrl: string, path: string, options: { origin?: string } = {}) => (await upgradeAnswer(baseUrl, path, options)).status;
 
 /** A y-websocket message: its kind (0 sync, 1 awareness), the sync step when a sync one, and the payload. */
 export function yjsMessage(kind: number, step: number | null, payload: Uint8Array): Uint8Array {
