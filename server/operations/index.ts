@@ -36,6 +36,7 @@ import recordingsAdd from './recordings/add.ts';
 import recordingsDelete from './recordings/delete.ts';
 import recordingsGet from './recordings/get.ts';
 import generateToken from './auth/generate_token.ts';
+import legacyTokenGet from './auth/token/get.ts';
 import crdtAdd from './crdt/add.ts';
 import crdtDelete from './crdt/delete.ts';
 import crdtGet from './crdt/get.ts';
@@ -189,6 +190,7 @@ export const operations: readonly AnyOperation[] = [
   permissionsRemove,
   permissionsGet,
   generateToken,
+  legacyTokenGet,
   // the feed
   notificationsAdd,
   notificationsGet,

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { memberships, users } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
-import { createAccessResolver, upsertMembership, type AccessDecision } from './access.ts';
+import { createAccessResolver, findMembership, upsertMembership, type AccessDecision } from './access.ts';
 import { findDocument } from './documents.ts';
 import { findFolder } from './folders.ts';
 import { ensureOrganization, findOrganization } from './organizations.ts';
@@ -124,6 +124,8 @@ export interface UserTokenClaims extends JWTPayload {
   email?: string;
   isAdmin?: boolean;
   resources?: PermissionResource[];
+  /** The user's organization, as the legacy /v1/auth/token/get states it. */
+  organizationId?: string;
 }
 
 /**
@@ -134,6 +136,7 @@ export async function generateUserToken(
   app: AppContext,
   apiKey: ApiKeyRow,
   input: { userId: string; userProperties?: { isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined; permissions?: PermissionsInput | undefined },
+  organizationId?: string,
 ): Promise<string> {
   const resources = input.permissions?.resources ?? [];
   transaction(app.db, (tx) => {
@@ -146,6 +149,7 @@ export async function generateUserToken(
   if (input.userProperties?.email !== undefined) claims.email = input.userProperties.email;
   if (input.userProperties?.isAdmin !== undefined) claims.isAdmin = input.userProperties.isAdmin;
   if (resources.length > 0) claims.resources = resources;
+  if (organizationId !== undefined) claims.organizationId = organizationId;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(input.userId)
@@ -154,6 +158,24 @@ export async function generateUserToken(
     .setIssuedAt()
     .setExpirationTime(TOKEN_LIFETIME)
     .sign(signingKey(app, apiKey.id));
+}
+
+/**
+ * The legacy /v1/auth/token/get: generate_token's token for a user who belongs to `userProperties.organizationId`.
+ * A user not yet in that organization joins it as generate_token's organization resource joins one (editor, the
+ * organization created when missing); an existing membership keeps its role, so asking for a token never changes
+ * what the user may do.
+ */
+export function legacyUserToken(
+  app: AppContext,
+  apiKey: ApiKeyRow,
+  input: { userId: string; userProperties?: { organizationId?: string | undefined; isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined },
+): Promise<string> {
+  const { organizationId, ...userProperties } = input.userProperties ?? {};
+  const member =
+    organizationId !== undefined && findMembership(app.db, { apiKeyId: apiKey.id, organizationId, level: 'organization', resourceId: organizationId, userId: input.userId });
+  const resources: PermissionResource[] = organizationId !== undefined && !member ? [{ type: 'organization', id: organizationId }] : [];
+  return generateUserToken(app, apiKey, { userId: input.userId, userProperties, permissions: { resources } }, organizationId);
 }
 
 /** The claims of a token made by generateUserToken for this API key, or null (bad signature, expired, other key). */

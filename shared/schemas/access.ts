@@ -157,3 +157,16 @@ export const generateTokenInput = z.object({
     .optional(),
   permissions: z.object({ resources: z.array(permissionResource).max(1000).default([]), context: contextPermissions.optional() }).optional(),
 });
+
+/**
+ * The legacy /v1/auth/token/get: the key's credentials in the body (no auth headers) and the user's organization
+ * among its properties.
+ */
+export const legacyTokenInput = z.object({
+  apiKey: nonEmpty(200),
+  authToken: nonEmpty(200),
+  userId: id,
+  userProperties: z
+    .object({ organizationId: id.optional(), isAdmin: z.boolean().optional(), name: z.string().max(500).optional(), email: z.string().max(320).optional() })
+    .optional(),
+});
