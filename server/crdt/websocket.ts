@@ -3,21 +3,25 @@ import type { Duplex } from 'node:stream';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import { WebSocket, WebSocketServer } from 'ws';
+import { z } from 'zod';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
+import { parseInput } from '../http/validation.ts';
 import { documentAccess } from '../services/access.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
 import { allowedDomainsOf, originAllowed } from '../services/domains.ts';
 import { verifyUserToken } from '../services/permissions.ts';
 import { CRDT_TYPES } from '../db/schema.ts';
+import { id } from '../../shared/schemas/access.ts';
 import { DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
 import { INFER_KEY, INFER_TYPE, type CrdtType } from './content.ts';
 import { MESSAGE_AWARENESS, MESSAGE_SYNC, type CrdtStore, type DocKey, type LiveDoc } from './store.ts';
 
 export const YJS_PATH = '/yjs/';
+const ROOM_IDS = z.object({ organizationId: id, documentId: id, editorId: id });
 const PING_MS = 30_000;
 
 interface Connection {
@@ -152,16 +156,22 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
       } catch {
         return reject(socket, 400, 'Bad URI encoding');
       }
-      const [organizationId, documentId, editorId] = ids as [string, string, string];
+      // the ids as the REST operations read them (trimmed, at most 256 characters), so both name the same room
+      let room: Omit<DocKey, 'apiKeyId'>;
+      try {
+        room = parseInput(ROOM_IDS, { organizationId: ids[0], documentId: ids[1], editorId: ids[2] });
+      } catch (error) {
+        return reject(socket, 400, error instanceof ApiError ? error.message : 'Bad room path');
+      }
       let auth: Awaited<ReturnType<typeof authorize>>;
       try {
-        auth = await authorize(app, { organizationId, documentId, editorId }, url.searchParams, req.headers.origin);
+        auth = await authorize(app, room, url.searchParams, req.headers.origin);
       } catch (error) {
         if (error instanceof ApiError) return reject(socket, error.status === 'UNAUTHENTICATED' ? 401 : 403, error.message);
         app.log.error('websocket authorization failed', { error: String(error) });
         return reject(socket, 500, 'Internal error');
       }
-      const key: DocKey = { apiKeyId: auth.apiKeyId, organizationId, documentId, editorId };
+      const key: DocKey = { apiKeyId: auth.apiKeyId, ...room };
       let entry: LiveDoc | undefined;
       try {
         entry = store.load(key);

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { startCliServer } from '../helpers/cli.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
-import { connectYjs, upgradeStatus as upgradeWebsocket } from '../helpers/yjs.ts';
+import { connectYjs, upgradeAnswer, upgradeStatus as upgradeWebsocket } from '../helpers/yjs.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -106,6 +106,24 @@ describe('y-websocket sync', () => {
     const other = await createWorkspace(t);
     // another key's token for this key's id
     expect(await upgradeStatus(`/yjs/acme/doc/x?apiKey=${k}&authToken=${other.authToken}`)).toBe(403);
+  });
+
+  it('reads the room ids as REST does: trimmed, not blank, at most 256 characters', async () => {
+    const padded = connectYjs(t.url, { organizationId: ' acme ', documentId: 'doc\t', editorId: ' trimmed' }, server());
+    try {
+      await padded.synced;
+      padded.doc.getText('content').insert(0, 'typed in a padded room');
+      await eventually(async () => {
+        const stored = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'trimmed' });
+        expect(stored.body.result.data[0]?.data).toBe('typed in a padded room');
+      });
+    } finally {
+      padded.close();
+    }
+    const creds = `apiKey=${t.credentials.apiKey}&authToken=${t.credentials.authToken}`;
+    expect(await upgradeAnswer(t.url, `/yjs/acme/%20%20/x?${creds}`)).toEqual({ status: 400, body: 'documentId must not be empty.' });
+    expect(await upgradeStatus(`/yjs/acme/doc/${'e'.repeat(257)}?${creds}`)).toBe(400);
+    expect(await upgradeStatus(`/yjs/acme/doc/${'e'.repeat(256)}?${creds}`)).toBe(101);
   });
 
   it('compacts the update log into a snapshot and reloads the same content', async () => {
