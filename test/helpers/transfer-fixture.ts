@@ -115,7 +115,8 @@ export function readCalls(org: string, ids: { annotationId: string; endpointId?:
     ],
     '/v2/memory/judgments/query': [{ query: 'good' }],
   };
-  const registered = operations.filter((o) => /\/(get|list)$/.test(o.path)).map((o) => o.path);
+  // the legacy /v1/auth/token/get issues a user token (a write, like generate_token), whatever its name says
+  const registered = operations.filter((o) => /\/(get|list)$/.test(o.path) && o.path !== '/v1/auth/token/get').map((o) => o.path);
   expect(registered.filter((path) => !(path in reads)), 'read operations the export test does not cover').toEqual([]);
   return Object.fromEntries(Object.entries(reads).map(([path, inputs]) => [path, inputs.map((data) => ({ path, data }))]));
 }
