@@ -408,6 +408,19 @@ export const activities = sqliteTable(
 // Comments, reactions, recordings, and the user-data erasure jobs.
 // ---------------------------------------------------------------------------------------------------------
 
+/** Fields of a hosted comment that Hearth stores and returns as given, without acting on them. */
+export interface CommentExtra {
+  status?: string;
+  isDraft?: boolean;
+  to?: StoredUser[];
+  attachments?: Array<Record<string, unknown>>;
+  recorders?: Array<Record<string, unknown>>;
+  customList?: Array<Record<string, unknown>>;
+  agent?: Record<string, unknown>;
+  isCommentResolverUsed?: boolean;
+  isCommentTextAvailable?: boolean;
+}
+
 export const commentAnnotations = sqliteTable(
   'comment_annotations',
   {
@@ -427,6 +440,8 @@ export const commentAnnotations = sqliteTable(
     visibility: text('visibility', { enum: ['public', 'restricted'] }).notNull(),
     visibleToUserIds: text('visible_to_user_ids', { mode: 'json' }).$type<string[]>(),
     commentType: text('comment_type'),
+    /** A suggestion-mode annotation's suggestion, as given. */
+    suggestion: text('suggestion', { mode: 'json' }).$type<Record<string, unknown>>(),
     createdByUserId: text('created_by_user_id').notNull(),
     resolvedByUserId: text('resolved_by_user_id'),
     createdAt: integer('created_at').notNull(),
@@ -455,6 +470,8 @@ export const comments = sqliteTable(
     taggedUserContacts: text('tagged_user_contacts', { mode: 'json' }).$type<unknown[]>(),
     mentionedUserIds: text('mentioned_user_ids', { mode: 'json' }).$type<string[]>().notNull(),
     context: text('context', { mode: 'json' }).$type<Record<string, unknown>>(),
+    /** The hosted comment's fields Hearth keeps as given (attachments, isDraft, to, …); null when none was. */
+    extra: text('extra', { mode: 'json' }).$type<CommentExtra>(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

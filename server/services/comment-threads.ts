@@ -1,13 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { commentInput } from '../../shared/schemas/comments.ts';
+import type { commentInput, commentsUpdateInput } from '../../shared/schemas/comments.ts';
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { commentAnnotations, comments, type StoredUser } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
-import { commentsOf, insertComments, label, mentionedIds, requireAnnotation } from './comments.ts';
+import { commentExtra, commentsOf, insertComments, label, mentionedIds, requireAnnotation } from './comments.ts';
 import type { ApiKeyRow } from './types.ts';
 
 /** The comments of one annotation: /v2/commentannotations/comments/add, get, update and delete. */
@@ -38,7 +38,7 @@ export function getComments(app: AppContext, apiKeyId: string, input: { organiza
 export function updateComments(
   app: AppContext,
   apiKeyId: string,
-  input: { organizationId: string; annotationId: string; commentIds: number[]; updatedData: { commentText?: string | undefined; commentHtml?: string | undefined; taggedUserContacts?: CommentInput['taggedUserContacts']; context?: Record<string, unknown> | undefined }; actionUser?: StoredUser | undefined },
+  input: z.output<typeof commentsUpdateInput>,
 ): Outcomes {
   const data = input.updatedData;
   if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
@@ -59,6 +59,8 @@ export function updateComments(
           taggedUserContacts: data.taggedUserContacts ?? row.taggedUserContacts,
           mentionedUserIds: data.taggedUserContacts ? mentionedIds(data.taggedUserContacts) : row.mentionedUserIds,
           context: data.context ?? row.context,
+          // an edited text makes the comment `updated`, as the hosted SDK marks it, unless a status is given
+          extra: commentExtra(data.status === undefined && (data.commentText !== undefined || data.commentHtml !== undefined) ? { ...data, status: 'updated' } : data, row.extra),
           updatedAt: Date.now(),
         })
         .where(where)

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { compiledRows, inJsonList, listValues, placeholderList, preparedFor, rowInserter } from '../db/prepared.ts';
-import { commentAnnotations, commentReads, comments, documents as documentRows, reactions, type StoredUser } from '../db/schema.ts';
+import { commentAnnotations, commentReads, comments, documents as documentRows, reactions, type CommentExtra, type StoredUser } from '../db/schema.ts';
 import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { createAccessResolver } from './access.ts';
@@ -32,6 +32,26 @@ const DEFAULT_STATUS = { id: 'OPEN', name: 'Open', type: 'default' };
 export const userOf = (u: { userId: string; name?: string | undefined; email?: string | undefined }): StoredUser =>
   Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) as StoredUser;
 export const label = (u: StoredUser) => (typeof u.name === 'string' && u.name) || u.userId;
+
+/** The hosted comment fields kept as given (CommentExtra) that `data` names, over `base`; null when none is set. */
+export function commentExtra(data: Partial<Record<keyof CommentExtra, unknown>>, base: CommentExtra | null = null): CommentExtra | null {
+  const extra: Record<string, unknown> = { ...base };
+  for (const key of EXTRA_KEYS) {
+    const value = data[key];
+    if (value !== undefined) extra[key] = key === 'to' ? (value as CommentInput['from'][]).map(userOf) : value;
+  }
+  return Object.keys(extra).length > 0 ? (extra as CommentExtra) : null;
+}
+const EXTRA_KEYS = ['status', 'isDraft', 'to', 'attachments', 'recorders', 'customList', 'agent', 'isCommentResolverUsed', 'isCommentTextAvailable'] as const satisfies ReadonlyArray<keyof CommentExtra>;
+
+/**
+ * When a comment was written and last edited: as given (an import of older comments), else now; given only
+ * lastUpdated, it was written then at the latest.
+ */
+function commentTimes(item: CommentInput, now: number): { createdAt: number; updatedAt: number } {
+  const createdAt = item.createdAt ?? Math.min(now, item.lastUpdated ?? now);
+  return { createdAt, updatedAt: item.lastUpdated ?? createdAt };
+}
 
 export function mentionedIds(contacts: CommentInput['taggedUserContacts']): string[] {
   return [...new Set((contacts ?? []).map((c) => c.userId ?? c.contact?.userId).filter((v): v is string => !!v))];
@@ -99,6 +119,7 @@ export function insertComments(w: WriteContext, items: CommentInput[], options: 
     if (item.commentId !== undefined && commentTaken(tx, apiKey.id, organizationId, annotation.id, item.commentId)) throw alreadyExists(`Comment already exists: ${item.commentId}.`);
     const id = item.commentId ?? newCommentId(tx, apiKey.id, organizationId, annotation.id);
     const now = Date.now();
+    const { createdAt, updatedAt } = commentTimes(item, now);
     const mentioned = mentionedIds(item.taggedUserContacts);
     const from = userOf(item.from);
     insertComment(tx, {
@@ -113,8 +134,9 @@ export function insertComments(w: WriteContext, items: CommentInput[], options: 
       taggedUserContacts: item.taggedUserContacts ?? null,
       mentionedUserIds: mentioned,
       context: item.context ?? null,
-      createdAt: now,
-      updatedAt: now,
+      extra: commentExtra(item),
+      createdAt,
+      updatedAt,
     });
     ids.push(id);
     markRead(tx, apiKey.id, organizationId, annotation.id, from.userId, now);
@@ -221,7 +243,9 @@ function insertAnnotation(tx: Db, apiKeyId: string, organizationId: string, docu
   const id = item.annotationId ?? randomAlphanumeric(20);
   if (item.annotationId && findAnnotation(tx, apiKeyId, organizationId, id)) return null;
   const status = item.status ?? DEFAULT_STATUS;
+  // the thread's times: its first comment's creation and its latest edit (as given when older comments are imported)
   const now = Date.now();
+  const times = item.commentData.map((c) => commentTimes(c, now));
   const row: AnnotationRow = {
     apiKeyId,
     organizationId,
@@ -238,24 +262,39 @@ function insertAnnotation(tx: Db, apiKeyId: string, organizationId: string, docu
     visibility: item.visibility?.type ?? 'public',
     visibleToUserIds: item.visibility?.userIds ?? null,
     commentType: item.commentType ?? null,
+    suggestion: item.suggestion ?? null,
     createdByUserId: item.commentData[0]?.from.userId as string,
     resolvedByUserId: null,
-    createdAt: now,
-    updatedAt: now,
+    createdAt: times[0]?.createdAt ?? now,
+    updatedAt: Math.max(...times.map((t) => t.updatedAt)),
   };
   insertAnnotationRow(tx, row);
   return row;
 }
 
+/**
+ * A comment record as the hosted service gives it (reference §3.9); the kept fields a comment was not given read
+ * as the hosted defaults (status `added`, not a draft, empty lists), the optional ones only when given.
+ */
 function describeComment(row: CommentRow, reactionRows: Array<typeof reactions.$inferSelect>) {
+  const extra = row.extra;
   return {
     commentId: row.id,
     type: 'text',
+    status: extra?.status ?? 'added',
+    isDraft: extra?.isDraft ?? false,
     commentText: row.text,
     commentHtml: row.html,
     from: row.fromUser,
+    to: extra?.to ?? [],
     taggedUserContacts: row.taggedUserContacts ?? [],
     mentionedUserIds: row.mentionedUserIds,
+    attachments: extra?.attachments ?? [],
+    recorders: extra?.recorders ?? [],
+    customList: extra?.customList ?? [],
+    ...(extra?.agent === undefined ? {} : { agent: extra.agent }),
+    ...(extra?.isCommentResolverUsed === undefined ? {} : { isCommentResolverUsed: extra.isCommentResolverUsed }),
+    ...(extra?.isCommentTextAvailable === undefined ? {} : { isCommentTextAvailable: extra.isCommentTextAvailable }),
     context: row.context,
     createdAt: row.createdAt,
     lastUpdated: row.updatedAt,
@@ -319,6 +358,7 @@ export function describeAnnotation(row: AnnotationRow, commentData: ReturnType<t
     context: row.context,
     visibility: { type: row.visibility, ...(row.visibleToUserIds ? { userIds: row.visibleToUserIds } : {}) },
     commentType: row.commentType,
+    ...(row.suggestion === null ? {} : { suggestion: row.suggestion }),
     resolvedByUserId: row.resolvedByUserId,
     from: commentData[0]?.from ?? { userId: row.createdByUserId },
     metadata: { apiKey: row.apiKeyId, documentId: row.documentId, organizationId: row.organizationId },

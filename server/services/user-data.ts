@@ -210,12 +210,25 @@ function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config'>, job: ErasureJo
       const contains = (column: SQLiteColumn) => sql`instr(${column}, ${trace}) > 0`;
       tx.delete(notifications).where(and(mine(notifications), or(contains(notifications.actionUser), contains(notifications.headlineData), contains(notifications.body), contains(notifications.sourceData)))).run();
       tx.delete(activities).where(and(mine(activities), or(eq(activities.actionUserId, userId), contains(activities.actionUser), contains(activities.displayMessageTemplateData), contains(activities.entityData), contains(activities.changes)))).run();
-      // mentions of the user in other people's comments: drop the tagged contact, keep the comment
-      const mentioning = tx.select().from(comments).where(and(mine(comments), or(contains(comments.taggedUserContacts), contains(comments.mentionedUserIds)))).all();
+      // the user in other people's comments (tagged, a recipient, in a kept list): drop those entries, keep the comment
+      const mentioning = tx
+        .select()
+        .from(comments)
+        .where(and(mine(comments), or(contains(comments.taggedUserContacts), contains(comments.mentionedUserIds), contains(comments.extra))))
+        .all();
+      const without = <T>(list: T[] | undefined) => list?.filter((entry) => !JSON.stringify(entry).includes(trace));
       for (const c of mentioning) {
-        const contacts = (c.taggedUserContacts ?? []).filter((t) => !JSON.stringify(t).includes(trace));
+        const contacts = without(c.taggedUserContacts ?? []);
+        const extra = c.extra && {
+          ...c.extra,
+          ...(c.extra.to && { to: without(c.extra.to) }),
+          ...(c.extra.attachments && { attachments: without(c.extra.attachments) }),
+          ...(c.extra.recorders && { recorders: without(c.extra.recorders) }),
+          ...(c.extra.customList && { customList: without(c.extra.customList) }),
+        };
+        if (extra?.agent && JSON.stringify(extra.agent).includes(trace)) delete extra.agent;
         tx.update(comments)
-          .set({ taggedUserContacts: contacts, mentionedUserIds: c.mentionedUserIds.filter((u) => u !== userId) })
+          .set({ taggedUserContacts: contacts, mentionedUserIds: c.mentionedUserIds.filter((u) => u !== userId), extra })
           .where(and(mine(comments), eq(comments.organizationId, c.organizationId), eq(comments.annotationId, c.annotationId), eq(comments.id, c.id)))
           .run();
       }

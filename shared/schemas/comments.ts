@@ -12,6 +12,19 @@ export const taggedContact = z
   .object({ userId: id.optional(), contact: feedUser.partial().extend({ userId: id }).optional(), text: z.string().max(500).optional() })
   .refine((c) => c.userId !== undefined || c.contact !== undefined, { error: 'needs userId or contact.userId' });
 
+/**
+ * The hosted comment's fields Hearth keeps and returns as given (reference §3.9): its status (`added`/`updated`
+ * in the hosted SDK), draft flag, direct recipients, attachments, recordings and custom list items.
+ */
+export const commentFields = {
+  status: z.string().min(1).max(100).optional(),
+  isDraft: z.boolean().optional(),
+  to: z.array(feedUser).max(100).optional(),
+  attachments: z.array(record).max(100).optional(),
+  recorders: z.array(record).max(100).optional(),
+  customList: z.array(record).max(100).optional(),
+};
+
 export const commentInput = z.object({
   commentId: z.number().int().min(1).max(2 ** 31 - 1).optional(),
   commentText: z.string().max(100_000).optional(),
@@ -19,8 +32,19 @@ export const commentInput = z.object({
   from: feedUser,
   taggedUserContacts: z.array(taggedContact).max(100).optional(),
   context: record.optional(),
+  /** When the comment was written and last edited (an import of older comments); the server's clock otherwise. */
+  createdAt: epochMs.optional(),
+  lastUpdated: epochMs.optional(),
+  ...commentFields,
+  /** The agent that wrote the comment (agentSource, agentId, executionId, agentName, url, reason). */
+  agent: record.optional(),
+  isCommentResolverUsed: z.boolean().optional(),
+  isCommentTextAvailable: z.boolean().optional(),
   triggerNotification: z.boolean().optional(),
   triggerActivities: z.boolean().optional(),
+}).refine((c) => c.createdAt === undefined || c.lastUpdated === undefined || c.lastUpdated >= c.createdAt, {
+  error: 'must not be before createdAt',
+  path: ['lastUpdated'],
 });
 
 export const statusInput = z.object({ id: z.string().min(1).max(100), name: z.string().max(200).optional(), type: z.string().max(100).optional() }).catchall(z.unknown());
@@ -36,6 +60,7 @@ export const annotationInput = z.object({
   context: record.optional(),
   priority: z.unknown().optional(),
   commentType: z.string().max(100).optional(),
+  suggestion: record.optional(),
   visibility: visibilityInput.optional(),
 });
 
@@ -100,7 +125,13 @@ export const commentsUpdateInput = z.object({
   organizationId: id,
   annotationId: id,
   commentIds: z.array(z.number().int()).min(1).max(1000),
-  updatedData: z.object({ commentText: z.string().max(100_000).optional(), commentHtml: z.string().max(200_000).optional(), taggedUserContacts: z.array(taggedContact).max(100).optional(), context: record.optional() }),
+  updatedData: z.object({
+    commentText: z.string().max(100_000).optional(),
+    commentHtml: z.string().max(200_000).optional(),
+    taggedUserContacts: z.array(taggedContact).max(100).optional(),
+    context: record.optional(),
+    ...commentFields,
+  }),
   actionUser: feedUser.optional(),
 });
 export const commentsDeleteInput = z.object({ organizationId: id, annotationId: id, commentIds: z.array(z.number().int()).min(1).max(1000), actionUser: feedUser.optional() });

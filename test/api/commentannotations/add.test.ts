@@ -105,6 +105,95 @@ describe('/v2/commentannotations/add', () => {
     expect(stored.comments.map((c: any) => c.commentId)).toEqual(res.body.result.data.ordered.commentIds);
   });
 
+  it("keeps the hosted comment's other fields as given (attachments, draft, recipients, agent, …) and an annotation's suggestion", async () => {
+    const attachment = { attachmentId: 7, name: 'spec.pdf', size: 1024, type: 'application/pdf', url: 'https://files.example.com/spec.pdf' };
+    const agent = { agentSource: 'custom', agentId: 'tone', executionId: 'ex1', agentName: 'Tone', url: 'https://agents.example.com', reason: { title: 'Tone', description: 'Too harsh', severity: 'low' } };
+    const res = await add({
+      commentAnnotations: [
+        {
+          annotationId: 'kept-fields',
+          suggestion: { type: 'replace', from: 'colour', to: 'color' },
+          commentData: [
+            {
+              commentText: 'see attached',
+              from: { userId: 'ann' },
+              status: 'added',
+              isDraft: true,
+              to: [{ userId: 'bob', name: 'Bob', email: 'bob@example.com' }],
+              attachments: [attachment],
+              recorders: [{ recorderId: 'r1', type: 'audio' }],
+              customList: [{ id: 'bug', label: 'Bug' }],
+              agent,
+              isCommentResolverUsed: false,
+              isCommentTextAvailable: true,
+            },
+            { commentText: 'plain', from: { userId: 'bob' } },
+          ],
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const stored = await getOne('kept-fields');
+    expect(stored.suggestion).toEqual({ type: 'replace', from: 'colour', to: 'color' });
+    expect(stored.comments[0]).toMatchObject({
+      status: 'added',
+      isDraft: true,
+      to: [{ userId: 'bob', name: 'Bob', email: 'bob@example.com' }],
+      attachments: [attachment],
+      recorders: [{ recorderId: 'r1', type: 'audio' }],
+      customList: [{ id: 'bug', label: 'Bug' }],
+      agent,
+      isCommentResolverUsed: false,
+      isCommentTextAvailable: true,
+    });
+    // a comment given none of them reads with the defaults, and without the optional ones
+    expect(stored.comments[1]).toMatchObject({ status: 'added', isDraft: false, to: [], attachments: [], recorders: [], customList: [] });
+    for (const key of ['agent', 'isCommentResolverUsed', 'isCommentTextAvailable']) expect(stored.comments[1]).not.toHaveProperty(key);
+    expect((await getOne('ordered')) ?? {}).not.toHaveProperty('suggestion');
+    // the same record through comments/get
+    const comments = await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: 'kept-fields' });
+    expect(comments.body.result.data[0]).toEqual(stored.comments[0]);
+  });
+
+  it('keeps given createdAt and lastUpdated (an import of older comments); the thread takes its first and latest', async () => {
+    const day = 86_400_000;
+    const t0 = Date.UTC(2024, 0, 15);
+    const before = Date.now();
+    const res = await add({
+      commentAnnotations: [
+        {
+          annotationId: 'imported',
+          commentData: [
+            { commentText: 'first', from: { userId: 'ann' }, createdAt: t0, lastUpdated: t0 + day },
+            { commentText: 'second', from: { userId: 'bob' }, createdAt: t0 + 2 * day },
+            { commentText: 'only edited', from: { userId: 'bob' }, lastUpdated: t0 + 3 * day },
+            { commentText: 'now', from: { userId: 'ann' } },
+          ],
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const stored = await getOne('imported');
+    const times = stored.comments.map((c: any) => [c.commentText, c.createdAt, c.lastUpdated]);
+    expect(times.slice(0, 3)).toEqual([
+      ['first', t0, t0 + day],
+      ['second', t0 + 2 * day, t0 + 2 * day],
+      // given only its last edit, it was written then at the latest
+      ['only edited', t0 + 3 * day, t0 + 3 * day],
+    ]);
+    expect(times[3][1]).toBeGreaterThanOrEqual(before);
+    expect(stored.createdAt).toBe(t0);
+    // the latest edit is the comment written now (the thread's time is read a moment before its comments')
+    expect(stored.lastUpdated).toBeGreaterThanOrEqual(before);
+    expect(stored.lastUpdated).toBeLessThanOrEqual(times[3][2]);
+    // the time filters see the thread's own times
+    const old = await t.callK('/v2/commentannotations/get', { organizationId: 'acme', createdBefore: t0 + 1 });
+    expect(old.body.result.data.map((a: any) => a.annotationId)).toEqual(['imported']);
+    // lastUpdated before createdAt is refused, naming the field
+    const bad = await add({ commentAnnotations: [{ commentData: [{ from: { userId: 'ann' }, createdAt: t0, lastUpdated: t0 - 1 }] }] });
+    expect(bad.body).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'commentAnnotations[0].commentData[0].lastUpdated must not be before createdAt.' } });
+  });
+
   it('generates 20-alphanumeric annotation ids, one entry per annotation', async () => {
     const res = await add({ commentAnnotations: [{ commentData: [{ commentText: 'one', from: { userId: 'ann' } }] }, { commentData: [{ commentText: 'two', from: { userId: 'bob' } }] }] });
     const entries = Object.entries(res.body.result.data) as Array<[string, any]>;
@@ -275,6 +364,11 @@ describe('/v2/commentannotations/add', () => {
       [{ commentAnnotations: [{ commentData: [{ from }], visibility: { type: 'secret' } }] }, 'commentAnnotations[0].visibility.type must be one of: public, restricted.'],
       [{ commentAnnotations: [{ commentData: [{ from }], assignedTo: {} }] }, 'commentAnnotations[0].assignedTo.userId is required.'],
       [{ verifyUserPermissions: 'yes', commentAnnotations: [{ commentData: [{ from }] }] }, 'verifyUserPermissions must be a boolean, not a string.'],
+      [{ commentAnnotations: [{ commentData: [{ from, isDraft: 'yes' }] }] }, 'commentAnnotations[0].commentData[0].isDraft must be a boolean, not a string.'],
+      [{ commentAnnotations: [{ commentData: [{ from, to: [{}] }] }] }, 'commentAnnotations[0].commentData[0].to[0].userId is required.'],
+      [{ commentAnnotations: [{ commentData: [{ from, attachments: {} }] }] }, 'commentAnnotations[0].commentData[0].attachments must be an array, not an object.'],
+      [{ commentAnnotations: [{ commentData: [{ from, createdAt: -1 }] }] }, 'commentAnnotations[0].commentData[0].createdAt must be at least 0.'],
+      [{ commentAnnotations: [{ commentData: [{ from, status: '' }] }] }, 'commentAnnotations[0].commentData[0].status must not be empty.'],
     ];
     for (const [data, message] of cases) {
       const res = await add(data);

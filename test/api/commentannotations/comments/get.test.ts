@@ -42,11 +42,18 @@ describe('/v2/commentannotations/comments/get', () => {
     expect(data[0]).toEqual({
       commentId: commentIds[0],
       type: 'text',
+      // the hosted record's fields this comment was not given, as the hosted SDK's defaults
+      status: 'added',
+      isDraft: false,
       commentText: 'a',
       commentHtml: '<b>a</b>',
       from: { userId: 'ann', name: 'Ann' },
+      to: [],
       taggedUserContacts: [{ userId: 'bob' }, { contact: { userId: 'cat', name: 'Cat' }, text: '@Cat' }],
       mentionedUserIds: ['bob', 'cat'],
+      attachments: [],
+      recorders: [],
+      customList: [],
       context: { c: 1 },
       createdAt: expect.any(Number),
       lastUpdated: expect.any(Number),

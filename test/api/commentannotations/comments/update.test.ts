@@ -36,7 +36,9 @@ describe('/v2/commentannotations/comments/update', () => {
       data: { [commentIds[0]!]: { success: true, message: 'Updated successfully' }, 1: { success: false, message: 'Not found' } },
     });
     const [after, untouched] = await comments();
-    expect(after).toEqual({ ...before, commentText: 'new', lastUpdated: expect.any(Number) });
+    // an edited text marks the comment updated, as the hosted SDK does
+    expect(before.status).toBe('added');
+    expect(after).toEqual({ ...before, commentText: 'new', status: 'updated', lastUpdated: expect.any(Number) });
     expect(after.lastUpdated).toBeGreaterThanOrEqual(before.lastUpdated);
     expect(untouched.commentText).toBe('other');
     expect(await activitiesOf(t, id)).toEqual([
@@ -81,6 +83,23 @@ describe('/v2/commentannotations/comments/update', () => {
     await update({ commentIds: [commentIds[0]], updatedData: { taggedUserContacts: [] } });
     expect((await comments())[0].mentionedUserIds).toEqual([]);
     expect(await mentioning('bob')).toEqual([]);
+  });
+
+  it("changes the hosted comment's kept fields, keeping the ones not named; a given status wins over updated", async () => {
+    const thread = await addAnnotation(t, { commentData: [{ commentText: 'draft', from: { userId: 'bob' }, recorders: [{ recorderId: 'r1' }] }] });
+    const change = (updatedData: Record<string, unknown>) => update({ annotationId: thread.annotationId, commentIds: thread.commentIds, updatedData });
+    const read = async () => (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: thread.annotationId })).body.result.data[0];
+    const attachment = { attachmentId: 1, name: 'a.png', url: 'https://files.example.com/a.png' };
+    await change({ isDraft: true, attachments: [attachment], to: [{ userId: 'ann', name: 'Ann' }] });
+    let c = await read();
+    // no text edited: the status stays
+    expect(c).toMatchObject({ commentText: 'draft', status: 'added', isDraft: true, attachments: [attachment], to: [{ userId: 'ann', name: 'Ann' }], recorders: [{ recorderId: 'r1' }], customList: [] });
+    await change({ isDraft: false, customList: [{ id: 'q', label: 'Question' }] });
+    c = await read();
+    expect(c).toMatchObject({ isDraft: false, attachments: [attachment], to: [{ userId: 'ann', name: 'Ann' }], customList: [{ id: 'q', label: 'Question' }] });
+    await change({ commentText: 'edited', status: 'reviewed', attachments: [] });
+    c = await read();
+    expect(c).toMatchObject({ commentText: 'edited', status: 'reviewed', attachments: [], customList: [{ id: 'q', label: 'Question' }], recorders: [{ recorderId: 'r1' }] });
   });
 
   it('answers NOT_FOUND for an unknown annotation', async () => {

@@ -18,7 +18,7 @@ beforeAll(async () => {
   const zelda = { userId: 'zelda', name: NAME, email: EMAIL };
   const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'd', commentAnnotations: [{ assignedTo: zelda, commentData: [{ commentText: 'from zelda quixotic', from: zelda }] }] });
   annotationId = Object.keys(created.body.result.data)[0]!;
-  const bobs = await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'thanks Zelda', from: { userId: 'bob', name: 'Bob' }, taggedUserContacts: [{ contact: zelda }] }] });
+  const bobs = await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'thanks Zelda', from: { userId: 'bob', name: 'Bob' }, taggedUserContacts: [{ contact: zelda }], to: [zelda, { userId: 'cal' }], attachments: [{ name: 'notes.txt', uploadedBy: zelda }, { name: 'keep.png' }] }] });
   await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: bobs.body.result.data[0], icon: 'heart', from: zelda });
   await t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'd', actionUser: zelda, displayHeadlineMessageTemplate: '{actionUser} pinged', displayBodyMessage: `ping from ${NAME}`, notifyAll: false, notifyUsers: [{ userId: 'bob' }] });
   await t.callK('/v2/activities/add', { organizationId: 'acme', documentId: 'd', activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: zelda, targetEntityId: 't' }] });
@@ -57,6 +57,9 @@ describe('/v2/users/data/delete', () => {
     const comments = (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data;
     expect(comments.map((c: any) => c.commentText)).toEqual(['thanks Zelda']);
     expect(comments[0].mentionedUserIds).toEqual([]);
+    // and without zelda among its recipients and attachments
+    expect(comments[0].to).toEqual([{ userId: 'cal' }]);
+    expect(comments[0].attachments).toEqual([{ name: 'keep.png' }]);
     expect(comments[0].reactionAnnotations).toEqual([]);
     const exported = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'zelda' });
     expect(exported.body.result.data).toEqual({ profile: null, comments: [], reactions: [], recordings: [], notifications: [] });

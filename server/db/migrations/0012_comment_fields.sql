@@ -1,0 +1,2 @@
+ALTER TABLE `comment_annotations` ADD `suggestion` text;--> statement-breakpoint
+ALTER TABLE `comments` ADD `extra` text;
