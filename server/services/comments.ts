@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
-import type { annotationInput, annotationsAddInput, annotationsGetInput, annotationsUpdateInput, commentInput } from '../../shared/schemas/comments.ts';
+import type { annotationFilters, annotationInput, annotationsAddInput, annotationsGetInput, annotationsUpdateInput, commentInput } from '../../shared/schemas/comments.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
@@ -416,11 +416,11 @@ const annotationPage = compiledRows(commentAnnotations, (db, shape: AnnotationSh
     .limit(p('limit'));
 });
 
-/** /v2/commentannotations/get: every filter combined; newest first unless asc; keyset on (createdAt, id). */
-export function getAnnotations(app: AppContext, apiKeyId: string, input: z.output<typeof annotationsGetInput>) {
-  const { pageToken, pageSize, ...filters } = input;
-  const scope = { op: 'commentannotations/get', apiKeyId, ...filters };
-  const cursor = readPageToken(app, scope, pageToken, ['number', 'string']);
+/** What selects annotations (get's and update's filters), the order, and for a page the reader. */
+type AnnotationSelection = Pick<z.output<typeof annotationsGetInput>, 'organizationId' | keyof typeof annotationFilters | 'order'> & { userId?: string | undefined };
+
+/** The annotations the filters select, in `order` of (createdAt, id), after `cursor`, at most `limit`. */
+function selectAnnotations(db: Db, apiKeyId: string, input: AnnotationSelection, limit: number, cursor?: readonly unknown[] | null) {
   const documentIds = [...(input.documentId ? [input.documentId] : []), ...(input.documentIds ?? [])];
   const json = (list: readonly string[] | undefined) => (list ? JSON.stringify(list) : undefined);
   const values: Record<string, unknown> = {
@@ -440,7 +440,7 @@ export function getAnnotations(app: AppContext, apiKeyId: string, input: z.outpu
     createdBefore: input.createdBefore,
     updatedAfter: input.updatedAfter,
     updatedBefore: input.updatedBefore,
-    limit: pageSize + 1,
+    limit,
   };
   listValues(values, 'document', documentIds);
   const has = (value: unknown, flag: string) => (value === undefined ? '' : flag);
@@ -459,7 +459,15 @@ export function getAnnotations(app: AppContext, apiKeyId: string, input: z.outpu
     has(input.updatedAfter, '+ua'),
     has(input.updatedBefore, '+ub'),
   ].join('') as AnnotationShape;
-  const rows = annotationPage(app.db, shape, values);
+  return annotationPage(db, shape, values);
+}
+
+/** /v2/commentannotations/get: every filter combined; newest first unless asc; keyset on (createdAt, id). */
+export function getAnnotations(app: AppContext, apiKeyId: string, input: z.output<typeof annotationsGetInput>) {
+  const { pageToken, pageSize, ...filters } = input;
+  const scope = { op: 'commentannotations/get', apiKeyId, ...filters };
+  const cursor = readPageToken(app, scope, pageToken, ['number', 'string']);
+  const rows = selectAnnotations(app.db, apiKeyId, input, pageSize + 1, cursor);
   const page = paginate(rows, pageSize, (row) => [row.createdAt, row.id], app.pageTokens, scope);
   const data = commentsOf(app.db, apiKeyId, input.organizationId, page.items.map((r) => r.id));
   return { items: page.items.map((row) => describeAnnotation(row, data.get(row.id) ?? [])), pageToken: page.pageToken };
@@ -476,73 +484,165 @@ export function groupByDocument<T extends { documentId: string }>(items: T[]): R
   return Object.fromEntries(groups);
 }
 
-/** /v2/commentannotations/update: status, priority, assignment, location, context, visibility, resolution; per id. */
+/** How many annotations one update may change; wider filters are refused (the call is one transaction). */
+export const ANNOTATION_UPDATE_LIMIT = 1000;
+
+/**
+ * /v2/commentannotations/update: the annotations the filters select (annotationIds among them; an id selected by
+ * none answers `Annotation not found.`) get `updatedData` (status, priority, assignment, location, context,
+ * visibility, resolution) and `updateUsers` (one user put in another's place); per annotation.
+ */
 export function updateAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.output<typeof annotationsUpdateInput>): Outcomes {
-  const data = input.updatedData;
-  if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
+  const data = input.updatedData ?? {};
+  const changes = Object.values(data).some((v) => v !== undefined);
+  if (input.updatedData !== undefined && !changes && !input.updateUsers) throw invalid('updatedData must change at least one field.');
+  if (!changes && !input.updateUsers) throw invalid('updatedData or updateUsers is required.');
   if (data.visibility?.type === 'restricted' && !apiKey.settings.enablePrivateComments) {
     throw failedPrecondition('Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.');
   }
+  const replacements = new Map<string, StoredUser>();
+  for (const [i, { oldUser, newUser }] of (input.updateUsers ?? []).entries()) {
+    if (replacements.has(oldUser.userId)) throw invalid(`updateUsers[${i}].oldUser names a user an earlier entry replaces: ${oldUser.userId}.`);
+    replacements.set(oldUser.userId, userOf(newUser));
+  }
   return transaction(app.db, (tx) => {
+    const rows = selectAnnotations(tx, apiKey.id, { ...input, order: 'asc' }, ANNOTATION_UPDATE_LIMIT + 1);
+    if (rows.length > ANNOTATION_UPDATE_LIMIT) throw invalid(`The filters select more than ${ANNOTATION_UPDATE_LIMIT} annotations: narrow them (annotationIds, documentIds, …).`);
     const out: Outcomes = {};
-    for (const annotationId of new Set(input.annotationIds)) {
-      const row = findAnnotation(tx, apiKey.id, input.organizationId, annotationId);
-      if (!row) {
-        out[annotationId] = { success: false, message: 'Annotation not found.' };
-        continue;
-      }
-      const set: Partial<AnnotationRow> = { updatedAt: Date.now() };
-      if (data.status) Object.assign(set, { status: data.status, statusId: data.status.id });
-      if (data.priority !== undefined) set.priority = data.priority;
-      if (data.assignedTo !== undefined) set.assignedTo = data.assignedTo ? userOf(data.assignedTo) : null;
-      if (data.context) set.context = data.context;
-      if (data.location) Object.assign(set, { location: data.location, locationId: data.location.id });
-      if (data.visibility) Object.assign(set, { visibility: data.visibility.type, visibleToUserIds: data.visibility.userIds ?? null });
-      if (data.resolvedByUserId !== undefined) set.resolvedByUserId = data.resolvedByUserId;
-      tx.update(commentAnnotations).set(set).where(and(eq(commentAnnotations.apiKeyId, apiKey.id), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, annotationId))).run();
-      const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
-      const event = (type: WebhookEventType, extra: Record<string, unknown>) => emitCommentEvent(tx, { apiKeyId: apiKey.id, organizationId: input.organizationId, annotationId, type, actionUser, extra });
-      if (data.status && data.status.id !== row.statusId) event('comment_annotation.status_change', { oldStatus: row.status, newStatus: data.status });
-      const decision = data.status && data.status.id !== row.statusId ? statusDecision(data.status.id) : null;
-      if (decision) {
-        const texts = threadTexts(tx, apiKey.id, input.organizationId, annotationId);
-        recordJudgment(tx, { apiKeyId: apiKey.id, organizationId: input.organizationId, documentId: row.documentId, decision, reviewer: actionUser, subject: texts.subject, reasoning: texts.comment, source: 'annotation_status', sourceId: annotationId });
-      }
-      if (data.priority !== undefined && JSON.stringify(data.priority) !== JSON.stringify(row.priority)) event('comment_annotation.priority_change', { newPriority: data.priority });
-      if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) event('comment_annotation.assign', { assigned: userOf(data.assignedTo) });
-      if (data.status && data.status.id !== row.statusId) {
-        recordActivity(tx, {
-          apiKeyId: apiKey.id,
-          organizationId: input.organizationId,
-          documentId: row.documentId,
-          featureType: 'comment',
-          actionType: 'comment.statusChange',
-          actionUser,
-          targetEntityId: annotationId,
-          changes: { status: { from: row.statusId, to: data.status.id } },
-          displayMessageTemplate: '{{actionUser}} changed the status to {{status}}',
-          displayMessageTemplateData: { actionUser: label(actionUser), status: data.status.name ?? data.status.id },
-        });
-      }
-      if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) {
-        recordActivity(tx, {
-          apiKeyId: apiKey.id,
-          organizationId: input.organizationId,
-          documentId: row.documentId,
-          featureType: 'comment',
-          actionType: 'comment.assign',
-          actionUser,
-          targetEntityId: annotationId,
-          changes: { assignedTo: { from: row.assignedTo?.userId ?? null, to: data.assignedTo.userId } },
-          displayMessageTemplate: '{{actionUser}} assigned the comment to {{assignee}}',
-          displayMessageTemplateData: { actionUser: label(actionUser), assignee: label(userOf(data.assignedTo)) },
-        });
-      }
-      out[annotationId] = { success: true, message: 'Updated Successfully' };
+    for (const annotationId of input.annotationIds ?? []) out[annotationId] = { success: false, message: 'Annotation not found.' };
+    for (const row of rows) {
+      if (changes) applyUpdatedData(tx, apiKey, input, row, data);
+      // after updatedData, so that no replaced user stays behind in what it set
+      if (replacements.size > 0) replaceUsers(tx, findAnnotation(tx, apiKey.id, row.organizationId, row.id) ?? row, replacements);
+      out[row.id] = { success: true, message: 'Updated Successfully' };
     }
     return out;
   });
 }
+
+/**
+ * updateUsers on one annotation: each old user's place (author of the thread and of comments, assignee, resolver,
+ * a named reader of a private thread, a tagged contact or mention, a comment's recipient, a reaction's author, a
+ * read mark) goes to the new user. Replacements apply at once: a → b and b → c move a's to b and b's to c. The
+ * notifications, activities and judgments already recorded stay as they were.
+ */
+function replaceUsers(tx: Db, row: AnnotationRow, replacements: ReadonlyMap<string, StoredUser>) {
+  const swap = (userId: string) => replacements.get(userId);
+  const key = { apiKeyId: row.apiKeyId, organizationId: row.organizationId, annotationId: row.id };
+  let changed = false;
+  const set: Partial<AnnotationRow> = {};
+  const creator = swap(row.createdByUserId);
+  if (creator) set.createdByUserId = creator.userId;
+  const assignee = row.assignedTo && swap(row.assignedTo.userId);
+  if (assignee) set.assignedTo = assignee;
+  const resolver = row.resolvedByUserId && swap(row.resolvedByUserId);
+  if (resolver) set.resolvedByUserId = resolver.userId;
+  if (row.visibleToUserIds?.some((u) => replacements.has(u))) set.visibleToUserIds = [...new Set(row.visibleToUserIds.map((u) => swap(u)?.userId ?? u))];
+  const ofThread = (table: typeof comments | typeof reactions | typeof commentReads) =>
+    and(eq(table.apiKeyId, key.apiKeyId), eq(table.organizationId, key.organizationId), eq(table.annotationId, key.annotationId));
+  for (const c of tx.select().from(comments).where(ofThread(comments)).all()) {
+    const change: Partial<CommentRow> = {};
+    const author = swap(c.fromUserId);
+    if (author) Object.assign(change, { fromUser: author, fromUserId: author.userId });
+    const contacts = c.taggedUserContacts as CommentInput['taggedUserContacts'] | null;
+    if (contacts?.some((t) => (t.userId !== undefined && replacements.has(t.userId)) || (t.contact && replacements.has(t.contact.userId)))) {
+      const replaced = contacts.map((t) => ({
+        ...t,
+        ...(t.userId !== undefined && replacements.has(t.userId) ? { userId: swap(t.userId)?.userId } : {}),
+        ...(t.contact && replacements.has(t.contact.userId) ? { contact: swap(t.contact.userId) } : {}),
+      })) as NonNullable<CommentInput['taggedUserContacts']>;
+      Object.assign(change, { taggedUserContacts: replaced, mentionedUserIds: mentionedIds(replaced) });
+    }
+    if (c.extra?.to?.some((u) => replacements.has(u.userId))) change.extra = { ...c.extra, to: c.extra.to.map((u) => swap(u.userId) ?? u) };
+    if (Object.keys(change).length === 0) continue;
+    tx.update(comments).set(change).where(and(ofThread(comments), eq(comments.id, c.id))).run();
+    changed = true;
+  }
+  // reactions and read marks are once per user: where the new user has one too, the earlier reaction and the later
+  // read mark stay. Rewritten as a whole so that chains (a → b, b → c) and such meetings come out the same.
+  const thread = tx.select().from(reactions).where(ofThread(reactions)).orderBy(asc(reactions.createdAt), sql`rowid`).all();
+  if (thread.some((r) => replacements.has(r.fromUserId))) {
+    const seen = new Set<string>();
+    const kept: Array<typeof reactions.$inferSelect> = [];
+    for (const r of thread) {
+      const user = swap(r.fromUserId) ?? r.fromUser;
+      const once = `${r.commentId}\u0000${r.icon}\u0000${user.userId}`;
+      if (seen.has(once)) continue;
+      seen.add(once);
+      kept.push({ ...r, fromUser: user, fromUserId: user.userId });
+    }
+    tx.delete(reactions).where(ofThread(reactions)).run();
+    for (const r of kept) tx.insert(reactions).values(r).run();
+    changed = true;
+  }
+  const marks = tx.select().from(commentReads).where(ofThread(commentReads)).all();
+  if (marks.some((m) => replacements.has(m.userId))) {
+    const readAt = new Map<string, number>();
+    for (const m of marks) {
+      const userId = swap(m.userId)?.userId ?? m.userId;
+      readAt.set(userId, Math.max(readAt.get(userId) ?? 0, m.readAt));
+    }
+    tx.delete(commentReads).where(ofThread(commentReads)).run();
+    for (const [userId, at] of readAt) markRead(tx, key.apiKeyId, key.organizationId, key.annotationId, userId, at);
+    changed = true;
+  }
+  if (changed || Object.keys(set).length > 0) {
+    tx.update(commentAnnotations).set({ ...set, updatedAt: Date.now() }).where(and(eq(commentAnnotations.apiKeyId, key.apiKeyId), eq(commentAnnotations.organizationId, key.organizationId), eq(commentAnnotations.id, key.annotationId))).run();
+  }
+}
+
+/** updatedData on one annotation, with the events, activities and judgments its changes make. */
+function applyUpdatedData(tx: Db, apiKey: ApiKeyRow, input: z.output<typeof annotationsUpdateInput>, row: AnnotationRow, data: NonNullable<z.output<typeof annotationsUpdateInput>['updatedData']>) {
+  const annotationId = row.id;
+  const set: Partial<AnnotationRow> = { updatedAt: Date.now() };
+  if (data.status) Object.assign(set, { status: data.status, statusId: data.status.id });
+  if (data.priority !== undefined) set.priority = data.priority;
+  if (data.assignedTo !== undefined) set.assignedTo = data.assignedTo ? userOf(data.assignedTo) : null;
+  if (data.context) set.context = data.context;
+  if (data.location) Object.assign(set, { location: data.location, locationId: data.location.id });
+  if (data.visibility) Object.assign(set, { visibility: data.visibility.type, visibleToUserIds: data.visibility.userIds ?? null });
+  if (data.resolvedByUserId !== undefined) set.resolvedByUserId = data.resolvedByUserId;
+  tx.update(commentAnnotations).set(set).where(and(eq(commentAnnotations.apiKeyId, apiKey.id), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, annotationId))).run();
+  const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
+  const event = (type: WebhookEventType, extra: Record<string, unknown>) => emitCommentEvent(tx, { apiKeyId: apiKey.id, organizationId: input.organizationId, annotationId, type, actionUser, extra });
+  if (data.status && data.status.id !== row.statusId) event('comment_annotation.status_change', { oldStatus: row.status, newStatus: data.status });
+  const decision = data.status && data.status.id !== row.statusId ? statusDecision(data.status.id) : null;
+  if (decision) {
+    const texts = threadTexts(tx, apiKey.id, input.organizationId, annotationId);
+    recordJudgment(tx, { apiKeyId: apiKey.id, organizationId: input.organizationId, documentId: row.documentId, decision, reviewer: actionUser, subject: texts.subject, reasoning: texts.comment, source: 'annotation_status', sourceId: annotationId });
+  }
+  if (data.priority !== undefined && JSON.stringify(data.priority) !== JSON.stringify(row.priority)) event('comment_annotation.priority_change', { newPriority: data.priority });
+  if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) event('comment_annotation.assign', { assigned: userOf(data.assignedTo) });
+  if (data.status && data.status.id !== row.statusId) {
+    recordActivity(tx, {
+      apiKeyId: apiKey.id,
+      organizationId: input.organizationId,
+      documentId: row.documentId,
+      featureType: 'comment',
+      actionType: 'comment.statusChange',
+      actionUser,
+      targetEntityId: annotationId,
+      changes: { status: { from: row.statusId, to: data.status.id } },
+      displayMessageTemplate: '{{actionUser}} changed the status to {{status}}',
+      displayMessageTemplateData: { actionUser: label(actionUser), status: data.status.name ?? data.status.id },
+    });
+  }
+  if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) {
+    recordActivity(tx, {
+      apiKeyId: apiKey.id,
+      organizationId: input.organizationId,
+      documentId: row.documentId,
+      featureType: 'comment',
+      actionType: 'comment.assign',
+      actionUser,
+      targetEntityId: annotationId,
+      changes: { assignedTo: { from: row.assignedTo?.userId ?? null, to: data.assignedTo.userId } },
+      displayMessageTemplate: '{{actionUser}} assigned the comment to {{assignee}}',
+      displayMessageTemplateData: { actionUser: label(actionUser), assignee: label(userOf(data.assignedTo)) },
+    });
+  }
+}
+
 
 export function deleteAnnotations(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationIds: string[]; actionUser?: StoredUser | undefined }): Outcomes {
   return transaction(app.db, (tx) => {

@@ -73,8 +73,8 @@ export const annotationsAddInput = z.object({
   commentAnnotations: z.array(annotationInput).min(1).max(100),
 });
 
-export const annotationsGetInput = z.object({
-  organizationId: id,
+/** What selects annotations in get and update (reference §3.9); every filter given narrows together. */
+export const annotationFilters = {
   documentId: id.optional(),
   documentIds: z.array(id).min(1).max(30).optional(),
   annotationIds: z.array(id).min(1).max(100).optional(),
@@ -91,6 +91,11 @@ export const annotationsGetInput = z.object({
   createdBefore: epochMs.optional(),
   updatedAfter: epochMs.optional(),
   updatedBefore: epochMs.optional(),
+};
+
+export const annotationsGetInput = z.object({
+  organizationId: id,
+  ...annotationFilters,
   /** The page as `{ <documentId>: [annotations] }` instead of a list. */
   groupByDocumentId: z.boolean().optional(),
   /** The reader: restricted (private) annotations the reader may not see are left out. */
@@ -100,19 +105,25 @@ export const annotationsGetInput = z.object({
   pageToken: pageToken.nullish(),
 });
 
+/** One user put in another's place in the selected annotations (a guest who signed in, a merged account). */
+export const userReplacement = z.object({ oldUser: feedUser.pick({ userId: true }).loose(), newUser: feedUser });
+
 export const annotationsUpdateInput = z.object({
   organizationId: id,
-  annotationIds: ids(100),
+  ...annotationFilters,
   actionUser: feedUser.optional(),
-  updatedData: z.object({
-    status: statusInput.optional(),
-    priority: z.unknown().optional(),
-    assignedTo: feedUser.nullable().optional(),
-    context: record.optional(),
-    location: z.object({ id: z.string().min(1).max(256) }).catchall(z.unknown()).optional(),
-    visibility: visibilityInput.optional(),
-    resolvedByUserId: id.nullable().optional(),
-  }),
+  updatedData: z
+    .object({
+      status: statusInput.optional(),
+      priority: z.unknown().optional(),
+      assignedTo: feedUser.nullable().optional(),
+      context: record.optional(),
+      location: z.object({ id: z.string().min(1).max(256) }).catchall(z.unknown()).optional(),
+      visibility: visibilityInput.optional(),
+      resolvedByUserId: id.nullable().optional(),
+    })
+    .optional(),
+  updateUsers: z.array(userReplacement).min(1).max(100).optional(),
 });
 
 export const annotationsDeleteInput = z.object({ organizationId: id, annotationIds: ids(1000), actionUser: feedUser.optional() });

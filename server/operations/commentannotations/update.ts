@@ -5,7 +5,7 @@ import { updateAnnotations } from '../../services/comments.ts';
 export default defineOperation({
   path: '/v2/commentannotations/update',
   auth: 'apiKey',
-  summary: 'Updates status, priority, assignment, location, context, visibility or resolution of annotations.',
+  summary: "Changes status, priority, assignment, location, context, visibility or resolution of the annotations get's filters select (at most 1,000), and puts new users in old ones' places (updateUsers).",
   input: annotationsUpdateInput,
   async handler(input, ctx) {
     return { message: 'Annotations updated successfully.', data: updateAnnotations(ctx.app, ctx.apiKey, input) };

@@ -123,8 +123,7 @@ describe('/v2/commentannotations/update', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ updatedData: {} }, 'updatedData must change at least one field.'],
       [{ updatedData: { unknownField: 1 } }, 'updatedData must change at least one field.'],
-      [{ updatedData: undefined }, 'updatedData is required.'],
-      [{ annotationIds: undefined, updatedData: { priority: 1 } }, 'annotationIds is required.'],
+      [{ updatedData: undefined }, 'updatedData or updateUsers is required.'],
       [{ annotationIds: [], updatedData: { priority: 1 } }, 'annotationIds must have at least 1 item(s).'],
       [{ organizationId: undefined, updatedData: { priority: 1 } }, 'organizationId is required.'],
       [{ updatedData: { status: {} } }, 'updatedData.status.id is required.'],
@@ -133,6 +132,12 @@ describe('/v2/commentannotations/update', () => {
       [{ updatedData: { visibility: { type: 'hidden' } } }, 'updatedData.visibility.type must be one of: public, restricted.'],
       [{ updatedData: { resolvedByUserId: '' } }, 'updatedData.resolvedByUserId must not be empty.'],
       [{ actionUser: {}, updatedData: { priority: 1 } }, 'actionUser.userId is required.'],
+      [{ updateUsers: [] }, 'updateUsers must have at least 1 item(s).'],
+      [{ updateUsers: [{ oldUser: { userId: 'a' } }] }, 'updateUsers[0].newUser is required.'],
+      [{ updateUsers: [{ oldUser: {}, newUser: { userId: 'b' } }] }, 'updateUsers[0].oldUser.userId is required.'],
+      [{ updateUsers: [{ oldUser: { userId: 'a' }, newUser: { userId: 'b' } }, { oldUser: { userId: 'a' }, newUser: { userId: 'c' } }] }, 'updateUsers[1].oldUser names a user an earlier entry replaces: a.'],
+      [{ documentIds: [], updatedData: { priority: 1 } }, 'documentIds must have at least 1 item(s).'],
+      [{ createdAfter: 'yesterday', updatedData: { priority: 1 } }, 'createdAfter must be a number, not a string.'],
     ];
     for (const [data, message] of cases) {
       const res = await update(data);
@@ -148,5 +153,132 @@ describe('/v2/commentannotations/update', () => {
     expect(res.body.result.data).toEqual({ [id]: { success: false, message: 'Annotation not found.' } });
     expect(await get()).toEqual(before);
     expect(await activitiesOf(t, id)).toHaveLength(count);
+  });
+});
+
+describe('/v2/commentannotations/update by filters and updateUsers', () => {
+  const org = 'globex';
+  const call = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: org, ...data }, headers);
+  const thread = (documentId: string, annotation: Record<string, unknown>) => addAnnotation(t, annotation, { organizationId: org, documentId, createOrganization: true, createDocument: true });
+  const read = async (annotationId: string) => (await t.callK('/v2/commentannotations/get', { organizationId: org, annotationIds: [annotationId] })).body.result.data[0];
+
+  it('changes every annotation the filters select, and says which; ids no filter selects are not found', async () => {
+    const a = await thread('d1', { location: { id: 'p1' }, commentData: [{ commentText: 'a', from: { userId: 'ann' } }] });
+    const b = await thread('d1', { location: { id: 'p2' }, commentData: [{ commentText: 'b', from: { userId: 'bob' } }] });
+    const c = await thread('d2', { location: { id: 'p1' }, commentData: [{ commentText: 'c', from: { userId: 'ann' } }] });
+    const priorities = async () => Promise.all([a, b, c].map(async (x) => (await read(x.annotationId)).priority));
+    // a document
+    let res = await call({ documentId: 'd1', updatedData: { priority: 'P1' } });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Annotations updated successfully.',
+      data: { [a.annotationId]: { success: true, message: 'Updated Successfully' }, [b.annotationId]: { success: true, message: 'Updated Successfully' } },
+    });
+    expect(await priorities()).toEqual(['P1', 'P1', null]);
+    // a location across documents, narrowed by an author
+    res = await call({ locationIds: ['p1'], userIds: ['ann'], updatedData: { priority: 'P2' } });
+    expect(Object.keys(res.body.result.data).sort()).toEqual([a.annotationId, c.annotationId].sort());
+    expect(await priorities()).toEqual(['P2', 'P1', 'P2']);
+    // annotationIds with a filter: an id the filter does not select is reported not found, and not changed
+    res = await call({ annotationIds: [b.annotationId, c.annotationId, 'ghost'], documentIds: ['d2'], updatedData: { priority: 'P3' } });
+    expect(res.body.result.data).toEqual({
+      [b.annotationId]: { success: false, message: 'Annotation not found.' },
+      [c.annotationId]: { success: true, message: 'Updated Successfully' },
+      ghost: { success: false, message: 'Annotation not found.' },
+    });
+    expect(await priorities()).toEqual(['P2', 'P1', 'P3']);
+    // a status filter, and a status change recorded for each selected one
+    res = await call({ statusIds: ['OPEN'], documentId: 'd1', updatedData: { status: { id: 'RESOLVED', name: 'Resolved' } } });
+    expect(Object.keys(res.body.result.data).sort()).toEqual([a.annotationId, b.annotationId].sort());
+    const changes = await t.callK('/v2/activities/get', { organizationId: org, actionTypes: ['comment.statusChange'] });
+    expect(changes.body.result.data.map((x: any) => x.targetEntityId).sort()).toEqual([a.annotationId, b.annotationId].sort());
+    // nothing selected: success with no entries
+    res = await call({ documentId: 'nowhere', updatedData: { priority: 'P9' } });
+    expect(res.body.result.data).toEqual({});
+  });
+
+  it('refuses filters that select more than 1,000 annotations, changing none', async () => {
+    const many = Array.from({ length: 1001 }, (_, i) => ({ annotationId: `bulk-${i}`, commentData: [{ commentText: String(i), from: { userId: 'ann' } }] }));
+    for (let i = 0; i < many.length; i += 100) {
+      const res = await t.callK('/v2/commentannotations/add', { organizationId: 'bulk', documentId: 'd', createOrganization: true, createDocument: true, commentAnnotations: many.slice(i, i + 100) });
+      expect(res.status).toBe(200);
+    }
+    const res = await t.callK(PATH, { organizationId: 'bulk', updatedData: { priority: 'high' } });
+    expect(res.body).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'The filters select more than 1000 annotations: narrow them (annotationIds, documentIds, …).' } });
+    const page = await t.callK('/v2/commentannotations/get', { organizationId: 'bulk', pageSize: 1000 });
+    expect(page.body.result.data.every((x: any) => x.priority === null)).toBe(true);
+    // narrower: fine
+    const narrow = await t.callK(PATH, { organizationId: 'bulk', annotationIds: ['bulk-0', 'bulk-1000'], updatedData: { priority: 'high' } });
+    expect(Object.values(narrow.body.result.data)).toEqual([{ success: true, message: 'Updated Successfully' }, { success: true, message: 'Updated Successfully' }]);
+  });
+
+  it("puts the new user in the old one's place everywhere in the selected threads", async () => {
+    await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
+    const guest = { userId: 'guest-1', name: 'Guest' };
+    const gus = { userId: 'gus', name: 'Gus', email: 'gus@example.com' };
+    const x = await thread('users', {
+      assignedTo: guest,
+      visibility: { type: 'restricted', userIds: ['guest-1', 'ann'] },
+      commentData: [
+        { commentText: 'from the guest', from: guest },
+        { commentText: 'hi @Guest', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'guest-1' }, { contact: { ...guest }, text: '@Guest' }], to: [guest] },
+      ],
+    });
+    const untouched = await thread('users', { commentData: [{ commentText: 'elsewhere', from: guest }] });
+    await t.callK('/v2/reactions/add', { organizationId: org, annotationId: x.annotationId, commentId: x.commentIds[1], icon: 'heart', from: guest });
+    await t.callK('/v2/reactions/add', { organizationId: org, annotationId: x.annotationId, commentId: x.commentIds[1], icon: 'heart', from: gus });
+    await t.callK('/v2/reactions/add', { organizationId: org, annotationId: x.annotationId, commentId: x.commentIds[1], icon: 'thumbsup', from: guest });
+    await t.callK(PATH, { organizationId: org, annotationIds: [x.annotationId], updatedData: { resolvedByUserId: 'guest-1' } });
+    expect((await t.callK('/v2/commentannotations/read/update', { organizationId: org, annotationIds: [x.annotationId], userId: 'guest-1' })).status).toBe(200);
+
+    const res = await call({ annotationIds: [x.annotationId], updateUsers: [{ oldUser: { userId: 'guest-1' }, newUser: gus }] });
+    expect(res.body.result.data).toEqual({ [x.annotationId]: { success: true, message: 'Updated Successfully' } });
+    const after = await read(x.annotationId);
+    expect(after.assignedTo).toEqual(gus);
+    expect(after.resolvedByUserId).toBe('gus');
+    expect(after.visibility).toEqual({ type: 'restricted', userIds: ['gus', 'ann'] });
+    expect(after.from).toEqual(gus);
+    expect(after.comments[0].from).toEqual(gus);
+    expect(after.comments[1].taggedUserContacts).toEqual([{ userId: 'gus' }, { contact: gus, text: '@Guest' }]);
+    expect(after.comments[1].mentionedUserIds).toEqual(['gus']);
+    expect(after.comments[1].to).toEqual([gus]);
+    // gus had a heart already: one heart each, the thumbs-up moves
+    expect(after.comments[1].reactionAnnotations.map((r: any) => [r.icon, r.from.userId])).toEqual([
+      ['heart', 'gus'],
+      ['thumbsup', 'gus'],
+    ]);
+    expect(JSON.stringify(after)).not.toContain('guest-1');
+    // the thread is gus's now: his filters find it, the guest's do not
+    const byAuthor = async (userId: string) => (await t.callK('/v2/commentannotations/get', { organizationId: org, documentId: 'users', userIds: [userId] })).body.result.data.map((a: any) => a.annotationId);
+    expect(await byAuthor('gus')).toEqual([x.annotationId]);
+    expect(await byAuthor('guest-1')).toEqual([untouched.annotationId]);
+    // and the private thread is visible to gus as a reader
+    const asReader = await t.callK('/v2/commentannotations/get', { organizationId: org, annotationIds: [x.annotationId], userId: 'gus' });
+    expect(asReader.body.result.data).toHaveLength(1);
+    // the guest's read mark is gus's: of the two threads only the other one is unread for him
+    const counts = await t.callK('/v2/commentannotations/count/get', { organizationId: org, documentIds: ['users'], userId: 'gus' });
+    expect(counts.body.result.data.users.unread).toBe(1);
+  });
+
+  it('applies replacements at once (a → b, b → c), after updatedData, and only in the calling key', async () => {
+    const y = await thread('chain', { assignedTo: { userId: 'a' }, commentData: [{ commentText: '1', from: { userId: 'a' } }, { commentText: '2', from: { userId: 'b' } }] });
+    const res = await call({
+      documentId: 'chain',
+      updatedData: { assignedTo: { userId: 'b' } },
+      updateUsers: [
+        { oldUser: { userId: 'a' }, newUser: { userId: 'b', name: 'Bea' } },
+        { oldUser: { userId: 'b' }, newUser: { userId: 'c' } },
+      ],
+    });
+    expect(res.body.result.data).toEqual({ [y.annotationId]: { success: true, message: 'Updated Successfully' } });
+    const after = await read(y.annotationId);
+    expect(after.comments.map((c: any) => c.from)).toEqual([{ userId: 'b', name: 'Bea' }, { userId: 'c' }]);
+    // updatedData assigned b, whom the replacement then moved to c
+    expect(after.assignedTo).toEqual({ userId: 'c' });
+    // another key: nothing selected, nothing changed
+    const foreign = await t.callK(PATH, { organizationId: org, documentId: 'chain', updateUsers: [{ oldUser: { userId: 'b' }, newUser: { userId: 'z' } }] }, other.headersK);
+    expect(foreign.body.result.data).toEqual({});
+    expect((await read(y.annotationId)).comments[0].from).toEqual({ userId: 'b', name: 'Bea' });
   });
 });
