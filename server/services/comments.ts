@@ -643,7 +643,6 @@ function applyUpdatedData(tx: Db, apiKey: ApiKeyRow, input: z.output<typeof anno
   }
 }
 
-
 export function deleteAnnotations(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationIds: string[]; actionUser?: StoredUser | undefined }): Outcomes {
   return transaction(app.db, (tx) => {
     const out: Outcomes = {};

@@ -108,34 +108,7 @@ describe('/v2/commentannotations/add', () => {
   it("keeps the hosted comment's other fields as given (attachments, draft, recipients, agent, …) and an annotation's suggestion", async () => {
     const attachment = { attachmentId: 7, name: 'spec.pdf', size: 1024, type: 'application/pdf', url: 'https://files.example.com/spec.pdf' };
     const agent = { agentSource: 'custom', agentId: 'tone', executionId: 'ex1', agentName: 'Tone', url: 'https://agents.example.com', reason: { title: 'Tone', description: 'Too harsh', severity: 'low' } };
-    const res = await add({
-      commentAnnotations: [
-        {
-          annotationId: 'kept-fields',
-          suggestion: { type: 'replace', from: 'colour', to: 'color' },
-          commentData: [
-            {
-              commentText: 'see attached',
-              from: { userId: 'ann' },
-              status: 'added',
-              isDraft: true,
-              to: [{ userId: 'bob', name: 'Bob', email: 'bob@example.com' }],
-              attachments: [attachment],
-              recorders: [{ recorderId: 'r1', type: 'audio' }],
-              customList: [{ id: 'bug', label: 'Bug' }],
-              agent,
-              isCommentResolverUsed: false,
-              isCommentTextAvailable: true,
-            },
-            { commentText: 'plain', from: { userId: 'bob' } },
-          ],
-        },
-      ],
-    });
-    expect(res.status).toBe(200);
-    const stored = await getOne('kept-fields');
-    expect(stored.suggestion).toEqual({ type: 'replace', from: 'colour', to: 'color' });
-    expect(stored.comments[0]).toMatchObject({
+    const kept = {
       status: 'added',
       isDraft: true,
       to: [{ userId: 'bob', name: 'Bob', email: 'bob@example.com' }],
@@ -145,7 +118,20 @@ describe('/v2/commentannotations/add', () => {
       agent,
       isCommentResolverUsed: false,
       isCommentTextAvailable: true,
+    };
+    const res = await add({
+      commentAnnotations: [
+        {
+          annotationId: 'kept-fields',
+          suggestion: { type: 'replace', from: 'colour', to: 'color' },
+          commentData: [{ commentText: 'see attached', from: { userId: 'ann' }, ...kept }, { commentText: 'plain', from: { userId: 'bob' } }],
+        },
+      ],
     });
+    expect(res.status).toBe(200);
+    const stored = await getOne('kept-fields');
+    expect(stored.suggestion).toEqual({ type: 'replace', from: 'colour', to: 'color' });
+    expect(stored.comments[0]).toMatchObject(kept);
     // a comment given none of them reads with the defaults, and without the optional ones
     expect(stored.comments[1]).toMatchObject({ status: 'added', isDraft: false, to: [], attachments: [], recorders: [], customList: [] });
     for (const key of ['agent', 'isCommentResolverUsed', 'isCommentTextAvailable']) expect(stored.comments[1]).not.toHaveProperty(key);
