@@ -412,7 +412,7 @@ async function keyConfig(apiKey: string) {
   const data = (res.body.result?.data ?? {}) as Record<string, unknown>;
   const dl = byId('key-config');
   dl.replaceChildren(
-    ...['type', 'enablePrivateComments', 'requireJwtToken', 'requireAutoOrgUser', 'defaultDocumentAccessType', 'useWebhookService', 'useEmailService', 'aiModelApiKey'].flatMap((name) => {
+    ...['type', 'allowedDomains', 'enablePrivateComments', 'requireJwtToken', 'requireAutoOrgUser', 'defaultDocumentAccessType', 'useWebhookService', 'useEmailService', 'aiModelApiKey'].flatMap((name) => {
       const dt = document.createElement('dt');
       dt.textContent = name;
       const dd = document.createElement('dd');

@@ -173,12 +173,16 @@ describe('admin UI: workspace', () => {
     await expect.poll(() => page.locator('#key-list tbody tr', { hasText: 'Renamed in the UI' }).count()).toBe(1);
 
     await page.selectOption('#config-key', t.credentials.apiKey);
+    // the key's allowed domains are among its configuration (shown again after the save below)
+    await t.callK('/v2/workspace/domains/add', { domains: ['app.example.test'] });
     await page.selectOption('#ai-key select[name=provider]', 'anthropic');
     await page.fill('#ai-key input[name=customerApiKey]', 'sk-ant-typed-in-the-ui');
     await page.fill('#ai-key input[name=baseUrl]', 'http://127.0.0.1:9/anthropic');
     await page.click('#ai-key button[type=submit]');
     await expect.poll(() => page.textContent('#workspace-status')).toBe('anthropic key saved.');
     await expect.poll(() => page.textContent('#config-aiModelApiKey')).toContain('"configured":true');
+    expect(await page.textContent('#config-allowedDomains')).toBe('["app.example.test"]');
+    await t.callK('/v2/workspace/domains/delete', { domains: ['app.example.test'] });
     expect(await page.inputValue('#ai-key input[name=customerApiKey]')).toBe('');
     expect(await page.content()).not.toContain('sk-ant-typed-in-the-ui');
     // the operator's plan table: the default workspace's session may change limits
