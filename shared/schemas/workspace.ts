@@ -12,7 +12,8 @@ export const workspaceCreateInput = z.object({
 
 export const sendLoginLinkInput = z.object({
   email,
-  continueUrl: z.string().min(1).max(2048),
+  // any string: one that is not an http(s) URL gets the hosted message, 'Invalid url for continueUrl' (an empty one too)
+  continueUrl: z.string().max(2048),
 });
 
 export const emailStatusInput = z.object({ ownerEmail: email });

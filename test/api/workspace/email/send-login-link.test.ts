@@ -142,7 +142,7 @@ describe('/v2/workspace/email/send-login-link', () => {
   });
 
   it('refuses an invalid URL, a disposable domain and missing fields', async () => {
-    for (const continueUrl of ['not a url', 'javascript:alert(1)', 'ftp://localhost/file']) {
+    for (const continueUrl of ['not a url', 'javascript:alert(1)', 'ftp://localhost/file', '', '   ']) {
       const res = await t.callPublic(path, { email: OWNER, continueUrl });
       expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid url for continueUrl' });
     }
