@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { id } from './access.ts';
-import { nonEmpty } from './common.ts';
+import { content, nonEmpty } from './common.ts';
 
 /** Largest text an AI call or an agent run takes (what a model's context holds, roughly). */
 export const MAX_AI_TEXT = 400_000;
 
 export const askAiInput = z.object({
   model: nonEmpty(200),
-  prompt: nonEmpty(50_000),
-  text: nonEmpty(MAX_AI_TEXT),
+  prompt: content(50_000),
+  text: content(MAX_AI_TEXT),
 });
 
 // ---------------------------------------------------------------------------------------------------------
@@ -19,7 +19,7 @@ const agentFields = {
   name: nonEmpty(200),
   description: z.string().max(2000).nullable().optional(),
   model: nonEmpty(200),
-  instructions: nonEmpty(50_000),
+  instructions: content(50_000),
 };
 
 export const agentCreateInput = z.strictObject({ agentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 characters: letters, digits, -, _ and . (starting with a letter or digit)').optional(), ...agentFields });
@@ -40,7 +40,7 @@ export const executionRunInput = z
   .strictObject({
     agentId: id,
     /** The text to review; or the CRDT content of a document (organizationId + documentId, optional editorId). */
-    text: nonEmpty(MAX_AI_TEXT).optional(),
+    text: content(MAX_AI_TEXT).optional(),
     organizationId: id.optional(),
     documentId: id.optional(),
     editorId: id.optional(),

@@ -10,6 +10,17 @@ export const nonEmpty = (max = 1024) =>
     // a lone surrogate would not survive storage unchanged
     .refine((s) => s.isWellFormed(), { error: 'must be well-formed Unicode text' });
 
+/**
+ * Text sent on as it is (a prompt, a selection to rewrite): non-empty, never trimmed, since a rewritten selection is
+ * spliced back whitespace and all.
+ */
+export const content = (max: number) =>
+  z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(max)
+    .refine((s) => s.isWellFormed(), { error: 'must be well-formed Unicode text' });
+
 export const email = z.email({ error: 'must be a valid email address' }).max(320);
 
 /** Page size shared by the workspace list operations. */

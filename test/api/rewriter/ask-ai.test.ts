@@ -36,6 +36,18 @@ describe('/v2/rewriter/ask-ai', () => {
     expect(r.body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Make it formal.' }, { role: 'user', content: 'hey there' }] });
   });
 
+  it('sends the text and prompt as given: the whitespace around a selection is part of it', async () => {
+    const res = await ask('gpt-4o-mini', '  Fix the grammar.\n', '\n  hello   world  \n');
+    expect(res.body.result.success).toBe(true);
+    expect(providers.received.at(-1)!.body.messages).toEqual([
+      { role: 'system', content: '  Fix the grammar.\n' },
+      { role: 'user', content: '\n  hello   world  \n' },
+    ]);
+    // whitespace is text too; only an empty string is refused
+    expect((await ask('gpt-4o-mini', 'Fix.', ' ')).body.result.success).toBe(true);
+    expect((await ask('gpt-4o-mini', 'Fix.', '')).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'text must not be empty.' });
+  });
+
   it('gives reasoning models (o1, o3, o4) the prompt prepended to the text in one user message', async () => {
     for (const model of ['o1-mini', 'o3-mini', 'o4-mini', 'o1', 'o3']) {
       expect((await ask(model)).body.result).toEqual({ success: true, text: 'answer from openai' });
