@@ -24,7 +24,7 @@ const agentFields = {
 
 export const agentCreateInput = z.strictObject({ agentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 characters: letters, digits, -, _ and . (starting with a letter or digit)').optional(), ...agentFields });
 export const agentGetInput = z.strictObject({ agentId: id });
-export const agentListInput = z.strictObject({ pageSize: z.number().int().min(1).max(500).default(50), cursor: z.string().min(1).max(2048).optional() });
+export const agentListInput = z.strictObject({ pageSize: z.number().int().min(1).max(500).default(50), cursor: z.string().min(1).max(2048).nullish() });
 export const agentUpdateInput = z.strictObject({
   agentId: id,
   name: agentFields.name.optional(),
@@ -58,7 +58,7 @@ export const executionListInput = z.strictObject({
   organizationId: id.optional(),
   status: z.enum(EXECUTION_STATUSES).optional(),
   pageSize: z.number().int().min(1).max(500).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
+  cursor: z.string().min(1).max(2048).nullish(),
   orderDirection: z.enum(['asc', 'desc']).default('desc'),
 });
 
@@ -101,9 +101,9 @@ const definitionId = z.string().regex(DEFINITION_ID, 'must match ^[a-z0-9][a-z0-
 
 export const definitionCreateInput = z.strictObject({ definitionId, ...definitionBody });
 export const definitionUpdateInput = z.strictObject({ definitionId, ifVersion: z.number().int().min(1), ...definitionBody });
-export const definitionGetInput = z.strictObject({ definitionId: id, organizationId: id.optional(), documentId: id.optional() });
-export const definitionDeleteInput = z.strictObject({ definitionId: id, purge: z.boolean().default(false), organizationId: id.optional(), documentId: id.optional() });
-export const definitionListInput = z.strictObject({ pageSize: z.number().int().min(1).max(500).default(50), cursor: z.string().min(1).max(2048).optional() });
+export const definitionGetInput = z.strictObject({ definitionId, organizationId: id.optional(), documentId: id.optional() });
+export const definitionDeleteInput = z.strictObject({ definitionId, purge: z.boolean().default(false), organizationId: id.optional(), documentId: id.optional() });
+export const definitionListInput = z.strictObject({ pageSize: z.number().int().min(1).max(500).default(50), cursor: z.string().min(1).max(2048).nullish() });
 
 // ---------------------------------------------------------------------------------------------------------
 // Memory: judgments and suggestions
@@ -124,5 +124,5 @@ export const judgmentsQueryInput = z.strictObject({
   reviewerId: id.optional(),
   decision: z.enum(JUDGMENT_DECISION_VALUES).optional(),
   pageSize: z.number().int().min(1).max(500).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
+  cursor: z.string().min(1).max(2048).nullish(),
 });

@@ -26,6 +26,8 @@ describe('/v2/agents/list', () => {
     const other = await createWorkspace(t);
     expect((await t.callK('/v2/agents/list', {}, other.headersK)).body.result).toEqual({ items: [], nextCursor: null });
     expect((await t.callK('/v2/agents/list', { cursor: 'garbage' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
+    // the null nextCursor of a last page, sent back, reads the first page (as pageToken: null does)
+    expect((await t.callK('/v2/agents/list', { cursor: null })).body.result).toEqual((await t.callK('/v2/agents/list', {})).body.result);
     expect((await t.callK('/v2/agents/list', { pageSize: 0 })).body.error.status).toBe('INVALID_ARGUMENT');
   });
 });

@@ -56,6 +56,7 @@ describe('/v2/agents/execution/list', () => {
   it('refuses out-of-range page sizes, bad or stale cursors and unknown fields', async () => {
     for (const pageSize of [0, 501, 2.5]) expect((await t.callK('/v2/agents/execution/list', { pageSize })).body.error.status).toBe('INVALID_ARGUMENT');
     expect((await t.callK('/v2/agents/execution/list', { cursor: 'nope' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
+    expect((await t.callK('/v2/agents/execution/list', { pageSize: 5, cursor: null })).body.result).toEqual((await t.callK('/v2/agents/execution/list', { pageSize: 5 })).body.result);
     const cursor = (await t.callK('/v2/agents/execution/list', { pageSize: 5 })).body.result.nextCursor;
     expect((await t.callK('/v2/agents/execution/list', { pageSize: 5, agentId: 'a', cursor })).body.error.message).toBe('Invalid cursor.');
     expect((await t.callK('/v2/agents/execution/list', { pageToken: 'x' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'data has unknown field(s): pageToken.' });

@@ -42,6 +42,7 @@ describe('/v2/memory/judgments/query', () => {
     const second = (await query({ pageSize: 3, cursor: first.nextCursor })).body.result;
     expect(second).toMatchObject({ items: [expect.objectContaining({ decision: 'comment' })], nextCursor: null });
     expect((await query({ pageSize: 3, decision: 'agree', cursor: first.nextCursor })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
+    expect((await query({ pageSize: 3, cursor: null })).body.result).toEqual(first);
   });
 
   it('keeps API keys apart and validates filters', async () => {
