@@ -40,5 +40,10 @@ describe('/v2/workflow/definitions/get', () => {
     await t.callK('/v2/workflow/definitions/delete', { definitionId: 'key-flow' });
     expect((await get({ definitionId: 'key-flow' })).body.error.status).toBe('NOT_FOUND');
     expect((await get({})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'definitionId is required.' });
+    // an id no definition can have is a bad argument, not a missing definition (delete alike)
+    for (const definitionId of ['A B', 'x', '-lead']) {
+      expect((await get({ definitionId })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'definitionId must match ^[a-z0-9][a-z0-9-]{2,63}$ (DEFINITION_ID_INVALID).' });
+      expect((await t.callK('/v2/workflow/definitions/delete', { definitionId })).body.error.status).toBe('INVALID_ARGUMENT');
+    }
   });
 });
