@@ -107,7 +107,7 @@ const activityFields = {
 };
 
 export const activityInput = z.object({
-  id: notificationIdSchema.optional(),
+  id: id.optional(),
   featureType: z.enum(FEATURE_TYPES),
   actionType: z.string().trim().min(1).max(200),
   actionUser: feedUser,

@@ -43,6 +43,11 @@ describe('/v2/activities/add', () => {
     const found = await get(['act-2']);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ actionType: 'custom.b', displayMessageTemplate: 'second' });
+    // any id the read operations take (reference §3.8 names no character rule), trimmed as ids are
+    for (const id of ['act.3', 'jira:PROJ-1', 'with space']) {
+      await add([{ id: ` ${id} `, featureType: 'custom', actionType: 'custom.a', actionUser, targetEntityId: 'x' }]);
+      expect((await get([id])).map((a: any) => a.id)).toEqual([id]);
+    }
   });
 
   it('resolver mode keeps no personal data of the acting user', async () => {
@@ -58,7 +63,7 @@ describe('/v2/activities/add', () => {
       [[{ featureType: 'poll', actionType: 'poll.vote', actionUser }], 'activities[0].featureType must be one of: comment, reaction, recorder, crdt, custom.'],
       [[{ featureType: 'comment', actionUser }], 'activities[0].actionType is required.'],
       [[{ featureType: 'comment', actionType: 'comment.add' }], 'activities[0].actionUser is required.'],
-      [[{ id: 'has space', featureType: 'comment', actionType: 'comment.add', actionUser }], 'activities[0].id may contain only letters, digits, _ and -.'],
+      [[{ id: ' ', featureType: 'comment', actionType: 'comment.add', actionUser }], 'activities[0].id must not be empty.'],
       [[], 'activities must have at least 1 item(s).'],
     ];
     for (const [activities, message] of cases) {
