@@ -365,6 +365,11 @@ export const notificationConfigs = sqliteTable(
     inbox: text('inbox', { enum: CHANNEL_VALUES }).notNull(),
     email: text('email', { enum: CHANNEL_VALUES }).notNull(),
     slack: text('slack', { enum: CHANNEL_VALUES }).notNull(),
+    /**
+     * Which channels this row sets (1 inbox, 2 email, 4 slack): a document's row takes the others from the
+     * organization's. Rows written before it set all three.
+     */
+    channelsSet: integer('channels_set').notNull().default(7),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.organizationId, t.documentId, t.userId] }), orgRef(t)],

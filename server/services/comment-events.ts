@@ -3,7 +3,7 @@ import type { Db } from '../db/client.ts';
 import type { StoredUser } from '../db/schema.ts';
 import { emitEvent, subscribers, type DomainEvent } from '../webhooks/outbox.ts';
 import { commentsOf, describeAnnotation, findAnnotation } from './comments.ts';
-import { channelRows } from './notifications.ts';
+import { userChannels } from './notifications.ts';
 
 /** reference.md 4.6: the basic service's comment `actionType` for each event. */
 const BASIC_ACTION: Partial<Record<WebhookEventType, string>> = {
@@ -26,14 +26,13 @@ type Channels = { inbox: string; email: string };
 
 /** The notification settings of the users a thread involves, per organization and per the thread's document. */
 function participantsConfig(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  const rows = channelRows(tx, apiKeyId, organizationId, documentId, userIds);
+  const of = userChannels(tx, apiKeyId, organizationId, documentId, userIds);
   const org: Record<string, Channels> = {};
   const doc: Record<string, Channels> = {};
   for (const userId of userIds) {
-    const o = rows.find((r) => r.userId === userId && r.documentId === '');
-    const d = rows.find((r) => r.userId === userId && r.documentId === documentId) ?? o;
-    org[userId] = { inbox: o?.inbox ?? 'ALL', email: o?.email ?? 'ALL' };
-    doc[userId] = { inbox: d?.inbox ?? 'ALL', email: d?.email ?? 'ALL' };
+    const { organization, document } = of(userId);
+    org[userId] = { inbox: organization.inbox, email: organization.email };
+    doc[userId] = { inbox: document.inbox, email: document.email };
   }
   return { usersOrganizationNotificationsConfig: org, usersDocumentNotificationsConfig: doc };
 }

@@ -51,7 +51,7 @@ const INSERT_RECIPIENT =
   'INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)';
 /** The recipients' channel settings, the organization's ('') and the document's; the user ids as one JSON array. */
 const CHANNELS =
-  "SELECT user_id AS userId, document_id AS documentId, inbox, email FROM notification_configs WHERE api_key_id = ? AND organization_id = ? AND user_id IN (SELECT value FROM json_each(?)) AND document_id IN ('', ?)";
+  "SELECT user_id AS userId, document_id AS documentId, inbox, email, slack, channels_set AS channelsSet FROM notification_configs WHERE api_key_id = ? AND organization_id = ? AND user_id IN (SELECT value FROM json_each(?)) AND document_id IN ('', ?)";
 
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
@@ -77,18 +77,42 @@ function insertNotificationRow(tx: Db, row: NotificationRow) {
 }
 
 /** The stored channel settings of `userIds`, the organization's (documentId '') and the document's. */
-export function channelRows(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  return userIds.length
-    ? connectionOf(tx).prepare<unknown[], { userId: string; documentId: string; inbox: Channel; email: Channel }>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId)
+type ChannelRow = { documentId: string; inbox: Channel; email: Channel; slack: Channel; channelsSet: number };
+type ChannelConfig = { inbox: Channel; email: Channel; slack: Channel };
+const CHANNEL_BITS = { inbox: 1, email: 2, slack: 4 } as const;
+const DEFAULT_CONFIG: ChannelConfig = { inbox: 'ALL', email: 'ALL', slack: 'ALL' };
+
+/**
+ * A user's settings for one document: each channel the document's row sets, else the organization's row's, else
+ * ALL (a document's setting of the inbox alone leaves its e-mail as the organization has it).
+ */
+function resolveChannels(organization: ChannelRow | undefined, document: ChannelRow | undefined): ChannelConfig {
+  const pick = (channel: keyof ChannelConfig) =>
+    document && document.channelsSet & CHANNEL_BITS[channel] ? document[channel] : organization && organization.channelsSet & CHANNEL_BITS[channel] ? organization[channel] : 'ALL';
+  return { inbox: pick('inbox'), email: pick('email'), slack: pick('slack') };
+}
+
+/** Each user's settings in the organization and, resolved over them, for one of its documents. */
+export function userChannels(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
+  const rows = userIds.length
+    ? connectionOf(tx).prepare<unknown[], ChannelRow & { userId: string }>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId)
     : [];
+  const byUser = new Map<string, { organization?: ChannelRow; document?: ChannelRow }>();
+  for (const row of rows) {
+    const entry = byUser.get(row.userId) ?? {};
+    if (row.documentId === '') entry.organization = row;
+    else entry.document = row;
+    byUser.set(row.userId, entry);
+  }
+  return (userId: string) => {
+    const entry = byUser.get(userId);
+    return { organization: resolveChannels(entry?.organization, undefined), document: resolveChannels(entry?.organization, entry?.document) };
+  };
 }
 
 function channelsOf(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  const rows = channelRows(tx, apiKeyId, organizationId, documentId, userIds);
-  const byUser = new Map<string, { inbox: Channel; email: Channel }>();
-  // the document's setting wins over the organization's
-  for (const row of rows.sort((a, b) => a.documentId.length - b.documentId.length)) byUser.set(row.userId, { inbox: row.inbox, email: row.email });
-  return (userId: string) => byUser.get(userId) ?? { inbox: 'ALL' as Channel, email: 'ALL' as Channel };
+  const of = userChannels(tx, apiKeyId, organizationId, documentId, userIds);
+  return (userId: string) => of(userId).document;
 }
 
 const wants = (channel: Channel, explicit: boolean) => channel === 'ALL' || (channel === 'MINE' && explicit);
@@ -302,8 +326,6 @@ export function updateNotifications(app: AppContext, apiKeyId: string, input: z.
   });
 }
 
-const DEFAULT_CONFIG = { inbox: 'ALL', email: 'ALL', slack: 'ALL' } as const;
-
 /** /v2/notifications/config/get: the user's settings per document (falling back to the organization's), then the organization's. */
 export function getNotificationConfig(app: AppContext, apiKeyId: string, input: { organizationId: string; userId: string; documentIds?: string[] | undefined; getOrganizationConfig?: boolean | undefined }) {
   const rows = app.db
@@ -311,10 +333,10 @@ export function getNotificationConfig(app: AppContext, apiKeyId: string, input: 
     .from(notificationConfigs)
     .where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, input.organizationId), eq(notificationConfigs.userId, input.userId)))
     .all();
-  const byDocument = new Map(rows.map((r) => [r.documentId, { inbox: r.inbox, email: r.email, slack: r.slack }]));
-  const organization = byDocument.get('') ?? DEFAULT_CONFIG;
+  const byDocument = new Map(rows.map((r) => [r.documentId, r]));
+  const organization = resolveChannels(byDocument.get(''), undefined);
   const metadata = (documentId: string | null) => ({ organizationId: input.organizationId, apiKey: apiKeyId, documentId, userId: input.userId });
-  const out = (input.documentIds ?? []).map((documentId) => ({ config: byDocument.get(documentId) ?? organization, metadata: metadata(documentId) }));
+  const out = (input.documentIds ?? []).map((documentId) => ({ config: resolveChannels(byDocument.get(''), byDocument.get(documentId)), metadata: metadata(documentId) }));
   if (input.getOrganizationConfig || !input.documentIds?.length) out.push({ config: organization, metadata: metadata(null) });
   return out;
 }
@@ -329,8 +351,15 @@ export function setNotificationConfig(app: AppContext, apiKeyId: string, input: 
     for (const userId of new Set(input.userIds)) {
       for (const documentId of documents) {
         const where = and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, input.organizationId), eq(notificationConfigs.documentId, documentId), eq(notificationConfigs.userId, userId));
-        const current = tx.select().from(notificationConfigs).where(where).get() ?? DEFAULT_CONFIG;
-        const next = { inbox: input.config.inbox ?? current.inbox, email: input.config.email ?? current.email, slack: input.config.slack ?? current.slack };
+        // the channels named are set on this row; the others keep what the row had (none: the organization's, or ALL)
+        const current = tx.select().from(notificationConfigs).where(where).get() ?? { ...DEFAULT_CONFIG, channelsSet: 0 };
+        const given = input.config;
+        const next = {
+          inbox: given.inbox ?? current.inbox,
+          email: given.email ?? current.email,
+          slack: given.slack ?? current.slack,
+          channelsSet: current.channelsSet | (given.inbox ? CHANNEL_BITS.inbox : 0) | (given.email ? CHANNEL_BITS.email : 0) | (given.slack ? CHANNEL_BITS.slack : 0),
+        };
         tx.insert(notificationConfigs)
           .values({ apiKeyId, organizationId: input.organizationId, documentId, userId, ...next, updatedAt: Date.now() })
           .onConflictDoUpdate({ target: [notificationConfigs.apiKeyId, notificationConfigs.organizationId, notificationConfigs.documentId, notificationConfigs.userId], set: { ...next, updatedAt: Date.now() } })

@@ -83,7 +83,8 @@ describe('Standard Webhooks signing', () => {
       });
       const payload = JSON.parse(delivery!.body) as Record<string, any>;
       expect(payload.usersOrganizationNotificationsConfig).toEqual({ ann: { inbox: 'NONE', email: 'ALL' } });
-      expect(payload.usersDocumentNotificationsConfig).toEqual({ ann: { inbox: 'ALL', email: 'MINE' } });
+      // the document sets e-mail only: its inbox is the organization's
+      expect(payload.usersDocumentNotificationsConfig).toEqual({ ann: { inbox: 'NONE', email: 'MINE' } });
     } finally {
       await set({ config: { inbox: 'ALL', email: 'ALL' } });
       await set({ documentIds: ['doc', 'elsewhere'], config: { inbox: 'ALL', email: 'ALL' } });

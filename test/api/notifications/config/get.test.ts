@@ -20,9 +20,18 @@ describe('/v2/notifications/config/get', () => {
     const res = await t.callK('/v2/notifications/config/get', { organizationId: 'acme', userId: 'ann', documentIds: ['d1', 'd2'], getOrganizationConfig: true });
     expect(res.body.result.data.map((x: any) => [x.metadata.documentId, x.config])).toEqual([
       ['d1', { inbox: 'ALL', email: 'MINE', slack: 'ALL' }],
-      ['d2', { inbox: 'NONE', email: 'ALL', slack: 'ALL' }],
+      // the document sets its inbox only: its e-mail is the organization's
+      ['d2', { inbox: 'NONE', email: 'MINE', slack: 'ALL' }],
       [null, { inbox: 'ALL', email: 'MINE', slack: 'ALL' }],
     ]);
+    // and follows the organization's later changes of the channels it does not set
+    await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { email: 'NONE', inbox: 'MINE' } });
+    const later = await t.callK('/v2/notifications/config/get', { organizationId: 'acme', userId: 'ann', documentIds: ['d2'] });
+    expect(later.body.result.data[0].config).toEqual({ inbox: 'NONE', email: 'NONE', slack: 'ALL' });
+    // a channel the document sets keeps the document's value
+    await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], documentIds: ['d2'], config: { email: 'ALL' } });
+    const own = await t.callK('/v2/notifications/config/get', { organizationId: 'acme', userId: 'ann', documentIds: ['d2'] });
+    expect(own.body.result.data[0].config).toEqual({ inbox: 'NONE', email: 'ALL', slack: 'ALL' });
   });
 
   it('validates the input and keeps API keys apart', async () => {

@@ -28,6 +28,16 @@ describe('/v2/notifications/config/set', () => {
     expect(await inbox('cat')).toEqual(['to-cat']);
   });
 
+  it("a document's setting of one channel leaves the others as the organization's: what reaches the inbox follows", async () => {
+    // dan: MINE for the whole organization, then the document sets only e-mail: the inbox stays MINE there
+    await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'dan' }] });
+    await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['dan'], config: { inbox: 'MINE' } });
+    await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['dan'], documentIds: ['d'], config: { email: 'NONE' } });
+    await notify('broadcast-2', []);
+    await notify('to-dan', ['dan']);
+    expect(await inbox('dan')).toEqual(['to-dan']);
+  });
+
   it('validates the input', async () => {
     expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: {} })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'config must set at least one of inbox, email or slack.' });
     expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { inbox: 'SOME' } })).body.error.message).toBe('config.inbox must be one of: ALL, MINE, NONE.');

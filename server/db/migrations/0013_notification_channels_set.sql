@@ -1,0 +1,1 @@
+ALTER TABLE `notification_configs` ADD `channels_set` integer DEFAULT 7 NOT NULL;
