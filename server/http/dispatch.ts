@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nextRequestId } from './request-id.ts';
 import type { AppContext } from '../context.ts';
 import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
 import { ApiError, errorBody, httpStatusOf, INTERNAL_ERROR, invalid, resourceExhausted } from './errors.ts';
@@ -191,7 +191,7 @@ function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, r
  * with the request id and answered as INTERNAL without detail.
  */
 export async function dispatch(app: AppContext, op: AnyOperation, call: IncomingCall): Promise<CallOutcome> {
-  const requestId = randomUUID();
+  const requestId = nextRequestId();
   let text: string;
   try {
     checkCall(call, app.config.maxBodyBytes);

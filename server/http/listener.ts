@@ -3,7 +3,7 @@
 // request (other methods, the UI, admin routes, unusual URLs) goes through h3 as before. Both ways run the
 // same steps of dispatch.ts (checkCall, runCall) and recordCall, so the rules, envelope and monitor record are
 // the same whichever way a call came.
-import { randomUUID } from 'node:crypto';
+import { nextRequestId } from './request-id.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { checkCall, dispatch, failure, headerNames, runCall, tooLarge, type CallHeaders, type CallOutcome, type IncomingCall } from './dispatch.ts';
@@ -99,7 +99,7 @@ class NodeCall {
   readonly headers: NodeHeaders;
   readonly clientIp: string;
   readonly started = performance.now();
-  readonly requestId = randomUUID();
+  readonly requestId = nextRequestId();
   text: string | undefined;
   private first: Buffer | undefined;
   private more: Buffer[] | undefined;
