@@ -212,6 +212,7 @@ export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCa
     const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
     if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
     const input = parseInput(op.input, data, op.missingMessages);
+    if (op.cache === 'constant') return constantCall(app, op, ctx, input, requestId);
     const result: unknown = op.handler(input, ctx as never);
     if (result instanceof Promise) return settled(app, op, requestId, result);
     return success(op, result, requestId);
@@ -242,6 +243,26 @@ function cachedCall(app: AppContext, op: AnyOperation, ctx: RequestContext, data
   return outcome;
 }
 
+/** The answers of `cache: 'constant'` operations, serialized at their first call, per app. */
+const constantAnswers = new WeakMap<AppContext, Map<AnyOperation, Buffer>>();
+
+/**
+ * A `cache: 'constant'` operation's call, its input already valid: the answer serialized at the first call
+ * (ping's costs as much to serialize as the rest of its call), or computed and kept.
+ */
+function constantCall(app: AppContext, op: AnyOperation, ctx: RequestContext, input: unknown, requestId: string): CallOutcome | Promise<CallOutcome> {
+  let answers = constantAnswers.get(app);
+  const kept = answers?.get(op);
+  if (kept !== undefined) return { status: 200, body: KEPT, json: kept, requestId };
+  const result: unknown = op.handler(input, ctx as never);
+  if (result instanceof Promise) return settled(app, op, requestId, result);
+  const outcome = success(op, result, requestId);
+  outcome.json = Buffer.from(JSON.stringify(outcome.body));
+  if (answers === undefined) constantAnswers.set(app, (answers = new Map()));
+  answers.set(op, outcome.json);
+  return outcome;
+}
+
 /** The outcome of a handler that answered with a promise. */
 function settled(app: AppContext, op: AnyOperation, requestId: string, result: Promise<unknown>): Promise<CallOutcome> {
   return result.then(
@@ -250,7 +271,7 @@ function settled(app: AppContext, op: AnyOperation, requestId: string, result: P
   );
 }
 
-/** The body of an outcome answered with kept JSON text (`json`), which is what is sent. */
+/** The body of an outcome answered with kept JSON text (`json`: the response cache's, a constant answer), which is what is sent. */
 const KEPT = Object.freeze({});
 
 /** An outcome's answer as an object, whether it was computed or kept as text by the response cache. */

@@ -50,8 +50,10 @@ export interface Operation<A extends AuthKind = AuthKind, S extends z.ZodType = 
   /**
    * `read`: the answer depends only on the stored data, the caller's credentials and the body (no clock, no
    * side effects), so it may be served again from the response cache while the database is unchanged.
+   * `constant`: the answer to valid input never changes while the server runs (ping's): the handler's first
+   * answer is serialized once and sent again to every valid call, after the body has been read and validated.
    */
-  cache?: 'read';
+  cache?: 'read' | 'constant';
   // Method syntax on purpose: it lets the registry hold operations of every schema as `AnyOperation`.
   // A handler with nothing to wait for may answer synchronously: the call then skips a promise turn.
   handler(input: z.output<S>, ctx: ContextFor<A>): MaybePromise<E extends 'classic' ? ClassicResult : unknown>;

@@ -6,6 +6,7 @@ export default defineOperation({
   auth: 'public',
   summary: 'Health check: answers pong with the server version.',
   input: z.object({}),
+  cache: 'constant',
   handler(_input, ctx) {
     return { message: 'pong', data: { version: ctx.app.version } };
   },

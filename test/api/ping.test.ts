@@ -16,6 +16,32 @@ describe('/v2/ping', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers the same bytes to every valid call once its answer is kept, and still reads and checks each body', async () => {
+    const texts = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(t.url + '/v2/ping', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"data":{}}' });
+      expect(res.status).toBe(200);
+      texts.push(await res.text());
+    }
+    expect(new Set(texts).size).toBe(1);
+    expect(JSON.parse(texts[0]!)).toEqual({ result: { status: 'success', message: 'pong', data: { version: expect.any(String) } } });
+    // the kept answer is not an answer to everything: invalid bodies after it are still refused
+    expect((await raw(t.url, '/v2/ping', '{"data":[]}')).body).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'data must be an object, not an array.' } });
+    expect((await raw(t.url, '/v2/ping', '{"data":{},"x":1}')).status).toBe(400);
+    expect((await raw(t.url, '/v2/ping', '{"data":{}}')).status).toBe(200);
+  });
+
+  it('gives every call its own request id, UUID-shaped (version 8: a random part per process, then a counter)', async () => {
+    const ids = [];
+    for (let i = 0; i < 20; i++) ids.push((await t.callPublic('/v2/ping', {})).headers.get('x-request-id'));
+    expect(new Set(ids).size).toBe(20);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // one process's ids share their random part and count up
+    expect(new Set(ids.map((id) => id!.slice(0, 24))).size).toBe(1);
+    const counters = ids.map((id) => parseInt(id!.slice(24), 16));
+    expect(counters).toEqual([...counters].sort((a, b) => a - b));
+  });
+
   it('accepts "data": null as present', async () => {
     const res = await raw(t.url, '/v2/ping', '{"data":null}');
     expect(res.status).toBe(200);
