@@ -83,7 +83,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
       event.res.headers.set('x-request-id', outcome.requestId);
       // after a refused oversized body the connection closes, once the rest is dropped (dropRestOfBody)
       if (outcome.bodyUnread) refuseRestOfBody(event, app.config.maxBodyBytes);
-      // an answer kept as JSON text by the response cache (rare on this way: only unusual URLs of a POST get here)
+      // an answer kept as JSON text (response cache, constant answer; rare on this way: only unusual URLs of a POST get here)
       return answerOf(outcome);
     };
     for (const path of [op.path, ...(op.aliases ?? [])]) h3.all(path, handler);

@@ -25,7 +25,7 @@ export interface CallOutcome {
   requestId: string;
   /** The request body was refused before it was read to the end. */
   bodyUnread?: boolean;
-  /** The answer as UTF-8 JSON when it is already serialized (kept by the response cache); else `body` is serialized. */
+  /** The answer as UTF-8 JSON when it is already serialized (kept: the response cache's, a constant answer); else `body` is. */
   json?: Buffer;
 }
 
@@ -271,10 +271,10 @@ function settled(app: AppContext, op: AnyOperation, requestId: string, result: P
   );
 }
 
-/** The body of an outcome answered with kept JSON text (`json`: the response cache's, a constant answer), which is what is sent. */
+/** The body of an outcome answered with kept JSON text (`json`), which is what is sent. */
 const KEPT = Object.freeze({});
 
-/** An outcome's answer as an object, whether it was computed or kept as text by the response cache. */
+/** An outcome's answer as an object, whether it was computed or kept as text (response cache, constant answer). */
 export function answerOf(outcome: CallOutcome): object {
   return outcome.json !== undefined ? (JSON.parse(outcome.json.toString('utf8')) as object) : outcome.body;
 }
