@@ -14,7 +14,7 @@ import { operations } from '../../server/operations/index.ts';
 import { apiKeyHeaders, call, workspaceHeaders } from '../helpers/server.ts';
 import type { Pools } from './helpers/arbitraries.ts';
 import { newDataDir, removeDataDir, rssMiB, startChild, type ChildServer, type Credentials } from './helpers/child.ts';
-import { requestArbitrary, type FuzzRequest } from './helpers/requests.ts';
+import { requestArbitrary, sendOnceMore, type FuzzRequest } from './helpers/requests.ts';
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -128,22 +128,10 @@ describe('bad input: fuzzing every operation', () => {
             const response = await fetch(server.url + request.path, { method: request.method, headers: headersFor(op, request, n), body: request.body });
             return { response, text: await response.text() };
           };
-          let answered: Awaited<ReturnType<typeof send>>;
-          try {
-            answered = await send();
-          } catch (error) {
-            // A connection closed without an answer: a body over the 10 MiB limit refused before the client
-            // finished writing it (EPIPE), or a keep-alive socket the server closed as idle while this process
-            // was busy generating (the usual keep-alive race). Counted and shown, and sent once more.
-            const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-            dropped.push(`${cause} (server ${server.cli.child.exitCode === null ? 'alive' : 'dead'}) for ${describe()}`);
-            try {
-              answered = await send();
-            } catch (again) {
-              dropped.push(`again: ${again instanceof Error && again.cause instanceof Error ? again.cause.message : String(again)}`);
-              continue;
-            }
-          }
+          const answered = await sendOnceMore(send, (cause, again) =>
+            dropped.push(again ? `again: ${cause}` : `${cause} (server ${server.cli.child.exitCode === null ? 'alive' : 'dead'}) for ${describe()}`),
+          );
+          if (answered === undefined) continue;
           const { response, text } = answered;
           const status = request.method === 'HEAD' ? null : problemWith(response.status, text);
           const name = request.method === 'HEAD' ? 'HEAD' : status ? 'BROKEN' : response.status === 200 ? 'OK' : (JSON.parse(text) as { error: { status: string } }).error.status;

@@ -71,3 +71,20 @@ export function requestArbitrary(op: AnyOperation, pools: Pools): fc.Arbitrary<F
   );
   return fc.oneof({ arbitrary: validRequest, weight: 4 }, { arbitrary: mutated, weight: 5 }, { arbitrary: envelope, weight: 2 });
 }
+
+/**
+ * Sends a request, and once more if its connection closed without an answer: a keep-alive socket the server
+ * closed as idle just as this process reused it (the usual keep-alive race: the sweeps pause between rounds), or a
+ * body over the limit refused before the client finished writing it (EPIPE). Each drop is told to `onDrop` (the
+ * second with `again`); undefined when the request was dropped twice.
+ */
+export async function sendOnceMore<T>(send: () => Promise<T>, onDrop: (cause: string, again: boolean) => void): Promise<T | undefined> {
+  for (const again of [false, true]) {
+    try {
+      return await send();
+    } catch (error) {
+      onDrop(error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error), again);
+    }
+  }
+  return undefined;
+}
