@@ -47,6 +47,56 @@ export interface LiveDoc {
 export type CrdtRow = typeof crdtDocuments.$inferSelect;
 
 const COMPACT_AFTER_UPDATES = 200;
+/** Stored updates of each document kept as history by default (`crdtHistoryUpdates`, CRDT_HISTORY_UPDATES). */
+export const DEFAULT_HISTORY_UPDATES = 1000;
+/** Authors remembered per loaded document (who sent which stored update), for the history view. */
+const AUTHORS_KEPT = 2000;
+
+/** One stored update of a document's log: the history's unit. */
+export interface LogEntry {
+  seq: number;
+  createdAt: number;
+  update: Uint8Array;
+}
+
+/** Applies updates one by one (a corrupted one is left out) and returns the document's full state. */
+function mergeRobust(updates: Uint8Array[]): Uint8Array {
+  try {
+    return Y.mergeUpdates(updates);
+  } catch {
+    const doc = new Y.Doc({ gc: true });
+    try {
+      for (const update of updates) {
+        try {
+          Y.applyUpdate(doc, update);
+        } catch {
+          // left out, as storedDoc does
+        }
+      }
+      return Y.encodeStateAsUpdate(doc);
+    } finally {
+      doc.destroy();
+    }
+  }
+}
+
+/**
+ * Whether every change in `snapshot` is also in `updates` (its state vector is covered by theirs): read from the
+ * updates' metadata, without building the document; a log that cannot be merged counts as not covering.
+ */
+export function logCovers(updates: Uint8Array[], snapshot: Uint8Array | null): boolean {
+  if (!snapshot) return true;
+  try {
+    const wanted = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(snapshot));
+    if (wanted.size === 0) return true;
+    if (updates.length === 0) return false;
+    const { from, to } = Y.parseUpdateMeta(updates.length === 1 ? (updates[0] as Uint8Array) : Y.mergeUpdates(updates));
+    for (const [client, clock] of wanted) if (from.get(client) !== 0 || (to.get(client) ?? 0) < clock) return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 type RootTypes = Map<string, typeof Y.AbstractType<unknown>>;
 
@@ -83,6 +133,7 @@ function reproduces(snapshot: Uint8Array, doc: Y.Doc): boolean {
 }
 
 const keyString = (k: DocKey) => JSON.stringify([k.apiKeyId, k.organizationId, k.documentId, k.editorId]);
+const logOf = (k: DocKey) => and(eq(crdtUpdates.apiKeyId, k.apiKeyId), eq(crdtUpdates.organizationId, k.organizationId), eq(crdtUpdates.documentId, k.documentId), eq(crdtUpdates.editorId, k.editorId));
 const where = (k: DocKey) =>
   and(eq(crdtDocuments.apiKeyId, k.apiKeyId), eq(crdtDocuments.organizationId, k.organizationId), eq(crdtDocuments.documentId, k.documentId), eq(crdtDocuments.editorId, k.editorId));
 
@@ -92,10 +143,19 @@ const where = (k: DocKey) =>
  * broadcast, before a REST call answers and before a client is sent the document's state: what anyone was told
  * is on disk. Updates of one event-loop turn are stored together (`flush`). The log is
  * merged into the snapshot past a threshold and when an idle document is unloaded.
+ *
+ * History (the admin UI's document history and restore): compaction writes the whole state as the snapshot
+ * (what loading starts from) but keeps the newest `historyUpdates` updates of the log, older ones merged into
+ * the first kept row, so that the log alone rebuilds the document at any kept point. Loading applies the log over
+ * the snapshot again, which Yjs ignores (every kept update is already in it). `historyUpdates: 0` deletes the
+ * log at each compaction, as before there was history.
  */
-export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { idleMs?: number; onChange?: (tx: Db, key: DocKey, now: number) => void } = {}) {
+export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { idleMs?: number; historyUpdates?: number; onChange?: (tx: Db, key: DocKey, now: number) => void } = {}) {
   const idleMs = options.idleMs ?? 30_000;
+  const historyUpdates = options.historyUpdates ?? DEFAULT_HISTORY_UPDATES;
   const live = new Map<string, LiveDoc>();
+  /** Who sent each stored update (by log seq), per document, while this process runs: the log keeps no author. */
+  const authors = new Map<string, Map<number, string>>();
 
   const find = (k: DocKey): CrdtRow | undefined => app.db.select().from(crdtDocuments).where(where(k)).get();
   const placeholders = {
@@ -179,17 +239,53 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
       return;
     }
     transaction(app.db, (tx) => {
+      const previous = tx.select({ snapshot: crdtDocuments.snapshot }).from(crdtDocuments).where(where(entry.key)).get()?.snapshot ?? null;
       tx.update(crdtDocuments).set({ snapshot, updateCount: 0, compactedAt: Date.now() }).where(where(entry.key)).run();
-      tx.delete(crdtUpdates)
-        .where(and(eq(crdtUpdates.apiKeyId, entry.key.apiKeyId), eq(crdtUpdates.organizationId, entry.key.organizationId), eq(crdtUpdates.documentId, entry.key.documentId), eq(crdtUpdates.editorId, entry.key.editorId)))
-        .run();
+      if (historyUpdates === 0 || !trimHistory(tx, entry.key, previous)) tx.delete(crdtUpdates).where(logOf(entry.key)).run();
     });
+  }
+
+  /**
+   * Keeps the newest `historyUpdates` updates of the log and merges the older ones into the first kept row, so that
+   * the log alone rebuilds the document at every kept point. A log that does not start from the beginning (a
+   * document compacted before history was kept, or seeded) gets the previous snapshot merged into its first row.
+   * False when the log cannot be kept (it does not rebuild the document): the caller then deletes it.
+   */
+  function trimHistory(tx: Db, k: DocKey, previousSnapshot: Uint8Array | null): boolean {
+    const rows = tx.select({ seq: crdtUpdates.seq, createdAt: crdtUpdates.createdAt, update: crdtUpdates.update }).from(crdtUpdates).where(logOf(k)).orderBy(asc(crdtUpdates.seq)).all();
+    if (rows.length === 0) return true;
+    const needsBase = !logCovers(rows.map((r) => r.update), previousSnapshot);
+    const merged = Math.max(rows.length - historyUpdates, needsBase ? 1 : 0);
+    if (merged === 0) return true;
+    const head = rows.slice(0, merged);
+    const base = mergeRobust([...(needsBase && previousSnapshot ? [previousSnapshot] : []), ...head.map((r) => r.update)]);
+    const first = head[0] as (typeof rows)[number];
+    const last = head[head.length - 1] as (typeof rows)[number];
+    tx.update(crdtUpdates).set({ update: Buffer.from(base), createdAt: last.createdAt }).where(eq(crdtUpdates.seq, first.seq)).run();
+    if (head.length > 1) tx.delete(crdtUpdates).where(and(logOf(k), sql`${crdtUpdates.seq} > ${first.seq}`, sql`${crdtUpdates.seq} <= ${last.seq}`)).run();
+    const known = authors.get(keyString(k));
+    if (known) for (const row of head) known.delete(row.seq);
+    return true;
   }
 
   const dirty = new Set<LiveDoc>();
   let flushQueued = false;
   const authorOf = (origin: unknown): string | null =>
     origin && typeof origin === 'object' && 'server' in origin ? (origin as ServerOrigin).by : origin && typeof origin === 'object' && 'userId' in origin ? ((origin as { userId: unknown }).userId as string | null) : null;
+
+  /** Remembers who sent a stored update: server writers by name, connections by user (or "websocket client"). */
+  function rememberAuthor(k: DocKey, seq: number, origins: unknown[]) {
+    if (historyUpdates === 0) return;
+    const names = [...new Set(origins.map((origin) => authorOf(origin) ?? (origin && typeof origin === 'object' && 'ws' in origin ? 'websocket client' : 'unknown')))];
+    const id = keyString(k);
+    let known = authors.get(id);
+    if (!known) {
+      if (authors.size >= 10_000) authors.clear();
+      authors.set(id, (known = new Map()));
+    }
+    known.set(seq, names.join(', '));
+    if (known.size > AUTHORS_KEPT) known.delete(known.keys().next().value as number);
+  }
 
   /**
    * Stores, then broadcasts, every update applied since the last flush: one transaction for all documents and
@@ -217,7 +313,8 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
           const row = statements.bump.get({ ...k, rowCreatedAt: entry.createdAt, updatedAt: now, lastUpdatedBy: authorOf(items[items.length - 1]?.origin) });
           // Deleted, created again, or moved to another document id (a migration) while loaded: nothing to append to.
           if (!row) return { entry, merged, except, count: null };
-          statements.append.run({ ...k, update: Buffer.from(merged), createdAt: now });
+          const appended = statements.append.run({ ...k, update: Buffer.from(merged), createdAt: now });
+          rememberAuthor(k, Number(appended.lastInsertRowid), items.map((i) => i.origin));
           if (entry.infer) {
             const learned = inferContent(entry.doc, entry.infer, entry.type, entry.contentKey);
             if (learned) settle(entry, learned.type, learned.contentKey);
@@ -365,6 +462,25 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
 
     /** Stores and broadcasts pending updates now (before a client is sent the document's state). */
     flush,
+
+    /** The stored snapshot and update log of a document, oldest first (after pending updates are stored). */
+    log(k: DocKey): { snapshot: Uint8Array | null; entries: LogEntry[] } | undefined {
+      if (dirty.size > 0) flush();
+      return app.db.transaction((tx) => {
+        const row = tx.select({ snapshot: crdtDocuments.snapshot }).from(crdtDocuments).where(where(k)).get();
+        if (!row) return undefined;
+        const entries = tx.select({ seq: crdtUpdates.seq, createdAt: crdtUpdates.createdAt, update: crdtUpdates.update }).from(crdtUpdates).where(logOf(k)).orderBy(asc(crdtUpdates.seq)).all();
+        return { snapshot: row.snapshot, entries };
+      });
+    },
+
+    /** Who sent a stored update, when this process stored it (the log itself keeps no author). */
+    authorOf(k: DocKey, seq: number): string | null {
+      return authors.get(keyString(k))?.get(seq) ?? null;
+    },
+
+    /** How many stored updates of each document are kept as history. */
+    historyUpdates,
 
     /** Clients connected to the document now (0 when it is not loaded). */
     connections(k: DocKey): number {
