@@ -35,6 +35,19 @@ export const configSchema = z.object({
     .optional(),
   /** Extra hosts allowed as login-link continueUrl besides the server's own host and localhost. */
   loginLinkAllowedHosts: z.array(z.string()),
+  /**
+   * Host names (the `Host` header) Hearth answers to besides loopback names, IP literals and PUBLIC_URL's host
+   * (http/host-check.ts): `hearth.lan`, `.example.com` for a domain and its subdomains, `*` for any (behind a
+   * proxy that checks it). Anything else is refused, so that a page whose name rebinds to this machine cannot
+   * drive it (DNS rebinding).
+   */
+  allowedHosts: z.array(z.string().min(1)),
+  /**
+   * Webhook endpoints and AI base URLs on loopback, private or link-local addresses: `allow` (local development,
+   * the default) or `deny` (a server other people's workspaces use: Hearth must not become their way into the
+   * machine's or the network's internal services). Checked on the address actually connected to.
+   */
+  outboundPrivate: z.enum(['allow', 'deny']),
   /** Owner of the default workspace created at first start. */
   defaultOwnerEmail: z.string(),
   rateLimits: z.object({
@@ -95,6 +108,8 @@ export function defaultConfig(): Config {
     responseCacheMb: 16,
     mailFrom: 'Hearth <no-reply@hearth.local>',
     loginLinkAllowedHosts: [],
+    allowedHosts: [],
+    outboundPrivate: 'allow',
     defaultOwnerEmail: 'owner@hearth.local',
     rateLimits: {
       workspaceCreatePerIp: { max: 20, windowMs: MINUTE },
@@ -157,6 +172,8 @@ export function configFromEnvAndArgs(
   const logLevel = env.LOG_LEVEL?.toLowerCase();
   const aiTimeout = env.AI_TIMEOUT_MS ? Number(env.AI_TIMEOUT_MS) : undefined;
   const responseCacheMb = env.RESPONSE_CACHE_MB ? Number(env.RESPONSE_CACHE_MB) : undefined;
+  const outboundPrivate = env.OUTBOUND_PRIVATE?.toLowerCase();
+  if (outboundPrivate && outboundPrivate !== 'allow' && outboundPrivate !== 'deny') throw new Error('Invalid configuration: OUTBOUND_PRIVATE must be allow or deny');
   if (logLevel && !(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -177,5 +194,7 @@ export function configFromEnvAndArgs(
     loginLinkAllowedHosts: env.LOGIN_LINK_ALLOWED_HOSTS
       ? env.LOGIN_LINK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean)
       : undefined,
+    allowedHosts: env.ALLOWED_HOSTS ? env.ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : undefined,
+    outboundPrivate: (outboundPrivate || undefined) as Config['outboundPrivate'] | undefined,
   };
 }
