@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Monitor } from './admin/monitor.ts';
+import type { SignInLinks } from './admin/signin.ts';
 import type { Tickets } from './admin/tickets.ts';
 import type { Config } from './config.ts';
+import type { HostCheck } from './http/host-check.ts';
 import type { ResponseCache } from './http/response-cache.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Db } from './db/client.ts';
@@ -42,6 +44,10 @@ export interface AppContext {
   responses: ResponseCache;
   /** Read-only websocket tickets the admin UI's CRDT inspector opens documents with. */
   uiTickets: Tickets;
+  /** One-time sign-in links of this server run (admin/signin.ts). */
+  signIn: SignInLinks;
+  /** Whether a request's Host header names this server (http/host-check.ts); HTTP and websocket upgrades both ask. */
+  hostAllowed: HostCheck;
   log: Logger;
   version: string;
   /** The URL this server listens at (known once it listens). */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ import { operations } from './operations/index.ts';
 import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
 import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
 import { createMonitor } from './admin/monitor.ts';
+import { createSignInLinks, signInLinkOf } from './admin/signin.ts';
 import { createTickets } from './admin/tickets.ts';
 import { createAgentRunner } from './services/agents.ts';
 import { DATABASE_FILE, removeServerLock, writeServerLock } from './services/backup.ts';
@@ -27,6 +29,7 @@ import { sweepOrphanAttachments } from './services/recordings.ts';
 import { erasureQueue } from './services/user-data.ts';
 import { VERSION } from './version.ts';
 import { openDeliveryStore } from './webhooks/delivery-store.ts';
+import { createHostCheck } from './http/host-check.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { createWebhookDispatcher, offlineDispatcher } from './webhooks/dispatcher.ts';
 
@@ -39,6 +42,8 @@ export interface HearthServer {
   config: Config;
   credentials: Credentials;
   app: AppContext;
+  /** A fresh one-time link that signs a browser in to the admin UI (the default workspace, or `workspaceId`). */
+  signInLink(workspaceId?: string): string;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the database. */
   close(): Promise<void>;
 }
@@ -62,6 +67,8 @@ export function openApp(config: Config): AppContext {
     monitor: createMonitor(),
     responses: new ResponseCache(sqlite, config.responseCacheMb * 1024 * 1024),
     uiTickets: createTickets(),
+    signIn: createSignInLinks(secrets.derive('admin-sign-in'), randomBytes(12).toString('base64url')),
+    hostAllowed: createHostCheck(config),
     config,
     db,
     sqlite,
@@ -109,7 +116,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     const port = (server.address() as AddressInfo).port;
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
     app.publicUrl = config.publicUrl ?? app.baseUrl;
-    writeServerLock(config.dataDir, app.baseUrl);
+    writeServerLock(config.dataDir, app.baseUrl, app.signIn.bootId);
     app.mail.flush();
     app.jobs.recover();
     app.agents.recover(app);
@@ -137,7 +144,8 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         removeServerLock(config.dataDir);
       })());
 
-    return { url: app.baseUrl, port, config, credentials, app, close };
+    const signInLink = (workspaceId = credentials.workspaceId) => signInLinkOf(app.publicUrl, app.signIn.mint(workspaceId));
+    return { url: app.baseUrl, port, config, credentials, app, signInLink, close };
   } catch (error) {
     http?.close();
     app.crdt.close();

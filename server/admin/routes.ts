@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
@@ -11,10 +9,11 @@ import { ApiError } from '../http/errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
-import { CREDENTIALS_FILE, type Credentials } from '../services/bootstrap.ts';
 import { authenticateWorkspace, describeSettings, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
-import { autoSignInAllowed, cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
+import { cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
+import { SIGN_IN_PATH } from './signin.ts';
+import { page, UI_SECURITY_HEADERS } from '../http/html.ts';
 
 const json = (event: H3Event, status: number, body: unknown) => {
   event.res.status = status;
@@ -42,7 +41,7 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
 }
 
 /** Summary of a call for lists and the live feed (bodies only on request, by id). */
-const summary = ({ request: _request, response: _response, ...rest }: MonitoredCall) => ({ ...rest, hasBodies: _request !== undefined });
+const summary = ({ request: _request, response: _response, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({ ...rest, hasBodies: _request !== undefined });
 
 /**
  * The admin UI's own endpoints under /admin/api (not operations of the interface): its session, the overview,
@@ -52,19 +51,39 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   const sessions = createSessions();
   const workspaceOf = (event: H3Event) => sessions.workspaceOf(cookieValue(event.req.headers.get('cookie')));
   const fromUi = (event: H3Event) => event.req.headers.get(UI_HEADER) === '1';
+  // Plan and production-key settings and the data dir are the operator's business (the hosted service keeps
+  // them in its billing console): only the default workspace's session sees them.
+  const operator = (event: H3Event) => {
+    const workspaceId = workspaceOf(event);
+    return workspaceId !== null && findDefaultWorkspace(app)?.id === workspaceId;
+  };
 
   h3.get('/admin/api/session', (event) => {
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
     const signedIn = workspaceOf(event);
     if (signedIn) return { signedIn: true, workspaceId: signedIn };
-    if (autoSignInAllowed(app.config.host, event.req.headers.get('host'))) {
-      const workspace = findDefaultWorkspace(app);
-      if (workspace) {
-        event.res.headers.set('set-cookie', cookieHeader(sessions.open(workspace.id)));
-        return { signedIn: true, workspaceId: workspace.id, automatic: true };
-      }
+    return json(event, 401, {
+      signedIn: false,
+      error: { status: 'UNAUTHENTICATED', message: 'Open the sign-in link Hearth printed at start (or run npx hearth signin-link), or sign in with the workspace id and auth token.' },
+    });
+  });
+
+  // The one-time link printed at start (and opened by the desktop app): sets the session cookie, then sends the
+  // browser on to the UI, so that the token leaves the address bar; a spent or foreign link gets a page saying
+  // how to get a new one.
+  h3.get(SIGN_IN_PATH, (event) => {
+    const workspaceId = app.signIn.redeem(event.url.searchParams.get('token') ?? '');
+    const workspace = workspaceId ? findWorkspace(app, workspaceId) : undefined;
+    if (!workspace) {
+      return page(
+        403,
+        'Sign-in link',
+        '<h1>This sign-in link was used already, has expired, or is from an earlier run of the server.</h1>' +
+          '<p>Get a new one with <code>npx hearth signin-link</code> (add <code>--data-dir</code> if the server uses another one), ' +
+          'or sign in at <a href="/">the admin UI</a> with the workspace id and auth token in <code>credentials.json</code>.</p>',
+      );
     }
-    return json(event, 401, { signedIn: false, error: { status: 'UNAUTHENTICATED', message: 'Sign in with the workspace id and its auth token.' } });
+    return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(sessions.open(workspace.id)), 'cache-control': 'no-store', ...UI_SECURITY_HEADERS } });
   });
 
   h3.post('/admin/api/session', async (event) => {
@@ -95,16 +114,14 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   h3.get('/admin/api/overview', (event) => {
     const workspaceId = workspaceOf(event);
     if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const file = join(app.config.dataDir, CREDENTIALS_FILE);
-    const defaults = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Credentials) : null;
     const count = (table: string) => app.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${sql.identifier(table)} WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ${workspaceId})`)?.n ?? 0;
+    // The data dir is the operator's business (the default workspace's session); the credentials file is served
+    // to nobody: whoever may read it reads it from the data dir, and the UI calls operations through the session.
     return {
       baseUrl: app.baseUrl,
-      dataDir: app.config.dataDir,
+      dataDir: operator(event) ? app.config.dataDir : null,
       version: app.version,
       workspaceId,
-      // the default workspace's credentials, for copying into scripts; other workspaces keep theirs to themselves
-      credentials: defaults && defaults.workspaceId === workspaceId ? defaults : null,
       counts: {
         organizations: count('organizations'),
         documents: count('documents'),
@@ -195,12 +212,6 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     return { ticket: app.uiTickets.issue(key), type: exists.type };
   });
 
-  // Plan and production-key settings, the operator's business (the hosted service sets them in its billing
-  // console): only the default workspace's session may see and change them, for any workspace.
-  const operator = (event: H3Event) => {
-    const workspaceId = workspaceOf(event);
-    return workspaceId !== null && findDefaultWorkspace(app)?.id === workspaceId;
-  };
   h3.get('/admin/api/workspaces', (event) => {
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
     if (!operator(event)) return refuse(event, 403, "Only the default workspace's session manages plans.");
@@ -345,14 +356,16 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   });
 
   h3.get('/admin/api/requests', (event) => {
-    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
-    return { items: app.monitor.recent().map(summary) };
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    return { items: app.monitor.recent(workspaceId).map(summary) };
   });
 
   // Server-sent events: every new call as it is answered. EventSource cannot send headers, so this GET needs
   // the session cookie only (it changes nothing, and a cross-site page can neither send that cookie nor read it).
   h3.get('/admin/api/requests/stream', (event) => {
-    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
     const encoder = new TextEncoder();
     let stop = () => undefined as unknown;
     const stream = new ReadableStream<Uint8Array>({
@@ -365,7 +378,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
           }
         };
         const keepalive = setInterval(() => write(': keepalive\n\n'), 15_000);
-        const unwatch = app.monitor.watch({
+        const unwatch = app.monitor.watch(workspaceId, {
           send: (call) => write(`data: ${JSON.stringify(summary(call))}\n\n`),
           end: () => {
             stop();
@@ -391,8 +404,9 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   });
 
   h3.get('/admin/api/requests/:id', (event) => {
-    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
-    const call = app.monitor.find(Number(event.context.params?.id));
-    return call ?? json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such call in the monitor (it keeps the last 500).' } });
+    const workspaceId = workspaceOf(event);
+    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const call = app.monitor.find(workspaceId, Number(event.context.params?.id));
+    return call ? { ...summary(call), request: call.request, response: call.response } : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
   });
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 
 /**
  * Sessions of the admin UI: an opaque id in an HttpOnly, SameSite=Strict cookie scoped to /admin, held in
- * memory (a restart signs the UI out; on loopback it signs in again by itself). CSRF: the cookie is never sent
+ * memory (a restart signs the UI out: a new sign-in link, admin/signin.ts, or the workspace's credentials sign
+ * it in again). CSRF: the cookie is never sent
  * cross-site, and every admin request must carry the `x-hearth-ui` header, which a cross-origin page cannot add
  * without a CORS preflight that Hearth does not grant.
  */
@@ -56,19 +56,4 @@ export function cookieValue(header: string | null): string | undefined {
     if (name === SESSION_COOKIE) return rest.join('=');
   }
   return undefined;
-}
-
-const isLoopbackName = (host: string) => {
-  const name = host.replace(/^\[|\](:\d+)?$|:\d+$/g, '').toLowerCase();
-  if (name === 'localhost') return true;
-  if (isIP(name) === 4) return name.startsWith('127.');
-  return name === '::1';
-};
-
-/**
- * Whether the UI may sign in by itself: the server listens on loopback only AND the browser addressed it by a
- * loopback name (a page of another site that resolves its own name to 127.0.0.1, DNS rebinding, is refused).
- */
-export function autoSignInAllowed(listenHost: string, hostHeader: string | null) {
-  return isLoopbackName(listenHost) && hostHeader !== null && isLoopbackName(hostHeader);
 }

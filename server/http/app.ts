@@ -11,6 +11,7 @@ import { createRequestListener, serveCall } from './listener.ts';
 import { registerLoginLinkRoutes } from './login-link-routes.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
+import { UI_SECURITY_HEADERS } from './html.ts';
 
 const RENDERER_DIST = fileURLToPath(new URL('../../renderer/dist', import.meta.url));
 
@@ -45,7 +46,7 @@ function serveUi(pathname: string): Response {
       '<!doctype html><html><head><title>Hearth</title></head><body><h1>Hearth is running</h1>' +
         '<p>The admin UI has not been built in this checkout: run <code>npm run build:renderer</code>.</p>' +
         '<p>The API is served at this address: <code>POST /v2/ping</code>, and its description at <a href="/openapi.json">/openapi.json</a>.</p></body></html>',
-      { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } },
+      { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', ...UI_SECURITY_HEADERS } },
     );
   }
   const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
@@ -54,7 +55,7 @@ function serveUi(pathname: string): Response {
   const target = inside && relative && existsSync(file) && statSync(file).isFile() ? file : index;
   const type = CONTENT_TYPES[extname(target)] ?? 'application/octet-stream';
   const cache = target === index ? 'no-cache' : 'public, max-age=31536000, immutable';
-  return new Response(readFileSync(target), { status: 200, headers: { 'content-type': type, 'cache-control': cache } });
+  return new Response(readFileSync(target), { status: 200, headers: { 'content-type': type, 'cache-control': cache, ...UI_SECURITY_HEADERS } });
 }
 
 /**

@@ -17,6 +17,8 @@ export interface IncomingCall {
   clientIp: string;
   /** Reads the body, failing with INVALID_ARGUMENT past `limit` bytes. */
   readBody(limit: number): Promise<string>;
+  /** The workspace the call's credentials belong to, once they are verified: whose request monitor keeps it. */
+  workspaceId?: string | undefined;
 }
 
 export interface CallOutcome {
@@ -206,10 +208,11 @@ export async function dispatch(app: AppContext, op: AnyOperation, call: Incoming
  * What follows reading the body: its data, authentication, validation, the handler and the envelope. Returns
  * the outcome itself when the handler answers synchronously (no promise turn on the hot path), else a promise.
  */
-export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'headers' | 'clientIp'>, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
+export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'headers' | 'clientIp' | 'workspaceId'>, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
   try {
     const data = parseData(text);
     const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
+    call.workspaceId = (ctx as Partial<WorkspaceRequestContext>).workspace?.id ?? (ctx as Partial<ApiKeyRequestContext>).apiKey?.workspaceId;
     if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
     const input = parseInput(op.input, data, op.missingMessages);
     if (op.cache === 'constant') return constantCall(app, op, ctx, input, requestId);

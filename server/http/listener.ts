@@ -9,6 +9,8 @@ import type { AppContext } from '../context.ts';
 import { checkCall, dispatch, failure, headerNames, runCall, tooLarge, type CallHeaders, type CallOutcome, type IncomingCall } from './dispatch.ts';
 import { dropBytes, dropRestOfBody } from './body.ts';
 import { ApiError, INTERNAL_ERROR } from './errors.ts';
+import { hostRefusal, rawHost } from './host-check.ts';
+import { redactAnswer, redactRequest } from './redact.ts';
 import type { AnyOperation } from './operation.ts';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -52,25 +54,31 @@ function sameLowerCase(key: string, name: string): boolean {
 export async function serveCall(app: AppContext, op: AnyOperation, call: IncomingCall, pathname: string, requestText: () => string | undefined) {
   const started = performance.now();
   const outcome = await dispatch(app, op, call);
-  return { outcome, json: recordCall(app, op, call.method, call.headers, pathname, started, outcome, requestText) };
+  return { outcome, json: recordCall(app, op, call, pathname, started, outcome, requestText) };
 }
 
-/** Logs and records a finished call (request monitor); returns the answer's JSON text. */
-function recordCall(app: AppContext, op: AnyOperation, method: string, headers: CallHeaders, pathname: string, started: number, outcome: CallOutcome, requestText: () => string | undefined) {
+/**
+ * Logs and records a finished call in its workspace's request monitor (calls no workspace's credentials
+ * verified are kept for nobody); returns the answer's JSON text.
+ */
+function recordCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'method' | 'headers' | 'workspaceId'>, pathname: string, started: number, outcome: CallOutcome, requestText: () => string | undefined) {
   const json: string | Buffer = outcome.json ?? JSON.stringify(outcome.body);
   if (app.log.enabled('debug')) app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
+  const workspaceId = call.workspaceId;
+  if (workspaceId === undefined) return json;
   const names = headerNames(app.config.headerBrand);
   app.monitor.record(
     {
       at: Date.now(),
-      method,
+      method: call.method,
       path: pathname,
       status: outcome.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
-      caller: headers.get(names.apiKey) ?? headers.get(names.workspaceId),
+      caller: call.headers.get(names.apiKey) ?? call.headers.get(names.workspaceId),
       requestId: outcome.requestId,
+      workspaceId,
     },
-    () => ({ request: requestText() ?? '', response: typeof json === 'string' ? json : json.toString('utf8') }),
+    () => ({ request: redactRequest(op, requestText() ?? ''), response: redactAnswer(op, typeof json === 'string' ? json : json.toString('utf8')) }),
   );
   return json;
 }
@@ -100,6 +108,7 @@ class NodeCall {
   readonly clientIp: string;
   readonly started = performance.now();
   readonly requestId = nextRequestId();
+  workspaceId: string | undefined = undefined;
   text: string | undefined;
   private first: Buffer | undefined;
   private more: Buffer[] | undefined;
@@ -163,7 +172,7 @@ class NodeCall {
     this.settled = true;
     try {
       if (outcome.bodyUnread) dropRestOfBody(this.req, dropBytes(this.app.config.maxBodyBytes));
-      const json = recordCall(this.app, this.op, this.method, this.headers, this.pathname, this.started, outcome, () => this.text);
+      const json = recordCall(this.app, this.op, this, this.pathname, this.started, outcome, () => this.text);
       writeAnswer(this.res, outcome, json);
     } catch (error) {
       failed(this.app, this.res, error);
@@ -193,11 +202,23 @@ function failed(app: AppContext, res: ServerResponse, error: unknown) {
   res.end(json);
 }
 
+/** A request addressed to a name Hearth does not answer to (host-check.ts): 403, naming the setting. */
+function refuseHost(res: ServerResponse, host: string) {
+  const json = JSON.stringify({ error: { status: 'PERMISSION_DENIED', message: hostRefusal(host) } });
+  res.writeHead(403, '', ['content-type', JSON_CONTENT_TYPE, 'content-length', String(Buffer.byteLength(json)), 'connection', 'close']);
+  res.end(json);
+}
+
 /** The node:http listener: operation POSTs by an exact-path Map, everything else to `fallback` (h3). */
 export function createRequestListener(app: AppContext, operations: readonly AnyOperation[], fallback: NodeListener): NodeListener {
   const routes = new Map<string, AnyOperation>();
   for (const op of operations) for (const path of [op.path, ...(op.aliases ?? [])]) routes.set(path, op);
   return (req, res) => {
+    const host = rawHost(req.rawHeaders);
+    if (!app.hostAllowed(host)) {
+      refuseHost(res, host as string);
+      return;
+    }
     const url = req.url ?? '';
     const query = url.indexOf('?');
     const pathname = query === -1 ? url : url.slice(0, query);

@@ -6,28 +6,10 @@ import type { H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { consumeLoginLink, LOGIN_LINK_PATH, openLoginLink } from '../services/login-links.ts';
 import { readBody, refuseRestOfBody } from './body.ts';
-import { escapeHtml } from './html.ts';
+import { escapeHtml, page } from './html.ts';
 
 /** A form of one token: a few hundred bytes at most. */
 const FORM_LIMIT = 4096;
-
-// No script, no outside resource, never framed (the button must not be clickable through another page), kept
-// out of caches, and the link's token not sent on as a Referer.
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  'x-content-type-options': 'nosniff',
-};
-
-const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font:inherit;padding:.5rem 1.25rem;cursor:pointer}';
-
-function page(status: number, title: string, body: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
-  return new Response(html, { status, headers: PAGE_HEADERS });
-}
 
 const unusable = () => page(400, 'Sign-in link', '<h1>This sign-in link is invalid, used or expired.</h1><p>Ask for a new one.</p>');
 

@@ -45,6 +45,12 @@ export interface Operation<A extends AuthKind = AuthKind, S extends z.ZodType = 
    * `Editor ID is required.`); any other problem is told the usual way, naming the field.
    */
   missingMessages?: Readonly<Record<string, string>>;
+  /**
+   * The answer's `data` (classic envelope) or `result` (direct) where it carries secrets: a schema whose secret
+   * fields are marked (shared/schemas/answers.ts), what the request monitor redacts the answer by. Not checked
+   * against the answer; operations whose answers hold no secret leave it out.
+   */
+  output?: z.ZodType;
   /** `classic` wraps the handler's result as `{status:'success', ...}`; `direct` returns it as `result` itself. */
   envelope: E;
   /**

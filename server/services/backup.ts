@@ -14,8 +14,12 @@ const MANIFEST = 'manifest.json';
 export const BACKUP_STEPS = 5;
 export const RESTORE_STEPS = 5;
 
-export function writeServerLock(dataDir: string, url: string) {
-  writeFileSync(join(dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, url, startedAt: new Date().toISOString() }), { mode: 0o600 });
+/**
+ * Marks the data dir as served: the pid, the URL and the run's boot id (what `hearth signin-link` signs a
+ * sign-in link for; the file is the owner's alone, as the master key is).
+ */
+export function writeServerLock(dataDir: string, url: string, bootId: string) {
+  writeFileSync(join(dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, url, bootId, startedAt: new Date().toISOString() }), { mode: 0o600 });
 }
 
 export function removeServerLock(dataDir: string) {
@@ -23,11 +27,11 @@ export function removeServerLock(dataDir: string) {
 }
 
 /** The server running on this data dir (its lock names a live process), or null (none, or a crashed one's stale lock). */
-export function runningServer(dataDir: string): { pid: number; url: string } | null {
+export function runningServer(dataDir: string): { pid: number; url: string; bootId?: string } | null {
   const file = join(dataDir, LOCK_FILE);
   if (!existsSync(file)) return null;
   try {
-    const lock = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string };
+    const lock = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string; bootId?: string };
     process.kill(lock.pid, 0);
     return lock;
   } catch {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACCESS_ROLES, DOCUMENT_ACCESS_TYPES, nonEmpty, pageToken } from './common.ts';
+import { ACCESS_ROLES, DOCUMENT_ACCESS_TYPES, nonEmpty, pageToken, secret } from './common.ts';
 
 /** Client identifiers: any non-empty string up to 256 characters. */
 export const id = nonEmpty(256);
@@ -164,7 +164,7 @@ export const generateTokenInput = z.object({
  */
 export const legacyTokenInput = z.object({
   apiKey: nonEmpty(200),
-  authToken: nonEmpty(200),
+  authToken: secret(nonEmpty(200)),
   userId: id,
   userProperties: z
     .object({ organizationId: id.optional(), isAdmin: z.boolean().optional(), name: z.string().max(500).optional(), email: z.string().max(320).optional() })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { id } from './access.ts';
-import { content, nonEmpty } from './common.ts';
+import { content, nonEmpty, secret } from './common.ts';
 
 /** Largest text an AI call or an agent run takes (what a model's context holds, roughly). */
 export const MAX_AI_TEXT = 400_000;
@@ -89,7 +89,7 @@ export const definitionBody = {
   edges: z.array(definitionEdge).max(500).default([]),
   groups: z.array(z.record(z.string(), json)).max(100).nullable().optional(),
   triggers: z.array(json).max(50).nullable().optional(),
-  webhookConfig: z.strictObject({ url: z.url({ protocol: /^https?$/ }), secret: z.string().min(16).max(512), eventTypes: z.array(z.string().min(1).max(200)).max(50).optional() }).nullable().optional(),
+  webhookConfig: z.strictObject({ url: z.url({ protocol: /^https?$/ }), secret: secret(z.string().min(16).max(512)), eventTypes: z.array(z.string().min(1).max(200)).max(50).optional() }).nullable().optional(),
   tags: z.array(z.string().min(1).max(100)).max(20).nullable().optional(),
   custom: json.optional(),
   organizationId: id.optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCUMENT_ACCESS_TYPES, email, nonEmpty, pageSize, pageToken } from './common.ts';
+import { DOCUMENT_ACCESS_TYPES, email, nonEmpty, pageSize, pageToken, secret } from './common.ts';
 import { basicWebhookServiceConfig } from './webhooks.ts';
 
 export const API_KEY_TYPES = ['testing', 'production'] as const;
@@ -22,7 +22,7 @@ export const domainName = z
 
 export const emailServiceConfigInput = z.object({
   type: z.enum(EMAIL_SERVICE_TYPES).optional(),
-  apiKey: z.string().max(4096).optional(),
+  apiKey: secret(z.string().max(4096)).optional(),
   /** The From address of the key's notification mail (with `fromCompany` as its name); the server's own otherwise. */
   fromEmail: email.optional(),
   fromCompany: z.string().max(200).optional(),
@@ -40,7 +40,7 @@ export const emailConfigUpdateInput = z.object({
 });
 
 export const webhookServiceConfigInput = z.object({
-  authToken: z.string().max(4096).optional(),
+  authToken: secret(z.string().max(4096)).optional(),
   rawNotificationUrl: z.string().max(2048).optional(),
   processedNotificationUrl: z.string().max(2048).optional(),
 });
@@ -104,13 +104,13 @@ export const apiKeyUpdateInput = z.object({
 export const authTokenResetInput = z.object({
   apiKey: nonEmpty(200),
   /** Which token to replace; the key's first (default) token when omitted. */
-  authToken: z.string().min(1).max(200).optional(),
+  authToken: secret(z.string().min(1).max(200)).optional(),
 });
 
 export const aiModelApiKeyInput = z.object({
   provider: z.enum(AI_PROVIDERS),
   /** The provider key; an empty string removes it. */
-  customerApiKey: z.string().max(4096),
+  customerApiKey: secret(z.string().max(4096)),
   /** Base URL of the provider's API (an OpenAI-compatible server for openai); null resets to the provider's own. */
   baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).nullable().optional(),
 });

@@ -1,5 +1,15 @@
 import { z } from 'zod';
 
+/**
+ * Marks a field whose value is a secret (an auth token, a signing secret, a provider key), in a request's schema
+ * or in an answer's (an operation's `output`). Marked once here, it is what the request monitor, the logs and the
+ * admin views redact by (server/http/redact.ts), and what /openapi.json shows as `x-secret`.
+ */
+export const secret = <T extends z.ZodType>(schema: T): T => schema.meta({ 'x-secret': true });
+
+/** Whether a schema (itself, not what it wraps) is marked secret. */
+export const isSecret = (schema: z.ZodType): boolean => z.globalRegistry.get(schema)?.['x-secret'] === true;
+
 /** Non-empty string after trimming; identifiers, names. */
 export const nonEmpty = (max = 1024) =>
   z

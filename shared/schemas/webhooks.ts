@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nonEmpty, pageToken } from './common.ts';
+import { nonEmpty, pageToken, secret } from './common.ts';
 
 /** reference.md 4.1, plus `notification.add` (Hearth: a notification was added, for teams that fan them out themselves). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -102,7 +102,7 @@ export const endpointUpdateInput = z.object({
 export const secretRotateInput = z.object({
   endpointId: nonEmpty(256),
   /** A secret of your own (`whsec_` + base64 of 24–64 bytes); generated when absent. */
-  key: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, { error: 'must be whsec_ followed by the base64 of 24 to 64 bytes' }).optional(),
+  key: secret(z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, { error: 'must be whsec_ followed by the base64 of 24 to 64 bytes' })).optional(),
 });
 
 /** The basic webhook targets' pseudo endpoint ids in attempt lists, replay and recover. */
@@ -131,7 +131,7 @@ export const endpointRecoverInput = z.object({
 });
 
 export const basicWebhookServiceConfig = z.object({
-  authToken: z.string().max(4096).optional(),
+  authToken: secret(z.string().max(4096)).optional(),
   rawNotificationUrl: z.string().max(2048).optional(),
   processedNotificationUrl: z.string().max(2048).optional(),
   encodeData: z.boolean().optional(),

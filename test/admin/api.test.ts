@@ -1,5 +1,5 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -13,52 +13,64 @@ const UI = { 'x-hearth-ui': '1' };
 const get = (path: string, headers: Record<string, string> = {}) => fetch(t.url + path, { headers: { ...UI, ...headers } });
 const cookieOf = (res: { headers: { get(name: string): string | null } }) => (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
 
-/** A request with a Host header of our choosing (fetch does not let a caller set Host). */
-function asHost(host: string, method: string, path: string, headers: Record<string, string> = {}, body?: string) {
-  return new Promise<{ status: number; headers: { get(name: string): string | null }; json(): Promise<any> }>((resolve, reject) => {
-    const req = request(t.url + path, { method, headers: { ...UI, ...headers, host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const cookie = res.headers['set-cookie'];
-        resolve({ status: res.statusCode ?? 0, headers: { get: (name) => (name === 'set-cookie' ? (cookie ? cookie.join(', ') : null) : ((res.headers[name] as string | undefined) ?? null)) }, json: async () => JSON.parse(text) });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 describe('admin UI session', () => {
-  it('signs in by itself on loopback, with an HttpOnly SameSite=Strict cookie scoped to /admin', async () => {
+  it('never signs in by itself, on loopback neither: the session is 401 without a cookie, and sets none', async () => {
     const res = await get('/admin/api/session');
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ signedIn: true, workspaceId: t.credentials.workspaceId, automatic: true });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ signedIn: false, error: { status: 'UNAUTHENTICATED', message: expect.stringContaining('sign-in link') } });
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect((await get('/admin/api/overview')).status).toBe(401);
+  });
+
+  it('signs in once with a one-time link: an HttpOnly SameSite=Strict cookie scoped to /admin, then the UI', async () => {
+    const link = t.server.signInLink();
+    expect(link).toMatch(new RegExp(`^${t.url}/admin/signin\\?token=[\\w-]+\\.[\\w-]+$`));
+    const res = await fetch(link, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     const cookie = res.headers.get('set-cookie') ?? '';
     expect(cookie).toMatch(/^hearth_session=[\w-]{32}; Path=\/admin; HttpOnly; SameSite=Strict; Max-Age=43200$/);
-    const again = await get('/admin/api/session', { cookie: cookieOf(res) });
-    expect(await again.json()).toEqual({ signedIn: true, workspaceId: t.credentials.workspaceId });
+    const session = await get('/admin/api/session', { cookie: cookieOf(res) });
+    expect(await session.json()).toEqual({ signedIn: true, workspaceId: t.credentials.workspaceId });
+    // spent: the same link again is refused with a page that says how to get a new one
+    const again = await fetch(link, { redirect: 'manual' });
+    expect(again.status).toBe(403);
+    expect(again.headers.get('set-cookie')).toBeNull();
+    expect(await again.text()).toContain('npx hearth signin-link');
   });
 
-  it('requires signing in when the browser addressed the server by another name (DNS rebinding, a LAN name)', async () => {
-    const host = 'hearth.example.com';
-    const res = await asHost(host, 'GET', '/admin/api/session');
-    expect(res.status).toBe(401);
-    expect((await res.json()).signedIn).toBe(false);
-    expect((await asHost(host, 'GET', '/admin/api/overview')).status).toBe(401);
-    const wrong = await asHost(host, 'POST', '/admin/api/session', {}, JSON.stringify({ workspaceId: t.credentials.workspaceId, workspaceAuthToken: 'nope' }));
+  it('refuses forged, altered and foreign sign-in tokens', async () => {
+    const token = new URL(t.server.signInLink()).searchParams.get('token') as string;
+    const [payload, mac] = token.split('.') as [string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    const other = await createWorkspace(t);
+    const altered = Buffer.from(JSON.stringify({ ...claims, w: other.workspaceId })).toString('base64url');
+    for (const bad of ['', 'x', `${payload}.${mac.slice(1)}x`, `${altered}.${mac}`, `${payload}`, `${payload}.${mac}.${mac}`]) {
+      const res = await fetch(`${t.url}/admin/signin?token=${encodeURIComponent(bad)}`, { redirect: 'manual' });
+      expect(res.status, bad).toBe(403);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    // the unaltered token still works once: the refusals above spent nothing
+    expect((await fetch(`${t.url}/admin/signin?token=${token}`, { redirect: 'manual' })).status).toBe(303);
+  });
+
+  it('signs another workspace in by its own link, or by its credentials; it sees its own overview, without the data dir', async () => {
+    const other = await createWorkspace(t);
+    const wrong = await fetch(t.url + '/admin/api/session', { method: 'POST', headers: UI, body: JSON.stringify({ workspaceId: other.workspaceId, workspaceAuthToken: 'nope' }) });
     expect(wrong.status).toBe(403);
     expect(wrong.headers.get('set-cookie')).toBeNull();
-    const other = await createWorkspace(t);
-    const signIn = await asHost(host, 'POST', '/admin/api/session', {}, JSON.stringify({ workspaceId: other.workspaceId, workspaceAuthToken: other.workspaceAuthToken }));
+    const signIn = await fetch(t.url + '/admin/api/session', { method: 'POST', headers: UI, body: JSON.stringify({ workspaceId: other.workspaceId, workspaceAuthToken: other.workspaceAuthToken }) });
     expect(await signIn.json()).toEqual({ signedIn: true, workspaceId: other.workspaceId });
-    const overview = await (await asHost(host, 'GET', '/admin/api/overview', { cookie: cookieOf(signIn) })).json();
-    // another workspace sees its own id and counts, not the default workspace's credentials
-    expect(overview).toMatchObject({ workspaceId: other.workspaceId, credentials: null, version: expect.any(String) });
+    const overview = await (await get('/admin/api/overview', { cookie: cookieOf(signIn) })).json();
+    expect(overview).toMatchObject({ workspaceId: other.workspaceId, dataDir: null, version: expect.any(String) });
+    expect(overview).not.toHaveProperty('credentials');
+    expect(JSON.stringify(overview)).not.toContain(t.credentials.workspaceAuthToken);
+    const byLink = await fetch(t.server.signInLink(other.workspaceId), { redirect: 'manual' });
+    expect(await (await get('/admin/api/session', { cookie: cookieOf(byLink) })).json()).toEqual({ signedIn: true, workspaceId: other.workspaceId });
     const out = await fetch(t.url + '/admin/api/session', { method: 'DELETE', headers: { ...UI, cookie: cookieOf(signIn) } });
     expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
-    expect((await asHost(host, 'GET', '/admin/api/overview', { cookie: cookieOf(signIn) })).status).toBe(401);
+    expect((await get('/admin/api/overview', { cookie: cookieOf(signIn) })).status).toBe(401);
   });
 
   it('refuses admin calls without the UI header (a cross-site form or image cannot add it)', async () => {
@@ -70,18 +82,20 @@ describe('admin UI session', () => {
 });
 
 describe('admin overview and request monitor', () => {
-  it('shows the default credentials, the data dir and counts', async () => {
-    const cookie = cookieOf(await get('/admin/api/session'));
+  it("shows the operator (the default workspace's session) the data dir and counts, and nobody the credentials file", async () => {
+    const cookie = await adminCookie(t);
     await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'acme', organizationName: 'Acme' }] });
     const overview = await (await get('/admin/api/overview', { cookie })).json();
-    expect(overview).toMatchObject({ baseUrl: t.url, dataDir: t.dataDir, workspaceId: t.credentials.workspaceId, credentials: t.credentials, counts: { organizations: 1 } });
+    expect(overview).toMatchObject({ baseUrl: t.url, dataDir: t.dataDir, workspaceId: t.credentials.workspaceId, counts: { organizations: 1 } });
+    expect(JSON.stringify(overview)).not.toContain(t.credentials.workspaceAuthToken);
+    expect(JSON.stringify(overview)).not.toContain(t.credentials.authToken);
   });
 
   it('lists calls, streams new ones live, and shows bodies with secrets redacted while watched', async () => {
-    const cookie = cookieOf(await get('/admin/api/session'));
-    await t.callK('/v2/ping', {});
+    const cookie = await adminCookie(t);
+    await t.callK('/v2/workspace/apikeyconfig/get', {});
     const listed = (await (await get('/admin/api/requests', { cookie })).json()).items;
-    expect(listed.at(-1)).toMatchObject({ method: 'POST', path: '/v2/ping', status: 200, hasBodies: false, caller: t.credentials.apiKey });
+    expect(listed.at(-1)).toMatchObject({ method: 'POST', path: '/v2/workspace/apikeyconfig/get', status: 200, hasBodies: false, caller: t.credentials.apiKey });
 
     const controller = new AbortController();
     const stream = await fetch(t.url + '/admin/api/requests/stream', { headers: { cookie }, signal: controller.signal });

@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
 import { adminCookie } from '../helpers/admin.ts';
@@ -14,16 +13,10 @@ afterAll(() => t.close());
 
 const save = (body: unknown, session = cookie) => fetch(t.url + '/admin/api/workspaces/settings', { method: 'POST', headers: { cookie: session, 'x-hearth-ui': '1' }, body: JSON.stringify(body) });
 
-/** Signs in as a workspace by its credentials (a Host that is not loopback, so no automatic session). */
-function signIn(workspaceId: string, workspaceAuthToken: string) {
-  return new Promise<string>((resolve, reject) => {
-    const req = request(t.url + '/admin/api/session', { method: 'POST', headers: { 'x-hearth-ui': '1', host: 'hearth.test' } }, (res) => {
-      res.resume();
-      resolve((res.headers['set-cookie']?.[0] ?? '').split(';')[0] as string);
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify({ workspaceId, workspaceAuthToken }));
-  });
+/** Signs in as a workspace by its credentials. */
+async function signIn(workspaceId: string, workspaceAuthToken: string) {
+  const res = await fetch(t.url + '/admin/api/session', { method: 'POST', headers: { 'x-hearth-ui': '1' }, body: JSON.stringify({ workspaceId, workspaceAuthToken }) });
+  return (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
 }
 
 describe('admin plans and production-key settings', () => {

@@ -1,8 +1,11 @@
 import type { TestServer } from './server.ts';
 
-/** The admin UI's session cookie (`name=value`), signed in by itself as on loopback. */
-export async function adminCookie(t: TestServer): Promise<string> {
-  const res = await fetch(t.url + '/admin/api/session', { headers: { 'x-hearth-ui': '1' } });
-  if (res.status !== 200) throw new Error(`admin session: ${res.status}`);
+/**
+ * The admin UI's session cookie (`name=value`), signed in as a browser would: by opening a one-time sign-in link
+ * (the default workspace's unless `workspaceId` is given).
+ */
+export async function adminCookie(t: TestServer, workspaceId?: string): Promise<string> {
+  const res = await fetch(t.server.signInLink(workspaceId), { redirect: 'manual' });
+  if (res.status !== 303) throw new Error(`admin sign-in link: ${res.status}`);
   return (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
 }

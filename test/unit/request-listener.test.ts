@@ -104,11 +104,12 @@ describe('the request listener', () => {
     expect(after.status).toBe(200);
   });
 
-  it('records direct calls in the request monitor with the path as called', async () => {
-    const res = await post('/v2/ping?from=test', '{"data":{}}');
+  it("records direct calls in their workspace's request monitor with the path as called", async () => {
+    const key = { 'x-svc-api-key': t.credentials.apiKey, 'x-svc-auth-token': t.credentials.authToken };
+    const res = await post('/v2/workspace/apikeyconfig/get?from=test', '{"data":{}}', key);
     const requestId = res.headers.get('x-request-id');
-    const recorded = t.server.app.monitor.recent().find((c) => c.requestId === requestId);
-    expect(recorded).toMatchObject({ method: 'POST', path: '/v2/ping', status: 200, caller: null });
+    const recorded = t.server.app.monitor.recent(t.credentials.workspaceId).find((c) => c.requestId === requestId);
+    expect(recorded).toMatchObject({ method: 'POST', path: '/v2/workspace/apikeyconfig/get', status: 200, caller: t.credentials.apiKey });
   });
 
   it('sends everything else through h3: the OpenAPI document and unknown operations', async () => {

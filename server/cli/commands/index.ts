@@ -13,6 +13,7 @@ import { command as importCommand } from './import.ts';
 import { command as restore } from './restore.ts';
 import { command as seed } from './seed.ts';
 import { command as serve } from './serve.ts';
+import { command as signinLink } from './signin-link.ts';
 import { command as workspaceCreate } from './workspace-create.ts';
 import { command as workspaceList } from './workspace-list.ts';
 import { command as workspaceSettings } from './workspace-settings.ts';
@@ -23,6 +24,7 @@ const toolingCommands: Command[] = [exportCommand, importCommand, seed];
 
 export const commands: Command[] = [
   serve,
+  signinLink,
   workspaceCreate,
   workspaceList,
   workspaceSettings,

@@ -25,6 +25,8 @@ function banner(server: HearthServer): string {
     `Hearth ${server.app.version} is running`,
     `  API        ${server.url}`,
     `  Admin UI   ${server.url}/`,
+    `  Sign in    ${server.signInLink()}`,
+    `             (one-time link; a new one: npx hearth signin-link)`,
     ...(server.app.publicUrl !== server.url ? [`  Links to   ${server.app.publicUrl} (PUBLIC_URL: login links and attachment URLs)`] : []),
     `  Data dir   ${server.config.dataDir}`,
     `  Credentials (also in ${join(server.config.dataDir, CREDENTIALS_FILE)}):`,

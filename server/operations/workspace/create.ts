@@ -3,6 +3,7 @@ import { invalid, resourceExhausted } from '../../http/errors.ts';
 import { isDisposableEmail } from '../../services/resources.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { createWorkspaceForOwner, describeWorkspace } from '../../services/workspaces.ts';
+import { workspaceAnswer } from '../../../shared/schemas/answers.ts';
 
 const RATE_LIMITED = 'Rate limit exceeded for this endpoint. Try again later.';
 
@@ -11,6 +12,7 @@ export default defineOperation({
   auth: 'public',
   summary: 'Creates a workspace (free plan) with a default testing API key; rate-limited per client and per e-mail.',
   input: workspaceCreateInput,
+  output: workspaceAnswer,
   async handler(input, ctx) {
     const { limiter, config } = ctx.app;
     if (isDisposableEmail(input.ownerEmail)) throw invalid('This email domain is not supported.');

@@ -3,6 +3,7 @@ import { ApiError, invalid } from '../../../http/errors.ts';
 import { defineOperation } from '../../../http/operation.ts';
 import { authenticateApiKey } from '../../../services/apikeys.ts';
 import { legacyUserToken } from '../../../services/permissions.ts';
+import { userTokenAnswer } from '../../../../shared/schemas/answers.ts';
 
 export default defineOperation({
   path: '/v1/auth/token/get',
@@ -10,6 +11,7 @@ export default defineOperation({
   auth: 'public',
   summary: 'Legacy form of generate_token: the API key and its auth token in the body, the user with their organization; returns the user token.',
   input: legacyTokenInput,
+  output: userTokenAnswer,
   async handler(input, ctx) {
     let apiKey;
     try {
