@@ -31,8 +31,16 @@ interface Connection {
 }
 
 function reject(socket: Duplex, status: number, reason: string) {
+  // the client may be gone already (a reset while its credentials were checked): nothing to answer then
+  if (socket.destroyed) return;
   socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
   socket.destroy();
+}
+
+interface Authorization {
+  apiKeyId: string;
+  readOnly: boolean;
+  userId: string | null;
 }
 
 /**
@@ -40,7 +48,7 @@ function reject(socket: Duplex, status: number, reason: string) {
  * `authToken`: a backend, full access), or a user token from /v2/auth/generate_token (`apiKey` + `token`),
  * whose role on the document (the access service decides) makes the connection read-write or read-only.
  */
-async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params: URLSearchParams, origin: string | undefined): Promise<{ apiKeyId: string; readOnly: boolean; userId: string | null }> {
+async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params: URLSearchParams, origin: string | undefined): Promise<Authorization> {
   const apiKey = params.get('apiKey');
   if (!apiKey) throw new ApiError('UNAUTHENTICATED', 'apiKey is required');
   const ticket = params.get('ticket');
@@ -80,6 +88,13 @@ function send(conn: Connection, message: Uint8Array) {
     if (error) conn.ws.terminate();
   });
 }
+
+/** ws's codes for its errors (RFC 6455 §7.4.1: 1002 protocol error, 1007 invalid payload, 1009 too big). */
+const closeCodeOf = (error: Error): number | undefined => {
+  const symbol = Object.getOwnPropertySymbols(error).find((s) => s.description === 'status-code');
+  const code = symbol ? (error as unknown as Record<symbol, unknown>)[symbol] : undefined;
+  return typeof code === 'number' ? code : undefined;
+};
 
 const wired = new WeakSet<LiveDoc>();
 
@@ -145,88 +160,114 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
   const wss = new WebSocketServer({ noServer: true, maxPayload: app.config.maxBodyBytes });
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      if (!url.pathname.startsWith(YJS_PATH)) return reject(socket, 404, 'Not Found');
-      const parts = url.pathname.slice(YJS_PATH.length).split('/');
-      if (parts.length !== 3 || parts.some((p) => !p)) return reject(socket, 400, 'Expected /yjs/{organizationId}/{documentId}/{editorId}');
-      let ids: string[];
-      try {
-        ids = parts.map((p) => decodeURIComponent(p));
-      } catch {
-        return reject(socket, 400, 'Bad URI encoding');
-      }
-      // the ids as the REST operations read them (trimmed, at most 256 characters), so both name the same room
-      let room: Omit<DocKey, 'apiKeyId'>;
-      try {
-        room = parseInput(ROOM_IDS, { organizationId: ids[0], documentId: ids[1], editorId: ids[2] });
-      } catch (error) {
-        return reject(socket, 400, error instanceof ApiError ? error.message : 'Bad room path');
-      }
-      let auth: Awaited<ReturnType<typeof authorize>>;
-      try {
-        auth = await authorize(app, room, url.searchParams, req.headers.origin);
-      } catch (error) {
-        if (error instanceof ApiError) return reject(socket, error.status === 'UNAUTHENTICATED' ? 401 : 403, error.message);
-        app.log.error('websocket authorization failed', { error: String(error) });
-        return reject(socket, 500, 'Internal error');
-      }
-      const key: DocKey = { apiKeyId: auth.apiKeyId, ...room };
-      let entry: LiveDoc | undefined;
-      try {
-        entry = store.load(key);
-        if (!entry) {
-          if (auth.readOnly) return reject(socket, 404, 'No such document');
-          // What the client leaves unsaid is learned from the first content it writes (a TipTap editor's `default` fragment).
-          const given = { type: url.searchParams.get('type'), contentKey: url.searchParams.get('contentKey') || null };
-          const type = (given.type ?? 'text') as CrdtType;
-          if (!CRDT_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_TYPES.join(', ')}`);
-          store.create(key, type, given.contentKey ?? DEFAULT_CONTENT_KEY, (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0));
-          entry = store.load(key) as LiveDoc;
-        }
-      } catch (error) {
-        app.log.error('document load failed', { error: String(error), ...key });
-        return reject(socket, 503, 'The document could not be loaded');
-      }
-      const loaded = entry;
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        const conn: Connection = { ws, readOnly: auth.readOnly, userId: auth.userId };
-        ws.binaryType = 'arraybuffer';
-        attach(loaded, conn);
-        let alive = true;
-        ws.on('pong', () => (alive = true));
-        const ping = setInterval(() => {
-          if (!alive) return ws.terminate();
-          alive = false;
-          ws.ping();
-        }, PING_MS);
-        ws.on('message', (data: ArrayBuffer | Buffer) => {
-          try {
-            onMessage(store, loaded, conn, new Uint8Array(data as ArrayBuffer));
-          } catch (error) {
-            app.log.warn('bad websocket message', { error: String(error) });
-            ws.close(1003, 'bad message');
-          }
-        });
-        ws.on('close', () => {
-          clearInterval(ping);
-          detach(loaded, conn);
-        });
-        // start the sync: our state vector, then the awareness states we know
-        const encoder = encoding.createEncoder();
-        encoding.writeVarUint(encoder, MESSAGE_SYNC);
-        syncProtocol.writeSyncStep1(encoder, loaded.doc);
-        send(conn, encoding.toUint8Array(encoder));
-        const states = loaded.awareness.getStates();
-        if (states.size > 0) {
-          const aw = encoding.createEncoder();
-          encoding.writeVarUint(aw, MESSAGE_AWARENESS);
-          encoding.writeVarUint8Array(aw, awarenessProtocol.encodeAwarenessUpdate(loaded.awareness, [...states.keys()]));
-          send(conn, encoding.toUint8Array(aw));
-        }
-      });
-    })();
+    // Node hands the socket over without its own 'error' listener: from here until ws takes it, a reset (while the
+    // credentials are checked, say) is this listener's, never an uncaught 'error' that stops the process.
+    const onSocketError = (error: Error) => {
+      app.log.warn('websocket upgrade: connection lost before it opened', { error: error.message });
+      socket.destroy();
+    };
+    socket.on('error', onSocketError);
+    void upgrade(req, socket, head, onSocketError).catch((error: unknown) => {
+      app.log.error('websocket upgrade failed', { error: String(error) });
+      reject(socket, 500, 'Internal error');
+    });
   });
+
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, onSocketError: (error: Error) => void) {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!url.pathname.startsWith(YJS_PATH)) return reject(socket, 404, 'Not Found');
+    const parts = url.pathname.slice(YJS_PATH.length).split('/');
+    if (parts.length !== 3 || parts.some((p) => !p)) return reject(socket, 400, 'Expected /yjs/{organizationId}/{documentId}/{editorId}');
+    let ids: string[];
+    try {
+      ids = parts.map((p) => decodeURIComponent(p));
+    } catch {
+      return reject(socket, 400, 'Bad URI encoding');
+    }
+    // the ids as the REST operations read them (trimmed, at most 256 characters), so both name the same room
+    let room: Omit<DocKey, 'apiKeyId'>;
+    try {
+      room = parseInput(ROOM_IDS, { organizationId: ids[0], documentId: ids[1], editorId: ids[2] });
+    } catch (error) {
+      return reject(socket, 400, error instanceof ApiError ? error.message : 'Bad room path');
+    }
+    let auth: Authorization;
+    try {
+      auth = await authorize(app, room, url.searchParams, req.headers.origin);
+    } catch (error) {
+      if (error instanceof ApiError) return reject(socket, error.status === 'UNAUTHENTICATED' ? 401 : 403, error.message);
+      app.log.error('websocket authorization failed', { error: String(error) });
+      return reject(socket, 500, 'Internal error');
+    }
+    // the client may have left while its credentials were checked (onSocketError logged the reset): no upgrade
+    if (socket.destroyed) return;
+    const key: DocKey = { apiKeyId: auth.apiKeyId, ...room };
+    let entry: LiveDoc | undefined;
+    try {
+      entry = store.load(key);
+      if (!entry) {
+        if (auth.readOnly) return reject(socket, 404, 'No such document');
+        // What the client leaves unsaid is learned from the first content it writes (a TipTap editor's `default` fragment).
+        const given = { type: url.searchParams.get('type'), contentKey: url.searchParams.get('contentKey') || null };
+        const type = (given.type ?? 'text') as CrdtType;
+        if (!CRDT_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_TYPES.join(', ')}`);
+        store.create(key, type, given.contentKey ?? DEFAULT_CONTENT_KEY, (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0));
+        entry = store.load(key) as LiveDoc;
+      }
+    } catch (error) {
+      app.log.error('document load failed', { error: String(error), ...key });
+      return reject(socket, 503, 'The document could not be loaded');
+    }
+    const loaded = entry;
+    // ws listens for the socket's errors from here (its handshake, then the connection's own listener)
+    socket.off('error', onSocketError);
+    wss.handleUpgrade(req, socket, head, (ws) => open(ws, loaded, key, auth));
+  }
+
+  function open(ws: WebSocket, loaded: LiveDoc, key: DocKey, auth: Authorization) {
+    const conn: Connection = { ws, readOnly: auth.readOnly, userId: auth.userId };
+    // A bad frame (a reserved opcode or bit, an unmasked or oversized frame, bad UTF-8, a bad close code) or a write
+    // that fails: ws has closed the connection with the code RFC 6455 names, and emits it here; without a listener
+    // it would be thrown, and stop the process.
+    ws.on('error', (error: Error) => {
+      app.log.warn('websocket closed: bad frame or socket error', { error: error.message, code: (error as { code?: unknown }).code, closeCode: closeCodeOf(error), ...key });
+    });
+    ws.binaryType = 'arraybuffer';
+    attach(loaded, conn);
+    let alive = true;
+    ws.on('pong', () => (alive = true));
+    const ping = setInterval(() => {
+      if (!alive) return ws.terminate();
+      alive = false;
+      ws.ping();
+    }, PING_MS);
+    ws.on('message', (data: ArrayBuffer | Buffer) => {
+      // a closing connection is heard no more
+      if (ws.readyState !== WebSocket.OPEN) return;
+      try {
+        onMessage(store, loaded, conn, new Uint8Array(data as ArrayBuffer));
+      } catch (error) {
+        app.log.warn('bad websocket message', { error: String(error) });
+        ws.close(1003, 'bad message');
+      }
+    });
+    ws.on('close', () => {
+      clearInterval(ping);
+      detach(loaded, conn);
+    });
+    // start the sync: our state vector, then the awareness states we know
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MESSAGE_SYNC);
+    syncProtocol.writeSyncStep1(encoder, loaded.doc);
+    send(conn, encoding.toUint8Array(encoder));
+    const states = loaded.awareness.getStates();
+    if (states.size > 0) {
+      const aw = encoding.createEncoder();
+      encoding.writeVarUint(aw, MESSAGE_AWARENESS);
+      encoding.writeVarUint8Array(aw, awarenessProtocol.encodeAwarenessUpdate(loaded.awareness, [...states.keys()]));
+      send(conn, encoding.toUint8Array(aw));
+    }
+  }
 
   return {
     close() {
