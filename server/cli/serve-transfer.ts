@@ -10,6 +10,7 @@ import { ARCHIVE_FORMAT, exportArchive, importArchive } from '../tooling/transfe
 import { CliError, type CliIO } from './command.ts';
 import { passphraseFrom, progressReporter } from './commands/export.ts';
 import { parseChoice } from './options.ts';
+import { passphraseProblem } from '../tooling/archive-secrets.ts';
 
 export interface TransferPlan {
   importFrom?: string;
@@ -37,6 +38,8 @@ export function planTransfer(
   if (values['export-on-exit'] !== undefined) {
     if (secrets === undefined) throw new CliError('--export-on-exit needs --export-secrets include or omit (say whether secrets go into the archive)');
     if (secrets === 'include' && passphrase === undefined) throw new CliError('--export-secrets include needs a passphrase: --passphrase or env HEARTH_EXPORT_PASSPHRASE');
+    const weak = secrets === 'include' && passphrase !== undefined ? passphraseProblem(passphrase) : undefined;
+    if (weak) throw new CliError(weak);
     plan.exportTo = resolve(values['export-on-exit']);
     plan.secrets = secrets;
     checkReplaceable(plan.exportTo);

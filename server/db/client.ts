@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { ownerOnlyDatabase } from '../security/file-modes.ts';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
@@ -28,6 +29,7 @@ const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
  * into DATA_DIR/backups/pre-migrate-<time>/ first, so an upgrade can be undone with `hearth restore`.
  */
 export function openDatabase(file: string, options: { log?: Logger } = {}): Database_ {
+  ownerOnlyDatabase(file);
   const sqlite = new Database(file);
   sqlite.pragma('busy_timeout = 5000');
   try {

@@ -5,6 +5,7 @@ import { KEY_FILE as MASTER_KEY_FILE } from '../security/secrets.ts';
 import { VERSION } from '../version.ts';
 import { DELIVERY_FILE } from '../webhooks/delivery-file.ts';
 import { CREDENTIALS_FILE } from './bootstrap.ts';
+import { narrowToOwner, OWNER_FILE_MODE, ownerOnlyFile } from '../security/file-modes.ts';
 
 export const DATABASE_FILE = 'hearth.db';
 /** Written by a running server into its data dir (pid and URL), removed when it stops. */
@@ -56,6 +57,7 @@ export function backupDataDir(dataDir: string, outDir: string, onStep: (step: st
   try {
     db.pragma('busy_timeout = 5000');
     migrations = (db.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
+    ownerOnlyFile(join(outDir, DATABASE_FILE));
     db.prepare('VACUUM INTO ?').run(join(outDir, DATABASE_FILE));
   } finally {
     db.close();
@@ -66,11 +68,11 @@ export function backupDataDir(dataDir: string, outDir: string, onStep: (step: st
   if (existsSync(join(dataDir, DELIVERY_FILE))) vacuumInto(join(dataDir, DELIVERY_FILE), join(outDir, DELIVERY_FILE));
   onStep(DELIVERY_FILE);
   for (const file of [MASTER_KEY_FILE, CREDENTIALS_FILE]) {
-    if (existsSync(join(dataDir, file))) copyFileSync(join(dataDir, file), join(outDir, file));
+    if (existsSync(join(dataDir, file))) copyOwnerOnly(join(dataDir, file), join(outDir, file));
     onStep(file);
   }
   const manifest = { format: 1, hearthVersion: VERSION, migrations, createdAt: new Date().toISOString(), bytes: statSync(join(outDir, DATABASE_FILE)).size };
-  writeFileSync(join(outDir, MANIFEST), JSON.stringify(manifest, null, 2));
+  writeFileSync(join(outDir, MANIFEST), JSON.stringify(manifest, null, 2), { mode: OWNER_FILE_MODE });
   onStep(MANIFEST);
   return { outDir, ...manifest };
 }
@@ -79,10 +81,17 @@ function vacuumInto(source: string, target: string) {
   const db = new Database(source, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
+    ownerOnlyFile(target);
     db.prepare('VACUUM INTO ?').run(target);
   } finally {
     db.close();
   }
+}
+
+/** A copy that is the owner's alone, whatever the source's mode was. */
+function copyOwnerOnly(from: string, to: string) {
+  copyFileSync(from, to);
+  narrowToOwner(to);
 }
 
 function checkIntegrity(file: string, what: string) {
@@ -113,16 +122,16 @@ export function restoreDataDir(fromDir: string, dataDir: string, options: { forc
   if (existsSync(join(dataDir, DATABASE_FILE)) && !options.force) throw new Error(`${dataDir} already holds a Hearth database: pass --force to replace it`);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   for (const stale of [`${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DELIVERY_FILE}-wal`, `${DELIVERY_FILE}-shm`, LOCK_FILE]) rmSync(join(dataDir, stale), { force: true });
-  copyFileSync(join(fromDir, DATABASE_FILE), join(dataDir, DATABASE_FILE));
+  copyOwnerOnly(join(fromDir, DATABASE_FILE), join(dataDir, DATABASE_FILE));
   onStep(DATABASE_FILE);
   // A backup from before webhooks.db keeps its deliveries in hearth.db (moved out at start): the replaced data
   // dir's delivery file would not match it.
-  if (hasDeliveries) copyFileSync(join(fromDir, DELIVERY_FILE), join(dataDir, DELIVERY_FILE));
+  if (hasDeliveries) copyOwnerOnly(join(fromDir, DELIVERY_FILE), join(dataDir, DELIVERY_FILE));
   else rmSync(join(dataDir, DELIVERY_FILE), { force: true });
   onStep(DELIVERY_FILE);
-  copyFileSync(join(fromDir, MASTER_KEY_FILE), join(dataDir, MASTER_KEY_FILE));
+  copyOwnerOnly(join(fromDir, MASTER_KEY_FILE), join(dataDir, MASTER_KEY_FILE));
   onStep(MASTER_KEY_FILE);
-  if (existsSync(join(fromDir, CREDENTIALS_FILE))) copyFileSync(join(fromDir, CREDENTIALS_FILE), join(dataDir, CREDENTIALS_FILE));
+  if (existsSync(join(fromDir, CREDENTIALS_FILE))) copyOwnerOnly(join(fromDir, CREDENTIALS_FILE), join(dataDir, CREDENTIALS_FILE));
   onStep(CREDENTIALS_FILE);
   return { dataDir, from: fromDir };
 }

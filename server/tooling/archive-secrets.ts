@@ -11,6 +11,18 @@ import { newSigningSecret } from '../webhooks/crypto.ts';
 
 export type SecretsMode = 'include' | 'omit';
 
+/**
+ * The shortest passphrase an export's secrets are sealed with. scrypt slows a guess down, not enough for a word:
+ * an archive copied off a machine can be attacked offline for as long as anyone likes.
+ */
+export const MIN_PASSPHRASE_LENGTH = 12;
+
+/** What is wrong with a passphrase to seal secrets with, or undefined. */
+export function passphraseProblem(passphrase: string): string | undefined {
+  if ([...passphrase.normalize('NFC')].length < MIN_PASSPHRASE_LENGTH) return `The passphrase must be at least ${MIN_PASSPHRASE_LENGTH} characters long: it is all that protects the exported secrets`;
+  return undefined;
+}
+
 /** What an archive's rows hold in place of a secret that was left out. */
 export const OMITTED = 'omitted';
 

@@ -10,7 +10,7 @@ import { DELIVERY_FILE } from '../webhooks/delivery-store.ts';
 import { VERSION } from '../version.ts';
 import { HashedLineWriter } from './archive-files.ts';
 import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, archiveTables, buildSchemaLevel, databaseSchemaLevel, DELIVERIES_SCHEMA, MANIFEST_FILE, NOT_EXPORTED, qualified, scopeFilter, toArchiveValue, type Scope, type TableSpec } from './archive-schema.ts';
-import { OMITTED, SECRET_COLUMNS, sealWithPassphrase, type ArchiveSecrets } from './archive-secrets.ts';
+import { OMITTED, SECRET_COLUMNS, sealWithPassphrase, type ArchiveSecrets, passphraseProblem } from './archive-secrets.ts';
 import type { ExportOptions, ExportSummary, Manifest } from './transfer.ts';
 
 const PAGE = 1_000;
@@ -59,6 +59,8 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
   const out = resolve(options.out);
   if (options.secrets !== 'include' && options.secrets !== 'omit') throw new Error(`secrets must be include or omit, not "${String(options.secrets)}"`);
   if (options.secrets === 'include' && !options.passphrase) throw new Error('Exporting secrets needs a passphrase to seal them with (--passphrase or HEARTH_EXPORT_PASSPHRASE), or --secrets omit');
+  const weak = options.secrets === 'include' && options.passphrase ? passphraseProblem(options.passphrase) : undefined;
+  if (weak) throw new Error(weak);
   const file = join(dataDir, DATABASE_FILE);
   if (!existsSync(file)) throw new Error(`No Hearth database in ${dataDir}`);
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`${out} is not empty: export into a new directory`);

@@ -13,6 +13,7 @@ import { archiveTables, buildSchemaLevel, databaseSchemaLevel, DELIVERIES_SCHEMA
 import { openWithPassphrase, SECRET_COLUMNS } from './archive-secrets.ts';
 import { createRowWriter, type ImportCounters } from './import-rows.ts';
 import type { ImportOptions, ImportSummary } from './transfer.ts';
+import { narrowToOwner } from '../security/file-modes.ts';
 
 export { ArchiveError };
 
@@ -107,6 +108,7 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
       if (existsSync(destination) && conflict !== 'replace') continue;
       if (!existsSync(destination)) copied.push(destination);
       copyFileSync(archivePath(from, relative), destination);
+      narrowToOwner(destination);
     }
     sqlite.exec('COMMIT');
   } catch (error) {

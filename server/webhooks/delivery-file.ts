@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { ownerOnlyDatabase } from '../security/file-modes.ts';
 import { compileWithUnpeekedLimits } from '../db/bound-limit.ts';
 
 // The delivery worker opens this file without drizzle: a worker thread loads its modules anew, and drizzle's
@@ -44,6 +45,7 @@ const SCHEMA: string[] = [
  * attempts list, replay checks, the admin UI) refuse writes, so the worker stays the file's only writer.
  */
 export function openDeliveryFile(dataDir: string, options: { readOnly: boolean; legacyFrom?: Database.Database }): Database.Database {
+  ownerOnlyDatabase(join(dataDir, DELIVERY_FILE));
   const sqlite = new Database(join(dataDir, DELIVERY_FILE));
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

@@ -13,6 +13,8 @@ export const command: Command = {
 Copies the data dir into DIR, a new or empty directory: the database as of one instant (SQLite's
 VACUUM INTO, which a busy server cannot starve), the master key (without it the stored secrets cannot be
 read), credentials.json and a manifest.json. Safe while the server runs. Put it back with hearth restore.
+A backup holds the master key beside the data it unlocks: whoever reads it reads every secret. Its files are
+created owner-only (0600, folder 0700); keep it where only you can read it.
 
 Options:
   --out DIR               where the copy goes (required; must not exist or be empty)
@@ -29,6 +31,7 @@ Example:
     const progress = io.progress('Backing up', BACKUP_STEPS);
     const result = backupDataDir(dataDir, resolve(values.out), () => progress.tick());
     progress.done();
+    io.err(`Note: ${result.outDir} holds the master key with the data it unlocks (every secret, every workspace's tokens): keep it where only you can read it.\n`);
     printResult(io, values.json, result, () => `Backed up ${dataDir} to ${result.outDir} (${result.bytes} bytes)`);
   },
 };

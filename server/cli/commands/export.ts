@@ -3,6 +3,7 @@ import { exportArchive } from '../../tooling/transfer.ts';
 import { CliError, type CliIO, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
 import type { Progress } from '../progress.ts';
+import { passphraseProblem } from '../../tooling/archive-secrets.ts';
 
 const NAME = 'export';
 
@@ -75,6 +76,8 @@ Examples:
     if (values.workspace !== undefined && values['api-key'] !== undefined) throw new CliError('give --workspace or --api-key, not both');
     const passphrase = passphraseFrom(io, values.passphrase);
     if (values.secrets === 'include' && passphrase === undefined) throw new CliError('--secrets include needs a passphrase: --passphrase or env HEARTH_EXPORT_PASSPHRASE');
+    const weak = values.secrets === 'include' && passphrase !== undefined ? passphraseProblem(passphrase) : undefined;
+    if (weak) throw new CliError(weak);
     const { dataDir } = loadConfig(io, values);
     const reporter = progressReporter(io, 'Exporting');
     let summary;
