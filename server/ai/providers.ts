@@ -1,8 +1,9 @@
 // Small typed clients for the three provider families of interface.md (OpenAI chat completions, Anthropic
-// Messages, Gemini generateContent), over fetch with a timeout. Each provider's base URL is configurable per API
+// Messages, Gemini generateContent), over node:http with a timeout and the OUTBOUND_PRIVATE policy. Each provider's base URL is configurable per API
 // key, so `gpt-*` can point at any OpenAI-compatible server inside the team's network. The official SDKs would
 // add three dependency trees for three POST requests; these clients speak the same wire formats.
 import type { AiProvider } from '../../shared/schemas/apikey.ts';
+import { outboundPost, type OutboundPolicy } from '../security/outbound.ts';
 
 export interface Completion {
   text: string;
@@ -19,6 +20,8 @@ export interface CompletionRequest {
   /** Base URL of the provider's API; the provider's own when null. */
   baseUrl: string | null;
   timeoutMs: number;
+  /** OUTBOUND_PRIVATE: whether the base URL may be a loopback, private or link-local address. */
+  outboundPrivate: OutboundPolicy;
 }
 
 /** A failure the caller reports as `{ success: false, error }` (no key, provider down, timeout, refusal). */
@@ -48,37 +51,40 @@ export const isReasoningModel = (model: string) => O_SERIES.test(model);
 
 const MAX_OUTPUT_TOKENS = 4096;
 
+/** A provider's answer kept in memory at most (a completion of MAX_OUTPUT_TOKENS is far less). */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+/** What a provider's error shows of its answer: enough to tell the reason, too little to read an internal service with. */
+const ERROR_EXCERPT = 200;
+
 export async function complete(request: CompletionRequest): Promise<Completion> {
   const base = (request.baseUrl ?? DEFAULT_BASE_URLS[request.provider]).replace(/\/+$/, '');
   const name = PROVIDER_NAMES[request.provider];
   const { url, headers, body } = wireRequest(request, base);
-  let response: Response;
+  let status: number;
+  let text: string;
   try {
-    response = await fetch(url, {
-      method: 'POST',
+    const answer = await outboundPost(url, {
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(request.timeoutMs),
+      limit: MAX_ANSWER_BYTES,
+      policy: request.outboundPrivate,
     });
+    status = answer.status;
+    text = answer.body;
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     if (timedOut) throw new ProviderError(`${name} did not answer within ${request.timeoutMs} ms.`);
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    const cause = error instanceof Error ? error.message : String(error);
     throw new ProviderError(`${name} could not be reached at ${base}: ${cause}`);
-  }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch {
-    throw new ProviderError(`${name} did not answer within ${request.timeoutMs} ms.`);
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ProviderError(`${name} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    throw new ProviderError(`${name} answered ${status} with a body that is not JSON: ${text.slice(0, ERROR_EXCERPT)}`);
   }
-  if (!response.ok) throw new ProviderError(`${name} answered ${response.status}: ${errorMessageOf(json) ?? text.slice(0, 200)}`);
+  if (status < 200 || status > 299) throw new ProviderError(`${name} answered ${status}: ${(errorMessageOf(json) ?? text).slice(0, ERROR_EXCERPT)}`);
   return parseCompletion(request.provider, json, name);
 }
 

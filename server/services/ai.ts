@@ -26,6 +26,7 @@ export async function completeFor(app: Pick<AppContext, 'db' | 'secrets' | 'conf
     apiKey: key,
     baseUrl: settings?.aiProviders[provider]?.baseUrl ?? null,
     timeoutMs: app.config.aiTimeoutMs,
+    outboundPrivate: app.config.outboundPrivate,
   });
 }
 

@@ -92,6 +92,7 @@ export function createWebhookDispatcher(
       timeoutMs: app.config.webhooks.timeoutMs,
       disableAfterMs: app.config.webhooks.disableAfterMs,
       concurrency: app.config.webhooks.concurrency,
+      outboundPrivate: app.config.outboundPrivate,
     },
   };
   let worker: Worker;

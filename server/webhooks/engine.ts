@@ -6,7 +6,8 @@ import { prepareQueries, type BasicSettings, type DeliveryRow, type EndpointRow,
 import type { Command, MainWrite, WorkerData } from './protocol.ts';
 import { createSender } from './sender.ts';
 
-const RESPONSE_EXCERPT = 4096;
+/** What an attempt keeps of the receiver's answer: enough to debug it, too little to read an internal service with. */
+const RESPONSE_EXCERPT = 1024;
 const PERSONAL_FIELDS = new Set(['name', 'email', 'photoUrl', 'displayName', 'name_lowercase', 'email_lowercase', 'phone']);
 /** Events fanned out per query (and per store transaction). */
 const EVENT_BATCH = 200;
@@ -63,7 +64,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   const awaitingMark = new Set<string>();
   /** Endpoints this engine reported failing (or recovered) until the main thread's commit shows it. */
   const failingSince = new Map<string, number | null>();
-  const sender = createSender({ maxSockets: settings.concurrency });
+  const sender = createSender({ maxSockets: settings.concurrency, policy: settings.outboundPrivate });
   const q = prepareQueries(main, store);
   const storeTx = <T>(work: () => T): T => store.transaction(work).immediate();
   const settingsOf = (apiKeyId: string): BasicSettings | undefined => {

@@ -41,5 +41,7 @@ export interface WorkerData {
     timeoutMs: number;
     disableAfterMs: number;
     concurrency: number;
+    /** OUTBOUND_PRIVATE: whether deliveries may go to loopback, private and link-local addresses. */
+    outboundPrivate: 'allow' | 'deny';
   };
 }

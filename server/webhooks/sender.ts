@@ -1,5 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { outboundAgents, outboundPost, type OutboundPolicy } from '../security/outbound.ts';
 
 export interface PostResult {
   status: number;
@@ -11,37 +10,16 @@ export interface PostResult {
 
 /**
  * POSTs deliveries with node:http keep-alive agents: a receiver gets many deliveries in a row, and reusing
- * connections with the plain http client costs a fraction of the CPU of fetch. Redirects are not followed.
+ * connections with the plain http client costs a fraction of the CPU of fetch. Redirects are not followed, and
+ * with OUTBOUND_PRIVATE=deny no connection goes to a private address (security/outbound.ts).
  */
-export function createSender(options: { maxSockets: number }) {
-  const agents: Record<string, HttpAgent> = {
-    'http:': new HttpAgent({ keepAlive: true, maxSockets: options.maxSockets }),
-    'https:': new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets }),
-  };
+export function createSender(options: { maxSockets: number; policy: OutboundPolicy }) {
+  const agents = outboundAgents(options.policy, { keepAlive: true, maxSockets: options.maxSockets });
   return {
-    post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, limit: number): Promise<PostResult> {
-      return new Promise<PostResult>((resolve, reject) => {
-        let target: URL;
-        try {
-          target = new URL(url);
-        } catch (error) {
-          reject(error instanceof Error ? error : new Error(String(error)));
-          return;
-        }
-        const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-        const req = send(target, { method: 'POST', agent: agents[target.protocol] ?? agents['http:'], signal, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            if (size < limit) chunks.push(chunk);
-            size += chunk.length;
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, excerpt: Buffer.concat(chunks).subarray(0, limit).toString('utf8') }));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
+    async post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, limit: number): Promise<PostResult> {
+      const answer = await outboundPost(url, { headers, body, signal, limit, policy: options.policy, agents });
+      const retryAfter = answer.headers['retry-after'];
+      return { status: answer.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, excerpt: answer.body };
     },
     close() {
       for (const agent of Object.values(agents)) agent.destroy();

@@ -1,6 +1,7 @@
 import { webhookConfigUpdateInput } from '../../../../shared/schemas/webhooks.ts';
 import { defineOperation } from '../../../http/operation.ts';
 import { describeBasicConfig, updateBasicConfig } from '../../../services/webhooks.ts';
+import { checkOutboundTargets } from '../../../services/outbound-targets.ts';
 
 export default defineOperation({
   path: '/v2/workspace/webhookconfig/update',
@@ -8,6 +9,11 @@ export default defineOperation({
   summary: 'Configures the basic webhook service (raw and processed URLs, Basic auth token, encoding, encryption, triggers); partial.',
   input: webhookConfigUpdateInput,
   async handler(input, ctx) {
+    const targets = input.webhookServiceConfig;
+    await checkOutboundTargets(ctx.app, [
+      ['webhookServiceConfig.rawNotificationUrl', targets?.rawNotificationUrl],
+      ['webhookServiceConfig.processedNotificationUrl', targets?.processedNotificationUrl],
+    ]);
     const row = updateBasicConfig(ctx.app, ctx.apiKey, input);
     return { message: 'Webhook configuration updated successfully.', data: describeBasicConfig(ctx.app, row) };
   },
