@@ -1,0 +1,148 @@
+// A form generated from an operation's JSON schema: required fields marked, enums as choices, nested objects as
+// fieldsets, arrays of objects as JSON. It edits a JSON value (the explorer keeps the JSON text beside it).
+import type { JsonSchema } from '../lib/openapi.ts';
+import { typeOf, unwrap } from '../lib/openapi.ts';
+
+type Value = Record<string, unknown>;
+
+function Field({ name, schema, required, value, onChange, path }: { name: string; schema: JsonSchema; required: boolean; value: unknown; onChange: (v: unknown) => void; path: string }) {
+  const { schema: s } = unwrap(schema);
+  const type = typeOf(s);
+  const id = `field-${path.replace(/[^\w-]/g, '_')}`;
+  const label = (
+    <span>
+      {name}
+      {required && (
+        <span class="required" aria-label="required">
+          {' '}
+          *
+        </span>
+      )}
+      {s.description && <span class="field-hint"> — {s.description}</span>}
+    </span>
+  );
+  if (s.enum) {
+    return (
+      <label for={id}>
+        {label}
+        <select id={id} name={path} required={required} value={value === undefined ? '' : String(value)} onChange={(e) => {
+          const text = (e.target as HTMLSelectElement).value;
+          onChange(text === '' ? undefined : (s.enum as unknown[]).find((x) => String(x) === text));
+        }}>
+          {!required && <option value="">(not set)</option>}
+          {s.enum.map((x) => (
+            <option key={String(x)} value={String(x)}>
+              {String(x)}
+            </option>
+          ))}
+        </select>
+      </label>
+    );
+  }
+  if (type === 'boolean') {
+    return (
+      <label for={id}>
+        {label}
+        <select id={id} name={path} value={value === undefined ? '' : String(value)} onChange={(e) => {
+          const text = (e.target as HTMLSelectElement).value;
+          onChange(text === '' ? undefined : text === 'true');
+        }}>
+          <option value="">(not set)</option>
+          <option value="true">true</option>
+          <option value="false">false</option>
+        </select>
+      </label>
+    );
+  }
+  if (type === 'integer' || type === 'number') {
+    return (
+      <label for={id}>
+        {label}
+        <input id={id} name={path} type="number" required={required} value={typeof value === 'number' ? String(value) : ''} step={type === 'integer' ? 1 : 'any'} min={s.minimum} max={s.maximum} onInput={(e) => {
+          const text = (e.target as HTMLInputElement).value;
+          onChange(text === '' ? undefined : Number(text));
+        }} />
+      </label>
+    );
+  }
+  if (type === 'string') {
+    return (
+      <label for={id}>
+        {label}
+        <input id={id} name={path} required={required} value={typeof value === 'string' ? value : ''} type={s.format === 'email' ? 'email' : 'text'} list={undefined} onInput={(e) => {
+          const text = (e.target as HTMLInputElement).value;
+          onChange(text === '' && !required ? undefined : text);
+        }} />
+      </label>
+    );
+  }
+  if (type === 'array' && s.items && ['string', 'number', 'integer'].includes(typeOf(unwrap(s.items).schema)) && !unwrap(s.items).schema.enum) {
+    const numeric = typeOf(unwrap(s.items).schema) !== 'string';
+    return (
+      <label for={id}>
+        {label}
+        <input id={id} name={path} placeholder="comma-separated" value={Array.isArray(value) ? value.join(', ') : ''} onInput={(e) => {
+          const text = (e.target as HTMLInputElement).value;
+          const items = text.split(',').map((x) => x.trim()).filter(Boolean);
+          onChange(items.length ? items.map((x) => (numeric ? Number(x) : x)) : undefined);
+        }} />
+      </label>
+    );
+  }
+  if (type === 'object' && s.properties) {
+    return (
+      <fieldset>
+        <legend>{label}</legend>
+        <ObjectFields schema={s} value={(value as Value | undefined) ?? {}} onChange={(v) => onChange(Object.keys(v).length ? v : required ? {} : undefined)} path={path} />
+      </fieldset>
+    );
+  }
+  return (
+    <label for={id}>
+      {label}
+      <textarea id={id} name={path} rows={3} spellcheck={false} value={value === undefined ? '' : JSON.stringify(value)} onChange={(e) => {
+        const text = (e.target as HTMLTextAreaElement).value.trim();
+        try {
+          onChange(text === '' ? undefined : (JSON.parse(text) as unknown));
+        } catch {
+          // left as typed until it is JSON
+        }
+      }} />
+    </label>
+  );
+}
+
+function ObjectFields({ schema, value, onChange, path }: { schema: JsonSchema; value: Value; onChange: (v: Value) => void; path: string }) {
+  const required = new Set(schema.required ?? []);
+  const names = Object.keys(schema.properties ?? {}).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
+  return (
+    <>
+      {names.map((name) => (
+        <Field
+          key={name}
+          name={name}
+          path={path ? `${path}.${name}` : name}
+          schema={(schema.properties ?? {})[name] as JsonSchema}
+          required={required.has(name)}
+          value={value[name]}
+          onChange={(v) => {
+            const next = { ...value };
+            if (v === undefined) delete next[name];
+            else next[name] = v;
+            onChange(next);
+          }}
+        />
+      ))}
+    </>
+  );
+}
+
+export function SchemaForm({ schema, value, onChange }: { schema: JsonSchema; value: Value; onChange: (v: Value) => void }) {
+  const { schema: s } = unwrap(schema);
+  if (!s.properties || Object.keys(s.properties).length === 0) return <p class="muted">This operation takes no fields: send {'{}'}.</p>;
+  return (
+    <div class="form" id="schema-form">
+      <ObjectFields schema={s} value={value} onChange={onChange} path="" />
+    </div>
+  );
+}

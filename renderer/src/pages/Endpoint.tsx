@@ -1,0 +1,227 @@
+// One webhook endpoint: edit, enable and disable (with the reason it was disabled), reveal and rotate its secret,
+// send a test event, its attempts with the full request and response, replay one, recover failed deliveries.
+import { useState } from 'preact/hooks';
+import type { AttemptView, DeliveryAnswer, EndpointView } from '../../../shared/admin.ts';
+import { Badge, ErrorBox, Facts, Loading, PageHead, Section, Status, type Said } from '../components/ui.tsx';
+import { api, dataOf } from '../lib/api.ts';
+import { ms, pretty, time } from '../lib/format.ts';
+import { links } from '../lib/links.ts';
+import { loadOperations } from '../lib/openapi.ts';
+import { navigate, type Params } from '../lib/router.ts';
+import { useLoad } from '../lib/use.ts';
+import { endpointState } from './Webhooks.tsx';
+
+export default function Endpoint({ params }: { params: Params }) {
+  const apiKey = params.apiKey as string;
+  const endpointId = params.endpointId as string;
+  const [said, setSaid] = useState<Said | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [open, setOpen] = useState<AttemptView | null>(null);
+  const endpoint = useLoad(async () => dataOf<{ endpoints: EndpointView[] }>(await api.call('/v2/workspace/advancedwebhook/endpoints/get', apiKey, { endpointId })).endpoints[0] ?? null, [apiKey, endpointId]);
+  const attempts = useLoad(async () => dataOf<{ attempts: AttemptView[] }>(await api.call('/v2/workspace/advancedwebhook/attempts/list', apiKey, { endpointId, limit: 100 })).attempts, [apiKey, endpointId]);
+  const eventTypes = useLoad(async () => {
+    const { operations } = await loadOperations();
+    const schema = operations.find((o) => o.path === '/v2/workspace/advancedwebhook/endpoints/create')?.schema;
+    return (schema?.properties?.filterTypes?.items?.enum ?? []) as string[];
+  }, []);
+  const e = endpoint.data;
+  const tell = (ok: boolean, text: string) => setSaid({ text, tone: ok ? 'ok' : 'bad' });
+  const refresh = () => {
+    endpoint.reload();
+    attempts.reload();
+  };
+
+  const update = async (patch: { url?: string; description?: string; disabled?: boolean; filterTypes?: string[] | null }, done: string) => {
+    const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/update', apiKey, { endpointId, ...(patch as { filterTypes?: never }) });
+    tell(answer.status === 200, answer.status === 200 ? done : (answer.body.error?.message ?? 'Update failed.'));
+    refresh();
+  };
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const filterTypes = form.getAll('filterTypes').map(String);
+    await update({ url: String(form.get('url') ?? '').trim(), description: String(form.get('description') ?? ''), filterTypes: filterTypes.length ? filterTypes : null }, 'Endpoint saved.');
+  };
+  const reveal = async () => {
+    const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/secret/get', apiKey, { endpointId });
+    setSecret(answer.status === 200 ? ((answer.body.result?.data as { secret: string }).secret ?? '') : null);
+    if (answer.status !== 200) tell(false, answer.body.error?.message ?? 'Could not read the secret.');
+  };
+  const rotate = async () => {
+    if (!confirm('Rotate the signing secret? The previous one keeps signing for a while (the rotation overlap).')) return;
+    const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/secret/rotate', apiKey, { endpointId });
+    tell(answer.status === 200, answer.status === 200 ? 'Secret rotated.' : (answer.body.error?.message ?? 'Rotation failed.'));
+    if (secret !== null) await reveal();
+  };
+  const test = async () => {
+    try {
+      const sent = await api.webhookTest(apiKey, endpointId);
+      tell(true, `Test event ${sent.eventType} queued as ${sent.messageId}.`);
+      setTimeout(refresh, 1000);
+    } catch (err) {
+      tell(false, err instanceof Error ? err.message : String(err));
+    }
+  };
+  const replay = async (a: AttemptView) => {
+    const answer = await api.call('/v2/workspace/advancedwebhook/messages/replay', apiKey, { messageId: a.messageId, endpointId });
+    tell(answer.status === 200, answer.status === 200 ? `Replay of ${a.messageId} started.` : (answer.body.error?.message ?? 'Replay failed.'));
+  };
+  const recover = async () => {
+    const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/recover', apiKey, { endpointId, since: Date.now() - 24 * 3600 * 1000 });
+    tell(answer.status === 200, answer.status === 200 ? `${String((answer.body.result?.data as { recovered?: number } | undefined)?.recovered ?? 0)} failed deliveries sent again.` : (answer.body.error?.message ?? 'Recover failed.'));
+  };
+  const remove = async () => {
+    if (!confirm(`Delete the endpoint ${endpointId}?`)) return;
+    const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/delete', apiKey, { endpointId });
+    if (answer.status === 200) navigate(links.webhooks(apiKey));
+    else tell(false, answer.body.error?.message ?? 'Delete failed.');
+  };
+
+  return (
+    <>
+      <PageHead title={endpointId} crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Webhooks', href: links.webhooks(apiKey) }, { label: endpointId }]}>
+        <button type="button" class="primary" id="send-test" onClick={() => void test()}>
+          Send a test event
+        </button>
+        <button type="button" id="refresh" onClick={refresh}>
+          Refresh
+        </button>
+      </PageHead>
+      <Status said={said} id="webhooks-status" />
+      <ErrorBox error={endpoint.error} />
+      {endpoint.data === undefined && !endpoint.error && <Loading />}
+      {endpoint.data === null && <p class="error">No such endpoint.</p>}
+      {e && (
+        <div class="split">
+          <div>
+            <Section title="Endpoint" id="endpoint">
+              <Facts
+                id="endpoint-facts"
+                items={[
+                  ['URL', e.url],
+                  ['State', <span id="endpoint-state">{endpointState(e)}</span>],
+                  ['Events', e.filterTypes?.length ? e.filterTypes.join(', ') : 'all'],
+                  ['Created', e.createdAt ?? ''],
+                  [
+                    'Secret',
+                    <span id="endpoint-secret">
+                      {secret ? <code>{secret}</code> : <span class="muted">hidden</span>}{' '}
+                      <button type="button" class="small" onClick={() => void reveal()}>
+                        Reveal
+                      </button>{' '}
+                      <button type="button" class="small" onClick={() => void rotate()}>
+                        Rotate
+                      </button>
+                    </span>,
+                  ],
+                ]}
+              />
+              <div class="row">
+                <button type="button" id="endpoint-enable" onClick={() => void update({ disabled: !e.disabled }, e.disabled ? 'Endpoint enabled.' : 'Endpoint disabled.')}>
+                  {e.disabled ? 'Enable' : 'Disable'}
+                </button>
+                <button type="button" onClick={() => void recover()}>
+                  Recover the last 24 h
+                </button>
+                <button type="button" class="danger" onClick={() => void remove()}>
+                  Delete
+                </button>
+              </div>
+            </Section>
+            <Section title="Edit" id="endpoint-edit">
+              <form class="form" id="endpoint-form" key={e.updatedAt} onSubmit={(ev) => void save(ev)}>
+                <label>
+                  URL
+                  <input name="url" type="url" required value={e.url} />
+                </label>
+                <label>
+                  Description
+                  <input name="description" value={e.description ?? ''} />
+                </label>
+                <fieldset>
+                  <legend>Events (none chosen: all)</legend>
+                  <div class="grid">
+                    {(eventTypes.data ?? []).map((t) => (
+                      <label class="inline" key={t}>
+                        <input type="checkbox" name="filterTypes" value={t} checked={e.filterTypes?.includes(t) ?? false} /> {t}
+                      </label>
+                    ))}
+                  </div>
+                </fieldset>
+                <button type="submit" class="primary">
+                  Save
+                </button>
+              </form>
+            </Section>
+          </div>
+          <div>
+            <Section title="Attempts" id="attempts">
+              <ErrorBox error={attempts.error} />
+              <table id="attempt-list">
+                <caption class="visually-hidden">Delivery attempts, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col">Message</th>
+                    <th scope="col">Trigger</th>
+                    <th scope="col">Result</th>
+                    <th scope="col">HTTP</th>
+                    <th scope="col" class="num">ms</th>
+                    <th scope="col" />
+                  </tr>
+                </thead>
+                <tbody>
+                  {(attempts.data ?? []).map((a) => (
+                    <tr key={a.id} data-message={a.messageId} data-attempt={a.id} class={`${a.status === 'succeeded' ? '' : 'failed'} ${open?.id === a.id ? 'selected' : ''}`}>
+                      <td>
+                        <button type="button" class="link" onClick={() => setOpen(a)}>
+                          {time(Date.parse(a.timestamp))}
+                        </button>
+                      </td>
+                      <td class="id">{a.messageId}</td>
+                      <td>{a.trigger}</td>
+                      <td>{a.status === 'succeeded' ? <Badge tone="ok">succeeded</Badge> : <Badge tone="bad">failed</Badge>}</td>
+                      <td>{a.responseStatusCode ?? '—'}</td>
+                      <td class="num">{a.responseDurationMs}</td>
+                      <td>
+                        <button type="button" class="small" onClick={() => void replay(a)}>
+                          Replay
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                  {attempts.data?.length === 0 && (
+                    <tr>
+                      <td colSpan={7} class="muted">
+                        No attempts yet.
+                      </td>
+                    </tr>
+                  )}
+                </tbody>
+              </table>
+            </Section>
+            {open && <AttemptDetail apiKey={apiKey} endpointId={endpointId} attempt={open} />}
+          </div>
+        </div>
+      )}
+    </>
+  );
+}
+
+function AttemptDetail({ apiKey, endpointId, attempt }: { apiKey: string; endpointId: string; attempt: AttemptView }) {
+  const sent = useLoad<DeliveryAnswer | null>(() => api.delivery(apiKey, attempt.messageId, endpointId).catch(() => null), [apiKey, attempt.messageId, endpointId]);
+  const d = sent.data;
+  return (
+    <Section title={`Attempt ${attempt.id}`} id="attempt-detail">
+      <p class="muted">
+        {attempt.trigger} · {attempt.status} · {ms(attempt.responseDurationMs)}
+      </p>
+      <h3>Request</h3>
+      <pre id="attempt-request">{d ? `${d.method} ${d.url}\n${d.headers.join('\n')}\n\n${pretty(d.body)}` : sent.loading ? 'Loading…' : 'The delivery is no longer stored.'}</pre>
+      <h3>Response</h3>
+      <pre id="attempt-response-status">{attempt.responseStatusCode === null ? 'no HTTP answer (network error or timeout)' : `HTTP ${attempt.responseStatusCode}`}</pre>
+      {attempt.responseHeaders && <pre id="attempt-response-headers">{Object.entries(attempt.responseHeaders).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre>}
+      <pre id="attempt-response">{attempt.response || '(empty)'}</pre>
+    </Section>
+  );
+}

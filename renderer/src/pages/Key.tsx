@@ -1,0 +1,144 @@
+// An API key: its configuration (every setting, edited through the forms of apikeyconfig/update and
+// emailconfig/update), allowed domains, AI provider keys (write-only), and links to its data.
+import { useEffect, useState } from 'preact/hooks';
+import { SchemaForm } from '../components/SchemaForm.tsx';
+import { Facts, PageHead, Section, Status, type Said } from '../components/ui.tsx';
+import { api, dataOf } from '../lib/api.ts';
+import { useSession } from '../lib/keys.ts';
+import { links } from '../lib/links.ts';
+import { loadOperations } from '../lib/openapi.ts';
+import type { Params } from '../lib/router.ts';
+import { useLoad } from '../lib/use.ts';
+
+const shown = (v: unknown) => (typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+export default function Key({ params }: { params: Params }) {
+  const apiKey = params.apiKey as string;
+  const session = useSession();
+  const key = session.keys.find((k) => k.apiKey === apiKey);
+  const [said, setSaid] = useState<Said | null>(null);
+  const config = useLoad(async () => dataOf<Record<string, unknown>>(await api.call('/v2/workspace/apikeyconfig/get', apiKey, {})), [apiKey]);
+  const schemas = useLoad(loadOperations, []);
+  const configSchema = schemas.data?.operations.find((o) => o.path === '/v2/workspace/apikeyconfig/update')?.schema;
+  const emailSchema = schemas.data?.operations.find((o) => o.path === '/v2/workspace/emailconfig/update')?.schema;
+  const [settings, setSettings] = useState<Record<string, unknown>>({});
+  const [email, setEmail] = useState<Record<string, unknown>>({});
+  useEffect(() => {
+    if (!config.data || !configSchema) return;
+    const editable = Object.keys(configSchema.properties ?? {}).filter((k) => k !== 'aiModelApiKey');
+    setSettings(Object.fromEntries(editable.filter((k) => config.data?.[k] !== undefined && config.data?.[k] !== null).map((k) => [k, config.data?.[k]])));
+  }, [config.data, configSchema]);
+  useEffect(() => {
+    void api.call('/v2/workspace/emailconfig/get', apiKey, {}).then((a) => a.status === 200 && setEmail((a.body.result?.data as Record<string, unknown>) ?? {}));
+  }, [apiKey]);
+
+  const tell = (ok: boolean, text: string) => setSaid({ text, tone: ok ? 'ok' : 'bad' });
+  const saveSettings = async () => {
+    const answer = await api.call('/v2/workspace/apikeyconfig/update', apiKey, settings);
+    tell(answer.status === 200, answer.status === 200 ? 'Configuration saved.' : (answer.body.error?.message ?? 'Save failed.'));
+    config.reload();
+  };
+  const saveEmail = async () => {
+    const { useEmailService, emailServiceConfig } = email as { useEmailService?: boolean; emailServiceConfig?: Record<string, unknown> };
+    const answer = await api.call('/v2/workspace/emailconfig/update', apiKey, { ...(useEmailService === undefined ? {} : { useEmailService }), ...(emailServiceConfig ? { emailServiceConfig } : {}) });
+    tell(answer.status === 200, answer.status === 200 ? 'E-mail configuration saved.' : (answer.body.error?.message ?? 'Save failed.'));
+  };
+  const domains = async (op: 'add' | 'delete', event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const list = String(new FormData(form).get('domains') ?? '').split(',').map((d) => d.trim()).filter(Boolean);
+    const answer = await api.call(op === 'add' ? '/v2/workspace/domains/add' : '/v2/workspace/domains/delete', apiKey, { domains: list });
+    tell(answer.status === 200, answer.status === 200 ? `Domains ${op === 'add' ? 'added' : 'removed'}.` : (answer.body.error?.message ?? 'Failed.'));
+    form.reset();
+    config.reload();
+  };
+  const aiKey = async (event: Event) => {
+    event.preventDefault();
+    const formElement = event.currentTarget as HTMLFormElement;
+    const form = new FormData(formElement);
+    const baseUrl = String(form.get('baseUrl') ?? '').trim();
+    const provider = String(form.get('provider')) as 'openai' | 'anthropic' | 'gemini';
+    const answer = await api.call('/v2/workspace/apikeyconfig/update', apiKey, { aiModelApiKey: [{ provider, customerApiKey: String(form.get('customerApiKey') ?? ''), baseUrl: baseUrl || null }] });
+    tell(answer.status === 200, answer.status === 200 ? `${provider} key saved.` : (answer.body.error?.message ?? 'Save failed.'));
+    // write-only: the field is cleared, and the configuration shows only that one is configured
+    (formElement.elements.namedItem('customerApiKey') as HTMLInputElement).value = '';
+    config.reload();
+  };
+
+  return (
+    <>
+      <PageHead title={key?.name || apiKey} crumbs={[{ label: 'Workspace', href: links.workspace() }, { label: `Key ${apiKey}` }]}>
+        <a href={links.organizations(apiKey)}>Organizations</a>
+        <a href={links.users(apiKey)}>Users</a>
+        <a href={links.crdtList(apiKey)}>Live documents</a>
+        <a href={links.webhooks(apiKey)}>Webhooks</a>
+        <a href={`/requests?caller=${encodeURIComponent(apiKey)}`}>Its requests</a>
+      </PageHead>
+      <Status said={said} id="workspace-status" />
+      <div class="split">
+        <Section title="Configuration" id="key-configuration">
+          <dl class="facts" id="key-config">
+            {Object.entries(config.data ?? {}).map(([k, v]) => (
+              <>
+                <dt>{k}</dt>
+                <dd id={`config-${k}`}>{shown(v)}</dd>
+              </>
+            ))}
+          </dl>
+        </Section>
+        <div>
+          <Section title="Settings" id="key-settings">
+            {configSchema && <SchemaForm schema={{ ...configSchema, properties: Object.fromEntries(Object.entries(configSchema.properties ?? {}).filter(([k]) => k !== 'aiModelApiKey')) }} value={settings} onChange={setSettings} />}
+            <button type="button" class="primary" id="save-settings" onClick={() => void saveSettings()}>
+              Save settings
+            </button>
+          </Section>
+          <Section title="Allowed domains" id="domains">
+            <Facts items={[['Now', shown(config.data?.allowedDomains ?? [])]]} />
+            <form class="row" onSubmit={(e) => void domains('add', e)}>
+              <label>
+                <span>Domains (comma-separated)</span>
+                <input name="domains" required placeholder="app.example.com, *.example.com" />
+              </label>
+              <button type="submit">Add</button>
+            </form>
+            <form class="row" onSubmit={(e) => void domains('delete', e)}>
+              <label>
+                <span>Remove</span>
+                <input name="domains" required />
+              </label>
+              <button type="submit">Remove</button>
+            </form>
+          </Section>
+          <Section title="AI provider keys (write-only)" id="ai-keys">
+            <form id="ai-key" class="row" onSubmit={(e) => void aiKey(e)}>
+              <label>
+                <span>Provider</span>
+                <select name="provider">
+                  <option value="openai">OpenAI</option>
+                  <option value="anthropic">Anthropic</option>
+                  <option value="gemini">Gemini</option>
+                </select>
+              </label>
+              <label>
+                <span>Key</span>
+                <input name="customerApiKey" type="password" autocomplete="off" />
+              </label>
+              <label>
+                <span>Base URL</span>
+                <input name="baseUrl" placeholder="the provider's own" />
+              </label>
+              <button type="submit">Save</button>
+            </form>
+          </Section>
+          <Section title="E-mail" id="email-config">
+            {emailSchema && <SchemaForm schema={emailSchema} value={email} onChange={setEmail} />}
+            <button type="button" onClick={() => void saveEmail()}>
+              Save e-mail settings
+            </button>
+          </Section>
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,262 @@
+// Collaborative documents: the list, and one opened live beside it (read-only, over y-websocket with a ticket):
+// the content as it is (rich text for XML), the tree of its shared types, the clients connected and their
+// presence, and its history from the stored update log: the document at a chosen point, a diff against now,
+// restore (applied as a new update, so connected clients converge on it), export as JSON or Yjs binary.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { WebsocketProvider } from 'y-websocket';
+import * as Y from 'yjs';
+import type { CrdtItem, CrdtKey, HistoryEntry, StateAnswer } from '../../../shared/admin.ts';
+import { DiffView } from '../components/DiffView.tsx';
+import { JsonView } from '../components/JsonView.tsx';
+import { Table } from '../components/Table.tsx';
+import { ErrorBox, PageHead, Section, Status, Tabs, type Said } from '../components/ui.tsx';
+import { RichText, rootOf, YTree } from '../components/YView.tsx';
+import { api } from '../lib/api.ts';
+import { ago, bytes, time } from '../lib/format.ts';
+import { links } from '../lib/links.ts';
+import { useLocation, type Params } from '../lib/router.ts';
+import { useLoad } from '../lib/use.ts';
+
+export default function Live({ params }: { params: Params }) {
+  const apiKey = params.apiKey as string;
+  const open = params.editorId ? ({ apiKey, organizationId: params.organizationId as string, documentId: params.documentId as string, editorId: params.editorId } as CrdtKey) : null;
+  const openId = open ? `${open.organizationId}/${open.documentId}/${open.editorId}` : null;
+  return (
+    <>
+      <PageHead
+        title={open ? `${open.documentId} / ${open.editorId}` : 'Live documents'}
+        crumbs={[
+          { label: `Key ${apiKey}`, href: links.key(apiKey) },
+          { label: 'Live documents', href: links.crdtList(apiKey) },
+          ...(open ? [{ label: open.organizationId, href: links.organization(apiKey, open.organizationId) }, { label: open.documentId, href: links.document(apiKey, open.organizationId, open.documentId) }, { label: open.editorId }] : []),
+        ]}
+      />
+      <div class="split">
+        <div>
+          <Table<CrdtItem>
+            id="crdt-list"
+            caption="Collaborative documents"
+            deps={[apiKey]}
+            limit={25}
+            selected={openId}
+            load={(a) => api.crdtList({ apiKey, ...a })}
+            rowKey={(r) => `${r.organizationId}/${r.documentId}/${r.editorId}`}
+            rowData={(r) => ({ doc: `${r.organizationId}/${r.documentId}/${r.editorId}` })}
+            columns={[
+              { id: 'doc', label: 'Document', sort: true, render: (r) => <a href={links.crdt(apiKey, r.organizationId, r.documentId, r.editorId)}>{`${r.organizationId} / ${r.documentId} / ${r.editorId}`}</a> },
+              { id: 'type', label: 'Type', render: (r) => r.type },
+              { id: 'log', label: 'Log', class: 'num', render: (r) => r.updateCount },
+              { id: 'clients', label: 'Clients', class: 'num', render: (r) => r.connections },
+              { id: 'updated', label: 'Updated', render: (r) => ago(r.updatedAt) },
+            ]}
+          />
+        </div>
+        <div class="sticky">{open ? <LiveView key={openId} room={open} /> : <p class="muted">Choose a document: it opens here, live.</p>}</div>
+      </div>
+    </>
+  );
+}
+
+interface Presence {
+  clientId: number;
+  state: Record<string, unknown>;
+}
+
+const contentOf = (doc: Y.Doc, type: string, contentKey: string): { text: string; json: unknown } => {
+  const root = rootOf(doc, contentKey, { type, contentKey });
+  if (root instanceof Y.Text) return { text: root.toString(), json: root.toString() };
+  if (root instanceof Y.XmlFragment) return { text: root.toString(), json: root.toString() };
+  const json = (root as Y.Map<unknown> | Y.Array<unknown>).toJSON();
+  return { text: JSON.stringify(json, null, 2), json };
+};
+
+function LiveView({ room }: { room: CrdtKey }) {
+  const { query } = useLocation();
+  const tab = query.get('tab') ?? 'content';
+  const [doc] = useState(() => new Y.Doc());
+  const [state, setState] = useState('connecting…');
+  const [version, setVersion] = useState(0);
+  const [presence, setPresence] = useState<Presence[]>([]);
+  const [kind, setKind] = useState<{ type: string; contentKey: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let provider: WebsocketProvider | null = null;
+    let stopped = false;
+    (async () => {
+      try {
+        const [{ ticket }, now] = await Promise.all([api.crdtTicket(room), api.crdtState(room)]);
+        if (stopped) return;
+        setKind({ type: now.type, contentKey: now.contentKey });
+        const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/yjs`;
+        const name = [room.organizationId, room.documentId, room.editorId].map(encodeURIComponent).join('/');
+        provider = new WebsocketProvider(url, name, doc, { params: { apiKey: room.apiKey, ticket }, disableBc: true });
+        provider.awareness.setLocalState(null);
+        provider.on('status', ({ status }: { status: string }) => setState(status === 'connected' ? 'live (read-only)' : status));
+        const aware = provider.awareness;
+        aware.on('change', () => {
+          const others: Presence[] = [];
+          aware.getStates().forEach((s, clientId) => clientId !== doc.clientID && others.push({ clientId, state: s as Record<string, unknown> }));
+          setPresence(others);
+        });
+      } catch (e) {
+        setError(e instanceof Error ? e.message : String(e));
+      }
+    })();
+    const onUpdate = () => setVersion((v) => v + 1);
+    doc.on('update', onUpdate);
+    return () => {
+      stopped = true;
+      doc.off('update', onUpdate);
+      provider?.destroy();
+      doc.destroy();
+    };
+  }, [doc, room]);
+
+  const now = useMemo(() => (kind ? contentOf(doc, kind.type, kind.contentKey) : null), [doc, kind, version]);
+  const xml = kind?.type === 'xml';
+  return (
+    <section class="card" id="crdt-view" aria-labelledby="crdt-title">
+      <div class="card-head">
+        <h2 id="crdt-title">
+          {room.organizationId} / {room.documentId} / {room.editorId} {kind && <span class="muted">({kind.type}, {kind.contentKey})</span>}
+        </h2>
+        <span id="crdt-state" class="muted" role="status">
+          {state}
+        </span>
+      </div>
+      <ErrorBox error={error} />
+      <p>
+        Connected clients: <span id="crdt-clients">{presence.length}</span>
+      </p>
+      {presence.length > 0 && (
+        <ul class="presence" id="presence" aria-label="Presence">
+          {presence.map((p) => {
+            const user = p.state.user as { name?: unknown; id?: unknown } | undefined;
+            const label = typeof user?.name === 'string' ? user.name : typeof user?.id === 'string' ? user.id : `client ${p.clientId}`;
+            return (
+              <li key={p.clientId} data-client={p.clientId} title={JSON.stringify(p.state)}>
+                {label}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <Tabs
+        label="Document views"
+        current={tab}
+        tabs={[
+          { id: 'content', label: 'Content' },
+          { id: 'tree', label: 'Shared types' },
+          { id: 'history', label: 'History' },
+        ]}
+      />
+      <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
+        {tab === 'content' && now && (xml ? <XmlContent doc={doc} contentKey={kind?.contentKey ?? 'content'} raw={now.text} /> : <pre id="crdt-content">{now.text}</pre>)}
+        {tab === 'tree' && kind && <YTree doc={doc} known={kind} id="crdt-tree" key={version} />}
+        {tab === 'history' && now && <History room={room} nowText={now.text} version={version} />}
+      </div>
+      <p class="row">
+        <a href={api.crdtExportUrl(room, 'json')} download id="export-json">
+          Export JSON
+        </a>
+        <a href={api.crdtExportUrl(room, 'yjs')} download id="export-yjs">
+          Export Yjs update (binary)
+        </a>
+      </p>
+    </section>
+  );
+}
+
+function XmlContent({ doc, contentKey, raw }: { doc: Y.Doc; contentKey: string; raw: string }) {
+  const [showRaw, setShowRaw] = useState(false);
+  return (
+    <>
+      <p>
+        <button type="button" class="small" aria-pressed={showRaw} id="toggle-xml" onClick={() => setShowRaw(!showRaw)}>
+          {showRaw ? 'Formatted' : 'Raw XML'}
+        </button>
+      </p>
+      {showRaw ? <pre id="crdt-xml">{raw}</pre> : <RichText fragment={doc.getXmlFragment(contentKey)} id="crdt-rich" />}
+    </>
+  );
+}
+
+const textOf = (s: StateAnswer) => (typeof s.content === 'string' ? s.content : JSON.stringify(s.content, null, 2));
+
+function History({ room, nowText, version }: { room: CrdtKey; nowText: string; version: number }) {
+  const history = useLoad(() => api.crdtHistory(room), [JSON.stringify(room), version]);
+  const [chosen, setChosen] = useState<number | null>(null);
+  const [then, setThen] = useState<StateAnswer | null>(null);
+  const [said, setSaid] = useState<Said | null>(null);
+  useEffect(() => {
+    if (chosen === null) return setThen(null);
+    let stale = false;
+    api.crdtState(room, chosen).then(
+      (s) => !stale && setThen(s),
+      (e: unknown) => !stale && setSaid({ text: String(e), tone: 'bad' }),
+    );
+    return () => void (stale = true);
+  }, [chosen, room]);
+  const entries = [...(history.data?.entries ?? [])].reverse();
+  const restore = async () => {
+    if (chosen === null) return;
+    try {
+      const r = await api.crdtRestore(room, chosen);
+      setSaid({ text: `Restored the document as it was at entry ${r.seq}, as a new update of ${bytes(r.bytes)}.`, tone: 'ok' });
+    } catch (e) {
+      setSaid({ text: e instanceof Error ? e.message : String(e), tone: 'bad' });
+    }
+  };
+  return (
+    <div class="stack">
+      <ErrorBox error={history.error} />
+      {history.data && (
+        <p class="muted">
+          The last {history.data.kept.toLocaleString('en-US')} stored updates are kept (setting <code>crdtHistoryUpdates</code>); older ones are merged into the first entry.
+        </p>
+      )}
+      <div class="history-list">
+        <table id="history-list">
+          <caption class="visually-hidden">Stored updates, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col" class="num">Size</th>
+              <th scope="col" />
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((e: HistoryEntry) => (
+              <tr key={e.seq} data-seq={e.seq} class={chosen === e.seq ? 'selected' : ''}>
+                <td>{time(e.at)}</td>
+                <td>{e.merged ? <span class="muted">everything before (merged)</span> : e.by}</td>
+                <td class="num">{bytes(e.bytes)}</td>
+                <td>
+                  <button type="button" class="small" aria-pressed={chosen === e.seq} onClick={() => setChosen(e.seq)}>
+                    Show
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {then && (
+        <Section title={`As it was at ${time(entries.find((e) => e.seq === then.seq)?.at ?? null)}`} id="history-state">
+          <div class="row">
+            <button type="button" class="danger" id="restore" onClick={() => void restore()}>
+              Restore this state
+            </button>
+          </div>
+          <h3>Then</h3>
+          {typeof then.content === 'string' ? <pre id="history-content">{then.content}</pre> : <JsonView value={then.content} id="history-content" label="state" />}
+          <h3>Diff against now</h3>
+          <DiffView before={textOf(then)} after={nowText} id="history-diff" />
+        </Section>
+      )}
+      <Status said={said} id="history-status" />
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+import type { DocumentItem, MembershipItem } from '../../../shared/admin.ts';
+import { Activity, Notifications } from '../components/Feed.tsx';
+import { FolderTree } from '../components/FolderTree.tsx';
+import { Table } from '../components/Table.tsx';
+import { Badge, ErrorBox, Loading, PageHead, Section, Sparkline, Tabs } from '../components/ui.tsx';
+import { api } from '../lib/api.ts';
+import { time } from '../lib/format.ts';
+import { links } from '../lib/links.ts';
+import { useLocation, type Params } from '../lib/router.ts';
+import { useLoad } from '../lib/use.ts';
+
+export default function Organization({ params }: { params: Params }) {
+  const apiKey = params.apiKey as string;
+  const organizationId = params.organizationId as string;
+  const { query } = useLocation();
+  const folder = query.get('folder');
+  const tab = query.get('tab') ?? 'documents';
+  const org = useLoad(() => api.organization(apiKey, organizationId), [apiKey, organizationId]);
+  const o = org.data;
+  const folderName = folder ? (o?.folders.find((f) => f.id === folder)?.name ?? folder) : null;
+  return (
+    <>
+      <PageHead
+        title={o?.organization.name || organizationId}
+        crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Organizations', href: links.organizations(apiKey) }, { label: organizationId, href: links.organization(apiKey, organizationId) }, ...(folderName ? [{ label: `${folderName}/` }] : [])]}
+      >
+        {o?.organization.disabled && <Badge tone="bad">disabled</Badge>}
+        {o && <Sparkline values={o.activity.map((a) => a.count)} label="activity, last 30 days" />}
+      </PageHead>
+      <ErrorBox error={org.error} />
+      {!o && !org.error && <Loading />}
+      {o && (
+        <div class="split">
+          <div>
+            <Section title="Folders" id="folders">
+              <p>
+                <a href={links.organization(apiKey, organizationId)} aria-current={folder ? undefined : 'true'}>
+                  All documents
+                </a>
+              </p>
+              <FolderTree folders={o.folders} current={folder} hrefOf={(id) => links.folder(apiKey, organizationId, id)} />
+              {o.foldersTruncated && <p class="muted">Only the first 2,000 folders are shown.</p>}
+            </Section>
+            <Section title="User groups" id="groups">
+              {o.groups.length === 0 ? (
+                <p class="muted">No user groups.</p>
+              ) : (
+                <ul id="group-list">
+                  {o.groups.map((g) => (
+                    <li key={g.id}>
+                      {g.name || g.id} <span class="muted">({g.members} members)</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </Section>
+          </div>
+          <div>
+            <Tabs
+              label="Organization"
+              current={tab}
+              tabs={[
+                { id: 'documents', label: 'Documents', count: o.counts.documents },
+                { id: 'members', label: 'Members', count: o.counts.members },
+                { id: 'notifications', label: 'Notifications', count: o.counts.notifications },
+                { id: 'activity', label: 'Activity', count: o.counts.activities },
+              ]}
+            />
+            <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
+              {tab === 'documents' && (
+                <Table<DocumentItem>
+                  id="documents"
+                  caption="Documents"
+                  deps={[apiKey, organizationId, folder]}
+                  load={(a) => api.documents({ apiKey, organizationId, ...(folder ? { folderId: folder } : {}), ...a })}
+                  rowKey={(d) => d.id}
+                  rowData={(d) => ({ document: d.id })}
+                  columns={[
+                    { id: 'id', label: 'Id', sort: true, class: 'id', render: (d) => <a href={links.document(apiKey, organizationId, d.id)}>{d.id}</a> },
+                    { id: 'name', label: 'Name', render: (d) => d.name ?? '' },
+                    { id: 'folder', label: 'Folder', render: (d) => (d.folderId ? <a href={links.folder(apiKey, organizationId, d.folderId)}>{d.folderId}</a> : '') },
+                    { id: 'access', label: 'Access', render: (d) => (d.disabled ? <Badge tone="bad">disabled</Badge> : d.accessType) },
+                  ]}
+                />
+              )}
+              {tab === 'members' && (
+                <Table<MembershipItem>
+                  id="members"
+                  caption="Memberships"
+                  deps={[apiKey, organizationId]}
+                  load={(a) => api.memberships({ apiKey, organizationId, ...a })}
+                  rowKey={(m) => `${m.userId}/${m.level}/${m.resourceId}`}
+                  rowData={(m) => ({ user: m.userId })}
+                  columns={[
+                    { id: 'user', label: 'User', sort: true, render: (m) => <a href={links.user(apiKey, m.userId)}>{m.userId}</a> },
+                    { id: 'level', label: 'Level', render: (m) => m.level },
+                    {
+                      id: 'resource',
+                      label: 'On',
+                      render: (m) =>
+                        m.level === 'document' ? <a href={links.document(apiKey, organizationId, m.resourceId)}>{m.resourceId}</a> : m.level === 'folder' ? <a href={links.folder(apiKey, organizationId, m.resourceId)}>{m.resourceId}</a> : m.resourceId,
+                    },
+                    { id: 'role', label: 'Role', render: (m) => m.accessRole },
+                    { id: 'expires', label: 'Expires', render: (m) => (m.expiresAt ? time(m.expiresAt) : 'never') },
+                  ]}
+                />
+              )}
+              {tab === 'notifications' && <Notifications scope={{ apiKey, organizationId }} />}
+              {tab === 'activity' && <Activity scope={{ apiKey, organizationId }} />}
+            </div>
+          </div>
+        </div>
+      )}
+    </>
+  );
+}

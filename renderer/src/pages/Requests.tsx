@@ -1,0 +1,162 @@
+// The request monitor: this workspace's API calls live (server-sent events), filters (status, path, key,
+// duration), search, a call's bodies (secrets redacted), copy as curl, and open in the explorer.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { CallDetail, CallSummary } from '../../../shared/admin.ts';
+import { CopyButton, ErrorBox, PageHead, Section } from '../components/ui.tsx';
+import { api } from '../lib/api.ts';
+import { asCurl } from '../lib/curl.ts';
+import { clock, ms, pretty } from '../lib/format.ts';
+import { links } from '../lib/links.ts';
+import { navigate, setQuery, useLocation, type Params } from '../lib/router.ts';
+import { useSession } from '../lib/keys.ts';
+
+const KEEP = 500;
+
+export default function Requests({ params }: { params: Params }) {
+  const { query } = useLocation();
+  const session = useSession();
+  const [calls, setCalls] = useState<CallSummary[]>([]);
+  const [live, setLive] = useState('connecting…');
+  const [error, setError] = useState<string | null>(null);
+  const status = query.get('status') ?? '';
+  const path = query.get('path') ?? '';
+  const caller = query.get('caller') ?? '';
+  const slower = Number(query.get('slower') ?? '') || 0;
+  const search = query.get('search') ?? '';
+  const openId = params.id ? Number(params.id) : null;
+
+  useEffect(() => {
+    let source: EventSource | null = null;
+    api.requests().then(
+      (answer) => setCalls(answer.items.slice(-KEEP)),
+      (e: unknown) => setError(String(e)),
+    );
+    source = new EventSource('/admin/api/requests/stream');
+    source.onopen = () => setLive('live');
+    source.onerror = () => setLive('reconnecting…');
+    source.onmessage = (message) => {
+      const call = JSON.parse(message.data as string) as CallSummary;
+      setCalls((list) => [...list.slice(-(KEEP - 1)), call]);
+    };
+    return () => source?.close();
+  }, []);
+
+  const shown = useMemo(() => {
+    const words = search.toLowerCase();
+    return calls
+      .filter((c) => (!status || String(c.status).startsWith(status)) && (!path || c.path.includes(path)) && (!caller || c.caller === caller) && c.durationMs >= slower && (!words || `${c.path} ${c.status} ${c.caller ?? ''} ${c.requestId}`.toLowerCase().includes(words)))
+      .slice(-200)
+      .reverse();
+  }, [calls, status, path, caller, slower, search]);
+  const callers = [...new Set(calls.map((c) => c.caller).filter((c): c is string => !!c))];
+
+  return (
+    <>
+      <PageHead title="Requests">
+        <span id="live" class="muted" role="status">
+          {live}
+        </span>
+      </PageHead>
+      <ErrorBox error={error} />
+      <div class="split">
+        <div>
+          <div class="filters" role="search">
+            <label>
+              <span>Status</span>
+              <select id="filter-status" value={status} onChange={(e) => setQuery('status', (e.target as HTMLSelectElement).value)}>
+                <option value="">any</option>
+                <option value="2">2xx</option>
+                <option value="4">4xx</option>
+                <option value="5">5xx</option>
+              </select>
+            </label>
+            <label>
+              <span>Path</span>
+              <input id="filter-path" value={path} placeholder="/v2/notifications" onInput={(e) => setQuery('path', (e.target as HTMLInputElement).value)} />
+            </label>
+            <label>
+              <span>Key or workspace</span>
+              <select id="filter-caller" value={caller} onChange={(e) => setQuery('caller', (e.target as HTMLSelectElement).value)}>
+                <option value="">any</option>
+                {callers.map((c) => (
+                  <option key={c}>{c}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              <span>Slower than (ms)</span>
+              <input id="filter-slower" type="number" min="0" value={slower || ''} onInput={(e) => setQuery('slower', (e.target as HTMLInputElement).value)} />
+            </label>
+            <label>
+              <span>Search</span>
+              <input id="filter-search" type="search" value={search} placeholder="request id, path…" onInput={(e) => setQuery('search', (e.target as HTMLInputElement).value)} />
+            </label>
+          </div>
+          <table id="request-list">
+            <caption class="visually-hidden">API calls of this workspace, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Path</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="num">ms</th>
+                <th scope="col">Key / workspace</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((c) => (
+                <tr key={c.id} data-id={c.id} class={`${c.status >= 500 ? 'bad' : c.status >= 400 ? 'warn' : ''} ${openId === c.id ? 'selected' : ''}`}>
+                  <td>{clock(c.at)}</td>
+                  <td>
+                    <a href={links.request(c.id) + location.search}>{c.path}</a>
+                  </td>
+                  <td>{c.status}</td>
+                  <td class="num">{c.durationMs.toFixed(1)}</td>
+                  <td class="id">{c.caller ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <div class="sticky">{openId ? <CallView id={openId} workspaceId={session.workspaceId} /> : <p class="muted">Choose a call to see its bodies.</p>}</div>
+      </div>
+    </>
+  );
+}
+
+function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
+  const [call, setCall] = useState<CallDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setCall(null);
+    setError(null);
+    api.request(id).then(setCall, (e: unknown) => setError(e instanceof Error ? e.message : String(e)));
+  }, [id]);
+  if (error) return <ErrorBox error={error} />;
+  if (!call) return <p class="muted">Loading…</p>;
+  let data: unknown = {};
+  try {
+    data = (JSON.parse(call.request ?? '{}') as { data?: unknown }).data ?? {};
+  } catch {
+    data = {};
+  }
+  const auth = call.caller === workspaceId ? 'workspace' : call.caller ? 'apiKey' : 'public';
+  const curl = asCurl({ path: call.path, auth, data, ...(auth === 'apiKey' ? { apiKey: call.caller as string } : {}), ...(auth === 'workspace' ? { workspaceId } : {}) });
+  return (
+    <Section title={`${call.method} ${call.path} → ${call.status}`} id="request-detail">
+      <p class="muted" id="request-note">
+        {ms(call.durationMs)} · {call.requestId} · {call.request === undefined ? 'Bodies are kept only for calls made while a monitor is open.' : 'Secret fields are shown as [redacted].'}
+      </p>
+      <div class="row">
+        <CopyButton value={curl} label="Copy as curl" name="curl" />
+        <button type="button" class="small" id="open-in-explorer" onClick={() => navigate(links.explorer(call.path, auth === 'apiKey' ? (call.caller as string) : undefined, data))}>
+          Open in the explorer
+        </button>
+      </div>
+      <h3>Request</h3>
+      <pre id="request-body">{pretty(call.request)}</pre>
+      <h3>Response</h3>
+      <pre id="response-body">{pretty(call.response)}</pre>
+    </Section>
+  );
+}

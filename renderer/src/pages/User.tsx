@@ -1,0 +1,133 @@
+// A user: memberships (with links to what they are members of), notifications, and their data export.
+import { useState } from 'preact/hooks';
+import type { MembershipItem } from '../../../shared/admin.ts';
+import { Notifications } from '../components/Feed.tsx';
+import { Table } from '../components/Table.tsx';
+import { ErrorBox, Facts, Loading, PageHead, Section, Status, Tabs, type Said } from '../components/ui.tsx';
+import { api, dataOf, type OperationAnswer } from '../lib/api.ts';
+import { time } from '../lib/format.ts';
+import { links } from '../lib/links.ts';
+import { useLocation, type Params } from '../lib/router.ts';
+import { useLoad } from '../lib/use.ts';
+
+export default function User({ params }: { params: Params }) {
+  const apiKey = params.apiKey as string;
+  const userId = params.userId as string;
+  const { query } = useLocation();
+  const tab = query.get('tab') ?? 'memberships';
+  const user = useLoad(() => api.user(apiKey, userId), [apiKey, userId]);
+  const u = user.data;
+  const [org, setOrg] = useState('');
+  const organizationId = org || u?.organizations[0] || '';
+  return (
+    <>
+      <PageHead title={u?.user.name || userId} crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Users', href: links.users(apiKey) }, { label: userId }]} />
+      <ErrorBox error={user.error} />
+      {!u && !user.error && <Loading />}
+      {u && (
+        <>
+          <Facts
+            id="user-facts"
+            items={[
+              ['Id', <code>{u.user.id}</code>],
+              ['E-mail', u.user.email ?? '—'],
+              ['Organizations', u.organizations.length ? u.organizations.map((o, i) => <>{i > 0 && ', '}<a href={links.organization(apiKey, o)}>{o}</a></>) : 'none'],
+              ['Notifications to them', u.notifications.toLocaleString('en-US')],
+            ]}
+          />
+          <Tabs
+            label="User"
+            current={tab}
+            tabs={[
+              { id: 'memberships', label: 'Memberships' },
+              { id: 'notifications', label: 'Notifications', count: u.notifications },
+              { id: 'export', label: 'Data export' },
+            ]}
+          />
+          {u.organizations.length > 1 && tab !== 'memberships' && (
+            <label class="inline">
+              Organization
+              <select value={organizationId} onChange={(e) => setOrg((e.target as HTMLSelectElement).value)}>
+                {u.organizations.map((o) => (
+                  <option key={o}>{o}</option>
+                ))}
+              </select>
+            </label>
+          )}
+          <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
+            {tab === 'memberships' && (
+              <Table<MembershipItem>
+                id="memberships"
+                caption="Memberships"
+                search={false}
+                deps={[apiKey, userId]}
+                load={(a) => api.memberships({ apiKey, userId, ...a })}
+                rowKey={(m) => `${m.organizationId}/${m.level}/${m.resourceId}`}
+                columns={[
+                  { id: 'org', label: 'Organization', sort: true, render: (m) => <a href={links.organization(apiKey, m.organizationId)}>{m.organizationId}</a> },
+                  { id: 'level', label: 'Level', render: (m) => m.level },
+                  {
+                    id: 'resource',
+                    label: 'On',
+                    render: (m) =>
+                      m.level === 'document' ? (
+                        <a href={links.document(apiKey, m.organizationId, m.resourceId, 'access')}>{m.resourceId}</a>
+                      ) : m.level === 'folder' ? (
+                        <a href={links.folder(apiKey, m.organizationId, m.resourceId)}>{m.resourceId}</a>
+                      ) : (
+                        m.resourceId
+                      ),
+                  },
+                  { id: 'role', label: 'Role', render: (m) => m.accessRole },
+                  { id: 'expires', label: 'Expires', render: (m) => (m.expiresAt ? time(m.expiresAt) : 'never') },
+                ]}
+              />
+            )}
+            {tab === 'notifications' && (organizationId ? <Notifications scope={{ apiKey, organizationId, userId }} /> : <p class="muted">This user is in no organization.</p>)}
+            {tab === 'export' && <Export apiKey={apiKey} organizationId={organizationId} userId={userId} />}
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
+/** The user's data as /v2/users/data/get gives it, every page, downloaded as one JSON file. */
+function Export({ apiKey, organizationId, userId }: { apiKey: string; organizationId: string; userId: string }) {
+  const [said, setSaid] = useState<Said | null>(null);
+  const [file, setFile] = useState<{ href: string; name: string } | null>(null);
+  const run = async () => {
+    setSaid({ text: 'Collecting…', tone: 'info' });
+    try {
+      const pages: unknown[] = [];
+      let pageToken: string | null = null;
+      do {
+        const answer: OperationAnswer = await api.call('/v2/users/data/get', apiKey, { organizationId, userId, ...(pageToken ? { pageToken } : {}) });
+        pages.push(dataOf<unknown>(answer));
+        pageToken = answer.body.result?.nextPageToken ?? null;
+      } while (pageToken);
+      const blob = new Blob([JSON.stringify(pages.length === 1 ? pages[0] : pages, null, 2)], { type: 'application/json' });
+      const name = `user-data-${organizationId}-${userId}.json`;
+      setFile({ href: URL.createObjectURL(blob), name });
+      setSaid({ text: `Ready: ${name}`, tone: 'ok' });
+    } catch (e) {
+      setSaid({ text: e instanceof Error ? e.message : String(e), tone: 'bad' });
+    }
+  };
+  return (
+    <Section title="Data export" id="export">
+      <p>Everything Hearth holds about this user in {organizationId || 'the organization'}: comments, reactions, notifications, recordings (the /v2/users/data/get operation).</p>
+      <div class="row">
+        <button type="button" id="export-user" onClick={() => void run()} disabled={!organizationId}>
+          Prepare the JSON
+        </button>
+        {file && (
+          <a id="export-link" href={file.href} download={file.name}>
+            Download {file.name}
+          </a>
+        )}
+      </div>
+      <Status said={said} id="export-status" />
+    </Section>
+  );
+}
