@@ -12,6 +12,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { Secrets } from './security/secrets.ts';
+import type { AccessEvents } from './services/access-events.ts';
 import type { AgentRunner } from './services/agents.ts';
 import type { JobRunner } from './services/jobs.ts';
 import type { DeliveryDb } from './webhooks/delivery-store.ts';
@@ -44,6 +45,8 @@ export interface AppContext {
   responses: ResponseCache;
   /** Read-only websocket tickets the admin UI's CRDT inspector opens documents with. */
   uiTickets: Tickets;
+  /** "Access changed" events of committed changes: open websockets are checked again (crdt/revocation.ts). */
+  accessEvents: AccessEvents;
   /** One-time sign-in links of this server run (admin/signin.ts). */
   signIn: SignInLinks;
   /** Whether a request's Host header names this server (http/host-check.ts); HTTP and websocket upgrades both ask. */

@@ -21,6 +21,7 @@ import { ensureDefaultCredentials, type Credentials } from './services/bootstrap
 import { createMonitor } from './admin/monitor.ts';
 import { createSignInLinks, signInLinkOf } from './admin/signin.ts';
 import { createTickets } from './admin/tickets.ts';
+import { createAccessEvents } from './services/access-events.ts';
 import { createAgentRunner } from './services/agents.ts';
 import { DATABASE_FILE, removeServerLock, writeServerLock } from './services/backup.ts';
 import { createJobRunner } from './services/jobs.ts';
@@ -55,6 +56,7 @@ export function openApp(config: Config): AppContext {
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
   const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE), { log });
   const crdtChanges = createCrdtChangeFeed(config);
+  const accessEvents = createAccessEvents(log);
   const deliveries = openDeliveryStore(config.dataDir, { readOnly: true, legacyFrom: sqlite });
   return {
     crdt: createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs, onChange: crdtChanges.onChange }),
@@ -62,11 +64,12 @@ export function openApp(config: Config): AppContext {
     webhooks: offlineDispatcher,
     deliveries: deliveries.db,
     closeDeliveries: deliveries.close,
-    jobs: createJobRunner({ db, sqlite, log, config }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
+    jobs: createJobRunner({ db, sqlite, log, config, accessEvents }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
     responses: new ResponseCache(sqlite, config.responseCacheMb * 1024 * 1024),
     uiTickets: createTickets(),
+    accessEvents,
     signIn: createSignInLinks(secrets.derive('admin-sign-in'), randomBytes(12).toString('base64url')),
     hostAllowed: createHostCheck(config),
     config,

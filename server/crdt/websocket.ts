@@ -18,17 +18,14 @@ import { CRDT_TYPES } from '../db/schema.ts';
 import { id } from '../../shared/schemas/access.ts';
 import { DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
 import { INFER_KEY, INFER_TYPE, type CrdtType } from './content.ts';
+import { createRevocation, type LiveConnection, type Resolvers, type Verdict } from './revocation.ts';
 import { MESSAGE_AWARENESS, MESSAGE_SYNC, type CrdtStore, type DocKey, type LiveDoc } from './store.ts';
 
 export const YJS_PATH = '/yjs/';
 const ROOM_IDS = z.object({ organizationId: id, documentId: id, editorId: id });
 const PING_MS = 30_000;
 
-interface Connection {
-  ws: WebSocket;
-  readOnly: boolean;
-  userId: string | null;
-}
+type Connection = LiveConnection;
 
 function reject(socket: Duplex, status: number, reason: string) {
   // the client may be gone already (a reset while its credentials were checked): nothing to answer then
@@ -41,12 +38,17 @@ interface Authorization {
   apiKeyId: string;
   readOnly: boolean;
   userId: string | null;
+  recheck: (resolvers: Resolvers) => Verdict;
 }
+
+/** 4401 when the credentials no longer hold, 4403 when they hold but no longer open this document. */
+const revoked = (code: 4401 | 4403, reason: string): Verdict => ({ allow: 'none', code, reason });
 
 /**
  * Who may open `/yjs/{organizationId}/{documentId}/{editorId}`: the API key's credentials (`apiKey` +
  * `authToken`: a backend, full access), or a user token from /v2/auth/generate_token (`apiKey` + `token`),
  * whose role on the document (the access service decides) makes the connection read-write or read-only.
+ * `recheck` makes the same decision again on what is stored later (an access change, server/crdt/revocation.ts).
  */
 async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params: URLSearchParams, origin: string | undefined): Promise<Authorization> {
   const apiKey = params.get('apiKey');
@@ -55,13 +57,23 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   if (ticket) {
     // the admin UI's inspector: read-only, one document, minutes; its page is Hearth's own, not the key's app
     if (!app.uiTickets.valid(ticket, { apiKeyId: apiKey, ...key })) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
-    return { apiKeyId: apiKey, readOnly: true, userId: null };
+    return { apiKeyId: apiKey, readOnly: true, userId: null, recheck: () => ({ allow: 'read' }) };
   }
   const authToken = params.get('authToken');
   if (authToken) {
     const row = authenticateApiKey(app, apiKey, authToken);
     checkOrigin(row.allowedDomains, origin);
-    return { apiKeyId: row.id, readOnly: false, userId: null };
+    const recheck = (): Verdict => {
+      let allowedDomains: readonly string[];
+      try {
+        allowedDomains = authenticateApiKey(app, apiKey, authToken).allowedDomains;
+      } catch (error) {
+        if (error instanceof ApiError) return revoked(4401, 'credentials revoked');
+        throw error;
+      }
+      return origin !== undefined && !originAllowed(allowedDomains, origin) ? revoked(4403, 'origin no longer allowed') : { allow: 'write' };
+    };
+    return { apiKeyId: row.id, readOnly: false, userId: null, recheck };
   }
   const token = params.get('token');
   if (!token) throw new ApiError('UNAUTHENTICATED', 'authToken or token is required');
@@ -70,7 +82,14 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   checkOrigin(allowedDomainsOf(app, apiKey), origin);
   const decision = documentAccess(app.db, apiKey, key.organizationId, key.documentId, claims.userId);
   if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
-  return { apiKeyId: apiKey, readOnly: decision.accessRole !== 'editor', userId: claims.userId };
+  const recheck = (resolvers: Resolvers): Verdict => {
+    if (claims.exp !== undefined && claims.exp * 1000 <= Date.now()) return revoked(4401, 'token expired');
+    if (origin !== undefined && !originAllowed(allowedDomainsOf(app, apiKey), origin)) return revoked(4403, 'origin no longer allowed');
+    const now = resolvers(apiKey, key.organizationId).document(claims.userId, key.documentId);
+    if (!now.access) return revoked(4403, 'access revoked');
+    return { allow: now.accessRole === 'editor' ? 'write' : 'read' };
+  };
+  return { apiKeyId: apiKey, readOnly: decision.accessRole !== 'editor', userId: claims.userId, recheck };
 }
 
 /**
@@ -158,6 +177,7 @@ function detach(entry: LiveDoc, conn: Connection) {
 /** y-websocket on the HTTP server's port: sync and awareness, persisted through the CRDT store. */
 export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtStore) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: app.config.maxBodyBytes });
+  const revocation = createRevocation(app, store);
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node hands the socket over without its own 'error' listener: from here until ws takes it, a reset (while the
@@ -225,7 +245,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
   }
 
   function open(ws: WebSocket, loaded: LiveDoc, key: DocKey, auth: Authorization) {
-    const conn: Connection = { ws, readOnly: auth.readOnly, userId: auth.userId };
+    const conn: Connection = { ws, key, readOnly: auth.readOnly, userId: auth.userId, recheck: auth.recheck };
     // A bad frame (a reserved opcode or bit, an unmasked or oversized frame, bad UTF-8, a bad close code) or a write
     // that fails: ws has closed the connection with the code RFC 6455 names, and emits it here; without a listener
     // it would be thrown, and stop the process.
@@ -234,6 +254,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
     });
     ws.binaryType = 'arraybuffer';
     attach(loaded, conn);
+    revocation.add(conn);
     let alive = true;
     ws.on('pong', () => (alive = true));
     const ping = setInterval(() => {
@@ -242,7 +263,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
       ws.ping();
     }, PING_MS);
     ws.on('message', (data: ArrayBuffer | Buffer) => {
-      // a closing connection is heard no more
+      // a closing connection (its access revoked, say) is sent nothing and heard no more
       if (ws.readyState !== WebSocket.OPEN) return;
       try {
         onMessage(store, loaded, conn, new Uint8Array(data as ArrayBuffer));
@@ -253,6 +274,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
     });
     ws.on('close', () => {
       clearInterval(ping);
+      revocation.remove(conn);
       detach(loaded, conn);
     });
     // start the sync: our state vector, then the awareness states we know
@@ -271,6 +293,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
 
   return {
     close() {
+      revocation.close();
       for (const client of wss.clients) client.close(1001, 'server shutting down');
       wss.close();
     },

@@ -185,7 +185,7 @@ export function listAuthTokens(app: AppContext, apiKeyId: string) {
 
 /** Replaces one token (the default one unless named) with a new value; the old value stops working at once. */
 export function resetAuthToken(app: AppContext, apiKey: ApiKeyRow, which?: string) {
-  return transaction(app.db, (tx) => {
+  const answer = transaction(app.db, (tx) => {
     const tokens = tx
       .select()
       .from(authTokens)
@@ -200,6 +200,9 @@ export function resetAuthToken(app: AppContext, apiKey: ApiKeyRow, which?: strin
     const token = issueAuthToken(app, tx, apiKey.id, target?.name ?? DEFAULT_AUTH_TOKEN_NAME, target?.domains ?? []);
     return { token, name: target?.name ?? DEFAULT_AUTH_TOKEN_NAME, domains: target?.domains ?? [] };
   });
+  // connections opened with the old value are closed
+  app.accessEvents.publish({ apiKeyId: apiKey.id });
+  return answer;
 }
 
 export function renameApiKey(app: AppContext, apiKey: ApiKeyRow, name: string) {

@@ -161,7 +161,7 @@ export function updateDocuments(app: AppContext, apiKeyId: string, input: z.outp
 
 export function deleteDocuments(app: AppContext, apiKeyId: string, organizationId: string, documentIds: string[]): Outcomes {
   const ids = [...new Set(documentIds)];
-  return transaction(app.db, (tx) => {
+  const outcomes = transaction(app.db, (tx) => {
     requireAll(tx, apiKeyId, organizationId, ids, 'Error deleting document(s).');
     deleteDocumentData(tx, { apiKeyId, organizationId, documentIds: ids });
     for (let i = 0; i < ids.length; i += 500) {
@@ -171,6 +171,8 @@ export function deleteDocuments(app: AppContext, apiKeyId: string, organizationI
     }
     return Object.fromEntries(ids.map((id) => [id, { success: true, id, message: 'Deleted Successfully' }]));
   });
+  app.accessEvents.publish({ apiKeyId, organizationId, documentIds: ids });
+  return outcomes;
 }
 
 export function moveDocuments(app: AppContext, apiKeyId: string, input: { organizationId: string; documentIds: string[]; folderId: string }) {
@@ -185,6 +187,8 @@ export function moveDocuments(app: AppContext, apiKeyId: string, input: { organi
         .run();
     }
   });
+  // a folder of a stricter access type can shut users out
+  app.accessEvents.publish({ apiKeyId, organizationId: input.organizationId, documentIds: ids });
 }
 
 /** Per-item updates of access type or disabled state (a missing document is `success: false`). */
@@ -196,7 +200,7 @@ export function setDocumentsField(
   change: { accessType: DocumentAccessType } | { disabled: boolean },
   message: string,
 ): Outcomes {
-  return transaction(app.db, (tx) => {
+  const outcomes = transaction(app.db, (tx) => {
     const out: Outcomes = {};
     for (const id of new Set(documentIds)) {
       const changed = tx
@@ -208,6 +212,8 @@ export function setDocumentsField(
     }
     return out;
   });
+  app.accessEvents.publish({ apiKeyId, organizationId, documentIds: [...new Set(documentIds)] });
+  return outcomes;
 }
 
 /** A page of an organization's documents by id: in any folder, at the root or in one folder; from the start or after an id. */

@@ -14,13 +14,16 @@ import type { ApiKeyRow } from './types.ts';
 export const MAX_ALLOWED_DOMAINS = 100;
 
 function change(app: AppContext, row: ApiKeyRow, edit: (current: string[]) => string[]): string[] {
-  return transaction(app.db, (tx) => {
+  const list = transaction(app.db, (tx) => {
     // the stored list, not the caller's cached row: the CLI may have changed it since
     const current = queries(tx).list.get({ id: row.id })?.allowedDomains ?? [];
     const next = edit(current);
     if (next.length !== current.length) tx.update(apiKeys).set({ allowedDomains: next, updatedAt: Date.now() }).where(eq(apiKeys.id, row.id)).run();
     return next;
   });
+  // pages of an origin no longer allowed lose their connections
+  app.accessEvents.publish({ apiKeyId: row.id });
+  return list;
 }
 
 const queries = preparedFor((db) => ({

@@ -147,7 +147,8 @@ function rewriteSubtree(tx: Db, top: FolderRow, next: { parent: FolderRow | null
 
 /** Rename and move (with its whole subtree), refusing moves that would make a cycle. */
 export function updateFolders(app: AppContext, apiKeyId: string, input: z.output<typeof foldersUpdateInput>): Outcomes {
-  return transaction(app.db, (tx) => {
+  let moved = false;
+  const outcomes = transaction(app.db, (tx) => {
     const out: Outcomes = {};
     for (const item of input.folders) {
       const folder = findFolder(tx, apiKeyId, input.organizationId, item.folderId);
@@ -169,6 +170,7 @@ export function updateFolders(app: AppContext, apiKeyId: string, input: z.output
           }
         }
         rewriteSubtree(tx, folder, { parent, ownAccessType: folder.ownAccessType, inheritAccess: folder.inheritAccess });
+        moved = true;
       }
       if (item.folderName !== undefined) {
         tx.update(folders)
@@ -180,6 +182,9 @@ export function updateFolders(app: AppContext, apiKeyId: string, input: z.output
     }
     return out;
   });
+  // a folder moved under a stricter parent takes its access type, and its documents'
+  if (moved) app.accessEvents.publish({ apiKeyId, organizationId: input.organizationId });
+  return outcomes;
 }
 
 export function updateFolderAccess(
@@ -193,7 +198,7 @@ export function updateFolderAccess(
   if (input.inheritFromParent === false && input.accessType === undefined) {
     throw invalid('accessType is required when inheritFromParent is false.');
   }
-  return transaction(app.db, (tx) => {
+  const outcomes = transaction(app.db, (tx) => {
     const out: Outcomes = {};
     for (const folderId of new Set(input.folderIds)) {
       const folder = findFolder(tx, apiKeyId, input.organizationId, folderId);
@@ -210,6 +215,8 @@ export function updateFolderAccess(
     }
     return out;
   });
+  app.accessEvents.publish({ apiKeyId, organizationId: input.organizationId });
+  return outcomes;
 }
 
 /** Deletes a folder, its subfolders, the documents in them and every membership on those. */
@@ -236,6 +243,7 @@ export function deleteFolder(app: AppContext, apiKeyId: string, organizationId: 
       tx.delete(folders).where(and(eq(folders.apiKeyId, apiKeyId), eq(folders.organizationId, organizationId), inArray(folders.id, chunk))).run();
     }
   });
+  app.accessEvents.publish({ apiKeyId, organizationId });
 }
 
 export function describeFolder(row: FolderRow) {

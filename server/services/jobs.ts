@@ -19,7 +19,7 @@ export interface JobQueue<J extends { id: string; attempts: number }> {
   recover(tx: Db): void;
 }
 
-export type JobContext = Pick<AppContext, 'db' | 'sqlite' | 'config' | 'log'>;
+export type JobContext = Pick<AppContext, 'db' | 'sqlite' | 'config' | 'log' | 'accessEvents'>;
 
 export interface JobRunner {
   /** Looks for pending work soon (after the current event-loop turn, so the caller's answer goes first). */

@@ -59,7 +59,7 @@ export function migrationStatus(app: AppContext, apiKeyId: string, organizationI
  * registered document parts) and the job's `completed` state commit together, so a crash leaves either the
  * old state (and the job is run again) or the whole move, never half of it.
  */
-function runMigration(app: Pick<AppContext, 'db'>, job: MigrationRow) {
+function runMigration(app: Pick<AppContext, 'db' | 'accessEvents'>, job: MigrationRow) {
   transaction(app.db, (tx) => {
     const where = (id: string) => and(eq(documents.apiKeyId, job.apiKeyId), eq(documents.organizationId, job.organizationId), eq(documents.id, id));
     const source = findDocument(tx, job.apiKeyId, job.organizationId, job.fromDocumentId);
@@ -70,6 +70,8 @@ function runMigration(app: Pick<AppContext, 'db'>, job: MigrationRow) {
     tx.delete(documents).where(where(job.fromDocumentId)).run();
     tx.update(documentMigrations).set({ status: 'completed', completedAt: Date.now(), error: null }).where(eq(documentMigrations.id, job.id)).run();
   });
+  // the old id's rooms are gone (moved): their connections are closed, to reconnect to the new id
+  app.accessEvents.publish({ apiKeyId: job.apiKeyId, organizationId: job.organizationId, documentIds: [job.fromDocumentId] });
 }
 
 /** Document migrations as a durable job queue (see jobs.ts). */

@@ -93,7 +93,7 @@ export function updateOrganizations(app: AppContext, apiKeyId: string, records: 
 
 /** Deleting an organization deletes everything in it (folders, documents, memberships, groups) by cascade. */
 export function deleteOrganizations(app: AppContext, apiKeyId: string, organizationIds: string[]): Outcomes {
-  return transaction(app.db, (tx) => {
+  const outcomes = transaction(app.db, (tx) => {
     const out: Outcomes = {};
     for (const organizationId of new Set(organizationIds)) {
       const deleted = tx
@@ -107,10 +107,12 @@ export function deleteOrganizations(app: AppContext, apiKeyId: string, organizat
     }
     return out;
   });
+  for (const organizationId of new Set(organizationIds)) app.accessEvents.publish({ apiKeyId, organizationId });
+  return outcomes;
 }
 
 export function setOrganizationsDisabled(app: AppContext, apiKeyId: string, organizationIds: string[], disabled: boolean): Outcomes {
-  return transaction(app.db, (tx) => {
+  const outcomes = transaction(app.db, (tx) => {
     const out: Outcomes = {};
     for (const organizationId of new Set(organizationIds)) {
       const changed = tx
@@ -125,6 +127,8 @@ export function setOrganizationsDisabled(app: AppContext, apiKeyId: string, orga
     }
     return out;
   });
+  for (const organizationId of new Set(organizationIds)) app.accessEvents.publish({ apiKeyId, organizationId });
+  return outcomes;
 }
 
 /** Organizations of the key by id, keyset-paginated on the id. */

@@ -55,6 +55,8 @@ export function addPermissions(app: AppContext, apiKeyId: string, userId: string
     changePermissions(tx, apiKeyId, userId, permissions.resources, 'add');
     if (permissions.context) changeContextAccess(tx, apiKeyId, userId, permissions.context, 'add');
   });
+  // a role given again can be a lower one (viewer)
+  if (permissions.resources.length > 0) app.accessEvents.publish({ apiKeyId, userIds: [userId] });
 }
 
 export function removePermissions(app: AppContext, apiKeyId: string, userId: string, permissions: PermissionsInput) {
@@ -62,6 +64,7 @@ export function removePermissions(app: AppContext, apiKeyId: string, userId: str
     changePermissions(tx, apiKeyId, userId, permissions.resources, 'remove');
     if (permissions.context) changeContextAccess(tx, apiKeyId, userId, permissions.context, 'remove');
   });
+  if (permissions.resources.length > 0) app.accessEvents.publish({ apiKeyId, userIds: [userId] });
 }
 
 /** A user's context permissions, kept with the profile: key → the values the user may see. */
@@ -144,6 +147,7 @@ export async function generateUserToken(
     changePermissions(tx, apiKey.id, input.userId, resources, 'add');
     if (input.permissions?.context) changeContextAccess(tx, apiKey.id, input.userId, input.permissions.context, 'add');
   });
+  if (resources.length > 0) app.accessEvents.publish({ apiKeyId: apiKey.id, userIds: [input.userId] });
   const claims: UserTokenClaims = { apiKey: apiKey.id, userId: input.userId };
   if (input.userProperties?.name !== undefined) claims.name = input.userProperties.name;
   if (input.userProperties?.email !== undefined) claims.email = input.userProperties.email;

@@ -165,7 +165,7 @@ export function erasureStatus(app: AppContext, apiKeyId: string, jobId: string) 
  * comments, assignments, and mail sent to the user. The database runs with secure_delete, and the WAL is
  * checkpointed after, so the freed pages keep no copy.
  */
-function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config'>, job: ErasureJob) {
+function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config' | 'accessEvents'>, job: ErasureJob) {
   const { apiKeyId, userId } = job;
   const files: string[] = [];
   transaction(app.db, (tx) => {
@@ -240,6 +240,8 @@ function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config'>, job: ErasureJo
     tx.run(sql`INSERT INTO judgments_fts(judgments_fts) VALUES ('optimize')`);
     tx.update(userDataJobs).set({ status: 'completed', completedAt: Date.now(), error: null }).where(eq(userDataJobs.id, job.id)).run();
   });
+  // the user's memberships are gone: so is their access
+  app.accessEvents.publish({ apiKeyId, userIds: [userId] });
   for (const key of files) rmSync(join(app.config.dataDir, 'attachments', key), { force: true });
   app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
 }

@@ -95,7 +95,7 @@ export function addUsers(
   input: LevelInput & { createDocument?: boolean | undefined; createFolder?: boolean | undefined; users: UserInput[] },
 ): Outcomes {
   const { level, resourceId } = levelOf(input);
-  return transaction(app.db, (tx) => {
+  const out = transaction(app.db, (tx) => {
     // interface.md users/add rule 4: a missing organization is created.
     ensureOrganization(tx, apiKey.id, input.organizationId, true);
     if (level === 'document' && !findDocument(tx, apiKey.id, input.organizationId, resourceId)) {
@@ -108,6 +108,9 @@ export function addUsers(
     }
     return addUsersInBulk(app.sqlite, apiKey.id, input.organizationId, level, resourceId, input.users);
   });
+  // a role given again can be a lower one (viewer)
+  app.accessEvents.publish({ apiKeyId: apiKey.id, organizationId: input.organizationId, userIds: input.users.map((u) => u.userId) });
+  return out;
 }
 
 // users/add in bulk: plain SQL prepared once (the statement cache of db/client.ts keeps it compiled), one read of
@@ -170,7 +173,7 @@ function addUsersInBulk(sqlite: Database.Database, apiKeyId: string, organizatio
 /** /v2/users/update: profile and role of users present at the level; others are `User does not exist.` */
 export function updateUsers(app: AppContext, apiKeyId: string, input: LevelInput & { users: UserInput[] }): Outcomes {
   const { level, resourceId } = levelOf(input);
-  return transaction(app.db, (tx) => {
+  const outcomes = transaction(app.db, (tx) => {
     const out: Outcomes = {};
     for (const user of input.users) {
       const key = { apiKeyId, organizationId: input.organizationId, level, resourceId, userId: user.userId };
@@ -187,6 +190,8 @@ export function updateUsers(app: AppContext, apiKeyId: string, input: LevelInput
     }
     return out;
   });
+  app.accessEvents.publish({ apiKeyId, organizationId: input.organizationId, userIds: input.users.map((u) => u.userId) });
+  return outcomes;
 }
 
 /**
@@ -195,7 +200,7 @@ export function updateUsers(app: AppContext, apiKeyId: string, input: LevelInput
  */
 export function deleteUsers(app: AppContext, apiKeyId: string, input: LevelInput & { userIds: string[] }): Record<string, { success: boolean; message: string }> {
   const { level, resourceId } = levelOf(input);
-  return transaction(app.db, (tx) => {
+  const outcomes = transaction(app.db, (tx) => {
     const out: Record<string, { success: boolean; message: string }> = {};
     for (const userId of new Set(input.userIds)) {
       const scope = and(eq(memberships.apiKeyId, apiKeyId), eq(memberships.organizationId, input.organizationId), eq(memberships.userId, userId));
@@ -212,4 +217,6 @@ export function deleteUsers(app: AppContext, apiKeyId: string, input: LevelInput
     }
     return out;
   });
+  app.accessEvents.publish({ apiKeyId, organizationId: input.organizationId, userIds: input.userIds });
+  return outcomes;
 }
