@@ -17,6 +17,7 @@ import { verifyUserToken } from '../services/permissions.ts';
 import { CRDT_TYPES } from '../db/schema.ts';
 import { id } from '../../shared/schemas/access.ts';
 import { DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
+import { ownedAwarenessUpdate } from './awareness-owners.ts';
 import { INFER_KEY, INFER_TYPE, type CrdtType } from './content.ts';
 import { createRevocation, type LiveConnection, type Resolvers, type Verdict } from './revocation.ts';
 import { MESSAGE_AWARENESS, MESSAGE_SYNC, type CrdtStore, type DocKey, type LiveDoc } from './store.ts';
@@ -163,7 +164,9 @@ function onMessage(store: CrdtStore, entry: LiveDoc, conn: Connection, data: Uin
       throw new Error(`unknown sync message type ${step}`);
     }
   } else if (kind === MESSAGE_AWARENESS) {
-    awarenessProtocol.applyAwarenessUpdate(entry.awareness, decoding.readVarUint8Array(decoder), conn);
+    // only the client ids this connection introduced: no one sets or removes another's presence
+    const update = ownedAwarenessUpdate(decoding.readVarUint8Array(decoder), conn, entry.conns, entry.awareness.clientID);
+    if (update) awarenessProtocol.applyAwarenessUpdate(entry.awareness, update, conn);
   }
 }
 
