@@ -65,7 +65,8 @@ export const overviewAnswer = z.object({
   baseUrl: z.string(),
   version: z.string(),
   workspaceId: z.string(),
-  dataDir: z.string().optional(),
+  /** The data dir: shown to the default workspace's session (the operator) only. */
+  dataDir: z.string().nullable(),
   counts: z.record(z.string(), z.number()),
 });
 export type OverviewAnswer = z.infer<typeof overviewAnswer>;

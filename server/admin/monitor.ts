@@ -5,6 +5,7 @@
 // and response bodies only while somebody of that workspace watches, so an unwatched server does not serialize
 // every answer twice. Bodies arrive redacted by the operations' schemas (http/redact.ts).
 import type { CallSummary } from '../../shared/admin.ts';
+import { createMetrics, type RequestSample } from '../metrics.ts';
 
 /** A call as kept: the summary's fields, and the bodies when it was made while the monitor was watched. */
 export interface MonitoredCall extends Omit<CallSummary, 'hasBodies'> {
@@ -60,7 +61,14 @@ export function createMonitor() {
     for (let n = Math.max(1, ring.count - KEEP + 1); n <= ring.count; n++) out.push(ring.calls[(n - 1) % KEEP] as MonitoredCall);
     return out;
   };
+  const metrics = createMetrics();
   return {
+    /** Request counters and latency histograms of every call, authenticated or not (server/metrics.ts). */
+    metrics,
+    /** Counts one answered call in the metrics (every call, whichever workspace made it, if any). */
+    count(sample: RequestSample) {
+      metrics.record(sample);
+    },
     /** True while a UI of `workspaceId` is watching: the caller captures bodies only then. */
     watched(workspaceId: string): boolean {
       return (rings.get(workspaceId)?.watchers.size ?? 0) > 0;

@@ -1,8 +1,5 @@
-import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
-import { apiKeys, crdtDocuments, documents, folders, mailOutbox, memberships, organizations, userGroupMembers, userGroups, users } from '../db/schema.ts';
-import { webhookDeliveries } from '../webhooks/delivery-store.ts';
 import { readBody, refuseRestOfBody } from '../http/body.ts';
 import { answerOf, BodyTooLarge, dispatch, headerNames } from '../http/dispatch.ts';
 import { ApiError } from '../http/errors.ts';
@@ -13,6 +10,13 @@ import { authenticateWorkspace, describeSettings, findDefaultWorkspace, findWork
 import type { MonitoredCall } from './monitor.ts';
 import { cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
 import { SIGN_IN_PATH } from './signin.ts';
+import { registerBrowseRoutes } from './browse-routes.ts';
+import { registerCrdtRoutes } from './crdt-routes.ts';
+import { registerDataRoutes } from './data-routes.ts';
+import type { AdminKit } from './kit.ts';
+import { registerGauges, registerOpsRoutes } from './ops-routes.ts';
+import { createAdminQueries, deliveryOf } from './queries.ts';
+import { signatureHeader } from '../webhooks/crypto.ts';
 import { page, UI_SECURITY_HEADERS } from '../http/html.ts';
 
 const json = (event: H3Event, status: number, body: unknown) => {
@@ -49,6 +53,7 @@ const summary = ({ request: _request, response: _response, workspaceId: _workspa
  */
 export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonly AnyOperation[]) {
   const sessions = createSessions();
+  const queries = createAdminQueries(app.sqlite);
   const workspaceOf = (event: H3Event) => sessions.workspaceOf(cookieValue(event.req.headers.get('cookie')));
   const fromUi = (event: H3Event) => event.req.headers.get(UI_HEADER) === '1';
   // Plan and production-key settings and the data dir are the operator's business (the hosted service keeps
@@ -114,7 +119,8 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   h3.get('/admin/api/overview', (event) => {
     const workspaceId = workspaceOf(event);
     if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const count = (table: string) => app.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${sql.identifier(table)} WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ${workspaceId})`)?.n ?? 0;
+    const counts = queries.workspaceCounts(workspaceId);
+    const count = (table: string) => counts[table] ?? 0;
     // The data dir is the operator's business (the default workspace's session); the credentials file is served
     // to nobody: whoever may read it reads it from the data dir, and the UI calls operations through the session.
     return {
@@ -138,7 +144,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   h3.get('/admin/api/keys', (event) => {
     const workspaceId = workspaceOf(event);
     if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const rows = app.db.select({ id: apiKeys.id, name: apiKeys.name, type: apiKeys.type }).from(apiKeys).where(eq(apiKeys.workspaceId, workspaceId)).all();
+    const rows = queries.keysOf(workspaceId);
     return { items: rows.map((r) => ({ apiKey: r.id, name: r.name, type: r.type })) };
   });
 
@@ -157,8 +163,8 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!op) return json(event, 404, { error: { status: 'NOT_FOUND', message: `Unknown operation: ${String(input.path)}` } });
     const headers = new Headers({ 'content-type': 'application/json' });
     if (op.auth === 'apiKey') {
-      const key = typeof input.apiKey === 'string' ? app.db.select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId }).from(apiKeys).where(eq(apiKeys.id, input.apiKey)).get() : undefined;
-      if (!key || key.workspaceId !== workspaceId) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'Choose one of this workspace\'s API keys.' } });
+      const key = typeof input.apiKey === 'string' && queries.keyOwner(input.apiKey) === workspaceId ? { id: input.apiKey } : undefined;
+      if (!key) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'Choose one of this workspace\'s API keys.' } });
       const token = listAuthTokens(app, key.id)[0]?.token;
       if (!token) return json(event, 400, { error: { status: 'FAILED_PRECONDITION', message: 'This API key has no auth token.' } });
       headers.set(names.apiKey, key.id);
@@ -174,25 +180,15 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     return { status: outcome.status, requestId: outcome.requestId, body: answerOf(outcome) };
   });
 
-  const keysOf = (workspaceId: string) => app.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.workspaceId, workspaceId)).all().map((k) => k.id);
+  const keysOf = (workspaceId: string) => queries.keysOf(workspaceId).map((k) => k.id);
 
   // The CRDT inspector: every editor document of the workspace's keys, with its storage figures.
   h3.get('/admin/api/crdt', (event) => {
     const workspaceId = workspaceOf(event);
     if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const keys = keysOf(workspaceId);
-    const d = crdtDocuments;
-    const rows = keys.length
-      ? app.db
-          .select({ apiKey: d.apiKeyId, organizationId: d.organizationId, documentId: d.documentId, editorId: d.editorId, type: d.type, contentKey: d.contentKey, snapshot: d.snapshot, updateCount: d.updateCount, compactedAt: d.compactedAt, updatedAt: d.updatedAt, lastUpdatedBy: d.lastUpdatedBy })
-          .from(d)
-          .where(inArray(d.apiKeyId, keys))
-          .orderBy(asc(d.organizationId), asc(d.documentId), asc(d.editorId))
-          .limit(1000)
-          .all()
-      : [];
+    const rows = keysOf(workspaceId).flatMap((apiKey) => queries.crdtPage(apiKey, undefined, undefined, { after: null, dir: 'asc', limit: 999 }).slice(0, 1000));
     return {
-      items: rows.map(({ snapshot, ...r }) => ({ ...r, snapshotBytes: snapshot?.length ?? 0, connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }) })),
+      items: rows.slice(0, 1000).map((r) => ({ ...r, connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }) })),
     };
   });
 
@@ -206,8 +202,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const { apiKey, organizationId, documentId, editorId } = input;
     if (![apiKey, organizationId, documentId, editorId].every((v) => typeof v === 'string')) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'apiKey, organizationId, documentId and editorId are required.' } });
     const key = { apiKeyId: apiKey as string, organizationId: organizationId as string, documentId: documentId as string, editorId: editorId as string };
-    const d = crdtDocuments;
-    const exists = keysOf(workspaceId).includes(key.apiKeyId) && app.db.select({ type: d.type }).from(d).where(and(eq(d.apiKeyId, key.apiKeyId), eq(d.organizationId, key.organizationId), eq(d.documentId, key.documentId), eq(d.editorId, key.editorId))).get();
+    const exists = keysOf(workspaceId).includes(key.apiKeyId) && queries.crdt(key.apiKeyId, key.organizationId, key.documentId, key.editorId);
     if (!exists) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such editor document in this workspace.' } });
     return { ticket: app.uiTickets.issue(key), type: exists.type };
   });
@@ -249,8 +244,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
     const apiKey = ownKey(event);
     if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    const o = organizations;
-    return { items: app.db.select({ id: o.id, name: o.name, disabled: o.disabled }).from(o).where(eq(o.apiKeyId, apiKey)).orderBy(asc(o.id)).limit(1000).all() };
+    return { items: queries.organizationsPage(apiKey, undefined, { after: null, dir: 'asc', limit: 999 }).slice(0, 1000).map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })) };
   });
 
   h3.get('/admin/api/browse/organization', (event) => {
@@ -258,38 +252,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const apiKey = ownKey(event);
     const organizationId = event.url.searchParams.get('organizationId') ?? '';
     if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    const f = folders;
-    const d = documents;
-    const m = memberships;
-    return {
-      folders: app.db.select({ id: f.id, name: f.name, parentId: f.parentId, accessType: f.accessType }).from(f).where(and(eq(f.apiKeyId, apiKey), eq(f.organizationId, organizationId))).orderBy(asc(f.path)).limit(2000).all(),
-      documents: app.db.select({ id: d.id, name: d.name, folderId: d.folderId, accessType: d.accessType, disabled: d.disabled }).from(d).where(and(eq(d.apiKeyId, apiKey), eq(d.organizationId, organizationId))).orderBy(asc(d.id)).limit(2000).all(),
-      groups: app.db
-        .select({ id: userGroups.id, name: userGroups.name })
-        .from(userGroups)
-        .where(and(eq(userGroups.apiKeyId, apiKey), eq(userGroups.organizationId, organizationId)))
-        .orderBy(asc(userGroups.id))
-        .limit(1000)
-        .all()
-        .map((g) => ({
-          ...g,
-          userIds: app.db
-            .select({ userId: userGroupMembers.userId })
-            .from(userGroupMembers)
-            .where(and(eq(userGroupMembers.apiKeyId, apiKey), eq(userGroupMembers.organizationId, organizationId), eq(userGroupMembers.groupId, g.id)))
-            .orderBy(asc(userGroupMembers.userId))
-            .limit(1000)
-            .all()
-            .map((u) => u.userId),
-        })),
-      members: app.db
-        .select({ userId: m.userId, level: m.level, resourceId: m.resourceId, accessRole: m.accessRole, expiresAt: m.expiresAt })
-        .from(m)
-        .where(and(eq(m.apiKeyId, apiKey), eq(m.organizationId, organizationId)))
-        .orderBy(asc(m.userId), asc(m.level))
-        .limit(5000)
-        .all(),
-    };
+    return queries.organizationTree(apiKey, organizationId);
   });
 
   h3.get('/admin/api/browse/access', (event) => {
@@ -299,10 +262,10 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const documentId = event.url.searchParams.get('documentId') ?? '';
     if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
     // everyone with a membership anywhere in the organization, plus any user asked about by id
-    const ids = new Set(app.db.selectDistinct({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.apiKeyId, apiKey), eq(memberships.organizationId, organizationId))).limit(1000).all().map((r) => r.userId));
+    const ids = new Set(queries.memberIds(apiKey, organizationId, 1000));
     const asked = event.url.searchParams.get('userId');
     if (asked) ids.add(asked);
-    const names = new Map(ids.size ? app.db.select({ id: users.id, name: users.name }).from(users).where(and(eq(users.apiKeyId, apiKey), inArray(users.id, [...ids]))).all().map((u) => [u.id, u.name]) : []);
+    const names = queries.userNames(apiKey, [...ids]);
     const resolver = createAccessResolver(app.db, apiKey, organizationId);
     return {
       users: [...ids].sort().map((userId) => {
@@ -312,47 +275,26 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     };
   });
 
-  // What a webhook delivery sent: the exact body (the same on every attempt; each attempt is signed anew).
+  // What a webhook delivery sent: the exact body (the same on every attempt) and its headers. Each attempt is
+  // signed anew: with an attempt, its webhook-timestamp (the second it started) and the signature of that
+  // timestamp under the endpoint's current secret are given.
   h3.get('/admin/api/webhooks/delivery', (event) => {
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
     const apiKey = ownKey(event);
     if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    const w = webhookDeliveries;
-    const row = app.deliveries
-      .select({ url: w.url, body: w.body, status: w.status, attempts: w.attempts })
-      .from(w)
-      .where(and(eq(w.apiKeyId, apiKey), eq(w.eventId, event.url.searchParams.get('messageId') ?? ''), eq(w.target, event.url.searchParams.get('endpointId') ?? '')))
-      .get();
+    const messageId = event.url.searchParams.get('messageId') ?? '';
+    const endpointId = event.url.searchParams.get('endpointId') ?? '';
+    const row = deliveryOf(app.deliveries, apiKey, messageId, endpointId);
     if (!row) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such delivery.' } });
-    return { method: 'POST', ...row, headers: ['content-type: application/json', 'webhook-id', 'webhook-timestamp', 'webhook-signature'] };
-  });
-
-  // The mailbox: mail Hearth wrote for this workspace (login links, notification e-mails), newest first.
-  const mailOf = (workspaceId: string) => {
-    const keys = keysOf(workspaceId);
-    return keys.length ? or(eq(mailOutbox.workspaceId, workspaceId), inArray(mailOutbox.apiKeyId, keys)) : eq(mailOutbox.workspaceId, workspaceId);
-  };
-  h3.get('/admin/api/mail', (event) => {
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const m = mailOutbox;
-    const rows = app.db
-      .select({ id: m.id, kind: m.kind, to: m.toAddress, subject: m.subject, status: m.status, lastError: m.lastError, createdAt: m.createdAt, sentAt: m.sentAt })
-      .from(m)
-      .where(mailOf(workspaceId))
-      .orderBy(desc(m.createdAt), desc(m.id))
-      .limit(200)
-      .all();
-    return { items: rows };
-  });
-
-  h3.get('/admin/api/mail/:id', (event) => {
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const row = app.db.select().from(mailOutbox).where(and(eq(mailOutbox.id, event.context.params?.id ?? ''), mailOf(workspaceId))).get();
-    if (!row) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such mail in this workspace.' } });
-    const body = JSON.parse(app.secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
-    return { id: row.id, kind: row.kind, to: row.toAddress, subject: row.subject, status: row.status, createdAt: row.createdAt, text: body.text, html: body.html };
+    const attemptAt = Number(event.url.searchParams.get('at') ?? '');
+    const secret = queries.endpointSecret(apiKey, endpointId);
+    const headers = ['content-type: application/json', `webhook-id: ${messageId}`];
+    if (Number.isFinite(attemptAt) && attemptAt > 0) {
+      const timestamp = Math.floor(attemptAt / 1000);
+      headers.push(`webhook-timestamp: ${timestamp}`);
+      if (secret) headers.push(`webhook-signature: ${signatureHeader([app.secrets.decrypt(secret)], messageId, timestamp, row.body)}`);
+    } else headers.push('webhook-timestamp: (the second each attempt started)', 'webhook-signature: (v1, HMAC-SHA256 of id.timestamp.body under the endpoint secret, per attempt)');
+    return { method: 'POST', ...row, headers };
   });
 
   h3.get('/admin/api/requests', (event) => {
@@ -409,4 +351,11 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const call = app.monitor.find(workspaceId, Number(event.context.params?.id));
     return call ? { ...summary(call), request: call.request, response: call.response } : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
   });
+
+  const kit: AdminKit = { app, q: queries, workspaceOf, fromUi };
+  registerBrowseRoutes(h3, kit);
+  registerCrdtRoutes(h3, kit);
+  registerOpsRoutes(h3, kit);
+  registerDataRoutes(h3, kit);
+  registerGauges(kit);
 }

@@ -482,6 +482,13 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     /** How many stored updates of each document are kept as history. */
     historyUpdates,
 
+    /** Websocket connections open to every loaded document (the admin dashboard's gauge). */
+    totalConnections(): number {
+      let n = 0;
+      for (const entry of live.values()) n += entry.conns.size;
+      return n;
+    },
+
     /** Clients connected to the document now (0 when it is not loaded). */
     connections(k: DocKey): number {
       return live.get(keyString(k))?.conns.size ?? 0;

@@ -64,6 +64,7 @@ export async function serveCall(app: AppContext, op: AnyOperation, call: Incomin
 function recordCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'method' | 'headers' | 'workspaceId'>, pathname: string, started: number, outcome: CallOutcome, requestText: () => string | undefined) {
   const json: string | Buffer = outcome.json ?? JSON.stringify(outcome.body);
   if (app.log.enabled('debug')) app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
+  app.monitor.count({ path: op.path, status: outcome.status, durationMs: performance.now() - started, at: Date.now() });
   const workspaceId = call.workspaceId;
   if (workspaceId === undefined) return json;
   const names = headerNames(app.config.headerBrand);

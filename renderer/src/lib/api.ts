@@ -113,7 +113,7 @@ export const api = {
   notifications: (query: FeedQuery) => send<Page<NotificationItem>>('GET', '/notifications', { query: query as Query }),
   activity: (query: FeedQuery) => send<Page<ActivityItem>>('GET', '/activity', { query: query as Query }),
 
-  crdtList: (query: ListQuery & { organizationId?: string }) => send<Page<CrdtItem>>('GET', '/crdt', { query }),
+  crdtList: (query: ListQuery & { organizationId?: string }) => send<Page<CrdtItem>>('GET', '/crdt/page', { query }),
   crdtTicket: (key: CrdtKey) => send<{ ticket: string }>('POST', '/crdt/ticket', { body: key }),
   crdtHistory: (key: CrdtKey) => send<HistoryAnswer>('GET', '/crdt/history', { query: key }),
   crdtState: (key: CrdtKey, seq?: number) => send<StateAnswer>('GET', '/crdt/state', { query: { ...key, seq } }),
@@ -124,7 +124,7 @@ export const api = {
   requests: () => send<{ items: CallSummary[] }>('GET', '/requests'),
   request: (id: number) => send<CallDetail>('GET', `/requests/${id}`),
 
-  delivery: (apiKey: string, messageId: string, endpointId: string) => send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId } }),
+  delivery: (apiKey: string, messageId: string, endpointId: string, at?: number) => send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId, at } }),
   webhookTest: (apiKey: string, endpointId: string) => send<{ messageId: string; eventType: string }>('POST', '/webhooks/test', { body: { apiKey, endpointId } }),
 
   mail: () => send<MailAnswer>('GET', '/mail'),

@@ -209,7 +209,7 @@ export default function Endpoint({ params }: { params: Params }) {
 }
 
 function AttemptDetail({ apiKey, endpointId, attempt }: { apiKey: string; endpointId: string; attempt: AttemptView }) {
-  const sent = useLoad<DeliveryAnswer | null>(() => api.delivery(apiKey, attempt.messageId, endpointId).catch(() => null), [apiKey, attempt.messageId, endpointId]);
+  const sent = useLoad<DeliveryAnswer | null>(() => api.delivery(apiKey, attempt.messageId, endpointId, Date.parse(attempt.timestamp)).catch(() => null), [apiKey, attempt.messageId, endpointId, attempt.timestamp]);
   const d = sent.data;
   return (
     <Section title={`Attempt ${attempt.id}`} id="attempt-detail">

@@ -1,0 +1,220 @@
+// The data browser's endpoints: paged lists (keyset cursors) of organizations, documents, users, memberships,
+// notifications and activity; one organization, document or user with its counts and activity per day; and the
+// command palette's search. Every read is in queries.ts.
+import type { H3 } from 'h3';
+import { z } from 'zod';
+import { documentsQuery, feedQuery, listQuery, membershipsQuery, searchQuery, type SearchHit } from '../../shared/admin.ts';
+import { fail, guard, pager, queryOf, type AdminKit } from './kit.ts';
+import type { ActivityRow, NotificationRow } from './queries.ts';
+
+/** `{name}` / `{{name}}` placeholders filled from the template data (users by name or id). */
+export function fillTemplate(template: string | null, data: Record<string, unknown>): string {
+  return (template ?? '').replace(/\{\{?(\w+)\}?\}/g, (_, key: string) => {
+    const value = data[key];
+    if (value && typeof value === 'object') {
+      const user = value as { name?: unknown; userId?: unknown };
+      return String(user.name ?? user.userId ?? '');
+    }
+    return value === undefined || value === null ? '' : String(value);
+  });
+}
+
+const parseJson = (text: string | null): Record<string, unknown> => {
+  if (!text) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
+const one = z.object({ apiKey: z.string().trim().min(1).max(256), organizationId: z.string().trim().min(1).max(256) });
+
+export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
+  const { q } = kit;
+  const pages = pager(kit.app.pageTokens);
+
+  h3.get('/admin/api/organizations', (event) => {
+    const input = queryOf(event, listQuery);
+    if (!input.ok) return input.error;
+    const { apiKey, q: search, cursor, dir, limit } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const scope = { list: 'organizations', apiKey, search };
+    const args = pages.args(event, scope, { cursor, dir, limit });
+    if (!args.ok) return args.error;
+    return pages.page(q.organizationsPage(apiKey, search || undefined, args.page), args.page, scope, (r) => [r.id], (r) => ({ ...r, disabled: r.disabled === 1 }));
+  });
+
+  h3.get('/admin/api/organization', (event) => {
+    const input = queryOf(event, one);
+    if (!input.ok) return input.error;
+    const { apiKey, organizationId } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const organization = q.organization(apiKey, organizationId);
+    if (!organization) return fail(event, 404, `No organization ${organizationId} under this key.`);
+    const folders = q.folders(apiKey, organizationId, 2001);
+    return {
+      organization: { ...organization, disabled: organization.disabled === 1 },
+      folders: folders.slice(0, 2000).map((f) => ({ ...f, parentId: f.parentId || null })),
+      foldersTruncated: folders.length > 2000,
+      groups: q.groups(apiKey, organizationId),
+      counts: q.organizationCounts(apiKey, organizationId),
+      activity: q.activityByDay(apiKey, organizationId, null),
+    };
+  });
+
+  h3.get('/admin/api/documents', (event) => {
+    const input = queryOf(event, documentsQuery);
+    if (!input.ok) return input.error;
+    const { apiKey, organizationId, folderId, q: search, cursor, dir, limit } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const scope = { list: 'documents', apiKey, organizationId, folderId, search };
+    const args = pages.args(event, scope, { cursor, dir, limit });
+    if (!args.ok) return args.error;
+    return pages.page(q.documentsPage(apiKey, organizationId, folderId, search || undefined, args.page), args.page, scope, (r) => [r.id], (r) => ({ ...r, disabled: r.disabled === 1 }));
+  });
+
+  h3.get('/admin/api/document', (event) => {
+    const input = queryOf(event, one.extend({ documentId: z.string().trim().min(1).max(256) }));
+    if (!input.ok) return input.error;
+    const { apiKey, organizationId, documentId } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const document = q.document(apiKey, organizationId, documentId);
+    const editors = q.editors(apiKey, organizationId, documentId);
+    // a document known only as a Yjs room (opened over websocket, never added) still has a page
+    if (!document && editors.length === 0) return fail(event, 404, `No document ${documentId} in ${organizationId}.`);
+    return {
+      document: document ? { ...document, disabled: document.disabled === 1 } : { id: documentId, name: null, organizationId, folderId: null, accessType: 'organizationPrivate', disabled: false },
+      path: document?.folderId ? q.folderPath(apiKey, organizationId, document.folderId) : [],
+      editors: editors.map((e) => ({ ...e, connections: kit.app.crdt.connections({ apiKeyId: apiKey, organizationId, documentId, editorId: e.editorId }) })),
+      counts: q.documentCounts(apiKey, organizationId, documentId),
+      activity: q.activityByDay(apiKey, organizationId, documentId),
+    };
+  });
+
+  h3.get('/admin/api/users', (event) => {
+    const input = queryOf(event, listQuery);
+    if (!input.ok) return input.error;
+    const { apiKey, q: search, cursor, dir, limit } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const scope = { list: 'users', apiKey, search };
+    const args = pages.args(event, scope, { cursor, dir, limit });
+    if (!args.ok) return args.error;
+    return pages.page(q.usersPage(apiKey, search || undefined, args.page), args.page, scope, (r) => [r.id], (r) => r);
+  });
+
+  h3.get('/admin/api/user', (event) => {
+    const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256), userId: z.string().trim().min(1).max(256) }));
+    if (!input.ok) return input.error;
+    const { apiKey, userId } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const user = q.user(apiKey, userId);
+    const organizations = q.userOrganizations(apiKey, userId);
+    if (!user && organizations.length === 0) return fail(event, 404, `No user ${userId} under this key.`);
+    return { user: user ?? { id: userId, name: null, email: null }, organizations, notifications: q.userNotificationCount(apiKey, organizations, userId) };
+  });
+
+  h3.get('/admin/api/memberships', (event) => {
+    const input = queryOf(event, membershipsQuery);
+    if (!input.ok) return input.error;
+    const { apiKey, organizationId, userId, cursor, dir, limit } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    if (organizationId === undefined && userId === undefined) return fail(event, 400, 'organizationId or userId is required.');
+    const scope = { list: 'memberships', apiKey, organizationId, userId };
+    const args = pages.args(event, scope, { cursor, dir, limit });
+    if (!args.ok) return args.error;
+    const { cols, rows } = q.membershipsPage(apiKey, { ...(organizationId ? { organizationId } : {}), ...(userId ? { userId } : {}) }, args.page);
+    const keyOf = (r: (typeof rows)[number]) => (cols[0] === 'user_id' ? [r.userId, r.level, r.resourceId] : [r.organizationId, r.level, r.resourceId]);
+    return pages.page(rows, args.page, scope, keyOf, (r) => r);
+  });
+
+  const describeNotification = (n: NotificationRow) => {
+    const actionUser = parseJson(n.actionUser) as { userId?: string };
+    return {
+      id: n.id,
+      organizationId: n.organizationId,
+      documentId: n.documentId || null,
+      timestamp: n.timestamp,
+      headline: fillTemplate(n.headlineTemplate, { ...parseJson(n.headlineData), actionUser }),
+      body: n.body,
+      actionUserId: typeof actionUser.userId === 'string' ? actionUser.userId : null,
+      recipients: n.recipients,
+    };
+  };
+  h3.get('/admin/api/notifications', (event) => {
+    const input = queryOf(event, feedQuery);
+    if (!input.ok) return input.error;
+    const { apiKey, organizationId, documentId, userId, cursor, dir, limit } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const scope = { list: 'notifications', apiKey, organizationId, documentId, userId };
+    const args = pages.args(event, scope, { cursor, dir, limit });
+    if (!args.ok) return args.error;
+    const { cols, rows } = q.notificationsPage(apiKey, organizationId, { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}) }, args.page);
+    return pages.page(rows, args.page, scope, (r) => (cols.length === 2 ? [r.timestamp, r.id] : [r.id]), describeNotification);
+  });
+
+  const describeActivity = (a: ActivityRow) => ({
+    id: a.id,
+    organizationId: a.organizationId,
+    documentId: a.documentId,
+    timestamp: a.timestamp,
+    featureType: a.featureType,
+    actionType: a.actionType,
+    actionUserId: a.actionUserId || null,
+    message: fillTemplate(a.template, parseJson(a.templateData)),
+  });
+  h3.get('/admin/api/activity', (event) => {
+    const input = queryOf(event, feedQuery);
+    if (!input.ok) return input.error;
+    const { apiKey, organizationId, documentId, userId, featureType, actionType, cursor, dir, limit } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const filter = { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}), ...(featureType ? { featureType } : {}), ...(actionType ? { actionType } : {}) };
+    const scope = { list: 'activity', apiKey, organizationId, ...filter };
+    const args = pages.args(event, scope, { cursor, dir, limit });
+    if (!args.ok) return args.error;
+    return pages.page(q.activityPage(apiKey, organizationId, filter, args.page), args.page, scope, (r) => [r.timestamp, r.id], describeActivity);
+  });
+
+  h3.get('/admin/api/search', (event) => {
+    const input = queryOf(event, searchQuery);
+    if (!input.ok) return input.error;
+    const g = guard(kit, event);
+    if (!g.ok) return g.error;
+    const text = input.value.q;
+    const keys = q.keysOf(g.workspaceId);
+    const enc = encodeURIComponent;
+    const hits: SearchHit[] = [];
+    for (const k of keys) {
+      if (k.id.startsWith(text) || (k.name ?? '').toLowerCase().includes(text.toLowerCase())) hits.push({ kind: 'key', id: k.id, label: `${k.name || k.id} (${k.type} key)`, apiKey: k.id, organizationId: null, href: `/k/${enc(k.id)}` });
+    }
+    const each = Math.max(3, Math.ceil(input.value.limit / 4));
+    for (const h of q.search(keys.map((k) => k.id), text, each)) {
+      const base = `/k/${enc(h.apiKey)}`;
+      const label = h.name && h.name !== h.id ? `${h.name} (${h.id})` : h.id;
+      const href =
+        h.kind === 'organization'
+          ? `${base}/organizations/${enc(h.id)}`
+          : h.kind === 'document'
+            ? `${base}/organizations/${enc(h.organizationId ?? '')}/documents/${enc(h.id)}`
+            : h.kind === 'folder'
+              ? `${base}/organizations/${enc(h.organizationId ?? '')}?folder=${enc(h.id)}`
+              : h.kind === 'user'
+                ? `${base}/users/${enc(h.id)}`
+                : `${base}/webhooks/${enc(h.id)}`;
+      hits.push({ kind: h.kind, id: h.id, label, apiKey: h.apiKey, organizationId: h.organizationId, href });
+    }
+    // exact ids first, then id prefixes, then the rest
+    const rank = (hit: SearchHit) => (hit.id === text ? 0 : hit.id.startsWith(text) ? 1 : 2);
+    return { items: hits.sort((a, b) => rank(a) - rank(b)).slice(0, input.value.limit) };
+  });
+}

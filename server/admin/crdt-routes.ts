@@ -1,0 +1,96 @@
+// Collaborative documents in the admin UI: a paged list, and for one document its history from the stored update
+// log, its content at any kept point, restore of a past state (a new update through the server-side edit
+// helper, so connected clients converge), and export as JSON or as one Yjs update.
+import type { H3 } from 'h3';
+import * as Y from 'yjs';
+import { z } from 'zod';
+import { crdtKey, listQuery, restoreInput, stateQuery, type CrdtKey } from '../../shared/admin.ts';
+import type { CrdtType } from '../crdt/content.ts';
+import { contentAt, historyOf, restoreState, stateAt } from '../crdt/history.ts';
+import type { DocKey } from '../crdt/store.ts';
+import { bodyOf, fail, guard, pager, queryOf, type AdminKit } from './kit.ts';
+
+const docKey = (k: CrdtKey): DocKey => ({ apiKeyId: k.apiKey, organizationId: k.organizationId, documentId: k.documentId, editorId: k.editorId });
+
+export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
+  const { q, app } = kit;
+  const pages = pager(app.pageTokens);
+  const rowOf = (k: CrdtKey) => q.crdt(k.apiKey, k.organizationId, k.documentId, k.editorId);
+  const missing = 'No such editor document in this workspace.';
+
+  h3.get('/admin/api/crdt/page', (event) => {
+    const input = queryOf(event, listQuery.extend({ organizationId: z.string().max(256).optional() }));
+    if (!input.ok) return input.error;
+    const { apiKey, organizationId, q: search, cursor, dir, limit } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
+    const scope = { list: 'crdt', apiKey, organizationId, search };
+    const args = pages.args(event, scope, { cursor, dir, limit });
+    if (!args.ok) return args.error;
+    return pages.page(q.crdtPage(apiKey, organizationId, search || undefined, args.page), args.page, scope, (r) => [r.organizationId, r.documentId, r.editorId], (r) => ({
+      ...r,
+      connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }),
+    }));
+  });
+
+  h3.get('/admin/api/crdt/history', (event) => {
+    const input = queryOf(event, crdtKey);
+    if (!input.ok) return input.error;
+    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    if (!g.ok) return g.error;
+    const history = rowOf(input.value) ? historyOf(app.crdt, docKey(input.value)) : null;
+    if (!history) return fail(event, 404, missing);
+    return { ...history, kept: app.crdt.historyUpdates };
+  });
+
+  h3.get('/admin/api/crdt/state', (event) => {
+    const input = queryOf(event, stateQuery);
+    if (!input.ok) return input.error;
+    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    if (!g.ok) return g.error;
+    const row = rowOf(input.value);
+    if (!row) return fail(event, 404, missing);
+    const doc = stateAt(app.crdt, docKey(input.value), input.value.seq);
+    if (!doc) return fail(event, 404, `No history entry ${String(input.value.seq)} (the last ${app.crdt.historyUpdates} updates are kept).`);
+    try {
+      const content = contentAt(doc, row.type as CrdtType, row.contentKey);
+      return { seq: input.value.seq ?? null, type: row.type, contentKey: row.contentKey, content, roots: { [row.contentKey]: content } };
+    } finally {
+      doc.destroy();
+    }
+  });
+
+  h3.post('/admin/api/crdt/restore', async (event) => {
+    const g0 = guard(kit, event, { change: true });
+    if (!g0.ok) return g0.error;
+    const input = await bodyOf(event, app, restoreInput);
+    if (!input.ok) return input.error;
+    const g = guard(kit, event, { change: true, apiKey: input.value.apiKey });
+    if (!g.ok) return g.error;
+    if (!rowOf(input.value)) return fail(event, 404, missing);
+    const bytes = restoreState(app.crdt, docKey(input.value), input.value.seq);
+    if (bytes === null) return fail(event, 404, `No history entry ${input.value.seq}.`);
+    return { restored: true, seq: input.value.seq, bytes };
+  });
+
+  h3.get('/admin/api/crdt/export', (event) => {
+    const input = queryOf(event, crdtKey.extend({ format: z.enum(['json', 'yjs']).default('json') }));
+    if (!input.ok) return input.error;
+    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    if (!g.ok) return g.error;
+    const row = rowOf(input.value);
+    if (!row) return fail(event, 404, missing);
+    const doc = stateAt(app.crdt, docKey(input.value));
+    if (!doc) return fail(event, 404, missing);
+    try {
+      const name = [row.organizationId, row.documentId, row.editorId].join('-').replace(/[^\w.-]+/g, '_');
+      if (input.value.format === 'yjs') {
+        return new Response(Buffer.from(Y.encodeStateAsUpdate(doc)), { headers: { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}.yjs"`, 'cache-control': 'no-store' } });
+      }
+      const body = JSON.stringify({ organizationId: row.organizationId, documentId: row.documentId, editorId: row.editorId, type: row.type, contentKey: row.contentKey, data: contentAt(doc, row.type as CrdtType, row.contentKey) }, null, 2);
+      return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${name}.json"`, 'cache-control': 'no-store' } });
+    } finally {
+      doc.destroy();
+    }
+  });
+}
