@@ -28,6 +28,7 @@ const configFileSchema = z.strictObject({
   outboundPrivate: z.enum(['allow', 'deny']).optional(),
   aiTimeoutMs: z.number().int().positive().optional(),
   responseCacheMb: z.number().min(0).max(4096).optional(),
+  crdtHistoryUpdates: z.number().int().min(0).max(100_000).optional(),
   webhookRetryScheduleMs: z.array(z.number().int().nonnegative()).min(1).max(20).optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
@@ -101,6 +102,7 @@ export function readConfigFile(path: string): ConfigOverrides {
     outboundPrivate: file.outboundPrivate,
     aiTimeoutMs: file.aiTimeoutMs,
     responseCacheMb: file.responseCacheMb,
+    crdtHistoryUpdates: file.crdtHistoryUpdates,
     webhooks: file.webhookRetryScheduleMs ? { retryScheduleMs: file.webhookRetryScheduleMs } : undefined,
   };
 }

@@ -21,6 +21,11 @@ export const configSchema = z.object({
   maxBodyBytes: z.number().int().positive(),
   /** Memory for answers of read operations kept while the database is unchanged (http/response-cache.ts); 0 turns it off. */
   responseCacheMb: z.number().min(0).max(4096),
+  /**
+   * Stored updates of each collaborative document kept as history through compaction (the admin UI's document
+   * history, diff and restore; server/crdt/store.ts); 0 keeps none.
+   */
+  crdtHistoryUpdates: z.number().int().min(0).max(100_000),
   /** Outgoing mail: an SMTP URL (smtp://user:pass@host:port); mail is always kept in the local outbox too. */
   smtpUrl: z.string().optional(),
   mailFrom: z.string(),
@@ -106,6 +111,7 @@ export function defaultConfig(): Config {
     logLevel: 'info',
     maxBodyBytes: 10 * 1024 * 1024,
     responseCacheMb: 16,
+    crdtHistoryUpdates: 1000,
     mailFrom: 'Hearth <no-reply@hearth.local>',
     loginLinkAllowedHosts: [],
     allowedHosts: [],
@@ -172,6 +178,7 @@ export function configFromEnvAndArgs(
   const logLevel = env.LOG_LEVEL?.toLowerCase();
   const aiTimeout = env.AI_TIMEOUT_MS ? Number(env.AI_TIMEOUT_MS) : undefined;
   const responseCacheMb = env.RESPONSE_CACHE_MB ? Number(env.RESPONSE_CACHE_MB) : undefined;
+  const crdtHistoryUpdates = env.CRDT_HISTORY_UPDATES ? Number(env.CRDT_HISTORY_UPDATES) : undefined;
   const outboundPrivate = env.OUTBOUND_PRIVATE?.toLowerCase();
   if (outboundPrivate && outboundPrivate !== 'allow' && outboundPrivate !== 'deny') throw new Error('Invalid configuration: OUTBOUND_PRIVATE must be allow or deny');
   if (logLevel && !(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -186,6 +193,7 @@ export function configFromEnvAndArgs(
     smtpUrl: env.SMTP_URL || undefined,
     aiTimeoutMs: aiTimeout,
     responseCacheMb,
+    crdtHistoryUpdates,
     mailFrom: env.MAIL_FROM || undefined,
     publicUrl: env.PUBLIC_URL || undefined,
     webhooks: env.WEBHOOK_RETRY_SCHEDULE_MS

@@ -23,7 +23,8 @@ import { createSignInLinks, signInLinkOf } from './admin/signin.ts';
 import { createTickets } from './admin/tickets.ts';
 import { createAccessEvents } from './services/access-events.ts';
 import { createAgentRunner } from './services/agents.ts';
-import { DATABASE_FILE, removeServerLock, writeServerLock } from './services/backup.ts';
+import { DATABASE_FILE } from './data-files.ts';
+import { removeServerLock, writeServerLock } from './server-lock.ts';
 import { createJobRunner } from './services/jobs.ts';
 import { migrationQueue } from './services/migrations.ts';
 import { sweepOrphanAttachments } from './services/recordings.ts';
@@ -59,7 +60,7 @@ export function openApp(config: Config): AppContext {
   const accessEvents = createAccessEvents(log);
   const deliveries = openDeliveryStore(config.dataDir, { readOnly: true, legacyFrom: sqlite });
   return {
-    crdt: createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs, onChange: crdtChanges.onChange }),
+    crdt: createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs, historyUpdates: config.crdtHistoryUpdates, onChange: crdtChanges.onChange }),
     // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
     webhooks: offlineDispatcher,
     deliveries: deliveries.db,

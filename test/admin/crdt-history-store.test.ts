@@ -3,6 +3,7 @@
 // document loads the same from snapshot + log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
+import { configFromEnvAndArgs, resolveConfig } from '../../server/config.ts';
 import { createCrdtStore, type DocKey } from '../../server/crdt/store.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -76,6 +77,21 @@ describe('CRDT history retention', () => {
       expect(entries.map((_, i) => rebuild(entries.slice(0, i + 1).map((e) => e.update)))).toEqual(['seeded!', 'seeded!!']);
     } finally {
       store.close();
+    }
+  });
+});
+
+describe('the crdtHistoryUpdates setting', () => {
+  it('is read from CRDT_HISTORY_UPDATES, defaults to 1000, refuses a bad value, and reaches the store', async () => {
+    expect(configFromEnvAndArgs({ CRDT_HISTORY_UPDATES: '25' }, {}).crdtHistoryUpdates).toBe(25);
+    expect(resolveConfig({}).crdtHistoryUpdates).toBe(1000);
+    expect(() => resolveConfig({ crdtHistoryUpdates: -1 })).toThrow(/crdtHistoryUpdates/);
+    expect(t.server.app.crdt.historyUpdates).toBe(1000);
+    const small = await startTestServer({ crdtHistoryUpdates: 3 });
+    try {
+      expect(small.server.app.crdt.historyUpdates).toBe(3);
+    } finally {
+      await small.close();
     }
   });
 });
