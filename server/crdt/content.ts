@@ -174,7 +174,8 @@ const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"'
 const decode = (s: string) =>
   s.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (m, e: string) => {
     if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
-    return ENTITIES[e] ?? m;
+    // own entries only: `&constructor;` is not an entity (a plain object's lookup found Object's constructor)
+    return Object.hasOwn(ENTITIES, e) ? (ENTITIES[e] as string) : m;
   });
 
 /** A small parser for the XML that rich-text editors store (elements, attributes, text); no DTDs or CDATA. */
@@ -205,7 +206,8 @@ export function parseXml(source: string): XmlNode[] {
       const open = stack.pop();
       if (!open || open === root || open.name !== name) fail(`</${name}> does not close an open <${name}>`);
     } else {
-      const attributes: Record<string, string> = {};
+      // no prototype: an attribute named __proto__ is an attribute like any other
+      const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
       for (const a of (attrs ?? '').matchAll(/([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) attributes[a[1] as string] = decode(a[2] ?? a[3] ?? '');
       const node: XmlNode = { name: name as string, attributes, children: [] };
       stack[stack.length - 1]?.children?.push(node);

@@ -11,6 +11,7 @@ import { randomAlphanumeric } from '../security/secrets.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { ensureOrganization } from './organizations.ts';
 import { readPageToken } from './paging.ts';
+import { keyed } from './keyed.ts';
 
 type ActivityRow = typeof activities.$inferSelect;
 type FeatureType = (typeof FEATURE_TYPES)[number];
@@ -173,7 +174,7 @@ export function getActivities(app: AppContext, apiKeyId: string, input: z.output
 /** /v2/activities/update: the updatable fields of interface.md, per id. */
 export function updateActivities(app: AppContext, apiKeyId: string, input: z.output<typeof activitiesUpdateInput>): Outcomes {
   return transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const { id, ...fields } of input.activities) {
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
       const where = and(eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, input.organizationId), eq(activities.id, id));
@@ -195,7 +196,7 @@ export function deleteActivities(app: AppContext, apiKeyId: string, input: z.out
     if (input.activityIds) conditions.push(inArray(activities.id, input.activityIds));
     const ids = tx.select({ id: activities.id }).from(activities).where(and(...conditions)).all().map((r) => r.id);
     tx.delete(activities).where(and(...conditions)).run();
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const id of ids) out[id] = { success: true, message: 'Activity deleted.' };
     for (const id of input.activityIds ?? []) if (!out[id]) out[id] = { success: false, message: 'Failed to delete activity.' };
     return out;

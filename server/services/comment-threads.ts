@@ -9,6 +9,7 @@ import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { commentExtra, commentsOf, insertComments, label, mentionedIds, requireAnnotation } from './comments.ts';
 import type { ApiKeyRow } from './types.ts';
+import { keyed } from './keyed.ts';
 
 /** The comments of one annotation: /v2/commentannotations/comments/add, get, update and delete. */
 
@@ -44,7 +45,7 @@ export function updateComments(
   if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
   return transaction(app.db, (tx) => {
     const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const commentId of new Set(input.commentIds)) {
       const where = commentWhere(apiKeyId, input, commentId);
       const row = tx.select().from(comments).where(where).get();
@@ -89,7 +90,7 @@ export function updateComments(
 export function deleteComments(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentIds: number[]; actionUser?: StoredUser | undefined }): Outcomes {
   return transaction(app.db, (tx) => {
     const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const commentId of new Set(input.commentIds)) {
       const where = commentWhere(apiKeyId, input, commentId);
       const row = tx.select().from(comments).where(where).get();

@@ -22,6 +22,7 @@ import { describeReaction } from './reactions.ts';
 import type { ApiKeyRow } from './types.ts';
 import { ROOT as ROOT_FOLDER } from './folders.ts';
 import { readPageToken } from './paging.ts';
+import { keyed } from './keyed.ts';
 
 type AnnotationRow = typeof commentAnnotations.$inferSelect;
 type CommentRow = typeof comments.$inferSelect;
@@ -222,7 +223,7 @@ export function addAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.outp
         throw new ApiError('PERMISSION_DENIED', 'Some comment authors have no access to the document.', denied.filter((d) => d.authors.length > 0).map((d) => ({ annotationIndex: d.index, usersWithoutAccess: d.authors })));
       }
     }
-    const result: Record<string, { success: boolean; annotationId: string; commentIds: number[]; message: string }> = {};
+    const result: Record<string, { success: boolean; annotationId: string; commentIds: number[]; message: string }> = keyed();
     for (const item of input.commentAnnotations) {
       const annotation = insertAnnotation(tx, apiKey.id, input.organizationId, input.documentId, item);
       if (!annotation) {
@@ -508,7 +509,7 @@ export function updateAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.o
   return transaction(app.db, (tx) => {
     const rows = selectAnnotations(tx, apiKey.id, { ...input, order: 'asc' }, ANNOTATION_UPDATE_LIMIT + 1);
     if (rows.length > ANNOTATION_UPDATE_LIMIT) throw invalid(`The filters select more than ${ANNOTATION_UPDATE_LIMIT} annotations: narrow them (annotationIds, documentIds, …).`);
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const annotationId of input.annotationIds ?? []) out[annotationId] = { success: false, message: 'Annotation not found.' };
     for (const row of rows) {
       if (changes) applyUpdatedData(tx, apiKey, input, row, data);
@@ -645,7 +646,7 @@ function applyUpdatedData(tx: Db, apiKey: ApiKeyRow, input: z.output<typeof anno
 
 export function deleteAnnotations(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationIds: string[]; actionUser?: StoredUser | undefined }): Outcomes {
   return transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const annotationId of new Set(input.annotationIds)) {
       const row = findAnnotation(tx, apiKeyId, input.organizationId, annotationId);
       if (!row) {
@@ -701,7 +702,7 @@ export function countAnnotations(app: AppContext, apiKeyId: string, input: { org
 
 export function markAnnotationsRead(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationIds: string[]; userId: string }): Outcomes {
   return transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     const now = Date.now();
     for (const annotationId of new Set(input.annotationIds)) {
       if (!findAnnotation(tx, apiKeyId, input.organizationId, annotationId)) {

@@ -10,6 +10,7 @@ import { alreadyExists, invalid, notFound } from '../http/errors.ts';
 import { recordActivity } from './activities.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findOrganization } from './organizations.ts';
+import { keyed } from './keyed.ts';
 
 type WriteInput = z.output<typeof crdtWriteInput>;
 /** reference §2.22's words, byte for byte. */
@@ -88,7 +89,7 @@ export function deleteCrdt(app: AppContext, apiKeyId: string, input: { organizat
   if (input.editorIds) conditions.push(inArray(crdtDocuments.editorId, input.editorIds));
   const editors = app.db.select({ editorId: crdtDocuments.editorId }).from(crdtDocuments).where(and(...conditions)).all().map((r) => r.editorId);
   for (const editorId of editors) app.crdt.remove({ apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId });
-  const out: Record<string, { success: boolean; message: string }> = {};
+  const out: Record<string, { success: boolean; message: string }> = keyed();
   for (const editorId of editors) out[editorId] = { success: true, message: 'CRDT data deleted.' };
   for (const editorId of input.editorIds ?? []) if (!out[editorId]) out[editorId] = { success: false, message: NOT_FOUND_MESSAGE };
   return out;

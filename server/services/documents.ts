@@ -13,6 +13,7 @@ import { findFolder, insertFolder, ROOT } from './folders.ts';
 import { ensureOrganization, type Outcomes } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
 import { readPageToken } from './paging.ts';
+import { keyed } from './keyed.ts';
 
 export type DocumentRow = typeof documents.$inferSelect;
 
@@ -117,7 +118,7 @@ export function addDocuments(app: AppContext, apiKey: ApiKeyRow, input: z.output
       );
       throw bulkFailure('ALREADY_EXISTS', 'Error adding document(s).', details);
     }
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const doc of input.documents) {
       insertDocument(tx, apiKey, input.organizationId, { ...doc, folderId });
       out[doc.documentId] = { success: true, id: doc.documentId, message: 'Added Successfully' };
@@ -142,7 +143,7 @@ export function updateDocuments(app: AppContext, apiKeyId: string, input: z.outp
   unique(ids, 'documents');
   return transaction(app.db, (tx) => {
     const found = requireAll(tx, apiKeyId, input.organizationId, ids, 'Error updating document(s).');
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const doc of input.documents) {
       const current = found.get(doc.documentId) as DocumentRow;
       tx.update(documents)
@@ -201,7 +202,7 @@ export function setDocumentsField(
   message: string,
 ): Outcomes {
   const outcomes = transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const id of new Set(documentIds)) {
       const changed = tx
         .update(documents)

@@ -9,6 +9,7 @@ import { documents, folders, memberships } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { deleteDocumentData } from './document-lifecycle.ts';
 import { ensureOrganization, type Outcomes } from './organizations.ts';
+import { keyed } from './keyed.ts';
 
 export type FolderRow = typeof folders.$inferSelect;
 export const ROOT = 'root';
@@ -91,7 +92,7 @@ export function insertFolder(
 export function addFolders(app: AppContext, apiKeyId: string, input: z.output<typeof foldersAddInput>): Outcomes {
   return transaction(app.db, (tx) => {
     ensureOrganization(tx, apiKeyId, input.organizationId, input.createOrganization ?? false);
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const item of input.folders) {
       if (findFolder(tx, apiKeyId, input.organizationId, item.folderId)) {
         out[item.folderId] = { success: false, id: item.folderId, message: 'Folder already exists.' };
@@ -149,7 +150,7 @@ function rewriteSubtree(tx: Db, top: FolderRow, next: { parent: FolderRow | null
 export function updateFolders(app: AppContext, apiKeyId: string, input: z.output<typeof foldersUpdateInput>): Outcomes {
   let moved = false;
   const outcomes = transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const item of input.folders) {
       const folder = findFolder(tx, apiKeyId, input.organizationId, item.folderId);
       if (!folder) {
@@ -199,7 +200,7 @@ export function updateFolderAccess(
     throw invalid('accessType is required when inheritFromParent is false.');
   }
   const outcomes = transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const folderId of new Set(input.folderIds)) {
       const folder = findFolder(tx, apiKeyId, input.organizationId, folderId);
       if (!folder) {

@@ -5,6 +5,7 @@ import { userGroupMembers, userGroups } from '../db/schema.ts';
 import { notFound } from '../http/errors.ts';
 import { checkUniqueIds, ensureOrganization, type Outcomes } from './organizations.ts';
 import { findUser } from './users.ts';
+import { keyed } from './keyed.ts';
 
 type GroupOutcomes = Record<string, { success: boolean; organizationUserGroupId: string; message: string }>;
 
@@ -26,7 +27,7 @@ export function addGroups(
   checkUniqueIds(input.organizationUserGroups.map((g) => g.groupId), 'organizationUserGroups');
   return transaction(app.db, (tx) => {
     ensureOrganization(tx, apiKeyId, input.organizationId, input.createOrganization ?? false);
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const group of input.organizationUserGroups) {
       const inserted = tx
         .insert(userGroups)
@@ -47,7 +48,7 @@ export function addGroupUsers(app: AppContext, apiKeyId: string, input: { organi
   return transaction(app.db, (tx) => {
     const groupId = input.organizationUserGroupId;
     requireGroup(tx, apiKeyId, input.organizationId, groupId);
-    const out: GroupOutcomes = {};
+    const out: GroupOutcomes = keyed();
     for (const userId of new Set(input.userIds)) {
       if (!findUser(tx, apiKeyId, userId)) {
         out[userId] = { success: false, organizationUserGroupId: groupId, message: 'User does not exist.' };
@@ -74,7 +75,7 @@ export function deleteGroupUsers(
     const groupId = input.organizationUserGroupId;
     requireGroup(tx, apiKeyId, input.organizationId, groupId);
     const inGroup = and(eq(userGroupMembers.apiKeyId, apiKeyId), eq(userGroupMembers.organizationId, input.organizationId), eq(userGroupMembers.groupId, groupId));
-    const out: GroupOutcomes = {};
+    const out: GroupOutcomes = keyed();
     if (input.deleteAll) {
       const members = tx.select({ userId: userGroupMembers.userId }).from(userGroupMembers).where(inGroup).all();
       tx.delete(userGroupMembers).where(inGroup).run();

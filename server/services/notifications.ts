@@ -20,6 +20,7 @@ import { contextAccessOf } from './permissions.ts';
 import { findUser, upsertUser } from './users.ts';
 import { readPageToken } from './paging.ts';
 import { readNotificationPage, userKey, type NotificationItem } from './notification-reads.ts';
+import { keyed } from './keyed.ts';
 
 export { userKey };
 
@@ -288,7 +289,7 @@ export function deleteNotifications(app: AppContext, apiKeyId: string, input: z.
     for (let i = 0; i < ids.length; i += 500) {
       tx.delete(notifications).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId), inArray(notifications.id, ids.slice(i, i + 500)))).run();
     }
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const id of ids) out[id] = { success: true, message: 'Notification deleted.' };
     for (const id of input.notificationIds ?? []) if (!out[id]) out[id] = { success: false, message: 'Failed to delete notification.' };
     return out;
@@ -298,7 +299,7 @@ export function deleteNotifications(app: AppContext, apiKeyId: string, input: z.
 /** /v2/notifications/update: content edits and read state per user. */
 export function updateNotifications(app: AppContext, apiKeyId: string, input: z.output<typeof notificationsUpdateInput>): Outcomes {
   return transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const item of input.notifications) {
       const where = and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId), eq(notifications.id, item.id));
       const row = tx.select().from(notifications).where(where).get();

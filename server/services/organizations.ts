@@ -8,6 +8,7 @@ import { preparedFor } from '../db/prepared.ts';
 import { organizations } from '../db/schema.ts';
 import { invalid, notFound } from '../http/errors.ts';
 import { readPageToken } from './paging.ts';
+import { keyed } from './keyed.ts';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 
@@ -51,7 +52,7 @@ export function checkUniqueIds(list: string[], field: string) {
 export function addOrganizations(app: AppContext, apiKeyId: string, records: Records): Outcomes {
   checkUniqueIds(records.map((r) => r.organizationId), 'organizations');
   return transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const record of records) {
       if (findOrganization(tx, apiKeyId, record.organizationId)) {
         out[record.organizationId] = { success: false, id: record.organizationId, message: 'Organization already exists' };
@@ -70,7 +71,7 @@ export function addOrganizations(app: AppContext, apiKeyId: string, records: Rec
 export function updateOrganizations(app: AppContext, apiKeyId: string, records: Records): Outcomes {
   checkUniqueIds(records.map((r) => r.organizationId), 'organizations');
   return transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const record of records) {
       const existing = findOrganization(tx, apiKeyId, record.organizationId);
       if (!existing) {
@@ -94,7 +95,7 @@ export function updateOrganizations(app: AppContext, apiKeyId: string, records: 
 /** Deleting an organization deletes everything in it (folders, documents, memberships, groups) by cascade. */
 export function deleteOrganizations(app: AppContext, apiKeyId: string, organizationIds: string[]): Outcomes {
   const outcomes = transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const organizationId of new Set(organizationIds)) {
       const deleted = tx
         .delete(organizations)
@@ -113,7 +114,7 @@ export function deleteOrganizations(app: AppContext, apiKeyId: string, organizat
 
 export function setOrganizationsDisabled(app: AppContext, apiKeyId: string, organizationIds: string[], disabled: boolean): Outcomes {
   const outcomes = transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const organizationId of new Set(organizationIds)) {
       const changed = tx
         .update(organizations)

@@ -12,6 +12,7 @@ import { findFolder } from './folders.ts';
 import { ensureOrganization, findOrganization } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
 import { findUser, upsertUser } from './users.ts';
+import { keyed } from './keyed.ts';
 
 const TOKEN_LIFETIME = '48h';
 const ISSUER = 'hearth';
@@ -104,7 +105,7 @@ function entry(decision: AccessDecision, withType: boolean): Entry {
 /** /v2/auth/permissions/get: each user's effective access to the organization and the given folders and documents. */
 export function getPermissions(app: AppContext, apiKeyId: string, input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined }) {
   const resolver = createAccessResolver(app.db, apiKeyId, input.organizationId);
-  const out: Record<string, { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry>; context?: { accessFields: string[] } }> = {};
+  const out: Record<string, { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry>; context?: { accessFields: string[] } }> = keyed();
   for (const userId of new Set(input.userIds)) {
     out[userId] = {
       organization: { [input.organizationId]: entry(resolver.organization(userId), false) },

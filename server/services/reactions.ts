@@ -9,6 +9,7 @@ import { randomAlphanumeric } from '../security/secrets.ts';
 import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { findAnnotation, label, requireAnnotation, userOf } from './comments.ts';
+import { keyed } from './keyed.ts';
 
 type Outcomes = Record<string, { success: boolean; message: string }>;
 
@@ -67,7 +68,7 @@ export function getReactions(app: AppContext, apiKeyId: string, input: { organiz
 
 export function deleteReactions(app: AppContext, apiKeyId: string, input: { organizationId: string; reactionIds: string[] }): Outcomes {
   return transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const reactionId of new Set(input.reactionIds)) {
       const where = and(eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, input.organizationId), eq(reactions.id, reactionId));
       const row = tx.select().from(reactions).where(where).get();

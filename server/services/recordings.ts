@@ -18,6 +18,7 @@ import { findDocument, insertDocument } from './documents.ts';
 import { ensureOrganization } from './organizations.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
+import { keyed } from './keyed.ts';
 
 type RecordingRow = typeof recordings.$inferSelect;
 type AttachmentRow = typeof recordingAttachments.$inferSelect;
@@ -220,7 +221,7 @@ export function getRecordings(app: AppContext, apiKeyId: string, input: z.output
 export function deleteRecordings(app: AppContext, apiKeyId: string, input: { organizationId: string; recordingIds: string[] }) {
   const keys: string[] = [];
   const out = transaction(app.db, (tx) => {
-    const result: Record<string, { success: boolean; message: string }> = {};
+    const result: Record<string, { success: boolean; message: string }> = keyed();
     for (const recordingId of new Set(input.recordingIds)) {
       const where = and(eq(recordings.apiKeyId, apiKeyId), eq(recordings.organizationId, input.organizationId), eq(recordings.id, recordingId));
       const row = tx.select().from(recordings).where(where).get();

@@ -12,6 +12,7 @@ import { findDocument, insertDocument } from './documents.ts';
 import { findFolder, insertFolder } from './folders.ts';
 import { ensureOrganization, type Outcomes } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
+import { keyed } from './keyed.ts';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -157,7 +158,7 @@ function addUsersInBulk(sqlite: Database.Database, apiKeyId: string, organizatio
     known.set(stored.id, { ...stored, metadata: JSON.parse(stored.metadata) as Record<string, unknown> });
   }
   const upsertMembershipRow = sqlite.prepare(UPSERT_MEMBERSHIP);
-  const out: Outcomes = {};
+  const out: Outcomes = keyed();
   for (const user of list) {
     const now = Date.now();
     const existing = known.get(user.userId);
@@ -174,7 +175,7 @@ function addUsersInBulk(sqlite: Database.Database, apiKeyId: string, organizatio
 export function updateUsers(app: AppContext, apiKeyId: string, input: LevelInput & { users: UserInput[] }): Outcomes {
   const { level, resourceId } = levelOf(input);
   const outcomes = transaction(app.db, (tx) => {
-    const out: Outcomes = {};
+    const out: Outcomes = keyed();
     for (const user of input.users) {
       const key = { apiKeyId, organizationId: input.organizationId, level, resourceId, userId: user.userId };
       const current = findMembership(tx, key);
@@ -201,7 +202,7 @@ export function updateUsers(app: AppContext, apiKeyId: string, input: LevelInput
 export function deleteUsers(app: AppContext, apiKeyId: string, input: LevelInput & { userIds: string[] }): Record<string, { success: boolean; message: string }> {
   const { level, resourceId } = levelOf(input);
   const outcomes = transaction(app.db, (tx) => {
-    const out: Record<string, { success: boolean; message: string }> = {};
+    const out: Record<string, { success: boolean; message: string }> = keyed();
     for (const userId of new Set(input.userIds)) {
       const scope = and(eq(memberships.apiKeyId, apiKeyId), eq(memberships.organizationId, input.organizationId), eq(memberships.userId, userId));
       const removed =

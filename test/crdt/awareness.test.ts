@@ -27,7 +27,7 @@ function forged(clientId: number, state: Record<string, unknown> | null): Uint8A
   const awareness = new awarenessProtocol.Awareness(doc);
   for (let i = 0; i < 50; i++) awareness.setLocalState({ bump: i });
   awareness.setLocalState(state);
-  const update = awarenessProtocol.encodeAwarenessUpdate(awareness, [clientId], new Map([[clientId, state]]));
+  const update = awarenessProtocol.encodeAwarenessUpdate(awareness, [clientId]);
   awareness.destroy();
   doc.destroy();
   return update;
