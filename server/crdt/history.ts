@@ -49,7 +49,7 @@ export function stateAt(store: CrdtStore, key: DocKey, seq?: number): Y.Doc | nu
   const log = store.log(key);
   if (!log) return null;
   const upTo = seq === undefined ? log.entries.length : log.entries.findIndex((e) => e.seq === seq) + 1;
-  if (upTo === 0) return null;
+  if (seq !== undefined && upTo === 0) return null;
   const doc = new Y.Doc({ gc: true });
   const updates = log.entries.map((e) => e.update);
   if (seq === undefined || !logCovers(updates, log.snapshot)) {

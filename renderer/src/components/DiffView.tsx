@@ -43,7 +43,7 @@ export function DiffView({ before, after, id, beforeLabel = 'then', afterLabel =
       <p class="muted">
         From {beforeLabel} to {afterLabel}: <span class="added-count">+{added}</span> <span class="removed-count">−{removed}</span> lines
       </p>
-      <pre>
+      <pre tabIndex={0}>
         {lines.map((l, i) => (
           <div key={i} class={`diff-${l.kind}`}>
             <span class="diff-mark" aria-label={l.kind === 'same' ? undefined : l.kind}>

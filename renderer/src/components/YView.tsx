@@ -124,7 +124,7 @@ function block(node: Y.XmlElement | Y.XmlText, key: number): ComponentChildren {
       return <blockquote key={key}>{children}</blockquote>;
     case 'codeBlock':
     case 'code_block':
-      return <pre key={key}>{children}</pre>;
+      return <pre tabIndex={0} key={key}>{children}</pre>;
     case 'hardBreak':
     case 'hard_break':
       return <br key={key} />;

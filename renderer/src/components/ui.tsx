@@ -96,7 +96,7 @@ export function Tabs({ tabs, current, label }: { tabs: Array<{ id: string; label
     const next = event.key === 'ArrowRight' ? i + 1 : event.key === 'ArrowLeft' ? i - 1 : null;
     if (next === null) return;
     const j = (next + tabs.length) % tabs.length;
-    setQuery('tab', (tabs[j] as { id: string }).id);
+    setQuery('tab', (tabs[j] as { id: string }).id, true);
     refs.current[j]?.focus();
     event.preventDefault();
   };
@@ -113,7 +113,7 @@ export function Tabs({ tabs, current, label }: { tabs: Array<{ id: string; label
           id={`tab-${t.id}`}
           aria-selected={t.id === current}
           tabIndex={t.id === current ? 0 : -1}
-          onClick={() => setQuery('tab', t.id)}
+          onClick={() => setQuery('tab', t.id, true)}
           onKeyDown={(e) => onKey(e, i)}
         >
           {t.label}

@@ -18,21 +18,24 @@ function changed() {
 window.addEventListener('popstate', changed);
 
 /** Goes to `href` (a path with an optional query) without reloading; `replace` keeps the history entry. */
-export function navigate(href: string, replace = false) {
+export function navigate(href: string, replace = false, scroll = !replace) {
   if (href === location.pathname + location.search) return;
   if (replace) history.replaceState(null, '', href);
   else history.pushState(null, '', href);
   changed();
-  if (!replace) window.scrollTo(0, 0);
+  if (scroll) window.scrollTo(0, 0);
 }
 
-/** Changes one query parameter of the current URL (filters, tabs), keeping the history entry. */
-export function setQuery(name: string, value: string | null) {
+/**
+ * Changes one query parameter of the current URL: filters as typed keep the history entry; `push` (tabs) makes
+ * one, so that back and forward move between them.
+ */
+export function setQuery(name: string, value: string | null, push = false) {
   const query = new URLSearchParams(location.search);
   if (value === null || value === '') query.delete(name);
   else query.set(name, value);
   const text = query.toString();
-  navigate(location.pathname + (text ? `?${text}` : ''), true);
+  navigate(location.pathname + (text ? `?${text}` : ''), !push, false);
 }
 
 export function useLocation(): Location {
@@ -51,6 +54,8 @@ export function interceptLinks(root: HTMLElement) {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     const anchor = (event.target as HTMLElement).closest('a');
     if (!anchor || anchor.target || anchor.hasAttribute('download') || anchor.origin !== location.origin) return;
+    // a link within the page (the skip link): the browser scrolls and moves the focus
+    if (anchor.hash && anchor.pathname === location.pathname && anchor.search === location.search) return;
     if (anchor.pathname.startsWith('/admin/') || anchor.pathname.startsWith('/attachments/') || anchor.pathname === '/openapi.json') return;
     event.preventDefault();
     navigate(anchor.pathname + anchor.search);

@@ -217,11 +217,11 @@ function AttemptDetail({ apiKey, endpointId, attempt }: { apiKey: string; endpoi
         {attempt.trigger} · {attempt.status} · {ms(attempt.responseDurationMs)}
       </p>
       <h3>Request</h3>
-      <pre id="attempt-request">{d ? `${d.method} ${d.url}\n${d.headers.join('\n')}\n\n${pretty(d.body)}` : sent.loading ? 'Loading…' : 'The delivery is no longer stored.'}</pre>
+      <pre tabIndex={0} id="attempt-request">{d ? `${d.method} ${d.url}\n${d.headers.join('\n')}\n\n${pretty(d.body)}` : sent.loading ? 'Loading…' : 'The delivery is no longer stored.'}</pre>
       <h3>Response</h3>
-      <pre id="attempt-response-status">{attempt.responseStatusCode === null ? 'no HTTP answer (network error or timeout)' : `HTTP ${attempt.responseStatusCode}`}</pre>
-      {attempt.responseHeaders && <pre id="attempt-response-headers">{Object.entries(attempt.responseHeaders).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre>}
-      <pre id="attempt-response">{attempt.response || '(empty)'}</pre>
+      <pre tabIndex={0} id="attempt-response-status">{attempt.responseStatusCode === null ? 'no HTTP answer (network error or timeout)' : `HTTP ${attempt.responseStatusCode}`}</pre>
+      {attempt.responseHeaders && <pre tabIndex={0} id="attempt-response-headers">{Object.entries(attempt.responseHeaders).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre>}
+      <pre tabIndex={0} id="attempt-response">{attempt.response || '(empty)'}</pre>
     </Section>
   );
 }

@@ -128,7 +128,7 @@ export default function Explorer() {
             </div>
             <details>
               <summary>Input schema</summary>
-              <pre id="explorer-schema">{JSON.stringify(op.schema, null, 2)}</pre>
+              <pre tabIndex={0} id="explorer-schema">{JSON.stringify(op.schema, null, 2)}</pre>
             </details>
           </Section>
           <Section title="Answer" id="explorer-answer">

@@ -152,7 +152,7 @@ function LiveView({ room }: { room: CrdtKey }) {
         ]}
       />
       <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
-        {tab === 'content' && now && (xml ? <XmlContent doc={doc} contentKey={kind?.contentKey ?? 'content'} raw={now.text} /> : <pre id="crdt-content">{now.text}</pre>)}
+        {tab === 'content' && now && (xml ? <XmlContent doc={doc} contentKey={kind?.contentKey ?? 'content'} raw={now.text} /> : <pre tabIndex={0} id="crdt-content">{now.text}</pre>)}
         {tab === 'tree' && kind && <YTree doc={doc} known={kind} id="crdt-tree" key={version} />}
         {tab === 'history' && now && <History room={room} nowText={now.text} version={version} />}
       </div>
@@ -177,7 +177,7 @@ function XmlContent({ doc, contentKey, raw }: { doc: Y.Doc; contentKey: string; 
           {showRaw ? 'Formatted' : 'Raw XML'}
         </button>
       </p>
-      {showRaw ? <pre id="crdt-xml">{raw}</pre> : <RichText fragment={doc.getXmlFragment(contentKey)} id="crdt-rich" />}
+      {showRaw ? <pre tabIndex={0} id="crdt-xml">{raw}</pre> : <RichText fragment={doc.getXmlFragment(contentKey)} id="crdt-rich" />}
     </>
   );
 }
@@ -216,6 +216,11 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
           The last {history.data.kept.toLocaleString('en-US')} stored updates are kept (setting <code>crdtHistoryUpdates</code>); older ones are merged into the first entry.
         </p>
       )}
+      {history.data && history.data.entries.length === 0 && (
+        <p id="history-empty" class="muted">
+          No stored updates since the document was last compacted (or seeded): its history starts with the next change.
+        </p>
+      )}
       <div class="history-list">
         <table id="history-list">
           <caption class="visually-hidden">Stored updates, newest first</caption>
@@ -251,7 +256,7 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
             </button>
           </div>
           <h3>Then</h3>
-          {typeof then.content === 'string' ? <pre id="history-content">{then.content}</pre> : <JsonView value={then.content} id="history-content" label="state" />}
+          {typeof then.content === 'string' ? <pre tabIndex={0} id="history-content">{then.content}</pre> : <JsonView value={then.content} id="history-content" label="state" />}
           <h3>Diff against now</h3>
           <DiffView before={textOf(then)} after={nowText} id="history-diff" />
         </Section>

@@ -75,7 +75,7 @@ function MailView({ id }: { id: string }) {
         To {m.to} · {time(m.createdAt)} · {m.kind}
       </p>
       <h3>Text</h3>
-      <pre id="mail-text">{m.text}</pre>
+      <pre tabIndex={0} id="mail-text">{m.text}</pre>
       <h3>HTML</h3>
       <iframe class="mail-html" id="mail-html" sandbox="" title="HTML version of the mail" srcdoc={m.html} />
     </Section>

@@ -154,9 +154,9 @@ function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
         </button>
       </div>
       <h3>Request</h3>
-      <pre id="request-body">{pretty(call.request)}</pre>
+      <pre tabIndex={0} id="request-body">{pretty(call.request)}</pre>
       <h3>Response</h3>
-      <pre id="response-body">{pretty(call.response)}</pre>
+      <pre tabIndex={0} id="response-body">{pretty(call.response)}</pre>
     </Section>
   );
 }
