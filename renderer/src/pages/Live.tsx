@@ -21,6 +21,7 @@ export default function Live({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
   const open = params.editorId ? ({ apiKey, organizationId: params.organizationId as string, documentId: params.documentId as string, editorId: params.editorId } as CrdtKey) : null;
   const openId = open ? `${open.organizationId}/${open.documentId}/${open.editorId}` : null;
+  const [refreshed, setRefreshed] = useState(0);
   return (
     <>
       <PageHead
@@ -30,13 +31,17 @@ export default function Live({ params }: { params: Params }) {
           { label: 'Live documents', href: links.crdtList(apiKey) },
           ...(open ? [{ label: open.organizationId, href: links.organization(apiKey, open.organizationId) }, { label: open.documentId, href: links.document(apiKey, open.organizationId, open.documentId) }, { label: open.editorId }] : []),
         ]}
-      />
+      >
+        <button type="button" id="crdt-refresh" onClick={() => setRefreshed((n) => n + 1)}>
+          Refresh the list
+        </button>
+      </PageHead>
       <div class="split">
         <div>
           <Table<CrdtItem>
             id="crdt-list"
             caption="Collaborative documents"
-            deps={[apiKey]}
+            deps={[apiKey, refreshed]}
             limit={25}
             selected={openId}
             load={(a) => api.crdtList({ apiKey, ...a })}
