@@ -4,7 +4,9 @@
 // and sync with what is stored), so that memory never holds what the database does not.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { apiKeys } from '../db/schema.ts';
 import { attachmentsDir } from '../services/recordings.ts';
 import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
 import { generateSet, planOrganizations, type GeneratedSet } from '../tooling/seed-generate.ts';
@@ -118,7 +120,7 @@ export function importKey(app: AppContext, apiKeyId: string, archive: Archive): 
  * workflow definitions, webhook endpoints and pending events) and writes `hearth seed`'s small set again.
  */
 export async function resetKey(app: AppContext, apiKeyId: string): Promise<{ removed: Record<string, number>; seeded: Record<string, number> }> {
-  const apiKey = app.sqlite.prepare('SELECT * FROM api_keys WHERE id = ?').get(apiKeyId);
+  const apiKey = app.db.select().from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
   if (!apiKey) throw new TransferRefused(`No API key ${apiKeyId}.`);
   const removed: Record<string, number> = {};
   removed.crdt_documents = dropCrdt(app, apiKeyId);
@@ -142,15 +144,15 @@ export async function resetKey(app: AppContext, apiKeyId: string): Promise<{ rem
   const set: GeneratedSet = { organizations: [], userIds: [], storageKeys: [], rows: {} };
   const writer = createBulkWriter(app.sqlite, 10_000);
   try {
-    generateSet({ writer, apiKey: apiKey as Parameters<typeof generateSet>[0]['apiKey'], dataDir: app.config.dataDir, d, now: Date.now(), counts, plan, progress: () => undefined, out: set });
+    generateSet({ writer, apiKey, dataDir: app.config.dataDir, d, now: Date.now(), counts, plan, progress: () => undefined, out: set });
     writer.commit();
   } catch (error) {
     writer.rollback();
     throw error;
   }
   // the seed's demo endpoints: disabled, pointing where nothing listens (as `hearth seed` makes them)
-  const config = app.sqlite.prepare('SELECT is_enabled AS on FROM webhook_configs WHERE api_key_id = ?').get(apiKeyId) as { on: number } | undefined;
-  if (!config || config.on === 1) {
+  const config = app.sqlite.prepare('SELECT is_enabled AS enabled FROM webhook_configs WHERE api_key_id = ?').get(apiKeyId) as { enabled: number } | undefined;
+  if (!config || config.enabled === 1) {
     if (!config) updateAdvancedConfig(app, apiKeyId, { isEnabled: true });
     const tag = plan[0]?.tag ?? 'demo';
     for (const [suffix, filterTypes] of [
