@@ -161,7 +161,8 @@ export function createAdminQueries(sqlite: Database.Database) {
       } catch {
         ancestors = [];
       }
-      const named = ancestors.map((id) => one<{ id: string; name: string }>('SELECT id, name FROM folders WHERE api_key_id = ? AND organization_id = ? AND id = ?', apiKeyId, organizationId, id) ?? { id, name: '' });
+      // ancestors that are not folders (the organization's root) are left out
+      const named = ancestors.flatMap((id) => one<{ id: string; name: string }>('SELECT id, name FROM folders WHERE api_key_id = ? AND organization_id = ? AND id = ?', apiKeyId, organizationId, id) ?? []);
       return [...named, { id: folder.id, name: folder.name }];
     },
     documentCounts: (apiKeyId: string, organizationId: string, documentId: string) => ({
