@@ -8,24 +8,27 @@ import { showWindow } from './window.ts';
 
 /**
  * The desktop shell: one instance; the server in-process on loopback (main/server.ts), data under the OS
- * user-data folder (main/paths.ts); a locked-down window on its admin UI (main/window.ts, main/security.ts);
- * menus and a tray (main/menu.ts). Quitting stores every document and closes the database first.
+ * user-data folder (main/paths.ts); a locked-down window on its admin UI, signed in with a one-time link and
+ * opened where it was last (main/window.ts, main/window-state.ts, main/security.ts); menus and a tray with
+ * "Open data folder" and "Copy credentials" (main/menu.ts). Quitting stores every document and closes the database first.
  */
 let server: HearthServer | undefined;
+
+/** The window on the UI, signed in with a fresh one-time link (the server's sessions live in its memory). */
+function open() {
+  const running = server;
+  if (running) showWindow(running.url, () => running.signInLink());
+}
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
-  app.on('second-instance', () => {
-    if (server) showWindow(server.url);
-  });
+  app.on('second-instance', () => open());
   // Hearth keeps serving with its window closed only where apps usually do (macOS); elsewhere closing quits.
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  app.on('activate', () => {
-    if (server) showWindow(server.url);
-  });
+  app.on('activate', () => open());
   app.on('before-quit', (event) => {
     if (!server) return;
     event.preventDefault();
@@ -43,8 +46,8 @@ if (!app.requestSingleInstanceLock()) {
       app.exit(1);
       return;
     }
-    installMenus(server.url, dataDir());
-    showWindow(server.url);
+    installMenus(server.url, dataDir(), open);
+    open();
     // for scripts and the desktop test: where the server listens
     console.log(`Hearth desktop: API ${server.url}`);
   });

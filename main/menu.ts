@@ -1,13 +1,28 @@
-import { app, clipboard, Menu, nativeImage, shell, Tray } from 'electron';
-import { showWindow } from './window.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { app, clipboard, dialog, Menu, nativeImage, shell, Tray } from 'electron';
 
 let tray: Tray | undefined;
 
-/** The application menu and a tray icon: open the UI, copy the API URL, open the data folder, quit. */
-export function installMenus(url: string, dataDir: string) {
+/** The default workspace's credentials as the data dir keeps them (credentials.json), for scripts. */
+function copyCredentials(dataDir: string) {
+  try {
+    const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as Record<string, string>;
+    clipboard.writeText(JSON.stringify(credentials, null, 2));
+  } catch (error) {
+    void dialog.showMessageBox({ type: 'error', message: 'The credentials could not be read.', detail: `${join(dataDir, 'credentials.json')}: ${error instanceof Error ? error.message : String(error)}` });
+  }
+}
+
+/**
+ * The application menu and a tray icon: open the UI, copy the API URL or the default credentials, open the data
+ * folder, quit.
+ */
+export function installMenus(url: string, dataDir: string, open: () => void) {
   const items = [
-    { label: 'Open Hearth', click: () => showWindow(url) },
+    { label: 'Open Hearth', click: open },
     { label: 'Copy API URL', click: () => clipboard.writeText(url) },
+    { label: 'Copy credentials', click: () => copyCredentials(dataDir) },
     { label: 'Open data folder', click: () => void shell.openPath(dataDir) },
     { type: 'separator' as const },
     { label: 'Quit Hearth', click: () => app.quit() },
