@@ -134,4 +134,26 @@ describe('admin UI: a live document', () => {
     await screenshot(page, 'live-export');
     expect(errors).toEqual([]);
   });
+
+  it('lists rooms opened over the websocket (no document record) under their organization, and suggests users where an id is asked for', async () => {
+    const ghost = { organizationId: 'acme', documentId: 'ghost', editorId: 'e' };
+    const client = connectYjs(t.url, ghost, creds());
+    await client.synced;
+    client.doc.getText('content').insert(0, 'opened over the websocket');
+    await eventually(async () => expect((await t.callK('/v2/crdt/get', ghost)).body.result.data[0].data).toBe('opened over the websocket'));
+    await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann-smith', name: 'Ann Smith' }] });
+    const { page, errors } = await signedInPage(browser, t);
+    await page.goto(`${t.url}/k/${t.credentials.apiKey}/organizations/acme?tab=live`);
+    const row = page.locator('#rooms tr[data-room="ghost/e"]');
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain('1');
+    await row.locator('a').first().click();
+    await expect.poll(() => page.locator('#editors tr[data-editor="e"]').count()).toBe(1);
+    // who can open it: the user field suggests users by name
+    await page.click('#tab-access');
+    await page.fill('#access-user', 'Ann S');
+    await expect.poll(() => page.locator('#access-user-options option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(['ann-smith']);
+    client.close();
+    expect(errors).toEqual([]);
+  });
 });

@@ -113,7 +113,7 @@ export const api = {
   notifications: (query: FeedQuery) => send<Page<NotificationItem>>('GET', '/notifications', { query: query as Query }),
   activity: (query: FeedQuery) => send<Page<ActivityItem>>('GET', '/activity', { query: query as Query }),
 
-  crdtList: (query: ListQuery & { organizationId?: string }) => send<Page<CrdtItem>>('GET', '/crdt/page', { query }),
+  crdtList: (query: ListQuery & { organizationId?: string }): Promise<Page<CrdtItem>> => send<Page<CrdtItem>>('GET', '/crdt/page', { query }),
   crdtTicket: (key: CrdtKey) => send<{ ticket: string }>('POST', '/crdt/ticket', { body: key }),
   crdtHistory: (key: CrdtKey) => send<HistoryAnswer>('GET', '/crdt/history', { query: key }),
   crdtState: (key: CrdtKey, seq?: number) => send<StateAnswer>('GET', '/crdt/state', { query: { ...key, seq } }),

@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import type { AnnotationView, RecordingView } from '../../../shared/admin.ts';
 import { Activity, Notifications } from '../components/Feed.tsx';
+import { Picker } from '../components/Picker.tsx';
 import { Badge, ErrorBox, Facts, Loading, PageHead, Section, Sparkline, Tabs } from '../components/ui.tsx';
 import { api, dataOf } from '../lib/api.ts';
 import { ago, bytes } from '../lib/format.ts';
@@ -123,7 +124,7 @@ function Access({ apiKey, organizationId, documentId }: Where) {
       >
         <label>
           <span>Check a user</span>
-          <input id="access-user" value={asked} placeholder="user id" onInput={(e) => setAsked((e.target as HTMLInputElement).value)} />
+          <Picker id="access-user" kind="user" apiKey={apiKey} value={asked} placeholder="user id or name" onInput={setAsked} />
         </label>
         <button type="submit">Check</button>
       </form>

@@ -2,7 +2,19 @@
 // send a test event, its attempts with the full request and response, replay one, recover failed deliveries.
 import { useState } from 'preact/hooks';
 import type { AttemptView, DeliveryAnswer, EndpointView } from '../../../shared/admin.ts';
-import { Badge, ErrorBox, Facts, Loading, PageHead, Section, Status, type Said } from '../components/ui.tsx';
+import { Badge, ErrorBox, Facts, Loading, PageHead, Section, Sparkline, Status, type Said } from '../components/ui.tsx';
+
+/** Attempts per day over the last 14 days (of the last 100 listed), oldest first. */
+function perDay(attempts: AttemptView[]): number[] {
+  const day = 24 * 60 * 60 * 1000;
+  const today = Math.floor(Date.now() / day);
+  const counts = new Array<number>(14).fill(0);
+  for (const a of attempts) {
+    const i = 13 - (today - Math.floor(Date.parse(a.timestamp) / day));
+    if (i >= 0 && i < 14) counts[i] = (counts[i] as number) + 1;
+  }
+  return counts;
+}
 import { api, dataOf } from '../lib/api.ts';
 import { ms, pretty, time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
@@ -80,6 +92,7 @@ export default function Endpoint({ params }: { params: Params }) {
   return (
     <>
       <PageHead title={endpointId} crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Webhooks', href: links.webhooks(apiKey) }, { label: endpointId }]}>
+        {attempts.data && <Sparkline values={perDay(attempts.data)} label="attempts, last 14 days" />}
         <button type="button" class="primary" id="send-test" onClick={() => void test()}>
           Send a test event
         </button>

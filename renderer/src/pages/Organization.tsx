@@ -1,4 +1,4 @@
-import type { DocumentItem, MembershipItem } from '../../../shared/admin.ts';
+import type { CrdtItem, DocumentItem, MembershipItem } from '../../../shared/admin.ts';
 import { Activity, Notifications } from '../components/Feed.tsx';
 import { FolderTree } from '../components/FolderTree.tsx';
 import { Table } from '../components/Table.tsx';
@@ -64,6 +64,7 @@ export default function Organization({ params }: { params: Params }) {
                 { id: 'members', label: 'Members', count: o.counts.members },
                 { id: 'notifications', label: 'Notifications', count: o.counts.notifications },
                 { id: 'activity', label: 'Activity', count: o.counts.activities },
+                { id: 'live', label: 'Live rooms' },
               ]}
             />
             <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
@@ -107,6 +108,22 @@ export default function Organization({ params }: { params: Params }) {
               )}
               {tab === 'notifications' && <Notifications scope={{ apiKey, organizationId }} />}
               {tab === 'activity' && <Activity scope={{ apiKey, organizationId }} />}
+              {tab === 'live' && (
+                <Table<CrdtItem>
+                  id="rooms"
+                  caption="Collaborative documents of this organization, rooms opened over the websocket included"
+                  deps={[apiKey, organizationId]}
+                  load={(a) => api.crdtList({ apiKey, organizationId, ...a })}
+                  rowKey={(r) => `${r.documentId}/${r.editorId}`}
+                  rowData={(r) => ({ room: `${r.documentId}/${r.editorId}` })}
+                  columns={[
+                    { id: 'doc', label: 'Document / editor', sort: true, render: (r) => <a href={links.document(apiKey, organizationId, r.documentId)}>{`${r.documentId} / ${r.editorId}`}</a> },
+                    { id: 'type', label: 'Type', render: (r) => r.type },
+                    { id: 'live', label: 'Live view', render: (r) => <a href={links.crdt(apiKey, organizationId, r.documentId, r.editorId)}>open</a> },
+                    { id: 'clients', label: 'Clients', class: 'num', render: (r) => r.connections },
+                  ]}
+                />
+              )}
             </div>
           </div>
         </div>
