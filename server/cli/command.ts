@@ -20,12 +20,21 @@ export interface CliIO {
 export interface Command {
   /** `workspace create`, `export`, …: the words a user types, space-separated. */
   name: string;
-  /** One line for the command list. */
-  summary: string;
   /** The whole `--help` text of this command: usage, every option, an example. */
   help: string;
   /** `argv` is what follows the command's words. Returns the exit code (0 when omitted). */
   run(argv: string[], io: CliIO): Promise<number | void>;
+}
+
+/**
+ * A command as the CLI lists it: its name and one line, and how to load the rest. Commands load on use, so that
+ * `hearth --help` and one command start without the code of all the others (commands/index.ts).
+ */
+export interface CommandEntry {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  load(): Promise<Command>;
 }
 
 /** A user's mistake (bad flag, missing file, refused action): printed as one line, exit code 2 by default. */

@@ -9,7 +9,8 @@ import Database from 'better-sqlite3';
 import type { Config } from '../config.ts';
 import { schemaStatus } from '../db/client.ts';
 import { KEY_FILE } from '../security/secrets.ts';
-import { DATABASE_FILE, LOCK_FILE, runningServer } from '../services/backup.ts';
+import { DATABASE_FILE, LOCK_FILE } from '../data-files.ts';
+import { runningServer } from '../server-lock.ts';
 import { DELIVERY_FILE } from '../webhooks/delivery-file.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -26,7 +27,7 @@ const format = (bytes: number) => (bytes >= GiB ? `${(bytes / GiB).toFixed(1)} G
 
 function checkDataDir(dataDir: string): CheckResult {
   const name = 'data dir';
-  if (!existsSync(dataDir)) return { name, status: 'fail', message: `${dataDir} does not exist (hearth serve creates it at first start)` };
+  if (!existsSync(dataDir)) return { name, status: 'fail', message: `${dataDir} does not exist (npm start creates it at first start)` };
   if (!statSync(dataDir).isDirectory()) return { name, status: 'fail', message: `${dataDir} is not a directory` };
   try {
     accessSync(dataDir, constants.W_OK);

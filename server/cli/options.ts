@@ -2,13 +2,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import Database from 'better-sqlite3';
 import { resolveConfig, type Config, type ConfigOverrides } from '../config.ts';
 import { configFromAllSources, mergeOverrides } from '../config-file.ts';
 import type { AppContext } from '../context.ts';
-import { KEY_FILE } from '../security/secrets.ts';
-import { schemaStatus } from '../db/client.ts';
-import { DATABASE_FILE, runningServer } from '../services/backup.ts';
+import { DATABASE_FILE, KEY_FILE } from '../data-files.ts';
+import { runningServer } from '../server-lock.ts';
 import { CliError, type CliIO } from './command.ts';
 
 type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
@@ -29,7 +27,7 @@ export function parseOptions<const T extends OptionSpecs>(commandName: string, a
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (error) {
-    throw new CliError(`${(error as Error).message.split('\n')[0]}; see hearth ${commandName} --help`);
+    throw new CliError(`${(error as Error).message.split('\n')[0]}; see npx hearth ${commandName} --help`);
   }
 }
 
@@ -57,12 +55,12 @@ export function loadConfig(
  */
 export async function openExistingDataDir(config: Config): Promise<AppContext> {
   if (!existsSync(join(config.dataDir, DATABASE_FILE))) {
-    throw new CliError(`No Hearth data dir at ${config.dataDir}: start the server once (hearth serve), or check --data-dir`);
+    throw new CliError(`No Hearth data dir at ${config.dataDir}: start the server once (npm start), or check --data-dir`);
   }
   if (!existsSync(join(config.dataDir, KEY_FILE))) {
     throw new CliError(`${config.dataDir} has a database but no ${KEY_FILE}: restore the key (or a backup) before using it`, 1);
   }
-  refuseMigrationUnderRunningServer(config.dataDir);
+  await refuseMigrationUnderRunningServer(config.dataDir);
   // Loaded on use: the whole server is not needed for --help or a configuration error.
   const { openApp } = await import('../index.ts');
   // Admin commands print results, not the server's info lines; warnings (a pre-migration backup) still show.
@@ -73,9 +71,11 @@ export async function openExistingDataDir(config: Config): Promise<AppContext> {
  * Opening applies pending migrations; under a running (older) server that would change the schema beneath it.
  * The upgrade belongs to the start of the new server, so an admin command refuses instead.
  */
-function refuseMigrationUnderRunningServer(dataDir: string) {
+async function refuseMigrationUnderRunningServer(dataDir: string) {
   const running = runningServer(dataDir);
   if (!running) return;
+  const { default: Database } = await import('better-sqlite3');
+  const { schemaStatus } = await import('../db/client.ts');
   const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
   let pending: number;
   try {

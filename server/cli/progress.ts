@@ -40,7 +40,8 @@ export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean
     },
     done(message) {
       if (tty) stream.write(`\r${describe()}${message ? ` ${message}` : ''}\u001b[K\n`);
-      else stream.write(`${describe()}${message ? ` ${message}` : ''}\n`);
+      // plain lines: the last one already says 100 % unless there is more to say
+      else if (message || !(total && done >= total && lastDecile >= 10)) stream.write(`${describe()}${message ? ` ${message}` : ''}\n`);
     },
   };
 }

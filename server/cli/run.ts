@@ -3,18 +3,18 @@
  * turns every failure into one line on stderr and an exit code (a CliError's, 1 for anything else).
  */
 import { VERSION } from '../version.ts';
-import { CliError, type CliIO, type Command } from './command.ts';
+import { CliError, type CliIO, type CommandEntry } from './command.ts';
 import { createProgress } from './progress.ts';
 
 /** The command `npm start` runs when no command word is given (`npm start -- --port 9000`). */
 const DEFAULT_COMMAND = 'serve';
 
-export function overview(commands: Command[]): string {
+export function overview(commands: CommandEntry[]): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   return [
     'Hearth: a self-hosted collaboration backend.',
     '',
-    'Usage:',
+    'Usage (in the project: npx hearth …; npm start runs the server):',
     '  hearth [serve] [--port N] [--host H] [--data-dir DIR] [--config FILE]   run the server (npm start)',
     '  hearth <command> [options]',
     '  hearth <command> --help                                                 the options of a command',
@@ -30,8 +30,8 @@ export function overview(commands: Command[]): string {
 }
 
 /** The command named by the longest run of leading words, and the arguments after them. */
-function findCommand(commands: Command[], argv: string[]): { command: Command; rest: string[] } | undefined {
-  let found: { command: Command; rest: string[] } | undefined;
+function findCommand(commands: CommandEntry[], argv: string[]): { command: CommandEntry; rest: string[] } | undefined {
+  let found: { command: CommandEntry; rest: string[] } | undefined;
   for (const command of commands) {
     const words = command.name.split(' ');
     if (words.every((word, i) => argv[i] === word) && (!found || words.length > found.command.name.split(' ').length)) {
@@ -47,7 +47,7 @@ function wantsHelp(argv: string[]): boolean {
 }
 
 /** Runs one invocation; returns the exit code. Never throws. */
-export async function runCli(argv: string[], io: CliIO, commands: Command[]): Promise<number> {
+export async function runCli(argv: string[], io: CliIO, commands: CommandEntry[]): Promise<number> {
   try {
     const first = argv[0];
     if (first === '--version' || first === '-v') {
@@ -56,7 +56,7 @@ export async function runCli(argv: string[], io: CliIO, commands: Command[]): Pr
     }
     if (first === 'help') {
       const named = findCommand(commands, argv.slice(1));
-      io.out(named ? named.command.help : overview(commands));
+      io.out(named ? (await named.command.load()).help : overview(commands));
       return 0;
     }
     if (first === undefined || first.startsWith('-')) {
@@ -68,11 +68,12 @@ export async function runCli(argv: string[], io: CliIO, commands: Command[]): Pr
     }
     const found = findCommand(commands, argv);
     if (!found) return unknownCommand(commands, argv, io);
+    const command = await found.command.load();
     if (wantsHelp(found.rest)) {
-      io.out(found.command.help);
+      io.out(command.help);
       return 0;
     }
-    const code = await found.command.run(found.rest, io);
+    const code = await command.run(found.rest, io);
     return code ?? 0;
   } catch (error) {
     if (error instanceof CliError) {
@@ -85,7 +86,7 @@ export async function runCli(argv: string[], io: CliIO, commands: Command[]): Pr
 }
 
 /** `hearth workspace` (a group without its verb) lists the group; anything else is an unknown command. */
-function unknownCommand(commands: Command[], argv: string[], io: CliIO): number {
+function unknownCommand(commands: CommandEntry[], argv: string[], io: CliIO): number {
   const group = commands.filter((c) => c.name.startsWith(`${argv[0]} `));
   if (group.length > 0) {
     const verbs = group.map((c) => c.name.slice(argv[0]!.length + 1));
@@ -98,7 +99,7 @@ function unknownCommand(commands: Command[], argv: string[], io: CliIO): number 
     io.err(`hearth: unknown command "${argv[0]} ${argv[1]}": choose one of ${verbs.join(', ')}\n`);
     return 2;
   }
-  io.err(`hearth: unknown command "${argv[0]}"; see hearth --help\n`);
+  io.err(`hearth: unknown command "${argv[0]}"; see npx hearth --help\n`);
   return 2;
 }
 

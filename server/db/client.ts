@@ -4,8 +4,9 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.ts';
+import { MIGRATIONS_DIR } from '../paths.ts';
+import { backupsDir } from '../data-files.ts';
 import { backupDataDir, DATABASE_FILE } from '../services/backup.ts';
 import { VERSION } from '../version.ts';
 import { compileWithUnpeekedLimits } from './bound-limit.ts';
@@ -20,7 +21,7 @@ export interface Database_ {
   close(): void;
 }
 
-const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
+const MIGRATIONS = MIGRATIONS_DIR;
 
 /**
  * Opens the database with the pragmas Hearth relies on (WAL, foreign keys, a busy timeout so a CLI command
@@ -108,7 +109,7 @@ function prepareMigrations(sqlite: Database.Database, file: string, log: Logger 
   if (status.applied === 0 || status.pending === 0) return;
   if (basename(file) !== DATABASE_FILE) throw new Error(`${file}: pending migrations are applied only to a data dir's ${DATABASE_FILE}, after a backup`);
   const dataDir = dirname(file);
-  const outDir = join(dataDir, 'backups', `pre-migrate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const outDir = join(backupsDir(dataDir), `pre-migrate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   const backup = backupDataDir(dataDir, outDir);
   const message = `Schema upgrade: ${status.pending} migration${status.pending === 1 ? '' : 's'} to apply; backed up the data dir first`;
   if (log) log.warn(message, { backup: backup.outDir });

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { getRequestIP, H3, toNodeHandler, type H3Event } from 'h3';
 import { registerAdminRoutes } from '../admin/routes.ts';
+import { RENDERER_DIST } from '../paths.ts';
 import type { AppContext } from '../context.ts';
 import { findAttachment } from '../services/recordings.ts';
 import { readBody, refuseRestOfBody } from './body.ts';
@@ -13,7 +13,6 @@ import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { UI_SECURITY_HEADERS } from './html.ts';
 
-const RENDERER_DIST = fileURLToPath(new URL('../../renderer/dist', import.meta.url));
 
 /** Throws on a path registered twice: two files claiming one path is always a mistake. */
 export function checkRegistry(operations: readonly AnyOperation[]) {

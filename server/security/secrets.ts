@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEq
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const KEY_FILE = 'master.key';
+export { KEY_FILE } from '../data-files.ts';
+import { KEY_FILE } from '../data-files.ts';
 const VERSION = 'v1';
 
 /**

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { KEY_FILE as MASTER_KEY_FILE } from '../security/secrets.ts';
@@ -7,38 +7,14 @@ import { DELIVERY_FILE } from '../webhooks/delivery-file.ts';
 import { CREDENTIALS_FILE } from './bootstrap.ts';
 import { narrowToOwner, OWNER_FILE_MODE, ownerOnlyFile } from '../security/file-modes.ts';
 
-export const DATABASE_FILE = 'hearth.db';
+export { DATABASE_FILE, LOCK_FILE } from '../data-files.ts';
+import { DATABASE_FILE, LOCK_FILE } from '../data-files.ts';
+import { runningServer } from '../server-lock.ts';
 /** Written by a running server into its data dir (pid and URL), removed when it stops. */
-export const LOCK_FILE = 'server.lock';
 const MANIFEST = 'manifest.json';
 /** Steps reported to `onStep` by a backup (database, deliveries, key, credentials, manifest) and by a restore (check, database, deliveries, key, credentials). */
 export const BACKUP_STEPS = 5;
 export const RESTORE_STEPS = 5;
-
-/**
- * Marks the data dir as served: the pid, the URL and the run's boot id (what `hearth signin-link` signs a
- * sign-in link for; the file is the owner's alone, as the master key is).
- */
-export function writeServerLock(dataDir: string, url: string, bootId: string) {
-  writeFileSync(join(dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, url, bootId, startedAt: new Date().toISOString() }), { mode: 0o600 });
-}
-
-export function removeServerLock(dataDir: string) {
-  rmSync(join(dataDir, LOCK_FILE), { force: true });
-}
-
-/** The server running on this data dir (its lock names a live process), or null (none, or a crashed one's stale lock). */
-export function runningServer(dataDir: string): { pid: number; url: string; bootId?: string } | null {
-  const file = join(dataDir, LOCK_FILE);
-  if (!existsSync(file)) return null;
-  try {
-    const lock = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string; bootId?: string };
-    process.kill(lock.pid, 0);
-    return lock;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * An online, consistent copy of a data dir, safe while the server writes: `VACUUM INTO` copies the database

@@ -14,7 +14,8 @@ export interface Credentials {
   authToken: string;
 }
 
-export const CREDENTIALS_FILE = 'credentials.json';
+export { CREDENTIALS_FILE } from '../data-files.ts';
+import { CREDENTIALS_FILE } from '../data-files.ts';
 
 /**
  * First start makes the default workspace (paid, self-serve production keys, at most 3) with its testing

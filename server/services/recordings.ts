@@ -23,7 +23,8 @@ import { keyed } from './keyed.ts';
 type RecordingRow = typeof recordings.$inferSelect;
 type AttachmentRow = typeof recordingAttachments.$inferSelect;
 export const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
-export const attachmentsDir = (dataDir: string) => join(dataDir, 'attachments');
+export { attachmentsDir } from '../data-files.ts';
+import { attachmentsDir } from '../data-files.ts';
 
 /** `3723000` ms → `01:02:03`. */
 export function clock(durationMs: number): string {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { RESOURCES_DIR } from '../paths.ts';
 
-const require = createRequire(import.meta.url);
+/** The package's JSON lists, loaded on first use (a require: JSON imports are not stable in Node 20's ESM). */
+const requireList = createRequire(import.meta.url);
 
 export interface RegionList {
   persistence: string[];
@@ -14,7 +16,7 @@ let regions: { persistence: Set<string>; realtime: Set<string> } | undefined;
 /** The supported regions (resources/regions.json), read once. */
 export function supportedRegions() {
   if (!regions) {
-    const file = fileURLToPath(new URL('../../resources/regions.json', import.meta.url));
+    const file = join(RESOURCES_DIR, 'regions.json');
     const list = JSON.parse(readFileSync(file, 'utf8')) as RegionList;
     regions = { persistence: new Set(list.persistence), realtime: new Set(list.realtime) };
   }
@@ -31,8 +33,8 @@ let disposable: { exact: Set<string>; wildcard: string[] } | undefined;
 export function isDisposableEmail(address: string): boolean {
   if (!disposable) {
     disposable = {
-      exact: new Set(require('disposable-email-domains') as string[]),
-      wildcard: require('disposable-email-domains/wildcard.json') as string[],
+      exact: new Set(requireList('disposable-email-domains') as string[]),
+      wildcard: requireList('disposable-email-domains/wildcard.json') as string[],
     };
   }
   const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();

@@ -3,7 +3,6 @@
  * exported without touching this folder (an encrypted column must be declared in archive-secrets.ts: the
  * guard below refuses to start otherwise, rather than copy a ciphertext that only the source could read).
  */
-import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { getTableColumns, is } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
@@ -11,6 +10,7 @@ import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from '../db/schema.ts';
 import { webhookAttempts, webhookDeliveries } from '../webhooks/delivery-store.ts';
 import { SECRET_COLUMNS, DIGEST_COLUMNS } from './archive-secrets.ts';
+import { MIGRATIONS_DIR } from '../paths.ts';
 
 export const ARCHIVE_FORMAT = 'hearth-export';
 export const ARCHIVE_FORMAT_VERSION = 1;
@@ -137,7 +137,7 @@ export function scopeFilter(table: TableSpec, scope: Scope): { where: string; pa
   return scope.kind === 'workspace' ? { where: keysOfWorkspace, params: [scope.workspaceId] } : { where: 'api_key_id = ?', params: [scope.apiKeyId] };
 }
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations', import.meta.url));
+const MIGRATIONS = MIGRATIONS_DIR;
 
 /** How many schema migrations this build has: the schema level of the databases it makes. */
 export function buildSchemaLevel(): number {

@@ -8,7 +8,8 @@ import { compileWithUnpeekedLimits } from '../db/bound-limit.ts';
 // main thread's reads.
 
 /** Delivery state's own SQLite file in the data dir (see delivery-store.ts for why it is separate). */
-export const DELIVERY_FILE = 'webhooks.db';
+export { DELIVERY_FILE } from '../data-files.ts';
+import { DELIVERY_FILE } from '../data-files.ts';
 
 /**
  * Page cache of each delivery connection, in KiB (SQLite's own default). better-sqlite3 builds SQLite with a

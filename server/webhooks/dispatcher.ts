@@ -1,5 +1,3 @@
-import { sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { and, asc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
@@ -10,7 +8,8 @@ import { webhookEndpoints, webhookEvents } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Logger } from '../log.ts';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
-import { DATABASE_FILE } from '../services/backup.ts';
+import { DATABASE_FILE } from '../data-files.ts';
+import { WORKER_ENTRY } from '../paths.ts';
 import { advancedPayload, basicPayload, emitEvent, newMessageId, onOutboxWrite, subscribers, type DomainEvent } from './outbox.ts';
 import type { Command, FromWorker, MainWrite, ToWorker, WorkerData } from './protocol.ts';
 
@@ -27,7 +26,10 @@ export type DebouncedResolver = (row: EventRow) => Debounced;
 export interface WebhookDispatcher {
   /** Tells the delivery worker that ready events or due deliveries may be waiting. */
   wake(): void;
-  /** Resolves once the delivery worker runs (it starts beside the listening server; events wait in the outbox meanwhile). */
+  /**
+   * Resolves once the delivery worker runs, starting it if it still waits for work (it starts beside the listening
+   * server when any key uses webhooks, else at the first event; events wait in the outbox meanwhile).
+   */
   ready(): Promise<void>;
   /** Cancels the pending deliveries to a target and cuts its requests in flight (a deleted endpoint receives nothing more). */
   cancelTarget(apiKeyId: string, target: string): Promise<void>;
@@ -61,8 +63,18 @@ export const offlineDispatcher: WebhookDispatcher = {
 const WORKER_HEAP_MB = 24;
 const WORKER_HEAP_MAX_MB = 1024;
 
-/** Packaged in Electron, the worker files are unpacked next to the asar archive (electron-builder.yml asarUnpack). */
-const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.mjs', import.meta.url)).replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
+/**
+ * Whether the delivery worker has anything to do from the start: a key with advanced webhooks or the basic
+ * service on, or outbox events not yet handed over (a delivery still due in webhooks.db has its key's webhooks on,
+ * or was cut off by turning them off).
+ */
+function webhooksInUse(db: Db): boolean {
+  const row = db.get<{ n: number }>(
+    sql`SELECT (EXISTS (SELECT 1 FROM webhook_configs WHERE is_enabled = 1) OR EXISTS (SELECT 1 FROM api_keys WHERE json_extract(settings, '$.useWebhookService') = 1) OR EXISTS (SELECT 1 FROM webhook_events WHERE dispatched_at IS NULL)) AS n`,
+  );
+  return row?.n === 1;
+}
+
 
 /**
  * The main thread's side of webhook delivery. Requests write events to the outbox in their own transaction; the
@@ -95,7 +107,7 @@ export function createWebhookDispatcher(
       outboundPrivate: app.config.outboundPrivate,
     },
   };
-  let worker: Worker;
+  let worker: Worker | undefined;
   /** Between a worker's start and its exit (messages sent before it listens are queued for it). */
   let running = false;
   let heapMb = WORKER_HEAP_MB;
@@ -137,7 +149,7 @@ export function createWebhookDispatcher(
           error = e instanceof Error ? e.message : String(e);
           app.log.error('webhook state not written', { error });
         }
-        worker.postMessage({ type: 'written', id: message.id, ...(error === undefined ? {} : { error }) } satisfies ToWorker);
+        worker?.postMessage({ type: 'written', id: message.id, ...(error === undefined ? {} : { error }) } satisfies ToWorker);
         return;
       }
       case 'reply': {
@@ -161,13 +173,14 @@ export function createWebhookDispatcher(
     }
   }
 
-  function start() {
-    worker = new Worker(WORKER_ENTRY, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 4 } });
+  function start(): Worker {
+    const started = new Worker(WORKER_ENTRY, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 4 } });
+    worker = started;
     running = true;
     // The server's lifetime is the HTTP server's; the worker must not keep a stopping process alive.
-    worker.unref();
-    worker.on('message', onMessage);
-    worker.on('error', (error: Error & { code?: string }) => {
+    started.unref();
+    started.on('message', onMessage);
+    started.on('error', (error: Error & { code?: string }) => {
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY' && heapMb < WORKER_HEAP_MAX_MB) {
         heapMb = Math.min(heapMb * 2, WORKER_HEAP_MAX_MB);
         app.log.warn('webhook delivery worker ran out of memory; restarting it with a larger heap', { heapMb });
@@ -175,7 +188,7 @@ export function createWebhookDispatcher(
       }
       app.log.error('webhook delivery worker failed', { error: error.message });
     });
-    worker.on('exit', (code) => {
+    started.on('exit', (code) => {
       running = false;
       setCheckpointerRunning(connectionOf(app.db), false);
       for (const pending of commands.values()) pending.reject(new ApiError('UNAVAILABLE', 'Webhook delivery stopped before answering; try again in a few seconds.'));
@@ -190,7 +203,14 @@ export function createWebhookDispatcher(
         if (!closed) start();
       }, 1000).unref();
     });
+    return started;
   }
+
+  /**
+   * The worker, started on first need: a server whose keys use no webhooks runs no delivery thread (about 10 MB of
+   * a fresh server's memory); until one runs, this thread checkpoints hearth.db itself.
+   */
+  const workerNow = () => worker ?? start();
 
   let wakePending = false;
   function wake() {
@@ -199,17 +219,18 @@ export function createWebhookDispatcher(
     // After the current turn: the request's answer goes first, and a burst of events sends one message.
     setImmediate(() => {
       wakePending = false;
-      if (!closed) worker.postMessage({ type: 'wake' } satisfies ToWorker);
+      if (!closed) workerNow().postMessage({ type: 'wake' } satisfies ToWorker);
     });
   }
 
   function send(command: Command): Promise<unknown> {
     if (closed) return Promise.reject(new ApiError('UNAVAILABLE', 'The server is stopping.'));
-    if (!running) return Promise.reject(new ApiError('UNAVAILABLE', 'Webhook delivery is restarting; try again in a few seconds.'));
+    if (worker !== undefined && !running) return Promise.reject(new ApiError('UNAVAILABLE', 'Webhook delivery is restarting; try again in a few seconds.'));
+    const target = workerNow();
     return new Promise((resolve, reject) => {
       const id = nextCommand++;
       commands.set(id, { resolve, reject });
-      worker.postMessage({ type: 'command', id, command } satisfies ToWorker);
+      target.postMessage({ type: 'command', id, command } satisfies ToWorker);
     });
   }
 
@@ -277,13 +298,16 @@ export function createWebhookDispatcher(
     setImmediate(resolveDebounced);
   }
 
-  start();
+  if (webhooksInUse(app.db)) start();
   const unsubscribe = onOutboxWrite((kind) => (kind === 'debounced' ? scheduleDebounced() : wake()));
   scheduleDebounced();
 
   return {
     wake,
-    ready: () => ready,
+    ready: () => {
+      workerNow();
+      return ready;
+    },
     async cancelTarget(apiKeyId, target) {
       await send({ type: 'cancelTarget', apiKeyId, target });
     },
@@ -298,13 +322,15 @@ export function createWebhookDispatcher(
       closed = true;
       unsubscribe();
       if (debounceTimer) clearTimeout(debounceTimer);
+      const current = worker;
+      if (current === undefined) return;
       // The worker records what finished and hands over its last writes (answered by onMessage meanwhile).
       const stopped = new Promise<void>((resolve) => (onClosed = resolve));
-      worker.postMessage({ type: 'close' } satisfies ToWorker);
-      const timeout = setTimeout(() => void worker.terminate(), app.config.webhooks.timeoutMs + 5_000);
+      current.postMessage({ type: 'close' } satisfies ToWorker);
+      const timeout = setTimeout(() => void current.terminate(), app.config.webhooks.timeoutMs + 5_000);
       await stopped;
       clearTimeout(timeout);
-      await worker.terminate();
+      await current.terminate();
     },
   };
 }

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
+/** The built CLI (scripts/build.mjs), what `npm start` runs. */
+export const BUILT_CLI = join(ROOT, 'dist', 'server', 'cli.js');
 export const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
@@ -40,9 +42,13 @@ export interface Child {
   url: string;
 }
 
-/** Starts a TypeScript entry point in a child process and waits for the port it prints (PORT n or the banner). */
+/**
+ * Starts a TypeScript entry point in a child process and waits for the port it prints (PORT n or the banner).
+ * Hearth itself (`server/cli.ts`) runs as `npm start` runs it: built into dist/ (run.ts builds it first).
+ */
 export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const command = args[0] === 'server/cli.ts' ? [BUILT_CLI, ...args.slice(1)] : ['--import', 'tsx', ...args];
+  const child = spawn(process.execPath, command, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {

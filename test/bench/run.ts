@@ -1,8 +1,9 @@
 // `npm run bench [suite…] [--compare FILE.json]`: every figure next to a floor or a peer measured in the same run
 // on this machine. Servers run in child processes; load comes from this process over loopback. The run is stored
 // in bench-results/ and the generated section of BENCHMARKS.md is rebuilt (see results.ts).
+import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { CONNECTIONS, DURATION, type Row } from './harness.ts';
+import { CONNECTIONS, DURATION, ROOT, type Row } from './harness.ts';
 import { compareRuns, currentLoad, gitCommit, machine, quietStart, readRun, suiteTable, toResultRow, updateBenchmarksMd, writeRun, type RunResult } from './results.ts';
 import * as access from './suites/access.ts';
 import * as coldStart from './suites/cold-start.ts';
@@ -11,6 +12,7 @@ import * as feed from './suites/feed.ts';
 import * as httpFloor from './suites/http-floor.ts';
 import * as idleMemory from './suites/idle-memory.ts';
 import * as memory from './suites/memory.ts';
+import * as start from './suites/start.ts';
 import * as webhooks from './suites/webhooks.ts';
 import * as writeFloor from './suites/write-floor.ts';
 
@@ -24,6 +26,7 @@ const suites: Record<string, { title: string; run(): Promise<Row[]> }> = {
   memory,
   'cold-start': coldStart,
   'idle-memory': idleMemory,
+  start,
 };
 
 const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { compare: { type: 'string' }, help: { type: 'boolean' } } });
@@ -45,6 +48,8 @@ try {
   process.exit(2);
 }
 const chosen = positionals.length ? positionals : Object.keys(suites);
+// Hearth is measured as npm start runs it: built from the sources being measured
+execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
 
 const run: RunResult = { date: new Date().toISOString(), commit: gitCommit(), machine: machine(), benchSeconds: DURATION, connections: CONNECTIONS, suites: {} };
 const m = run.machine;

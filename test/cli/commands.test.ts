@@ -20,6 +20,12 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => temp.cleanup());
 
+describe('the command list', () => {
+  it("names each command as its module does (commands load on use: the list holds only names and summaries)", async () => {
+    for (const entry of commands) expect((await entry.load()).name).toBe(entry.name);
+  });
+});
+
 describe('hearth --help', () => {
   it('lists every command, and every command answers --help with its usage and options', async () => {
     const overview = await hearth('--help');
@@ -45,7 +51,7 @@ describe('hearth --help', () => {
     const cases: [string[], string][] = [
       [['bogus'], 'unknown command "bogus"'],
       [['workspace', 'delete'], 'unknown command "workspace delete": choose one of create, list, settings'],
-      [['backup', '--data-dir', dataDir, '--nope'], "Unknown option '--nope'; see hearth backup --help"],
+      [['backup', '--data-dir', dataDir, '--nope'], "Unknown option '--nope'; see npx hearth backup --help"],
       [['backup', '--data-dir', dataDir], 'backup needs --out DIR'],
       [['apikey', 'tokens', '--data-dir', dataDir], 'apikey tokens needs --api-key ID'],
       [['workspace', 'settings', '--data-dir', dataDir, '--plan', 'gold'], '--plan takes free or paid, not "gold"'],

@@ -295,7 +295,11 @@ describe('hearth seed (the command)', () => {
     const dataDir = temp();
     const plain = await hearth('seed', '--data-dir', dataDir, '--seed', '3');
     expect(plain.stderr).toMatch(/Seeding \(small\) \d+\/\d+ \(100%\)/);
+    // one closing line, not the same 100 % twice
+    expect(plain.stderr.match(/\(100%\)/g)).toHaveLength(1);
     expect(plain.stdout).toMatch(/Seeded API key \S+ in .* \(size small, seed 3\)/);
+    // the next step named as it can be typed in the project (hearth itself is not on the PATH)
+    expect(plain.stdout).toContain(`Start it with: npm start -- --data-dir ${dataDir}`);
     const json = await hearth('seed', '--data-dir', dataDir, '--seed', '4', '--json');
     expect(json.stderr).toBe('');
     const summary = JSON.parse(json.stdout) as SeedSummary & { seed: number };

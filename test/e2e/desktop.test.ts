@@ -32,7 +32,7 @@ describe.runIf(binary !== null)('desktop app (Electron)', () => {
   let electron: ElectronApplication;
   let dataDir: string;
   beforeAll(async () => {
-    execFileSync(process.execPath, ['scripts/build-main.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
     dataDir = mkdtempSync(join(tmpdir(), 'hearth-desktop-'));
     electron = await _electron.launch({ executablePath: binary as string, args: ['--no-sandbox', join(ROOT, 'dist/main/main.js')], env: { ...process.env, HEARTH_DATA_DIR: dataDir, PORT: '0' } });
   }, 120_000);

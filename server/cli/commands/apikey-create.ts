@@ -9,7 +9,6 @@ const NAME = 'apikey create';
 
 export const command: Command = {
   name: NAME,
-  summary: 'create an API key (testing or production) with an auth token',
   help: `Usage: hearth apikey create [options]
 
 Creates an API key in a workspace, with one auth token, under the same rules as

@@ -7,7 +7,6 @@ const NAME = 'apikey list';
 
 export const command: Command = {
   name: NAME,
-  summary: "list a workspace's API keys",
   help: `Usage: hearth apikey list [options]
 
 Lists a workspace's API keys, oldest first. Safe while the server runs.

@@ -15,12 +15,11 @@ function findKey(app: AppContext, apiKeyId: string) {
       // not this workspace's key
     }
   }
-  throw new CliError(`No API key ${apiKeyId}; see hearth apikey list`, 1);
+  throw new CliError(`No API key ${apiKeyId}; see npx hearth apikey list`, 1);
 }
 
 export const command: Command = {
   name: NAME,
-  summary: "show an API key's auth tokens",
   help: `Usage: hearth apikey tokens --api-key ID [options]
 
 Prints the auth tokens of an API key (in plain text: they are the credentials a client sends), oldest first.

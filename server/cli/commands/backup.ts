@@ -7,7 +7,6 @@ const NAME = 'backup';
 
 export const command: Command = {
   name: NAME,
-  summary: 'an online, consistent copy of the data dir (safe while the server runs)',
   help: `Usage: hearth backup --out DIR [options]
 
 Copies the data dir into DIR, a new or empty directory: the database as of one instant (SQLite's

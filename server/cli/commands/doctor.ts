@@ -12,7 +12,6 @@ function summary(checks: { status: string }[]): string {
 
 export const command: Command = {
   name: NAME,
-  summary: 'check the data dir, master key, database, schema version, free disk and the port',
   help: `Usage: hearth doctor [options]
 
 Checks, without changing anything (safe while the server runs):

@@ -31,7 +31,6 @@ export function passphraseFrom(io: CliIO, flag: string | undefined): string | un
 
 export const command: Command = {
   name: NAME,
-  summary: 'the state of the data dir (or one workspace, or one API key) as a portable archive directory',
   help: `Usage: hearth export --out DIR [options]
 
 Writes the data dir's state into DIR (a new or empty directory): manifest.json (format version, Hearth

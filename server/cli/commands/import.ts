@@ -9,7 +9,6 @@ const POLICIES = ['fail', 'skip', 'replace'] as const;
 
 export const command: Command = {
   name: NAME,
-  summary: 'load an archive made by hearth export into a data dir (empty or populated)',
   help: `Usage: hearth import --from DIR [options]
 
 Loads an archive made by hearth export into the data dir (created when missing). Every file is checked

@@ -7,7 +7,6 @@ const NAME = 'restore';
 
 export const command: Command = {
   name: NAME,
-  summary: "put a backup in place as the data dir (refused while a server runs on it)",
   help: `Usage: hearth restore --from DIR [options]
 
 Puts a backup made by hearth backup (or a pre-migration backup in DATA_DIR/backups/) in place as the data

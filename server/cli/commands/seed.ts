@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { SEED_SIZES, SeedRefusedError } from '../../tooling/seed-options.ts';
 import { seededRandom } from '../../tooling/seed-text.ts';
 import type { SeedSummary } from '../../tooling/seed.ts';
@@ -9,7 +10,6 @@ const { small, large } = SEED_SIZES;
 
 export const command: Command = {
   name: NAME,
-  summary: 'fill an API key with a realistic demo data set (small for a first look, large for benchmarks)',
   help: `Usage: hearth seed [--size small|large] [options]
 
 Writes a demo data set into an API key: organizations with people, memberships, user groups and a folder
@@ -36,7 +36,7 @@ ${DATA_DIR_HELP}
   --json                  a summary: { apiKeyId, organizations, rows, webhookEndpoints, durationMs, databaseBytes, ... }
 
 Example:
-  hearth seed --data-dir ./demo && hearth serve --data-dir ./demo
+  npx hearth seed --data-dir ./demo && npm start -- --data-dir ./demo
 `,
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, size: { type: 'string' }, 'api-key': { type: 'string' }, seed: { type: 'string' } });
@@ -69,6 +69,11 @@ Example:
   },
 };
 
+/** How to serve a data dir from here: `npm start`, with the data dir when it is not the default ./data. */
+function startCommand(dataDir: string): string {
+  return resolve(dataDir) === resolve('data') ? 'npm start' : `npm start -- --data-dir ${dataDir}`;
+}
+
 function describe(s: SeedSummary, seed: number): string {
   const n = (key: string) => (s.rows[key] ?? 0).toLocaleString('en-US');
   return [
@@ -81,6 +86,6 @@ function describe(s: SeedSummary, seed: number): string {
     `  ${n('recordings')} recordings, ${n('webhookEndpoints')} webhook endpoints (disabled)`,
     ...s.notes.map((note) => `  ${note}`),
     `  database ${(s.databaseBytes / 1e6).toFixed(1)} MB, attachments ${(s.attachmentBytes / 1e3).toFixed(0)} kB`,
-    `Start it with: hearth serve --data-dir ${s.dataDir}   (credentials in ${s.credentialsFile})`,
+    `Start it with: ${startCommand(s.dataDir)}   (credentials in ${s.credentialsFile})`,
   ].join('\n');
 }

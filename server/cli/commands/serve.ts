@@ -41,7 +41,6 @@ function banner(server: HearthServer): string {
 
 export const command: Command = {
   name: NAME,
-  summary: 'run the server (the default command: npm start)',
   help: `Usage: hearth serve [options]      (also: npm start -- [options])
 
 Runs the API, the y-websocket sync and the admin UI until SIGTERM or SIGINT, which finish in-flight requests

@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintSignInToken, signInLinkOf } from '../../admin/signin.ts';
-import { createSecrets, KEY_FILE, loadOrCreateMasterKey } from '../../security/secrets.ts';
-import { runningServer } from '../../services/backup.ts';
-import { CREDENTIALS_FILE, type Credentials } from '../../services/bootstrap.ts';
+import { KEY_FILE } from '../../data-files.ts';
+import { createSecrets, loadOrCreateMasterKey } from '../../security/secrets.ts';
+import { runningServer } from '../../server-lock.ts';
+import { CREDENTIALS_FILE } from '../../data-files.ts';
+import type { Credentials } from '../../services/bootstrap.ts';
 import { CliError, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
 
@@ -11,7 +13,6 @@ const NAME = 'signin-link';
 
 export const command: Command = {
   name: NAME,
-  summary: 'a new one-time link that signs a browser in to the running server\'s admin UI',
   help: `Usage: hearth signin-link [options]
 
 Prints a new one-time sign-in link for the admin UI of the server running on the data dir (the link printed at

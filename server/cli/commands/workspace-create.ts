@@ -16,7 +16,6 @@ export function firstIssue(error: z.ZodError, flags: Record<string, string>): st
 
 export const command: Command = {
   name: NAME,
-  summary: 'create a workspace with its testing API key and auth token',
   help: `Usage: hearth workspace create --owner-email EMAIL [options]
 
 Creates a workspace, its first testing API key and that key's auth token, and prints their credentials.

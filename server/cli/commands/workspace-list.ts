@@ -7,7 +7,6 @@ const NAME = 'workspace list';
 
 export const command: Command = {
   name: NAME,
-  summary: 'list the workspaces with their plan and production-key settings',
   help: `Usage: hearth workspace list [options]
 
 Lists every workspace of the data dir, oldest first, with its plan and production-key settings.

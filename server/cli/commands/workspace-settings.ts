@@ -12,13 +12,12 @@ export function settingsLine(r: ReturnType<typeof describeSettings>): string {
 /** The workspace named by --workspace, or the default one made at first start. */
 export function chosenWorkspace(app: AppContext, workspaceId: string | undefined) {
   const workspace = workspaceId ? findWorkspace(app, workspaceId) : findDefaultWorkspace(app);
-  if (!workspace) throw new CliError(workspaceId ? `No workspace ${workspaceId}; see hearth workspace list` : 'No default workspace yet: start the server once', 1);
+  if (!workspace) throw new CliError(workspaceId ? `No workspace ${workspaceId}; see npx hearth workspace list` : 'No default workspace yet: start the server once (npm start)', 1);
   return workspace;
 }
 
 export const command: Command = {
   name: NAME,
-  summary: "show or change a workspace's plan and production-key settings",
   help: `Usage: hearth workspace settings [options]
 
 Shows a workspace's plan and production-key settings; with any of --plan, --self-serve,

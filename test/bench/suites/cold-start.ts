@@ -1,4 +1,4 @@
-// Cold start: from spawning `server/cli.ts` (as `npm start` runs it, through tsx) to the first answered
+// Cold start: from spawning the built server (dist/server/cli.js, as `npm start` runs it) to the first answered
 // POST /v2/ping, with a 1 GB database, median of 3; next to the same start on an empty data dir, a bare
 // `node -e` HTTP server and the floor server loaded through tsx (what TypeScript loading alone costs).
 // The 1 GB data dir is built once (fill.ts, ~a minute) and kept in the system temp dir between runs, keyed by
@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, initDataDir, median, ROOT, runScript, stopChild, type Row } from '../harness.ts';
+import { BUILT_CLI, freePort, initDataDir, median, ROOT, runScript, stopChild, type Row } from '../harness.ts';
 
 export const title = 'Cold start to the first answered request, 1 GB database (median of 3)';
 
@@ -65,7 +65,8 @@ async function medianStart(makeCommand: (port: number) => string[], prepare?: ()
 
 export async function run(): Promise<Row[]> {
   const large = await largeDataDir();
-  const hearth = (port: number) => ['--import', 'tsx', 'server/cli.ts', '--port', String(port), '--data-dir', '$DIR'];
+  // as npm start runs it: built into dist/ (run.ts builds it)
+  const hearth = (port: number) => [BUILT_CLI, '--port', String(port), '--data-dir', '$DIR'];
   const bare = await medianStart((port) => ['-e', `require('node:http').createServer((q, s) => s.end('{}')).listen(${port}, '127.0.0.1')`]);
   const tsxFloor = await medianStart((port) => ['--import', 'tsx', 'test/bench/floor-server.ts', 'h3', String(port)]);
   const empty = await medianStart(hearth, () => mkdtempSync(join(tmpdir(), 'hearth-bench-cold-empty-')), (dir) => rmSync(dir, { recursive: true, force: true }));
