@@ -74,6 +74,8 @@ export type OverviewAnswer = z.infer<typeof overviewAnswer>;
 export const keyItem = z.object({ apiKey: z.string(), name: z.string().nullable(), type: z.string() });
 export type KeyItem = z.infer<typeof keyItem>;
 export const keysAnswer = z.object({ items: z.array(keyItem) });
+/** One key's usage: rows per table. */
+export const keyAnswer = z.object({ counts: z.record(z.string(), z.number()) });
 
 // ---------------------------------------------------------------------------------------------------------
 // Search (the command palette)

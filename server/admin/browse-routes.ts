@@ -35,6 +35,14 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
   const { q } = kit;
   const pages = pager(kit.app.pageTokens);
 
+  h3.get('/admin/api/key', (event) => {
+    const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256) }));
+    if (!input.ok) return input.error;
+    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    if (!g.ok) return g.error;
+    return { counts: q.keyCounts(input.value.apiKey) };
+  });
+
   h3.get('/admin/api/organizations', (event) => {
     const input = queryOf(event, listQuery);
     if (!input.ok) return input.error;

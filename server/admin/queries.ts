@@ -60,6 +60,12 @@ export function createAdminQueries(sqlite: Database.Database) {
       return Object.fromEntries(tables.map((t) => [t, count(`SELECT count(*) AS n FROM ${t} WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)`, workspaceId)]));
     },
 
+    /** What one key holds: the figures of its page. */
+    keyCounts(apiKeyId: string) {
+      const tables = ['organizations', 'documents', 'users', 'notifications', 'activities', 'crdt_documents', 'webhook_endpoints', 'agents'];
+      return Object.fromEntries(tables.map((t) => [t, count(`SELECT count(*) AS n FROM ${t} WHERE api_key_id = ?`, apiKeyId)]));
+    },
+
     // ----- organizations ---------------------------------------------------------------------------------
     organizationsPage(apiKeyId: string, q: string | undefined, page: PageArgs) {
       const s = search(q, 'id', 'name');

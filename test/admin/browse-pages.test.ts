@@ -3,7 +3,7 @@
 // error envelopes for bad input (never a 5xx). The query plans are checked to use the tables' indexes.
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activityItem, documentItem, membershipItem, notificationItem, organizationAnswer, organizationItem, page, searchAnswer, userAnswer, userItem } from '../../shared/admin.ts';
+import { activityItem, documentItem, keyAnswer, membershipItem, notificationItem, organizationAnswer, organizationItem, page, searchAnswer, userAnswer, userItem } from '../../shared/admin.ts';
 import { createAdminQueries } from '../../server/admin/queries.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
@@ -109,6 +109,8 @@ describe('paged lists', () => {
     const toBob = (t.server.app.sqlite.prepare("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'").get() as { n: number }).n;
     expect(toBob).toBeGreaterThanOrEqual(3);
     expect(userAnswer.parse(user.body)).toMatchObject({ user: { id: 'bob', name: 'BOB' }, organizations: ['o1'], notifications: toBob });
+    const usage = keyAnswer.parse(await (await get('/key', { apiKey: apiKey() })).json());
+    expect(usage.counts).toMatchObject({ organizations: 5, documents: 5, users: 3 });
     expect((await get('/organization', { apiKey: apiKey(), organizationId: 'nope' })).status).toBe(404);
     expect((await get('/user', { apiKey: apiKey(), userId: 'nobody' })).status).toBe(404);
   });

@@ -253,6 +253,9 @@ describe('admin UI: workspace', () => {
     // the key's page: every setting in a form, allowed domains, AI keys write-only
     await page.goto(`${t.url}/k/${key()}`);
     await expect.poll(() => page.textContent('#config-requireJwtToken')).toBe('false');
+    // its usage: what the key holds
+    const orgCount = (await t.callK('/v2/organizations/get', {})).body.result.data.length as number;
+    await expect.poll(() => page.textContent('#usage-organizations')).toBe(String(orgCount));
     await page.selectOption('#field-requireJwtToken', 'true');
     await page.click('#save-settings');
     await expect.poll(() => page.textContent('#workspace-status')).toBe('Configuration saved.');

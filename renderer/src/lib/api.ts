@@ -99,6 +99,7 @@ export const api = {
   signOut: () => send<SessionAnswer>('DELETE', '/session', { quietAuth: true }),
   overview: () => send<OverviewAnswer>('GET', '/overview'),
   keys: () => send<{ items: KeyItem[] }>('GET', '/keys'),
+  key: (apiKey: string) => send<{ counts: Record<string, number> }>('GET', '/key', { query: { apiKey } }),
   metrics: (seconds = 120) => send<MetricsAnswer>('GET', '/metrics', { query: { seconds } }),
   search: (q: string) => send<{ items: SearchHit[] }>('GET', '/search', { query: { q } }),
 

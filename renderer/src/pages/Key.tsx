@@ -17,6 +17,7 @@ export default function Key({ params }: { params: Params }) {
   const session = useSession();
   const key = session.keys.find((k) => k.apiKey === apiKey);
   const [said, setSaid] = useState<Said | null>(null);
+  const usage = useLoad(() => api.key(apiKey), [apiKey]);
   const config = useLoad(async () => dataOf<Record<string, unknown>>(await api.call('/v2/workspace/apikeyconfig/get', apiKey, {})), [apiKey]);
   const schemas = useLoad(loadOperations, []);
   const configSchema = schemas.data?.operations.find((o) => o.path === '/v2/workspace/apikeyconfig/update')?.schema;
@@ -75,6 +76,9 @@ export default function Key({ params }: { params: Params }) {
         <a href={`/requests?caller=${encodeURIComponent(apiKey)}`}>Its requests</a>
       </PageHead>
       <Status said={said} id="workspace-status" />
+      <Section title="Usage" id="key-usage">
+        <Facts items={Object.entries(usage.data?.counts ?? {}).map(([k, v]) => [k.replace(/_/g, ' '), <span id={`usage-${k}`}>{v.toLocaleString('en-US')}</span>])} />
+      </Section>
       <div class="split">
         <Section title="Configuration" id="key-configuration">
           <dl class="facts" id="key-config">
