@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppContext } from '../../../server/context.ts';
 import { transaction } from '../../../server/db/client.ts';
 import { findMembership, upsertMembership } from '../../../server/services/access.ts';
+import { keyed } from '../../../server/services/keyed.ts';
 import { ensureOrganization, type Outcomes } from '../../../server/services/organizations.ts';
 import type { ApiKeyRow } from '../../../server/services/types.ts';
 import { addUsers, levelOf, upsertUser } from '../../../server/services/users.ts';
@@ -32,7 +33,8 @@ function perUser(input: Input): Outcomes {
   const { level, resourceId } = levelOf(input);
   return transaction(app.db, (tx) => {
     ensureOrganization(tx, apiKey.id, input.organizationId, true);
-    const out: Outcomes = {};
+    // keyed like the service's (no prototype): a user named __proto__ has its outcome too
+    const out: Outcomes = keyed();
     for (const user of input.users) {
       const row = upsertUser(tx, apiKey.id, user);
       const key = { apiKeyId: apiKey.id, organizationId: input.organizationId, level, resourceId, userId: user.userId };
