@@ -9,6 +9,7 @@ import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
+import { hostRefusal } from '../http/host-check.ts';
 import { parseInput } from '../http/validation.ts';
 import { documentAccess } from '../services/access.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
@@ -197,6 +198,8 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
   });
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, onSocketError: (error: Error) => void) {
+    // a page whose name rebinds to this machine must not reach the documents either (http/host-check.ts)
+    if (!app.hostAllowed(req.headers.host)) return reject(socket, 403, hostRefusal(req.headers.host as string));
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!url.pathname.startsWith(YJS_PATH)) return reject(socket, 404, 'Not Found');
     const parts = url.pathname.slice(YJS_PATH.length).split('/');

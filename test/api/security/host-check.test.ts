@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostCheck, hostName } from '../../../server/http/host-check.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -69,6 +70,30 @@ describe('requests addressed to another name (DNS rebinding)', () => {
     expect((await asHost(t.url, `localhost:${t.server.port}`, 'POST', '/v2/ping', '{"data":{}}')).status).toBe(200);
     expect((await asHost(t.url, `127.0.0.1:${t.server.port}`, 'POST', '/v2/ping', '{"data":{}}')).status).toBe(200);
     expect((await asHost(t.url, `[::1]:${t.server.port}`, 'GET', '/openapi.json')).status).toBe(200);
+  });
+
+  it('refuses a websocket upgrade addressed to another name before its credentials are looked at', async () => {
+    const upgrade = (host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(t.server.port, '127.0.0.1', () => {
+          const path = `/yjs/org/doc/editor?apiKey=${t.credentials.apiKey}&authToken=${t.credentials.authToken}`;
+          socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}\r\n\r\n`);
+        });
+        let answer = '';
+        socket.on('data', (d) => {
+          answer += d;
+          if (answer.includes('\r\n\r\n')) {
+            socket.destroy();
+            resolve(answer);
+          }
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(answer));
+      });
+    const refused = await upgrade('attacker.example:8787');
+    expect(refused).toMatch(/^HTTP\/1\.1 403 /);
+    expect(refused).toContain('ALLOWED_HOSTS');
+    expect(await upgrade(`127.0.0.1:${t.server.port}`)).toMatch(/^HTTP\/1\.1 101 /);
   });
 
   it('answers a name once ALLOWED_HOSTS (or PUBLIC_URL) names it', async () => {
