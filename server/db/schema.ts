@@ -98,6 +98,9 @@ export const loginLinks = sqliteTable(
 );
 
 /** Every e-mail Hearth sends, kept locally (the admin UI's mailbox) and relayed over SMTP when configured. */
+export const MAIL_STATUSES = ['kept', 'queued', 'sent', 'failed', 'skipped'] as const;
+export type MailStatus = (typeof MAIL_STATUSES)[number];
+
 export const mailOutbox = sqliteTable(
   'mail_outbox',
   {
@@ -112,7 +115,14 @@ export const mailOutbox = sqliteTable(
     subject: text('subject').notNull(),
     /** Encrypted JSON `{ text, html }`: bodies may carry one-time sign-in links. */
     bodyEnc: text('body_enc').notNull(),
-    status: text('status', { enum: ['stored', 'sent', 'failed'] }).notNull(),
+    /**
+     * `kept`: local mailbox only (no SMTP when it was written; never relayed later); `queued`: waiting to be
+     * relayed; `sent`; `failed` (refused, or out of attempts); `skipped`: not relayed because it could not be
+     * used any more (a login link used or expired before it went out).
+     */
+    status: text('status', { enum: MAIL_STATUSES }).notNull(),
+    /** The login link a login-link mail carries: it is not relayed once that link is used or expired. */
+    loginLinkId: text('login_link_id'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
     createdAt: integer('created_at').notNull(),

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, lt } from 'drizzle-orm';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Db } from '../db/client.ts';
-import { mailOutbox } from '../db/schema.ts';
+import { loginLinks, mailOutbox, type MailStatus } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import { randomAlphanumeric, type Secrets } from '../security/secrets.ts';
 
@@ -15,11 +15,13 @@ export interface OutgoingMail {
   html: string;
   workspaceId?: string | null;
   apiKeyId?: string | null;
+  /** The login link the mail carries: never relayed once the link is used or expired. */
+  loginLinkId?: string | null;
 }
 
 export interface StoredMail extends OutgoingMail {
   id: string;
-  status: 'stored' | 'sent' | 'failed';
+  status: MailStatus;
   attempts: number;
   lastError: string | null;
   createdAt: number;
@@ -27,8 +29,13 @@ export interface StoredMail extends OutgoingMail {
 }
 
 export interface Mailer {
-  /** Keeps the message in the outbox (in the caller's transaction) and returns its id; relay follows the commit. */
+  /**
+   * Keeps the message in the outbox (in the caller's transaction) and returns its id; with SMTP configured it is
+   * queued for relay, which follows the commit; without, it stays in the local mailbox for good.
+   */
   enqueue(tx: Db, mail: OutgoingMail): string;
+  /** Whether mail is relayed over SMTP (SMTP_URL is set). */
+  readonly relaying: boolean;
   /** Relays what is waiting in the outbox over SMTP (no-op without SMTP). Called after commits and at start. */
   flush(): void;
   list(options?: { limit?: number }): StoredMail[];
@@ -43,11 +50,15 @@ const senderOf = (row: { fromAddress: string | null; fromName: string | null }) 
 /**
  * Outgoing mail. Every message is kept in the `mail_outbox` table first (the admin UI's mailbox shows it, so
  * a team without SMTP still reads its login links); with `SMTP_URL` set it is also relayed with nodemailer.
- * Relay happens after the write commits and never holds up the request that caused it.
+ * Relay happens after the write commits and never holds up the request that caused it. Only mail written while
+ * SMTP is set is relayed: turning SMTP on later does not send what was kept before (old login links among it),
+ * and a login link used or expired before its mail went out is not sent at all. nodemailer loads only then.
  */
 export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtpUrl?: string | undefined; from: string }): Mailer {
   const { db, secrets, log } = opts;
-  const transport: Transporter | null = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  const smtpUrl = opts.smtpUrl;
+  let transport: Promise<Transporter> | null = null;
+  const transportNow = () => (transport ??= import('nodemailer').then((m) => m.default.createTransport(smtpUrl)));
   let running: Promise<void> | null = null;
   let again = false;
   let closed = false;
@@ -64,21 +75,35 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
     retryDelay = Math.min(retryDelay * 2, 600_000);
   };
 
+  /** Why a queued mail must not go out any more (its login link was used or expired), or null. */
+  const spent = (row: typeof mailOutbox.$inferSelect): string | null => {
+    if (row.loginLinkId === null) return null;
+    const link = db.select({ usedAt: loginLinks.usedAt, expiresAt: loginLinks.expiresAt }).from(loginLinks).where(eq(loginLinks.id, row.loginLinkId)).get();
+    if (!link || link.expiresAt <= Date.now()) return 'not sent: the login link expired before it could be relayed';
+    if (link.usedAt !== null) return 'not sent: the login link was used before it could be relayed';
+    return null;
+  };
+
   const relayPending = async () => {
-    if (!transport) return;
+    if (!smtpUrl) return;
     const pending = db
       .select()
       .from(mailOutbox)
-      .where(and(eq(mailOutbox.status, 'stored'), lt(mailOutbox.attempts, MAX_ATTEMPTS)))
+      .where(and(eq(mailOutbox.status, 'queued'), lt(mailOutbox.attempts, MAX_ATTEMPTS)))
       .orderBy(asc(mailOutbox.createdAt))
       .limit(50)
       .all();
     for (const row of pending) {
       if (closed) return;
+      const reason = spent(row);
+      if (reason) {
+        db.update(mailOutbox).set({ status: 'skipped', lastError: reason }).where(eq(mailOutbox.id, row.id)).run();
+        continue;
+      }
       const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
       const attempts = row.attempts + 1;
       try {
-        await transport.sendMail({ from: senderOf(row) ?? opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
+        await (await transportNow()).sendMail({ from: senderOf(row) ?? opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
         if (closed) return;
         db.update(mailOutbox).set({ status: 'sent', attempts, sentAt: Date.now(), lastError: null }).where(eq(mailOutbox.id, row.id)).run();
       } catch (error) {
@@ -86,7 +111,7 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
         const message = error instanceof Error ? error.message : String(error);
         // a permanent refusal (5xx) concerns this message only: fail it and go on with the others
         const permanent = ((error as { responseCode?: number }).responseCode ?? 0) >= 500;
-        const status = permanent || attempts >= MAX_ATTEMPTS ? 'failed' : 'stored';
+        const status = permanent || attempts >= MAX_ATTEMPTS ? 'failed' : 'queued';
         db.update(mailOutbox).set({ status, attempts, lastError: message.slice(0, 500) }).where(eq(mailOutbox.id, row.id)).run();
         log.warn('mail relay failed', { mailId: row.id, attempts, error: message });
         if (permanent) continue;
@@ -97,7 +122,7 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
   };
 
   const flush = () => {
-    if (!transport || closed) return;
+    if (!smtpUrl || closed) return;
     if (running) {
       again = true;
       return;
@@ -114,6 +139,7 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
   };
 
   return {
+    relaying: smtpUrl !== undefined,
     enqueue(tx, mail) {
       const id = randomAlphanumeric(16);
       tx.insert(mailOutbox)
@@ -127,7 +153,8 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
           fromName: mail.from?.name ?? null,
           subject: mail.subject,
           bodyEnc: secrets.encrypt(JSON.stringify({ text: mail.text, html: mail.html })),
-          status: 'stored',
+          status: smtpUrl ? 'queued' : 'kept',
+          loginLinkId: mail.loginLinkId ?? null,
           createdAt: Date.now(),
         })
         .run();
@@ -166,7 +193,7 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
       closed = true;
       if (retryTimer) clearTimeout(retryTimer);
       if (running) await Promise.race([running, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
-      transport?.close();
+      if (transport) (await transport).close();
     },
   };
 }

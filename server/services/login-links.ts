@@ -58,9 +58,10 @@ export async function sendLoginLink(app: AppContext, input: { email: string; con
     if (!owner) return false;
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
+    const linkId = randomAlphanumeric(16);
     tx.insert(loginLinks)
       .values({
-        id: randomAlphanumeric(16),
+        id: linkId,
         workspaceId: owner.id,
         email,
         tokenDigest: app.secrets.digest(token),
@@ -73,6 +74,7 @@ export async function sendLoginLink(app: AppContext, input: { email: string; con
     app.mail.enqueue(tx, {
       kind: 'login-link',
       workspaceId: owner.id,
+      loginLinkId: linkId,
       to: email,
       subject: 'Your Hearth sign-in link',
       text: `Open this link to sign in to Hearth. It works once and expires in one hour.\n\n${link}\n\nIf you did not ask for it, ignore this e-mail.`,

@@ -17,6 +17,7 @@ export const commands: CommandEntry[] = [
   entry('apikey create', 'create an API key (testing or production) with an auth token', () => import('./apikey-create.ts')),
   entry('apikey list', "list a workspace's API keys", () => import('./apikey-list.ts')),
   entry('apikey tokens', "show an API key's auth tokens", () => import('./apikey-tokens.ts')),
+  entry('mail list', 'the mail Hearth wrote (login links, notifications) with its relay state over SMTP', () => import('./mail-list.ts')),
   entry('backup', 'an online, consistent copy of the data dir (safe while the server runs)', () => import('./backup.ts')),
   entry('restore', 'put a backup in place as the data dir (refused while a server runs on it)', () => import('./restore.ts')),
   entry('export', 'the state of the data dir (or one workspace, or one API key) as a portable archive directory', () => import('./export.ts')),

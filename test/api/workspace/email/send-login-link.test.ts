@@ -177,7 +177,7 @@ describe('without SMTP', () => {
     try {
       expect((await local.callPublic(path, { email: OWNER, continueUrl: 'http://localhost/' })).status).toBe(200);
       const [mail] = local.server.app.mail.list();
-      expect(mail).toMatchObject({ kind: 'login-link', to: OWNER, status: 'stored', attempts: 0 });
+      expect(mail).toMatchObject({ kind: 'login-link', to: OWNER, status: 'kept', attempts: 0 });
       expect(mail!.html).toMatch(/\/auth\/email-link\?token=/);
     } finally {
       await local.close();
@@ -191,7 +191,7 @@ describe('without SMTP', () => {
     const server = await startTestServer({ smtpUrl: url });
     try {
       expect((await server.callPublic(path, { email: OWNER, continueUrl: 'http://localhost/' })).status).toBe(200);
-      await eventually(() => expect(server.server.app.mail.list()[0]).toMatchObject({ status: 'stored', attempts: 1 }));
+      await eventually(() => expect(server.server.app.mail.list()[0]).toMatchObject({ status: 'queued', attempts: 1 }));
       expect(server.server.app.mail.list()[0]!.lastError).toBeTruthy();
     } finally {
       await server.close();
