@@ -87,6 +87,15 @@ export function openApp(config: Config): AppContext {
   };
 }
 
+/**
+ * How long an idle keep-alive connection is kept: longer than clients keep theirs (undici, fetch's client, 4 s
+ * unless the server's Keep-Alive header says more; browsers about a minute), so that it is always the client
+ * that closes an idle connection. With node's 5 s a request sent on a pooled connection just as the server's
+ * timer fired, or after a stall of the event loop longer than that (a busy machine, one long synchronous piece of
+ * work), met a closed socket: ECONNRESET on a request the server never saw (issue 29). Load balancers keep 60 s.
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
@@ -101,7 +110,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     const credentials = ensureDefaultCredentials(app);
     sweepOrphanAttachments(app);
     const listener = toNodeHandler(createHttpApp(app, operations));
-    http = createHttpServer(listener);
+    http = createHttpServer({ keepAliveTimeout: KEEP_ALIVE_MS, headersTimeout: KEEP_ALIVE_MS + 1_000 }, listener);
     const server = http;
     // `Expect: 100-continue`: node would send 100 Continue before any handler ran; a body declared over the limit
     // is refused first instead, so that the client does not send it at all
