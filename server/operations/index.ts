@@ -83,6 +83,12 @@ import apiKeyConfigGet from './workspace/apikeyconfig/get.ts';
 import apiKeyConfigUpdate from './workspace/apikeyconfig/update.ts';
 import emailConfigGet from './workspace/emailconfig/get.ts';
 import emailConfigUpdate from './workspace/emailconfig/update.ts';
+import workspaceNotificationConfigGet from './workspace/notificationconfig/get.ts';
+import workspaceNotificationConfigUpdate from './workspace/notificationconfig/update.ts';
+import activityConfigGet from './workspace/activityconfig/get.ts';
+import activityConfigUpdate from './workspace/activityconfig/update.ts';
+import permissionProviderConfigGet from './workspace/permissionproviderconfig/get.ts';
+import permissionProviderConfigUpdate from './workspace/permissionproviderconfig/update.ts';
 import domainsAdd from './workspace/domains/add.ts';
 import domainsDelete from './workspace/domains/delete.ts';
 import domainsGet from './workspace/domains/get.ts';
@@ -124,6 +130,12 @@ export const operations: readonly AnyOperation[] = [
   apiKeyConfigUpdate,
   emailConfigGet,
   emailConfigUpdate,
+  workspaceNotificationConfigGet,
+  workspaceNotificationConfigUpdate,
+  activityConfigGet,
+  activityConfigUpdate,
+  permissionProviderConfigGet,
+  permissionProviderConfigUpdate,
   domainsGet,
   domainsAdd,
   domainsDelete,

@@ -6,8 +6,9 @@ import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { compiledRows, listValues, placeholderList, rowInserter } from '../db/prepared.ts';
 import { activities, type StoredUser } from '../db/schema.ts';
-import { invalid } from '../http/errors.ts';
+import { failedPrecondition, invalid } from '../http/errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
+import { activityServiceEnabled } from './apikeys.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { ensureOrganization } from './organizations.ts';
 import { readPageToken } from './paging.ts';
@@ -75,12 +76,20 @@ export function recordActivity(
 /** A given id overwrites the record with that id (every field but the key). */
 const upsertActivity = rowInserter(activities, { upsertOn: [activities.apiKeyId, activities.organizationId, activities.id] });
 
-/** /v2/activities/add: custom and feature activities; a given id overwrites the record with that id. */
+/** The refusal of activities/add while the key's activity service is off (the hosted service has no published wording). */
+const ACTIVITY_SERVICE_DISABLED =
+  'Activity logs are disabled for this API key: enable activityServiceConfig.isEnabled with /v2/workspace/activityconfig/update.';
+
+/**
+ * /v2/activities/add: custom and feature activities; a given id overwrites the record with that id. Refused
+ * while the key's activity service is off (reference §3.8), read in the writing transaction.
+ */
 export function addActivities(app: AppContext, apiKeyId: string, input: { organizationId: string; documentId?: string | undefined; activities: Array<z.output<typeof activityInput>> }) {
   input.activities.forEach((a, i) => {
     if (a.featureType === 'custom' && !a.targetEntityId) throw invalid(`activities[${i}].targetEntityId is required when featureType is custom.`);
   });
   return transaction(app.db, (tx) => {
+    if (!activityServiceEnabled(tx, apiKeyId)) throw failedPrecondition(ACTIVITY_SERVICE_DISABLED);
     ensureOrganization(tx, apiKeyId, input.organizationId, false);
     return input.activities.map((a) =>
       recordActivity(tx, {

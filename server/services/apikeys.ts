@@ -8,6 +8,7 @@ import {
   type emailConfigUpdateInput,
   type ApiKeySettings,
   type apiKeysGetInput,
+  type NotificationTrigger,
 } from '../../shared/schemas/apikey.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
@@ -23,15 +24,18 @@ import { readPageToken } from './paging.ts';
 export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
 
 /** Seeded by `setDefaultNotificationTriggers`: which events notify in-app. Consumed by the notifications area. */
-export const DEFAULT_NOTIFICATION_TRIGGERS = { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true };
+export const DEFAULT_NOTIFICATION_TRIGGERS = { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true } satisfies Record<NotificationTrigger, boolean>;
 /** Seeded by `setDefaultEmailTriggers`: which events send e-mail. */
 export const DEFAULT_EMAIL_TRIGGERS = { mention: true, reply: true, comment: false, statusChange: false };
 
 const SECRET = {
   emailApiKey: 'email:apiKey',
   webhookAuthToken: 'webhook:authToken',
+  permissionProviderAuthToken: 'permissionProvider:authToken',
   ai: (provider: AiProvider) => `ai:${provider}`,
 } as const;
+
+export const PERMISSION_PROVIDER_SECRET = SECRET.permissionProviderAuthToken;
 
 export function defaultSettings(): ApiKeySettings {
   return {
@@ -270,6 +274,10 @@ export function setSecret(app: AppContext, tx: Db, apiKeyId: string, name: strin
     .run();
 }
 
+export function deleteSecret(tx: Db, apiKeyId: string, name: string) {
+  tx.delete(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, apiKeyId), eq(apiKeySecrets.name, name))).run();
+}
+
 /** A decrypted secret of the key, for server-side use only (never returned by an operation). */
 export function getSecret(app: AppContext, apiKeyId: string, name: string): string | undefined {
   const row = app.db
@@ -284,6 +292,57 @@ export const aiProviderSecretName = SECRET.ai;
 
 function secretNames(app: AppContext, apiKeyId: string): Set<string> {
   return new Set(authQueries(app.db).secretNames.all({ apiKeyId }).map((r) => r.name));
+}
+
+/**
+ * Changes the key's settings in one transaction, on the row as it is stored then (not as the request's
+ * authentication read it: a concurrent update of another section of the settings is kept), and answers the row.
+ */
+export function updateSettings(app: AppContext, apiKeyId: string, change: (settings: ApiKeySettings, tx: Db) => void): ApiKeyRow {
+  return transaction(app.db, (tx) => {
+    const row = tx.select().from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
+    if (!row) throw notFound('API key not found.');
+    const settings: ApiKeySettings = structuredClone(row.settings);
+    change(settings, tx);
+    const updatedAt = Date.now();
+    tx.update(apiKeys).set({ settings, updatedAt }).where(eq(apiKeys.id, apiKeyId)).run();
+    return { ...row, settings, updatedAt };
+  });
+}
+
+/**
+ * The key's activity service: on unless turned off with activityconfig/update (keys from before that operation,
+ * and new keys, have no stored value); `enabledTime` then defaults to the key's creation.
+ */
+export function activityServiceOf(row: Pick<ApiKeyRow, 'settings' | 'createdAt'>): { isEnabled: boolean; enabledTime: number | null } {
+  return row.settings.activityServiceConfig ?? { isEnabled: true, enabledTime: row.createdAt };
+}
+
+/** Whether activities/add is accepted for the key, read in the caller's transaction. */
+export function activityServiceEnabled(tx: Db, apiKeyId: string): boolean {
+  const row = tx.select({ settings: apiKeys.settings, createdAt: apiKeys.createdAt }).from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
+  return row ? activityServiceOf(row).isEnabled : false;
+}
+
+/** The key's permission provider settings, off and empty when never set. */
+export function permissionProviderOf(settings: ApiKeySettings): { usePermissionProvider: boolean; permissionProviderUrl: string } {
+  return { usePermissionProvider: settings.usePermissionProvider ?? false, permissionProviderUrl: settings.permissionProviderConfig?.permissionProviderUrl ?? '' };
+}
+
+/** /v2/workspace/notificationconfig/get: the settings apikey/create's useNotificationService and setDefaultNotificationTriggers set. */
+export function describeNotificationConfig(row: ApiKeyRow) {
+  return { useNotificationService: row.settings.useNotificationService, notificationServiceConfig: { triggers: { ...row.settings.notificationTriggers } } };
+}
+
+/** /v2/workspace/activityconfig/get. */
+export function describeActivityConfig(row: ApiKeyRow) {
+  return { activityServiceConfig: activityServiceOf(row) };
+}
+
+/** /v2/workspace/permissionproviderconfig/get: the auth token only as `authTokenConfigured`. */
+export function describePermissionProviderConfig(app: AppContext, row: ApiKeyRow, secrets = secretNames(app, row.id)) {
+  const { usePermissionProvider, permissionProviderUrl } = permissionProviderOf(row.settings);
+  return { usePermissionProvider, permissionProviderConfig: { permissionProviderUrl, authTokenConfigured: secrets.has(SECRET.permissionProviderAuthToken) } };
 }
 
 /** /v2/workspace/apikeyconfig/get: the key's settings; secrets appear only as `configured` flags. */
@@ -303,6 +362,8 @@ export function describeApiKeyConfig(app: AppContext, row: ApiKeyRow) {
     webhookServiceConfig: { ...s.webhookServiceConfig, authTokenConfigured: secrets.has(SECRET.webhookAuthToken) },
     notificationTriggers: s.notificationTriggers,
     emailTriggers: s.emailTriggers,
+    ...describeActivityConfig(row),
+    ...describePermissionProviderConfig(app, row, secrets),
     aiModelApiKey: AI_PROVIDERS.filter((p) => secrets.has(SECRET.ai(p)) || s.aiProviders[p]).map((provider) => ({
       provider,
       configured: secrets.has(SECRET.ai(provider)),
@@ -320,19 +381,15 @@ export function describeEmailConfig(app: AppContext, row: ApiKeyRow) {
 /** /v2/workspace/emailconfig/update: turns the key's notification mail on or off and sets its sender and provider. */
 export function updateEmailConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof emailConfigUpdateInput>): ApiKeyRow {
   if (input.useEmailService === undefined && input.emailServiceConfig === undefined) throw invalid('At least one of useEmailService or emailServiceConfig must be provided');
-  return transaction(app.db, (tx) => {
-    const settings: ApiKeySettings = structuredClone(row.settings);
+  return updateSettings(app, row.id, (settings, tx) => {
     if (input.useEmailService !== undefined) settings.useEmailService = input.useEmailService;
     const { apiKey, type, ...fields } = input.emailServiceConfig ?? {};
     const config: Record<string, string | undefined> = { ...settings.emailServiceConfig };
     for (const [name, value] of Object.entries(fields)) if (value !== undefined) config[name] = value === '' ? undefined : value;
     if (type !== undefined) config.type = type === 'default' ? 'default' : 'thirdparty';
     settings.emailServiceConfig = JSON.parse(JSON.stringify(config)) as ApiKeySettings['emailServiceConfig'];
-    if (apiKey === '') tx.delete(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, row.id), eq(apiKeySecrets.name, SECRET.emailApiKey))).run();
+    if (apiKey === '') deleteSecret(tx, row.id, SECRET.emailApiKey);
     else if (apiKey !== undefined) setSecret(app, tx, row.id, SECRET.emailApiKey, apiKey);
-    const updatedAt = Date.now();
-    tx.update(apiKeys).set({ settings, updatedAt }).where(eq(apiKeys.id, row.id)).run();
-    return { ...row, settings, updatedAt };
   });
 }
 
@@ -348,8 +405,7 @@ export function updateApiKeyConfig(app: AppContext, row: ApiKeyRow, input: z.out
   if (!given) throw invalid('At least one field must be provided for update');
   const providers = input.aiModelApiKey?.map((e) => e.provider) ?? [];
   if (new Set(providers).size !== providers.length) throw invalid('aiModelApiKey lists a provider more than once.');
-  return transaction(app.db, (tx) => {
-    const settings: ApiKeySettings = structuredClone(row.settings);
+  return updateSettings(app, row.id, (settings, tx) => {
     if (input.enablePrivateComments !== undefined) settings.enablePrivateComments = input.enablePrivateComments;
     if (input.requireJwtToken !== undefined) settings.requireJwtToken = input.requireJwtToken;
     if (input.requireAutoOrgUser !== undefined) settings.requireAutoOrgUser = input.requireAutoOrgUser;
@@ -357,14 +413,11 @@ export function updateApiKeyConfig(app: AppContext, row: ApiKeyRow, input: z.out
     for (const entry of input.aiModelApiKey ?? []) {
       const name = SECRET.ai(entry.provider);
       if (entry.customerApiKey === '') {
-        tx.delete(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, row.id), eq(apiKeySecrets.name, name))).run();
+        deleteSecret(tx, row.id, name);
       } else {
         setSecret(app, tx, row.id, name, entry.customerApiKey);
       }
       if (entry.baseUrl !== undefined) settings.aiProviders[entry.provider] = { baseUrl: entry.baseUrl };
     }
-    const updatedAt = Date.now();
-    tx.update(apiKeys).set({ settings, updatedAt }).where(eq(apiKeys.id, row.id)).run();
-    return { ...row, settings, updatedAt };
   });
 }

@@ -45,6 +45,44 @@ export const webhookServiceConfigInput = z.object({
   processedNotificationUrl: z.string().max(2048).optional(),
 });
 
+/** The events `notificationTriggers` names: what setDefaultNotificationTriggers seeds, and notificationconfig may set. */
+export const NOTIFICATION_TRIGGERS = ['comment', 'reply', 'mention', 'statusChange', 'reaction', 'huddle'] as const;
+export type NotificationTrigger = (typeof NOTIFICATION_TRIGGERS)[number];
+
+/**
+ * /v2/workspace/notificationconfig/update: `useNotificationService` and `notificationServiceConfig.triggers` are the
+ * settings apikey/create's `useNotificationService` and `setDefaultNotificationTriggers` set; triggers merge.
+ */
+export const notificationConfigUpdateInput = z.object({
+  useNotificationService: z.boolean().optional(),
+  notificationServiceConfig: z
+    .object({ triggers: z.partialRecord(z.enum(NOTIFICATION_TRIGGERS), z.boolean()).optional() })
+    .optional(),
+});
+
+/** /v2/workspace/activityconfig/update: at least one field of `activityServiceConfig`. */
+export const activityConfigUpdateInput = z.object({
+  activityServiceConfig: z.object({
+    isEnabled: z.boolean().optional(),
+    /** When the activity service was (last) turned on, in milliseconds; stamped with the time of the call otherwise. */
+    enabledTime: z.number().int().min(0).max(8_640_000_000_000_000).optional(),
+  }),
+});
+
+/**
+ * /v2/workspace/permissionproviderconfig/update: partial. The URL must be http(s) or '' (which clears it); the
+ * auth token is kept encrypted and shown only as `authTokenConfigured` ('' removes it).
+ */
+export const permissionProviderConfigUpdateInput = z.object({
+  usePermissionProvider: z.boolean().optional(),
+  permissionProviderConfig: z
+    .object({
+      permissionProviderUrl: z.string().max(2048).optional(),
+      authToken: secret(z.string().max(4096)).optional(),
+    })
+    .optional(),
+});
+
 export const apiKeyCreateInput = z.object({
   ownerEmail: email,
   type: z.enum(API_KEY_TYPES),
@@ -82,6 +120,13 @@ export const apiKeySettings = z.object({
   emailTriggers: z.record(z.string(), z.boolean()).nullable(),
   /** Per provider: where requests go (a team may point one at a model server in its network). */
   aiProviders: z.partialRecord(z.enum(AI_PROVIDERS), z.object({ baseUrl: z.string().nullable() })),
+  // Added later than the fields above: rows written before have none of them, so they are optional here and
+  // read with their defaults (services/apikeys.ts: activityServiceOf, permissionProviderOf).
+  /** activityconfig: whether activities/add is accepted (on when absent), and since when. */
+  activityServiceConfig: z.object({ isEnabled: z.boolean(), enabledTime: z.number().nullable() }).optional(),
+  /** permissionproviderconfig: stored and shown; Hearth decides access itself. The auth token is a secret. */
+  usePermissionProvider: z.boolean().optional(),
+  permissionProviderConfig: z.object({ permissionProviderUrl: z.string() }).optional(),
 });
 export type ApiKeySettings = z.infer<typeof apiKeySettings>;
 

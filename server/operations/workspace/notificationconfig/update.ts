@@ -1,0 +1,15 @@
+import { notificationConfigUpdateInput } from '../../../../shared/schemas/apikey.ts';
+import { defineOperation } from '../../../http/operation.ts';
+import { describeNotificationConfig } from '../../../services/apikeys.ts';
+import { updateNotificationConfig } from '../../../services/workspace-config.ts';
+
+export default defineOperation({
+  path: '/v2/workspace/notificationconfig/update',
+  auth: 'apiKey',
+  summary: "Sets the API key's useNotificationService and merges trigger switches into notificationServiceConfig.triggers; turning the service on seeds the default triggers when the key has none.",
+  input: notificationConfigUpdateInput,
+  handler(input, ctx) {
+    const row = updateNotificationConfig(ctx.app, ctx.apiKey, input);
+    return { message: 'Notification configuration updated successfully.', data: describeNotificationConfig(row) };
+  },
+});

@@ -1,0 +1,15 @@
+import { permissionProviderConfigUpdateInput } from '../../../../shared/schemas/apikey.ts';
+import { defineOperation } from '../../../http/operation.ts';
+import { describePermissionProviderConfig } from '../../../services/apikeys.ts';
+import { updatePermissionProviderConfig } from '../../../services/workspace-config.ts';
+
+export default defineOperation({
+  path: '/v2/workspace/permissionproviderconfig/update',
+  auth: 'apiKey',
+  summary: "Stores the API key's permission provider settings (usePermissionProvider, an http(s) permissionProviderUrl, an auth token kept encrypted); partial, '' clears a field. Hearth never calls the provider.",
+  input: permissionProviderConfigUpdateInput,
+  handler(input, ctx) {
+    const row = updatePermissionProviderConfig(ctx.app, ctx.apiKey, input);
+    return { message: 'Permission provider configuration updated successfully.', data: describePermissionProviderConfig(ctx.app, row) };
+  },
+});
