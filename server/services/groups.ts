@@ -2,21 +2,30 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { userGroupMembers, userGroups } from '../db/schema.ts';
-import { notFound } from '../http/errors.ts';
 import { checkUniqueIds, ensureOrganization, type Outcomes } from './organizations.ts';
 import { findUser } from './users.ts';
 import { keyed } from './keyed.ts';
 
 type GroupOutcomes = Record<string, { success: boolean; organizationUserGroupId: string; message: string }>;
 
-function requireGroup(tx: Db, apiKeyId: string, organizationId: string, groupId: string) {
+function groupExists(tx: Db, apiKeyId: string, organizationId: string, groupId: string): boolean {
   const group = tx
-    .select()
+    .select({ id: userGroups.id })
     .from(userGroups)
     .where(and(eq(userGroups.apiKeyId, apiKeyId), eq(userGroups.organizationId, organizationId), eq(userGroups.id, groupId)))
     .get();
-  if (!group) throw notFound(`Organization user group does not exist: ${groupId}.`);
-  return group;
+  return group !== undefined;
+}
+
+/**
+ * A group the key does not have (in that organization) fails each named user inside the successful envelope
+ * (interface.md, Errors: user-group bulk operations report per item), and nothing is written.
+ */
+function groupMissing(groupId: string, userIds: Iterable<string>): GroupOutcomes {
+  const out: GroupOutcomes = keyed();
+  const message = `Organization user group does not exist: ${groupId}.`;
+  for (const userId of userIds) out[userId] = { success: false, organizationUserGroupId: groupId, message };
+  return out;
 }
 
 export function addGroups(
@@ -47,7 +56,7 @@ export function addGroups(
 export function addGroupUsers(app: AppContext, apiKeyId: string, input: { organizationId: string; organizationUserGroupId: string; userIds: string[] }): GroupOutcomes {
   return transaction(app.db, (tx) => {
     const groupId = input.organizationUserGroupId;
-    requireGroup(tx, apiKeyId, input.organizationId, groupId);
+    if (!groupExists(tx, apiKeyId, input.organizationId, groupId)) return groupMissing(groupId, new Set(input.userIds));
     const out: GroupOutcomes = keyed();
     for (const userId of new Set(input.userIds)) {
       if (!findUser(tx, apiKeyId, userId)) {
@@ -64,7 +73,7 @@ export function addGroupUsers(app: AppContext, apiKeyId: string, input: { organi
 /**
  * Removes users from a group. `deleteAll: true` empties the group and wins over `userIds` when both are
  * sent (the answer then lists every user removed); with `userIds` only, a user not in the group is
- * `success: false`.
+ * `success: false`. An unknown group fails every user of `userIds`.
  */
 export function deleteGroupUsers(
   app: AppContext,
@@ -73,7 +82,8 @@ export function deleteGroupUsers(
 ): GroupOutcomes {
   return transaction(app.db, (tx) => {
     const groupId = input.organizationUserGroupId;
-    requireGroup(tx, apiKeyId, input.organizationId, groupId);
+    // deleteAll alone names no user: the answer is then an empty map
+    if (!groupExists(tx, apiKeyId, input.organizationId, groupId)) return groupMissing(groupId, new Set(input.userIds ?? []));
     const inGroup = and(eq(userGroupMembers.apiKeyId, apiKeyId), eq(userGroupMembers.organizationId, input.organizationId), eq(userGroupMembers.groupId, groupId));
     const out: GroupOutcomes = keyed();
     if (input.deleteAll) {

@@ -30,15 +30,37 @@ describe(path, () => {
     expect(Object.keys(removed.body.result.data).sort()).toEqual(['ann', 'bob']);
   });
 
-  it('answers NOT_FOUND for an unknown group and validates the input', async () => {
-    const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', userIds: ['ann'] });
-    expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization user group does not exist: nope.' });
+  it('an unknown group fails each user inside a success envelope, naming the group, and writes nothing', async () => {
+    const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', userIds: ['ann', 'ghost', 'ann'] });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Added organization users to group successfully.',
+      data: {
+        ann: { success: false, organizationUserGroupId: 'nope', message: 'Organization user group does not exist: nope.' },
+        ghost: { success: false, organizationUserGroupId: 'nope', message: 'Organization user group does not exist: nope.' },
+      },
+    });
+    // a group of that id made afterwards has no members from the failed call
+    await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'nope' }] });
+    expect((await t.callK('/v2/organizations/usergroups/users/delete', { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true })).body.result.data).toEqual({});
+    // a group of another organization is not this one's
+    const elsewhere = await t.callK(path, { organizationId: 'elsewhere', organizationUserGroupId: 'eng', userIds: ['ann'] });
+    expect(elsewhere.body.result.data).toEqual({ ann: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' } });
+  });
+
+  it('validates the input', async () => {
     expect((await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng' })).body.error.message).toBe('userIds is required.');
   });
 
-  it("cannot use another API key's groups", async () => {
+  it("cannot use another API key's groups: each user fails, and the group keeps its members", async () => {
+    await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['ann'] });
     const other = await createWorkspace(t);
-    expect((await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['ann'] }, other.headersK)).status).toBe(404);
+    await t.callPublic('/v2/users/add', { organizationId: 'acme', createOrganization: true, users: [{ userId: 'bob' }] }, other.headersK);
+    const res = await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['bob'] }, other.headersK);
+    expect(res.status).toBe(200);
+    expect(res.body.result.data).toEqual({ bob: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' } });
+    const members = await t.callK('/v2/organizations/usergroups/users/delete', { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true });
+    expect(Object.keys(members.body.result.data)).toEqual(['ann']);
   });
 });

@@ -39,11 +39,42 @@ describe(path, () => {
     expect(await members()).toEqual([]);
   });
 
-  it('needs userIds or deleteAll, a known group, and keeps API keys apart', async () => {
+  it('needs userIds or deleteAll', async () => {
     expect((await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Either userIds or deleteAll: true is required.' });
-    expect((await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true })).status).toBe(404);
+    expect(await members()).toEqual(['ann', 'bob', 'cat']);
+  });
+
+  it('an unknown group fails each user inside a success envelope, naming the group; deleteAll alone answers no user', async () => {
+    const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', userIds: ['ann', 'zed'] });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Deleted users from group successfully.',
+      data: {
+        ann: { success: false, organizationUserGroupId: 'nope', message: 'Organization user group does not exist: nope.' },
+        zed: { success: false, organizationUserGroupId: 'nope', message: 'Organization user group does not exist: nope.' },
+      },
+    });
+    const all = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true });
+    expect({ status: all.status, result: all.body.result }).toEqual({ status: 200, result: { status: 'success', message: 'Deleted users from group successfully.', data: {} } });
+    // with userIds beside deleteAll, each of them is reported
+    const both = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', userIds: ['ann'], deleteAll: true });
+    expect(both.body.result.data).toEqual({ ann: { success: false, organizationUserGroupId: 'nope', message: 'Organization user group does not exist: nope.' } });
+    // eng is the group of organization acme only
+    const elsewhere = await t.callK(path, { organizationId: 'elsewhere', organizationUserGroupId: 'eng', userIds: ['ann'], deleteAll: true });
+    expect(elsewhere.body.result.data.ann.success).toBe(false);
+    expect(await members()).toEqual(['ann', 'bob', 'cat']);
+  });
+
+  it("keeps API keys apart: another key's call fails each user and removes no one", async () => {
     const other = await createWorkspace(t);
-    expect((await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true }, other.headersK)).status).toBe(404);
+    const res = await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['ann', 'bob'] }, other.headersK);
+    expect(res.status).toBe(200);
+    expect(res.body.result.data).toEqual({
+      ann: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
+      bob: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
+    });
+    expect((await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true }, other.headersK)).body.result.data).toEqual({});
     expect(await members()).toEqual(['ann', 'bob', 'cat']);
   });
 });
