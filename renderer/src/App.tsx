@@ -120,7 +120,8 @@ export function App() {
   // /organizations and the other per-key sections without a key: the current key's
   const section = path.split('/')[1] ?? '';
   if (KEYED.includes(section) && currentKey) {
-    navigate(`/k/${encodeURIComponent(currentKey)}${path}`, true);
+    // after this render: a navigation updates the location's listeners, this component among them
+    queueMicrotask(() => navigate(`/k/${encodeURIComponent(currentKey)}${location.pathname}${location.search}`, true));
     return null;
   }
   const route = ROUTES.map((r) => ({ r, params: match(r.pattern, path) })).find((m) => m.params !== null);

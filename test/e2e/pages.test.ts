@@ -20,6 +20,11 @@ let org: string;
 let doc: string;
 let user: string;
 let endpoint: string;
+let cookie: string;
+let docName: string;
+let folder: string;
+/** A GET of the admin API with the session, failing fast rather than hanging a test. */
+const adminGet = async (path: string) => (await fetch(`${t.url}/admin/api${path}`, { headers: { cookie }, signal: AbortSignal.timeout(10_000) })).json();
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'hearth-ui-pages-'));
   seed = await seedDataDir({ dataDir, size: 'small' });
@@ -29,9 +34,12 @@ beforeAll(async () => {
   org = first.id;
   const docs = (await t.callK('/v2/organizations/documents/get', { organizationId: org })).body.result.data as Array<{ documentId?: string; id?: string }>;
   doc = (docs[0]?.documentId ?? docs[0]?.id) as string;
-  const members = await (await fetch(`${t.url}/admin/api/memberships?apiKey=${t.credentials.apiKey}&organizationId=${org}`, { headers: { cookie: await cookieOf(t) } })).json();
+  cookie = await cookieOf(t);
+  const members = await adminGet(`/memberships?apiKey=${t.credentials.apiKey}&organizationId=${org}`);
   user = members.items[0].userId;
   endpoint = seed.webhookEndpoints[0] as string;
+  docName = (await adminGet(`/document?apiKey=${t.credentials.apiKey}&organizationId=${org}&documentId=${doc}`)).document.name as string;
+  folder = (await adminGet(`/organization?apiKey=${t.credentials.apiKey}&organizationId=${org}`)).folders[0].id as string;
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -40,7 +48,7 @@ afterAll(async () => {
 });
 
 async function cookieOf(server: TestServer) {
-  const res = await fetch(server.server.signInLink(), { redirect: 'manual' });
+  const res = await fetch(server.server.signInLink(), { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
   return (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
 }
 
@@ -117,8 +125,6 @@ describe('every page of the admin UI on the seeded data', () => {
 describe('navigation', () => {
   it('keeps a deep link with its tab, folder and filters through a reload, and back and forward work', async () => {
     const { page, errors } = await signedInPage(browser, t);
-    const folders = await (await fetch(`${t.url}/admin/api/organization?apiKey=${key()}&organizationId=${org}`, { headers: { cookie: await cookieOf(t) } })).json();
-    const folder = folders.folders[0].id as string;
     const link = `/k/${key()}/organizations/${org}?folder=${encodeURIComponent(folder)}&documents-dir=desc`;
     await page.goto(t.url + link);
     await expect.poll(() => page.locator('#documents tbody tr[data-document]').count()).toBeGreaterThan(0);
@@ -136,6 +142,13 @@ describe('navigation', () => {
     await expect.poll(() => page.getAttribute('#tab-documents', 'aria-selected')).toBe('true');
     await page.goForward();
     await expect.poll(() => page.getAttribute('#tab-members', 'aria-selected')).toBe('true');
+    // a section without a key goes to the current key's, its query kept
+    await page.goto(`${t.url}/organizations?organizations-q=${org.slice(0, 4)}`);
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/k/${key()}/organizations`);
+    await expect.poll(() => page.inputValue('#organizations input[data-filter="q"]')).toBe(org.slice(0, 4));
+    // an unknown page says so and offers the way back
+    await page.goto(`${t.url}/no/such/page`);
+    await expect.poll(() => page.textContent('#main h1')).toBe('Not found');
     expect(errors).toEqual([]);
   });
 
@@ -143,7 +156,6 @@ describe('navigation', () => {
     const { page, errors } = await signedInPage(browser, t);
     await page.goto(t.url + '/');
     await expect.poll(() => page.textContent('#health')).toBe('healthy');
-    const docName = (await (await fetch(`${t.url}/admin/api/document?apiKey=${key()}&organizationId=${org}&documentId=${doc}`, { headers: { cookie: await cookieOf(t) } })).json()).document.name as string;
     await page.keyboard.press('Control+k');
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('palette-input');
     await page.keyboard.type(docName.slice(0, 12));
