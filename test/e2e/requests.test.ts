@@ -189,7 +189,7 @@ describe('admin UI: mailbox', () => {
     expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const { page, errors } = await signedInPage(browser, t);
     await page.goto(t.url + '/mailbox');
-    expect(await page.textContent('#relay')).toContain('No SMTP relay');
+    await expect.poll(() => page.textContent('#relay')).toContain('No SMTP relay');
     const row = page.locator('#mail-list tbody tr').first();
     await expect.poll(() => row.textContent()).toContain('Your Hearth sign-in link');
     await row.locator('a').click();

@@ -37,7 +37,7 @@ describe('admin UI: webhooks', () => {
     await page.goto(`${t.url}/k/${key()}/webhooks`);
     const row = page.locator(`#endpoint-list tr[data-endpoint="${endpointId}"]`);
     await expect.poll(() => row.textContent()).toContain(receiver.url);
-    expect(await page.textContent('#webhooks-config')).toContain('isEnabled');
+    await expect.poll(() => page.textContent('#webhooks-config')).toContain('isEnabled');
     expect(await row.textContent()).toContain('enabled');
     await row.locator('a').click();
     await expect.poll(() => page.textContent('#endpoint-facts')).toContain(receiver.url);
