@@ -247,7 +247,7 @@ describe('admin UI: workspace', () => {
     await expect.poll(() => page.textContent('#workspace-status')).toMatch(/^Settings of .+ saved\.$/);
     const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     const listed = await (await fetch(t.url + '/admin/api/workspaces', { headers: { cookie } })).json();
-    expect(listed.items.find((w: any) => w.isDefault).maxProductionKeys).toBe(7);
+    expect(listed.items.find((w: { isDefault: boolean; maxProductionKeys: number }) => w.isDefault).maxProductionKeys).toBe(7);
     await screenshot(page, 'workspace');
 
     // the key's page: every setting in a form, allowed domains, AI keys write-only
