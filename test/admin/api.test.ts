@@ -101,7 +101,9 @@ describe('admin overview and request monitor', () => {
     const stream = await fetch(t.url + '/admin/api/requests/stream', { headers: { cookie }, signal: controller.signal });
     expect(stream.headers.get('content-type')).toBe('text/event-stream');
     const reader = stream.body!.getReader();
-    const events: any[] = [];
+    const events: Array<{ id: number; path: string; status: number; hasBodies: boolean }> = [];
+    let connected!: () => void;
+    const watching = new Promise<void>((resolve) => (connected = resolve));
     const reading = (async () => {
       let buffer = '';
       for (;;) {
@@ -111,12 +113,14 @@ describe('admin overview and request monitor', () => {
         for (let i = buffer.indexOf('\n\n'); i >= 0; i = buffer.indexOf('\n\n')) {
           const chunk = buffer.slice(0, i);
           buffer = buffer.slice(i + 2);
+          // the server's first line: from here on the monitor is watched and keeps bodies
+          if (chunk === ': connected') connected();
           if (chunk.startsWith('data: ')) events.push(JSON.parse(chunk.slice(6)));
         }
         if (events.length >= 2) return;
       }
     })();
-    await new Promise((r) => setTimeout(r, 50));
+    await watching;
     await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-very-secret' }] });
     await t.callK('/v2/agents/get', { agentId: 'missing' });
     await reading;
@@ -125,7 +129,7 @@ describe('admin overview and request monitor', () => {
       ['/v2/workspace/apikeyconfig/update', 200, true],
       ['/v2/agents/get', 404, true],
     ]);
-    const detail = await (await get(`/admin/api/requests/${events[0].id}`, { cookie })).json();
+    const detail = await (await get(`/admin/api/requests/${events[0]!.id}`, { cookie })).json();
     expect(detail.request).toContain('"customerApiKey":"[redacted]"');
     expect(detail.request).not.toContain('sk-very-secret');
     expect(JSON.parse(detail.response).result.status).toBe('success');

@@ -34,9 +34,16 @@ describe('admin CRDT inspector', () => {
     expect(viewer.doc.getText('content').toString()).toBe('first draft');
     await t.callK('/v2/crdt/update', { ...room, type: 'text', data: 'second draft' });
     await eventually(() => expect(viewer.doc.getText('content').toString()).toBe('second draft'));
+    const editor = connectYjs(t.url, room, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+    await editor.synced;
     viewer.doc.getText('content').insert(0, 'HACK ');
-    await new Promise((r) => setTimeout(r, 200));
+    // then the viewer's own presence, which the editor sees once the server handled it: one connection's messages
+    // are handled in order, so the write before it was handled too, and refused
+    viewer.provider.awareness.setLocalStateField('user', { name: 'inspector' });
+    await eventually(() => expect([...editor.provider.awareness.getStates().values()].map((s) => s.user?.name)).toContain('inspector'));
+    expect(editor.doc.getText('content').toString()).toBe('second draft');
     expect((await t.callK('/v2/crdt/get', { ...room })).body.result.data[0].data).toBe('second draft');
+    editor.close();
     viewer.close();
   });
 

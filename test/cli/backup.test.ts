@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCliServer } from '../helpers/cli.ts';
-import { apiKeyHeaders, call } from '../helpers/server.ts';
+import { apiKeyHeaders, call, eventually } from '../helpers/server.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -27,14 +27,14 @@ describe('hearth backup and restore', () => {
     const server = await startCliServer(dataDir);
     const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
     const headers = apiKeyHeaders(creds);
-    const write = (i: number) => call(server.url, '/v2/notifications/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: `note ${i}`, notifyUsers: [{ userId: 'bob' }] }, headers);
+    const write = (i: number) => call(server.url, '/v2/notifications/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: `note ${i}`, displayBodyMessage: 'body', notifyUsers: [{ userId: 'bob' }] }, headers);
     // writes keep coming while the backup runs
     let acked = 0;
     let stop = false;
     const writer = (async () => {
       for (let i = 0; !stop; i++) if ((await write(i)).status === 200) acked++;
     })();
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually(() => expect(acked).toBeGreaterThanOrEqual(10));
     const ackedBefore = acked;
     const out = join(temp('hearth-backup-out-'), 'backup');
     const { stdout } = await hearth('backup', '--data-dir', dataDir, '--out', out, '--json');
@@ -50,6 +50,7 @@ describe('hearth backup and restore', () => {
     expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
     const rows = (copy.prepare('SELECT count(*) AS n FROM notifications').get() as { n: number }).n;
     copy.close();
+    expect(ackedBefore).toBeGreaterThanOrEqual(10);
     expect(rows).toBeGreaterThanOrEqual(ackedBefore);
     expect(rows).toBeLessThanOrEqual(ackedAfter + 1);
 

@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startCheckpointer } from '../../server/db/checkpointer.ts';
 import { eventually } from '../helpers/server.ts';
 
@@ -71,9 +71,15 @@ describe('checkpointer', () => {
     insertRows(10);
     await eventually(() => expect(rowsInFile()).toBe(10));
     checkpointer.stop();
-    insertRows(10);
-    // Forty intervals' time with no pass.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // forty intervals' time on a fake clock: the stopped checkpointer's timer never fires
+    vi.useFakeTimers();
+    try {
+      insertRows(10);
+      vi.advanceTimersByTime(200);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(rowsInFile()).toBe(10);
   });
 

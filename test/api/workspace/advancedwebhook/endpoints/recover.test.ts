@@ -25,7 +25,7 @@ describe(PATH, () => {
     await eventually(() => expect(r.received).toHaveLength(1));
     await eventually(async () => expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).body.result.data.attempts).toHaveLength(1));
     const since = Date.now() + 1;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually(() => expect(Date.now()).toBeGreaterThan(since));
     await addAnnotation(t, { commentData: [{ commentText: 'new', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(2));
     await eventually(async () => expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id, status: 'failed' })).body.result.data.attempts).toHaveLength(2));
