@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { readBody, refuseRestOfBody } from '../http/body.ts';
 import { BodyTooLarge } from '../http/dispatch.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import type { AdminQueries, Dir, PageArgs, SortKey } from './queries.ts';
 import { UI_HEADER } from './session.ts';

@@ -2,7 +2,7 @@ import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { readBody, refuseRestOfBody } from '../http/body.ts';
 import { answerOf, BodyTooLarge, dispatch, headerNames } from '../http/dispatch.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';

@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { invalid } from '../http/errors.ts';
+import { invalid } from '../errors.ts';
 
 export type CrdtType = 'text' | 'map' | 'array' | 'xml';
 

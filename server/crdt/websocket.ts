@@ -8,7 +8,7 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { hostRefusal } from '../http/host-check.ts';
 import { parseInput } from '../http/validation.ts';
 import { documentAccess } from '../services/access.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
 import { tooLarge } from './dispatch.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 const abortedRequest = () => new ApiError('INVALID_ARGUMENT', 'Bad Request: the request was aborted before its body was complete.');
 

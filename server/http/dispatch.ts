@@ -1,7 +1,8 @@
 import { nextRequestId } from './request-id.ts';
 import type { AppContext } from '../context.ts';
 import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
-import { ApiError, errorBody, httpStatusOf, INTERNAL_ERROR, invalid, resourceExhausted } from './errors.ts';
+import { ApiError, invalid, resourceExhausted } from '../errors.ts';
+import { errorBody, httpStatusOf, INTERNAL_ERROR } from './errors.ts';
 import type { AnyOperation, ApiKeyRequestContext, RequestContext, WorkspaceRequestContext } from './operation.ts';
 import { parseInput } from './validation.ts';
 

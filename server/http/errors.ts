@@ -1,8 +1,8 @@
-/**
- * The one error type of the API. Services and operations throw it with a canonical status; the HTTP layer
- * maps the status to a code in one place (`httpStatusOf`) and writes `{ error: { status, message, details? } }`.
- */
-export const STATUS_TO_HTTP = {
+// How an error is answered over HTTP: the status table of the callable-function convention (DESIGN §1) and the
+// envelope. The errors themselves are server/errors.ts's.
+import { ApiError, type ErrorStatus } from '../errors.ts';
+
+export const STATUS_TO_HTTP: Readonly<Record<ErrorStatus | 'OK', number>> = {
   OK: 200,
   CANCELLED: 499,
   UNKNOWN: 500,
@@ -20,20 +20,7 @@ export const STATUS_TO_HTTP = {
   INTERNAL: 500,
   UNAVAILABLE: 503,
   DATA_LOSS: 500,
-} as const;
-
-export type ErrorStatus = Exclude<keyof typeof STATUS_TO_HTTP, 'OK'>;
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: ErrorStatus,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
+};
 
 export function httpStatusOf(status: ErrorStatus): number {
   return STATUS_TO_HTTP[status];
@@ -55,10 +42,3 @@ export function errorBody(error: ApiError): ErrorBody {
 
 /** What a client sees for anything that was not a deliberate ApiError (hosted wording, no stack, no original text). */
 export const INTERNAL_ERROR: ErrorBody = { error: { message: 'INTERNAL', status: 'INTERNAL' } };
-
-export const invalid = (message: string, details?: unknown) => new ApiError('INVALID_ARGUMENT', message, details);
-export const notFound = (message: string) => new ApiError('NOT_FOUND', message);
-export const permissionDenied = (message: string) => new ApiError('PERMISSION_DENIED', message);
-export const failedPrecondition = (message: string) => new ApiError('FAILED_PRECONDITION', message);
-export const resourceExhausted = (message: string) => new ApiError('RESOURCE_EXHAUSTED', message);
-export const alreadyExists = (message: string) => new ApiError('ALREADY_EXISTS', message);

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 type Issue = z.core.$ZodIssue;
 

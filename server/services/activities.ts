@@ -6,7 +6,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { compiledRows, listValues, placeholderList, rowInserter } from '../db/prepared.ts';
 import { activities, type StoredUser } from '../db/schema.ts';
-import { failedPrecondition, invalid } from '../http/errors.ts';
+import { failedPrecondition, invalid } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { activityServiceEnabled } from './apikeys.ts';
 import { registerDocumentData } from './document-lifecycle.ts';

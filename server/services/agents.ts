@@ -10,7 +10,7 @@ import { transaction } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { compiledRows } from '../db/prepared.ts';
 import { agentExecutions, agents, crdtDocuments } from '../db/schema.ts';
-import { alreadyExists, invalid, notFound } from '../http/errors.ts';
+import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { completeFor } from './ai.ts';
 import { addAnnotations } from './comments.ts';
 import { recordJudgment, stripTags } from './memory.ts';

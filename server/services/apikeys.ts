@@ -15,7 +15,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { preparedFor } from '../db/prepared.ts';
 import { apiKeys, apiKeySecrets, authTokens, workspaces } from '../db/schema.ts';
-import { failedPrecondition, invalid, notFound, permissionDenied, resourceExhausted } from '../http/errors.ts';
+import { failedPrecondition, invalid, notFound, permissionDenied, resourceExhausted } from '../errors.ts';
 import { constantTimeEqual, randomAlphanumeric } from '../security/secrets.ts';
 import { supportedRegions } from './resources.ts';
 import type { ApiKeyRow, WorkspaceRow } from './types.ts';

@@ -4,7 +4,7 @@ import type { commentInput, commentsUpdateInput } from '../../shared/schemas/com
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { commentAnnotations, comments, type StoredUser } from '../db/schema.ts';
-import { invalid } from '../http/errors.ts';
+import { invalid } from '../errors.ts';
 import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { commentExtra, commentsOf, insertComments, label, mentionedIds, requireAnnotation } from './comments.ts';

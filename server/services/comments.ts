@@ -8,7 +8,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { compiledRows, inJsonList, listValues, placeholderList, preparedFor, rowInserter } from '../db/prepared.ts';
 import { commentAnnotations, commentReads, comments, documents as documentRows, reactions, type CommentExtra, type StoredUser } from '../db/schema.ts';
-import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
+import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { createAccessResolver } from './access.ts';
 import { recordActivity } from './activities.ts';

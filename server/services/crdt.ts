@@ -6,7 +6,7 @@ import { checkData, INFER_KEY, INFER_TYPE, writeContent } from '../crdt/content.
 import { crdtItem } from '../crdt/events.ts';
 import type { DocKey } from '../crdt/store.ts';
 import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
-import { alreadyExists, invalid, notFound } from '../http/errors.ts';
+import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { recordActivity } from './activities.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findOrganization } from './organizations.ts';

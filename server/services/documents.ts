@@ -7,7 +7,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
 import { preparedFor, preparedShapes } from '../db/prepared.ts';
 import { documents } from '../db/schema.ts';
-import { ApiError, invalid, notFound } from '../http/errors.ts';
+import { ApiError, invalid, notFound } from '../errors.ts';
 import { deleteDocumentData } from './document-lifecycle.ts';
 import { findFolder, insertFolder, ROOT } from './folders.ts';
 import { ensureOrganization, type Outcomes } from './organizations.ts';

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { preparedFor } from '../db/prepared.ts';
 import { apiKeys } from '../db/schema.ts';
-import { invalid } from '../http/errors.ts';
+import { invalid } from '../errors.ts';
 import type { ApiKeyRow } from './types.ts';
 
 /** As many as apikey/create takes. */

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { preparedFor } from '../db/prepared.ts';
 import { documents, folders, memberships } from '../db/schema.ts';
-import { invalid, notFound } from '../http/errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { deleteDocumentData } from './document-lifecycle.ts';
 import { ensureOrganization, type Outcomes } from './organizations.ts';
 import { keyed } from './keyed.ts';

@@ -3,7 +3,7 @@ import { and, eq, isNull, lt } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { loginLinks, workspaces } from '../db/schema.ts';
-import { invalid, notFound, resourceExhausted } from '../http/errors.ts';
+import { invalid, notFound, resourceExhausted } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { isDisposableEmail } from './resources.ts';
 import { markEmailVerified } from './workspaces.ts';

@@ -7,7 +7,7 @@ import type { Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { preparedFor, rowInserter } from '../db/prepared.ts';
 import { comments, judgments } from '../db/schema.ts';
-import { invalid } from '../http/errors.ts';
+import { invalid } from '../errors.ts';
 import { readPageToken } from './paging.ts';
 
 type Decision = (typeof judgments.$inferSelect)['decision'];

@@ -2,7 +2,7 @@ import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { documentMigrations, documents } from '../db/schema.ts';
-import { alreadyExists, invalid, notFound } from '../http/errors.ts';
+import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { moveDocumentData } from './document-lifecycle.ts';
 import { findDocument } from './documents.ts';

@@ -7,7 +7,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
 import { connectionOf } from '../db/prepared.ts';
 import { notificationConfigs, notificationRecipients, notifications, type StoredUser } from '../db/schema.ts';
-import { invalid, notFound } from '../http/errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { escapeHtml } from '../http/html.ts';
 import { createAccessResolver } from './access.ts';
 import { mailSender } from './apikeys.ts';

@@ -6,7 +6,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
 import { preparedFor } from '../db/prepared.ts';
 import { organizations } from '../db/schema.ts';
-import { invalid, notFound } from '../http/errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { readPageToken } from './paging.ts';
 import { keyed } from './keyed.ts';
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { invalid } from '../http/errors.ts';
+import { invalid } from '../errors.ts';
 import { outboundProblem } from '../security/outbound.ts';
 
 /**

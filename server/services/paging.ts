@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
 import type { Cursor } from '../db/pagination.ts';
-import { invalid } from '../http/errors.ts';
+import { invalid } from '../errors.ts';
 
 /**
  * The cursor of a page token made for this scope, with the value kinds the query's sort key has; null for no

@@ -5,7 +5,7 @@ import type { AccessRole } from '../../shared/schemas/common.ts';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { memberships, users } from '../db/schema.ts';
-import { invalid, notFound } from '../http/errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { createAccessResolver, findMembership, upsertMembership, type AccessDecision } from './access.ts';
 import { findDocument } from './documents.ts';
 import { findFolder } from './folders.ts';

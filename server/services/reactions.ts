@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { compiledRows, rowInserter } from '../db/prepared.ts';
 import { comments, reactions, type StoredUser } from '../db/schema.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';

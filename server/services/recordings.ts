@@ -9,7 +9,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { compiledRows, inJsonList, listValues, placeholderList } from '../db/prepared.ts';
 import { recordingAttachments, recordings } from '../db/schema.ts';
-import { invalid, notFound } from '../http/errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { recordActivity } from './activities.ts';

@@ -22,7 +22,7 @@ import {
   users,
   type StoredUser,
 } from '../db/schema.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { commentsOf, describeAnnotation } from './comments.ts';
 import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { connectionOf, preparedFor } from '../db/prepared.ts';
 import { memberships, userGroupMembers, users, type MembershipLevel } from '../db/schema.ts';
-import { invalid, notFound } from '../http/errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { findMembership, upsertMembership } from './access.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { findFolder, insertFolder } from './folders.ts';

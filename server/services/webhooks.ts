@@ -20,7 +20,7 @@ import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { apiKeys, apiKeySecrets, webhookConfigs, webhookEndpoints } from '../db/schema.ts';
 import { webhookAttempts, webhookDeliveries } from '../webhooks/delivery-store.ts';
-import { ApiError, failedPrecondition, invalid, notFound } from '../http/errors.ts';
+import { ApiError, failedPrecondition, invalid, notFound } from '../errors.ts';
 import { BASIC_AUTH_SECRET } from '../webhooks/engine.ts';
 import { newSigningSecret, parsePublicKey } from '../webhooks/crypto.ts';
 import { setSecret } from './apikeys.ts';

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { paginate } from '../db/pagination.ts';
 import { workflowDefinitions } from '../db/schema.ts';
-import { alreadyExists, failedPrecondition, invalid, notFound } from '../http/errors.ts';
+import { alreadyExists, failedPrecondition, invalid, notFound } from '../errors.ts';
 import { readPageToken } from './paging.ts';
 
 type Row = typeof workflowDefinitions.$inferSelect;

@@ -8,7 +8,7 @@ import type {
   permissionProviderConfigUpdateInput,
 } from '../../shared/schemas/apikey.ts';
 import type { AppContext } from '../context.ts';
-import { invalid } from '../http/errors.ts';
+import { invalid } from '../errors.ts';
 import {
   activityServiceOf,
   DEFAULT_NOTIFICATION_TRIGGERS,

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { preparedFor } from '../db/prepared.ts';
 import { apiKeys, workspaces } from '../db/schema.ts';
-import { alreadyExists, invalid, permissionDenied, resourceExhausted } from '../http/errors.ts';
+import { alreadyExists, invalid, permissionDenied, resourceExhausted } from '../errors.ts';
 import { constantTimeEqual, randomAlphanumeric, randomHex } from '../security/secrets.ts';
 import { insertApiKey, issueAuthToken } from './apikeys.ts';
 import { isDisposableEmail } from './resources.ts';

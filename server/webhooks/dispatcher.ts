@@ -5,7 +5,7 @@ import { setCheckpointerRunning } from '../db/checkpointer.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { connectionOf } from '../db/prepared.ts';
 import { webhookEndpoints, webhookEvents } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import { DATABASE_FILE } from '../data-files.ts';

@@ -1,5 +1,5 @@
 import { workspaceCreateInput } from '../../../shared/schemas/workspace.ts';
-import { invalid, resourceExhausted } from '../../http/errors.ts';
+import { invalid, resourceExhausted } from '../../errors.ts';
 import { isDisposableEmail } from '../../services/resources.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { createWorkspaceForOwner, describeWorkspace } from '../../services/workspaces.ts';

@@ -1,5 +1,5 @@
 import { legacyTokenInput } from '../../../../shared/schemas/access.ts';
-import { ApiError, invalid } from '../../../http/errors.ts';
+import { ApiError, invalid } from '../../../errors.ts';
 import { defineOperation } from '../../../http/operation.ts';
 import { authenticateApiKey } from '../../../services/apikeys.ts';
 import { legacyUserToken } from '../../../services/permissions.ts';

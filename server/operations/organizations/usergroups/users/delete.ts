@@ -1,5 +1,5 @@
 import { groupUsersDeleteInput } from '../../../../../shared/schemas/access.ts';
-import { invalid } from '../../../../http/errors.ts';
+import { invalid } from '../../../../errors.ts';
 import { defineOperation } from '../../../../http/operation.ts';
 import { deleteGroupUsers } from '../../../../services/groups.ts';
 

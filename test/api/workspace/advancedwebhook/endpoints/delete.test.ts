@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../../helpers/factories.ts';
-import { ApiError } from '../../../../../server/http/errors.ts';
+import { ApiError } from '../../../../../server/errors.ts';
 import { startTestServer, type TestServer } from '../../../../helpers/server.ts';
 
 const PATH = '/v2/workspace/advancedwebhook/endpoints/delete';

@@ -1,0 +1,43 @@
+/**
+ * The one error type of Hearth's services and operations: a canonical status (the callable-function statuses)
+ * and a message for the caller. Services and the storage layer's callers throw it; the HTTP layer maps the status
+ * to a code in one place (http/errors.ts) and writes `{ error: { status, message, details? } }`.
+ */
+export const ERROR_STATUSES = [
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'UNAUTHENTICATED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+] as const;
+
+export type ErrorStatus = (typeof ERROR_STATUSES)[number];
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: ErrorStatus,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const invalid = (message: string, details?: unknown) => new ApiError('INVALID_ARGUMENT', message, details);
+export const notFound = (message: string) => new ApiError('NOT_FOUND', message);
+export const permissionDenied = (message: string) => new ApiError('PERMISSION_DENIED', message);
+export const failedPrecondition = (message: string) => new ApiError('FAILED_PRECONDITION', message);
+export const resourceExhausted = (message: string) => new ApiError('RESOURCE_EXHAUSTED', message);
+export const alreadyExists = (message: string) => new ApiError('ALREADY_EXISTS', message);
