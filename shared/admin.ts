@@ -280,14 +280,31 @@ export type MetricsAnswer = z.infer<typeof metricsAnswer>;
 // Webhooks, mail, data (reset, import, export)
 // ---------------------------------------------------------------------------------------------------------
 
+/** One delivery, and one of its attempts when `attemptId` is given (`at`: the attempt's start, for attempts kept without headers). */
+export const deliveryQuery = z.object({
+  apiKey: text(),
+  messageId: text(),
+  endpointId: text(),
+  attemptId: z.string().trim().max(64).optional(),
+  at: z.coerce.number<number>().int().positive().optional(),
+});
 export const deliveryAnswer = z.object({
   method: z.string(),
   url: z.string(),
   body: z.string(),
   status: z.string(),
   attempts: z.number(),
-  /** The request headers as sent (signature values included: they are per attempt, not secrets). */
+  /** The request headers, `name: value` (signature values included: they are per attempt, not secrets). */
   headers: z.array(z.string()),
+  /**
+   * `sent`: the attempt's headers as they went out; `recomputed`: worked out again for an attempt recorded before
+   * Hearth kept them (the signature under the endpoint's current secret); `template`: no attempt was named.
+   */
+  headersFrom: z.enum(['sent', 'recomputed', 'template']),
+  /** The receiver's answer's headers as received, `name: value`; null without an attempt, or when none came (or were not kept). */
+  responseHeaders: z.array(z.string()).nullable(),
+  /** Response headers left out by the bound (50 headers, 4 KiB). */
+  responseHeadersOmitted: z.number(),
 });
 export type DeliveryAnswer = z.infer<typeof deliveryAnswer>;
 export const webhookTestInput = z.object({ apiKey: text(), endpointId: text() });

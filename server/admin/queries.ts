@@ -3,7 +3,7 @@
 // tables' own indexes (never OFFSET): each page asks for `limit + 1` rows strictly after the cursor's sort key.
 // Statements are prepared once per text.
 import type Database from 'better-sqlite3';
-import { and, count as countOf, eq } from 'drizzle-orm';
+import { and, count as countOf, eq, sql } from 'drizzle-orm';
 import { webhookDeliveries, type DeliveryDb } from '../webhooks/delivery-store.ts';
 
 export type Dir = 'asc' | 'desc';
@@ -394,4 +394,19 @@ export function deliveriesWithStatus(deliveries: DeliveryDb, status: 'pending' |
 export function deliveryOf(deliveries: DeliveryDb, apiKeyId: string, messageId: string, endpointId: string) {
   const w = webhookDeliveries;
   return deliveries.select({ url: w.url, body: w.body, status: w.status, attempts: w.attempts }).from(w).where(and(eq(w.apiKeyId, apiKeyId), eq(w.eventId, messageId), eq(w.target, endpointId))).get();
+}
+
+/** One attempt's headers: the request's as sent and the answer's as received (null on attempts recorded before they were kept). */
+export function attemptHeadersOf(deliveries: DeliveryDb, apiKeyId: string, attemptId: string) {
+  const row = deliveries.get<{ eventId: string; target: string; timestamp: number; requestHeaders: string | null; responseHeaders: string | null; omitted: number }>(
+    sql`SELECT event_id AS eventId, target, timestamp, request_headers AS requestHeaders, response_headers AS responseHeaders, response_headers_omitted AS omitted
+        FROM webhook_attempts WHERE api_key_id = ${apiKeyId} AND id = ${attemptId}`,
+  );
+  if (!row) return undefined;
+  const pairs = (text: string | null) => {
+    if (text === null) return null;
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((p): p is [string, string] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string') : null;
+  };
+  return { eventId: row.eventId, target: row.target, timestamp: row.timestamp, requestHeaders: pairs(row.requestHeaders), responseHeaders: pairs(row.responseHeaders), responseHeadersOmitted: row.omitted };
 }

@@ -15,7 +15,9 @@ import { registerCrdtRoutes } from './crdt-routes.ts';
 import { registerDataRoutes } from './data-routes.ts';
 import type { AdminKit } from './kit.ts';
 import { registerGauges, registerOpsRoutes } from './ops-routes.ts';
-import { createAdminQueries, deliveryOf } from './queries.ts';
+import { attemptHeadersOf, createAdminQueries, deliveryOf } from './queries.ts';
+import { fail, guard, queryOf } from './kit.ts';
+import { deliveryQuery } from '../../shared/admin.ts';
 import { signatureHeader } from '../webhooks/crypto.ts';
 import { page, UI_SECURITY_HEADERS } from '../http/html.ts';
 
@@ -181,6 +183,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   });
 
   const keysOf = (workspaceId: string) => queries.keysOf(workspaceId).map((k) => k.id);
+  const kit: AdminKit = { app, q: queries, workspaceOf, fromUi };
 
   // The CRDT inspector: every editor document of the workspace's keys, with its storage figures.
   h3.get('/admin/api/crdt', (event) => {
@@ -275,26 +278,32 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     };
   });
 
-  // What a webhook delivery sent: the exact body (the same on every attempt) and its headers. Each attempt is
-  // signed anew: with an attempt, its webhook-timestamp (the second it started) and the signature of that
-  // timestamp under the endpoint's current secret are given.
+  // What a webhook delivery sent: the exact body (the same on every attempt) and, for one attempt, the headers of
+  // its request as they went out and of the receiver's answer as received (kept with the attempt). Attempts
+  // recorded before Hearth kept headers get them worked out again: the webhook-timestamp of the second the attempt
+  // started and its signature under the endpoint's current secret (so it may differ after a rotation).
   h3.get('/admin/api/webhooks/delivery', (event) => {
-    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
-    const apiKey = ownKey(event);
-    if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    const messageId = event.url.searchParams.get('messageId') ?? '';
-    const endpointId = event.url.searchParams.get('endpointId') ?? '';
+    const input = queryOf(event, deliveryQuery);
+    if (!input.ok) return input.error;
+    const { apiKey, messageId, endpointId, attemptId, at } = input.value;
+    const g = guard(kit, event, { apiKey });
+    if (!g.ok) return g.error;
     const row = deliveryOf(app.deliveries, apiKey, messageId, endpointId);
-    if (!row) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such delivery.' } });
-    const attemptAt = Number(event.url.searchParams.get('at') ?? '');
+    if (!row) return fail(event, 404, 'No such delivery.');
+    const attempt = attemptId ? attemptHeadersOf(app.deliveries, apiKey, attemptId) : undefined;
+    if (attemptId && (!attempt || attempt.eventId !== messageId || attempt.target !== endpointId)) return fail(event, 404, `No attempt ${attemptId} of this delivery.`);
+    const lines = (pairs: Array<[string, string]>) => pairs.map(([name, value]) => `${name}: ${value}`);
+    const response = { responseHeaders: attempt?.responseHeaders ? lines(attempt.responseHeaders) : null, responseHeadersOmitted: attempt?.responseHeadersOmitted ?? 0 };
+    if (attempt?.requestHeaders) return { method: 'POST', ...row, headers: lines(attempt.requestHeaders), headersFrom: 'sent', ...response };
+    const startedAt = attempt?.timestamp ?? at;
     const secret = queries.endpointSecret(apiKey, endpointId);
     const headers = ['content-type: application/json', `webhook-id: ${messageId}`];
-    if (Number.isFinite(attemptAt) && attemptAt > 0) {
-      const timestamp = Math.floor(attemptAt / 1000);
+    if (startedAt !== undefined) {
+      const timestamp = Math.floor(startedAt / 1000);
       headers.push(`webhook-timestamp: ${timestamp}`);
       if (secret) headers.push(`webhook-signature: ${signatureHeader([app.secrets.decrypt(secret)], messageId, timestamp, row.body)}`);
     } else headers.push('webhook-timestamp: (the second each attempt started)', 'webhook-signature: (v1, HMAC-SHA256 of id.timestamp.body under the endpoint secret, per attempt)');
-    return { method: 'POST', ...row, headers };
+    return { method: 'POST', ...row, headers, headersFrom: startedAt === undefined ? 'template' : 'recomputed', ...response };
   });
 
   h3.get('/admin/api/requests', (event) => {
@@ -352,7 +361,6 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     return call ? { ...summary(call), request: call.request, response: call.response } : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
   });
 
-  const kit: AdminKit = { app, q: queries, workspaceOf, fromUi };
   registerBrowseRoutes(h3, kit);
   registerCrdtRoutes(h3, kit);
   registerOpsRoutes(h3, kit);

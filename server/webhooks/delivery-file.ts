@@ -39,7 +39,16 @@ const SCHEMA: string[] = [
     response text NOT NULL, duration_ms integer NOT NULL, timestamp integer NOT NULL);
   CREATE INDEX IF NOT EXISTS webhook_attempts_event ON webhook_attempts (api_key_id, event_id, timestamp);
   CREATE INDEX IF NOT EXISTS webhook_attempts_target ON webhook_attempts (api_key_id, target, timestamp, id);`,
+  // 2: what each attempt sent and received besides the bodies. `request_headers`: the headers of the request as
+  // it went out (JSON `[name, value]` pairs); `response_headers`: the receiver's answer's, as received and bounded
+  // (ATTEMPT_RESPONSE_HEADERS), with `response_headers_omitted` the number left out. NULL on older attempts.
+  `ALTER TABLE webhook_attempts ADD COLUMN request_headers text;
+  ALTER TABLE webhook_attempts ADD COLUMN response_headers text;
+  ALTER TABLE webhook_attempts ADD COLUMN response_headers_omitted integer DEFAULT 0 NOT NULL;`,
 ];
+
+/** How much of a receiver's answer's headers an attempt keeps: the first 50, and 4 KiB of names and values in all. */
+export const ATTEMPT_RESPONSE_HEADERS = { count: 50, bytes: 4096 } as const;
 
 /**
  * Opens `DATA_DIR/webhooks.db`, creating or upgrading its schema. `readOnly` connections (the main thread's: the
@@ -52,16 +61,21 @@ export function openDeliveryFile(dataDir: string, options: { readOnly: boolean; 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(`cache_size = -${DELIVERY_CACHE_KIB}`);
-  const version = sqlite.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA.length) {
+  const versionOf = () => sqlite.pragma('user_version', { simple: true }) as number;
+  try {
+    if (versionOf() !== SCHEMA.length) {
+      // Read again under the write lock: the main thread and the delivery worker both open the file, and a step
+      // (ALTER TABLE) must not run twice.
+      sqlite.transaction(() => {
+        const version = versionOf();
+        if (version > SCHEMA.length) throw new Error(`${DELIVERY_FILE} was written by a newer Hearth (schema ${version}; this build knows ${SCHEMA.length}).`);
+        for (const step of SCHEMA.slice(version)) sqlite.exec(step);
+        sqlite.pragma(`user_version = ${SCHEMA.length}`);
+      }).immediate();
+    }
+  } catch (error) {
     sqlite.close();
-    throw new Error(`${DELIVERY_FILE} was written by a newer Hearth (schema ${version}; this build knows ${SCHEMA.length}).`);
-  }
-  if (version < SCHEMA.length) {
-    sqlite.transaction(() => {
-      for (const step of SCHEMA.slice(version)) sqlite.exec(step);
-      sqlite.pragma(`user_version = ${SCHEMA.length}`);
-    }).immediate();
+    throw error;
   }
   if (options.legacyFrom) moveLegacyDeliveries(options.legacyFrom, sqlite);
   if (options.readOnly) sqlite.pragma('query_only = ON');

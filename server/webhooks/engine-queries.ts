@@ -81,8 +81,9 @@ return {
   delivery: store.prepare<[string, string], DeliveryRow>(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE event_id = ? AND target = ?`),
   dueDeliveries: store.prepare<[number, number], DeliveryRow>(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
   nextDelivery: store.prepare<[], { at: number }>("SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT 1"),
-  insertAttempt: store.prepare<[string, string, string, string, string, string, string, number | null, string, number, number]>(
-    'INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  insertAttempt: store.prepare<[string, string, string, string, string, string, string, number | null, string, number, number, string, string | null, number]>(
+    `INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp,
+      request_headers, response_headers, response_headers_omitted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
   setSchedule: store.prepare<[string, number | null, string, string, string, string]>('UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, next_trigger = ? WHERE api_key_id = ? AND event_id = ? AND target = ?'),
   setAttempted: store.prepare<[number, number, number | null, string, string]>('UPDATE webhook_deliveries SET attempts = ?, last_attempt_at = ?, last_status_code = ? WHERE event_id = ? AND target = ?'),

@@ -4,7 +4,8 @@ import type { Secrets } from '../security/secrets.ts';
 import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
 import { prepareQueries, type BasicSettings, type DeliveryRow, type EndpointRow, type EventRow } from './engine-queries.ts';
 import type { Command, MainWrite, WorkerData } from './protocol.ts';
-import { createSender } from './sender.ts';
+import { ATTEMPT_RESPONSE_HEADERS } from './delivery-file.ts';
+import { createSender, type KeptHeaders } from './sender.ts';
 
 /** What an attempt keeps of the receiver's answer: enough to debug it, too little to read an internal service with. */
 const RESPONSE_EXCERPT = 1024;
@@ -84,7 +85,17 @@ export function createDeliveryEngine(deps: EngineDeps) {
     return secret;
   };
 
-  type Outcome = { statusCode: number | null; response: string; retryAfter: number | null; durationMs: number; timestamp: number };
+  type Outcome = {
+    statusCode: number | null;
+    response: string;
+    retryAfter: number | null;
+    durationMs: number;
+    timestamp: number;
+    /** The request's headers as they went out (content-length included, as outbound.ts adds it). */
+    requestHeaders: Array<[string, string]>;
+    /** The answer's, bounded; null when no HTTP answer came. */
+    responseHeaders: KeptHeaders | null;
+  };
   const outcomes: Array<{ d: DeliveryRow; outcome: Outcome }> = [];
   let flushing = false;
   let timer: NodeJS.Timeout | undefined;
@@ -229,11 +240,13 @@ export function createDeliveryEngine(deps: EngineDeps) {
     let statusCode: number | null = null;
     let response = '';
     let retryAfter: number | null = null;
+    let responseHeaders: KeptHeaders | null = null;
     const timeout = setTimeout(() => controller.abort(new Error(`timed out after ${settings.timeoutMs} ms`)), settings.timeoutMs);
     try {
-      const answer = await sender.post(d.url, headers, d.body, controller.signal, RESPONSE_EXCERPT);
+      const answer = await sender.post(d.url, headers, d.body, controller.signal, RESPONSE_EXCERPT, ATTEMPT_RESPONSE_HEADERS);
       statusCode = answer.status;
       response = answer.excerpt;
+      responseHeaders = answer.headers;
       retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(answer.retryAfter, Date.now()) : null;
     } catch (error) {
       const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : error instanceof Error ? error.message : String(error);
@@ -246,7 +259,8 @@ export function createDeliveryEngine(deps: EngineDeps) {
       inFlight.delete(deliveryKey(d));
       return;
     }
-    outcomes.push({ d, outcome: { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started } });
+    const requestHeaders: Array<[string, string]> = [...Object.entries(headers), ['content-length', String(Buffer.byteLength(d.body))]];
+    outcomes.push({ d, outcome: { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started, requestHeaders, responseHeaders } });
     if (!flushing) {
       flushing = true;
       setImmediate(flushOutcomes);
@@ -278,7 +292,22 @@ export function createDeliveryEngine(deps: EngineDeps) {
     const current = q.delivery.get(d.eventId, d.target);
     if (!current) return;
     const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
-    q.insertAttempt.run(attemptId, d.apiKeyId, d.eventId, d.target, d.url, d.nextTrigger, ok ? 'succeeded' : 'failed', outcome.statusCode, outcome.response, outcome.durationMs, outcome.timestamp);
+    q.insertAttempt.run(
+      attemptId,
+      d.apiKeyId,
+      d.eventId,
+      d.target,
+      d.url,
+      d.nextTrigger,
+      ok ? 'succeeded' : 'failed',
+      outcome.statusCode,
+      outcome.response,
+      outcome.durationMs,
+      outcome.timestamp,
+      JSON.stringify(outcome.requestHeaders),
+      outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders.headers) : null,
+      outcome.responseHeaders?.omitted ?? 0,
+    );
     const attempts = current.attempts + 1;
     q.setAttempted.run(attempts, outcome.timestamp, outcome.statusCode, d.eventId, d.target);
     const schedule = (status: string, nextAttemptAt: number | null) => q.setSchedule.run(status, nextAttemptAt, 'scheduled', d.apiKeyId, d.eventId, d.target);

@@ -125,7 +125,9 @@ export const api = {
   requests: () => send<{ items: CallSummary[] }>('GET', '/requests'),
   request: (id: number) => send<CallDetail>('GET', `/requests/${id}`),
 
-  delivery: (apiKey: string, messageId: string, endpointId: string, at?: number) => send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId, at } }),
+  /** A delivery's body, and one attempt's request and response headers (`at`: its start, for attempts kept without them). */
+  delivery: (apiKey: string, messageId: string, endpointId: string, attempt?: { id: string; at: number }) =>
+    send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId, attemptId: attempt?.id, at: attempt?.at } }),
   webhookTest: (apiKey: string, endpointId: string) => send<{ messageId: string; eventType: string }>('POST', '/webhooks/test', { body: { apiKey, endpointId } }),
 
   mail: () => send<MailAnswer>('GET', '/mail'),

@@ -222,18 +222,41 @@ export default function Endpoint({ params }: { params: Params }) {
 }
 
 function AttemptDetail({ apiKey, endpointId, attempt }: { apiKey: string; endpointId: string; attempt: AttemptView }) {
-  const sent = useLoad<DeliveryAnswer | null>(() => api.delivery(apiKey, attempt.messageId, endpointId, Date.parse(attempt.timestamp)).catch(() => null), [apiKey, attempt.messageId, endpointId, attempt.timestamp]);
+  const at = Date.parse(attempt.timestamp);
+  const sent = useLoad<DeliveryAnswer | null>(() => api.delivery(apiKey, attempt.messageId, endpointId, { id: attempt.id, at }).catch(() => null), [apiKey, attempt.messageId, endpointId, attempt.id]);
   const d = sent.data;
+  const waiting = sent.loading ? 'Loading…' : 'The delivery is no longer stored.';
+  const responseHeaders = d?.responseHeaders ? [...d.responseHeaders, ...(d.responseHeadersOmitted ? [`(${d.responseHeadersOmitted} more not kept: an attempt keeps 50 headers, 4 KB)`] : [])].join('\n') : null;
   return (
     <Section title={`Attempt ${attempt.id}`} id="attempt-detail">
       <p class="muted">
         {attempt.trigger} · {attempt.status} · {ms(attempt.responseDurationMs)}
       </p>
-      <h3>Request</h3>
-      <pre tabIndex={0} id="attempt-request">{d ? `${d.method} ${d.url}\n${d.headers.join('\n')}\n\n${pretty(d.body)}` : sent.loading ? 'Loading…' : 'The delivery is no longer stored.'}</pre>
-      <h3>Response</h3>
-      <pre tabIndex={0} id="attempt-response-status">{attempt.responseStatusCode === null ? 'no HTTP answer (network error or timeout)' : `HTTP ${attempt.responseStatusCode}`}</pre>
-      {attempt.responseHeaders && <pre tabIndex={0} id="attempt-response-headers">{Object.entries(attempt.responseHeaders).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre>}
+      <div class="pair">
+        <div>
+          <h3>Request headers</h3>
+          <pre tabIndex={0} id="attempt-request-headers" aria-label="Request headers">
+            {d ? `${d.method} ${d.url}\n${d.headers.join('\n')}` : waiting}
+          </pre>
+          {d?.headersFrom === 'recomputed' && (
+            <p class="muted" id="attempt-headers-recomputed">
+              Recorded before Hearth kept each attempt's headers: worked out again (the signature under the current secret).
+            </p>
+          )}
+        </div>
+        <div>
+          <h3>Response headers</h3>
+          <pre tabIndex={0} id="attempt-response-status" aria-label="Response status">
+            {attempt.responseStatusCode === null ? 'no HTTP answer (network error or timeout)' : `HTTP ${attempt.responseStatusCode}`}
+          </pre>
+          <pre tabIndex={0} id="attempt-response-headers" aria-label="Response headers">
+            {responseHeaders ?? (d ? (attempt.responseStatusCode === null ? '(none: no answer)' : '(not kept for this attempt)') : waiting)}
+          </pre>
+        </div>
+      </div>
+      <h3>Request body</h3>
+      <pre tabIndex={0} id="attempt-request">{d ? pretty(d.body) : waiting}</pre>
+      <h3>Response body</h3>
       <pre tabIndex={0} id="attempt-response">{attempt.response || '(empty)'}</pre>
     </Section>
   );
