@@ -7,6 +7,7 @@ import type { HostCheck } from './http/host-check.ts';
 import type { ResponseCache } from './http/response-cache.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Db } from './db/client.ts';
+import type { Storage } from './db/repos/index.ts';
 import type { PageTokens } from './db/pagination.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import type { Logger } from './log.ts';
@@ -21,6 +22,8 @@ import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 /** The services one running Hearth shares between its operations, its websocket and its CLI commands. */
 export interface AppContext {
   config: Config;
+  /** The storage layer: repositories and units of work (db/repos/, db/storage.ts). */
+  storage: Storage;
   db: Db;
   sqlite: Database.Database;
   secrets: Secrets;

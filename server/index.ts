@@ -10,6 +10,8 @@ import { createCrdtStore } from './crdt/store.ts';
 import { createCrdtChangeFeed, crdtEventResolver } from './crdt/events.ts';
 import { attachYjsWebsocket } from './crdt/websocket.ts';
 import { openDatabase } from './db/client.ts';
+import { createStorage } from './db/repos/index.ts';
+import { createSqliteEngine } from './db/storage.ts';
 import { createPageTokens } from './db/pagination.ts';
 import { createHttpApp } from './http/app.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -55,7 +57,9 @@ export function openApp(config: Config): AppContext {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel);
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
-  const { db, sqlite } = openDatabase(join(config.dataDir, DATABASE_FILE), { log });
+  const databaseFile = join(config.dataDir, DATABASE_FILE);
+  const { db, sqlite } = openDatabase(databaseFile, { log });
+  const storage = createStorage(createSqliteEngine(databaseFile, { db, sqlite }));
   const crdtChanges = createCrdtChangeFeed(config);
   const accessEvents = createAccessEvents(log);
   const deliveries = openDeliveryStore(config.dataDir, { readOnly: true, legacyFrom: sqlite });
@@ -68,12 +72,13 @@ export function openApp(config: Config): AppContext {
     jobs: createJobRunner({ db, sqlite, log, config, accessEvents }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
-    responses: new ResponseCache(sqlite, config.responseCacheMb * 1024 * 1024),
+    responses: new ResponseCache(sqlite, config.responseCacheMb * 1024 * 1024, [storage.engine.writer.sqlite]),
     uiTickets: createTickets(),
     accessEvents,
     signIn: createSignInLinks(secrets.derive('admin-sign-in'), randomBytes(12).toString('base64url')),
     hostAllowed: createHostCheck(config),
     config,
+    storage,
     db,
     sqlite,
     secrets,
@@ -152,6 +157,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         app.crdt.flushAll();
         app.crdt.close();
         app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+        app.storage.engine.close();
         app.sqlite.close();
         app.closeDeliveries();
         removeServerLock(config.dataDir);
@@ -165,6 +171,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     await app.jobs.close();
     await app.webhooks.close();
     await app.mail.close();
+    app.storage.engine.close();
     app.sqlite.close();
     app.closeDeliveries();
     throw error;

@@ -39,14 +39,7 @@ export function openDatabase(file: string, options: { log?: Logger } = {}): Data
     sqlite.close();
     throw error;
   }
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  // Deleted content is overwritten, so that erasing a user's data leaves no copy in free pages of the file.
-  sqlite.pragma('secure_delete = ON');
-  compileWithUnpeekedLimits(sqlite);
-  cacheStatements(sqlite);
-  const db = drizzle(sqlite, { schema });
+  const db = configureConnection(sqlite);
   migrate(db, { migrationsFolder: MIGRATIONS });
   return {
     db,
@@ -57,6 +50,28 @@ export function openDatabase(file: string, options: { log?: Logger } = {}): Data
       sqlite.close();
     },
   };
+}
+
+/**
+ * The pragmas and helpers every connection to hearth.db gets (WAL, foreign keys, deleted content overwritten,
+ * bounded statements, the statement cache), and its drizzle database.
+ */
+function configureConnection(sqlite: Database.Database): Db {
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  // Deleted content is overwritten, so that erasing a user's data leaves no copy in free pages of the file.
+  sqlite.pragma('secure_delete = ON');
+  compileWithUnpeekedLimits(sqlite);
+  cacheStatements(sqlite);
+  return drizzle(sqlite, { schema });
+}
+
+/** A second connection to a database openDatabase opened (and migrated): the storage layer's write connection. */
+export function openConnection(file: string): { db: Db; sqlite: Database.Database } {
+  const sqlite = new Database(file, { fileMustExist: true });
+  return { db: configureConnection(sqlite), sqlite };
 }
 
 /** A database that holds migrations this build does not know: it was made (or upgraded) by a newer Hearth. */

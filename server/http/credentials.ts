@@ -11,7 +11,7 @@ import type { AppContext } from '../context.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
 import type { ApiKeyRow, WorkspaceRow } from '../services/types.ts';
 import { authenticateWorkspace } from '../services/workspaces.ts';
-import { changeStampOf, type ChangeStamp } from './change-stamp.ts';
+import { changeStampOf, type ChangeStamp } from '../db/change-stamp.ts';
 
 /** Enough for every key a local backend serves at once; past it the cache starts over (no LRU bookkeeping). */
 const MAX_ENTRIES = 1024;
@@ -66,12 +66,21 @@ export class VerifiedCredentials<T> {
   private readonly entries = new Map<string, T>();
   private generation = -1;
   private readonly stamp: ChangeStamp;
-  private readonly writes: TableWrites;
+  private readonly writes: TableWrites[];
 
-  /** `tables`: where the verified values are read from; a write to any of them drops every kept pair. */
-  constructor(sqlite: Database.Database, tables: readonly string[] = CREDENTIAL_TABLES) {
-    this.stamp = changeStampOf(sqlite);
-    this.writes = watchTableWrites(sqlite, tables);
+  /**
+   * `tables`: where the verified values are read from; a write to any of them, on `sqlite` or on one of `others`
+   * (this process's other connections), drops every kept pair.
+   */
+  constructor(sqlite: Database.Database, tables: readonly string[] = CREDENTIAL_TABLES, others: readonly Database.Database[] = []) {
+    this.stamp = changeStampOf(sqlite, others);
+    this.writes = [sqlite, ...others].map((connection) => watchTableWrites(connection, tables));
+  }
+
+  private writeCount(): number {
+    let count = 0;
+    for (const writes of this.writes) count += writes.count;
+    return count;
   }
 
   /**
@@ -80,7 +89,7 @@ export class VerifiedCredentials<T> {
    */
   get(id: string, secret: string, verify: () => T): T {
     // both only grow, so their sum changes whenever either does
-    const generation = this.stamp.foreignChanges() + this.writes.count;
+    const generation = this.stamp.foreignChanges() + this.writeCount();
     if (generation !== this.generation) {
       this.entries.clear();
       this.generation = generation;
@@ -113,7 +122,8 @@ const cachesBySqlite = new WeakMap<Database.Database, Caches>();
 export function credentialCaches(app: AppContext): Caches {
   let caches = cachesBySqlite.get(app.sqlite);
   if (caches === undefined) {
-    caches = { apiKeys: new VerifiedCredentials(app.sqlite), workspaces: new VerifiedCredentials(app.sqlite) };
+    const others = [app.storage.engine.writer.sqlite];
+    caches = { apiKeys: new VerifiedCredentials(app.sqlite, CREDENTIAL_TABLES, others), workspaces: new VerifiedCredentials(app.sqlite, CREDENTIAL_TABLES, others) };
     cachesBySqlite.set(app.sqlite, caches);
   }
   return caches;

@@ -1,5 +1,6 @@
 import { nextRequestId } from './request-id.ts';
 import type { AppContext } from '../context.ts';
+import { tenantScope, workspaceScope } from '../db/scope.ts';
 import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
 import { ApiError, invalid, resourceExhausted } from '../errors.ts';
 import { errorBody, httpStatusOf, INTERNAL_ERROR } from './errors.ts';
@@ -175,7 +176,7 @@ function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, r
     if (!app.limiter.hit(`workspace-ops:${workspace.id}`, app.config.rateLimits.workspaceOperations)) {
       throw resourceExhausted('Rate limit exceeded. Try again after 1 minute.');
     }
-    return { app, requestId, clientIp, workspace } as RequestContext;
+    return { app, requestId, clientIp, workspace, workspaceScope: workspaceScope(workspace.id) } as RequestContext;
   }
   if (op.auth === 'apiKey') {
     // The hosted wording for these is unpublished (reference §6.1): name the header itself.
@@ -183,7 +184,8 @@ function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, r
     if (!apiKeyId) throw invalid(`API key not found in headers (${names.apiKey}).`);
     const token = headers.get(names.authToken);
     if (!token) throw invalid(`Auth Token not found in headers (${names.authToken}).`);
-    return { app, requestId, clientIp, apiKey: verifiedApiKey(app, apiKeyId, token) } as RequestContext;
+    const apiKey = verifiedApiKey(app, apiKeyId, token);
+    return { app, requestId, clientIp, apiKey, scope: tenantScope(apiKey.id, apiKey.workspaceId) } as RequestContext;
   }
   return { app, requestId, clientIp };
 }
@@ -227,8 +229,8 @@ export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCa
 
 /**
  * A read operation's call through the response cache: the answer kept for the same caller and body while the
- * database is unchanged, or computed (synchronously: an answer that takes a promise turn is not kept, since a
- * write may land meanwhile) and kept.
+ * database is unchanged, or computed and kept, unless a write landed while it was computed (the stamp read
+ * before computing then no longer matches, and `set` keeps nothing).
  */
 function cachedCall(app: AppContext, op: AnyOperation, ctx: RequestContext, data: unknown, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
   const caller = (ctx as Partial<ApiKeyRequestContext>).apiKey?.id ?? (ctx as Partial<WorkspaceRequestContext>).workspace?.id ?? '';
@@ -239,12 +241,15 @@ function cachedCall(app: AppContext, op: AnyOperation, ctx: RequestContext, data
   const stamp = app.responses.stamp();
   const input = parseInput(op.input, data, op.missingMessages);
   const result: unknown = op.handler(input, ctx as never);
-  if (result instanceof Promise) return settled(app, op, requestId, result);
-  const outcome = success(op, result, requestId);
-  // kept as UTF-8 bytes: a kept answer is then sent without encoding (or measuring) a long string again
-  outcome.json = Buffer.from(JSON.stringify(outcome.body));
-  app.responses.set(key, outcome.json, stamp);
-  return outcome;
+  const keep = (value: unknown) => {
+    const outcome = success(op, value, requestId);
+    // kept as UTF-8 bytes: a kept answer is then sent without encoding (or measuring) a long string again
+    outcome.json = Buffer.from(JSON.stringify(outcome.body));
+    app.responses.set(key, outcome.json, stamp);
+    return outcome;
+  };
+  if (result instanceof Promise) return result.then(keep, (error: unknown) => failure(app, op, requestId, error));
+  return keep(result);
 }
 
 /** The answers of `cache: 'constant'` operations, serialized at their first call, per app. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
+import type { TenantScope, WorkspaceScope } from '../db/scope.ts';
 import type { ApiKeyRow, WorkspaceRow } from '../services/types.ts';
 
 export type AuthKind = 'workspace' | 'apiKey' | 'public';
@@ -12,9 +13,13 @@ export interface RequestContext {
 }
 export interface WorkspaceRequestContext extends RequestContext {
   workspace: WorkspaceRow;
+  /** What the workspace's credentials reach: the workspace and its keys. */
+  workspaceScope: WorkspaceScope;
 }
 export interface ApiKeyRequestContext extends RequestContext {
   apiKey: ApiKeyRow;
+  /** What the key's credentials reach: that key's data, and nothing else. */
+  scope: TenantScope;
 }
 
 export type ContextFor<A extends AuthKind> = A extends 'workspace'

@@ -7,7 +7,7 @@
 // that depend on nothing but the stored data, the caller's API key and the request body (no clock, no side
 // effects). Bounded by bytes; past the bound the oldest answers go first (a Map keeps insertion order).
 import type Database from 'better-sqlite3';
-import { changeStampOf, type ChangeStamp } from './change-stamp.ts';
+import { changeStampOf, type ChangeStamp } from '../db/change-stamp.ts';
 
 export class ResponseCache {
   private readonly entries = new Map<string, Buffer>();
@@ -15,11 +15,13 @@ export class ResponseCache {
   private generation = -1;
   private readonly changes: ChangeStamp;
 
+  /** `others`: this process's other connections to the database (their writes drop the answers at once too). */
   constructor(
     sqlite: Database.Database,
     private readonly maxBytes: number,
+    others: readonly Database.Database[] = [],
   ) {
-    this.changes = changeStampOf(sqlite);
+    this.changes = changeStampOf(sqlite, others);
   }
 
   get enabled(): boolean {

@@ -5,7 +5,7 @@ import { listValues, placeholderList, preparedFor, preparedShapes } from '../db/
 import { memberships, type MembershipLevel } from '../db/schema.ts';
 import { findDocument, type DocumentRow } from './documents.ts';
 import { findFolder, type FolderRow } from './folders.ts';
-import { findOrganization, type OrganizationRow } from './organizations.ts';
+import { findOrganizationIn, type OrganizationRow } from './organizations.ts';
 
 /**
  * The one place that answers "may this user see this document, and as what?". Every other area (users,
@@ -84,7 +84,7 @@ export function createAccessResolver(db: Db, apiKeyId: string, organizationId: s
   const foldersById = new Map<string, FolderRow | null>();
   const userMemberships = new Map<string, ReturnType<typeof loadMemberships>>();
 
-  const org = () => (organization === undefined ? (organization = findOrganization(db, apiKeyId, organizationId) ?? null) : organization);
+  const org = () => (organization === undefined ? (organization = findOrganizationIn(db, apiKeyId, organizationId) ?? null) : organization);
   const doc = (id: string) => {
     if (!docs.has(id)) docs.set(id, findDocument(db, apiKeyId, organizationId, id) ?? null);
     return docs.get(id) ?? null;

@@ -10,7 +10,7 @@ import { failedPrecondition, invalid } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { activityServiceEnabled } from './apikeys.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
-import { ensureOrganization } from './organizations.ts';
+import { ensureOrganizationIn } from './organizations.ts';
 import { readPageToken } from './paging.ts';
 import { keyed } from './keyed.ts';
 
@@ -90,7 +90,7 @@ export function addActivities(app: AppContext, apiKeyId: string, input: { organi
   });
   return transaction(app.db, (tx) => {
     if (!activityServiceEnabled(tx, apiKeyId)) throw failedPrecondition(ACTIVITY_SERVICE_DISABLED);
-    ensureOrganization(tx, apiKeyId, input.organizationId, false);
+    ensureOrganizationIn(tx, apiKeyId, input.organizationId, false);
     return input.activities.map((a) =>
       recordActivity(tx, {
         ...a,

@@ -17,7 +17,7 @@ import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { commentPlainText, recordJudgment, statusDecision, threadTexts } from './memory.ts';
 import { insertNotification } from './notifications.ts';
-import { ensureOrganization } from './organizations.ts';
+import { ensureOrganizationIn } from './organizations.ts';
 import { describeReaction } from './reactions.ts';
 import type { ApiKeyRow } from './types.ts';
 import { ROOT as ROOT_FOLDER } from './folders.ts';
@@ -211,7 +211,7 @@ export function addAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.outp
   });
   const mails = { count: 0 };
   const out = transaction(app.db, (tx) => {
-    ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
+    ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
     if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
       if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
       insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });

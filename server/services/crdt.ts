@@ -9,7 +9,7 @@ import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { recordActivity } from './activities.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
-import { findOrganization } from './organizations.ts';
+import { findOrganizationIn } from './organizations.ts';
 import { keyed } from './keyed.ts';
 
 type WriteInput = z.output<typeof crdtWriteInput>;
@@ -35,7 +35,7 @@ export function addCrdt(app: AppContext, apiKeyId: string, input: WriteInput) {
  * Activity logs belong to organizations: CRDT data written for an organization Hearth does not know has none.
  */
 function crdtActivity(app: AppContext, key: DocKey, actionType: string, what: string) {
-  if (!findOrganization(app.db, key.apiKeyId, key.organizationId)) return;
+  if (!findOrganizationIn(app.db, key.apiKeyId, key.organizationId)) return;
   recordActivity(app.db, {
     apiKeyId: key.apiKeyId,
     organizationId: key.organizationId,

@@ -10,7 +10,7 @@ import { documents } from '../db/schema.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { deleteDocumentData } from './document-lifecycle.ts';
 import { findFolder, insertFolder, ROOT } from './folders.ts';
-import { ensureOrganization, type Outcomes } from './organizations.ts';
+import { ensureOrganizationIn, type Outcomes } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
 import { readPageToken } from './paging.ts';
 import { keyed } from './keyed.ts';
@@ -109,7 +109,7 @@ export function addDocuments(app: AppContext, apiKey: ApiKeyRow, input: z.output
   const ids = input.documents.map((d) => d.documentId);
   unique(ids, 'documents');
   return transaction(app.db, (tx) => {
-    ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
+    ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
     const folderId = targetFolder(tx, apiKey.id, input.organizationId, input.folderId, input.createFolder ?? false);
     const existing = findDocuments(tx, apiKey.id, input.organizationId, ids);
     if (existing.size > 0) {

@@ -8,7 +8,7 @@ import { preparedFor } from '../db/prepared.ts';
 import { documents, folders, memberships } from '../db/schema.ts';
 import { invalid, notFound } from '../errors.ts';
 import { deleteDocumentData } from './document-lifecycle.ts';
-import { ensureOrganization, type Outcomes } from './organizations.ts';
+import { ensureOrganizationIn, type Outcomes } from './organizations.ts';
 import { keyed } from './keyed.ts';
 
 export type FolderRow = typeof folders.$inferSelect;
@@ -91,7 +91,7 @@ export function insertFolder(
 
 export function addFolders(app: AppContext, apiKeyId: string, input: z.output<typeof foldersAddInput>): Outcomes {
   return transaction(app.db, (tx) => {
-    ensureOrganization(tx, apiKeyId, input.organizationId, input.createOrganization ?? false);
+    ensureOrganizationIn(tx, apiKeyId, input.organizationId, input.createOrganization ?? false);
     const out: Outcomes = keyed();
     for (const item of input.folders) {
       if (findFolder(tx, apiKeyId, input.organizationId, item.folderId)) {

@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { userGroupMembers, userGroups } from '../db/schema.ts';
-import { checkUniqueIds, ensureOrganization, type Outcomes } from './organizations.ts';
+import { checkUniqueIds, ensureOrganizationIn, type Outcomes } from './organizations.ts';
 import { findUser } from './users.ts';
 import { keyed } from './keyed.ts';
 
@@ -35,7 +35,7 @@ export function addGroups(
 ): Outcomes {
   checkUniqueIds(input.organizationUserGroups.map((g) => g.groupId), 'organizationUserGroups');
   return transaction(app.db, (tx) => {
-    ensureOrganization(tx, apiKeyId, input.organizationId, input.createOrganization ?? false);
+    ensureOrganizationIn(tx, apiKeyId, input.organizationId, input.createOrganization ?? false);
     const out: Outcomes = keyed();
     for (const group of input.organizationUserGroups) {
       const inserted = tx

@@ -14,7 +14,7 @@ import { mailSender } from './apikeys.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
-import { ensureOrganization } from './organizations.ts';
+import { ensureOrganizationIn } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
 import { contextAccessOf } from './permissions.ts';
 import { findUser, upsertUser } from './users.ts';
@@ -142,7 +142,7 @@ export function addNotification(app: AppContext, apiKey: ApiKeyRow, input: AddIn
  */
 export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, input: AddInput): { created: boolean; id: string; mails: number } {
   const resolverMode = input.isNotificationResolverUsed ?? false;
-  ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
+  ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
   if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
     if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
     insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });
@@ -346,7 +346,7 @@ export function getNotificationConfig(app: AppContext, apiKeyId: string, input: 
 export function setNotificationConfig(app: AppContext, apiKeyId: string, input: { organizationId: string; userIds: string[]; documentIds?: string[] | undefined; config: { inbox?: Channel | undefined; email?: Channel | undefined; slack?: Channel | undefined } }) {
   if (!input.config.inbox && !input.config.email && !input.config.slack) throw invalid('config must set at least one of inbox, email or slack.');
   return transaction(app.db, (tx) => {
-    ensureOrganization(tx, apiKeyId, input.organizationId, false);
+    ensureOrganizationIn(tx, apiKeyId, input.organizationId, false);
     const documents = input.documentIds?.length ? input.documentIds : [''];
     const out: Array<{ success: boolean; userId: string; documentId: string | null; message: string }> = [];
     for (const userId of new Set(input.userIds)) {

@@ -9,7 +9,7 @@ import { invalid, notFound } from '../errors.ts';
 import { createAccessResolver, findMembership, upsertMembership, type AccessDecision } from './access.ts';
 import { findDocument } from './documents.ts';
 import { findFolder } from './folders.ts';
-import { ensureOrganization, findOrganization } from './organizations.ts';
+import { ensureOrganizationIn, findOrganizationIn } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
 import { findUser, upsertUser } from './users.ts';
 import { keyed } from './keyed.ts';
@@ -39,9 +39,9 @@ export function changePermissions(tx: Db, apiKeyId: string, userId: string, reso
         .run();
       return;
     }
-    if (resource.type === 'organization') ensureOrganization(tx, apiKeyId, organizationId, true);
+    if (resource.type === 'organization') ensureOrganizationIn(tx, apiKeyId, organizationId, true);
     else {
-      if (!findOrganization(tx, apiKeyId, organizationId)) throw notFound(`Organization does not exist: ${organizationId}.`);
+      if (!findOrganizationIn(tx, apiKeyId, organizationId)) throw notFound(`Organization does not exist: ${organizationId}.`);
       const exists = resource.type === 'folder' ? findFolder(tx, apiKeyId, organizationId, resource.id) : findDocument(tx, apiKeyId, organizationId, resource.id);
       if (!exists) throw notFound(`${resource.type === 'folder' ? 'Folder' : 'Document'} does not exist: ${resource.id} in organization ${organizationId}.`);
     }

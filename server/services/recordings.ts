@@ -15,7 +15,7 @@ import { emitEvent } from '../webhooks/outbox.ts';
 import { recordActivity } from './activities.ts';
 import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
-import { ensureOrganization } from './organizations.ts';
+import { ensureOrganizationIn } from './organizations.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
 import { keyed } from './keyed.ts';
@@ -129,7 +129,7 @@ export function addRecording(app: AppContext, apiKey: ApiKeyRow, input: z.output
     // inside the try: a write that fails half-way (disk full) removes the files already written
     for (const f of files) writeFileSync(join(dir, f.storageKey), f.bytes, { mode: 0o600 });
     const recordingId = transaction(app.db, (tx) => {
-      ensureOrganization(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
+      ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
       if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
         if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
         insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });

@@ -10,7 +10,7 @@ import { invalid, notFound } from '../errors.ts';
 import { findMembership, upsertMembership } from './access.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { findFolder, insertFolder } from './folders.ts';
-import { ensureOrganization, type Outcomes } from './organizations.ts';
+import { ensureOrganizationIn, type Outcomes } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
 import { keyed } from './keyed.ts';
 
@@ -98,7 +98,7 @@ export function addUsers(
   const { level, resourceId } = levelOf(input);
   const out = transaction(app.db, (tx) => {
     // interface.md users/add rule 4: a missing organization is created.
-    ensureOrganization(tx, apiKey.id, input.organizationId, true);
+    ensureOrganizationIn(tx, apiKey.id, input.organizationId, true);
     if (level === 'document' && !findDocument(tx, apiKey.id, input.organizationId, resourceId)) {
       if (!input.createDocument) throw notFound(`Document does not exist: ${resourceId}. Pass createDocument: true to create it.`);
       insertDocument(tx, apiKey, input.organizationId, { documentId: resourceId });

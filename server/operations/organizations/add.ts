@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Creates organizations; an existing id is reported per item.',
   input: organizationsAddInput,
   async handler(input, ctx) {
-    return { message: 'Organization(s) added successfully.', data: addOrganizations(ctx.app, ctx.apiKey.id, input.organizations) };
+    return { message: 'Organization(s) added successfully.', data: await addOrganizations(ctx.app, ctx.scope, input.organizations) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Deletes organizations with everything in them (folders, documents, memberships, groups).',
   input: organizationsDeleteInput,
   async handler(input, ctx) {
-    return { message: 'Organization(s) deleted successfully.', data: deleteOrganizations(ctx.app, ctx.apiKey.id, input.organizationIds) };
+    return { message: 'Organization(s) deleted successfully.', data: await deleteOrganizations(ctx.app, ctx.scope, input.organizationIds) };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Lists organizations (all, or the given ids) by id, keyset-paginated with nextPageToken.',
   input: organizationsGetInput,
   async handler(input, ctx) {
-    const page = listOrganizations(ctx.app, ctx.apiKey.id, input);
+    const page = await listOrganizations(ctx.app, ctx.scope, input);
     return { message: 'Organization(s) retrieved successfully.', data: page.items, nextPageToken: page.pageToken };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Renames organizations and merges their metadata; a missing id is reported per item.',
   input: organizationsUpdateInput,
   async handler(input, ctx) {
-    return { message: 'Organization(s) updated successfully.', data: updateOrganizations(ctx.app, ctx.apiKey.id, input.organizations) };
+    return { message: 'Organization(s) updated successfully.', data: await updateOrganizations(ctx.app, ctx.scope, input.organizations) };
   },
 });

@@ -8,7 +8,7 @@ import type { AppContext } from '../../../server/context.ts';
 import { transaction } from '../../../server/db/client.ts';
 import { findMembership, upsertMembership } from '../../../server/services/access.ts';
 import { keyed } from '../../../server/services/keyed.ts';
-import { ensureOrganization, type Outcomes } from '../../../server/services/organizations.ts';
+import { ensureOrganizationIn, type Outcomes } from '../../../server/services/organizations.ts';
 import type { ApiKeyRow } from '../../../server/services/types.ts';
 import { addUsers, levelOf, upsertUser } from '../../../server/services/users.ts';
 import type { UserInput } from '../../../shared/schemas/access.ts';
@@ -32,7 +32,7 @@ type Input = { organizationId: string; documentId?: string; folderId?: string; u
 function perUser(input: Input): Outcomes {
   const { level, resourceId } = levelOf(input);
   return transaction(app.db, (tx) => {
-    ensureOrganization(tx, apiKey.id, input.organizationId, true);
+    ensureOrganizationIn(tx, apiKey.id, input.organizationId, true);
     // keyed like the service's (no prototype): a user named __proto__ has its outcome too
     const out: Outcomes = keyed();
     for (const user of input.users) {

@@ -10,7 +10,7 @@ export default defineOperation({
   async handler(input, ctx) {
     return {
       message: 'Updated disable state for Organization(s) successfully.',
-      data: setOrganizationsDisabled(ctx.app, ctx.apiKey.id, input.organizationIds, input.disabled),
+      data: await setOrganizationsDisabled(ctx.app, ctx.scope, input.organizationIds, input.disabled),
     };
   },
 });

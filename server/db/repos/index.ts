@@ -1,0 +1,16 @@
+// The repositories, one per area, over one engine: what services ask for their data. Each method that reads or
+// writes tenant data takes the tenant's scope and filters by it itself. `transaction` groups calls into one unit of
+// work (storage.ts).
+import type { SqliteEngine } from '../storage.ts';
+import { organizationsRepo } from './organizations.ts';
+
+export function createStorage(engine: SqliteEngine) {
+  return {
+    engine,
+    transaction: engine.transaction,
+    inTransaction: engine.inTransaction,
+    organizations: organizationsRepo(engine),
+  };
+}
+
+export type Storage = ReturnType<typeof createStorage>;

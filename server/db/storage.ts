@@ -1,0 +1,102 @@
+// The storage layer's engine: the one place that runs statements and units of work. Repositories (db/repos/) own
+// every query and run them through `read` and `write`; services group them in `transaction`. Only this folder
+// imports the database driver, drizzle or the schema (test/unit/storage-boundary.test.ts holds every other file to
+// that).
+//
+// Two connections to hearth.db. Reads outside a unit of work run on the main connection, at once: in WAL mode they
+// see every committed write and never wait for a writer. Units of work run on the write connection, one at a time
+// (gate.ts): a transaction there is invisible to the main connection until it commits, so a unit of work that awaits
+// between its statements lets other requests read and queue their own writes, but never see it half done nor put
+// a statement of theirs inside it. Inside a unit of work every read and write (found by its async context) goes to
+// the write connection, so it reads its own writes.
+import type Database from 'better-sqlite3';
+import { changeStampOf } from './change-stamp.ts';
+import { openConnection, type Db } from './client.ts';
+import { WriterTurns, type Transactional } from './gate.ts';
+
+export interface SqliteEngine {
+  readonly kind: 'sqlite';
+  /** Runs statements (synchronously, as one step) that only read: on the main connection, or in the unit of work. */
+  read<T>(statements: (db: Db) => T): Promise<T>;
+  /** Runs statements that write: in the unit of work the caller runs in, else as a unit of work of their own. */
+  write<T>(statements: (db: Db) => T): Promise<T>;
+  /**
+   * One unit of work: every repository call made while `work` runs (in its async context) joins one transaction,
+   * committed when `work` resolves and rolled back when it throws. Inside another unit of work it is a savepoint of
+   * it. `work` should wait on nothing but storage: the write connection is held while it runs.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  /** Whether the caller runs inside a unit of work. */
+  inTransaction(): boolean;
+  /** The connection statements of the caller go to now (for repositories' synchronous helpers). */
+  current(): Db;
+  /** The main connection (reads outside units of work, the change stamp of the caches). */
+  readonly main: { db: Db; sqlite: Database.Database };
+  /** The write connection. */
+  readonly writer: { db: Db; sqlite: Database.Database };
+  close(): void;
+}
+
+/** Prepared BEGIN/COMMIT/ROLLBACK of one connection, and its savepoints by depth. */
+function transactionStatements(sqlite: Database.Database) {
+  const statement = (sql: string) => {
+    const prepared = sqlite.prepare(sql);
+    return () => void prepared.run();
+  };
+  // IMMEDIATE takes the write lock up front: a read-then-write unit of work cannot then lose a race with another
+  // process (the CLI) and fail with SQLITE_BUSY_SNAPSHOT; it waits (busy_timeout) instead.
+  const begin = statement('BEGIN IMMEDIATE');
+  const commit = statement('COMMIT');
+  const rollback = statement('ROLLBACK');
+  const top: Transactional = {
+    begin,
+    commit,
+    // an error SQLite answers by rolling back itself (a full disk) leaves no transaction to roll back
+    rollback: () => {
+      if (sqlite.inTransaction) rollback();
+    },
+  };
+  const savepoints: Transactional[] = [];
+  const savepoint = (depth: number): Transactional =>
+    (savepoints[depth] ??= (() => {
+      const release = statement(`RELEASE hearth_${depth}`);
+      const rollbackTo = statement(`ROLLBACK TO hearth_${depth}`);
+      return {
+        begin: statement(`SAVEPOINT hearth_${depth}`),
+        commit: release,
+        rollback: () => {
+          rollbackTo();
+          release();
+        },
+      };
+    })());
+  return { top, savepoint };
+}
+
+/** The engine over a database openDatabase opened (and migrated): `main` is that connection. */
+export function createSqliteEngine(file: string, main: { db: Db; sqlite: Database.Database }): SqliteEngine {
+  const writer = openConnection(file);
+  // the caches' change stamp counts this process's writes on both connections (made first here, shared after)
+  changeStampOf(main.sqlite, [writer.sqlite]);
+  const turns = new WriterTurns();
+  const { top, savepoint } = transactionStatements(writer.sqlite);
+  const transaction = <T>(work: () => Promise<T>) => turns.hold(work, top, savepoint);
+  return {
+    kind: 'sqlite',
+    main,
+    writer,
+    async read(statements) {
+      return statements(turns.owns() ? writer.db : main.db);
+    },
+    async write(statements) {
+      if (turns.owns()) return statements(writer.db);
+      return transaction(async () => statements(writer.db));
+    },
+    transaction,
+    inTransaction: () => turns.owns(),
+    current: () => (turns.owns() ? writer.db : main.db),
+    close() {
+      if (writer.sqlite.open) writer.sqlite.close();
+    },
+  };
+}

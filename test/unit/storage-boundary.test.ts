@@ -1,0 +1,123 @@
+// The storage boundary, read from the code's own imports: outside server/db/ no file reaches the database driver,
+// drizzle, the schema or a connection; everything goes through the repositories (server/db/repos/) and the units of
+// work of server/db/storage.ts. The tenant scopes are made in server/db/ only (and by authentication, which hands
+// them to the request).
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Every TypeScript file of these folders, as paths from the project root. */
+function files(...folders: string[]): string[] {
+  return folders.flatMap((folder) =>
+    readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && /\.(ts|tsx|mts)$/.test(e.name))
+      .map((e) => relative(ROOT, join(e.parentPath, e.name))),
+  );
+}
+
+/** What a file imports: package names and project paths (relative imports resolved), static, type-only and dynamic. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2]) as string);
+  return specifiers.map((s) => (s.startsWith('.') ? normalize(join(dirname(file), s)) : s));
+}
+
+const FORBIDDEN = (target: string) =>
+  target === 'better-sqlite3' || target === 'drizzle-orm' || target.startsWith('drizzle-orm/') || (target.startsWith('server/db/') && !target.startsWith('server/db/repos/') && !['server/db/pagination.ts'].includes(target));
+/** Allowed from outside: the scope's types (not its constructors) are imported with `import type`. */
+const TYPE_ONLY_OK = new Set(['server/db/scope.ts', 'server/db/storage.ts']);
+
+/** Files still on the database directly, moving behind the repositories; the list only shrinks. */
+const NOT_YET_MOVED = new Set<string>([
+  'server/admin/ops-routes.ts',
+  'server/admin/queries.ts',
+  'server/admin/transfer.ts',
+  'server/cli/commands/workspace-create.ts',
+  'server/cli/doctor.ts',
+  'server/cli/options.ts',
+  'server/context.ts',
+  'server/crdt/events.ts',
+  'server/crdt/store.ts',
+  'server/crdt/websocket.ts',
+  'server/http/credentials.ts',
+  'server/http/dispatch.ts',
+  'server/http/response-cache.ts',
+  'server/index.ts',
+  'server/mail/mailer.ts',
+  'server/services/access.ts',
+  'server/services/activities.ts',
+  'server/services/agents.ts',
+  'server/services/ai.ts',
+  'server/services/apikeys.ts',
+  'server/services/backup.ts',
+  'server/services/bootstrap.ts',
+  'server/services/comment-events.ts',
+  'server/services/comment-threads.ts',
+  'server/services/comments.ts',
+  'server/services/crdt.ts',
+  'server/services/document-lifecycle.ts',
+  'server/services/documents.ts',
+  'server/services/domains.ts',
+  'server/services/folders.ts',
+  'server/services/groups.ts',
+  'server/services/jobs.ts',
+  'server/services/login-links.ts',
+  'server/services/memory.ts',
+  'server/services/migrations.ts',
+  'server/services/notification-reads.ts',
+  'server/services/notifications.ts',
+  'server/services/organizations.ts',
+  'server/services/permissions.ts',
+  'server/services/reactions.ts',
+  'server/services/recordings.ts',
+  'server/services/types.ts',
+  'server/services/user-data.ts',
+  'server/services/users.ts',
+  'server/services/webhooks.ts',
+  'server/services/workflows.ts',
+  'server/services/workspaces.ts',
+  'server/tooling/archive-schema.ts',
+  'server/tooling/export.ts',
+  'server/tooling/import-rows.ts',
+  'server/tooling/import.ts',
+  'server/tooling/seed-comments.ts',
+  'server/tooling/seed-generate.ts',
+  'server/tooling/seed-writer.ts',
+  'server/tooling/seed.ts',
+  'server/webhooks/delivery-file.ts',
+  'server/webhooks/delivery-store.ts',
+  'server/webhooks/dispatcher.ts',
+  'server/webhooks/engine-queries.ts',
+  'server/webhooks/engine.ts',
+  'server/webhooks/outbox.ts',
+  'server/webhooks/worker.ts',
+]);
+
+function violations(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return importsOf(file).filter((target) => {
+    if (!FORBIDDEN(target)) return false;
+    if (TYPE_ONLY_OK.has(target)) {
+      const name = relative(dirname(file), target).replace(/\\/g, '/');
+      const typeOnly = new RegExp(`import type [^;]*from ['"](\\./)?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]`);
+      return !typeOnly.test(text);
+    }
+    return true;
+  });
+}
+
+describe('the storage boundary', () => {
+  const outside = files('server', 'shared', 'main', 'renderer/src').filter((f) => !f.startsWith('server/db/'));
+
+  it('holds: no file outside server/db/ imports the driver, drizzle, the schema or a connection', () => {
+    const found = outside.filter((f) => !NOT_YET_MOVED.has(f)).flatMap((f) => violations(f).map((target) => `${f} -> ${target}`));
+    expect(found).toEqual([]);
+  });
+
+  it('lists only files that still cross it (moved ones leave the list)', () => {
+    const moved = [...NOT_YET_MOVED].filter((f) => violations(f).length === 0);
+    expect(moved).toEqual([]);
+  });
+});

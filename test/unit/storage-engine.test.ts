@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../server/db/client.ts';
+import { createStorage } from '../../server/db/repos/index.ts';
+import { tenantScope } from '../../server/db/scope.ts';
+import { createSqliteEngine } from '../../server/db/storage.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'hearth-storage-'));
+const file = join(dir, 'hearth.db');
+const opened = openDatabase(file);
+const storage = createStorage(createSqliteEngine(file, opened));
+// the key the rows belong to (organizations reference api_keys)
+opened.sqlite.exec("INSERT INTO workspaces (id, name, owner_id, owner_email, auth_token_enc, auth_token_digest) VALUES ('w', 'w', 'o', 'o@example.com', 'x', 'x')");
+opened.sqlite.exec("INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k', 'w', 'k', 'testing', 'o@example.com', '[]', '{}')");
+const scope = tenantScope('k', 'w');
+afterAll(() => {
+  storage.engine.close();
+  opened.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const row = (id: string) => ({ id, name: id, disabled: false, metadata: {}, createdAt: 1, updatedAt: 1 });
+const visible = async (ids: string[]) => (await storage.organizations.page(scope, { ids, limit: 1000 })).map((r) => r.id).sort();
+
+describe('units of work on the shared SQLite database', () => {
+  it('are invisible to other requests until they commit, though they await between their statements', async () => {
+    const seen: string[][] = [];
+    let done = false;
+    const writer = storage.transaction(async () => {
+      for (const id of ['a1', 'a2', 'a3', 'a4']) {
+        await storage.organizations.insert(scope, row(id));
+        await turn(); // other requests' code runs here
+      }
+      // the unit of work reads its own writes
+      expect(await visible(['a1', 'a2', 'a3', 'a4'])).toEqual(['a1', 'a2', 'a3', 'a4']);
+    });
+    const reader = (async () => {
+      while (!done) {
+        seen.push(await visible(['a1', 'a2', 'a3', 'a4']));
+        await turn();
+      }
+    })();
+    await writer;
+    done = true;
+    await reader;
+    // many looks while it ran, and never a part of it
+    expect(seen.length).toBeGreaterThan(3);
+    for (const look of seen) expect([0, 4]).toContain(look.length);
+    expect(await visible(['a1', 'a2', 'a3', 'a4'])).toEqual(['a1', 'a2', 'a3', 'a4']);
+  });
+
+  it('take turns: a second writer waits for the first and never writes inside it; a failed one leaves nothing', async () => {
+    const order: string[] = [];
+    const failing = storage.transaction(async () => {
+      await storage.organizations.insert(scope, row('b1'));
+      order.push('first wrote');
+      await turn();
+      await turn();
+      order.push('first fails');
+      throw new Error('no');
+    });
+    const second = storage.transaction(async () => {
+      order.push('second starts');
+      await storage.organizations.insert(scope, row('b2'));
+    });
+    // a write outside any unit of work is one of its own, and waits its turn too
+    const lone = storage.organizations.insert(scope, row('b3')).then(() => order.push('lone wrote'));
+    await expect(failing).rejects.toThrow('no');
+    await second;
+    await lone;
+    expect(order.slice(0, 2)).toEqual(['first wrote', 'first fails']);
+    expect(await visible(['b1', 'b2', 'b3'])).toEqual(['b2', 'b3']);
+  });
+
+  it('nest: an inner unit of work is a savepoint, rolled back alone', async () => {
+    await storage.transaction(async () => {
+      await storage.organizations.insert(scope, row('c1'));
+      await expect(
+        storage.transaction(async () => {
+          await storage.organizations.insert(scope, row('c2'));
+          throw new Error('inner');
+        }),
+      ).rejects.toThrow('inner');
+      await storage.organizations.insert(scope, row('c3'));
+    });
+    expect(await visible(['c1', 'c2', 'c3'])).toEqual(['c1', 'c3']);
+  });
+});
