@@ -9,7 +9,6 @@ import { activities, type StoredUser } from '../db/schema.ts';
 import { failedPrecondition, invalid } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { activityServiceEnabled } from './apikeys.ts';
-import { registerDocumentData } from './document-lifecycle.ts';
 import { ensureOrganizationIn } from './organizations.ts';
 import { readPageToken } from './paging.ts';
 import { keyed } from './keyed.ts';
@@ -211,15 +210,3 @@ export function deleteActivities(app: AppContext, apiKeyId: string, input: z.out
     return out;
   });
 }
-
-registerDocumentData({
-  name: 'activities',
-  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
-    for (let i = 0; i < documentIds.length; i += 500) {
-      tx.delete(activities).where(and(eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, organizationId), inArray(activities.documentId, documentIds.slice(i, i + 500)))).run();
-    }
-  },
-  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
-    tx.update(activities).set({ documentId: toDocumentId }).where(and(eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, organizationId), eq(activities.documentId, fromDocumentId))).run();
-  },
-});

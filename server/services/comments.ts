@@ -13,7 +13,6 @@ import { randomAlphanumeric } from '../security/secrets.ts';
 import { createAccessResolver } from './access.ts';
 import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
-import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { commentPlainText, recordJudgment, statusDecision, threadTexts } from './memory.ts';
 import { insertNotification } from './notifications.ts';
@@ -715,15 +714,3 @@ export function markAnnotationsRead(app: AppContext, apiKeyId: string, input: { 
     return out;
   });
 }
-
-registerDocumentData({
-  name: 'comments',
-  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
-    for (let i = 0; i < documentIds.length; i += 500) {
-      tx.delete(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, organizationId), inArray(commentAnnotations.documentId, documentIds.slice(i, i + 500)))).run();
-    }
-  },
-  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
-    tx.update(commentAnnotations).set({ documentId: toDocumentId }).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, organizationId), eq(commentAnnotations.documentId, fromDocumentId))).run();
-  },
-});

@@ -1,14 +1,13 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import { DEFAULT_CONTENT_KEY, type crdtWriteInput } from '../../shared/schemas/crdt.ts';
 import type { AppContext } from '../context.ts';
 import { checkData, INFER_KEY, INFER_TYPE, writeContent } from '../crdt/content.ts';
 import { crdtItem } from '../crdt/events.ts';
 import type { DocKey } from '../crdt/store.ts';
-import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
+import { crdtDocuments } from '../db/schema.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { recordActivity } from './activities.ts';
-import { registerDocumentData } from './document-lifecycle.ts';
 import { findOrganizationIn } from './organizations.ts';
 import { keyed } from './keyed.ts';
 
@@ -94,23 +93,3 @@ export function deleteCrdt(app: AppContext, apiKeyId: string, input: { organizat
   for (const editorId of input.editorIds ?? []) if (!out[editorId]) out[editorId] = { success: false, message: NOT_FOUND_MESSAGE };
   return out;
 }
-
-registerDocumentData({
-  name: 'crdt',
-  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
-    for (let i = 0; i < documentIds.length; i += 500) {
-      tx.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, organizationId), inArray(crdtDocuments.documentId, documentIds.slice(i, i + 500)))).run();
-    }
-  },
-  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
-    // New parent rows first, then the update log, then the old parents: the foreign keys hold at every step.
-    tx.run(sql`INSERT INTO crdt_documents (api_key_id, organization_id, document_id, editor_id, type, content_key, infer, snapshot, update_count, last_updated_by, compacted_at, created_at, updated_at)
-      SELECT api_key_id, organization_id, ${toDocumentId}, editor_id, type, content_key, infer, snapshot, update_count, last_updated_by, compacted_at, created_at, updated_at
-      FROM crdt_documents WHERE api_key_id = ${apiKeyId} AND organization_id = ${organizationId} AND document_id = ${fromDocumentId}`);
-    tx.update(crdtUpdates)
-      .set({ documentId: toDocumentId })
-      .where(and(eq(crdtUpdates.apiKeyId, apiKeyId), eq(crdtUpdates.organizationId, organizationId), eq(crdtUpdates.documentId, fromDocumentId)))
-      .run();
-    tx.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, organizationId), eq(crdtDocuments.documentId, fromDocumentId))).run();
-  },
-});

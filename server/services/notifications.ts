@@ -12,7 +12,6 @@ import { escapeHtml } from '../http/html.ts';
 import { createAccessResolver } from './access.ts';
 import { mailSender } from './apikeys.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
-import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { ensureOrganizationIn } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
@@ -371,18 +370,3 @@ export function setNotificationConfig(app: AppContext, apiKeyId: string, input: 
     return out;
   });
 }
-
-registerDocumentData({
-  name: 'notifications',
-  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
-    for (let i = 0; i < documentIds.length; i += 500) {
-      tx.delete(notifications).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, organizationId), inArray(notifications.documentId, documentIds.slice(i, i + 500)))).run();
-      tx.delete(notificationConfigs).where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), inArray(notificationConfigs.documentId, documentIds.slice(i, i + 500)))).run();
-    }
-  },
-  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
-    tx.update(notifications).set({ documentId: toDocumentId }).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, organizationId), eq(notifications.documentId, fromDocumentId))).run();
-    tx.update(notificationRecipients).set({ documentId: toDocumentId }).where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, organizationId), eq(notificationRecipients.documentId, fromDocumentId))).run();
-    tx.update(notificationConfigs).set({ documentId: toDocumentId }).where(and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), eq(notificationConfigs.documentId, fromDocumentId))).run();
-  },
-});

@@ -13,7 +13,6 @@ import { invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { recordActivity } from './activities.ts';
-import { registerDocumentData } from './document-lifecycle.ts';
 import { findDocument, insertDocument } from './documents.ts';
 import { ensureOrganizationIn } from './organizations.ts';
 import { readPageToken } from './paging.ts';
@@ -262,16 +261,3 @@ export function sweepOrphanAttachments(app: Pick<AppContext, 'db' | 'config'>) {
   }
   return removed;
 }
-
-registerDocumentData({
-  name: 'recordings',
-  deleteData(tx, { apiKeyId, organizationId, documentIds }) {
-    // rows only, inside the transaction; their files go at the next start (sweepOrphanAttachments)
-    for (let i = 0; i < documentIds.length; i += 500) {
-      tx.delete(recordings).where(and(eq(recordings.apiKeyId, apiKeyId), eq(recordings.organizationId, organizationId), inArray(recordings.documentId, documentIds.slice(i, i + 500)))).run();
-    }
-  },
-  moveData(tx, { apiKeyId, organizationId, fromDocumentId, toDocumentId }) {
-    tx.update(recordings).set({ documentId: toDocumentId }).where(and(eq(recordings.apiKeyId, apiKeyId), eq(recordings.organizationId, organizationId), eq(recordings.documentId, fromDocumentId))).run();
-  },
-});

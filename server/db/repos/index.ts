@@ -2,6 +2,7 @@
 // writes tenant data takes the tenant's scope and filters by it itself. `transaction` groups calls into one unit of
 // work (storage.ts).
 import type { SqliteEngine } from '../storage.ts';
+import { documentDataRepo } from './document-data.ts';
 import { organizationsRepo } from './organizations.ts';
 
 export function createStorage(engine: SqliteEngine) {
@@ -10,6 +11,7 @@ export function createStorage(engine: SqliteEngine) {
     transaction: engine.transaction,
     inTransaction: engine.inTransaction,
     organizations: organizationsRepo(engine),
+    documentData: documentDataRepo(engine),
   };
 }
 
