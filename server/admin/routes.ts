@@ -4,7 +4,7 @@ import { readBody, refuseRestOfBody } from '../http/body.ts';
 import { answerOf, BodyTooLarge, dispatch, headerNames } from '../http/dispatch.ts';
 import { ApiError } from '../errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
-import { createAccessResolver } from '../services/access.ts';
+import { createAccessResolverIn } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
 import { authenticateWorkspace, describeSettings, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
@@ -269,7 +269,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const asked = event.url.searchParams.get('userId');
     if (asked) ids.add(asked);
     const names = queries.userNames(apiKey, [...ids]);
-    const resolver = createAccessResolver(app.db, apiKey, organizationId);
+    const resolver = createAccessResolverIn(app.db, apiKey, organizationId);
     return {
       users: [...ids].sort().map((userId) => {
         const decision = resolver.document(userId, documentId);

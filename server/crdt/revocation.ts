@@ -9,7 +9,7 @@
 // Events are coalesced: the first one arms a short timer, and every connection any of them names is checked once.
 import { WebSocket } from 'ws';
 import type { AppContext } from '../context.ts';
-import { createAccessResolver, type AccessResolver } from '../services/access.ts';
+import { createAccessResolverIn, type AccessResolver } from '../services/access.ts';
 import type { AccessChange } from '../services/access-events.ts';
 import type { CrdtStore, DocKey } from './store.ts';
 
@@ -62,7 +62,7 @@ export function createRevocation(app: Pick<AppContext, 'db' | 'log' | 'accessEve
     const resolverFor: Resolvers = (apiKeyId, organizationId) => {
       const id = JSON.stringify([apiKeyId, organizationId]);
       let resolver = resolvers.get(id);
-      if (!resolver) resolvers.set(id, (resolver = createAccessResolver(app.db, apiKeyId, organizationId)));
+      if (!resolver) resolvers.set(id, (resolver = createAccessResolverIn(app.db, apiKeyId, organizationId)));
       return resolver;
     };
     for (const conn of affected) check(conn, resolverFor);

@@ -11,7 +11,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { hostRefusal } from '../http/host-check.ts';
 import { parseInput } from '../http/validation.ts';
-import { documentAccess } from '../services/access.ts';
+import { documentAccessIn } from '../services/access.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
 import { allowedDomainsOf, originAllowed } from '../services/domains.ts';
 import { verifyUserToken } from '../services/permissions.ts';
@@ -82,7 +82,7 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   const claims = await verifyUserToken(app, apiKey, token);
   if (!claims) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
   checkOrigin(allowedDomainsOf(app, apiKey), origin);
-  const decision = documentAccess(app.db, apiKey, key.organizationId, key.documentId, claims.userId);
+  const decision = documentAccessIn(app.db, apiKey, key.organizationId, key.documentId, claims.userId);
   if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
   const recheck = (resolvers: Resolvers): Verdict => {
     if (claims.exp !== undefined && claims.exp * 1000 <= Date.now()) return revoked(4401, 'token expired');

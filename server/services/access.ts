@@ -3,7 +3,7 @@ import type { AccessRole, DocumentAccessType } from '../../shared/schemas/common
 import type { Db } from '../db/client.ts';
 import { listValues, placeholderList, preparedFor, preparedShapes } from '../db/prepared.ts';
 import { memberships, type MembershipLevel } from '../db/schema.ts';
-import { findDocument, type DocumentRow } from './documents.ts';
+import { findDocumentIn, type DocumentRow } from './documents.ts';
 import { findFolder, type FolderRow } from './folders.ts';
 import { findOrganizationIn, type OrganizationRow } from './organizations.ts';
 
@@ -78,7 +78,7 @@ function loadMemberships(db: Db, apiKeyId: string, organizationId: string, userI
  * Answers access questions for one organization, caching what it reads, so that a request that asks about
  * many users and resources (permissions get, notification recipients) reads each row once.
  */
-export function createAccessResolver(db: Db, apiKeyId: string, organizationId: string, now = Date.now()) {
+export function createAccessResolverIn(db: Db, apiKeyId: string, organizationId: string, now = Date.now()) {
   let organization: OrganizationRow | null | undefined;
   const docs = new Map<string, DocumentRow | null>();
   const foldersById = new Map<string, FolderRow | null>();
@@ -86,7 +86,7 @@ export function createAccessResolver(db: Db, apiKeyId: string, organizationId: s
 
   const org = () => (organization === undefined ? (organization = findOrganizationIn(db, apiKeyId, organizationId) ?? null) : organization);
   const doc = (id: string) => {
-    if (!docs.has(id)) docs.set(id, findDocument(db, apiKeyId, organizationId, id) ?? null);
+    if (!docs.has(id)) docs.set(id, findDocumentIn(db, apiKeyId, organizationId, id) ?? null);
     return docs.get(id) ?? null;
   };
   const folder = (id: string) => {
@@ -209,15 +209,15 @@ export function createAccessResolver(db: Db, apiKeyId: string, organizationId: s
   };
 }
 
-export type AccessResolver = ReturnType<typeof createAccessResolver>;
+export type AccessResolver = ReturnType<typeof createAccessResolverIn>;
 
 /** Convenience for one question. */
-export function documentAccess(db: Db, apiKeyId: string, organizationId: string, documentId: string, userId: string): AccessDecision {
-  return createAccessResolver(db, apiKeyId, organizationId).document(userId, documentId);
+export function documentAccessIn(db: Db, apiKeyId: string, organizationId: string, documentId: string, userId: string): AccessDecision {
+  return createAccessResolverIn(db, apiKeyId, organizationId).document(userId, documentId);
 }
 
 /** Writes one membership (insert or change the role and expiry). */
-export function upsertMembership(
+export function upsertMembershipIn(
   tx: Db,
   row: { apiKeyId: string; organizationId: string; level: MembershipLevel; resourceId: string; userId: string; accessRole: AccessRole; expiresAt: number | null },
 ) {
@@ -231,6 +231,6 @@ export function upsertMembership(
     .run();
 }
 
-export function findMembership(tx: Db, key: { apiKeyId: string; organizationId: string; level: MembershipLevel; resourceId: string; userId: string }) {
+export function findMembershipIn(tx: Db, key: { apiKeyId: string; organizationId: string; level: MembershipLevel; resourceId: string; userId: string }) {
   return queries(tx).one.get(key);
 }

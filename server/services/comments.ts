@@ -10,10 +10,10 @@ import { compiledRows, inJsonList, listValues, placeholderList, preparedFor, row
 import { commentAnnotations, commentReads, comments, documents as documentRows, reactions, type CommentExtra, type StoredUser } from '../db/schema.ts';
 import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
-import { createAccessResolver } from './access.ts';
+import { createAccessResolverIn } from './access.ts';
 import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
-import { findDocument, insertDocument } from './documents.ts';
+import { findDocumentIn, insertDocumentIn } from './documents.ts';
 import { commentPlainText, recordJudgment, statusDecision, threadTexts } from './memory.ts';
 import { insertNotification } from './notifications.ts';
 import { ensureOrganizationIn } from './organizations.ts';
@@ -211,12 +211,12 @@ export function addAnnotations(app: AppContext, apiKey: ApiKeyRow, input: z.outp
   const mails = { count: 0 };
   const out = transaction(app.db, (tx) => {
     ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
-    if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
+    if (!findDocumentIn(tx, apiKey.id, input.organizationId, input.documentId)) {
       if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-      insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });
+      insertDocumentIn(tx, apiKey, input.organizationId, { documentId: input.documentId });
     }
     if (input.verifyUserPermissions) {
-      const access = createAccessResolver(tx, apiKey.id, input.organizationId);
+      const access = createAccessResolverIn(tx, apiKey.id, input.organizationId);
       const denied = input.commentAnnotations.map((a, i) => ({ index: i, authors: a.commentData.map((c) => c.from.userId).filter((u) => !access.document(u, input.documentId).access) }));
       if (denied.some((d) => d.authors.length > 0)) {
         throw new ApiError('PERMISSION_DENIED', 'Some comment authors have no access to the document.', denied.filter((d) => d.authors.length > 0).map((d) => ({ annotationIndex: d.index, usersWithoutAccess: d.authors })));

@@ -25,7 +25,7 @@ const byId = preparedFor((db) =>
     .prepare(),
 );
 
-export function findDocument(tx: Db, apiKeyId: string, organizationId: string, documentId: string): DocumentRow | undefined {
+export function findDocumentIn(tx: Db, apiKeyId: string, organizationId: string, documentId: string): DocumentRow | undefined {
   return byId(tx).get({ apiKeyId, organizationId, id: documentId });
 }
 
@@ -42,7 +42,7 @@ function findDocuments(tx: Db, apiKeyId: string, organizationId: string, ids: st
   return found;
 }
 
-export function insertDocument(
+export function insertDocumentIn(
   tx: Db,
   apiKey: ApiKeyRow,
   organizationId: string,
@@ -120,7 +120,7 @@ export function addDocuments(app: AppContext, apiKey: ApiKeyRow, input: z.output
     }
     const out: Outcomes = keyed();
     for (const doc of input.documents) {
-      insertDocument(tx, apiKey, input.organizationId, { ...doc, folderId });
+      insertDocumentIn(tx, apiKey, input.organizationId, { ...doc, folderId });
       out[doc.documentId] = { success: true, id: doc.documentId, message: 'Added Successfully' };
     }
     return out;

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { userGroupMembers, userGroups } from '../db/schema.ts';
 import { checkUniqueIds, ensureOrganizationIn, type Outcomes } from './organizations.ts';
-import { findUser } from './users.ts';
+import { findUserIn } from './users.ts';
 import { keyed } from './keyed.ts';
 
 type GroupOutcomes = Record<string, { success: boolean; organizationUserGroupId: string; message: string }>;
@@ -59,7 +59,7 @@ export function addGroupUsers(app: AppContext, apiKeyId: string, input: { organi
     if (!groupExists(tx, apiKeyId, input.organizationId, groupId)) return groupMissing(groupId, new Set(input.userIds));
     const out: GroupOutcomes = keyed();
     for (const userId of new Set(input.userIds)) {
-      if (!findUser(tx, apiKeyId, userId)) {
+      if (!findUserIn(tx, apiKeyId, userId)) {
         out[userId] = { success: false, organizationUserGroupId: groupId, message: 'User does not exist.' };
         continue;
       }

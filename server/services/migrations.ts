@@ -5,7 +5,7 @@ import { documentMigrations, documents } from '../db/schema.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { moveDocumentData } from './document-lifecycle.ts';
-import { findDocument } from './documents.ts';
+import { findDocumentIn } from './documents.ts';
 import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
 
 export type MigrationRow = typeof documentMigrations.$inferSelect;
@@ -13,8 +13,8 @@ export type MigrationRow = typeof documentMigrations.$inferSelect;
 export function startMigration(app: AppContext, apiKeyId: string, input: { organizationId: string; documentId: string; newDocumentId: string }): MigrationRow {
   if (input.documentId === input.newDocumentId) throw invalid('newDocumentId must differ from documentId.');
   const row = transaction(app.db, (tx) => {
-    if (!findDocument(tx, apiKeyId, input.organizationId, input.documentId)) throw notFound(`Document does not exist: ${input.documentId}.`);
-    if (findDocument(tx, apiKeyId, input.organizationId, input.newDocumentId)) throw alreadyExists(`A document with id ${input.newDocumentId} already exists.`);
+    if (!findDocumentIn(tx, apiKeyId, input.organizationId, input.documentId)) throw notFound(`Document does not exist: ${input.documentId}.`);
+    if (findDocumentIn(tx, apiKeyId, input.organizationId, input.newDocumentId)) throw alreadyExists(`A document with id ${input.newDocumentId} already exists.`);
     const created: MigrationRow = {
       id: `mig_${randomAlphanumeric(20)}`,
       apiKeyId,
@@ -62,9 +62,9 @@ export function migrationStatus(app: AppContext, apiKeyId: string, organizationI
 function runMigration(app: Pick<AppContext, 'db' | 'accessEvents'>, job: MigrationRow) {
   transaction(app.db, (tx) => {
     const where = (id: string) => and(eq(documents.apiKeyId, job.apiKeyId), eq(documents.organizationId, job.organizationId), eq(documents.id, id));
-    const source = findDocument(tx, job.apiKeyId, job.organizationId, job.fromDocumentId);
+    const source = findDocumentIn(tx, job.apiKeyId, job.organizationId, job.fromDocumentId);
     if (!source) throw new Error(`the document ${job.fromDocumentId} no longer exists`);
-    if (findDocument(tx, job.apiKeyId, job.organizationId, job.toDocumentId)) throw new Error(`a document ${job.toDocumentId} exists already`);
+    if (findDocumentIn(tx, job.apiKeyId, job.organizationId, job.toDocumentId)) throw new Error(`a document ${job.toDocumentId} exists already`);
     tx.insert(documents).values({ ...source, id: job.toDocumentId, updatedAt: Date.now() }).run();
     moveDocumentData(tx, { apiKeyId: job.apiKeyId, organizationId: job.organizationId, fromDocumentId: job.fromDocumentId, toDocumentId: job.toDocumentId });
     tx.delete(documents).where(where(job.fromDocumentId)).run();

@@ -9,14 +9,14 @@ import { connectionOf } from '../db/prepared.ts';
 import { notificationConfigs, notificationRecipients, notifications, type StoredUser } from '../db/schema.ts';
 import { invalid, notFound } from '../errors.ts';
 import { escapeHtml } from '../http/html.ts';
-import { createAccessResolver } from './access.ts';
+import { createAccessResolverIn } from './access.ts';
 import { mailSender } from './apikeys.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
-import { findDocument, insertDocument } from './documents.ts';
+import { findDocumentIn, insertDocumentIn } from './documents.ts';
 import { ensureOrganizationIn } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
-import { contextAccessOf } from './permissions.ts';
-import { findUser, upsertUser } from './users.ts';
+import { contextAccessOfIn } from './permissions.ts';
+import { findUserIn, upsertUserIn } from './users.ts';
 import { readPageToken } from './paging.ts';
 import { readNotificationPage, userKey, type NotificationItem } from './notification-reads.ts';
 import { keyed } from './keyed.ts';
@@ -142,15 +142,15 @@ export function addNotification(app: AppContext, apiKey: ApiKeyRow, input: AddIn
 export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, input: AddInput): { created: boolean; id: string; mails: number } {
   const resolverMode = input.isNotificationResolverUsed ?? false;
   ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
-  if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
+  if (!findDocumentIn(tx, apiKey.id, input.organizationId, input.documentId)) {
     if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-    insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });
+    insertDocumentIn(tx, apiKey, input.organizationId, { documentId: input.documentId });
   }
   const id = input.notificationId ?? newNotificationId();
   const existing = connectionOf(tx).prepare(NOTIFICATION_EXISTS).get(apiKey.id, input.organizationId, id);
   if (existing) return { created: false, id, mails: 0 };
 
-  const access = createAccessResolver(tx, apiKey.id, input.organizationId);
+  const access = createAccessResolverIn(tx, apiKey.id, input.organizationId);
   const explicit = new Set(input.notifyUsers.map((u) => u.userId));
   const candidates = new Set(explicit);
   if (input.notifyAll ?? true) {
@@ -162,7 +162,7 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
   if (required) {
     // context permissions (permissions add / generate_token `context`): every key-value of the notification must be granted
     recipients = recipients.filter((userId) => {
-      const granted = contextAccessOf(tx, apiKey.id, userId);
+      const granted = contextAccessOfIn(tx, apiKey.id, userId);
       return Object.entries(required).every(([key, value]) => granted.get(key)?.includes(String(value)) ?? false);
     });
   }
@@ -170,7 +170,7 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
   // Resolver mode keeps ids only: the caller's own infrastructure supplies names at read time.
   const strip = (user: { userId: string; name?: string | undefined; email?: string | undefined }): StoredUser =>
     resolverMode ? { userId: user.userId } : Object.fromEntries(Object.entries(user).filter(([, v]) => v !== undefined)) as StoredUser;
-  if (!resolverMode) for (const user of [input.actionUser, ...input.notifyUsers]) upsertUser(tx, apiKey.id, user);
+  if (!resolverMode) for (const user of [input.actionUser, ...input.notifyUsers]) upsertUserIn(tx, apiKey.id, user);
 
   const timestamp = Date.now();
   const headlineData = input.displayHeadlineMessageTemplateData
@@ -208,7 +208,7 @@ export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, i
       insertRecipient.run(apiKey.id, input.organizationId, id, userId, input.documentId, timestamp, named ? 1 : 0);
     }
     if (!resolverMode && apiKey.settings.useEmailService && wants(setting.email, named)) {
-      const email = findUser(tx, apiKey.id, userId)?.email;
+      const email = findUserIn(tx, apiKey.id, userId)?.email;
       if (!email) continue;
       const data = { ...(input.displayHeadlineMessageTemplateData ?? {}), actionUser: input.actionUser };
       app.mail.enqueue(tx, {

@@ -6,12 +6,12 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { memberships, users } from '../db/schema.ts';
 import { invalid, notFound } from '../errors.ts';
-import { createAccessResolver, findMembership, upsertMembership, type AccessDecision } from './access.ts';
-import { findDocument } from './documents.ts';
+import { createAccessResolverIn, findMembershipIn, upsertMembershipIn, type AccessDecision } from './access.ts';
+import { findDocumentIn } from './documents.ts';
 import { findFolder } from './folders.ts';
 import { ensureOrganizationIn, findOrganizationIn } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
-import { findUser, upsertUser } from './users.ts';
+import { findUserIn, upsertUserIn } from './users.ts';
 import { keyed } from './keyed.ts';
 
 const TOKEN_LIFETIME = '48h';
@@ -29,7 +29,7 @@ function organizationOf(resource: PermissionResource, index: number): string {
  * the call.
  */
 export function changePermissions(tx: Db, apiKeyId: string, userId: string, resources: PermissionResource[], mode: 'add' | 'remove') {
-  if (mode === 'add') upsertUser(tx, apiKeyId, { userId });
+  if (mode === 'add') upsertUserIn(tx, apiKeyId, { userId });
   resources.forEach((resource, index) => {
     const organizationId = organizationOf(resource, index);
     const key = { apiKeyId, organizationId, level: resource.type, resourceId: resource.id, userId };
@@ -42,10 +42,10 @@ export function changePermissions(tx: Db, apiKeyId: string, userId: string, reso
     if (resource.type === 'organization') ensureOrganizationIn(tx, apiKeyId, organizationId, true);
     else {
       if (!findOrganizationIn(tx, apiKeyId, organizationId)) throw notFound(`Organization does not exist: ${organizationId}.`);
-      const exists = resource.type === 'folder' ? findFolder(tx, apiKeyId, organizationId, resource.id) : findDocument(tx, apiKeyId, organizationId, resource.id);
+      const exists = resource.type === 'folder' ? findFolder(tx, apiKeyId, organizationId, resource.id) : findDocumentIn(tx, apiKeyId, organizationId, resource.id);
       if (!exists) throw notFound(`${resource.type === 'folder' ? 'Folder' : 'Document'} does not exist: ${resource.id} in organization ${organizationId}.`);
     }
-    upsertMembership(tx, { ...key, accessRole: resource.accessRole ?? 'editor', expiresAt: resource.expiresAt ? resource.expiresAt * 1000 : null });
+    upsertMembershipIn(tx, { ...key, accessRole: resource.accessRole ?? 'editor', expiresAt: resource.expiresAt ? resource.expiresAt * 1000 : null });
   });
 }
 
@@ -69,13 +69,13 @@ export function removePermissions(app: AppContext, apiKeyId: string, userId: str
 }
 
 /** A user's context permissions, kept with the profile: key → the values the user may see. */
-export function contextAccessOf(tx: Db, apiKeyId: string, userId: string): Map<string, string[]> {
+export function contextAccessOfIn(tx: Db, apiKeyId: string, userId: string): Map<string, string[]> {
   // a Map, not the stored object: a key named like an Object.prototype member ('constructor') is the user's own
-  return new Map(Object.entries((findUser(tx, apiKeyId, userId)?.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
+  return new Map(Object.entries((findUserIn(tx, apiKeyId, userId)?.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
 }
 
 function changeContextAccess(tx: Db, apiKeyId: string, userId: string, context: ContextPermissions, mode: 'add' | 'remove') {
-  const user = findUser(tx, apiKeyId, userId) ?? upsertUser(tx, apiKeyId, { userId });
+  const user = findUserIn(tx, apiKeyId, userId) ?? upsertUserIn(tx, apiKeyId, { userId });
   // A Map, not an object: keys are the caller's (`constructor`, `__proto__` are keys like any other)
   const current = new Map<string, string[]>(Object.entries((user.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
   for (const [key, raw] of Object.entries(context.access)) {
@@ -104,7 +104,7 @@ function entry(decision: AccessDecision, withType: boolean): Entry {
 
 /** /v2/auth/permissions/get: each user's effective access to the organization and the given folders and documents. */
 export function getPermissions(app: AppContext, apiKeyId: string, input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined }) {
-  const resolver = createAccessResolver(app.db, apiKeyId, input.organizationId);
+  const resolver = createAccessResolverIn(app.db, apiKeyId, input.organizationId);
   const out: Record<string, { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry>; context?: { accessFields: string[] } }> = keyed();
   for (const userId of new Set(input.userIds)) {
     out[userId] = {
@@ -112,7 +112,7 @@ export function getPermissions(app: AppContext, apiKeyId: string, input: { organ
       folders: Object.fromEntries((input.folderIds ?? []).map((id) => [id, entry(resolver.folder(userId, id), true)])),
       documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, entry(resolver.document(userId, id), true)])),
     };
-    const context = contextAccessOf(app.db, apiKeyId, userId);
+    const context = contextAccessOfIn(app.db, apiKeyId, userId);
     const accessFields = [...context].flatMap(([key, values]) => values.map((value) => `${key}:${value}`));
     if (accessFields.length > 0) (out[userId] as { context?: { accessFields: string[] } }).context = { accessFields };
   }
@@ -144,7 +144,7 @@ export async function generateUserToken(
 ): Promise<string> {
   const resources = input.permissions?.resources ?? [];
   transaction(app.db, (tx) => {
-    upsertUser(tx, apiKey.id, { userId: input.userId, name: input.userProperties?.name, email: input.userProperties?.email });
+    upsertUserIn(tx, apiKey.id, { userId: input.userId, name: input.userProperties?.name, email: input.userProperties?.email });
     changePermissions(tx, apiKey.id, input.userId, resources, 'add');
     if (input.permissions?.context) changeContextAccess(tx, apiKey.id, input.userId, input.permissions.context, 'add');
   });
@@ -178,7 +178,7 @@ export function legacyUserToken(
 ): Promise<string> {
   const { organizationId, ...userProperties } = input.userProperties ?? {};
   const member =
-    organizationId !== undefined && findMembership(app.db, { apiKeyId: apiKey.id, organizationId, level: 'organization', resourceId: organizationId, userId: input.userId });
+    organizationId !== undefined && findMembershipIn(app.db, { apiKeyId: apiKey.id, organizationId, level: 'organization', resourceId: organizationId, userId: input.userId });
   const resources: PermissionResource[] = organizationId !== undefined && !member ? [{ type: 'organization', id: organizationId }] : [];
   return generateUserToken(app, apiKey, { userId: input.userId, userProperties, permissions: { resources } }, organizationId);
 }

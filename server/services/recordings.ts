@@ -13,7 +13,7 @@ import { invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { recordActivity } from './activities.ts';
-import { findDocument, insertDocument } from './documents.ts';
+import { findDocumentIn, insertDocumentIn } from './documents.ts';
 import { ensureOrganizationIn } from './organizations.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
@@ -129,9 +129,9 @@ export function addRecording(app: AppContext, apiKey: ApiKeyRow, input: z.output
     for (const f of files) writeFileSync(join(dir, f.storageKey), f.bytes, { mode: 0o600 });
     const recordingId = transaction(app.db, (tx) => {
       ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
-      if (!findDocument(tx, apiKey.id, input.organizationId, input.documentId)) {
+      if (!findDocumentIn(tx, apiKey.id, input.organizationId, input.documentId)) {
         if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-        insertDocument(tx, apiKey, input.organizationId, { documentId: input.documentId });
+        insertDocumentIn(tx, apiKey, input.organizationId, { documentId: input.documentId });
       }
       const id = r.recordingId ?? randomAlphanumeric(20);
       const where = and(eq(recordings.apiKeyId, apiKey.id), eq(recordings.organizationId, input.organizationId), eq(recordings.id, id));

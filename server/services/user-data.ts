@@ -30,7 +30,7 @@ import { commentPlainText } from './memory.ts';
 import { getNotifications } from './notifications.ts';
 import { describeReaction } from './reactions.ts';
 import { describeRecording } from './recordings.ts';
-import { describeUser, findUser } from './users.ts';
+import { describeUser, findUserIn } from './users.ts';
 import { readPageToken } from './paging.ts';
 
 export const PAGE_PER_FEATURE = 100;
@@ -129,7 +129,7 @@ export function exportUserData(app: AppContext, apiKeyId: string, input: { organ
   }
 
   const finished = FEATURES.every((f) => next[f] === DONE);
-  const profile = findUser(db, apiKeyId, userId);
+  const profile = findUserIn(db, apiKeyId, userId);
   return {
     data: {
       profile: profile ? describeUser(profile) : null,
@@ -169,7 +169,7 @@ function erase(app: Pick<AppContext, 'db' | 'sqlite' | 'config' | 'accessEvents'
   const { apiKeyId, userId } = job;
   const files: string[] = [];
   transaction(app.db, (tx) => {
-    const profile = findUser(tx, apiKeyId, userId);
+    const profile = findUserIn(tx, apiKeyId, userId);
     const traces = new Set<string>([userId]);
     for (const value of [profile?.name, profile?.email]) if (value) traces.add(value);
     const seen = (rows: Array<{ user: StoredUser }>) => {

@@ -7,8 +7,8 @@ import { transaction, type Db } from '../db/client.ts';
 import { connectionOf, preparedFor } from '../db/prepared.ts';
 import { memberships, userGroupMembers, users, type MembershipLevel } from '../db/schema.ts';
 import { invalid, notFound } from '../errors.ts';
-import { findMembership, upsertMembership } from './access.ts';
-import { findDocument, insertDocument } from './documents.ts';
+import { findMembershipIn, upsertMembershipIn } from './access.ts';
+import { findDocumentIn, insertDocumentIn } from './documents.ts';
 import { findFolder, insertFolder } from './folders.ts';
 import { ensureOrganizationIn, type Outcomes } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
@@ -39,7 +39,7 @@ const byId = preparedFor((db) =>
     .prepare(),
 );
 
-export function findUser(tx: Db, apiKeyId: string, userId: string): UserRow | undefined {
+export function findUserIn(tx: Db, apiKeyId: string, userId: string): UserRow | undefined {
   return byId(tx).get({ apiKeyId, id: userId });
 }
 
@@ -66,8 +66,8 @@ function mergeUser(apiKeyId: string, user: Omit<UserInput, 'accessRole'>, existi
 }
 
 /** Creates the user's profile or updates the fields given; `initial` follows `name` unless given. */
-export function upsertUser(tx: Db, apiKeyId: string, user: Omit<UserInput, 'accessRole'>): UserRow {
-  const existing = findUser(tx, apiKeyId, user.userId);
+export function upsertUserIn(tx: Db, apiKeyId: string, user: Omit<UserInput, 'accessRole'>): UserRow {
+  const existing = findUserIn(tx, apiKeyId, user.userId);
   return saveUser(connectionOf(tx), mergeUser(apiKeyId, user, existing, Date.now()), existing);
 }
 
@@ -99,9 +99,9 @@ export function addUsers(
   const out = transaction(app.db, (tx) => {
     // interface.md users/add rule 4: a missing organization is created.
     ensureOrganizationIn(tx, apiKey.id, input.organizationId, true);
-    if (level === 'document' && !findDocument(tx, apiKey.id, input.organizationId, resourceId)) {
+    if (level === 'document' && !findDocumentIn(tx, apiKey.id, input.organizationId, resourceId)) {
       if (!input.createDocument) throw notFound(`Document does not exist: ${resourceId}. Pass createDocument: true to create it.`);
-      insertDocument(tx, apiKey, input.organizationId, { documentId: resourceId });
+      insertDocumentIn(tx, apiKey, input.organizationId, { documentId: resourceId });
     }
     if (level === 'folder' && !findFolder(tx, apiKey.id, input.organizationId, resourceId)) {
       if (!input.createFolder) throw notFound(`Folder does not exist: ${resourceId}. Pass createFolder: true to create it.`);
@@ -117,7 +117,7 @@ export function addUsers(
 // users/add in bulk: plain SQL prepared once (the statement cache of db/client.ts keeps it compiled), one read of
 // the batch's existing profiles, then one write per profile and one per membership. Building each query with
 // drizzle cost ~280 µs per user, most of users/add; these statements cost a few µs. The rules are mergeUser's
-// and upsertMembership's, applied in the order of the list (a repeated user id sees what the earlier entry wrote).
+// and upsertMembershipIn's, applied in the order of the list (a repeated user id sees what the earlier entry wrote).
 const USER_COLUMNS =
   'api_key_id AS apiKeyId, id, internal_id AS internalId, name, email, initial, photo_url AS photoUrl, metadata, created_at AS createdAt, updated_at AS updatedAt';
 /** The batch's ids travel as one JSON array: one statement for any batch size; SQLite looks each id up by key. */
@@ -126,7 +126,7 @@ const INSERT_USER =
   'INSERT INTO users (api_key_id, id, internal_id, name, email, initial, photo_url, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const UPDATE_USER =
   'UPDATE users SET internal_id = ?, name = ?, email = ?, initial = ?, photo_url = ?, metadata = ?, created_at = ?, updated_at = ? WHERE api_key_id = ? AND id = ?';
-/** upsertMembership with the role `given ?? current ?? 'editor'` decided by SQLite, so the membership is not read. */
+/** upsertMembershipIn with the role `given ?? current ?? 'editor'` decided by SQLite, so the membership is not read. */
 const UPSERT_MEMBERSHIP =
   "INSERT INTO memberships (api_key_id, organization_id, level, resource_id, user_id, access_role, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, coalesce(?, 'editor'), NULL, ?, ?) " +
   'ON CONFLICT (api_key_id, organization_id, level, resource_id, user_id) DO UPDATE SET access_role = coalesce(?, access_role), expires_at = NULL, updated_at = ?';
@@ -178,14 +178,14 @@ export function updateUsers(app: AppContext, apiKeyId: string, input: LevelInput
     const out: Outcomes = keyed();
     for (const user of input.users) {
       const key = { apiKeyId, organizationId: input.organizationId, level, resourceId, userId: user.userId };
-      const current = findMembership(tx, key);
+      const current = findMembershipIn(tx, key);
       if (!current) {
         out[user.userId] = { success: false, id: internalUserId(apiKeyId, user.userId), message: 'User does not exist.' };
         continue;
       }
-      const row = upsertUser(tx, apiKeyId, user);
+      const row = upsertUserIn(tx, apiKeyId, user);
       if (user.accessRole && user.accessRole !== current.accessRole) {
-        upsertMembership(tx, { ...key, accessRole: user.accessRole, expiresAt: current.expiresAt });
+        upsertMembershipIn(tx, { ...key, accessRole: user.accessRole, expiresAt: current.expiresAt });
       }
       out[user.userId] = { success: true, id: row.internalId, message: 'User updated.' };
     }

@@ -1,16 +1,16 @@
 // users/add writes a batch in bulk (one read of the batch's profiles, prepared statements). It must leave exactly
-// what the per-user primitives leave when applied to the list in order: upsertUser, then the membership with the
+// what the per-user primitives leave when applied to the list in order: upsertUserIn, then the membership with the
 // role `given ?? current ?? 'editor'` and no expiry. Random batches (duplicate ids, fields given or not, empty
 // and non-ASCII names, stored rows changed behind the service's back) run both ways from the same state, the
 // per-user way rolled back; answers and every stored row must be identical.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppContext } from '../../../server/context.ts';
 import { transaction } from '../../../server/db/client.ts';
-import { findMembership, upsertMembership } from '../../../server/services/access.ts';
+import { findMembershipIn, upsertMembershipIn } from '../../../server/services/access.ts';
 import { keyed } from '../../../server/services/keyed.ts';
 import { ensureOrganizationIn, type Outcomes } from '../../../server/services/organizations.ts';
 import type { ApiKeyRow } from '../../../server/services/types.ts';
-import { addUsers, levelOf, upsertUser } from '../../../server/services/users.ts';
+import { addUsers, levelOf, upsertUserIn } from '../../../server/services/users.ts';
 import type { UserInput } from '../../../shared/schemas/access.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
@@ -36,10 +36,10 @@ function perUser(input: Input): Outcomes {
     // keyed like the service's (no prototype): a user named __proto__ has its outcome too
     const out: Outcomes = keyed();
     for (const user of input.users) {
-      const row = upsertUser(tx, apiKey.id, user);
+      const row = upsertUserIn(tx, apiKey.id, user);
       const key = { apiKeyId: apiKey.id, organizationId: input.organizationId, level, resourceId, userId: user.userId };
-      const current = findMembership(tx, key);
-      upsertMembership(tx, { ...key, accessRole: user.accessRole ?? current?.accessRole ?? 'editor', expiresAt: null });
+      const current = findMembershipIn(tx, key);
+      upsertMembershipIn(tx, { ...key, accessRole: user.accessRole ?? current?.accessRole ?? 'editor', expiresAt: null });
       out[user.userId] = { success: true, id: row.internalId, message: 'User added.' };
     }
     return out;
