@@ -9,7 +9,7 @@
 // Events are coalesced: the first one arms a short timer, and every connection any of them names is checked once.
 import { WebSocket } from 'ws';
 import type { AppContext } from '../context.ts';
-import { createAccessResolverIn, type AccessResolver } from '../services/access.ts';
+import { createAccessResolverIn, type AccessResolverIn } from '../services/access.ts';
 import type { AccessChange } from '../services/access-events.ts';
 import type { CrdtStore, DocKey } from './store.ts';
 
@@ -20,7 +20,7 @@ export const ACCESS_RECHECK_MS = 50;
 export type Verdict = { allow: 'write' | 'read' } | { allow: 'none'; code: number; reason: string };
 
 /** Access resolvers of one check, one per (API key, organization), so that a bulk change reads each row once. */
-export type Resolvers = (apiKeyId: string, organizationId: string) => AccessResolver;
+export type Resolvers = (apiKeyId: string, organizationId: string) => AccessResolverIn;
 
 export interface LiveConnection {
   ws: WebSocket;
@@ -58,7 +58,7 @@ export function createRevocation(app: Pick<AppContext, 'db' | 'log' | 'accessEve
     const affected = new Set<LiveConnection>();
     for (const change of changes) for (const conn of byApiKey.get(change.apiKeyId) ?? []) if (inScope(change, conn)) affected.add(conn);
     if (affected.size === 0) return;
-    const resolvers = new Map<string, AccessResolver>();
+    const resolvers = new Map<string, AccessResolverIn>();
     const resolverFor: Resolvers = (apiKeyId, organizationId) => {
       const id = JSON.stringify([apiKeyId, organizationId]);
       let resolver = resolvers.get(id);

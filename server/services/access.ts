@@ -209,7 +209,7 @@ export function createAccessResolverIn(db: Db, apiKeyId: string, organizationId:
   };
 }
 
-export type AccessResolver = ReturnType<typeof createAccessResolverIn>;
+export type AccessResolverIn = ReturnType<typeof createAccessResolverIn>;
 
 /** Convenience for one question. */
 export function documentAccessIn(db: Db, apiKeyId: string, organizationId: string, documentId: string, userId: string): AccessDecision {
