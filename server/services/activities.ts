@@ -25,7 +25,7 @@ const stripUser = (user: StoredUser, resolver: boolean): StoredUser =>
  * what happened (comments, reactions, recordings, CRDT) use it, so an activity commits with its change or not at all.
  * An existing id is overwritten (the idempotent write of activities add).
  */
-export function recordActivity(
+export function recordActivityIn(
   tx: Db,
   entry: {
     apiKeyId: string;
@@ -91,7 +91,7 @@ export function addActivities(app: AppContext, apiKeyId: string, input: { organi
     if (!activityServiceEnabled(tx, apiKeyId)) throw failedPrecondition(ACTIVITY_SERVICE_DISABLED);
     ensureOrganizationIn(tx, apiKeyId, input.organizationId, false);
     return input.activities.map((a) =>
-      recordActivity(tx, {
+      recordActivityIn(tx, {
         ...a,
         apiKeyId,
         organizationId: input.organizationId,

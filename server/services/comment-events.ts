@@ -3,7 +3,7 @@ import type { Db } from '../db/client.ts';
 import type { StoredUser } from '../db/schema.ts';
 import { emitEvent, subscribers, type DomainEvent } from '../webhooks/outbox.ts';
 import { commentsOf, describeAnnotation, findAnnotation } from './comments.ts';
-import { userChannels } from './notifications.ts';
+import { userChannelsIn } from './notifications.ts';
 import { keyed } from './keyed.ts';
 
 /** reference.md 4.6: the basic service's comment `actionType` for each event. */
@@ -27,7 +27,7 @@ type Channels = { inbox: string; email: string };
 
 /** The notification settings of the users a thread involves, per organization and per the thread's document. */
 function participantsConfig(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  const of = userChannels(tx, apiKeyId, organizationId, documentId, userIds);
+  const of = userChannelsIn(tx, apiKeyId, organizationId, documentId, userIds);
   const org: Record<string, Channels> = keyed();
   const doc: Record<string, Channels> = keyed();
   for (const userId of userIds) {

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import { transaction } from '../db/client.ts';
 import { commentAnnotations, comments, type StoredUser } from '../db/schema.ts';
 import { invalid } from '../errors.ts';
-import { recordActivity } from './activities.ts';
+import { recordActivityIn } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { commentExtra, commentsOf, insertComments, label, mentionedIds, requireAnnotation } from './comments.ts';
 import type { ApiKeyRow } from './types.ts';
@@ -68,7 +68,7 @@ export function updateComments(
         .run();
       const actionUser = input.actionUser ?? row.fromUser;
       emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.update', actionUser, commentId });
-      recordActivity(tx, {
+      recordActivityIn(tx, {
         apiKeyId,
         organizationId: input.organizationId,
         documentId: annotation.documentId,
@@ -101,7 +101,7 @@ export function deleteComments(app: AppContext, apiKeyId: string, input: { organ
       const actionUser = input.actionUser ?? row.fromUser;
       emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.delete', actionUser, commentId });
       tx.delete(comments).where(where).run();
-      recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'comment', actionType: 'comment.delete', actionUser, targetEntityId: annotation.id, targetSubEntityId: String(commentId), displayMessageTemplate: '{{actionUser}} deleted a comment', displayMessageTemplateData: { actionUser: label(actionUser) } });
+      recordActivityIn(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'comment', actionType: 'comment.delete', actionUser, targetEntityId: annotation.id, targetSubEntityId: String(commentId), displayMessageTemplate: '{{actionUser}} deleted a comment', displayMessageTemplateData: { actionUser: label(actionUser) } });
       out[commentId] = { success: true, message: 'Deleted successfully' };
     }
     return out;

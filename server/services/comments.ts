@@ -11,11 +11,11 @@ import { commentAnnotations, commentReads, comments, documents as documentRows, 
 import { alreadyExists, ApiError, failedPrecondition, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { createAccessResolverIn } from './access.ts';
-import { recordActivity } from './activities.ts';
+import { recordActivityIn } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { findDocumentIn, insertDocumentIn } from './documents.ts';
 import { commentPlainText, recordJudgment, statusDecision, threadTexts } from './memory.ts';
-import { insertNotification } from './notifications.ts';
+import { insertNotificationIn } from './notifications.ts';
 import { ensureOrganizationIn } from './organizations.ts';
 import { describeReaction } from './reactions.ts';
 import type { ApiKeyRow } from './types.ts';
@@ -143,7 +143,7 @@ export function insertComments(w: WriteContext, items: CommentInput[], options: 
     // A new thread is reported once, as comment_annotation.add, by the caller.
     if (!options.newThread) emitCommentEvent(tx, { apiKeyId: apiKey.id, organizationId, annotationId: annotation.id, type: 'comment.add', actionUser: from, commentId: id });
     if (item.triggerActivities !== false) {
-      recordActivity(tx, {
+      recordActivityIn(tx, {
         apiKeyId: apiKey.id,
         organizationId,
         documentId: annotation.documentId,
@@ -165,7 +165,7 @@ export function insertComments(w: WriteContext, items: CommentInput[], options: 
     const recipients = mentioned.filter((u) => u !== from.userId && visibleTo(annotation, u));
     if (item.triggerNotification !== false && recipients.length > 0) {
       const contacts = new Map((item.taggedUserContacts ?? []).map((c) => [c.userId ?? c.contact?.userId, c.contact]));
-      const result = insertNotification(w.app, tx, apiKey, {
+      const result = insertNotificationIn(w.app, tx, apiKey, {
         organizationId,
         documentId: annotation.documentId,
         actionUser: item.from,
@@ -614,7 +614,7 @@ function applyUpdatedData(tx: Db, apiKey: ApiKeyRow, input: z.output<typeof anno
   if (data.priority !== undefined && JSON.stringify(data.priority) !== JSON.stringify(row.priority)) event('comment_annotation.priority_change', { newPriority: data.priority });
   if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) event('comment_annotation.assign', { assigned: userOf(data.assignedTo) });
   if (data.status && data.status.id !== row.statusId) {
-    recordActivity(tx, {
+    recordActivityIn(tx, {
       apiKeyId: apiKey.id,
       organizationId: input.organizationId,
       documentId: row.documentId,
@@ -628,7 +628,7 @@ function applyUpdatedData(tx: Db, apiKey: ApiKeyRow, input: z.output<typeof anno
     });
   }
   if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) {
-    recordActivity(tx, {
+    recordActivityIn(tx, {
       apiKeyId: apiKey.id,
       organizationId: input.organizationId,
       documentId: row.documentId,
@@ -655,7 +655,7 @@ export function deleteAnnotations(app: AppContext, apiKeyId: string, input: { or
       const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
       emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId, type: 'comment_annotation.delete', actionUser });
       tx.delete(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, annotationId))).run();
-      recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: row.documentId, featureType: 'comment', actionType: 'comment.deleteAnnotation', actionUser, targetEntityId: annotationId, displayMessageTemplate: '{{actionUser}} deleted a comment thread', displayMessageTemplateData: { actionUser: label(actionUser) } });
+      recordActivityIn(tx, { apiKeyId, organizationId: input.organizationId, documentId: row.documentId, featureType: 'comment', actionType: 'comment.deleteAnnotation', actionUser, targetEntityId: annotationId, displayMessageTemplate: '{{actionUser}} deleted a comment thread', displayMessageTemplateData: { actionUser: label(actionUser) } });
       out[annotationId] = { success: true, message: 'Deleted Successfully' };
     }
     return out;

@@ -7,7 +7,7 @@ import { crdtItem } from '../crdt/events.ts';
 import type { DocKey } from '../crdt/store.ts';
 import { crdtDocuments } from '../db/schema.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
-import { recordActivity } from './activities.ts';
+import { recordActivityIn } from './activities.ts';
 import { findOrganizationIn } from './organizations.ts';
 import { keyed } from './keyed.ts';
 
@@ -35,7 +35,7 @@ export function addCrdt(app: AppContext, apiKeyId: string, input: WriteInput) {
  */
 function crdtActivity(app: AppContext, key: DocKey, actionType: string, what: string) {
   if (!findOrganizationIn(app.db, key.apiKeyId, key.organizationId)) return;
-  recordActivity(app.db, {
+  recordActivityIn(app.db, {
     apiKeyId: key.apiKeyId,
     organizationId: key.organizationId,
     documentId: key.documentId,

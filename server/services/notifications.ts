@@ -93,7 +93,7 @@ function resolveChannels(organization: ChannelRow | undefined, document: Channel
 }
 
 /** Each user's settings in the organization and, resolved over them, for one of its documents. */
-export function userChannels(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
+export function userChannelsIn(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
   const rows = userIds.length
     ? connectionOf(tx).prepare<unknown[], ChannelRow & { userId: string }>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId)
     : [];
@@ -111,7 +111,7 @@ export function userChannels(tx: Db, apiKeyId: string, organizationId: string, d
 }
 
 function channelsOf(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  const of = userChannels(tx, apiKeyId, organizationId, documentId, userIds);
+  const of = userChannelsIn(tx, apiKeyId, organizationId, documentId, userIds);
   return (userId: string) => of(userId).document;
 }
 
@@ -130,7 +130,7 @@ export function addNotification(app: AppContext, apiKey: ApiKeyRow, input: AddIn
     if (input.displayHeadlineMessageTemplate === undefined) throw invalid('displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true.');
     if (input.displayBodyMessage === undefined) throw invalid('displayBodyMessage is required unless isNotificationResolverUsed is true.');
   }
-  const result = transaction(app.db, (tx) => insertNotification(app, tx, apiKey, input));
+  const result = transaction(app.db, (tx) => insertNotificationIn(app, tx, apiKey, input));
   if (result.mails > 0) app.mail.flush();
   return { created: result.created, id: result.id };
 }
@@ -139,7 +139,7 @@ export function addNotification(app: AppContext, apiKey: ApiKeyRow, input: AddIn
  * The write of addNotification in the caller's transaction (comments use it for mentions). Returns how many
  * e-mails it queued: the caller flushes the mailer after its commit.
  */
-export function insertNotification(app: AppContext, tx: Db, apiKey: ApiKeyRow, input: AddInput): { created: boolean; id: string; mails: number } {
+export function insertNotificationIn(app: AppContext, tx: Db, apiKey: ApiKeyRow, input: AddInput): { created: boolean; id: string; mails: number } {
   const resolverMode = input.isNotificationResolverUsed ?? false;
   ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
   if (!findDocumentIn(tx, apiKey.id, input.organizationId, input.documentId)) {

@@ -6,7 +6,7 @@ import { compiledRows, rowInserter } from '../db/prepared.ts';
 import { comments, reactions, type StoredUser } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
-import { recordActivity } from './activities.ts';
+import { recordActivityIn } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { findAnnotation, label, requireAnnotation, userOf } from './comments.ts';
 import { keyed } from './keyed.ts';
@@ -44,7 +44,7 @@ export function addReaction(app: AppContext, apiKeyId: string, input: { organiza
       recordJudgment(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, decision, reviewer: from, subject: texts.subject, reasoning: texts.comment, source: 'reaction', sourceId: row.id }, row.createdAt);
     }
     emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.reaction_add', actionUser: from, commentId: input.commentId, extra: { reaction: describeReaction(row) } });
-    recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'reaction', actionType: 'reaction.add', actionUser: from, targetEntityId: annotation.id, targetSubEntityId: String(input.commentId), entityData: { icon: input.icon }, displayMessageTemplate: '{{actionUser}} reacted with {{icon}}', displayMessageTemplateData: { actionUser: label(from), icon: input.icon } });
+    recordActivityIn(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'reaction', actionType: 'reaction.add', actionUser: from, targetEntityId: annotation.id, targetSubEntityId: String(input.commentId), entityData: { icon: input.icon }, displayMessageTemplate: '{{actionUser}} reacted with {{icon}}', displayMessageTemplateData: { actionUser: label(from), icon: input.icon } });
     return { reaction: describeReaction(row), created: true };
   });
 }
@@ -79,7 +79,7 @@ export function deleteReactions(app: AppContext, apiKeyId: string, input: { orga
       emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: row.annotationId, type: 'comment.reaction_delete', actionUser: row.fromUser, commentId: row.commentId, extra: { reaction: describeReaction(row) } });
       tx.delete(reactions).where(where).run();
       const documentId = findAnnotation(tx, apiKeyId, input.organizationId, row.annotationId)?.documentId ?? null;
-      recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId, featureType: 'reaction', actionType: 'reaction.delete', actionUser: row.fromUser, targetEntityId: row.annotationId, targetSubEntityId: String(row.commentId), entityData: { icon: row.icon }, displayMessageTemplate: '{{actionUser}} removed a reaction', displayMessageTemplateData: { actionUser: label(row.fromUser) } });
+      recordActivityIn(tx, { apiKeyId, organizationId: input.organizationId, documentId, featureType: 'reaction', actionType: 'reaction.delete', actionUser: row.fromUser, targetEntityId: row.annotationId, targetSubEntityId: String(row.commentId), entityData: { icon: row.icon }, displayMessageTemplate: '{{actionUser}} removed a reaction', displayMessageTemplateData: { actionUser: label(row.fromUser) } });
       out[reactionId] = { success: true, message: 'Reaction deleted.' };
     }
     return out;

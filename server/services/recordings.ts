@@ -12,7 +12,7 @@ import { recordingAttachments, recordings } from '../db/schema.ts';
 import { invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
-import { recordActivity } from './activities.ts';
+import { recordActivityIn } from './activities.ts';
 import { findDocumentIn, insertDocumentIn } from './documents.ts';
 import { ensureOrganizationIn } from './organizations.ts';
 import { readPageToken } from './paging.ts';
@@ -159,7 +159,7 @@ export function addRecording(app: AppContext, apiKey: ApiKeyRow, input: z.output
           .values({ apiKeyId: apiKey.id, organizationId: input.organizationId, recordingId: id, attachmentId: ++attachmentId, version, name: f.name, type: f.type, mimeType: f.mimeType, size: f.bytes.length, sha256: createHash('sha256').update(f.bytes).digest('hex'), storageKey: f.storageKey, createdAt: now })
           .run();
       }
-      recordActivity(tx, {
+      recordActivityIn(tx, {
         apiKeyId: apiKey.id,
         organizationId: input.organizationId,
         documentId: input.documentId,
@@ -231,7 +231,7 @@ export function deleteRecordings(app: AppContext, apiKeyId: string, input: { org
       }
       keys.push(...(attachmentsOf(tx, apiKeyId, input.organizationId, [recordingId]).get(recordingId) ?? []).map((a) => a.storageKey));
       tx.delete(recordings).where(where).run();
-      recordActivity(tx, { apiKeyId, organizationId: input.organizationId, documentId: row.documentId, featureType: 'recorder', actionType: 'recorder.delete', actionUser: row.fromUser, targetEntityId: recordingId, displayMessageTemplate: '{{actionUser}} deleted a recording', displayMessageTemplateData: { actionUser: label(row.fromUser) } });
+      recordActivityIn(tx, { apiKeyId, organizationId: input.organizationId, documentId: row.documentId, featureType: 'recorder', actionType: 'recorder.delete', actionUser: row.fromUser, targetEntityId: recordingId, displayMessageTemplate: '{{actionUser}} deleted a recording', displayMessageTemplateData: { actionUser: label(row.fromUser) } });
       result[recordingId] = { success: true, message: 'Recording deleted.' };
     }
     return result;
