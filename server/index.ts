@@ -60,11 +60,11 @@ export function openApp(config: Config): AppContext {
   const databaseFile = join(config.dataDir, DATABASE_FILE);
   const { db, sqlite } = openDatabase(databaseFile, { log });
   const storage = createStorage(createSqliteEngine(databaseFile, { db, sqlite }));
-  const crdtChanges = createCrdtChangeFeed(config);
+  const crdtChanges = createCrdtChangeFeed(config, storage);
   const accessEvents = createAccessEvents(log);
   const deliveries = openDeliveryStore(config.dataDir, { readOnly: true, legacyFrom: sqlite });
   return {
-    crdt: createCrdtStore({ db, log }, { idleMs: config.crdtIdleMs, historyUpdates: config.crdtHistoryUpdates, onChange: crdtChanges.onChange }),
+    crdt: createCrdtStore({ storage, log }, { idleMs: config.crdtIdleMs, historyUpdates: config.crdtHistoryUpdates, onChange: crdtChanges.onChange }),
     // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
     webhooks: offlineDispatcher,
     deliveries: deliveries.db,
@@ -154,7 +154,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         await app.agents.close();
         await app.webhooks.close();
         await app.mail.close(config.shutdownGraceMs);
-        app.crdt.flushAll();
+        await app.crdt.flushAll();
         app.crdt.close();
         app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
         app.storage.engine.close();

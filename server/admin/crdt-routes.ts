@@ -8,6 +8,7 @@ import { crdtKey, listQuery, restoreInput, stateQuery, type CrdtKey } from '../.
 import type { CrdtType } from '../crdt/content.ts';
 import { contentAt, historyOf, restoreState, stateAt } from '../crdt/history.ts';
 import type { DocKey } from '../crdt/store.ts';
+import { tenantScope } from '../db/scope.ts';
 import { bodyOf, fail, guard, pager, queryOf, type AdminKit } from './kit.ts';
 
 const docKey = (k: CrdtKey): DocKey => ({ apiKeyId: k.apiKey, organizationId: k.organizationId, documentId: k.documentId, editorId: k.editorId });
@@ -33,24 +34,27 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
     }));
   });
 
-  h3.get('/admin/api/crdt/history', (event) => {
+  // the session's workspace owns the key (guard checked it): the admin acts on that key's data
+  const scopeOf = (k: CrdtKey, workspaceId: string) => tenantScope(k.apiKey, workspaceId, { kind: 'admin' });
+
+  h3.get('/admin/api/crdt/history', async (event) => {
     const input = queryOf(event, crdtKey);
     if (!input.ok) return input.error;
     const g = guard(kit, event, { apiKey: input.value.apiKey });
     if (!g.ok) return g.error;
-    const history = rowOf(input.value) ? historyOf(app.crdt, docKey(input.value)) : null;
+    const history = rowOf(input.value) ? await historyOf(app.crdt, scopeOf(input.value, g.workspaceId), docKey(input.value)) : null;
     if (!history) return fail(event, 404, missing);
     return { ...history, kept: app.crdt.historyUpdates };
   });
 
-  h3.get('/admin/api/crdt/state', (event) => {
+  h3.get('/admin/api/crdt/state', async (event) => {
     const input = queryOf(event, stateQuery);
     if (!input.ok) return input.error;
     const g = guard(kit, event, { apiKey: input.value.apiKey });
     if (!g.ok) return g.error;
     const row = rowOf(input.value);
     if (!row) return fail(event, 404, missing);
-    const doc = stateAt(app.crdt, docKey(input.value), input.value.seq);
+    const doc = await stateAt(app.crdt, scopeOf(input.value, g.workspaceId), docKey(input.value), input.value.seq);
     if (!doc) return fail(event, 404, `No history entry ${String(input.value.seq)} (the last ${app.crdt.historyUpdates} updates are kept).`);
     try {
       const content = contentAt(doc, row.type as CrdtType, row.contentKey);
@@ -68,19 +72,19 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
     const g = guard(kit, event, { change: true, apiKey: input.value.apiKey });
     if (!g.ok) return g.error;
     if (!rowOf(input.value)) return fail(event, 404, missing);
-    const bytes = restoreState(app.crdt, docKey(input.value), input.value.seq);
+    const bytes = await restoreState(app.crdt, scopeOf(input.value, g.workspaceId), docKey(input.value), input.value.seq);
     if (bytes === null) return fail(event, 404, `No history entry ${input.value.seq}.`);
     return { restored: true, seq: input.value.seq, bytes };
   });
 
-  h3.get('/admin/api/crdt/export', (event) => {
+  h3.get('/admin/api/crdt/export', async (event) => {
     const input = queryOf(event, crdtKey.extend({ format: z.enum(['json', 'yjs']).default('json') }));
     if (!input.ok) return input.error;
     const g = guard(kit, event, { apiKey: input.value.apiKey });
     if (!g.ok) return g.error;
     const row = rowOf(input.value);
     if (!row) return fail(event, 404, missing);
-    const doc = stateAt(app.crdt, docKey(input.value));
+    const doc = await stateAt(app.crdt, scopeOf(input.value, g.workspaceId), docKey(input.value));
     if (!doc) return fail(event, 404, missing);
     try {
       const name = [row.organizationId, row.documentId, row.editorId].join('-').replace(/[^\w.-]+/g, '_');

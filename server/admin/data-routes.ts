@@ -23,13 +23,13 @@ const IMPORT_LIMIT = 256 * 1024 * 1024;
 export function registerDataRoutes(h3: H3, kit: AdminKit) {
   const { app } = kit;
 
-  h3.get('/admin/api/data/export', (event) => {
+  h3.get('/admin/api/data/export', async (event) => {
     const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256) }));
     if (!input.ok) return input.error;
     const g = guard(kit, event, { apiKey: input.value.apiKey });
     if (!g.ok) return g.error;
     try {
-      const archive = exportKey(app, input.value.apiKey);
+      const archive = await exportKey(app, input.value.apiKey);
       const name = `hearth-${input.value.apiKey}-${archive.exportedAt.replace(/[:.]/g, '-')}.json`;
       return new Response(JSON.stringify(archive), { headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' } });
     } catch (error) {

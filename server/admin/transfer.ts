@@ -61,14 +61,18 @@ function columnsOf(app: AppContext, table: string): string[] {
 /** Drops the key's loaded Yjs documents: removes their rows (the caller writes new ones) and disconnects clients. */
 function dropCrdt(app: AppContext, apiKeyId: string, only?: Array<{ organization_id: string; document_id: string; editor_id: string }>) {
   const rows = only ?? (app.sqlite.prepare('SELECT organization_id, document_id, editor_id FROM crdt_documents WHERE api_key_id = ?').all(apiKeyId) as Array<{ organization_id: string; document_id: string; editor_id: string }>);
-  for (const r of rows) app.crdt.remove({ apiKeyId, organizationId: r.organization_id, documentId: r.document_id, editorId: r.editor_id });
+  const remove = app.sqlite.prepare('DELETE FROM crdt_documents WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?');
+  for (const r of rows) {
+    app.crdt.forget({ apiKeyId, organizationId: r.organization_id, documentId: r.document_id, editorId: r.editor_id });
+    remove.run(apiKeyId, r.organization_id, r.document_id, r.editor_id);
+  }
   return rows.length;
 }
 
-export function exportKey(app: AppContext, apiKeyId: string): Archive {
+export async function exportKey(app: AppContext, apiKeyId: string): Promise<Archive> {
   const tables: Archive['tables'] = {};
   let total = 0;
-  app.crdt.flush();
+  await app.crdt.flush();
   const read = app.sqlite.transaction(() => {
     for (const table of EXPORT_TABLES) {
       const n = (app.sqlite.prepare(`SELECT count(*) AS n FROM ${table} WHERE api_key_id = ?`).get(apiKeyId) as { n: number }).n;

@@ -1,8 +1,9 @@
-import { and, asc, eq } from 'drizzle-orm';
 import * as Y from 'yjs';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
+import { legacyCrdt, type CrdtRow } from '../db/repos/crdt.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope } from '../db/scope.ts';
 import type { Debounced } from '../webhooks/dispatcher.ts';
 import { openDebouncedEvent } from '../webhooks/outbox.ts';
 import { emptyContent, readContent } from './content.ts';
@@ -18,7 +19,6 @@ function keyOf(apiKeyId: string, key: string | null): DocKey | null {
   return { apiKeyId, organizationId, documentId, editorId };
 }
 
-type CrdtRow = typeof crdtDocuments.$inferSelect;
 /**
  * The item of a stored row, its content read from `doc`. A room whose kind is still to be learned holds nothing
  * live yet: it reads as empty, and defines no root.
@@ -34,34 +34,29 @@ const describe = (row: CrdtRow, doc: Y.Doc) => ({
 });
 
 /** The `/v2/crdt/get` item of a stored editor (reference.md 5.3), from the live document. */
-export function crdtItem(store: CrdtStore, key: DocKey) {
-  const entry = store.load(key);
-  const row = store.find(key);
+export async function crdtItem(store: CrdtStore, scope: TenantScope, room: Omit<DocKey, 'apiKeyId'>) {
+  const entry = await store.load(scope, room);
+  const row = await store.find(scope, room);
   if (!entry || !row) return null;
   return describe(row, entry.doc);
 }
 
-/** The same item read from storage alone (snapshot + update log): every acknowledged change is there. */
+/** The item of a stored row and its update log (snapshot + log): every acknowledged change is there. */
+function itemOfStored(stored: { row: CrdtRow; log: Array<{ update: Uint8Array }> }) {
+  const doc = new Y.Doc();
+  try {
+    if (stored.row.snapshot) Y.applyUpdate(doc, stored.row.snapshot);
+    if (stored.log.length) Y.applyUpdate(doc, Y.mergeUpdates(stored.log.map((u) => u.update)));
+    return describe(stored.row, doc);
+  } finally {
+    doc.destroy();
+  }
+}
+
+/** The same item read from storage alone, in the caller's transaction (the webhook dispatcher's). */
 export function storedCrdtItem(db: Db, key: DocKey) {
-  const where = and(eq(crdtDocuments.apiKeyId, key.apiKeyId), eq(crdtDocuments.organizationId, key.organizationId), eq(crdtDocuments.documentId, key.documentId), eq(crdtDocuments.editorId, key.editorId));
-  return db.transaction((tx) => {
-    const row = tx.select().from(crdtDocuments).where(where).get();
-    if (!row) return null;
-    const updates = tx
-      .select({ update: crdtUpdates.update })
-      .from(crdtUpdates)
-      .where(and(eq(crdtUpdates.apiKeyId, key.apiKeyId), eq(crdtUpdates.organizationId, key.organizationId), eq(crdtUpdates.documentId, key.documentId), eq(crdtUpdates.editorId, key.editorId)))
-      .orderBy(asc(crdtUpdates.seq))
-      .all();
-    const doc = new Y.Doc();
-    try {
-      if (row.snapshot) Y.applyUpdate(doc, row.snapshot);
-      if (updates.length) Y.applyUpdate(doc, Y.mergeUpdates(updates.map((u) => u.update)));
-      return describe(row, doc);
-    } finally {
-      doc.destroy();
-    }
-  });
+  const stored = legacyCrdt.stored(db, key.apiKeyId, key);
+  return stored ? itemOfStored(stored) : null;
 }
 
 /**
@@ -69,18 +64,18 @@ export function storedCrdtItem(db: Db, key: DocKey) {
  * opens one pending outbox row in the change's own transaction (so a crash cannot lose it); the outbox's unique
  * pending key keeps it to one. Changes within `crdtDebounceMs` of the last check skip even that lookup.
  */
-export function createCrdtChangeFeed(config: Pick<Config, 'webhooks'>) {
+export function createCrdtChangeFeed(config: Pick<Config, 'webhooks'>, storage: Storage) {
   const debounce = config.webhooks.crdtDebounceMs;
   const checkedAt = new Map<string, number>();
   return {
-    /** Called in the transaction that appends a change. */
-    onChange(tx: Db, key: DocKey, now: number) {
+    /** Called in the unit of work that appends a change. */
+    async onChange(_scope: TenantScope, key: DocKey, now: number) {
       const id = JSON.stringify([key.apiKeyId, key.organizationId, key.documentId, key.editorId]);
       const last = checkedAt.get(id);
       if (last !== undefined && now - last < debounce) return;
       if (checkedAt.size > 100_000) checkedAt.clear();
       checkedAt.set(id, now);
-      openDebouncedEvent(tx, { apiKeyId: key.apiKeyId, type: 'crdt.update_data', organizationId: key.organizationId, documentId: key.documentId, dedupeKey: dedupeKey(key), createdAt: now, availableAt: now + debounce });
+      openDebouncedEvent(storage.engine.current(), { apiKeyId: key.apiKeyId, type: 'crdt.update_data', organizationId: key.organizationId, documentId: key.documentId, dedupeKey: dedupeKey(key), createdAt: now, availableAt: now + debounce });
     },
   };
 }
@@ -100,11 +95,7 @@ export function crdtEventResolver(db: Db, config: Pick<Config, 'webhooks'>) {
     const now = Date.now();
     // The time of the last change decides first: the document is rebuilt from storage only for the event itself,
     // not on each postponement while it is being edited (a large document every few seconds, all garbage).
-    const stored = db
-      .select({ updatedAt: crdtDocuments.updatedAt })
-      .from(crdtDocuments)
-      .where(and(eq(crdtDocuments.apiKeyId, key.apiKeyId), eq(crdtDocuments.organizationId, key.organizationId), eq(crdtDocuments.documentId, key.documentId), eq(crdtDocuments.editorId, key.editorId)))
-      .get();
+    const stored = legacyCrdt.head(db, key.apiKeyId, key);
     if (!stored) return null;
     const lastChange = stored.updatedAt;
     // A follow-up opened when a burst was cut (below) with no change since: nothing new to report. (A row opened

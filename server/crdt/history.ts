@@ -3,6 +3,7 @@
 // through the server-side edit helper so that connected clients converge on it.
 import * as Y from 'yjs';
 import { readContent, type CrdtType } from './content.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { logCovers, type CrdtStore, type DocKey, type LogEntry } from './store.ts';
 
 export interface HistoryEntryInfo {
@@ -14,8 +15,8 @@ export interface HistoryEntryInfo {
 }
 
 /** The log's entries; the first holds everything before it when the log was trimmed (or a snapshot taken in). */
-export function historyOf(store: CrdtStore, key: DocKey): { entries: HistoryEntryInfo[]; snapshotBytes: number } | null {
-  const log = store.log(key);
+export async function historyOf(store: CrdtStore, scope: TenantScope, key: DocKey): Promise<{ entries: HistoryEntryInfo[]; snapshotBytes: number } | null> {
+  const log = await store.log(scope, key);
   if (!log) return null;
   const updates = log.entries.map((e) => e.update);
   const selfContained = logCovers(updates, log.snapshot);
@@ -45,8 +46,8 @@ function clientsOf(entry: LogEntry): string {
  * document alone (never compacted with history) starts from the snapshot. Null when there is no such document or
  * entry. The caller destroys the returned document.
  */
-export function stateAt(store: CrdtStore, key: DocKey, seq?: number): Y.Doc | null {
-  const log = store.log(key);
+export async function stateAt(store: CrdtStore, scope: TenantScope, key: DocKey, seq?: number): Promise<Y.Doc | null> {
+  const log = await store.log(scope, key);
   if (!log) return null;
   const upTo = seq === undefined ? log.entries.length : log.entries.findIndex((e) => e.seq === seq) + 1;
   if (seq !== undefined && upTo === 0) return null;
@@ -97,17 +98,17 @@ function replaceRoot(target: Y.AbstractType<never>, past: Y.Doc, name: string) {
  * live document already reads as a known kind) is made equal to the past one's, in one transaction with the
  * origin `admin-restore`. Stored, broadcast and reported like any server-side edit. Returns the new update's size.
  */
-export function restoreState(store: CrdtStore, key: DocKey, seq: number): number | null {
-  const past = stateAt(store, key, seq);
+export async function restoreState(store: CrdtStore, scope: TenantScope, key: DocKey, seq: number): Promise<number | null> {
+  const past = await stateAt(store, scope, key, seq);
   if (!past) return null;
   try {
-    const entry = store.load(key);
+    const entry = await store.load(scope, key);
     if (!entry) return null;
     let size = 0;
     const measure = (update: Uint8Array) => (size += update.length);
     entry.doc.on('update', measure);
     try {
-      store.transact(entry, { server: true, by: 'admin-restore' }, (doc) => {
+      await store.transact(entry, { server: true, by: 'admin-restore' }, (doc) => {
         // the content root as its stored kind, so that it exists in the live document
         const roots = new Set([entry.contentKey, ...past.share.keys()]);
         for (const name of roots) {

@@ -11,6 +11,7 @@ import { WebSocket } from 'ws';
 import type { AppContext } from '../context.ts';
 import { createAccessResolverIn, type AccessResolverIn } from '../services/access.ts';
 import type { AccessChange } from '../services/access-events.ts';
+import type { TenantScope } from '../db/scope.ts';
 import type { CrdtStore, DocKey } from './store.ts';
 
 /** How long events are collected before the connections they name are checked (well within the second allowed). */
@@ -25,11 +26,13 @@ export type Resolvers = (apiKeyId: string, organizationId: string) => AccessReso
 export interface LiveConnection {
   ws: WebSocket;
   key: DocKey;
+  /** The key the connection's room belongs to. */
+  scope: TenantScope;
   readOnly: boolean;
   /** The user of a user token; null for the key's own credentials and the admin UI's tickets. */
   userId: string | null;
   /** The upgrade's decision, made again on what is stored now. */
-  recheck: (resolvers: Resolvers) => Verdict;
+  recheck: (resolvers: Resolvers) => Verdict | Promise<Verdict>;
 }
 
 function inScope(change: AccessChange, conn: LiveConnection): boolean {
@@ -65,20 +68,21 @@ export function createRevocation(app: Pick<AppContext, 'db' | 'log' | 'accessEve
       if (!resolver) resolvers.set(id, (resolver = createAccessResolverIn(app.db, apiKeyId, organizationId)));
       return resolver;
     };
-    for (const conn of affected) check(conn, resolverFor);
+    for (const conn of affected) void check(conn, resolverFor);
   }
 
-  function check(conn: LiveConnection, resolvers: Resolvers) {
+  async function check(conn: LiveConnection, resolvers: Resolvers) {
     if (conn.ws.readyState !== WebSocket.OPEN) return;
     let verdict: Verdict;
     try {
       // The room first: loading it drops a deleted one (or one deleted and made again) and closes its connections.
-      if (!store.load(conn.key)?.conns.has(conn)) return;
-      verdict = conn.recheck(resolvers);
+      if (!(await store.load(conn.scope, conn.key))?.conns.has(conn)) return;
+      verdict = await conn.recheck(resolvers);
     } catch (error) {
       app.log.error('websocket access check failed; closing the connection', { error: String(error), ...conn.key });
       verdict = { allow: 'none', code: 1011, reason: 'access check failed' };
     }
+    if (conn.ws.readyState !== WebSocket.OPEN) return;
     if (verdict.allow === 'none') {
       app.log.info('websocket closed: access changed', { code: verdict.code, reason: verdict.reason, userId: conn.userId ?? undefined, ...conn.key });
       conn.ws.close(verdict.code, verdict.reason);

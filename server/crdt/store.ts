@@ -1,18 +1,16 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
 import * as encoding from 'lib0/encoding';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
-import type { AppContext } from '../context.ts';
-import { transaction, type Db } from '../db/client.ts';
-import { crdtDocuments, crdtUpdates } from '../db/schema.ts';
+import type { CrdtRow, RoomId } from '../db/repos/crdt.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope } from '../db/scope.ts';
+import type { Logger } from '../log.ts';
 import { contentJson, inferContent, type CrdtType } from './content.ts';
 
-export interface DocKey {
+/** A room of a key, as the store keys its documents (the key's id with the room's ids). */
+export interface DocKey extends RoomId {
   apiKeyId: string;
-  organizationId: string;
-  documentId: string;
-  editorId: string;
 }
 
 /** Who made a change: a websocket connection, or a server-side writer (REST, later AI) named by `by`. */
@@ -23,14 +21,16 @@ export interface ServerOrigin {
 
 export interface LiveDoc {
   key: DocKey;
+  /** The tenant the document belongs to: what its storage is asked with. */
+  scope: TenantScope;
   type: CrdtType;
   contentKey: string;
   /** Which of `type` and `contentKey` are still to be learned from the content (`INFER_*` bits; 0 once known). */
   infer: number;
   /**
    * The stored row's `created_at`: which incarnation of the key this is. A row deleted behind the store's back
-   * (a document, organization or API key deleted in SQL) and created again is another document: the loaded one
-   * is dropped, never reused, compacted into or appended to.
+   * (a document, organization or API key deleted) and created again is another document: the loaded one is
+   * dropped, never reused, compacted into or appended to.
    */
   createdAt: number;
   doc: Y.Doc;
@@ -44,7 +44,8 @@ export interface LiveDoc {
   pending: Array<{ update: Uint8Array; origin: unknown }>;
 }
 
-export type CrdtRow = typeof crdtDocuments.$inferSelect;
+export type { CrdtRow };
+
 
 const COMPACT_AFTER_UPDATES = 200;
 /** Stored updates of each document kept as history by default (`crdtHistoryUpdates`, CRDT_HISTORY_UPDATES). */
@@ -133,16 +134,15 @@ function reproduces(snapshot: Uint8Array, doc: Y.Doc): boolean {
 }
 
 const keyString = (k: DocKey) => JSON.stringify([k.apiKeyId, k.organizationId, k.documentId, k.editorId]);
-const logOf = (k: DocKey) => and(eq(crdtUpdates.apiKeyId, k.apiKeyId), eq(crdtUpdates.organizationId, k.organizationId), eq(crdtUpdates.documentId, k.documentId), eq(crdtUpdates.editorId, k.editorId));
-const where = (k: DocKey) =>
-  and(eq(crdtDocuments.apiKeyId, k.apiKeyId), eq(crdtDocuments.organizationId, k.organizationId), eq(crdtDocuments.documentId, k.documentId), eq(crdtDocuments.editorId, k.editorId));
+const keyOf = (scope: TenantScope, room: RoomId): DocKey => ({ apiKeyId: scope.apiKeyId, organizationId: room.organizationId, documentId: room.documentId, editorId: room.editorId });
+const roomOf = (k: DocKey): RoomId => ({ organizationId: k.organizationId, documentId: k.documentId, editorId: k.editorId });
 
 /**
- * The Yjs documents Hearth holds. Loading reads the snapshot and the updates after it synchronously from SQLite,
- * so it is complete before a client is answered. Every update is appended to the update log before it is
- * broadcast, before a REST call answers and before a client is sent the document's state: what anyone was told
- * is on disk. Updates of one event-loop turn are stored together (`flush`). The log is
- * merged into the snapshot past a threshold and when an idle document is unloaded.
+ * The Yjs documents Hearth holds. Loading reads the snapshot and the updates after it from storage, so it is complete
+ * before a client is answered. Every update is appended to the update log before it is broadcast, before a REST
+ * call answers and before a client is sent the document's state: what anyone was told is on disk. Updates of one
+ * event-loop turn are stored together (`flush`, one unit of work). The log is merged into the snapshot past a
+ * threshold and when an idle document is unloaded.
  *
  * History (the admin UI's document history and restore): compaction writes the whole state as the snapshot
  * (what loading starts from) but keeps the newest `historyUpdates` updates of the log, older ones merged into
@@ -150,62 +150,30 @@ const where = (k: DocKey) =>
  * the snapshot again, which Yjs ignores (every kept update is already in it). `historyUpdates: 0` deletes the
  * log at each compaction, as before there was history.
  */
-export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { idleMs?: number; historyUpdates?: number; onChange?: (tx: Db, key: DocKey, now: number) => void } = {}) {
+export function createCrdtStore(
+  app: { storage: Storage; log: Logger },
+  options: { idleMs?: number; historyUpdates?: number; onChange?: (scope: TenantScope, key: DocKey, now: number) => Promise<void> } = {},
+) {
+  const { storage } = app;
   const idleMs = options.idleMs ?? 30_000;
   const historyUpdates = options.historyUpdates ?? DEFAULT_HISTORY_UPDATES;
   const live = new Map<string, LiveDoc>();
+  /** Documents being loaded: a second load of the same key waits for the first instead of building a twin. */
+  const loading = new Map<string, Promise<LiveDoc | undefined>>();
   /** Who sent each stored update (by log seq), per document, while this process runs: the log keeps no author. */
   const authors = new Map<string, Map<number, string>>();
-
-  const find = (k: DocKey): CrdtRow | undefined => app.db.select().from(crdtDocuments).where(where(k)).get();
-  const placeholders = {
-    apiKeyId: sql.placeholder('apiKeyId'),
-    organizationId: sql.placeholder('organizationId'),
-    documentId: sql.placeholder('documentId'),
-    editorId: sql.placeholder('editorId'),
-  } as unknown as DocKey;
-  // The write path of every keystroke: statements prepared once (drizzle would rebuild and recompile them).
-  const statements = {
-    bump: app.db
-      .update(crdtDocuments)
-      .set({ updateCount: sql`${crdtDocuments.updateCount} + 1`, updatedAt: sql.placeholder('updatedAt') as unknown as number, lastUpdatedBy: sql.placeholder('lastUpdatedBy') as unknown as string })
-      .where(and(where(placeholders), eq(crdtDocuments.createdAt, sql.placeholder('rowCreatedAt'))))
-      .returning({ updateCount: crdtDocuments.updateCount })
-      .prepare(),
-    // The stored row without its snapshot (which can be megabytes): what checking a loaded document needs.
-    head: app.db
-      .select({ createdAt: crdtDocuments.createdAt, updateCount: crdtDocuments.updateCount })
-      .from(crdtDocuments)
-      .where(where(placeholders))
-      .prepare(),
-    settle: app.db
-      .update(crdtDocuments)
-      .set({ type: sql.placeholder('type') as unknown as CrdtType, contentKey: sql.placeholder('contentKey') as unknown as string, infer: 0 })
-      .where(where(placeholders))
-      .prepare(),
-    append: app.db
-      .insert(crdtUpdates)
-      .values({ ...placeholders, update: sql.placeholder('update') as unknown as Buffer, createdAt: sql.placeholder('createdAt') as unknown as number })
-      .prepare(),
-  };
 
   /**
    * The stored document: its snapshot and the updates after it, merged. Should the merged log not apply (Yjs
    * trusts its peers, and a client's corrupted updates can make its merge fail), the updates are applied one by
    * one and any that fails is left out, so that a document always loads. Throws when the snapshot cannot be applied.
    */
-  function storedDoc(k: DocKey, snapshot: Uint8Array | null): Y.Doc {
+  function storedDoc(k: DocKey, snapshot: Uint8Array | null, updates: Uint8Array[]): Y.Doc {
     const doc = new Y.Doc({ gc: true });
     if (snapshot) Y.applyUpdate(doc, snapshot);
-    const updates = app.db
-      .select({ update: crdtUpdates.update })
-      .from(crdtUpdates)
-      .where(and(eq(crdtUpdates.apiKeyId, k.apiKeyId), eq(crdtUpdates.organizationId, k.organizationId), eq(crdtUpdates.documentId, k.documentId), eq(crdtUpdates.editorId, k.editorId)))
-      .orderBy(asc(crdtUpdates.seq))
-      .all();
     if (updates.length === 0) return doc;
     try {
-      Y.applyUpdate(doc, Y.mergeUpdates(updates.map((u) => u.update)));
+      Y.applyUpdate(doc, Y.mergeUpdates(updates));
       return doc;
     } catch (error) {
       doc.destroy();
@@ -213,7 +181,7 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     }
     const again = new Y.Doc({ gc: true });
     if (snapshot) Y.applyUpdate(again, snapshot);
-    for (const { update } of updates) {
+    for (const update of updates) {
       try {
         Y.applyUpdate(again, update);
       } catch (error) {
@@ -231,17 +199,18 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
    * the document is dropped from memory so that it loads from them again: memory never holds what the disk does
    * not. Its clients reconnect and sync with it.
    */
-  function compact(entry: LiveDoc) {
+  async function compact(entry: LiveDoc) {
     const snapshot = Buffer.from(Y.encodeStateAsUpdate(entry.doc));
     if (!reproduces(snapshot, entry.doc)) {
       app.log.warn('CRDT document not reproduced by its own snapshot (corrupted updates from a client); reloading it from storage', { ...entry.key });
       evict(entry, 1011, 'document reloaded from storage; reconnect');
       return;
     }
-    transaction(app.db, (tx) => {
-      const previous = tx.select({ snapshot: crdtDocuments.snapshot }).from(crdtDocuments).where(where(entry.key)).get()?.snapshot ?? null;
-      tx.update(crdtDocuments).set({ snapshot, updateCount: 0, compactedAt: Date.now() }).where(where(entry.key)).run();
-      if (historyUpdates === 0 || !trimHistory(tx, entry.key, previous)) tx.delete(crdtUpdates).where(logOf(entry.key)).run();
+    const room = roomOf(entry.key);
+    await storage.transaction(async () => {
+      const previous = await storage.crdt.snapshot(entry.scope, room);
+      await storage.crdt.setSnapshot(entry.scope, room, snapshot, Date.now());
+      if (historyUpdates === 0 || !(await trimHistory(entry, previous))) await storage.crdt.deleteLog(entry.scope, room);
     });
   }
 
@@ -251,8 +220,9 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
    * document compacted before history was kept, or seeded) gets the previous snapshot merged into its first row.
    * False when the log cannot be kept (it does not rebuild the document): the caller then deletes it.
    */
-  function trimHistory(tx: Db, k: DocKey, previousSnapshot: Uint8Array | null): boolean {
-    const rows = tx.select({ seq: crdtUpdates.seq, createdAt: crdtUpdates.createdAt, update: crdtUpdates.update }).from(crdtUpdates).where(logOf(k)).orderBy(asc(crdtUpdates.seq)).all();
+  async function trimHistory(entry: LiveDoc, previousSnapshot: Uint8Array | null): Promise<boolean> {
+    const room = roomOf(entry.key);
+    const rows = await storage.crdt.log(entry.scope, room);
     if (rows.length === 0) return true;
     const needsBase = !logCovers(rows.map((r) => r.update), previousSnapshot);
     const merged = Math.max(rows.length - historyUpdates, needsBase ? 1 : 0);
@@ -261,15 +231,16 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     const base = mergeRobust([...(needsBase && previousSnapshot ? [previousSnapshot] : []), ...head.map((r) => r.update)]);
     const first = head[0] as (typeof rows)[number];
     const last = head[head.length - 1] as (typeof rows)[number];
-    tx.update(crdtUpdates).set({ update: Buffer.from(base), createdAt: last.createdAt }).where(eq(crdtUpdates.seq, first.seq)).run();
-    if (head.length > 1) tx.delete(crdtUpdates).where(and(logOf(k), sql`${crdtUpdates.seq} > ${first.seq}`, sql`${crdtUpdates.seq} <= ${last.seq}`)).run();
-    const known = authors.get(keyString(k));
+    await storage.crdt.mergeLog(entry.scope, room, first.seq, last.seq, base, last.createdAt);
+    const known = authors.get(keyString(entry.key));
     if (known) for (const row of head) known.delete(row.seq);
     return true;
   }
 
   const dirty = new Set<LiveDoc>();
   let flushQueued = false;
+  /** The flush in progress (flushes run one after another, each taking what was dirty when it began). */
+  let flushing: Promise<void> = Promise.resolve();
   const authorOf = (origin: unknown): string | null =>
     origin && typeof origin === 'object' && 'server' in origin ? (origin as ServerOrigin).by : origin && typeof origin === 'object' && 'userId' in origin ? ((origin as { userId: unknown }).userId as string | null) : null;
 
@@ -288,67 +259,84 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
   }
 
   /**
-   * Stores, then broadcasts, every update applied since the last flush: one transaction for all documents and
+   * Stores, then broadcasts, every update applied since the last flush: one unit of work for all documents and
    * one merged update per document. Under a burst of keystrokes this costs one commit and one message per reader
    * per event-loop turn instead of one per keystroke. If the write fails, the documents of the batch are dropped
    * from memory and their clients disconnected: they reconnect, sync from what is stored, and send their edits
-   * again, so memory never holds what the disk does not.
+   * again, so memory never holds what the disk does not. Resolves once everything dirty when it was called is
+   * stored and broadcast.
    */
-  function flush() {
+  function flush(): Promise<void> {
     flushQueued = false;
+    flushing = flushing.then(flushNow);
+    return flushing;
+  }
+
+  async function flushNow() {
     if (dirty.size === 0) return;
     const batch = [...dirty];
     dirty.clear();
     const now = Date.now();
-    let written: Array<{ entry: LiveDoc; merged: Uint8Array; except: object | undefined; count: number | null }>;
+    const items = batch.map((entry) => {
+      const pending = entry.pending.splice(0);
+      const merged = pending.length === 1 ? (pending[0] as { update: Uint8Array }).update : Y.mergeUpdates(pending.map((i) => i.update));
+      const origins = new Set(pending.map((i) => i.origin));
+      const only = origins.size === 1 ? [...origins][0] : undefined;
+      const except = typeof only === 'object' && only !== null && entry.conns.has(only) ? only : undefined;
+      return { entry, merged, except, origins: pending.map((i) => i.origin), lastUpdatedBy: authorOf(pending[pending.length - 1]?.origin) };
+    });
+    let counts: Array<number | null>;
     try {
-      written = transaction(app.db, (tx) =>
-        batch.map((entry) => {
-          const items = entry.pending.splice(0);
-          const merged = items.length === 1 ? (items[0] as { update: Uint8Array }).update : Y.mergeUpdates(items.map((i) => i.update));
-          const origins = new Set(items.map((i) => i.origin));
-          const only = origins.size === 1 ? [...origins][0] : undefined;
-          const except = typeof only === 'object' && only !== null && entry.conns.has(only) ? only : undefined;
-          const k = entry.key;
-          const row = statements.bump.get({ ...k, rowCreatedAt: entry.createdAt, updatedAt: now, lastUpdatedBy: authorOf(items[items.length - 1]?.origin) });
-          // Deleted, created again, or moved to another document id (a migration) while loaded: nothing to append to.
-          if (!row) return { entry, merged, except, count: null };
-          const appended = statements.append.run({ ...k, update: Buffer.from(merged), createdAt: now });
-          rememberAuthor(k, Number(appended.lastInsertRowid), items.map((i) => i.origin));
+      counts = await storage.transaction(async () => {
+        const appended = await storage.crdt.append(
+          items.map((i) => ({ scope: i.entry.scope, room: roomOf(i.entry.key), rowCreatedAt: i.entry.createdAt, update: i.merged, lastUpdatedBy: i.lastUpdatedBy })),
+          now,
+        );
+        const out: Array<number | null> = [];
+        for (const [n, item] of items.entries()) {
+          const written = appended[n];
+          if (!written) {
+            out.push(null);
+            continue;
+          }
+          const { entry } = item;
+          rememberAuthor(entry.key, written.seq, item.origins);
           if (entry.infer) {
             const learned = inferContent(entry.doc, entry.infer, entry.type, entry.contentKey);
-            if (learned) settle(entry, learned.type, learned.contentKey);
+            if (learned) await settle(entry, learned.type, learned.contentKey);
           }
-          options.onChange?.(tx, k, now);
-          return { entry, merged, except, count: row.updateCount };
-        }),
-      );
+          await options.onChange?.(entry.scope, entry.key, now);
+          out.push(written.updateCount);
+        }
+        return out;
+      });
     } catch (error) {
       app.log.error('CRDT updates could not be stored; reloading the documents from storage', { error: error instanceof Error ? error.message : String(error) });
       for (const entry of batch) evict(entry, 1011, 'storage failed; reconnect');
       return;
     }
-    for (const { entry, merged, except, count } of written) {
+    for (const [n, { entry, merged, except }] of items.entries()) {
+      const count = counts[n] ?? null;
+      // Deleted, created again, or moved to another document id (a migration) while loaded: nothing to append to.
       if (count === null) evict(entry);
       else {
         entry.broadcast(encodeUpdateMessage(merged), except);
-        if (count >= COMPACT_AFTER_UPDATES) compact(entry);
+        if (count >= COMPACT_AFTER_UPDATES) await compact(entry).catch((error: unknown) => app.log.error('CRDT compaction failed', { error: String(error), ...entry.key }));
       }
     }
   }
 
   /** Fixes a room's type and content key (learned from its content, or given by a REST write), in memory and stored. */
-  function settle(entry: LiveDoc, type: CrdtType, contentKey: string) {
-    statements.settle.run({ ...entry.key, type, contentKey });
+  async function settle(entry: LiveDoc, type: CrdtType, contentKey: string) {
+    await storage.crdt.settle(entry.scope, roomOf(entry.key), type, contentKey);
     Object.assign(entry, { type, contentKey, infer: 0 });
   }
 
   function queue(entry: LiveDoc, update: Uint8Array, origin: unknown) {
     entry.pending.push({ update, origin });
     dirty.add(entry);
-    // A server-side write (REST) answers only after its change is stored: flush now.
-    if (origin && typeof origin === 'object' && 'server' in origin) flush();
-    else if (!flushQueued) {
+    // A server-side write (REST) waits for `flush` itself (transact's caller); a client's waits for the turn's end.
+    if (!flushQueued) {
       flushQueued = true;
       setImmediate(flush);
     }
@@ -366,112 +354,138 @@ export function createCrdtStore(app: Pick<AppContext, 'db' | 'log'>, options: { 
     entry.doc.destroy();
   }
 
-  function unloadIfIdle() {
-    flush();
+  async function unloadIfIdle() {
+    await flush();
     const now = Date.now();
     for (const [id, entry] of live) {
       if (entry.conns.size === 0 && now - entry.lastActivity >= idleMs) {
-        const row = statements.head.get({ ...entry.key });
-        if (row && row.createdAt === entry.createdAt && row.updateCount > 0) compact(entry);
-        if (live.get(id) !== entry) continue; // dropped by compact
+        const row = await storage.crdt.head(entry.scope, roomOf(entry.key));
+        if (row && row.createdAt === entry.createdAt && row.updateCount > 0) await compact(entry);
+        // dropped by compact, or taken up again by a client meanwhile
+        if (live.get(id) !== entry || entry.conns.size > 0 || dirty.has(entry)) continue;
         entry.awareness.destroy();
         entry.doc.destroy();
         live.delete(id);
       }
     }
   }
-  const sweeper = setInterval(unloadIfIdle, Math.max(50, Math.min(idleMs, 5_000)));
+  let sweeping: Promise<void> | undefined;
+  const sweeper = setInterval(() => {
+    sweeping ??= unloadIfIdle()
+      .catch((error: unknown) => app.log.error('CRDT idle sweep failed', { error: String(error) }))
+      .finally(() => (sweeping = undefined));
+  }, Math.max(50, Math.min(idleMs, 5_000)));
   sweeper.unref();
 
+  async function loadNow(scope: TenantScope, room: RoomId, id: string): Promise<LiveDoc | undefined> {
+    const k = keyOf(scope, room);
+    const loaded = live.get(id);
+    if (loaded) {
+      if ((await storage.crdt.head(scope, room))?.createdAt === loaded.createdAt && live.get(id) === loaded) {
+        loaded.lastActivity = Date.now();
+        return loaded;
+      }
+      evict(loaded);
+    }
+    const stored = await storage.crdt.stored(scope, room);
+    if (!stored) return undefined;
+    // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
+    const doc = storedDoc(k, stored.row.snapshot, stored.log.map((l) => l.update));
+    const awareness = new awarenessProtocol.Awareness(doc);
+    awareness.setLocalState(null);
+    const entry: LiveDoc = {
+      key: k,
+      scope,
+      type: stored.row.type,
+      contentKey: stored.row.contentKey,
+      infer: stored.row.infer,
+      createdAt: stored.row.createdAt,
+      doc,
+      awareness,
+      conns: new Map(),
+      lastActivity: Date.now(),
+      broadcast: () => undefined,
+      pending: [],
+    };
+    doc.on('update', (update: Uint8Array, origin: unknown) => {
+      entry.lastActivity = Date.now();
+      queue(entry, update, origin);
+    });
+    live.set(id, entry);
+    return entry;
+  }
+
   return {
-    find,
+    find: (scope: TenantScope, room: RoomId) => storage.crdt.find(scope, room),
     liveCount: () => live.size,
 
     /** Creates the stored document (no content yet); the caller writes content through `transact`. */
-    create(k: DocKey, type: CrdtType, contentKey: string, infer = 0) {
-      // A document still loaded under this key belongs to a row deleted in SQL (a document delete): drop it.
-      const stale = live.get(keyString(k));
+    async create(scope: TenantScope, room: RoomId, type: CrdtType, contentKey: string, infer = 0) {
+      // A document still loaded under this key belongs to a row deleted meanwhile (a document delete): drop it.
+      const stale = live.get(keyString(keyOf(scope, room)));
       if (stale) evict(stale);
-      const now = Date.now();
-      app.db.insert(crdtDocuments).values({ ...k, type, contentKey, infer, snapshot: null, updateCount: 0, createdAt: now, updatedAt: now }).run();
+      await storage.crdt.create(scope, room, { type, contentKey, infer, now: Date.now() });
     },
 
-    /** The loaded document, loading it from SQLite first when needed; undefined when none is stored. */
-    load(k: DocKey): LiveDoc | undefined {
+    /** The loaded document, loading it from storage first when needed; undefined when none is stored. */
+    async load(scope: TenantScope, room: RoomId): Promise<LiveDoc | undefined> {
       // A reader (REST get, a new connection) sees only what is stored.
-      if (dirty.size > 0) flush();
-      const id = keyString(k);
-      const loaded = live.get(id);
-      if (loaded) {
-        if (statements.head.get({ ...k })?.createdAt === loaded.createdAt) {
-          loaded.lastActivity = Date.now();
-          return loaded;
-        }
-        evict(loaded);
-      }
-      const row = find(k);
-      if (!row) return undefined;
-      // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
-      const doc = storedDoc(k, row.snapshot);
-      const awareness = new awarenessProtocol.Awareness(doc);
-      awareness.setLocalState(null);
-      const entry: LiveDoc = {
-        key: { ...k },
-        type: row.type,
-        contentKey: row.contentKey,
-        infer: row.infer,
-        createdAt: row.createdAt,
-        doc,
-        awareness,
-        conns: new Map(),
-        lastActivity: Date.now(),
-        broadcast: () => undefined,
-        pending: [],
-      };
-      doc.on('update', (update: Uint8Array, origin: unknown) => {
-        entry.lastActivity = Date.now();
-        queue(entry, update, origin);
-      });
-      live.set(id, entry);
-      return entry;
+      if (dirty.size > 0) await flush();
+      const id = keyString(keyOf(scope, room));
+      const pending = loading.get(id);
+      if (pending) return pending;
+      const loaded = loadNow(scope, room, id).finally(() => loading.delete(id));
+      loading.set(id, loaded);
+      return loaded;
     },
 
-    /** Applies a server-side change in one Yjs transaction (persisted and broadcast by the update handler). */
-    transact(entry: LiveDoc, origin: ServerOrigin, change: (doc: Y.Doc) => void) {
+    /** Drops the document from memory (if loaded) and disconnects its clients; its rows are the caller's to change. */
+    forget(k: DocKey) {
+      const entry = live.get(keyString(k));
+      if (entry) evict(entry);
+    },
+
+    /** The document already in memory, without looking at storage (the websocket's re-checks). */
+    loaded: (scope: TenantScope, room: RoomId) => live.get(keyString(keyOf(scope, room))),
+
+    /**
+     * Applies a server-side change in one Yjs transaction, then stores and broadcasts it: resolves once it is
+     * stored (a REST call answers after that).
+     */
+    async transact(entry: LiveDoc, origin: ServerOrigin, change: (doc: Y.Doc) => void) {
       entry.doc.transact(() => change(entry.doc), origin);
+      await flush();
     },
 
     settle,
 
-    /** Removes the stored document and disconnects its clients. */
-    remove(k: DocKey) {
-      const id = keyString(k);
-      const entry = live.get(id);
+    /** Removes the stored document and disconnects its clients; whether it existed. */
+    async remove(scope: TenantScope, room: RoomId) {
+      const entry = live.get(keyString(keyOf(scope, room)));
       if (entry) evict(entry);
-      return app.db.delete(crdtDocuments).where(where(k)).run().changes > 0;
+      return storage.crdt.remove(scope, room);
     },
 
     /** Stores and unloads every document (on shutdown). */
-    flushAll() {
-      flush();
-      for (const entry of live.values()) {
-        const row = statements.head.get({ ...entry.key });
-        if (row && row.createdAt === entry.createdAt && row.updateCount > 0) compact(entry);
+    async flushAll() {
+      await flush();
+      for (const entry of [...live.values()]) {
+        const row = await storage.crdt.head(entry.scope, roomOf(entry.key));
+        if (row && row.createdAt === entry.createdAt && row.updateCount > 0) await compact(entry);
       }
     },
 
     /** Stores and broadcasts pending updates now (before a client is sent the document's state). */
     flush,
 
+    /** Whether updates wait to be stored. */
+    hasPending: () => dirty.size > 0,
+
     /** The stored snapshot and update log of a document, oldest first (after pending updates are stored). */
-    log(k: DocKey): { snapshot: Uint8Array | null; entries: LogEntry[] } | undefined {
-      if (dirty.size > 0) flush();
-      return app.db.transaction((tx) => {
-        const row = tx.select({ snapshot: crdtDocuments.snapshot }).from(crdtDocuments).where(where(k)).get();
-        if (!row) return undefined;
-        const entries = tx.select({ seq: crdtUpdates.seq, createdAt: crdtUpdates.createdAt, update: crdtUpdates.update }).from(crdtUpdates).where(logOf(k)).orderBy(asc(crdtUpdates.seq)).all();
-        return { snapshot: row.snapshot, entries };
-      });
+    async log(scope: TenantScope, room: RoomId): Promise<{ snapshot: Uint8Array | null; entries: LogEntry[] } | undefined> {
+      if (dirty.size > 0) await flush();
+      const stored = await storage.crdt.stored(scope, room);
+      return stored ? { snapshot: stored.row.snapshot, entries: stored.log } : undefined;
     },
 
     /** Who sent a stored update, when this process stored it (the log itself keeps no author). */

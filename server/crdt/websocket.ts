@@ -8,6 +8,7 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { ApiError } from '../errors.ts';
 import { hostRefusal } from '../http/host-check.ts';
 import { parseInput } from '../http/validation.ts';
@@ -37,10 +38,10 @@ function reject(socket: Duplex, status: number, reason: string) {
 }
 
 interface Authorization {
-  apiKeyId: string;
+  scope: TenantScope;
   readOnly: boolean;
   userId: string | null;
-  recheck: (resolvers: Resolvers) => Verdict;
+  recheck: (resolvers: Resolvers) => Verdict | Promise<Verdict>;
 }
 
 /** 4401 when the credentials no longer hold, 4403 when they hold but no longer open this document. */
@@ -59,7 +60,9 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   if (ticket) {
     // the admin UI's inspector: read-only, one document, minutes; its page is Hearth's own, not the key's app
     if (!app.uiTickets.valid(ticket, { apiKeyId: apiKey, ...key })) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
-    return { apiKeyId: apiKey, readOnly: true, userId: null, recheck: () => ({ allow: 'read' }) };
+    const scope = await app.storage.keys.scopeFor(apiKey, { kind: 'admin' });
+    if (!scope) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
+    return { scope, readOnly: true, userId: null, recheck: () => ({ allow: 'read' }) };
   }
   const authToken = params.get('authToken');
   if (authToken) {
@@ -75,7 +78,7 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
       }
       return origin !== undefined && !originAllowed(allowedDomains, origin) ? revoked(4403, 'origin no longer allowed') : { allow: 'write' };
     };
-    return { apiKeyId: row.id, readOnly: false, userId: null, recheck };
+    return { scope: app.storage.keys.scopeOf(row), readOnly: false, userId: null, recheck };
   }
   const token = params.get('token');
   if (!token) throw new ApiError('UNAUTHENTICATED', 'authToken or token is required');
@@ -91,7 +94,9 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
     if (!now.access) return revoked(4403, 'access revoked');
     return { allow: now.accessRole === 'editor' ? 'write' : 'read' };
   };
-  return { apiKeyId: apiKey, readOnly: decision.accessRole !== 'editor', userId: claims.userId, recheck };
+  const scope = await app.storage.keys.scopeFor(apiKey, { kind: 'user', userId: claims.userId });
+  if (!scope) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
+  return { scope, readOnly: decision.accessRole !== 'editor', userId: claims.userId, recheck };
 }
 
 /**
@@ -141,7 +146,7 @@ function attach(entry: LiveDoc, conn: Connection) {
   }
 }
 
-function onMessage(store: CrdtStore, entry: LiveDoc, conn: Connection, data: Uint8Array) {
+async function onMessage(store: CrdtStore, entry: LiveDoc, conn: Connection, data: Uint8Array) {
   entry.lastActivity = Date.now();
   const decoder = decoding.createDecoder(data);
   const encoder = encoding.createEncoder();
@@ -150,7 +155,7 @@ function onMessage(store: CrdtStore, entry: LiveDoc, conn: Connection, data: Uin
     const step = decoding.readVarUint(decoder);
     if (step === syncProtocol.messageYjsSyncStep1) {
       // The answer to step 1 carries the document's state: only what is stored may go out.
-      if (entry.pending.length > 0) store.flush();
+      if (entry.pending.length > 0) await store.flush();
       encoding.writeVarUint(encoder, MESSAGE_SYNC);
       syncProtocol.readSyncStep1(decoder, encoder, entry.doc);
       send(conn, encoding.toUint8Array(encoder));
@@ -227,31 +232,34 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
     }
     // the client may have left while its credentials were checked (onSocketError logged the reset): no upgrade
     if (socket.destroyed) return;
-    const key: DocKey = { apiKeyId: auth.apiKeyId, ...room };
+    const key: DocKey = { apiKeyId: auth.scope.apiKeyId, ...room };
     let entry: LiveDoc | undefined;
     try {
-      entry = store.load(key);
+      entry = await store.load(auth.scope, room);
       if (!entry) {
         if (auth.readOnly) return reject(socket, 404, 'No such document');
         // What the client leaves unsaid is learned from the first content it writes (a TipTap editor's `default` fragment).
         const given = { type: url.searchParams.get('type'), contentKey: url.searchParams.get('contentKey') || null };
         const type = (given.type ?? 'text') as CrdtType;
         if (!CRDT_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_TYPES.join(', ')}`);
-        store.create(key, type, given.contentKey ?? DEFAULT_CONTENT_KEY, (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0));
-        entry = store.load(key) as LiveDoc;
+        await store.create(auth.scope, room, type, given.contentKey ?? DEFAULT_CONTENT_KEY, (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0));
+        entry = await store.load(auth.scope, room);
+        if (!entry) throw new Error('the new document could not be loaded');
       }
     } catch (error) {
       app.log.error('document load failed', { error: String(error), ...key });
       return reject(socket, 503, 'The document could not be loaded');
     }
     const loaded = entry;
+    // the client may have left while the document loaded
+    if (socket.destroyed) return;
     // ws listens for the socket's errors from here (its handshake, then the connection's own listener)
     socket.off('error', onSocketError);
     wss.handleUpgrade(req, socket, head, (ws) => open(ws, loaded, key, auth));
   }
 
   function open(ws: WebSocket, loaded: LiveDoc, key: DocKey, auth: Authorization) {
-    const conn: Connection = { ws, key, readOnly: auth.readOnly, userId: auth.userId, recheck: auth.recheck };
+    const conn: Connection = { ws, key, scope: auth.scope, readOnly: auth.readOnly, userId: auth.userId, recheck: auth.recheck };
     // A bad frame (a reserved opcode or bit, an unmasked or oversized frame, bad UTF-8, a bad close code) or a write
     // that fails: ws has closed the connection with the code RFC 6455 names, and emits it here; without a listener
     // it would be thrown, and stop the process.
@@ -268,15 +276,21 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
       alive = false;
       ws.ping();
     }, PING_MS);
+    // One connection's messages are handled in order: a message waits for the one before it (a sync step that waits
+    // for pending updates to be stored, say) before it is read.
+    let handled: Promise<void> = Promise.resolve();
     ws.on('message', (data: ArrayBuffer | Buffer) => {
-      // a closing connection (its access revoked, say) is sent nothing and heard no more
-      if (ws.readyState !== WebSocket.OPEN) return;
-      try {
-        onMessage(store, loaded, conn, new Uint8Array(data as ArrayBuffer));
-      } catch (error) {
-        app.log.warn('bad websocket message', { error: String(error) });
-        ws.close(1003, 'bad message');
-      }
+      const message = new Uint8Array(data as ArrayBuffer);
+      handled = handled.then(async () => {
+        // a closing connection (its access revoked, say) is sent nothing and heard no more
+        if (ws.readyState !== WebSocket.OPEN) return;
+        try {
+          await onMessage(store, loaded, conn, message);
+        } catch (error) {
+          app.log.warn('bad websocket message', { error: String(error) });
+          ws.close(1003, 'bad message');
+        }
+      });
     });
     ws.on('close', () => {
       clearInterval(ping);

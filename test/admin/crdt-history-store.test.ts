@@ -26,15 +26,16 @@ describe('CRDT history retention', () => {
     await t.callK('/v2/crdt/add', { organizationId: 'o', documentId: 'd', editorId: 'h', type: 'text', data: '' });
     const apiKeyId = t.credentials.apiKey;
     const key: DocKey = { apiKeyId, organizationId: 'o', documentId: 'd', editorId: 'h' };
-    const store = createCrdtStore({ db: t.server.app.db, log: t.server.app.log }, { idleMs: 60_000, historyUpdates: 5 });
+    const scope = (await t.server.app.storage.keys.scopeFor(apiKeyId))!;
+    const store = createCrdtStore({ storage: t.server.app.storage, log: t.server.app.log }, { idleMs: 60_000, historyUpdates: 5 });
     try {
       // 12 separate stored updates, each appending one letter, and a compaction after each
       for (let i = 0; i < 12; i++) {
-        const entry = store.load(key)!;
-        store.transact(entry, { server: true, by: `writer-${i}` }, (doc) => doc.getText('content').insert(i, String.fromCharCode(97 + i)));
-        store.flushAll();
+        const entry = (await store.load(scope, key))!;
+        await store.transact(entry, { server: true, by: `writer-${i}` }, (doc) => doc.getText('content').insert(i, String.fromCharCode(97 + i)));
+        await store.flushAll();
       }
-      const log = store.log(key)!;
+      const log = (await store.log(scope, key))!;
       // 5 kept, plus the first row holding everything before them
       expect(log.entries).toHaveLength(6);
       expect(log.snapshot).not.toBeNull();
@@ -42,9 +43,9 @@ describe('CRDT history retention', () => {
       expect(states).toEqual(['abcdefg', 'abcdefgh', 'abcdefghi', 'abcdefghij', 'abcdefghijk', 'abcdefghijkl']);
       expect(store.authorOf(key, log.entries.at(-1)!.seq)).toBe('writer-11');
       // a fresh store (a restart) loads the same document from snapshot + log
-      const fresh = createCrdtStore({ db: t.server.app.db, log: t.server.app.log }, { idleMs: 60_000 });
+      const fresh = createCrdtStore({ storage: t.server.app.storage, log: t.server.app.log }, { idleMs: 60_000 });
       try {
-        expect(fresh.load(key)!.doc.getText('content').toString()).toBe('abcdefghijkl');
+        expect((await fresh.load(scope, key))!.doc.getText('content').toString()).toBe('abcdefghijkl');
       } finally {
         fresh.close();
       }
@@ -56,23 +57,24 @@ describe('CRDT history retention', () => {
   it('starts the history of a document compacted without it (or seeded) from its snapshot', async () => {
     await t.callK('/v2/crdt/add', { organizationId: 'o', documentId: 'd', editorId: 'old', type: 'text', data: 'seed' });
     const key: DocKey = { apiKeyId: t.credentials.apiKey, organizationId: 'o', documentId: 'd', editorId: 'old' };
+    const scope = (await t.server.app.storage.keys.scopeFor(t.credentials.apiKey))!;
     // compacted with no history kept: a snapshot and no log
-    const without = createCrdtStore({ db: t.server.app.db, log: t.server.app.log }, { idleMs: 60_000, historyUpdates: 0 });
+    const without = createCrdtStore({ storage: t.server.app.storage, log: t.server.app.log }, { idleMs: 60_000, historyUpdates: 0 });
     try {
-      const entry = without.load(key)!;
-      without.transact(entry, { server: true, by: 'rest-api' }, (doc) => doc.getText('content').insert(4, 'ed'));
-      without.flushAll();
-      expect(without.log(key)!.entries).toHaveLength(0);
+      const entry = (await without.load(scope, key))!;
+      await without.transact(entry, { server: true, by: 'rest-api' }, (doc) => doc.getText('content').insert(4, 'ed'));
+      await without.flushAll();
+      expect((await without.log(scope, key))!.entries).toHaveLength(0);
     } finally {
       without.close();
     }
-    const store = createCrdtStore({ db: t.server.app.db, log: t.server.app.log }, { idleMs: 60_000, historyUpdates: 10 });
+    const store = createCrdtStore({ storage: t.server.app.storage, log: t.server.app.log }, { idleMs: 60_000, historyUpdates: 10 });
     try {
-      const entry = store.load(key)!;
-      store.transact(entry, { server: true, by: 'rest-api' }, (doc) => doc.getText('content').insert(6, '!'));
-      store.transact(entry, { server: true, by: 'rest-api' }, (doc) => doc.getText('content').insert(7, '!'));
-      store.flushAll();
-      const { entries } = store.log(key)!;
+      const entry = (await store.load(scope, key))!;
+      await store.transact(entry, { server: true, by: 'rest-api' }, (doc) => doc.getText('content').insert(6, '!'));
+      await store.transact(entry, { server: true, by: 'rest-api' }, (doc) => doc.getText('content').insert(7, '!'));
+      await store.flushAll();
+      const { entries } = (await store.log(scope, key))!;
       // the first row took the earlier snapshot in: the log alone rebuilds each point
       expect(entries.map((_, i) => rebuild(entries.slice(0, i + 1).map((e) => e.update)))).toEqual(['seeded!', 'seeded!!']);
     } finally {

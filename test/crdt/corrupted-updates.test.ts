@@ -42,10 +42,11 @@ const contentOf = (doc: Y.Doc) =>
   JSON.stringify([doc.getText('content').toString(), doc.getMap('m').toJSON(), doc.getArray('a').toJSON()], (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
 
 describe('corrupted client updates', () => {
-  it('leave a stored document that loads, and is the document in memory after each compaction', () => {
+  it('leave a stored document that loads, and is the document in memory after each compaction', async () => {
     const app = t.server.app;
     const apiKeyId = (app.sqlite.prepare('SELECT api_key_id AS k FROM crdt_documents').get() as { k: string }).k;
     const key: DocKey = { apiKeyId, organizationId: 'o', documentId: 'd', editorId: 'e' };
+    const scope = (await app.storage.keys.scopeFor(apiKeyId))!;
     // y-protocols catches and reports (console.error) each update Yjs refuses
     const reported = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const origin = {};
@@ -53,7 +54,7 @@ describe('corrupted client updates', () => {
     // clients each sending their 60 updates, two corrupted messages after each; the document is stored and
     // compacted after each client
     for (let round = 0; round < ROUNDS; round++) {
-      const entry = app.crdt.load(key)!;
+      const entry = (await app.crdt.load(scope, key))!;
       const valid = clientUpdates(1000 + SEED * 100 + round);
       const bad = corruptedMessages(valid, 2 * valid.length, SEED * 1000 + round);
       for (let i = 0; i < valid.length; i++) {
@@ -66,9 +67,9 @@ describe('corrupted client updates', () => {
           }
         }
       }
-      app.crdt.flushAll(); // stores the updates and compacts them into a snapshot
+      await app.crdt.flushAll(); // stores the updates and compacts them into a snapshot
       // what is stored loads, and is what the document is in memory (reloaded from storage if it went wrong)
-      expect({ round, loaded: contentOf(app.crdt.load(key)!.doc) }).toEqual({ round, loaded: storedContent(key) });
+      expect({ round, loaded: contentOf((await app.crdt.load(scope, key))!.doc) }).toEqual({ round, loaded: await storedContent(key) });
     }
     const refusedByYjs = reported.mock.calls.length;
     reported.mockRestore();
@@ -81,9 +82,10 @@ describe('corrupted client updates', () => {
     const app = t.server.app;
     const row = app.sqlite.prepare("SELECT api_key_id, organization_id, document_id, editor_id FROM crdt_documents WHERE editor_id = 'log'").get() as Record<string, string>;
     const key: DocKey = { apiKeyId: row.api_key_id!, organizationId: 'o', documentId: 'd', editorId: 'log' };
+    const scope = (await app.storage.keys.scopeFor(key.apiKeyId))!;
     // stored and unloaded, as an idle document is
-    app.crdt.load(key)!.lastActivity = 0;
-    app.crdt.unloadIfIdle();
+    (await app.crdt.load(scope, key))!.lastActivity = 0;
+    await app.crdt.unloadIfIdle();
     // a good update, then one Yjs throws on when applied (31 values announced, one there), in the log
     const append = app.sqlite.prepare('INSERT INTO crdt_updates (api_key_id, organization_id, document_id, editor_id, "update", created_at) VALUES (?, ?, ?, ?, ?, ?)');
     const writer = new Y.Doc();
@@ -97,10 +99,11 @@ describe('corrupted client updates', () => {
 });
 
 /** The document as a fresh store loads it from the database. */
-function storedContent(key: DocKey): string {
-  const store = createCrdtStore({ db: t.server.app.db, log: t.server.app.log }, { idleMs: 60_000 });
+async function storedContent(key: DocKey): Promise<string> {
+  const store = createCrdtStore({ storage: t.server.app.storage, log: t.server.app.log }, { idleMs: 60_000 });
   try {
-    return contentOf(store.load(key)!.doc);
+    const scope = (await t.server.app.storage.keys.scopeFor(key.apiKeyId))!;
+    return contentOf((await store.load(scope, key))!.doc);
   } finally {
     store.close();
   }

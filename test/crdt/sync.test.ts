@@ -141,7 +141,8 @@ describe('y-websocket sync', () => {
         const res = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
         expect(res.body.result.data[0].data).toBe(expected);
       });
-      const row = t.server.app.crdt.find({ apiKeyId: t.credentials.apiKey, organizationId: 'acme', documentId: 'doc', editorId: 'many' });
+      const scope = (await t.server.app.storage.keys.scopeFor(t.credentials.apiKey))!;
+      const row = await t.server.app.crdt.find(scope, { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
       expect(row?.snapshot).toBeTruthy();
       expect(row!.updateCount).toBeLessThan(200);
     } finally {

@@ -2,7 +2,9 @@
 // writes tenant data takes the tenant's scope and filters by it itself. `transaction` groups calls into one unit of
 // work (storage.ts).
 import type { SqliteEngine } from '../storage.ts';
+import { crdtRepo } from './crdt.ts';
 import { documentDataRepo } from './document-data.ts';
+import { keysRepo } from './keys.ts';
 import { organizationsRepo } from './organizations.ts';
 
 export function createStorage(engine: SqliteEngine) {
@@ -12,6 +14,8 @@ export function createStorage(engine: SqliteEngine) {
     inTransaction: engine.inTransaction,
     organizations: organizationsRepo(engine),
     documentData: documentDataRepo(engine),
+    crdt: crdtRepo(engine),
+    keys: keysRepo(engine),
   };
 }
 

@@ -9,7 +9,7 @@ export default defineOperation({
   input: crdtWriteInput,
   missingMessages: CRDT_WRITE_MISSING,
   async handler(input, ctx) {
-    addCrdt(ctx.app, ctx.apiKey.id, input);
+    await addCrdt(ctx.app, ctx.scope, input);
     return { message: 'CRDT data added successfully.' };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: "Deletes the given editors' documents (or all of the document's), disconnecting their clients.",
   input: crdtDeleteInput,
   async handler(input, ctx) {
-    return { message: 'CRDT data deleted successfully.', data: deleteCrdt(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'CRDT data deleted successfully.', data: await deleteCrdt(ctx.app, ctx.scope, input) };
   },
 });

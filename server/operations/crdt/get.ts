@@ -9,6 +9,6 @@ export default defineOperation({
   input: crdtGetInput,
   missingMessages: CRDT_GET_MISSING,
   async handler(input, ctx) {
-    return { message: 'CRDT data retrieved successfully.', data: getCrdt(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'CRDT data retrieved successfully.', data: await getCrdt(ctx.app, ctx.scope, input) };
   },
 });
