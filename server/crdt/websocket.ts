@@ -16,9 +16,8 @@ import { documentAccessIn } from '../services/access.ts';
 import { authenticateApiKey } from '../services/apikeys.ts';
 import { allowedDomainsOf, originAllowed } from '../services/domains.ts';
 import { verifyUserToken } from '../services/permissions.ts';
-import { CRDT_TYPES } from '../db/schema.ts';
 import { id } from '../../shared/schemas/access.ts';
-import { DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
+import { CRDT_DATA_TYPES, DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
 import { ownedAwarenessUpdate } from './awareness-owners.ts';
 import { INFER_KEY, INFER_TYPE, type CrdtType } from './content.ts';
 import { createRevocation, type LiveConnection, type Resolvers, type Verdict } from './revocation.ts';
@@ -241,7 +240,7 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
         // What the client leaves unsaid is learned from the first content it writes (a TipTap editor's `default` fragment).
         const given = { type: url.searchParams.get('type'), contentKey: url.searchParams.get('contentKey') || null };
         const type = (given.type ?? 'text') as CrdtType;
-        if (!CRDT_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_TYPES.join(', ')}`);
+        if (!CRDT_DATA_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_DATA_TYPES.join(', ')}`);
         await store.create(auth.scope, room, type, given.contentKey ?? DEFAULT_CONTENT_KEY, (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0));
         entry = await store.load(auth.scope, room);
         if (!entry) throw new Error('the new document could not be loaded');

@@ -4,6 +4,7 @@ import { EXECUTION_STATUSES, JUDGMENT_DECISION_VALUES } from '../../shared/schem
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import { ACCESS_ROLES, DOCUMENT_ACCESS_TYPES } from '../../shared/schemas/common.ts';
 import { CHANNEL_VALUES, FEATURE_TYPES, NOTIFICATION_SOURCES } from '../../shared/schemas/feed.ts';
+import { CRDT_DATA_TYPES } from '../../shared/schemas/crdt.ts';
 
 const now = sql`(CAST(unixepoch('subsec') * 1000 AS INTEGER))`;
 
@@ -609,7 +610,8 @@ export const userDataJobs = sqliteTable(
 // snapshot plus the updates appended since.
 // ---------------------------------------------------------------------------------------------------------
 
-export const CRDT_TYPES = ['text', 'map', 'array', 'xml'] as const;
+/** The kinds of collaborative content (shared/schemas/crdt.ts's, the API's own list). */
+export const CRDT_TYPES = CRDT_DATA_TYPES;
 
 export const crdtDocuments = sqliteTable(
   'crdt_documents',
