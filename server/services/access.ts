@@ -1,11 +1,12 @@
-import { and, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
 import type { AccessRole, DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { Db } from '../db/client.ts';
-import { listValues, placeholderList, preparedFor, preparedShapes } from '../db/prepared.ts';
-import { memberships, type MembershipLevel } from '../db/schema.ts';
-import { findDocumentIn, type DocumentRow } from './documents.ts';
-import { findFolder, type FolderRow } from './folders.ts';
-import { findOrganizationIn, type OrganizationRow } from './organizations.ts';
+import { legacyAccessFacts, type AccessFacts } from '../db/repos/access.ts';
+import type { DocumentRow } from '../db/repos/documents.ts';
+import type { FolderRow } from '../db/repos/folders.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { MembershipLevel, MembershipRow } from '../db/repos/memberships.ts';
+import type { OrganizationRow } from '../db/repos/organizations.ts';
+import type { TenantScope } from '../db/scope.ts';
 
 /**
  * The one place that answers "may this user see this document, and as what?". Every other area (users,
@@ -36,66 +37,38 @@ export interface AccessDecision {
   reasons: string[];
 }
 
-type MembershipRow = typeof memberships.$inferSelect;
-
-const m = memberships;
-const P = sql.placeholder;
-/** The API key's organization, as placeholders `apiKeyId` and `organizationId`. */
-const inOrganization = [eq(m.apiKeyId, P('apiKeyId')), eq(m.organizationId, P('organizationId'))];
-const queries = preparedFor((db) => ({
-  /** A user's memberships in an organization, unexpired at `now`. */
-  ofUser: db
-    .select()
-    .from(m)
-    .where(and(...inOrganization, eq(m.userId, P('userId')), or(isNull(m.expiresAt), gt(m.expiresAt, P('now')))))
-    .prepare(),
-  one: db
-    .select()
-    .from(m)
-    .where(and(...inOrganization, eq(m.level, P('level')), eq(m.resourceId, P('resourceId')), eq(m.userId, P('userId'))))
-    .prepare(),
-}));
-
-/** The users with a membership at `level` on any of `count` resources (placeholders r0, r1, …). */
-const membersAt = preparedShapes((db, shape: `${MembershipLevel}:${number}`) => {
-  const [level, count] = shape.split(':') as [MembershipLevel, string];
-  return db
-    .select({ userId: m.userId })
-    .from(m)
-    .where(and(...inOrganization, eq(m.level, level), inArray(m.resourceId, placeholderList('r', Number(count)))))
-    .prepare();
-});
-
-/** Memberships of one user in one organization, unexpired at `now`, grouped by level and resource. */
-function loadMemberships(db: Db, apiKeyId: string, organizationId: string, userId: string, now: number) {
-  const rows = queries(db).ofUser.all({ apiKeyId, organizationId, userId, now });
-  const byKey = new Map<string, MembershipRow>();
-  for (const row of rows) byKey.set(`${row.level}:${row.resourceId}`, row);
-  return (level: MembershipLevel, resourceId: string) => byKey.get(`${level}:${resourceId}`);
+/** What a resolver keeps between questions: each row read once per resolver. */
+interface Cache {
+  organization: OrganizationRow | null | undefined;
+  documents: Map<string, DocumentRow | null>;
+  folders: Map<string, FolderRow | null>;
+  memberships: Map<string, (level: MembershipLevel, resourceId: string) => MembershipRow | undefined>;
 }
 
-/**
- * Answers access questions for one organization, caching what it reads, so that a request that asks about
- * many users and resources (permissions get, notification recipients) reads each row once.
- */
-export function createAccessResolverIn(db: Db, apiKeyId: string, organizationId: string, now = Date.now()) {
-  let organization: OrganizationRow | null | undefined;
-  const docs = new Map<string, DocumentRow | null>();
-  const foldersById = new Map<string, FolderRow | null>();
-  const userMemberships = new Map<string, ReturnType<typeof loadMemberships>>();
+const newCache = (): Cache => ({ organization: undefined, documents: new Map(), folders: new Map(), memberships: new Map() });
 
-  const org = () => (organization === undefined ? (organization = findOrganizationIn(db, apiKeyId, organizationId) ?? null) : organization);
+/**
+ * The rules over one organization's facts (read on one connection for the current step), remembering in `cache`
+ * what they read.
+ */
+function rules(facts: AccessFacts, cache: Cache, organizationId: string, now: number) {
+  const org = () => (cache.organization === undefined ? (cache.organization = facts.organization() ?? null) : cache.organization);
   const doc = (id: string) => {
-    if (!docs.has(id)) docs.set(id, findDocumentIn(db, apiKeyId, organizationId, id) ?? null);
-    return docs.get(id) ?? null;
+    if (!cache.documents.has(id)) cache.documents.set(id, facts.document(id) ?? null);
+    return cache.documents.get(id) ?? null;
   };
   const folder = (id: string) => {
-    if (!foldersById.has(id)) foldersById.set(id, findFolder(db, apiKeyId, organizationId, id) ?? null);
-    return foldersById.get(id) ?? null;
+    if (!cache.folders.has(id)) cache.folders.set(id, facts.folder(id) ?? null);
+    return cache.folders.get(id) ?? null;
   };
+  /** Memberships of one user in the organization, unexpired at `now`, by level and resource. */
   const membershipOf = (userId: string) => {
-    let lookup = userMemberships.get(userId);
-    if (!lookup) userMemberships.set(userId, (lookup = loadMemberships(db, apiKeyId, organizationId, userId, now)));
+    let lookup = cache.memberships.get(userId);
+    if (!lookup) {
+      const byKey = new Map<string, MembershipRow>();
+      for (const row of facts.membershipsOf(userId, now)) byKey.set(`${row.level}:${row.resourceId}`, row);
+      cache.memberships.set(userId, (lookup = (level, resourceId) => byKey.get(`${level}:${resourceId}`)));
+    }
     return lookup;
   };
 
@@ -195,11 +168,7 @@ export function createAccessResolverIn(db: Db, apiKeyId: string, organizationId:
       ];
       if (f) targets.push(['folder', [...f.ancestors.filter((a) => a !== 'root'), f.id]]);
       const candidates = new Set<string>();
-      for (const [level, ids] of targets) {
-        const values: Record<string, string> = { apiKeyId, organizationId };
-        listValues(values, 'r', ids);
-        for (const row of membersAt(db, `${level}:${ids.length}`).all(values)) candidates.add(row.userId);
-      }
+      for (const [level, ids] of targets) for (const userId of facts.usersAt(level, ids)) candidates.add(userId);
       for (const userId of candidates) {
         const decision = this.document(userId, documentId);
         if (decision.accessRole) result.set(userId, decision.accessRole);
@@ -209,28 +178,40 @@ export function createAccessResolverIn(db: Db, apiKeyId: string, organizationId:
   };
 }
 
-export type AccessResolverIn = ReturnType<typeof createAccessResolverIn>;
+type Rules = ReturnType<typeof rules>;
+
+/**
+ * Answers access questions for one organization of the key, caching what it reads, so that a request that asks
+ * about many users and resources (permissions get, notification recipients) reads each row once. Each question
+ * is one step of storage (inside the caller's unit of work, if any); `batch` asks several in one.
+ */
+export function createAccessResolver(deps: { storage: Pick<Storage, 'access'> }, scope: TenantScope, organizationId: string, now = Date.now()) {
+  const cache = newCache();
+  const batch = <T>(ask: (resolver: Rules) => T): Promise<T> => deps.storage.access.read(scope, organizationId, (facts) => ask(rules(facts, cache, organizationId, now)));
+  return {
+    batch,
+    organization: (userId: string) => batch((r) => r.organization(userId)),
+    folder: (userId: string, folderId: string) => batch((r) => r.folder(userId, folderId)),
+    document: (userId: string, documentId: string) => batch((r) => r.document(userId, documentId)),
+    documentUsers: (documentId: string) => batch((r) => r.documentUsers(documentId)),
+  };
+}
+
+export type AccessResolver = ReturnType<typeof createAccessResolver>;
 
 /** Convenience for one question. */
+export function documentAccess(deps: { storage: Pick<Storage, 'access'> }, scope: TenantScope, organizationId: string, documentId: string, userId: string): Promise<AccessDecision> {
+  return createAccessResolver(deps, scope, organizationId).document(userId, documentId);
+}
+
+/** createAccessResolver for code still on synchronous transactions (or on the main connection): the same rules on `db`. */
+export function createAccessResolverIn(db: Db, apiKeyId: string, organizationId: string, now = Date.now()): Rules {
+  return rules(legacyAccessFacts(db, apiKeyId, organizationId), newCache(), organizationId, now);
+}
+
+export type AccessResolverIn = Rules;
+
+/** documentAccess for code still on synchronous transactions. */
 export function documentAccessIn(db: Db, apiKeyId: string, organizationId: string, documentId: string, userId: string): AccessDecision {
   return createAccessResolverIn(db, apiKeyId, organizationId).document(userId, documentId);
-}
-
-/** Writes one membership (insert or change the role and expiry). */
-export function upsertMembershipIn(
-  tx: Db,
-  row: { apiKeyId: string; organizationId: string; level: MembershipLevel; resourceId: string; userId: string; accessRole: AccessRole; expiresAt: number | null },
-) {
-  const now = Date.now();
-  tx.insert(memberships)
-    .values({ ...row, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({
-      target: [memberships.apiKeyId, memberships.organizationId, memberships.level, memberships.resourceId, memberships.userId],
-      set: { accessRole: row.accessRole, expiresAt: row.expiresAt, updatedAt: now },
-    })
-    .run();
-}
-
-export function findMembershipIn(tx: Db, key: { apiKeyId: string; organizationId: string; level: MembershipLevel; resourceId: string; userId: string }) {
-  return queries(tx).one.get(key);
 }

@@ -14,6 +14,7 @@ import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { keysetAfter, paginate } from '../db/pagination.ts';
 import { preparedFor } from '../db/prepared.ts';
+import { tenantScope, type TenantScope } from '../db/scope.ts';
 import { apiKeys, apiKeySecrets, authTokens, workspaces } from '../db/schema.ts';
 import { failedPrecondition, invalid, notFound, permissionDenied, resourceExhausted } from '../errors.ts';
 import { constantTimeEqual, randomAlphanumeric } from '../security/secrets.ts';
@@ -264,6 +265,12 @@ export function authenticateApiKey(app: AppContext, apiKeyId: string, authToken:
   const token = queries.token.get({ apiKeyId: row.id, digest });
   if (!token || !constantTimeEqual(token.digest, digest)) throw permissionDenied('Invalid auth token for this API key.');
   return row;
+}
+
+/** authenticateApiKey with the scope the key's credentials reach (the legacy token/get authenticates in its body). */
+export function authenticateApiKeyScope(app: AppContext, apiKeyId: string, authToken: string): { apiKey: ApiKeyRow; scope: TenantScope } {
+  const apiKey = authenticateApiKey(app, apiKeyId, authToken);
+  return { apiKey, scope: tenantScope(apiKey.id, apiKey.workspaceId) };
 }
 
 export function setSecret(app: AppContext, tx: Db, apiKeyId: string, name: string, value: string) {

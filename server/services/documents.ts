@@ -1,56 +1,29 @@
-import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { documentsAddInput, documentsGetInput, documentsUpdateInput } from '../../shared/schemas/access.ts';
 import type { DocumentAccessType } from '../../shared/schemas/common.ts';
-import type { AppContext } from '../context.ts';
-import { transaction, type Db } from '../db/client.ts';
+import type { Db } from '../db/client.ts';
+import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
-import { preparedFor, preparedShapes } from '../db/prepared.ts';
-import { documents } from '../db/schema.ts';
+import { legacyDocuments, type DocumentRow } from '../db/repos/documents.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
-import { deleteDocumentData } from './document-lifecycle.ts';
-import { findFolder, insertFolder, ROOT } from './folders.ts';
-import { ensureOrganizationIn, type Outcomes } from './organizations.ts';
+import type { AccessEvents } from './access-events.ts';
+import { insertFolder, ROOT } from './folders.ts';
+import { ensureOrganization, type Outcomes } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
 import { readPageToken } from './paging.ts';
 import { keyed } from './keyed.ts';
 
-export type DocumentRow = typeof documents.$inferSelect;
+export type { DocumentRow };
+type Deps = { storage: Storage };
+/** What a new document takes from its key: the default access type. */
+type KeySettings = Pick<ApiKeyRow, 'settings'>;
 
-const byId = preparedFor((db) =>
-  db
-    .select()
-    .from(documents)
-    .where(and(eq(documents.apiKeyId, sql.placeholder('apiKeyId')), eq(documents.organizationId, sql.placeholder('organizationId')), eq(documents.id, sql.placeholder('id'))))
-    .prepare(),
-);
+type NewDocument = { documentId: string; documentName?: string | undefined; accessType?: DocumentAccessType | undefined; metadata?: Record<string, unknown> | undefined; folderId?: string | null };
 
-export function findDocumentIn(tx: Db, apiKeyId: string, organizationId: string, documentId: string): DocumentRow | undefined {
-  return byId(tx).get({ apiKeyId, organizationId, id: documentId });
-}
-
-function findDocuments(tx: Db, apiKeyId: string, organizationId: string, ids: string[]): Map<string, DocumentRow> {
-  const found = new Map<string, DocumentRow>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = tx
-      .select()
-      .from(documents)
-      .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId), inArray(documents.id, ids.slice(i, i + 500))))
-      .all();
-    for (const row of rows) found.set(row.id, row);
-  }
-  return found;
-}
-
-export function insertDocumentIn(
-  tx: Db,
-  apiKey: ApiKeyRow,
-  organizationId: string,
-  input: { documentId: string; documentName?: string | undefined; accessType?: DocumentAccessType | undefined; metadata?: Record<string, unknown> | undefined; folderId?: string | null },
-): DocumentRow {
-  const now = Date.now();
-  const row: DocumentRow = {
-    apiKeyId: apiKey.id,
+function newDocument(apiKey: KeySettings, organizationId: string, input: NewDocument, now: number): Omit<DocumentRow, 'apiKeyId'> {
+  return {
     organizationId,
     id: input.documentId,
     name: input.documentName ?? '',
@@ -61,7 +34,27 @@ export function insertDocumentIn(
     createdAt: now,
     updatedAt: now,
   };
-  tx.insert(documents).values(row).run();
+}
+
+/** The document, or undefined. */
+export const findDocument = (deps: Deps, scope: TenantScope, organizationId: string, documentId: string) => deps.storage.documents.find(scope, organizationId, documentId);
+
+/** Adds a document (the caller checked it is not there). */
+export async function insertDocument(deps: Deps, scope: TenantScope, apiKey: KeySettings, organizationId: string, input: NewDocument): Promise<DocumentRow> {
+  const row = newDocument(apiKey, organizationId, input, Date.now());
+  await deps.storage.documents.insert(scope, [row]);
+  return { ...row, apiKeyId: scope.apiKeyId };
+}
+
+/** findDocument for services still on synchronous transactions (their `tx`). */
+export function findDocumentIn(tx: Db, apiKeyId: string, organizationId: string, documentId: string): DocumentRow | undefined {
+  return legacyDocuments.find(tx, apiKeyId, organizationId, documentId);
+}
+
+/** insertDocument for services still on synchronous transactions (their `tx`). */
+export function insertDocumentIn(tx: Db, apiKey: ApiKeyRow, organizationId: string, input: NewDocument): DocumentRow {
+  const row: DocumentRow = { ...newDocument(apiKey, organizationId, input, Date.now()), apiKeyId: apiKey.id };
+  legacyDocuments.insert(tx, row);
   return row;
 }
 
@@ -96,22 +89,22 @@ const unique = (ids: string[], field: string) => {
  * Resolves a target folder id: `root` or none is the top level; a missing folder is made when `create`.
  * `create: null` is for operations that have no `createFolder` flag (move), whose message must not suggest it.
  */
-function targetFolder(tx: Db, apiKeyId: string, organizationId: string, folderId: string | undefined, create: boolean | null): string | null {
+async function targetFolder(deps: Deps, scope: TenantScope, organizationId: string, folderId: string | undefined, create: boolean | null): Promise<string | null> {
   if (!folderId || folderId === ROOT) return null;
-  if (findFolder(tx, apiKeyId, organizationId, folderId)) return folderId;
+  if (await deps.storage.folders.find(scope, organizationId, folderId)) return folderId;
   if (create === null) throw notFound(`Folder does not exist: ${folderId}.`);
   if (!create) throw notFound(`Folder does not exist: ${folderId}. Pass createFolder: true to create it.`);
-  insertFolder(tx, apiKeyId, organizationId, null, { folderId });
+  await insertFolder(deps, scope, organizationId, null, { folderId });
   return folderId;
 }
 
-export function addDocuments(app: AppContext, apiKey: ApiKeyRow, input: z.output<typeof documentsAddInput>): Outcomes {
+export async function addDocuments(deps: Deps, scope: TenantScope, apiKey: KeySettings, input: z.output<typeof documentsAddInput>): Promise<Outcomes> {
   const ids = input.documents.map((d) => d.documentId);
   unique(ids, 'documents');
-  return transaction(app.db, (tx) => {
-    ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
-    const folderId = targetFolder(tx, apiKey.id, input.organizationId, input.folderId, input.createFolder ?? false);
-    const existing = findDocuments(tx, apiKey.id, input.organizationId, ids);
+  return deps.storage.transaction(async () => {
+    await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
+    const folderId = await targetFolder(deps, scope, input.organizationId, input.folderId, input.createFolder ?? false);
+    const existing = await deps.storage.documents.findMany(scope, input.organizationId, ids);
     if (existing.size > 0) {
       const details = Object.fromEntries(
         ids.map((id) => [id, existing.has(id) ? { success: false, code: 'already-exists', message: 'Document already exists.' } : { success: false, code: 'aborted', message: 'Not added: another document of the request failed.' }]),
@@ -119,16 +112,15 @@ export function addDocuments(app: AppContext, apiKey: ApiKeyRow, input: z.output
       throw bulkFailure('ALREADY_EXISTS', 'Error adding document(s).', details);
     }
     const out: Outcomes = keyed();
-    for (const doc of input.documents) {
-      insertDocumentIn(tx, apiKey, input.organizationId, { ...doc, folderId });
-      out[doc.documentId] = { success: true, id: doc.documentId, message: 'Added Successfully' };
-    }
+    const rows = input.documents.map((doc) => newDocument(apiKey, input.organizationId, { ...doc, folderId }, Date.now()));
+    await deps.storage.documents.insert(scope, rows);
+    for (const doc of input.documents) out[doc.documentId] = { success: true, id: doc.documentId, message: 'Added Successfully' };
     return out;
   });
 }
 
-function requireAll(tx: Db, apiKeyId: string, organizationId: string, ids: string[], message: string): Map<string, DocumentRow> {
-  const found = findDocuments(tx, apiKeyId, organizationId, ids);
+async function requireAll(deps: Deps, scope: TenantScope, organizationId: string, ids: string[], message: string): Promise<Map<string, DocumentRow>> {
+  const found = await deps.storage.documents.findMany(scope, organizationId, ids);
   if (found.size < new Set(ids).size) {
     const details = Object.fromEntries(
       ids.map((id) => [id, found.has(id) ? { success: false, code: 'aborted', message: 'Not changed: another document of the request failed.' } : { success: false, code: 'not-found', message: 'Document does not exist' }]),
@@ -138,109 +130,83 @@ function requireAll(tx: Db, apiKeyId: string, organizationId: string, ids: strin
   return found;
 }
 
-export function updateDocuments(app: AppContext, apiKeyId: string, input: z.output<typeof documentsUpdateInput>): Outcomes {
+export async function updateDocuments(deps: Deps, scope: TenantScope, input: z.output<typeof documentsUpdateInput>): Promise<Outcomes> {
   const ids = input.documents.map((d) => d.documentId);
   unique(ids, 'documents');
-  return transaction(app.db, (tx) => {
-    const found = requireAll(tx, apiKeyId, input.organizationId, ids, 'Error updating document(s).');
+  return deps.storage.transaction(async () => {
+    const found = await requireAll(deps, scope, input.organizationId, ids, 'Error updating document(s).');
     const out: Outcomes = keyed();
-    for (const doc of input.documents) {
+    const changes = input.documents.map((doc) => {
       const current = found.get(doc.documentId) as DocumentRow;
-      tx.update(documents)
-        .set({
-          name: doc.documentName ?? current.name,
-          metadata: doc.metadata ? { ...current.metadata, ...doc.metadata } : current.metadata,
-          updatedAt: Date.now(),
-        })
-        .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, input.organizationId), eq(documents.id, doc.documentId)))
-        .run();
       out[doc.documentId] = { success: true, id: doc.documentId, message: 'Updated Successfully' };
-    }
+      return {
+        id: doc.documentId,
+        set: { name: doc.documentName ?? current.name, metadata: doc.metadata ? { ...current.metadata, ...doc.metadata } : current.metadata, updatedAt: Date.now() },
+      };
+    });
+    await deps.storage.documents.change(scope, input.organizationId, changes);
     return out;
   });
 }
 
-export function deleteDocuments(app: AppContext, apiKeyId: string, organizationId: string, documentIds: string[]): Outcomes {
+/** Deletes the documents and their data (db/tenancy.ts, DOCUMENT_DATA); all or none: a missing one fails the call. */
+export async function deleteDocuments(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, organizationId: string, documentIds: string[]): Promise<Outcomes> {
   const ids = [...new Set(documentIds)];
-  const outcomes = transaction(app.db, (tx) => {
-    requireAll(tx, apiKeyId, organizationId, ids, 'Error deleting document(s).');
-    deleteDocumentData(tx, { apiKeyId, organizationId, documentIds: ids });
-    for (let i = 0; i < ids.length; i += 500) {
-      tx.delete(documents)
-        .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId), inArray(documents.id, ids.slice(i, i + 500))))
-        .run();
-    }
+  const outcomes = await deps.storage.transaction(async () => {
+    await requireAll(deps, scope, organizationId, ids, 'Error deleting document(s).');
+    await deps.storage.documentData.delete(scope, organizationId, ids);
+    await deps.storage.documents.delete(scope, organizationId, ids);
     return Object.fromEntries(ids.map((id) => [id, { success: true, id, message: 'Deleted Successfully' }]));
   });
-  app.accessEvents.publish({ apiKeyId, organizationId, documentIds: ids });
+  deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId, documentIds: ids });
   return outcomes;
 }
 
-export function moveDocuments(app: AppContext, apiKeyId: string, input: { organizationId: string; documentIds: string[]; folderId: string }) {
+export async function moveDocuments(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, input: { organizationId: string; documentIds: string[]; folderId: string }) {
   const ids = [...new Set(input.documentIds)];
-  transaction(app.db, (tx) => {
-    const folderId = targetFolder(tx, apiKeyId, input.organizationId, input.folderId, null);
-    requireAll(tx, apiKeyId, input.organizationId, ids, 'Error moving document(s).');
-    for (let i = 0; i < ids.length; i += 500) {
-      tx.update(documents)
-        .set({ folderId, updatedAt: Date.now() })
-        .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, input.organizationId), inArray(documents.id, ids.slice(i, i + 500))))
-        .run();
-    }
+  await deps.storage.transaction(async () => {
+    const folderId = await targetFolder(deps, scope, input.organizationId, input.folderId, null);
+    await requireAll(deps, scope, input.organizationId, ids, 'Error moving document(s).');
+    await deps.storage.documents.changeAll(scope, input.organizationId, ids, { folderId, updatedAt: Date.now() });
   });
   // a folder of a stricter access type can shut users out
-  app.accessEvents.publish({ apiKeyId, organizationId: input.organizationId, documentIds: ids });
+  deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId: input.organizationId, documentIds: ids });
 }
 
 /** Per-item updates of access type or disabled state (a missing document is `success: false`). */
-export function setDocumentsField(
-  app: AppContext,
-  apiKeyId: string,
+export async function setDocumentsField(
+  deps: Deps & { accessEvents: AccessEvents },
+  scope: TenantScope,
   organizationId: string,
   documentIds: string[],
   change: { accessType: DocumentAccessType } | { disabled: boolean },
   message: string,
-): Outcomes {
-  const outcomes = transaction(app.db, (tx) => {
+): Promise<Outcomes> {
+  const ids = [...new Set(documentIds)];
+  const outcomes = await deps.storage.transaction(async () => {
+    const changed = await deps.storage.documents.change(
+      scope,
+      organizationId,
+      ids.map((id) => ({ id, set: { ...change, updatedAt: Date.now() } })),
+    );
     const out: Outcomes = keyed();
-    for (const id of new Set(documentIds)) {
-      const changed = tx
-        .update(documents)
-        .set({ ...change, updatedAt: Date.now() })
-        .where(and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId), eq(documents.id, id)))
-        .run();
-      out[id] = changed.changes > 0 ? { success: true, id, message } : { success: false, id, message: 'Document does not exist' };
-    }
+    ids.forEach((id, i) => {
+      out[id] = changed[i] ? { success: true, id, message } : { success: false, id, message: 'Document does not exist' };
+    });
     return out;
   });
-  app.accessEvents.publish({ apiKeyId, organizationId, documentIds: [...new Set(documentIds)] });
+  deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId, documentIds: ids });
   return outcomes;
 }
-
-/** A page of an organization's documents by id: in any folder, at the root or in one folder; from the start or after an id. */
-const pageQuery = preparedShapes((db, shape: `${'any' | 'root' | 'folder'}${'' | '+after'}`) => {
-  const conditions: SQL[] = [eq(documents.apiKeyId, sql.placeholder('apiKeyId')), eq(documents.organizationId, sql.placeholder('organizationId'))];
-  if (shape.startsWith('root')) conditions.push(isNull(documents.folderId));
-  if (shape.startsWith('folder')) conditions.push(eq(documents.folderId, sql.placeholder('folderId')));
-  if (shape.endsWith('+after')) conditions.push(gt(documents.id, sql.placeholder('after')));
-  return db
-    .select()
-    .from(documents)
-    .where(and(...conditions))
-    .orderBy(asc(documents.id))
-    .limit(sql.placeholder('limit'))
-    .prepare();
-});
 
 /**
  * /v2/organizations/documents/get: by ids (at most 30, in request order; a missing one fails the call with the
  * per-id breakdown) or by organization / folder, keyset-paginated on the document id.
  */
-export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<typeof documentsGetInput>) {
-  const db = app.db;
+export async function getDocuments(deps: Deps & { pageTokens: PageTokens }, scope: TenantScope, input: z.output<typeof documentsGetInput>) {
   const folderId = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
   if (input.documentIds) {
-    const found = findDocuments(db, apiKeyId, input.organizationId, input.documentIds);
+    const found = await deps.storage.documents.findMany(scope, input.organizationId, input.documentIds);
     const missing = input.documentIds.filter((id) => !found.has(id));
     if (missing.length > 0) {
       const details = input.documentIds.map((id) => {
@@ -253,12 +219,11 @@ export function getDocuments(app: AppContext, apiKeyId: string, input: z.output<
     const rows = input.documentIds.map((id) => found.get(id) as DocumentRow).filter((row) => folderId === undefined || row.folderId === folderId);
     return { items: rows.map(describeDocument), pageToken: null };
   }
-  // No folder filter leaves `folderId` out of the scope (undefined keys are dropped when signing), so that no
+  // No folder filter leaves `folderId` out of the query (undefined keys are dropped when signing), so that no
   // folder id (not even '*') can stand for "every folder": a token stays bound to its own filter.
-  const scope = { op: 'documents/get', apiKeyId, organizationId: input.organizationId, folderId };
-  const cursor = readPageToken(app, scope, input.pageToken, ['string']);
-  const shape = `${folderId === undefined ? 'any' : folderId === null ? 'root' : 'folder'}${cursor ? '+after' : ''}` as const;
-  const rows = pageQuery(db, shape).all({ apiKeyId, organizationId: input.organizationId, folderId, after: cursor?.[0], limit: input.pageSize + 1 });
-  const page = paginate(rows, input.pageSize, (r) => [r.id], app.pageTokens, scope);
+  const query = { op: 'documents/get', apiKeyId: scope.apiKeyId, organizationId: input.organizationId, folderId };
+  const cursor = readPageToken(deps, query, input.pageToken, ['string']);
+  const rows = await deps.storage.documents.page(scope, input.organizationId, { folderId, after: cursor?.[0] as string | undefined, limit: input.pageSize + 1 });
+  const page = paginate(rows, input.pageSize, (r) => [r.id], deps.pageTokens, query);
   return { items: page.items.map(describeDocument), pageToken: page.pageToken };
 }

@@ -1,23 +1,26 @@
-import { and, asc, eq, gte, lt } from 'drizzle-orm';
-import type { AppContext } from '../context.ts';
-import { transaction } from '../db/client.ts';
-import { documentMigrations, documents } from '../db/schema.ts';
+import { legacyMigrationQueue, type MigrationRow } from '../db/repos/document-migrations.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
-import { moveDocumentData } from './document-lifecycle.ts';
-import { findDocumentIn } from './documents.ts';
-import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
+import type { AccessEvents } from './access-events.ts';
+import { MAX_ATTEMPTS, type JobQueue, type JobRunner } from './jobs.ts';
 
-export type MigrationRow = typeof documentMigrations.$inferSelect;
+export type { MigrationRow };
+type Deps = { storage: Storage };
 
-export function startMigration(app: AppContext, apiKeyId: string, input: { organizationId: string; documentId: string; newDocumentId: string }): MigrationRow {
+export async function startMigration(
+  deps: Deps & { jobs: Pick<JobRunner, 'wake'> },
+  scope: TenantScope,
+  input: { organizationId: string; documentId: string; newDocumentId: string },
+): Promise<MigrationRow> {
   if (input.documentId === input.newDocumentId) throw invalid('newDocumentId must differ from documentId.');
-  const row = transaction(app.db, (tx) => {
-    if (!findDocumentIn(tx, apiKeyId, input.organizationId, input.documentId)) throw notFound(`Document does not exist: ${input.documentId}.`);
-    if (findDocumentIn(tx, apiKeyId, input.organizationId, input.newDocumentId)) throw alreadyExists(`A document with id ${input.newDocumentId} already exists.`);
-    const created: MigrationRow = {
+  const { storage } = deps;
+  const row = await storage.transaction(async () => {
+    if (!(await storage.documents.find(scope, input.organizationId, input.documentId))) throw notFound(`Document does not exist: ${input.documentId}.`);
+    if (await storage.documents.find(scope, input.organizationId, input.newDocumentId)) throw alreadyExists(`A document with id ${input.newDocumentId} already exists.`);
+    const created: Omit<MigrationRow, 'apiKeyId'> = {
       id: `mig_${randomAlphanumeric(20)}`,
-      apiKeyId,
       organizationId: input.organizationId,
       fromDocumentId: input.documentId,
       toDocumentId: input.newDocumentId,
@@ -28,19 +31,15 @@ export function startMigration(app: AppContext, apiKeyId: string, input: { organ
       startedAt: null,
       completedAt: null,
     };
-    tx.insert(documentMigrations).values(created).run();
-    return created;
+    await storage.documentMigrations.insert(scope, created);
+    return { ...created, apiKeyId: scope.apiKeyId };
   });
-  app.jobs.wake();
+  deps.jobs.wake();
   return row;
 }
 
-export function migrationStatus(app: AppContext, apiKeyId: string, organizationId: string, migrationId: string) {
-  const row = app.db
-    .select()
-    .from(documentMigrations)
-    .where(and(eq(documentMigrations.id, migrationId), eq(documentMigrations.apiKeyId, apiKeyId), eq(documentMigrations.organizationId, organizationId)))
-    .get();
+export async function migrationStatus(deps: Deps, scope: TenantScope, organizationId: string, migrationId: string) {
+  const row = await deps.storage.documentMigrations.find(scope, organizationId, migrationId);
   if (!row) throw notFound('Migration not found.');
   return {
     migrationId: row.id,
@@ -54,42 +53,40 @@ export function migrationStatus(app: AppContext, apiKeyId: string, organizationI
   };
 }
 
+/** The old id's rooms are gone (moved): their connections are closed, to reconnect to the new id. */
+const moved = (deps: { accessEvents: AccessEvents }, job: MigrationRow) =>
+  deps.accessEvents.publish({ apiKeyId: job.apiKeyId, organizationId: job.organizationId, documentIds: [job.fromDocumentId] });
+
 /**
- * Moves a document to its new id in one transaction: the document row and every area's data (the
- * registered document parts) and the job's `completed` state commit together, so a crash leaves either the
- * old state (and the job is run again) or the whole move, never half of it.
+ * Moves a document to its new id in one unit of work: the document row, every table's data
+ * (db/repos/document-data.ts) and the job's `completed` state commit together, so a crash leaves either the old
+ * state (and the job is run again) or the whole move, never half of it. For a job runner on units of work; the
+ * queue below moves on the runner's synchronous transaction until then.
  */
-function runMigration(app: Pick<AppContext, 'db' | 'accessEvents'>, job: MigrationRow) {
-  transaction(app.db, (tx) => {
-    const where = (id: string) => and(eq(documents.apiKeyId, job.apiKeyId), eq(documents.organizationId, job.organizationId), eq(documents.id, id));
-    const source = findDocumentIn(tx, job.apiKeyId, job.organizationId, job.fromDocumentId);
+export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, job: MigrationRow) {
+  const { storage } = deps;
+  await storage.transaction(async () => {
+    const source = await storage.documents.find(scope, job.organizationId, job.fromDocumentId);
     if (!source) throw new Error(`the document ${job.fromDocumentId} no longer exists`);
-    if (findDocumentIn(tx, job.apiKeyId, job.organizationId, job.toDocumentId)) throw new Error(`a document ${job.toDocumentId} exists already`);
-    tx.insert(documents).values({ ...source, id: job.toDocumentId, updatedAt: Date.now() }).run();
-    moveDocumentData(tx, { apiKeyId: job.apiKeyId, organizationId: job.organizationId, fromDocumentId: job.fromDocumentId, toDocumentId: job.toDocumentId });
-    tx.delete(documents).where(where(job.fromDocumentId)).run();
-    tx.update(documentMigrations).set({ status: 'completed', completedAt: Date.now(), error: null }).where(eq(documentMigrations.id, job.id)).run();
+    if (await storage.documents.find(scope, job.organizationId, job.toDocumentId)) throw new Error(`a document ${job.toDocumentId} exists already`);
+    await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: Date.now() }]);
+    await storage.documentData.move(scope, job.organizationId, job.fromDocumentId, job.toDocumentId);
+    await storage.documents.delete(scope, job.organizationId, [job.fromDocumentId]);
+    await storage.documentMigrations.complete(scope, job.id, Date.now());
   });
-  // the old id's rooms are gone (moved): their connections are closed, to reconnect to the new id
-  app.accessEvents.publish({ apiKeyId: job.apiKeyId, organizationId: job.organizationId, documentIds: [job.fromDocumentId] });
+  moved(deps, job);
 }
 
-/** Document migrations as a durable job queue (see jobs.ts). */
+/** Document migrations as a durable job queue (see jobs.ts), on the runner's synchronous connection. */
 export const migrationQueue: JobQueue<MigrationRow> = {
   name: 'document migration',
-  next: (db) => db.select().from(documentMigrations).where(eq(documentMigrations.status, 'pending')).orderBy(asc(documentMigrations.createdAt)).limit(1).get(),
-  markStarted(db, job) {
-    db.update(documentMigrations).set({ status: 'in_progress', startedAt: Date.now(), attempts: job.attempts + 1 }).where(eq(documentMigrations.id, job.id)).run();
+  next: (db) => legacyMigrationQueue.next(db),
+  markStarted: (db, job) => legacyMigrationQueue.markStarted(db, job, Date.now()),
+  run(app, job) {
+    const failure = legacyMigrationQueue.move(app.db, job, Date.now);
+    if (failure !== undefined) throw new Error(failure);
+    moved(app, job);
   },
-  run: (app, job) => runMigration(app, job),
-  markFailed(db, job, message) {
-    db.update(documentMigrations).set({ status: 'failed', error: message, completedAt: Date.now() }).where(eq(documentMigrations.id, job.id)).run();
-  },
-  recover(tx) {
-    tx.update(documentMigrations)
-      .set({ status: 'failed', error: `interrupted ${MAX_ATTEMPTS} times; not retried`, completedAt: Date.now() })
-      .where(and(eq(documentMigrations.status, 'in_progress'), gte(documentMigrations.attempts, MAX_ATTEMPTS)))
-      .run();
-    tx.update(documentMigrations).set({ status: 'pending' }).where(and(eq(documentMigrations.status, 'in_progress'), lt(documentMigrations.attempts, MAX_ATTEMPTS))).run();
-  },
+  markFailed: (db, job, message) => legacyMigrationQueue.markFailed(db, job.id, message, Date.now()),
+  recover: (tx) => legacyMigrationQueue.recover(tx, MAX_ATTEMPTS, Date.now()),
 };

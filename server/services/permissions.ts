@@ -1,21 +1,22 @@
-import { and, eq } from 'drizzle-orm';
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { ContextPermissions, PermissionResource } from '../../shared/schemas/access.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
 import type { AppContext } from '../context.ts';
-import { transaction, type Db } from '../db/client.ts';
-import { memberships, users } from '../db/schema.ts';
+import type { Db } from '../db/client.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { UserRow } from '../db/repos/users.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { invalid, notFound } from '../errors.ts';
-import { createAccessResolverIn, findMembershipIn, upsertMembershipIn, type AccessDecision } from './access.ts';
-import { findDocumentIn } from './documents.ts';
-import { findFolder } from './folders.ts';
-import { ensureOrganizationIn, findOrganizationIn } from './organizations.ts';
-import type { ApiKeyRow } from './types.ts';
-import { findUserIn, upsertUserIn } from './users.ts';
+import { createAccessResolver, type AccessDecision } from './access.ts';
+import type { AccessEvents } from './access-events.ts';
+import { ensureOrganization } from './organizations.ts';
+import { findUserIn, upsertUser } from './users.ts';
 import { keyed } from './keyed.ts';
 
 const TOKEN_LIFETIME = '48h';
 const ISSUER = 'hearth';
+
+type Deps = { storage: Storage };
 
 function organizationOf(resource: PermissionResource, index: number): string {
   if (resource.type === 'organization') return resource.id;
@@ -26,58 +27,67 @@ function organizationOf(resource: PermissionResource, index: number): string {
 /**
  * Grants (or removes) a user's roles on organizations, folders and documents: the same memberships that the
  * users operations write, with an optional expiry. All resources or none: a missing folder or document fails
- * the call.
+ * the call. Runs in the caller's unit of work.
  */
-export function changePermissions(tx: Db, apiKeyId: string, userId: string, resources: PermissionResource[], mode: 'add' | 'remove') {
-  if (mode === 'add') upsertUserIn(tx, apiKeyId, { userId });
-  resources.forEach((resource, index) => {
+async function changePermissions(deps: Deps, scope: TenantScope, userId: string, resources: PermissionResource[], mode: 'add' | 'remove') {
+  const { storage } = deps;
+  if (mode === 'add') await upsertUser(deps, scope, { userId });
+  for (const [index, resource] of resources.entries()) {
     const organizationId = organizationOf(resource, index);
-    const key = { apiKeyId, organizationId, level: resource.type, resourceId: resource.id, userId };
+    const key = { organizationId, level: resource.type, resourceId: resource.id, userId };
     if (mode === 'remove') {
-      tx.delete(memberships)
-        .where(and(eq(memberships.apiKeyId, apiKeyId), eq(memberships.organizationId, organizationId), eq(memberships.level, resource.type), eq(memberships.resourceId, resource.id), eq(memberships.userId, userId)))
-        .run();
-      return;
+      await storage.memberships.remove(scope, key);
+      continue;
     }
-    if (resource.type === 'organization') ensureOrganizationIn(tx, apiKeyId, organizationId, true);
+    if (resource.type === 'organization') await ensureOrganization(deps, scope, organizationId, true);
     else {
-      if (!findOrganizationIn(tx, apiKeyId, organizationId)) throw notFound(`Organization does not exist: ${organizationId}.`);
-      const exists = resource.type === 'folder' ? findFolder(tx, apiKeyId, organizationId, resource.id) : findDocumentIn(tx, apiKeyId, organizationId, resource.id);
+      if (!(await storage.organizations.find(scope, organizationId))) throw notFound(`Organization does not exist: ${organizationId}.`);
+      const exists = resource.type === 'folder' ? await storage.folders.find(scope, organizationId, resource.id) : await storage.documents.find(scope, organizationId, resource.id);
       if (!exists) throw notFound(`${resource.type === 'folder' ? 'Folder' : 'Document'} does not exist: ${resource.id} in organization ${organizationId}.`);
     }
-    upsertMembershipIn(tx, { ...key, accessRole: resource.accessRole ?? 'editor', expiresAt: resource.expiresAt ? resource.expiresAt * 1000 : null });
-  });
+    await storage.memberships.upsert(scope, { ...key, accessRole: resource.accessRole ?? 'editor', expiresAt: resource.expiresAt ? resource.expiresAt * 1000 : null }, Date.now());
+  }
 }
 
 type PermissionsInput = { resources: PermissionResource[]; context?: ContextPermissions | undefined };
 
-export function addPermissions(app: AppContext, apiKeyId: string, userId: string, permissions: PermissionsInput) {
-  transaction(app.db, (tx) => {
-    changePermissions(tx, apiKeyId, userId, permissions.resources, 'add');
-    if (permissions.context) changeContextAccess(tx, apiKeyId, userId, permissions.context, 'add');
+export async function addPermissions(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, userId: string, permissions: PermissionsInput) {
+  await deps.storage.transaction(async () => {
+    await changePermissions(deps, scope, userId, permissions.resources, 'add');
+    if (permissions.context) await changeContextAccess(deps, scope, userId, permissions.context, 'add');
   });
   // a role given again can be a lower one (viewer)
-  if (permissions.resources.length > 0) app.accessEvents.publish({ apiKeyId, userIds: [userId] });
+  if (permissions.resources.length > 0) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, userIds: [userId] });
 }
 
-export function removePermissions(app: AppContext, apiKeyId: string, userId: string, permissions: PermissionsInput) {
-  transaction(app.db, (tx) => {
-    changePermissions(tx, apiKeyId, userId, permissions.resources, 'remove');
-    if (permissions.context) changeContextAccess(tx, apiKeyId, userId, permissions.context, 'remove');
+export async function removePermissions(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, userId: string, permissions: PermissionsInput) {
+  await deps.storage.transaction(async () => {
+    await changePermissions(deps, scope, userId, permissions.resources, 'remove');
+    if (permissions.context) await changeContextAccess(deps, scope, userId, permissions.context, 'remove');
   });
-  if (permissions.resources.length > 0) app.accessEvents.publish({ apiKeyId, userIds: [userId] });
+  if (permissions.resources.length > 0) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, userIds: [userId] });
 }
 
 /** A user's context permissions, kept with the profile: key → the values the user may see. */
-export function contextAccessOfIn(tx: Db, apiKeyId: string, userId: string): Map<string, string[]> {
+function contextAccessOfUser(user: UserRow | undefined): Map<string, string[]> {
   // a Map, not the stored object: a key named like an Object.prototype member ('constructor') is the user's own
-  return new Map(Object.entries((findUserIn(tx, apiKeyId, userId)?.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
+  return new Map(Object.entries((user?.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
 }
 
-function changeContextAccess(tx: Db, apiKeyId: string, userId: string, context: ContextPermissions, mode: 'add' | 'remove') {
-  const user = findUserIn(tx, apiKeyId, userId) ?? upsertUserIn(tx, apiKeyId, { userId });
+/** A user's context permissions, kept with the profile: key → the values the user may see. */
+export async function contextAccessOf(deps: Deps, scope: TenantScope, userId: string): Promise<Map<string, string[]>> {
+  return contextAccessOfUser(await deps.storage.users.find(scope, userId));
+}
+
+/** contextAccessOf for services still on synchronous transactions (their `tx`). */
+export function contextAccessOfIn(tx: Db, apiKeyId: string, userId: string): Map<string, string[]> {
+  return contextAccessOfUser(findUserIn(tx, apiKeyId, userId));
+}
+
+async function changeContextAccess(deps: Deps, scope: TenantScope, userId: string, context: ContextPermissions, mode: 'add' | 'remove') {
+  const user = (await deps.storage.users.find(scope, userId)) ?? (await upsertUser(deps, scope, { userId }));
   // A Map, not an object: keys are the caller's (`constructor`, `__proto__` are keys like any other)
-  const current = new Map<string, string[]>(Object.entries((user.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
+  const current = contextAccessOfUser(user);
   for (const [key, raw] of Object.entries(context.access)) {
     const values = (Array.isArray(raw) ? raw : [raw]).map(String);
     const set = new Set(current.get(key) ?? []);
@@ -88,10 +98,7 @@ function changeContextAccess(tx: Db, apiKeyId: string, userId: string, context: 
     if (set.size > 0) current.set(key, [...set]);
     else current.delete(key);
   }
-  tx.update(users)
-    .set({ metadata: { ...user.metadata, contextAccess: Object.fromEntries(current) }, updatedAt: Date.now() })
-    .where(and(eq(users.apiKeyId, apiKeyId), eq(users.id, userId)))
-    .run();
+  await deps.storage.users.setMetadata(scope, userId, { ...user.metadata, contextAccess: Object.fromEntries(current) }, Date.now());
 }
 
 type Entry = { accessRole: AccessRole; accessType?: string; reasons: string[] } | { errorCode: 'permission_denied' | 'does_not_exist'; reasons: string[] };
@@ -102,24 +109,36 @@ function entry(decision: AccessDecision, withType: boolean): Entry {
   return { accessRole: decision.accessRole, ...(withType && decision.accessType ? { accessType: decision.accessType } : {}), reasons: decision.reasons };
 }
 
+type UserPermissions = { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry>; context?: { accessFields: string[] } };
+
 /** /v2/auth/permissions/get: each user's effective access to the organization and the given folders and documents. */
-export function getPermissions(app: AppContext, apiKeyId: string, input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined }) {
-  const resolver = createAccessResolverIn(app.db, apiKeyId, input.organizationId);
-  const out: Record<string, { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry>; context?: { accessFields: string[] } }> = keyed();
-  for (const userId of new Set(input.userIds)) {
-    out[userId] = {
-      organization: { [input.organizationId]: entry(resolver.organization(userId), false) },
-      folders: Object.fromEntries((input.folderIds ?? []).map((id) => [id, entry(resolver.folder(userId, id), true)])),
-      documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, entry(resolver.document(userId, id), true)])),
-    };
-    const context = contextAccessOfIn(app.db, apiKeyId, userId);
+export async function getPermissions(deps: Deps, scope: TenantScope, input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined }) {
+  const userIds = [...new Set(input.userIds)];
+  const resolver = createAccessResolver(deps, scope, input.organizationId);
+  // every decision in one step of storage, and the users' profiles in one more
+  const decided = await resolver.batch((r) =>
+    userIds.map((userId) => ({
+      organization: { [input.organizationId]: entry(r.organization(userId), false) },
+      folders: Object.fromEntries((input.folderIds ?? []).map((id) => [id, entry(r.folder(userId, id), true)])),
+      documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, entry(r.document(userId, id), true)])),
+    })),
+  );
+  const profiles = await deps.storage.users.findMany(scope, userIds);
+  const out: Record<string, UserPermissions> = keyed();
+  userIds.forEach((userId, i) => {
+    const permissions: UserPermissions = decided[i] as UserPermissions;
+    const context = contextAccessOfUser(profiles.get(userId));
     const accessFields = [...context].flatMap(([key, values]) => values.map((value) => `${key}:${value}`));
-    if (accessFields.length > 0) (out[userId] as { context?: { accessFields: string[] } }).context = { accessFields };
-  }
+    if (accessFields.length > 0) permissions.context = { accessFields };
+    out[userId] = permissions;
+  });
   return out;
 }
 
-const signingKey = (app: AppContext, apiKeyId: string) => new Uint8Array(app.secrets.derive(`jwt:${apiKeyId}`));
+/** What signing and verifying user tokens need: the master key's derivations. */
+type Signing = Pick<AppContext, 'secrets'>;
+
+const signingKey = (deps: Signing, apiKeyId: string) => new Uint8Array(deps.secrets.derive(`jwt:${apiKeyId}`));
 
 export interface UserTokenClaims extends JWTPayload {
   apiKey: string;
@@ -137,19 +156,19 @@ export interface UserTokenClaims extends JWTPayload {
  * an HS256 JWT (48 h) for the user with a secret derived per API key from the master key.
  */
 export async function generateUserToken(
-  app: AppContext,
-  apiKey: ApiKeyRow,
+  deps: Deps & Signing & { accessEvents: AccessEvents },
+  scope: TenantScope,
   input: { userId: string; userProperties?: { isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined; permissions?: PermissionsInput | undefined },
   organizationId?: string,
 ): Promise<string> {
   const resources = input.permissions?.resources ?? [];
-  transaction(app.db, (tx) => {
-    upsertUserIn(tx, apiKey.id, { userId: input.userId, name: input.userProperties?.name, email: input.userProperties?.email });
-    changePermissions(tx, apiKey.id, input.userId, resources, 'add');
-    if (input.permissions?.context) changeContextAccess(tx, apiKey.id, input.userId, input.permissions.context, 'add');
+  await deps.storage.transaction(async () => {
+    await upsertUser(deps, scope, { userId: input.userId, name: input.userProperties?.name, email: input.userProperties?.email });
+    await changePermissions(deps, scope, input.userId, resources, 'add');
+    if (input.permissions?.context) await changeContextAccess(deps, scope, input.userId, input.permissions.context, 'add');
   });
-  if (resources.length > 0) app.accessEvents.publish({ apiKeyId: apiKey.id, userIds: [input.userId] });
-  const claims: UserTokenClaims = { apiKey: apiKey.id, userId: input.userId };
+  if (resources.length > 0) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, userIds: [input.userId] });
+  const claims: UserTokenClaims = { apiKey: scope.apiKeyId, userId: input.userId };
   if (input.userProperties?.name !== undefined) claims.name = input.userProperties.name;
   if (input.userProperties?.email !== undefined) claims.email = input.userProperties.email;
   if (input.userProperties?.isAdmin !== undefined) claims.isAdmin = input.userProperties.isAdmin;
@@ -159,10 +178,10 @@ export async function generateUserToken(
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(input.userId)
     .setIssuer(ISSUER)
-    .setAudience(apiKey.id)
+    .setAudience(scope.apiKeyId)
     .setIssuedAt()
     .setExpirationTime(TOKEN_LIFETIME)
-    .sign(signingKey(app, apiKey.id));
+    .sign(signingKey(deps, scope.apiKeyId));
 }
 
 /**
@@ -171,22 +190,22 @@ export async function generateUserToken(
  * organization created when missing); an existing membership keeps its role, so asking for a token never changes
  * what the user may do.
  */
-export function legacyUserToken(
-  app: AppContext,
-  apiKey: ApiKeyRow,
+export async function legacyUserToken(
+  deps: Deps & Signing & { accessEvents: AccessEvents },
+  scope: TenantScope,
   input: { userId: string; userProperties?: { organizationId?: string | undefined; isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined },
 ): Promise<string> {
   const { organizationId, ...userProperties } = input.userProperties ?? {};
   const member =
-    organizationId !== undefined && findMembershipIn(app.db, { apiKeyId: apiKey.id, organizationId, level: 'organization', resourceId: organizationId, userId: input.userId });
+    organizationId !== undefined && (await deps.storage.memberships.find(scope, { organizationId, level: 'organization', resourceId: organizationId, userId: input.userId }));
   const resources: PermissionResource[] = organizationId !== undefined && !member ? [{ type: 'organization', id: organizationId }] : [];
-  return generateUserToken(app, apiKey, { userId: input.userId, userProperties, permissions: { resources } }, organizationId);
+  return generateUserToken(deps, scope, { userId: input.userId, userProperties, permissions: { resources } }, organizationId);
 }
 
 /** The claims of a token made by generateUserToken for this API key, or null (bad signature, expired, other key). */
-export async function verifyUserToken(app: AppContext, apiKeyId: string, token: string): Promise<UserTokenClaims | null> {
+export async function verifyUserToken(deps: Signing, apiKeyId: string, token: string): Promise<UserTokenClaims | null> {
   try {
-    const { payload } = await jwtVerify<UserTokenClaims>(token, signingKey(app, apiKeyId), { issuer: ISSUER, audience: apiKeyId, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify<UserTokenClaims>(token, signingKey(deps, apiKeyId), { issuer: ISSUER, audience: apiKeyId, algorithms: ['HS256'] });
     return payload.apiKey === apiKeyId ? payload : null;
   } catch {
     return null;

@@ -6,6 +6,13 @@ import { crdtRepo } from './crdt.ts';
 import { documentDataRepo } from './document-data.ts';
 import { keysRepo } from './keys.ts';
 import { organizationsRepo } from './organizations.ts';
+import { accessRepo } from './access.ts';
+import { documentMigrationsRepo } from './document-migrations.ts';
+import { documentsRepo } from './documents.ts';
+import { foldersRepo } from './folders.ts';
+import { groupsRepo } from './groups.ts';
+import { membershipsRepo } from './memberships.ts';
+import { usersRepo } from './users.ts';
 
 export function createStorage(engine: SqliteEngine) {
   return {
@@ -16,6 +23,13 @@ export function createStorage(engine: SqliteEngine) {
     documentData: documentDataRepo(engine),
     crdt: crdtRepo(engine),
     keys: keysRepo(engine),
+    folders: foldersRepo(engine),
+    documents: documentsRepo(engine),
+    users: usersRepo(engine),
+    memberships: membershipsRepo(engine),
+    groups: groupsRepo(engine),
+    access: accessRepo(engine),
+    documentMigrations: documentMigrationsRepo(engine),
   };
 }
 

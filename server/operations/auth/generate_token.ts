@@ -10,6 +10,6 @@ export default defineOperation({
   input: generateTokenInput,
   output: userTokenAnswer,
   async handler(input, ctx) {
-    return { message: 'Token generated successfully.', data: { token: await generateUserToken(ctx.app, ctx.apiKey, input) } };
+    return { message: 'Token generated successfully.', data: { token: await generateUserToken(ctx.app, ctx.scope, input) } };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Adds users at organization, folder or document level (default role editor); a missing organization is created.',
   input: usersAddInput,
   async handler(input, ctx) {
-    return { message: 'User(s) processed successfully.', data: addUsers(ctx.app, ctx.apiKey, input) };
+    return { message: 'User(s) processed successfully.', data: await addUsers(ctx.app, ctx.scope, ctx.apiKey, input) };
   },
 });

@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Removes users from an organization (all its folders and documents), a folder or a document.',
   input: usersDeleteInput,
   async handler(input, ctx) {
-    return { message: 'User(s) deleted successfully.', data: deleteUsers(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'User(s) deleted successfully.', data: await deleteUsers(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Updates name, e-mail, initial and access role of users present at the given level.',
   input: usersUpdateInput,
   async handler(input, ctx) {
-    return { message: 'User(s) processed successfully.', data: updateUsers(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'User(s) processed successfully.', data: await updateUsers(ctx.app, ctx.scope, input) };
   },
 });

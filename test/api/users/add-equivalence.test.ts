@@ -5,22 +5,23 @@
 // per-user way rolled back; answers and every stored row must be identical.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppContext } from '../../../server/context.ts';
-import { transaction } from '../../../server/db/client.ts';
-import { findMembershipIn, upsertMembershipIn } from '../../../server/services/access.ts';
+import { tenantScope, type TenantScope } from '../../../server/db/scope.ts';
 import { keyed } from '../../../server/services/keyed.ts';
-import { ensureOrganizationIn, type Outcomes } from '../../../server/services/organizations.ts';
+import { ensureOrganization, type Outcomes } from '../../../server/services/organizations.ts';
 import type { ApiKeyRow } from '../../../server/services/types.ts';
-import { addUsers, levelOf, upsertUserIn } from '../../../server/services/users.ts';
+import { addUsers, levelOf, upsertUser } from '../../../server/services/users.ts';
 import type { UserInput } from '../../../shared/schemas/access.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 let app: AppContext;
 let apiKey: ApiKeyRow;
+let scope: TenantScope;
 beforeAll(async () => {
   t = await startTestServer();
   app = t.server.app;
   apiKey = app.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, t.credentials.apiKey) }).sync()!;
+  scope = tenantScope(apiKey.id, apiKey.workspaceId);
   await t.callK('/v2/organizations/documents/add', { organizationId: 'eq', createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] });
   await t.callK('/v2/organizations/folders/add', { organizationId: 'eq', folders: [{ folderId: 'f1' }] });
 });
@@ -28,28 +29,39 @@ afterAll(() => t.close());
 
 type Input = { organizationId: string; documentId?: string; folderId?: string; users: UserInput[] };
 
-/** The per-user path: each user's profile and membership written and read back one at a time. */
-function perUser(input: Input): Outcomes {
+/**
+ * The per-user path: each user's profile and membership written and read back one at a time, in a unit of work
+ * that is rolled back; what it answered and the rows it left (read inside it, on the write connection).
+ */
+async function perUser(input: Input): Promise<{ answer: string; rows: ReturnType<typeof snapshot> }> {
   const { level, resourceId } = levelOf(input);
-  return transaction(app.db, (tx) => {
-    ensureOrganizationIn(tx, apiKey.id, input.organizationId, true);
-    // keyed like the service's (no prototype): a user named __proto__ has its outcome too
-    const out: Outcomes = keyed();
-    for (const user of input.users) {
-      const row = upsertUserIn(tx, apiKey.id, user);
-      const key = { apiKeyId: apiKey.id, organizationId: input.organizationId, level, resourceId, userId: user.userId };
-      const current = findMembershipIn(tx, key);
-      upsertMembershipIn(tx, { ...key, accessRole: user.accessRole ?? current?.accessRole ?? 'editor', expiresAt: null });
-      out[user.userId] = { success: true, id: row.internalId, message: 'User added.' };
-    }
-    return out;
-  });
+  const rollback = new Error('rolled back');
+  let expected: { answer: string; rows: ReturnType<typeof snapshot> } | undefined;
+  await app.storage
+    .transaction(async () => {
+      await ensureOrganization(app, scope, input.organizationId, true);
+      // keyed like the service's (no prototype): a user named __proto__ has its outcome too
+      const out: Outcomes = keyed();
+      for (const user of input.users) {
+        const row = await upsertUser(app, scope, user);
+        const key = { organizationId: input.organizationId, level, resourceId, userId: user.userId };
+        const current = await app.storage.memberships.find(scope, key);
+        await app.storage.memberships.upsert(scope, { ...key, accessRole: user.accessRole ?? current?.accessRole ?? 'editor', expiresAt: null }, Date.now());
+        out[user.userId] = { success: true, id: row.internalId, message: 'User added.' };
+      }
+      expected = { answer: JSON.stringify(out), rows: snapshot(app.storage.engine.writer.sqlite) };
+      throw rollback;
+    })
+    .catch((error: unknown) => {
+      if (error !== rollback) throw error;
+    });
+  return expected!;
 }
 
-function snapshot() {
+function snapshot(sqlite = app.sqlite) {
   return {
-    users: app.sqlite.prepare('SELECT * FROM users WHERE api_key_id = ? ORDER BY id').all(apiKey.id),
-    memberships: app.sqlite.prepare('SELECT * FROM memberships WHERE api_key_id = ? ORDER BY organization_id, level, resource_id, user_id').all(apiKey.id),
+    users: sqlite.prepare('SELECT * FROM users WHERE api_key_id = ? ORDER BY id').all(apiKey.id),
+    memberships: sqlite.prepare('SELECT * FROM memberships WHERE api_key_id = ? ORDER BY organization_id, level, resource_id, user_id').all(apiKey.id),
   };
 }
 
@@ -105,7 +117,7 @@ function alterBehindTheService() {
 }
 
 describe('users/add in bulk', () => {
-  it('answers and stores exactly what the per-user path does, batch after batch', () => {
+  it('answers and stores exactly what the per-user path does, batch after batch', async () => {
     const rng = random(20_261_124);
     const ROUNDS = 150;
     let compared = 0;
@@ -123,15 +135,9 @@ describe('users/add in bulk', () => {
         if (input.users.some((u) => stored.has(u.userId))) withKnownUsers++;
         if (new Set(input.users.map((u) => u.userId)).size < input.users.length) withRepeats++;
 
-        app.sqlite.exec('BEGIN');
-        let expected: { answer: string; rows: ReturnType<typeof snapshot> };
-        try {
-          expected = { answer: JSON.stringify(perUser(input)), rows: snapshot() };
-        } finally {
-          app.sqlite.exec('ROLLBACK');
-        }
+        const expected = await perUser(input);
         expect(snapshot()).toEqual(before);
-        const answer = JSON.stringify(addUsers(app, apiKey, input));
+        const answer = JSON.stringify(await addUsers(app, scope, apiKey, input));
         const after = snapshot();
         expect({ round, input, answer, rows: after }).toEqual({ round, input, ...expected });
         const metadataOf = (rows: typeof after) => (rows.users.find((u: any) => u.id === 'p3') as { metadata?: string } | undefined)?.metadata;

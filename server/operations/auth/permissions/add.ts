@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Grants a user roles on organizations, folders and documents, optionally until expiresAt (Unix seconds).",
   input: permissionsChangeInput,
   async handler(input, ctx) {
-    addPermissions(ctx.app, ctx.apiKey.id, input.user.userId, input.permissions);
+    await addPermissions(ctx.app, ctx.scope, input.user.userId, input.permissions);
     return { message: 'Permissions added successfully.' };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: "Each user's effective access to the organization and the given folders and documents, with the reasons.",
   input: permissionsGetInput,
   async handler(input, ctx) {
-    return { message: 'User permissions retrieved successfully.', data: getPermissions(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'User permissions retrieved successfully.', data: await getPermissions(ctx.app, ctx.scope, input) };
   },
 });

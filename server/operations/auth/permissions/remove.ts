@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Removes a user's roles on the given organizations, folders and documents.",
   input: permissionsChangeInput,
   async handler(input, ctx) {
-    removePermissions(ctx.app, ctx.apiKey.id, input.user.userId, input.permissions);
+    await removePermissions(ctx.app, ctx.scope, input.user.userId, input.permissions);
     return { message: 'Permissions removed successfully.' };
   },
 });

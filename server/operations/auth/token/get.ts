@@ -1,7 +1,8 @@
 import { legacyTokenInput } from '../../../../shared/schemas/access.ts';
+import type { TenantScope } from '../../../db/scope.ts';
 import { ApiError, invalid } from '../../../errors.ts';
 import { defineOperation } from '../../../http/operation.ts';
-import { authenticateApiKey } from '../../../services/apikeys.ts';
+import { authenticateApiKeyScope } from '../../../services/apikeys.ts';
 import { legacyUserToken } from '../../../services/permissions.ts';
 import { userTokenAnswer } from '../../../../shared/schemas/answers.ts';
 
@@ -13,14 +14,14 @@ export default defineOperation({
   input: legacyTokenInput,
   output: userTokenAnswer,
   async handler(input, ctx) {
-    let apiKey;
+    let scope: TenantScope;
     try {
-      apiKey = authenticateApiKey(ctx.app, input.apiKey, input.authToken);
+      ({ scope } = authenticateApiKeyScope(ctx.app, input.apiKey, input.authToken));
     } catch (error) {
       // an unknown key and a wrong token answer alike
       if (error instanceof ApiError) throw invalid('Auth token not found.');
       throw error;
     }
-    return { message: 'Token generated successfully.', data: { token: await legacyUserToken(ctx.app, apiKey, input) } };
+    return { message: 'Token generated successfully.', data: { token: await legacyUserToken(ctx.app, scope, input) } };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Creates documents (in a folder if given); all or none: an existing id fails the call with per-id details.',
   input: documentsAddInput,
   async handler(input, ctx) {
-    return { message: 'Document(s) added successfully.', data: addDocuments(ctx.app, ctx.apiKey, input) };
+    return { message: 'Document(s) added successfully.', data: await addDocuments(ctx.app, ctx.scope, ctx.apiKey, input) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Deletes documents with their memberships and data; all or none.',
   input: documentsDeleteInput,
   async handler(input, ctx) {
-    return { message: 'Document(s) deleted successfully.', data: deleteDocuments(ctx.app, ctx.apiKey.id, input.organizationId, input.documentIds) };
+    return { message: 'Document(s) deleted successfully.', data: await deleteDocuments(ctx.app, ctx.scope, input.organizationId, input.documentIds) };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Documents by ids (at most 30) or by organization and folder, keyset-paginated (pageSize default 1000).',
   input: documentsGetInput,
   async handler(input, ctx) {
-    const page = getDocuments(ctx.app, ctx.apiKey.id, input);
+    const page = await getDocuments(ctx.app, ctx.scope, input);
     return { message: 'Document(s) retrieved successfully.', data: page.items, pageToken: page.pageToken };
   },
 });

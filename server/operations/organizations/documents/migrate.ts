@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Starts a background job that moves a document and all its data to a new document id; poll migrate/status.",
   input: documentsMigrateInput,
   async handler(input, ctx) {
-    const job = startMigration(ctx.app, ctx.apiKey.id, input);
+    const job = await startMigration(ctx.app, ctx.scope, input);
     return { message: 'Document migration started successfully.', data: { migrationId: job.id } };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Moves documents into a folder (`root` for the top level); all or none.',
   input: documentsMoveInput,
   async handler(input, ctx) {
-    moveDocuments(ctx.app, ctx.apiKey.id, input);
+    await moveDocuments(ctx.app, ctx.scope, input);
     return { message: 'Documents moved successfully.' };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Renames documents and merges their metadata; all or none: a missing id fails the call with per-id details.',
   input: documentsUpdateInput,
   async handler(input, ctx) {
-    return { message: 'Document(s) updated successfully.', data: updateDocuments(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Document(s) updated successfully.', data: await updateDocuments(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Creates folders in order (a parent may come earlier in the same request); accessType set means not inherited.',
   input: foldersAddInput,
   async handler(input, ctx) {
-    return { message: 'Folder created successfully.', data: addFolders(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Folder created successfully.', data: await addFolders(ctx.app, ctx.scope, input) };
   },
 });

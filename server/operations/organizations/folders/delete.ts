@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Deletes a folder with its subfolders, their documents and memberships.',
   input: foldersDeleteInput,
   async handler(input, ctx) {
-    deleteFolder(ctx.app, ctx.apiKey.id, input.organizationId, input.folderId);
+    await deleteFolder(ctx.app, ctx.scope, input.organizationId, input.folderId);
     return { message: 'Folder deletion initiated successfully.', data: null };
   },
 });

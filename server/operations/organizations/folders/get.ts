@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'A folder (or all top-level folders) with subfolders nested as subFolders, down to maxDepth levels.',
   input: foldersGetInput,
   async handler(input, ctx) {
-    return { message: 'Folders retrieved successfully.', data: folderTree(ctx.app, ctx.apiKey.id, input.organizationId, input.folderId, input.maxDepth) };
+    return { message: 'Folders retrieved successfully.', data: await folderTree(ctx.app, ctx.scope, input.organizationId, input.folderId, input.maxDepth) };
   },
 });

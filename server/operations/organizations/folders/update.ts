@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Renames and moves folders; a move recomputes ancestors and accessType for the whole subtree and refuses cycles.',
   input: foldersUpdateInput,
   async handler(input, ctx) {
-    return { message: 'Folder Updated successfully.', data: updateFolders(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Folder Updated successfully.', data: await updateFolders(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Creates organization user groups.',
   input: userGroupsAddInput,
   async handler(input, ctx) {
-    return { message: 'Organization User Groups added successfully.', data: addGroups(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Organization User Groups added successfully.', data: await addGroups(ctx.app, ctx.scope, input) };
   },
 });

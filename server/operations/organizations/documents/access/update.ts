@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Sets documents' access type: public, organizationPrivate or restricted.",
   input: documentsAccessInput,
   async handler(input, ctx) {
-    const data = setDocumentsField(ctx.app, ctx.apiKey.id, input.organizationId, input.documentIds, { accessType: input.accessType }, 'Document access type updated.');
+    const data = await setDocumentsField(ctx.app, ctx.scope, input.organizationId, input.documentIds, { accessType: input.accessType }, 'Document access type updated.');
     return { message: 'Updated access for documents successfully.', data };
   },
 });

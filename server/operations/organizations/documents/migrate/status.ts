@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'The state of a document migration: pending, in_progress, completed or failed (with the error).',
   input: migrationStatusInput,
   async handler(input, ctx) {
-    return { message: 'Migration status retrieved successfully.', data: migrationStatus(ctx.app, ctx.apiKey.id, input.organizationId, input.migrationId) };
+    return { message: 'Migration status retrieved successfully.', data: await migrationStatus(ctx.app, ctx.scope, input.organizationId, input.migrationId) };
   },
 });

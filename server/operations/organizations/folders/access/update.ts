@@ -8,6 +8,6 @@ export default defineOperation({
   summary: "Sets folders' access type or inheritance; inheriting subfolders follow.",
   input: foldersAccessInput,
   async handler(input, ctx) {
-    return { message: 'Updated access for folders successfully.', data: updateFolderAccess(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Updated access for folders successfully.', data: await updateFolderAccess(ctx.app, ctx.scope, input) };
   },
 });

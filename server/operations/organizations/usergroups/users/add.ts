@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Adds known users to an organization user group.',
   input: groupUsersAddInput,
   async handler(input, ctx) {
-    return { message: 'Added organization users to group successfully.', data: addGroupUsers(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Added organization users to group successfully.', data: await addGroupUsers(ctx.app, ctx.scope, input) };
   },
 });

@@ -10,6 +10,6 @@ export default defineOperation({
   input: groupUsersDeleteInput,
   async handler(input, ctx) {
     if (!input.deleteAll && !input.userIds?.length) throw invalid('Either userIds or deleteAll: true is required.');
-    return { message: 'Deleted users from group successfully.', data: deleteGroupUsers(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Deleted users from group successfully.', data: await deleteGroupUsers(ctx.app, ctx.scope, input) };
   },
 });
