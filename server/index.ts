@@ -137,7 +137,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     writeServerLock(config.dataDir, app.baseUrl, app.signIn.bootId);
     app.mail.flush();
     app.jobs.recover();
-    app.agents.recover(app);
+    await app.agents.recover(app);
     app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(app.db, config) } });
 
     let closing: Promise<void> | undefined;

@@ -1,24 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { agentCreateInput, agentListInput, agentUpdateInput, executionListInput, executionRunInput } from '../../shared/schemas/ai.ts';
 import { annotationsAddInput } from '../../shared/schemas/comments.ts';
 import { ProviderError } from '../ai/providers.ts';
 import type { AppContext } from '../context.ts';
 import { crdtItem } from '../crdt/events.ts';
-import { transaction } from '../db/client.ts';
-import { keysetAfter, paginate } from '../db/pagination.ts';
-import { compiledRows } from '../db/prepared.ts';
-import { agentExecutions, agents, crdtDocuments } from '../db/schema.ts';
+import type { PageTokens } from '../db/pagination.ts';
+import { paginate } from '../db/pagination.ts';
+import type { AgentRow, ExecutionRow } from '../db/repos/agents.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
-import { completeFor } from './ai.ts';
-import { addAnnotations } from './comments.ts';
+import { completeFor, type CompletionDeps } from './ai.ts';
+import { addAnnotations } from './comment-annotations.ts';
 import { recordJudgment, stripTags } from './memory.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
 
-type AgentRow = typeof agents.$inferSelect;
-type ExecutionRow = typeof agentExecutions.$inferSelect;
+type Deps = { storage: Storage };
 
 // ---------------------------------------------------------------------------------------------------------
 // Agents
@@ -28,20 +27,15 @@ export function describeAgent(r: AgentRow) {
   return { agentId: r.id, name: r.name, description: r.description, version: r.version, model: r.model, instructions: r.instructions, createdAt: r.createdAt, updatedAt: r.updatedAt };
 }
 
-function findAgent(app: AppContext, apiKeyId: string, agentId: string) {
-  return app.db.select().from(agents).where(and(eq(agents.apiKeyId, apiKeyId), eq(agents.id, agentId))).get();
-}
-
-export function requireAgent(app: AppContext, apiKeyId: string, agentId: string) {
-  const row = findAgent(app, apiKeyId, agentId);
+export async function requireAgent(deps: Deps, scope: TenantScope, agentId: string) {
+  const row = await deps.storage.agents.find(scope, agentId);
   if (!row) throw notFound(`Agent not found: ${agentId}.`);
   return row;
 }
 
-export function createAgent(app: AppContext, apiKeyId: string, input: z.output<typeof agentCreateInput>) {
+export async function createAgent(deps: Deps, scope: TenantScope, input: z.output<typeof agentCreateInput>) {
   const now = Date.now();
-  const row: AgentRow = {
-    apiKeyId,
+  const row: Omit<AgentRow, 'apiKeyId'> = {
     id: input.agentId ?? `agent_${randomBytes(8).toString('hex')}`,
     name: input.name,
     description: input.description ?? null,
@@ -51,17 +45,15 @@ export function createAgent(app: AppContext, apiKeyId: string, input: z.output<t
     createdAt: now,
     updatedAt: now,
   };
-  const inserted = app.db.insert(agents).values(row).onConflictDoNothing().run();
-  if (inserted.changes === 0) throw alreadyExists(`Agent already exists: ${row.id}.`);
-  return describeAgent(row);
+  if (!(await deps.storage.agents.insert(scope, row))) throw alreadyExists(`Agent already exists: ${row.id}.`);
+  return describeAgent({ ...row, apiKeyId: scope.apiKeyId });
 }
 
-export function updateAgent(app: AppContext, apiKeyId: string, input: z.output<typeof agentUpdateInput>) {
+export async function updateAgent(deps: Deps, scope: TenantScope, input: z.output<typeof agentUpdateInput>) {
   const { agentId, ...changes } = input;
   if (Object.values(changes).every((v) => v === undefined)) throw invalid('At least one of name, description, model or instructions must be provided.');
-  return transaction(app.db, (tx) => {
-    const row = tx.select().from(agents).where(and(eq(agents.apiKeyId, apiKeyId), eq(agents.id, agentId))).get();
-    if (!row) throw notFound(`Agent not found: ${agentId}.`);
+  return deps.storage.transaction(async () => {
+    const row = await requireAgent(deps, scope, agentId);
     const next: AgentRow = {
       ...row,
       name: changes.name ?? row.name,
@@ -71,33 +63,22 @@ export function updateAgent(app: AppContext, apiKeyId: string, input: z.output<t
       version: row.version + 1,
       updatedAt: Date.now(),
     };
-    tx.update(agents).set(next).where(and(eq(agents.apiKeyId, apiKeyId), eq(agents.id, agentId))).run();
+    await deps.storage.agents.update(scope, agentId, next);
     return describeAgent(next);
   });
 }
 
 /** Deletes the agent; its executions stay (they carry the agent's name and version). */
-export function deleteAgent(app: AppContext, apiKeyId: string, agentId: string) {
-  const deleted = app.db.delete(agents).where(and(eq(agents.apiKeyId, apiKeyId), eq(agents.id, agentId))).run().changes > 0;
-  if (!deleted) throw notFound(`Agent not found: ${agentId}.`);
+export async function deleteAgent(deps: Deps, scope: TenantScope, agentId: string) {
+  if (!(await deps.storage.agents.delete(scope, agentId))) throw notFound(`Agent not found: ${agentId}.`);
   return { deleted: true, agentId };
 }
 
-/** An API key's agents, oldest first, from the start or after a cursor: compiled once per shape. */
-const agentPage = compiledRows(agents, (db, shape: 'first' | 'after', columns) =>
-  db
-    .select(columns)
-    .from(agents)
-    .where(and(eq(agents.apiKeyId, sql.placeholder('apiKeyId')), shape === 'after' ? keysetAfter(agents.createdAt, agents.id, [sql.placeholder('afterCreatedAt'), sql.placeholder('afterId')], false) : undefined))
-    .orderBy(asc(agents.createdAt), asc(agents.id))
-    .limit(sql.placeholder('limit')),
-);
-
-export function listAgents(app: AppContext, apiKeyId: string, input: z.output<typeof agentListInput>) {
-  const scope = { op: 'agents', apiKeyId };
-  const cursor = readPageToken(app, scope, input.cursor, ['number', 'string'], 'cursor');
-  const rows = agentPage(app.db, cursor ? 'after' : 'first', { apiKeyId, afterCreatedAt: cursor?.[0], afterId: cursor?.[1], limit: input.pageSize + 1 });
-  const page = paginate(rows, input.pageSize, (r) => [r.createdAt, r.id], app.pageTokens, scope);
+export async function listAgents(deps: Deps & { pageTokens: PageTokens }, scope: TenantScope, input: z.output<typeof agentListInput>) {
+  const query = { op: 'agents', apiKeyId: scope.apiKeyId };
+  const cursor = readPageToken(deps, query, input.cursor, ['number', 'string'], 'cursor');
+  const rows = await deps.storage.agents.page(scope, cursor, input.pageSize + 1);
+  const page = paginate(rows, input.pageSize, (r) => [r.createdAt, r.id], deps.pageTokens, query);
   return { items: page.items.map(describeAgent), nextCursor: page.pageToken };
 }
 
@@ -166,23 +147,27 @@ function plainText(item: { type: string; data: unknown }): string {
 }
 
 /** The text an execution reviews: the given text, or the document's editors' content (empty when none). */
-function inputText(app: AppContext, apiKeyId: string, input: z.output<typeof executionRunInput>): string {
+async function inputText(deps: Deps & Pick<AppContext, 'crdt'>, scope: TenantScope, input: z.output<typeof executionRunInput>): Promise<string> {
   if (input.text !== undefined) return input.text;
-  const where = [eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, input.organizationId as string), eq(crdtDocuments.documentId, input.documentId as string)];
-  if (input.editorId !== undefined) where.push(eq(crdtDocuments.editorId, input.editorId));
-  const editors = app.db.select({ editorId: crdtDocuments.editorId }).from(crdtDocuments).where(and(...where)).orderBy(asc(crdtDocuments.editorId)).all();
-  return editors
-    .map(({ editorId }) => crdtItem(app.crdt, { apiKeyId, organizationId: input.organizationId as string, documentId: input.documentId as string, editorId }))
-    .map((item) => (item ? plainText(item).trim() : ''))
-    .filter(Boolean)
-    .join('\n\n');
+  const organizationId = input.organizationId as string;
+  const documentId = input.documentId as string;
+  const texts: string[] = [];
+  for (const editorId of await deps.storage.crdt.editors(scope, organizationId, documentId, input.editorId === undefined ? undefined : [input.editorId])) {
+    const item = await crdtItem(deps.crdt, scope, { organizationId, documentId, editorId });
+    const text = item ? plainText(item).trim() : '';
+    if (text) texts.push(text);
+  }
+  return texts.join('\n\n');
 }
+
+/** What an execution uses: storage, the key's AI provider (settings and secret), the mailer (findings become annotations) and the log. */
+export type RunnerDeps = CompletionDeps & Pick<AppContext, 'storage' | 'mail' | 'log'>;
 
 export interface AgentRunner {
   /** Starts an execution in the background (after the caller's answer). */
-  start(app: AppContext, apiKey: ApiKeyRow, execution: ExecutionRow, agent: AgentRow, text: string): void;
+  start(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, execution: ExecutionRow, agent: AgentRow, text: string): void;
   /** Marks executions a crash left `running` as `error` (at start). */
-  recover(app: AppContext): void;
+  recover(deps: Deps): Promise<void>;
   /** Aborts running executions, which end as `error`, and waits for them to be recorded. */
   close(): Promise<void>;
 }
@@ -190,30 +175,25 @@ export interface AgentRunner {
 export function createAgentRunner(): AgentRunner {
   const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   return {
-    start(app, apiKey, execution, agent, text) {
+    start(deps, scope, apiKey, execution, agent, text) {
       const controller = new AbortController();
       const done = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => execute(app, apiKey, execution, agent, text, controller.signal))
-        .catch((error) => {
+        .then(() => execute(deps, scope, apiKey, execution, agent, text, controller.signal))
+        .catch(async (error) => {
           // anything unexpected (writing the findings failed, say) still ends the execution, never leaves it running
           const message = error instanceof Error ? error.message : String(error);
-          app.log.error('agent execution failed', { executionId: execution.id, error: message });
+          deps.log.error('agent execution failed', { executionId: execution.id, error: message });
           try {
-            finish(app, execution, { status: 'error', message: `The execution failed: ${message}` });
+            await finish(deps, scope, execution, { status: 'error', message: `The execution failed: ${message}` });
           } catch (again) {
-            app.log.error('agent execution could not be recorded', { executionId: execution.id, error: String(again) });
+            deps.log.error('agent execution could not be recorded', { executionId: execution.id, error: String(again) });
           }
         })
         .finally(() => inFlight.delete(execution.id));
       inFlight.set(execution.id, { controller, done });
     },
-    recover(app) {
-      const now = Date.now();
-      app.db
-        .update(agentExecutions)
-        .set({ status: 'error', message: 'The server stopped while this execution was running.', completedAt: now, durationMs: sql`${now} - ${agentExecutions.startedAt}` })
-        .where(eq(agentExecutions.status, 'running'))
-        .run();
+    async recover(deps) {
+      await deps.storage.agents.endAbandoned('The server stopped while this execution was running.', Date.now());
     },
     async close() {
       for (const run of inFlight.values()) run.controller.abort();
@@ -222,31 +202,36 @@ export function createAgentRunner(): AgentRunner {
   };
 }
 
-function finish(app: AppContext, execution: ExecutionRow, set: Partial<ExecutionRow> & { status: ExecutionRow['status']; message: string }) {
+async function finish(deps: Deps, scope: TenantScope, execution: ExecutionRow, set: Partial<ExecutionRow> & { status: ExecutionRow['status']; message: string }) {
   const completedAt = Date.now();
   const row: ExecutionRow = { ...execution, ...set, completedAt, durationMs: completedAt - execution.startedAt };
-  app.db.update(agentExecutions).set(row).where(and(eq(agentExecutions.apiKeyId, execution.apiKeyId), eq(agentExecutions.id, execution.id))).run();
+  await deps.storage.agents.updateExecution(scope, execution.id, row);
   return row;
 }
 
-async function execute(app: AppContext, apiKey: ApiKeyRow, execution: ExecutionRow, agent: AgentRow, text: string, signal: AbortSignal) {
+/**
+ * One execution: the model's call first, outside any unit of work (it waits on the network); then its findings
+ * become annotations (a unit of work of their own, as /v2/commentannotations/add's), then the result and its
+ * judgment are recorded together.
+ */
+async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, execution: ExecutionRow, agent: AgentRow, text: string, signal: AbortSignal) {
   let answerText: string;
   let usage: ExecutionRow['tokenUsage'];
   try {
     const completion = await Promise.race([
-      completeFor(app, apiKey.id, agent.model, `${agent.instructions}\n\n${OUTPUT_CONTRACT}`, text),
+      completeFor(deps, scope, agent.model, `${agent.instructions}\n\n${OUTPUT_CONTRACT}`, text),
       new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ProviderError('The server stopped while this execution was running.')), { once: true })),
     ]);
     answerText = completion.text;
     usage = completion.usage;
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
-    finish(app, execution, { status: 'error', message: error.message });
+    await finish(deps, scope, execution, { status: 'error', message: error.message });
     return;
   }
   const answer = parseModelAnswer(answerText);
   if (!answer) {
-    finish(app, execution, { status: 'error', message: `The model did not answer with the expected JSON: ${answerText.slice(0, 200)}`, tokenUsage: usage });
+    await finish(deps, scope, execution, { status: 'error', message: `The model did not answer with the expected JSON: ${answerText.slice(0, 200)}`, tokenUsage: usage });
     return;
   }
   // Findings become comment annotations on the document, authored by the agent.
@@ -265,7 +250,7 @@ async function execute(app: AppContext, apiKey: ApiKeyRow, execution: ExecutionR
         context: { agentExecutionId: execution.id, agentId: agent.id, severity: f.severity, quote: f.quote },
       })),
     });
-    const created = Object.values(addAnnotations(app, apiKey, input));
+    const created = Object.values(await addAnnotations(deps, scope, apiKey, input));
     created.forEach((outcome, i) => {
       const finding = findings[i];
       if (finding && outcome.success) finding.annotationId = outcome.annotationId;
@@ -273,14 +258,10 @@ async function execute(app: AppContext, apiKey: ApiKeyRow, execution: ExecutionR
   }
   const status = answer.decision === 'pass' ? 'passed' : 'failed';
   const summary = answer.summary.trim() || (findings.length ? `${findings.length} finding(s).` : status === 'passed' ? 'No findings.' : 'The text does not meet the instructions.');
-  transaction(app.db, (tx) => {
+  await deps.storage.transaction(async () => {
     const completedAt = Date.now();
-    tx.update(agentExecutions)
-      .set({ status, message: summary, completedAt, durationMs: completedAt - execution.startedAt, tokenUsage: usage, findings })
-      .where(and(eq(agentExecutions.apiKeyId, execution.apiKeyId), eq(agentExecutions.id, execution.id)))
-      .run();
-    recordJudgment(tx, {
-      apiKeyId: execution.apiKeyId,
+    await deps.storage.agents.updateExecution(scope, execution.id, { status, message: summary, completedAt, durationMs: completedAt - execution.startedAt, tokenUsage: usage, findings });
+    await recordJudgment(deps, scope, {
       organizationId,
       documentId,
       decision: status === 'passed' ? 'approved' : 'rejected',
@@ -294,12 +275,12 @@ async function execute(app: AppContext, apiKey: ApiKeyRow, execution: ExecutionR
 }
 
 /** /v2/agents/execution/run: records a `running` execution and starts it; `skipped` when there is nothing to review. */
-export function runExecution(app: AppContext, apiKey: ApiKeyRow, input: z.output<typeof executionRunInput>) {
-  const agent = requireAgent(app, apiKey.id, input.agentId);
-  const text = inputText(app, apiKey.id, input);
+export async function runExecution(deps: RunnerDeps & Pick<AppContext, 'crdt' | 'agents'>, scope: TenantScope, apiKey: ApiKeyRow, input: z.output<typeof executionRunInput>) {
+  const agent = await requireAgent(deps, scope, input.agentId);
+  const text = await inputText(deps, scope, input);
   const now = Date.now();
   const execution: ExecutionRow = {
-    apiKeyId: apiKey.id,
+    apiKeyId: scope.apiKeyId,
     id: `exec_${now}_${randomBytes(8).toString('hex')}`,
     agentId: agent.id,
     agentName: agent.name,
@@ -319,46 +300,28 @@ export function runExecution(app: AppContext, apiKey: ApiKeyRow, input: z.output
     tokenUsage: null,
     findings: null,
   };
-  app.db.insert(agentExecutions).values(execution).run();
-  if (text) app.agents.start(app, apiKey, execution, agent, text);
+  await deps.storage.agents.insertExecution(scope, execution);
+  if (text) deps.agents.start(deps, scope, apiKey, execution, agent, text);
   return describeExecution(execution);
 }
 
-export function getExecution(app: AppContext, apiKeyId: string, executionId: string) {
-  const row = app.db.select().from(agentExecutions).where(and(eq(agentExecutions.apiKeyId, apiKeyId), eq(agentExecutions.id, executionId))).get();
+export async function getExecution(deps: Deps, scope: TenantScope, executionId: string) {
+  const row = await deps.storage.agents.findExecution(scope, executionId);
   if (!row) throw notFound(`Execution not found: ${executionId}.`);
   return describeExecution(row);
 }
 
-/** An executions page of one filter shape, compiled once. */
-const executionPage = compiledRows(agentExecutions, (db, shape: `${'<' | '>'}${'' | '+after'}${'' | '+agent'}${'' | '+organization'}${'' | '+document'}${'' | '+status'}`, columns) => {
-  const e = agentExecutions;
-  const p = sql.placeholder;
-  const descending = shape.startsWith('<');
-  const where: (SQL | undefined)[] = [eq(e.apiKeyId, p('apiKeyId'))];
-  if (shape.includes('+agent')) where.push(eq(e.agentId, p('agentId')));
-  if (shape.includes('+organization')) where.push(eq(e.organizationId, p('organizationId')));
-  if (shape.includes('+document')) where.push(eq(e.documentId, p('documentId')));
-  if (shape.includes('+status')) where.push(eq(e.status, p('status')));
-  if (shape.includes('+after')) where.push(keysetAfter(e.startedAt, e.id, [p('afterStartedAt'), p('afterId')], descending));
-  const direction = descending ? desc : asc;
-  return db
-    .select(columns)
-    .from(e)
-    .where(and(...where))
-    .orderBy(direction(e.startedAt), direction(e.id))
-    .limit(p('limit'));
-});
-
 /** /v2/agents/execution/list: `{ items, nextCursor, hasMore }` by `startedAt` (then id), keyset-paged. */
-export function listExecutions(app: AppContext, apiKeyId: string, input: z.output<typeof executionListInput>) {
+export async function listExecutions(deps: Deps & { pageTokens: PageTokens }, scope: TenantScope, input: z.output<typeof executionListInput>) {
   const { cursor: token, pageSize, ...filters } = input;
-  const scope = { op: 'executions', apiKeyId, ...filters };
-  const cursor = readPageToken(app, scope, token, ['number', 'string'], 'cursor');
-  const shape = `${filters.orderDirection === 'asc' ? '>' : '<'}${cursor ? '+after' : ''}${filters.agentId !== undefined ? '+agent' : ''}${filters.organizationId !== undefined ? '+organization' : ''}${
-    filters.documentId !== undefined ? '+document' : ''
-  }${filters.status !== undefined ? '+status' : ''}` as const;
-  const rows = executionPage(app.db, shape, { ...filters, apiKeyId, afterStartedAt: cursor?.[0], afterId: cursor?.[1], limit: pageSize + 1 });
-  const page = paginate(rows, pageSize, (r) => [r.startedAt, r.id], app.pageTokens, scope);
+  const query = { op: 'executions', apiKeyId: scope.apiKeyId, ...filters };
+  const cursor = readPageToken(deps, query, token, ['number', 'string'], 'cursor');
+  const rows = await deps.storage.agents.executions(
+    scope,
+    { order: filters.orderDirection === 'asc' ? 'asc' : 'desc', agentId: filters.agentId, organizationId: filters.organizationId, documentId: filters.documentId, status: filters.status },
+    cursor,
+    pageSize + 1,
+  );
+  const page = paginate(rows, pageSize, (r) => [r.startedAt, r.id], deps.pageTokens, query);
   return { items: page.items.map(describeExecution), nextCursor: page.pageToken, hasMore: page.pageToken !== null };
 }

@@ -1,10 +1,13 @@
+// The comment family's webhook events (comment_annotation.* and comment.*): the thread as it is when the change is
+// made, its participants and their notification settings, written to the outbox in the change's unit of work.
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
-import type { Db } from '../db/client.ts';
-import type { StoredUser } from '../db/schema.ts';
+import type { AnnotationRow, StoredUser } from '../db/repos/comments.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { emitEvent, subscribers, type DomainEvent } from '../webhooks/outbox.ts';
-import { commentsOf, describeAnnotation, findAnnotation } from './comments.ts';
-import { userChannelsIn } from './notifications.ts';
+import { describeAnnotation, describeThreads, type CommentView } from './comment-presenters.ts';
 import { keyed } from './keyed.ts';
+import { userChannelsIn } from './notifications.ts';
 
 /** reference.md 4.6: the basic service's comment `actionType` for each event. */
 const BASIC_ACTION: Partial<Record<WebhookEventType, string>> = {
@@ -20,14 +23,39 @@ const BASIC_ACTION: Partial<Record<WebhookEventType, string>> = {
   'comment.reaction_delete': 'reactionDeleted',
 };
 
+/** Whether the basic service knows the event (then receivers of the basic form may take it too). */
+const hasBasicForm = (type: WebhookEventType) => BASIC_ACTION[type] !== undefined;
+
 /** `status_change` → `statusChange`: the advanced `actionType` is the event's verb (reference.md 4.2 sample: `add`). */
 const advancedAction = (type: WebhookEventType) => (type.split('.').pop() ?? type).replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
-type Channels = { inbox: string; email: string };
+/** One change of a thread, as an event tells it. */
+export interface CommentEvent {
+  organizationId: string;
+  annotationId: string;
+  type: WebhookEventType;
+  actionUser: StoredUser;
+  commentId?: number;
+  extra?: Record<string, unknown>;
+}
 
-/** The notification settings of the users a thread involves, per organization and per the thread's document. */
-function participantsConfig(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  const of = userChannelsIn(tx, apiKeyId, organizationId, documentId, userIds);
+type Channels = { inbox: string; email: string };
+/** Each user's notification settings, for the organization and for the thread's document (notifications' userChannelsIn). */
+type ChannelsOf = (userId: string) => { organization: Channels; document: Channels };
+
+/** The users a thread involves: its author, its comments' authors and the users they mention, its assignee. */
+function participantsOf(row: AnnotationRow, comments: CommentView[]): string[] {
+  const participants = new Set<string>([row.createdByUserId]);
+  for (const c of comments) {
+    participants.add(c.from.userId);
+    for (const id of c.mentionedUserIds ?? []) participants.add(id);
+  }
+  if (row.assignedTo) participants.add(row.assignedTo.userId);
+  return [...participants];
+}
+
+/** The event of a change to the thread `row` (with its comments as they are), for the participants' settings `of`. */
+function commentEventOf(apiKeyId: string, row: AnnotationRow, comments: CommentView[], e: CommentEvent, userIds: string[], of: ChannelsOf): DomainEvent {
   const org: Record<string, Channels> = keyed();
   const doc: Record<string, Channels> = keyed();
   for (const userId of userIds) {
@@ -35,44 +63,13 @@ function participantsConfig(tx: Db, apiKeyId: string, organizationId: string, do
     org[userId] = { inbox: organization.inbox, email: organization.email };
     doc[userId] = { inbox: document.inbox, email: document.email };
   }
-  return { usersOrganizationNotificationsConfig: org, usersDocumentNotificationsConfig: doc };
-}
-
-/**
- * Writes a comment-family webhook event in the caller's transaction, with the thread as it is at that moment
- * (for a deletion: called just before the rows go, so the receiver still sees what was deleted).
- */
-export function emitCommentEvent(
-  tx: Db,
-  e: {
-    apiKeyId: string;
-    organizationId: string;
-    annotationId: string;
-    type: WebhookEventType;
-    actionUser: StoredUser;
-    commentId?: number;
-    extra?: Record<string, unknown>;
-  },
-) {
-  const row = findAnnotation(tx, e.apiKeyId, e.organizationId, e.annotationId);
-  if (!row) return;
-  // the thread, its participants and their settings are read only for an event some receiver takes
-  const who = subscribers(tx, e.apiKeyId, e.type, BASIC_ACTION[e.type] !== undefined, { organizationId: e.organizationId, documentId: row.documentId });
-  if (!who.advanced && !who.basic) return;
-  const comments = commentsOf(tx, e.apiKeyId, e.organizationId, [row.id]).get(row.id) ?? [];
+  const configs = { usersOrganizationNotificationsConfig: org, usersDocumentNotificationsConfig: doc };
   const commentAnnotation = describeAnnotation(row, comments);
   const targetComment = e.commentId === undefined ? null : (comments.find((c) => c.commentId === e.commentId) ?? null);
-  const participants = new Set<string>([row.createdByUserId]);
-  for (const c of comments) {
-    participants.add(c.from.userId);
-    for (const id of c.mentionedUserIds ?? []) participants.add(id);
-  }
-  if (row.assignedTo) participants.add(row.assignedTo.userId);
-  const configs = participantsConfig(tx, e.apiKeyId, e.organizationId, row.documentId, [...participants]);
   const visibility = row.visibility === 'restricted' ? { visibility: commentAnnotation.visibility } : {};
   const fields = { commentAnnotation, targetComment, ...visibility, ...e.extra };
-  const event: DomainEvent = {
-    apiKeyId: e.apiKeyId,
+  return {
+    apiKeyId,
     type: e.type,
     organizationId: e.organizationId,
     documentId: row.documentId,
@@ -85,5 +82,22 @@ export function emitCommentEvent(
       ? { basic: { actionType: BASIC_ACTION[e.type] as string, notificationSource: 'comment' as const, fields: { ...fields, assigned: row.assignedTo, accessDeniedUsers: [], ...configs } } }
       : {}),
   };
-  emitEvent(tx, event, who);
+}
+
+/**
+ * Writes a comment-family webhook event in the caller's unit of work, with the thread as it is at that moment
+ * (for a deletion: called just before the rows go, so the receiver still sees what was deleted). The outbox and
+ * the notification settings are not behind the storage boundary yet: they run on the unit of work's connection.
+ */
+export async function emitCommentEvent(deps: { storage: Storage }, scope: TenantScope, e: CommentEvent) {
+  const row = await deps.storage.comments.findAnnotation(scope, e.organizationId, e.annotationId);
+  if (!row) return;
+  const tx = deps.storage.engine.current();
+  // the thread, its participants and their settings are read only for an event some receiver takes
+  const who = subscribers(tx, scope.apiKeyId, e.type, hasBasicForm(e.type), { organizationId: e.organizationId, documentId: row.documentId });
+  if (!who.advanced && !who.basic) return;
+  const comments = describeThreads(await deps.storage.comments.threads(scope, e.organizationId, [row.id])).get(row.id) ?? [];
+  const userIds = participantsOf(row, comments);
+  const of = userChannelsIn(tx, scope.apiKeyId, e.organizationId, row.documentId, userIds);
+  emitEvent(tx, commentEventOf(scope.apiKeyId, row, comments, e, userIds, of), who);
 }

@@ -1,75 +1,176 @@
-import { and, eq } from 'drizzle-orm';
+import { randomInt } from 'node:crypto';
 import type { z } from 'zod';
 import type { commentInput, commentsUpdateInput } from '../../shared/schemas/comments.ts';
 import type { AppContext } from '../context.ts';
-import { transaction } from '../db/client.ts';
-import { commentAnnotations, comments, type StoredUser } from '../db/schema.ts';
-import { invalid } from '../errors.ts';
+import type { AnnotationRow, StoredUser } from '../db/repos/comments.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope } from '../db/scope.ts';
+import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { recordActivityIn } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
-import { commentExtra, commentsOf, insertComments, label, mentionedIds, requireAnnotation } from './comments.ts';
-import type { ApiKeyRow } from './types.ts';
+import { commentExtra, commentTimes, describeThreads, label, mentionedIds, userOf, visibleTo } from './comment-presenters.ts';
 import { keyed } from './keyed.ts';
+import { commentPlainText, recordJudgment, threadTexts } from './memory.ts';
+import { insertNotificationIn } from './notifications.ts';
+import type { ApiKeyRow } from './types.ts';
 
 /** The comments of one annotation: /v2/commentannotations/comments/add, get, update and delete. */
 
 type CommentInput = z.output<typeof commentInput>;
 type Outcomes = Record<string, { success: boolean; message: string }>;
 
-const commentWhere = (apiKeyId: string, input: { organizationId: string; annotationId: string }, commentId: number) =>
-  and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, input.organizationId), eq(comments.annotationId, input.annotationId), eq(comments.id, commentId));
+/** What the comment services use: the storage, and the mailer (mentions may queue e-mail, sent after the commit). */
+export type CommentDeps = Pick<AppContext, 'storage' | 'mail'>;
+type Deps = { storage: Storage };
 
-export function addComments(app: AppContext, apiKey: ApiKeyRow, input: { organizationId: string; annotationId: string; commentData: CommentInput[] }): number[] {
-  const mails = { count: 0 };
-  const ids = transaction(app.db, (tx) => {
-    const annotation = requireAnnotation(tx, apiKey.id, input.organizationId, input.annotationId);
-    const ids = insertComments({ app, tx, apiKey, organizationId: input.organizationId, annotation, mails }, input.commentData);
-    tx.update(commentAnnotations).set({ updatedAt: Date.now() }).where(and(eq(commentAnnotations.apiKeyId, apiKey.id), eq(commentAnnotations.organizationId, input.organizationId), eq(commentAnnotations.id, input.annotationId))).run();
-    return ids;
-  });
-  if (mails.count > 0) app.mail.flush();
+/** The annotation, else NOT_FOUND. */
+export async function requireAnnotation(deps: Deps, scope: TenantScope, organizationId: string, annotationId: string): Promise<AnnotationRow> {
+  const row = await deps.storage.comments.findAnnotation(scope, organizationId, annotationId);
+  if (!row) throw notFound('Annotation not found.');
+  return row;
+}
+
+/** Where comments are written: inside the caller's unit of work, for one annotation. */
+export interface ThreadWrite {
+  deps: CommentDeps;
+  scope: TenantScope;
+  apiKey: ApiKeyRow;
+  annotation: AnnotationRow;
+  /** E-mails the mentions queued: the caller flushes the mailer after its commit. */
+  mails: { count: number };
+}
+
+const newCommentId = () => randomInt(100_000, 1_000_000);
+
+/**
+ * Inserts comments of one annotation, in the caller's unit of work: each records a `comment.add` activity and
+ * notifies the users it mentions (those who can see the annotation), and marks the annotation read for its author.
+ */
+export async function insertComments(w: ThreadWrite, items: CommentInput[], options: { newThread?: boolean } = {}): Promise<number[]> {
+  const { deps, scope, apiKey, annotation } = w;
+  const { storage } = deps;
+  const organizationId = annotation.organizationId;
+  // the areas not behind the storage boundary yet (activities, notifications) write on the unit of work's connection
+  const tx = storage.engine.current();
+  const ids: number[] = [];
+  for (const item of items) {
+    const now = Date.now();
+    const { createdAt, updatedAt } = commentTimes(item, now);
+    const mentioned = mentionedIds(item.taggedUserContacts);
+    const from = userOf(item.from);
+    const id = await storage.comments.insertComment(
+      scope,
+      {
+        organizationId,
+        annotationId: annotation.id,
+        id: item.commentId,
+        fromUser: from,
+        fromUserId: from.userId,
+        text: item.commentText ?? null,
+        html: item.commentHtml ?? null,
+        taggedUserContacts: item.taggedUserContacts ?? null,
+        mentionedUserIds: mentioned,
+        context: item.context ?? null,
+        extra: commentExtra(item),
+        createdAt,
+        updatedAt,
+      },
+      now,
+      newCommentId,
+    );
+    if (id === undefined) throw alreadyExists(`Comment already exists: ${item.commentId}.`);
+    ids.push(id);
+    // A new thread is reported once, as comment_annotation.add, by the caller.
+    if (!options.newThread) await emitCommentEvent(deps, scope, { organizationId, annotationId: annotation.id, type: 'comment.add', actionUser: from, commentId: id });
+    if (item.triggerActivities !== false) {
+      recordActivityIn(tx, {
+        apiKeyId: scope.apiKeyId,
+        organizationId,
+        documentId: annotation.documentId,
+        featureType: 'comment',
+        actionType: 'comment.add',
+        actionUser: from,
+        targetEntityId: annotation.id,
+        targetSubEntityId: String(id),
+        entityData: { commentText: item.commentText ?? null },
+        displayMessageTemplate: '{{actionUser}} added a comment',
+        displayMessageTemplateData: { actionUser: label(from) },
+      });
+    }
+    const own = commentPlainText(item.commentText, item.commentHtml) ?? '';
+    if (own) {
+      const subject = options.newThread && ids.length === 1 ? own : (await threadTexts(deps, scope, organizationId, annotation.id)).subject;
+      await recordJudgment(deps, scope, { organizationId, documentId: annotation.documentId, decision: 'comment', reviewer: from, subject, reasoning: own, source: 'comment', sourceId: `${annotation.id}/${id}` }, now);
+    }
+    const recipients = mentioned.filter((u) => u !== from.userId && visibleTo(annotation, u));
+    if (item.triggerNotification !== false && recipients.length > 0) {
+      const contacts = new Map((item.taggedUserContacts ?? []).map((c) => [c.userId ?? c.contact?.userId, c.contact]));
+      // notifications are not behind the storage boundary yet: their write takes the app (it reads only `mail`)
+      const result = insertNotificationIn(deps as AppContext, tx, apiKey, {
+        organizationId,
+        documentId: annotation.documentId,
+        actionUser: item.from,
+        notificationSource: 'comment',
+        notificationSourceData: { annotationId: annotation.id, commentId: id },
+        displayHeadlineMessageTemplate: '{actionUser} mentioned you in a comment',
+        displayHeadlineMessageTemplateData: { actionUser: from },
+        displayBodyMessage: item.commentText ?? '',
+        notifyAll: false,
+        verifyUserPermissions: true,
+        notifyUsers: recipients.map((userId) => ({ userId, name: contacts.get(userId)?.name, email: contacts.get(userId)?.email })),
+        locationId: annotation.locationId ?? undefined,
+      });
+      w.mails.count += result.mails;
+    }
+  }
   return ids;
 }
 
-export function getComments(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentIds?: number[] | undefined }) {
-  requireAnnotation(app.db, apiKeyId, input.organizationId, input.annotationId);
-  return commentsOf(app.db, apiKeyId, input.organizationId, [input.annotationId], input.commentIds).get(input.annotationId) ?? [];
+export async function addComments(deps: CommentDeps, scope: TenantScope, apiKey: ApiKeyRow, input: { organizationId: string; annotationId: string; commentData: CommentInput[] }): Promise<number[]> {
+  const mails = { count: 0 };
+  const ids = await deps.storage.transaction(async () => {
+    const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
+    const ids = await insertComments({ deps, scope, apiKey, annotation, mails }, input.commentData);
+    await deps.storage.comments.updateAnnotation(scope, input.organizationId, input.annotationId, { updatedAt: Date.now() });
+    return ids;
+  });
+  if (mails.count > 0) deps.mail.flush();
+  return ids;
 }
 
-export function updateComments(
-  app: AppContext,
-  apiKeyId: string,
-  input: z.output<typeof commentsUpdateInput>,
-): Outcomes {
+export async function getComments(deps: Deps, scope: TenantScope, input: { organizationId: string; annotationId: string; commentIds?: number[] | undefined }) {
+  const found = await deps.storage.comments.annotationThread(scope, input.organizationId, input.annotationId, input.commentIds);
+  if (!found) throw notFound('Annotation not found.');
+  return describeThreads(found.thread).get(input.annotationId) ?? [];
+}
+
+export async function updateComments(deps: Deps, scope: TenantScope, input: z.output<typeof commentsUpdateInput>): Promise<Outcomes> {
   const data = input.updatedData;
   if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
-  return transaction(app.db, (tx) => {
-    const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
+  const { storage } = deps;
+  return storage.transaction(async () => {
+    const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
     const out: Outcomes = keyed();
     for (const commentId of new Set(input.commentIds)) {
-      const where = commentWhere(apiKeyId, input, commentId);
-      const row = tx.select().from(comments).where(where).get();
+      const row = await storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
       if (!row) {
         out[commentId] = { success: false, message: 'Not found' };
         continue;
       }
-      tx.update(comments)
-        .set({
-          text: data.commentText ?? row.text,
-          html: data.commentHtml ?? row.html,
-          taggedUserContacts: data.taggedUserContacts ?? row.taggedUserContacts,
-          mentionedUserIds: data.taggedUserContacts ? mentionedIds(data.taggedUserContacts) : row.mentionedUserIds,
-          context: data.context ?? row.context,
-          // an edited text makes the comment `updated`, as the hosted SDK marks it, unless a status is given
-          extra: commentExtra(data.status === undefined && (data.commentText !== undefined || data.commentHtml !== undefined) ? { ...data, status: 'updated' } : data, row.extra),
-          updatedAt: Date.now(),
-        })
-        .where(where)
-        .run();
+      await storage.comments.updateComment(scope, input.organizationId, input.annotationId, commentId, {
+        text: data.commentText ?? row.text,
+        html: data.commentHtml ?? row.html,
+        taggedUserContacts: data.taggedUserContacts ?? row.taggedUserContacts,
+        mentionedUserIds: data.taggedUserContacts ? mentionedIds(data.taggedUserContacts) : row.mentionedUserIds,
+        context: data.context ?? row.context,
+        // an edited text makes the comment `updated`, as the hosted SDK marks it, unless a status is given
+        extra: commentExtra(data.status === undefined && (data.commentText !== undefined || data.commentHtml !== undefined) ? { ...data, status: 'updated' } : data, row.extra),
+        updatedAt: Date.now(),
+      });
       const actionUser = input.actionUser ?? row.fromUser;
-      emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.update', actionUser, commentId });
-      recordActivityIn(tx, {
-        apiKeyId,
+      await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.update', actionUser, commentId });
+      recordActivityIn(storage.engine.current(), {
+        apiKeyId: scope.apiKeyId,
         organizationId: input.organizationId,
         documentId: annotation.documentId,
         featureType: 'comment',
@@ -87,24 +188,34 @@ export function updateComments(
   });
 }
 
-export function deleteComments(app: AppContext, apiKeyId: string, input: { organizationId: string; annotationId: string; commentIds: number[]; actionUser?: StoredUser | undefined }): Outcomes {
-  return transaction(app.db, (tx) => {
-    const annotation = requireAnnotation(tx, apiKeyId, input.organizationId, input.annotationId);
+export async function deleteComments(deps: Deps, scope: TenantScope, input: { organizationId: string; annotationId: string; commentIds: number[]; actionUser?: StoredUser | undefined }): Promise<Outcomes> {
+  const { storage } = deps;
+  return storage.transaction(async () => {
+    const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
     const out: Outcomes = keyed();
     for (const commentId of new Set(input.commentIds)) {
-      const where = commentWhere(apiKeyId, input, commentId);
-      const row = tx.select().from(comments).where(where).get();
+      const row = await storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
       if (!row) {
         out[commentId] = { success: false, message: 'Not found' };
         continue;
       }
       const actionUser = input.actionUser ?? row.fromUser;
-      emitCommentEvent(tx, { apiKeyId, organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.delete', actionUser, commentId });
-      tx.delete(comments).where(where).run();
-      recordActivityIn(tx, { apiKeyId, organizationId: input.organizationId, documentId: annotation.documentId, featureType: 'comment', actionType: 'comment.delete', actionUser, targetEntityId: annotation.id, targetSubEntityId: String(commentId), displayMessageTemplate: '{{actionUser}} deleted a comment', displayMessageTemplateData: { actionUser: label(actionUser) } });
+      await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.delete', actionUser, commentId });
+      await storage.comments.deleteComment(scope, input.organizationId, input.annotationId, commentId);
+      recordActivityIn(storage.engine.current(), {
+        apiKeyId: scope.apiKeyId,
+        organizationId: input.organizationId,
+        documentId: annotation.documentId,
+        featureType: 'comment',
+        actionType: 'comment.delete',
+        actionUser,
+        targetEntityId: annotation.id,
+        targetSubEntityId: String(commentId),
+        displayMessageTemplate: '{{actionUser}} deleted a comment',
+        displayMessageTemplateData: { actionUser: label(actionUser) },
+      });
       out[commentId] = { success: true, message: 'Deleted successfully' };
     }
     return out;
   });
 }
-

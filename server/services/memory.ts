@@ -1,24 +1,23 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { judgmentsQueryInput, suggestInput } from '../../shared/schemas/ai.ts';
-import type { AppContext } from '../context.ts';
-import type { Db } from '../db/client.ts';
-import { keysetAfter, paginate } from '../db/pagination.ts';
-import { preparedFor, rowInserter } from '../db/prepared.ts';
-import { comments, judgments } from '../db/schema.ts';
+import type { PageTokens } from '../db/pagination.ts';
+import { paginate } from '../db/pagination.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { Decision, JudgmentRow, JudgmentScope, NewJudgment, ScoredJudgment } from '../db/repos/judgments.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { invalid } from '../errors.ts';
 import { readPageToken } from './paging.ts';
 
-type Decision = (typeof judgments.$inferSelect)['decision'];
-type JudgmentRow = typeof judgments.$inferSelect;
+export { scopeTerm } from '../db/repos/judgments.ts';
+
+type Deps = { storage: Storage };
 
 /** reference.md 3.14: the decisions that count for each side; every other decision counts for neither. */
 const APPROVE: ReadonlySet<Decision> = new Set(['approved', 'agree', 'endorse', 'document_approved']);
 const REJECT: ReadonlySet<Decision> = new Set(['rejected', 'disagree', 'document_rejected']);
 
 export interface JudgmentInput {
-  apiKeyId: string;
   organizationId: string | null;
   documentId: string | null;
   decision: Decision;
@@ -32,26 +31,10 @@ export interface JudgmentInput {
 const MAX_TEXT = 4000;
 const clip = (s: string | null) => (s === null ? null : s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
 
-/**
- * The index term of a scope: a hash of its path (API key; API key + organization; + document), so that terms of
- * different keys never meet and no id's characters need escaping. Searched in the `scope_terms` column only.
- */
-export function scopeTerm(kind: 'k' | 'o' | 'd', ...path: string[]) {
-  return kind + createHash('sha256').update(path.join('\u0000')).digest('hex').slice(0, 24);
-}
-
-function scopeTermsOf(apiKeyId: string, organizationId: string | null, documentId: string | null) {
-  const terms = [scopeTerm('k', apiKeyId)];
-  if (organizationId !== null) terms.push(scopeTerm('o', apiKeyId, organizationId));
-  if (organizationId !== null && documentId !== null) terms.push(scopeTerm('d', apiKeyId, organizationId, documentId));
-  return terms.join(' ');
-}
-
-/** Records a judgment in the caller's transaction (with the change it comes from). */
-export function recordJudgment(tx: Db, j: JudgmentInput, now = Date.now()) {
-  insertJudgment(tx, {
+/** The row of a judgment made at `now`. */
+export function newJudgment(j: JudgmentInput, now: number): NewJudgment {
+  return {
     id: `jdg_${now.toString(36)}${randomBytes(6).toString('hex')}`,
-    apiKeyId: j.apiKeyId,
     organizationId: j.organizationId,
     documentId: j.documentId,
     decision: j.decision,
@@ -59,14 +42,16 @@ export function recordJudgment(tx: Db, j: JudgmentInput, now = Date.now()) {
     reviewerName: j.reviewer.name ?? null,
     subject: clip(j.subject) ?? '',
     reasoning: clip(j.reasoning),
-    scopeTerms: scopeTermsOf(j.apiKeyId, j.organizationId, j.documentId),
     source: j.source,
     sourceId: j.sourceId,
     createdAt: now,
-  });
+  };
 }
 
-const insertJudgment = rowInserter(judgments);
+/** Records a judgment (in the caller's unit of work, with the change it comes from). */
+export async function recordJudgment(deps: Deps, scope: TenantScope, j: JudgmentInput, now = Date.now()) {
+  await deps.storage.judgments.insert(scope, newJudgment(j, now));
+}
 
 /** Markup as plain text: tags dropped, whitespace collapsed. */
 export const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
@@ -74,28 +59,17 @@ export const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ').replace
 /** A comment's plain text: its text, else its HTML without tags; null when it has neither. */
 export const commentPlainText = (text: string | null | undefined, html: string | null | undefined) => text ?? (html ? stripTags(html) : null);
 
-/**
- * A thread's first and last comment, and one comment by id: prepared once per connection (drizzle built each on
- * every comment). First and last are each one step on the index `comments_thread_time`; without it they sorted
- * the whole thread on every reply.
- */
-const threadQueries = preparedFor((db) => {
-  const thread = and(eq(comments.apiKeyId, sql.placeholder('apiKeyId')), eq(comments.organizationId, sql.placeholder('organizationId')), eq(comments.annotationId, sql.placeholder('annotationId')));
-  const pick = { id: comments.id, text: comments.text, html: comments.html };
-  return {
-    first: db.select(pick).from(comments).where(thread).orderBy(asc(comments.createdAt), asc(comments.id)).limit(1).prepare(),
-    last: db.select(pick).from(comments).where(thread).orderBy(desc(comments.createdAt), desc(comments.id)).limit(1).prepare(),
-    one: db.select(pick).from(comments).where(and(thread, eq(comments.id, sql.placeholder('commentId')))).prepare(),
-  };
-});
+type CommentText = { text: string | null; html: string | null } | undefined;
+
+/** What a thread is about (its first comment's text) and one comment's own text, from their stored text and HTML. */
+export function threadTextsOf(first: CommentText, chosen: CommentText) {
+  return { subject: first ? (commentPlainText(first.text, first.html) ?? '') : '', comment: chosen ? commentPlainText(chosen.text, chosen.html) : null };
+}
 
 /** What a comment thread is about (its first comment) and one comment's own text (the last by default), for judgments on it. */
-export function threadTexts(tx: Db, apiKeyId: string, organizationId: string, annotationId: string, commentId?: number) {
-  const queries = threadQueries(tx);
-  const thread = { apiKeyId, organizationId, annotationId };
-  const first = queries.first.get(thread);
-  const chosen = commentId === undefined ? queries.last.get(thread) : queries.one.get({ ...thread, commentId });
-  return { subject: first ? (commentPlainText(first.text, first.html) ?? '') : '', comment: chosen ? commentPlainText(chosen.text, chosen.html) : null };
+export async function threadTexts(deps: Deps, scope: TenantScope, organizationId: string, annotationId: string, commentId?: number) {
+  const { first, chosen } = await deps.storage.comments.threadTexts(scope, organizationId, annotationId, commentId);
+  return threadTextsOf(first, chosen);
 }
 
 /** The judgment a reaction icon expresses, or null for an icon that is not a decision. */
@@ -129,51 +103,7 @@ export function ftsQuery(query: string): string | null {
   return words.length ? words.map((w) => `"${w}"`).join(' OR ') : null;
 }
 
-type ScopeFilter = { organizationId?: string | undefined; documentId?: string | undefined };
-
-/** An FTS5 expression: the words in the text columns, AND the scope's term in `scope_terms`. */
-function scopedMatch(words: string, apiKeyId: string, scope: ScopeFilter) {
-  const term =
-    scope.documentId !== undefined && scope.organizationId !== undefined
-      ? scopeTerm('d', apiKeyId, scope.organizationId, scope.documentId)
-      : scope.organizationId !== undefined
-        ? scopeTerm('o', apiKeyId, scope.organizationId)
-        : scopeTerm('k', apiKeyId);
-  return `{subject reasoning} : (${words}) AND scope_terms : "${term}"`;
-}
-
-/**
- * The candidate pool: the most recent matches in the scope. Reading matches newest first lets the index stop
- * early, so a search costs the same at 10 k or 1 M judgments; bm25 then ranks the pool and the counting uses
- * the best RELEVANT_LIMIT. (Ranking every match of common words costs ~90 ms at 100 k; BENCHMARKS.md.)
- */
-const POOL = 2000;
-/** The most relevant judgments drawn on in a scope (reference counts are over this set). */
-const RELEVANT_LIMIT = 200;
-
-interface Scored extends JudgmentRow {
-  rank: number;
-}
-
-function search(app: AppContext, apiKeyId: string, words: string, scope: ScopeFilter): Scored[] {
-  const pool = app.db.all<{ seq: number; rank: number }>(
-    sql`SELECT rowid AS seq, bm25(judgments_fts, 1.0, 1.0, 0.0) AS rank FROM judgments_fts WHERE judgments_fts MATCH ${scopedMatch(words, apiKeyId, scope)} ORDER BY rowid DESC LIMIT ${POOL}`,
-  );
-  // bm25 is lower for better matches; relevance is its negation
-  const best = pool.sort((a, b) => a.rank - b.rank || b.seq - a.seq).slice(0, RELEVANT_LIMIT);
-  if (best.length === 0) return [];
-  const relevance = new Map(best.map((p) => [p.seq, -p.rank]));
-  const where: SQL[] = [inArray(judgments.seq, [...relevance.keys()]), eq(judgments.apiKeyId, apiKeyId)];
-  if (scope.organizationId !== undefined) where.push(eq(judgments.organizationId, scope.organizationId));
-  if (scope.documentId !== undefined) where.push(eq(judgments.documentId, scope.documentId));
-  return app.db
-    .select()
-    .from(judgments)
-    .where(and(...where))
-    .all()
-    .map((row) => ({ ...row, rank: relevance.get(row.seq) ?? 0 }))
-    .sort((a, b) => b.rank - a.rank || b.seq - a.seq);
-}
+type Scored = ScoredJudgment;
 
 const SCOPES = {
   document: 'This document',
@@ -264,18 +194,18 @@ export function suggestFrom(relevant: Scored[], scope: ScopeName, now = Date.now
  * content) whose relevant judgments have at least 2 on the leading side answers; a wider scope is searched only
  * when the narrower one has too little evidence.
  */
-export function suggest(app: AppContext, apiKeyId: string, input: z.output<typeof suggestInput>) {
+export async function suggest(deps: Deps, scope: TenantScope, input: z.output<typeof suggestInput>) {
   if (input.documentId !== undefined && input.organizationId === undefined) throw invalid('organizationId is required when documentId is given.');
   const match = ftsQuery(input.query);
   if (!match) return { primary: null, conflict: null };
-  const scopes: Array<[ScopeName, { organizationId?: string | undefined; documentId?: string | undefined }]> = [];
+  const scopes: Array<[ScopeName, JudgmentScope]> = [];
   if (input.documentId !== undefined) scopes.push(['document', { organizationId: input.organizationId, documentId: input.documentId }]);
   if (input.organizationId !== undefined) scopes.push(['organization', { organizationId: input.organizationId }]);
   scopes.push(['apiKey', {}]);
   const now = Date.now();
   let answer: ReturnType<typeof suggestFrom> = { primary: null, conflict: null };
-  for (const [name, scope] of scopes) {
-    answer = suggestFrom(search(app, apiKeyId, match, scope), name, now);
+  for (const [name, where] of scopes) {
+    answer = suggestFrom(await deps.storage.judgments.search(scope, match, where), name, now);
     if (answer.primary) return answer;
   }
   return answer;
@@ -299,28 +229,18 @@ export function describeJudgment(r: JudgmentRow) {
 }
 
 /** /v2/memory/judgments/query: newest first, filtered, optionally by full-text `query`; `{ items, nextCursor }`. */
-export function queryJudgments(app: AppContext, apiKeyId: string, input: z.output<typeof judgmentsQueryInput>) {
+export async function queryJudgments(deps: Deps & { pageTokens: PageTokens }, scope: TenantScope, input: z.output<typeof judgmentsQueryInput>) {
   if (input.documentId !== undefined && input.organizationId === undefined) throw invalid('organizationId is required when documentId is given.');
   const { cursor: token, pageSize, ...filters } = input;
-  const scope = { op: 'judgments', apiKeyId, ...filters };
-  const cursor = readPageToken(app, scope, token, ['number', 'number'], 'cursor');
-  const where: SQL[] = [eq(judgments.apiKeyId, apiKeyId)];
-  if (filters.organizationId !== undefined) where.push(eq(judgments.organizationId, filters.organizationId));
-  if (filters.documentId !== undefined) where.push(eq(judgments.documentId, filters.documentId));
-  if (filters.reviewerId !== undefined) where.push(eq(judgments.reviewerId, filters.reviewerId));
-  if (filters.decision !== undefined) where.push(eq(judgments.decision, filters.decision));
+  const query = { op: 'judgments', apiKeyId: scope.apiKeyId, ...filters };
+  const cursor = readPageToken(deps, query, token, ['number', 'number'], 'cursor');
+  let words: string | undefined;
   if (filters.query !== undefined) {
     const match = ftsQuery(filters.query);
     if (!match) return { items: [], nextCursor: null };
-    where.push(sql`${judgments.seq} IN (SELECT rowid FROM judgments_fts WHERE judgments_fts MATCH ${scopedMatch(match, apiKeyId, filters)})`);
+    words = match;
   }
-  const rows = app.db
-    .select()
-    .from(judgments)
-    .where(and(...where, keysetAfter(judgments.createdAt, judgments.seq, cursor, true)))
-    .orderBy(desc(judgments.createdAt), desc(judgments.seq))
-    .limit(pageSize + 1)
-    .all();
-  const page = paginate(rows, pageSize, (r) => [r.createdAt, r.seq], app.pageTokens, scope);
+  const rows = await deps.storage.judgments.page(scope, { ...filters, words }, cursor, pageSize + 1);
+  const page = paginate(rows, pageSize, (r) => [r.createdAt, r.seq], deps.pageTokens, query);
   return { items: page.items.map(describeJudgment), nextCursor: page.pageToken };
 }

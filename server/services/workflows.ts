@@ -1,14 +1,17 @@
-import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { definitionCreateInput, definitionDeleteInput, definitionGetInput, definitionListInput, definitionUpdateInput } from '../../shared/schemas/ai.ts';
 import type { AppContext } from '../context.ts';
-import { transaction } from '../db/client.ts';
+import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
-import { workflowDefinitions } from '../db/schema.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { DefinitionRow as Row } from '../db/repos/workflows.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, failedPrecondition, invalid, notFound } from '../errors.ts';
 import { readPageToken } from './paging.ts';
 
-type Row = typeof workflowDefinitions.$inferSelect;
+type Deps = { storage: Storage };
+/** Writing a definition encrypts its webhook secret. */
+type WriteDeps = Deps & Pick<AppContext, 'secrets'>;
 type Body = z.output<typeof definitionCreateInput>;
 type Edge = Body['edges'][number];
 
@@ -109,12 +112,11 @@ function scopeOf(input: Pick<Body, 'scope' | 'organizationId' | 'documentId'>) {
   return { level, organizationId: level === 'apiKey' ? null : organizationId, documentId: level === 'document' ? documentId : null };
 }
 
-function toRow(app: AppContext, apiKeyId: string, input: Body, version: number, createdAt: number): Row {
+function toRow(deps: Pick<AppContext, 'secrets'>, input: Body, version: number, createdAt: number): Omit<Row, 'apiKeyId'> {
   const compiled = compileDefinition(input);
   const scope = scopeOf(input);
   const now = Date.now();
   return {
-    apiKeyId,
     definitionId: input.definitionId,
     name: input.name,
     description: input.description ?? null,
@@ -132,7 +134,7 @@ function toRow(app: AppContext, apiKeyId: string, input: Body, version: number, 
       custom: input.custom ?? null,
       webhookConfig: input.webhookConfig ? { url: input.webhookConfig.url, eventTypes: input.webhookConfig.eventTypes ?? null } : null,
     },
-    webhookSecretEnc: input.webhookConfig ? app.secrets.encrypt(input.webhookConfig.secret) : null,
+    webhookSecretEnc: input.webhookConfig ? deps.secrets.encrypt(input.webhookConfig.secret) : null,
     status: 'active',
     createdAt,
     updatedAt: now,
@@ -140,7 +142,7 @@ function toRow(app: AppContext, apiKeyId: string, input: Body, version: number, 
 }
 
 /** The definition view (reference.md 2.24); optional fields never set are explicit nulls; the webhook secret is never shown. */
-export function describeDefinition(r: Row) {
+export function describeDefinition(r: Omit<Row, 'apiKeyId'>) {
   const b = r.body;
   return {
     definitionId: r.definitionId,
@@ -162,15 +164,13 @@ export function describeDefinition(r: Row) {
   };
 }
 
-const byId = (apiKeyId: string, definitionId: string) => and(eq(workflowDefinitions.apiKeyId, apiKeyId), eq(workflowDefinitions.definitionId, definitionId));
-
-export function createDefinition(app: AppContext, apiKeyId: string, input: Body) {
-  const row = toRow(app, apiKeyId, input, 1, Date.now());
-  return transaction(app.db, (tx) => {
-    const existing = tx.select({ status: workflowDefinitions.status }).from(workflowDefinitions).where(byId(apiKeyId, input.definitionId)).get();
+export async function createDefinition(deps: WriteDeps, scope: TenantScope, input: Body) {
+  const row = toRow(deps, input, 1, Date.now());
+  return deps.storage.transaction(async () => {
+    const existing = await deps.storage.workflows.find(scope, input.definitionId);
     if (existing?.status === 'deleted') throw alreadyExists(`Workflow definition ${input.definitionId} was deleted; delete it with purge: true to reuse its id.`);
     if (existing) throw alreadyExists(`Workflow definition already exists: ${input.definitionId}.`);
-    tx.insert(workflowDefinitions).values(row).run();
+    await deps.storage.workflows.insert(scope, row);
     return describeDefinition(row);
   });
 }
@@ -179,8 +179,8 @@ export function createDefinition(app: AppContext, apiKeyId: string, input: Body)
  * The active definition, checked against the caller's scope: an organization- or document-scoped definition
  * needs the matching organizationId (and documentId); another organization's or document's is NOT_FOUND.
  */
-function requireActive(app: AppContext, apiKeyId: string, input: { definitionId: string; organizationId?: string | undefined; documentId?: string | undefined }) {
-  const row = app.db.select().from(workflowDefinitions).where(byId(apiKeyId, input.definitionId)).get();
+async function requireActive(deps: Deps, scope: TenantScope, input: { definitionId: string; organizationId?: string | undefined; documentId?: string | undefined }) {
+  const row = await deps.storage.workflows.find(scope, input.definitionId);
   if (!row || row.status !== 'active') throw notFound(`Workflow definition not found: ${input.definitionId}.`);
   if (input.documentId !== undefined && input.organizationId === undefined) throw invalid('organizationId is required when documentId is given.');
   if (row.scopeLevel !== 'apiKey') {
@@ -194,41 +194,39 @@ function requireActive(app: AppContext, apiKeyId: string, input: { definitionId:
   return row;
 }
 
-export function getDefinition(app: AppContext, apiKeyId: string, input: z.output<typeof definitionGetInput>) {
-  return describeDefinition(requireActive(app, apiKeyId, input));
+export async function getDefinition(deps: Deps, scope: TenantScope, input: z.output<typeof definitionGetInput>) {
+  return describeDefinition(await requireActive(deps, scope, input));
 }
 
-export function updateDefinition(app: AppContext, apiKeyId: string, input: z.output<typeof definitionUpdateInput>) {
+export async function updateDefinition(deps: WriteDeps, scope: TenantScope, input: z.output<typeof definitionUpdateInput>) {
   const { ifVersion, ...body } = input;
-  return transaction(app.db, (tx) => {
-    const current = tx.select().from(workflowDefinitions).where(byId(apiKeyId, input.definitionId)).get();
+  return deps.storage.transaction(async () => {
+    const current = await deps.storage.workflows.find(scope, input.definitionId);
     if (!current || current.status !== 'active') throw notFound(`Workflow definition not found: ${input.definitionId}.`);
     if (current.version !== ifVersion) throw failedPrecondition(`Version conflict: expected ${ifVersion}, current ${current.version}`);
-    const row = toRow(app, apiKeyId, body, current.version + 1, current.createdAt);
-    tx.update(workflowDefinitions).set(row).where(byId(apiKeyId, input.definitionId)).run();
+    const row = toRow(deps, body, current.version + 1, current.createdAt);
+    await deps.storage.workflows.replace(scope, input.definitionId, row);
     return describeDefinition(row);
   });
 }
 
 /** A tombstone (get answers NOT_FOUND; the id stays taken), or with `purge` the row is removed (tombstones too). */
-export function deleteDefinition(app: AppContext, apiKeyId: string, input: z.output<typeof definitionDeleteInput>) {
-  return transaction(app.db, (tx) => {
-    const row = tx.select().from(workflowDefinitions).where(byId(apiKeyId, input.definitionId)).get();
+export async function deleteDefinition(deps: Deps, scope: TenantScope, input: z.output<typeof definitionDeleteInput>) {
+  return deps.storage.transaction(async () => {
+    const row = await deps.storage.workflows.find(scope, input.definitionId);
     if (!row || (row.status === 'deleted' && !input.purge)) throw notFound(`Workflow definition not found: ${input.definitionId}.`);
-    if (row.status === 'active') requireActive(app, apiKeyId, input);
-    if (input.purge) tx.delete(workflowDefinitions).where(byId(apiKeyId, input.definitionId)).run();
-    else tx.update(workflowDefinitions).set({ status: 'deleted', updatedAt: Date.now() }).where(byId(apiKeyId, input.definitionId)).run();
+    if (row.status === 'active') await requireActive(deps, scope, input);
+    if (input.purge) await deps.storage.workflows.purge(scope, input.definitionId);
+    else await deps.storage.workflows.tombstone(scope, input.definitionId, Date.now());
     return { deleted: true, purged: input.purge, definitionId: input.definitionId };
   });
 }
 
 /** Active definitions by id; `{ items, nextCursor }`. */
-export function listDefinitions(app: AppContext, apiKeyId: string, input: z.output<typeof definitionListInput>) {
-  const scope = { op: 'workflow-definitions', apiKeyId };
-  const cursor = readPageToken(app, scope, input.cursor, ['string'], 'cursor');
-  const where: SQL[] = [eq(workflowDefinitions.apiKeyId, apiKeyId), eq(workflowDefinitions.status, 'active')];
-  if (cursor) where.push(gt(workflowDefinitions.definitionId, cursor[0] as string));
-  const rows = app.db.select().from(workflowDefinitions).where(and(...where)).orderBy(asc(workflowDefinitions.definitionId)).limit(input.pageSize + 1).all();
-  const page = paginate(rows, input.pageSize, (r) => [r.definitionId], app.pageTokens, scope);
+export async function listDefinitions(deps: Deps & { pageTokens: PageTokens }, scope: TenantScope, input: z.output<typeof definitionListInput>) {
+  const query = { op: 'workflow-definitions', apiKeyId: scope.apiKeyId };
+  const cursor = readPageToken(deps, query, input.cursor, ['string'], 'cursor');
+  const rows = await deps.storage.workflows.activePage(scope, cursor?.[0] as string | undefined, input.pageSize + 1);
+  const page = paginate(rows, input.pageSize, (r) => [r.definitionId], deps.pageTokens, query);
   return { items: page.items.map(describeDefinition), nextCursor: page.pageToken };
 }

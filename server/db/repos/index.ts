@@ -6,6 +6,10 @@ import { crdtRepo } from './crdt.ts';
 import { documentDataRepo } from './document-data.ts';
 import { keysRepo } from './keys.ts';
 import { organizationsRepo } from './organizations.ts';
+import { agentsRepo } from './agents.ts';
+import { commentsRepo } from './comments.ts';
+import { judgmentsRepo } from './judgments.ts';
+import { workflowsRepo } from './workflows.ts';
 import { accessRepo } from './access.ts';
 import { documentMigrationsRepo } from './document-migrations.ts';
 import { documentsRepo } from './documents.ts';
@@ -21,6 +25,10 @@ export function createStorage(engine: SqliteEngine) {
     inTransaction: engine.inTransaction,
     organizations: organizationsRepo(engine),
     documentData: documentDataRepo(engine),
+    comments: commentsRepo(engine),
+    judgments: judgmentsRepo(engine),
+    agents: agentsRepo(engine),
+    workflows: workflowsRepo(engine),
     crdt: crdtRepo(engine),
     keys: keysRepo(engine),
     folders: foldersRepo(engine),

@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Creates an agent (name, model, instructions); version 1.',
   input: agentCreateInput,
   async handler(input, ctx) {
-    return createAgent(ctx.app, ctx.apiKey.id, input);
+    return createAgent(ctx.app, ctx.scope, input);
   },
 });

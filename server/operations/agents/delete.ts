@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Deletes an agent (its executions stay).',
   input: agentDeleteInput,
   async handler(input, ctx) {
-    return deleteAgent(ctx.app, ctx.apiKey.id, input.agentId);
+    return deleteAgent(ctx.app, ctx.scope, input.agentId);
   },
 });

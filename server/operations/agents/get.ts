@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'One agent: its name, model, instructions and version.',
   input: agentGetInput,
   async handler(input, ctx) {
-    return describeAgent(requireAgent(ctx.app, ctx.apiKey.id, input.agentId));
+    return describeAgent(await requireAgent(ctx.app, ctx.scope, input.agentId));
   },
 });

@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'The agents, oldest first: `{ items, nextCursor }`.',
   input: agentListInput,
   async handler(input, ctx) {
-    return listAgents(ctx.app, ctx.apiKey.id, input);
+    return listAgents(ctx.app, ctx.scope, input);
   },
 });

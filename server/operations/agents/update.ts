@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Changes an agent; its version goes up by one.',
   input: agentUpdateInput,
   async handler(input, ctx) {
-    return updateAgent(ctx.app, ctx.apiKey.id, input);
+    return updateAgent(ctx.app, ctx.scope, input);
   },
 });

@@ -1,6 +1,6 @@
 import { annotationsAddInput } from '../../../shared/schemas/comments.ts';
 import { defineOperation } from '../../http/operation.ts';
-import { addAnnotations } from '../../services/comments.ts';
+import { addAnnotations } from '../../services/comment-annotations.ts';
 
 export default defineOperation({
   path: '/v2/commentannotations/add',
@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Adds comment annotations with their comments; mentions notify the tagged users; activities are recorded.',
   input: annotationsAddInput,
   async handler(input, ctx) {
-    return { message: 'Comment Annotation(s) added successfully.', data: addAnnotations(ctx.app, ctx.apiKey, input) };
+    return { message: 'Comment Annotation(s) added successfully.', data: await addAnnotations(ctx.app, ctx.scope, ctx.apiKey, input) };
   },
 });

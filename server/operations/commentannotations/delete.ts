@@ -1,6 +1,6 @@
 import { annotationsDeleteInput } from '../../../shared/schemas/comments.ts';
 import { defineOperation } from '../../http/operation.ts';
-import { deleteAnnotations } from '../../services/comments.ts';
+import { deleteAnnotations } from '../../services/comment-annotations.ts';
 
 export default defineOperation({
   path: '/v2/commentannotations/delete',
@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Deletes annotations with their comments and reactions.',
   input: annotationsDeleteInput,
   async handler(input, ctx) {
-    return { message: 'Annotations deleted successfully.', data: deleteAnnotations(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Annotations deleted successfully.', data: await deleteAnnotations(ctx.app, ctx.scope, input) };
   },
 });

@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'A decision suggestion from the judgments relevant to `query`: `{ primary, conflict }`.',
   input: suggestInput,
   async handler(input, ctx) {
-    return suggest(ctx.app, ctx.apiKey.id, input);
+    return suggest(ctx.app, ctx.scope, input);
   },
 });

@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Runs a prompt over a text with the model\'s provider (OpenAI, Anthropic, Gemini): `{ success, text | error }`.',
   input: askAiInput,
   async handler(input, ctx) {
-    return askAi(ctx.app, ctx.apiKey.id, input);
+    return askAi(ctx.app, ctx.scope, input);
   },
 });

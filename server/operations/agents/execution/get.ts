@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'One execution, with its status, timing, token usage and findings.',
   input: executionGetInput,
   async handler(input, ctx) {
-    return getExecution(ctx.app, ctx.apiKey.id, input.executionId);
+    return getExecution(ctx.app, ctx.scope, input.executionId);
   },
 });

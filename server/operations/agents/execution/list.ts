@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Executions by startedAt, filtered: `{ items, nextCursor, hasMore }`.',
   input: executionListInput,
   async handler(input, ctx) {
-    return listExecutions(ctx.app, ctx.apiKey.id, input);
+    return listExecutions(ctx.app, ctx.scope, input);
   },
 });

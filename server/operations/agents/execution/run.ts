@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Runs an agent over a text or a document\'s editor content in the background; findings become comment annotations.',
   input: executionRunInput,
   async handler(input, ctx) {
-    return runExecution(ctx.app, ctx.apiKey, input);
+    return runExecution(ctx.app, ctx.scope, ctx.apiKey, input);
   },
 });

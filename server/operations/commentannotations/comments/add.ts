@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Adds comments to an annotation; returns their ids.',
   input: commentsAddInput,
   async handler(input, ctx) {
-    return { message: 'Comment(s) added successfully.', data: addComments(ctx.app, ctx.apiKey, input) };
+    return { message: 'Comment(s) added successfully.', data: await addComments(ctx.app, ctx.scope, ctx.apiKey, input) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Deletes comments of an annotation, per id.',
   input: commentsDeleteInput,
   async handler(input, ctx) {
-    return { message: 'Comments(s) deleted successfully.', data: deleteComments(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Comments(s) deleted successfully.', data: await deleteComments(ctx.app, ctx.scope, input) };
   },
 });

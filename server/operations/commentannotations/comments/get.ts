@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'The comments of an annotation, with their reactions.',
   input: commentsGetInput,
   async handler(input, ctx) {
-    return { message: 'Comments retrieved successfully.', data: getComments(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Comments retrieved successfully.', data: await getComments(ctx.app, ctx.scope, input) };
   },
 });

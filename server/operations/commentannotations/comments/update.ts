@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Edits comments of an annotation, per id.',
   input: commentsUpdateInput,
   async handler(input, ctx) {
-    return { message: 'Comment updated successfully.', data: updateComments(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Comment updated successfully.', data: await updateComments(ctx.app, ctx.scope, input) };
   },
 });

@@ -1,6 +1,6 @@
 import { annotationsReadInput } from '../../../../shared/schemas/comments.ts';
 import { defineOperation } from '../../../http/operation.ts';
-import { markAnnotationsRead } from '../../../services/comments.ts';
+import { markAnnotationsRead } from '../../../services/comment-annotations.ts';
 
 export default defineOperation({
   path: '/v2/commentannotations/read/update',
@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Marks annotations read for a user (what unread counts compare with).',
   input: annotationsReadInput,
   async handler(input, ctx) {
-    return { message: 'Annotations marked as read successfully.', data: markAnnotationsRead(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Annotations marked as read successfully.', data: await markAnnotationsRead(ctx.app, ctx.scope, input) };
   },
 });

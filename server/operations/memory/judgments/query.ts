@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Recorded judgments, newest first, filtered: `{ items, nextCursor }`.',
   input: judgmentsQueryInput,
   async handler(input, ctx) {
-    return queryJudgments(ctx.app, ctx.apiKey.id, input);
+    return queryJudgments(ctx.app, ctx.scope, input);
   },
 });

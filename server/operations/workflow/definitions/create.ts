@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Creates a workflow definition after checking its graph rules; version 1.',
   input: definitionCreateInput,
   async handler(input, ctx) {
-    return createDefinition(ctx.app, ctx.apiKey.id, input);
+    return createDefinition(ctx.app, ctx.scope, input);
   },
 });

@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Tombstones a definition, or removes it with `purge`.',
   input: definitionDeleteInput,
   async handler(input, ctx) {
-    return deleteDefinition(ctx.app, ctx.apiKey.id, input);
+    return deleteDefinition(ctx.app, ctx.scope, input);
   },
 });

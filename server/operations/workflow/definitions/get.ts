@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'A workflow definition (tombstoned = NOT_FOUND; scoped ones need their organizationId / documentId).',
   input: definitionGetInput,
   async handler(input, ctx) {
-    return getDefinition(ctx.app, ctx.apiKey.id, input);
+    return getDefinition(ctx.app, ctx.scope, input);
   },
 });

@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Active definitions by id: `{ items, nextCursor }`.',
   input: definitionListInput,
   async handler(input, ctx) {
-    return listDefinitions(ctx.app, ctx.apiKey.id, input);
+    return listDefinitions(ctx.app, ctx.scope, input);
   },
 });

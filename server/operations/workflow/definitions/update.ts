@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Replaces a definition when `ifVersion` is its current version; the version goes up by one.',
   input: definitionUpdateInput,
   async handler(input, ctx) {
-    return updateDefinition(ctx.app, ctx.apiKey.id, input);
+    return updateDefinition(ctx.app, ctx.scope, input);
   },
 });
