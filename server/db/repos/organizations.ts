@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { preparedFor } from '../prepared.ts';
-import { organizations } from '../schema.ts';
+import { agentExecutions, crdtDocuments, documentMigrations, judgments, organizations } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 
@@ -32,8 +32,20 @@ export function organizationsRepo(engine: SqliteEngine) {
     update: (scope: TenantScope, id: string, change: Partial<Pick<OrganizationRow, 'name' | 'metadata' | 'disabled' | 'updatedAt'>>) =>
       engine.write((db) => db.update(organizations).set(change).where(own(scope, id)).run().changes > 0),
 
-    /** Deletes it and, by cascade, everything in it; whether it existed. */
-    delete: (scope: TenantScope, id: string) => engine.write((db) => db.delete(organizations).where(own(scope, id)).run().changes > 0),
+    /**
+     * Deletes it and everything in it; whether it existed. Most of its data goes by cascade; the tables without a
+     * foreign key to it are cleared here (db/tenancy.ts, ORGANIZATION_DATA's 'deleted'): its collaborative content
+     * (the update log by cascade), judgments, agent runs and document migrations.
+     */
+    delete: (scope: TenantScope, id: string) =>
+      engine.write((db) => {
+        if (!db.delete(organizations).where(own(scope, id)).run().changes) return false;
+        db.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, scope.apiKeyId), eq(crdtDocuments.organizationId, id))).run();
+        db.delete(judgments).where(and(eq(judgments.apiKeyId, scope.apiKeyId), eq(judgments.organizationId, id))).run();
+        db.delete(agentExecutions).where(and(eq(agentExecutions.apiKeyId, scope.apiKeyId), eq(agentExecutions.organizationId, id))).run();
+        db.delete(documentMigrations).where(and(eq(documentMigrations.apiKeyId, scope.apiKeyId), eq(documentMigrations.organizationId, id))).run();
+        return true;
+      }),
 
     /** A page by id: the given ids only (or all), after `after`, at most `limit` rows. */
     page: (scope: TenantScope, options: { ids?: readonly string[] | undefined; after?: string | undefined; limit: number }) =>
