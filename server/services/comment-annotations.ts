@@ -8,12 +8,12 @@ import type { AnnotationRow, AnnotationSelection, CommentRow, ReactionRow, Store
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { ApiError, failedPrecondition, invalid, notFound } from '../errors.ts';
-import { createAccessResolverIn } from './access.ts';
+import { createAccessResolver } from './access.ts';
 import { recordActivityIn } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { commentTimes, describeAnnotation, describeThreads, label, mentionedIds, userOf, visibleTo } from './comment-presenters.ts';
 import { insertComments, type CommentDeps } from './comment-threads.ts';
-import { findDocumentIn, insertDocumentIn } from './documents.ts';
+import { findDocument, insertDocument } from './documents.ts';
 import { ROOT as ROOT_FOLDER } from './folders.ts';
 import { keyed } from './keyed.ts';
 import { recordJudgment, statusDecision, threadTexts } from './memory.ts';
@@ -53,15 +53,15 @@ export async function addAnnotations(deps: CommentDeps, scope: TenantScope, apiK
   const { storage } = deps;
   const out = await storage.transaction(async () => {
     await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-    // documents and access are not behind the storage boundary yet: they run on the unit of work's connection
-    const tx = storage.engine.current();
-    if (!findDocumentIn(tx, scope.apiKeyId, input.organizationId, input.documentId)) {
+    if (!(await findDocument(deps, scope, input.organizationId, input.documentId))) {
       if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-      insertDocumentIn(tx, apiKey, input.organizationId, { documentId: input.documentId });
+      await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: input.documentId });
     }
     if (input.verifyUserPermissions) {
-      const access = createAccessResolverIn(tx, scope.apiKeyId, input.organizationId);
-      const denied = input.commentAnnotations.map((a, i) => ({ index: i, authors: a.commentData.map((c) => c.from.userId).filter((u) => !access.document(u, input.documentId).access) }));
+      // every author's access in one step
+      const denied = await createAccessResolver(deps, scope, input.organizationId).batch((access) =>
+        input.commentAnnotations.map((a, i) => ({ index: i, authors: a.commentData.map((c) => c.from.userId).filter((u) => !access.document(u, input.documentId).access) })),
+      );
       if (denied.some((d) => d.authors.length > 0)) {
         throw new ApiError('PERMISSION_DENIED', 'Some comment authors have no access to the document.', denied.filter((d) => d.authors.length > 0).map((d) => ({ annotationIndex: d.index, usersWithoutAccess: d.authors })));
       }
