@@ -13,13 +13,16 @@ let restore: () => void;
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  const sqlite = t.server.app.sqlite;
-  const prepare = sqlite.prepare;
-  sqlite.prepare = ((source: string) => {
-    prepared.push(source);
-    return prepare.call(sqlite, source);
-  }) as typeof sqlite.prepare;
-  restore = () => (sqlite.prepare = prepare);
+  // both connections: reads outside units of work compile on the main one, units of work on the write one
+  const restores = [t.server.app.sqlite, t.server.app.storage.engine.writer.sqlite].map((sqlite) => {
+    const prepare = sqlite.prepare;
+    sqlite.prepare = ((source: string) => {
+      prepared.push(source);
+      return prepare.call(sqlite, source);
+    }) as typeof sqlite.prepare;
+    return () => (sqlite.prepare = prepare);
+  });
+  restore = () => restores.forEach((r) => r());
 });
 afterAll(() => {
   restore();
