@@ -84,7 +84,7 @@ export function openApp(config: Config): AppContext {
     secrets,
     pageTokens: createPageTokens(secrets.derive('page-tokens')),
     limiter: new RateLimiter(),
-    mail: createMailer({ db, secrets, log, smtpUrl: config.smtpUrl, from: config.mailFrom }),
+    mail: createMailer({ storage, secrets, log, smtpUrl: config.smtpUrl, from: config.mailFrom }),
     log,
     version: VERSION,
     baseUrl: '',

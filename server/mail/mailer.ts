@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, lt } from 'drizzle-orm';
 import type { Transporter } from 'nodemailer';
 import type { Db } from '../db/client.ts';
-import { loginLinks, mailOutbox, type MailStatus } from '../db/schema.ts';
+import type { Storage } from '../db/repos/index.ts';
+import { legacyMail, type MailRow, type MailStatus, type NewMail } from '../db/repos/mail.ts';
 import type { Logger } from '../log.ts';
 import { randomAlphanumeric, type Secrets } from '../security/secrets.ts';
 
@@ -30,15 +30,17 @@ export interface StoredMail extends OutgoingMail {
 
 export interface Mailer {
   /**
-   * Keeps the message in the outbox (in the caller's transaction) and returns its id; with SMTP configured it is
-   * queued for relay, which follows the commit; without, it stays in the local mailbox for good.
+   * Keeps the message in the outbox (in the caller's unit of work) and returns its id; with SMTP configured it is
+   * queued for relay, which follows the commit (call `flush` after it); without, it stays in the local mailbox.
    */
+  queue(mail: OutgoingMail): Promise<string>;
+  /** `queue` for services still on synchronous transactions, in their `tx`. */
   enqueue(tx: Db, mail: OutgoingMail): string;
   /** Whether mail is relayed over SMTP (SMTP_URL is set). */
   readonly relaying: boolean;
   /** Relays what is waiting in the outbox over SMTP (no-op without SMTP). Called after commits and at start. */
   flush(): void;
-  list(options?: { limit?: number }): StoredMail[];
+  list(options?: { limit?: number }): Promise<StoredMail[]>;
   close(graceMs?: number): Promise<void>;
 }
 
@@ -54,8 +56,8 @@ const senderOf = (row: { fromAddress: string | null; fromName: string | null }) 
  * SMTP is set is relayed: turning SMTP on later does not send what was kept before (old login links among it),
  * and a login link used or expired before its mail went out is not sent at all. nodemailer loads only then.
  */
-export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtpUrl?: string | undefined; from: string }): Mailer {
-  const { db, secrets, log } = opts;
+export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Logger; smtpUrl?: string | undefined; from: string }): Mailer {
+  const { storage, secrets, log } = opts;
   const smtpUrl = opts.smtpUrl;
   let transport: Promise<Transporter> | null = null;
   const transportNow = () => (transport ??= import('nodemailer').then((m) => m.default.createTransport(smtpUrl)));
@@ -76,9 +78,9 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
   };
 
   /** Why a queued mail must not go out any more (its login link was used or expired), or null. */
-  const spent = (row: typeof mailOutbox.$inferSelect): string | null => {
+  const spent = async (row: MailRow): Promise<string | null> => {
     if (row.loginLinkId === null) return null;
-    const link = db.select({ usedAt: loginLinks.usedAt, expiresAt: loginLinks.expiresAt }).from(loginLinks).where(eq(loginLinks.id, row.loginLinkId)).get();
+    const link = await storage.mail.loginLink(row.loginLinkId);
     if (!link || link.expiresAt <= Date.now()) return 'not sent: the login link expired before it could be relayed';
     if (link.usedAt !== null) return 'not sent: the login link was used before it could be relayed';
     return null;
@@ -86,18 +88,12 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
 
   const relayPending = async () => {
     if (!smtpUrl) return;
-    const pending = db
-      .select()
-      .from(mailOutbox)
-      .where(and(eq(mailOutbox.status, 'queued'), lt(mailOutbox.attempts, MAX_ATTEMPTS)))
-      .orderBy(asc(mailOutbox.createdAt))
-      .limit(50)
-      .all();
+    const pending = await storage.mail.queued(MAX_ATTEMPTS, 50);
     for (const row of pending) {
       if (closed) return;
-      const reason = spent(row);
+      const reason = await spent(row);
       if (reason) {
-        db.update(mailOutbox).set({ status: 'skipped', lastError: reason }).where(eq(mailOutbox.id, row.id)).run();
+        await storage.mail.setState(row.id, { status: 'skipped', lastError: reason });
         continue;
       }
       const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
@@ -105,14 +101,14 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
       try {
         await (await transportNow()).sendMail({ from: senderOf(row) ?? opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
         if (closed) return;
-        db.update(mailOutbox).set({ status: 'sent', attempts, sentAt: Date.now(), lastError: null }).where(eq(mailOutbox.id, row.id)).run();
+        await storage.mail.setState(row.id, { status: 'sent', attempts, sentAt: Date.now(), lastError: null });
       } catch (error) {
         if (closed) return;
         const message = error instanceof Error ? error.message : String(error);
         // a permanent refusal (5xx) concerns this message only: fail it and go on with the others
         const permanent = ((error as { responseCode?: number }).responseCode ?? 0) >= 500;
         const status = permanent || attempts >= MAX_ATTEMPTS ? 'failed' : 'queued';
-        db.update(mailOutbox).set({ status, attempts, lastError: message.slice(0, 500) }).where(eq(mailOutbox.id, row.id)).run();
+        await storage.mail.setState(row.id, { status, attempts, lastError: message.slice(0, 500) });
         log.warn('mail relay failed', { mailId: row.id, attempts, error: message });
         if (permanent) continue;
         scheduleRetry();
@@ -138,37 +134,36 @@ export function createMailer(opts: { db: Db; secrets: Secrets; log: Logger; smtp
       });
   };
 
+  const newMail = (mail: OutgoingMail): NewMail => ({
+    id: randomAlphanumeric(16),
+    kind: mail.kind,
+    workspaceId: mail.workspaceId ?? null,
+    apiKeyId: mail.apiKeyId ?? null,
+    toAddress: mail.to,
+    fromAddress: mail.from?.address ?? null,
+    fromName: mail.from?.name ?? null,
+    subject: mail.subject,
+    bodyEnc: secrets.encrypt(JSON.stringify({ text: mail.text, html: mail.html })),
+    status: smtpUrl ? 'queued' : 'kept',
+    loginLinkId: mail.loginLinkId ?? null,
+    createdAt: Date.now(),
+  });
+
   return {
     relaying: smtpUrl !== undefined,
+    async queue(mail) {
+      const row = newMail(mail);
+      await storage.mail.insert(row);
+      return row.id;
+    },
     enqueue(tx, mail) {
-      const id = randomAlphanumeric(16);
-      tx.insert(mailOutbox)
-        .values({
-          id,
-          kind: mail.kind,
-          workspaceId: mail.workspaceId ?? null,
-          apiKeyId: mail.apiKeyId ?? null,
-          toAddress: mail.to,
-          fromAddress: mail.from?.address ?? null,
-          fromName: mail.from?.name ?? null,
-          subject: mail.subject,
-          bodyEnc: secrets.encrypt(JSON.stringify({ text: mail.text, html: mail.html })),
-          status: smtpUrl ? 'queued' : 'kept',
-          loginLinkId: mail.loginLinkId ?? null,
-          createdAt: Date.now(),
-        })
-        .run();
-      return id;
+      const row = newMail(mail);
+      legacyMail.insert(tx, row);
+      return row.id;
     },
     flush,
-    list({ limit = 100 } = {}) {
-      return db
-        .select()
-        .from(mailOutbox)
-        .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
-        .limit(limit)
-        .all()
-        .map((row) => {
+    async list({ limit = 100 } = {}) {
+      return (await storage.mail.newest(limit)).map((row) => {
           const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
           return {
             id: row.id,

@@ -26,7 +26,7 @@ describe('admin mailbox', () => {
     const mail = await (await fetch(t.url + `/admin/api/mail/${items[0].id}`, { headers: { cookie } })).json();
     expect(mail.text).toMatch(/\/auth\/email-link\?token=/);
     expect(mail.html).toContain('<');
-    const theirs = t.server.app.mail.list().find((m: any) => m.to === other.ownerEmail);
+    const theirs = (await t.server.app.mail.list()).find((m: any) => m.to === other.ownerEmail);
     expect((await fetch(t.url + `/admin/api/mail/${theirs!.id}`, { headers: { cookie } })).status).toBe(404);
     expect((await fetch(t.url + '/admin/api/mail')).status).toBe(401);
   });

@@ -28,8 +28,8 @@ Example:
     const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, limit: { type: 'string' } });
     const limit = parseWholeNumber('limit', values.limit) ?? 50;
     const config = loadConfig(io, values);
-    const rows = await withDataDir(config, (app) =>
-      app.mail.list({ limit }).map(({ id, kind, to, subject, status, attempts, lastError, createdAt, sentAt }) => ({ id, kind, to, subject, status, attempts, lastError, createdAt, sentAt })),
+    const rows = await withDataDir(config, async (app) =>
+      (await app.mail.list({ limit })).map(({ id, kind, to, subject, status, attempts, lastError, createdAt, sentAt }) => ({ id, kind, to, subject, status, attempts, lastError, createdAt, sentAt })),
     );
     printResult(io, values.json, rows, () =>
       rows.length === 0

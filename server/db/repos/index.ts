@@ -5,6 +5,7 @@ import type { SqliteEngine } from '../storage.ts';
 import { crdtRepo } from './crdt.ts';
 import { documentDataRepo } from './document-data.ts';
 import { keysRepo } from './keys.ts';
+import { mailRepo } from './mail.ts';
 import { organizationsRepo } from './organizations.ts';
 import { agentsRepo } from './agents.ts';
 import { commentsRepo } from './comments.ts';
@@ -31,6 +32,7 @@ export function createStorage(engine: SqliteEngine) {
     workflows: workflowsRepo(engine),
     crdt: crdtRepo(engine),
     keys: keysRepo(engine),
+    mail: mailRepo(engine),
     folders: foldersRepo(engine),
     documents: documentsRepo(engine),
     users: usersRepo(engine),

@@ -21,20 +21,20 @@ describe('mail relay over SMTP', () => {
     const t = await startTestServer({ dataDir });
     try {
       expect((await ask(t)).status).toBe(200);
-      expect(t.server.app.mail.list()).toMatchObject([{ kind: 'login-link', status: 'kept' }]);
+      expect(await t.server.app.mail.list()).toMatchObject([{ kind: 'login-link', status: 'kept' }]);
       await t.restart({ smtpUrl: smtp.url });
       expect((await ask(t)).status).toBe(200);
-      await eventually(() => expect(t.server.app.mail.list().map((m) => m.status)).toEqual(['sent', 'kept']));
+      await eventually(async () => expect((await t.server.app.mail.list()).map((m) => m.status)).toEqual(['sent', 'kept']));
       // one message went out: the new one, with a link that still works; the kept one never will
       expect(smtp.received).toHaveLength(1);
-      const [sent, kept] = t.server.app.mail.list();
+      const [sent, kept] = await t.server.app.mail.list();
       expect(smtp.received[0]!.decoded).toContain(tokenOf(sent!.html));
       expect(smtp.received[0]!.decoded).not.toContain(tokenOf(kept!.html));
       // a restart with SMTP still set relays the next one, and still not the kept one (queued mail goes out oldest
       // first: once the newest is sent, nothing older was left waiting)
       await t.restart({ smtpUrl: smtp.url });
       expect((await ask(t)).status).toBe(200);
-      await eventually(() => expect(t.server.app.mail.list().map((m) => m.status)).toEqual(['sent', 'sent', 'kept']));
+      await eventually(async () => expect((await t.server.app.mail.list()).map((m) => m.status)).toEqual(['sent', 'sent', 'kept']));
       expect(smtp.received).toHaveLength(2);
     } finally {
       await t.close();
@@ -51,8 +51,8 @@ describe('mail relay over SMTP', () => {
     try {
       expect((await ask(t)).status).toBe(200);
       // the SMTP server is down: the relay failed once, and the mailbox shows it
-      const failed = await eventually(() => {
-        const [mail] = t.server.app.mail.list();
+      const failed = await eventually(async () => {
+        const [mail] = await t.server.app.mail.list();
         expect(mail).toMatchObject({ status: 'queued', attempts: 1, lastError: expect.stringMatching(/ECONNREFUSED|connect/) });
         return mail!;
       });
@@ -63,7 +63,7 @@ describe('mail relay over SMTP', () => {
       const back = await startSmtpServer();
       try {
         await t.restart({ smtpUrl: back.url });
-        await eventually(() => expect(t.server.app.mail.list()[0]).toMatchObject({ status: 'skipped', lastError: 'not sent: the login link was used before it could be relayed' }));
+        await eventually(async () => expect((await t.server.app.mail.list())[0]).toMatchObject({ status: 'skipped', lastError: 'not sent: the login link was used before it could be relayed' }));
         expect(back.received).toHaveLength(0);
       } finally {
         await back.close();

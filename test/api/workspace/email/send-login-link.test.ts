@@ -36,8 +36,8 @@ describe('/v2/workspace/email/send-login-link', () => {
     expect(link).toBeDefined();
 
     // the outbox marks it sent once the SMTP server's last reply has come back, a moment after the server has it
-    const outbox = await eventually(() => {
-      const rows = t.server.app.mail.list();
+    const outbox = await eventually(async () => {
+      const rows = await t.server.app.mail.list();
       if (rows[0]?.status !== 'sent') throw new Error('not marked sent yet');
       return rows;
     });
@@ -123,10 +123,10 @@ describe('/v2/workspace/email/send-login-link', () => {
   });
 
   it('answers the same for an address that owns no workspace, and sends nothing', async () => {
-    const before = t.server.app.mail.list().length;
+    const before = (await t.server.app.mail.list()).length;
     const res = await t.callPublic(path, { email: uniqueEmail('stranger'), continueUrl: 'http://localhost:3000/' });
     expect(res.body.result.message).toBe('Login link sent successfully');
-    expect(t.server.app.mail.list().length).toBe(before);
+    expect((await t.server.app.mail.list()).length).toBe(before);
   });
 
   it('allows localhost, the console host and configured hosts; refuses others', async () => {
@@ -176,7 +176,7 @@ describe('without SMTP', () => {
     const local = await startTestServer();
     try {
       expect((await local.callPublic(path, { email: OWNER, continueUrl: 'http://localhost/' })).status).toBe(200);
-      const [mail] = local.server.app.mail.list();
+      const [mail] = await local.server.app.mail.list();
       expect(mail).toMatchObject({ kind: 'login-link', to: OWNER, status: 'kept', attempts: 0 });
       expect(mail!.html).toMatch(/\/auth\/email-link\?token=/);
     } finally {
@@ -191,8 +191,8 @@ describe('without SMTP', () => {
     const server = await startTestServer({ smtpUrl: url });
     try {
       expect((await server.callPublic(path, { email: OWNER, continueUrl: 'http://localhost/' })).status).toBe(200);
-      await eventually(() => expect(server.server.app.mail.list()[0]).toMatchObject({ status: 'queued', attempts: 1 }));
-      expect(server.server.app.mail.list()[0]!.lastError).toBeTruthy();
+      await eventually(async () => expect((await server.server.app.mail.list())[0]).toMatchObject({ status: 'queued', attempts: 1 }));
+      expect((await server.server.app.mail.list())[0]!.lastError).toBeTruthy();
     } finally {
       await server.close();
     }

@@ -27,7 +27,7 @@ async function notify(headline: string) {
 
 const mailed = (headline: string) => smtp.received.find((m) => m.decoded.includes(`Subject: ${headline}`));
 /** Whether the call wrote mail: the outbox row is written in the request's own transaction. */
-const queued = (headline: string) => t.server.app.mail.list().some((m) => m.subject === headline);
+const queued = async (headline: string) => (await t.server.app.mail.list()).some((m) => m.subject === headline);
 
 describe('/v2/workspace/emailconfig/update', () => {
   it('turns notification mail on for an existing key, with the key’s sender as From; off again stops it', async () => {
@@ -52,7 +52,7 @@ describe('/v2/workspace/emailconfig/update', () => {
 
     expect((await t.callK(path, { useEmailService: false })).status).toBe(200);
     await notify('after-off');
-    expect([queued('before-on'), queued('while-on'), queued('after-off')]).toEqual([false, true, false]);
+    expect([await queued('before-on'), await queued('while-on'), await queued('after-off')]).toEqual([false, true, false]);
   });
 
   it('updates partially: a given field replaces, an empty string removes, the provider key is kept encrypted and only flagged', async () => {
