@@ -71,7 +71,7 @@ async function populate(organizationId: string, documentId: string, userId: stri
   await ok('/v2/notifications/config/set', { organizationId, userIds: [userId], documentIds: [documentId], config: { email: 'NONE' } });
   await ok('/v2/activities/add', { organizationId, documentId, activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: { userId }, targetEntityId: 'x' }] });
   const thread = await ok('/v2/commentannotations/add', { organizationId, documentId, commentAnnotations: [{ commentData: [{ commentText: 'a claim', from: { userId } }] }] });
-  const [{ annotationId, commentIds }] = Object.values(thread.data) as Array<{ annotationId: string; commentIds: number[] }>;
+  const { annotationId, commentIds } = (Object.values(thread.data) as Array<{ annotationId: string; commentIds: number[] }>)[0]!;
   await ok('/v2/commentannotations/read/update', { organizationId, annotationIds: [annotationId], userId });
   await ok('/v2/reactions/add', { organizationId, annotationId, commentId: commentIds[0], icon: '👍', from: { userId } });
   await ok('/v2/recordings/add', {
