@@ -113,7 +113,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
   let http: Server | undefined;
   try {
     const credentials = ensureDefaultCredentials(app);
-    sweepOrphanAttachments(app);
+    await sweepOrphanAttachments(app);
     const listener = toNodeHandler(createHttpApp(app, operations));
     http = createHttpServer({ keepAliveTimeout: KEEP_ALIVE_MS, headersTimeout: KEEP_ALIVE_MS + 1_000 }, listener);
     const server = http;

@@ -97,8 +97,8 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
 
   registerLoginLinkRoutes(h3, app);
 
-  h3.get('/attachments/:key', (event) => {
-    const found = findAttachment(app, event.context.params?.key ?? '');
+  h3.get('/attachments/:key', async (event) => {
+    const found = await findAttachment(app, event.context.params?.key ?? '');
     if (!found || !existsSync(found.path)) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
     return new Response(readFileSync(found.path), {
       headers: { 'content-type': found.mimeType, 'content-length': String(found.size), 'cache-control': 'private, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },

@@ -2,6 +2,11 @@
 // writes tenant data takes the tenant's scope and filters by it itself. `transaction` groups calls into one unit of
 // work (storage.ts).
 import type { SqliteEngine } from '../storage.ts';
+import { activitiesRepo } from './activities.ts';
+import { notificationsRepo } from './notifications.ts';
+import { reactionsRepo } from './reactions.ts';
+import { recordingsRepo } from './recordings.ts';
+import { userDataRepo } from './user-data.ts';
 import { crdtRepo } from './crdt.ts';
 import { documentDataRepo } from './document-data.ts';
 import { keysRepo } from './keys.ts';
@@ -26,6 +31,11 @@ export function createStorage(engine: SqliteEngine) {
     inTransaction: engine.inTransaction,
     organizations: organizationsRepo(engine),
     documentData: documentDataRepo(engine),
+    activities: activitiesRepo(engine),
+    notifications: notificationsRepo(engine),
+    reactions: reactionsRepo(engine),
+    recordings: recordingsRepo(engine),
+    userData: userDataRepo(engine),
     comments: commentsRepo(engine),
     judgments: judgmentsRepo(engine),
     agents: agentsRepo(engine),

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Adds custom or feature activity records; a given id overwrites the record with that id.',
   input: activitiesAddInput,
   async handler(input, ctx) {
-    const ids = addActivities(ctx.app, ctx.apiKey.id, input);
+    const ids = await addActivities(ctx.app, ctx.scope, input);
     return { message: 'Activity(s) added successfully.', data: { success: true, message: 'Activity(s) added successfully.', activityIds: ids } };
   },
 });

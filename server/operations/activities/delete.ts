@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Deletes activity records by document, target entity and/or ids.',
   input: activitiesDeleteInput,
   async handler(input, ctx) {
-    return { message: 'Activity(s) deleted successfully.', data: deleteActivities(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Activity(s) deleted successfully.', data: await deleteActivities(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,8 +8,8 @@ export default defineOperation({
   summary: 'Activity records filtered by document, target, features, action types, user or ids; newest first unless order asc.',
   input: activitiesGetInput,
   cache: 'read',
-  handler(input, ctx) {
-    const page = getActivities(ctx.app, ctx.apiKey.id, input);
+  async handler(input, ctx) {
+    const page = await getActivities(ctx.app, ctx.scope, input);
     return { message: 'Activity(s) retrieved successfully.', data: page.items, pageToken: page.pageToken };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Updates changes, entity data, display template and icon of activity records, per id.',
   input: activitiesUpdateInput,
   async handler(input, ctx) {
-    return { message: 'Activity(s) updated successfully.', data: updateActivities(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Activity(s) updated successfully.', data: await updateActivities(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Adds a notification for everyone with access to the document (notifyAll) or the named users; idempotent with notificationId.',
   input: notificationsAddInput,
   async handler(input, ctx) {
-    const outcome = addNotification(ctx.app, ctx.apiKey, input);
+    const outcome = await addNotification(ctx.app, ctx.scope, ctx.apiKey, input);
     const message = outcome.created ? 'Notification added successfully.' : 'Notification already exists.';
     return { message: 'Notification added successfully.', data: { success: true, message, notificationId: outcome.id } };
   },

@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Deletes the notifications matching every filter given (document, location, recipient, ids).',
   input: notificationsDeleteInput,
   async handler(input, ctx) {
-    return { message: 'Notification(s) deleted successfully.', data: deleteNotifications(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Notification(s) deleted successfully.', data: await deleteNotifications(ctx.app, ctx.scope, input) };
   },
 });

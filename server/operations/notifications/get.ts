@@ -9,8 +9,8 @@ export default defineOperation({
   input: notificationsGetInput,
   // the answer depends on the stored data, the caller's key and the body only (page tokens are deterministic)
   cache: 'read',
-  handler(input, ctx) {
-    const page = getNotifications(ctx.app, ctx.apiKey.id, input);
+  async handler(input, ctx) {
+    const page = await getNotifications(ctx.app, ctx.scope, input);
     return { message: 'Notification(s) retrieved successfully.', data: page.items, pageToken: page.pageToken };
   },
 });

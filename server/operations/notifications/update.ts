@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Edits notification content and marks them read or unread per user.',
   input: notificationsUpdateInput,
   async handler(input, ctx) {
-    return { message: 'Notification(s) updated successfully.', data: updateNotifications(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Notification(s) updated successfully.', data: await updateNotifications(ctx.app, ctx.scope, input) };
   },
 });

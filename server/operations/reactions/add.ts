@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Adds a reaction to a comment (once per user and icon); records a reaction.add activity.',
   input: reactionsAddInput,
   async handler(input, ctx) {
-    const { reaction, created } = addReaction(ctx.app, ctx.apiKey.id, input);
+    const { reaction, created } = await addReaction(ctx.app, ctx.scope, input);
     return { message: created ? 'Reaction added successfully.' : 'Reaction already exists.', data: reaction };
   },
 });

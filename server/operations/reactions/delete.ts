@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Deletes reactions, per id.',
   input: reactionsDeleteInput,
   async handler(input, ctx) {
-    return { message: 'Reaction(s) deleted successfully.', data: deleteReactions(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Reaction(s) deleted successfully.', data: await deleteReactions(ctx.app, ctx.scope, input) };
   },
 });

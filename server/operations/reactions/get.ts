@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'The reactions on an annotation or one of its comments.',
   input: reactionsGetInput,
   async handler(input, ctx) {
-    return { message: 'Reactions retrieved successfully.', data: getReactions(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Reactions retrieved successfully.', data: await getReactions(ctx.app, ctx.scope, input) };
   },
 });

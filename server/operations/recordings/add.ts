@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Adds a recording (or a new version of one) with base64 attachments, checked and stored under DATA_DIR.',
   input: recordingsAddInput,
   async handler(input, ctx) {
-    return { message: 'Recording added successfully.', data: addRecording(ctx.app, ctx.apiKey, input) };
+    return { message: 'Recording added successfully.', data: await addRecording(ctx.app, ctx.scope, ctx.apiKey, input) };
   },
 });

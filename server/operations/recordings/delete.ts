@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Deletes recordings with their attachment files.',
   input: recordingsDeleteInput,
   async handler(input, ctx) {
-    return { message: 'Recording(s) deleted successfully.', data: deleteRecordings(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Recording(s) deleted successfully.', data: await deleteRecordings(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Recordings of an organization or document, newest first, with attachment URLs; keyset-paginated.',
   input: recordingsGetInput,
   async handler(input, ctx) {
-    const page = getRecordings(ctx.app, ctx.apiKey.id, input);
+    const page = await getRecordings(ctx.app, ctx.scope, input);
     return { message: 'Recorder annotations retrieved successfully.', data: page.items, pageToken: page.pageToken };
   },
 });

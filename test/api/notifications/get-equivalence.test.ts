@@ -10,7 +10,8 @@ import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationsGetInput } from '../../../shared/schemas/feed.ts';
 import { commentAnnotations, notificationRecipients, notifications } from '../../../server/db/schema.ts';
-import { explainNotificationPage } from '../../../server/services/notification-reads.ts';
+import { explainNotificationPage } from '../../../server/db/repos/notification-page.ts';
+import { tenantScope } from '../../../server/db/scope.ts';
 import { describeNotification, getNotifications } from '../../../server/services/notifications.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -122,6 +123,9 @@ afterAll(() => t.close());
 
 type Input = Record<string, unknown>;
 
+/** The tenant scope authentication gives the key's calls (the service is called in process here). */
+const scopeOf = (apiKeyId: string) => (apiKeyId === other.apiKey ? tenantScope(other.apiKey, other.workspaceId) : tenantScope(apiKeyId, t.credentials.workspaceId));
+
 /** The pages a plain reading of the tables gives: items and the page token after each page. */
 function reference(apiKeyId: string, data: Input): Array<{ items: string; pageToken: string | null }> {
   const input = notificationsGetInput.parse(data);
@@ -165,12 +169,12 @@ function reference(apiKeyId: string, data: Input): Array<{ items: string; pageTo
 }
 
 /** Walks every page through the service, comparing each with the reference's; returns the items seen. */
-function compareWalk(apiKeyId: string, data: Input) {
+async function compareWalk(apiKeyId: string, data: Input) {
   const expected = reference(apiKeyId, data);
   const seen: Array<{ id: string; displayBodyMessage: string | null }> = [];
   let pageToken: string | undefined;
   for (const [n, page] of expected.entries()) {
-    const got = getNotifications(t.server.app, apiKeyId, notificationsGetInput.parse({ ...data, pageToken }));
+    const got = await getNotifications(t.server.app, scopeOf(apiKeyId), notificationsGetInput.parse({ ...data, pageToken }));
     const label = `${JSON.stringify(data)} page ${n}`;
     expect(JSON.stringify(got.items), label).toBe(page.items);
     expect(got.pageToken, label).toBe(page.pageToken);
@@ -186,7 +190,7 @@ const ORDERS = ['desc', 'asc'];
 const IDS = [undefined, ['n03', 'n01', 'n02', 'n13', 'tie-a', 'tie-😀', 'tie-A', 'n59', 'missing']];
 
 describe('/v2/notifications/get answers what the tables say', () => {
-  it('by document, with and without location and ids, both orders, several page sizes', () => {
+  it('by document, with and without location and ids, both orders, several page sizes', async () => {
     let walks = 0;
     for (const organizationId of ['acme', 'acme2']) {
       for (const documentId of ['doc', 'other', 'none']) {
@@ -194,7 +198,7 @@ describe('/v2/notifications/get answers what the tables say', () => {
           for (const notificationIds of IDS) {
             for (const order of ORDERS) {
               for (const pageSize of SIZES) {
-                compareWalk(t.credentials.apiKey, { organizationId, documentId, locationId, notificationIds, order, pageSize });
+                await compareWalk(t.credentials.apiKey, { organizationId, documentId, locationId, notificationIds, order, pageSize });
                 walks++;
               }
             }
@@ -205,13 +209,13 @@ describe('/v2/notifications/get answers what the tables say', () => {
     expect(walks).toBe(480);
   });
 
-  it('by recipient, alone and narrowed to a document, a location and ids', () => {
+  it('by recipient, alone and narrowed to a document, a location and ids', async () => {
     for (const userId of [...PEOPLE, 'participant-007', 'nobody']) {
       for (const documentId of [undefined, 'doc', 'none']) {
         for (const locationId of [undefined, 'A']) {
           for (const notificationIds of IDS) {
             for (const order of ORDERS) {
-              for (const pageSize of [1, 3, 1000]) compareWalk(t.credentials.apiKey, { organizationId: 'acme', userId, documentId, locationId, notificationIds, order, pageSize });
+              for (const pageSize of [1, 3, 1000]) await compareWalk(t.credentials.apiKey, { organizationId: 'acme', userId, documentId, locationId, notificationIds, order, pageSize });
             }
           }
         }
@@ -219,8 +223,8 @@ describe('/v2/notifications/get answers what the tables say', () => {
     }
   });
 
-  it('covers what it means to: ties, many recipients, read state, odd keys, the fields of every item kind', () => {
-    const all = getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc' })).items;
+  it('covers what it means to: ties, many recipients, read state, odd keys, the fields of every item kind', async () => {
+    const all = (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc' }))).items;
     // the tie is broken by the id's bytes: 'tie-A' < 'tie-a' < 'tie-b' < 'tie-ｗ' < 'tie-😀' (newest first: reversed)
     expect(all.filter((n) => n.timestamp === TIE).map((n) => n.id)).toEqual(['tie-😀', 'tie-ｗ', 'tie-b', 'tie-a', 'tie-A']);
     const crowd = all.find((n) => n.id === 'n13')!;
@@ -234,28 +238,28 @@ describe('/v2/notifications/get answers what the tables say', () => {
     const raw = all.find((n) => n.id === 'tie-a')!;
     expect(JSON.stringify([raw.actionUser, raw.notificationSourceData, raw.displayHeadlineMessageTemplateData, raw.context])).toBe('[{"1":true,"userId":"raw","n":1.5,"u":"é"},{},{"b":1,"a":[1,2000]},null]');
     expect(all.find((n) => n.id === 'tie-ｗ')!.context).toEqual({ access: { team: 'red' } });
-    const drift = getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', userId: 'ann', documentId: 'doc', notificationIds: ['drift'] })).items;
+    const drift = (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', userId: 'ann', documentId: 'doc', notificationIds: ['drift'] }))).items;
     expect(drift.map((n) => n.metadata.documentId)).toEqual(['other']);
     expect(all.some((n) => n.isNotificationResolverUsed) && all.some((n) => n.notificationSource === 'comment') && all.some((n) => Object.keys(n.notifyUsers).length === 0)).toBe(true);
     // the private threads' notifications: all kept by document; each reader's page has only the threads it may see
     const threadsOf = (items: typeof all) => items.filter((n) => n.notificationSource === 'comment' && n.notificationSourceData.annotationId).map((n) => `${n.notificationSourceData.annotationId as string}${n.id.startsWith('own-') ? ' (own)' : ''}`);
     expect(threadsOf(all).sort()).toEqual(['thread-ann', 'thread-closed', 'thread-closed (own)', 'thread-few', 'thread-open']);
-    const pageOf = (userId: string) => getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', userId })).items;
-    expect(threadsOf(pageOf('ann')).sort()).toEqual(['thread-ann', 'thread-open']);
-    expect(threadsOf(pageOf('42')).sort()).toEqual(['thread-few', 'thread-open']);
-    expect(threadsOf(pageOf('bob'))).toEqual(['thread-closed (own)']);
-    expect(pageOf('ann').some((n) => n.id === 'own-custom')).toBe(true);
+    const pageOf = async (userId: string) => (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', userId }))).items;
+    expect(threadsOf(await pageOf('ann')).sort()).toEqual(['thread-ann', 'thread-open']);
+    expect(threadsOf(await pageOf('42')).sort()).toEqual(['thread-few', 'thread-open']);
+    expect(threadsOf(await pageOf('bob'))).toEqual(['thread-closed (own)']);
+    expect((await pageOf('ann')).some((n) => n.id === 'own-custom')).toBe(true);
   });
 
-  it('keeps tenants and organizations apart even where their ids are the same', () => {
-    const tenantB = compareWalk(other.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 3 });
+  it('keeps tenants and organizations apart even where their ids are the same', async () => {
+    const tenantB = await compareWalk(other.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 3 });
     expect(tenantB.length).toBeGreaterThan(0);
     expect(tenantB.every((n) => n.displayBodyMessage?.startsWith('tenant-b'))).toBe(true);
-    expect(compareWalk(other.apiKey, { organizationId: 'acme', userId: 'ann', pageSize: 2 }).every((n) => n.displayBodyMessage?.startsWith('tenant-b'))).toBe(true);
-    const acme2 = compareWalk(t.credentials.apiKey, { organizationId: 'acme2', userId: 'ann', pageSize: 1000 });
+    expect((await compareWalk(other.apiKey, { organizationId: 'acme', userId: 'ann', pageSize: 2 })).every((n) => n.displayBodyMessage?.startsWith('tenant-b'))).toBe(true);
+    const acme2 = await compareWalk(t.credentials.apiKey, { organizationId: 'acme2', userId: 'ann', pageSize: 1000 });
     expect(acme2.length).toBeGreaterThan(0);
     expect(acme2.every((n) => n.displayBodyMessage?.startsWith('acme2'))).toBe(true);
-    const mine = compareWalk(t.credentials.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 1000 });
+    const mine = await compareWalk(t.credentials.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 1000 });
     expect(mine.some((n) => n.displayBodyMessage?.startsWith('tenant-b') || n.displayBodyMessage?.startsWith('acme2'))).toBe(false);
   });
 
@@ -270,14 +274,14 @@ describe('/v2/notifications/get answers what the tables say', () => {
   });
 
   it('reads a notification changed since the last read as it is now', async () => {
-    const read = () => getNotifications(t.server.app, t.credentials.apiKey, notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc', notificationIds: ['n02'] })).items[0]!;
-    const before = read();
+    const read = async () => (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc', notificationIds: ['n02'] }))).items[0]!;
+    const before = await read();
     await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{ id: 'n02', readByUserIds: ['bob'], actionUser: { userId: 'bob', name: 'Bob' } }] });
-    const after = read();
+    const after = await read();
     expect(after.readByUserIds).toEqual(['bob']);
     expect(after.actionUser).toEqual({ userId: 'bob', name: 'Bob' });
     expect(before.readByUserIds).toEqual([]);
-    compareWalk(t.credentials.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 5 });
+    await compareWalk(t.credentials.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 5 });
   });
 
   it('plans every filter shape on its index, without sorting', () => {

@@ -53,6 +53,7 @@ async function inProcess(): Promise<{ without: number; withEvent: number }> {
   const { openApp } = await import('../../../server/index.ts');
   const { ensureDefaultCredentials } = await import('../../../server/services/bootstrap.ts');
   const { addNotification } = await import('../../../server/services/notifications.ts');
+  const { tenantScope } = await import('../../../server/db/scope.ts');
   const { createEndpoint, updateAdvancedConfig } = await import('../../../server/services/webhooks.ts');
   const input = JSON.parse(body).data;
   const perCall = { without: [] as number[], withEvent: [] as number[] };
@@ -67,9 +68,10 @@ async function inProcess(): Promise<{ without: number; withEvent: number }> {
         updateAdvancedConfig(app, key.id, { isEnabled: true });
         for (let i = 0; i < ENDPOINTS; i++) createEndpoint(app, key.id, { url: `http://127.0.0.1:9/ep${i}` });
       }
-      for (let i = 0; i < 300; i++) addNotification(app, key, input);
+      const scope = tenantScope(key.id, key.workspaceId);
+      for (let i = 0; i < 300; i++) await addNotification(app, scope, key, input);
       const started = performance.now();
-      for (let i = 0; i < 2000; i++) addNotification(app, key, input);
+      for (let i = 0; i < 2000; i++) await addNotification(app, scope, key, input);
       (hooked ? perCall.withEvent : perCall.without).push((performance.now() - started) / 2000);
     } finally {
       app.crdt.close();

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: "A user's inbox, e-mail and slack settings (ALL, MINE, NONE) per document and for the organization.",
   input: notificationConfigGetInput,
   async handler(input, ctx) {
-    return { message: 'User config fetched successfully.', data: getNotificationConfig(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'User config fetched successfully.', data: await getNotificationConfig(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: "Sets users' notification channel settings for the organization or given documents.",
   input: notificationConfigSetInput,
   async handler(input, ctx) {
-    return { message: 'User config set successfully.', data: setNotificationConfig(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'User config set successfully.', data: await setNotificationConfig(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Starts erasing a user's personal data everywhere in the API key (a background job that survives restarts); poll delete/status.",
   input: userDataDeleteInput,
   async handler(input, ctx) {
-    const job = startErasure(ctx.app, ctx.apiKey.id, input.userId);
+    const job = await startErasure(ctx.app, ctx.scope, input.userId);
     return { message: 'User data deletion started successfully.', data: { jobId: job.id, status: job.status } };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Everything of one user in one organization (profile, comments, reactions, recordings, notifications), 100 items per feature per page.",
   input: userDataGetInput,
   async handler(input, ctx) {
-    const page = exportUserData(ctx.app, ctx.apiKey.id, input);
+    const page = await exportUserData(ctx.app, ctx.scope, input);
     return { message: 'Data fetched successfully.', data: page.data, nextPageToken: page.nextPageToken };
   },
 });

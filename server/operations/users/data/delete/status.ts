@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'The state of a user-data erasure: pending, in_progress, completed or failed.',
   input: userDataDeleteStatusInput,
   async handler(input, ctx) {
-    return { message: 'User data deletion status retrieved successfully.', data: erasureStatus(ctx.app, ctx.apiKey.id, input.jobId) };
+    return { message: 'User data deletion status retrieved successfully.', data: await erasureStatus(ctx.app, ctx.scope, input.jobId) };
   },
 });

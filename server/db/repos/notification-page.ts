@@ -1,5 +1,7 @@
-// The read of /v2/notifications/get: one statement per filter shape, prepared once, that returns a page with the
-// recipients of each notification, and the answer objects built straight from its raw rows.
+// The read of /v2/notifications/get, the feed's hottest path: one statement per filter shape, prepared once per
+// connection, that returns a page with the recipients of each notification, and the answer objects built straight
+// from its raw rows (the repository answers the API's objects here: building them from the raw columns is what
+// keeps the page cheap, and the columns' order is this file's to know).
 //
 // - One statement, not a page query and a recipients query in a read transaction: a statement reads one
 //   snapshot by itself, so the transaction (BEGIN and COMMIT) and the second query with its up to 64 bound ids
@@ -17,8 +19,10 @@
 //   serialized, never changed.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { Cursor } from '../db/pagination.ts';
-import type { StoredUser } from '../db/schema.ts';
+import type { Db } from '../client.ts';
+import type { Cursor } from '../pagination.ts';
+import { connectionOf } from '../prepared.ts';
+import type { StoredUser } from '../schema.ts';
 
 export interface NotificationFilters {
   organizationId: string;
@@ -272,8 +276,8 @@ function statementsOf(sqlite: Database.Database): NotificationStatements {
  * Up to `pageSize + 1` notifications after the cursor (the extra one tells whether a next page exists), each
  * described with its recipients.
  */
-export function readNotificationPage(sqlite: Database.Database, apiKeyId: string, filters: NotificationFilters, cursor: Cursor | null): NotificationItem[] {
-  return statementsOf(sqlite).read(apiKeyId, filters, cursor);
+export function readNotificationPage(db: Db, apiKeyId: string, filters: NotificationFilters, cursor: Cursor | null): NotificationItem[] {
+  return statementsOf(connectionOf(db)).read(apiKeyId, filters, cursor);
 }
 
 /** SQLite's plan (EXPLAIN QUERY PLAN details) for the page statement of these filters: what the tests pin. */

@@ -1,0 +1,189 @@
+// Notifications (one row each, one row per recipient) and the users' channel settings. notifications/add is a hot
+// write: its statements are plain SQL compiled once per connection (the statement cache of db/client.ts), since
+// building each query with drizzle cost more than the rest of the call. The encodings are drizzle's for these
+// columns: JSON columns as JSON text (NULL for null), booleans as 1 / 0. The page read lives in notification-page.ts.
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import type { Db } from '../client.ts';
+import type { Cursor } from '../pagination.ts';
+import { connectionOf } from '../prepared.ts';
+import { notificationConfigs, notificationRecipients, notifications } from '../schema.ts';
+import type { TenantScope } from '../scope.ts';
+import type { SqliteEngine } from '../storage.ts';
+import { readNotificationPage, type NotificationFilters } from './notification-page.ts';
+
+export type { StoredUser } from '../schema.ts';
+export { userKey, type NotificationFilters, type NotificationItem } from './notification-page.ts';
+
+export type NotificationRow = typeof notifications.$inferSelect;
+export type NotificationConfigRow = typeof notificationConfigs.$inferSelect;
+type Channel = NotificationConfigRow['inbox'];
+/** A user's stored channel settings for the organization (documentId '') or one document. */
+export type ChannelRow = { userId: string; documentId: string; inbox: Channel; email: Channel; slack: Channel; channelsSet: number };
+/** What notifications/update may change of a notification's content. */
+export type NotificationContentChange = Pick<NotificationRow, 'actionUser' | 'headlineTemplate' | 'headlineData' | 'body' | 'sourceData'>;
+/** A recipient as notifications/add writes it: named in notifyUsers (`explicit`) or told through notifyAll. */
+export type NewRecipient = { userId: string; explicit: boolean };
+/** The settings a config/set writes on one row. */
+export type ChannelSettings = Pick<NotificationConfigRow, 'inbox' | 'email' | 'slack' | 'channelsSet'>;
+
+const NOTIFICATION_EXISTS = 'SELECT 1 FROM notifications WHERE api_key_id = ? AND organization_id = ? AND id = ?';
+const INSERT_NOTIFICATION =
+  'INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_RECIPIENT =
+  'INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)';
+/** The recipients' channel settings, the organization's ('') and the document's; the user ids as one JSON array. */
+const CHANNELS =
+  "SELECT user_id AS userId, document_id AS documentId, inbox, email, slack, channels_set AS channelsSet FROM notification_configs WHERE api_key_id = ? AND organization_id = ? AND user_id IN (SELECT value FROM json_each(?)) AND document_id IN ('', ?)";
+
+const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+const exists = (db: Db, apiKeyId: string, organizationId: string, id: string) => connectionOf(db).prepare(NOTIFICATION_EXISTS).get(apiKeyId, organizationId, id) !== undefined;
+
+const channelRows = (db: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): ChannelRow[] =>
+  userIds.length ? connectionOf(db).prepare<unknown[], ChannelRow>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId) : [];
+
+/** The notification, then its recipients (told at its time, about its document). */
+function insert(db: Db, row: NotificationRow, recipients: readonly NewRecipient[]) {
+  const sqlite = connectionOf(db);
+  sqlite
+    .prepare(INSERT_NOTIFICATION)
+    .run(
+      row.apiKeyId,
+      row.organizationId,
+      row.id,
+      row.documentId,
+      row.locationId,
+      row.source,
+      jsonOrNull(row.sourceData),
+      JSON.stringify(row.actionUser),
+      row.headlineTemplate,
+      jsonOrNull(row.headlineData),
+      row.body,
+      row.resolver ? 1 : 0,
+      jsonOrNull(row.contextAccess),
+      row.timestamp,
+    );
+  if (recipients.length === 0) return;
+  const insertRecipient = sqlite.prepare(INSERT_RECIPIENT);
+  for (const recipient of recipients) insertRecipient.run(row.apiKeyId, row.organizationId, row.id, recipient.userId, row.documentId, row.timestamp, recipient.explicit ? 1 : 0);
+}
+
+/** The organization's notifications matching every filter given (a recipient's: those the user was told of). */
+function matching(db: Db, apiKeyId: string, f: { organizationId: string; documentId?: string | undefined; locationId?: string | undefined; notificationIds?: string[] | undefined; userId?: string | undefined }): string[] {
+  const n = notifications;
+  const conditions: SQL[] = [eq(n.apiKeyId, apiKeyId), eq(n.organizationId, f.organizationId)];
+  if (f.documentId) conditions.push(eq(n.documentId, f.documentId));
+  if (f.locationId) conditions.push(eq(n.locationId, f.locationId));
+  if (f.notificationIds) conditions.push(inArray(n.id, f.notificationIds));
+  if (f.userId) {
+    const told = db
+      .select({ id: notificationRecipients.notificationId })
+      .from(notificationRecipients)
+      .where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, f.organizationId), eq(notificationRecipients.userId, f.userId)));
+    conditions.push(inArray(n.id, told));
+  }
+  return db
+    .select({ id: n.id })
+    .from(n)
+    .where(and(...conditions))
+    .all()
+    .map((r) => r.id);
+}
+
+const configKey = (apiKeyId: string, organizationId: string, documentId: string, userId: string) =>
+  and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), eq(notificationConfigs.documentId, documentId), eq(notificationConfigs.userId, userId));
+
+/** The key's notifications, their recipients and the users' channel settings. */
+export function notificationsRepo(engine: SqliteEngine) {
+  return {
+    exists: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => exists(db, scope.apiKeyId, organizationId, id)),
+
+    /** The stored channel settings of these users for the organization ('') and for the document. */
+    channelRows: (scope: TenantScope, organizationId: string, documentId: string, userIds: readonly string[]) =>
+      engine.read((db) => channelRows(db, scope.apiKeyId, organizationId, documentId, userIds)),
+
+    /** Writes the notification and its recipients in one step; the caller checked its id is free. */
+    insert: (scope: TenantScope, row: Omit<NotificationRow, 'apiKeyId'>, recipients: readonly NewRecipient[]) =>
+      engine.write((db) => insert(db, { ...row, apiKeyId: scope.apiKeyId }, recipients)),
+
+    /** Up to `filters.pageSize + 1` notifications after the cursor, as notifications/get describes them. */
+    page: (scope: TenantScope, filters: NotificationFilters, cursor: Cursor | null) => engine.read((db) => readNotificationPage(db, scope.apiKeyId, filters, cursor)),
+
+    /**
+     * Edits notifications one after another: `change` gives the new content from the stored row; `readBy` and
+     * `unreadBy` set the named recipients' read time (`readAt`) or clear it. Per edit, whether the notification exists.
+     */
+    update: (
+      scope: TenantScope,
+      organizationId: string,
+      edits: ReadonlyArray<{ id: string; change: (row: NotificationRow) => NotificationContentChange; readBy?: readonly string[] | undefined; unreadBy?: readonly string[] | undefined; readAt: number }>,
+    ) =>
+      engine.write((db) =>
+        edits.map((edit) => {
+          const where = and(eq(notifications.apiKeyId, scope.apiKeyId), eq(notifications.organizationId, organizationId), eq(notifications.id, edit.id));
+          const row = db.select().from(notifications).where(where).get();
+          if (!row) return false;
+          db.update(notifications).set(edit.change(row)).where(where).run();
+          const recipients = (userIds: readonly string[]) =>
+            and(
+              eq(notificationRecipients.apiKeyId, scope.apiKeyId),
+              eq(notificationRecipients.organizationId, organizationId),
+              eq(notificationRecipients.notificationId, edit.id),
+              inArray(notificationRecipients.userId, [...userIds]),
+            );
+          if (edit.readBy?.length) db.update(notificationRecipients).set({ readAt: edit.readAt }).where(recipients(edit.readBy)).run();
+          if (edit.unreadBy?.length) db.update(notificationRecipients).set({ readAt: null }).where(recipients(edit.unreadBy)).run();
+          return true;
+        }),
+      ),
+
+    /** Deletes the notifications matching every filter given (their recipients by cascade); the ids deleted. */
+    delete: (scope: TenantScope, filters: { organizationId: string; documentId?: string | undefined; locationId?: string | undefined; notificationIds?: string[] | undefined; userId?: string | undefined }) =>
+      engine.write((db) => {
+        const ids = matching(db, scope.apiKeyId, filters);
+        for (let i = 0; i < ids.length; i += 500) {
+          db.delete(notifications)
+            .where(and(eq(notifications.apiKeyId, scope.apiKeyId), eq(notifications.organizationId, filters.organizationId), inArray(notifications.id, ids.slice(i, i + 500))))
+            .run();
+        }
+        return ids;
+      }),
+
+    /** A user's settings rows in the organization: its own ('') and the documents'. */
+    configs: (scope: TenantScope, organizationId: string, userId: string) =>
+      engine.read((db) =>
+        db
+          .select()
+          .from(notificationConfigs)
+          .where(and(eq(notificationConfigs.apiKeyId, scope.apiKeyId), eq(notificationConfigs.organizationId, organizationId), eq(notificationConfigs.userId, userId)))
+          .all(),
+      ),
+
+    /**
+     * Writes each (user, document) row, one after another, with what `next` makes of the row stored (undefined:
+     * none yet); `updatedAt` is now.
+     */
+    saveConfigs: (scope: TenantScope, organizationId: string, keys: ReadonlyArray<{ userId: string; documentId: string }>, next: (current: NotificationConfigRow | undefined) => ChannelSettings) =>
+      engine.write((db) => {
+        for (const { userId, documentId } of keys) {
+          const settings = next(db.select().from(notificationConfigs).where(configKey(scope.apiKeyId, organizationId, documentId, userId)).get());
+          db.insert(notificationConfigs)
+            .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: Date.now() })
+            .onConflictDoUpdate({
+              target: [notificationConfigs.apiKeyId, notificationConfigs.organizationId, notificationConfigs.documentId, notificationConfigs.userId],
+              set: { ...settings, updatedAt: Date.now() },
+            })
+            .run();
+        }
+      }),
+  };
+}
+
+export type NotificationsRepo = ReturnType<typeof notificationsRepo>;
+
+/** For services not yet moved to units of work (comments' mentions, comment events): the same on their `tx`. */
+export const legacyNotifications = {
+  exists,
+  channelRows,
+  insert: (tx: Db, row: NotificationRow, recipients: readonly NewRecipient[]) => insert(tx, row, recipients),
+};
