@@ -1,5 +1,5 @@
 // users/add writes a batch in bulk (one read of the batch's profiles, prepared statements). It must leave exactly
-// what the per-user primitives leave when applied to the list in order: upsertUserIn, then the membership with the
+// what the per-user primitives leave when applied to the list in order: upsertUser, then the membership with the
 // role `given ?? current ?? 'editor'` and no expiry. Random batches (duplicate ids, fields given or not, empty
 // and non-ASCII names, stored rows changed behind the service's back) run both ways from the same state, the
 // per-user way rolled back; answers and every stored row must be identical.
