@@ -9,7 +9,7 @@ import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { ApiError, failedPrecondition, invalid, notFound } from '../errors.ts';
 import { createAccessResolver } from './access.ts';
-import { recordActivityIn } from './activities.ts';
+import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { commentTimes, describeAnnotation, describeThreads, label, mentionedIds, userOf, visibleTo } from './comment-presenters.ts';
 import { insertComments, type CommentDeps } from './comment-threads.ts';
@@ -260,11 +260,8 @@ async function applyUpdatedData(
   }
   if (data.priority !== undefined && JSON.stringify(data.priority) !== JSON.stringify(row.priority)) await event('comment_annotation.priority_change', { newPriority: data.priority });
   if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) await event('comment_annotation.assign', { assigned: userOf(data.assignedTo) });
-  // activities are not behind the storage boundary yet: they write on the unit of work's connection
-  const tx = deps.storage.engine.current();
   if (data.status && statusChanged) {
-    recordActivityIn(tx, {
-      apiKeyId: scope.apiKeyId,
+    await recordActivity(deps, scope, {
       organizationId: input.organizationId,
       documentId: row.documentId,
       featureType: 'comment',
@@ -277,8 +274,7 @@ async function applyUpdatedData(
     });
   }
   if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) {
-    recordActivityIn(tx, {
-      apiKeyId: scope.apiKeyId,
+    await recordActivity(deps, scope, {
       organizationId: input.organizationId,
       documentId: row.documentId,
       featureType: 'comment',
@@ -305,8 +301,7 @@ export async function deleteAnnotations(deps: Deps, scope: TenantScope, input: {
       const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
       await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId, type: 'comment_annotation.delete', actionUser });
       await storage.comments.deleteAnnotation(scope, input.organizationId, annotationId);
-      recordActivityIn(storage.engine.current(), {
-        apiKeyId: scope.apiKeyId,
+      await recordActivity(deps, scope, {
         organizationId: input.organizationId,
         documentId: row.documentId,
         featureType: 'comment',

@@ -7,7 +7,7 @@ import type { TenantScope } from '../db/scope.ts';
 import { emitEvent, subscribers, type DomainEvent } from '../webhooks/outbox.ts';
 import { describeAnnotation, describeThreads, type CommentView } from './comment-presenters.ts';
 import { keyed } from './keyed.ts';
-import { userChannelsIn } from './notifications.ts';
+import { userChannels } from './notifications.ts';
 
 /** reference.md 4.6: the basic service's comment `actionType` for each event. */
 const BASIC_ACTION: Partial<Record<WebhookEventType, string>> = {
@@ -40,7 +40,7 @@ export interface CommentEvent {
 }
 
 type Channels = { inbox: string; email: string };
-/** Each user's notification settings, for the organization and for the thread's document (notifications' userChannelsIn). */
+/** Each user's notification settings, for the organization and for the thread's document (notifications' userChannels). */
 type ChannelsOf = (userId: string) => { organization: Channels; document: Channels };
 
 /** The users a thread involves: its author, its comments' authors and the users they mention, its assignee. */
@@ -86,8 +86,8 @@ function commentEventOf(apiKeyId: string, row: AnnotationRow, comments: CommentV
 
 /**
  * Writes a comment-family webhook event in the caller's unit of work, with the thread as it is at that moment
- * (for a deletion: called just before the rows go, so the receiver still sees what was deleted). The outbox and
- * the notification settings are not behind the storage boundary yet: they run on the unit of work's connection.
+ * (for a deletion: called just before the rows go, so the receiver still sees what was deleted). The webhook outbox
+ * is not behind the storage boundary yet: it runs on the unit of work's connection.
  */
 export async function emitCommentEvent(deps: { storage: Storage }, scope: TenantScope, e: CommentEvent) {
   const row = await deps.storage.comments.findAnnotation(scope, e.organizationId, e.annotationId);
@@ -98,6 +98,6 @@ export async function emitCommentEvent(deps: { storage: Storage }, scope: Tenant
   if (!who.advanced && !who.basic) return;
   const comments = describeThreads(await deps.storage.comments.threads(scope, e.organizationId, [row.id])).get(row.id) ?? [];
   const userIds = participantsOf(row, comments);
-  const of = userChannelsIn(tx, scope.apiKeyId, e.organizationId, row.documentId, userIds);
+  const of = await userChannels(deps, scope, e.organizationId, row.documentId, userIds);
   emitEvent(tx, commentEventOf(scope.apiKeyId, row, comments, e, userIds, of), who);
 }

@@ -6,12 +6,12 @@ import type { AnnotationRow, StoredUser } from '../db/repos/comments.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
-import { recordActivityIn } from './activities.ts';
+import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { commentExtra, commentTimes, describeThreads, label, mentionedIds, userOf, visibleTo } from './comment-presenters.ts';
 import { keyed } from './keyed.ts';
 import { commentPlainText, recordJudgment, threadTexts } from './memory.ts';
-import { insertNotificationIn } from './notifications.ts';
+import { insertNotification } from './notifications.ts';
 import type { ApiKeyRow } from './types.ts';
 
 /** The comments of one annotation: /v2/commentannotations/comments/add, get, update and delete. */
@@ -50,8 +50,6 @@ export async function insertComments(w: ThreadWrite, items: CommentInput[], opti
   const { deps, scope, apiKey, annotation } = w;
   const { storage } = deps;
   const organizationId = annotation.organizationId;
-  // the areas not behind the storage boundary yet (activities, notifications) write on the unit of work's connection
-  const tx = storage.engine.current();
   const ids: number[] = [];
   for (const item of items) {
     const now = Date.now();
@@ -83,8 +81,7 @@ export async function insertComments(w: ThreadWrite, items: CommentInput[], opti
     // A new thread is reported once, as comment_annotation.add, by the caller.
     if (!options.newThread) await emitCommentEvent(deps, scope, { organizationId, annotationId: annotation.id, type: 'comment.add', actionUser: from, commentId: id });
     if (item.triggerActivities !== false) {
-      recordActivityIn(tx, {
-        apiKeyId: scope.apiKeyId,
+      await recordActivity(deps, scope, {
         organizationId,
         documentId: annotation.documentId,
         featureType: 'comment',
@@ -105,8 +102,7 @@ export async function insertComments(w: ThreadWrite, items: CommentInput[], opti
     const recipients = mentioned.filter((u) => u !== from.userId && visibleTo(annotation, u));
     if (item.triggerNotification !== false && recipients.length > 0) {
       const contacts = new Map((item.taggedUserContacts ?? []).map((c) => [c.userId ?? c.contact?.userId, c.contact]));
-      // notifications are not behind the storage boundary yet: their write takes the app (it reads only `mail`)
-      const result = insertNotificationIn(deps as AppContext, tx, apiKey, {
+      const result = await insertNotification(deps, scope, apiKey, {
         organizationId,
         documentId: annotation.documentId,
         actionUser: item.from,
@@ -169,8 +165,7 @@ export async function updateComments(deps: Deps, scope: TenantScope, input: z.ou
       });
       const actionUser = input.actionUser ?? row.fromUser;
       await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.update', actionUser, commentId });
-      recordActivityIn(storage.engine.current(), {
-        apiKeyId: scope.apiKeyId,
+      await recordActivity(deps, scope, {
         organizationId: input.organizationId,
         documentId: annotation.documentId,
         featureType: 'comment',
@@ -202,8 +197,7 @@ export async function deleteComments(deps: Deps, scope: TenantScope, input: { or
       const actionUser = input.actionUser ?? row.fromUser;
       await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.delete', actionUser, commentId });
       await storage.comments.deleteComment(scope, input.organizationId, input.annotationId, commentId);
-      recordActivityIn(storage.engine.current(), {
-        apiKeyId: scope.apiKeyId,
+      await recordActivity(deps, scope, {
         organizationId: input.organizationId,
         documentId: annotation.documentId,
         featureType: 'comment',
