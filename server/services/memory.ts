@@ -32,7 +32,7 @@ const MAX_TEXT = 4000;
 const clip = (s: string | null) => (s === null ? null : s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
 
 /** The row of a judgment made at `now`. */
-export function newJudgment(j: JudgmentInput, now: number): NewJudgment {
+function newJudgment(j: JudgmentInput, now: number): NewJudgment {
   return {
     id: `jdg_${now.toString(36)}${randomBytes(6).toString('hex')}`,
     organizationId: j.organizationId,
@@ -62,7 +62,7 @@ export const commentPlainText = (text: string | null | undefined, html: string |
 type CommentText = { text: string | null; html: string | null } | undefined;
 
 /** What a thread is about (its first comment's text) and one comment's own text, from their stored text and HTML. */
-export function threadTextsOf(first: CommentText, chosen: CommentText) {
+function threadTextsOf(first: CommentText, chosen: CommentText) {
   return { subject: first ? (commentPlainText(first.text, first.html) ?? '') : '', comment: chosen ? commentPlainText(chosen.text, chosen.html) : null };
 }
 
