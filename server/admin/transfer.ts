@@ -12,7 +12,7 @@ import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
 import { generateSet, planOrganizations, type GeneratedSet } from '../tooling/seed-generate.ts';
 import { SEED_SIZES } from '../tooling/seed-options.ts';
 import { dice, seededRandom } from '../tooling/seed-text.ts';
-import { createBulkWriter } from '../tooling/seed-writer.ts';
+import { createBulkWriter } from '../db/bulk.ts';
 
 /** The tables an export holds, parents first (the order an import writes them in). */
 export const EXPORT_TABLES = [

@@ -1,19 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import * as Y from 'yjs';
+import { attachmentsDir, DATABASE_FILE } from '../data-files.ts';
+import { openArchiveSource, type ArchiveSource, type StoredRow } from '../db/repos/archive.ts';
 import { createSecrets, KEY_FILE, type Secrets } from '../security/secrets.ts';
-import { DATABASE_FILE } from '../services/backup.ts';
-import { attachmentsDir } from '../services/recordings.ts';
-import { DELIVERY_FILE } from '../webhooks/delivery-store.ts';
 import { VERSION } from '../version.ts';
 import { HashedLineWriter } from './archive-files.ts';
-import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, archiveTables, buildSchemaLevel, databaseSchemaLevel, DELIVERIES_SCHEMA, MANIFEST_FILE, NOT_EXPORTED, qualified, scopeFilter, toArchiveValue, type Scope, type TableSpec } from './archive-schema.ts';
+import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, archiveTables, buildSchemaLevel, MANIFEST_FILE, NOT_EXPORTED, toArchiveValue, type Scope, type TableSpec } from './archive-schema.ts';
 import { OMITTED, SECRET_COLUMNS, sealWithPassphrase, type ArchiveSecrets, passphraseProblem } from './archive-secrets.ts';
 import type { ExportOptions, ExportSummary, Manifest } from './transfer.ts';
 
-const PAGE = 1_000;
 type Row = Record<string, unknown>;
 
 function readMasterKey(dataDir: string): Buffer {
@@ -24,25 +21,25 @@ function readMasterKey(dataDir: string): Buffer {
   return key;
 }
 
-function resolveScope(sqlite: Database.Database, options: ExportOptions): Scope {
+function resolveScope(source: ArchiveSource, options: ExportOptions): Scope {
   if (options.workspaceId !== undefined && options.apiKeyId !== undefined) throw new Error('Export one workspace or one API key, not both');
   if (options.apiKeyId !== undefined) {
-    const key = sqlite.prepare('SELECT workspace_id AS workspaceId FROM api_keys WHERE id = ?').get(options.apiKeyId) as { workspaceId: string } | undefined;
-    if (!key) throw new Error(`No API key ${options.apiKeyId} in this data dir`);
-    return { kind: 'apiKey', apiKeyId: options.apiKeyId, workspaceId: key.workspaceId };
+    const workspaceId = source.workspaceOfApiKey(options.apiKeyId);
+    if (workspaceId === undefined) throw new Error(`No API key ${options.apiKeyId} in this data dir`);
+    return { kind: 'apiKey', apiKeyId: options.apiKeyId, workspaceId };
   }
   if (options.workspaceId !== undefined) {
-    if (!sqlite.prepare('SELECT 1 FROM workspaces WHERE id = ?').get(options.workspaceId)) throw new Error(`No workspace ${options.workspaceId} in this data dir`);
+    if (!source.hasWorkspace(options.workspaceId)) throw new Error(`No workspace ${options.workspaceId} in this data dir`);
     return { kind: 'workspace', workspaceId: options.workspaceId };
   }
   return { kind: 'all' };
 }
 
 /** The document as one Yjs update: its snapshot and every update logged after it, merged. */
-function mergedDocument(statement: Database.Statement, row: Row): Buffer | null {
+function mergedDocument(source: ArchiveSource, row: StoredRow): Buffer | null {
   const parts: Uint8Array[] = [];
   if (row.snapshot) parts.push(row.snapshot as Buffer);
-  for (const logged of statement.all(row.api_key_id, row.organization_id, row.document_id, row.editor_id) as Array<{ update: Buffer }>) parts.push(logged.update);
+  for (const update of source.documentLog(row)) parts.push(update);
   if (parts.length === 0) return null;
   return Buffer.from(parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts));
 }
@@ -65,34 +62,25 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
   if (!existsSync(file)) throw new Error(`No Hearth database in ${dataDir}`);
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`${out} is not empty: export into a new directory`);
 
-  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  const database = openArchiveSource(dataDir);
   const partial = `${out}.partial-${process.pid}`;
   try {
-    sqlite.pragma('busy_timeout = 5000');
-    const level = databaseSchemaLevel(sqlite);
+    const level = database.schemaLevel();
     const buildLevel = buildSchemaLevel();
     if (level > buildLevel) throw new Error(`${file} was made by a newer Hearth (schema level ${level}, this build knows ${buildLevel}): export it with that Hearth`);
     if (level < buildLevel) throw new Error(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then export`);
 
-    // Delivery state lives in its own file (webhooks.db): read in the same read transaction, attached.
-    const deliveryFile = join(dataDir, DELIVERY_FILE);
-    const hasDeliveries = existsSync(deliveryFile);
-    if (hasDeliveries) sqlite.prepare(`ATTACH DATABASE ? AS ${DELIVERIES_SCHEMA}`).run(deliveryFile);
-    const readable = (table: TableSpec) => table.database === 'main' || hasDeliveries;
+    // one read transaction over hearth.db and webhooks.db (attached): the archive is one instant
+    database.begin();
     const source = options.secrets === 'include' ? createSecrets(readMasterKey(dataDir)) : undefined;
     const sealed = options.secrets === 'include' ? sealWithPassphrase(options.passphrase!) : undefined;
-    sqlite.exec('BEGIN');
-    const scope = resolveScope(sqlite, options);
+    const scope = resolveScope(database, options);
 
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(join(partial, 'tables'), { recursive: true, mode: 0o700 });
     mkdirSync(join(partial, 'files', 'attachments'), { recursive: true, mode: 0o700 });
 
-    const counts = archiveTables().map((table) => {
-      if (!readable(table)) return 0;
-      const filter = scopeFilter(table, scope);
-      return (sqlite.prepare(`SELECT count(*) AS n FROM ${qualified(table)} WHERE ${filter.where}`).get(...filter.params) as { n: number }).n;
-    });
+    const counts = archiveTables().map((table) => database.count(table, scope));
     const attachmentCount = counts[archiveTables().findIndex((t) => t.name === 'recording_attachments')] ?? 0;
     const total = counts.reduce((a, b) => a + b, 0) + attachmentCount;
     let done = 0;
@@ -118,23 +106,17 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       entry.rows++;
       omitted.set(id, entry);
     };
-    const crdtLog = sqlite.prepare('SELECT "update" FROM crdt_updates WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY seq');
     const attachments = attachmentsDir(dataDir);
 
     for (const table of archiveTables()) {
       const parentOnly = scope.kind === 'apiKey' && table.name === 'workspaces';
-      const filter = scopeFilter(table, scope);
-      const page = sqlite.prepare(`SELECT rowid AS "__rowid", ${table.columns.map((c) => `"${c.sql}"`).join(', ')} FROM ${qualified(table)} WHERE (${filter.where}) AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`);
       const relative = `tables/${table.name}.jsonl`;
       const writer = new HashedLineWriter(join(partial, relative));
       let rows = 0;
-      for (let after = -Infinity; readable(table); ) {
-        const batch = page.all(...filter.params, after) as Row[];
-        if (batch.length === 0) break;
+      for (const batch of database.pages(table, table.columns.map((c) => c.sql), scope)) {
         for (const row of batch) {
-          after = row.__rowid as number;
           done++;
-          const line = archiveRow(table, row, { source, sealer: sealed?.sealer, omitAll: options.secrets === 'omit' || parentOnly, countOmitted, crdtLog });
+          const line = archiveRow(table, row, { source, sealer: sealed?.sealer, omitAll: options.secrets === 'omit' || parentOnly, countOmitted, database });
           if (!line) continue;
           writer.line(JSON.stringify(line));
           rows++;
@@ -154,7 +136,7 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       manifest.tables.push({ name: table.name, file: relative, rows, columns: table.columns.map((c) => c.key), identity: table.identity, ...(parentOnly ? { parentOnly } : {}) });
       progress(table.name);
     }
-    sqlite.exec('COMMIT');
+    database.end();
     manifest.omittedSecrets = [...omitted.values()];
     writeFileSync(join(partial, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
     if (existsSync(out)) rmSync(out, { recursive: true });
@@ -175,15 +157,15 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     rmSync(partial, { recursive: true, force: true });
     throw error;
   } finally {
-    sqlite.close();
+    database.close();
   }
 }
 
 /** One stored row as its archive line; undefined when the row is left out (a secret-only row without secrets). */
 function archiveRow(
   table: TableSpec,
-  row: Row,
-  context: { source: Secrets | undefined; sealer: Secrets | undefined; omitAll: boolean; countOmitted: (table: string, column: string, label: string) => void; crdtLog: Database.Statement },
+  row: StoredRow,
+  context: { source: Secrets | undefined; sealer: Secrets | undefined; omitAll: boolean; countOmitted: (table: string, column: string, label: string) => void; database: ArchiveSource },
 ): Row | undefined {
   const line: Row = {};
   for (const column of table.columns) {
@@ -199,7 +181,7 @@ function archiveRow(
       }
       continue;
     }
-    if (table.name === 'crdt_documents' && column.key === 'snapshot') value = mergedDocument(context.crdtLog, row);
+    if (table.name === 'crdt_documents' && column.key === 'snapshot') value = mergedDocument(context.database, row);
     if (table.name === 'crdt_documents' && column.key === 'updateCount') value = 0;
     line[column.key] = toArchiveValue(column, value);
   }

@@ -1,12 +1,11 @@
-import type Database from 'better-sqlite3';
 import * as Y from 'yjs';
+import type { ArchiveTarget, Stored, TableTarget } from '../db/repos/archive.ts';
 import type { Secrets } from '../security/secrets.ts';
 import { ArchiveError } from './archive-manifest.ts';
-import { qualified, toStoredValue, type ColumnSpec, type TableSpec } from './archive-schema.ts';
+import { toStoredValue, type ColumnSpec, type TableSpec } from './archive-schema.ts';
 import { DIGEST_COLUMNS, OMITTED, SECRET_COLUMNS } from './archive-secrets.ts';
 import type { ImportOptions, Manifest } from './transfer.ts';
 
-type Stored = string | number | Buffer | null;
 type TableCounts = { inserted: number; replaced: number; skipped: number };
 
 export interface ImportCounters {
@@ -18,46 +17,28 @@ export interface ImportCounters {
 const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A SQLite error on one row, said in words a user can act on. */
-function describeSqliteError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: string }).code ?? '';
-  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'the row refers to a row that is neither in the archive nor in the data dir (FOREIGN KEY constraint failed)';
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE') return `the row collides with another row of the data dir (${message})`;
-  return message;
-}
-
 /**
  * Writes archive lines into the target database (inside the caller's transaction): checks each value against
  * the schema, seals secrets under the target's master key (or generates fresh ones), recomputes lookup digests,
  * and applies the conflict policy by the row's identity.
  */
 export function createRowWriter(
-  sqlite: Database.Database,
+  database: ArchiveTarget,
   context: { manifest: Manifest; conflict: ImportOptions['conflict']; opener: Secrets | undefined; target: Secrets; counters: ImportCounters; dataDir: string },
 ) {
-  const statements = new Map<string, Database.Statement>();
-  const prepare = (source: string) => {
-    let statement = statements.get(source);
-    if (!statement) {
-      statement = sqlite.prepare(source);
-      statements.set(source, statement);
-    }
-    return statement;
-  };
-  /** Per table: columns by key, and the identity's columns and WHERE clause (worked out once, used per row). */
-  const layouts = new Map<string, { byKey: Map<string, ColumnSpec>; identitySql: string; identityColumns: string[] }>();
+  /** Per table: columns by key, the identity's columns, and the table's writer (worked out once, used per row). */
+  const layouts = new Map<string, { byKey: Map<string, ColumnSpec>; identityColumns: string[]; rows: TableTarget }>();
   const layoutOf = (spec: TableSpec) => {
     let layout = layouts.get(spec.name);
     if (!layout) {
       const byKey = new Map(spec.columns.map((c) => [c.key, c]));
       const identityColumns = spec.identity.map((key) => byKey.get(key)!.sql);
-      layout = { byKey, identityColumns, identitySql: identityColumns.map((c) => `"${c}" = ?`).join(' AND ') };
+      layout = { byKey, identityColumns, rows: database.table(spec, identityColumns) };
       layouts.set(spec.name, layout);
     }
     return layout;
   };
-  const targetDefault = (sqlite.prepare('SELECT id FROM workspaces WHERE is_default = 1').get() as { id: string } | undefined)?.id;
+  const targetDefault = database.defaultWorkspaceId();
   const count = <T extends { rows: number }>(map: Map<string, T>, id: string, make: () => T) => {
     const entry = map.get(id) ?? make();
     entry.rows++;
@@ -142,30 +123,23 @@ export function createRowWriter(
       // brought along only as the parent of an exported API key never becomes the default.
       if (spec.name === 'workspaces' && values.get('is_default') === 1 && (table.parentOnly || (targetDefault !== undefined && targetDefault !== identity[0]))) values.set('is_default', 0);
 
-      const identitySql = layout.identitySql;
-      const exists = prepare(`SELECT 1 FROM ${qualified(spec)} WHERE ${identitySql}`).get(...identity) !== undefined;
-      const columns = [...values.keys()];
-      try {
-        if (exists) {
-          if (table.parentOnly || context.conflict === 'skip') {
-            counts.skipped++;
-            return {};
-          }
-          if (context.conflict === 'fail') {
-            throw new ArchiveError(
-              `${where}: ${spec.name} ${spec.identity.map((k, i) => `${k}=${String(identity[i])}`).join(', ')} exists already in ${context.dataDir}; nothing was imported (choose --conflict skip or replace)`,
-            );
-          }
-          prepare(`UPDATE ${qualified(spec)} SET ${columns.map((c) => `"${c}" = ?`).join(', ')} WHERE ${identitySql}`).run(...columns.map((c) => values.get(c)!), ...identity);
-          if (spec.name === 'crdt_documents') prepare('DELETE FROM crdt_updates WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?').run(...identity);
-          counts.replaced++;
-        } else {
-          prepare(`INSERT INTO ${qualified(spec)} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...columns.map((c) => values.get(c)!));
-          counts.inserted++;
+      if (layout.rows.exists(identity)) {
+        if (table.parentOnly || context.conflict === 'skip') {
+          counts.skipped++;
+          return {};
         }
-      } catch (error) {
-        if (error instanceof ArchiveError) throw error;
-        throw new ArchiveError(`${where}: ${describeSqliteError(error)}`);
+        if (context.conflict === 'fail') {
+          throw new ArchiveError(
+            `${where}: ${spec.name} ${spec.identity.map((k, i) => `${k}=${String(identity[i])}`).join(', ')} exists already in ${context.dataDir}; nothing was imported (choose --conflict skip or replace)`,
+          );
+        }
+        const refused = layout.rows.replace(values, identity);
+        if (refused !== undefined) throw new ArchiveError(`${where}: ${refused}`);
+        counts.replaced++;
+      } else {
+        const refused = layout.rows.insert(values);
+        if (refused !== undefined) throw new ArchiveError(`${where}: ${refused}`);
+        counts.inserted++;
       }
       return spec.name === 'recording_attachments' ? { storageKey: values.get('storage_key') as string } : {};
     },

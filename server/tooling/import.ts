@@ -1,16 +1,13 @@
 import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import Database from 'better-sqlite3';
-import { openDatabase } from '../db/client.ts';
+import { attachmentsDir, DATABASE_FILE, DELIVERY_FILE } from '../data-files.ts';
+import { openArchiveTarget, schemaLevelOfFile } from '../db/repos/archive.ts';
 import { createSecrets, KEY_FILE, loadOrCreateMasterKey } from '../security/secrets.ts';
-import { DATABASE_FILE } from '../data-files.ts';
 import { runningServer } from '../server-lock.ts';
-import { attachmentsDir } from '../services/recordings.ts';
 import { openDeliveryFile } from '../webhooks/delivery-file.ts';
-import { DELIVERY_FILE } from '../webhooks/delivery-store.ts';
 import { ArchiveError, archivePath, readManifest, verifyFiles } from './archive-manifest.ts';
-import { archiveTables, buildSchemaLevel, databaseSchemaLevel, DELIVERIES_SCHEMA } from './archive-schema.ts';
+import { archiveTables, buildSchemaLevel } from './archive-schema.ts';
 import { openWithPassphrase, SECRET_COLUMNS } from './archive-secrets.ts';
 import { createRowWriter, type ImportCounters } from './import-rows.ts';
 import type { ImportOptions, ImportSummary } from './transfer.ts';
@@ -23,15 +20,10 @@ const CONFLICT_POLICIES = ['fail', 'skip', 'replace'] as const;
 /** Refuses a target whose database this build would have to migrate (or cannot read) before importing into it. */
 function checkTargetSchema(file: string) {
   if (!existsSync(file)) return;
-  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const level = databaseSchemaLevel(sqlite);
-    const buildLevel = buildSchemaLevel();
-    if (level > buildLevel) throw new ArchiveError(`${file} was made by a newer Hearth (schema level ${level}, this build ${buildLevel}): import with that Hearth`);
-    if (level > 0 && level < buildLevel) throw new ArchiveError(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then import`);
-  } finally {
-    sqlite.close();
-  }
+  const level = schemaLevelOfFile(file);
+  const buildLevel = buildSchemaLevel();
+  if (level > buildLevel) throw new ArchiveError(`${file} was made by a newer Hearth (schema level ${level}, this build ${buildLevel}): import with that Hearth`);
+  if (level > 0 && level < buildLevel) throw new ArchiveError(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then import`);
 }
 
 /**
@@ -69,11 +61,10 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
   const target = createSecrets(loadOrCreateMasterKey(dataDir));
   const deliveryFile = join(dataDir, DELIVERY_FILE);
   const hadDeliveries = existsSync(deliveryFile);
-  const database = openDatabase(file);
-  const { sqlite } = database;
+  const database = openArchiveTarget(dataDir);
   // Delivery state has its own file (created with its schema when missing), attached so that one transaction covers both.
   openDeliveryFile(dataDir, { readOnly: false }).close();
-  sqlite.prepare(`ATTACH DATABASE ? AS ${DELIVERIES_SCHEMA}`).run(deliveryFile);
+  database.attachDeliveries();
   const copied: string[] = [];
   const counters: ImportCounters = { tables: {}, generated: new Map(), dropped: new Map() };
   const attachmentKeys: string[] = [];
@@ -83,8 +74,8 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
     if (rule && 'dropRow' in rule.whenOmitted) counters.dropped.set(omitted.table, { table: omitted.table, label: rule.label, rows: omitted.rows });
   }
   try {
-    sqlite.exec('BEGIN IMMEDIATE');
-    const writer = createRowWriter(sqlite, { manifest, conflict, opener, target, counters, dataDir });
+    database.begin();
+    const writer = createRowWriter(database, { manifest, conflict, opener, target, counters, dataDir });
     for (const table of manifest.tables) {
       const spec = archiveTables().find((t) => t.name === table.name)!;
       const lines = createInterface({ input: createReadStream(archivePath(from, table.file)), crlfDelay: Infinity });
@@ -111,9 +102,9 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
       copyFileSync(archivePath(from, relative), destination);
       narrowToOwner(destination);
     }
-    sqlite.exec('COMMIT');
+    database.commit();
   } catch (error) {
-    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    database.rollback();
     for (const path of copied) rmSync(path, { force: true });
     database.close();
     if (!hadDatabase) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });

@@ -3,9 +3,8 @@
  * comments (each with its `comment.add` activity), the author's read marker, reactions with their
  * `reaction.add` activity, and a `comment` notification to each user a comment mentions.
  */
-import * as schema from '../db/schema.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
-import type { BulkWriter } from './seed-writer.ts';
+import type { BulkRow, BulkTable } from '../db/repos/seed.ts';
 import { COMMENT_TEXTS, REACTION_ICONS, STATUSES, type Dice } from './seed-text.ts';
 
 export interface Member {
@@ -13,8 +12,8 @@ export interface Member {
   role: AccessRole;
 }
 
-type Put = <T extends Parameters<BulkWriter['into']>[0]>(name: string, table: T) => (row: T['$inferInsert']) => void;
-type ActivityInput = Omit<typeof schema.activities.$inferInsert, 'apiKeyId' | 'id' | 'actionUserId' | 'resolver'>;
+type Put = <T extends BulkTable>(table: T) => (row: BulkRow<T>) => void;
+type ActivityInput = Omit<BulkRow<'activities'>, 'apiKeyId' | 'id' | 'actionUserId' | 'resolver'>;
 
 /** Writes `annotations` threads spread over the organizations; returns how many mention notifications it wrote. */
 export function writeComments(input: {
@@ -27,15 +26,15 @@ export function writeComments(input: {
   members: Member[][];
   docsByOrg: Array<Array<{ id: string; title: string; createdAt: number }>>;
   activity: (row: ActivityInput) => void;
-  insertNotification: (row: typeof schema.notifications.$inferInsert) => void;
-  insertRecipient: (row: typeof schema.notificationRecipients.$inferInsert) => void;
+  insertNotification: (row: BulkRow<'notifications'>) => void;
+  insertRecipient: (row: BulkRow<'notificationRecipients'>) => void;
   progress: (units: number, label: string) => void;
 }): number {
   const { put, apiKeyId, d, now, organizations, members, docsByOrg, activity } = input;
-  const insertAnnotation = put('commentAnnotations', schema.commentAnnotations);
-  const insertComment = put('comments', schema.comments);
-  const insertRead = put('commentReads', schema.commentReads);
-  const insertReaction = put('reactions', schema.reactions);
+  const insertAnnotation = put('commentAnnotations');
+  const insertComment = put('comments');
+  const insertRead = put('commentReads');
+  const insertReaction = put('reactions');
   let mentions = 0;
   const nextNotification = organizations.map(() => 0);
 

@@ -10,14 +10,12 @@ import { join } from 'node:path';
 import * as Y from 'yjs';
 import type { DocumentAccessType } from '../../shared/schemas/common.ts';
 import { writeContent, type CrdtType } from '../crdt/content.ts';
-import * as schema from '../db/schema.ts';
-import { attachmentsDir } from '../services/recordings.ts';
-import type { ApiKeyRow } from '../services/types.ts';
+import { attachmentsDir } from '../data-files.ts';
+import type { ApiKeyRow, BulkRow, BulkTable, BulkWriter } from '../db/repos/seed.ts';
 import { deriveInitial, internalUserId } from '../services/users.ts';
 import { writeComments, type Member } from './seed-comments.ts';
 import type { SeedCounts } from './seed-options.ts';
 import { screenPng, wavTone } from './seed-media.ts';
-import type { BulkWriter } from './seed-writer.ts';
 import { CHECKLIST_ITEMS, COMPANIES, documentTitle, FIRST_NAMES, LAST_NAMES, paragraph, sentence, slug, SUB_FOLDERS, TOP_FOLDERS, type Dice } from './seed-text.ts';
 
 export const EDITOR_ID = 'main';
@@ -59,7 +57,8 @@ export function planOrganizations(d: Dice, count: number) {
 
 export function generateSet(input: {
   writer: BulkWriter;
-  apiKey: ApiKeyRow;
+  /** The key filled (its default access type decides most documents'). */
+  apiKey: Pick<ApiKeyRow, 'id' | 'settings'>;
   dataDir: string;
   d: Dice;
   now: number;
@@ -72,29 +71,30 @@ export function generateSet(input: {
   const { writer, apiKey, d, now, counts, plan, progress, out } = input;
   const apiKeyId = apiKey.id;
   const { rows, storageKeys, organizations } = out;
-  const put = <T extends Parameters<BulkWriter['into']>[0]>(name: string, table: T) => {
+  /** An inserter of the table's rows that counts them (the summary's rows, by table). */
+  const put = <T extends BulkTable>(table: T) => {
     const insert = writer.into(table);
-    rows[name] = 0;
-    return (row: T['$inferInsert']) => {
+    rows[table] = 0;
+    return (row: BulkRow<T>) => {
       insert(row);
-      rows[name] = (rows[name] ?? 0) + 1;
+      rows[table] = (rows[table] ?? 0) + 1;
     };
   };
-  const insertOrganization = put('organizations', schema.organizations);
-  const insertUser = put('users', schema.users);
-  const insertMembership = put('memberships', schema.memberships);
-  const insertGroup = put('userGroups', schema.userGroups);
-  const insertGroupMember = put('userGroupMembers', schema.userGroupMembers);
-  const insertFolder = put('folders', schema.folders);
-  const insertDocument = put('documents', schema.documents);
-  const insertCrdt = put('crdtDocuments', schema.crdtDocuments);
-  const insertActivity = put('activities', schema.activities);
-  const insertNotification = put('notifications', schema.notifications);
-  const insertRecipient = put('notificationRecipients', schema.notificationRecipients);
-  const insertRecording = put('recordings', schema.recordings);
-  const insertAttachment = put('recordingAttachments', schema.recordingAttachments);
+  const insertOrganization = put('organizations');
+  const insertUser = put('users');
+  const insertMembership = put('memberships');
+  const insertGroup = put('userGroups');
+  const insertGroupMember = put('userGroupMembers');
+  const insertFolder = put('folders');
+  const insertDocument = put('documents');
+  const insertCrdt = put('crdtDocuments');
+  const insertActivity = put('activities');
+  const insertNotification = put('notifications');
+  const insertRecipient = put('notificationRecipients');
+  const insertRecording = put('recordings');
+  const insertAttachment = put('recordingAttachments');
   const when = (maxDaysAgo: number, minDaysAgo = 0) => Math.round(now - (minDaysAgo + d.random() * (maxDaysAgo - minDaysAgo)) * DAY);
-  const activity = (row: Omit<typeof schema.activities.$inferInsert, 'apiKeyId' | 'id' | 'actionUserId' | 'resolver'>) =>
+  const activity = (row: Omit<BulkRow<'activities'>, 'apiKeyId' | 'id' | 'actionUserId' | 'resolver'>) =>
     insertActivity({ apiKeyId, id: d.alphanumeric(20), actionUserId: row.actionUser.userId, resolver: false, ...row });
 
   // People: a pool split over the organizations; some also belong to a second one (as viewers).

@@ -2,29 +2,24 @@
  * `hearth seed`: a realistic demo data set written into a data dir, so that a new user sees a populated admin UI
  * at once and the benchmarks have a large, known data set (`large`: 100k documents, 1M notifications).
  *
- * The rows are written directly in bulk (prepared statements, 10k rows per transaction) in the services' shape;
- * see seed-generate.ts. That is why a data dir a running server holds is refused: the server caches documents
+ * The rows are written directly in bulk (the storage's bulk load, db/bulk.ts: prepared statements, 10k rows per
+ * transaction) in the services' shape; see seed-generate.ts. That is why a data dir a running server holds is refused: the server caches documents
  * and would not see rows written under it. The same random source gives the same data; a seed already present
  * in the API key is refused (another seed adds a second, separate set).
  */
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { and, eq, inArray } from 'drizzle-orm';
 import { resolveConfig } from '../config.ts';
 import type { AppContext } from '../context.ts';
-import { transaction } from '../db/client.ts';
-import { apiKeys, crdtDocuments, organizations, users, webhookConfigs, webhookEndpoints } from '../db/schema.ts';
+import { attachmentsDir, CREDENTIALS_FILE, DATABASE_FILE, KEY_FILE } from '../data-files.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { openApp } from '../index.ts';
-import { KEY_FILE } from '../security/secrets.ts';
-import { DATABASE_FILE } from '../data-files.ts';
 import { runningServer } from '../server-lock.ts';
-import { CREDENTIALS_FILE, ensureDefaultCredentials } from '../services/bootstrap.ts';
-import { attachmentsDir } from '../services/recordings.ts';
+import { ensureDefaultCredentials } from '../services/bootstrap.ts';
 import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
 import { CONTENT_KEY, EDITOR_ID, generateSet, planOrganizations, type GeneratedSet } from './seed-generate.ts';
 import { SEED_SIZES, SeedRefusedError, type SeedCounts, type SeedSize } from './seed-options.ts';
 import { dice, seededRandom, type Random } from './seed-text.ts';
-import { createBulkWriter } from './seed-writer.ts';
 
 export { SEED_SIZES, SeedRefusedError, type SeedCounts, type SeedSize };
 
@@ -84,39 +79,27 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
   try {
     const credentials = ensureDefaultCredentials(app);
     const apiKeyId = options.apiKeyId ?? credentials.apiKey;
-    const apiKey = app.db.select().from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
+    const apiKey = await app.storage.seed.apiKey(apiKeyId);
     if (!apiKey) throw new SeedRefusedError(`No API key ${apiKeyId} in ${dataDir}.`);
+    const scope = app.storage.keys.scopeOf(apiKey);
 
     const d = dice(options.random ?? seededRandom(1));
     const plan = planOrganizations(d, counts.organizations);
-    const present = app.db
-      .select({ id: organizations.id })
-      .from(organizations)
-      .where(and(eq(organizations.apiKeyId, apiKeyId), inArray(organizations.id, plan.map((o) => o.id))))
-      .get();
-    if (present) throw new SeedRefusedError(`API key ${apiKeyId} already holds this seed's demo set (organization ${present.id}): pass another --seed to add a second set.`);
+    const present = await app.storage.seed.presentOrganization(scope, plan.map((o) => o.id));
+    if (present) throw new SeedRefusedError(`API key ${apiKeyId} already holds this seed's demo set (organization ${present}): pass another --seed to add a second set.`);
 
     const total = counts.documents + Math.min(counts.crdtDocuments, counts.documents) + counts.annotations + counts.recordings + counts.notifications;
     const report = progressReporter(total, options.onProgress);
-    const writer = createBulkWriter(app.sqlite, options.batchRows ?? 10_000);
-    // For this connection while it seeds: a bigger page cache (the large set's index pages stay in memory), and a
-    // WAL checkpointed every ~100 MB instead of every 4 MB (each checkpoint syncs the file and rewrites the pages
-    // the next batch touches again); no server runs on the data dir, so the longer WAL costs no reader anything.
-    const cacheSize = app.sqlite.pragma('cache_size', { simple: true }) as number;
-    const autoCheckpoint = app.sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
-    app.sqlite.pragma('cache_size = -262144');
-    app.sqlite.pragma('wal_autocheckpoint = 25000');
+    const writer = app.storage.seed.openBulkLoad({ batchRows: options.batchRows ?? 10_000 });
     const set = emptySet();
     const tag = plan[0]?.tag ?? 'demo';
     const now = options.now ?? Date.now();
     try {
       generateSet({ writer, apiKey, dataDir, d, now, counts, plan, progress: report.tick, out: set });
       writer.commit();
-      const webhooks = seedWebhooks(app, apiKeyId, tag, set);
+      const webhooks = await seedWebhooks(app, scope, tag, set);
       report.finish();
-      app.sqlite.pragma(`cache_size = ${cacheSize}`);
-      app.sqlite.pragma(`wal_autocheckpoint = ${autoCheckpoint}`);
-      app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      writer.finish();
       const attachmentBytes = set.storageKeys.reduce((sum, key) => sum + statSync(join(attachmentsDir(dataDir), key)).size, 0);
       return {
         dataDir,
@@ -137,7 +120,7 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
       const reason = error instanceof Error ? error.message : String(error);
       try {
         writer.rollback();
-        removeSet(app, apiKeyId, plan.map((o) => o.id), set);
+        await removeSet(app, scope, plan.map((o) => o.id), set);
       } catch (undo) {
         throw new Error(`Seeding failed (${reason}), and undoing it failed too (${undo instanceof Error ? undo.message : String(undo)}): delete the organizations ${plan.map((o) => o.id).join(', ')} by hand`, { cause: error });
       }
@@ -160,9 +143,10 @@ const emptySet = (): SeedWrites => ({ organizations: [], userIds: [], storageKey
  * nothing is ever sent) and point at a local address where nothing listens. A user who turned webhooks off keeps
  * them off, and gets no endpoints.
  */
-function seedWebhooks(app: AppContext, apiKeyId: string, tag: string, set: SeedWrites) {
+async function seedWebhooks(app: AppContext, scope: TenantScope, tag: string, set: SeedWrites) {
+  const apiKeyId = scope.apiKeyId;
   const created = set.webhookEndpointIds;
-  const config = app.db.select().from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, apiKeyId)).get();
+  const config = await app.storage.seed.webhookConfig(scope);
   if (config && !config.isEnabled) return { endpoints: [] as string[], notes: ['Advanced webhooks are turned off for this API key: no demo endpoints were added.'] };
   if (!config) {
     updateAdvancedConfig(app, apiKeyId, { isEnabled: true });
@@ -179,16 +163,8 @@ function seedWebhooks(app: AppContext, apiKeyId: string, tag: string, set: SeedW
 }
 
 /** Undoes a failed seed: what the committed batches wrote, and the attachment files. */
-function removeSet(app: AppContext, apiKeyId: string, organizationIds: string[], set: SeedWrites) {
-  transaction(app.db, (tx) => {
-    // organizations cascade to everything in them; CRDT documents and users are keyed by the API key only
-    tx.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, apiKeyId), inArray(crdtDocuments.organizationId, organizationIds))).run();
-    tx.delete(organizations).where(and(eq(organizations.apiKeyId, apiKeyId), inArray(organizations.id, organizationIds))).run();
-    const userIds = set.userIds;
-    for (let i = 0; i < userIds.length; i += 500) tx.delete(users).where(and(eq(users.apiKeyId, apiKeyId), inArray(users.id, userIds.slice(i, i + 500)))).run();
-    if (set.webhookEndpointIds.length > 0) tx.delete(webhookEndpoints).where(and(eq(webhookEndpoints.apiKeyId, apiKeyId), inArray(webhookEndpoints.id, set.webhookEndpointIds))).run();
-    if (set.webhookConfigCreated) tx.delete(webhookConfigs).where(eq(webhookConfigs.apiKeyId, apiKeyId)).run();
-  });
+async function removeSet(app: AppContext, scope: TenantScope, organizationIds: string[], set: SeedWrites) {
+  await app.storage.seed.remove(scope, { organizationIds, userIds: set.userIds, webhookEndpointIds: set.webhookEndpointIds, webhookConfigCreated: set.webhookConfigCreated });
   const dir = attachmentsDir(app.config.dataDir);
   for (const key of set.storageKeys) rmSync(join(dir, key), { force: true });
   if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });

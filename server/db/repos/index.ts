@@ -23,6 +23,7 @@ import { foldersRepo } from './folders.ts';
 import { groupsRepo } from './groups.ts';
 import { membershipsRepo } from './memberships.ts';
 import { usersRepo } from './users.ts';
+import { seedRepo } from './seed.ts';
 
 export function createStorage(engine: SqliteEngine) {
   return {
@@ -50,6 +51,7 @@ export function createStorage(engine: SqliteEngine) {
     groups: groupsRepo(engine),
     access: accessRepo(engine),
     documentMigrations: documentMigrationsRepo(engine),
+    seed: seedRepo(engine),
   };
 }
 
