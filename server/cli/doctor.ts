@@ -5,13 +5,11 @@
 import { accessSync, constants, existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Config } from '../config.ts';
-import { schemaStatus } from '../db/client.ts';
+import { inspectDatabaseFile } from '../db/inspect.ts';
 import { KEY_FILE } from '../security/secrets.ts';
-import { DATABASE_FILE, LOCK_FILE } from '../data-files.ts';
+import { DATABASE_FILE, DELIVERY_FILE, LOCK_FILE } from '../data-files.ts';
 import { runningServer } from '../server-lock.ts';
-import { DELIVERY_FILE } from '../webhooks/delivery-file.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 export interface CheckResult {
@@ -59,33 +57,22 @@ function checkMasterKey(dataDir: string): CheckResult {
 function checkDatabase(dataDir: string): CheckResult[] {
   const file = join(dataDir, DATABASE_FILE);
   if (!existsSync(file)) return [{ name: 'database', status: 'warn', message: `${file} does not exist yet (created at first start)` }];
-  let db: Database.Database;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (error) {
-    return [{ name: 'database', status: 'fail', message: `${file} cannot be opened: ${(error as Error).message}` }];
+  const found = inspectDatabaseFile(file, { schema: true });
+  if (found.state === 'unopenable') return [{ name: 'database', status: 'fail', message: `${file} cannot be opened: ${found.error}` }];
+  if (found.state === 'unreadable') return [{ name: 'database', status: 'fail', message: `${file} cannot be read: ${found.error}; restore a backup` }];
+  if (found.state === 'damaged') return [{ name: 'database', status: 'fail', message: `${file} is damaged: ${found.integrity}; restore a backup` }];
+  const results: CheckResult[] = [{ name: 'database', status: 'ok', message: `${file} opens, integrity_check ok (${format(statSync(file).size)})` }];
+  const schema = found.schema!;
+  if (schema.unknown > 0) {
+    results.push({ name: 'schema', status: 'fail', message: `made by a newer Hearth: ${schema.unknown} applied migration(s) unknown to this build; upgrade Hearth` });
+  } else if (schema.applied === 0) {
+    results.push({ name: 'schema', status: 'fail', message: `${file} is not a Hearth database (no migrations table)` });
+  } else if (schema.pending > 0) {
+    results.push({ name: 'schema', status: 'warn', message: `${schema.pending} of ${schema.known} migrations pending: the next start applies them, after a backup into backups/` });
+  } else {
+    results.push({ name: 'schema', status: 'ok', message: `up to date (${schema.known} migrations)` });
   }
-  try {
-    db.pragma('busy_timeout = 5000');
-    const integrity = db.pragma('integrity_check', { simple: true });
-    if (integrity !== 'ok') return [{ name: 'database', status: 'fail', message: `${file} is damaged: ${String(integrity)}; restore a backup` }];
-    const results: CheckResult[] = [{ name: 'database', status: 'ok', message: `${file} opens, integrity_check ok (${format(statSync(file).size)})` }];
-    const schema = schemaStatus(db);
-    if (schema.unknown > 0) {
-      results.push({ name: 'schema', status: 'fail', message: `made by a newer Hearth: ${schema.unknown} applied migration(s) unknown to this build; upgrade Hearth` });
-    } else if (schema.applied === 0) {
-      results.push({ name: 'schema', status: 'fail', message: `${file} is not a Hearth database (no migrations table)` });
-    } else if (schema.pending > 0) {
-      results.push({ name: 'schema', status: 'warn', message: `${schema.pending} of ${schema.known} migrations pending: the next start applies them, after a backup into backups/` });
-    } else {
-      results.push({ name: 'schema', status: 'ok', message: `up to date (${schema.known} migrations)` });
-    }
-    return results;
-  } catch (error) {
-    return [{ name: 'database', status: 'fail', message: `${file} cannot be read: ${(error as Error).message}; restore a backup` }];
-  } finally {
-    db.close();
-  }
+  return results;
 }
 
 /** webhooks.db, the delivery state's own file (created at start when missing). */
@@ -93,17 +80,9 @@ function checkDeliveries(dataDir: string): CheckResult {
   const name = 'deliveries';
   const file = join(dataDir, DELIVERY_FILE);
   if (!existsSync(file)) return { name, status: 'ok', message: `${file} not there yet (created at start)` };
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      const integrity = db.pragma('integrity_check', { simple: true });
-      if (integrity !== 'ok') return { name, status: 'fail', message: `${file} is damaged: ${String(integrity)}; restore a backup` };
-    } finally {
-      db.close();
-    }
-  } catch (error) {
-    return { name, status: 'fail', message: `${file} cannot be read: ${(error as Error).message}; restore a backup` };
-  }
+  const found = inspectDatabaseFile(file, { schema: false });
+  if (found.state === 'damaged') return { name, status: 'fail', message: `${file} is damaged: ${found.integrity}; restore a backup` };
+  if (found.state !== 'ok') return { name, status: 'fail', message: `${file} cannot be read: ${found.error}; restore a backup` };
   return { name, status: 'ok', message: `${file} opens, integrity_check ok` };
 }
 

@@ -74,16 +74,8 @@ export async function openExistingDataDir(config: Config): Promise<AppContext> {
 async function refuseMigrationUnderRunningServer(dataDir: string) {
   const running = runningServer(dataDir);
   if (!running) return;
-  const { default: Database } = await import('better-sqlite3');
-  const { schemaStatus } = await import('../db/client.ts');
-  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
-  let pending: number;
-  try {
-    db.pragma('busy_timeout = 5000');
-    pending = schemaStatus(db).pending;
-  } finally {
-    db.close();
-  }
+  const { schemaStatusOfFile } = await import('../db/inspect.ts');
+  const { pending } = schemaStatusOfFile(join(dataDir, DATABASE_FILE));
   if (pending > 0) {
     throw new CliError(`A Hearth server (pid ${running.pid}, ${running.url}) of an older version runs on ${dataDir} and its schema needs ${pending} migration(s): stop it and start this version (which migrates, after a backup)`, 1);
   }

@@ -113,6 +113,7 @@ describe('auth: a viewer token cannot write over y-websocket', () => {
       ws.on('error', () => undefined);
     });
     expect(status).toBe(404);
-    expect(t.server.app.crdt.find({ apiKeyId: t.credentials.apiKey, organizationId: ORG, documentId: DOC, editorId: 'never-created' })).toBeUndefined();
+    const scope = (await t.server.app.storage.keys.scopeFor(t.credentials.apiKey))!;
+    expect(await t.server.app.crdt.find(scope, { organizationId: ORG, documentId: DOC, editorId: 'never-created' })).toBeUndefined();
   });
 });

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { readContent, type CrdtType } from '../../server/crdt/content.ts';
-import { createCrdtStore, type DocKey } from '../../server/crdt/store.ts';
+import { createCrdtStore } from '../../server/crdt/store.ts';
+import type { RoomId } from '../../server/db/repos/crdt.ts';
 
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { corruptedMessages, yjsMessage } from '../helpers/yjs.ts';
@@ -82,16 +83,17 @@ describe('bad input over the websocket', () => {
         if ((await closed) === 1003) closedAsBad++;
         connections++;
         // stored and compacted (the snapshot checked); the document answers, and loads from storage
-        t.server.app.crdt.flushAll();
+        await t.server.app.crdt.flushAll();
         const got = await get(editor.editorId);
         expect({ connection: connections, status: got.status }).toEqual({ connection: connections, status: 200 });
-        storedContent(editor.editorId, editor.type); // throws if it does not load
+        await storedContent(editor.editorId, editor.type); // throws if it does not load
       }
       // every document unloaded as an idle one is (stored, its snapshot checked), then loaded from storage; twice
       const contents: unknown[][] = [];
       for (let cycle = 0; cycle < 2; cycle++) {
-        for (const e of EDITORS) t.server.app.crdt.load(keyOf(e.editorId))!.lastActivity = 0;
-        t.server.app.crdt.unloadIfIdle();
+        const scope = await scopeOfEditors();
+        for (const e of EDITORS) (await t.server.app.crdt.load(scope, room(e.editorId)))!.lastActivity = 0;
+        await t.server.app.crdt.unloadIfIdle();
         const read: unknown[] = [];
         for (const e of EDITORS) {
           const got = await get(e.editorId);
@@ -112,16 +114,15 @@ describe('bad input over the websocket', () => {
 });
 
 /** An editor's content as a new store loads it from the database. */
-function storedContent(editorId: string, type: CrdtType): unknown {
-  const store = createCrdtStore({ db: t.server.app.db, log: t.server.app.log });
+async function storedContent(editorId: string, type: CrdtType): Promise<unknown> {
+  const store = createCrdtStore({ storage: t.server.app.storage, log: t.server.app.log });
   try {
-    return readContent(store.load(keyOf(editorId))!.doc, type, 'content');
+    return readContent((await store.load(await scopeOfEditors(), room(editorId)))!.doc, type, 'content');
   } finally {
     store.close();
   }
 }
 
-function keyOf(editorId: string): DocKey {
-  const apiKeyId = (t.server.app.sqlite.prepare('SELECT api_key_id AS k FROM crdt_documents LIMIT 1').get() as { k: string }).k;
-  return { apiKeyId, organizationId: ORG, documentId: 'doc', editorId };
-}
+const room = (editorId: string): RoomId => ({ organizationId: ORG, documentId: 'doc', editorId });
+/** The scope of the key the fuzzed editors belong to. */
+const scopeOfEditors = async () => (await t.server.app.storage.keys.scopeFor(t.credentials.apiKey))!;

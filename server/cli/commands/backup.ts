@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { BACKUP_STEPS, backupDataDir } from '../../services/backup.ts';
+import { BACKUP_STEPS, backupDataDir } from '../../db/backup.ts';
 import { CliError, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
 

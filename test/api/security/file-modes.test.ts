@@ -1,7 +1,7 @@
 import { chmodSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { backupDataDir } from '../../../server/services/backup.ts';
+import { backupDataDir } from '../../../server/db/backup.ts';
 import { exportArchive } from '../../../server/tooling/export.ts';
 import { runHearth, tempDirs } from '../../helpers/cli.ts';
 import { b64, PNG, WEBM } from '../../helpers/media.ts';

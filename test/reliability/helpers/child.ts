@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DATABASE_FILE } from '../../../server/services/backup.ts';
+import { DATABASE_FILE } from '../../../server/data-files.ts';
 import { startCliServer, type CliServer } from '../../helpers/cli.ts';
 import { apiKeyHeaders, call, workspaceHeaders, type CallResult } from '../../helpers/server.ts';
 

@@ -3,12 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { KEY_FILE as MASTER_KEY_FILE } from '../security/secrets.ts';
 import { VERSION } from '../version.ts';
-import { DELIVERY_FILE } from '../webhooks/delivery-file.ts';
-import { CREDENTIALS_FILE } from './bootstrap.ts';
 import { narrowToOwner, OWNER_FILE_MODE, ownerOnlyFile } from '../security/file-modes.ts';
-
-export { DATABASE_FILE, LOCK_FILE } from '../data-files.ts';
-import { DATABASE_FILE, LOCK_FILE } from '../data-files.ts';
+import { CREDENTIALS_FILE, DATABASE_FILE, DELIVERY_FILE, LOCK_FILE } from '../data-files.ts';
 import { runningServer } from '../server-lock.ts';
 /** Written by a running server into its data dir (pid and URL), removed when it stops. */
 const MANIFEST = 'manifest.json';
