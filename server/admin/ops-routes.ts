@@ -54,9 +54,9 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit) {
     return app.monitor.metrics.snapshot(input.value.seconds);
   });
 
-  // A test event through the outbox, like any event: signed, retried, recorded as attempts. Its type is the
-  // endpoint's first filter type (notification.add when it takes every type); every enabled endpoint of the key
-  // that takes that type receives it (deliveries fan out by type and channel, not to one endpoint).
+  // A test event through the outbox, like any event: signed, retried, recorded as attempts. It is addressed to
+  // the chosen endpoint alone (webhook_events.target_endpoint_id: the worker makes one delivery, to it, past its
+  // type and channel filters); its type is the endpoint's first filter type (notification.add when it takes all).
   h3.post('/admin/api/webhooks/test', async (event) => {
     const g0 = guard(kit, event, { change: true });
     if (!g0.ok) return g0.error;
@@ -78,6 +78,7 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit) {
         source: 'platform',
         actionUser: { userId: 'hearth-admin', name: 'Hearth admin UI' },
         data: { test: true, endpointId, message: 'A test event sent from the Hearth admin UI.' },
+        targetEndpointId: endpointId,
       }),
     );
     if (!messageId) return fail(event, 412, 'Nothing would receive it: turn advanced webhooks on for this key.');

@@ -712,6 +712,11 @@ export const webhookEvents = sqliteTable(
     basicPayload: text('basic_payload', { mode: 'json' }).$type<Record<string, unknown> | null>(),
     /** Debounced events (CRDT changes): one pending event per key. */
     dedupeKey: text('dedupe_key'),
+    /**
+     * An event addressed to one endpoint (the admin UI's test event): delivered to it alone, whatever its type and
+     * channel filters, and to no other endpoint or basic URL. Null: every live endpoint that takes it.
+     */
+    targetEndpointId: text('target_endpoint_id'),
     availableAt: integer('available_at').notNull(),
     dispatchedAt: integer('dispatched_at'),
     createdAt: integer('created_at').notNull(),
