@@ -71,9 +71,18 @@ export const overviewAnswer = z.object({
 });
 export type OverviewAnswer = z.infer<typeof overviewAnswer>;
 
-export const keyItem = z.object({ apiKey: z.string(), name: z.string().nullable(), type: z.string() });
+export const keyItem = z.object({
+  apiKey: z.string(),
+  name: z.string().nullable(),
+  type: z.string(),
+  /** Disabled by the workspace's admin: every operation and websocket upgrade with it is refused. */
+  disabled: z.boolean(),
+  disabledAt: z.number().nullable(),
+});
 export type KeyItem = z.infer<typeof keyItem>;
 export const keysAnswer = z.object({ items: z.array(keyItem) });
+/** Disables or enables one of the workspace's keys (an admin action: no operation of the interface does it). */
+export const keyStateInput = z.object({ apiKey: text(), disabled: z.boolean() });
 /** One key's usage: rows per table. */
 export const keyAnswer = z.object({ counts: z.record(z.string(), z.number()) });
 

@@ -53,7 +53,17 @@ export function createAdminQueries(sqlite: Database.Database) {
 
   return {
     // ----- workspace and keys ---------------------------------------------------------------------------
-    keysOf: (workspaceId: string) => all<{ id: string; name: string | null; type: string }>('SELECT id, name, type FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id', workspaceId),
+    keysOf: (workspaceId: string) =>
+      all<{ id: string; name: string | null; type: string; disabled: number; disabledAt: number | null }>(
+        'SELECT id, name, type, disabled, disabled_at AS disabledAt FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id',
+        workspaceId,
+      ),
+    /**
+     * Disables or enables a key. A write to api_keys on this connection drops the verified-credentials cache
+     * (http/credentials.ts), so the next call with the key is decided on this row.
+     */
+    setKeyDisabled: (apiKeyId: string, disabled: boolean, now: number) =>
+      prepare('UPDATE api_keys SET disabled = ?, disabled_at = ?, updated_at = ? WHERE id = ?').run(disabled ? 1 : 0, disabled ? now : null, now, apiKeyId).changes === 1,
     keyOwner: (apiKeyId: string) => one<{ workspaceId: string }>('SELECT workspace_id AS workspaceId FROM api_keys WHERE id = ?', apiKeyId)?.workspaceId ?? null,
     workspaceCounts(workspaceId: string) {
       const tables = ['organizations', 'documents', 'users', 'notifications', 'crdt_documents', 'webhook_endpoints', 'agents', 'workflow_definitions'];

@@ -44,6 +44,13 @@ export const apiKeys = sqliteTable(
     realtimeRegion: text('realtime_region'),
     allowedDomains: text('allowed_domains', { mode: 'json' }).$type<string[]>().notNull(),
     settings: text('settings', { mode: 'json' }).$type<ApiKeySettings>().notNull(),
+    /**
+     * Disabled by the workspace's admin (the admin UI): every operation and websocket upgrade with the key is
+     * refused (PERMISSION_DENIED) and its open connections are closed, until it is enabled again. Its data stays.
+     */
+    disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+    /** When it was last disabled (null while it never was, or once enabled again). */
+    disabledAt: integer('disabled_at'),
     createdAt: integer('created_at').notNull().default(now),
     updatedAt: integer('updated_at').notNull().default(now),
   },

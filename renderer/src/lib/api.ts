@@ -100,6 +100,8 @@ export const api = {
   overview: () => send<OverviewAnswer>('GET', '/overview'),
   keys: () => send<{ items: KeyItem[] }>('GET', '/keys'),
   key: (apiKey: string) => send<{ counts: Record<string, number> }>('GET', '/key', { query: { apiKey } }),
+  /** Disables or enables one of the workspace's keys (every operation and websocket refuses a disabled key). */
+  setKeyDisabled: (apiKey: string, disabled: boolean) => send<KeyItem>('POST', '/keys/state', { body: { apiKey, disabled } }),
   metrics: (seconds = 120) => send<MetricsAnswer>('GET', '/metrics', { query: { seconds } }),
   search: (q: string) => send<{ items: SearchHit[] }>('GET', '/search', { query: { q } }),
 

@@ -1,7 +1,7 @@
 import { legacyTokenInput } from '../../../../shared/schemas/access.ts';
 import { ApiError, invalid } from '../../../errors.ts';
 import { defineOperation } from '../../../http/operation.ts';
-import { authenticateApiKey } from '../../../services/apikeys.ts';
+import { API_KEY_DISABLED, authenticateApiKey } from '../../../services/apikeys.ts';
 import { legacyUserToken } from '../../../services/permissions.ts';
 import { userTokenAnswer } from '../../../../shared/schemas/answers.ts';
 
@@ -18,7 +18,7 @@ export default defineOperation({
       apiKey = authenticateApiKey(ctx.app, input.apiKey, input.authToken);
     } catch (error) {
       // an unknown key and a wrong token answer alike
-      if (error instanceof ApiError) throw invalid('Auth token not found.');
+      if (error instanceof ApiError) throw error.message === API_KEY_DISABLED ? error : invalid('Auth token not found.');
       throw error;
     }
     return { message: 'Token generated successfully.', data: { token: await legacyUserToken(ctx.app, apiKey, input) } };
