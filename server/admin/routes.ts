@@ -267,7 +267,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
     const apiKey = ownKey(event);
     if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    return { items: queries.organizationsPage(apiKey, undefined, { after: null, dir: 'asc', limit: 999 }).slice(0, 1000).map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })) };
+    return { items: queries.organizationsPage(apiKey, undefined, 'id', { after: null, dir: 'asc', limit: 999 }).slice(0, 1000).map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })) };
   });
 
   h3.get('/admin/api/browse/organization', (event) => {

@@ -135,7 +135,12 @@ export const mailOutbox = sqliteTable(
     createdAt: integer('created_at').notNull(),
     sentAt: integer('sent_at'),
   },
-  (t) => [index('mail_outbox_created').on(t.createdAt, t.id)],
+  (t) => [
+    index('mail_outbox_created').on(t.createdAt, t.id),
+    // the admin UI's mailbox: a workspace's own mail and each of its keys', newest first, paged
+    index('mail_outbox_workspace').on(t.workspaceId, t.createdAt, t.id),
+    index('mail_outbox_key').on(t.apiKeyId, t.createdAt, t.id),
+  ],
 );
 
 // ---------------------------------------------------------------------------------------------------------
@@ -160,7 +165,12 @@ export const organizations = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.apiKeyId, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.id] }),
+    // the admin UI's sorts (keyset pages): by name, ignoring case, and by last update
+    index('organizations_name').on(t.apiKeyId, sql`name COLLATE NOCASE`, t.id),
+    index('organizations_updated').on(t.apiKeyId, t.updatedAt, t.id),
+  ],
 );
 
 const orgRef = (t: { apiKeyId: AnySQLiteColumn; organizationId: AnySQLiteColumn }) =>
@@ -213,6 +223,11 @@ export const documents = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
     index('documents_folder').on(t.apiKeyId, t.organizationId, t.folderId, t.id),
+    // the admin UI's sorts (keyset pages) of an organization's documents, and of one folder's
+    index('documents_name').on(t.apiKeyId, t.organizationId, sql`name COLLATE NOCASE`, t.id),
+    index('documents_updated').on(t.apiKeyId, t.organizationId, t.updatedAt, t.id),
+    index('documents_folder_name').on(t.apiKeyId, t.organizationId, t.folderId, sql`name COLLATE NOCASE`, t.id),
+    index('documents_folder_updated').on(t.apiKeyId, t.organizationId, t.folderId, t.updatedAt, t.id),
     orgRef(t),
   ],
 );
@@ -232,7 +247,12 @@ export const users = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.apiKeyId, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.id] }),
+    // the admin UI's sort by name (ignoring case; users without one first, as ''): keyset pages over this expression
+    // (no comma in it: drizzle-kit splits an index's SQL on commas)
+    index('users_name').on(t.apiKeyId, sql`(CASE WHEN name IS NULL THEN '' ELSE name END) COLLATE NOCASE`, t.id),
+  ],
 );
 
 export const MEMBERSHIP_LEVELS = ['organization', 'folder', 'document'] as const;
@@ -344,6 +364,8 @@ export const notifications = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
     index('notifications_document').on(t.apiKeyId, t.organizationId, t.documentId, t.timestamp, t.id),
+    // an organization's notifications by time (the admin UI's feed of an organization, newest first)
+    index('notifications_time').on(t.apiKeyId, t.organizationId, t.timestamp, t.id),
     index('notifications_location').on(t.apiKeyId, t.organizationId, t.documentId, t.locationId, t.timestamp, t.id),
     orgRef(t),
   ],
