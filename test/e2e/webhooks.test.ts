@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signedInPage } from '../helpers/browser.ts';
+import { docScreenshot, launchBrowser, screenshot, signedInPage } from '../helpers/browser.ts';
 import { addAnnotation } from '../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -72,6 +72,8 @@ describe('admin UI: webhooks', () => {
     await failed.nth(1).locator('td').first().locator('button').click();
     await expect.poll(() => page.textContent('#attempt-response-status')).toBe('HTTP 500');
     await expect.poll(() => page.textContent('#attempt-request-headers')).not.toBe(request);
+    await page.locator('#attempt-detail').scrollIntoViewIfNeeded();
+    await docScreenshot(page, 'webhook-attempt');
     await screenshot(page, 'webhooks');
     expect(errors).toEqual([]);
   });
