@@ -46,6 +46,17 @@ export const listQuery = z.object({
 });
 export type ListQuery = z.input<typeof listQuery>;
 
+/**
+ * What organizations and documents sort by: their id, their name (ignoring case) or their last update (of the
+ * record: name, access, folder; a collaborative document's edits are its editors' `updatedAt`). Users: id or name.
+ * Every sort is a keyset range of an index (EXPLAIN QUERY PLAN checks them in test/admin/browse-pages.test.ts).
+ */
+export const ENTITY_SORT = ['id', 'name', 'updated'] as const;
+export const USER_SORT = ['id', 'name'] as const;
+export const organizationsQuery = listQuery.extend({ sort: z.enum(ENTITY_SORT).default('id') });
+export const usersQuery = listQuery.extend({ sort: z.enum(USER_SORT).default('id') });
+export type SortedQuery = z.input<typeof organizationsQuery>;
+
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 export interface Page<T> {
   items: T[];
@@ -71,9 +82,18 @@ export const overviewAnswer = z.object({
 });
 export type OverviewAnswer = z.infer<typeof overviewAnswer>;
 
-export const keyItem = z.object({ apiKey: z.string(), name: z.string().nullable(), type: z.string() });
+export const keyItem = z.object({
+  apiKey: z.string(),
+  name: z.string().nullable(),
+  type: z.string(),
+  /** Disabled by the workspace's admin: every operation and websocket upgrade with it is refused. */
+  disabled: z.boolean(),
+  disabledAt: z.number().nullable(),
+});
 export type KeyItem = z.infer<typeof keyItem>;
 export const keysAnswer = z.object({ items: z.array(keyItem) });
+/** Disables or enables one of the workspace's keys (an admin action: no operation of the interface does it). */
+export const keyStateInput = z.object({ apiKey: text(), disabled: z.boolean() });
 /** One key's usage: rows per table. */
 export const keyAnswer = z.object({ counts: z.record(z.string(), z.number()) });
 
@@ -101,7 +121,7 @@ export const searchAnswer = z.object({ items: z.array(searchHit) });
 // Data browser: organizations, folders, documents, users, memberships
 // ---------------------------------------------------------------------------------------------------------
 
-export const organizationItem = z.object({ id: z.string(), name: z.string().nullable(), disabled: z.boolean(), createdAt: z.number() });
+export const organizationItem = z.object({ id: z.string(), name: z.string().nullable(), disabled: z.boolean(), createdAt: z.number(), updatedAt: z.number() });
 export type OrganizationItem = z.infer<typeof organizationItem>;
 
 export const folderItem = z.object({ id: z.string(), name: z.string().nullable(), parentId: z.string().nullable(), accessType: z.string() });
@@ -114,9 +134,11 @@ export const documentItem = z.object({
   folderId: z.string().nullable(),
   accessType: z.string(),
   disabled: z.boolean(),
+  /** Last update of the document's record; null for a document known only as a Yjs room. */
+  updatedAt: z.number().nullable(),
 });
 export type DocumentItem = z.infer<typeof documentItem>;
-export const documentsQuery = listQuery.extend({ organizationId: text(), folderId: z.string().max(256).optional() });
+export const documentsQuery = organizationsQuery.extend({ organizationId: text(), folderId: z.string().max(256).optional() });
 
 export const organizationAnswer = z.object({
   organization: organizationItem,
@@ -321,7 +343,10 @@ export const mailItem = z.object({
   sentAt: z.number().nullable(),
 });
 export type MailItem = z.infer<typeof mailItem>;
-export const mailAnswer = z.object({ items: z.array(mailItem), relay: z.object({ smtp: z.boolean(), from: z.string() }) });
+/** The mailbox by time (newest first unless `dir` says otherwise), keyset-paged. */
+export const mailQuery = z.object({ cursor: z.string().max(4096).optional(), limit, dir: z.enum(['asc', 'desc']).default('desc') });
+export type MailQuery = z.input<typeof mailQuery>;
+export const mailAnswer = z.object({ items: z.array(mailItem), nextCursor: z.string().nullable(), relay: z.object({ smtp: z.boolean(), from: z.string() }) });
 export type MailAnswer = z.infer<typeof mailAnswer>;
 export const mailDetail = z.object({ id: z.string(), kind: z.string(), to: z.string(), subject: z.string(), status: z.string(), createdAt: z.number(), text: z.string(), html: z.string() });
 export type MailDetail = z.infer<typeof mailDetail>;

@@ -3,9 +3,9 @@
 // command palette's search. Every read is in queries.ts.
 import type { H3 } from 'h3';
 import { z } from 'zod';
-import { documentsQuery, feedQuery, listQuery, membershipsQuery, searchQuery, type SearchHit } from '../../shared/admin.ts';
+import { documentsQuery, feedQuery, membershipsQuery, organizationsQuery, searchQuery, usersQuery, type SearchHit } from '../../shared/admin.ts';
 import { fail, guard, pager, queryOf, type AdminKit } from './kit.ts';
-import type { ActivityRow, NotificationRow } from './queries.ts';
+import type { ActivityRow, EntitySort, NotificationRow, SortKey } from './queries.ts';
 
 /** `{name}` / `{{name}}` placeholders filled from the template data (users by name or id). */
 export function fillTemplate(template: string | null, data: Record<string, unknown>): string {
@@ -31,6 +31,12 @@ const parseJson = (text: string | null): Record<string, unknown> => {
 
 const one = z.object({ apiKey: z.string().trim().min(1).max(256), organizationId: z.string().trim().min(1).max(256) });
 
+/** The cursor of an organization or document row: the sort's value, then the id. */
+const entityKey =
+  (sort: EntitySort) =>
+  (r: { id: string; name: string; updatedAt: number }): SortKey =>
+    sort === 'name' ? [r.name, r.id] : sort === 'updated' ? [r.updatedAt, r.id] : [r.id];
+
 export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
   const { q } = kit;
   const pages = pager(kit.app.pageTokens);
@@ -44,15 +50,15 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
   });
 
   h3.get('/admin/api/organizations', (event) => {
-    const input = queryOf(event, listQuery);
+    const input = queryOf(event, organizationsQuery);
     if (!input.ok) return input.error;
-    const { apiKey, q: search, cursor, dir, limit } = input.value;
+    const { apiKey, q: search, sort, cursor, dir, limit } = input.value;
     const g = guard(kit, event, { apiKey });
     if (!g.ok) return g.error;
-    const scope = { list: 'organizations', apiKey, search };
+    const scope = { list: 'organizations', apiKey, search, sort };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(q.organizationsPage(apiKey, search || undefined, args.page), args.page, scope, (r) => [r.id], (r) => ({ ...r, disabled: r.disabled === 1 }));
+    return pages.page(q.organizationsPage(apiKey, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({ ...r, disabled: r.disabled === 1 }));
   });
 
   h3.get('/admin/api/organization', (event) => {
@@ -77,13 +83,13 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
   h3.get('/admin/api/documents', (event) => {
     const input = queryOf(event, documentsQuery);
     if (!input.ok) return input.error;
-    const { apiKey, organizationId, folderId, q: search, cursor, dir, limit } = input.value;
+    const { apiKey, organizationId, folderId, q: search, sort, cursor, dir, limit } = input.value;
     const g = guard(kit, event, { apiKey });
     if (!g.ok) return g.error;
-    const scope = { list: 'documents', apiKey, organizationId, folderId, search };
+    const scope = { list: 'documents', apiKey, organizationId, folderId, search, sort };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(q.documentsPage(apiKey, organizationId, folderId, search || undefined, args.page), args.page, scope, (r) => [r.id], (r) => ({ ...r, disabled: r.disabled === 1 }));
+    return pages.page(q.documentsPage(apiKey, organizationId, folderId, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({ ...r, disabled: r.disabled === 1 }));
   });
 
   h3.get('/admin/api/document', (event) => {
@@ -97,7 +103,7 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     // a document known only as a Yjs room (opened over websocket, never added) still has a page
     if (!document && editors.length === 0) return fail(event, 404, `No document ${documentId} in ${organizationId}.`);
     return {
-      document: document ? { ...document, disabled: document.disabled === 1 } : { id: documentId, name: null, organizationId, folderId: null, accessType: 'organizationPrivate', disabled: false },
+      document: document ? { ...document, disabled: document.disabled === 1 } : { id: documentId, name: null, organizationId, folderId: null, accessType: 'organizationPrivate', disabled: false, updatedAt: null },
       path: document?.folderId ? q.folderPath(apiKey, organizationId, document.folderId) : [],
       editors: editors.map((e) => ({ ...e, connections: kit.app.crdt.connections({ apiKeyId: apiKey, organizationId, documentId, editorId: e.editorId }) })),
       counts: q.documentCounts(apiKey, organizationId, documentId),
@@ -106,15 +112,16 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
   });
 
   h3.get('/admin/api/users', (event) => {
-    const input = queryOf(event, listQuery);
+    const input = queryOf(event, usersQuery);
     if (!input.ok) return input.error;
-    const { apiKey, q: search, cursor, dir, limit } = input.value;
+    const { apiKey, q: search, sort, cursor, dir, limit } = input.value;
     const g = guard(kit, event, { apiKey });
     if (!g.ok) return g.error;
-    const scope = { list: 'users', apiKey, search };
+    const scope = { list: 'users', apiKey, search, sort };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(q.usersPage(apiKey, search || undefined, args.page), args.page, scope, (r) => [r.id], (r) => r);
+    // the cursor holds the sort expression's value: a user without a name sorts as ''
+    return pages.page(q.usersPage(apiKey, search || undefined, sort, args.page), args.page, scope, (r) => (sort === 'name' ? [r.name ?? '', r.id] : [r.id]), (r) => r);
   });
 
   h3.get('/admin/api/user', (event) => {
@@ -163,7 +170,8 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     const { apiKey, organizationId, documentId, userId, cursor, dir, limit } = input.value;
     const g = guard(kit, event, { apiKey });
     if (!g.ok) return g.error;
-    const scope = { list: 'notifications', apiKey, organizationId, documentId, userId };
+    // `order`: every list of notifications is by time (an organization's was by id before: its cursors are refused)
+    const scope = { list: 'notifications', order: 'time', apiKey, organizationId, documentId, userId };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
     const { cols, rows } = q.notificationsPage(apiKey, organizationId, { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}) }, args.page);

@@ -3,11 +3,11 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { H3 } from 'h3';
 import { z } from 'zod';
-import { webhookTestInput } from '../../shared/admin.ts';
+import { mailQuery, webhookTestInput } from '../../shared/admin.ts';
 import { transaction } from '../db/client.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
-import { bodyOf, fail, guard, queryOf, type AdminKit } from './kit.ts';
+import { bodyOf, fail, guard, pager, queryOf, type AdminKit } from './kit.ts';
 import { deliveriesWithStatus } from './queries.ts';
 
 /** The database files' size on disk (SQLite files and their write-ahead logs). */
@@ -54,9 +54,9 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit) {
     return app.monitor.metrics.snapshot(input.value.seconds);
   });
 
-  // A test event through the outbox, like any event: signed, retried, recorded as attempts. Its type is the
-  // endpoint's first filter type (notification.add when it takes every type); every enabled endpoint of the key
-  // that takes that type receives it (deliveries fan out by type and channel, not to one endpoint).
+  // A test event through the outbox, like any event: signed, retried, recorded as attempts. It is addressed to
+  // the chosen endpoint alone (webhook_events.target_endpoint_id: the worker makes one delivery, to it, past its
+  // type and channel filters); its type is the endpoint's first filter type (notification.add when it takes all).
   h3.post('/admin/api/webhooks/test', async (event) => {
     const g0 = guard(kit, event, { change: true });
     if (!g0.ok) return g0.error;
@@ -78,16 +78,26 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit) {
         source: 'platform',
         actionUser: { userId: 'hearth-admin', name: 'Hearth admin UI' },
         data: { test: true, endpointId, message: 'A test event sent from the Hearth admin UI.' },
+        targetEndpointId: endpointId,
       }),
     );
     if (!messageId) return fail(event, 412, 'Nothing would receive it: turn advanced webhooks on for this key.');
     return { messageId, eventType: type };
   });
 
+  // The mailbox, by time (newest first by default), keyset-paged like every list.
+  const pages = pager(app.pageTokens);
   h3.get('/admin/api/mail', (event) => {
+    const input = queryOf(event, mailQuery);
+    if (!input.ok) return input.error;
     const g = guard(kit, event);
     if (!g.ok) return g.error;
-    return { items: q.mail(g.workspaceId, 200), relay: { smtp: Boolean(app.config.smtpUrl), from: app.config.mailFrom } };
+    const { cursor, dir, limit } = input.value;
+    const scope = { list: 'mail', workspaceId: g.workspaceId };
+    const args = pages.args(event, scope, { cursor, dir, limit });
+    if (!args.ok) return args.error;
+    const page = pages.page(q.mailPage(g.workspaceId, args.page), args.page, scope, (r) => [r.createdAt, r.id], (r) => r);
+    return { ...page, relay: { smtp: Boolean(app.config.smtpUrl), from: app.config.mailFrom } };
   });
 
   h3.get('/admin/api/mail/:id', (event) => {

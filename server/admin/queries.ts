@@ -47,13 +47,42 @@ export function createAdminQueries(sqlite: Database.Database) {
       order: ` ORDER BY ${cols.map((c) => `${c} ${page.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')} LIMIT ${page.limit + 1}`,
     };
   };
+  /**
+   * The keyset condition and order for a sort on `expr` (a column or an indexed expression, with its collation)
+   * then `idCol`. Written as `expr >= ? AND (expr > ? OR id > ?)` rather than as a row value: SQLite seeks an index
+   * on the first term even when the expression carries a collation (a row value with COLLATE NOCASE is searched
+   * from the start of the key's range instead, which reads every earlier page).
+   */
+  const sortedKeyset = (expr: string, idCol: string, page: PageArgs) => {
+    const [op, d] = page.dir === 'asc' ? ['>', 'ASC'] : ['<', 'DESC'];
+    return {
+      where: page.after ? ` AND ${expr} ${op}= ? AND (${expr} ${op} ? OR ${idCol} ${op} ?)` : '',
+      params: page.after ? [page.after[0], page.after[0], page.after[1]] : [],
+      order: ` ORDER BY ${expr} ${d}, ${idCol} ${d} LIMIT ${page.limit + 1}`,
+    };
+  };
+  /** The keyset of a list sorted by its id or by one of `sorts` (each indexed with the id after it). */
+  const sortedBy = (sort: string, idCol: string, sorts: Record<string, string>, page: PageArgs) => {
+    const expr = sorts[sort];
+    return expr === undefined ? keyset([idCol], page) : sortedKeyset(expr, idCol, page);
+  };
   /** A search: an id prefix (an index range) or a part of the name (a scan that stops at the page's end). */
   const search = (q: string | undefined, idCol: string, nameCol: string) =>
     q ? { where: ` AND ((${idCol} >= ? AND ${idCol} < ?) OR ${nameCol} LIKE ? ESCAPE '\\')`, params: [q, `${q}\uffff`, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] } : { where: '', params: [] };
 
   return {
     // ----- workspace and keys ---------------------------------------------------------------------------
-    keysOf: (workspaceId: string) => all<{ id: string; name: string | null; type: string }>('SELECT id, name, type FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id', workspaceId),
+    keysOf: (workspaceId: string) =>
+      all<{ id: string; name: string | null; type: string; disabled: number; disabledAt: number | null }>(
+        'SELECT id, name, type, disabled, disabled_at AS disabledAt FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id',
+        workspaceId,
+      ),
+    /**
+     * Disables or enables a key. A write to api_keys on this connection drops the verified-credentials cache
+     * (http/credentials.ts), so the next call with the key is decided on this row.
+     */
+    setKeyDisabled: (apiKeyId: string, disabled: boolean, now: number) =>
+      prepare('UPDATE api_keys SET disabled = ?, disabled_at = ?, updated_at = ? WHERE id = ?').run(disabled ? 1 : 0, disabled ? now : null, now, apiKeyId).changes === 1,
     keyOwner: (apiKeyId: string) => one<{ workspaceId: string }>('SELECT workspace_id AS workspaceId FROM api_keys WHERE id = ?', apiKeyId)?.workspaceId ?? null,
     workspaceCounts(workspaceId: string) {
       const tables = ['organizations', 'documents', 'users', 'notifications', 'crdt_documents', 'webhook_endpoints', 'agents', 'workflow_definitions'];
@@ -67,18 +96,23 @@ export function createAdminQueries(sqlite: Database.Database) {
     },
 
     // ----- organizations ---------------------------------------------------------------------------------
-    organizationsPage(apiKeyId: string, q: string | undefined, page: PageArgs) {
+    /** By id, by name (ignoring case) or by last update: each on its index (organizations_name, organizations_updated). */
+    organizationsPage(apiKeyId: string, q: string | undefined, sort: EntitySort, page: PageArgs) {
       const s = search(q, 'id', 'name');
-      const k = keyset(['id'], page);
-      return all<{ id: string; name: string; disabled: number; createdAt: number }>(
-        `SELECT id, name, disabled, created_at AS createdAt FROM organizations WHERE api_key_id = ?${s.where}${k.where}${k.order}`,
+      const k = sortedBy(sort, 'id', ENTITY_SORTS, page);
+      return all<{ id: string; name: string; disabled: number; createdAt: number; updatedAt: number }>(
+        `SELECT id, name, disabled, created_at AS createdAt, updated_at AS updatedAt FROM organizations WHERE api_key_id = ?${s.where}${k.where}${k.order}`,
         apiKeyId,
         ...s.params,
         ...k.params,
       );
     },
     organization: (apiKeyId: string, organizationId: string) =>
-      one<{ id: string; name: string; disabled: number; createdAt: number }>('SELECT id, name, disabled, created_at AS createdAt FROM organizations WHERE api_key_id = ? AND id = ?', apiKeyId, organizationId),
+      one<{ id: string; name: string; disabled: number; createdAt: number; updatedAt: number }>(
+        'SELECT id, name, disabled, created_at AS createdAt, updated_at AS updatedAt FROM organizations WHERE api_key_id = ? AND id = ?',
+        apiKeyId,
+        organizationId,
+      ),
     folders: (apiKeyId: string, organizationId: string, limit: number) =>
       all<{ id: string; name: string; parentId: string; accessType: string }>(
         'SELECT id, name, parent_id AS parentId, access_type AS accessType FROM folders WHERE api_key_id = ? AND organization_id = ? ORDER BY path LIMIT ?',
@@ -136,12 +170,16 @@ export function createAdminQueries(sqlite: Database.Database) {
     },
 
     // ----- documents -------------------------------------------------------------------------------------
-    documentsPage(apiKeyId: string, organizationId: string, folderId: string | undefined, q: string | undefined, page: PageArgs) {
+    /**
+     * An organization's documents (or one folder's) by id, by name (ignoring case) or by last update of the record,
+     * each on its index (documents_folder*, documents_name, documents_updated).
+     */
+    documentsPage(apiKeyId: string, organizationId: string, folderId: string | undefined, q: string | undefined, sort: EntitySort, page: PageArgs) {
       const s = search(q, 'id', 'name');
-      const k = keyset(['id'], page);
+      const k = sortedBy(sort, 'id', ENTITY_SORTS, page);
       const folder = folderId === undefined ? '' : ' AND folder_id = ?';
-      return all<{ id: string; name: string; organizationId: string; folderId: string | null; accessType: string; disabled: number }>(
-        `SELECT id, name, organization_id AS organizationId, folder_id AS folderId, access_type AS accessType, disabled FROM documents
+      return all<DocumentRow>(
+        `SELECT id, name, organization_id AS organizationId, folder_id AS folderId, access_type AS accessType, disabled, updated_at AS updatedAt FROM documents
          WHERE api_key_id = ? AND organization_id = ?${folder}${s.where}${k.where}${k.order}`,
         apiKeyId,
         organizationId,
@@ -151,8 +189,8 @@ export function createAdminQueries(sqlite: Database.Database) {
       );
     },
     document: (apiKeyId: string, organizationId: string, documentId: string) =>
-      one<{ id: string; name: string; organizationId: string; folderId: string | null; accessType: string; disabled: number }>(
-        'SELECT id, name, organization_id AS organizationId, folder_id AS folderId, access_type AS accessType, disabled FROM documents WHERE api_key_id = ? AND organization_id = ? AND id = ?',
+      one<DocumentRow>(
+        'SELECT id, name, organization_id AS organizationId, folder_id AS folderId, access_type AS accessType, disabled, updated_at AS updatedAt FROM documents WHERE api_key_id = ? AND organization_id = ? AND id = ?',
         apiKeyId,
         organizationId,
         documentId,
@@ -191,9 +229,10 @@ export function createAdminQueries(sqlite: Database.Database) {
       one<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?`, apiKeyId, organizationId, documentId, editorId),
 
     // ----- users and memberships -------------------------------------------------------------------------
-    usersPage(apiKeyId: string, q: string | undefined, page: PageArgs) {
+    /** By id, or by name (ignoring case; users without a name first, as ''): the users_name index's expression. */
+    usersPage(apiKeyId: string, q: string | undefined, sort: UserSort, page: PageArgs) {
       const s = search(q, 'id', 'name');
-      const k = keyset(['id'], page);
+      const k = sortedBy(sort, 'id', USER_SORTS, page);
       return all<{ id: string; name: string | null; email: string | null }>(`SELECT id, name, email FROM users WHERE api_key_id = ?${s.where}${k.where}${k.order}`, apiKeyId, ...s.params, ...k.params);
     },
     user: (apiKeyId: string, userId: string) => one<{ id: string; name: string | null; email: string | null }>('SELECT id, name, email FROM users WHERE api_key_id = ? AND id = ?', apiKeyId, userId),
@@ -231,8 +270,8 @@ export function createAdminQueries(sqlite: Database.Database) {
 
     // ----- feed ------------------------------------------------------------------------------------------
     /**
-     * Notifications of an organization (by id: the table has no organization-wide time index), of a document
-     * (by time, its index) or to a user (by time, the recipients' index).
+     * Notifications of an organization (notifications_time), of a document (notifications_document) or to a user
+     * (the recipients' index), by time in either direction.
      */
     notificationsPage(apiKeyId: string, organizationId: string, filter: { documentId?: string; userId?: string }, page: PageArgs) {
       const select = `SELECT n.id, n.organization_id AS organizationId, n.document_id AS documentId, n.timestamp, n.headline_template AS headlineTemplate, n.headline_data AS headlineData,
@@ -258,8 +297,8 @@ export function createAdminQueries(sqlite: Database.Database) {
         const k = keyset(['n.timestamp', 'n.id'], page);
         return { cols: ['timestamp', 'id'], rows: all<NotificationRow>(`${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ? AND n.document_id = ?${k.where}${k.order}`, apiKeyId, organizationId, filter.documentId, ...k.params) };
       }
-      const k = keyset(['n.id'], page);
-      return { cols: ['id'], rows: all<NotificationRow>(`${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ?${k.where}${k.order}`, apiKeyId, organizationId, ...k.params) };
+      const k = keyset(['n.timestamp', 'n.id'], page);
+      return { cols: ['timestamp', 'id'], rows: all<NotificationRow>(`${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ?${k.where}${k.order}`, apiKeyId, organizationId, ...k.params) };
     },
     activityPage(apiKeyId: string, organizationId: string, filter: { documentId?: string; userId?: string; featureType?: string; actionType?: string }, page: PageArgs) {
       const k = keyset(['timestamp', 'id'], page);
@@ -307,14 +346,21 @@ export function createAdminQueries(sqlite: Database.Database) {
     },
 
     // ----- mail ------------------------------------------------------------------------------------------
-    mail: (workspaceId: string, limit: number) =>
-      all<{ id: string; kind: string; to: string; subject: string; status: string; lastError: string | null; createdAt: number; sentAt: number | null }>(
-        `SELECT id, kind, to_address AS "to", subject, status, last_error AS lastError, created_at AS createdAt, sent_at AS sentAt FROM mail_outbox
-         WHERE workspace_id = ? OR api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
-        workspaceId,
-        workspaceId,
-        limit,
-      ),
+    /**
+     * A workspace's mail by time: its own (login links) and each of its keys', every source a keyset range of its
+     * index (mail_outbox_workspace, mail_outbox_key), merged. A mail of both the workspace and one of its keys is
+     * listed once.
+     */
+    mailPage(workspaceId: string, page: PageArgs) {
+      const k = keyset(['created_at', 'id'], page);
+      const select = 'SELECT id, kind, to_address AS "to", subject, status, last_error AS lastError, created_at AS createdAt, sent_at AS sentAt FROM mail_outbox';
+      const keys = all<{ id: string }>('SELECT id FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id', workspaceId);
+      const byId = new Map<string, MailRow>();
+      for (const row of all<MailRow>(`${select} WHERE workspace_id = ?${k.where}${k.order}`, workspaceId, ...k.params)) byId.set(row.id, row);
+      for (const key of keys) for (const row of all<MailRow>(`${select} WHERE api_key_id = ?${k.where}${k.order}`, key.id, ...k.params)) byId.set(row.id, row);
+      const sign = page.dir === 'asc' ? 1 : -1;
+      return [...byId.values()].sort((a, b) => sign * (a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))).slice(0, page.limit + 1);
+    },
     mailOne: (workspaceId: string, id: string) =>
       one<{ id: string; kind: string; to: string; subject: string; status: string; createdAt: number; bodyEnc: string }>(
         `SELECT id, kind, to_address AS "to", subject, status, created_at AS createdAt, body_enc AS bodyEnc FROM mail_outbox
@@ -340,6 +386,34 @@ export function createAdminQueries(sqlite: Database.Database) {
       }
     },
   };
+}
+
+/** How the organizations and documents lists sort: by id (the key), by name ignoring case, by last update. */
+export const ENTITY_SORTS: Record<string, string> = { name: 'name COLLATE NOCASE', updated: 'updated_at' };
+export type EntitySort = 'id' | 'name' | 'updated';
+/** The users list: by id, or by name as the users_name index has it (no name sorts as ''). */
+export const USER_SORTS: Record<string, string> = { name: "(CASE WHEN name IS NULL THEN '' ELSE name END) COLLATE NOCASE" };
+export type UserSort = 'id' | 'name';
+
+export interface DocumentRow {
+  id: string;
+  name: string;
+  organizationId: string;
+  folderId: string | null;
+  accessType: string;
+  disabled: number;
+  updatedAt: number;
+}
+
+export interface MailRow {
+  id: string;
+  kind: string;
+  to: string;
+  subject: string;
+  status: string;
+  lastError: string | null;
+  createdAt: number;
+  sentAt: number | null;
 }
 
 const CRDT_COLUMNS = `SELECT api_key_id AS apiKey, organization_id AS organizationId, document_id AS documentId, editor_id AS editorId, type, content_key AS contentKey,

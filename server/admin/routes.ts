@@ -16,8 +16,8 @@ import { registerDataRoutes } from './data-routes.ts';
 import type { AdminKit } from './kit.ts';
 import { registerGauges, registerOpsRoutes } from './ops-routes.ts';
 import { attemptHeadersOf, createAdminQueries, deliveryOf } from './queries.ts';
-import { fail, guard, queryOf } from './kit.ts';
-import { deliveryQuery } from '../../shared/admin.ts';
+import { bodyOf, fail, guard, queryOf } from './kit.ts';
+import { deliveryQuery, keyStateInput, type KeyItem } from '../../shared/admin.ts';
 import { signatureHeader } from '../webhooks/crypto.ts';
 import { page, UI_SECURITY_HEADERS } from '../http/html.ts';
 
@@ -46,6 +46,9 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
   return { error: { status: 400, body: { error: { status: 'INVALID_ARGUMENT', message: 'The body must be a JSON object.' } } } };
 }
 
+/** A key as the admin UI lists it. */
+const describeKey = (r: { id: string; name: string | null; type: string; disabled: number; disabledAt: number | null }): KeyItem => ({ apiKey: r.id, name: r.name, type: r.type, disabled: r.disabled === 1, disabledAt: r.disabledAt });
+
 /** Summary of a call for lists and the live feed (bodies only on request, by id). */
 const summary = ({ request: _request, response: _response, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({ ...rest, hasBodies: _request !== undefined });
 
@@ -58,6 +61,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   const queries = createAdminQueries(app.sqlite);
   const workspaceOf = (event: H3Event) => sessions.workspaceOf(cookieValue(event.req.headers.get('cookie')));
   const fromUi = (event: H3Event) => event.req.headers.get(UI_HEADER) === '1';
+  const kit: AdminKit = { app, q: queries, workspaceOf, fromUi };
   // Plan and production-key settings and the data dir are the operator's business (the hosted service keeps
   // them in its billing console): only the default workspace's session sees them.
   const operator = (event: H3Event) => {
@@ -147,7 +151,24 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const workspaceId = workspaceOf(event);
     if (!workspaceId) return refuse(event, 401, 'Not signed in.');
     const rows = queries.keysOf(workspaceId);
-    return { items: rows.map((r) => ({ apiKey: r.id, name: r.name, type: r.type })) };
+    return { items: rows.map(describeKey) };
+  });
+
+  // Disabling a key is the workspace admin's act (the interface has no such operation): from the next call on,
+  // every operation and websocket upgrade with it is refused (services/apikeys.ts), and its open connections are
+  // checked again and closed (crdt/revocation.ts). Enabling it restores it. Its data, tokens and settings stay.
+  h3.post('/admin/api/keys/state', async (event) => {
+    const g0 = guard(kit, event, { change: true });
+    if (!g0.ok) return g0.error;
+    const input = await bodyOf(event, app, keyStateInput);
+    if (!input.ok) return input.error;
+    const { apiKey, disabled } = input.value;
+    const g = guard(kit, event, { change: true, apiKey });
+    if (!g.ok) return g.error;
+    queries.setKeyDisabled(apiKey, disabled, Date.now());
+    if (disabled) app.accessEvents.publish({ apiKeyId: apiKey });
+    const row = queries.keysOf(g.workspaceId).find((k) => k.id === apiKey);
+    return row ? describeKey(row) : fail(event, 404, "Choose one of this workspace's API keys.");
   });
 
   // The API explorer and the UI's pages call operations through here, as the signed-in workspace: the server adds
@@ -183,7 +204,6 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   });
 
   const keysOf = (workspaceId: string) => queries.keysOf(workspaceId).map((k) => k.id);
-  const kit: AdminKit = { app, q: queries, workspaceOf, fromUi };
 
   // The CRDT inspector: every editor document of the workspace's keys, with its storage figures.
   h3.get('/admin/api/crdt', (event) => {
@@ -247,7 +267,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
     const apiKey = ownKey(event);
     if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    return { items: queries.organizationsPage(apiKey, undefined, { after: null, dir: 'asc', limit: 999 }).slice(0, 1000).map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })) };
+    return { items: queries.organizationsPage(apiKey, undefined, 'id', { after: null, dir: 'asc', limit: 999 }).slice(0, 1000).map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })) };
   });
 
   h3.get('/admin/api/browse/organization', (event) => {

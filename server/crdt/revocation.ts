@@ -1,7 +1,8 @@
 // Access changes reach open connections (issue 28, point 5). A connection's rights are decided at the upgrade; a
 // later change (a permission removed, an access type or disable state changed, a user, document or organization
-// deleted, an auth token reset) is published on `app.accessEvents` by the service that committed it, and each open
-// connection in its scope is decided again, with the rules of the upgrade, on what is stored then:
+// deleted, an auth token reset, the API key disabled) is published on `app.accessEvents` by the service that
+// committed it, and each open connection in its scope is decided again, with the rules of the upgrade, on what is
+// stored then:
 // - its room deleted: closed by the store (4404, as for any room deleted under a connection);
 // - no access any more: closed with 4403 (4401 when its credentials no longer hold); y-websocket clients do not
 //   reconnect after a 44xx close;

@@ -13,7 +13,7 @@ import { ApiError } from '../errors.ts';
 import { hostRefusal } from '../http/host-check.ts';
 import { parseInput } from '../http/validation.ts';
 import { documentAccessIn } from '../services/access.ts';
-import { authenticateApiKey } from '../services/apikeys.ts';
+import { API_KEY_DISABLED, apiKeyDisabled, authenticateApiKey } from '../services/apikeys.ts';
 import { allowedDomainsOf, originAllowed } from '../services/domains.ts';
 import { verifyUserToken } from '../services/permissions.ts';
 import { id } from '../../shared/schemas/access.ts';
@@ -57,7 +57,8 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   if (!apiKey) throw new ApiError('UNAUTHENTICATED', 'apiKey is required');
   const ticket = params.get('ticket');
   if (ticket) {
-    // the admin UI's inspector: read-only, one document, minutes; its page is Hearth's own, not the key's app
+    // the admin UI's inspector: read-only, one document, minutes; its page is Hearth's own, not the key's app (so a
+    // disabled key's documents can still be inspected)
     if (!app.uiTickets.valid(ticket, { apiKeyId: apiKey, ...key })) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
     const scope = await app.storage.keys.scopeFor(apiKey, { kind: 'admin' });
     if (!scope) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
@@ -68,6 +69,7 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
     const row = authenticateApiKey(app, apiKey, authToken);
     checkOrigin(row.allowedDomains, origin);
     const recheck = (): Verdict => {
+      if (apiKeyDisabled(app, apiKey)) return revoked(4403, 'API key disabled');
       let allowedDomains: readonly string[];
       try {
         allowedDomains = authenticateApiKey(app, apiKey, authToken).allowedDomains;
@@ -83,11 +85,13 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   if (!token) throw new ApiError('UNAUTHENTICATED', 'authToken or token is required');
   const claims = await verifyUserToken(app, apiKey, token);
   if (!claims) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
+  if (apiKeyDisabled(app, apiKey)) throw new ApiError('PERMISSION_DENIED', API_KEY_DISABLED);
   checkOrigin(allowedDomainsOf(app, apiKey), origin);
   const decision = documentAccessIn(app.db, apiKey, key.organizationId, key.documentId, claims.userId);
   if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
   const recheck = (resolvers: Resolvers): Verdict => {
     if (claims.exp !== undefined && claims.exp * 1000 <= Date.now()) return revoked(4401, 'token expired');
+    if (apiKeyDisabled(app, apiKey)) return revoked(4403, 'API key disabled');
     if (origin !== undefined && !originAllowed(allowedDomainsOf(app, apiKey), origin)) return revoked(4403, 'origin no longer allowed');
     const now = resolvers(apiKey, key.organizationId).document(claims.userId, key.documentId);
     if (!now.access) return revoked(4403, 'access revoked');

@@ -45,6 +45,13 @@ export const apiKeys = sqliteTable(
     realtimeRegion: text('realtime_region'),
     allowedDomains: text('allowed_domains', { mode: 'json' }).$type<string[]>().notNull(),
     settings: text('settings', { mode: 'json' }).$type<ApiKeySettings>().notNull(),
+    /**
+     * Disabled by the workspace's admin (the admin UI): every operation and websocket upgrade with the key is
+     * refused (PERMISSION_DENIED) and its open connections are closed, until it is enabled again. Its data stays.
+     */
+    disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+    /** When it was last disabled (null while it never was, or once enabled again). */
+    disabledAt: integer('disabled_at'),
     createdAt: integer('created_at').notNull().default(now),
     updatedAt: integer('updated_at').notNull().default(now),
   },
@@ -129,7 +136,12 @@ export const mailOutbox = sqliteTable(
     createdAt: integer('created_at').notNull(),
     sentAt: integer('sent_at'),
   },
-  (t) => [index('mail_outbox_created').on(t.createdAt, t.id)],
+  (t) => [
+    index('mail_outbox_created').on(t.createdAt, t.id),
+    // the admin UI's mailbox: a workspace's own mail and each of its keys', newest first, paged
+    index('mail_outbox_workspace').on(t.workspaceId, t.createdAt, t.id),
+    index('mail_outbox_key').on(t.apiKeyId, t.createdAt, t.id),
+  ],
 );
 
 // ---------------------------------------------------------------------------------------------------------
@@ -154,7 +166,12 @@ export const organizations = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.apiKeyId, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.id] }),
+    // the admin UI's sorts (keyset pages): by name, ignoring case, and by last update
+    index('organizations_name').on(t.apiKeyId, sql`name COLLATE NOCASE`, t.id),
+    index('organizations_updated').on(t.apiKeyId, t.updatedAt, t.id),
+  ],
 );
 
 const orgRef = (t: { apiKeyId: AnySQLiteColumn; organizationId: AnySQLiteColumn }) =>
@@ -207,6 +224,11 @@ export const documents = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
     index('documents_folder').on(t.apiKeyId, t.organizationId, t.folderId, t.id),
+    // the admin UI's sorts (keyset pages) of an organization's documents, and of one folder's
+    index('documents_name').on(t.apiKeyId, t.organizationId, sql`name COLLATE NOCASE`, t.id),
+    index('documents_updated').on(t.apiKeyId, t.organizationId, t.updatedAt, t.id),
+    index('documents_folder_name').on(t.apiKeyId, t.organizationId, t.folderId, sql`name COLLATE NOCASE`, t.id),
+    index('documents_folder_updated').on(t.apiKeyId, t.organizationId, t.folderId, t.updatedAt, t.id),
     orgRef(t),
   ],
 );
@@ -226,7 +248,12 @@ export const users = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.apiKeyId, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.id] }),
+    // the admin UI's sort by name (ignoring case; users without one first, as ''): keyset pages over this expression
+    // (no comma in it: drizzle-kit splits an index's SQL on commas)
+    index('users_name').on(t.apiKeyId, sql`(CASE WHEN name IS NULL THEN '' ELSE name END) COLLATE NOCASE`, t.id),
+  ],
 );
 
 export const MEMBERSHIP_LEVELS = ['organization', 'folder', 'document'] as const;
@@ -338,6 +365,8 @@ export const notifications = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
     index('notifications_document').on(t.apiKeyId, t.organizationId, t.documentId, t.timestamp, t.id),
+    // an organization's notifications by time (the admin UI's feed of an organization, newest first)
+    index('notifications_time').on(t.apiKeyId, t.organizationId, t.timestamp, t.id),
     index('notifications_location').on(t.apiKeyId, t.organizationId, t.documentId, t.locationId, t.timestamp, t.id),
     orgRef(t),
   ],
@@ -714,6 +743,11 @@ export const webhookEvents = sqliteTable(
     basicPayload: text('basic_payload', { mode: 'json' }).$type<Record<string, unknown> | null>(),
     /** Debounced events (CRDT changes): one pending event per key. */
     dedupeKey: text('dedupe_key'),
+    /**
+     * An event addressed to one endpoint (the admin UI's test event): delivered to it alone, whatever its type and
+     * channel filters, and to no other endpoint or basic URL. Null: every live endpoint that takes it.
+     */
+    targetEndpointId: text('target_endpoint_id'),
     availableAt: integer('available_at').notNull(),
     dispatchedAt: integer('dispatched_at'),
     createdAt: integer('created_at').notNull(),

@@ -112,6 +112,7 @@ export function insertApiKey(app: AppContext, tx: Db, workspaceId: string, input
     realtimeRegion: input.realtimeDBRegion ?? null,
     allowedDomains: [...domains],
     settings,
+    disabled: false, disabledAt: null,
     createdAt: now,
     updatedAt: now,
   } satisfies ApiKeyRow;
@@ -256,7 +257,10 @@ const authQueries = preparedFor((db) => ({
   secretNames: db.select({ name: apiKeySecrets.name }).from(apiKeySecrets).where(eq(apiKeySecrets.apiKeyId, sql.placeholder('apiKeyId'))).prepare(),
 }));
 
-/** Set B: the API key whose id and one of whose auth tokens were presented, or PERMISSION_DENIED. */
+/** What every caller of a disabled key is told (operations, websocket upgrades and their connections). */
+export const API_KEY_DISABLED = "This API key is disabled by its workspace's admin; enable it again in the admin UI (Workspace, the key's page).";
+
+/** Set B: the API key whose id and one of whose auth tokens were presented, or PERMISSION_DENIED (a disabled key too, once its token is right). */
 export function authenticateApiKey(app: AppContext, apiKeyId: string, authToken: string): ApiKeyRow {
   const queries = authQueries(app.db);
   const row = queries.key.get({ id: apiKeyId });
@@ -264,6 +268,7 @@ export function authenticateApiKey(app: AppContext, apiKeyId: string, authToken:
   const digest = app.secrets.digest(authToken);
   const token = queries.token.get({ apiKeyId: row.id, digest });
   if (!token || !constantTimeEqual(token.digest, digest)) throw permissionDenied('Invalid auth token for this API key.');
+  if (row.disabled) throw permissionDenied(API_KEY_DISABLED);
   return row;
 }
 
@@ -271,6 +276,11 @@ export function authenticateApiKey(app: AppContext, apiKeyId: string, authToken:
 export function authenticateApiKeyScope(app: AppContext, apiKeyId: string, authToken: string): { apiKey: ApiKeyRow; scope: TenantScope } {
   const apiKey = authenticateApiKey(app, apiKeyId, authToken);
   return { apiKey, scope: tenantScope(apiKey.id, apiKey.workspaceId) };
+}
+
+/** Whether the key is disabled now (for credentials that are not its auth tokens: user tokens it signed). */
+export function apiKeyDisabled(app: AppContext, apiKeyId: string): boolean {
+  return authQueries(app.db).key.get({ id: apiKeyId })?.disabled === true;
 }
 
 export function setSecret(app: AppContext, tx: Db, apiKeyId: string, name: string, value: string) {

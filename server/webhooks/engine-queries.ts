@@ -21,6 +21,8 @@ export interface EventRow {
   documentId: string | null;
   payload: string | null;
   basicPayload: string | null;
+  /** The one endpoint the event is addressed to (a test event), or null: every endpoint that takes it. */
+  targetEndpointId: string | null;
 }
 export interface EndpointRow {
   id: string;
@@ -64,7 +66,8 @@ const DELIVERY = 'api_key_id AS apiKeyId, event_id AS eventId, target, url, body
 return {
   // Debounced events (a dedupe key) are resolved into ready ones by the main thread (dispatcher.ts).
   readyEvents: main.prepare<[number, number], EventRow>(
-    'SELECT id, api_key_id AS apiKeyId, type, organization_id AS organizationId, document_id AS documentId, payload, basic_payload AS basicPayload FROM webhook_events WHERE dispatched_at IS NULL AND dedupe_key IS NULL AND available_at <= ? ORDER BY available_at LIMIT ?',
+    `SELECT id, api_key_id AS apiKeyId, type, organization_id AS organizationId, document_id AS documentId, payload, basic_payload AS basicPayload, target_endpoint_id AS targetEndpointId
+      FROM webhook_events WHERE dispatched_at IS NULL AND dedupe_key IS NULL AND available_at <= ? ORDER BY available_at LIMIT ?`,
   ),
   eventType: main.prepare<[string], { type: string }>('SELECT type FROM webhook_events WHERE id = ?'),
   config: main.prepare<[string], ConfigRow>('SELECT is_enabled AS isEnabled, encrypt_data AS encryptData, encode_data AS encodeData, public_key AS publicKey, enable_data_protection AS enableDataProtection FROM webhook_configs WHERE api_key_id = ?'),

@@ -156,13 +156,16 @@ export function createDeliveryEngine(deps: EngineDeps) {
     if (event.payload) {
       const config = q.config.get(event.apiKeyId);
       if (config?.isEnabled) {
-        const endpoints = q.takingEndpoints.all(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null);
+        // An event addressed to one endpoint goes to it alone (while it is enabled), past its filters.
+        const target = event.targetEndpointId === null ? undefined : q.endpoint.get(event.apiKeyId, event.targetEndpointId);
+        const endpoints =
+          event.targetEndpointId === null ? q.takingEndpoints.all(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null) : target && !target.disabled ? [target] : [];
         const options = { encodeData: !!config.encodeData, encryptData: !!config.encryptData, publicKey: config.publicKey, enableDataProtection: !!config.enableDataProtection };
         const text = endpoints.length ? body({ ...(JSON.parse(event.payload) as Record<string, unknown>), webhookId: event.id }, options) : null;
         for (const ep of endpoints) add(ep.id, ep.url, text);
       }
     }
-    if (event.basicPayload) {
+    if (event.basicPayload && event.targetEndpointId === null) {
       const settings = settingsOf(event.apiKeyId);
       const config = settings?.useWebhookService ? settings.webhookServiceConfig : undefined;
       // The raw URL gets the event as it happened; the processed URL the same event with the recipients' notification settings resolved.

@@ -60,6 +60,11 @@ export interface DomainEvent {
   top?: Record<string, unknown>;
   /** The basic form, for the families the basic service knows (reference.md 4.6); omitted for the others. */
   basic?: { actionType: string; notificationSource: 'comment' | 'huddle' | 'crdt' | 'recorder'; fields: Record<string, unknown> };
+  /**
+   * Addressed to this endpoint alone (the admin UI's test event): it gets the event whatever its filters, while it
+   * is enabled under an enabled configuration; no other endpoint and no basic URL does.
+   */
+  targetEndpointId?: string;
 }
 
 /**
@@ -69,9 +74,12 @@ export interface DomainEvent {
  */
 const ADVANCED_SUBSCRIBED = `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
   WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0 AND ${ENDPOINT_TAKES_EVENT}) AS advanced`;
+/** Whether the one endpoint an event is addressed to would take it: enabled, under an enabled configuration. */
+const TARGET_LIVE = `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
+  WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.id = ? AND e.disabled = 0) AS live`;
 const KEY_SETTINGS = 'SELECT settings FROM api_keys WHERE id = ?';
 const INSERT_EVENT =
-  'INSERT INTO webhook_events (id, api_key_id, type, organization_id, document_id, payload, basic_payload, dedupe_key, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO webhook_events (id, api_key_id, type, organization_id, document_id, payload, basic_payload, dedupe_key, available_at, created_at, target_endpoint_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const PENDING_DEBOUNCED = 'SELECT id FROM webhook_events WHERE api_key_id = ? AND dedupe_key = ? AND dispatched_at IS NULL';
 
 /** Where an event is about: an endpoint's `channels` match its organization or its document. */
@@ -144,12 +152,13 @@ export function basicPayload(event: DomainEvent) {
  * not at all, and a crash after the commit cannot lose it. Nothing is written when no webhook would receive it.
  */
 export function emitEvent(tx: Db, event: DomainEvent, who = subscribers(tx, event.apiKeyId, event.type, event.basic !== undefined, event)): string | null {
+  if (event.targetEndpointId !== undefined) who = { advanced: (connectionOf(tx).prepare(TARGET_LIVE).get(event.apiKeyId, event.targetEndpointId) as { live: number }).live === 1, basic: false };
   if (!who.advanced && !who.basic) return null;
   const id = newMessageId();
   const now = Date.now();
   const payload = who.advanced ? JSON.stringify(advancedPayload(event)) : null;
   const basic = who.basic ? JSON.stringify(basicPayload(event)) : null;
-  connectionOf(tx).prepare(INSERT_EVENT).run(id, event.apiKeyId, event.type, event.organizationId ?? null, event.documentId ?? null, payload, basic, null, now, now);
+  connectionOf(tx).prepare(INSERT_EVENT).run(id, event.apiKeyId, event.type, event.organizationId ?? null, event.documentId ?? null, payload, basic, null, now, now, event.targetEndpointId ?? null);
   signalOutbox('ready');
   return id;
 }
@@ -164,7 +173,7 @@ export function openDebouncedEvent(tx: Db, event: { apiKeyId: string; type: Webh
   if (!who.advanced && !who.basic) return false;
   const sqlite = connectionOf(tx);
   if (sqlite.prepare(PENDING_DEBOUNCED).get(event.apiKeyId, event.dedupeKey)) return true;
-  sqlite.prepare(INSERT_EVENT).run(newMessageId(), event.apiKeyId, event.type, event.organizationId, event.documentId, null, null, event.dedupeKey, event.availableAt, event.createdAt);
+  sqlite.prepare(INSERT_EVENT).run(newMessageId(), event.apiKeyId, event.type, event.organizationId, event.documentId, null, null, event.dedupeKey, event.availableAt, event.createdAt, null);
   signalOutbox('debounced');
   return true;
 }

@@ -3,7 +3,7 @@
 // error envelopes for bad input (never a 5xx). The query plans are checked to use the tables' indexes.
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activityItem, documentItem, keyAnswer, membershipItem, notificationItem, organizationAnswer, organizationItem, page, searchAnswer, userAnswer, userItem } from '../../shared/admin.ts';
+import { activityItem, documentItem, keyAnswer, mailAnswer, membershipItem, notificationItem, organizationAnswer, organizationItem, page, searchAnswer, userAnswer, userItem } from '../../shared/admin.ts';
 import { createAdminQueries } from '../../server/admin/queries.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
@@ -126,6 +126,80 @@ describe('paged lists', () => {
   });
 });
 
+describe('sorting', () => {
+  /** Sorted as SQLite's NOCASE compares (ASCII letters folded), then by id. */
+  const byNameThenId = (a: { name: string; id: string }, b: { name: string; id: string }) => {
+    const x = a.name.toLowerCase();
+    const y = b.name.toLowerCase();
+    return x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  };
+  const byUpdateThenId = (a: { updatedAt: number; id: string }, b: { updatedAt: number; id: string }) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : 1);
+
+  it('sorts organizations and documents by name (ignoring case) and by last update, both ways, two at a time', async () => {
+    // a lower-case name sorts among the others (not after "Z…"); a rename makes it the latest update
+    expect((await t.callK('/v2/organizations/update', { organizations: [{ organizationId: 'o3', organizationName: 'another org' }] })).status).toBe(200);
+    expect((await t.callK('/v2/organizations/documents/update', { organizationId: 'o1', documents: [{ documentId: 'd2', documentName: 'agenda' }] })).status).toBe(200);
+    const orgs = (await walk('/organizations', { apiKey: apiKey(), limit: 100 })).items.map((o) => organizationItem.parse(o));
+    const docs = (await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', limit: 100 })).items.map((d) => documentItem.parse(d) as { id: string; name: string; updatedAt: number });
+    for (const [path, rows, extra] of [
+      ['/organizations', orgs as Array<{ id: string; name: string; updatedAt: number }>, {}],
+      ['/documents', docs, { organizationId: 'o1' }],
+    ] as const) {
+      const names = [...rows].sort(byNameThenId).map((r) => r.id);
+      const updates = [...rows].sort(byUpdateThenId).map((r) => r.id);
+      expect((await walk(path, { apiKey: apiKey(), ...extra, sort: 'name', limit: 2 })).items.map((r) => r.id)).toEqual(names);
+      expect((await walk(path, { apiKey: apiKey(), ...extra, sort: 'name', dir: 'desc', limit: 2 })).items.map((r) => r.id)).toEqual([...names].reverse());
+      expect((await walk(path, { apiKey: apiKey(), ...extra, sort: 'updated', limit: 2 })).items.map((r) => r.id)).toEqual(updates);
+      expect((await walk(path, { apiKey: apiKey(), ...extra, sort: 'updated', dir: 'desc', limit: 2 })).items.map((r) => r.id)).toEqual([...updates].reverse());
+    }
+    expect(orgs.find((o) => o.id === 'o3')?.name).toBe('another org');
+    expect((await walk('/organizations', { apiKey: apiKey(), sort: 'name' })).items[0]?.id).toBe('o3');
+    expect((await walk('/organizations', { apiKey: apiKey(), sort: 'updated', dir: 'desc' })).items[0]?.id).toBe('o3');
+    expect((await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', sort: 'name' })).items[0]?.id).toBe('d2');
+    // a folder's documents, sorted too; a search within a sort
+    expect((await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', folderId: 'legal', sort: 'name' })).items.map((d) => d.id)).toEqual(['contract']);
+    expect((await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', q: 'Design', sort: 'name', dir: 'desc', limit: 1 })).items.map((d) => d.id)).toEqual(['d4', 'd3', 'd1']);
+  });
+
+  it('sorts users by name (ignoring case; nameless users first), both ways', async () => {
+    expect((await t.callK('/v2/users/add', { organizationId: 'o2', users: [{ userId: 'zed', name: 'aaron' }, { userId: 'nobody' }, { userId: 'ann2', name: 'ANN' }] })).status).toBe(200);
+    const up = (await walk('/users', { apiKey: apiKey(), sort: 'name', limit: 2 })).items.map((u) => u.id);
+    expect(up).toEqual(['nobody', 'zed', 'ann', 'ann2', 'bob', 'cat']);
+    expect((await walk('/users', { apiKey: apiKey(), sort: 'name', dir: 'desc', limit: 2 })).items.map((u) => u.id)).toEqual([...up].reverse());
+  });
+
+  it('lists an organization\'s notifications by time both ways, and the mailbox by time, paged', async () => {
+    const stored = (t.server.app.sqlite.prepare("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'").all() as Array<{ id: string; timestamp: number }>).sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1)).map((n) => n.id);
+    expect(stored.length).toBe(4);
+    expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', limit: 3 })).items.map((n) => n.id)).toEqual(stored);
+    expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', dir: 'desc', limit: 3 })).items.map((n) => n.id)).toEqual([...stored].reverse());
+    // three login-link mails of this workspace, then the mailbox two at a time, newest first by default
+    const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
+    for (let i = 0; i < 3; i++) expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
+    const ours = 'workspace_id = ? OR api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)';
+    const mail = (t.server.app.sqlite.prepare(`SELECT id, created_at AS createdAt FROM mail_outbox WHERE ${ours}`).all(t.credentials.workspaceId, t.credentials.workspaceId) as Array<{ id: string; createdAt: number }>).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((m) => m.id);
+    expect(mail.length).toBeGreaterThanOrEqual(3);
+    const first = mailAnswer.parse((await json(await get('/mail', { limit: 2 }))).body);
+    expect(first.relay.smtp).toBe(false);
+    expect((await walk('/mail', { limit: 2 })).items.map((m) => m.id)).toEqual(mail);
+    expect((await walk('/mail', { limit: 2, dir: 'asc' })).items.map((m) => m.id)).toEqual([...mail].reverse());
+  });
+
+  it('ties a cursor to its sort, and refuses an unknown sort with an error envelope', async () => {
+    const byName = await json(await get('/organizations', { apiKey: apiKey(), sort: 'name', limit: 2 }));
+    const cursor = byName.body.nextCursor as string;
+    expect((await get('/organizations', { apiKey: apiKey(), sort: 'name', limit: 2, cursor })).status).toBe(200);
+    for (const sort of ['id', 'updated']) expect((await get('/organizations', { apiKey: apiKey(), sort, limit: 2, cursor })).status).toBe(400);
+    for (const [path, extra] of [['/organizations', {}], ['/documents', { organizationId: 'o1' }], ['/users', {}]] as const) {
+      const bad = await json(await get(path, { apiKey: apiKey(), ...extra, sort: 'size' }));
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringMatching(/^sort: /) });
+    }
+    expect((await get('/users', { apiKey: apiKey(), sort: 'updated' })).status).toBe(400);
+    expect((await json(await get('/mail', { dir: 'up' }))).body.error.status).toBe('INVALID_ARGUMENT');
+  });
+});
+
 describe('cursors and refusals', () => {
   it('refuses a forged cursor and one made for another query, with INVALID_ARGUMENT', async () => {
     const first = await json(await get('/organizations', { apiKey: apiKey(), limit: 2 }));
@@ -177,37 +251,74 @@ describe('the command palette\'s search', () => {
 });
 
 describe('query plans', () => {
-  it('pages every list on an index (no full scan of a table) when no search is given', async () => {
+  /** The statements the admin queries prepare while `run` calls them, through the driver (Hearth's code runs as it is). */
+  function statementsOf(run: (q: ReturnType<typeof createAdminQueries>) => void): string[] {
     const seen: string[] = [];
     const real = t.server.app.sqlite;
-    // the driver, wrapped to note each statement's text (Hearth's own code runs as it is)
     const noting = new Proxy(real, {
       get(target, prop, receiver) {
         if (prop === 'prepare') return (text: string) => (seen.push(text), target.prepare(text));
         return Reflect.get(target, prop, receiver) as unknown;
       },
     }) as Database.Database;
-    const q = createAdminQueries(noting);
+    run(createAdminQueries(noting));
+    return seen;
+  }
+  const planOf = (text: string) => (t.server.app.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{ detail: string }>).map((p) => p.detail);
+  const LISTED = /^(SCAN|SEARCH) (organizations|documents|users|memberships|notifications|n|notification_recipients|activities|crdt_documents|mail_outbox) /;
+
+  it('pages every list on an index (no full scan of a table) when no search is given', async () => {
     const page = { after: ['m', 'x'] as const, dir: 'asc' as const, limit: 50 };
-    q.organizationsPage(apiKey(), undefined, { ...page, after: ['m'] });
-    q.documentsPage(apiKey(), 'o1', undefined, undefined, { ...page, after: ['m'] });
-    q.documentsPage(apiKey(), 'o1', 'legal', undefined, { ...page, after: ['m'] });
-    q.usersPage(apiKey(), undefined, { ...page, after: ['m'] });
-    q.membershipsPage(apiKey(), { organizationId: 'o1' }, { ...page, after: ['m', 'organization', 'o1'] });
-    q.notificationsPage(apiKey(), 'o1', {}, { ...page, after: ['m'] });
-    q.notificationsPage(apiKey(), 'o1', { documentId: 'd1' }, { ...page, after: [1, 'x'] });
-    q.notificationsPage(apiKey(), 'o1', { userId: 'ann' }, { ...page, after: [1, 'x'] });
-    q.activityPage(apiKey(), 'o1', {}, { ...page, after: [1, 'x'] });
-    q.activityPage(apiKey(), 'o1', { documentId: 'd1' }, { ...page, after: [1, 'x'] });
-    q.crdtPage(apiKey(), undefined, undefined, { ...page, after: ['a', 'b', 'c'] });
+    const seen = statementsOf((q) => {
+      q.organizationsPage(apiKey(), undefined, 'id', { ...page, after: ['m'] });
+      q.documentsPage(apiKey(), 'o1', undefined, undefined, 'id', { ...page, after: ['m'] });
+      q.documentsPage(apiKey(), 'o1', 'legal', undefined, 'id', { ...page, after: ['m'] });
+      q.usersPage(apiKey(), undefined, 'id', { ...page, after: ['m'] });
+      q.membershipsPage(apiKey(), { organizationId: 'o1' }, { ...page, after: ['m', 'organization', 'o1'] });
+      q.notificationsPage(apiKey(), 'o1', {}, { ...page, after: [1, 'x'] });
+      q.notificationsPage(apiKey(), 'o1', { documentId: 'd1' }, { ...page, after: [1, 'x'] });
+      q.notificationsPage(apiKey(), 'o1', { userId: 'ann' }, { ...page, after: [1, 'x'] });
+      q.activityPage(apiKey(), 'o1', {}, { ...page, after: [1, 'x'] });
+      q.activityPage(apiKey(), 'o1', { documentId: 'd1' }, { ...page, after: [1, 'x'] });
+      q.crdtPage(apiKey(), undefined, undefined, { ...page, after: ['a', 'b', 'c'] });
+    });
     expect(seen).toHaveLength(11);
     const scans: string[] = [];
     for (const text of seen) {
-      const params = (text.match(/\?/g) ?? []).map(() => 'x');
-      const plan = real.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>;
       // the recipients' count per notification is a SEARCH on the primary key; only a SCAN of a table is a full read
-      for (const step of plan) if (/^SCAN (organizations|documents|users|memberships|notifications|notification_recipients|activities|crdt_documents)\b/.test(step.detail) && !/USING (COVERING )?INDEX|PRIMARY KEY/.test(step.detail)) scans.push(`${step.detail} ← ${text.slice(0, 90)}`);
+      for (const step of planOf(text)) if (/^SCAN (organizations|documents|users|memberships|notifications|notification_recipients|activities|crdt_documents)\b/.test(step) && !/USING (COVERING )?INDEX|PRIMARY KEY/.test(step)) scans.push(`${step} ← ${text.slice(0, 90)}`);
     }
     expect(scans).toEqual([]);
+  });
+
+  it('sorts by name, last update and time on an index, both ways: a seek to the cursor, no sort of the rows (no temp b-tree)', () => {
+    const statements: Array<{ what: string; text: string }> = [];
+    for (const dir of ['asc', 'desc'] as const) {
+      for (const [what, run] of [
+        ['organizations by name', (q) => q.organizationsPage(apiKey(), undefined, 'name', { after: ['Org', 'o1'], dir, limit: 50 })],
+        ['organizations by update', (q) => q.organizationsPage(apiKey(), undefined, 'updated', { after: [1, 'o1'], dir, limit: 50 })],
+        ['documents by name', (q) => q.documentsPage(apiKey(), 'o1', undefined, undefined, 'name', { after: ['Design', 'd1'], dir, limit: 50 })],
+        ['documents by update', (q) => q.documentsPage(apiKey(), 'o1', undefined, undefined, 'updated', { after: [1, 'd1'], dir, limit: 50 })],
+        ["a folder's documents by name", (q) => q.documentsPage(apiKey(), 'o1', 'legal', undefined, 'name', { after: ['C', 'c'], dir, limit: 50 })],
+        ["a folder's documents by update", (q) => q.documentsPage(apiKey(), 'o1', 'legal', undefined, 'updated', { after: [1, 'c'], dir, limit: 50 })],
+        ['users by name', (q) => q.usersPage(apiKey(), undefined, 'name', { after: ['B', 'bob'], dir, limit: 50 })],
+        ["an organization's notifications by time", (q) => q.notificationsPage(apiKey(), 'o1', {}, { after: [1, 'x'], dir, limit: 50 })],
+        ['activity by time', (q) => q.activityPage(apiKey(), 'o1', {}, { after: [1, 'x'], dir, limit: 50 })],
+        ['mail by time', (q) => q.mailPage(t.credentials.workspaceId, { after: [1, 'x'], dir, limit: 50 })],
+      ] as Array<[string, (q: ReturnType<typeof createAdminQueries>) => void]>) {
+        for (const text of statementsOf(run)) if (!/FROM api_keys/.test(text)) statements.push({ what: `${what} ${dir}`, text });
+      }
+    }
+    const problems: string[] = [];
+    for (const { what, text } of statements) {
+      const plan = planOf(text);
+      const list = plan.find((step) => LISTED.test(step));
+      if (!list) problems.push(`${what}: no step on the listed table (${plan.join(' | ')})`);
+      // SEARCH … USING … INDEX (… AND <sort term><?) or (…)>(…): the index is entered at the cursor, not read from the start
+      else if (!/^SEARCH .* USING (COVERING )?INDEX .*[<>]/.test(list)) problems.push(`${what}: ${list}`);
+      for (const step of plan) if (/TEMP B-TREE/.test(step)) problems.push(`${what}: ${step}`);
+    }
+    expect(statements.length).toBeGreaterThanOrEqual(20);
+    expect(problems).toEqual([]);
   });
 });

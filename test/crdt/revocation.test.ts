@@ -158,13 +158,15 @@ describe('access changes reach open connections', () => {
     await closedWith(backend, 4404);
   });
 
-  it('an organization delete closes its users\' connections (4403)', async () => {
+  // the organization's collaborative content goes with it (db/tenancy.ts): its rooms are deleted, as by
+  // /v2/crdt/delete, so the connections close as a deleted room's do (4404), not as a revoked access (4403)
+  it('an organization delete closes its documents\' connections (4404: its rooms go with it)', async () => {
     await document('acme-doomed', 'doc', 'restricted');
     await t.callK('/v2/users/add', { organizationId: 'acme-doomed', documentId: 'doc', users: [{ userId: 'writer', accessRole: 'editor' }] });
     const writer = await open('acme-doomed', 'doc', await asUser('writer'));
     await writes(writer, 'acme-doomed', 'doc');
     expect((await t.callK('/v2/organizations/delete', { organizationIds: ['acme-doomed'] })).status).toBe(200);
-    await closedWith(writer, 4403);
+    await closedWith(writer, 4404);
   });
 
   it('an auth token reset closes the connections opened with the old token (4401)', async () => {

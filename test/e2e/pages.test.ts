@@ -1,15 +1,16 @@
 // Every page of the admin UI against a seeded server (`hearth seed`'s small set), in real Chromium: it renders its
 // data without console errors, axe-core finds no serious or critical violation (light and dark theme), it is
 // usable in a 1024-px-wide window, deep links survive a reload, the palette finds things, the keyboard works.
-// Each page's screenshot goes to docs/screenshots/ (the README's pictures). The first useful paint is measured
-// and printed (not asserted: timings are the benchmarks' business, DESIGN §4).
-import { mkdtempSync, rmSync } from 'node:fs';
+// Each page's screenshot goes to test-results/screenshots/, and to docs/screenshots/ (the README's pictures) with
+// UPDATE_SCREENSHOTS=1. The first useful paint is measured and printed (not asserted: timings are the benchmarks'
+// business, DESIGN §4).
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataDir, type SeedSummary } from '../../server/tooling/seed.ts';
-import { axeViolations, docScreenshot, launchBrowser, signedInPage } from '../helpers/browser.ts';
+import { axeViolations, docScreenshot, launchBrowser, RUN_SCREENSHOTS, SCREENSHOTS, signedInPage, UPDATE_SCREENSHOTS } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -82,6 +83,9 @@ describe('every page of the admin UI on the seeded data', () => {
   it('renders its data with no console error and no serious or critical axe violation, in the light theme (screenshots)', async () => {
     const { page, errors } = await signedInPage(browser, t);
     const found: string[] = [];
+    const started = Date.now();
+    const committed = (name: string) => join(SCREENSHOTS, `${name}.png`);
+    const before = new Map(pages().map((p) => [p.name, existsSync(committed(p.name)) ? statSync(committed(p.name)).mtimeMs : null]));
     for (const p of pages()) {
       await page.goto(t.url + p.path);
       await p.ready(page);
@@ -90,6 +94,12 @@ describe('every page of the admin UI on the seeded data', () => {
     }
     expect(found).toEqual([]);
     expect(errors).toEqual([]);
+    // every run writes its pictures to test-results/ (gitignored); the committed ones change only when asked to
+    for (const p of pages()) {
+      expect(statSync(join(RUN_SCREENSHOTS, `${p.name}.png`)).mtimeMs).toBeGreaterThanOrEqual(started - 1000);
+      if (UPDATE_SCREENSHOTS) expect(statSync(committed(p.name)).mtimeMs).toBeGreaterThanOrEqual(started - 1000);
+      else expect(existsSync(committed(p.name)) ? statSync(committed(p.name)).mtimeMs : null).toBe(before.get(p.name));
+    }
   }, 240_000);
 
   it('has no serious or critical axe violation in the dark theme either', async () => {

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signedInPage } from '../helpers/browser.ts';
+import { docScreenshot, launchBrowser, screenshot, signedInPage } from '../helpers/browser.ts';
 import { addAnnotation } from '../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -72,6 +72,8 @@ describe('admin UI: webhooks', () => {
     await failed.nth(1).locator('td').first().locator('button').click();
     await expect.poll(() => page.textContent('#attempt-response-status')).toBe('HTTP 500');
     await expect.poll(() => page.textContent('#attempt-request-headers')).not.toBe(request);
+    await page.locator('#attempt-detail').scrollIntoViewIfNeeded();
+    await docScreenshot(page, 'webhook-attempt');
     await screenshot(page, 'webhooks');
     expect(errors).toEqual([]);
   });
@@ -112,14 +114,16 @@ describe('admin UI: webhooks', () => {
       const secret = (await page.locator('#endpoint-secret code').textContent()) as string;
       await page.click('#send-test');
       await expect.poll(() => page.textContent('#webhooks-status')).toMatch(/^Test event notification\.add queued as msg_/);
+      const testId = ((await page.textContent('#webhooks-status')) as string).match(/msg_\w+/)![0];
       await eventually(() => expect(other.received).toHaveLength(1));
       const got = other.received[0]!;
       expect(got.path).toBe('/hooks');
       const payload = new Webhook(secret).verify(got.body, got.headers as Record<string, string>) as { event: string; data: { test: boolean; endpointId: string } };
       expect(payload).toMatchObject({ event: 'notification.add', data: { test: true, endpointId: id } });
-      // and it is among the endpoint's attempts
+      // and it is among the endpoint's attempts; the first endpoint (it takes every type too) was not sent it
       await page.click('#refresh');
       await expect.poll(() => page.locator('#attempt-list tbody tr').first().textContent()).toContain('succeeded');
+      expect(deliveriesOf(testId)).toEqual([]);
       await screenshot(page, 'endpoint');
       // the refused test event to the disabled endpoint is the one failed load (its 400 answer)
       expect(errors).toEqual(['Failed to load resource: the server responded with a status of 400 ()']);

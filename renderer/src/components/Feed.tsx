@@ -21,7 +21,7 @@ export function Notifications({ scope }: { scope: Scope }) {
       rowKey={(n) => n.id}
       rowData={(n) => ({ notification: n.id })}
       columns={[
-        { id: 'time', label: 'Time', sort: true, render: (n) => time(n.timestamp) },
+        { id: 'time', label: 'Time', sort: 'time', render: (n) => time(n.timestamp) },
         { id: 'headline', label: 'Headline', render: (n) => n.headline },
         { id: 'body', label: 'Body', render: (n) => n.body ?? '' },
         { id: 'document', label: 'Document', render: (n) => (n.documentId ? <a href={links.document(apiKey, organizationId, n.documentId)}>{n.documentId}</a> : <span class="muted">organization</span>) },
@@ -67,7 +67,7 @@ export function Activity({ scope }: { scope: Scope }) {
       load={(a) => api.activity({ ...full, ...a })}
       rowKey={(x) => x.id}
       columns={[
-        { id: 'time', label: 'Time', sort: true, render: (x) => time(x.timestamp) },
+        { id: 'time', label: 'Time', sort: 'time', render: (x) => time(x.timestamp) },
         { id: 'feature', label: 'Feature', render: (x) => x.featureType },
         { id: 'action', label: 'Action', render: (x) => x.actionType },
         { id: 'by', label: 'By', render: (x) => (x.actionUserId ? <a href={links.user(apiKey, x.actionUserId)}>{x.actionUserId}</a> : '') },

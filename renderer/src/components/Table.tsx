@@ -1,10 +1,11 @@
-// The one table of the UI: keyset paging (the server's opaque cursors, next and back), a search box and the sort
-// direction, both kept in the URL (a filtered list can be linked to and survives a reload), and rows that link to
-// their entity's page.
+// The one table of the UI: keyset paging (the server's opaque cursors, next and back), a search box, the sort column
+// and direction, all kept in the URL (a filtered or sorted list can be linked to and survives a reload), and rows
+// that link to their entity's page. Every sort is the server's: a keyset order on an index, never a client-side
+// sort of one page.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Page } from '../../../shared/admin.ts';
-import { setQuery, useLocation } from '../lib/router.ts';
+import { setQueries, setQuery, useLocation } from '../lib/router.ts';
 import { useDebounced, useLoad } from '../lib/use.ts';
 import { ErrorBox } from './ui.tsx';
 
@@ -12,13 +13,17 @@ export interface Column<T> {
   id: string;
   label: string;
   render: (row: T) => ComponentChildren;
-  /** The column the list is sorted by (one per table: the server's keyset order). */
-  sort?: boolean;
+  /** The server's sort key when the list can be sorted by this column (its keyset order on an index). */
+  sort?: string;
+  /** The direction the sort starts in when this column is chosen (times and updates: newest first). */
+  sortDir?: 'asc' | 'desc';
   class?: string;
 }
 
 export interface LoadArgs {
   q: string | undefined;
+  /** The chosen column's sort key (the first sortable column's by default). */
+  sort: string;
   cursor: string | undefined;
   dir: 'asc' | 'desc';
   limit: number;
@@ -48,9 +53,19 @@ export function Table<T>(props: Props<T>) {
   const { query } = useLocation();
   const qParam = `${props.id}-q`;
   const dirParam = `${props.id}-dir`;
+  const sortParam = `${props.id}-sort`;
   const [typed, setTyped] = useState(query.get(qParam) ?? '');
   const q = useDebounced(typed.trim(), 250);
-  const dir = (query.get(dirParam) as 'asc' | 'desc' | null) ?? props.defaultDir ?? 'asc';
+  const sortable = props.columns.filter((c) => c.sort !== undefined);
+  const sortColumn = sortable.find((c) => c.sort === query.get(sortParam)) ?? sortable[0];
+  const sort = sortColumn?.sort ?? '';
+  const startDir = (c: Column<T> | undefined) => (c === sortable[0] ? props.defaultDir : undefined) ?? c?.sortDir ?? 'asc';
+  const dir = (query.get(dirParam) as 'asc' | 'desc' | null) ?? startDir(sortColumn);
+  /** A click on a header: the same column reverses, another one is chosen in its own starting direction. */
+  const sortBy = (c: Column<T>) => {
+    if (c === sortColumn) return setQuery(dirParam, dir === 'asc' ? 'desc' : 'asc');
+    setQueries({ [sortParam]: c === sortable[0] ? null : (c.sort ?? null), [dirParam]: null });
+  };
   // the cursors of the pages before this one: "Previous" pops
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
@@ -58,11 +73,10 @@ export function Table<T>(props: Props<T>) {
     setCursors([]);
     if ((query.get(qParam) ?? '') !== q) setQuery(qParam, q || null);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [q, dir, ...props.deps]);
+  }, [q, sort, dir, ...props.deps]);
   const limit = props.limit ?? 50;
-  const page = useLoad(() => props.load({ q: q || undefined, cursor, dir, limit }), [q, dir, cursor, ...props.deps]);
+  const page = useLoad(() => props.load({ q: q || undefined, sort, cursor, dir, limit }), [q, sort, dir, cursor, ...props.deps]);
   const rows = page.data?.items ?? [];
-  const sortColumn = props.columns.find((c) => c.sort);
   const pageNumber = cursors.length + 1;
   return (
     <div class="table-wrap" id={props.id}>
@@ -83,13 +97,17 @@ export function Table<T>(props: Props<T>) {
         <thead>
           <tr>
             {props.columns.map((c) => (
-              <th key={c.id} scope="col" class={c.class} aria-sort={c.sort ? (dir === 'asc' ? 'ascending' : 'descending') : undefined}>
-                {c.sort ? (
-                  <button type="button" class="sort" onClick={() => setQuery(dirParam, dir === 'asc' ? 'desc' : 'asc')} aria-label={`${c.label}, sorted ${dir === 'asc' ? 'ascending' : 'descending'}; click to reverse`}>
+              <th key={c.id} scope="col" class={c.class} aria-sort={c === sortColumn ? (dir === 'asc' ? 'ascending' : 'descending') : undefined}>
+                {c.sort === undefined ? (
+                  c.label
+                ) : c === sortColumn ? (
+                  <button type="button" class="sort" data-sort={c.sort} onClick={() => sortBy(c)} aria-label={`${c.label}, sorted ${dir === 'asc' ? 'ascending' : 'descending'}; click to reverse`}>
                     {c.label} <span aria-hidden="true">{dir === 'asc' ? '▲' : '▼'}</span>
                   </button>
                 ) : (
-                  c.label
+                  <button type="button" class="sort" data-sort={c.sort} onClick={() => sortBy(c)} aria-label={`${c.label}: sort by it`}>
+                    {c.label} <span aria-hidden="true" class="muted">↕</span>
+                  </button>
                 )}
               </th>
             ))}

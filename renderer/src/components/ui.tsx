@@ -1,6 +1,7 @@
 // Small shared pieces: breadcrumbs, copy buttons, status lines, tabs, definition lists, sparklines.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ago, time } from '../lib/format.ts';
 import { setQuery } from '../lib/router.ts';
 
 export interface Crumb {
@@ -169,3 +170,12 @@ export function Section({ title, children, id, actions }: { title: string; child
   );
 }
 
+
+/** A time as a short relative figure (`3 d ago`) with the full time on hover: for narrow columns. */
+export function Since({ at }: { at: number }) {
+  return (
+    <time dateTime={new Date(at).toISOString()} title={time(at)}>
+      {ago(at)}
+    </time>
+  );
+}

@@ -15,6 +15,8 @@ import type {
   ImportAnswer,
   KeyItem,
   ListQuery,
+  MailQuery,
+  SortedQuery,
   MailAnswer,
   MailDetail,
   MembershipItem,
@@ -100,14 +102,16 @@ export const api = {
   overview: () => send<OverviewAnswer>('GET', '/overview'),
   keys: () => send<{ items: KeyItem[] }>('GET', '/keys'),
   key: (apiKey: string) => send<{ counts: Record<string, number> }>('GET', '/key', { query: { apiKey } }),
+  /** Disables or enables one of the workspace's keys (every operation and websocket refuses a disabled key). */
+  setKeyDisabled: (apiKey: string, disabled: boolean) => send<KeyItem>('POST', '/keys/state', { body: { apiKey, disabled } }),
   metrics: (seconds = 120) => send<MetricsAnswer>('GET', '/metrics', { query: { seconds } }),
   search: (q: string) => send<{ items: SearchHit[] }>('GET', '/search', { query: { q } }),
 
-  organizations: (query: ListQuery) => send<Page<OrganizationItem>>('GET', '/organizations', { query }),
+  organizations: (query: SortedQuery) => send<Page<OrganizationItem>>('GET', '/organizations', { query }),
   organization: (apiKey: string, organizationId: string) => send<OrganizationAnswer>('GET', '/organization', { query: { apiKey, organizationId } }),
-  documents: (query: ListQuery & { organizationId: string; folderId?: string }) => send<Page<DocumentItem>>('GET', '/documents', { query }),
+  documents: (query: SortedQuery & { organizationId: string; folderId?: string }) => send<Page<DocumentItem>>('GET', '/documents', { query }),
   document: (apiKey: string, organizationId: string, documentId: string) => send<DocumentAnswer>('GET', '/document', { query: { apiKey, organizationId, documentId } }),
-  users: (query: ListQuery & { organizationId?: string }) => send<Page<UserItem>>('GET', '/users', { query }),
+  users: (query: ListQuery & { sort?: 'id' | 'name' }) => send<Page<UserItem>>('GET', '/users', { query }),
   user: (apiKey: string, userId: string) => send<UserAnswer>('GET', '/user', { query: { apiKey, userId } }),
   memberships: (query: ListQuery & { organizationId?: string; userId?: string }) => send<Page<MembershipItem>>('GET', '/memberships', { query }),
   access: (query: { apiKey: string; organizationId: string; documentId: string; userId?: string }) => send<AccessAnswer>('GET', '/browse/access', { query }),
@@ -130,7 +134,7 @@ export const api = {
     send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId, attemptId: attempt?.id, at: attempt?.at } }),
   webhookTest: (apiKey: string, endpointId: string) => send<{ messageId: string; eventType: string }>('POST', '/webhooks/test', { body: { apiKey, endpointId } }),
 
-  mail: () => send<MailAnswer>('GET', '/mail'),
+  mail: (query: MailQuery = {}) => send<MailAnswer>('GET', '/mail', { query }),
   mailOne: (id: string) => send<MailDetail>('GET', `/mail/${encodeURIComponent(id)}`),
 
   workspaces: () => send<{ items: WorkspaceSettings[] }>('GET', '/workspaces'),
@@ -148,6 +152,9 @@ export const api = {
   /** Any operation by path (the API explorer): the data is whatever the form built. */
   callAny: (path: string, apiKey: string, data: unknown) => send<OperationAnswer>('POST', '/call', { body: { path, apiKey, data } }),
 };
+
+/** The organizations' and documents' sort for a table's sort key (anything else: by id). */
+export const entitySort = (sort: string): 'id' | 'name' | 'updated' => (sort === 'name' || sort === 'updated' ? sort : 'id');
 
 /** The data of an operation's answer, or an error with its message. */
 export function dataOf<D>(answer: OperationAnswer): D {

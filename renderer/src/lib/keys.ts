@@ -11,4 +11,4 @@ export interface Session {
 
 export const SessionContext = createContext<Session>({ workspaceId: '', keys: [], reloadKeys: async () => undefined });
 export const useSession = () => useContext(SessionContext);
-export const keyLabel = (k: KeyItem) => `${k.name || k.apiKey} (${k.type})`;
+export const keyLabel = (k: KeyItem) => `${k.name || k.apiKey} (${k.type}${k.disabled ? ', disabled' : ''})`;

@@ -38,6 +38,17 @@ export function setQuery(name: string, value: string | null, push = false) {
   navigate(location.pathname + (text ? `?${text}` : ''), !push, false);
 }
 
+/** Sets several query parameters in one history entry (null removes one). */
+export function setQueries(values: Record<string, string | null>) {
+  const query = new URLSearchParams(location.search);
+  for (const [name, value] of Object.entries(values)) {
+    if (value === null || value === '') query.delete(name);
+    else query.set(name, value);
+  }
+  const text = query.toString();
+  navigate(location.pathname + (text ? `?${text}` : ''), true, false);
+}
+
 export function useLocation(): Location {
   const [, setTick] = useState(0);
   useEffect(() => {

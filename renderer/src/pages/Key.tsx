@@ -1,8 +1,10 @@
-// An API key: its configuration (every setting, edited through the forms of apikeyconfig/update and
-// emailconfig/update), allowed domains, AI provider keys (write-only), and links to its data.
+// An API key: its state (disable and enable it), its configuration (every setting, edited through the forms of
+// apikeyconfig/update and emailconfig/update), allowed domains, AI provider keys (write-only), and links to its
+// data. A disabled key's operations are refused, so its configuration cannot be read until it is enabled again.
 import { useEffect, useState } from 'preact/hooks';
 import { SchemaForm } from '../components/SchemaForm.tsx';
-import { Facts, PageHead, Section, Status, type Said } from '../components/ui.tsx';
+import { KeyStateBadge, KeyStateButton } from '../components/KeyState.tsx';
+import { ErrorBox, Facts, PageHead, Section, Status, type Said } from '../components/ui.tsx';
 import { api, dataOf } from '../lib/api.ts';
 import { useSession } from '../lib/keys.ts';
 import { links } from '../lib/links.ts';
@@ -18,7 +20,8 @@ export default function Key({ params }: { params: Params }) {
   const key = session.keys.find((k) => k.apiKey === apiKey);
   const [said, setSaid] = useState<Said | null>(null);
   const usage = useLoad(() => api.key(apiKey), [apiKey]);
-  const config = useLoad(async () => dataOf<Record<string, unknown>>(await api.call('/v2/workspace/apikeyconfig/get', apiKey, {})), [apiKey]);
+  // reloaded when the key is disabled or enabled (a disabled key's operations are refused)
+  const config = useLoad(async () => dataOf<Record<string, unknown>>(await api.call('/v2/workspace/apikeyconfig/get', apiKey, {})), [apiKey, key?.disabled]);
   const schemas = useLoad(loadOperations, []);
   const configSchema = schemas.data?.operations.find((o) => o.path === '/v2/workspace/apikeyconfig/update')?.schema;
   const emailSchema = schemas.data?.operations.find((o) => o.path === '/v2/workspace/emailconfig/update')?.schema;
@@ -31,7 +34,7 @@ export default function Key({ params }: { params: Params }) {
   }, [config.data, configSchema]);
   useEffect(() => {
     void api.call('/v2/workspace/emailconfig/get', apiKey, {}).then((a) => a.status === 200 && setEmail((a.body.result?.data as Record<string, unknown>) ?? {}));
-  }, [apiKey]);
+  }, [apiKey, key?.disabled]);
 
   const tell = (ok: boolean, text: string) => setSaid({ text, tone: ok ? 'ok' : 'bad' });
   const saveSettings = async () => {
@@ -76,11 +79,20 @@ export default function Key({ params }: { params: Params }) {
         <a href={`/requests?caller=${encodeURIComponent(apiKey)}`}>Its requests</a>
       </PageHead>
       <Status said={said} id="workspace-status" />
+      <Section title="State" id="key-state" actions={<KeyStateButton k={key} tell={tell} id="key-state-toggle" />}>
+        <p>
+          <KeyStateBadge k={key} />{' '}
+          <span class="muted" id="key-state-note">
+            {key?.disabled ? 'Every operation and websocket with this key is refused (PERMISSION_DENIED) until it is enabled again; its data, tokens and settings are kept.' : 'Operations and websockets with this key are served.'}
+          </span>
+        </p>
+      </Section>
       <Section title="Usage" id="key-usage">
         <Facts items={Object.entries(usage.data?.counts ?? {}).map(([k, v]) => [k.replace(/_/g, ' '), <span id={`usage-${k}`}>{v.toLocaleString('en-US')}</span>])} />
       </Section>
       <div class="split">
         <Section title="Configuration" id="key-configuration">
+          <ErrorBox error={config.error} />
           <dl class="facts" id="key-config">
             {Object.entries(config.data ?? {}).map(([k, v]) => (
               <>

@@ -48,7 +48,7 @@ export default function Live({ params }: { params: Params }) {
             rowKey={(r) => `${r.organizationId}/${r.documentId}/${r.editorId}`}
             rowData={(r) => ({ doc: `${r.organizationId}/${r.documentId}/${r.editorId}` })}
             columns={[
-              { id: 'doc', label: 'Document', sort: true, render: (r) => <a href={links.crdt(apiKey, r.organizationId, r.documentId, r.editorId)}>{`${r.organizationId} / ${r.documentId} / ${r.editorId}`}</a> },
+              { id: 'doc', label: 'Document', sort: 'document', render: (r) => <a href={links.crdt(apiKey, r.organizationId, r.documentId, r.editorId)}>{`${r.organizationId} / ${r.documentId} / ${r.editorId}`}</a> },
               { id: 'type', label: 'Type', render: (r) => r.type },
               { id: 'log', label: 'Log', class: 'num', render: (r) => r.updateCount },
               { id: 'clients', label: 'Clients', class: 'num', render: (r) => r.connections },

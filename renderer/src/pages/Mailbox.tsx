@@ -1,6 +1,9 @@
-// The mailbox: every e-mail Hearth wrote for this workspace (login links, notification mail), with the relay's
-// state (SMTP or the local outbox only) and each mail's text and HTML (in a sandboxed frame).
-import type { MailItem } from '../../../shared/admin.ts';
+// The mailbox: every e-mail Hearth wrote for this workspace (login links, notification mail), by time (newest first,
+// keyset-paged, either direction), with the relay's state (SMTP or the local outbox only) and each mail's text and
+// HTML (in a sandboxed frame).
+import { useState } from 'preact/hooks';
+import type { MailAnswer, MailItem } from '../../../shared/admin.ts';
+import { Table } from '../components/Table.tsx';
 import { Badge, ErrorBox, PageHead, Section } from '../components/ui.tsx';
 import { api } from '../lib/api.ts';
 import { time } from '../lib/format.ts';
@@ -11,53 +14,43 @@ import { useLoad } from '../lib/use.ts';
 const stateOf = (m: MailItem) => (m.status === 'sent' ? <Badge tone="ok">sent</Badge> : m.lastError ? <Badge tone="bad">{`${m.status}: ${m.lastError}`}</Badge> : <Badge>{m.status}</Badge>);
 
 export default function Mailbox({ params }: { params: Params }) {
-  const mail = useLoad(() => api.mail(), []);
+  const [relay, setRelay] = useState<MailAnswer['relay'] | null>(null);
+  const [refreshed, setRefreshed] = useState(0);
   const openId = params.id ?? null;
-  const relay = mail.data?.relay;
   return (
     <>
       <PageHead title="Mailbox">
-        <button type="button" id="mail-refresh" onClick={mail.reload}>
+        <button type="button" id="mail-refresh" onClick={() => setRefreshed((n) => n + 1)}>
           Refresh
         </button>
       </PageHead>
       <p id="relay" class="muted">
         {relay ? (relay.smtp ? `Relayed over SMTP (SMTP_URL is set), from ${relay.from}; every mail is kept here too.` : `No SMTP relay (SMTP_URL is not set): mail stays in this local outbox, from ${relay.from}.`) : ''}
       </p>
-      <ErrorBox error={mail.error} />
       <div class="split">
-        <table id="mail-list">
-          <caption class="visually-hidden">Mail, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">To</th>
-              <th scope="col">Subject</th>
-              <th scope="col">Kind</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(mail.data?.items ?? []).map((m) => (
-              <tr key={m.id} data-mail={m.id} class={openId === m.id ? 'selected' : ''}>
-                <td>{time(m.createdAt)}</td>
-                <td>{m.to}</td>
-                <td>
-                  <a href={links.mail(m.id)}>{m.subject}</a>
-                </td>
-                <td>{m.kind}</td>
-                <td>{stateOf(m)}</td>
-              </tr>
-            ))}
-            {mail.data?.items.length === 0 && (
-              <tr>
-                <td colSpan={5} class="muted">
-                  No mail yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
+        <Table<MailItem>
+          id="mail-list"
+          caption="Mail"
+          search={false}
+          deps={[refreshed]}
+          defaultDir="desc"
+          load={async (a) => {
+            const answer = await api.mail({ cursor: a.cursor, dir: a.dir, limit: a.limit });
+            setRelay(answer.relay);
+            return answer;
+          }}
+          rowKey={(m) => m.id}
+          rowData={(m) => ({ mail: m.id })}
+          selected={openId}
+          empty="No mail yet."
+          columns={[
+            { id: 'time', label: 'Time', sort: 'time', render: (m) => time(m.createdAt) },
+            { id: 'to', label: 'To', render: (m) => m.to },
+            { id: 'subject', label: 'Subject', render: (m) => <a href={links.mail(m.id) + location.search}>{m.subject}</a> },
+            { id: 'kind', label: 'Kind', render: (m) => m.kind },
+            { id: 'state', label: 'State', render: stateOf },
+          ]}
+        />
         <div class="sticky">{openId && <MailView id={openId} />}</div>
       </div>
     </>

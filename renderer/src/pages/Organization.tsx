@@ -2,8 +2,8 @@ import type { CrdtItem, DocumentItem, MembershipItem } from '../../../shared/adm
 import { Activity, Notifications } from '../components/Feed.tsx';
 import { FolderTree } from '../components/FolderTree.tsx';
 import { Table } from '../components/Table.tsx';
-import { Badge, ErrorBox, Loading, PageHead, Section, Sparkline, Tabs } from '../components/ui.tsx';
-import { api } from '../lib/api.ts';
+import { Badge, ErrorBox, Loading, PageHead, Section, Since, Sparkline, Tabs } from '../components/ui.tsx';
+import { api, entitySort } from '../lib/api.ts';
 import { time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import { useLocation, type Params } from '../lib/router.ts';
@@ -73,14 +73,15 @@ export default function Organization({ params }: { params: Params }) {
                   id="documents"
                   caption="Documents"
                   deps={[apiKey, organizationId, folder]}
-                  load={(a) => api.documents({ apiKey, organizationId, ...(folder ? { folderId: folder } : {}), ...a })}
+                  load={(a) => api.documents({ apiKey, organizationId, ...(folder ? { folderId: folder } : {}), ...a, sort: entitySort(a.sort) })}
                   rowKey={(d) => d.id}
                   rowData={(d) => ({ document: d.id })}
                   columns={[
-                    { id: 'id', label: 'Id', sort: true, class: 'id', render: (d) => <a href={links.document(apiKey, organizationId, d.id)}>{d.id}</a> },
-                    { id: 'name', label: 'Name', render: (d) => d.name ?? '' },
+                    { id: 'id', label: 'Id', sort: 'id', class: 'id', render: (d) => <a href={links.document(apiKey, organizationId, d.id)}>{d.id}</a> },
+                    { id: 'name', label: 'Name', sort: 'name', render: (d) => d.name ?? '' },
                     { id: 'folder', label: 'Folder', render: (d) => (d.folderId ? <a href={links.folder(apiKey, organizationId, d.folderId)}>{d.folderId}</a> : '') },
                     { id: 'access', label: 'Access', render: (d) => (d.disabled ? <Badge tone="bad">disabled</Badge> : d.accessType) },
+                    { id: 'updated', label: 'Updated', sort: 'updated', sortDir: 'desc', render: (d) => (d.updatedAt === null ? '' : <Since at={d.updatedAt} />) },
                   ]}
                 />
               )}
@@ -93,7 +94,7 @@ export default function Organization({ params }: { params: Params }) {
                   rowKey={(m) => `${m.userId}/${m.level}/${m.resourceId}`}
                   rowData={(m) => ({ user: m.userId })}
                   columns={[
-                    { id: 'user', label: 'User', sort: true, render: (m) => <a href={links.user(apiKey, m.userId)}>{m.userId}</a> },
+                    { id: 'user', label: 'User', sort: 'user', render: (m) => <a href={links.user(apiKey, m.userId)}>{m.userId}</a> },
                     { id: 'level', label: 'Level', render: (m) => m.level },
                     {
                       id: 'resource',
@@ -117,7 +118,7 @@ export default function Organization({ params }: { params: Params }) {
                   rowKey={(r) => `${r.documentId}/${r.editorId}`}
                   rowData={(r) => ({ room: `${r.documentId}/${r.editorId}` })}
                   columns={[
-                    { id: 'doc', label: 'Document / editor', sort: true, render: (r) => <a href={links.document(apiKey, organizationId, r.documentId)}>{`${r.documentId} / ${r.editorId}`}</a> },
+                    { id: 'doc', label: 'Document / editor', sort: 'document', render: (r) => <a href={links.document(apiKey, organizationId, r.documentId)}>{`${r.documentId} / ${r.editorId}`}</a> },
                     { id: 'type', label: 'Type', render: (r) => r.type },
                     { id: 'live', label: 'Live view', render: (r) => <a href={links.crdt(apiKey, organizationId, r.documentId, r.editorId)}>open</a> },
                     { id: 'clients', label: 'Clients', class: 'num', render: (r) => r.connections },

@@ -1,7 +1,7 @@
 import type { OrganizationItem } from '../../../shared/admin.ts';
 import { Table } from '../components/Table.tsx';
-import { Badge, PageHead } from '../components/ui.tsx';
-import { api } from '../lib/api.ts';
+import { Badge, PageHead, Since } from '../components/ui.tsx';
+import { api, entitySort } from '../lib/api.ts';
 import { time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import type { Params } from '../lib/router.ts';
@@ -15,14 +15,15 @@ export default function Organizations({ params }: { params: Params }) {
         id="organizations"
         caption="Organizations of this API key"
         deps={[apiKey]}
-        load={(a) => api.organizations({ apiKey, ...a })}
+        load={(a) => api.organizations({ apiKey, ...a, sort: entitySort(a.sort) })}
         rowKey={(o) => o.id}
         rowData={(o) => ({ organization: o.id })}
         columns={[
-          { id: 'id', label: 'Id', sort: true, class: 'id', render: (o) => <a href={links.organization(apiKey, o.id)}>{o.id}</a> },
-          { id: 'name', label: 'Name', render: (o) => o.name ?? '' },
+          { id: 'id', label: 'Id', sort: 'id', class: 'id', render: (o) => <a href={links.organization(apiKey, o.id)}>{o.id}</a> },
+          { id: 'name', label: 'Name', sort: 'name', render: (o) => o.name ?? '' },
           { id: 'state', label: 'State', render: (o) => (o.disabled ? <Badge tone="bad">disabled</Badge> : <Badge tone="ok">enabled</Badge>) },
           { id: 'created', label: 'Created', render: (o) => time(o.createdAt) },
+          { id: 'updated', label: 'Updated', sort: 'updated', sortDir: 'desc', render: (o) => <Since at={o.updatedAt} /> },
         ]}
       />
     </>

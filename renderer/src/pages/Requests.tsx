@@ -1,5 +1,7 @@
 // The request monitor: this workspace's API calls live (server-sent events), filters (status, path, key,
-// duration), search, a call's bodies (secrets redacted), copy as curl, and open in the explorer.
+// duration), search, sorting by time or by duration, a call's bodies (secrets redacted), copy as curl, and open in
+// the explorer. The monitor keeps each workspace's last 500 calls in memory (server/admin/monitor.ts): they are all
+// here, so filters and sorts run on them in the page.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { CallDetail, CallSummary } from '../../../shared/admin.ts';
 import { CopyButton, ErrorBox, PageHead, Section } from '../components/ui.tsx';
@@ -7,7 +9,7 @@ import { api } from '../lib/api.ts';
 import { asCurl } from '../lib/curl.ts';
 import { clock, ms, pretty } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
-import { navigate, setQuery, useLocation, type Params } from '../lib/router.ts';
+import { navigate, setQueries, setQuery, useLocation, type Params } from '../lib/router.ts';
 import { useSession } from '../lib/keys.ts';
 
 const KEEP = 500;
@@ -23,6 +25,8 @@ export default function Requests({ params }: { params: Params }) {
   const caller = query.get('caller') ?? '';
   const slower = Number(query.get('slower') ?? '') || 0;
   const search = query.get('search') ?? '';
+  const sort = query.get('sort') === 'duration' ? 'duration' : 'time';
+  const dir = query.get('dir') === 'asc' ? 'asc' : 'desc';
   const openId = params.id ? Number(params.id) : null;
 
   useEffect(() => {
@@ -43,11 +47,31 @@ export default function Requests({ params }: { params: Params }) {
 
   const shown = useMemo(() => {
     const words = search.toLowerCase();
-    return calls
-      .filter((c) => (!status || String(c.status).startsWith(status)) && (!path || c.path.includes(path)) && (!caller || c.caller === caller) && c.durationMs >= slower && (!words || `${c.path} ${c.status} ${c.caller ?? ''} ${c.requestId}`.toLowerCase().includes(words)))
-      .slice(-200)
-      .reverse();
-  }, [calls, status, path, caller, slower, search]);
+    const kept = calls.filter(
+      (c) => (!status || String(c.status).startsWith(status)) && (!path || c.path.includes(path)) && (!caller || c.caller === caller) && c.durationMs >= slower && (!words || `${c.path} ${c.status} ${c.caller ?? ''} ${c.requestId}`.toLowerCase().includes(words)),
+    );
+    // calls arrive in time order (ids grow with it); by duration, ties keep the newest first
+    const sign = dir === 'asc' ? 1 : -1;
+    const ordered = sort === 'duration' ? kept.sort((a, b) => sign * (a.durationMs - b.durationMs) || b.id - a.id) : dir === 'asc' ? kept : kept.reverse();
+    return ordered.slice(0, 200);
+  }, [calls, status, path, caller, slower, search, sort, dir]);
+  /** A header's sort button: the same column reverses; the other starts with the newest or the slowest. */
+  const sortHeader = (column: 'time' | 'duration', label: string) => {
+    const current = sort === column;
+    return (
+      <th scope="col" class={column === 'duration' ? 'num' : undefined} aria-sort={current ? (dir === 'asc' ? 'ascending' : 'descending') : undefined}>
+        <button
+          type="button"
+          class="sort"
+          data-sort={column}
+          aria-label={current ? `${label}, sorted ${dir === 'asc' ? 'ascending' : 'descending'}; click to reverse` : `${label}: sort by it`}
+          onClick={() => setQueries({ sort: column === 'time' ? null : column, dir: current && dir === 'desc' ? 'asc' : null })}
+        >
+          {label} <span aria-hidden="true" class={current ? undefined : 'muted'}>{current ? (dir === 'asc' ? '▲' : '▼') : '↕'}</span>
+        </button>
+      </th>
+    );
+  };
   const callers = [...new Set(calls.map((c) => c.caller).filter((c): c is string => !!c))];
 
   return (
@@ -93,13 +117,13 @@ export default function Requests({ params }: { params: Params }) {
             </label>
           </div>
           <table id="request-list">
-            <caption class="visually-hidden">API calls of this workspace, newest first</caption>
+            <caption class="visually-hidden">{`API calls of this workspace, ${sort === 'duration' ? (dir === 'asc' ? 'fastest' : 'slowest') : dir === 'asc' ? 'oldest' : 'newest'} first`}</caption>
             <thead>
               <tr>
-                <th scope="col">Time</th>
+                {sortHeader('time', 'Time')}
                 <th scope="col">Path</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="num">ms</th>
+                {sortHeader('duration', 'ms')}
                 <th scope="col">Key / workspace</th>
               </tr>
             </thead>

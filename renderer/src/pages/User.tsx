@@ -64,7 +64,7 @@ export default function User({ params }: { params: Params }) {
                 load={(a) => api.memberships({ apiKey, userId, ...a })}
                 rowKey={(m) => `${m.organizationId}/${m.level}/${m.resourceId}`}
                 columns={[
-                  { id: 'org', label: 'Organization', sort: true, render: (m) => <a href={links.organization(apiKey, m.organizationId)}>{m.organizationId}</a> },
+                  { id: 'org', label: 'Organization', sort: 'organization', render: (m) => <a href={links.organization(apiKey, m.organizationId)}>{m.organizationId}</a> },
                   { id: 'level', label: 'Level', render: (m) => m.level },
                   {
                     id: 'resource',

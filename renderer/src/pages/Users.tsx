@@ -14,12 +14,12 @@ export default function Users({ params }: { params: Params }) {
         id="users"
         caption="Users of this API key"
         deps={[apiKey]}
-        load={(a) => api.users({ apiKey, ...a })}
+        load={(a) => api.users({ apiKey, ...a, sort: a.sort === 'name' ? 'name' : 'id' })}
         rowKey={(u) => u.id}
         rowData={(u) => ({ user: u.id })}
         columns={[
-          { id: 'id', label: 'Id', sort: true, class: 'id', render: (u) => <a href={links.user(apiKey, u.id)}>{u.id}</a> },
-          { id: 'name', label: 'Name', render: (u) => u.name ?? '' },
+          { id: 'id', label: 'Id', sort: 'id', class: 'id', render: (u) => <a href={links.user(apiKey, u.id)}>{u.id}</a> },
+          { id: 'name', label: 'Name', sort: 'name', render: (u) => u.name ?? '' },
           { id: 'email', label: 'E-mail', render: (u) => u.email ?? '' },
         ]}
       />

@@ -1,7 +1,8 @@
-// The workspace: its facts, its API keys (create, rename, show and rotate tokens) and, for the default
+// The workspace: its facts, its API keys (create, rename, show and rotate tokens, disable and enable) and, for the default
 // workspace's session, every workspace's plan and production-key limits.
 import { useState } from 'preact/hooks';
 import type { ApiKeyView, WorkspaceSettings } from '../../../shared/admin.ts';
+import { KeyStateBadge, KeyStateButton } from '../components/KeyState.tsx';
 import { Facts, PageHead, Section, Status, type Said } from '../components/ui.tsx';
 import { api, dataOf } from '../lib/api.ts';
 import { useSession } from '../lib/keys.ts';
@@ -69,6 +70,7 @@ export default function Workspace() {
               <th scope="col">API key</th>
               <th scope="col">Name</th>
               <th scope="col">Type</th>
+              <th scope="col">State</th>
               <th scope="col">Auth tokens</th>
               <th scope="col" />
             </tr>
@@ -81,6 +83,9 @@ export default function Workspace() {
                 </td>
                 <td>{k.apiKeyName ?? ''}</td>
                 <td>{k.type}</td>
+                <td>
+                  <KeyStateBadge k={session.keys.find((s) => s.apiKey === k.apiKey)} />
+                </td>
                 <td>
                   {tokens[k.apiKey] ? (
                     tokens[k.apiKey]?.map((t) => <code key={t}>{t}</code>)
@@ -96,7 +101,8 @@ export default function Workspace() {
                   </button>{' '}
                   <button type="button" class="small" onClick={() => void rotate(k.apiKey)}>
                     Rotate token
-                  </button>
+                  </button>{' '}
+                  <KeyStateButton k={session.keys.find((s) => s.apiKey === k.apiKey)} tell={tell} />
                 </td>
               </tr>
             ))}
