@@ -1,23 +1,22 @@
 import { randomInt } from 'node:crypto';
 import type { z } from 'zod';
 import type { notificationsAddInput, notificationsDeleteInput, notificationsGetInput, notificationsUpdateInput } from '../../shared/schemas/feed.ts';
-import type { Db } from '../db/client.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
 import type { Storage } from '../db/repos/index.ts';
-import { legacyNotifications, userKey, type ChannelRow, type ChannelSettings, type NewRecipient, type NotificationItem, type NotificationRow, type StoredUser } from '../db/repos/notifications.ts';
+import { userKey, type ChannelRow, type ChannelSettings, type NewRecipient, type NotificationItem, type NotificationRow, type StoredUser } from '../db/repos/notifications.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { invalid, notFound } from '../errors.ts';
 import { escapeHtml } from '../http/html.ts';
 import type { Mailer, OutgoingMail } from '../mail/mailer.ts';
-import { createAccessResolverIn } from './access.ts';
+import { createAccessResolver, type AccessResolver } from './access.ts';
 import { mailSender } from './apikeys.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
-import { findDocumentIn, insertDocumentIn } from './documents.ts';
-import { ensureOrganization, ensureOrganizationIn } from './organizations.ts';
+import { insertDocument } from './documents.ts';
+import { ensureOrganization } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
-import { contextAccessOfIn } from './permissions.ts';
-import { findUserIn, upsertUserIn } from './users.ts';
+import { contextAccessOfUser } from './permissions.ts';
+import { upsertUsers } from './users.ts';
 import { readPageToken } from './paging.ts';
 import { keyed } from './keyed.ts';
 
@@ -27,8 +26,12 @@ export type { NotificationItem, NotificationRow };
 type AddInput = z.output<typeof notificationsAddInput>;
 type Channel = 'ALL' | 'MINE' | 'NONE';
 type Deps = { storage: Storage };
+/** The access rules one batch of the resolver answers with. */
+type AccessRules = Parameters<Parameters<AccessResolver['batch']>[0]>[0];
 /** What notifications/add uses: storage, and the mailer (its outbox is written in the unit of work, relayed after). */
-type AddDeps = Deps & { mail: Pick<Mailer, 'enqueue' | 'flush'> };
+type AddDeps = Deps & { mail: Pick<Mailer, 'queue' | 'flush'> };
+/** What the write of a notification uses inside the caller's unit of work (the caller flushes the mailer). */
+type InsertDeps = Deps & { mail: Pick<Mailer, 'queue'> };
 
 /** 16-digit numeric ids, like the hosted service's. */
 const newNotificationId = () => `${randomInt(1, 10)}${String(randomInt(0, 1e8)).padStart(8, '0')}${String(randomInt(0, 1e7)).padStart(7, '0')}`;
@@ -77,11 +80,6 @@ export async function userChannels(deps: Deps, scope: TenantScope, organizationI
   return channelsByUser(await deps.storage.notifications.channelRows(scope, organizationId, documentId, userIds));
 }
 
-/** userChannels for services still on synchronous transactions (their `tx`), until they move to units of work. */
-export function userChannelsIn(tx: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: string[]) {
-  return channelsByUser(legacyNotifications.channelRows(tx, apiKeyId, organizationId, documentId, userIds));
-}
-
 const wants = (channel: Channel, explicit: boolean) => channel === 'ALL' || (channel === 'MINE' && explicit);
 
 /**
@@ -108,68 +106,55 @@ function checkContent(input: AddInput) {
  * The write of addNotification, in the caller's unit of work (comments use it for mentions). Returns how many
  * e-mails it queued: the caller flushes the mailer after its commit.
  */
-export async function insertNotification(deps: AddDeps, scope: TenantScope, apiKey: ApiKeyRow, input: AddInput): Promise<{ created: boolean; id: string; mails: number }> {
-  await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-  // the access model's helpers not moved yet run on this unit of work's connection
-  const tx = deps.storage.engine.current();
-  ensureDocumentIn(tx, apiKey, input);
+export async function insertNotification(deps: InsertDeps, scope: TenantScope, apiKey: ApiKeyRow, input: AddInput): Promise<{ created: boolean; id: string; mails: number }> {
+  // Each step of a unit of work is a turn of the event loop's microtasks (and, with the engine's async context, a few
+  // µs): the common case (organization and document there, a new id) is decided by one read.
   const id = input.notificationId ?? newNotificationId();
-  if (await deps.storage.notifications.exists(scope, input.organizationId, id)) return { created: false, id, mails: 0 };
-  const { recipients, explicit } = recipientsOf(tx, scope.apiKeyId, input);
-  if (!(input.isNotificationResolverUsed ?? false)) for (const user of [input.actionUser, ...input.notifyUsers]) upsertUserIn(tx, scope.apiKeyId, user);
-  const row = notificationRow(input, id);
-  const channels = channelsByUser(await deps.storage.notifications.channelRows(scope, input.organizationId, input.documentId, recipients));
-  const told = deliveries(apiKey, input, recipients, explicit, channels);
-  await deps.storage.notifications.insert(scope, row, told.inbox);
-  const mails = queueMails(apiKey, input, told.mailed, (userId) => findUserIn(tx, scope.apiKeyId, userId)?.email, (mail) => deps.mail.enqueue(tx, mail));
-  emitAdded(tx, { ...row, apiKeyId: scope.apiKeyId }, told.inbox);
-  return { created: true, id, mails };
-}
-
-/** insertNotification for services still on synchronous transactions (comments' mentions), in their `tx`. */
-export function insertNotificationIn(app: { mail: Pick<Mailer, 'enqueue'> }, tx: Db, apiKey: ApiKeyRow, input: AddInput): { created: boolean; id: string; mails: number } {
-  ensureOrganizationIn(tx, apiKey.id, input.organizationId, input.createOrganization ?? false);
-  ensureDocumentIn(tx, apiKey, input);
-  const id = input.notificationId ?? newNotificationId();
-  if (legacyNotifications.exists(tx, apiKey.id, input.organizationId, id)) return { created: false, id, mails: 0 };
-  const { recipients, explicit } = recipientsOf(tx, apiKey.id, input);
-  if (!(input.isNotificationResolverUsed ?? false)) for (const user of [input.actionUser, ...input.notifyUsers]) upsertUserIn(tx, apiKey.id, user);
-  const row = { ...notificationRow(input, id), apiKeyId: apiKey.id };
-  const channels = channelsByUser(legacyNotifications.channelRows(tx, apiKey.id, input.organizationId, input.documentId, recipients));
-  const told = deliveries(apiKey, input, recipients, explicit, channels);
-  legacyNotifications.insert(tx, row, told.inbox);
-  const mails = queueMails(apiKey, input, told.mailed, (userId) => findUserIn(tx, apiKey.id, userId)?.email, (mail) => app.mail.enqueue(tx, mail));
-  emitAdded(tx, row, told.inbox);
-  return { created: true, id, mails };
-}
-
-/** The notification's document, created on demand (`createDocument`); else NOT_FOUND. */
-function ensureDocumentIn(tx: Db, apiKey: ApiKeyRow, input: AddInput) {
-  if (findDocumentIn(tx, apiKey.id, input.organizationId, input.documentId)) return;
-  if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-  insertDocumentIn(tx, apiKey, input.organizationId, { documentId: input.documentId });
-}
-
-/** Who is told: the named users, and with notifyAll everyone who can open the document; narrowed by access and context. */
-function recipientsOf(tx: Db, apiKeyId: string, input: AddInput): { recipients: string[]; explicit: Set<string> } {
-  const access = createAccessResolverIn(tx, apiKeyId, input.organizationId);
+  const found = await deps.storage.notifications.prelude(scope, input.organizationId, input.documentId, id);
+  if (!found.organization) await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
+  if (!found.document) {
+    if (!input.createDocument) throw missingDocument(input.documentId);
+    await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: input.documentId });
+  }
+  if (found.taken) return { created: false, id, mails: 0 };
   const explicit = new Set(input.notifyUsers.map((u) => u.userId));
+  const asksAccess = (input.notifyAll ?? true) || input.verifyUserPermissions;
+  let recipients = asksAccess ? await createAccessResolver(deps, scope, input.organizationId).batch((access) => withAccess(access, input, explicit)) : [...explicit];
+  const required = input.context?.access;
+  if (required && recipients.length > 0) {
+    // the profiles as they are before this call's upserts (a user it creates has no context permissions yet)
+    const profiles = await deps.storage.users.findMany(scope, recipients);
+    recipients = recipients.filter((userId) => grants(contextAccessOfUser(profiles.get(userId)), required));
+  }
+  if (!(input.isNotificationResolverUsed ?? false)) await upsertUsers(deps, scope, [input.actionUser, ...input.notifyUsers]);
+  const row = notificationRow(input, id);
+  const told = await deps.storage.notifications.insert(scope, row, recipients, (settings) => deliveries(apiKey, input, recipients, explicit, channelsByUser(settings)));
+  let mails = 0;
+  if (told.mailed.length > 0) {
+    const profiles = await deps.storage.users.findMany(scope, told.mailed);
+    for (const mail of mailsTo(apiKey, input, told.mailed, (userId) => profiles.get(userId)?.email)) {
+      await deps.mail.queue(mail);
+      mails++;
+    }
+  }
+  emitAdded(deps, { ...row, apiKeyId: scope.apiKeyId }, told.inbox);
+  return { created: true, id, mails };
+}
+
+const missingDocument = (documentId: string) => notFound(`Document does not exist: ${documentId}. Pass createDocument: true to create it.`);
+
+/** Who is told, by access: the named users, and with notifyAll everyone who can open the document; with verifyUserPermissions only those who can. */
+function withAccess(access: AccessRules, input: AddInput, explicit: Set<string>): string[] {
   const candidates = new Set(explicit);
   if (input.notifyAll ?? true) {
     for (const userId of access.documentUsers(input.documentId).keys()) if (userId !== input.actionUser.userId) candidates.add(userId);
   }
-  let recipients = [...candidates];
-  if (input.verifyUserPermissions) recipients = recipients.filter((userId) => access.document(userId, input.documentId).access);
-  const required = input.context?.access;
-  if (required) {
-    // context permissions (permissions add / generate_token `context`): every key-value of the notification must be granted
-    recipients = recipients.filter((userId) => {
-      const granted = contextAccessOfIn(tx, apiKeyId, userId);
-      return Object.entries(required).every(([key, value]) => granted.get(key)?.includes(String(value)) ?? false);
-    });
-  }
-  return { recipients, explicit };
+  const recipients = [...candidates];
+  return input.verifyUserPermissions ? recipients.filter((userId) => access.document(userId, input.documentId).access) : recipients;
 }
+
+/** Context permissions (permissions add / generate_token `context`): whether every key-value of the notification is granted. */
+const grants = (granted: Map<string, string[]>, required: Record<string, string | number>) => Object.entries(required).every(([key, value]) => granted.get(key)?.includes(String(value)) ?? false);
 
 /** The stored notification (its key's id aside). Resolver mode keeps ids only: the caller's infrastructure supplies names at read time. */
 function notificationRow(input: AddInput, id: string): Omit<NotificationRow, 'apiKeyId'> {
@@ -212,14 +197,14 @@ function deliveries(apiKey: ApiKeyRow, input: AddInput, recipients: string[], ex
   return { inbox, mailed };
 }
 
-/** Queues the notification's e-mail to each mailed user with an address; how many were queued. */
-function queueMails(apiKey: ApiKeyRow, input: AddInput, userIds: string[], emailOf: (userId: string) => string | null | undefined, enqueue: (mail: OutgoingMail) => void): number {
-  let mails = 0;
+/** The notification's e-mail to each mailed user with an address. */
+function mailsTo(apiKey: ApiKeyRow, input: AddInput, userIds: string[], emailOf: (userId: string) => string | null | undefined): OutgoingMail[] {
+  const mails: OutgoingMail[] = [];
   for (const userId of userIds) {
     const email = emailOf(userId);
     if (!email) continue;
     const data = { ...(input.displayHeadlineMessageTemplateData ?? {}), actionUser: input.actionUser };
-    enqueue({
+    mails.push({
       kind: 'notification',
       apiKeyId: apiKey.id,
       to: email,
@@ -228,15 +213,15 @@ function queueMails(apiKey: ApiKeyRow, input: AddInput, userIds: string[], email
       text: input.displayBodyMessage ?? '',
       html: `<p>${escapeHtml(input.displayBodyMessage ?? '')}</p>`,
     });
-    mails++;
   }
   return mails;
 }
 
-/** The notification.add event, written to the outbox in the same transaction. */
-function emitAdded(tx: Db, row: NotificationRow, inbox: NewRecipient[]) {
+/** The notification.add event, written to the outbox in the same unit of work. */
+function emitAdded(deps: Deps, row: NotificationRow, inbox: readonly NewRecipient[]) {
   const recipients = inbox.map((r) => ({ userId: r.userId, readAt: null }));
-  emitEvent(tx, {
+  // the webhook outbox is not behind the storage boundary yet: written on this unit of work's connection
+  emitEvent(deps.storage.engine.current(), {
     apiKeyId: row.apiKeyId,
     type: 'notification.add',
     organizationId: row.organizationId,

@@ -69,7 +69,7 @@ export async function removePermissions(deps: Deps & { accessEvents: AccessEvent
 }
 
 /** A user's context permissions, kept with the profile: key → the values the user may see. */
-function contextAccessOfUser(user: UserRow | undefined): Map<string, string[]> {
+export function contextAccessOfUser(user: UserRow | undefined): Map<string, string[]> {
   // a Map, not the stored object: a key named like an Object.prototype member ('constructor') is the user's own
   return new Map(Object.entries((user?.metadata.contextAccess as Record<string, string[]> | undefined) ?? {}));
 }

@@ -13,7 +13,7 @@ import { invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { recordActivity } from './activities.ts';
-import { findDocumentIn, insertDocumentIn } from './documents.ts';
+import { findDocument, insertDocument } from './documents.ts';
 import { ensureOrganization } from './organizations.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
@@ -114,11 +114,9 @@ export async function addRecording(deps: Deps & Urls & Files, scope: TenantScope
     for (const f of files) writeFileSync(join(dir, f.storageKey), f.bytes, { mode: 0o600 });
     const recordingId = await deps.storage.transaction(async () => {
       await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-      // the access model's document helpers not moved yet run on this unit of work's connection
-      const tx = deps.storage.engine.current();
-      if (!findDocumentIn(tx, scope.apiKeyId, input.organizationId, input.documentId)) {
+      if (!(await findDocument(deps, scope, input.organizationId, input.documentId))) {
         if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-        insertDocumentIn(tx, apiKey, input.organizationId, { documentId: input.documentId });
+        await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: input.documentId });
       }
       const id = r.recordingId ?? randomAlphanumeric(20);
       const existing = await deps.storage.recordings.find(scope, input.organizationId, id);
@@ -151,7 +149,8 @@ export async function addRecording(deps: Deps & Urls & Files, scope: TenantScope
         const described = describeRecording(deps, saved.row, saved.attachments);
         const latest = described.attachments.filter((a) => a.version === saved.row.latestVersion);
         const fields = { recorderId: id, from, assets: latest, assetsAllVersions: described.attachments, transcription: null, recording: described };
-        emitEvent(tx, { apiKeyId: scope.apiKeyId, type: 'recorder.done', organizationId: input.organizationId, documentId: input.documentId, actionUser: from, actionType: 'done', source: 'recorder', data: fields, basic: { actionType: 'done', notificationSource: 'recorder', fields } });
+        // the webhook outbox is not behind the storage boundary yet: written on this unit of work's connection
+        emitEvent(deps.storage.engine.current(), { apiKeyId: scope.apiKeyId, type: 'recorder.done', organizationId: input.organizationId, documentId: input.documentId, actionUser: from, actionType: 'done', source: 'recorder', data: fields, basic: { actionType: 'done', notificationSource: 'recorder', fields } });
       }
       return id;
     });

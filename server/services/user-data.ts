@@ -11,7 +11,7 @@ import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
 import { commentPlainText } from './memory.ts';
 import { getNotifications } from './notifications.ts';
 import { describeRecording } from './recordings.ts';
-import { describeUser, findUserIn } from './users.ts';
+import { describeUser, findUser } from './users.ts';
 import { readPageToken } from './paging.ts';
 
 export type { ErasureJob };
@@ -78,8 +78,7 @@ export async function exportUserData(deps: Deps & Pick<AppContext, 'pageTokens' 
   }
 
   const finished = FEATURES.every((f) => next[f] === DONE);
-  // the profile is the access model's, not moved yet: read on the main connection
-  const profile = findUserIn(deps.storage.engine.current(), scope.apiKeyId, userId);
+  const profile = await findUser(deps, scope, userId);
   return {
     data: {
       profile: profile ? describeUser(profile) : null,

@@ -90,6 +90,27 @@ export async function upsertUser(deps: Deps, scope: TenantScope, user: Omit<User
   return deps.storage.inTransaction() ? upsert() : deps.storage.transaction(upsert);
 }
 
+/**
+ * upsertUser for a list of users, in the list's order (a repeated id sees what the earlier entry wrote): one read of
+ * their profiles and one write of the changed ones (a notification names up to 10,000 users).
+ */
+export function upsertUsers(deps: Deps, scope: TenantScope, list: ReadonlyArray<Omit<UserInput, 'accessRole'>>): Promise<void> {
+  const upsert = async () => {
+    const known = await deps.storage.users.findMany(scope, [...new Set(list.map((u) => u.userId))]);
+    const writes: UserWrite[] = [];
+    for (const user of list) {
+      const existing = known.get(user.userId);
+      const merged = mergeUser(scope.apiKeyId, user, existing, Date.now());
+      const write = writeOf(merged, existing);
+      if (!write) continue;
+      writes.push(write);
+      known.set(merged.id, merged);
+    }
+    if (writes.length > 0) await deps.storage.users.save(scope, writes);
+  };
+  return deps.storage.inTransaction() ? upsert() : deps.storage.transaction(upsert);
+}
+
 /** upsertUser for services still on synchronous transactions (their `tx`). */
 export function upsertUserIn(tx: Db, apiKeyId: string, user: Omit<UserInput, 'accessRole'>): UserRow {
   const existing = findUserIn(tx, apiKeyId, user.userId);

@@ -53,7 +53,6 @@ const NOT_YET_MOVED = new Set<string>([
   'server/services/domains.ts',
   'server/services/jobs.ts',
   'server/services/login-links.ts',
-  'server/services/notifications.ts',
   'server/services/organizations.ts',
   'server/services/permissions.ts',
   'server/services/types.ts',

@@ -9,7 +9,9 @@ import { connectionOf } from '../prepared.ts';
 import { notificationConfigs, notificationRecipients, notifications } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
+import { findDocumentOn } from './documents.ts';
 import { readNotificationPage, type NotificationFilters } from './notification-page.ts';
+import { legacyOrganizations } from './organizations.ts';
 
 export type { StoredUser } from '../schema.ts';
 export { userKey, type NotificationFilters, type NotificationItem } from './notification-page.ts';
@@ -41,6 +43,23 @@ const exists = (db: Db, apiKeyId: string, organizationId: string, id: string) =>
 
 const channelRows = (db: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): ChannelRow[] =>
   userIds.length ? connectionOf(db).prepare<unknown[], ChannelRow>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId) : [];
+
+/** What notifications/add looks at first: whether the organization and the document exist, and whether the id is taken. */
+const prelude = (db: Db, apiKeyId: string, organizationId: string, documentId: string, id: string) => ({
+  organization: legacyOrganizations.find(db, apiKeyId, organizationId) !== undefined,
+  document: findDocumentOn(db, apiKeyId, organizationId, documentId) !== undefined,
+  taken: exists(db, apiKeyId, organizationId, id),
+});
+
+/**
+ * The recipients' channel settings for the notification's document, handed to `decide` (who gets it in their inbox,
+ * and what else the caller wants to know), then the notification with those recipients: decide's answer.
+ */
+function insertDeciding<T extends { inbox: readonly NewRecipient[] }>(db: Db, row: NotificationRow, userIds: readonly string[], decide: (settings: ChannelRow[]) => T): T {
+  const decided = decide(channelRows(db, row.apiKeyId, row.organizationId, row.documentId, userIds));
+  insert(db, row, decided.inbox);
+  return decided;
+}
 
 /** The notification, then its recipients (told at its time, about its document). */
 function insert(db: Db, row: NotificationRow, recipients: readonly NewRecipient[]) {
@@ -96,15 +115,22 @@ const configKey = (apiKeyId: string, organizationId: string, documentId: string,
 /** The key's notifications, their recipients and the users' channel settings. */
 export function notificationsRepo(engine: SqliteEngine) {
   return {
-    exists: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => exists(db, scope.apiKeyId, organizationId, id)),
+    /**
+     * Whether the organization and the document exist and the notification id is taken, in one step (what
+     * notifications/add decides its first steps by).
+     */
+    prelude: (scope: TenantScope, organizationId: string, documentId: string, id: string) => engine.read((db) => prelude(db, scope.apiKeyId, organizationId, documentId, id)),
 
     /** The stored channel settings of these users for the organization ('') and for the document. */
     channelRows: (scope: TenantScope, organizationId: string, documentId: string, userIds: readonly string[]) =>
       engine.read((db) => channelRows(db, scope.apiKeyId, organizationId, documentId, userIds)),
 
-    /** Writes the notification and its recipients in one step; the caller checked its id is free. */
-    insert: (scope: TenantScope, row: Omit<NotificationRow, 'apiKeyId'>, recipients: readonly NewRecipient[]) =>
-      engine.write((db) => insert(db, { ...row, apiKeyId: scope.apiKeyId }, recipients)),
+    /**
+     * Writes the notification and its recipients in one step, with the recipients `decide` picks from the
+     * candidates' channel settings (read in the same step); the caller checked its id is free. Answers decide's answer.
+     */
+    insert: <T extends { inbox: readonly NewRecipient[] }>(scope: TenantScope, row: Omit<NotificationRow, 'apiKeyId'>, userIds: readonly string[], decide: (settings: ChannelRow[]) => T) =>
+      engine.write((db) => insertDeciding(db, { ...row, apiKeyId: scope.apiKeyId }, userIds, decide)),
 
     /** Up to `filters.pageSize + 1` notifications after the cursor, as notifications/get describes them. */
     page: (scope: TenantScope, filters: NotificationFilters, cursor: Cursor | null) => engine.read((db) => readNotificationPage(db, scope.apiKeyId, filters, cursor)),
@@ -180,10 +206,3 @@ export function notificationsRepo(engine: SqliteEngine) {
 }
 
 export type NotificationsRepo = ReturnType<typeof notificationsRepo>;
-
-/** For services not yet moved to units of work (comments' mentions, comment events): the same on their `tx`. */
-export const legacyNotifications = {
-  exists,
-  channelRows,
-  insert: (tx: Db, row: NotificationRow, recipients: readonly NewRecipient[]) => insert(tx, row, recipients),
-};
