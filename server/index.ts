@@ -72,7 +72,7 @@ export function openApp(config: Config): AppContext {
     jobs: createJobRunner({ db, sqlite, log, config, accessEvents }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
-    responses: new ResponseCache(sqlite, config.responseCacheMb * 1024 * 1024, [storage.engine.writer.sqlite]),
+    responses: new ResponseCache(storage.engine.changes, config.responseCacheMb * 1024 * 1024),
     uiTickets: createTickets(),
     accessEvents,
     signIn: createSignInLinks(secrets.derive('admin-sign-in'), randomBytes(12).toString('base64url')),
@@ -112,7 +112,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
   const app = openApp(config);
   let http: Server | undefined;
   try {
-    const credentials = ensureDefaultCredentials(app);
+    const credentials = await ensureDefaultCredentials(app);
     await sweepOrphanAttachments(app);
     const listener = toNodeHandler(createHttpApp(app, operations));
     http = createHttpServer({ keepAliveTimeout: KEEP_ALIVE_MS, headersTimeout: KEEP_ALIVE_MS + 1_000 }, listener);

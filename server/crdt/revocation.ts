@@ -10,7 +10,7 @@
 // Events are coalesced: the first one arms a short timer, and every connection any of them names is checked once.
 import { WebSocket } from 'ws';
 import type { AppContext } from '../context.ts';
-import { createAccessResolverIn, type AccessResolverIn } from '../services/access.ts';
+import { createAccessResolver, type AccessResolver } from '../services/access.ts';
 import type { AccessChange } from '../services/access-events.ts';
 import type { TenantScope } from '../db/scope.ts';
 import type { CrdtStore, DocKey } from './store.ts';
@@ -22,7 +22,7 @@ export const ACCESS_RECHECK_MS = 50;
 export type Verdict = { allow: 'write' | 'read' } | { allow: 'none'; code: number; reason: string };
 
 /** Access resolvers of one check, one per (API key, organization), so that a bulk change reads each row once. */
-export type Resolvers = (apiKeyId: string, organizationId: string) => AccessResolverIn;
+export type Resolvers = (scope: TenantScope, organizationId: string) => AccessResolver;
 
 export interface LiveConnection {
   ws: WebSocket;
@@ -33,7 +33,7 @@ export interface LiveConnection {
   /** The user of a user token; null for the key's own credentials and the admin UI's tickets. */
   userId: string | null;
   /** The upgrade's decision, made again on what is stored now. */
-  recheck: (resolvers: Resolvers) => Verdict | Promise<Verdict>;
+  recheck: (resolvers: Resolvers) => Promise<Verdict>;
 }
 
 function inScope(change: AccessChange, conn: LiveConnection): boolean {
@@ -44,7 +44,7 @@ function inScope(change: AccessChange, conn: LiveConnection): boolean {
 }
 
 /** The open connections by API key, checked again when an access change names them. */
-export function createRevocation(app: Pick<AppContext, 'db' | 'log' | 'accessEvents'>, store: CrdtStore) {
+export function createRevocation(app: Pick<AppContext, 'storage' | 'log' | 'accessEvents'>, store: CrdtStore) {
   const byApiKey = new Map<string, Set<LiveConnection>>();
   let pending: AccessChange[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -62,11 +62,11 @@ export function createRevocation(app: Pick<AppContext, 'db' | 'log' | 'accessEve
     const affected = new Set<LiveConnection>();
     for (const change of changes) for (const conn of byApiKey.get(change.apiKeyId) ?? []) if (inScope(change, conn)) affected.add(conn);
     if (affected.size === 0) return;
-    const resolvers = new Map<string, AccessResolverIn>();
-    const resolverFor: Resolvers = (apiKeyId, organizationId) => {
-      const id = JSON.stringify([apiKeyId, organizationId]);
+    const resolvers = new Map<string, AccessResolver>();
+    const resolverFor: Resolvers = (scope, organizationId) => {
+      const id = JSON.stringify([scope.apiKeyId, organizationId]);
       let resolver = resolvers.get(id);
-      if (!resolver) resolvers.set(id, (resolver = createAccessResolverIn(app.db, apiKeyId, organizationId)));
+      if (!resolver) resolvers.set(id, (resolver = createAccessResolver(app, scope, organizationId)));
       return resolver;
     };
     for (const conn of affected) void check(conn, resolverFor);

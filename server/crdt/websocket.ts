@@ -12,9 +12,9 @@ import type { TenantScope } from '../db/scope.ts';
 import { ApiError } from '../errors.ts';
 import { hostRefusal } from '../http/host-check.ts';
 import { parseInput } from '../http/validation.ts';
-import { documentAccessIn } from '../services/access.ts';
-import { API_KEY_DISABLED, apiKeyDisabled, authenticateApiKey } from '../services/apikeys.ts';
-import { allowedDomainsOf, originAllowed } from '../services/domains.ts';
+import { documentAccess } from '../services/access.ts';
+import { API_KEY_DISABLED, authenticateApiKey } from '../services/apikeys.ts';
+import { originAllowed } from '../services/domains.ts';
 import { verifyUserToken } from '../services/permissions.ts';
 import { id } from '../../shared/schemas/access.ts';
 import { CRDT_DATA_TYPES, DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
@@ -40,7 +40,7 @@ interface Authorization {
   scope: TenantScope;
   readOnly: boolean;
   userId: string | null;
-  recheck: (resolvers: Resolvers) => Verdict | Promise<Verdict>;
+  recheck: (resolvers: Resolvers) => Promise<Verdict>;
 }
 
 /** 4401 when the credentials no longer hold, 4403 when they hold but no longer open this document. */
@@ -62,43 +62,45 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
     if (!app.uiTickets.valid(ticket, { apiKeyId: apiKey, ...key })) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
     const scope = await app.storage.keys.scopeFor(apiKey, { kind: 'admin' });
     if (!scope) throw new ApiError('PERMISSION_DENIED', 'invalid or expired ticket');
-    return { scope, readOnly: true, userId: null, recheck: () => ({ allow: 'read' }) };
+    return { scope, readOnly: true, userId: null, recheck: async () => ({ allow: 'read' }) };
   }
   const authToken = params.get('authToken');
   if (authToken) {
-    const row = authenticateApiKey(app, apiKey, authToken);
-    checkOrigin(row.allowedDomains, origin);
-    const recheck = (): Verdict => {
-      if (apiKeyDisabled(app, apiKey)) return revoked(4403, 'API key disabled');
+    const verified = await authenticateApiKey(app, apiKey, authToken);
+    checkOrigin(verified.key.allowedDomains, origin);
+    const recheck = async (): Promise<Verdict> => {
       let allowedDomains: readonly string[];
       try {
-        allowedDomains = authenticateApiKey(app, apiKey, authToken).allowedDomains;
+        allowedDomains = (await authenticateApiKey(app, apiKey, authToken)).key.allowedDomains;
       } catch (error) {
-        if (error instanceof ApiError) return revoked(4401, 'credentials revoked');
-        throw error;
+        if (!(error instanceof ApiError)) throw error;
+        if (error.message === API_KEY_DISABLED) return revoked(4403, 'API key disabled');
+        return revoked(4401, 'credentials revoked');
       }
       return origin !== undefined && !originAllowed(allowedDomains, origin) ? revoked(4403, 'origin no longer allowed') : { allow: 'write' };
     };
-    return { scope: app.storage.keys.scopeOf(row), readOnly: false, userId: null, recheck };
+    return { scope: verified.scope, readOnly: false, userId: null, recheck };
   }
   const token = params.get('token');
   if (!token) throw new ApiError('UNAUTHENTICATED', 'authToken or token is required');
   const claims = await verifyUserToken(app, apiKey, token);
   if (!claims) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
-  if (apiKeyDisabled(app, apiKey)) throw new ApiError('PERMISSION_DENIED', API_KEY_DISABLED);
-  checkOrigin(allowedDomainsOf(app, apiKey), origin);
-  const decision = documentAccessIn(app.db, apiKey, key.organizationId, key.documentId, claims.userId);
-  if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
-  const recheck = (resolvers: Resolvers): Verdict => {
-    if (claims.exp !== undefined && claims.exp * 1000 <= Date.now()) return revoked(4401, 'token expired');
-    if (apiKeyDisabled(app, apiKey)) return revoked(4403, 'API key disabled');
-    if (origin !== undefined && !originAllowed(allowedDomainsOf(app, apiKey), origin)) return revoked(4403, 'origin no longer allowed');
-    const now = resolvers(apiKey, key.organizationId).document(claims.userId, key.documentId);
-    if (!now.access) return revoked(4403, 'access revoked');
-    return { allow: now.accessRole === 'editor' ? 'write' : 'read' };
-  };
   const scope = await app.storage.keys.scopeFor(apiKey, { kind: 'user', userId: claims.userId });
   if (!scope) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
+  const stored = await app.storage.keys.find(scope);
+  if (!stored || stored.disabled) throw new ApiError('PERMISSION_DENIED', API_KEY_DISABLED);
+  checkOrigin(stored.allowedDomains, origin);
+  const decision = await documentAccess(app, scope, key.organizationId, key.documentId, claims.userId);
+  if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
+  const recheck = async (resolvers: Resolvers): Promise<Verdict> => {
+    if (claims.exp !== undefined && claims.exp * 1000 <= Date.now()) return revoked(4401, 'token expired');
+    const now = await app.storage.keys.find(scope);
+    if (!now || now.disabled) return revoked(4403, 'API key disabled');
+    if (origin !== undefined && !originAllowed(now.allowedDomains, origin)) return revoked(4403, 'origin no longer allowed');
+    const access = await resolvers(scope, key.organizationId).document(claims.userId, key.documentId);
+    if (!access.access) return revoked(4403, 'access revoked');
+    return { allow: access.accessRole === 'editor' ? 'write' : 'read' };
+  };
   return { scope, readOnly: decision.accessRole !== 'editor', userId: claims.userId, recheck };
 }
 

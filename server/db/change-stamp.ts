@@ -69,3 +69,53 @@ export function changeStampOf(sqlite: Database.Database, others: readonly Databa
   }
   return stamp;
 }
+
+/** How many times this process's connections wrote to a watched table; the triggers of every watched table count here. */
+interface TableWrites {
+  count: number;
+  watched: Set<string>;
+}
+
+const writesBySqlite = new WeakMap<Database.Database, TableWrites>();
+const WRITTEN_FUNCTION = 'hearth_watched_table_written';
+
+/**
+ * Counts a connection's writes to `tables` (inserts, updates and deletes, cascaded ones included), with temporary
+ * triggers: they live in this connection only and cost nothing on writes to other tables. A write later rolled back
+ * still counts, which only drops a cache once more than needed.
+ */
+function watchTableWrites(sqlite: Database.Database, tables: readonly string[]): TableWrites {
+  let writes = writesBySqlite.get(sqlite);
+  if (writes === undefined) {
+    const created: TableWrites = { count: 0, watched: new Set() };
+    sqlite.function(WRITTEN_FUNCTION, { deterministic: false }, () => {
+      created.count++;
+      return null;
+    });
+    writesBySqlite.set(sqlite, (writes = created));
+  }
+  for (const table of tables) {
+    if (writes.watched.has(table)) continue;
+    for (const event of ['insert', 'update', 'delete']) {
+      sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS "hearth_written_${table}_${event}" AFTER ${event} ON main."${table}" BEGIN SELECT ${WRITTEN_FUNCTION}(); END`);
+    }
+    writes.watched.add(table);
+  }
+  return writes;
+}
+
+/**
+ * A number that changes whenever `tables` may have been written: by this process's connections (`sqlite` and
+ * `others`; counted by triggers, at once) or by another process's commit to anything (seen from the next event-loop
+ * turn: the stamp cannot tell which table another process wrote).
+ */
+export function tableChanges(sqlite: Database.Database, others: readonly Database.Database[], tables: readonly string[]): () => number {
+  const stamp = changeStampOf(sqlite, others);
+  const writes = [sqlite, ...others].map((connection) => watchTableWrites(connection, tables));
+  return () => {
+    // both only grow, so their sum changes whenever either does
+    let count = stamp.foreignChanges();
+    for (const w of writes) count += w.count;
+    return count;
+  };
+}

@@ -10,7 +10,7 @@
 // a statement of theirs inside it. Inside a unit of work every read and write (found by its async context) goes to
 // the write connection, so it reads its own writes.
 import type Database from 'better-sqlite3';
-import { changeStampOf } from './change-stamp.ts';
+import { changeStampOf, tableChanges } from './change-stamp.ts';
 import { openConnection, type Db } from './client.ts';
 import { WriterTurns, type Transactional } from './gate.ts';
 
@@ -28,6 +28,14 @@ export interface SqliteEngine {
   transaction<T>(work: () => Promise<T>): Promise<T>;
   /** Whether the caller runs inside a unit of work. */
   inTransaction(): boolean;
+  /**
+   * A number that changes whenever the database may have changed: any write of this process (either connection),
+   * at once, or a commit of another process (the CLI, an import), from the next event-loop turn. For caches that
+   * answer from memory (change-stamp.ts).
+   */
+  changes(): number;
+  /** The same for writes to the given tables only (another process's commit to anything counts too). */
+  tableChanges(tables: readonly string[]): () => number;
   /** The connection statements of the caller go to now (for repositories' synchronous helpers). */
   current(): Db;
   /** The main connection (reads outside units of work, the change stamp of the caches). */
@@ -77,7 +85,7 @@ function transactionStatements(sqlite: Database.Database) {
 export function createSqliteEngine(file: string, main: { db: Db; sqlite: Database.Database }): SqliteEngine {
   const writer = openConnection(file);
   // the caches' change stamp counts this process's writes on both connections (made first here, shared after)
-  changeStampOf(main.sqlite, [writer.sqlite]);
+  const stamp = changeStampOf(main.sqlite, [writer.sqlite]);
   const turns = new WriterTurns();
   const { top, savepoint } = transactionStatements(writer.sqlite);
   const transaction = <T>(work: () => Promise<T>) => turns.hold(work, top, savepoint);
@@ -94,6 +102,8 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
     },
     transaction,
     inTransaction: () => turns.owns(),
+    changes: () => stamp.current(),
+    tableChanges: (tables) => tableChanges(main.sqlite, [writer.sqlite], tables),
     current: () => (turns.owns() ? writer.db : main.db),
     close() {
       if (writer.sqlite.open) writer.sqlite.close();

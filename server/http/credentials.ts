@@ -1,17 +1,13 @@
 // Credentials verified by an earlier call, kept so that the next call with the same pair skips the keyed
-// digest (HMAC) and the two lookups. A write to the tables credentials are read from drops them all: this
-// connection's writes at once (temporary triggers on those tables call back into the cache; a write anywhere
-// else leaves it, so a stream of writes does not verify every caller again), other connections' and processes'
-// (the CLI resetting a token while the server runs: `PRAGMA data_version`, change-stamp.ts, which cannot tell
-// which table changed) for every call that arrives after them. A reset, rotated or deleted token, or a changed
-// or deleted key or workspace, is thus refused or seen as it is now by the next call, never answered from what
-// was true before.
-import type Database from 'better-sqlite3';
+// digest (HMAC) and the lookups. A write to the tables credentials are read from drops them all: this process's
+// writes at once (the storage layer counts writes to those tables; a write anywhere else leaves the cache, so a
+// stream of writes does not verify every caller again), other processes' (the CLI resetting a token while the
+// server runs) for every call that arrives after them (server/db/change-stamp.ts). A reset, rotated or deleted
+// token, or a changed or deleted key or workspace, is thus refused or seen as it is now by the next call, never
+// answered from what was true before. A known caller is answered synchronously; a new one costs one read.
 import type { AppContext } from '../context.ts';
-import { authenticateApiKey } from '../services/apikeys.ts';
-import type { ApiKeyRow, WorkspaceRow } from '../services/types.ts';
-import { authenticateWorkspace } from '../services/workspaces.ts';
-import { changeStampOf, type ChangeStamp } from '../db/change-stamp.ts';
+import { authenticateApiKey, type VerifiedKey } from '../services/apikeys.ts';
+import { authenticateWorkspace, type VerifiedWorkspace } from '../services/workspaces.ts';
 
 /** Enough for every key a local backend serves at once; past it the cache starts over (no LRU bookkeeping). */
 const MAX_ENTRIES = 1024;
@@ -25,71 +21,23 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The tables a verified API key or workspace is read from (authenticateApiKey, authenticateWorkspace). */
-export const CREDENTIAL_TABLES = ['workspaces', 'api_keys', 'auth_tokens'] as const;
-
-/** How many times this connection wrote to a watched table; the triggers of every watched table count here. */
-interface TableWrites {
-  count: number;
-  watched: Set<string>;
-}
-
-const writesBySqlite = new WeakMap<Database.Database, TableWrites>();
-const WRITTEN_FUNCTION = 'hearth_watched_table_written';
-
-/**
- * Counts this connection's writes to `tables` (inserts, updates and deletes, cascaded ones included), with
- * temporary triggers: they live in this connection only and cost nothing on writes to other tables. A write
- * later rolled back still counts, which only drops a cache once more than needed.
- */
-export function watchTableWrites(sqlite: Database.Database, tables: readonly string[]): TableWrites {
-  let writes = writesBySqlite.get(sqlite);
-  if (writes === undefined) {
-    const created: TableWrites = { count: 0, watched: new Set() };
-    sqlite.function(WRITTEN_FUNCTION, { deterministic: false }, () => {
-      created.count++;
-      return null;
-    });
-    writesBySqlite.set(sqlite, (writes = created));
-  }
-  for (const table of tables) {
-    if (writes.watched.has(table)) continue;
-    for (const event of ['insert', 'update', 'delete']) {
-      sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS "hearth_written_${table}_${event}" AFTER ${event} ON main."${table}" BEGIN SELECT ${WRITTEN_FUNCTION}(); END`);
-    }
-    writes.watched.add(table);
-  }
-  return writes;
-}
-
 export class VerifiedCredentials<T> {
   private readonly entries = new Map<string, T>();
   private generation = -1;
-  private readonly stamp: ChangeStamp;
-  private readonly writes: TableWrites[];
 
   /**
-   * `tables`: where the verified values are read from; a write to any of them, on `sqlite` or on one of `others`
-   * (this process's other connections), drops every kept pair.
+   * `changes`: a number that changes whenever what the verified values are read from may have been written
+   * (storage's `keys.credentialChanges()`); a change drops every kept pair.
    */
-  constructor(sqlite: Database.Database, tables: readonly string[] = CREDENTIAL_TABLES, others: readonly Database.Database[] = []) {
-    this.stamp = changeStampOf(sqlite, others);
-    this.writes = [sqlite, ...others].map((connection) => watchTableWrites(connection, tables));
-  }
-
-  private writeCount(): number {
-    let count = 0;
-    for (const writes of this.writes) count += writes.count;
-    return count;
-  }
+  constructor(private readonly changes: () => number) {}
 
   /**
    * The value verified for `id` and `secret` by `verify`, from the cache while nothing was written since it
-   * was verified. `verify` throws on bad credentials; nothing is kept then.
+   * was verified (then synchronously: no promise turn for a known caller). `verify` rejects on bad credentials;
+   * nothing is kept then.
    */
-  get(id: string, secret: string, verify: () => T): T {
-    // both only grow, so their sum changes whenever either does
-    const generation = this.stamp.foreignChanges() + this.writeCount();
+  get(id: string, secret: string, verify: () => Promise<T>): T | Promise<T> {
+    const generation = this.changes();
     if (generation !== this.generation) {
       this.entries.clear();
       this.generation = generation;
@@ -98,11 +46,14 @@ export class VerifiedCredentials<T> {
     const key = `${id}\u0000${secret}`;
     const known = this.entries.get(key);
     if (known !== undefined) return known;
-    const value = deepFreeze(verify());
-    // Kept under the stamp read before verifying: a write in between shows as a changed stamp next time.
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, value);
-    return value;
+    return verify().then((verified) => {
+      const value = deepFreeze(verified);
+      // Kept only under the stamp read before verifying: a write in between (or a drop by another call) keeps nothing.
+      if (this.generation !== generation || this.changes() !== generation) return value;
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(key, value);
+      return value;
+    });
   }
 
   /** How many verified pairs are kept (for tests). */
@@ -112,29 +63,29 @@ export class VerifiedCredentials<T> {
 }
 
 interface Caches {
-  apiKeys: VerifiedCredentials<ApiKeyRow>;
-  workspaces: VerifiedCredentials<WorkspaceRow>;
+  apiKeys: VerifiedCredentials<VerifiedKey>;
+  workspaces: VerifiedCredentials<VerifiedWorkspace>;
 }
 
-// One cache per database connection (a test process runs several servers).
-const cachesBySqlite = new WeakMap<Database.Database, Caches>();
+// One cache per storage (a test process runs several servers).
+const cachesByStorage = new WeakMap<object, Caches>();
 
-export function credentialCaches(app: AppContext): Caches {
-  let caches = cachesBySqlite.get(app.sqlite);
+export function credentialCaches(app: Pick<AppContext, 'storage'>): Caches {
+  let caches = cachesByStorage.get(app.storage);
   if (caches === undefined) {
-    const others = [app.storage.engine.writer.sqlite];
-    caches = { apiKeys: new VerifiedCredentials(app.sqlite, CREDENTIAL_TABLES, others), workspaces: new VerifiedCredentials(app.sqlite, CREDENTIAL_TABLES, others) };
-    cachesBySqlite.set(app.sqlite, caches);
+    const changes = app.storage.keys.credentialChanges();
+    caches = { apiKeys: new VerifiedCredentials(changes), workspaces: new VerifiedCredentials(changes) };
+    cachesByStorage.set(app.storage, caches);
   }
   return caches;
 }
 
-/** Set B (API key id and auth token): the key's row, or PERMISSION_DENIED as `authenticateApiKey` words it. */
-export function verifiedApiKey(app: AppContext, apiKeyId: string, authToken: string): ApiKeyRow {
+/** Set B (API key id and auth token): the key's row and scope, or PERMISSION_DENIED as `authenticateApiKey` words it. */
+export function verifiedApiKey(app: Pick<AppContext, 'storage' | 'secrets'>, apiKeyId: string, authToken: string): VerifiedKey | Promise<VerifiedKey> {
   return credentialCaches(app).apiKeys.get(apiKeyId, authToken, () => authenticateApiKey(app, apiKeyId, authToken));
 }
 
-/** Set A (workspace id and workspace auth token): the workspace's row, or PERMISSION_DENIED. */
-export function verifiedWorkspace(app: AppContext, workspaceId: string, authToken: string): WorkspaceRow {
+/** Set A (workspace id and workspace auth token): the workspace's row and scope, or PERMISSION_DENIED. */
+export function verifiedWorkspace(app: Pick<AppContext, 'storage' | 'secrets'>, workspaceId: string, authToken: string): VerifiedWorkspace | Promise<VerifiedWorkspace> {
   return credentialCaches(app).workspaces.get(workspaceId, authToken, () => authenticateWorkspace(app, workspaceId, authToken));
 }

@@ -1,7 +1,8 @@
 import { nextRequestId } from './request-id.ts';
 import type { AppContext } from '../context.ts';
-import { tenantScope, workspaceScope } from '../db/scope.ts';
 import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
+import type { VerifiedKey } from '../services/apikeys.ts';
+import type { VerifiedWorkspace } from '../services/workspaces.ts';
 import { ApiError, invalid, resourceExhausted } from '../errors.ts';
 import { errorBody, httpStatusOf, INTERNAL_ERROR } from './errors.ts';
 import type { AnyOperation, ApiKeyRequestContext, RequestContext, WorkspaceRequestContext } from './operation.ts';
@@ -165,18 +166,25 @@ function otherKeys(body: object): string[] {
 
 export const tooLarge = (maxBytes: number) => new BodyTooLarge(maxBytes);
 
-function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, requestId: string, clientIp: string): RequestContext {
+/**
+ * The call's request context once its credentials are verified: synchronously for credentials the cache knows
+ * (the common case: no promise turn), else after one read.
+ */
+function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, requestId: string, clientIp: string): RequestContext | Promise<RequestContext> {
   const names = headerNames(app.config.headerBrand);
   if (op.auth === 'workspace') {
     const workspaceId = headers.get(names.workspaceId);
     if (!workspaceId) throw invalid('Workspace ID not found in headers.');
     const token = headers.get(names.workspaceAuthToken);
     if (!token) throw invalid('Auth Token not found in headers.');
-    const workspace = verifiedWorkspace(app, workspaceId, token);
-    if (!app.limiter.hit(`workspace-ops:${workspace.id}`, app.config.rateLimits.workspaceOperations)) {
-      throw resourceExhausted('Rate limit exceeded. Try again after 1 minute.');
-    }
-    return { app, requestId, clientIp, workspace, workspaceScope: workspaceScope(workspace.id) } as RequestContext;
+    const verified = verifiedWorkspace(app, workspaceId, token);
+    const context = ({ workspace, scope }: VerifiedWorkspace): RequestContext => {
+      if (!app.limiter.hit(`workspace-ops:${workspace.id}`, app.config.rateLimits.workspaceOperations)) {
+        throw resourceExhausted('Rate limit exceeded. Try again after 1 minute.');
+      }
+      return { app, requestId, clientIp, workspace, workspaceScope: scope } as RequestContext;
+    };
+    return verified instanceof Promise ? verified.then(context) : context(verified);
   }
   if (op.auth === 'apiKey') {
     // The hosted wording for these is unpublished (reference §6.1): name the header itself.
@@ -184,8 +192,9 @@ function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, r
     if (!apiKeyId) throw invalid(`API key not found in headers (${names.apiKey}).`);
     const token = headers.get(names.authToken);
     if (!token) throw invalid(`Auth Token not found in headers (${names.authToken}).`);
-    const apiKey = verifiedApiKey(app, apiKeyId, token);
-    return { app, requestId, clientIp, apiKey, scope: tenantScope(apiKey.id, apiKey.workspaceId) } as RequestContext;
+    const verified = verifiedApiKey(app, apiKeyId, token);
+    const context = ({ key, scope }: VerifiedKey) => ({ app, requestId, clientIp, apiKey: key, scope }) as RequestContext;
+    return verified instanceof Promise ? verified.then(context) : context(verified);
   }
   return { app, requestId, clientIp };
 }
@@ -215,6 +224,21 @@ export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCa
   try {
     const data = parseData(text);
     const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
+    if (ctx instanceof Promise) {
+      return ctx.then(
+        (verified) => authenticatedCall(app, op, call, verified, data, text, requestId),
+        (error: unknown) => failure(app, op, requestId, error),
+      );
+    }
+    return authenticatedCall(app, op, call, ctx, data, text, requestId);
+  } catch (error) {
+    return failure(app, op, requestId, error);
+  }
+}
+
+/** runCall once the caller is known: validation, the handler (or a kept answer) and the envelope. */
+function authenticatedCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'workspaceId'>, ctx: RequestContext, data: unknown, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
+  try {
     call.workspaceId = (ctx as Partial<WorkspaceRequestContext>).workspace?.id ?? (ctx as Partial<ApiKeyRequestContext>).apiKey?.workspaceId;
     if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
     const input = parseInput(op.input, data, op.missingMessages);

@@ -14,9 +14,9 @@ const FORM_LIMIT = 4096;
 const unusable = () => page(400, 'Sign-in link', '<h1>This sign-in link is invalid, used or expired.</h1><p>Ask for a new one.</p>');
 
 export function registerLoginLinkRoutes(h3: H3, app: AppContext) {
-  h3.get(LOGIN_LINK_PATH, (event) => {
+  h3.get(LOGIN_LINK_PATH, async (event) => {
     const token = event.url.searchParams.get('token') ?? '';
-    const link = token ? openLoginLink(app, token) : null;
+    const link = token ? await openLoginLink(app, token) : null;
     if (!link) return unusable();
     // the form posts to this same path (relative, so that it works behind a PUBLIC_URL path as well)
     return page(
@@ -36,7 +36,7 @@ export function registerLoginLinkRoutes(h3: H3, app: AppContext) {
       return unusable();
     }
     const token = new URLSearchParams(text).get('token') ?? '';
-    const continueUrl = token ? consumeLoginLink(app, token) : null;
+    const continueUrl = token ? await consumeLoginLink(app, token) : null;
     if (!continueUrl) return unusable();
     // 303: the browser follows with a GET, whatever the form's method
     return new Response(null, { status: 303, headers: { location: continueUrl, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } });

@@ -1,28 +1,22 @@
 // Answers of read operations, kept as UTF-8 JSON while the database has not changed. A client polling the same
 // page (a notification feed, a document list) gets the bytes computed for the first poll, without running the
 // query and serializing the page again. The rule that makes this exact is the credentials cache's
-// (change-stamp.ts): any write to the database drops every answer — this connection's own writes at once, other
-// connections' and processes' (the CLI, an import) for every call that arrives after them. An answer is kept
+// (server/db/change-stamp.ts): any write to the database drops every answer — this process's writes at once,
+// other processes' (the CLI, an import) for every call that arrives after them. An answer is kept
 // only if nothing was written while it was computed. Only operations marked `cache: 'read'` are kept: answers
 // that depend on nothing but the stored data, the caller's API key and the request body (no clock, no side
 // effects). Bounded by bytes; past the bound the oldest answers go first (a Map keeps insertion order).
-import type Database from 'better-sqlite3';
-import { changeStampOf, type ChangeStamp } from '../db/change-stamp.ts';
 
 export class ResponseCache {
   private readonly entries = new Map<string, Buffer>();
   private bytes = 0;
   private generation = -1;
-  private readonly changes: ChangeStamp;
 
-  /** `others`: this process's other connections to the database (their writes drop the answers at once too). */
+  /** `changes`: a number that changes whenever the database may have changed (storage's `engine.changes`). */
   constructor(
-    sqlite: Database.Database,
+    private readonly changes: () => number,
     private readonly maxBytes: number,
-    others: readonly Database.Database[] = [],
-  ) {
-    this.changes = changeStampOf(sqlite, others);
-  }
+  ) {}
 
   get enabled(): boolean {
     return this.maxBytes > 0;
@@ -30,7 +24,7 @@ export class ResponseCache {
 
   /** The database's state now, as a stamp; drops every answer when it changed since the last look. */
   stamp(): number {
-    const generation = this.changes.current();
+    const generation = this.changes();
     if (generation !== this.generation) {
       this.entries.clear();
       this.bytes = 0;

@@ -5,11 +5,8 @@ import type { AppContext } from '../context.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { aiProviderSecretName, getSecret } from './apikeys.ts';
 
-/**
- * What a completion uses: the key's provider settings (storage), its provider secret (read by apikeys.ts's
- * getSecret, which still takes the database handle and the secrets), and the timeouts and outbound rules (config).
- */
-export type CompletionDeps = Pick<AppContext, 'storage' | 'db' | 'secrets' | 'config'>;
+/** What a completion uses: the key's provider settings and secret (storage, secrets), and the timeouts and outbound rules (config). */
+export type CompletionDeps = Pick<AppContext, 'storage' | 'secrets' | 'config'>;
 
 /**
  * Runs `model` with a prompt and a text for an API key, with the key's provider key and base URL. The prompt
@@ -20,8 +17,7 @@ export type CompletionDeps = Pick<AppContext, 'storage' | 'db' | 'secrets' | 'co
 export async function completeFor(deps: CompletionDeps, scope: TenantScope, model: string, prompt: string, text: string): Promise<Completion> {
   const provider = providerOf(model);
   if (!provider) throw new ProviderError(`Unsupported model: ${model}. Model names start with gpt-, o1, o3, o4 (OpenAI), claude- (Anthropic) or gemini- (Gemini).`);
-  // getSecret is the keys' area (not behind the storage boundary yet): it reads only `db` and `secrets`
-  const key = getSecret(deps as AppContext, scope.apiKeyId, aiProviderSecretName(provider));
+  const key = await getSecret(deps, scope, aiProviderSecretName(provider));
   if (!key) throw new ProviderError(`No API key configured for provider: ${PROVIDER_NAMES[provider]}`);
   const providers = await deps.storage.agents.providerSettings(scope);
   const reasoning = isReasoningModel(model);

@@ -1,4 +1,3 @@
-import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   AI_PROVIDERS,
@@ -10,17 +9,18 @@ import {
   type apiKeysGetInput,
   type NotificationTrigger,
 } from '../../shared/schemas/apikey.ts';
-import type { AppContext } from '../context.ts';
-import { transaction, type Db } from '../db/client.ts';
-import { keysetAfter, paginate } from '../db/pagination.ts';
-import { preparedFor } from '../db/prepared.ts';
-import { tenantScope, type TenantScope } from '../db/scope.ts';
-import { apiKeys, apiKeySecrets, authTokens, workspaces } from '../db/schema.ts';
+import { paginate, type PageTokens } from '../db/pagination.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope, WorkspaceScope } from '../db/scope.ts';
 import { failedPrecondition, invalid, notFound, permissionDenied, resourceExhausted } from '../errors.ts';
-import { constantTimeEqual, randomAlphanumeric } from '../security/secrets.ts';
+import { constantTimeEqual, randomAlphanumeric, type Secrets } from '../security/secrets.ts';
+import type { AccessEvents } from './access-events.ts';
 import { supportedRegions } from './resources.ts';
-import type { ApiKeyRow, WorkspaceRow } from './types.ts';
+import type { ApiKeyRow } from './types.ts';
 import { readPageToken } from './paging.ts';
+
+/** What the key services use: storage, and the secrets that encrypt tokens and digest them. */
+export type KeyDeps = { storage: Storage; secrets: Secrets };
 
 export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
 
@@ -81,8 +81,11 @@ function checkWebhookUrls(config: ApiKeyCreateInput['webhookServiceConfig']) {
   }
 }
 
-/** Inserts the key row and its secret settings; no rules (the bootstrap and workspace creation use it too). */
-export function insertApiKey(app: AppContext, tx: Db, workspaceId: string, input: ApiKeyCreateInput): ApiKeyRow {
+/**
+ * Inserts the key row and its secret settings; no rules (the bootstrap and workspace creation use it too). Joins the
+ * caller's unit of work (or makes its statements one of their own each).
+ */
+export async function insertApiKey(deps: KeyDeps, workspace: WorkspaceScope, input: ApiKeyCreateInput): Promise<{ row: ApiKeyRow; scope: TenantScope }> {
   const settings = defaultSettings();
   settings.useEmailService = input.useEmailService ?? false;
   settings.useWebhookService = input.useWebhookService ?? false;
@@ -102,9 +105,8 @@ export function insertApiKey(app: AppContext, tx: Db, workspaceId: string, input
   const domains = new Set(input.allowedDomains ?? []);
   if (input.addLocalHostToAllowedDomains) domains.add('localhost');
   const now = Date.now();
-  const row = {
+  const fields = {
     id: randomAlphanumeric(20),
-    workspaceId,
     name: input.apiKeyName ?? (input.type === 'production' ? 'Production API Key' : 'Test API Key'),
     type: input.type,
     ownerEmail: input.ownerEmail.toLowerCase(),
@@ -112,124 +114,92 @@ export function insertApiKey(app: AppContext, tx: Db, workspaceId: string, input
     realtimeRegion: input.realtimeDBRegion ?? null,
     allowedDomains: [...domains],
     settings,
-    disabled: false, disabledAt: null,
+    disabled: false,
+    disabledAt: null,
     createdAt: now,
     updatedAt: now,
-  } satisfies ApiKeyRow;
-  tx.insert(apiKeys).values(row).run();
-  if (input.emailServiceConfig?.apiKey) setSecret(app, tx, row.id, SECRET.emailApiKey, input.emailServiceConfig.apiKey);
-  if (input.webhookServiceConfig?.authToken) setSecret(app, tx, row.id, SECRET.webhookAuthToken, input.webhookServiceConfig.authToken);
-  return row;
+  };
+  const scope = await deps.storage.keys.insert(workspace, fields);
+  if (input.emailServiceConfig?.apiKey) await setSecret(deps, scope, SECRET.emailApiKey, input.emailServiceConfig.apiKey);
+  if (input.webhookServiceConfig?.authToken) await setSecret(deps, scope, SECRET.webhookAuthToken, input.webhookServiceConfig.authToken);
+  return { row: { ...fields, workspaceId: workspace.workspaceId } satisfies ApiKeyRow, scope };
 }
 
 /** /v2/workspace/apikey/create, with the workspace's plan and production-key rules (interface.md rules 1-4). */
-export function createApiKey(app: AppContext, workspace: WorkspaceRow, input: ApiKeyCreateInput): ApiKeyRow {
+export async function createApiKey(deps: KeyDeps, workspace: WorkspaceScope, input: ApiKeyCreateInput): Promise<ApiKeyRow> {
   checkRegions(input);
   checkWebhookUrls(input.webhookServiceConfig);
-  return transaction(app.db, (tx) => {
+  const { storage } = deps;
+  return storage.transaction(async () => {
     if (input.type === 'production') {
-      // Read the settings inside the transaction: an operator may change them while the server runs.
-      const current = tx.select().from(workspaces).where(eq(workspaces.id, workspace.id)).get() ?? workspace;
+      // Read the settings inside the unit of work: an operator may change them while the server runs.
+      const current = await storage.workspaces.find(workspace);
+      if (!current) throw notFound('Workspace not found.');
       if (!current.selfServeProduction) {
         throw permissionDenied('This workspace is not enabled for self-serve production API keys.');
       }
       if (current.plan !== 'paid') throw failedPrecondition('Production API keys require a workspace on a paid plan.');
-      const existing = tx
-        .select({ n: count() })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.workspaceId, workspace.id), eq(apiKeys.type, 'production')))
-        .get();
-      if ((existing?.n ?? 0) >= current.maxProductionKeys) {
-        throw resourceExhausted(
-          `This workspace has reached its maximum of ${current.maxProductionKeys} production API keys.`,
-        );
+      if ((await storage.keys.productionCount(workspace)) >= current.maxProductionKeys) {
+        throw resourceExhausted(`This workspace has reached its maximum of ${current.maxProductionKeys} production API keys.`);
       }
     }
-    const row = insertApiKey(app, tx, workspace.id, input);
-    if (input.createAuthToken ?? true) issueAuthToken(app, tx, row.id);
+    const { row, scope } = await insertApiKey(deps, workspace, input);
+    if (input.createAuthToken ?? true) await issueAuthToken(deps, scope);
     return row;
   });
 }
 
 /** A new auth token for the key; returns its plaintext (the only time it exists outside the ciphertext). */
-export function issueAuthToken(app: AppContext, tx: Db, apiKeyId: string, name = DEFAULT_AUTH_TOKEN_NAME, domains: string[] = []) {
+export async function issueAuthToken(deps: KeyDeps, scope: TenantScope, name = DEFAULT_AUTH_TOKEN_NAME, domains: string[] = []): Promise<string> {
   const token = `yauth_${randomAlphanumeric(40)}`;
-  tx.insert(authTokens)
-    .values({
-      id: randomAlphanumeric(16),
-      apiKeyId,
-      name,
-      domains,
-      tokenEnc: app.secrets.encrypt(token),
-      tokenDigest: app.secrets.digest(token),
-      createdAt: Date.now(),
-    })
-    .run();
+  await deps.storage.keys.insertToken(scope, {
+    id: randomAlphanumeric(16),
+    name,
+    domains,
+    tokenEnc: deps.secrets.encrypt(token),
+    tokenDigest: deps.secrets.digest(token),
+    createdAt: Date.now(),
+  });
   return token;
 }
 
-/** The workspace's own key, or NOT_FOUND (a key of another workspace is as unknown as a missing one). */
-export function findWorkspaceKey(app: AppContext, workspace: WorkspaceRow, apiKeyId: string): ApiKeyRow {
-  const row = app.db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, apiKeyId), eq(apiKeys.workspaceId, workspace.id)))
-    .get();
+/** The workspace's own key and its scope, or NOT_FOUND (a key of another workspace is as unknown as a missing one). */
+export async function findWorkspaceKey(deps: Pick<KeyDeps, 'storage'>, workspace: WorkspaceScope, apiKeyId: string): Promise<{ row: ApiKeyRow; scope: TenantScope }> {
+  const row = await deps.storage.keys.findInWorkspace(workspace, apiKeyId);
   if (!row) throw notFound('API key not found.');
-  return row;
+  return { row, scope: deps.storage.keys.scopeOf(row) };
 }
 
-export function listAuthTokens(app: AppContext, apiKeyId: string) {
-  return app.db
-    .select()
-    .from(authTokens)
-    .where(eq(authTokens.apiKeyId, apiKeyId))
-    .orderBy(asc(authTokens.createdAt), asc(authTokens.id))
-    .all()
-    .map((t) => ({ token: app.secrets.decrypt(t.tokenEnc), name: t.name, domains: t.domains }));
+export async function listAuthTokens(deps: KeyDeps, scope: TenantScope) {
+  return (await deps.storage.keys.tokens(scope)).map((t) => ({ token: deps.secrets.decrypt(t.tokenEnc), name: t.name, domains: t.domains }));
 }
 
 /** Replaces one token (the default one unless named) with a new value; the old value stops working at once. */
-export function resetAuthToken(app: AppContext, apiKey: ApiKeyRow, which?: string) {
-  const answer = transaction(app.db, (tx) => {
-    const tokens = tx
-      .select()
-      .from(authTokens)
-      .where(eq(authTokens.apiKeyId, apiKey.id))
-      .orderBy(asc(authTokens.createdAt), asc(authTokens.id))
-      .all();
-    const target = which
-      ? tokens.find((t) => constantTimeEqual(t.tokenDigest, app.secrets.digest(which)))
-      : (tokens.find((t) => t.name === DEFAULT_AUTH_TOKEN_NAME) ?? tokens[0]);
+export async function resetAuthToken(deps: KeyDeps & { accessEvents: AccessEvents }, scope: TenantScope, which?: string) {
+  const { storage, secrets } = deps;
+  const answer = await storage.transaction(async () => {
+    const tokens = await storage.keys.tokens(scope);
+    const target = which ? tokens.find((t) => constantTimeEqual(t.tokenDigest, secrets.digest(which))) : (tokens.find((t) => t.name === DEFAULT_AUTH_TOKEN_NAME) ?? tokens[0]);
     if (which && !target) throw notFound('Auth token not found.');
-    if (target) tx.delete(authTokens).where(eq(authTokens.id, target.id)).run();
-    const token = issueAuthToken(app, tx, apiKey.id, target?.name ?? DEFAULT_AUTH_TOKEN_NAME, target?.domains ?? []);
+    if (target) await storage.keys.deleteToken(scope, target.id);
+    const token = await issueAuthToken(deps, scope, target?.name ?? DEFAULT_AUTH_TOKEN_NAME, target?.domains ?? []);
     return { token, name: target?.name ?? DEFAULT_AUTH_TOKEN_NAME, domains: target?.domains ?? [] };
   });
   // connections opened with the old value are closed
-  app.accessEvents.publish({ apiKeyId: apiKey.id });
+  deps.accessEvents.publish({ apiKeyId: scope.apiKeyId });
   return answer;
 }
 
-export function renameApiKey(app: AppContext, apiKey: ApiKeyRow, name: string) {
-  app.db.update(apiKeys).set({ name, updatedAt: Date.now() }).where(eq(apiKeys.id, apiKey.id)).run();
+export async function renameApiKey(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, name: string) {
+  await deps.storage.keys.update(scope, { name, updatedAt: Date.now() });
 }
 
 /** /v2/workspace/apikeys/get: the workspace's keys, oldest first, keyset-paginated. */
-export function listApiKeys(app: AppContext, workspace: WorkspaceRow, input: z.output<typeof apiKeysGetInput>) {
-  const scope = { op: 'workspace/apikeys/get', workspace: workspace.id, apiKeys: input.apiKeys ?? null };
-  const conditions: SQL[] = [eq(apiKeys.workspaceId, workspace.id)];
-  if (input.apiKeys) conditions.push(inArray(apiKeys.id, input.apiKeys));
-  const after = keysetAfter(apiKeys.createdAt, apiKeys.id, readPageToken(app, scope, input.pageToken, ['number', 'string']), false);
-  if (after) conditions.push(after);
-  const rows = app.db
-    .select()
-    .from(apiKeys)
-    .where(and(...conditions))
-    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
-    .limit(input.pageSize + 1)
-    .all();
-  const page = paginate(rows, input.pageSize, (r) => [r.createdAt, r.id], app.pageTokens, scope);
+export async function listApiKeys(deps: { storage: Storage; pageTokens: PageTokens }, workspace: WorkspaceScope, input: z.output<typeof apiKeysGetInput>) {
+  const scope = { op: 'workspace/apikeys/get', workspace: workspace.workspaceId, apiKeys: input.apiKeys ?? null };
+  const after = readPageToken(deps, scope, input.pageToken, ['number', 'string']);
+  const rows = await deps.storage.keys.page(workspace, { ids: input.apiKeys, after, limit: input.pageSize + 1 });
+  const page = paginate(rows, input.pageSize, (r) => [r.createdAt, r.id], deps.pageTokens, scope);
   return { items: page.items.map(describeApiKey), pageToken: page.pageToken };
 }
 
@@ -247,82 +217,60 @@ export function describeApiKey(row: ApiKeyRow) {
   };
 }
 
-const authQueries = preparedFor((db) => ({
-  key: db.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder('id'))).prepare(),
-  token: db
-    .select({ digest: authTokens.tokenDigest })
-    .from(authTokens)
-    .where(and(eq(authTokens.apiKeyId, sql.placeholder('apiKeyId')), eq(authTokens.tokenDigest, sql.placeholder('digest'))))
-    .prepare(),
-  secretNames: db.select({ name: apiKeySecrets.name }).from(apiKeySecrets).where(eq(apiKeySecrets.apiKeyId, sql.placeholder('apiKeyId'))).prepare(),
-}));
-
 /** What every caller of a disabled key is told (operations, websocket upgrades and their connections). */
 export const API_KEY_DISABLED = "This API key is disabled by its workspace's admin; enable it again in the admin UI (Workspace, the key's page).";
 
-/** Set B: the API key whose id and one of whose auth tokens were presented, or PERMISSION_DENIED (a disabled key too, once its token is right). */
-export function authenticateApiKey(app: AppContext, apiKeyId: string, authToken: string): ApiKeyRow {
-  const queries = authQueries(app.db);
-  const row = queries.key.get({ id: apiKeyId });
-  if (!row) throw permissionDenied('Invalid API key.');
-  const digest = app.secrets.digest(authToken);
-  const token = queries.token.get({ apiKeyId: row.id, digest });
-  if (!token || !constantTimeEqual(token.digest, digest)) throw permissionDenied('Invalid auth token for this API key.');
-  if (row.disabled) throw permissionDenied(API_KEY_DISABLED);
-  return row;
+/** A key whose credentials were verified, and the scope they reach. */
+export interface VerifiedKey {
+  key: ApiKeyRow;
+  scope: TenantScope;
 }
 
-/** authenticateApiKey with the scope the key's credentials reach (the legacy token/get authenticates in its body). */
-export function authenticateApiKeyScope(app: AppContext, apiKeyId: string, authToken: string): { apiKey: ApiKeyRow; scope: TenantScope } {
-  const apiKey = authenticateApiKey(app, apiKeyId, authToken);
-  return { apiKey, scope: tenantScope(apiKey.id, apiKey.workspaceId) };
+/** Set B: the API key whose id and one of whose auth tokens were presented, or PERMISSION_DENIED (a disabled key too, once its token is right). */
+export async function authenticateApiKey(deps: KeyDeps, apiKeyId: string, authToken: string): Promise<VerifiedKey> {
+  const digest = deps.secrets.digest(authToken);
+  const found = await deps.storage.keys.forCredentials(apiKeyId, digest);
+  if (!found) throw permissionDenied('Invalid API key.');
+  if (found.storedDigest === undefined || !constantTimeEqual(found.storedDigest, digest)) throw permissionDenied('Invalid auth token for this API key.');
+  if (found.key.disabled) throw permissionDenied(API_KEY_DISABLED);
+  return { key: found.key, scope: deps.storage.keys.scopeOf(found.key) };
 }
 
 /** Whether the key is disabled now (for credentials that are not its auth tokens: user tokens it signed). */
-export function apiKeyDisabled(app: AppContext, apiKeyId: string): boolean {
-  return authQueries(app.db).key.get({ id: apiKeyId })?.disabled === true;
+export async function apiKeyDisabled(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope): Promise<boolean> {
+  return (await deps.storage.keys.find(scope))?.disabled === true;
 }
 
-export function setSecret(app: AppContext, tx: Db, apiKeyId: string, name: string, value: string) {
-  const valueEnc = app.secrets.encrypt(value);
-  tx.insert(apiKeySecrets)
-    .values({ apiKeyId, name, valueEnc, updatedAt: Date.now() })
-    .onConflictDoUpdate({ target: [apiKeySecrets.apiKeyId, apiKeySecrets.name], set: { valueEnc, updatedAt: Date.now() } })
-    .run();
+export async function setSecret(deps: KeyDeps, scope: TenantScope, name: string, value: string) {
+  await deps.storage.keys.setSecret(scope, name, deps.secrets.encrypt(value), Date.now());
 }
 
-export function deleteSecret(tx: Db, apiKeyId: string, name: string) {
-  tx.delete(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, apiKeyId), eq(apiKeySecrets.name, name))).run();
+export async function deleteSecret(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, name: string) {
+  await deps.storage.keys.deleteSecret(scope, name);
 }
 
 /** A decrypted secret of the key, for server-side use only (never returned by an operation). */
-export function getSecret(app: AppContext, apiKeyId: string, name: string): string | undefined {
-  const row = app.db
-    .select({ valueEnc: apiKeySecrets.valueEnc })
-    .from(apiKeySecrets)
-    .where(and(eq(apiKeySecrets.apiKeyId, apiKeyId), eq(apiKeySecrets.name, name)))
-    .get();
-  return row ? app.secrets.decrypt(row.valueEnc) : undefined;
+export async function getSecret(deps: KeyDeps, scope: TenantScope, name: string): Promise<string | undefined> {
+  const valueEnc = await deps.storage.keys.secret(scope, name);
+  return valueEnc === undefined ? undefined : deps.secrets.decrypt(valueEnc);
 }
 
 export const aiProviderSecretName = SECRET.ai;
 
-function secretNames(app: AppContext, apiKeyId: string): Set<string> {
-  return new Set(authQueries(app.db).secretNames.all({ apiKeyId }).map((r) => r.name));
-}
-
 /**
- * Changes the key's settings in one transaction, on the row as it is stored then (not as the request's
+ * Changes the key's settings in one unit of work, on the row as it is stored then (not as the request's
  * authentication read it: a concurrent update of another section of the settings is kept), and answers the row.
+ * `change` may write the key's secrets (through storage: they join the unit of work).
  */
-export function updateSettings(app: AppContext, apiKeyId: string, change: (settings: ApiKeySettings, tx: Db) => void): ApiKeyRow {
-  return transaction(app.db, (tx) => {
-    const row = tx.select().from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
+export async function updateSettings(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, change: (settings: ApiKeySettings) => void | Promise<void>): Promise<ApiKeyRow> {
+  const { storage } = deps;
+  return storage.transaction(async () => {
+    const row = await storage.keys.find(scope);
     if (!row) throw notFound('API key not found.');
     const settings: ApiKeySettings = structuredClone(row.settings);
-    change(settings, tx);
+    await change(settings);
     const updatedAt = Date.now();
-    tx.update(apiKeys).set({ settings, updatedAt }).where(eq(apiKeys.id, apiKeyId)).run();
+    await storage.keys.update(scope, { settings, updatedAt });
     return { ...row, settings, updatedAt };
   });
 }
@@ -335,9 +283,9 @@ export function activityServiceOf(row: Pick<ApiKeyRow, 'settings' | 'createdAt'>
   return row.settings.activityServiceConfig ?? { isEnabled: true, enabledTime: row.createdAt };
 }
 
-/** Whether activities/add is accepted for the key, read in the caller's transaction. */
-export function activityServiceEnabled(tx: Db, apiKeyId: string): boolean {
-  const row = tx.select({ settings: apiKeys.settings, createdAt: apiKeys.createdAt }).from(apiKeys).where(eq(apiKeys.id, apiKeyId)).get();
+/** Whether activities/add is accepted for the key, as stored now (in the caller's unit of work, if any). */
+export async function activityServiceEnabled(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope): Promise<boolean> {
+  const row = await deps.storage.keys.find(scope);
   return row ? activityServiceOf(row).isEnabled : false;
 }
 
@@ -357,14 +305,15 @@ export function describeActivityConfig(row: ApiKeyRow) {
 }
 
 /** /v2/workspace/permissionproviderconfig/get: the auth token only as `authTokenConfigured`. */
-export function describePermissionProviderConfig(app: AppContext, row: ApiKeyRow, secrets = secretNames(app, row.id)) {
+export async function describePermissionProviderConfig(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, row: ApiKeyRow, known?: Set<string>) {
+  const secrets = known ?? (await deps.storage.keys.secretNames(scope));
   const { usePermissionProvider, permissionProviderUrl } = permissionProviderOf(row.settings);
   return { usePermissionProvider, permissionProviderConfig: { permissionProviderUrl, authTokenConfigured: secrets.has(SECRET.permissionProviderAuthToken) } };
 }
 
 /** /v2/workspace/apikeyconfig/get: the key's settings; secrets appear only as `configured` flags. */
-export function describeApiKeyConfig(app: AppContext, row: ApiKeyRow) {
-  const secrets = secretNames(app, row.id);
+export async function describeApiKeyConfig(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, row: ApiKeyRow) {
+  const secrets = await deps.storage.keys.secretNames(scope);
   const s = row.settings;
   return {
     ...describeApiKey(row),
@@ -380,7 +329,7 @@ export function describeApiKeyConfig(app: AppContext, row: ApiKeyRow) {
     notificationTriggers: s.notificationTriggers,
     emailTriggers: s.emailTriggers,
     ...describeActivityConfig(row),
-    ...describePermissionProviderConfig(app, row, secrets),
+    ...(await describePermissionProviderConfig(deps, scope, row, secrets)),
     aiModelApiKey: AI_PROVIDERS.filter((p) => secrets.has(SECRET.ai(p)) || s.aiProviders[p]).map((provider) => ({
       provider,
       configured: secrets.has(SECRET.ai(provider)),
@@ -390,23 +339,23 @@ export function describeApiKeyConfig(app: AppContext, row: ApiKeyRow) {
 }
 
 /** /v2/workspace/emailconfig/get: whether notifications are mailed, and how (the provider key only as a flag). */
-export function describeEmailConfig(app: AppContext, row: ApiKeyRow) {
-  const { useEmailService, emailServiceConfig } = describeApiKeyConfig(app, row);
+export async function describeEmailConfig(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, row: ApiKeyRow) {
+  const { useEmailService, emailServiceConfig } = await describeApiKeyConfig(deps, scope, row);
   return { useEmailService, emailServiceConfig };
 }
 
 /** /v2/workspace/emailconfig/update: turns the key's notification mail on or off and sets its sender and provider. */
-export function updateEmailConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof emailConfigUpdateInput>): ApiKeyRow {
+export async function updateEmailConfig(deps: KeyDeps, scope: TenantScope, input: z.output<typeof emailConfigUpdateInput>): Promise<ApiKeyRow> {
   if (input.useEmailService === undefined && input.emailServiceConfig === undefined) throw invalid('At least one of useEmailService or emailServiceConfig must be provided');
-  return updateSettings(app, row.id, (settings, tx) => {
+  return updateSettings(deps, scope, async (settings) => {
     if (input.useEmailService !== undefined) settings.useEmailService = input.useEmailService;
     const { apiKey, type, ...fields } = input.emailServiceConfig ?? {};
     const config: Record<string, string | undefined> = { ...settings.emailServiceConfig };
     for (const [name, value] of Object.entries(fields)) if (value !== undefined) config[name] = value === '' ? undefined : value;
     if (type !== undefined) config.type = type === 'default' ? 'default' : 'thirdparty';
     settings.emailServiceConfig = JSON.parse(JSON.stringify(config)) as ApiKeySettings['emailServiceConfig'];
-    if (apiKey === '') deleteSecret(tx, row.id, SECRET.emailApiKey);
-    else if (apiKey !== undefined) setSecret(app, tx, row.id, SECRET.emailApiKey, apiKey);
+    if (apiKey === '') await deleteSecret(deps, scope, SECRET.emailApiKey);
+    else if (apiKey !== undefined) await setSecret(deps, scope, SECRET.emailApiKey, apiKey);
   });
 }
 
@@ -417,12 +366,12 @@ export function mailSender(row: ApiKeyRow): { name: string; address: string } | 
 }
 
 /** /v2/workspace/apikeyconfig/update: partial update of the key's settings and AI provider keys. */
-export function updateApiKeyConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof apiKeyConfigUpdateInput>): ApiKeyRow {
+export async function updateApiKeyConfig(deps: KeyDeps, scope: TenantScope, input: z.output<typeof apiKeyConfigUpdateInput>): Promise<ApiKeyRow> {
   const given = Object.values(input).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0));
   if (!given) throw invalid('At least one field must be provided for update');
   const providers = input.aiModelApiKey?.map((e) => e.provider) ?? [];
   if (new Set(providers).size !== providers.length) throw invalid('aiModelApiKey lists a provider more than once.');
-  return updateSettings(app, row.id, (settings, tx) => {
+  return updateSettings(deps, scope, async (settings) => {
     if (input.enablePrivateComments !== undefined) settings.enablePrivateComments = input.enablePrivateComments;
     if (input.requireJwtToken !== undefined) settings.requireJwtToken = input.requireJwtToken;
     if (input.requireAutoOrgUser !== undefined) settings.requireAutoOrgUser = input.requireAutoOrgUser;
@@ -430,9 +379,9 @@ export function updateApiKeyConfig(app: AppContext, row: ApiKeyRow, input: z.out
     for (const entry of input.aiModelApiKey ?? []) {
       const name = SECRET.ai(entry.provider);
       if (entry.customerApiKey === '') {
-        deleteSecret(tx, row.id, name);
+        await deleteSecret(deps, scope, name);
       } else {
-        setSecret(app, tx, row.id, name, entry.customerApiKey);
+        await setSecret(deps, scope, name, entry.customerApiKey);
       }
       if (entry.baseUrl !== undefined) settings.aiProviders[entry.provider] = { baseUrl: entry.baseUrl };
     }

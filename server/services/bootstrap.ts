@@ -1,9 +1,6 @@
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, asc, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { transaction } from '../db/client.ts';
-import { apiKeys } from '../db/schema.ts';
 import { issueAuthToken, listAuthTokens } from './apikeys.ts';
 import { DEFAULT_WORKSPACE_SETTINGS, findDefaultWorkspace, insertWorkspace } from './workspaces.ts';
 
@@ -22,22 +19,21 @@ import { CREDENTIALS_FILE } from '../data-files.ts';
  * key and token; every start then reads them back and (re)writes DATA_DIR/credentials.json with mode 0600,
  * so the file always holds credentials that work, even after a token reset.
  */
-export function ensureDefaultCredentials(app: AppContext): Credentials {
-  const credentials = transaction(app.db, (tx) => {
-    let workspace = findDefaultWorkspace(app);
+export async function ensureDefaultCredentials(app: Pick<AppContext, 'storage' | 'secrets' | 'config'>): Promise<Credentials> {
+  const { storage } = app;
+  const credentials = await storage.transaction(async () => {
+    let workspace = await findDefaultWorkspace(app);
     if (!workspace) {
-      insertWorkspace(app, tx, { ownerEmail: app.config.defaultOwnerEmail, name: 'Hearth', workspaceName: 'Default workspace' }, DEFAULT_WORKSPACE_SETTINGS, true);
-      workspace = findDefaultWorkspace(app);
+      await insertWorkspace(app, { ownerEmail: app.config.defaultOwnerEmail, name: 'Hearth', workspaceName: 'Default workspace' }, DEFAULT_WORKSPACE_SETTINGS, true);
+      workspace = await findDefaultWorkspace(app);
     }
     if (!workspace) throw new Error('The default workspace could not be created');
-    const key = tx
-      .select()
-      .from(apiKeys)
-      .where(and(eq(apiKeys.workspaceId, workspace.id), eq(apiKeys.type, 'testing')))
-      .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
-      .get();
+    const workspaceScope = storage.workspaces.scopeOf(workspace);
+    const first = (await storage.keys.listInWorkspace(workspaceScope)).find((k) => k.type === 'testing');
+    const key = first && (await storage.keys.findInWorkspace(workspaceScope, first.id));
     if (!key) throw new Error('The default workspace has no testing API key');
-    const token = listAuthTokens(app, key.id)[0]?.token ?? issueAuthToken(app, tx, key.id);
+    const scope = storage.keys.scopeOf(key);
+    const token = (await listAuthTokens(app, scope))[0]?.token ?? (await issueAuthToken(app, scope));
     return {
       workspaceId: workspace.id,
       workspaceAuthToken: app.secrets.decrypt(workspace.authTokenEnc),

@@ -2,42 +2,37 @@
 // key's documents. Browsers are the only clients that state an origin, and the websocket is the only way a page
 // reaches Hearth with a key's credentials (the REST operations answer no CORS preflight), so the list is enforced
 // where browsers connect: the y-websocket upgrade (server/crdt/websocket.ts). An empty list allows every origin.
-import { eq, sql } from 'drizzle-orm';
-import type { AppContext } from '../context.ts';
-import { transaction } from '../db/client.ts';
-import { preparedFor } from '../db/prepared.ts';
-import { apiKeys } from '../db/schema.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { invalid } from '../errors.ts';
-import type { ApiKeyRow } from './types.ts';
+import type { AccessEvents } from './access-events.ts';
 
 /** As many as apikey/create takes. */
 export const MAX_ALLOWED_DOMAINS = 100;
 
-function change(app: AppContext, row: ApiKeyRow, edit: (current: string[]) => string[]): string[] {
-  const list = transaction(app.db, (tx) => {
+type Deps = { storage: Storage };
+
+async function change(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, edit: (current: string[]) => string[]): Promise<string[]> {
+  const list = await deps.storage.transaction(async () => {
     // the stored list, not the caller's cached row: the CLI may have changed it since
-    const current = queries(tx).list.get({ id: row.id })?.allowedDomains ?? [];
+    const current = (await deps.storage.keys.find(scope))?.allowedDomains ?? [];
     const next = edit(current);
-    if (next.length !== current.length) tx.update(apiKeys).set({ allowedDomains: next, updatedAt: Date.now() }).where(eq(apiKeys.id, row.id)).run();
+    if (next.length !== current.length) await deps.storage.keys.update(scope, { allowedDomains: next, updatedAt: Date.now() });
     return next;
   });
   // pages of an origin no longer allowed lose their connections
-  app.accessEvents.publish({ apiKeyId: row.id });
+  deps.accessEvents.publish({ apiKeyId: scope.apiKeyId });
   return list;
 }
 
-const queries = preparedFor((db) => ({
-  list: db.select({ allowedDomains: apiKeys.allowedDomains }).from(apiKeys).where(eq(apiKeys.id, sql.placeholder('id'))).prepare(),
-}));
-
 /** The key's allowed domains (none for a key that does not exist). */
-export const allowedDomainsOf = (app: AppContext, apiKeyId: string): string[] => queries(app.db).list.get({ id: apiKeyId })?.allowedDomains ?? [];
+export const allowedDomainsOf = async (deps: Deps, scope: TenantScope): Promise<string[]> => (await deps.storage.keys.find(scope))?.allowedDomains ?? [];
 
 /** Adds the domains not yet allowed, in the order given; says which were added and which were there already. */
-export function addAllowedDomains(app: AppContext, row: ApiKeyRow, domains: string[]) {
+export async function addAllowedDomains(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, domains: string[]) {
   const added: string[] = [];
   const skipped: string[] = [];
-  const list = change(app, row, (current) => {
+  const list = await change(deps, scope, (current) => {
     const known = new Set(current);
     for (const domain of domains) {
       if (known.has(domain)) {
@@ -54,10 +49,10 @@ export function addAllowedDomains(app: AppContext, row: ApiKeyRow, domains: stri
 }
 
 /** Removes the given domains; says which were removed and which were not in the list. */
-export function removeAllowedDomains(app: AppContext, row: ApiKeyRow, domains: string[]) {
+export async function removeAllowedDomains(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, domains: string[]) {
   const gone = new Set(domains);
   const removed: string[] = [];
-  const list = change(app, row, (current) => current.filter((d) => (gone.has(d) ? (removed.push(d), false) : true)));
+  const list = await change(deps, scope, (current) => current.filter((d) => (gone.has(d) ? (removed.push(d), false) : true)));
   return { domains: list, removed, notFound: [...gone].filter((d) => !removed.includes(d)) };
 }
 

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull, lt } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { transaction, type Db } from '../db/client.ts';
-import { loginLinks, workspaces } from '../db/schema.ts';
+import type { Storage } from '../db/repos/index.ts';
 import { invalid, notFound, resourceExhausted } from '../errors.ts';
+import type { Secrets } from '../security/secrets.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import { isDisposableEmail } from './resources.ts';
-import { markEmailVerified } from './workspaces.ts';
 
 export const LOGIN_LINK_PATH = '/auth/email-link';
 const LINK_LIFETIME_MS = 60 * 60 * 1000;
@@ -51,27 +49,27 @@ export async function sendLoginLink(app: AppContext, input: { email: string; con
   if (!app.limiter.hit(`login-link-ip:${clientIp}`, limits.loginLinkPerIp)) throw resourceExhausted(RATE_LIMITED);
   if (!app.limiter.hit(`login-link-email:${email}`, limits.loginLinkPerEmail)) throw resourceExhausted(RATE_LIMITED);
 
-  const queued = transaction(app.db, (tx) => {
+  const { storage } = app;
+  const queued = await storage.transaction(async () => {
     // links past their hour can never be opened again: each request clears them away (a few rows at most)
-    tx.delete(loginLinks).where(lt(loginLinks.expiresAt, Date.now())).run();
-    const owner = tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.ownerEmail, email)).get();
+    await storage.loginLinks.deleteExpired(Date.now());
+    const owner = (await storage.workspaces.ownedBy(email))[0];
     if (!owner) return false;
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     const linkId = randomAlphanumeric(16);
-    tx.insert(loginLinks)
-      .values({
-        id: linkId,
-        workspaceId: owner.id,
-        email,
-        tokenDigest: app.secrets.digest(token),
-        continueUrl: continueUrl.toString(),
-        createdAt: now,
-        expiresAt: now + LINK_LIFETIME_MS,
-      })
-      .run();
+    await storage.loginLinks.insert({
+      id: linkId,
+      workspaceId: owner.id,
+      email,
+      tokenDigest: app.secrets.digest(token),
+      continueUrl: continueUrl.toString(),
+      createdAt: now,
+      expiresAt: now + LINK_LIFETIME_MS,
+      usedAt: null,
+    });
     const link = `${app.publicUrl}${LOGIN_LINK_PATH}?token=${token}`;
-    app.mail.enqueue(tx, {
+    await app.mail.queue({
       kind: 'login-link',
       workspaceId: owner.id,
       loginLinkId: linkId,
@@ -86,40 +84,34 @@ export async function sendLoginLink(app: AppContext, input: { email: string; con
   else app.log.debug('login link requested for an address that owns no workspace');
 }
 
+type LinkDeps = { storage: Storage; secrets: Secrets };
+
 /** The unused, unexpired login link of a token, or null. */
-function usableLink(db: Db, app: AppContext, token: string) {
-  const link = db
-    .select()
-    .from(loginLinks)
-    .where(and(eq(loginLinks.tokenDigest, app.secrets.digest(token)), isNull(loginLinks.usedAt)))
-    .get();
+async function usableLink(deps: LinkDeps, token: string) {
+  const link = await deps.storage.loginLinks.unused(deps.secrets.digest(token));
   return link && link.expiresAt >= Date.now() ? link : null;
 }
 
 /** Whose login link a token is, while it can still be used; changes nothing (GET of the link's page). */
-export function openLoginLink(app: AppContext, token: string): { email: string } | null {
-  const link = usableLink(app.db, app, token);
+export async function openLoginLink(deps: LinkDeps, token: string): Promise<{ email: string } | null> {
+  const link = await usableLink(deps, token);
   return link ? { email: link.email } : null;
 }
 
 /** Uses a login link up: marks it used and the owner's e-mail verified; returns where to continue, or null. */
-export function consumeLoginLink(app: AppContext, token: string): string | null {
-  return transaction(app.db, (tx) => {
-    const link = usableLink(tx, app, token);
+export function consumeLoginLink(deps: LinkDeps, token: string): Promise<string | null> {
+  return deps.storage.transaction(async () => {
+    const link = await usableLink(deps, token);
     if (!link) return null;
-    tx.update(loginLinks).set({ usedAt: Date.now() }).where(eq(loginLinks.id, link.id)).run();
-    markEmailVerified(app, tx, link.email);
+    await deps.storage.loginLinks.markUsed(link.id, Date.now());
+    await deps.storage.workspaces.markEmailVerified(link.email);
     return link.continueUrl;
   });
 }
 
 /** /v2/workspace/email/status: true once the owner has opened a login link. */
-export function emailStatus(app: AppContext, ownerEmail: string): boolean {
-  const rows = app.db
-    .select({ verified: workspaces.emailVerified })
-    .from(workspaces)
-    .where(eq(workspaces.ownerEmail, ownerEmail.toLowerCase()))
-    .all();
+export async function emailStatus(deps: { storage: Storage }, ownerEmail: string): Promise<boolean> {
+  const rows = await deps.storage.workspaces.ownedBy(ownerEmail.toLowerCase());
   if (rows.length === 0) throw notFound('User not found');
-  return rows.some((r) => r.verified);
+  return rows.some((r) => r.emailVerified);
 }

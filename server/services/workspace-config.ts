@@ -7,7 +7,7 @@ import type {
   notificationConfigUpdateInput,
   permissionProviderConfigUpdateInput,
 } from '../../shared/schemas/apikey.ts';
-import type { AppContext } from '../context.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { invalid } from '../errors.ts';
 import {
   activityServiceOf,
@@ -16,6 +16,7 @@ import {
   PERMISSION_PROVIDER_SECRET,
   setSecret,
   updateSettings,
+  type KeyDeps,
 } from './apikeys.ts';
 import type { ApiKeyRow } from './types.ts';
 
@@ -24,11 +25,11 @@ import type { ApiKeyRow } from './types.ts';
  * stored ones). Turning the service on for a key that has no triggers yet seeds the defaults apikey/create's
  * `setDefaultNotificationTriggers` seeds, as the hosted service does on a first enable.
  */
-export function updateNotificationConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof notificationConfigUpdateInput>): ApiKeyRow {
+export async function updateNotificationConfig(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, input: z.output<typeof notificationConfigUpdateInput>): Promise<ApiKeyRow> {
   if (input.useNotificationService === undefined && input.notificationServiceConfig === undefined) {
     throw invalid('At least one of useNotificationService or notificationServiceConfig must be provided');
   }
-  return updateSettings(app, row.id, (settings) => {
+  return updateSettings(deps, scope, (settings) => {
     if (input.useNotificationService !== undefined) settings.useNotificationService = input.useNotificationService;
     const given = Object.entries(input.notificationServiceConfig?.triggers ?? {}).filter((entry): entry is [string, boolean] => entry[1] !== undefined);
     const seed = input.useNotificationService === true && settings.notificationTriggers === null ? DEFAULT_NOTIFICATION_TRIGGERS : {};
@@ -42,12 +43,12 @@ export function updateNotificationConfig(app: AppContext, row: ApiKeyRow, input:
  * /v2/workspace/activityconfig/update. `enabledTime` is when the service was last turned on: stamped with the
  * time of the call that turns it on (unless given), kept while it is off.
  */
-export function updateActivityConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof activityConfigUpdateInput>): ApiKeyRow {
+export async function updateActivityConfig(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, row: Pick<ApiKeyRow, 'createdAt'>, input: z.output<typeof activityConfigUpdateInput>): Promise<ApiKeyRow> {
   const { isEnabled, enabledTime } = input.activityServiceConfig;
   if (isEnabled === undefined && enabledTime === undefined) {
     throw invalid('At least one of activityServiceConfig.isEnabled or activityServiceConfig.enabledTime must be provided');
   }
-  return updateSettings(app, row.id, (settings) => {
+  return updateSettings(deps, scope, (settings) => {
     const current = activityServiceOf({ settings, createdAt: row.createdAt });
     const turnedOn = isEnabled === true && !current.isEnabled;
     settings.activityServiceConfig = {
@@ -77,16 +78,16 @@ function providerUrl(value: string): string {
  * /v2/workspace/permissionproviderconfig/update: stored and shown, never called (Hearth decides access itself:
  * docs/decisions.md). The auth token is encrypted with the key's other secrets.
  */
-export function updatePermissionProviderConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof permissionProviderConfigUpdateInput>): ApiKeyRow {
+export async function updatePermissionProviderConfig(deps: KeyDeps, scope: TenantScope, input: z.output<typeof permissionProviderConfigUpdateInput>): Promise<ApiKeyRow> {
   if (input.usePermissionProvider === undefined && input.permissionProviderConfig === undefined) {
     throw invalid('At least one of usePermissionProvider or permissionProviderConfig must be provided');
   }
   const { permissionProviderUrl, authToken } = input.permissionProviderConfig ?? {};
   const url = permissionProviderUrl === undefined ? undefined : providerUrl(permissionProviderUrl);
-  return updateSettings(app, row.id, (settings, tx) => {
+  return updateSettings(deps, scope, async (settings) => {
     if (input.usePermissionProvider !== undefined) settings.usePermissionProvider = input.usePermissionProvider;
     if (url !== undefined) settings.permissionProviderConfig = { permissionProviderUrl: url };
-    if (authToken === '') deleteSecret(tx, row.id, PERMISSION_PROVIDER_SECRET);
-    else if (authToken !== undefined) setSecret(app, tx, row.id, PERMISSION_PROVIDER_SECRET, authToken);
+    if (authToken === '') await deleteSecret(deps, scope, PERMISSION_PROVIDER_SECRET);
+    else if (authToken !== undefined) await setSecret(deps, scope, PERMISSION_PROVIDER_SECRET, authToken);
   });
 }

@@ -1,13 +1,14 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
-import type { AppContext } from '../context.ts';
-import { transaction, type Db } from '../db/client.ts';
-import { preparedFor } from '../db/prepared.ts';
-import { apiKeys, workspaces } from '../db/schema.ts';
-import { alreadyExists, invalid, permissionDenied, resourceExhausted } from '../errors.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { WorkspaceScope } from '../db/scope.ts';
+import { alreadyExists, invalid, notFound, permissionDenied, resourceExhausted } from '../errors.ts';
+import type { Secrets } from '../security/secrets.ts';
 import { constantTimeEqual, randomAlphanumeric, randomHex } from '../security/secrets.ts';
 import { insertApiKey, issueAuthToken } from './apikeys.ts';
 import { isDisposableEmail } from './resources.ts';
 import type { WorkspaceRow } from './types.ts';
+
+/** What the workspace service uses: storage, and the secrets its auth tokens are sealed and digested with. */
+export type WorkspaceDeps = { storage: Storage; secrets: Secrets };
 
 export const MAX_WORKSPACES_PER_EMAIL = 5;
 
@@ -36,10 +37,10 @@ export function defaultKeyName(ownerEmail: string): string {
 }
 
 /**
- * Creates a workspace with its default testing API key and that key's auth token, in one transaction.
- * The caller has already applied the public rules (see `createWorkspaceForOwner`).
+ * Creates a workspace with its default testing API key and that key's auth token, in the caller's unit of work
+ * (or one of its own). The caller has already applied the public rules (see `createWorkspaceForOwner`).
  */
-export function insertWorkspace(app: AppContext, tx: Db, input: NewWorkspace, settings: WorkspaceSettings, isDefault = false) {
+export function insertWorkspace(deps: WorkspaceDeps, input: NewWorkspace, settings: WorkspaceSettings, isDefault = false) {
   const authToken = randomHex(16);
   const ownerName = input.name ?? '';
   const row = {
@@ -49,35 +50,29 @@ export function insertWorkspace(app: AppContext, tx: Db, input: NewWorkspace, se
     ownerEmail: input.ownerEmail,
     ownerName,
     ownerAvatar: input.avatar ?? '',
-    authTokenEnc: app.secrets.encrypt(authToken),
-    authTokenDigest: app.secrets.digest(authToken),
+    authTokenEnc: deps.secrets.encrypt(authToken),
+    authTokenDigest: deps.secrets.digest(authToken),
     plan: settings.plan,
     selfServeProduction: settings.selfServeProduction,
     maxProductionKeys: settings.maxProductionKeys,
     isDefault,
     createdAt: Date.now(),
-  } satisfies typeof workspaces.$inferInsert;
-  tx.insert(workspaces).values(row).run();
-  const apiKey = insertApiKey(app, tx, row.id, {
-    ownerEmail: input.ownerEmail,
-    type: 'testing',
-    apiKeyName: defaultKeyName(input.ownerEmail),
-  });
-  const token = issueAuthToken(app, tx, apiKey.id);
-  return { workspaceId: row.id, authToken, apiKeyId: apiKey.id, apiKeyAuthToken: token };
+  };
+  const insert = async () => {
+    const scope = await deps.storage.workspaces.insert(row);
+    const apiKey = await insertApiKey(deps, scope, { ownerEmail: input.ownerEmail, type: 'testing', apiKeyName: defaultKeyName(input.ownerEmail) });
+    const token = await issueAuthToken(deps, apiKey.scope);
+    return { workspaceId: row.id, scope, authToken, apiKeyId: apiKey.row.id, apiKeyAuthToken: token };
+  };
+  return deps.storage.inTransaction() ? insert() : deps.storage.transaction(insert);
 }
 
 /** /v2/workspace/create: the hosted rules for who may open another workspace. */
-export function createWorkspaceForOwner(app: AppContext, input: NewWorkspace) {
+export async function createWorkspaceForOwner(deps: WorkspaceDeps, input: NewWorkspace): Promise<WorkspaceRow> {
   const ownerEmail = input.ownerEmail.toLowerCase();
   if (isDisposableEmail(ownerEmail)) throw invalid('This email domain is not supported.');
-  return transaction(app.db, (tx) => {
-    const owned = tx
-      .select()
-      .from(workspaces)
-      .where(eq(workspaces.ownerEmail, ownerEmail))
-      .orderBy(asc(workspaces.createdAt))
-      .all();
+  return deps.storage.transaction(async () => {
+    const owned = await deps.storage.workspaces.ownedBy(ownerEmail);
     const root = owned[0];
     if (root) {
       if (owned.length >= MAX_WORKSPACES_PER_EMAIL) {
@@ -91,59 +86,60 @@ export function createWorkspaceForOwner(app: AppContext, input: NewWorkspace) {
       const name = input.workspaceName ?? (input.name ? `${input.name} workspace` : `${ownerEmail} workspace`);
       if (owned.some((w) => w.name === name)) throw alreadyExists('A workspace already exists for this email address');
     }
-    const created = insertWorkspace(app, tx, { ...input, ownerEmail }, NEW_WORKSPACE_SETTINGS);
-    return tx.select().from(workspaces).where(eq(workspaces.id, created.workspaceId)).get() as WorkspaceRow;
+    const created = await insertWorkspace(deps, { ...input, ownerEmail }, NEW_WORKSPACE_SETTINGS);
+    return (await deps.storage.workspaces.find(created.scope)) as WorkspaceRow;
   });
 }
 
-/** Set A: the workspace whose id and auth token were presented, or PERMISSION_DENIED. */
-const byId = preparedFor((db) => db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))).prepare());
+/** A workspace whose credentials were verified, and the scope they reach. */
+export interface VerifiedWorkspace {
+  workspace: WorkspaceRow;
+  scope: WorkspaceScope;
+}
 
-export function authenticateWorkspace(app: AppContext, workspaceId: string, authToken: string): WorkspaceRow {
-  const row = byId(app.db).get({ id: workspaceId });
-  const presented = app.secrets.digest(authToken);
+/** Set A: the workspace whose id and auth token were presented, or PERMISSION_DENIED. */
+export async function authenticateWorkspace(deps: WorkspaceDeps, workspaceId: string, authToken: string): Promise<VerifiedWorkspace> {
+  const row = await deps.storage.workspaces.forCredentials(workspaceId);
+  const presented = deps.secrets.digest(authToken);
   // Compare even when the workspace is unknown, so both failures take the same time.
-  const matches = constantTimeEqual(presented, row?.authTokenDigest ?? app.secrets.digest(`unknown:${authToken}`));
+  const matches = constantTimeEqual(presented, row?.authTokenDigest ?? deps.secrets.digest(`unknown:${authToken}`));
   if (!row || !matches) throw permissionDenied('Invalid workspace credentials.');
-  return row;
+  return { workspace: row, scope: deps.storage.workspaces.scopeOf(row) };
 }
 
 /** The hosted create/get shape: `{ id, name, owner, authToken, apiKeyList }`. */
-export function describeWorkspace(app: AppContext, workspace: WorkspaceRow) {
-  const keys = app.db
-    .select({ id: apiKeys.id, name: apiKeys.name, type: apiKeys.type })
-    .from(apiKeys)
-    .where(eq(apiKeys.workspaceId, workspace.id))
-    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
-    .all();
+export async function describeWorkspace(deps: WorkspaceDeps, workspace: WorkspaceRow) {
+  const keys = await deps.storage.keys.listInWorkspace(deps.storage.workspaces.scopeOf(workspace));
   return {
     id: workspace.id,
     name: workspace.name,
     owner: { email: workspace.ownerEmail, id: workspace.ownerId, name: workspace.ownerName, avatar: workspace.ownerAvatar },
-    authToken: app.secrets.decrypt(workspace.authTokenEnc),
+    authToken: deps.secrets.decrypt(workspace.authTokenEnc),
     apiKeyList: Object.fromEntries(keys.map((k) => [k.id, { apiKeyName: k.name, id: k.id, type: k.type }])),
     plan: workspace.plan,
     createdAt: workspace.createdAt,
   };
 }
 
-export function findWorkspace(app: AppContext, workspaceId: string): WorkspaceRow | undefined {
-  return app.db.select().from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+/** The operator's lookup by id (CLI, admin sign-in): the workspace and its scope, or undefined. */
+export async function findWorkspace(deps: { storage: Storage }, workspaceId: string): Promise<VerifiedWorkspace | undefined> {
+  const row = await deps.storage.workspaces.forCredentials(workspaceId);
+  return row ? { workspace: row, scope: deps.storage.workspaces.scopeOf(row) } : undefined;
 }
 
-export function listWorkspaces(app: AppContext): WorkspaceRow[] {
-  return app.db.select().from(workspaces).orderBy(asc(workspaces.createdAt), asc(workspaces.id)).all();
+export function listWorkspaces(deps: { storage: Storage }): Promise<WorkspaceRow[]> {
+  return deps.storage.workspaces.list();
 }
 
 /** Plan and production-key settings; the operator changes them with `hearth workspace settings`. */
-export function updateWorkspaceSettings(app: AppContext, workspaceId: string, settings: Partial<WorkspaceSettings>): WorkspaceRow {
+export async function updateWorkspaceSettings(deps: { storage: Storage }, scope: WorkspaceScope, settings: Partial<WorkspaceSettings>): Promise<WorkspaceRow> {
   const changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
-  if (Object.keys(changes).length > 0) {
-    app.db.update(workspaces).set(changes).where(eq(workspaces.id, workspaceId)).run();
-  }
-  const row = findWorkspace(app, workspaceId);
-  if (!row) throw new Error(`No workspace ${workspaceId}`);
-  return row;
+  return deps.storage.transaction(async () => {
+    if (Object.keys(changes).length > 0) await deps.storage.workspaces.updateSettings(scope, changes);
+    const row = await deps.storage.workspaces.find(scope);
+    if (!row) throw notFound(`No workspace ${scope.workspaceId}`);
+    return row;
+  });
 }
 
 /** A workspace's plan and production-key settings, as the CLI and the admin UI show them. */
@@ -159,10 +155,6 @@ export function describeSettings(w: WorkspaceRow) {
   };
 }
 
-export function findDefaultWorkspace(app: AppContext): WorkspaceRow | undefined {
-  return app.db.select().from(workspaces).where(and(eq(workspaces.isDefault, true))).get();
-}
-
-export function markEmailVerified(app: AppContext, tx: Db, email: string) {
-  tx.update(workspaces).set({ emailVerified: true }).where(eq(workspaces.ownerEmail, email)).run();
+export function findDefaultWorkspace(deps: { storage: Storage }): Promise<WorkspaceRow | undefined> {
+  return deps.storage.workspaces.findDefault();
 }

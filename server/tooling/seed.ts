@@ -77,7 +77,7 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
   }
   const app = openApp(resolveConfig({ dataDir, logLevel: 'warn' }));
   try {
-    const credentials = ensureDefaultCredentials(app);
+    const credentials = await ensureDefaultCredentials(app);
     const apiKeyId = options.apiKeyId ?? credentials.apiKey;
     const apiKey = await app.storage.seed.apiKey(apiKeyId);
     if (!apiKey) throw new SeedRefusedError(`No API key ${apiKeyId} in ${dataDir}.`);

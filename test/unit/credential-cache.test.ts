@@ -6,21 +6,25 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../server/config.ts';
-import { CREDENTIAL_TABLES, VerifiedCredentials } from '../../server/http/credentials.ts';
+import { tableChanges } from '../../server/db/change-stamp.ts';
+import { VerifiedCredentials } from '../../server/http/credentials.ts';
 import { DATABASE_FILE, openApp } from '../../server/index.ts';
 import { ensureDefaultCredentials } from '../../server/services/bootstrap.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** The tables a verified API key or workspace is read from (storage's keys.credentialChanges watches these). */
+const CREDENTIAL_TABLES = ['workspaces', 'api_keys', 'auth_tokens'];
 
 /**
  * A cache over `tables` whose verification counts its calls: `ask` asks for the pair and returns how many times it
  * was verified so far; `after` runs a write first.
  */
 function counted(sqlite: Database.Database, tables: readonly string[]) {
-  const cache = new VerifiedCredentials<number>(sqlite, tables);
+  const cache = new VerifiedCredentials<number>(tableChanges(sqlite, [], tables));
   let verified = 0;
-  const verify = () => ++verified;
-  const ask = () => (cache.get('key', 'token', verify), verified);
+  const verify = async () => ++verified;
+  const ask = async () => (await cache.get('key', 'token', verify), verified);
   return {
     ask,
     after(write: string, ...params: unknown[]) {
@@ -37,45 +41,63 @@ describe('VerifiedCredentials', () => {
     return sqlite;
   };
 
-  it('verifies a pair once while nothing is written, and again after a write of this connection to its tables', () => {
+  it('verifies a pair once while nothing is written (answering it synchronously then), and again after a write to its tables', async () => {
     const sqlite = open();
-    const cache = new VerifiedCredentials<{ id: string }>(sqlite, ['t']);
+    const cache = new VerifiedCredentials<{ id: string }>(tableChanges(sqlite, [], ['t']));
     let verified = 0;
-    const verify = () => {
+    const verify = async () => {
       verified++;
       return { id: 'key' };
     };
     const first = cache.get('key', 'token', verify);
-    expect(cache.get('key', 'token', verify)).toBe(first);
+    expect(first).toBeInstanceOf(Promise);
+    const value = await first;
+    // known now: the very object, without a promise
+    expect(cache.get('key', 'token', verify)).toBe(value);
     expect(verified).toBe(1);
-    expect(cache.get('key', 'other-token', verify)).toEqual({ id: 'key' });
+    expect(await cache.get('key', 'other-token', verify)).toEqual({ id: 'key' });
     expect(verified).toBe(2);
     sqlite.prepare('INSERT INTO t VALUES (1)').run();
-    cache.get('key', 'token', verify);
+    await cache.get('key', 'token', verify);
     expect(verified).toBe(3);
   });
 
-  it('drops the pairs on an insert, update or delete of its tables, and keeps them on a write elsewhere', () => {
+  it('drops the pairs on an insert, update or delete of its tables, and keeps them on a write elsewhere', async () => {
     const sqlite = open();
     const pairs = counted(sqlite, ['t']);
-    pairs.ask();
-    expect(pairs.after('INSERT INTO t VALUES (1)')).toBe(2);
-    expect(pairs.after('UPDATE t SET v = 2')).toBe(3);
-    expect(pairs.after('DELETE FROM t')).toBe(4);
-    expect(pairs.after('INSERT INTO elsewhere VALUES (1)')).toBe(4);
+    await pairs.ask();
+    expect(await pairs.after('INSERT INTO t VALUES (1)')).toBe(2);
+    expect(await pairs.after('UPDATE t SET v = 2')).toBe(3);
+    expect(await pairs.after('DELETE FROM t')).toBe(4);
+    expect(await pairs.after('INSERT INTO elsewhere VALUES (1)')).toBe(4);
   });
 
-  it('counts a write that was rolled back (it only drops the pairs once more than needed)', () => {
+  it('keeps nothing verified while a write to its tables landed (the value may be from before it)', async () => {
+    const sqlite = open();
+    const cache = new VerifiedCredentials<number>(tableChanges(sqlite, [], ['t']));
+    let verified = 0;
+    await cache.get('key', 'token', async () => {
+      verified++;
+      sqlite.prepare('INSERT INTO t VALUES (1)').run();
+      return verified;
+    });
+    expect(cache.size).toBe(0);
+    await cache.get('key', 'token', async () => ++verified);
+    expect(verified).toBe(2);
+    expect(cache.size).toBe(1);
+  });
+
+  it('counts a write that was rolled back (it only drops the pairs once more than needed)', async () => {
     const sqlite = open();
     const pairs = counted(sqlite, ['t']);
-    pairs.ask();
+    await pairs.ask();
     expect(() =>
       sqlite.transaction(() => {
         sqlite.prepare('INSERT INTO t VALUES (1)').run();
         throw new Error('rolled back');
       })(),
     ).toThrow('rolled back');
-    expect(pairs.ask()).toBe(2);
+    expect(await pairs.ask()).toBe(2);
   });
 
   it("watches the real credential tables, and their rows deleted by a workspace's cascade", async () => {
@@ -84,36 +106,37 @@ describe('VerifiedCredentials', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hearth-credential-tables-'));
     const app = openApp(resolveConfig({ dataDir: dir, logLevel: 'silent' }));
     try {
-      ensureDefaultCredentials(app);
+      await ensureDefaultCredentials(app);
       const sqlite = app.sqlite;
       const pairs = counted(sqlite, CREDENTIAL_TABLES);
       const workspace = (sqlite.prepare('SELECT id FROM workspaces LIMIT 1').get() as { id: string }).id;
       const tokens = sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number };
       expect(tokens.n).toBeGreaterThan(0);
-      pairs.ask();
+      await pairs.ask();
       // a user: a write elsewhere keeps the pair
-      expect(pairs.after("INSERT INTO users (api_key_id, id, internal_id, metadata, created_at, updated_at) SELECT id, 'u', 'u-internal', '{}', 0, 0 FROM api_keys LIMIT 1")).toBe(1);
-      expect(pairs.after("UPDATE api_keys SET name = name || '!'")).toBe(2);
-      expect(pairs.after('UPDATE auth_tokens SET created_at = created_at')).toBe(3);
+      expect(await pairs.after("INSERT INTO users (api_key_id, id, internal_id, metadata, created_at, updated_at) SELECT id, 'u', 'u-internal', '{}', 0, 0 FROM api_keys LIMIT 1")).toBe(1);
+      expect(await pairs.after("UPDATE api_keys SET name = name || '!'")).toBe(2);
+      expect(await pairs.after('UPDATE auth_tokens SET created_at = created_at')).toBe(3);
       // the workspace deleted, its keys and tokens with it (cascade)
-      expect(pairs.after('DELETE FROM workspaces WHERE id = ?', workspace)).toBe(4);
+      expect(await pairs.after('DELETE FROM workspaces WHERE id = ?', workspace)).toBe(4);
       expect((sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number }).n).toBe(0);
     } finally {
       app.closeDeliveries();
+      app.storage.engine.close();
       app.sqlite.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('keeps no refusal: bad credentials are checked on every call', () => {
-    const cache = new VerifiedCredentials<string>(open(), ['t']);
+  it('keeps no refusal: bad credentials are checked on every call', async () => {
+    const cache = new VerifiedCredentials<string>(tableChanges(open(), [], ['t']));
     let attempts = 0;
-    const refuse = () => {
+    const refuse = async (): Promise<string> => {
       attempts++;
       throw new Error('Invalid auth token');
     };
-    expect(() => cache.get('key', 'wrong', refuse)).toThrow('Invalid auth token');
-    expect(() => cache.get('key', 'wrong', refuse)).toThrow('Invalid auth token');
+    await expect(cache.get('key', 'wrong', refuse)).rejects.toThrow('Invalid auth token');
+    await expect(cache.get('key', 'wrong', refuse)).rejects.toThrow('Invalid auth token');
     expect(attempts).toBe(2);
     expect(cache.size).toBe(0);
   });
@@ -128,16 +151,16 @@ describe('VerifiedCredentials', () => {
     server.exec('CREATE TABLE t (v INTEGER)');
     const cli = new Database(file);
     try {
-      const cache = new VerifiedCredentials<number>(server, ['t']);
+      const cache = new VerifiedCredentials<number>(tableChanges(server, [], ['t']));
       let verified = 0;
-      const verify = () => ++verified;
-      cache.get('key', 'token', verify);
-      cache.get('key', 'token', verify);
+      const verify = async () => ++verified;
+      await cache.get('key', 'token', verify);
+      await cache.get('key', 'token', verify);
       expect(verified).toBe(1);
       cli.prepare('INSERT INTO t VALUES (1)').run();
       // another process's commit counts from the next event-loop turn: every call arriving after it sees it
       await new Promise((resolve) => setImmediate(resolve));
-      cache.get('key', 'token', verify);
+      await cache.get('key', 'token', verify);
       expect(verified).toBe(2);
     } finally {
       cli.close();
@@ -146,9 +169,9 @@ describe('VerifiedCredentials', () => {
     }
   });
 
-  it('hands out frozen values, so that no call can change what the next one gets', () => {
-    const cache = new VerifiedCredentials<{ settings: { flag: boolean } }>(open(), ['t']);
-    const row = cache.get('key', 'token', () => ({ settings: { flag: false } }));
+  it('hands out frozen values, so that no call can change what the next one gets', async () => {
+    const cache = new VerifiedCredentials<{ settings: { flag: boolean } }>(tableChanges(open(), [], ['t']));
+    const row = await cache.get('key', 'token', async () => ({ settings: { flag: false } }));
     expect(Object.isFrozen(row)).toBe(true);
     expect(Object.isFrozen(row.settings)).toBe(true);
   });

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeStampOf } from '../../server/db/change-stamp.ts';
 import { ResponseCache } from '../../server/http/response-cache.ts';
 import { DATABASE_FILE } from '../../server/index.ts';
 import { createWorkspace } from '../helpers/factories.ts';
@@ -63,7 +64,8 @@ describe('the response cache', () => {
   it('is bounded by bytes, oldest first, and off at 0', () => {
     const sqlite = new Database(':memory:');
     try {
-      const cache = new ResponseCache(sqlite, 64 * 1024);
+      const stamp = changeStampOf(sqlite);
+      const cache = new ResponseCache(() => stamp.current(), 64 * 1024);
       const answer = Buffer.from('x'.repeat(2000));
       for (let i = 0; i < 100; i++) cache.set(`k${i}`, answer, cache.stamp());
       // 64 KiB holds 32 answers of 2,000 bytes and their keys, not more
@@ -72,12 +74,12 @@ describe('the response cache', () => {
       expect(cache.get('k0')).toBeUndefined();
       expect(cache.get('k99')).toBe(answer);
       // an answer computed while something was written is not kept
-      const stamp = cache.stamp();
+      const before = cache.stamp();
       sqlite.exec('CREATE TABLE w (x); INSERT INTO w VALUES (1)');
-      cache.set('late', answer, stamp);
+      cache.set('late', answer, before);
       expect(cache.get('late')).toBeUndefined();
       expect(cache.get('k99')).toBeUndefined();
-      expect(new ResponseCache(sqlite, 0).enabled).toBe(false);
+      expect(new ResponseCache(() => stamp.current(), 0).enabled).toBe(false);
     } finally {
       sqlite.close();
     }

@@ -38,8 +38,8 @@ Example:
       'allowed-domain': { type: 'string', multiple: true },
     });
     const config = loadConfig(io, values);
-    const created = await withDataDir(config, (app) => {
-      const workspace = chosenWorkspace(app, values.workspace);
+    const created = await withDataDir(config, async (app) => {
+      const { workspace, scope } = await chosenWorkspace(app, values.workspace);
       const input = apiKeyCreateInput.safeParse({
         ownerEmail: values['owner-email'] ?? workspace.ownerEmail,
         type: values.type ?? 'testing',
@@ -49,8 +49,8 @@ Example:
       if (!input.success) {
         throw new CliError(firstIssue(input.error, { ownerEmail: '--owner-email', type: '--type', apiKeyName: '--name', allowedDomains: '--allowed-domain' }));
       }
-      const row = createApiKey(app, workspace, input.data);
-      const [token] = listAuthTokens(app, row.id);
+      const row = await createApiKey(app, scope, input.data);
+      const [token] = await listAuthTokens(app, app.storage.keys.scopeOf(row));
       return { workspaceId: workspace.id, apiKey: row.id, apiKeyName: row.name, type: row.type, ownerEmail: row.ownerEmail, authToken: token?.token ?? null };
     });
     printResult(io, values.json, created, () =>

@@ -23,12 +23,12 @@ Example:
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, workspace: { type: 'string' } });
     const config = loadConfig(io, values);
-    const keys = await withDataDir(config, (app) => {
-      const workspace = chosenWorkspace(app, values.workspace);
+    const keys = await withDataDir(config, async (app) => {
+      const { scope } = await chosenWorkspace(app, values.workspace);
       const all: ReturnType<typeof describeApiKey>[] = [];
       let pageToken: string | undefined;
       do {
-        const page = listApiKeys(app, workspace, { pageSize: 100, pageToken });
+        const page = await listApiKeys(app, scope, { pageSize: 100, pageToken });
         all.push(...page.items);
         pageToken = page.pageToken ?? undefined;
       } while (pageToken);

@@ -7,10 +7,10 @@ import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions,
 const NAME = 'apikey tokens';
 
 /** The key in whichever workspace holds it (an operator knows the key's id, not always its workspace). */
-function findKey(app: AppContext, apiKeyId: string) {
-  for (const workspace of listWorkspaces(app)) {
+async function findKey(app: AppContext, apiKeyId: string) {
+  for (const workspace of await listWorkspaces(app)) {
     try {
-      return findWorkspaceKey(app, workspace, apiKeyId);
+      return await findWorkspaceKey(app, app.storage.workspaces.scopeOf(workspace), apiKeyId);
     } catch {
       // not this workspace's key
     }
@@ -38,7 +38,7 @@ Example:
     if (values['api-key'] === undefined) throw new CliError('apikey tokens needs --api-key ID');
     const apiKeyId = values['api-key'];
     const config = loadConfig(io, values);
-    const tokens = await withDataDir(config, (app) => listAuthTokens(app, findKey(app, apiKeyId).id));
+    const tokens = await withDataDir(config, async (app) => listAuthTokens(app, (await findKey(app, apiKeyId)).scope));
     printResult(io, values.json, tokens, () =>
       tokens.length === 0 ? 'No auth tokens' : tokens.map((t) => `${t.token}  ${t.name}${t.domains.length ? `  domains=${t.domains.join(',')}` : ''}`).join('\n'),
     );

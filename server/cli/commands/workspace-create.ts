@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { workspaceCreateInput } from '../../../shared/schemas/workspace.ts';
-import { transaction } from '../../db/client.ts';
 import { findWorkspace, insertWorkspace, NEW_WORKSPACE_SETTINGS, type WorkspaceSettings } from '../../services/workspaces.ts';
 import { CliError, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseChoice, parseOnOff, parseOptions, parseWholeNumber, printResult, withDataDir } from '../options.ts';
@@ -56,9 +55,9 @@ Example:
       maxProductionKeys: parseWholeNumber('max-production-keys', values['max-production-keys']) ?? NEW_WORKSPACE_SETTINGS.maxProductionKeys,
     };
     const config = loadConfig(io, values);
-    const created = await withDataDir(config, (app) => {
-      const made = transaction(app.db, (tx) => insertWorkspace(app, tx, { ...input.data, ownerEmail: input.data.ownerEmail.toLowerCase() }, settings));
-      const row = findWorkspace(app, made.workspaceId)!;
+    const created = await withDataDir(config, async (app) => {
+      const made = await insertWorkspace(app, { ...input.data, ownerEmail: input.data.ownerEmail.toLowerCase() }, settings);
+      const row = (await findWorkspace(app, made.workspaceId))!.workspace;
       return {
         workspaceId: row.id,
         name: row.name,

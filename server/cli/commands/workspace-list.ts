@@ -23,7 +23,7 @@ Example:
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION });
     const config = loadConfig(io, values);
-    const rows = await withDataDir(config, (app) => listWorkspaces(app).map(describeSettings));
+    const rows = await withDataDir(config, async (app) => (await listWorkspaces(app)).map(describeSettings));
     printResult(io, values.json, rows, () => rows.map(settingsLine).join('\n'));
   },
 };

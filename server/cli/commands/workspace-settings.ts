@@ -10,8 +10,14 @@ export function settingsLine(r: ReturnType<typeof describeSettings>): string {
 }
 
 /** The workspace named by --workspace, or the default one made at first start. */
-export function chosenWorkspace(app: AppContext, workspaceId: string | undefined) {
-  const workspace = workspaceId ? findWorkspace(app, workspaceId) : findDefaultWorkspace(app);
+/** The workspace a command names (or the default one) and its scope. */
+async function defaultWorkspace(app: AppContext) {
+  const row = await findDefaultWorkspace(app);
+  return row && findWorkspace(app, row.id);
+}
+
+export async function chosenWorkspace(app: AppContext, workspaceId: string | undefined) {
+  const workspace = workspaceId ? await findWorkspace(app, workspaceId) : await defaultWorkspace(app);
   if (!workspace) throw new CliError(workspaceId ? `No workspace ${workspaceId}; see npx hearth workspace list` : 'No default workspace yet: start the server once (npm start)', 1);
   return workspace;
 }
@@ -49,9 +55,9 @@ Example:
       maxProductionKeys: parseWholeNumber('max-production-keys', values['max-production-keys']),
     };
     const config = loadConfig(io, values);
-    const settings = await withDataDir(config, (app) => {
-      const workspace = chosenWorkspace(app, values.workspace);
-      return describeSettings(updateWorkspaceSettings(app, workspace.id, changes));
+    const settings = await withDataDir(config, async (app) => {
+      const { scope } = await chosenWorkspace(app, values.workspace);
+      return describeSettings(await updateWorkspaceSettings(app, scope, changes));
     });
     printResult(io, values.json, settings, () => settingsLine(settings));
   },

@@ -10,6 +10,8 @@ import { userDataRepo } from './user-data.ts';
 import { crdtRepo } from './crdt.ts';
 import { documentDataRepo } from './document-data.ts';
 import { keysRepo } from './keys.ts';
+import { loginLinksRepo } from './login-links.ts';
+import { workspacesRepo } from './workspaces.ts';
 import { mailRepo } from './mail.ts';
 import { organizationsRepo } from './organizations.ts';
 import { agentsRepo } from './agents.ts';
@@ -42,7 +44,9 @@ export function createStorage(engine: SqliteEngine) {
     agents: agentsRepo(engine),
     workflows: workflowsRepo(engine),
     crdt: crdtRepo(engine),
+    workspaces: workspacesRepo(engine),
     keys: keysRepo(engine),
+    loginLinks: loginLinksRepo(engine),
     mail: mailRepo(engine),
     folders: foldersRepo(engine),
     documents: documentsRepo(engine),

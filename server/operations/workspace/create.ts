@@ -20,7 +20,7 @@ export default defineOperation({
     if (!limiter.hit(`workspace-create-email:${input.ownerEmail.toLowerCase()}`, config.rateLimits.workspaceCreatePerEmail)) {
       throw resourceExhausted(RATE_LIMITED);
     }
-    const workspace = createWorkspaceForOwner(ctx.app, input);
-    return { message: 'Workspace created successfully', data: describeWorkspace(ctx.app, workspace) };
+    const workspace = await createWorkspaceForOwner(ctx.app, input);
+    return { message: 'Workspace created successfully', data: await describeWorkspace(ctx.app, workspace) };
   },
 });

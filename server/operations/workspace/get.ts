@@ -10,6 +10,6 @@ export default defineOperation({
   input: z.object({}),
   output: workspaceAnswer,
   async handler(_input, ctx) {
-    return { message: 'Workspace retrieved successfully', data: describeWorkspace(ctx.app, ctx.workspace) };
+    return { message: 'Workspace retrieved successfully', data: await describeWorkspace(ctx.app, ctx.workspace) };
   },
 });

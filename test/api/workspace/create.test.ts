@@ -67,7 +67,7 @@ describe('/v2/workspace/create', () => {
       message: 'Creating an additional workspace requires your root workspace to be on a paid plan (a production API key).',
     });
 
-    updateWorkspaceSettings(t.server.app, root.workspaceId, { plan: 'paid' });
+    await updateWorkspaceSettings(t.server.app, t.server.app.storage.workspaces.scopeOf({ id: root.workspaceId }), { plan: 'paid' });
     expect((await t.callPublic('/v2/workspace/create', { ownerEmail, workspaceName: 'Second' })).status).toBe(200);
     const duplicate = await t.callPublic('/v2/workspace/create', { ownerEmail: ownerEmail.toUpperCase(), workspaceName: 'Second' });
     expect(duplicate.status).toBe(409);

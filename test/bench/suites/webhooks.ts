@@ -61,7 +61,7 @@ async function inProcess(): Promise<{ without: number; withEvent: number }> {
     const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-emit-'));
     const app = openApp(resolveConfig({ dataDir, logLevel: 'silent' }));
     try {
-      const { apiKey } = ensureDefaultCredentials(app);
+      const { apiKey } = await ensureDefaultCredentials(app);
       const key = app.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, apiKey) }).sync();
       if (!key) throw new Error('no API key');
       if (hooked) {

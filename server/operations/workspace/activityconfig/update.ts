@@ -8,8 +8,8 @@ export default defineOperation({
   auth: 'apiKey',
   summary: "Turns the API key's activity log service on or off (activityServiceConfig.isEnabled; while off, activities/add is refused) or sets its enabledTime; partial.",
   input: activityConfigUpdateInput,
-  handler(input, ctx) {
-    const row = updateActivityConfig(ctx.app, ctx.apiKey, input);
+  async handler(input, ctx) {
+    const row = await updateActivityConfig(ctx.app, ctx.scope, ctx.apiKey, input);
     return { message: 'Activity logs configuration updated successfully.', data: describeActivityConfig(row) };
   },
 });

@@ -14,7 +14,7 @@ export default defineOperation({
       ['webhookServiceConfig.rawNotificationUrl', targets?.rawNotificationUrl],
       ['webhookServiceConfig.processedNotificationUrl', targets?.processedNotificationUrl],
     ]);
-    const row = createApiKey(ctx.app, ctx.workspace, input);
+    const row = await createApiKey(ctx.app, ctx.workspaceScope, input);
     return { message: 'API key created successfully.', data: { apiKey: row.id } };
   },
 });

@@ -8,8 +8,9 @@ export default defineOperation({
   summary: "Renames one of the workspace's API keys.",
   input: apiKeyUpdateInput,
   async handler(input, ctx) {
-    const row = findWorkspaceKey(ctx.app, ctx.workspace, input.apiKey);
-    renameApiKey(ctx.app, row, input.apiKeyName);
-    return { message: 'API key updated successfully.', data: describeApiKey(findWorkspaceKey(ctx.app, ctx.workspace, row.id)) };
+    const { scope } = await findWorkspaceKey(ctx.app, ctx.workspaceScope, input.apiKey);
+    await renameApiKey(ctx.app, scope, input.apiKeyName);
+    const { row } = await findWorkspaceKey(ctx.app, ctx.workspaceScope, scope.apiKeyId);
+    return { message: 'API key updated successfully.', data: describeApiKey(row) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: "The calling API key's settings; secrets appear only as `configured` flags.",
   input: z.object({}),
   async handler(_input, ctx) {
-    return { message: 'API key metadata retrieved successfully.', data: describeApiKeyConfig(ctx.app, ctx.apiKey) };
+    return { message: 'API key metadata retrieved successfully.', data: await describeApiKeyConfig(ctx.app, ctx.scope, ctx.apiKey) };
   },
 });

@@ -10,7 +10,7 @@ export default defineOperation({
   input: apiKeyConfigUpdateInput,
   async handler(input, ctx) {
     await checkOutboundTargets(ctx.app, (input.aiModelApiKey ?? []).map((key, i) => [`aiModelApiKey[${i}].baseUrl`, key.baseUrl] as const));
-    const row = updateApiKeyConfig(ctx.app, ctx.apiKey, input);
-    return { message: 'API key configuration updated successfully.', data: describeApiKeyConfig(ctx.app, row) };
+    const row = await updateApiKeyConfig(ctx.app, ctx.scope, input);
+    return { message: 'API key configuration updated successfully.', data: await describeApiKeyConfig(ctx.app, ctx.scope, row) };
   },
 });

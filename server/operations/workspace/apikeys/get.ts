@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Lists the workspace's API keys, oldest first, optionally only the given ones; keyset-paginated.",
   input: apiKeysGetInput,
   async handler(input, ctx) {
-    const page = listApiKeys(ctx.app, ctx.workspace, input);
+    const page = await listApiKeys(ctx.app, ctx.workspaceScope, input);
     return { message: 'API keys retrieved successfully.', data: page.items, pageToken: page.pageToken };
   },
 });

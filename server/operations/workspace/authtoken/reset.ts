@@ -10,8 +10,8 @@ export default defineOperation({
   input: authTokenResetInput,
   output: authTokenAnswer,
   async handler(input, ctx) {
-    const row = findWorkspaceKey(ctx.app, ctx.workspace, input.apiKey);
-    const authToken = resetAuthToken(ctx.app, row, input.authToken);
+    const { row, scope } = await findWorkspaceKey(ctx.app, ctx.workspaceScope, input.apiKey);
+    const authToken = await resetAuthToken(ctx.app, scope, input.authToken);
     return { message: 'Auth token reset successfully.', data: { apiKey: row.id, authToken } };
   },
 });

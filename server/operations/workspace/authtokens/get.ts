@@ -10,7 +10,7 @@ export default defineOperation({
   input: apiKeyRef,
   output: authTokensAnswer,
   async handler(input, ctx) {
-    const row = findWorkspaceKey(ctx.app, ctx.workspace, input.apiKey);
-    return { message: 'Auth tokens retrieved successfully.', data: { apiKey: row.id, authTokens: listAuthTokens(ctx.app, row.id) } };
+    const { row, scope } = await findWorkspaceKey(ctx.app, ctx.workspaceScope, input.apiKey);
+    return { message: 'Auth tokens retrieved successfully.', data: { apiKey: row.id, authTokens: await listAuthTokens(ctx.app, scope) } };
   },
 });

@@ -7,8 +7,8 @@ export default defineOperation({
   auth: 'apiKey',
   summary: "Adds domains (host, *.host for its subdomains, host:port for one port) to the API key's allowed domains; those already there are skipped.",
   input: domainsInput,
-  handler(input, ctx) {
-    const result = addAllowedDomains(ctx.app, ctx.apiKey, input.domains);
+  async handler(input, ctx) {
+    const result = await addAllowedDomains(ctx.app, ctx.scope, input.domains);
     const message = `Domain(s) added successfully to allowed domains.${result.skipped.length > 0 ? ' Skipped existing domains.' : ''}`;
     return { message, data: result };
   },

@@ -7,7 +7,7 @@ export default defineOperation({
   auth: 'apiKey',
   summary: "Removes domains from the API key's allowed domains; when none is left, pages of any origin may open its documents.",
   input: domainsInput,
-  handler(input, ctx) {
-    return { message: 'Domain(s) removed successfully from allowed domains.', data: removeAllowedDomains(ctx.app, ctx.apiKey, input.domains) };
+  async handler(input, ctx) {
+    return { message: 'Domain(s) removed successfully from allowed domains.', data: await removeAllowedDomains(ctx.app, ctx.scope, input.domains) };
   },
 });

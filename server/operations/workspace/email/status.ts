@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Whether a workspace owner's e-mail is verified (by opening a login link).",
   input: emailStatusInput,
   async handler(input, ctx) {
-    const verified = emailStatus(ctx.app, input.ownerEmail);
+    const verified = await emailStatus(ctx.app, input.ownerEmail);
     return {
       message: verified ? 'Email verified and workspace reactivated' : 'Email not yet verified',
       data: { ownerEmail: input.ownerEmail.toLowerCase(), verified },

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: "Whether the API key's notifications are mailed, and the sender and provider settings; the provider key appears only as apiKeyConfigured.",
   input: z.object({}),
   async handler(_input, ctx) {
-    return { message: 'Email configuration retrieved successfully.', data: describeEmailConfig(ctx.app, ctx.apiKey) };
+    return { message: 'Email configuration retrieved successfully.', data: await describeEmailConfig(ctx.app, ctx.scope, ctx.apiKey) };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: "Turns the API key's notification mail on or off (useEmailService) and sets its sender (fromEmail, fromCompany), templates and provider key; partial, an empty string removes a field.",
   input: emailConfigUpdateInput,
   async handler(input, ctx) {
-    const row = updateEmailConfig(ctx.app, ctx.apiKey, input);
-    return { message: 'Email configuration updated successfully.', data: describeEmailConfig(ctx.app, row) };
+    const row = await updateEmailConfig(ctx.app, ctx.scope, input);
+    return { message: 'Email configuration updated successfully.', data: await describeEmailConfig(ctx.app, ctx.scope, row) };
   },
 });

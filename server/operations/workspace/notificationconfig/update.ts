@@ -8,8 +8,8 @@ export default defineOperation({
   auth: 'apiKey',
   summary: "Sets the API key's useNotificationService and merges trigger switches into notificationServiceConfig.triggers; turning the service on seeds the default triggers when the key has none.",
   input: notificationConfigUpdateInput,
-  handler(input, ctx) {
-    const row = updateNotificationConfig(ctx.app, ctx.apiKey, input);
+  async handler(input, ctx) {
+    const row = await updateNotificationConfig(ctx.app, ctx.scope, input);
     return { message: 'Notification configuration updated successfully.', data: describeNotificationConfig(row) };
   },
 });

@@ -7,7 +7,7 @@ export default defineOperation({
   auth: 'apiKey',
   summary: "The API key's permission provider settings (stored only: Hearth decides access itself); the auth token appears only as authTokenConfigured.",
   input: z.object({}),
-  handler(_input, ctx) {
-    return { message: 'Permission provider configuration retrieved successfully.', data: describePermissionProviderConfig(ctx.app, ctx.apiKey) };
+  async handler(_input, ctx) {
+    return { message: 'Permission provider configuration retrieved successfully.', data: await describePermissionProviderConfig(ctx.app, ctx.scope, ctx.apiKey) };
   },
 });

@@ -8,8 +8,8 @@ export default defineOperation({
   auth: 'apiKey',
   summary: "Stores the API key's permission provider settings (usePermissionProvider, an http(s) permissionProviderUrl, an auth token kept encrypted); partial, '' clears a field. Hearth never calls the provider.",
   input: permissionProviderConfigUpdateInput,
-  handler(input, ctx) {
-    const row = updatePermissionProviderConfig(ctx.app, ctx.apiKey, input);
-    return { message: 'Permission provider configuration updated successfully.', data: describePermissionProviderConfig(ctx.app, row) };
+  async handler(input, ctx) {
+    const row = await updatePermissionProviderConfig(ctx.app, ctx.scope, input);
+    return { message: 'Permission provider configuration updated successfully.', data: await describePermissionProviderConfig(ctx.app, ctx.scope, row) };
   },
 });

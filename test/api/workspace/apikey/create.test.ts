@@ -115,12 +115,12 @@ describe('/v2/workspace/apikey/create', () => {
     expect(res.status).toBe(403);
     expect(res.body.error.status).toBe('PERMISSION_DENIED');
 
-    updateWorkspaceSettings(t.server.app, ws.workspaceId, { selfServeProduction: true });
+    await updateWorkspaceSettings(t.server.app, t.server.app.storage.workspaces.scopeOf({ id: ws.workspaceId }), { selfServeProduction: true });
     res = await create(production, ws.headersW);
     expect(res.status).toBe(400);
     expect(res.body.error.status).toBe('FAILED_PRECONDITION');
 
-    updateWorkspaceSettings(t.server.app, ws.workspaceId, { plan: 'paid', maxProductionKeys: 2 });
+    await updateWorkspaceSettings(t.server.app, t.server.app.storage.workspaces.scopeOf({ id: ws.workspaceId }), { plan: 'paid', maxProductionKeys: 2 });
     expect((await create(production, ws.headersW)).status).toBe(200);
     expect((await create(production, ws.headersW)).status).toBe(200);
     res = await create(production, ws.headersW);

@@ -34,7 +34,8 @@ describe('/v2/workspace/apikeyconfig/update', () => {
     ]);
     expect(JSON.stringify(res.body)).not.toContain(secret);
     // the server can still read it for its own provider calls
-    expect(getSecret(t.server.app, t.credentials.apiKey, aiProviderSecretName('openai'))).toBe(secret);
+    const scope = await t.server.app.storage.keys.scopeFor(t.credentials.apiKey);
+    expect(scope && (await getSecret(t.server.app, scope, aiProviderSecretName('openai')))).toBe(secret);
     t.server.app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(join(t.dataDir, 'hearth.db')).includes(secret)).toBe(false);
 
