@@ -54,14 +54,14 @@ function roundOrder(ops: AnyOperation[], round: number): AnyOperation[] {
   return order;
 }
 
-const settled = () => eventually(() => expect(busyOf(t.server.app.sqlite, t.credentials.apiKey)).toBe(0), 30_000, 20);
+const settled = () => eventually(() => expect(busyOf(t.dataDir, t.credentials.apiKey)).toBe(0), 30_000, 20);
 
 beforeAll(async () => {
   // AI providers a generated agent or ask-AI call names are not reachable here: fail fast; no idle compaction
   // of editor documents (it rewrites their rows by itself) while the sweep runs
   t = await startTestServer({ aiTimeoutMs: 2_000, crdtIdleMs: 3_600_000, rateLimits: { workspaceOperations: { max: 1_000_000, windowMs: 60_000 } } });
   const seeded = await seed();
-  otherKey = (await must(t.callW('/v2/workspace/apikey/create', { ownerEmail: 'second@example.com', type: 'testing' }))).apiKey;
+  otherKey = (await must<{ apiKey: string }>(t.callW('/v2/workspace/apikey/create', { ownerEmail: 'second@example.com', type: 'testing' }))).apiKey;
   // the seeded ids, and `fresh-…` ones that each request makes its own (what a call would create on its way)
   const ids = { ...seededIds(seeded, t.credentials.apiKey), apiKey: [otherKey] };
   const fresh = { organizationId: [ORG, 'fresh-org'], documentId: ['doc-1', 'fresh-doc'], folderId: ['fold-1', 'fresh-fold'], parentFolderId: ['fold-1', 'fresh-fold'], userId: ['ann', 'fresh-user'], groupId: ['grp-1', 'fresh-grp'], editorId: ['e1', 'fresh-editor'] };

@@ -15,10 +15,11 @@ export type Key = { apiKey: string; authToken: string };
 export const ORG = 'iso-org';
 export const room = { organizationId: ORG, documentId: 'doc-1', editorId: 'e1' };
 
-export const must = async (answer: Promise<{ status: number; body: any }>) => {
+/** The `data` of a successful answer (typed by the caller); a set-up call refused throws. */
+export const must = async <T = Record<string, unknown>>(answer: Promise<{ status: number; body: unknown }>): Promise<T> => {
   const res = await answer;
   if (res.status !== 200) throw new Error(`set-up call failed: ${JSON.stringify(res.body)}`);
-  return res.body.result?.data;
+  return (res.body as { result?: { data?: T } }).result?.data as T;
 };
 
 /** The seeded notification's id: fixed, so that a notification seeded again is the same one. */
@@ -49,8 +50,8 @@ export async function seedTenant(url: string, key: Key, text: string, options: {
   await must(callAs('/v2/crdt/add', { ...room, type: 'text', data: text }));
   await must(callAs('/v2/notifications/add', { organizationId: ORG, documentId: 'doc-1', notificationId: NOTIFICATION_ID, actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }], displayHeadlineMessageTemplate: text, displayBodyMessage: text }));
   await must(callAs('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-1', commentAnnotations: [{ annotationId: 'ann-1', commentData: [{ commentText: text, from: { userId: 'ann' } }] }] }));
-  const thread = await must(callAs('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-1' }));
-  const commentId = (thread[0]?.comments[0]?.commentId ?? 1) as number;
+  const thread = await must<{ comments: { commentId: number }[] }[]>(callAs('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-1' }));
+  const commentId = thread[0]?.comments[0]?.commentId ?? 1;
   await must(callAs('/v2/reactions/add', { organizationId: ORG, annotationId: 'ann-1', commentId, icon: text.slice(0, 64), from: { userId: 'ann' } }));
   await must(callAs('/v2/activities/add', { organizationId: ORG, documentId: 'doc-1', activities: [{ id: 'act-1', featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'ann-1', displayMessageTemplate: text }] }));
   await must(callAs('/v2/recordings/add', { organizationId: ORG, documentId: 'doc-1', recording: { recordingId: 'rec-1', recordingType: 'audio', from: { userId: 'ann' }, displayName: text, recordedTime: { duration: 1 }, attachments: [{ name: text, mimeType: 'audio/webm', data: b64(Buffer.concat([WEBM, Buffer.from(text)])) }] } }));
@@ -59,9 +60,9 @@ export async function seedTenant(url: string, key: Key, text: string, options: {
   // a stored secret: an AI provider's key (no provider is reachable here, and none is called by the seeding)
   await must(callAs('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: `${text} provider key` }] }));
   await must(callAs('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }));
-  const endpoint = await must(callAs('/v2/workspace/advancedwebhook/endpoints/create', { url: `https://hooks.example.com/${encodeURIComponent(text)}`, description: text }));
-  const secret = await must(callAs('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: endpoint.id }));
-  return { endpointId: String(endpoint.id), endpointSecret: secret.secret as string };
+  const endpoint = await must<{ id: string | number }>(callAs('/v2/workspace/advancedwebhook/endpoints/create', { url: `https://hooks.example.com/${encodeURIComponent(text)}`, description: text }));
+  const secret = await must<{ secret: string }>(callAs('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: endpoint.id }));
+  return { endpointId: String(endpoint.id), endpointSecret: secret.secret };
 }
 
 /**
@@ -143,14 +144,22 @@ export function rowsOfKey(dataDir: string, apiKey: string, workspaceId?: string)
 export const changedTables = (before: Record<string, string>, after: Record<string, string>) =>
   [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((table) => before[table] !== after[table]);
 
-/** A key's agent executions still running and its jobs not yet done. */
-export function busyOf(sqlite: Database.Database, apiKey: string): number {
-  const count = (sql: string) => (sqlite.prepare<[string], { n: number }>(sql).get(apiKey) as { n: number }).n;
-  return (
-    count("select count(*) as n from agent_executions where api_key_id = ? and status = 'running'") +
-    count("select count(*) as n from user_data_jobs where api_key_id = ? and status in ('pending', 'in_progress')") +
-    count("select count(*) as n from document_migrations where api_key_id = ? and status in ('pending', 'in_progress')")
-  );
+/**
+ * A key's agent executions still running and its jobs not yet done, read from the data dir's database file (a
+ * connection of the test's own, read-only: the server's are behind its storage layer).
+ */
+export function busyOf(dataDir: string, apiKey: string): number {
+  const sqlite = new Database(join(dataDir, 'hearth.db'), { readonly: true, fileMustExist: true });
+  try {
+    const count = (sql: string) => (sqlite.prepare<[string], { n: number }>(sql).get(apiKey) as { n: number }).n;
+    return (
+      count("select count(*) as n from agent_executions where api_key_id = ? and status = 'running'") +
+      count("select count(*) as n from user_data_jobs where api_key_id = ? and status in ('pending', 'in_progress')") +
+      count("select count(*) as n from document_migrations where api_key_id = ? and status in ('pending', 'in_progress')")
+    );
+  } finally {
+    sqlite.close();
+  }
 }
 
 /** Operations that only read, by their names (…/get, …/list, …/status, memory's query and suggest). */
