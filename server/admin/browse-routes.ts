@@ -1,11 +1,11 @@
 // The data browser's endpoints: paged lists (keyset cursors) of organizations, documents, users, memberships,
 // notifications and activity; one organization, document or user with its counts and activity per day; and the
-// command palette's search. Every read is in queries.ts.
+// command palette's search. Every read is the inspection repository's (db/repos/inspection.ts), one step per view.
 import type { H3 } from 'h3';
 import { z } from 'zod';
 import { documentsQuery, feedQuery, membershipsQuery, organizationsQuery, searchQuery, usersQuery, type SearchHit } from '../../shared/admin.ts';
-import { fail, guard, pager, queryOf, type AdminKit } from './kit.ts';
-import type { ActivityRow, EntitySort, NotificationRow, SortKey } from './queries.ts';
+import type { ActivityRow, EntitySort, NotificationRow, SortKey } from '../db/repos/inspection.ts';
+import { fail, guard, keyGuard, pager, queryOf, type AdminKit } from './kit.ts';
 
 /** `{name}` / `{{name}}` placeholders filled from the template data (users by name or id). */
 export function fillTemplate(template: string | null, data: Record<string, unknown>): string {
@@ -38,115 +38,114 @@ const entityKey =
     sort === 'name' ? [r.name, r.id] : sort === 'updated' ? [r.updatedAt, r.id] : [r.id];
 
 export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
-  const { q } = kit;
+  const q = kit.app.storage.inspection;
   const pages = pager(kit.app.pageTokens);
 
-  h3.get('/admin/api/key', (event) => {
+  h3.get('/admin/api/key', async (event) => {
     const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256) }));
     if (!input.ok) return input.error;
-    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    const g = await keyGuard(kit, event, input.value.apiKey);
     if (!g.ok) return g.error;
-    return { counts: q.keyCounts(input.value.apiKey) };
+    return { counts: await q.keyCounts(g.scope) };
   });
 
-  h3.get('/admin/api/organizations', (event) => {
+  h3.get('/admin/api/organizations', async (event) => {
     const input = queryOf(event, organizationsQuery);
     if (!input.ok) return input.error;
     const { apiKey, q: search, sort, cursor, dir, limit } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
     const scope = { list: 'organizations', apiKey, search, sort };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(q.organizationsPage(apiKey, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({ ...r, disabled: r.disabled === 1 }));
+    return pages.page(await q.organizationsPage(g.scope, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({ ...r, disabled: r.disabled === 1 }));
   });
 
-  h3.get('/admin/api/organization', (event) => {
+  h3.get('/admin/api/organization', async (event) => {
     const input = queryOf(event, one);
     if (!input.ok) return input.error;
     const { apiKey, organizationId } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
-    const organization = q.organization(apiKey, organizationId);
-    if (!organization) return fail(event, 404, `No organization ${organizationId} under this key.`);
-    const folders = q.folders(apiKey, organizationId, 2001);
+    const view = await q.organizationView(g.scope, organizationId, 2001);
+    if (!view) return fail(event, 404, `No organization ${organizationId} under this key.`);
+    const { organization, folders } = view;
     return {
       organization: { ...organization, disabled: organization.disabled === 1 },
       folders: folders.slice(0, 2000).map((f) => ({ ...f, parentId: f.parentId || null })),
       foldersTruncated: folders.length > 2000,
-      groups: q.groups(apiKey, organizationId),
-      counts: q.organizationCounts(apiKey, organizationId),
-      activity: q.activityByDay(apiKey, organizationId, null),
+      groups: view.groups,
+      counts: view.counts,
+      activity: view.activity,
     };
   });
 
-  h3.get('/admin/api/documents', (event) => {
+  h3.get('/admin/api/documents', async (event) => {
     const input = queryOf(event, documentsQuery);
     if (!input.ok) return input.error;
     const { apiKey, organizationId, folderId, q: search, sort, cursor, dir, limit } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
     const scope = { list: 'documents', apiKey, organizationId, folderId, search, sort };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(q.documentsPage(apiKey, organizationId, folderId, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({ ...r, disabled: r.disabled === 1 }));
+    return pages.page(await q.documentsPage(g.scope, organizationId, folderId, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({ ...r, disabled: r.disabled === 1 }));
   });
 
-  h3.get('/admin/api/document', (event) => {
+  h3.get('/admin/api/document', async (event) => {
     const input = queryOf(event, one.extend({ documentId: z.string().trim().min(1).max(256) }));
     if (!input.ok) return input.error;
     const { apiKey, organizationId, documentId } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
-    const document = q.document(apiKey, organizationId, documentId);
-    const editors = q.editors(apiKey, organizationId, documentId);
     // a document known only as a Yjs room (opened over websocket, never added) still has a page
-    if (!document && editors.length === 0) return fail(event, 404, `No document ${documentId} in ${organizationId}.`);
+    const view = await q.documentView(g.scope, organizationId, documentId);
+    if (!view) return fail(event, 404, `No document ${documentId} in ${organizationId}.`);
+    const { document } = view;
     return {
       document: document ? { ...document, disabled: document.disabled === 1 } : { id: documentId, name: null, organizationId, folderId: null, accessType: 'organizationPrivate', disabled: false, updatedAt: null },
-      path: document?.folderId ? q.folderPath(apiKey, organizationId, document.folderId) : [],
-      editors: editors.map((e) => ({ ...e, connections: kit.app.crdt.connections({ apiKeyId: apiKey, organizationId, documentId, editorId: e.editorId }) })),
-      counts: q.documentCounts(apiKey, organizationId, documentId),
-      activity: q.activityByDay(apiKey, organizationId, documentId),
+      path: view.path,
+      editors: view.editors.map((e) => ({ ...e, connections: kit.app.crdt.connections({ apiKeyId: g.scope.apiKeyId, organizationId, documentId, editorId: e.editorId }) })),
+      counts: view.counts,
+      activity: view.activity,
     };
   });
 
-  h3.get('/admin/api/users', (event) => {
+  h3.get('/admin/api/users', async (event) => {
     const input = queryOf(event, usersQuery);
     if (!input.ok) return input.error;
     const { apiKey, q: search, sort, cursor, dir, limit } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
     const scope = { list: 'users', apiKey, search, sort };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
     // the cursor holds the sort expression's value: a user without a name sorts as ''
-    return pages.page(q.usersPage(apiKey, search || undefined, sort, args.page), args.page, scope, (r) => (sort === 'name' ? [r.name ?? '', r.id] : [r.id]), (r) => r);
+    return pages.page(await q.usersPage(g.scope, search || undefined, sort, args.page), args.page, scope, (r) => (sort === 'name' ? [r.name ?? '', r.id] : [r.id]), (r) => r);
   });
 
-  h3.get('/admin/api/user', (event) => {
+  h3.get('/admin/api/user', async (event) => {
     const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256), userId: z.string().trim().min(1).max(256) }));
     if (!input.ok) return input.error;
     const { apiKey, userId } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
-    const user = q.user(apiKey, userId);
-    const organizations = q.userOrganizations(apiKey, userId);
-    if (!user && organizations.length === 0) return fail(event, 404, `No user ${userId} under this key.`);
-    return { user: user ?? { id: userId, name: null, email: null }, organizations, notifications: q.userNotificationCount(apiKey, organizations, userId) };
+    const view = await q.userView(g.scope, userId);
+    if (!view) return fail(event, 404, `No user ${userId} under this key.`);
+    return { user: view.user ?? { id: userId, name: null, email: null }, organizations: view.organizations, notifications: view.notifications };
   });
 
-  h3.get('/admin/api/memberships', (event) => {
+  h3.get('/admin/api/memberships', async (event) => {
     const input = queryOf(event, membershipsQuery);
     if (!input.ok) return input.error;
     const { apiKey, organizationId, userId, cursor, dir, limit } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
     if (organizationId === undefined && userId === undefined) return fail(event, 400, 'organizationId or userId is required.');
     const scope = { list: 'memberships', apiKey, organizationId, userId };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    const { cols, rows } = q.membershipsPage(apiKey, { ...(organizationId ? { organizationId } : {}), ...(userId ? { userId } : {}) }, args.page);
+    const { cols, rows } = await q.membershipsPage(g.scope, { ...(organizationId ? { organizationId } : {}), ...(userId ? { userId } : {}) }, args.page);
     const keyOf = (r: (typeof rows)[number]) => (cols[0] === 'user_id' ? [r.userId, r.level, r.resourceId] : [r.organizationId, r.level, r.resourceId]);
     return pages.page(rows, args.page, scope, keyOf, (r) => r);
   });
@@ -164,17 +163,17 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
       recipients: n.recipients,
     };
   };
-  h3.get('/admin/api/notifications', (event) => {
+  h3.get('/admin/api/notifications', async (event) => {
     const input = queryOf(event, feedQuery);
     if (!input.ok) return input.error;
     const { apiKey, organizationId, documentId, userId, cursor, dir, limit } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
     // `order`: every list of notifications is by time (an organization's was by id before: its cursors are refused)
     const scope = { list: 'notifications', order: 'time', apiKey, organizationId, documentId, userId };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    const { cols, rows } = q.notificationsPage(apiKey, organizationId, { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}) }, args.page);
+    const { cols, rows } = await q.notificationsPage(g.scope, organizationId, { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}) }, args.page);
     return pages.page(rows, args.page, scope, (r) => (cols.length === 2 ? [r.timestamp, r.id] : [r.id]), describeNotification);
   });
 
@@ -188,33 +187,33 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     actionUserId: a.actionUserId || null,
     message: fillTemplate(a.template, parseJson(a.templateData)),
   });
-  h3.get('/admin/api/activity', (event) => {
+  h3.get('/admin/api/activity', async (event) => {
     const input = queryOf(event, feedQuery);
     if (!input.ok) return input.error;
     const { apiKey, organizationId, documentId, userId, featureType, actionType, cursor, dir, limit } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
     const filter = { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}), ...(featureType ? { featureType } : {}), ...(actionType ? { actionType } : {}) };
     const scope = { list: 'activity', apiKey, organizationId, ...filter };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(q.activityPage(apiKey, organizationId, filter, args.page), args.page, scope, (r) => [r.timestamp, r.id], describeActivity);
+    return pages.page(await q.activityPage(g.scope, organizationId, filter, args.page), args.page, scope, (r) => [r.timestamp, r.id], describeActivity);
   });
 
-  h3.get('/admin/api/search', (event) => {
+  h3.get('/admin/api/search', async (event) => {
     const input = queryOf(event, searchQuery);
     if (!input.ok) return input.error;
     const g = guard(kit, event);
     if (!g.ok) return g.error;
     const text = input.value.q;
-    const keys = q.keysOf(g.workspaceId);
+    const each = Math.max(3, Math.ceil(input.value.limit / 4));
+    const { keys, hits: found } = await q.search(g.workspace, text, each);
     const enc = encodeURIComponent;
     const hits: SearchHit[] = [];
     for (const k of keys) {
       if (k.id.startsWith(text) || (k.name ?? '').toLowerCase().includes(text.toLowerCase())) hits.push({ kind: 'key', id: k.id, label: `${k.name || k.id} (${k.type} key)`, apiKey: k.id, organizationId: null, href: `/k/${enc(k.id)}` });
     }
-    const each = Math.max(3, Math.ceil(input.value.limit / 4));
-    for (const h of q.search(keys.map((k) => k.id), text, each)) {
+    for (const h of found) {
       const base = `/k/${enc(h.apiKey)}`;
       const label = h.name && h.name !== h.id ? `${h.name} (${h.id})` : h.id;
       const href =

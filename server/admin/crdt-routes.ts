@@ -8,41 +8,40 @@ import { crdtKey, listQuery, restoreInput, stateQuery, type CrdtKey } from '../.
 import type { CrdtType } from '../crdt/content.ts';
 import { contentAt, historyOf, restoreState, stateAt } from '../crdt/history.ts';
 import type { DocKey } from '../crdt/store.ts';
-import { tenantScope } from '../db/scope.ts';
-import { bodyOf, fail, guard, pager, queryOf, type AdminKit } from './kit.ts';
+import type { TenantScope } from '../db/scope.ts';
+import { bodyOf, fail, guard, keyGuard, pager, queryOf, type AdminKit } from './kit.ts';
 
 const docKey = (k: CrdtKey): DocKey => ({ apiKeyId: k.apiKey, organizationId: k.organizationId, documentId: k.documentId, editorId: k.editorId });
 
 export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
-  const { q, app } = kit;
+  const { app } = kit;
+  const q = app.storage.inspection;
   const pages = pager(app.pageTokens);
-  const rowOf = (k: CrdtKey) => q.crdt(k.apiKey, k.organizationId, k.documentId, k.editorId);
+  // the key's scope (from the session's workspace, keyGuard) reaches the document: the row, if there is one
+  const rowOf = (scope: TenantScope, k: CrdtKey) => q.crdt(scope, k.organizationId, k.documentId, k.editorId);
   const missing = 'No such editor document in this workspace.';
 
-  h3.get('/admin/api/crdt/page', (event) => {
+  h3.get('/admin/api/crdt/page', async (event) => {
     const input = queryOf(event, listQuery.extend({ organizationId: z.string().max(256).optional() }));
     if (!input.ok) return input.error;
     const { apiKey, organizationId, q: search, cursor, dir, limit } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
     const scope = { list: 'crdt', apiKey, organizationId, search };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(q.crdtPage(apiKey, organizationId, search || undefined, args.page), args.page, scope, (r) => [r.organizationId, r.documentId, r.editorId], (r) => ({
+    return pages.page(await q.crdtPage(g.scope, organizationId, search || undefined, args.page), args.page, scope, (r) => [r.organizationId, r.documentId, r.editorId], (r) => ({
       ...r,
       connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }),
     }));
   });
 
-  // the session's workspace owns the key (guard checked it): the admin acts on that key's data
-  const scopeOf = (k: CrdtKey, workspaceId: string) => tenantScope(k.apiKey, workspaceId, { kind: 'admin' });
-
   h3.get('/admin/api/crdt/history', async (event) => {
     const input = queryOf(event, crdtKey);
     if (!input.ok) return input.error;
-    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    const g = await keyGuard(kit, event, input.value.apiKey);
     if (!g.ok) return g.error;
-    const history = rowOf(input.value) ? await historyOf(app.crdt, scopeOf(input.value, g.workspaceId), docKey(input.value)) : null;
+    const history = (await rowOf(g.scope, input.value)) ? await historyOf(app.crdt, g.scope, docKey(input.value)) : null;
     if (!history) return fail(event, 404, missing);
     return { ...history, kept: app.crdt.historyUpdates };
   });
@@ -50,11 +49,11 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
   h3.get('/admin/api/crdt/state', async (event) => {
     const input = queryOf(event, stateQuery);
     if (!input.ok) return input.error;
-    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    const g = await keyGuard(kit, event, input.value.apiKey);
     if (!g.ok) return g.error;
-    const row = rowOf(input.value);
+    const row = await rowOf(g.scope, input.value);
     if (!row) return fail(event, 404, missing);
-    const doc = await stateAt(app.crdt, scopeOf(input.value, g.workspaceId), docKey(input.value), input.value.seq);
+    const doc = await stateAt(app.crdt, g.scope, docKey(input.value), input.value.seq);
     if (!doc) return fail(event, 404, `No history entry ${String(input.value.seq)} (the last ${app.crdt.historyUpdates} updates are kept).`);
     try {
       const content = contentAt(doc, row.type as CrdtType, row.contentKey);
@@ -69,10 +68,10 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
     if (!g0.ok) return g0.error;
     const input = await bodyOf(event, app, restoreInput);
     if (!input.ok) return input.error;
-    const g = guard(kit, event, { change: true, apiKey: input.value.apiKey });
+    const g = await keyGuard(kit, event, input.value.apiKey, { change: true });
     if (!g.ok) return g.error;
-    if (!rowOf(input.value)) return fail(event, 404, missing);
-    const bytes = await restoreState(app.crdt, scopeOf(input.value, g.workspaceId), docKey(input.value), input.value.seq);
+    if (!(await rowOf(g.scope, input.value))) return fail(event, 404, missing);
+    const bytes = await restoreState(app.crdt, g.scope, docKey(input.value), input.value.seq);
     if (bytes === null) return fail(event, 404, `No history entry ${input.value.seq}.`);
     return { restored: true, seq: input.value.seq, bytes };
   });
@@ -80,11 +79,11 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
   h3.get('/admin/api/crdt/export', async (event) => {
     const input = queryOf(event, crdtKey.extend({ format: z.enum(['json', 'yjs']).default('json') }));
     if (!input.ok) return input.error;
-    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    const g = await keyGuard(kit, event, input.value.apiKey);
     if (!g.ok) return g.error;
-    const row = rowOf(input.value);
+    const row = await rowOf(g.scope, input.value);
     if (!row) return fail(event, 404, missing);
-    const doc = await stateAt(app.crdt, scopeOf(input.value, g.workspaceId), docKey(input.value));
+    const doc = await stateAt(app.crdt, g.scope, docKey(input.value));
     if (!doc) return fail(event, 404, missing);
     try {
       const name = [row.organizationId, row.documentId, row.editorId].join('-').replace(/[^\w.-]+/g, '_');

@@ -2,7 +2,7 @@
 import type { H3 } from 'h3';
 import { z } from 'zod';
 import { resetInput } from '../../shared/admin.ts';
-import { bodyOf, fail, guard, queryOf, type AdminKit } from './kit.ts';
+import { bodyOf, fail, guard, keyGuard, queryOf, type AdminKit } from './kit.ts';
 import { EXPORT_FORMAT, EXPORT_TABLES, exportKey, importKey, resetKey, TransferRefused, type Archive } from './transfer.ts';
 
 /** What an import accepts: an export of this UI (rows as objects of JSON values; blobs as { $base64 }). */
@@ -26,10 +26,10 @@ export function registerDataRoutes(h3: H3, kit: AdminKit) {
   h3.get('/admin/api/data/export', async (event) => {
     const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256) }));
     if (!input.ok) return input.error;
-    const g = guard(kit, event, { apiKey: input.value.apiKey });
+    const g = await keyGuard(kit, event, input.value.apiKey);
     if (!g.ok) return g.error;
     try {
-      const archive = await exportKey(app, input.value.apiKey);
+      const archive = await exportKey(app, g.scope);
       const name = `hearth-${input.value.apiKey}-${archive.exportedAt.replace(/[:.]/g, '-')}.json`;
       return new Response(JSON.stringify(archive), { headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' } });
     } catch (error) {
@@ -43,10 +43,10 @@ export function registerDataRoutes(h3: H3, kit: AdminKit) {
     if (!g0.ok) return g0.error;
     const input = await bodyOf(event, app, importInput, IMPORT_LIMIT);
     if (!input.ok) return input.error;
-    const g = guard(kit, event, { change: true, apiKey: input.value.apiKey });
+    const g = await keyGuard(kit, event, input.value.apiKey, { change: true });
     if (!g.ok) return g.error;
     try {
-      return { imported: importKey(app, input.value.apiKey, input.value.archive as Archive) };
+      return { imported: await importKey(app, g.scope, input.value.archive as Archive) };
     } catch (error) {
       if (error instanceof TransferRefused) return fail(event, 412, error.message);
       throw error;
@@ -58,10 +58,10 @@ export function registerDataRoutes(h3: H3, kit: AdminKit) {
     if (!g0.ok) return g0.error;
     const input = await bodyOf(event, app, resetInput);
     if (!input.ok) return input.error;
-    const g = guard(kit, event, { change: true, apiKey: input.value.apiKey });
+    const g = await keyGuard(kit, event, input.value.apiKey, { change: true });
     if (!g.ok) return g.error;
     try {
-      return await resetKey(app, input.value.apiKey);
+      return await resetKey(app, g.scope);
     } catch (error) {
       if (error instanceof TransferRefused) return fail(event, 412, error.message);
       throw error;

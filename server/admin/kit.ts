@@ -8,7 +8,8 @@ import { readBody, refuseRestOfBody } from '../http/body.ts';
 import { BodyTooLarge } from '../http/dispatch.ts';
 import { ApiError } from '../errors.ts';
 import type { PageTokens } from '../db/pagination.ts';
-import type { AdminQueries, Dir, PageArgs, SortKey } from './queries.ts';
+import type { Dir, PageArgs, SortKey } from '../db/repos/inspection.ts';
+import type { TenantScope, WorkspaceScope } from '../db/scope.ts';
 import { UI_HEADER } from './session.ts';
 
 export const answer = (event: H3Event, status: number, body: unknown) => {
@@ -59,22 +60,31 @@ export async function bodyOf<S extends z.ZodType>(event: H3Event, app: AppContex
 
 export interface AdminKit {
   app: AppContext;
-  q: AdminQueries;
   /** The session's workspace, or null. */
-  workspaceOf(event: H3Event): string | null;
+  workspaceOf(event: H3Event): WorkspaceScope | null;
   fromUi(event: H3Event): boolean;
 }
 
 /**
- * The guard of an endpoint: the session's workspace (401 otherwise), with the UI header for state changes (403),
- * and the API key named by `apiKey` when given, which must be one of the workspace's (404 otherwise).
+ * The guard of an endpoint: the session's workspace (401 otherwise), with the UI header for state changes (403).
  */
-export function guard(kit: AdminKit, event: H3Event, options: { change?: boolean; apiKey?: string } = {}): { ok: true; workspaceId: string } | { ok: false; error: unknown } {
+export function guard(kit: AdminKit, event: H3Event, options: { change?: boolean } = {}): { ok: true; workspace: WorkspaceScope } | { ok: false; error: unknown } {
   if (options.change && !kit.fromUi(event)) return { ok: false, error: fail(event, 403, `The admin API needs the ${UI_HEADER} header.`) };
-  const workspaceId = kit.workspaceOf(event);
-  if (!workspaceId) return { ok: false, error: fail(event, 401, 'Not signed in.') };
-  if (options.apiKey !== undefined && kit.q.keyOwner(options.apiKey) !== workspaceId) return { ok: false, error: fail(event, 404, "Choose one of this workspace's API keys.") };
-  return { ok: true, workspaceId };
+  const workspace = kit.workspaceOf(event);
+  if (!workspace) return { ok: false, error: fail(event, 401, 'Not signed in.') };
+  return { ok: true, workspace };
+}
+
+/**
+ * The guard of an endpoint on one API key's data: `guard`, then the key named by `apiKey`, which must be one of the
+ * session's workspace's (404 otherwise, as for a key that does not exist): its scope is the only way to its data.
+ */
+export async function keyGuard(kit: AdminKit, event: H3Event, apiKey: string, options: { change?: boolean } = {}): Promise<{ ok: true; workspace: WorkspaceScope; scope: TenantScope } | { ok: false; error: unknown }> {
+  const g = guard(kit, event, options);
+  if (!g.ok) return g;
+  const scope = await kit.app.storage.inspection.keyScope(g.workspace, apiKey);
+  if (!scope) return { ok: false, error: fail(event, 404, "Choose one of this workspace's API keys.") };
+  return { ok: true, workspace: g.workspace, scope };
 }
 
 /**

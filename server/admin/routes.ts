@@ -4,7 +4,7 @@ import { readBody, refuseRestOfBody } from '../http/body.ts';
 import { answerOf, BodyTooLarge, dispatch, headerNames } from '../http/dispatch.ts';
 import { ApiError } from '../errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
-import { createAccessResolverIn } from '../services/access.ts';
+import { createAccessResolver } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
 import { authenticateWorkspace, describeSettings, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
@@ -15,8 +15,8 @@ import { registerCrdtRoutes } from './crdt-routes.ts';
 import { registerDataRoutes } from './data-routes.ts';
 import type { AdminKit } from './kit.ts';
 import { registerGauges, registerOpsRoutes } from './ops-routes.ts';
-import { attemptHeadersOf, createAdminQueries, deliveryOf } from './queries.ts';
-import { bodyOf, fail, guard, queryOf } from './kit.ts';
+import { deliveryInspection, type KeyListRow } from '../db/repos/inspection.ts';
+import { bodyOf, fail, guard, keyGuard, queryOf } from './kit.ts';
 import { deliveryQuery, keyStateInput, type KeyItem } from '../../shared/admin.ts';
 import { signatureHeader } from '../webhooks/crypto.ts';
 import { page, UI_SECURITY_HEADERS } from '../http/html.ts';
@@ -47,7 +47,7 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
 }
 
 /** A key as the admin UI lists it. */
-const describeKey = (r: { id: string; name: string | null; type: string; disabled: number; disabledAt: number | null }): KeyItem => ({ apiKey: r.id, name: r.name, type: r.type, disabled: r.disabled === 1, disabledAt: r.disabledAt });
+const describeKey = (r: KeyListRow): KeyItem => ({ apiKey: r.id, name: r.name, type: r.type, disabled: r.disabled === 1, disabledAt: r.disabledAt });
 
 /** Summary of a call for lists and the live feed (bodies only on request, by id). */
 const summary = ({ request: _request, response: _response, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({ ...rest, hasBodies: _request !== undefined });
@@ -58,21 +58,22 @@ const summary = ({ request: _request, response: _response, workspaceId: _workspa
  */
 export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonly AnyOperation[]) {
   const sessions = createSessions();
-  const queries = createAdminQueries(app.sqlite);
+  const queries = app.storage.inspection;
+  const deliveries = deliveryInspection(app.deliveries);
   const workspaceOf = (event: H3Event) => sessions.workspaceOf(cookieValue(event.req.headers.get('cookie')));
   const fromUi = (event: H3Event) => event.req.headers.get(UI_HEADER) === '1';
-  const kit: AdminKit = { app, q: queries, workspaceOf, fromUi };
+  const kit: AdminKit = { app, workspaceOf, fromUi };
   // Plan and production-key settings and the data dir are the operator's business (the hosted service keeps
   // them in its billing console): only the default workspace's session sees them.
-  const operator = (event: H3Event) => {
-    const workspaceId = workspaceOf(event);
-    return workspaceId !== null && findDefaultWorkspace(app)?.id === workspaceId;
+  const operator = async (event: H3Event) => {
+    const workspace = workspaceOf(event);
+    return workspace !== null && (await findDefaultWorkspace(app))?.id === workspace.workspaceId;
   };
 
   h3.get('/admin/api/session', (event) => {
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
     const signedIn = workspaceOf(event);
-    if (signedIn) return { signedIn: true, workspaceId: signedIn };
+    if (signedIn) return { signedIn: true, workspaceId: signedIn.workspaceId };
     return json(event, 401, {
       signedIn: false,
       error: { status: 'UNAUTHENTICATED', message: 'Open the sign-in link Hearth printed at start (or run npx hearth signin-link), or sign in with the workspace id and auth token.' },
@@ -82,10 +83,10 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   // The one-time link printed at start (and opened by the desktop app): sets the session cookie, then sends the
   // browser on to the UI, so that the token leaves the address bar; a spent or foreign link gets a page saying
   // how to get a new one.
-  h3.get(SIGN_IN_PATH, (event) => {
+  h3.get(SIGN_IN_PATH, async (event) => {
     const workspaceId = app.signIn.redeem(event.url.searchParams.get('token') ?? '');
-    const workspace = workspaceId ? findWorkspace(app, workspaceId) : undefined;
-    if (!workspace) {
+    const found = workspaceId ? await findWorkspace(app, workspaceId) : undefined;
+    if (!found) {
       return page(
         403,
         'Sign-in link',
@@ -94,7 +95,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
           'or sign in at <a href="/">the admin UI</a> with the workspace id and auth token in <code>credentials.json</code>.</p>',
       );
     }
-    return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(sessions.open(workspace.id)), 'cache-control': 'no-store', ...UI_SECURITY_HEADERS } });
+    return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(sessions.open(found.scope)), 'cache-control': 'no-store', ...UI_SECURITY_HEADERS } });
   });
 
   h3.post('/admin/api/session', async (event) => {
@@ -106,8 +107,8 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
       return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'workspaceId and workspaceAuthToken are required.' } });
     }
     try {
-      const workspace = authenticateWorkspace(app, input.workspaceId, input.workspaceAuthToken);
-      event.res.headers.set('set-cookie', cookieHeader(sessions.open(workspace.id)));
+      const { workspace, scope } = await authenticateWorkspace(app, input.workspaceId, input.workspaceAuthToken);
+      event.res.headers.set('set-cookie', cookieHeader(sessions.open(scope)));
       return { signedIn: true, workspaceId: workspace.id };
     } catch (error) {
       if (error instanceof ApiError) return refuse(event, 403, error.message);
@@ -122,18 +123,18 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     return { signedIn: false };
   });
 
-  h3.get('/admin/api/overview', (event) => {
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const counts = queries.workspaceCounts(workspaceId);
+  h3.get('/admin/api/overview', async (event) => {
+    const workspace = workspaceOf(event);
+    if (!workspace) return refuse(event, 401, 'Not signed in.');
+    const counts = await queries.workspaceCounts(workspace);
     const count = (table: string) => counts[table] ?? 0;
     // The data dir is the operator's business (the default workspace's session); the credentials file is served
     // to nobody: whoever may read it reads it from the data dir, and the UI calls operations through the session.
     return {
       baseUrl: app.baseUrl,
-      dataDir: operator(event) ? app.config.dataDir : null,
+      dataDir: (await operator(event)) ? app.config.dataDir : null,
       version: app.version,
-      workspaceId,
+      workspaceId: workspace.workspaceId,
       counts: {
         organizations: count('organizations'),
         documents: count('documents'),
@@ -147,10 +148,10 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     };
   });
 
-  h3.get('/admin/api/keys', (event) => {
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const rows = queries.keysOf(workspaceId);
+  h3.get('/admin/api/keys', async (event) => {
+    const workspace = workspaceOf(event);
+    if (!workspace) return refuse(event, 401, 'Not signed in.');
+    const rows = await queries.keys(workspace);
     return { items: rows.map(describeKey) };
   });
 
@@ -163,11 +164,13 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const input = await bodyOf(event, app, keyStateInput);
     if (!input.ok) return input.error;
     const { apiKey, disabled } = input.value;
-    const g = guard(kit, event, { change: true, apiKey });
+    const g = await keyGuard(kit, event, apiKey, { change: true });
     if (!g.ok) return g.error;
-    queries.setKeyDisabled(apiKey, disabled, Date.now());
-    if (disabled) app.accessEvents.publish({ apiKeyId: apiKey });
-    const row = queries.keysOf(g.workspaceId).find((k) => k.id === apiKey);
+    const now = Date.now();
+    // the key's row changes through its own repository: the verified-credentials cache sees the write (http/credentials.ts)
+    await app.storage.keys.update(g.scope, { disabled, disabledAt: disabled ? now : null, updatedAt: now });
+    if (disabled) app.accessEvents.publish({ apiKeyId: g.scope.apiKeyId });
+    const row = await queries.key(g.scope);
     return row ? describeKey(row) : fail(event, 404, "Choose one of this workspace's API keys.");
   });
 
@@ -177,8 +180,8 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   const names = headerNames(app.config.headerBrand);
   h3.post('/admin/api/call', async (event) => {
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const workspace = workspaceOf(event);
+    if (!workspace) return refuse(event, 401, 'Not signed in.');
     const body = await readJson(event, app.config.maxBodyBytes);
     if ('error' in body) return json(event, body.error.status, body.error.body);
     const input = body.value as { path?: unknown; apiKey?: unknown; data?: unknown };
@@ -186,30 +189,28 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!op) return json(event, 404, { error: { status: 'NOT_FOUND', message: `Unknown operation: ${String(input.path)}` } });
     const headers = new Headers({ 'content-type': 'application/json' });
     if (op.auth === 'apiKey') {
-      const key = typeof input.apiKey === 'string' && queries.keyOwner(input.apiKey) === workspaceId ? { id: input.apiKey } : undefined;
-      if (!key) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'Choose one of this workspace\'s API keys.' } });
-      const token = listAuthTokens(app, key.id)[0]?.token;
+      const scope = typeof input.apiKey === 'string' ? await queries.keyScope(workspace, input.apiKey) : undefined;
+      if (!scope) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'Choose one of this workspace\'s API keys.' } });
+      const token = (await listAuthTokens(app, scope))[0]?.token;
       if (!token) return json(event, 400, { error: { status: 'FAILED_PRECONDITION', message: 'This API key has no auth token.' } });
-      headers.set(names.apiKey, key.id);
+      headers.set(names.apiKey, scope.apiKeyId);
       headers.set(names.authToken, token);
     } else if (op.auth === 'workspace') {
-      const workspace = findWorkspace(app, workspaceId);
-      if (!workspace) return refuse(event, 401, 'Not signed in.');
-      headers.set(names.workspaceId, workspace.id);
-      headers.set(names.workspaceAuthToken, app.secrets.decrypt(workspace.authTokenEnc));
+      const found = await findWorkspace(app, workspace.workspaceId);
+      if (!found) return refuse(event, 401, 'Not signed in.');
+      headers.set(names.workspaceId, found.workspace.id);
+      headers.set(names.workspaceAuthToken, app.secrets.decrypt(found.workspace.authTokenEnc));
     }
     const payload = JSON.stringify({ data: input.data ?? {} });
     const outcome = await dispatch(app, op, { method: 'POST', path: op.path, headers, clientIp: 'admin-ui', readBody: async () => payload });
     return { status: outcome.status, requestId: outcome.requestId, body: answerOf(outcome) };
   });
 
-  const keysOf = (workspaceId: string) => queries.keysOf(workspaceId).map((k) => k.id);
-
   // The CRDT inspector: every editor document of the workspace's keys, with its storage figures.
-  h3.get('/admin/api/crdt', (event) => {
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const rows = keysOf(workspaceId).flatMap((apiKey) => queries.crdtPage(apiKey, undefined, undefined, { after: null, dir: 'asc', limit: 999 }).slice(0, 1000));
+  h3.get('/admin/api/crdt', async (event) => {
+    const workspace = workspaceOf(event);
+    if (!workspace) return refuse(event, 401, 'Not signed in.');
+    const rows = await queries.workspaceCrdt(workspace, 1000);
     return {
       items: rows.slice(0, 1000).map((r) => ({ ...r, connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }) })),
     };
@@ -217,39 +218,41 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
 
   h3.post('/admin/api/crdt/ticket', async (event) => {
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const workspace = workspaceOf(event);
+    if (!workspace) return refuse(event, 401, 'Not signed in.');
     const body = await readJson(event, app.config.maxBodyBytes);
     if ('error' in body) return json(event, body.error.status, body.error.body);
     const input = body.value as Record<string, unknown>;
     const { apiKey, organizationId, documentId, editorId } = input;
     if (![apiKey, organizationId, documentId, editorId].every((v) => typeof v === 'string')) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'apiKey, organizationId, documentId and editorId are required.' } });
     const key = { apiKeyId: apiKey as string, organizationId: organizationId as string, documentId: documentId as string, editorId: editorId as string };
-    const exists = keysOf(workspaceId).includes(key.apiKeyId) && queries.crdt(key.apiKeyId, key.organizationId, key.documentId, key.editorId);
+    const scope = await queries.keyScope(workspace, key.apiKeyId);
+    const exists = scope && (await queries.crdt(scope, key.organizationId, key.documentId, key.editorId));
     if (!exists) return json(event, 404, { error: { status: 'NOT_FOUND', message: 'No such editor document in this workspace.' } });
     return { ticket: app.uiTickets.issue(key), type: exists.type };
   });
 
-  h3.get('/admin/api/workspaces', (event) => {
+  h3.get('/admin/api/workspaces', async (event) => {
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
-    if (!operator(event)) return refuse(event, 403, "Only the default workspace's session manages plans.");
-    return { items: listWorkspaces(app).map(describeSettings) };
+    if (!(await operator(event))) return refuse(event, 403, "Only the default workspace's session manages plans.");
+    return { items: (await listWorkspaces(app)).map(describeSettings) };
   });
   h3.post('/admin/api/workspaces/settings', async (event) => {
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
-    if (!operator(event)) return refuse(event, 403, "Only the default workspace's session manages plans.");
+    if (!(await operator(event))) return refuse(event, 403, "Only the default workspace's session manages plans.");
     const body = await readJson(event, app.config.maxBodyBytes);
     if ('error' in body) return json(event, body.error.status, body.error.body);
     const input = body.value as { workspaceId?: unknown; plan?: unknown; selfServeProduction?: unknown; maxProductionKeys?: unknown };
     const bad = (message: string) => json(event, 400, { error: { status: 'INVALID_ARGUMENT', message } });
-    if (typeof input.workspaceId !== 'string' || !findWorkspace(app, input.workspaceId)) return bad('workspaceId must name a workspace.');
+    const target = typeof input.workspaceId === 'string' ? await findWorkspace(app, input.workspaceId) : undefined;
+    if (!target) return bad('workspaceId must name a workspace.');
     if (input.plan !== undefined && input.plan !== 'free' && input.plan !== 'paid') return bad('plan must be free or paid.');
     if (input.selfServeProduction !== undefined && typeof input.selfServeProduction !== 'boolean') return bad('selfServeProduction must be true or false.');
     if (input.maxProductionKeys !== undefined && !(Number.isInteger(input.maxProductionKeys) && (input.maxProductionKeys as number) >= 0 && (input.maxProductionKeys as number) <= 1000)) {
       return bad('maxProductionKeys must be a whole number from 0 to 1000.');
     }
-    const updated = updateWorkspaceSettings(app, input.workspaceId, {
+    const updated = await updateWorkspaceSettings(app, target.scope, {
       plan: input.plan as 'free' | 'paid' | undefined,
       selfServeProduction: input.selfServeProduction as boolean | undefined,
       maxProductionKeys: input.maxProductionKeys as number | undefined,
@@ -258,65 +261,63 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   });
 
   // The data browser: organizations → folders and documents → who can open a document, and why.
-  const ownKey = (event: H3Event) => {
-    const workspaceId = workspaceOf(event);
-    const apiKey = event.url.searchParams.get('apiKey') ?? '';
-    return workspaceId && keysOf(workspaceId).includes(apiKey) ? apiKey : null;
+  /** The scope of the key named by the `apiKey` parameter, when it is one of the session's workspace's. */
+  const ownKey = async (event: H3Event) => {
+    const workspace = workspaceOf(event);
+    return workspace ? queries.keyScope(workspace, event.url.searchParams.get('apiKey') ?? '') : undefined;
   };
-  h3.get('/admin/api/browse/organizations', (event) => {
+  h3.get('/admin/api/browse/organizations', async (event) => {
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
-    const apiKey = ownKey(event);
-    if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    return { items: queries.organizationsPage(apiKey, undefined, 'id', { after: null, dir: 'asc', limit: 999 }).slice(0, 1000).map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })) };
+    const scope = await ownKey(event);
+    if (!scope) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
+    return { items: (await queries.organizationsPage(scope, undefined, 'id', { after: null, dir: 'asc', limit: 999 })).slice(0, 1000).map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })) };
   });
 
-  h3.get('/admin/api/browse/organization', (event) => {
+  h3.get('/admin/api/browse/organization', async (event) => {
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
-    const apiKey = ownKey(event);
+    const scope = await ownKey(event);
     const organizationId = event.url.searchParams.get('organizationId') ?? '';
-    if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    return queries.organizationTree(apiKey, organizationId);
+    if (!scope) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
+    return queries.organizationTree(scope, organizationId);
   });
 
-  h3.get('/admin/api/browse/access', (event) => {
+  h3.get('/admin/api/browse/access', async (event) => {
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
-    const apiKey = ownKey(event);
+    const scope = await ownKey(event);
     const organizationId = event.url.searchParams.get('organizationId') ?? '';
     const documentId = event.url.searchParams.get('documentId') ?? '';
-    if (!apiKey) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
+    if (!scope) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
     // everyone with a membership anywhere in the organization, plus any user asked about by id
-    const ids = new Set(queries.memberIds(apiKey, organizationId, 1000));
-    const asked = event.url.searchParams.get('userId');
-    if (asked) ids.add(asked);
-    const names = queries.userNames(apiKey, [...ids]);
-    const resolver = createAccessResolverIn(app.db, apiKey, organizationId);
-    return {
-      users: [...ids].sort().map((userId) => {
+    const { ids, names } = await queries.membersWithNames(scope, organizationId, 1000, event.url.searchParams.get('userId'));
+    // every user's decision in one step of the access model
+    const users = await createAccessResolver(app, scope, organizationId).batch((resolver) =>
+      ids.sort().map((userId) => {
         const decision = resolver.document(userId, documentId);
         return { userId, name: names.get(userId) ?? null, access: decision.access, accessRole: decision.accessRole, accessType: decision.accessType, reasons: decision.reasons };
       }),
-    };
+    );
+    return { users };
   });
 
   // What a webhook delivery sent: the exact body (the same on every attempt) and, for one attempt, the headers of
   // its request as they went out and of the receiver's answer as received (kept with the attempt). Attempts
   // recorded before Hearth kept headers get them worked out again: the webhook-timestamp of the second the attempt
   // started and its signature under the endpoint's current secret (so it may differ after a rotation).
-  h3.get('/admin/api/webhooks/delivery', (event) => {
+  h3.get('/admin/api/webhooks/delivery', async (event) => {
     const input = queryOf(event, deliveryQuery);
     if (!input.ok) return input.error;
     const { apiKey, messageId, endpointId, attemptId, at } = input.value;
-    const g = guard(kit, event, { apiKey });
+    const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
-    const row = deliveryOf(app.deliveries, apiKey, messageId, endpointId);
+    const row = deliveries.delivery(g.scope, messageId, endpointId);
     if (!row) return fail(event, 404, 'No such delivery.');
-    const attempt = attemptId ? attemptHeadersOf(app.deliveries, apiKey, attemptId) : undefined;
+    const attempt = attemptId ? deliveries.attemptHeaders(g.scope, attemptId) : undefined;
     if (attemptId && (!attempt || attempt.eventId !== messageId || attempt.target !== endpointId)) return fail(event, 404, `No attempt ${attemptId} of this delivery.`);
     const lines = (pairs: Array<[string, string]>) => pairs.map(([name, value]) => `${name}: ${value}`);
     const response = { responseHeaders: attempt?.responseHeaders ? lines(attempt.responseHeaders) : null, responseHeadersOmitted: attempt?.responseHeadersOmitted ?? 0 };
     if (attempt?.requestHeaders) return { method: 'POST', ...row, headers: lines(attempt.requestHeaders), headersFrom: 'sent', ...response };
     const startedAt = attempt?.timestamp ?? at;
-    const secret = queries.endpointSecret(apiKey, endpointId);
+    const secret = await queries.endpointSecret(g.scope, endpointId);
     const headers = ['content-type: application/json', `webhook-id: ${messageId}`];
     if (startedAt !== undefined) {
       const timestamp = Math.floor(startedAt / 1000);
@@ -327,16 +328,16 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   });
 
   h3.get('/admin/api/requests', (event) => {
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    return { items: app.monitor.recent(workspaceId).map(summary) };
+    const workspace = workspaceOf(event);
+    if (!workspace) return refuse(event, 401, 'Not signed in.');
+    return { items: app.monitor.recent(workspace.workspaceId).map(summary) };
   });
 
   // Server-sent events: every new call as it is answered. EventSource cannot send headers, so this GET needs
   // the session cookie only (it changes nothing, and a cross-site page can neither send that cookie nor read it).
   h3.get('/admin/api/requests/stream', (event) => {
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
+    const workspace = workspaceOf(event);
+    if (!workspace) return refuse(event, 401, 'Not signed in.');
     const encoder = new TextEncoder();
     let stop = () => undefined as unknown;
     const stream = new ReadableStream<Uint8Array>({
@@ -349,7 +350,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
           }
         };
         const keepalive = setInterval(() => write(': keepalive\n\n'), 15_000);
-        const unwatch = app.monitor.watch(workspaceId, {
+        const unwatch = app.monitor.watch(workspace.workspaceId, {
           send: (call) => write(`data: ${JSON.stringify(summary(call))}\n\n`),
           end: () => {
             stop();
@@ -375,15 +376,14 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   });
 
   h3.get('/admin/api/requests/:id', (event) => {
-    const workspaceId = workspaceOf(event);
-    if (!workspaceId) return refuse(event, 401, 'Not signed in.');
-    const call = app.monitor.find(workspaceId, Number(event.context.params?.id));
+    const workspace = workspaceOf(event);
+    if (!workspace) return refuse(event, 401, 'Not signed in.');
+    const call = app.monitor.find(workspace.workspaceId, Number(event.context.params?.id));
     return call ? { ...summary(call), request: call.request, response: call.response } : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
   });
 
   registerBrowseRoutes(h3, kit);
   registerCrdtRoutes(h3, kit);
-  registerOpsRoutes(h3, kit);
+  registerOpsRoutes(h3, kit, registerGauges(kit));
   registerDataRoutes(h3, kit);
-  registerGauges(kit);
 }

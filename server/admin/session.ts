@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { WorkspaceScope } from '../db/scope.ts';
 
 /**
  * Sessions of the admin UI: an opaque id in an HttpOnly, SameSite=Strict cookie scoped to /admin, held in
@@ -13,9 +14,10 @@ const TTL_MS = 12 * 60 * 60 * 1000;
 const MAX_SESSIONS = 10_000;
 
 export function createSessions() {
-  const sessions = new Map<string, { workspaceId: string; expiresAt: number }>();
+  const sessions = new Map<string, { workspace: WorkspaceScope; expiresAt: number }>();
   return {
-    open(workspaceId: string): string {
+    /** A session of the workspace whose credentials (or sign-in link) were verified. */
+    open(workspace: WorkspaceScope): string {
       // bounded: expired sessions go first, then the oldest
       if (sessions.size >= MAX_SESSIONS) {
         const now = Date.now();
@@ -26,11 +28,11 @@ export function createSessions() {
         }
       }
       const id = randomBytes(24).toString('base64url');
-      sessions.set(id, { workspaceId, expiresAt: Date.now() + TTL_MS });
+      sessions.set(id, { workspace, expiresAt: Date.now() + TTL_MS });
       return id;
     },
     /** The workspace of a live session, or null. */
-    workspaceOf(id: string | undefined): string | null {
+    workspaceOf(id: string | undefined): WorkspaceScope | null {
       if (!id) return null;
       const session = sessions.get(id);
       if (!session) return null;
@@ -38,7 +40,7 @@ export function createSessions() {
         sessions.delete(id);
         return null;
       }
-      return session.workspaceId;
+      return session.workspace;
     },
     close(id: string | undefined) {
       if (id) sessions.delete(id);

@@ -2,9 +2,12 @@
 // cursors tied to their query, filters, the command palette's search, answers that match shared/admin.ts, and
 // error envelopes for bad input (never a 5xx). The query plans are checked to use the tables' indexes.
 import type Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activityItem, documentItem, keyAnswer, mailAnswer, membershipItem, notificationItem, organizationAnswer, organizationItem, page, searchAnswer, userAnswer, userItem } from '../../shared/admin.ts';
-import { createAdminQueries } from '../../server/admin/queries.ts';
+import * as schema from '../../server/db/schema.ts';
+import { inspectionRepo, type InspectionRepo } from '../../server/db/repos/inspection.ts';
+import { tenantScope, workspaceScope } from '../../server/db/scope.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -251,8 +254,11 @@ describe('the command palette\'s search', () => {
 });
 
 describe('query plans', () => {
-  /** The statements the admin queries prepare while `run` calls them, through the driver (Hearth's code runs as it is). */
-  function statementsOf(run: (q: ReturnType<typeof createAdminQueries>) => void): string[] {
+  /**
+   * The statements the admin views' repository prepares while `run` calls it, through the driver (Hearth's code runs
+   * as it is, on a connection of its own: statements are prepared once per connection).
+   */
+  async function statementsOf(run: (q: InspectionRepo) => void): Promise<string[]> {
     const seen: string[] = [];
     const real = t.server.app.sqlite;
     const noting = new Proxy(real, {
@@ -261,26 +267,38 @@ describe('query plans', () => {
         return Reflect.get(target, prop, receiver) as unknown;
       },
     }) as Database.Database;
-    run(createAdminQueries(noting));
+    const db = drizzle(noting, { schema });
+    const reads: Array<Promise<unknown>> = [];
+    run(
+      inspectionRepo({
+        read: <T>(statements: (on: typeof db) => T) => {
+          const read = Promise.resolve(statements(db));
+          reads.push(read);
+          return read;
+        },
+      }),
+    );
+    await Promise.all(reads);
     return seen;
   }
+  const key = () => tenantScope(apiKey(), t.credentials.workspaceId, { kind: 'admin' });
   const planOf = (text: string) => (t.server.app.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{ detail: string }>).map((p) => p.detail);
   const LISTED = /^(SCAN|SEARCH) (organizations|documents|users|memberships|notifications|n|notification_recipients|activities|crdt_documents|mail_outbox) /;
 
   it('pages every list on an index (no full scan of a table) when no search is given', async () => {
     const page = { after: ['m', 'x'] as const, dir: 'asc' as const, limit: 50 };
-    const seen = statementsOf((q) => {
-      q.organizationsPage(apiKey(), undefined, 'id', { ...page, after: ['m'] });
-      q.documentsPage(apiKey(), 'o1', undefined, undefined, 'id', { ...page, after: ['m'] });
-      q.documentsPage(apiKey(), 'o1', 'legal', undefined, 'id', { ...page, after: ['m'] });
-      q.usersPage(apiKey(), undefined, 'id', { ...page, after: ['m'] });
-      q.membershipsPage(apiKey(), { organizationId: 'o1' }, { ...page, after: ['m', 'organization', 'o1'] });
-      q.notificationsPage(apiKey(), 'o1', {}, { ...page, after: [1, 'x'] });
-      q.notificationsPage(apiKey(), 'o1', { documentId: 'd1' }, { ...page, after: [1, 'x'] });
-      q.notificationsPage(apiKey(), 'o1', { userId: 'ann' }, { ...page, after: [1, 'x'] });
-      q.activityPage(apiKey(), 'o1', {}, { ...page, after: [1, 'x'] });
-      q.activityPage(apiKey(), 'o1', { documentId: 'd1' }, { ...page, after: [1, 'x'] });
-      q.crdtPage(apiKey(), undefined, undefined, { ...page, after: ['a', 'b', 'c'] });
+    const seen = await statementsOf((q) => {
+      void q.organizationsPage(key(), undefined, 'id', { ...page, after: ['m'] });
+      void q.documentsPage(key(), 'o1', undefined, undefined, 'id', { ...page, after: ['m'] });
+      void q.documentsPage(key(), 'o1', 'legal', undefined, 'id', { ...page, after: ['m'] });
+      void q.usersPage(key(), undefined, 'id', { ...page, after: ['m'] });
+      void q.membershipsPage(key(), { organizationId: 'o1' }, { ...page, after: ['m', 'organization', 'o1'] });
+      void q.notificationsPage(key(), 'o1', {}, { ...page, after: [1, 'x'] });
+      void q.notificationsPage(key(), 'o1', { documentId: 'd1' }, { ...page, after: [1, 'x'] });
+      void q.notificationsPage(key(), 'o1', { userId: 'ann' }, { ...page, after: [1, 'x'] });
+      void q.activityPage(key(), 'o1', {}, { ...page, after: [1, 'x'] });
+      void q.activityPage(key(), 'o1', { documentId: 'd1' }, { ...page, after: [1, 'x'] });
+      void q.crdtPage(key(), undefined, undefined, { ...page, after: ['a', 'b', 'c'] });
     });
     expect(seen).toHaveLength(11);
     const scans: string[] = [];
@@ -291,22 +309,22 @@ describe('query plans', () => {
     expect(scans).toEqual([]);
   });
 
-  it('sorts by name, last update and time on an index, both ways: a seek to the cursor, no sort of the rows (no temp b-tree)', () => {
+  it('sorts by name, last update and time on an index, both ways: a seek to the cursor, no sort of the rows (no temp b-tree)', async () => {
     const statements: Array<{ what: string; text: string }> = [];
     for (const dir of ['asc', 'desc'] as const) {
       for (const [what, run] of [
-        ['organizations by name', (q) => q.organizationsPage(apiKey(), undefined, 'name', { after: ['Org', 'o1'], dir, limit: 50 })],
-        ['organizations by update', (q) => q.organizationsPage(apiKey(), undefined, 'updated', { after: [1, 'o1'], dir, limit: 50 })],
-        ['documents by name', (q) => q.documentsPage(apiKey(), 'o1', undefined, undefined, 'name', { after: ['Design', 'd1'], dir, limit: 50 })],
-        ['documents by update', (q) => q.documentsPage(apiKey(), 'o1', undefined, undefined, 'updated', { after: [1, 'd1'], dir, limit: 50 })],
-        ["a folder's documents by name", (q) => q.documentsPage(apiKey(), 'o1', 'legal', undefined, 'name', { after: ['C', 'c'], dir, limit: 50 })],
-        ["a folder's documents by update", (q) => q.documentsPage(apiKey(), 'o1', 'legal', undefined, 'updated', { after: [1, 'c'], dir, limit: 50 })],
-        ['users by name', (q) => q.usersPage(apiKey(), undefined, 'name', { after: ['B', 'bob'], dir, limit: 50 })],
-        ["an organization's notifications by time", (q) => q.notificationsPage(apiKey(), 'o1', {}, { after: [1, 'x'], dir, limit: 50 })],
-        ['activity by time', (q) => q.activityPage(apiKey(), 'o1', {}, { after: [1, 'x'], dir, limit: 50 })],
-        ['mail by time', (q) => q.mailPage(t.credentials.workspaceId, { after: [1, 'x'], dir, limit: 50 })],
-      ] as Array<[string, (q: ReturnType<typeof createAdminQueries>) => void]>) {
-        for (const text of statementsOf(run)) if (!/FROM api_keys/.test(text)) statements.push({ what: `${what} ${dir}`, text });
+        ['organizations by name', (q) => q.organizationsPage(key(), undefined, 'name', { after: ['Org', 'o1'], dir, limit: 50 })],
+        ['organizations by update', (q) => q.organizationsPage(key(), undefined, 'updated', { after: [1, 'o1'], dir, limit: 50 })],
+        ['documents by name', (q) => q.documentsPage(key(), 'o1', undefined, undefined, 'name', { after: ['Design', 'd1'], dir, limit: 50 })],
+        ['documents by update', (q) => q.documentsPage(key(), 'o1', undefined, undefined, 'updated', { after: [1, 'd1'], dir, limit: 50 })],
+        ["a folder's documents by name", (q) => q.documentsPage(key(), 'o1', 'legal', undefined, 'name', { after: ['C', 'c'], dir, limit: 50 })],
+        ["a folder's documents by update", (q) => q.documentsPage(key(), 'o1', 'legal', undefined, 'updated', { after: [1, 'c'], dir, limit: 50 })],
+        ['users by name', (q) => q.usersPage(key(), undefined, 'name', { after: ['B', 'bob'], dir, limit: 50 })],
+        ["an organization's notifications by time", (q) => q.notificationsPage(key(), 'o1', {}, { after: [1, 'x'], dir, limit: 50 })],
+        ['activity by time', (q) => q.activityPage(key(), 'o1', {}, { after: [1, 'x'], dir, limit: 50 })],
+        ['mail by time', (q) => q.mailPage(workspaceScope(t.credentials.workspaceId), { after: [1, 'x'], dir, limit: 50 })],
+      ] as Array<[string, (q: InspectionRepo) => void]>) {
+        for (const text of await statementsOf(run)) if (!/FROM api_keys/.test(text)) statements.push({ what: `${what} ${dir}`, text });
       }
     }
     const problems: string[] = [];

@@ -33,10 +33,6 @@ const TYPE_ONLY_OK = new Set(['server/db/scope.ts', 'server/db/storage.ts']);
 
 /** Files still on the database directly, moving behind the repositories; the list only shrinks. */
 const NOT_YET_MOVED = new Set<string>([
-  'server/admin/crdt-routes.ts',
-  'server/admin/ops-routes.ts',
-  'server/admin/queries.ts',
-  'server/admin/transfer.ts',
   'server/context.ts',
   'server/crdt/events.ts',
   'server/index.ts',

@@ -26,6 +26,8 @@ import { groupsRepo } from './groups.ts';
 import { membershipsRepo } from './memberships.ts';
 import { usersRepo } from './users.ts';
 import { seedRepo } from './seed.ts';
+import { inspectionRepo } from './inspection.ts';
+import { keyTransferRepo } from './key-transfer.ts';
 
 export function createStorage(engine: SqliteEngine) {
   return {
@@ -56,6 +58,8 @@ export function createStorage(engine: SqliteEngine) {
     access: accessRepo(engine),
     documentMigrations: documentMigrationsRepo(engine),
     seed: seedRepo(engine),
+    inspection: inspectionRepo(engine),
+    keyTransfer: keyTransferRepo(engine),
   };
 }
 

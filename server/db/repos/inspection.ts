@@ -1,0 +1,614 @@
+// The admin UI's views (server/admin/): what a signed-in workspace sees of its keys' data. Workspace-wide views take
+// the session's WorkspaceScope and reach only that workspace's keys; a key's data takes a TenantScope, which only
+// `keyScope` makes here, from the workspace scope (a key of another workspace gets none, so the admin answers 404).
+// Lists are keyset-paged on the tables' own indexes (never OFFSET): each page asks for `limit + 1` rows strictly
+// after the cursor's sort key. The statements are plain SQL text, prepared once per connection and text; each view
+// reads what it shows in one step (one engine.read).
+import type Database from 'better-sqlite3';
+import { and, count as countOf, eq, sql } from 'drizzle-orm';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { Db } from '../client.ts';
+import { webhookAttempts, webhookDeliveries } from '../delivery-schema.ts';
+import { connectionOf, preparedFor } from '../prepared.ts';
+import { tenantScope, type TenantScope, type WorkspaceScope } from '../scope.ts';
+import type { SqliteEngine } from '../storage.ts';
+
+export type Dir = 'asc' | 'desc';
+export type SortKey = ReadonlyArray<string | number>;
+export interface PageArgs {
+  after: SortKey | null;
+  dir: Dir;
+  limit: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** Rows as SQLite gives them: integers for booleans. */
+type Row = Record<string, unknown>;
+
+/** The statements of one connection, by text. */
+const statementsOf = preparedFor((db: Db) => {
+  const sqlite = connectionOf(db);
+  const cache = new Map<string, Database.Statement>();
+  const prepare = (text: string) => {
+    let statement = cache.get(text);
+    if (!statement) {
+      statement = sqlite.prepare(text);
+      cache.set(text, statement);
+    }
+    return statement;
+  };
+  const all = <T = Row>(text: string, ...params: unknown[]) => prepare(text).all(...params) as T[];
+  const one = <T = Row>(text: string, ...params: unknown[]) => prepare(text).get(...params) as T | undefined;
+  const count = (text: string, ...params: unknown[]) => one<{ n: number }>(text, ...params)?.n ?? 0;
+  return { prepare, all, one, count };
+});
+type Statements = ReturnType<typeof statementsOf>;
+
+/**
+ * The keyset condition and order for sort columns `cols`: `(a, b) > (?, ?)` ascending, `<` descending (SQLite
+ * compares row values and uses the index for them).
+ */
+function keyset(cols: string[], page: PageArgs) {
+  const op = page.dir === 'asc' ? '>' : '<';
+  const tuple = cols.length === 1 ? (cols[0] as string) : `(${cols.join(', ')})`;
+  const marks = cols.length === 1 ? '?' : `(${cols.map(() => '?').join(', ')})`;
+  return {
+    where: page.after ? ` AND ${tuple} ${op} ${marks}` : '',
+    params: page.after ? [...page.after] : [],
+    order: ` ORDER BY ${cols.map((c) => `${c} ${page.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')} LIMIT ${page.limit + 1}`,
+  };
+}
+
+/**
+ * The keyset condition and order for a sort on `expr` (a column or an indexed expression, with its collation)
+ * then `idCol`. Written as `expr >= ? AND (expr > ? OR id > ?)` rather than as a row value: SQLite seeks an index
+ * on the first term even when the expression carries a collation (a row value with COLLATE NOCASE is searched
+ * from the start of the key's range instead, which reads every earlier page).
+ */
+function sortedKeyset(expr: string, idCol: string, page: PageArgs) {
+  const [op, d] = page.dir === 'asc' ? ['>', 'ASC'] : ['<', 'DESC'];
+  return {
+    where: page.after ? ` AND ${expr} ${op}= ? AND (${expr} ${op} ? OR ${idCol} ${op} ?)` : '',
+    params: page.after ? [page.after[0], page.after[0], page.after[1]] : [],
+    order: ` ORDER BY ${expr} ${d}, ${idCol} ${d} LIMIT ${page.limit + 1}`,
+  };
+}
+
+/** The keyset of a list sorted by its id or by one of `sorts` (each indexed with the id after it). */
+function sortedBy(sort: string, idCol: string, sorts: Record<string, string>, page: PageArgs) {
+  const expr = sorts[sort];
+  return expr === undefined ? keyset([idCol], page) : sortedKeyset(expr, idCol, page);
+}
+
+/** A search: an id prefix (an index range) or a part of the name (a scan that stops at the page's end). */
+function searchFilter(q: string | undefined, idCol: string, nameCol: string): { where: string; params: unknown[] } {
+  return q ? { where: ` AND ((${idCol} >= ? AND ${idCol} < ?) OR ${nameCol} LIKE ? ESCAPE '\\')`, params: [q, `${q}\uffff`, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] } : { where: '', params: [] };
+}
+
+/** How the organizations and documents lists sort: by id (the key), by name ignoring case, by last update. */
+export const ENTITY_SORTS: Record<string, string> = { name: 'name COLLATE NOCASE', updated: 'updated_at' };
+export type EntitySort = 'id' | 'name' | 'updated';
+/** The users list: by id, or by name as the users_name index has it (no name sorts as ''). */
+export const USER_SORTS: Record<string, string> = { name: "(CASE WHEN name IS NULL THEN '' ELSE name END) COLLATE NOCASE" };
+export type UserSort = 'id' | 'name';
+
+export interface KeyListRow {
+  id: string;
+  name: string | null;
+  type: string;
+  disabled: number;
+  disabledAt: number | null;
+}
+
+export interface OrganizationListRow {
+  id: string;
+  name: string;
+  disabled: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DocumentRow {
+  id: string;
+  name: string;
+  organizationId: string;
+  folderId: string | null;
+  accessType: string;
+  disabled: number;
+  updatedAt: number;
+}
+
+export interface MailRow {
+  id: string;
+  kind: string;
+  to: string;
+  subject: string;
+  status: string;
+  lastError: string | null;
+  createdAt: number;
+  sentAt: number | null;
+}
+
+const CRDT_COLUMNS = `SELECT api_key_id AS apiKey, organization_id AS organizationId, document_id AS documentId, editor_id AS editorId, type, content_key AS contentKey,
+  update_count AS updateCount, coalesce(length(snapshot), 0) AS snapshotBytes, updated_at AS updatedAt, last_updated_by AS lastUpdatedBy, compacted_at AS compactedAt FROM crdt_documents`;
+
+export interface CrdtListRow {
+  apiKey: string;
+  organizationId: string;
+  documentId: string;
+  editorId: string;
+  type: string;
+  contentKey: string;
+  updateCount: number;
+  snapshotBytes: number;
+  updatedAt: number;
+  lastUpdatedBy: string | null;
+  compactedAt: number | null;
+}
+
+export interface NotificationRow {
+  id: string;
+  organizationId: string;
+  documentId: string;
+  timestamp: number;
+  headlineTemplate: string | null;
+  headlineData: string | null;
+  body: string | null;
+  actionUser: string;
+  recipients: number;
+}
+
+export interface ActivityRow {
+  id: string;
+  organizationId: string;
+  documentId: string | null;
+  timestamp: number;
+  featureType: string;
+  actionType: string;
+  actionUserId: string;
+  template: string | null;
+  templateData: string | null;
+}
+
+export type SearchHitRow = { kind: 'organization' | 'folder' | 'document' | 'user' | 'webhook'; apiKey: string; organizationId: string | null; id: string; name: string | null };
+
+/** The workspace's keys as the admin lists them, in the order they were made. */
+const keysOf = (s: Statements, workspace: WorkspaceScope) =>
+  s.all<KeyListRow>('SELECT id, name, type, disabled, disabled_at AS disabledAt FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id', workspace.workspaceId);
+
+/** Activity per day over the last `days` days (oldest first, empty days included), for sparklines. */
+function activityByDay(s: Statements, scope: TenantScope, organizationId: string, documentId: string | null, days = 30) {
+  const apiKeyId = scope.apiKeyId;
+  const since = Date.now() - days * DAY;
+  const rows = documentId
+    ? s.all<{ day: number; n: number }>('SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND timestamp >= ? GROUP BY day', apiKeyId, organizationId, documentId, since)
+    : s.all<{ day: number; n: number }>('SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND timestamp >= ? GROUP BY day', apiKeyId, organizationId, since);
+  const byDay = new Map(rows.map((r) => [Math.floor(r.day), r.n]));
+  const today = Math.floor(Date.now() / DAY);
+  return Array.from({ length: days }, (_, i) => {
+    const day = today - days + 1 + i;
+    return { day: new Date(day * DAY).toISOString().slice(0, 10), count: byDay.get(day) ?? 0 };
+  });
+}
+
+/** A page of a key's collaborative documents by (organization, document, editor). */
+function crdtPageOf(s: Statements, scope: TenantScope, organizationId: string | undefined, q: string | undefined, page: PageArgs) {
+  const k = keyset(['organization_id', 'document_id', 'editor_id'], page);
+  const org = organizationId === undefined ? '' : ' AND organization_id = ?';
+  const f = q ? { where: ' AND ((document_id >= ? AND document_id < ?) OR (organization_id >= ? AND organization_id < ?))', params: [q, `${q}\uffff`, q, `${q}\uffff`] } : { where: '', params: [] };
+  return s.all<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ?${org}${f.where}${k.where}${k.order}`, scope.apiKeyId, ...(organizationId === undefined ? [] : [organizationId]), ...f.params, ...k.params);
+}
+
+/** The admin's scope of one of the workspace's keys (the session acts on that key's data). */
+const adminScope = (apiKeyId: string, workspace: WorkspaceScope) => tenantScope(apiKeyId, workspace.workspaceId, { kind: 'admin' });
+
+export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
+  const read = <T>(run: (s: Statements) => T) => engine.read((db) => run(statementsOf(db)));
+
+  return {
+    // ----- workspace and keys ---------------------------------------------------------------------------
+    /** The scope of one of the workspace's keys, for the admin session; undefined for a key of another workspace or none. */
+    keyScope: (workspace: WorkspaceScope, apiKeyId: string): Promise<TenantScope | undefined> =>
+      read((s) => (s.one('SELECT 1 AS found FROM api_keys WHERE id = ? AND workspace_id = ?', apiKeyId, workspace.workspaceId) ? adminScope(apiKeyId, workspace) : undefined)),
+
+    /** The workspace's keys, in the order they were made. */
+    keys: (workspace: WorkspaceScope) => read((s) => keysOf(s, workspace)),
+
+    /** One key of the workspace as the admin lists it. */
+    key: (scope: TenantScope) =>
+      read((s) => s.one<KeyListRow>('SELECT id, name, type, disabled, disabled_at AS disabledAt FROM api_keys WHERE id = ? AND workspace_id = ?', scope.apiKeyId, scope.workspaceId)),
+
+    /** What the workspace's keys hold, by table. */
+    workspaceCounts: (workspace: WorkspaceScope) =>
+      read((s) => {
+        const tables = ['organizations', 'documents', 'users', 'notifications', 'crdt_documents', 'webhook_endpoints', 'agents', 'workflow_definitions'];
+        return Object.fromEntries(tables.map((t) => [t, s.count(`SELECT count(*) AS n FROM ${t} WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)`, workspace.workspaceId)])) as Record<string, number>;
+      }),
+
+    /** What one key holds: the figures of its page. */
+    keyCounts: (scope: TenantScope) =>
+      read((s) => {
+        const tables = ['organizations', 'documents', 'users', 'notifications', 'activities', 'crdt_documents', 'webhook_endpoints', 'agents'];
+        return Object.fromEntries(tables.map((t) => [t, s.count(`SELECT count(*) AS n FROM ${t} WHERE api_key_id = ?`, scope.apiKeyId)])) as Record<string, number>;
+      }),
+
+    // ----- organizations ---------------------------------------------------------------------------------
+    /** By id, by name (ignoring case) or by last update: each on its index (organizations_name, organizations_updated). */
+    organizationsPage: (scope: TenantScope, q: string | undefined, sort: EntitySort, page: PageArgs) =>
+      read((s) => {
+        const f = searchFilter(q, 'id', 'name');
+        const k = sortedBy(sort, 'id', ENTITY_SORTS, page);
+        return s.all<OrganizationListRow>(
+          `SELECT id, name, disabled, created_at AS createdAt, updated_at AS updatedAt FROM organizations WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
+          scope.apiKeyId,
+          ...f.params,
+          ...k.params,
+        );
+      }),
+
+    /** One organization's page: the organization, its folders (up to `folderLimit`), groups, counts and activity; undefined when there is none. */
+    organizationView: (scope: TenantScope, organizationId: string, folderLimit: number) =>
+      read((s) => {
+        const apiKeyId = scope.apiKeyId;
+        const organization = s.one<OrganizationListRow>('SELECT id, name, disabled, created_at AS createdAt, updated_at AS updatedAt FROM organizations WHERE api_key_id = ? AND id = ?', apiKeyId, organizationId);
+        if (!organization) return undefined;
+        return {
+          organization,
+          folders: s.all<{ id: string; name: string; parentId: string; accessType: string }>(
+            'SELECT id, name, parent_id AS parentId, access_type AS accessType FROM folders WHERE api_key_id = ? AND organization_id = ? ORDER BY path LIMIT ?',
+            apiKeyId,
+            organizationId,
+            folderLimit,
+          ),
+          groups: s.all<{ id: string; name: string; members: number }>(
+            `SELECT g.id, g.name, (SELECT count(*) FROM user_group_members m WHERE m.api_key_id = g.api_key_id AND m.organization_id = g.organization_id AND m.group_id = g.id) AS members
+         FROM user_groups g WHERE g.api_key_id = ? AND g.organization_id = ? ORDER BY g.id LIMIT 500`,
+            apiKeyId,
+            organizationId,
+          ),
+          counts: {
+            documents: s.count('SELECT count(*) AS n FROM documents WHERE api_key_id = ? AND organization_id = ?', apiKeyId, organizationId),
+            members: s.count('SELECT count(DISTINCT user_id) AS n FROM memberships WHERE api_key_id = ? AND organization_id = ?', apiKeyId, organizationId),
+            notifications: s.count('SELECT count(*) AS n FROM notifications WHERE api_key_id = ? AND organization_id = ?', apiKeyId, organizationId),
+            activities: s.count('SELECT count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ?', apiKeyId, organizationId),
+          },
+          activity: activityByDay(s, scope, organizationId, null),
+        };
+      }),
+
+    /** The first version of the data browser's organization view (whole lists, bounded): kept for its API clients. */
+    organizationTree: (scope: TenantScope, organizationId: string) =>
+      read((s) => {
+        const apiKeyId = scope.apiKeyId;
+        const groups = s.all<{ id: string; name: string }>('SELECT id, name FROM user_groups WHERE api_key_id = ? AND organization_id = ? ORDER BY id LIMIT 1000', apiKeyId, organizationId);
+        return {
+          folders: s.all<{ id: string; name: string; parentId: string; accessType: string }>('SELECT id, name, parent_id AS parentId, access_type AS accessType FROM folders WHERE api_key_id = ? AND organization_id = ? ORDER BY path LIMIT 2000', apiKeyId, organizationId),
+          documents: s
+            .all<{ id: string; name: string; folderId: string | null; accessType: string; disabled: number }>(
+              'SELECT id, name, folder_id AS folderId, access_type AS accessType, disabled FROM documents WHERE api_key_id = ? AND organization_id = ? ORDER BY id LIMIT 2000',
+              apiKeyId,
+              organizationId,
+            )
+            .map((d) => ({ ...d, disabled: d.disabled === 1 })),
+          groups: groups.map((g) => ({
+            ...g,
+            userIds: s.all<{ userId: string }>('SELECT user_id AS userId FROM user_group_members WHERE api_key_id = ? AND organization_id = ? AND group_id = ? ORDER BY user_id LIMIT 1000', apiKeyId, organizationId, g.id).map((u) => u.userId),
+          })),
+          members: s.all<{ userId: string; level: string; resourceId: string; accessRole: string; expiresAt: number | null }>(
+            'SELECT user_id AS userId, level, resource_id AS resourceId, access_role AS accessRole, expires_at AS expiresAt FROM memberships WHERE api_key_id = ? AND organization_id = ? ORDER BY user_id, level LIMIT 5000',
+            apiKeyId,
+            organizationId,
+          ),
+        };
+      }),
+
+    // ----- documents -------------------------------------------------------------------------------------
+    /**
+     * An organization's documents (or one folder's) by id, by name (ignoring case) or by last update of the record,
+     * each on its index (documents_folder*, documents_name, documents_updated).
+     */
+    documentsPage: (scope: TenantScope, organizationId: string, folderId: string | undefined, q: string | undefined, sort: EntitySort, page: PageArgs) =>
+      read((s) => {
+        const f = searchFilter(q, 'id', 'name');
+        const k = sortedBy(sort, 'id', ENTITY_SORTS, page);
+        const folder = folderId === undefined ? '' : ' AND folder_id = ?';
+        return s.all<DocumentRow>(
+          `SELECT id, name, organization_id AS organizationId, folder_id AS folderId, access_type AS accessType, disabled, updated_at AS updatedAt FROM documents
+         WHERE api_key_id = ? AND organization_id = ?${folder}${f.where}${k.where}${k.order}`,
+          scope.apiKeyId,
+          organizationId,
+          ...(folderId === undefined ? [] : [folderId]),
+          ...f.params,
+          ...k.params,
+        );
+      }),
+
+    /**
+     * One document's page: the document (or only its editors, for a Yjs room never added as a document), its folder
+     * path (root first), counts and activity; undefined when neither is there.
+     */
+    documentView: (scope: TenantScope, organizationId: string, documentId: string) =>
+      read((s) => {
+        const apiKeyId = scope.apiKeyId;
+        const document = s.one<DocumentRow>(
+          'SELECT id, name, organization_id AS organizationId, folder_id AS folderId, access_type AS accessType, disabled, updated_at AS updatedAt FROM documents WHERE api_key_id = ? AND organization_id = ? AND id = ?',
+          apiKeyId,
+          organizationId,
+          documentId,
+        );
+        const editors = s.all<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ? AND organization_id = ? AND document_id = ? ORDER BY editor_id LIMIT 200`, apiKeyId, organizationId, documentId);
+        if (!document && editors.length === 0) return undefined;
+        return {
+          document,
+          editors,
+          path: document?.folderId ? folderPath(s, scope, organizationId, document.folderId) : [],
+          counts: {
+            notifications: s.count('SELECT count(*) AS n FROM notifications WHERE api_key_id = ? AND organization_id = ? AND document_id = ?', apiKeyId, organizationId, documentId),
+            activities: s.count('SELECT count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND document_id = ?', apiKeyId, organizationId, documentId),
+            comments: s.count('SELECT count(*) AS n FROM comment_annotations WHERE api_key_id = ? AND organization_id = ? AND document_id = ?', apiKeyId, organizationId, documentId),
+            recordings: s.count('SELECT count(*) AS n FROM recordings WHERE api_key_id = ? AND organization_id = ? AND document_id = ?', apiKeyId, organizationId, documentId),
+          },
+          activity: activityByDay(s, scope, organizationId, documentId),
+        };
+      }),
+
+    // ----- collaborative documents ----------------------------------------------------------------------
+    crdtPage: (scope: TenantScope, organizationId: string | undefined, q: string | undefined, page: PageArgs) => read((s) => crdtPageOf(s, scope, organizationId, q, page)),
+
+    /** Every editor document of the workspace's keys (up to `limit` of each, by key, organization, document, editor). */
+    workspaceCrdt: (workspace: WorkspaceScope, limit: number) =>
+      read((s) => keysOf(s, workspace).flatMap((k) => crdtPageOf(s, adminScope(k.id, workspace), undefined, undefined, { after: null, dir: 'asc', limit: limit - 1 }).slice(0, limit))),
+
+    crdt: (scope: TenantScope, organizationId: string, documentId: string, editorId: string) =>
+      read((s) => s.one<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?`, scope.apiKeyId, organizationId, documentId, editorId)),
+
+    // ----- users and memberships -------------------------------------------------------------------------
+    /** By id, or by name (ignoring case; users without a name first, as ''): the users_name index's expression. */
+    usersPage: (scope: TenantScope, q: string | undefined, sort: UserSort, page: PageArgs) =>
+      read((s) => {
+        const f = searchFilter(q, 'id', 'name');
+        const k = sortedBy(sort, 'id', USER_SORTS, page);
+        return s.all<{ id: string; name: string | null; email: string | null }>(`SELECT id, name, email FROM users WHERE api_key_id = ?${f.where}${k.where}${k.order}`, scope.apiKeyId, ...f.params, ...k.params);
+      }),
+
+    /** One user's page: the user (if stored), the organizations they belong to and the notifications to them there; undefined when neither is known. */
+    userView: (scope: TenantScope, userId: string) =>
+      read((s) => {
+        const apiKeyId = scope.apiKeyId;
+        const user = s.one<{ id: string; name: string | null; email: string | null }>('SELECT id, name, email FROM users WHERE api_key_id = ? AND id = ?', apiKeyId, userId);
+        const organizations = s
+          .all<{ organizationId: string }>('SELECT DISTINCT organization_id AS organizationId FROM memberships WHERE api_key_id = ? AND user_id = ? ORDER BY organization_id LIMIT 500', apiKeyId, userId)
+          .map((r) => r.organizationId);
+        if (!user && organizations.length === 0) return undefined;
+        const notifications = organizations.reduce((n, org) => n + s.count('SELECT count(*) AS n FROM notification_recipients WHERE api_key_id = ? AND organization_id = ? AND user_id = ?', apiKeyId, org, userId), 0);
+        return { user, organizations, notifications };
+      }),
+
+    membershipsPage: (scope: TenantScope, filter: { organizationId?: string; userId?: string }, page: PageArgs) =>
+      read((s) => {
+        // by organization: its members in user order; by user: their memberships in organization order
+        const cols = filter.organizationId !== undefined ? ['user_id', 'level', 'resource_id'] : ['organization_id', 'level', 'resource_id'];
+        const k = keyset(cols, page);
+        const where = [filter.organizationId !== undefined ? ' AND organization_id = ?' : '', filter.userId !== undefined ? ' AND user_id = ?' : ''].join('');
+        const params = [...(filter.organizationId !== undefined ? [filter.organizationId] : []), ...(filter.userId !== undefined ? [filter.userId] : [])];
+        return {
+          cols,
+          rows: s.all<{ userId: string; organizationId: string; level: string; resourceId: string; accessRole: string; expiresAt: number | null }>(
+            `SELECT user_id AS userId, organization_id AS organizationId, level, resource_id AS resourceId, access_role AS accessRole, expires_at AS expiresAt
+           FROM memberships WHERE api_key_id = ?${where}${k.where}${k.order}`,
+            scope.apiKeyId,
+            ...params,
+            ...k.params,
+          ),
+        };
+      }),
+
+    /** Everyone with a membership anywhere in the organization (up to `limit`) and `alsoUserId`, with their names (null for users not stored). */
+    membersWithNames: (scope: TenantScope, organizationId: string, limit: number, alsoUserId: string | null) =>
+      read((s) => {
+        const apiKeyId = scope.apiKeyId;
+        const ids = new Set(s.all<{ userId: string }>('SELECT DISTINCT user_id AS userId FROM memberships WHERE api_key_id = ? AND organization_id = ? LIMIT ?', apiKeyId, organizationId, limit).map((r) => r.userId));
+        if (alsoUserId) ids.add(alsoUserId);
+        const names = new Map<string, string | null>();
+        for (const id of ids) {
+          const row = s.one<{ name: string | null }>('SELECT name FROM users WHERE api_key_id = ? AND id = ?', apiKeyId, id);
+          if (row) names.set(id, row.name);
+        }
+        return { ids: [...ids], names };
+      }),
+
+    // ----- feed ------------------------------------------------------------------------------------------
+    /**
+     * Notifications of an organization (notifications_time), of a document (notifications_document) or to a user
+     * (the recipients' index), by time in either direction.
+     */
+    notificationsPage: (scope: TenantScope, organizationId: string, filter: { documentId?: string; userId?: string }, page: PageArgs) =>
+      read((s) => {
+        const apiKeyId = scope.apiKeyId;
+        const select = `SELECT n.id, n.organization_id AS organizationId, n.document_id AS documentId, n.timestamp, n.headline_template AS headlineTemplate, n.headline_data AS headlineData,
+        n.body, n.action_user AS actionUser,
+        (SELECT count(*) FROM notification_recipients r WHERE r.api_key_id = n.api_key_id AND r.organization_id = n.organization_id AND r.notification_id = n.id) AS recipients`;
+        if (filter.userId !== undefined) {
+          const k = keyset(['r.timestamp', 'r.notification_id'], page);
+          const doc = filter.documentId !== undefined ? ' AND r.document_id = ?' : '';
+          return {
+            cols: ['timestamp', 'id'],
+            rows: s.all<NotificationRow>(
+              `${select} FROM notification_recipients r JOIN notifications n ON n.api_key_id = r.api_key_id AND n.organization_id = r.organization_id AND n.id = r.notification_id
+             WHERE r.api_key_id = ? AND r.organization_id = ? AND r.user_id = ?${doc}${k.where}${k.order}`,
+              apiKeyId,
+              organizationId,
+              filter.userId,
+              ...(filter.documentId !== undefined ? [filter.documentId] : []),
+              ...k.params,
+            ),
+          };
+        }
+        if (filter.documentId !== undefined) {
+          const k = keyset(['n.timestamp', 'n.id'], page);
+          return { cols: ['timestamp', 'id'], rows: s.all<NotificationRow>(`${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ? AND n.document_id = ?${k.where}${k.order}`, apiKeyId, organizationId, filter.documentId, ...k.params) };
+        }
+        const k = keyset(['n.timestamp', 'n.id'], page);
+        return { cols: ['timestamp', 'id'], rows: s.all<NotificationRow>(`${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ?${k.where}${k.order}`, apiKeyId, organizationId, ...k.params) };
+      }),
+
+    activityPage: (scope: TenantScope, organizationId: string, filter: { documentId?: string; userId?: string; featureType?: string; actionType?: string }, page: PageArgs) =>
+      read((s) => {
+        const k = keyset(['timestamp', 'id'], page);
+        const parts: string[] = [];
+        const params: unknown[] = [];
+        for (const [col, value] of [
+          ['document_id', filter.documentId],
+          ['action_user_id', filter.userId],
+          ['feature_type', filter.featureType],
+          ['action_type', filter.actionType],
+        ] as const) {
+          if (value === undefined) continue;
+          parts.push(` AND ${col} = ?`);
+          params.push(value);
+        }
+        return s.all<ActivityRow>(
+          `SELECT id, organization_id AS organizationId, document_id AS documentId, timestamp, feature_type AS featureType, action_type AS actionType, action_user_id AS actionUserId,
+         display_message_template AS template, display_message_template_data AS templateData FROM activities WHERE api_key_id = ? AND organization_id = ?${parts.join('')}${k.where}${k.order}`,
+          scope.apiKeyId,
+          organizationId,
+          ...params,
+          ...k.params,
+        );
+      }),
+
+    // ----- search ----------------------------------------------------------------------------------------
+    /** The command palette: the workspace's keys, and of each kind a few by id prefix or name part, within those keys. */
+    search: (workspace: WorkspaceScope, q: string, each: number) =>
+      read((s) => {
+        const keys = keysOf(s, workspace);
+        const hits: SearchHitRow[] = [];
+        const f = searchFilter(q, 'id', 'name');
+        const u = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')");
+        const w = searchFilter(q, 'id', "url || ' ' || coalesce(description, '')");
+        for (const { id: apiKeyId } of keys) {
+          for (const r of s.all<{ id: string; name: string }>(`SELECT id, name FROM organizations WHERE api_key_id = ?${f.where} LIMIT ?`, apiKeyId, ...f.params, each)) hits.push({ kind: 'organization', apiKey: apiKeyId, organizationId: null, ...r });
+          for (const r of s.all<{ id: string; name: string; organizationId: string }>(`SELECT id, name, organization_id AS organizationId FROM documents WHERE api_key_id = ?${f.where} LIMIT ?`, apiKeyId, ...f.params, each)) {
+            hits.push({ kind: 'document', apiKey: apiKeyId, organizationId: r.organizationId, id: r.id, name: r.name });
+          }
+          for (const r of s.all<{ id: string; name: string; organizationId: string }>(`SELECT id, name, organization_id AS organizationId FROM folders WHERE api_key_id = ?${f.where} LIMIT ?`, apiKeyId, ...f.params, each)) {
+            hits.push({ kind: 'folder', apiKey: apiKeyId, organizationId: r.organizationId, id: r.id, name: r.name });
+          }
+          for (const r of s.all<{ id: string; name: string | null }>(`SELECT id, name FROM users WHERE api_key_id = ?${u.where} LIMIT ?`, apiKeyId, ...u.params, each)) hits.push({ kind: 'user', apiKey: apiKeyId, organizationId: null, ...r });
+          for (const r of s.all<{ id: string; name: string }>(`SELECT id, url AS name FROM webhook_endpoints WHERE api_key_id = ?${w.where} LIMIT ?`, apiKeyId, ...w.params, each)) hits.push({ kind: 'webhook', apiKey: apiKeyId, organizationId: null, ...r });
+        }
+        return { keys, hits };
+      }),
+
+    // ----- mail ------------------------------------------------------------------------------------------
+    /**
+     * A workspace's mail by time: its own (login links) and each of its keys', every source a keyset range of its
+     * index (mail_outbox_workspace, mail_outbox_key), merged. A mail of both the workspace and one of its keys is
+     * listed once.
+     */
+    mailPage: (workspace: WorkspaceScope, page: PageArgs) =>
+      read((s) => {
+        const workspaceId = workspace.workspaceId;
+        const k = keyset(['created_at', 'id'], page);
+        const select = 'SELECT id, kind, to_address AS "to", subject, status, last_error AS lastError, created_at AS createdAt, sent_at AS sentAt FROM mail_outbox';
+        const keys = s.all<{ id: string }>('SELECT id FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id', workspaceId);
+        const byId = new Map<string, MailRow>();
+        for (const row of s.all<MailRow>(`${select} WHERE workspace_id = ?${k.where}${k.order}`, workspaceId, ...k.params)) byId.set(row.id, row);
+        for (const key of keys) for (const row of s.all<MailRow>(`${select} WHERE api_key_id = ?${k.where}${k.order}`, key.id, ...k.params)) byId.set(row.id, row);
+        const sign = page.dir === 'asc' ? 1 : -1;
+        return [...byId.values()].sort((a, b) => sign * (a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))).slice(0, page.limit + 1);
+      }),
+
+    mailOne: (workspace: WorkspaceScope, id: string) =>
+      read((s) =>
+        s.one<{ id: string; kind: string; to: string; subject: string; status: string; createdAt: number; bodyEnc: string }>(
+          `SELECT id, kind, to_address AS "to", subject, status, created_at AS createdAt, body_enc AS bodyEnc FROM mail_outbox
+         WHERE id = ? AND (workspace_id = ? OR api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?))`,
+          id,
+          workspace.workspaceId,
+          workspace.workspaceId,
+        ),
+      ),
+
+    // ----- webhooks --------------------------------------------------------------------------------------
+    /** Webhook events written but not yet turned into deliveries (the outbox): the server's gauge, every key's. */
+    outboxDepth: () => read((s) => s.count('SELECT count(*) AS n FROM webhook_events WHERE dispatched_at IS NULL')),
+
+    /** An endpoint of the key (for the test event), with its filter types (none: it takes every type). */
+    endpoint: (scope: TenantScope, endpointId: string) =>
+      read((s) => {
+        const row = s.one<{ id: string; url: string; disabled: number; filterTypes: string | null }>('SELECT id, url, disabled, filter_types AS filterTypes FROM webhook_endpoints WHERE api_key_id = ? AND id = ?', scope.apiKeyId, endpointId);
+        if (!row) return undefined;
+        let types: string[] = [];
+        try {
+          const parsed: unknown = row.filterTypes ? JSON.parse(row.filterTypes) : null;
+          types = Array.isArray(parsed) ? parsed.filter((t): t is string => typeof t === 'string') : [];
+        } catch {
+          types = [];
+        }
+        return { id: row.id, url: row.url, disabled: row.disabled, filterTypes: types };
+      }),
+
+    /** The endpoint's signing secret, encrypted as stored; null when there is no such endpoint. */
+    endpointSecret: (scope: TenantScope, endpointId: string) =>
+      read((s) => s.one<{ s: string }>('SELECT secret_enc AS s FROM webhook_endpoints WHERE api_key_id = ? AND id = ?', scope.apiKeyId, endpointId)?.s ?? null),
+  };
+}
+
+/** The folder and its ancestors, root first. */
+function folderPath(s: Statements, scope: TenantScope, organizationId: string, folderId: string) {
+  const apiKeyId = scope.apiKeyId;
+  const folder = s.one<{ id: string; name: string; ancestors: string }>('SELECT id, name, ancestors FROM folders WHERE api_key_id = ? AND organization_id = ? AND id = ?', apiKeyId, organizationId, folderId);
+  if (!folder) return [];
+  let ancestors: string[] = [];
+  try {
+    ancestors = (JSON.parse(folder.ancestors) as unknown[]).filter((a): a is string => typeof a === 'string');
+  } catch {
+    ancestors = [];
+  }
+  // ancestors that are not folders (the organization's root) are left out
+  const named = ancestors.flatMap((id) => s.one<{ id: string; name: string }>('SELECT id, name FROM folders WHERE api_key_id = ? AND organization_id = ? AND id = ?', apiKeyId, organizationId, id) ?? []);
+  return [...named, { id: folder.id, name: folder.name }];
+}
+
+export type InspectionRepo = ReturnType<typeof inspectionRepo>;
+
+/** `webhooks.db` as the server reads it (webhooks/delivery-store.ts opens it; the delivery worker is its only writer). */
+export type DeliveryFile = BetterSQLite3Database<{ webhookDeliveries: typeof webhookDeliveries; webhookAttempts: typeof webhookAttempts }>;
+
+/**
+ * The admin's reads of `webhooks.db` (its own file, not behind the engine of hearth.db: synchronous, read only):
+ * the deliveries' gauges and, for one key, what a delivery sent and an attempt's headers.
+ */
+export function deliveryInspection(deliveries: DeliveryFile) {
+  return {
+    /** Deliveries with a status (pending: waiting for an attempt; failed: every attempt failed), every key's: the server's gauge. */
+    withStatus: (status: 'pending' | 'failed'): number => deliveries.select({ n: countOf() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, status)).get()?.n ?? 0,
+
+    /** What a webhook delivery of the key sent: the exact body (the same on every attempt; each attempt is signed anew). */
+    delivery(scope: TenantScope, messageId: string, endpointId: string) {
+      const w = webhookDeliveries;
+      return deliveries
+        .select({ url: w.url, body: w.body, status: w.status, attempts: w.attempts })
+        .from(w)
+        .where(and(eq(w.apiKeyId, scope.apiKeyId), eq(w.eventId, messageId), eq(w.target, endpointId)))
+        .get();
+    },
+
+    /** One attempt's headers: the request's as sent and the answer's as received (null on attempts recorded before they were kept). */
+    attemptHeaders(scope: TenantScope, attemptId: string) {
+      const row = deliveries.get<{ eventId: string; target: string; timestamp: number; requestHeaders: string | null; responseHeaders: string | null; omitted: number }>(
+        sql`SELECT event_id AS eventId, target, timestamp, request_headers AS requestHeaders, response_headers AS responseHeaders, response_headers_omitted AS omitted
+        FROM webhook_attempts WHERE api_key_id = ${scope.apiKeyId} AND id = ${attemptId}`,
+      );
+      if (!row) return undefined;
+      const pairs = (text: string | null) => {
+        if (text === null) return null;
+        const value: unknown = JSON.parse(text);
+        return Array.isArray(value) ? value.filter((p): p is [string, string] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string') : null;
+      };
+      return { eventId: row.eventId, target: row.target, timestamp: row.timestamp, requestHeaders: pairs(row.requestHeaders), responseHeaders: pairs(row.responseHeaders), responseHeadersOmitted: row.omitted };
+    },
+  };
+}
