@@ -12,6 +12,9 @@ export interface Transactional {
   rollback(): void;
 }
 
+/** The holder of a turn taken by statements alone (no async context: nothing runs inside them). */
+const ALONE = {};
+
 export class WriterTurns {
   private holder: object | undefined;
   private depth = 0;
@@ -40,14 +43,43 @@ export class WriterTurns {
     try {
       return await this.context.run(token, () => this.frame(work, top));
     } finally {
-      this.holder = undefined;
-      const next = this.waiting.shift();
-      if (next) next();
-      // Node 20's AsyncLocalStorage tracks every promise the process makes while an instance is enabled (a promise
-      // hook): with no unit of work running there is nothing to track, so it is off until the next `run`, and the
-      // read traffic between writes does not pay for it (an `await` costs about 3× as much with the hook on).
-      else this.context.disable();
+      this.release();
     }
+  }
+
+  /**
+   * Runs synchronous `statements` as a unit of work of their own, once no other unit of work has the turn (at once
+   * when none has it): no await can come between them, so no other request's statement can run inside them, and
+   * they need no async context (the usual single write outside a unit of work).
+   */
+  async holdAlone<T>(statements: () => T, top: Transactional): Promise<T> {
+    while (this.holder !== undefined) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.holder = ALONE;
+    try {
+      top.begin();
+      let result: T;
+      try {
+        result = statements();
+      } catch (error) {
+        top.rollback();
+        throw error;
+      }
+      top.commit();
+      return result;
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Ends a turn: the next waiting unit of work goes on, or, with none waiting, the async context is turned off. */
+  private release() {
+    this.holder = undefined;
+    const next = this.waiting.shift();
+    if (next) next();
+    // Node 20's AsyncLocalStorage tracks every promise the process makes while an instance is enabled (a promise
+    // hook): with no unit of work running there is nothing to track, so it is off until the next `run`, and the
+    // read traffic between writes does not pay for it (an `await` costs about 3× as much with the hook on).
+    else this.context.disable();
   }
 
   private async frame<T>(work: () => Promise<T>, sql: Transactional): Promise<T> {

@@ -98,7 +98,8 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
     },
     async write(statements) {
       if (turns.owns()) return statements(writer.db);
-      return transaction(async () => statements(writer.db));
+      // synchronous statements alone: nothing can run inside them, so they need no async context
+      return turns.holdAlone(() => statements(writer.db), top);
     },
     transaction,
     inTransaction: () => turns.owns(),
