@@ -146,7 +146,7 @@ export function createMetrics(options: { now?: () => number } = {}) {
       for (const b of ring) {
         if (b.t <= current - 60) continue;
         requests += b.requests;
-        b.latency.forEach((n, i) => (lastMinute[i] = (lastMinute[i] as number) + n));
+        for (const [i, n] of b.latency.entries()) lastMinute[i] = (lastMinute[i] as number) + n;
       }
       const byStatus = new Map<number, number>();
       for (const { status, count } of totals.values()) byStatus.set(status, (byStatus.get(status) ?? 0) + count);

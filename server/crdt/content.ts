@@ -26,7 +26,7 @@ export function checkData(type: CrdtType, data: unknown) {
   // Yjs picks the content kind of each map value and array item by its `constructor`: an object with its own
   // "constructor" key is not a value it can hold (it throws). Deeper objects are encoded as plain JSON and pass.
   if (type === 'map') for (const [key, value] of Object.entries(data as object)) refuseOwnConstructor(value, `data.${key}`);
-  if (type === 'array') (data as unknown[]).forEach((value, i) => refuseOwnConstructor(value, `data[${i}]`));
+  if (type === 'array') for (const [i, value] of (data as unknown[]).entries()) refuseOwnConstructor(value, `data[${i}]`);
 }
 
 function refuseOwnConstructor(value: unknown, field: string) {

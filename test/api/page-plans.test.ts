@@ -22,7 +22,9 @@ beforeAll(async () => {
     }) as typeof sqlite.prepare;
     return () => (sqlite.prepare = prepare);
   });
-  restore = () => restores.forEach((r) => r());
+  restore = () => {
+    for (const r of restores) r();
+  };
 });
 afterAll(() => {
   restore();

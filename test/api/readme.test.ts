@@ -44,7 +44,7 @@ describe("the README's code blocks", () => {
     if (block.kind === 'browser') continue; // test/e2e/readme-browser.test.ts runs it in Chromium
     it(`README.md:${block.line} (${block.kind}) runs as written and prints "${block.prints}"`, async () => {
       const code = againstServer(block.code, t.url);
-      let result;
+      let result: Awaited<ReturnType<typeof run>>;
       if (block.kind === 'node') {
         const file = join(SCRATCH, `block-${index}.mjs`);
         writeFileSync(file, code);

@@ -36,7 +36,7 @@ describe('hearth --help', () => {
     for (let i = 0; i < commands.length; i += 4) {
       const batch = commands.slice(i, i + 4);
       const results = await Promise.all(batch.map((command) => hearth(...command.name.split(' '), '--help')));
-      batch.forEach((command, j) => helps.set(command.name, results[j]!));
+      for (const [j, command] of batch.entries()) helps.set(command.name, results[j]!);
     }
     for (const command of commands) {
       const help = helps.get(command.name)!;

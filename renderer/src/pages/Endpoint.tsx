@@ -56,7 +56,7 @@ export default function Endpoint({ params }: { params: Params }) {
   };
   const reveal = async () => {
     const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/secret/get', apiKey, { endpointId });
-    setSecret(answer.status === 200 ? ((answer.body.result?.data as { secret: string }).secret ?? '') : null);
+    setSecret(answer.status === 200 ? ((answer.body.result?.data as { secret: string } | undefined)?.secret ?? '') : null);
     if (answer.status !== 200) tell(false, answer.body.error?.message ?? 'Could not read the secret.');
   };
   const rotate = async () => {

@@ -101,7 +101,7 @@ function LiveView({ room }: { room: CrdtKey }) {
         const aware = provider.awareness;
         aware.on('change', () => {
           const others: Presence[] = [];
-          aware.getStates().forEach((s, clientId) => clientId !== doc.clientID && others.push({ clientId, state: s as Record<string, unknown> }));
+          for (const [clientId, s] of aware.getStates()) if (clientId !== doc.clientID) others.push({ clientId, state: s as Record<string, unknown> });
           setPresence(others);
         });
       } catch (e) {

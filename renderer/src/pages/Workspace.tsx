@@ -29,7 +29,7 @@ export default function Workspace() {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const answer = await api.call('/v2/workspace/apikey/create', '', { ownerEmail: info.data?.owner.email ?? '', type: String(form.get('type')) as 'testing' | 'production', apiKeyName: String(form.get('apiKeyName') ?? ''), createAuthToken: true });
-    tell(answer.status === 200, answer.status === 200 ? `API key ${(answer.body.result?.data as { apiKey: string }).apiKey} created.` : (answer.body.error?.message ?? 'Create failed.'));
+    tell(answer.status === 200, answer.status === 200 ? `API key ${(answer.body.result?.data as { apiKey: string } | undefined)?.apiKey} created.` : (answer.body.error?.message ?? 'Create failed.'));
     if (answer.status === 200) {
       keys.reload();
       await session.reloadKeys();

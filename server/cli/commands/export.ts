@@ -79,7 +79,7 @@ Examples:
     if (weak) throw new CliError(weak);
     const { dataDir } = loadConfig(io, values);
     const reporter = progressReporter(io, 'Exporting');
-    let summary;
+    let summary: Awaited<ReturnType<typeof exportArchive>>;
     try {
       summary = await exportArchive({
         dataDir,

@@ -45,7 +45,7 @@ Example:
     const { dataDir } = loadConfig(io, values);
     const passphrase = passphraseFrom(io, values.passphrase);
     const reporter = progressReporter(io, 'Importing');
-    let summary;
+    let summary: Awaited<ReturnType<typeof importArchive>>;
     try {
       summary = await importArchive({
         dataDir,
