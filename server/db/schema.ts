@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { blob, foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { EXECUTION_STATUSES, JUDGMENT_DECISION_VALUES } from '../../shared/schemas/ai.ts';
-import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
+import { API_KEY_TYPES, type ApiKeySettings } from '../../shared/schemas/apikey.ts';
+import { COMMENT_VISIBILITIES } from '../../shared/schemas/comments.ts';
+import { WORKSPACE_PLANS } from '../../shared/schemas/workspace.ts';
 import { ACCESS_ROLES, DOCUMENT_ACCESS_TYPES } from '../../shared/schemas/common.ts';
 import { CHANNEL_VALUES, FEATURE_TYPES, NOTIFICATION_SOURCES } from '../../shared/schemas/feed.ts';
 import { CRDT_DATA_TYPES } from '../../shared/schemas/crdt.ts';
@@ -20,7 +22,7 @@ export const workspaces = sqliteTable(
     ownerAvatar: text('owner_avatar').notNull().default(''),
     authTokenEnc: text('auth_token_enc').notNull(),
     authTokenDigest: text('auth_token_digest').notNull(),
-    plan: text('plan', { enum: ['free', 'paid'] }).notNull().default('free'),
+    plan: text('plan', { enum: WORKSPACE_PLANS }).notNull().default('free'),
     selfServeProduction: integer('self_serve_production', { mode: 'boolean' }).notNull().default(false),
     maxProductionKeys: integer('max_production_keys').notNull().default(0),
     emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
@@ -39,7 +41,7 @@ export const apiKeys = sqliteTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    type: text('type', { enum: ['testing', 'production'] }).notNull(),
+    type: text('type', { enum: API_KEY_TYPES }).notNull(),
     ownerEmail: text('owner_email').notNull(),
     persistenceRegion: text('persistence_region'),
     realtimeRegion: text('realtime_region'),
@@ -482,7 +484,7 @@ export const commentAnnotations = sqliteTable(
     assignedTo: text('assigned_to', { mode: 'json' }).$type<StoredUser>(),
     context: text('context', { mode: 'json' }).$type<Record<string, unknown>>(),
     /** `public` (everyone with access to the document) or `restricted` (only `visibleToUserIds` and the author). */
-    visibility: text('visibility', { enum: ['public', 'restricted'] }).notNull(),
+    visibility: text('visibility', { enum: COMMENT_VISIBILITIES }).notNull(),
     visibleToUserIds: text('visible_to_user_ids', { mode: 'json' }).$type<string[]>(),
     commentType: text('comment_type'),
     /** A suggestion-mode annotation's suggestion, as given. */
@@ -761,7 +763,7 @@ export const webhookEvents = sqliteTable(
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 
-// Delivery state (webhook_deliveries, webhook_attempts) lives in its own file: server/webhooks/delivery-store.ts.
+// Delivery state (webhook_deliveries, webhook_attempts) lives in its own file: delivery-schema.ts, repos/webhook-deliveries.ts.
 
 // ---------------------------------------------------------------------------------------------------------
 // AI: agents and their executions, workflow definitions, and the judgments suggestions are drawn from.

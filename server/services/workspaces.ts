@@ -1,3 +1,4 @@
+import type { WORKSPACE_PLANS } from '../../shared/schemas/workspace.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { WorkspaceScope } from '../db/scope.ts';
 import { alreadyExists, invalid, notFound, permissionDenied, resourceExhausted } from '../errors.ts';
@@ -13,7 +14,7 @@ export type WorkspaceDeps = { storage: Storage; secrets: Secrets };
 export const MAX_WORKSPACES_PER_EMAIL = 5;
 
 export interface WorkspaceSettings {
-  plan: 'free' | 'paid';
+  plan: (typeof WORKSPACE_PLANS)[number];
   selfServeProduction: boolean;
   maxProductionKeys: number;
 }

@@ -48,7 +48,9 @@ export const commentInput = z.object({
 });
 
 export const statusInput = z.object({ id: z.string().min(1).max(100), name: z.string().max(200).optional(), type: z.string().max(100).optional() }).catchall(z.unknown());
-export const visibilityInput = z.object({ type: z.enum(['public', 'restricted']), userIds: z.array(id).max(1000).optional() });
+/** Who sees an annotation: everyone with access to the document, or the listed users. */
+export const COMMENT_VISIBILITIES = ['public', 'restricted'] as const;
+export const visibilityInput = z.object({ type: z.enum(COMMENT_VISIBILITIES), userIds: z.array(id).max(1000).optional() });
 
 export const annotationInput = z.object({
   annotationId: notificationIdSchema.optional(),

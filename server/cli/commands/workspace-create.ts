@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { workspaceCreateInput } from '../../../shared/schemas/workspace.ts';
+import { WORKSPACE_PLANS, workspaceCreateInput } from '../../../shared/schemas/workspace.ts';
 import { findWorkspace, insertWorkspace, NEW_WORKSPACE_SETTINGS, type WorkspaceSettings } from '../../services/workspaces.ts';
 import { CliError, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseChoice, parseOnOff, parseOptions, parseWholeNumber, printResult, withDataDir } from '../options.ts';
@@ -50,7 +50,7 @@ Example:
     const input = workspaceCreateInput.safeParse({ ownerEmail: values['owner-email'], name: values.name, workspaceName: values['workspace-name'] });
     if (!input.success) throw new CliError(firstIssue(input.error, { ownerEmail: '--owner-email', name: '--name', workspaceName: '--workspace-name' }));
     const settings: WorkspaceSettings = {
-      plan: parseChoice('plan', values.plan, ['free', 'paid'] as const) ?? NEW_WORKSPACE_SETTINGS.plan,
+      plan: parseChoice('plan', values.plan, WORKSPACE_PLANS) ?? NEW_WORKSPACE_SETTINGS.plan,
       selfServeProduction: parseOnOff('self-serve', values['self-serve']) ?? NEW_WORKSPACE_SETTINGS.selfServeProduction,
       maxProductionKeys: parseWholeNumber('max-production-keys', values['max-production-keys']) ?? NEW_WORKSPACE_SETTINGS.maxProductionKeys,
     };

@@ -1,5 +1,6 @@
 import { describeSettings, findDefaultWorkspace, findWorkspace, updateWorkspaceSettings } from '../../services/workspaces.ts';
 import type { AppContext } from '../../context.ts';
+import { WORKSPACE_PLANS } from '../../../shared/schemas/workspace.ts';
 import { CliError, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseChoice, parseOnOff, parseOptions, parseWholeNumber, printResult, withDataDir } from '../options.ts';
 
@@ -50,7 +51,7 @@ Example:
       'max-production-keys': { type: 'string' },
     });
     const changes = {
-      plan: parseChoice('plan', values.plan, ['free', 'paid'] as const),
+      plan: parseChoice('plan', values.plan, WORKSPACE_PLANS),
       selfServeProduction: parseOnOff('self-serve', values['self-serve']),
       maxProductionKeys: parseWholeNumber('max-production-keys', values['max-production-keys']),
     };
