@@ -69,7 +69,7 @@ export function openApp(config: Config): AppContext {
     webhooks: offlineDispatcher,
     deliveries: deliveries.db,
     closeDeliveries: deliveries.close,
-    jobs: createJobRunner({ db, sqlite, log, config, accessEvents }, [migrationQueue, erasureQueue] as Parameters<typeof createJobRunner>[1]),
+    jobs: createJobRunner({ log }, [migrationQueue({ storage, accessEvents }), erasureQueue({ storage, config, accessEvents })]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
     responses: new ResponseCache(storage.engine.changes, config.responseCacheMb * 1024 * 1024),
@@ -136,7 +136,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     app.publicUrl = config.publicUrl ?? app.baseUrl;
     writeServerLock(config.dataDir, app.baseUrl, app.signIn.bootId);
     app.mail.flush();
-    app.jobs.recover();
+    await app.jobs.recover();
     await app.agents.recover(app);
     app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(app.db, config) } });
 

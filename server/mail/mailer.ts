@@ -1,7 +1,6 @@
 import type { Transporter } from 'nodemailer';
-import type { Db } from '../db/client.ts';
 import type { Storage } from '../db/repos/index.ts';
-import { legacyMail, type MailRow, type MailStatus, type NewMail } from '../db/repos/mail.ts';
+import type { MailRow, MailStatus, NewMail } from '../db/repos/mail.ts';
 import type { Logger } from '../log.ts';
 import { randomAlphanumeric, type Secrets } from '../security/secrets.ts';
 
@@ -34,8 +33,6 @@ export interface Mailer {
    * queued for relay, which follows the commit (call `flush` after it); without, it stays in the local mailbox.
    */
   queue(mail: OutgoingMail): Promise<string>;
-  /** `queue` for services still on synchronous transactions, in their `tx`. */
-  enqueue(tx: Db, mail: OutgoingMail): string;
   /** Whether mail is relayed over SMTP (SMTP_URL is set). */
   readonly relaying: boolean;
   /** Relays what is waiting in the outbox over SMTP (no-op without SMTP). Called after commits and at start. */
@@ -154,11 +151,6 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
     async queue(mail) {
       const row = newMail(mail);
       await storage.mail.insert(row);
-      return row.id;
-    },
-    enqueue(tx, mail) {
-      const row = newMail(mail);
-      legacyMail.insert(tx, row);
       return row.id;
     },
     flush,

@@ -1,6 +1,5 @@
 import type { AccessRole, DocumentAccessType } from '../../shared/schemas/common.ts';
-import type { Db } from '../db/client.ts';
-import { legacyAccessFacts, type AccessFacts } from '../db/repos/access.ts';
+import type { AccessFacts } from '../db/repos/access.ts';
 import type { DocumentRow } from '../db/repos/documents.ts';
 import type { FolderRow } from '../db/repos/folders.ts';
 import type { Storage } from '../db/repos/index.ts';
@@ -202,16 +201,4 @@ export type AccessResolver = ReturnType<typeof createAccessResolver>;
 /** Convenience for one question. */
 export function documentAccess(deps: { storage: Pick<Storage, 'access'> }, scope: TenantScope, organizationId: string, documentId: string, userId: string): Promise<AccessDecision> {
   return createAccessResolver(deps, scope, organizationId).document(userId, documentId);
-}
-
-/** createAccessResolver for code still on synchronous transactions (or on the main connection): the same rules on `db`. */
-export function createAccessResolverIn(db: Db, apiKeyId: string, organizationId: string, now = Date.now()): Rules {
-  return rules(legacyAccessFacts(db, apiKeyId, organizationId), newCache(), organizationId, now);
-}
-
-export type AccessResolverIn = Rules;
-
-/** documentAccess for code still on synchronous transactions. */
-export function documentAccessIn(db: Db, apiKeyId: string, organizationId: string, documentId: string, userId: string): AccessDecision {
-  return createAccessResolverIn(db, apiKeyId, organizationId).document(userId, documentId);
 }

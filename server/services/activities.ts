@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import type { activitiesDeleteInput, activitiesGetInput, activitiesUpdateInput, activityInput, FEATURE_TYPES } from '../../shared/schemas/feed.ts';
-import type { Db } from '../db/client.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
-import { legacyActivities, type ActivityChange, type ActivityRow } from '../db/repos/activities.ts';
+import type { ActivityChange, ActivityRow } from '../db/repos/activities.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { StoredUser } from '../db/repos/notifications.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -77,14 +76,6 @@ export async function recordActivity(deps: Deps, scope: TenantScope, entry: Acti
   return row.id;
 }
 
-/** recordActivity for services still on synchronous transactions (their `tx`), until they move to units of work. */
-export function recordActivityIn(tx: Db, entry: ActivityEntry & { apiKeyId: string }): string {
-  const { apiKeyId, ...rest } = entry;
-  const row = { ...activityRow(rest), apiKeyId };
-  legacyActivities.upsert(tx, row);
-  return row.id;
-}
-
 /** The refusal of activities/add while the key's activity service is off (the hosted service has no published wording). */
 const ACTIVITY_SERVICE_DISABLED =
   'Activity logs are disabled for this API key: enable activityServiceConfig.isEnabled with /v2/workspace/activityconfig/update.';
@@ -98,8 +89,7 @@ export async function addActivities(deps: Deps, scope: TenantScope, input: { org
     if (a.featureType === 'custom' && !a.targetEntityId) throw invalid(`activities[${i}].targetEntityId is required when featureType is custom.`);
   });
   return deps.storage.transaction(async () => {
-    // the key's settings are the workspace area's, not moved yet: read on this unit of work's connection
-    if (!activityServiceEnabled(deps.storage.engine.current(), scope.apiKeyId)) throw failedPrecondition(ACTIVITY_SERVICE_DISABLED);
+    if (!(await activityServiceEnabled(deps, scope))) throw failedPrecondition(ACTIVITY_SERVICE_DISABLED);
     await ensureOrganization(deps, scope, input.organizationId, false);
     const rows = input.activities.map((a) => activityRow({ ...a, organizationId: input.organizationId, documentId: input.documentId ?? null, resolver: a.isActivityResolverUsed ?? false }));
     await deps.storage.activities.upsert(scope, rows);

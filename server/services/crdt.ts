@@ -6,7 +6,7 @@ import type { CrdtStore } from '../crdt/store.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
-import { recordActivityIn } from './activities.ts';
+import { recordActivity } from './activities.ts';
 import { keyed } from './keyed.ts';
 
 type Deps = { storage: Storage; crdt: CrdtStore };
@@ -36,8 +36,7 @@ export async function addCrdt(deps: Deps, scope: TenantScope, input: WriteInput)
 async function crdtActivity(deps: Deps, scope: TenantScope, room: { organizationId: string; documentId: string; editorId: string }, actionType: string, what: string) {
   await deps.storage.transaction(async () => {
     if (!(await deps.storage.organizations.find(scope, room.organizationId))) return;
-    recordActivityIn(deps.storage.engine.current(), {
-      apiKeyId: scope.apiKeyId,
+    await recordActivity(deps, scope, {
       organizationId: room.organizationId,
       documentId: room.documentId,
       featureType: 'crdt',

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { documentsAddInput, documentsGetInput, documentsUpdateInput } from '../../shared/schemas/access.ts';
 import type { DocumentAccessType } from '../../shared/schemas/common.ts';
-import type { Db } from '../db/client.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
-import { legacyDocuments, type DocumentRow } from '../db/repos/documents.ts';
+import type { DocumentRow } from '../db/repos/documents.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
@@ -44,18 +43,6 @@ export async function insertDocument(deps: Deps, scope: TenantScope, apiKey: Key
   const row = newDocument(apiKey, organizationId, input, Date.now());
   await deps.storage.documents.insert(scope, [row]);
   return { ...row, apiKeyId: scope.apiKeyId };
-}
-
-/** findDocument for services still on synchronous transactions (their `tx`). */
-export function findDocumentIn(tx: Db, apiKeyId: string, organizationId: string, documentId: string): DocumentRow | undefined {
-  return legacyDocuments.find(tx, apiKeyId, organizationId, documentId);
-}
-
-/** insertDocument for services still on synchronous transactions (their `tx`). */
-export function insertDocumentIn(tx: Db, apiKey: ApiKeyRow, organizationId: string, input: NewDocument): DocumentRow {
-  const row: DocumentRow = { ...newDocument(apiKey, organizationId, input, Date.now()), apiKeyId: apiKey.id };
-  legacyDocuments.insert(tx, row);
-  return row;
 }
 
 export function describeDocument(row: DocumentRow) {

@@ -1,4 +1,4 @@
-import { legacyMigrationQueue, type MigrationRow } from '../db/repos/document-migrations.ts';
+import type { MigrationRow } from '../db/repos/document-migrations.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
@@ -60,8 +60,8 @@ const moved = (deps: { accessEvents: AccessEvents }, job: MigrationRow) =>
 /**
  * Moves a document to its new id in one unit of work: the document row, every table's data
  * (db/repos/document-data.ts) and the job's `completed` state commit together, so a crash leaves either the old
- * state (and the job is run again) or the whole move, never half of it. For a job runner on units of work; the
- * queue below moves on the runner's synchronous transaction until then.
+ * state (and the job is run again) or the whole move, never half of it. A failure (the document gone, the new id
+ * taken) throws, and the job runner fails the job with its message.
  */
 export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, job: MigrationRow) {
   const { storage } = deps;
@@ -77,16 +77,19 @@ export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, 
   moved(deps, job);
 }
 
-/** Document migrations as a durable job queue (see jobs.ts), on the runner's synchronous connection. */
-export const migrationQueue: JobQueue<MigrationRow> = {
-  name: 'document migration',
-  next: (db) => legacyMigrationQueue.next(db),
-  markStarted: (db, job) => legacyMigrationQueue.markStarted(db, job, Date.now()),
-  run(app, job) {
-    const failure = legacyMigrationQueue.move(app.db, job, Date.now);
-    if (failure !== undefined) throw new Error(failure);
-    moved(app, job);
-  },
-  markFailed: (db, job, message) => legacyMigrationQueue.markFailed(db, job.id, message, Date.now()),
-  recover: (tx) => legacyMigrationQueue.recover(tx, MAX_ATTEMPTS, Date.now()),
-};
+/** Document migrations as a durable job queue, for the job runner (services/jobs.ts). */
+export function migrationQueue(deps: Deps & { accessEvents: AccessEvents }): JobQueue<MigrationRow> {
+  const { documentMigrations } = deps.storage;
+  return {
+    name: 'document migration',
+    next: () => documentMigrations.next(),
+    markStarted: (job) => documentMigrations.markStarted(job, Date.now()),
+    async run(job) {
+      const scope = await deps.storage.keys.scopeFor(job.apiKeyId);
+      if (!scope) throw new Error(`the API key ${job.apiKeyId} no longer exists`);
+      await runMigration(deps, scope, job);
+    },
+    markFailed: (job, message) => documentMigrations.markFailed(job.id, message, Date.now()),
+    recover: () => documentMigrations.recover(MAX_ATTEMPTS, Date.now()),
+  };
+}

@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import type { organizationsAddInput, organizationsGetInput } from '../../shared/schemas/access.ts';
-import type { Db } from '../db/client.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
-import { legacyOrganizations, type OrganizationRow } from '../db/repos/organizations.ts';
+import type { OrganizationRow } from '../db/repos/organizations.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { invalid, notFound } from '../errors.ts';
@@ -42,19 +41,6 @@ export async function ensureOrganization(deps: Deps, scope: TenantScope, organiz
   await deps.storage.organizations.insert(scope, row);
   return { ...row, apiKeyId: scope.apiKeyId };
 }
-
-/** ensureOrganization for services still on synchronous transactions (their `tx`), until they move to units of work. */
-export function ensureOrganizationIn(tx: Db, apiKeyId: string, organizationId: string, create: boolean): OrganizationRow {
-  const existing = legacyOrganizations.find(tx, apiKeyId, organizationId);
-  if (existing) return existing;
-  if (!create) throw missing(organizationId);
-  const row = { ...newRow(organizationId), apiKeyId };
-  legacyOrganizations.insert(tx, row);
-  return row;
-}
-
-/** findOrganization for services still on synchronous transactions. */
-export const findOrganizationIn = (tx: Db, apiKeyId: string, organizationId: string) => legacyOrganizations.find(tx, apiKeyId, organizationId);
 
 type Records = z.output<typeof organizationsAddInput>['organizations'];
 

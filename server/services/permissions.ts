@@ -2,7 +2,6 @@ import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { ContextPermissions, PermissionResource } from '../../shared/schemas/access.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
 import type { AppContext } from '../context.ts';
-import type { Db } from '../db/client.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { UserRow } from '../db/repos/users.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -10,7 +9,7 @@ import { invalid, notFound } from '../errors.ts';
 import { createAccessResolver, type AccessDecision } from './access.ts';
 import type { AccessEvents } from './access-events.ts';
 import { ensureOrganization } from './organizations.ts';
-import { findUserIn, upsertUser } from './users.ts';
+import { upsertUser } from './users.ts';
 import { keyed } from './keyed.ts';
 
 const TOKEN_LIFETIME = '48h';
@@ -77,11 +76,6 @@ export function contextAccessOfUser(user: UserRow | undefined): Map<string, stri
 /** A user's context permissions, kept with the profile: key → the values the user may see. */
 export async function contextAccessOf(deps: Deps, scope: TenantScope, userId: string): Promise<Map<string, string[]>> {
   return contextAccessOfUser(await deps.storage.users.find(scope, userId));
-}
-
-/** contextAccessOf for services still on synchronous transactions (their `tx`). */
-export function contextAccessOfIn(tx: Db, apiKeyId: string, userId: string): Map<string, string[]> {
-  return contextAccessOfUser(findUserIn(tx, apiKeyId, userId));
 }
 
 async function changeContextAccess(deps: Deps, scope: TenantScope, userId: string, context: ContextPermissions, mode: 'add' | 'remove') {

@@ -1,4 +1,3 @@
-import type { apiKeys, workspaces } from '../db/schema.ts';
-
-export type WorkspaceRow = typeof workspaces.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
+// The key and workspace rows, as their repositories describe them, for the services that take one.
+export type { ApiKeyRow } from '../db/repos/keys.ts';
+export type { WorkspaceRow } from '../db/repos/workspaces.ts';

@@ -2,10 +2,11 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Storage } from '../db/repos/index.ts';
-import { legacyUserData, type ErasureJob, type ExportFrom } from '../db/repos/user-data.ts';
+import type { ErasureJob, ExportFrom } from '../db/repos/user-data.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
+import type { AccessEvents } from './access-events.ts';
 import { describeAnnotation, describeReaction, describeThreads } from './comment-presenters.ts';
 import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
 import { commentPlainText } from './memory.ts';
@@ -108,28 +109,33 @@ export async function erasureStatus(deps: Deps, scope: TenantScope, jobId: strin
 /** What an erasure needs of the comment services: a comment as plain text (judgments quoting it go with it). */
 const ERASURE_RULES = { plainText: commentPlainText };
 
+/** What the erasure queue works with: storage, the data dir (the recordings' files) and who to tell of lost access. */
+type ErasureDeps = Deps & { config: Pick<AppContext['config'], 'dataDir'>; accessEvents: AccessEvents };
+
 /**
- * Erases one user's personal data in one transaction (db/repos/user-data.ts says what goes), then removes the
+ * Erases one user's personal data in one unit of work (db/repos/user-data.ts says what goes), then removes the
  * user's recordings' files. The database runs with secure_delete, and the WAL is checkpointed after, so the freed
  * pages keep no copy.
  */
-function erase(app: Pick<AppContext, 'db' | 'config' | 'accessEvents'>, job: ErasureJob) {
-  const files = legacyUserData.erase(app.db, job, ERASURE_RULES);
+async function erase(deps: ErasureDeps, job: ErasureJob) {
+  const scope = await deps.storage.keys.scopeFor(job.apiKeyId);
+  if (!scope) throw new Error(`the API key ${job.apiKeyId} no longer exists`);
+  const files = await deps.storage.userData.erase(scope, job, ERASURE_RULES);
   // the user's memberships are gone: so is their access
-  app.accessEvents.publish({ apiKeyId: job.apiKeyId, userIds: [job.userId] });
-  for (const key of files) rmSync(join(app.config.dataDir, 'attachments', key), { force: true });
-  legacyUserData.checkpoint(app.db);
+  deps.accessEvents.publish({ apiKeyId: job.apiKeyId, userIds: [job.userId] });
+  for (const key of files) rmSync(join(deps.config.dataDir, 'attachments', key), { force: true });
+  await deps.storage.userData.checkpoint();
 }
 
-/**
- * The erasure jobs, for the job runner (services/jobs.ts), which still calls its queues synchronously on its own
- * connection: the statements are the repository's synchronous ones.
- */
-export const erasureQueue: JobQueue<ErasureJob> = {
-  name: 'user-data erasure',
-  next: (db) => legacyUserData.nextJob(db),
-  markStarted: (db, job) => legacyUserData.markStarted(db, job),
-  run: (app, job) => erase(app, job),
-  markFailed: (db, job, message) => legacyUserData.markFailed(db, job, message),
-  recover: (tx) => legacyUserData.recover(tx, MAX_ATTEMPTS),
-};
+/** The erasure jobs, for the job runner (services/jobs.ts). */
+export function erasureQueue(deps: ErasureDeps): JobQueue<ErasureJob> {
+  const { userData } = deps.storage;
+  return {
+    name: 'user-data erasure',
+    next: () => userData.nextJob(),
+    markStarted: (job) => userData.markStarted(job),
+    run: (job) => erase(deps, job),
+    markFailed: (job, message) => userData.markFailed(job.id, message, Date.now()),
+    recover: () => userData.recover(MAX_ATTEMPTS),
+  };
+}

@@ -1,10 +1,9 @@
 import { hash } from 'node:crypto';
 import type { UserInput } from '../../shared/schemas/access.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
-import type { Db } from '../db/client.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { MembershipLevel } from '../db/repos/memberships.ts';
-import { legacyUsers, type UserRow, type UserWrite } from '../db/repos/users.ts';
+import type { UserRow, UserWrite } from '../db/repos/users.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { invalid, notFound } from '../errors.ts';
 import type { AccessEvents } from './access-events.ts';
@@ -34,11 +33,6 @@ export function deriveInitial(user: { name?: string | null; email?: string | nul
 
 /** The user's profile, or undefined. */
 export const findUser = (deps: Deps, scope: TenantScope, userId: string): Promise<UserRow | undefined> => deps.storage.users.find(scope, userId);
-
-/** findUser for services still on synchronous transactions (their `tx`). */
-export function findUserIn(tx: Db, apiKeyId: string, userId: string): UserRow | undefined {
-  return legacyUsers.find(tx, apiKeyId, userId);
-}
 
 /**
  * The profile after a users call: `existing` with the fields given; `initial` follows `name` unless given (or
@@ -109,16 +103,6 @@ export function upsertUsers(deps: Deps, scope: TenantScope, list: ReadonlyArray<
     if (writes.length > 0) await deps.storage.users.save(scope, writes);
   };
   return deps.storage.inTransaction() ? upsert() : deps.storage.transaction(upsert);
-}
-
-/** upsertUser for services still on synchronous transactions (their `tx`). */
-export function upsertUserIn(tx: Db, apiKeyId: string, user: Omit<UserInput, 'accessRole'>): UserRow {
-  const existing = findUserIn(tx, apiKeyId, user.userId);
-  const row = mergeUser(apiKeyId, user, existing, Date.now());
-  const write = writeOf(row, existing);
-  if (!write) return existing as UserRow;
-  legacyUsers.save(tx, apiKeyId, write);
-  return row;
 }
 
 export function describeUser(row: UserRow) {

@@ -7,7 +7,7 @@ import type { SqliteEngine } from '../storage.ts';
 import { findDocumentOn, type DocumentRow } from './documents.ts';
 import { findFolderOn, type FolderRow } from './folders.ts';
 import { membershipReads, type MembershipLevel, type MembershipRow } from './memberships.ts';
-import { legacyOrganizations, type OrganizationRow } from './organizations.ts';
+import { findOrganizationOn, type OrganizationRow } from './organizations.ts';
 
 /** The reads of one organization of a key, on one connection, for the duration of one step. */
 export interface AccessFacts {
@@ -22,7 +22,7 @@ export interface AccessFacts {
 
 function factsOn(db: Db, apiKeyId: string, organizationId: string): AccessFacts {
   return {
-    organization: () => legacyOrganizations.find(db, apiKeyId, organizationId),
+    organization: () => findOrganizationOn(db, apiKeyId, organizationId),
     document: (id) => findDocumentOn(db, apiKeyId, organizationId, id),
     folder: (id) => findFolderOn(db, apiKeyId, organizationId, id),
     membershipsOf: (userId, now) => membershipReads.ofUser(db, apiKeyId, organizationId, userId, now),
@@ -36,6 +36,3 @@ export function accessRepo(engine: SqliteEngine) {
     read: <T>(scope: TenantScope, organizationId: string, ask: (facts: AccessFacts) => T) => engine.read((db) => ask(factsOn(db, scope.apiKeyId, organizationId))),
   };
 }
-
-/** For services not yet moved to units of work: the facts on their transaction's (or the main) connection. */
-export const legacyAccessFacts = (db: Db, apiKeyId: string, organizationId: string): AccessFacts => factsOn(db, apiKeyId, organizationId);

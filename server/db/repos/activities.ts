@@ -119,8 +119,3 @@ export function activitiesRepo(engine: SqliteEngine) {
 }
 
 export type ActivitiesRepo = ReturnType<typeof activitiesRepo>;
-
-/** For services not yet moved to units of work: the record's write on their transaction's connection. */
-export const legacyActivities = {
-  upsert: (tx: Db, row: ActivityRow) => void upsertActivity(tx, row),
-};

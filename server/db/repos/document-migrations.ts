@@ -1,10 +1,8 @@
 // Document migrations: the jobs that move a document's data to a new id (services/migrations.ts), and the queue
 // the job runner takes them from. The queue's methods span every key: the runner works for all of them.
 import { and, asc, eq, gte, lt } from 'drizzle-orm';
-import { transaction, type Db } from '../client.ts';
-import { documentMigrations, documents } from '../schema.ts';
-import { moveDocumentData } from './document-data.ts';
-import { legacyDocuments } from './documents.ts';
+import type { Db } from '../client.ts';
+import { documentMigrations } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 
@@ -71,25 +69,3 @@ export function documentMigrationsRepo(engine: SqliteEngine) {
 }
 
 export type DocumentMigrationsRepo = ReturnType<typeof documentMigrationsRepo>;
-
-/**
- * For the job runner while it is synchronous (services/jobs.ts): the queue on its connection, and the move of one
- * job in one transaction of it: the new document row, every table's data (db/repos/document-data.ts), the old row
- * deleted and the job completed commit together. Answers why it cannot move (the job then fails), or undefined.
- */
-export const legacyMigrationQueue = {
-  ...queue,
-  move: (db: Db, job: MigrationRow, now: () => number): string | undefined =>
-    transaction(db, (tx) => {
-      const source = legacyDocuments.find(tx, job.apiKeyId, job.organizationId, job.fromDocumentId);
-      if (!source) return `the document ${job.fromDocumentId} no longer exists`;
-      if (legacyDocuments.find(tx, job.apiKeyId, job.organizationId, job.toDocumentId)) return `a document ${job.toDocumentId} exists already`;
-      tx.insert(documents).values({ ...source, id: job.toDocumentId, updatedAt: now() }).run();
-      moveDocumentData(tx, job.apiKeyId, job.organizationId, job.fromDocumentId, job.toDocumentId);
-      tx.delete(documents)
-        .where(and(eq(documents.apiKeyId, job.apiKeyId), eq(documents.organizationId, job.organizationId), eq(documents.id, job.fromDocumentId)))
-        .run();
-      tx.update(documentMigrations).set({ status: 'completed', completedAt: now(), error: null }).where(eq(documentMigrations.id, job.id)).run();
-      return undefined;
-    }),
-};

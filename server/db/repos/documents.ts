@@ -130,9 +130,3 @@ export function documentsRepo(engine: SqliteEngine) {
 }
 
 export type DocumentsRepo = ReturnType<typeof documentsRepo>;
-
-/** For services not yet moved to units of work: the same lookup and insert on their transaction's connection. */
-export const legacyDocuments = {
-  find: findDocumentOn,
-  insert: (tx: Db, row: DocumentRow) => void tx.insert(documents).values(row).run(),
-};

@@ -35,6 +35,3 @@ export function mailRepo(engine: SqliteEngine) {
     newest: (limit: number) => engine.read((db) => db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id)).limit(limit).all()),
   };
 }
-
-/** For services still on synchronous transactions: keeps a mail in `tx`. */
-export const legacyMail = { insert: insertIn };

@@ -11,7 +11,7 @@ import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 import { findDocumentOn } from './documents.ts';
 import { readNotificationPage, type NotificationFilters } from './notification-page.ts';
-import { legacyOrganizations } from './organizations.ts';
+import { findOrganizationOn } from './organizations.ts';
 
 export type { StoredUser } from '../schema.ts';
 export { userKey, type NotificationFilters, type NotificationItem } from './notification-page.ts';
@@ -46,7 +46,7 @@ const channelRows = (db: Db, apiKeyId: string, organizationId: string, documentI
 
 /** What notifications/add looks at first: whether the organization and the document exist, and whether the id is taken. */
 const prelude = (db: Db, apiKeyId: string, organizationId: string, documentId: string, id: string) => ({
-  organization: legacyOrganizations.find(db, apiKeyId, organizationId) !== undefined,
+  organization: findOrganizationOn(db, apiKeyId, organizationId) !== undefined,
   document: findDocumentOn(db, apiKeyId, organizationId, documentId) !== undefined,
   taken: exists(db, apiKeyId, organizationId, id),
 });

@@ -15,12 +15,15 @@ const byId = preparedFor((db) =>
     .prepare(),
 );
 
+/** The organization, on a given connection (the access facts and notifications/add's first read read it inside their own step). */
+export const findOrganizationOn = (db: Db, apiKeyId: string, id: string): OrganizationRow | undefined => byId(db).get({ apiKeyId, id });
+
 const own = (scope: TenantScope, id: string) => and(eq(organizations.apiKeyId, scope.apiKeyId), eq(organizations.id, id));
 
 /** The key's organizations. */
 export function organizationsRepo(engine: SqliteEngine) {
   return {
-    find: (scope: TenantScope, id: string) => engine.read((db) => byId(db).get({ apiKeyId: scope.apiKeyId, id })),
+    find: (scope: TenantScope, id: string) => engine.read((db) => findOrganizationOn(db, scope.apiKeyId, id)),
 
     /** Adds it; the caller checked it is not there. */
     insert: (scope: TenantScope, row: Omit<OrganizationRow, 'apiKeyId'>) =>
@@ -65,9 +68,3 @@ export function organizationsRepo(engine: SqliteEngine) {
 }
 
 export type OrganizationsRepo = ReturnType<typeof organizationsRepo>;
-
-/** For services not yet moved to units of work: the same lookup and insert on their transaction's connection. */
-export const legacyOrganizations = {
-  find: (tx: Db, apiKeyId: string, id: string) => byId(tx).get({ apiKeyId, id }),
-  insert: (tx: Db, row: OrganizationRow) => void tx.insert(organizations).values(row).run(),
-};

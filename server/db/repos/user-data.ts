@@ -2,7 +2,7 @@
 // erasure job (users/data/delete) removes in one transaction, with the jobs' own rows.
 import { and, asc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { transaction, type Db } from '../client.ts';
+import type { Db } from '../client.ts';
 import { connectionOf } from '../prepared.ts';
 import {
   activities,
@@ -168,7 +168,22 @@ function erase(db: Db, job: ErasureJob, rules: ErasureRules): string[] {
   return files;
 }
 
-/** The key's users' data: export pages, erasure jobs. */
+/** The erasure jobs' queue: the job runner takes every key's (services/jobs.ts). */
+const queue = {
+  next: (db: Db) => db.select().from(userDataJobs).where(eq(userDataJobs.status, 'pending')).orderBy(asc(userDataJobs.createdAt)).limit(1).get(),
+  markStarted: (db: Db, job: Pick<ErasureJob, 'id' | 'attempts'>) => void db.update(userDataJobs).set({ status: 'in_progress', attempts: job.attempts + 1 }).where(eq(userDataJobs.id, job.id)).run(),
+  markFailed: (db: Db, id: string, message: string, now: number) => void db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: now }).where(eq(userDataJobs.id, id)).run(),
+  /** Jobs left in_progress by a crash: back to pending, or failed after `maxAttempts`. */
+  recover(db: Db, maxAttempts: number) {
+    const stuck = db.select().from(userDataJobs).where(eq(userDataJobs.status, 'in_progress')).all();
+    for (const job of stuck) {
+      const status = job.attempts >= maxAttempts ? 'failed' : 'pending';
+      db.update(userDataJobs).set({ status, error: status === 'failed' ? `interrupted ${maxAttempts} times; not retried` : null }).where(eq(userDataJobs.id, job.id)).run();
+    }
+  },
+};
+
+/** The key's users' data: export pages, erasure jobs, and the queue of all keys' pending erasures. */
 export function userDataRepo(engine: SqliteEngine) {
   return {
     /** One export page's rows per feature (at most `limit` each), after each feature's position. */
@@ -196,28 +211,13 @@ export function userDataRepo(engine: SqliteEngine) {
 
     /** Folds the WAL back into the database file, so that the pages an erasure freed keep no copy in it. */
     checkpoint: () => engine.read((db) => void connectionOf(db).pragma('wal_checkpoint(TRUNCATE)')),
+
+    /** The oldest pending erasure of any key. */
+    nextJob: () => engine.read((db) => queue.next(db)),
+    markStarted: (job: Pick<ErasureJob, 'id' | 'attempts'>) => engine.write((db) => queue.markStarted(db, job)),
+    markFailed: (id: string, message: string, now: number) => engine.write((db) => queue.markFailed(db, id, message, now)),
+    recover: (maxAttempts: number) => engine.write((db) => queue.recover(db, maxAttempts)),
   };
 }
 
 export type UserDataRepo = ReturnType<typeof userDataRepo>;
-
-/**
- * The erasure job queue's statements for the job runner (services/jobs.ts), which still calls its queues
- * synchronously with its own connection: the next job, its state changes, the erasure in one transaction.
- */
-export const legacyUserData = {
-  nextJob: (db: Db) => db.select().from(userDataJobs).where(eq(userDataJobs.status, 'pending')).orderBy(asc(userDataJobs.createdAt)).limit(1).get(),
-  markStarted: (db: Db, job: ErasureJob) => void db.update(userDataJobs).set({ status: 'in_progress', attempts: job.attempts + 1 }).where(eq(userDataJobs.id, job.id)).run(),
-  markFailed: (db: Db, job: ErasureJob, message: string) => void db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: Date.now() }).where(eq(userDataJobs.id, job.id)).run(),
-  /** Jobs left in_progress by a crash: back to pending, or failed after `maxAttempts`. */
-  recover(tx: Db, maxAttempts: number) {
-    const stuck = tx.select().from(userDataJobs).where(eq(userDataJobs.status, 'in_progress')).all();
-    for (const job of stuck) {
-      const status = job.attempts >= maxAttempts ? 'failed' : 'pending';
-      tx.update(userDataJobs).set({ status, error: status === 'failed' ? `interrupted ${maxAttempts} times; not retried` : null }).where(eq(userDataJobs.id, job.id)).run();
-    }
-  },
-  /** erase in one transaction of its own on `db`. */
-  erase: (db: Db, job: ErasureJob, rules: ErasureRules) => transaction(db, (tx) => erase(tx, job, rules)),
-  checkpoint: (db: Db) => void connectionOf(db).pragma('wal_checkpoint(TRUNCATE)'),
-};

@@ -73,9 +73,3 @@ export function usersRepo(engine: SqliteEngine) {
 }
 
 export type UsersRepo = ReturnType<typeof usersRepo>;
-
-/** For services not yet moved to units of work: the same lookup and write on their transaction's connection. */
-export const legacyUsers = {
-  find: findOn,
-  save: (tx: Db, apiKeyId: string, write: UserWrite) => saveOn(tx, apiKeyId, [write]),
-};
