@@ -131,17 +131,23 @@ describe('y-websocket sync', () => {
     try {
       await client.synced;
       const text = client.doc.getText('content');
-      // paced: updates arriving in one event-loop turn are stored as one merged row, and this test needs many rows
+      const scope = (await t.server.app.storage.keys.scopeFor(t.credentials.apiKey))!;
+      const stored = async () => {
+        const found = await t.server.app.crdt.find(scope, { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
+        return found && `${found.updateCount}:${found.snapshot?.length ?? 0}`;
+      };
+      // paced: updates arriving in one event-loop turn are stored as one merged row, and this test needs many rows;
+      // each update is stored (the stored row changed: one more update, or a compaction) before the next is made
       for (let i = 0; i < 450; i++) {
+        const before = await stored();
         text.insert(text.length, `${i % 10}`);
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        await eventually(async () => expect(await stored()).not.toBe(before), 5_000, 2);
       }
       const expected = text.toString();
       await eventually(async () => {
         const res = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
         expect(res.body.result.data[0].data).toBe(expected);
       });
-      const scope = (await t.server.app.storage.keys.scopeFor(t.credentials.apiKey))!;
       const row = await t.server.app.crdt.find(scope, { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
       expect(row?.snapshot).toBeTruthy();
       expect(row!.updateCount).toBeLessThan(200);

@@ -281,12 +281,13 @@ describe('replay, recover and deletion', () => {
       const deleted = await slow.callK('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: id });
       expect(deleted.body.result.data).toEqual({ endpointId: id, deleted: true });
       await addAnnotation(slow, { commentData: [{ commentText: 'y', from: { userId: 'ann' } }] });
-      // the retry was due after 300 ms: wait past it on something observable, a second live endpoint
-      const witness = await receiver();
+      // the retry was due 300 ms after the first attempt: wait past it on something observable, a second live
+      // endpoint that fails too, whose own retry falls due 300 ms after its first attempt (later than the deleted
+      // endpoint's: the worker sends due deliveries oldest due first)
+      const witness = await receiver({ fallback: { status: 500 } });
       await slow.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: witness.url });
       await addAnnotation(slow, { commentData: [{ commentText: 'z', from: { userId: 'ann' } }] });
-      await eventually(() => expect(witness.received).toHaveLength(1));
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await eventually(() => expect(witness.received).toHaveLength(2));
       expect(r.received).toHaveLength(1);
     } finally {
       await slow.close();

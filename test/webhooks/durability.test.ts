@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliServer } from '../helpers/cli.ts';
+import { queryDataFile } from '../helpers/data-file.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
@@ -69,7 +70,8 @@ describe('crdt.update_data, debounced per document', () => {
   });
 
   it('reports a burst longer than the maximum wait along the way, then its end', async () => {
-    const busy = await startTestServer({ webhooks: { ...FAST_WEBHOOKS, crdtDebounceMs: 200, crdtMaxWaitMs: 500 } });
+    const DEBOUNCE_MS = 200;
+    const busy = await startTestServer({ webhooks: { ...FAST_WEBHOOKS, crdtDebounceMs: DEBOUNCE_MS, crdtMaxWaitMs: 500 } });
     try {
       const r = await receiver();
       await enableWithEndpoint(busy, r.url, { filterTypes: ['crdt.update_data'] });
@@ -77,18 +79,29 @@ describe('crdt.update_data, debounced per document', () => {
       await busy.callK('/v2/crdt/add', { ...doc, type: 'text', data: 'v0' });
       const started = Date.now();
       let version = 0;
+      // edits closer together than the debounce (the burst this test is about: paced on the debouncer's own
+      // clock, the timers of this process)
       while (Date.now() - started < 1_200) {
         await busy.callK('/v2/crdt/update', { ...doc, type: 'text', data: `v${++version}` });
-        await new Promise((resolve) => setTimeout(resolve, 40));
+        await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS / 5));
       }
       // under continuous edits events still come, at most every maxWait; the last one has the final content
       await eventually(() => expect(JSON.parse(r.received.at(-1)!.body).data.crdtData.data).toBe(`v${version}`));
       const during = r.received.filter((x) => x.at < started + 1_200);
       expect(during.length).toBeGreaterThanOrEqual(1);
       expect(r.received.length).toBeLessThanOrEqual(5);
-      // nothing more once the final state went out: no duplicate follow-up
+      // nothing more once the final state went out: no duplicate follow-up. Nothing can come any more once no
+      // event of the document is open (only an edit opens one) and every event dispatched was received.
       const count = r.received.length;
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await eventually(() => {
+        const [events] = queryDataFile<{ open: number; dispatched: number }>(
+          busy.dataDir,
+          "SELECT count(*) - count(dispatched_at) AS open, count(dispatched_at) AS dispatched FROM webhook_events WHERE type = 'crdt.update_data' AND document_id = ?",
+          [doc.documentId],
+        );
+        expect(events?.open).toBe(0);
+        expect(r.received).toHaveLength(events?.dispatched ?? -1);
+      });
       expect(r.received).toHaveLength(count);
     } finally {
       await busy.close();
