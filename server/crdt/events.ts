@@ -1,10 +1,9 @@
 import * as Y from 'yjs';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { legacyCrdt, type CrdtRow } from '../db/repos/crdt.ts';
+import type { CrdtRow } from '../db/repos/crdt.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
-import type { Debounced } from '../webhooks/dispatcher.ts';
+import type { DebouncedResolver } from '../webhooks/dispatcher.ts';
 import { openDebouncedEvent } from '../webhooks/outbox.ts';
 import { emptyContent, readContent } from './content.ts';
 import type { CrdtStore, DocKey } from './store.ts';
@@ -53,9 +52,9 @@ function itemOfStored(stored: { row: CrdtRow; log: Array<{ update: Uint8Array }>
   }
 }
 
-/** The same item read from storage alone, in the caller's transaction (the webhook dispatcher's). */
-export function storedCrdtItem(db: Db, key: DocKey) {
-  const stored = legacyCrdt.stored(db, key.apiKeyId, key);
+/** The same item read from storage alone, in the caller's unit of work (the webhook dispatcher's). */
+export async function storedCrdtItem(storage: Storage, scope: TenantScope, room: Omit<DocKey, 'apiKeyId'>) {
+  const stored = await storage.crdt.stored(scope, room);
   return stored ? itemOfStored(stored) : null;
 }
 
@@ -69,13 +68,13 @@ export function createCrdtChangeFeed(config: Pick<Config, 'webhooks'>, storage: 
   const checkedAt = new Map<string, number>();
   return {
     /** Called in the unit of work that appends a change. */
-    async onChange(_scope: TenantScope, key: DocKey, now: number) {
+    async onChange(scope: TenantScope, key: DocKey, now: number) {
       const id = JSON.stringify([key.apiKeyId, key.organizationId, key.documentId, key.editorId]);
       const last = checkedAt.get(id);
       if (last !== undefined && now - last < debounce) return;
       if (checkedAt.size > 100_000) checkedAt.clear();
       checkedAt.set(id, now);
-      openDebouncedEvent(storage.engine.current(), { apiKeyId: key.apiKeyId, type: 'crdt.update_data', organizationId: key.organizationId, documentId: key.documentId, dedupeKey: dedupeKey(key), createdAt: now, availableAt: now + debounce });
+      await openDebouncedEvent({ storage }, scope, { type: 'crdt.update_data', organizationId: key.organizationId, documentId: key.documentId, dedupeKey: dedupeKey(key), createdAt: now, availableAt: now + debounce });
     },
   };
 }
@@ -87,22 +86,26 @@ export type CrdtChangeFeed = ReturnType<typeof createCrdtChangeFeed>;
  * within the debounce) waits longer, at most `crdtMaxWaitMs` after the burst began; otherwise the event carries
  * the document as stored then. Reads only SQLite, so it runs wherever the dispatcher runs.
  */
-export function crdtEventResolver(db: Db, config: Pick<Config, 'webhooks'>) {
+export function crdtEventResolver(config: Pick<Config, 'webhooks'>): DebouncedResolver;
+/** @deprecated The dispatcher hands the resolver its storage: the first argument (once the connection) is not used. */
+export function crdtEventResolver(_unused: unknown, config: Pick<Config, 'webhooks'>): DebouncedResolver;
+export function crdtEventResolver(...args: [Pick<Config, 'webhooks'>] | [unknown, Pick<Config, 'webhooks'>]): DebouncedResolver {
+  const config = args.length === 1 ? args[0] : args[1];
   const { crdtDebounceMs: debounce, crdtMaxWaitMs: maxWait } = config.webhooks;
-  return (row: { apiKeyId: string; dedupeKey: string | null; createdAt: number }): Debounced => {
+  return async (row, scope, storage) => {
     const key = keyOf(row.apiKeyId, row.dedupeKey);
     if (!key) return null;
     const now = Date.now();
     // The time of the last change decides first: the document is rebuilt from storage only for the event itself,
     // not on each postponement while it is being edited (a large document every few seconds, all garbage).
-    const stored = legacyCrdt.head(db, key.apiKeyId, key);
+    const stored = await storage.crdt.head(scope, key);
     if (!stored) return null;
     const lastChange = stored.updatedAt;
     // A follow-up opened when a burst was cut (below) with no change since: nothing new to report. (A row opened
     // by a change has its createdAt equal to that change's time.)
     if (lastChange < row.createdAt) return null;
     if (now < lastChange + debounce && now < row.createdAt + maxWait) return { postponeUntil: Math.min(lastChange + debounce, row.createdAt + maxWait) };
-    const crdtData = storedCrdtItem(db, key);
+    const crdtData = await storedCrdtItem(storage, scope, key);
     if (!crdtData) return null;
     const actionUser = crdtData.lastUpdatedBy ? { userId: crdtData.lastUpdatedBy } : null;
     // Cut by the maximum wait while edits go on: the next event covers what comes after this one.
@@ -110,7 +113,6 @@ export function crdtEventResolver(db: Db, config: Pick<Config, 'webhooks'>) {
     return {
       ...(stillEditing ? { followUpAt: now + debounce } : {}),
       event: {
-        apiKeyId: key.apiKeyId,
         type: 'crdt.update_data',
         organizationId: key.organizationId,
         documentId: key.documentId,

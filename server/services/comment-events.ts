@@ -55,7 +55,7 @@ function participantsOf(row: AnnotationRow, comments: CommentView[]): string[] {
 }
 
 /** The event of a change to the thread `row` (with its comments as they are), for the participants' settings `of`. */
-function commentEventOf(apiKeyId: string, row: AnnotationRow, comments: CommentView[], e: CommentEvent, userIds: string[], of: ChannelsOf): DomainEvent {
+function commentEventOf(row: AnnotationRow, comments: CommentView[], e: CommentEvent, userIds: string[], of: ChannelsOf): DomainEvent {
   const org: Record<string, Channels> = keyed();
   const doc: Record<string, Channels> = keyed();
   for (const userId of userIds) {
@@ -69,7 +69,6 @@ function commentEventOf(apiKeyId: string, row: AnnotationRow, comments: CommentV
   const visibility = row.visibility === 'restricted' ? { visibility: commentAnnotation.visibility } : {};
   const fields = { commentAnnotation, targetComment, ...visibility, ...e.extra };
   return {
-    apiKeyId,
     type: e.type,
     organizationId: e.organizationId,
     documentId: row.documentId,
@@ -86,18 +85,16 @@ function commentEventOf(apiKeyId: string, row: AnnotationRow, comments: CommentV
 
 /**
  * Writes a comment-family webhook event in the caller's unit of work, with the thread as it is at that moment
- * (for a deletion: called just before the rows go, so the receiver still sees what was deleted). The webhook outbox
- * is not behind the storage boundary yet: it runs on the unit of work's connection.
+ * (for a deletion: called just before the rows go, so the receiver still sees what was deleted).
  */
 export async function emitCommentEvent(deps: { storage: Storage }, scope: TenantScope, e: CommentEvent) {
   const row = await deps.storage.comments.findAnnotation(scope, e.organizationId, e.annotationId);
   if (!row) return;
-  const tx = deps.storage.engine.current();
   // the thread, its participants and their settings are read only for an event some receiver takes
-  const who = subscribers(tx, scope.apiKeyId, e.type, hasBasicForm(e.type), { organizationId: e.organizationId, documentId: row.documentId });
+  const who = await subscribers(deps, scope, e.type, hasBasicForm(e.type), { organizationId: e.organizationId, documentId: row.documentId });
   if (!who.advanced && !who.basic) return;
   const comments = describeThreads(await deps.storage.comments.threads(scope, e.organizationId, [row.id])).get(row.id) ?? [];
   const userIds = participantsOf(row, comments);
   const of = await userChannels(deps, scope, e.organizationId, row.documentId, userIds);
-  emitEvent(tx, commentEventOf(scope.apiKeyId, row, comments, e, userIds, of), who);
+  await emitEvent(deps, scope, commentEventOf(row, comments, e, userIds, of), who);
 }

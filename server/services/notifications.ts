@@ -137,7 +137,7 @@ export async function insertNotification(deps: InsertDeps, scope: TenantScope, a
       mails++;
     }
   }
-  emitAdded(deps, { ...row, apiKeyId: scope.apiKeyId }, told.inbox);
+  await emitAdded(deps, scope, { ...row, apiKeyId: scope.apiKeyId }, told.inbox);
   return { created: true, id, mails };
 }
 
@@ -218,11 +218,9 @@ function mailsTo(apiKey: ApiKeyRow, input: AddInput, userIds: string[], emailOf:
 }
 
 /** The notification.add event, written to the outbox in the same unit of work. */
-function emitAdded(deps: Deps, row: NotificationRow, inbox: readonly NewRecipient[]) {
+async function emitAdded(deps: Deps, scope: TenantScope, row: NotificationRow, inbox: readonly NewRecipient[]) {
   const recipients = inbox.map((r) => ({ userId: r.userId, readAt: null }));
-  // the webhook outbox is not behind the storage boundary yet: written on this unit of work's connection
-  emitEvent(deps.storage.engine.current(), {
-    apiKeyId: row.apiKeyId,
+  await emitEvent(deps, scope, {
     type: 'notification.add',
     organizationId: row.organizationId,
     documentId: row.documentId,

@@ -149,8 +149,7 @@ export async function addRecording(deps: Deps & Urls & Files, scope: TenantScope
         const described = describeRecording(deps, saved.row, saved.attachments);
         const latest = described.attachments.filter((a) => a.version === saved.row.latestVersion);
         const fields = { recorderId: id, from, assets: latest, assetsAllVersions: described.attachments, transcription: null, recording: described };
-        // the webhook outbox is not behind the storage boundary yet: written on this unit of work's connection
-        emitEvent(deps.storage.engine.current(), { apiKeyId: scope.apiKeyId, type: 'recorder.done', organizationId: input.organizationId, documentId: input.documentId, actionUser: from, actionType: 'done', source: 'recorder', data: fields, basic: { actionType: 'done', notificationSource: 'recorder', fields } });
+        await emitEvent(deps, scope, { type: 'recorder.done', organizationId: input.organizationId, documentId: input.documentId, actionUser: from, actionType: 'done', source: 'recorder', data: fields, basic: { actionType: 'done', notificationSource: 'recorder', fields } });
       }
       return id;
     });

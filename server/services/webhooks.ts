@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import {
@@ -15,27 +14,42 @@ import {
   type secretRotateInput,
   type webhookConfigUpdateInput,
 } from '../../shared/schemas/webhooks.ts';
-import type { AppContext } from '../context.ts';
-import { transaction, type Db } from '../db/client.ts';
-import { keysetAfter, paginate } from '../db/pagination.ts';
-import { apiKeys, apiKeySecrets, webhookConfigs, webhookEndpoints } from '../db/schema.ts';
-import { webhookAttempts, webhookDeliveries } from '../webhooks/delivery-store.ts';
+import type { Config } from '../config.ts';
+import type { PageTokens } from '../db/pagination.ts';
+import { paginate } from '../db/pagination.ts';
+import type { Storage } from '../db/repos/index.ts';
+import { webhookDeliveriesRepo, type AttemptRow, type DeliveryDb } from '../db/repos/webhook-deliveries.ts';
+import type { EndpointChange, WebhookConfigRow, WebhookEndpointRow } from '../db/repos/webhooks.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { ApiError, failedPrecondition, invalid, notFound } from '../errors.ts';
+import type { Secrets } from '../security/secrets.ts';
 import { BASIC_AUTH_SECRET } from '../webhooks/engine.ts';
 import { newSigningSecret, parsePublicKey } from '../webhooks/crypto.ts';
-import { setSecret } from './apikeys.ts';
+import type { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { deleteSecret, setSecret, updateSettings } from './apikeys.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
 
-type ConfigRow = typeof webhookConfigs.$inferSelect;
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
+/** What the webhook services use; each takes the part it needs. */
+export interface WebhookDeps {
+  storage: Storage;
+  secrets: Secrets;
+  pageTokens: PageTokens;
+  /** The delivery worker's commands (cancel, replay, recover). */
+  webhooks: WebhookDispatcher;
+  /** `webhooks.db`, read only: deliveries and attempts. */
+  deliveries: DeliveryDb;
+  config: Pick<Config, 'webhooks'>;
+}
 
-export const DISABLED_MESSAGE = 'Advanced webhooks are disabled for this workspace. Enable them via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.';
+export const DISABLED_MESSAGE =
+  'Advanced webhooks are disabled for this workspace. Enable them via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.';
 /** reference.md §6.2 leaves this one to us. */
-export const NOT_CONFIGURED_MESSAGE = 'Advanced webhooks are not configured for this workspace. Enable them first via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.';
+export const NOT_CONFIGURED_MESSAGE =
+  'Advanced webhooks are not configured for this workspace. Enable them first via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.';
 const PROVIDER_FAILED = 'Advanced webhook provider request failed.';
 
-export function describeAdvancedConfig(row: ConfigRow | undefined) {
+export function describeAdvancedConfig(row: WebhookConfigRow | undefined) {
   return {
     isEnabled: row?.isEnabled ?? false,
     encryptData: row?.encryptData ?? false,
@@ -45,10 +59,8 @@ export function describeAdvancedConfig(row: ConfigRow | undefined) {
   };
 }
 
-const configOf = (db: Db, apiKeyId: string) => db.select().from(webhookConfigs).where(eq(webhookConfigs.apiKeyId, apiKeyId)).get();
-
-export function getAdvancedConfig(app: AppContext, apiKeyId: string) {
-  return describeAdvancedConfig(configOf(app.db, apiKeyId));
+export async function getAdvancedConfig(deps: Pick<WebhookDeps, 'storage'>, scope: TenantScope) {
+  return describeAdvancedConfig(await deps.storage.webhooks.config(scope));
 }
 
 function checkEncryption(encryptData: boolean, publicKey: string) {
@@ -58,35 +70,37 @@ function checkEncryption(encryptData: boolean, publicKey: string) {
 function readPublicKey(value: string): string {
   if (value === '') return '';
   const parsed = parsePublicKey(value);
-  if (!parsed) throw invalid('publicKey must be an RSA public key (at least 1024 bits): the base64 body of an SPKI or PKCS#1 PEM, without the BEGIN/END lines.');
+  if (!parsed)
+    throw invalid('publicKey must be an RSA public key (at least 1024 bits): the base64 body of an SPKI or PKCS#1 PEM, without the BEGIN/END lines.');
   return parsed.body;
 }
 
 /** /v2/workspace/advancedwebhookconfig/update: the first call must enable; partial; returns the whole configuration. */
-export function updateAdvancedConfig(app: AppContext, apiKeyId: string, input: z.output<typeof advancedWebhookConfigUpdateInput>) {
+export async function updateAdvancedConfig(deps: Pick<WebhookDeps, 'storage'>, scope: TenantScope, input: z.output<typeof advancedWebhookConfigUpdateInput>) {
   if (Object.values(input).every((v) => v === undefined)) {
     throw invalid('At least one of isEnabled, encryptData, encodeData, publicKey or enableDataProtection must be provided.');
   }
   const publicKey = input.publicKey === undefined ? undefined : readPublicKey(input.publicKey);
-  return transaction(app.db, (tx) => {
-    const current = configOf(tx, apiKeyId);
+  const { storage } = deps;
+  return storage.transaction(async () => {
+    const current = await storage.webhooks.config(scope);
     if (!current && input.isEnabled !== true) throw failedPrecondition(NOT_CONFIGURED_MESSAGE);
-    const next = { ...describeAdvancedConfig(current), ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)), ...(publicKey === undefined ? {} : { publicKey }) };
+    const next = {
+      ...describeAdvancedConfig(current),
+      ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
+      ...(publicKey === undefined ? {} : { publicKey }),
+    };
     checkEncryption(next.encryptData, next.publicKey);
-    const now = Date.now();
-    tx.insert(webhookConfigs)
-      .values({ apiKeyId, ...next, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: webhookConfigs.apiKeyId, set: { ...next, updatedAt: now } })
-      .run();
+    await storage.webhooks.saveConfig(scope, next, Date.now());
     return next;
   });
 }
 
-function requireEnabled(db: Db, apiKeyId: string) {
-  if (!configOf(db, apiKeyId)?.isEnabled) throw failedPrecondition(DISABLED_MESSAGE);
+async function requireEnabled(storage: Storage, scope: TenantScope) {
+  if (!(await storage.webhooks.config(scope))?.isEnabled) throw failedPrecondition(DISABLED_MESSAGE);
 }
 
-export function describeEndpoint(row: EndpointRow) {
+export function describeEndpoint(row: WebhookEndpointRow) {
   return {
     id: row.id,
     url: row.url,
@@ -114,31 +128,21 @@ function checkUrl(url: string): string {
   return url;
 }
 
-const endpointWhere = (apiKeyId: string, endpointId: string) => and(eq(webhookEndpoints.apiKeyId, apiKeyId), eq(webhookEndpoints.id, endpointId));
-
-function requireEndpoint(db: Db, apiKeyId: string, endpointId: string): EndpointRow {
-  const row = db.select().from(webhookEndpoints).where(endpointWhere(apiKeyId, endpointId)).get();
+async function requireEndpoint(storage: Storage, scope: TenantScope, endpointId: string): Promise<WebhookEndpointRow> {
+  const row = await storage.webhooks.endpoint(scope, endpointId);
   if (!row) throw notFound(PROVIDER_FAILED);
   return row;
 }
 
-function uniqueUid<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ApiError('ALREADY_EXISTS', 'An endpoint with this uid already exists.');
-    throw error;
-  }
-}
-
-export function createEndpoint(app: AppContext, apiKeyId: string, input: z.output<typeof endpointCreateInput>) {
+export async function createEndpoint(deps: Pick<WebhookDeps, 'storage' | 'secrets'>, scope: TenantScope, input: z.output<typeof endpointCreateInput>) {
   const url = checkUrl(input.url);
-  return transaction(app.db, (tx) => {
-    requireEnabled(tx, apiKeyId);
+  const { storage } = deps;
+  return storage.transaction(async () => {
+    await requireEnabled(storage, scope);
     const now = Date.now();
-    const row: EndpointRow = {
+    const row: WebhookEndpointRow = {
       id: `ep_${randomBytes(20).toString('base64url').slice(0, 27)}`,
-      apiKeyId,
+      apiKeyId: scope.apiKeyId,
       url,
       description: input.description ?? '',
       filterTypes: input.filterTypes ? [...new Set(input.filterTypes)] : null,
@@ -148,46 +152,43 @@ export function createEndpoint(app: AppContext, apiKeyId: string, input: z.outpu
       rateLimit: input.rateLimit ?? null,
       uid: input.uid ?? null,
       metadata: input.metadata ?? {},
-      secretEnc: app.secrets.encrypt(newSigningSecret()),
+      secretEnc: deps.secrets.encrypt(newSigningSecret()),
       previousSecretEnc: null,
       previousSecretExpiresAt: null,
       failingSince: null,
       createdAt: now,
       updatedAt: now,
     };
-    uniqueUid(() => tx.insert(webhookEndpoints).values(row).run());
+    if (!(await storage.webhooks.insertEndpoint(scope, row))) throw new ApiError('ALREADY_EXISTS', 'An endpoint with this uid already exists.');
     return describeEndpoint(row);
   });
 }
 
 /** /v2/workspace/advancedwebhook/endpoints/get: oldest first, `iterator` paging; one endpoint when `endpointId` is given. */
-export function listEndpoints(app: AppContext, apiKeyId: string, input: z.output<typeof endpointsGetInput>) {
-  const config = configOf(app.db, apiKeyId);
+export async function listEndpoints(deps: Pick<WebhookDeps, 'storage' | 'pageTokens'>, scope: TenantScope, input: z.output<typeof endpointsGetInput>) {
+  const { storage } = deps;
+  const config = await storage.webhooks.config(scope);
   // the list's own variant (reference §3.12) for a key that never configured advanced webhooks
   if (!config) throw failedPrecondition(NOT_CONFIGURED_MESSAGE);
   if (!config.isEnabled) throw failedPrecondition(DISABLED_MESSAGE);
-  if (input.endpointId) return { endpoints: [describeEndpoint(requireEndpoint(app.db, apiKeyId, input.endpointId))], iterator: null, prevIterator: null, done: true };
-  const scope = { op: 'webhook-endpoints', apiKeyId };
-  const cursor = readPageToken(app, scope, input.iterator, ['number', 'string']);
-  const rows = app.db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.apiKeyId, apiKeyId), keysetAfter(webhookEndpoints.createdAt, webhookEndpoints.id, cursor, false)))
-    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id))
-    .limit(input.limit + 1)
-    .all();
-  const page = paginate(rows, input.limit, (r) => [r.createdAt, r.id], app.pageTokens, scope);
+  if (input.endpointId)
+    return { endpoints: [describeEndpoint(await requireEndpoint(storage, scope, input.endpointId))], iterator: null, prevIterator: null, done: true };
+  const tokenScope = { op: 'webhook-endpoints', apiKeyId: scope.apiKeyId };
+  const cursor = readPageToken(deps, tokenScope, input.iterator, ['number', 'string']);
+  const rows = await storage.webhooks.endpointsPage(scope, cursor, input.limit + 1);
+  const page = paginate(rows, input.limit, (r) => [r.createdAt, r.id], deps.pageTokens, tokenScope);
   return { endpoints: page.items.map(describeEndpoint), iterator: page.pageToken, prevIterator: null, done: page.pageToken === null };
 }
 
-export function updateEndpoint(app: AppContext, apiKeyId: string, input: z.output<typeof endpointUpdateInput>) {
+export async function updateEndpoint(deps: Pick<WebhookDeps, 'storage'>, scope: TenantScope, input: z.output<typeof endpointUpdateInput>) {
   const { endpointId, ...changes } = input;
   if (Object.values(changes).every((v) => v === undefined)) throw invalid('At least one endpoint field besides endpointId must be provided.');
   const url = changes.url === undefined ? undefined : checkUrl(changes.url);
-  return transaction(app.db, (tx) => {
-    requireEnabled(tx, apiKeyId);
-    const row = requireEndpoint(tx, apiKeyId, endpointId);
-    const set: Partial<EndpointRow> = { updatedAt: Date.now() };
+  const { storage } = deps;
+  return storage.transaction(async () => {
+    await requireEnabled(storage, scope);
+    const row = await requireEndpoint(storage, scope, endpointId);
+    const set: EndpointChange = { updatedAt: Date.now() };
     if (url !== undefined) set.url = url;
     if (changes.description !== undefined) set.description = changes.description;
     if (changes.filterTypes !== undefined) set.filterTypes = changes.filterTypes?.length ? [...new Set(changes.filterTypes)] : null;
@@ -200,21 +201,21 @@ export function updateEndpoint(app: AppContext, apiKeyId: string, input: z.outpu
       // Re-enabled: the failure run starts over.
       if (!changes.disabled) set.failingSince = null;
     }
-    tx.update(webhookEndpoints).set(set).where(endpointWhere(apiKeyId, endpointId)).run();
+    await storage.webhooks.updateEndpoint(scope, endpointId, set);
     return describeEndpoint({ ...row, ...set });
   });
 }
 
 /** Permanent: the row and its secrets go; pending deliveries are cancelled and requests in flight are cut. */
-export async function deleteEndpoint(app: AppContext, apiKeyId: string, endpointId: string) {
-  transaction(app.db, (tx) => {
-    requireEnabled(tx, apiKeyId);
-    requireEndpoint(tx, apiKeyId, endpointId);
-    tx.delete(webhookEndpoints).where(endpointWhere(apiKeyId, endpointId)).run();
+export async function deleteEndpoint(deps: Pick<WebhookDeps, 'storage' | 'webhooks'>, scope: TenantScope, endpointId: string) {
+  const { storage } = deps;
+  await storage.transaction(async () => {
+    await requireEnabled(storage, scope);
+    if (!(await storage.webhooks.deleteEndpoint(scope, endpointId))) throw notFound(PROVIDER_FAILED);
   });
   // From the commit on, the worker finds no endpoint and sends nothing more; this also cuts what is in flight.
   try {
-    await app.webhooks.cancelTarget(apiKeyId, endpointId);
+    await deps.webhooks.cancelTarget(scope.apiKeyId, endpointId);
   } catch (error) {
     // A worker restarting or stopping has nothing in flight, and cancels the pending deliveries when it next meets
     // them: the delete stands, and is answered as done (an error would invite a retry that finds nothing).
@@ -223,26 +224,32 @@ export async function deleteEndpoint(app: AppContext, apiKeyId: string, endpoint
   return { endpointId, deleted: true };
 }
 
-export function endpointSecret(app: AppContext, apiKeyId: string, endpointId: string) {
-  requireEnabled(app.db, apiKeyId);
-  const row = requireEndpoint(app.db, apiKeyId, endpointId);
-  return { endpointId, secret: app.secrets.decrypt(row.secretEnc) };
+export async function endpointSecret(deps: Pick<WebhookDeps, 'storage' | 'secrets'>, scope: TenantScope, endpointId: string) {
+  await requireEnabled(deps.storage, scope);
+  const row = await requireEndpoint(deps.storage, scope, endpointId);
+  return { endpointId, secret: deps.secrets.decrypt(row.secretEnc) };
 }
 
 /** A new secret signs from now on; the previous one also signs for the overlap, so receivers can switch without a gap. */
-export function rotateSecret(app: AppContext, apiKeyId: string, input: z.output<typeof secretRotateInput>) {
-  return transaction(app.db, (tx) => {
-    requireEnabled(tx, apiKeyId);
-    const row = requireEndpoint(tx, apiKeyId, input.endpointId);
+export async function rotateSecret(deps: Pick<WebhookDeps, 'storage' | 'secrets' | 'config'>, scope: TenantScope, input: z.output<typeof secretRotateInput>) {
+  const { storage } = deps;
+  return storage.transaction(async () => {
+    await requireEnabled(storage, scope);
+    const row = await requireEndpoint(storage, scope, input.endpointId);
     const secret = input.key ?? newSigningSecret();
     const now = Date.now();
-    const previousSecretExpiresAt = now + app.config.webhooks.rotationOverlapMs;
-    tx.update(webhookEndpoints).set({ secretEnc: app.secrets.encrypt(secret), previousSecretEnc: row.secretEnc, previousSecretExpiresAt, updatedAt: now }).where(endpointWhere(apiKeyId, input.endpointId)).run();
+    const previousSecretExpiresAt = now + deps.config.webhooks.rotationOverlapMs;
+    await storage.webhooks.updateEndpoint(scope, input.endpointId, {
+      secretEnc: deps.secrets.encrypt(secret),
+      previousSecretEnc: row.secretEnc,
+      previousSecretExpiresAt,
+      updatedAt: now,
+    });
     return { endpointId: input.endpointId, secret, previousSecretExpiresAt: new Date(previousSecretExpiresAt).toISOString() };
   });
 }
 
-function describeAttempt(row: typeof webhookAttempts.$inferSelect) {
+function describeAttempt(row: AttemptRow) {
   return {
     id: row.id,
     messageId: row.eventId,
@@ -258,48 +265,50 @@ function describeAttempt(row: typeof webhookAttempts.$inferSelect) {
 }
 
 /** Hearth: the attempts of a message and/or an endpoint (a basic URL is `basic:raw` / `basic:processed`), newest first. */
-export function listAttempts(app: AppContext, apiKeyId: string, input: z.output<typeof attemptsListInput>) {
-  const a = webhookAttempts;
+export async function listAttempts(deps: Pick<WebhookDeps, 'deliveries' | 'pageTokens'>, scope: TenantScope, input: z.output<typeof attemptsListInput>) {
   const { iterator, limit, ...filters } = input;
-  const scope = { op: 'webhook-attempts', apiKeyId, ...filters };
-  const cursor = readPageToken(app, scope, iterator, ['number', 'string']);
-  const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, apiKeyId), keysetAfter(a.timestamp, a.id, cursor, true)];
-  if (filters.endpointId) conditions.push(eq(a.target, filters.endpointId));
-  if (filters.messageId) conditions.push(eq(a.eventId, filters.messageId));
-  if (filters.status) conditions.push(eq(a.status, filters.status));
-  const rows = app.deliveries.select().from(a).where(and(...conditions)).orderBy(desc(a.timestamp), desc(a.id)).limit(limit + 1).all();
-  const page = paginate(rows, limit, (r) => [r.timestamp, r.id], app.pageTokens, scope);
+  const tokenScope = { op: 'webhook-attempts', apiKeyId: scope.apiKeyId, ...filters };
+  const cursor = readPageToken(deps, tokenScope, iterator, ['number', 'string']);
+  const rows = await webhookDeliveriesRepo(deps.deliveries).attempts(scope, filters, cursor, limit + 1);
+  const page = paginate(rows, limit, (r) => [r.timestamp, r.id], deps.pageTokens, tokenScope);
   return { attempts: page.items.map(describeAttempt), iterator: page.pageToken, done: page.pageToken === null };
 }
 
 /** Hearth: sends a message again now, to one target or to every target it was delivered to; the same `webhook-id`. */
-export async function replayMessage(app: AppContext, apiKeyId: string, input: z.output<typeof messageReplayInput>) {
-  const d = webhookDeliveries;
-  const conditions = [eq(d.apiKeyId, apiKeyId), eq(d.eventId, input.messageId)];
-  if (input.endpointId) conditions.push(eq(d.target, input.endpointId));
-  const rows = app.deliveries.select({ target: d.target }).from(d).where(and(...conditions)).all();
-  if (rows.length === 0) throw notFound('No delivery of this message exists for this API key.');
-  const live = rows.map((r) => r.target).filter((t) => (BASIC_TARGETS as readonly string[]).includes(t) || app.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(endpointWhere(apiKeyId, t)).get());
+export async function replayMessage(
+  deps: Pick<WebhookDeps, 'storage' | 'deliveries' | 'webhooks'>,
+  scope: TenantScope,
+  input: z.output<typeof messageReplayInput>,
+) {
+  const targets = await webhookDeliveriesRepo(deps.deliveries).targetsOf(scope, input.messageId, input.endpointId);
+  if (targets.length === 0) throw notFound('No delivery of this message exists for this API key.');
+  const isBasic = (t: string) => (BASIC_TARGETS as readonly string[]).includes(t);
+  const endpoints = await deps.storage.webhooks.existingEndpoints(
+    scope,
+    targets.filter((t) => !isBasic(t)),
+  );
+  const live = targets.filter((t) => isBasic(t) || endpoints.has(t));
   if (live.length === 0) throw failedPrecondition('The endpoints this message was delivered to no longer exist.');
-  await app.webhooks.replay(apiKeyId, input.messageId, live);
+  await deps.webhooks.replay(scope.apiKeyId, input.messageId, live);
   return { messageId: input.messageId, endpointIds: live };
 }
 
 /** Hearth: every failed delivery to an endpoint since a time is sent again, on a fresh retry schedule. */
-export async function recoverEndpoint(app: AppContext, apiKeyId: string, input: z.output<typeof endpointRecoverInput>) {
+export async function recoverEndpoint(deps: Pick<WebhookDeps, 'storage' | 'webhooks'>, scope: TenantScope, input: z.output<typeof endpointRecoverInput>) {
   const since = typeof input.since === 'number' ? input.since : Date.parse(input.since);
   if (!(BASIC_TARGETS as readonly string[]).includes(input.endpointId)) {
-    const ep = requireEndpoint(app.db, apiKeyId, input.endpointId);
+    const ep = await requireEndpoint(deps.storage, scope, input.endpointId);
     if (ep.disabled) throw failedPrecondition('The endpoint is disabled: enable it with /v2/workspace/advancedwebhook/endpoints/update first.');
   }
-  const count = await app.webhooks.recover(apiKeyId, input.endpointId, since);
+  const count = await deps.webhooks.recover(scope.apiKeyId, input.endpointId, since);
   return { endpointId: input.endpointId, recovered: count };
 }
 
 // --- Basic webhooks ----------------------------------------------------------------------------------------
 
-export function describeBasicConfig(app: AppContext, row: ApiKeyRow) {
-  const configured = !!app.db.select({ name: apiKeySecrets.name }).from(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, row.id), eq(apiKeySecrets.name, BASIC_AUTH_SECRET))).get();
+/** /v2/workspace/webhookconfig/get (and update's answer): the auth token appears only as `authTokenConfigured`. */
+export async function describeBasicConfig(deps: Pick<WebhookDeps, 'storage'>, scope: TenantScope, row: ApiKeyRow) {
+  const configured = (await deps.storage.keys.secret(scope, BASIC_AUTH_SECRET)) !== undefined;
   const c = row.settings.webhookServiceConfig;
   return {
     useWebhookService: row.settings.useWebhookService,
@@ -318,9 +327,18 @@ export function describeBasicConfig(app: AppContext, row: ApiKeyRow) {
 
 const BAD_BASIC = 'Invalid webhook service configuration.';
 
-/** /v2/workspace/webhookconfig/update: partial; the auth token is stored encrypted and never returned ('' removes it). */
-export function updateBasicConfig(app: AppContext, row: ApiKeyRow, input: z.output<typeof webhookConfigUpdateInput>): ApiKeyRow {
-  if (input.useWebhookService === undefined && input.webhookServiceConfig === undefined) throw invalid('At least one of useWebhookService or webhookServiceConfig must be provided.');
+/**
+ * /v2/workspace/webhookconfig/update: partial; the auth token is stored encrypted and never returned ('' removes
+ * it). The change is merged into the settings as stored in its unit of work, not as the request's authentication
+ * read them: two updates at once each keep the other's fields.
+ */
+export async function updateBasicConfig(
+  deps: Pick<WebhookDeps, 'storage' | 'secrets'>,
+  scope: TenantScope,
+  input: z.output<typeof webhookConfigUpdateInput>,
+): Promise<ApiKeyRow> {
+  if (input.useWebhookService === undefined && input.webhookServiceConfig === undefined)
+    throw invalid('At least one of useWebhookService or webhookServiceConfig must be provided.');
   const given = input.webhookServiceConfig ?? {};
   for (const url of [given.rawNotificationUrl, given.processedNotificationUrl]) {
     if (!url) continue;
@@ -338,17 +356,20 @@ export function updateBasicConfig(app: AppContext, row: ApiKeyRow, input: z.outp
     throw invalid(`${BAD_BASIC} ${(error as Error).message}`);
   }
   const { authToken, ...rest } = given;
-  const settings: ApiKeySettings = structuredClone(row.settings);
-  if (input.useWebhookService !== undefined) settings.useWebhookService = input.useWebhookService;
-  const merged = { ...settings.webhookServiceConfig, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)), ...(publicKey === undefined ? {} : { publicKey }) };
-  if (given.triggers) merged.triggers = { ...settings.webhookServiceConfig.triggers, ...given.triggers };
-  if (merged.encryptData && !merged.publicKey) throw invalid(`${BAD_BASIC} encryptData requires a publicKey.`);
-  settings.webhookServiceConfig = merged;
-  return transaction(app.db, (tx) => {
-    if (authToken === '') tx.delete(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, row.id), eq(apiKeySecrets.name, BASIC_AUTH_SECRET))).run();
-    else if (authToken !== undefined) setSecret(app, tx, row.id, BASIC_AUTH_SECRET, authToken);
-    const updatedAt = Date.now();
-    tx.update(apiKeys).set({ settings, updatedAt }).where(eq(apiKeys.id, row.id)).run();
-    return { ...row, settings, updatedAt };
+  return deps.storage.transaction(async () => {
+    const row = await updateSettings(deps, scope, (settings: ApiKeySettings) => {
+      if (input.useWebhookService !== undefined) settings.useWebhookService = input.useWebhookService;
+      const merged = {
+        ...settings.webhookServiceConfig,
+        ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
+        ...(publicKey === undefined ? {} : { publicKey }),
+      };
+      if (given.triggers) merged.triggers = { ...settings.webhookServiceConfig.triggers, ...given.triggers };
+      if (merged.encryptData && !merged.publicKey) throw invalid(`${BAD_BASIC} encryptData requires a publicKey.`);
+      settings.webhookServiceConfig = merged;
+    });
+    if (authToken === '') await deleteSecret(deps, scope, BASIC_AUTH_SECRET);
+    else if (authToken !== undefined) await setSecret(deps, scope, BASIC_AUTH_SECRET, authToken);
+    return row;
   });
 }

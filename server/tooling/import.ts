@@ -5,7 +5,6 @@ import { attachmentsDir, DATABASE_FILE, DELIVERY_FILE } from '../data-files.ts';
 import { openArchiveTarget, schemaLevelOfFile } from '../db/repos/archive.ts';
 import { createSecrets, KEY_FILE, loadOrCreateMasterKey } from '../security/secrets.ts';
 import { runningServer } from '../server-lock.ts';
-import { openDeliveryFile } from '../webhooks/delivery-file.ts';
 import { ArchiveError, archivePath, readManifest, verifyFiles } from './archive-manifest.ts';
 import { archiveTables, buildSchemaLevel } from './archive-schema.ts';
 import { openWithPassphrase, SECRET_COLUMNS } from './archive-secrets.ts';
@@ -63,7 +62,6 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
   const hadDeliveries = existsSync(deliveryFile);
   const database = openArchiveTarget(dataDir);
   // Delivery state has its own file (created with its schema when missing), attached so that one transaction covers both.
-  openDeliveryFile(dataDir, { readOnly: false }).close();
   database.attachDeliveries();
   const copied: string[] = [];
   const counters: ImportCounters = { tables: {}, generated: new Map(), dropped: new Map() };

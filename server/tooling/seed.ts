@@ -144,12 +144,11 @@ const emptySet = (): SeedWrites => ({ organizations: [], userIds: [], storageKey
  * them off, and gets no endpoints.
  */
 async function seedWebhooks(app: AppContext, scope: TenantScope, tag: string, set: SeedWrites) {
-  const apiKeyId = scope.apiKeyId;
   const created = set.webhookEndpointIds;
   const config = await app.storage.seed.webhookConfig(scope);
   if (config && !config.isEnabled) return { endpoints: [] as string[], notes: ['Advanced webhooks are turned off for this API key: no demo endpoints were added.'] };
   if (!config) {
-    updateAdvancedConfig(app, apiKeyId, { isEnabled: true });
+    await updateAdvancedConfig(app, scope, { isEnabled: true });
     set.webhookConfigCreated = true;
   }
   const endpoints = [
@@ -157,7 +156,7 @@ async function seedWebhooks(app: AppContext, scope: TenantScope, tag: string, se
     { uid: `hearth-demo-${tag}-all`, url: `http://127.0.0.1:9/hearth-demo/${tag}/all`, description: 'Demo endpoint for every event (disabled: point it at your receiver, then enable it)', filterTypes: undefined },
   ];
   for (const e of endpoints) {
-    created.push(createEndpoint(app, apiKeyId, { url: e.url, description: e.description, filterTypes: e.filterTypes ? [...e.filterTypes] : undefined, disabled: true, uid: e.uid, metadata: { seededBy: 'hearth seed' } }).id);
+    created.push((await createEndpoint(app, scope, { url: e.url, description: e.description, filterTypes: e.filterTypes ? [...e.filterTypes] : undefined, disabled: true, uid: e.uid, metadata: { seededBy: 'hearth seed' } })).id);
   }
   return { endpoints: [...created], notes: ['Demo webhook endpoints are disabled and point at http://127.0.0.1:9 (nothing listens there): nothing is sent until you change their URL and enable them.'] };
 }

@@ -1,19 +1,14 @@
 import { Worker } from 'node:worker_threads';
-import { and, asc, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
-import { setCheckpointerRunning } from '../db/checkpointer.ts';
-import { transaction, type Db } from '../db/client.ts';
-import { connectionOf } from '../db/prepared.ts';
-import { webhookEndpoints, webhookEvents } from '../db/schema.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { DeliveryStateWrite, WebhookEventRow } from '../db/repos/webhooks.ts';
+import type { TenantScope } from '../db/scope.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import { DATABASE_FILE } from '../data-files.ts';
 import { WORKER_ENTRY } from '../paths.ts';
-import { advancedPayload, basicPayload, emitEvent, newMessageId, onOutboxWrite, subscribers, type DomainEvent } from './outbox.ts';
+import { emitEvent, onOutboxWrite, releaseDebouncedEvent, type DomainEvent } from './outbox.ts';
 import type { Command, FromWorker, MainWrite, ToWorker, WorkerData } from './protocol.ts';
-
-type EventRow = typeof webhookEvents.$inferSelect;
 
 /**
  * A debounced event's resolution when it falls due: wait longer, send this (with `followUpAt` when the burst is
@@ -21,7 +16,8 @@ type EventRow = typeof webhookEvents.$inferSelect;
  * drop it (its subject is gone).
  */
 export type Debounced = { postponeUntil: number } | { event: DomainEvent; followUpAt?: number } | null;
-export type DebouncedResolver = (row: EventRow) => Debounced;
+/** Resolves a debounced event of the key `scope` is of, reading what it needs through `storage` (in the dispatcher's unit of work). */
+export type DebouncedResolver = (row: WebhookEventRow, scope: TenantScope, storage: Storage) => Promise<Debounced>;
 
 export interface WebhookDispatcher {
   /** Tells the delivery worker that ready events or due deliveries may be waiting. */
@@ -64,19 +60,6 @@ const WORKER_HEAP_MB = 24;
 const WORKER_HEAP_MAX_MB = 1024;
 
 /**
- * Whether the delivery worker has anything to do from the start: a key with advanced webhooks or the basic
- * service on, or outbox events not yet handed over (a delivery still due in webhooks.db has its key's webhooks on,
- * or was cut off by turning them off).
- */
-function webhooksInUse(db: Db): boolean {
-  const row = db.get<{ n: number }>(
-    sql`SELECT (EXISTS (SELECT 1 FROM webhook_configs WHERE is_enabled = 1) OR EXISTS (SELECT 1 FROM api_keys WHERE json_extract(settings, '$.useWebhookService') = 1) OR EXISTS (SELECT 1 FROM webhook_events WHERE dispatched_at IS NULL)) AS n`,
-  );
-  return row?.n === 1;
-}
-
-
-/**
  * The main thread's side of webhook delivery. Requests write events to the outbox in their own transaction; the
  * delivery worker (worker.ts) fans them out, sends them and records attempts in its own `webhooks.db`, so a
  * request never waits on delivery work or its writes. This side applies the few writes the worker asks for in
@@ -84,16 +67,10 @@ function webhooksInUse(db: Db): boolean {
  * they fall due, read in the same transaction that releases them), and passes operations' commands to the worker.
  */
 export function createWebhookDispatcher(
-  app: { db: Db; log: Logger; config: Config; version: string },
+  app: { storage: Storage; log: Logger; config: Config; version: string },
   options: { debounced?: Record<string, DebouncedResolver> } = {},
 ): WebhookDispatcher {
-  const P = <T>(name: string) => sql.placeholder(name) as unknown as T;
-  const pendingDebounced = and(isNull(webhookEvents.dispatchedAt), isNotNull(webhookEvents.dedupeKey));
-  const q = {
-    dispatched: app.db.update(webhookEvents).set({ dispatchedAt: P('at') }).where(eq(webhookEvents.id, P<string>('id'))).prepare(),
-    dueDebounced: app.db.select().from(webhookEvents).where(and(pendingDebounced, lte(webhookEvents.availableAt, P<number>('now')))).orderBy(asc(webhookEvents.availableAt)).limit(100).prepare(),
-    nextDebounced: app.db.select({ at: webhookEvents.availableAt }).from(webhookEvents).where(pendingDebounced).orderBy(asc(webhookEvents.availableAt)).limit(1).prepare(),
-  };
+  const { storage } = app;
   const data: WorkerData = {
     dataDir: app.config.dataDir,
     databaseFile: DATABASE_FILE,
@@ -118,23 +95,32 @@ export function createWebhookDispatcher(
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
-  function applyWrites(writes: MainWrite[]) {
-    transaction(app.db, (tx) => {
-      const e = webhookEndpoints;
-      for (const w of writes) {
-        if (w.kind === 'dispatched') q.dispatched.run({ id: w.eventId, at: w.at });
-        else if (w.kind === 'failing') tx.update(e).set({ failingSince: w.since }).where(and(eq(e.id, w.endpointId), isNull(e.failingSince))).run();
-        else if (w.kind === 'recovered') tx.update(e).set({ failingSince: null }).where(and(eq(e.id, w.endpointId), isNotNull(e.failingSince))).run();
-        else if (w.kind === 'disable') tx.update(e).set({ disabled: true, disabledReason: w.reason, updatedAt: w.at }).where(eq(e.id, w.endpointId)).run();
-        else {
-          emitEvent(tx, {
-            apiKeyId: w.apiKeyId,
-            type: 'message.attempt.exhausted',
-            actionType: 'attemptExhausted',
-            source: 'platform',
-            data: { messageId: w.messageId, eventType: w.eventType, endpointId: w.endpointId, lastAttempt: { id: w.attemptId, timestamp: new Date(w.timestamp).toISOString(), responseStatusCode: w.statusCode } },
-          });
-        }
+  /** The worker's writes to hearth.db, in one unit of work (the exhausted events go to the outbox in it). */
+  async function applyWrites(writes: MainWrite[]) {
+    const state: DeliveryStateWrite[] = [];
+    const exhausted: Array<Extract<MainWrite, { kind: 'exhausted' }>> = [];
+    for (const w of writes) {
+      if (w.kind === 'exhausted') exhausted.push(w);
+      else state.push(w);
+    }
+    await storage.transaction(async () => {
+      if (state.length) await storage.webhooks.applyDeliveryState(state);
+      if (exhausted.length === 0) return;
+      const scopes = await storage.webhooks.scopesOf(exhausted.map((w) => w.apiKeyId));
+      for (const w of exhausted) {
+        const scope = scopes.get(w.apiKeyId);
+        if (!scope) continue;
+        await emitEvent(app, scope, {
+          type: 'message.attempt.exhausted',
+          actionType: 'attemptExhausted',
+          source: 'platform',
+          data: {
+            messageId: w.messageId,
+            eventType: w.eventType,
+            endpointId: w.endpointId,
+            lastAttempt: { id: w.attemptId, timestamp: new Date(w.timestamp).toISOString(), responseStatusCode: w.statusCode },
+          },
+        });
       }
     });
   }
@@ -142,14 +128,15 @@ export function createWebhookDispatcher(
   function onMessage(message: FromWorker) {
     switch (message.type) {
       case 'write': {
-        let error: string | undefined;
-        try {
-          applyWrites(message.writes);
-        } catch (e) {
-          error = e instanceof Error ? e.message : String(e);
-          app.log.error('webhook state not written', { error });
-        }
-        worker?.postMessage({ type: 'written', id: message.id, ...(error === undefined ? {} : { error }) } satisfies ToWorker);
+        const from = worker;
+        applyWrites(message.writes).then(
+          () => from?.postMessage({ type: 'written', id: message.id } satisfies ToWorker),
+          (e: unknown) => {
+            const error = e instanceof Error ? e.message : String(e);
+            app.log.error('webhook state not written', { error });
+            from?.postMessage({ type: 'written', id: message.id, error } satisfies ToWorker);
+          },
+        );
         return;
       }
       case 'reply': {
@@ -164,7 +151,7 @@ export function createWebhookDispatcher(
         return;
       case 'ready':
         // The worker's checkpointer runs: the request thread's own checkpoint becomes the rarer backstop.
-        setCheckpointerRunning(connectionOf(app.db), true);
+        storage.webhooks.workerCheckpoints(true);
         markReady();
         return;
       case 'closed':
@@ -190,8 +177,9 @@ export function createWebhookDispatcher(
     });
     started.on('exit', (code) => {
       running = false;
-      setCheckpointerRunning(connectionOf(app.db), false);
-      for (const pending of commands.values()) pending.reject(new ApiError('UNAVAILABLE', 'Webhook delivery stopped before answering; try again in a few seconds.'));
+      storage.webhooks.workerCheckpoints(false);
+      for (const pending of commands.values())
+        pending.reject(new ApiError('UNAVAILABLE', 'Webhook delivery stopped before answering; try again in a few seconds.'));
       commands.clear();
       if (closed) {
         onClosed?.();
@@ -238,67 +226,78 @@ export function createWebhookDispatcher(
   let debounceTimer: NodeJS.Timeout | undefined;
   let debounceScheduled = false;
 
-  /** Turns the debounced events that fell due into ready ones (or postpones or drops them), in one transaction. */
-  function resolveDebounced() {
+  /** A pass is running: a pass asked for meanwhile runs after it (two at once would release an event twice). */
+  let resolving = false;
+  let resolveAgain = false;
+
+  /** Turns the debounced events that fell due into ready ones (or postpones or drops them), in one unit of work. */
+  async function resolveDebounced() {
     debounceScheduled = false;
     if (closed) return;
+    if (resolving) {
+      resolveAgain = true;
+      return;
+    }
+    resolving = true;
     let released = false;
     try {
       const now = Date.now();
-      const due = q.dueDebounced.all({ now });
+      const due = await storage.webhooks.dueDebounced(now);
       if (due.length) {
-        transaction(app.db, (tx) => {
-          for (const row of due) released = release(tx, row, now) || released;
+        await storage.transaction(async () => {
+          for (const { row, scope } of due) released = (await release(row, scope, now)) || released;
         });
       }
       if (released) wake();
       if (debounceTimer) clearTimeout(debounceTimer);
       debounceTimer = undefined;
-      const next = due.length === 100 ? now : q.nextDebounced.get()?.at;
-      if (typeof next === 'number') {
-        debounceTimer = setTimeout(resolveDebounced, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+      const next = due.length === 100 ? now : await storage.webhooks.nextDebounced();
+      if (typeof next === 'number' && !closed) {
+        debounceTimer = setTimeout(() => void resolveDebounced(), Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
         debounceTimer.unref();
       }
     } catch (error) {
       app.log.error('debounced webhook events not resolved', { error: error instanceof Error ? error.message : String(error) });
-      debounceTimer = setTimeout(resolveDebounced, 1000);
-      debounceTimer.unref();
+      if (!closed) {
+        debounceTimer = setTimeout(() => void resolveDebounced(), 1000);
+        debounceTimer.unref();
+      }
+    } finally {
+      resolving = false;
+      if (resolveAgain) {
+        resolveAgain = false;
+        scheduleDebounced();
+      }
     }
   }
 
-  function release(tx: Db, row: EventRow, now: number): boolean {
-    const where = eq(webhookEvents.id, row.id);
+  async function release(row: WebhookEventRow, scope: TenantScope | undefined, now: number): Promise<boolean> {
     const resolver = options.debounced?.[row.type];
-    const resolved = resolver ? resolver(row) : null;
+    const resolved = resolver && scope ? await resolver(row, scope, storage) : null;
     if (resolved && 'postponeUntil' in resolved) {
-      tx.update(webhookEvents).set({ availableAt: resolved.postponeUntil }).where(where).run();
+      await storage.webhooks.postponeDebounced(row.id, resolved.postponeUntil);
       return false;
     }
-    const who = resolved ? subscribers(tx, row.apiKeyId, resolved.event.type, resolved.event.basic !== undefined, resolved.event) : { advanced: false, basic: false };
-    if (!resolved || (!who.advanced && !who.basic)) {
-      tx.update(webhookEvents).set({ dispatchedAt: now }).where(where).run();
+    if (!resolved || !scope) {
+      await storage.webhooks.dropDebounced(row.id, now);
       return false;
     }
     // Released: a ready event like any other (no dedupe key), so the next change opens a new pending one.
-    tx.update(webhookEvents)
-      .set({ payload: who.advanced ? advancedPayload(resolved.event) : null, basicPayload: who.basic ? basicPayload(resolved.event) : null, dedupeKey: null, availableAt: now })
-      .where(where)
-      .run();
-    if (resolved.followUpAt !== undefined) {
-      tx.insert(webhookEvents)
-        .values({ id: newMessageId(), apiKeyId: row.apiKeyId, type: row.type as WebhookEventType, organizationId: row.organizationId, documentId: row.documentId, payload: null, basicPayload: null, dedupeKey: row.dedupeKey, availableAt: resolved.followUpAt, createdAt: now })
-        .run();
-    }
-    return true;
+    return releaseDebouncedEvent(app, scope, row, resolved.event, now, resolved.followUpAt);
   }
 
   function scheduleDebounced() {
     if (debounceScheduled || closed) return;
     debounceScheduled = true;
-    setImmediate(resolveDebounced);
+    setImmediate(() => void resolveDebounced());
   }
 
-  if (webhooksInUse(app.db)) start();
+  void storage.webhooks.inUse().then(
+    (used) => {
+      if (used && !closed) workerNow();
+    },
+    (error: unknown) => app.log.error('webhook delivery not started', { error: error instanceof Error ? error.message : String(error) }),
+  );
   const unsubscribe = onOutboxWrite((kind) => (kind === 'debounced' ? scheduleDebounced() : wake()));
   scheduleDebounced();
 

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type { Secrets } from '../security/secrets.ts';
 import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
-import { prepareQueries, type BasicSettings, type DeliveryRow, type EndpointRow, type EventRow } from './engine-queries.ts';
-import type { Command, MainWrite, WorkerData } from './protocol.ts';
-import { ATTEMPT_RESPONSE_HEADERS } from './delivery-file.ts';
+import type { BasicSettings, DeliveryQueries, DeliveryRow, EndpointRow, EventRow } from '../db/repos/webhook-delivery.ts';
+import { ATTEMPT_RESPONSE_HEADERS, type Command, type MainWrite, type WorkerData } from './protocol.ts';
 import { createSender, type KeptHeaders } from './sender.ts';
 
 /** What an attempt keeps of the receiver's answer: enough to debug it, too little to read an internal service with. */
@@ -37,10 +35,8 @@ function retryAfterMs(header: string | null, now: number): number | null {
 }
 
 export interface EngineDeps {
-  /** `hearth.db`, read only (query_only): events, endpoints, configuration, secrets. */
-  main: Database.Database;
-  /** `webhooks.db`, this engine's own: deliveries and attempts. */
-  store: Database.Database;
+  /** `hearth.db` read only (events, endpoints, configuration, secrets) and `webhooks.db`, this engine's own (deliveries and attempts). */
+  queries: DeliveryQueries;
   secrets: Secrets;
   settings: WorkerData['settings'];
   version: string;
@@ -57,7 +53,7 @@ export interface EngineDeps {
  * which finds its deliveries already there).
  */
 export function createDeliveryEngine(deps: EngineDeps) {
-  const { main, store, settings } = deps;
+  const { queries: q, settings } = deps;
   const inFlight = new Map<string, AbortController>();
   const running = new Set<Promise<void>>();
   const nextSlot = new Map<string, number>();
@@ -66,10 +62,9 @@ export function createDeliveryEngine(deps: EngineDeps) {
   /** Endpoints this engine reported failing (or recovered) until the main thread's commit shows it. */
   const failingSince = new Map<string, number | null>();
   const sender = createSender({ maxSockets: settings.concurrency, policy: settings.outboundPrivate });
-  const q = prepareQueries(main, store);
-  const storeTx = <T>(work: () => T): T => store.transaction(work).immediate();
+  const storeTx = q.storeTransaction;
   const settingsOf = (apiKeyId: string): BasicSettings | undefined => {
-    const row = q.keySettings.get(apiKeyId);
+    const row = q.keySettings(apiKeyId);
     return row ? (JSON.parse(row.settings) as BasicSettings) : undefined;
   };
 
@@ -151,15 +146,15 @@ export function createDeliveryEngine(deps: EngineDeps) {
         deps.log('warn', 'webhook payload not sent: encryptData is on without a usable publicKey', { apiKeyId: event.apiKeyId, target });
         return;
       }
-      q.insertDelivery.run(event.apiKeyId, event.id, target, url, text, now + delayFor(0), now);
+      q.insertDelivery(event.apiKeyId, event.id, target, url, text, now + delayFor(0), now);
     };
     if (event.payload) {
-      const config = q.config.get(event.apiKeyId);
+      const config = q.config(event.apiKeyId);
       if (config?.isEnabled) {
         // An event addressed to one endpoint goes to it alone (while it is enabled), past its filters.
-        const target = event.targetEndpointId === null ? undefined : q.endpoint.get(event.apiKeyId, event.targetEndpointId);
+        const target = event.targetEndpointId === null ? undefined : q.endpoint(event.apiKeyId, event.targetEndpointId);
         const endpoints =
-          event.targetEndpointId === null ? q.takingEndpoints.all(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null) : target && !target.disabled ? [target] : [];
+          event.targetEndpointId === null ? q.takingEndpoints(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null) : target && !target.disabled ? [target] : [];
         const options = { encodeData: !!config.encodeData, encryptData: !!config.encryptData, publicKey: config.publicKey, enableDataProtection: !!config.enableDataProtection };
         const text = endpoints.length ? body({ ...(JSON.parse(event.payload) as Record<string, unknown>), webhookId: event.id }, options) : null;
         for (const ep of endpoints) add(ep.id, ep.url, text);
@@ -178,7 +173,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
 
   function dispatchReadyEvents(now: number) {
     for (;;) {
-      const ready = q.readyEvents.all(now, EVENT_BATCH + awaitingMark.size).filter((e) => !awaitingMark.has(e.id));
+      const ready = q.readyEvents(now, EVENT_BATCH + awaitingMark.size).filter((e) => !awaitingMark.has(e.id));
       if (ready.length === 0) return;
       storeTx(() => {
         for (const event of ready) fanOut(event, now);
@@ -201,8 +196,8 @@ export function createDeliveryEngine(deps: EngineDeps) {
   function startDueDeliveries(now: number) {
     const free = settings.concurrency - inFlight.size;
     if (free <= 0) return;
-    const due = q.dueDeliveries
-      .all(now, free + inFlight.size)
+    const due = q
+      .dueDeliveries(now, free + inFlight.size)
       .filter((d) => !inFlight.has(deliveryKey(d)))
       .slice(0, free);
     for (const d of due) {
@@ -210,21 +205,21 @@ export function createDeliveryEngine(deps: EngineDeps) {
       const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `Hearth-Webhooks/${deps.version}`, 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp) };
       if (d.target.startsWith('basic:')) {
         if (!settingsOf(d.apiKeyId)?.useWebhookService) {
-          q.cancel.run(d.eventId, d.target);
+          q.cancel(d.eventId, d.target);
           continue;
         }
-        const token = q.basicToken.get(d.apiKeyId, BASIC_AUTH_SECRET);
+        const token = q.basicToken(d.apiKeyId, BASIC_AUTH_SECRET);
         if (token) headers.authorization = `Basic ${deps.secrets.decrypt(token.valueEnc)}`;
       } else {
-        const endpoint = q.endpoint.get(d.apiKeyId, d.target);
-        if (!endpoint || endpoint.disabled || !q.config.get(d.apiKeyId)?.isEnabled) {
-          q.cancel.run(d.eventId, d.target);
+        const endpoint = q.endpoint(d.apiKeyId, d.target);
+        if (!endpoint || endpoint.disabled || !q.config(d.apiKeyId)?.isEnabled) {
+          q.cancel(d.eventId, d.target);
           continue;
         }
         if (endpoint.rateLimit) {
           const slot = nextSlot.get(endpoint.id) ?? 0;
           if (slot > now) {
-            q.postpone.run(slot, d.eventId, d.target);
+            q.postpone(slot, d.eventId, d.target);
             continue;
           }
           nextSlot.set(endpoint.id, Math.max(now, slot) + 1000 / endpoint.rateLimit);
@@ -292,10 +287,10 @@ export function createDeliveryEngine(deps: EngineDeps) {
   function record(d: DeliveryRow, outcome: Outcome) {
     const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const now = Date.now();
-    const current = q.delivery.get(d.eventId, d.target);
+    const current = q.delivery(d.eventId, d.target);
     if (!current) return;
     const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
-    q.insertAttempt.run(
+    q.insertAttempt(
       attemptId,
       d.apiKeyId,
       d.eventId,
@@ -312,13 +307,13 @@ export function createDeliveryEngine(deps: EngineDeps) {
       outcome.responseHeaders?.omitted ?? 0,
     );
     const attempts = current.attempts + 1;
-    q.setAttempted.run(attempts, outcome.timestamp, outcome.statusCode, d.eventId, d.target);
-    const schedule = (status: string, nextAttemptAt: number | null) => q.setSchedule.run(status, nextAttemptAt, 'scheduled', d.apiKeyId, d.eventId, d.target);
+    q.setAttempted(attempts, outcome.timestamp, outcome.statusCode, d.eventId, d.target);
+    const schedule = (status: string, nextAttemptAt: number | null) => q.setSchedule(status, nextAttemptAt, 'scheduled', d.apiKeyId, d.eventId, d.target);
     // A replay, recover or cancel asked for while this attempt was in flight changed the row: it stands (a replay
     // goes out again); this attempt is recorded without touching the new schedule.
     if (current.status !== 'pending' || current.nextAttemptAt !== d.nextAttemptAt || current.nextTrigger !== d.nextTrigger) return;
     const isEndpoint = !d.target.startsWith('basic:');
-    const endpoint = isEndpoint ? q.endpoint.get(d.apiKeyId, d.target) : undefined;
+    const endpoint = isEndpoint ? q.endpoint(d.apiKeyId, d.target) : undefined;
     const since = endpoint ? (failingSince.has(endpoint.id) ? (failingSince.get(endpoint.id) ?? null) : endpoint.failingSince) : null;
     if (ok) {
       schedule('succeeded', null);
@@ -339,12 +334,12 @@ export function createDeliveryEngine(deps: EngineDeps) {
       else if (now - start >= settings.disableAfterMs) disable = `Every attempt failed for ${Math.round(settings.disableAfterMs / 3_600_000)} hours.`;
       if (disable) {
         queueWrite({ kind: 'disable', endpointId: endpoint.id, reason: disable, at: now });
-        q.cancelTarget.run(d.apiKeyId, endpoint.id);
+        q.cancelTarget(d.apiKeyId, endpoint.id);
       }
     }
     if (disable || attempts >= settings.retryScheduleMs.length) {
       schedule('failed', null);
-      const event = q.eventType.get(d.eventId);
+      const event = q.eventType(d.eventId);
       if (isEndpoint && event && event.type !== 'message.attempt.exhausted') {
         queueWrite({ kind: 'exhausted', apiKeyId: d.apiKeyId, messageId: d.eventId, eventType: event.type, endpointId: d.target, attemptId, timestamp: outcome.timestamp, statusCode: outcome.statusCode });
       }
@@ -363,7 +358,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
       startDueDeliveries(now);
       if (timer) clearTimeout(timer);
       timer = undefined;
-      const next = q.nextDelivery.get()?.at;
+      const next = q.nextDelivery()?.at;
       // A full set of requests in flight: their completion wakes the engine again. New events wake it too.
       if (typeof next === 'number' && inFlight.size < settings.concurrency) {
         timer = setTimeout(pass, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
@@ -387,19 +382,19 @@ export function createDeliveryEngine(deps: EngineDeps) {
   /** Requests from the main thread's operations; each changes `webhooks.db` only here, its one writer. */
   function command(c: Command): unknown {
     if (c.type === 'cancelTarget') {
-      q.cancelTarget.run(c.apiKeyId, c.target);
+      q.cancelTarget(c.apiKeyId, c.target);
       abortTarget(c.target);
       return null;
     }
     if (c.type === 'replay') {
       const now = Date.now();
       storeTx(() => {
-        for (const target of c.targets) q.setSchedule.run('pending', now, 'replay', c.apiKeyId, c.messageId, target);
+        for (const target of c.targets) q.setSchedule('pending', now, 'replay', c.apiKeyId, c.messageId, target);
       });
       wake();
       return null;
     }
-    const count = q.recover.run(Date.now(), c.apiKeyId, c.target, c.since).changes;
+    const count = q.recover(Date.now(), c.apiKeyId, c.target, c.since);
     wake();
     return count;
   }

@@ -1,12 +1,19 @@
 import { createHash, randomFillSync } from 'node:crypto';
-import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
 import { defaultBasicTriggers, type WebhookEventType } from '../../shared/schemas/webhooks.ts';
-import type { Db } from '../db/client.ts';
-import { connectionOf } from '../db/prepared.ts';
-import type { StoredUser } from '../db/schema.ts';
-import { ENDPOINT_TAKES_EVENT } from './engine-queries.ts';
+import type { StoredUser } from '../db/repos/comments.ts';
+import type { Storage } from '../db/repos/index.ts';
+import { legacyOutbox, type BasicTriggers, type EventChannels, type OutboxEvent, type Subscribers, type WebhookEventRow } from '../db/repos/webhooks.ts';
+import type { TenantScope } from '../db/scope.ts';
 
-/** Message ids look like Svix's: `msg_` + 27 base62-ish characters, unique and unguessable. */
+// The outbox, the service side: domain events as receivers see them (payloads, ids), written through the webhooks
+// repository in the caller's unit of work (repos/webhooks.ts).
+
+export type { EventChannels, Subscribers };
+/** What writing to the outbox needs. */
+export type OutboxDeps = { storage: Storage };
+/** A caller's own connection inside its synchronous transaction (emitEventIn). */
+type LegacyTx = Parameters<typeof legacyOutbox.emit>[0];
+
 /**
  * Message ids look like Svix's, `msg_` + 27 characters, and like theirs they are time-ordered: 12 hex digits of the
  * millisecond, then 15 base64url characters (90 random bits). Ids written one after another then land on the
@@ -45,7 +52,6 @@ export function signalOutbox(kind: 'ready' | 'debounced') {
 }
 
 export interface DomainEvent {
-  apiKeyId: string;
   type: WebhookEventType;
   organizationId?: string | null;
   documentId?: string | null;
@@ -67,39 +73,27 @@ export interface DomainEvent {
   targetEndpointId?: string;
 }
 
-/**
- * Whether a live endpoint would take the event, by the rule the worker fans events out with (engine-queries.ts).
- * An event no endpoint takes is not written, and a debounced one is not opened: resolving it costs the main
- * thread a read of the whole document when it is released (crdt/events.ts).
- */
-const ADVANCED_SUBSCRIBED = `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
-  WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0 AND ${ENDPOINT_TAKES_EVENT}) AS advanced`;
-/** Whether the one endpoint an event is addressed to would take it: enabled, under an enabled configuration. */
-const TARGET_LIVE = `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
-  WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.id = ? AND e.disabled = 0) AS live`;
-const KEY_SETTINGS = 'SELECT settings FROM api_keys WHERE id = ?';
-const INSERT_EVENT =
-  'INSERT INTO webhook_events (id, api_key_id, type, organization_id, document_id, payload, basic_payload, dedupe_key, available_at, created_at, target_endpoint_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const PENDING_DEBOUNCED = 'SELECT id FROM webhook_events WHERE api_key_id = ? AND dedupe_key = ? AND dispatched_at IS NULL';
+/** Whether the basic service's triggers (the key's over the defaults) take an event type. */
+const basicTakes: BasicTriggers = (type, triggers) => (({ ...defaultBasicTriggers(), ...triggers }) as Record<string, boolean>)[type] ?? false;
 
-/** Where an event is about: an endpoint's `channels` match its organization or its document. */
-export interface EventChannels {
-  organizationId?: string | null | undefined;
-  documentId?: string | null | undefined;
-}
+/** The outbox columns of an event. */
+const outboxEvent = (event: DomainEvent): OutboxEvent => ({
+  type: event.type,
+  organizationId: event.organizationId,
+  documentId: event.documentId,
+  targetEndpointId: event.targetEndpointId,
+  hasBasicForm: event.basic !== undefined,
+});
 
 /** Who would receive an event of this type now: advanced endpoints, basic URLs, or nobody (nothing is written). */
-export function subscribers(tx: Db, apiKeyId: string, type: WebhookEventType, hasBasicForm: boolean, channels: EventChannels): { advanced: boolean; basic: boolean } {
-  const sqlite = connectionOf(tx);
-  const advanced = (sqlite.prepare(ADVANCED_SUBSCRIBED).get(apiKeyId, type, channels.organizationId || null, channels.documentId || null) as { advanced: number } | undefined)?.advanced === 1;
-  let basic = false;
-  if (hasBasicForm) {
-    const row = sqlite.prepare(KEY_SETTINGS).get(apiKeyId) as { settings: string } | undefined;
-    const s = row ? (JSON.parse(row.settings) as ApiKeySettings) : undefined;
-    const config = s?.webhookServiceConfig;
-    basic = !!s?.useWebhookService && !!(config?.rawNotificationUrl || config?.processedNotificationUrl) && ({ ...defaultBasicTriggers(), ...config?.triggers }[type] ?? false);
-  }
-  return { advanced, basic };
+export function subscribers(
+  deps: OutboxDeps,
+  scope: TenantScope,
+  type: WebhookEventType,
+  hasBasicForm: boolean,
+  channels: EventChannels,
+): Promise<Subscribers> {
+  return deps.storage.webhooks.subscribers(scope, { type, hasBasicForm, organizationId: channels.organizationId, documentId: channels.documentId }, basicTakes);
 }
 
 /** The `metadata` of payloads (reference.md 4.6: the hosted internal organization id is the md5 of the client's). */
@@ -130,7 +124,11 @@ export function advancedPayload(event: DomainEvent) {
     actionType: event.actionType,
     source: event.source,
     platform: 'sdk',
-    data: { actionUser: event.actionUser ?? null, metadata: eventMetadata(event.organizationId, event.documentId), ...(typeof event.data === 'function' ? event.data() : event.data) },
+    data: {
+      actionUser: event.actionUser ?? null,
+      metadata: eventMetadata(event.organizationId, event.documentId),
+      ...(typeof event.data === 'function' ? event.data() : event.data),
+    },
     ...event.top,
   };
 }
@@ -147,33 +145,69 @@ export function basicPayload(event: DomainEvent) {
   };
 }
 
+/** The payloads of an event for its subscribers (JSON text), with a new id. */
+const payloadsFor = (event: DomainEvent) => (who: Subscribers) => ({
+  id: newMessageId(),
+  payload: who.advanced ? JSON.stringify(advancedPayload(event)) : null,
+  basic: who.basic ? JSON.stringify(basicPayload(event)) : null,
+});
+
 /**
- * Writes a domain event to the outbox in the caller's transaction (DESIGN §3.6): it commits with the change or
- * not at all, and a crash after the commit cannot lose it. Nothing is written when no webhook would receive it.
+ * Writes a domain event to the outbox in the caller's unit of work (DESIGN §3.6): it commits with the change or
+ * not at all, and a crash after the commit cannot lose it. Nothing is written when no webhook would receive it
+ * (`who`, when the caller asked already). One step: the check and the insert.
  */
-export function emitEvent(tx: Db, event: DomainEvent, who = subscribers(tx, event.apiKeyId, event.type, event.basic !== undefined, event)): string | null {
-  if (event.targetEndpointId !== undefined) who = { advanced: (connectionOf(tx).prepare(TARGET_LIVE).get(event.apiKeyId, event.targetEndpointId) as { live: number }).live === 1, basic: false };
-  if (!who.advanced && !who.basic) return null;
-  const id = newMessageId();
-  const now = Date.now();
-  const payload = who.advanced ? JSON.stringify(advancedPayload(event)) : null;
-  const basic = who.basic ? JSON.stringify(basicPayload(event)) : null;
-  connectionOf(tx).prepare(INSERT_EVENT).run(id, event.apiKeyId, event.type, event.organizationId ?? null, event.documentId ?? null, payload, basic, null, now, now, event.targetEndpointId ?? null);
-  signalOutbox('ready');
+export async function emitEvent(deps: OutboxDeps, scope: TenantScope, event: DomainEvent, who?: Subscribers): Promise<string | null> {
+  const id = await deps.storage.webhooks.emit(scope, outboxEvent(event), basicTakes, payloadsFor(event), who);
+  if (id !== null) signalOutbox('ready');
   return id;
 }
 
 /**
- * Opens (or keeps) the one pending debounced event for `dedupeKey`: its payload is computed when it falls due
- * (dispatcher.ts), so the receiver gets the state after the last change of the burst. Returns false when nobody
- * subscribes.
+ * emitEvent on a caller's own connection inside its synchronous transaction, for code not on units of work yet
+ * (the admin UI's test event, admin/ops-routes.ts).
  */
-export function openDebouncedEvent(tx: Db, event: { apiKeyId: string; type: WebhookEventType; organizationId: string; documentId: string; dedupeKey: string; createdAt: number; availableAt: number }): boolean {
-  const who = subscribers(tx, event.apiKeyId, event.type, true, event);
-  if (!who.advanced && !who.basic) return false;
-  const sqlite = connectionOf(tx);
-  if (sqlite.prepare(PENDING_DEBOUNCED).get(event.apiKeyId, event.dedupeKey)) return true;
-  sqlite.prepare(INSERT_EVENT).run(newMessageId(), event.apiKeyId, event.type, event.organizationId, event.documentId, null, null, event.dedupeKey, event.availableAt, event.createdAt, null);
-  signalOutbox('debounced');
-  return true;
+export function emitEventIn(tx: LegacyTx, apiKeyId: string, event: DomainEvent): string | null {
+  const id = legacyOutbox.emit(tx, apiKeyId, outboxEvent(event), basicTakes, payloadsFor(event));
+  if (id !== null) signalOutbox('ready');
+  return id;
+}
+
+/**
+ * Opens (or keeps) the one pending debounced event for `dedupeKey`, in the caller's unit of work: its payload is
+ * computed when it falls due (dispatcher.ts), so the receiver gets the state after the last change of the burst.
+ * Returns false when nobody subscribes.
+ */
+export async function openDebouncedEvent(
+  deps: OutboxDeps,
+  scope: TenantScope,
+  event: { type: WebhookEventType; organizationId: string; documentId: string; dedupeKey: string; createdAt: number; availableAt: number },
+): Promise<boolean> {
+  const opened = await deps.storage.webhooks.openDebounced(scope, { ...event, id: newMessageId(), hasBasicForm: true }, basicTakes);
+  if (opened === 'opened') signalOutbox('debounced');
+  return opened !== 'none';
+}
+
+/**
+ * A debounced event that fell due, released with the payloads of `event` (or closed when nobody would receive it
+ * now); `followUpAt` opens the event that covers the changes still to come. Whether it was released.
+ */
+export function releaseDebouncedEvent(
+  deps: OutboxDeps,
+  scope: TenantScope,
+  row: WebhookEventRow,
+  event: DomainEvent,
+  now: number,
+  followUpAt?: number,
+): Promise<boolean> {
+  const build = payloadsFor(event);
+  return deps.storage.webhooks.releaseDebounced(
+    scope,
+    row,
+    outboxEvent(event),
+    basicTakes,
+    (who) => build(who),
+    now,
+    followUpAt === undefined ? undefined : { id: newMessageId(), availableAt: followUpAt },
+  );
 }

@@ -5,6 +5,9 @@
  * to write, in batches, and waits for the acknowledgement.
  */
 
+/** How much of a receiver's answer's headers an attempt keeps: the first 50, and 4 KiB of names and values in all. */
+export const ATTEMPT_RESPONSE_HEADERS = { count: 50, bytes: 4096 } as const;
+
 /** A change to `hearth.db` that the worker asks for. */
 export type MainWrite =
   | { kind: 'dispatched'; eventId: string; at: number }

@@ -2,13 +2,9 @@
 // It owns `webhooks.db`, reads `hearth.db` through a query-only connection, and asks the main thread for the
 // few writes `hearth.db` needs (protocol.ts). Started by dispatcher.ts through worker-entry.mjs. Since it holds a
 // connection to `hearth.db` off the request thread, it also runs that database's checkpointer (db/checkpointer.ts).
-import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import { compileWithUnpeekedLimits } from '../db/bound-limit.ts';
-import { startCheckpointer } from '../db/checkpointer.ts';
+import { openDeliveryWorkerStorage } from '../db/repos/webhook-delivery.ts';
 import { createSecrets, loadOrCreateMasterKey } from '../security/secrets.ts';
-import { DELIVERY_CACHE_KIB, openDeliveryFile } from './delivery-file.ts';
 import { createDeliveryEngine } from './engine.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 
@@ -17,30 +13,19 @@ if (!port) throw new Error('worker.ts runs as a worker thread');
 const data = workerData as WorkerData;
 const post = (message: FromWorker) => port.postMessage(message);
 
-const mainSqlite = new Database(join(data.dataDir, data.databaseFile));
-mainSqlite.pragma('busy_timeout = 5000');
-mainSqlite.pragma('query_only = ON');
-// Its reads are the outbox's pending tail and a few configuration rows (see delivery-file.ts on the cache bound).
-mainSqlite.pragma(`cache_size = -${DELIVERY_CACHE_KIB}`);
-compileWithUnpeekedLimits(mainSqlite);
-// A query-only connection may checkpoint: copying the log changes no content.
 let lastCheckpointError: string | undefined;
-const checkpointer = startCheckpointer(mainSqlite, {
-  onError(error) {
-    // Once per distinct failure, not once a pass.
-    if (error.message === lastCheckpointError) return;
-    lastCheckpointError = error.message;
-    post({ type: 'log', level: 'warn', message: 'hearth.db checkpoint failed; the server thread checkpoints meanwhile', fields: { error: error.message } });
-  },
+const storage = openDeliveryWorkerStorage(data.dataDir, data.databaseFile, (error) => {
+  // Once per distinct failure, not once a pass.
+  if (error.message === lastCheckpointError) return;
+  lastCheckpointError = error.message;
+  post({ type: 'log', level: 'warn', message: 'hearth.db checkpoint failed; the server thread checkpoints meanwhile', fields: { error: error.message } });
 });
-const store = openDeliveryFile(data.dataDir, { readOnly: false });
 
 let nextWrite = 0;
 const pendingWrites = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
 
 const engine = createDeliveryEngine({
-  main: mainSqlite,
-  store,
+  queries: storage.queries,
   secrets: createSecrets(loadOrCreateMasterKey(data.dataDir)),
   settings: data.settings,
   version: data.version,
@@ -73,10 +58,9 @@ port.on('message', (message: ToWorker) => {
       }
       return;
     case 'close':
-      checkpointer.stop();
+      storage.stopCheckpointer();
       void engine.close().finally(() => {
-        store.close();
-        mainSqlite.close();
+        storage.close();
         post({ type: 'closed' });
         port.close();
       });

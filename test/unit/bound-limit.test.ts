@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unpeekedLimits } from '../../server/db/bound-limit.ts';
 import { openDatabase } from '../../server/db/client.ts';
-import { openDeliveryFile } from '../../server/webhooks/delivery-file.ts';
+import { openDeliveryFile } from '../../server/db/delivery-file.ts';
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -34,16 +34,7 @@ const TYPE_ONLY_OK = new Set(['server/db/scope.ts', 'server/db/storage.ts']);
 /** Files still on the database directly, moving behind the repositories; the list only shrinks. */
 const NOT_YET_MOVED = new Set<string>([
   'server/context.ts',
-  'server/crdt/events.ts',
   'server/index.ts',
-  'server/services/webhooks.ts',
-  'server/webhooks/delivery-file.ts',
-  'server/webhooks/delivery-store.ts',
-  'server/webhooks/dispatcher.ts',
-  'server/webhooks/engine-queries.ts',
-  'server/webhooks/engine.ts',
-  'server/webhooks/outbox.ts',
-  'server/webhooks/worker.ts',
 ]);
 
 function violations(file: string): string[] {

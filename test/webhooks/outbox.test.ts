@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
-import { transaction } from '../../server/db/client.ts';
+import { DELIVERY_CACHE_KIB, openDeliveryFile } from '../../server/db/delivery-file.ts';
+import type { TenantScope } from '../../server/db/scope.ts';
 import { emitEvent } from '../../server/webhooks/outbox.ts';
-import { DELIVERY_CACHE_KIB, openDeliveryFile } from '../../server/webhooks/delivery-file.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { FAST_WEBHOOKS } from '../helpers/webhooks.ts';
@@ -13,7 +13,7 @@ import { FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 // seconds while it is edited: the soak's rising RSS).
 
 let t: TestServer;
-let apiKeyId: string;
+let scope: TenantScope;
 const receivers: Receiver[] = [];
 const endpoints: Record<'types' | 'doc' | 'org' | 'off' | 'cleared', { id: string; r: Receiver }> = {} as never;
 
@@ -29,7 +29,8 @@ async function endpoint(name: keyof typeof endpoints, input: Record<string, unkn
 beforeAll(async () => {
   t = await startTestServer({ webhooks: FAST_WEBHOOKS });
   await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-  apiKeyId = (t.server.app.sqlite.prepare('SELECT id FROM api_keys').get() as { id: string }).id;
+  const apiKeyId = (t.server.app.sqlite.prepare('SELECT id FROM api_keys').get() as { id: string }).id;
+  scope = (await t.server.app.storage.keys.scopeFor(apiKeyId))!;
   await endpoint('types', { filterTypes: ['comment_annotation.add'] });
   await endpoint('doc', { channels: ['doc-b'] });
   await endpoint('org', { filterTypes: ['notification.add'], channels: ['org-c'] });
@@ -45,7 +46,9 @@ afterAll(async () => {
 });
 
 const emit = (type: WebhookEventType, organizationId: string | null, documentId: string | null) =>
-  transaction(t.server.app.db, (tx) => emitEvent(tx, { apiKeyId, type, organizationId, documentId, actionType: 'add', source: 'platform', data: { n: 1 } }));
+  t.server.app.storage.transaction(() =>
+    emitEvent(t.server.app, scope, { type, organizationId, documentId, actionType: 'add', source: 'platform', data: { n: 1 } }),
+  );
 
 describe('the outbox writes an event only when an endpoint would take it', () => {
   it('writes exactly the events the worker delivers, to the endpoints whose filters take them', async () => {
@@ -63,7 +66,7 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
     ];
     const expected: Record<string, string[]> = { types: [], doc: [], org: [], off: [], cleared: [] };
     for (const [type, org, doc, to] of cases) {
-      const id = emit(type, org, doc);
+      const id = await emit(type, org, doc);
       if (to.length === 0) expect(id, `${type} ${org}/${doc}`).toBeNull();
       else expect(id, `${type} ${org}/${doc}`).toEqual(expect.any(String));
       for (const name of to) expected[name]!.push(id!);
@@ -77,7 +80,7 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
 
   it('takes filters cleared by an update as no filter', async () => {
     await t.callK('/v2/workspace/advancedwebhook/endpoints/update', { endpointId: endpoints.cleared.id, disabled: false });
-    const id = emit('recorder.done', 'org-x', 'doc-z');
+    const id = await emit('recorder.done', 'org-x', 'doc-z');
     expect(id).toEqual(expect.any(String));
     await eventually(() => expect(endpoints.cleared.r.received.map((x) => x.headers['webhook-id'])).toEqual([id]));
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { DATABASE_FILE, DELIVERY_FILE } from '../../data-files.ts';
 import { openDatabase } from '../client.ts';
+import { openDeliveryFile } from '../delivery-file.ts';
 import { DELIVERIES_SCHEMA, qualified, type ArchiveTableRef } from './source.ts';
 import type { Stored } from './values.ts';
 
@@ -19,7 +20,7 @@ export interface TableTarget {
 }
 
 export interface ArchiveTarget {
-  /** Attaches webhooks.db (which must exist, with its schema). */
+  /** Attaches webhooks.db (created with its schema when missing, upgraded when older). */
   attachDeliveries(): void;
   /** Starts the one write transaction of the import. */
   begin(): void;
@@ -65,7 +66,10 @@ export function openArchiveTarget(dataDir: string): ArchiveTarget {
     }
   };
   return {
-    attachDeliveries: () => void sqlite.prepare(`ATTACH DATABASE ? AS ${DELIVERIES_SCHEMA}`).run(join(dataDir, DELIVERY_FILE)),
+    attachDeliveries() {
+      openDeliveryFile(dataDir, { readOnly: false }).close();
+      sqlite.prepare(`ATTACH DATABASE ? AS ${DELIVERIES_SCHEMA}`).run(join(dataDir, DELIVERY_FILE));
+    },
     begin: () => void sqlite.exec('BEGIN IMMEDIATE'),
     defaultWorkspaceId: () => (sqlite.prepare('SELECT id FROM workspaces WHERE is_default = 1').get() as { id: string } | undefined)?.id,
     table(table, identityColumns) {

@@ -26,6 +26,7 @@ import { groupsRepo } from './groups.ts';
 import { membershipsRepo } from './memberships.ts';
 import { usersRepo } from './users.ts';
 import { seedRepo } from './seed.ts';
+import { webhooksRepo } from './webhooks.ts';
 import { inspectionRepo } from './inspection.ts';
 import { keyTransferRepo } from './key-transfer.ts';
 
@@ -58,6 +59,7 @@ export function createStorage(engine: SqliteEngine) {
     access: accessRepo(engine),
     documentMigrations: documentMigrationsRepo(engine),
     seed: seedRepo(engine),
+    webhooks: webhooksRepo(engine),
     inspection: inspectionRepo(engine),
     keyTransfer: keyTransferRepo(engine),
   };

@@ -64,11 +64,11 @@ async function inProcess(): Promise<{ without: number; withEvent: number }> {
       const { apiKey } = await ensureDefaultCredentials(app);
       const key = app.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, apiKey) }).sync();
       if (!key) throw new Error('no API key');
-      if (hooked) {
-        updateAdvancedConfig(app, key.id, { isEnabled: true });
-        for (let i = 0; i < ENDPOINTS; i++) createEndpoint(app, key.id, { url: `http://127.0.0.1:9/ep${i}` });
-      }
       const scope = tenantScope(key.id, key.workspaceId);
+      if (hooked) {
+        await updateAdvancedConfig(app, scope, { isEnabled: true });
+        for (let i = 0; i < ENDPOINTS; i++) await createEndpoint(app, scope, { url: `http://127.0.0.1:9/ep${i}` });
+      }
       for (let i = 0; i < 300; i++) await addNotification(app, scope, key, input);
       const started = performance.now();
       for (let i = 0; i < 2000; i++) await addNotification(app, scope, key, input);

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'The advanced webhook configuration (every flag false and publicKey "" when never configured).',
   input: z.object({}),
   async handler(_input, ctx) {
-    return { message: 'Advanced webhook configuration retrieved successfully.', data: getAdvancedConfig(ctx.app, ctx.apiKey.id) };
+    return { message: 'Advanced webhook configuration retrieved successfully.', data: await getAdvancedConfig(ctx.app, ctx.scope) };
   },
 });

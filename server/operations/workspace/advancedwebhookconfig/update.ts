@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Enables and configures advanced webhooks (the first call must set isEnabled: true); partial; returns the whole configuration.',
   input: advancedWebhookConfigUpdateInput,
   async handler(input, ctx) {
-    return { message: 'Advanced webhook configuration updated successfully.', data: updateAdvancedConfig(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Advanced webhook configuration updated successfully.', data: await updateAdvancedConfig(ctx.app, ctx.scope, input) };
   },
 });

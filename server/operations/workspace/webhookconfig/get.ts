@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'The basic webhook service configuration; the auth token appears only as authTokenConfigured.',
   input: z.object({}),
   async handler(_input, ctx) {
-    return { message: 'Webhook configuration retrieved successfully.', data: describeBasicConfig(ctx.app, ctx.apiKey) };
+    return { message: 'Webhook configuration retrieved successfully.', data: await describeBasicConfig(ctx.app, ctx.scope, ctx.apiKey) };
   },
 });

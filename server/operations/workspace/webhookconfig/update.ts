@@ -14,7 +14,7 @@ export default defineOperation({
       ['webhookServiceConfig.rawNotificationUrl', targets?.rawNotificationUrl],
       ['webhookServiceConfig.processedNotificationUrl', targets?.processedNotificationUrl],
     ]);
-    const row = updateBasicConfig(ctx.app, ctx.apiKey, input);
-    return { message: 'Webhook configuration updated successfully.', data: describeBasicConfig(ctx.app, row) };
+    const row = await updateBasicConfig(ctx.app, ctx.scope, input);
+    return { message: 'Webhook configuration updated successfully.', data: await describeBasicConfig(ctx.app, ctx.scope, row) };
   },
 });

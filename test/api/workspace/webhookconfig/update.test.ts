@@ -4,6 +4,7 @@ import { addAnnotation } from '../../../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../../../helpers/receiver.ts';
 import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { FAST_WEBHOOKS } from '../../../helpers/webhooks.ts';
+import { defaultBasicTriggers } from '../../../../shared/schemas/webhooks.ts';
 
 const PATH = '/v2/workspace/webhookconfig/update';
 let t: TestServer;
@@ -71,5 +72,33 @@ describe(PATH, () => {
     expect((await t.callK(PATH, { webhookServiceConfig: { publicKey: 'nope' } })).body.error.message).toMatch(/^Invalid webhook service configuration\. publicKey/);
     expect((await t.callK(PATH, { webhookServiceConfig: { encryptData: true, publicKey: '' } })).body.error.message).toBe('Invalid webhook service configuration. encryptData requires a publicKey.');
     expect((await t.callK(PATH, { webhookServiceConfig: { triggers: { 'nope.nope': true } } })).body.error.status).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe(`${PATH}: updates made at the same time`, () => {
+  it('keep every field: a change whose URL is looked up first (OUTBOUND_PRIVATE=deny) merges into the settings as stored when it writes', async () => {
+    // Under deny the URL's host is resolved before the change is written: real I/O, during which the other
+    // updates run to their end. A change merged into the key's row as authentication read it would put their
+    // triggers back as they were.
+    const s = await startTestServer({ webhooks: FAST_WEBHOOKS, outboundPrivate: 'deny' });
+    try {
+      const types = Object.entries(defaultBasicTriggers())
+        .filter(([, on]) => on)
+        .map(([type]) => type);
+      expect(types.length).toBeGreaterThan(10);
+      const hosts = types.slice(0, 4).map((_, i) => `https://hooks-${i}.example.invalid/raw`);
+      const answers = await Promise.all([
+        ...hosts.map((url) => s.callK(PATH, { webhookServiceConfig: { rawNotificationUrl: url } })),
+        ...types.map((type) => s.callK(PATH, { webhookServiceConfig: { triggers: { [type]: false } } })),
+        s.callK(PATH, { webhookServiceConfig: { encodeData: true } }),
+      ]);
+      for (const answer of answers) expect(answer.status).toBe(200);
+      const after = (await s.callK('/v2/workspace/webhookconfig/get', {})).body.result.data.webhookServiceConfig;
+      for (const type of types) expect(after.triggers[type], type).toBe(false);
+      expect(hosts).toContain(after.rawNotificationUrl);
+      expect(after.encodeData).toBe(true);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Hearth: delivery attempts of a message and/or an endpoint, newest first, with status code, duration and response excerpt.',
   input: attemptsListInput,
   async handler(input, ctx) {
-    return { message: 'Advanced webhook attempts retrieved successfully.', data: listAttempts(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Advanced webhook attempts retrieved successfully.', data: await listAttempts(ctx.app, ctx.scope, input) };
   },
 });

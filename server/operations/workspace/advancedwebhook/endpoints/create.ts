@@ -10,6 +10,6 @@ export default defineOperation({
   input: endpointCreateInput,
   async handler(input, ctx) {
     await checkOutboundTargets(ctx.app, [['url', input.url]]);
-    return { message: 'Advanced webhook endpoint created successfully.', data: createEndpoint(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Advanced webhook endpoint created successfully.', data: await createEndpoint(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Deletes an endpoint for good: pending deliveries are cancelled, requests in flight cut, its secret invalidated.',
   input: endpointRef,
   async handler(input, ctx) {
-    return { message: 'Advanced webhook endpoint deleted successfully.', data: await deleteEndpoint(ctx.app, ctx.apiKey.id, input.endpointId) };
+    return { message: 'Advanced webhook endpoint deleted successfully.', data: await deleteEndpoint(ctx.app, ctx.scope, input.endpointId) };
   },
 });

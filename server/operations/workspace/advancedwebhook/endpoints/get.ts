@@ -9,6 +9,6 @@ export default defineOperation({
   summary: 'Lists the endpoints, oldest first (limit 1..250, iterator paging); with endpointId, that one endpoint.',
   input: endpointsGetInput,
   async handler(input, ctx) {
-    return { message: 'Advanced webhook endpoints retrieved successfully.', data: listEndpoints(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Advanced webhook endpoints retrieved successfully.', data: await listEndpoints(ctx.app, ctx.scope, input) };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   summary: 'Hearth: sends every failed delivery to an endpoint (or basic:raw / basic:processed) since a time again, on a fresh retry schedule.',
   input: endpointRecoverInput,
   async handler(input, ctx) {
-    const data = await recoverEndpoint(ctx.app, ctx.apiKey.id, input);
+    const data = await recoverEndpoint(ctx.app, ctx.scope, input);
     return { message: `Recovery started for ${data.recovered} failed messages.`, data };
   },
 });

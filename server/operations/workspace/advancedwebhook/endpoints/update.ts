@@ -10,6 +10,6 @@ export default defineOperation({
   input: endpointUpdateInput,
   async handler(input, ctx) {
     await checkOutboundTargets(ctx.app, [['url', input.url]]);
-    return { message: 'Advanced webhook endpoint updated successfully.', data: updateEndpoint(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Advanced webhook endpoint updated successfully.', data: await updateEndpoint(ctx.app, ctx.scope, input) };
   },
 });

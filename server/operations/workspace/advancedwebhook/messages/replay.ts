@@ -8,6 +8,6 @@ export default defineOperation({
   summary: 'Hearth: sends a message again now (same webhook-id), to one endpoint or to every endpoint it went to.',
   input: messageReplayInput,
   async handler(input, ctx) {
-    return { message: 'Advanced webhook message replay started.', data: await replayMessage(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Advanced webhook message replay started.', data: await replayMessage(ctx.app, ctx.scope, input) };
   },
 });

@@ -10,6 +10,6 @@ export default defineOperation({
   input: endpointRef,
   output: endpointSecretAnswer,
   async handler(input, ctx) {
-    return { message: 'Advanced webhook endpoint secret retrieved successfully.', data: endpointSecret(ctx.app, ctx.apiKey.id, input.endpointId) };
+    return { message: 'Advanced webhook endpoint secret retrieved successfully.', data: await endpointSecret(ctx.app, ctx.scope, input.endpointId) };
   },
 });

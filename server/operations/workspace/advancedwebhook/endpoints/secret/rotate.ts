@@ -10,6 +10,6 @@ export default defineOperation({
   input: secretRotateInput,
   output: endpointSecretAnswer,
   async handler(input, ctx) {
-    return { message: 'Advanced webhook endpoint secret rotated successfully.', data: rotateSecret(ctx.app, ctx.apiKey.id, input) };
+    return { message: 'Advanced webhook endpoint secret rotated successfully.', data: await rotateSecret(ctx.app, ctx.scope, input) };
   },
 });

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ownerOnlyDatabase } from '../security/file-modes.ts';
-import { compileWithUnpeekedLimits } from '../db/bound-limit.ts';
+import { compileWithUnpeekedLimits } from './bound-limit.ts';
 
-// The delivery worker opens this file without drizzle: a worker thread loads its modules anew, and drizzle's
-// hundreds of files cost it seconds of start-up through the TypeScript loader. delivery-store.ts types it for the
-// main thread's reads.
+// webhooks.db, delivery state's own SQLite file: why it is separate is told in repos/webhook-deliveries.ts. The
+// delivery worker opens this file without drizzle (repos/webhook-delivery.ts): a worker thread loads its modules
+// anew, and drizzle's hundreds of files cost it seconds of start-up through the TypeScript loader.
 
-/** Delivery state's own SQLite file in the data dir (see delivery-store.ts for why it is separate). */
+/** Delivery state's own SQLite file in the data dir. */
 export { DELIVERY_FILE } from '../data-files.ts';
 import { DELIVERY_FILE } from '../data-files.ts';
 
@@ -41,14 +41,11 @@ const SCHEMA: string[] = [
   CREATE INDEX IF NOT EXISTS webhook_attempts_target ON webhook_attempts (api_key_id, target, timestamp, id);`,
   // 2: what each attempt sent and received besides the bodies. `request_headers`: the headers of the request as
   // it went out (JSON `[name, value]` pairs); `response_headers`: the receiver's answer's, as received and bounded
-  // (ATTEMPT_RESPONSE_HEADERS), with `response_headers_omitted` the number left out. NULL on older attempts.
+  // (ATTEMPT_RESPONSE_HEADERS, webhooks/protocol.ts), with `response_headers_omitted` the number left out. NULL on older attempts.
   `ALTER TABLE webhook_attempts ADD COLUMN request_headers text;
   ALTER TABLE webhook_attempts ADD COLUMN response_headers text;
   ALTER TABLE webhook_attempts ADD COLUMN response_headers_omitted integer DEFAULT 0 NOT NULL;`,
 ];
-
-/** How much of a receiver's answer's headers an attempt keeps: the first 50, and 4 KiB of names and values in all. */
-export const ATTEMPT_RESPONSE_HEADERS = { count: 50, bytes: 4096 } as const;
 
 /**
  * Opens `DATA_DIR/webhooks.db`, creating or upgrading its schema. `readOnly` connections (the main thread's: the

@@ -1,0 +1,185 @@
+// The delivery worker's storage (webhooks/worker.ts, engine.ts): hearth.db through a query-only connection (events,
+// endpoints, configuration, secrets) and webhooks.db, the worker's own, both synchronous and prepared once: the
+// engine runs in its own thread, where nothing else waits on it, and a pass over a batch of events is one store
+// transaction. Plain SQL over better-sqlite3, no drizzle: the worker thread pays for every module it loads at
+// start-up (see delivery-file.ts). Column names are those of db/schema.ts (hearth.db) and delivery-file.ts.
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { compileWithUnpeekedLimits } from '../bound-limit.ts';
+import { startCheckpointer } from '../checkpointer.ts';
+import { DELIVERY_CACHE_KIB, openDeliveryFile } from '../delivery-file.ts';
+
+/**
+ * Whether endpoint `e` takes an event: its type filter and its channels (the event's organization or document),
+ * each stored as a JSON array, NULL or JSON null meaning no filter. Parameters: the event's type, organization id,
+ * document id (NULL when it has none). The one rule for the worker's fan-out and the outbox's "would anyone
+ * receive it" check (repos/webhooks.ts).
+ */
+export const ENDPOINT_TAKES_EVENT = `(e.filter_types IS NULL OR json_type(e.filter_types) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.filter_types) WHERE value = ?))
+  AND (e.channels IS NULL OR json_type(e.channels) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.channels) WHERE value IN (?, ?)))`;
+
+export interface EventRow {
+  id: string;
+  apiKeyId: string;
+  type: string;
+  organizationId: string | null;
+  documentId: string | null;
+  payload: string | null;
+  basicPayload: string | null;
+  /** The one endpoint the event is addressed to (a test event), or null: every endpoint that takes it. */
+  targetEndpointId: string | null;
+}
+export interface EndpointRow {
+  id: string;
+  url: string;
+  filterTypes: string | null;
+  channels: string | null;
+  disabled: number;
+  rateLimit: number | null;
+  secretEnc: string;
+  previousSecretEnc: string | null;
+  previousSecretExpiresAt: number | null;
+  failingSince: number | null;
+}
+export interface ConfigRow {
+  isEnabled: number;
+  encryptData: number;
+  encodeData: number;
+  publicKey: string;
+  enableDataProtection: number;
+}
+export interface DeliveryRow {
+  apiKeyId: string;
+  eventId: string;
+  target: string;
+  url: string;
+  body: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: number | null;
+  nextTrigger: string;
+}
+export interface BasicSettings {
+  useWebhookService?: boolean;
+  webhookServiceConfig?: {
+    rawNotificationUrl?: string;
+    processedNotificationUrl?: string;
+    encodeData?: boolean;
+    encryptData?: boolean;
+    publicKey?: string;
+    enableDataProtection?: boolean;
+  };
+}
+
+/** Statements on hearth.db (read only) and webhooks.db (the engine's own), compiled once. */
+function prepareQueries(main: Database.Database, store: Database.Database) {
+  const ENDPOINT =
+    'id, url, filter_types AS filterTypes, channels, disabled, rate_limit AS rateLimit, secret_enc AS secretEnc, previous_secret_enc AS previousSecretEnc, previous_secret_expires_at AS previousSecretExpiresAt, failing_since AS failingSince';
+  const DELIVERY =
+    'api_key_id AS apiKeyId, event_id AS eventId, target, url, body, status, attempts, next_attempt_at AS nextAttemptAt, next_trigger AS nextTrigger';
+  return {
+    // Debounced events (a dedupe key) are resolved into ready ones by the main thread (dispatcher.ts).
+    readyEvents: main.prepare<[number, number], EventRow>(
+      `SELECT id, api_key_id AS apiKeyId, type, organization_id AS organizationId, document_id AS documentId, payload, basic_payload AS basicPayload, target_endpoint_id AS targetEndpointId
+      FROM webhook_events WHERE dispatched_at IS NULL AND dedupe_key IS NULL AND available_at <= ? ORDER BY available_at LIMIT ?`,
+    ),
+    eventType: main.prepare<[string], { type: string }>('SELECT type FROM webhook_events WHERE id = ?'),
+    config: main.prepare<[string], ConfigRow>(
+      'SELECT is_enabled AS isEnabled, encrypt_data AS encryptData, encode_data AS encodeData, public_key AS publicKey, enable_data_protection AS enableDataProtection FROM webhook_configs WHERE api_key_id = ?',
+    ),
+    endpoint: main.prepare<[string, string], EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND id = ?`),
+    /** The live endpoints that take an event (api key, type, organization, document). */
+    takingEndpoints: main.prepare<[string, string, string | null, string | null], EndpointRow>(
+      `SELECT ${ENDPOINT} FROM webhook_endpoints e WHERE api_key_id = ? AND disabled = 0 AND ${ENDPOINT_TAKES_EVENT} ORDER BY created_at`,
+    ),
+    keySettings: main.prepare<[string], { settings: string }>('SELECT settings FROM api_keys WHERE id = ?'),
+    basicToken: main.prepare<[string, string], { valueEnc: string }>('SELECT value_enc AS valueEnc FROM api_key_secrets WHERE api_key_id = ? AND name = ?'),
+    insertDelivery: store.prepare<[string, string, string, string, string, number, number]>(
+      "INSERT INTO webhook_deliveries (api_key_id, event_id, target, url, body, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING",
+    ),
+    delivery: store.prepare<[string, string], DeliveryRow>(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE event_id = ? AND target = ?`),
+    dueDeliveries: store.prepare<[number, number], DeliveryRow>(
+      `SELECT ${DELIVERY} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+    ),
+    nextDelivery: store.prepare<[], { at: number }>(
+      "SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT 1",
+    ),
+    insertAttempt: store.prepare<
+      [string, string, string, string, string, string, string, number | null, string, number, number, string, string | null, number]
+    >(
+      `INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp,
+      request_headers, response_headers, response_headers_omitted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    setSchedule: store.prepare<[string, number | null, string, string, string, string]>(
+      'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, next_trigger = ? WHERE api_key_id = ? AND event_id = ? AND target = ?',
+    ),
+    setAttempted: store.prepare<[number, number, number | null, string, string]>(
+      'UPDATE webhook_deliveries SET attempts = ?, last_attempt_at = ?, last_status_code = ? WHERE event_id = ? AND target = ?',
+    ),
+    postpone: store.prepare<[number, string, string]>('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND target = ?'),
+    cancel: store.prepare<[string, string]>("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE event_id = ? AND target = ?"),
+    cancelTarget: store.prepare<[string, string]>(
+      "UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE api_key_id = ? AND target = ? AND status = 'pending'",
+    ),
+    recover: store.prepare<[number, string, string, number]>(
+      "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, next_trigger = 'recover' WHERE api_key_id = ? AND target = ? AND status = 'failed' AND created_at >= ?",
+    ),
+  };
+}
+
+/** The delivery engine's questions and writes, by name (each one prepared statement, run at once). */
+export function deliveryQueries(main: Database.Database, store: Database.Database) {
+  const q = prepareQueries(main, store);
+  return {
+    /** Runs the store writes of one step in one transaction of webhooks.db (one commit). */
+    storeTransaction: <T>(work: () => T): T => store.transaction(work).immediate(),
+    readyEvents: (now: number, limit: number) => q.readyEvents.all(now, limit),
+    eventType: (eventId: string) => q.eventType.get(eventId),
+    config: (apiKeyId: string) => q.config.get(apiKeyId),
+    endpoint: (apiKeyId: string, endpointId: string) => q.endpoint.get(apiKeyId, endpointId),
+    takingEndpoints: (apiKeyId: string, type: string, organizationId: string | null, documentId: string | null) =>
+      q.takingEndpoints.all(apiKeyId, type, organizationId, documentId),
+    keySettings: (apiKeyId: string) => q.keySettings.get(apiKeyId),
+    basicToken: (apiKeyId: string, name: string) => q.basicToken.get(apiKeyId, name),
+    insertDelivery: (apiKeyId: string, eventId: string, target: string, url: string, body: string, nextAttemptAt: number, createdAt: number) =>
+      void q.insertDelivery.run(apiKeyId, eventId, target, url, body, nextAttemptAt, createdAt),
+    delivery: (eventId: string, target: string) => q.delivery.get(eventId, target),
+    dueDeliveries: (now: number, limit: number) => q.dueDeliveries.all(now, limit),
+    nextDelivery: () => q.nextDelivery.get(),
+    insertAttempt: (...values: Parameters<typeof q.insertAttempt.run>) => void q.insertAttempt.run(...values),
+    setSchedule: (status: string, nextAttemptAt: number | null, trigger: string, apiKeyId: string, eventId: string, target: string) =>
+      void q.setSchedule.run(status, nextAttemptAt, trigger, apiKeyId, eventId, target),
+    setAttempted: (attempts: number, at: number, statusCode: number | null, eventId: string, target: string) =>
+      void q.setAttempted.run(attempts, at, statusCode, eventId, target),
+    postpone: (until: number, eventId: string, target: string) => void q.postpone.run(until, eventId, target),
+    cancel: (eventId: string, target: string) => void q.cancel.run(eventId, target),
+    cancelTarget: (apiKeyId: string, target: string) => void q.cancelTarget.run(apiKeyId, target),
+    /** How many failed deliveries were put back on a fresh schedule. */
+    recover: (now: number, apiKeyId: string, target: string, since: number) => q.recover.run(now, apiKeyId, target, since).changes,
+  };
+}
+
+export type DeliveryQueries = ReturnType<typeof deliveryQueries>;
+
+/**
+ * The worker's connections: hearth.db query-only (with its checkpointer: a query-only connection may checkpoint,
+ * copying the log changes no content) and webhooks.db, created or upgraded.
+ */
+export function openDeliveryWorkerStorage(dataDir: string, databaseFile: string, onCheckpointError: (error: Error) => void) {
+  const main = new Database(join(dataDir, databaseFile));
+  main.pragma('busy_timeout = 5000');
+  main.pragma('query_only = ON');
+  // Its reads are the outbox's pending tail and a few configuration rows (see delivery-file.ts on the cache bound).
+  main.pragma(`cache_size = -${DELIVERY_CACHE_KIB}`);
+  compileWithUnpeekedLimits(main);
+  const checkpointer = startCheckpointer(main, { onError: onCheckpointError });
+  const store = openDeliveryFile(dataDir, { readOnly: false });
+  return {
+    queries: deliveryQueries(main, store),
+    stopCheckpointer: () => checkpointer.stop(),
+    close() {
+      if (store.open) store.close();
+      if (main.open) main.close();
+    },
+  };
+}
