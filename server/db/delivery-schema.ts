@@ -1,6 +1,7 @@
-// The tables of webhooks.db (delivery state, its own SQLite file: see webhooks/delivery-store.ts for why), as drizzle
+// The tables of webhooks.db (delivery state, its own SQLite file: see repos/webhook-deliveries.ts for why), as drizzle
 // tables: in the storage layer with the rest of the schema, so that what reads every table (the archive's table specs)
-// finds them here. webhooks/delivery-file.ts creates and upgrades the file itself (it is not under drizzle-kit).
+// finds them here. delivery-file.ts creates and upgrades the file itself (it is not under drizzle-kit): a column
+// added there is declared here too, and in archive/source.ts's DELIVERY_COLUMNS_ADDED for files not upgraded yet.
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { WEBHOOK_DELIVERY_STATUSES } from './schema.ts';
@@ -47,6 +48,12 @@ export const webhookAttempts = sqliteTable(
     response: text('response').notNull(),
     durationMs: integer('duration_ms').notNull(),
     timestamp: integer('timestamp').notNull(),
+    /** The request's headers as they went out: JSON `[name, value]` pairs (NULL on attempts recorded before they were kept). */
+    requestHeaders: text('request_headers'),
+    /** The answer's headers as received, bounded (ATTEMPT_RESPONSE_HEADERS): JSON `[name, value]` pairs, NULL without an answer. */
+    responseHeaders: text('response_headers'),
+    /** How many of the answer's headers were left out by that bound. */
+    responseHeadersOmitted: integer('response_headers_omitted').notNull().default(0),
   },
   (t) => [index('webhook_attempts_event').on(t.apiKeyId, t.eventId, t.timestamp), index('webhook_attempts_target').on(t.apiKeyId, t.target, t.timestamp, t.id)],
 );

@@ -39,6 +39,15 @@ function scopeFilter(table: ArchiveTableRef, scope: ArchiveScope): { where: stri
   return scope.kind === 'workspace' ? { where: keysOfWorkspace, params: [scope.workspaceId] } : { where: 'api_key_id = ?', params: [scope.apiKeyId] };
 }
 
+/**
+ * Columns webhooks.db gained after its first schema (delivery-file.ts), with the value a row had before: a data dir
+ * last opened by an older Hearth has a webhooks.db without them (export opens it read-only, so it is not upgraded),
+ * and its rows are exported with these values, as an upgrade would have given them.
+ */
+const DELIVERY_COLUMNS_ADDED: Record<string, Record<string, string>> = {
+  webhook_attempts: { request_headers: 'NULL', response_headers: 'NULL', response_headers_omitted: '0' },
+};
+
 export interface ArchiveSource {
   /** hearth.db's path. */
   readonly file: string;
@@ -96,7 +105,10 @@ export function openArchiveSource(dataDir: string): ArchiveSource {
     *pages(table, columns, scope) {
       const filter = scopeFilter(table, scope);
       if (!readable(table)) return;
-      const page = sqlite.prepare(`SELECT rowid AS "__rowid", ${columns.map((c) => `"${c}"`).join(', ')} FROM ${qualified(table)} WHERE (${filter.where}) AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`);
+      const added = table.database === 'deliveries' ? DELIVERY_COLUMNS_ADDED[table.name] : undefined;
+      const present = added ? new Set((sqlite.prepare('SELECT name FROM pragma_table_info(?, ?)').all(table.name, DELIVERIES_SCHEMA) as Array<{ name: string }>).map((c) => c.name)) : undefined;
+      const selected = columns.map((c) => (present && !present.has(c) && added?.[c] !== undefined ? `${added[c]} AS "${c}"` : `"${c}"`));
+      const page = sqlite.prepare(`SELECT rowid AS "__rowid", ${selected.join(', ')} FROM ${qualified(table)} WHERE (${filter.where}) AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`);
       for (let after = -Infinity; ; ) {
         const batch = page.all(...filter.params, after) as StoredRow[];
         if (batch.length === 0) return;
