@@ -2,7 +2,7 @@ import { createHash, randomFillSync } from 'node:crypto';
 import { defaultBasicTriggers, type WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { StoredUser } from '../db/repos/comments.ts';
 import type { Storage } from '../db/repos/index.ts';
-import { legacyOutbox, type BasicTriggers, type EventChannels, type OutboxEvent, type Subscribers, type WebhookEventRow } from '../db/repos/webhooks.ts';
+import type { BasicTriggers, EventChannels, OutboxEvent, Subscribers, WebhookEventRow } from '../db/repos/webhooks.ts';
 import type { TenantScope } from '../db/scope.ts';
 
 // The outbox, the service side: domain events as receivers see them (payloads, ids), written through the webhooks
@@ -11,8 +11,6 @@ import type { TenantScope } from '../db/scope.ts';
 export type { EventChannels, Subscribers };
 /** What writing to the outbox needs. */
 export type OutboxDeps = { storage: Storage };
-/** A caller's own connection inside its synchronous transaction (emitEventIn). */
-type LegacyTx = Parameters<typeof legacyOutbox.emit>[0];
 
 /**
  * Message ids look like Svix's, `msg_` + 27 characters, and like theirs they are time-ordered: 12 hex digits of the
@@ -159,16 +157,6 @@ const payloadsFor = (event: DomainEvent) => (who: Subscribers) => ({
  */
 export async function emitEvent(deps: OutboxDeps, scope: TenantScope, event: DomainEvent, who?: Subscribers): Promise<string | null> {
   const id = await deps.storage.webhooks.emit(scope, outboxEvent(event), basicTakes, payloadsFor(event), who);
-  if (id !== null) signalOutbox('ready');
-  return id;
-}
-
-/**
- * emitEvent on a caller's own connection inside its synchronous transaction, for code not on units of work yet
- * (the admin UI's test event, admin/ops-routes.ts).
- */
-export function emitEventIn(tx: LegacyTx, apiKeyId: string, event: DomainEvent): string | null {
-  const id = legacyOutbox.emit(tx, apiKeyId, outboxEvent(event), basicTakes, payloadsFor(event));
   if (id !== null) signalOutbox('ready');
   return id;
 }

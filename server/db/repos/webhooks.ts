@@ -395,26 +395,3 @@ export function webhooksRepo(engine: SqliteEngine) {
 
 export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
 
-/** The outbox on a caller's own connection, for services not yet on units of work (admin routes). */
-export const legacyOutbox = {
-  emit(tx: Db, apiKeyId: string, event: OutboxEvent, basicTakes: BasicTriggers, build: (who: Subscribers) => OutboxPayloads): string | null {
-    const to = subscribersIn(tx, apiKeyId, event, basicTakes);
-    if (!to.advanced && !to.basic) return null;
-    const { id, payload, basic } = build(to);
-    const now = Date.now();
-    outboxStatements(tx).insert.run(
-      id,
-      apiKeyId,
-      event.type,
-      event.organizationId ?? null,
-      event.documentId ?? null,
-      payload,
-      basic,
-      null,
-      now,
-      now,
-      event.targetEndpointId ?? null,
-    );
-    return id;
-  },
-};
