@@ -53,7 +53,7 @@ describe('a bad archive gives a clear error and changes nothing', () => {
     ['a truncated line (checksum updated to match)', (dir) => rewriteArchiveFile(dir, 'tables/notifications.jsonl', readFileSync(join(dir, 'tables/notifications.jsonl'), 'utf8').slice(0, 40)), /tables\/notifications\.jsonl line 1: not valid JSON/],
     ['a value of the wrong type', (dir) => rewriteArchiveFile(dir, 'tables/agents.jsonl', readFileSync(join(dir, 'tables/agents.jsonl'), 'utf8').replace(/"createdAt":\d+/, '"createdAt":"yesterday"')), /tables\/agents\.jsonl line 1: createdAt must be a number/],
     ['rows whose parent is missing', (dir) => rewriteArchiveFile(dir, 'tables/organizations.jsonl', ''), /tables\/\w+\.jsonl line 1: the row refers to a row that is neither in the archive nor in the data dir \(FOREIGN KEY constraint failed\)/],
-    ['fewer lines than the manifest says', (dir) => editManifest(dir, (m) => (m.tables.find((t: { name: string }) => t.name === 'users').rows = 5)), /tables\/users\.jsonl has 2 lines but manifest\.json says 5/],
+    ['fewer lines than the manifest says', (dir) => editManifest(dir, (m) => (m.tables.find((t: { name: string }) => t.name === 'users')!.rows = 5)), /tables\/users\.jsonl has 2 lines but manifest\.json says 5/],
     ['a newer format version', (dir) => editManifest(dir, (m) => (m.formatVersion = 2)), /format version 2, written by a newer Hearth/],
     ['a newer schema level', (dir) => editManifest(dir, (m) => (m.schemaLevel = 999)), /comes from a newer Hearth .*schema level 999/],
     ['not an archive at all', (dir) => rmSync(join(dir, 'manifest.json')), /is not a Hearth export: it has no manifest\.json/],

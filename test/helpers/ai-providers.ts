@@ -7,7 +7,17 @@ export interface ProviderRequest {
   provider: 'openai' | 'anthropic' | 'gemini';
   path: string;
   headers: IncomingMessage['headers'];
-  body: any;
+  body: ProviderBody;
+}
+
+/** A provider request's JSON as the tests read it: each provider's message list, the rest as sent. */
+export interface ProviderBody {
+  model?: string;
+  /** OpenAI and Anthropic. */
+  messages?: { role: string; content: string }[];
+  /** Gemini. */
+  contents?: { role?: string; parts: { text: string }[] }[];
+  [field: string]: unknown;
 }
 
 export type ProviderReply = { text: string; usage?: { prompt: number; completion: number } } | { status: number; body: unknown } | 'hang';
@@ -65,9 +75,9 @@ export type Providers = Awaited<ReturnType<typeof startProviders>>;
 
 /** The user text of a request, whatever the provider. */
 export function userText(r: ProviderRequest): string {
-  if (r.provider === 'openai') return r.body.messages.at(-1).content;
-  if (r.provider === 'anthropic') return r.body.messages.at(-1).content;
-  return r.body.contents.at(-1).parts[0].text;
+  const text = r.provider === 'gemini' ? r.body.contents?.at(-1)?.parts[0]?.text : r.body.messages?.at(-1)?.content;
+  if (text === undefined) throw new Error(`no user text in the ${r.provider} request: ${JSON.stringify(r.body).slice(0, 300)}`);
+  return text;
 }
 
 /** Sets the key and base URL of every provider for the test server's default API key. */

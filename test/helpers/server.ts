@@ -4,11 +4,33 @@ import { join } from 'node:path';
 import type { ConfigOverrides } from '../../server/config.ts';
 import { createServer, type HearthServer } from '../../server/index.ts';
 import type { Credentials } from '../../server/services/bootstrap.ts';
+import type { ErrorAnswer } from '../../shared/admin.ts';
 
 export interface CallResult<T = any> {
   status: number;
   body: T;
   headers: Headers;
+}
+
+/** A successful operation's answer (DESIGN §3.2): its message and data, and a page token where it pages. */
+export type Success<T = unknown> = { result: { status: 'success'; message: string; data: T; pageToken?: string | null; nextPageToken?: string | null } };
+/** An operation's refusal: the error envelope of shared/admin.ts, with the per-item details some operations add. */
+export type Failure = { error: ErrorAnswer['error'] & { details?: unknown } };
+/** What every operation answers: `call<Envelope<T>>(…)` types an answer whose data is a T. */
+export type Envelope<T = unknown> = Success<T> | Failure;
+
+/** The data of a successful answer, typed by the caller; any other answer throws with what came instead. */
+export function dataOf<T>(res: CallResult<unknown>): T {
+  const body = res.body as Partial<Success<T>> | undefined;
+  if (res.status !== 200 || body?.result?.status !== 'success') throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+  return body.result.data;
+}
+
+/** The error of a refused call; a success throws. */
+export function errorOf(res: CallResult<unknown>): Failure['error'] {
+  const body = res.body as Partial<Failure> | undefined;
+  if (res.status === 200 || body?.error === undefined) throw new Error(`expected an error, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+  return body.error;
 }
 
 export type Headers_ = Record<string, string>;

@@ -75,9 +75,17 @@ export function rewriteArchiveFile(archive: string, relative: string, content: s
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
 }
 
-export function editManifest(archive: string, edit: (manifest: Record<string, any>) => void) {
+/** What editManifest hands its callback: the manifest's fields the tests change. */
+export interface EditableManifest {
+  formatVersion: number;
+  schemaLevel: number;
+  tables: { name: string; file: string; rows: number }[];
+  [field: string]: unknown;
+}
+
+export function editManifest(archive: string, edit: (manifest: EditableManifest) => void) {
   const manifestFile = join(archive, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as EditableManifest;
   edit(manifest);
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
 }

@@ -123,6 +123,6 @@ describe('/v2/reactions/add', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     expect(await reactionsOf()).toEqual(before);
-    expect((await activitiesOf(t, id)).map((a) => a.entityData.icon)).not.toContain('intruder');
+    expect((await activitiesOf(t, id)).map((a) => a.entityData?.icon)).not.toContain('intruder');
   });
 });

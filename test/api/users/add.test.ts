@@ -39,17 +39,17 @@ describe('/v2/users/add', () => {
     expect((await add({ organizationId: 'fresh-org', users: [{ userId: 'u1' }] })).status).toBe(200);
     const orgs = await t.callK('/v2/organizations/get', { organizationIds: ['fresh-org'] });
     expect(orgs.body.result.data.map((o: any) => o.id)).toEqual(['fresh-org']);
-    expect((await permissionsOf(t, 'fresh-org', ['u1'])).u1!.organization['fresh-org'].accessRole).toBe('editor');
+    expect((await permissionsOf(t, 'fresh-org', ['u1'])).u1!.organization['fresh-org']!.accessRole).toBe('editor');
   });
 
   it('adds at document level only: no organization access', async () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'secret', accessType: 'restricted' }] });
     await add({ organizationId: 'acme', documentId: 'secret', users: [{ userId: 'doc-only', accessRole: 'viewer' }] });
     const data = await permissionsOf(t, 'acme', ['doc-only'], { documentIds: ['secret', 'plan'] });
-    expect(data['doc-only']!.organization.acme.errorCode).toBe('permission_denied');
+    expect(data['doc-only']!.organization.acme!.errorCode).toBe('permission_denied');
     expect(data['doc-only']!.documents.secret).toMatchObject({ accessRole: 'viewer', accessType: 'restricted', reasons: ['viewer through document membership'] });
     // plan is public: open to any user of the key, but not through a membership
-    expect(data['doc-only']!.documents.plan.reasons).toContain('editor: the document is public, open to every user of the API key');
+    expect(data['doc-only']!.documents.plan!.reasons).toContain('editor: the document is public, open to every user of the API key');
   });
 
   it('adds at folder level: access to the documents of the folder and its subfolders', async () => {
@@ -94,9 +94,9 @@ describe('/v2/users/add', () => {
   it("keeps API keys apart: another key's users/add does not touch this key's organization", async () => {
     const other = await createWorkspace(t);
     await add({ organizationId: 'acme', users: [{ userId: 'intruder' }] }, other.headersK);
-    expect((await permissionsOf(t, 'acme', ['intruder'])).intruder!.organization.acme.errorCode).toBe('permission_denied');
+    expect((await permissionsOf(t, 'acme', ['intruder'])).intruder!.organization.acme!.errorCode).toBe('permission_denied');
     const theirs = await permissionsOf(t, 'acme', ['jane'], { documentIds: ['plan'] }, other.headersK);
-    expect(theirs.jane!.documents.plan.errorCode).toBe('does_not_exist');
-    expect(theirs.jane!.organization.acme.errorCode).toBe('permission_denied');
+    expect(theirs.jane!.documents.plan!.errorCode).toBe('does_not_exist');
+    expect(theirs.jane!.organization.acme!.errorCode).toBe('permission_denied');
   });
 });

@@ -29,10 +29,10 @@ describe('/v1/users/delete', () => {
       data: { ann: { success: true, message: 'User removed.' }, nobody: { success: false, message: 'User does not exist.' } },
     });
     const data = await permissionsOf(t, 'acme', ['ann'], { documentIds: ['d', 'in-f'], folderIds: ['f'] });
-    expect(data.ann!.organization.acme.errorCode).toBe('permission_denied');
-    expect(data.ann!.documents.d.errorCode).toBe('permission_denied');
-    expect(data.ann!.documents['in-f'].errorCode).toBe('permission_denied');
-    expect(data.ann!.folders.f.errorCode).toBe('permission_denied');
+    expect(data.ann!.organization.acme!.errorCode).toBe('permission_denied');
+    expect(data.ann!.documents.d!.errorCode).toBe('permission_denied');
+    expect(data.ann!.documents['in-f']!.errorCode).toBe('permission_denied');
+    expect(data.ann!.folders.f!.errorCode).toBe('permission_denied');
   });
 
   it('at document or folder level removes that membership only', async () => {
@@ -42,7 +42,7 @@ describe('/v1/users/delete', () => {
     expect(await documentRole(t, 'acme', 'ben', 'in-f')).toBe('editor');
     await t.callK('/v1/users/delete', { organizationId: 'acme', folderId: 'f', userIds: ['ben'] });
     expect(await documentRole(t, 'acme', 'ben', 'in-f')).toBeNull();
-    expect((await permissionsOf(t, 'acme', ['ben'])).ben!.organization.acme.accessRole).toBe('editor');
+    expect((await permissionsOf(t, 'acme', ['ben'])).ben!.organization.acme!.accessRole).toBe('editor');
     const again = await t.callK('/v1/users/delete', { organizationId: 'acme', folderId: 'f', userIds: ['ben'] });
     expect(again.body.result.data.ben).toEqual({ success: false, message: 'User does not exist.' });
   });

@@ -58,7 +58,7 @@ describe('/v2/agents/execution/run', () => {
     expect(done.durationMs).toBe(done.completedAt - done.startedAt);
     // the model got the agent's instructions as the system prompt and both editors' text
     const request = providers.received.at(-1)!;
-    expect(request.body.messages[0].content).toMatch(/^Flag unsupported claims\.\n\nReview the text/);
+    expect(request.body.messages![0]!.content).toMatch(/^Flag unsupported claims\.\n\nReview the text/);
     expect(userText(request)).toBe('Hearth is the fastest database ever.\n\nLaunch post');
     // findings are annotations by the agent, on the document
     const annotations = (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'launch' })).body.result.data;

@@ -25,15 +25,15 @@ describe('/v2/auth/permissions/add', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: { status: 'success', message: 'Permissions added successfully.' } });
     const data = await permissionsOf(t, 'acme', ['pat'], { documentIds: ['d', 'in-f'], folderIds: ['f'] });
-    expect(data.pat!.organization.acme.accessRole).toBe('viewer');
-    expect(data.pat!.documents.d.accessRole).toBe('viewer');
-    expect(data.pat!.documents['in-f'].accessRole).toBe('editor');
+    expect(data.pat!.organization.acme!.accessRole).toBe('viewer');
+    expect(data.pat!.documents.d!.accessRole).toBe('viewer');
+    expect(data.pat!.documents['in-f']!.accessRole).toBe('editor');
     expect(data.pat!.folders.f).toMatchObject({ accessRole: 'editor', accessType: 'restricted' });
   });
 
   it('creates a missing organization for an organization resource', async () => {
     await grant('org-user', [{ type: 'organization', id: 'new-org' }]);
-    expect((await permissionsOf(t, 'new-org', ['org-user']))['org-user']!.organization['new-org'].accessRole).toBe('editor');
+    expect((await permissionsOf(t, 'new-org', ['org-user']))['org-user']!.organization['new-org']!.accessRole).toBe('editor');
   });
 
   it('honours expiresAt (Unix seconds): an expired grant gives no access', async () => {
@@ -55,7 +55,7 @@ describe('/v2/auth/permissions/add', () => {
     expect(missingDoc.status).toBe(404);
     expect(missingDoc.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope in organization acme.' });
     // the organization grant of the same request was not written
-    expect((await permissionsOf(t, 'acme', ['q'])).q!.organization.acme.errorCode).toBe('permission_denied');
+    expect((await permissionsOf(t, 'acme', ['q'])).q!.organization.acme!.errorCode).toBe('permission_denied');
     expect((await grant('q', [{ type: 'folder', id: 'nope', organizationId: 'acme' }])).body.error.message).toBe('Folder does not exist: nope in organization acme.');
     const noOrg = await grant('q', [{ type: 'folder', id: 'f' }]);
     expect(noOrg.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'permissions.resources[0].organizationId is required for a folder.' });

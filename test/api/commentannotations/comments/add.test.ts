@@ -51,7 +51,7 @@ describe('/v2/commentannotations/comments/add', () => {
     const { annotationId } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' }, triggerActivities: false }] });
     const res = await addComments(annotationId, [{ commentText: 'one', from: { userId: 'bob', name: 'Bob' } }, { commentText: 'two', from: { userId: 'cat' } }]);
     const [one, two] = res.body.result.data as number[];
-    const activities = (await activitiesOf(t, annotationId)).sort((x, y) => x.targetSubEntityId.localeCompare(y.targetSubEntityId));
+    const activities = (await activitiesOf(t, annotationId)).sort((x, y) => (x.targetSubEntityId ?? '').localeCompare(y.targetSubEntityId ?? ''));
     const expected = [
       { sub: String(one), actionUser: { userId: 'bob', name: 'Bob' }, label: 'Bob', text: 'one' },
       { sub: String(two), actionUser: { userId: 'cat' }, label: 'cat', text: 'two' },

@@ -93,12 +93,12 @@ describe('/v2/organizations/folders/delete', () => {
     await t.callK('/v2/organizations/folders/add', { organizationId: org, folders: [{ folderId: 'a', accessType: 'restricted' }, { folderId: 'b', parentFolderId: 'a' }, { folderId: 'c', parentFolderId: 'b' }] });
     await t.callK('/v2/organizations/documents/add', { organizationId: org, folderId: 'c', documents: [{ documentId: 'in-c', accessType: 'restricted' }] });
     const after = await permissionsOf(t, org, ['fm', 'bm', 'dm', 'km'], { folderIds: ['a', 'b', 'c', 'keep'], documentIds: ['in-c', 'kept'] });
-    expect(after.fm!.folders.a.errorCode).toBe('permission_denied');
-    expect(after.fm!.documents['in-c'].errorCode).toBe('permission_denied');
+    expect(after.fm!.folders.a!.errorCode).toBe('permission_denied');
+    expect(after.fm!.documents['in-c']!.errorCode).toBe('permission_denied');
     // including the memberships of subfolders
-    expect(after.bm!.folders.b.errorCode).toBe('permission_denied');
-    expect(after.bm!.documents['in-c'].errorCode).toBe('permission_denied');
-    expect(after.dm!.documents['in-c'].errorCode).toBe('permission_denied');
+    expect(after.bm!.folders.b!.errorCode).toBe('permission_denied');
+    expect(after.bm!.documents['in-c']!.errorCode).toBe('permission_denied');
+    expect(after.dm!.documents['in-c']!.errorCode).toBe('permission_denied');
     // memberships elsewhere stay
     expect(after.km!.folders.keep).toMatchObject({ accessRole: 'editor' });
     expect(after.km!.documents.kept).toMatchObject({ accessRole: 'editor', accessType: 'restricted' });

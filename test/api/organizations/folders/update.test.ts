@@ -112,12 +112,12 @@ describe('/v2/organizations/folders/update', () => {
     await update(org, [{ folderId: 'b', parentFolderId: 'sec' }]);
     const after = await permissionsOf(t, org, ['member', 'sec-user'], { documentIds: ['doc', 'xdoc', 'ydoc'], folderIds: ['e'] });
     // doc (public) is in e, which now inherits restricted from sec five levels up
-    expect(after.member!.documents.doc.errorCode).toBe('permission_denied');
-    expect(after.member!.documents.doc.reasons).toContain('the document is public, but its folder "e" makes it restricted');
-    expect(after.member!.folders.e.errorCode).toBe('permission_denied');
+    expect(after.member!.documents.doc!.errorCode).toBe('permission_denied');
+    expect(after.member!.documents.doc!.reasons).toContain('the document is public, but its folder "e" makes it restricted');
+    expect(after.member!.folders.e!.errorCode).toBe('permission_denied');
     // the membership of sec reaches through the recomputed ancestors of e
     expect(after['sec-user']!.documents.doc).toMatchObject({ accessRole: 'viewer', accessType: 'restricted' });
-    expect(after['sec-user']!.documents.doc.reasons).toContain('viewer through membership of folder "sec"');
+    expect(after['sec-user']!.documents.doc!.reasons).toContain('viewer through membership of folder "sec"');
     expect(after['sec-user']!.folders.e).toMatchObject({ accessRole: 'viewer', accessType: 'restricted' });
     // x keeps its own public type: its document stays open to the organization member
     expect(after.member!.documents.xdoc).toMatchObject({ accessRole: 'editor', accessType: 'public' });
@@ -129,7 +129,7 @@ describe('/v2/organizations/folders/update', () => {
     expect(await documentRole(t, org, 'member', 'doc')).toBe('editor');
     const back = await permissionsOf(t, org, ['sec-user'], { documentIds: ['doc'] });
     expect(back['sec-user']!.documents.doc).toMatchObject({ accessRole: 'editor', accessType: 'public' });
-    expect(back['sec-user']!.documents.doc.reasons).not.toContain('viewer through membership of folder "sec"');
+    expect(back['sec-user']!.documents.doc!.reasons).not.toContain('viewer through membership of folder "sec"');
   });
 
   it("moves a folder to the top level with parentFolderId 'root'", async () => {

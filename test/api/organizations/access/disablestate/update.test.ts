@@ -24,7 +24,7 @@ describe(path, () => {
     expect((await t.callK('/v2/organizations/get', { organizationIds: ['acme'] })).body.result.data[0].disabled).toBe(true);
     expect(await documentRole(t, 'acme', 'ann', 'd')).toBe('viewer');
     const data = await permissionsOf(t, 'acme', ['ann'], { documentIds: ['d'] });
-    expect(data.ann!.documents.d.reasons).toContain('read-only: the organization is disabled');
+    expect(data.ann!.documents.d!.reasons).toContain('read-only: the organization is disabled');
     await t.callK(path, { organizationIds: ['acme'], disabled: false });
     expect(await documentRole(t, 'acme', 'ann', 'd')).toBe('editor');
   });

@@ -81,15 +81,15 @@ describe('/v2/organizations/folders/access/update', () => {
     expect(await documentRole(t, org, 'member', 'qdoc')).toBe('editor');
     await access({ organizationId: org, folderIds: ['p'], accessType: 'restricted' });
     const restricted = await permissionsOf(t, org, ['member'], { documentIds: ['qdoc', 'sdoc'], folderIds: ['q3', 'p'] });
-    expect(restricted.member!.documents.qdoc.errorCode).toBe('permission_denied');
-    expect(restricted.member!.documents.qdoc.reasons).toContain('the document is public, but its folder "q3" makes it restricted');
-    expect(restricted.member!.folders.p.errorCode).toBe('permission_denied');
+    expect(restricted.member!.documents.qdoc!.errorCode).toBe('permission_denied');
+    expect(restricted.member!.documents.qdoc!.reasons).toContain('the document is public, but its folder "q3" makes it restricted');
+    expect(restricted.member!.folders.p!.errorCode).toBe('permission_denied');
     // sdoc's folder chain stops at r (organizationPrivate): the organization member keeps it
     expect(restricted.member!.documents.sdoc).toMatchObject({ accessRole: 'editor', accessType: 'organizationPrivate' });
 
     await access({ organizationId: org, folderIds: ['p'], accessType: 'public' });
     expect(await documentRole(t, org, 'member', 'qdoc')).toBe('editor');
-    expect((await permissionsOf(t, org, ['member'], { documentIds: ['qdoc'] })).member!.documents.qdoc.accessType).toBe('public');
+    expect((await permissionsOf(t, org, ['member'], { documentIds: ['qdoc'] })).member!.documents.qdoc!.accessType).toBe('public');
   });
 
   it("inheritFromParent true resets a folder to its parent's value (and the top level to public)", async () => {
