@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { Monitor } from './admin/monitor.ts';
 import type { SignInLinks } from './admin/signin.ts';
 import type { Tickets } from './admin/tickets.ts';
@@ -6,7 +5,6 @@ import type { Config } from './config.ts';
 import type { HostCheck } from './http/host-check.ts';
 import type { ResponseCache } from './http/response-cache.ts';
 import type { CrdtStore } from './crdt/store.ts';
-import type { Db } from './db/client.ts';
 import type { Storage } from './db/repos/index.ts';
 import type { PageTokens } from './db/pagination.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
@@ -16,7 +14,6 @@ import type { Secrets } from './security/secrets.ts';
 import type { AccessEvents } from './services/access-events.ts';
 import type { AgentRunner } from './services/agents.ts';
 import type { JobRunner } from './services/jobs.ts';
-import type { DeliveryDb } from './webhooks/delivery-store.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 /** The services one running Hearth shares between its operations, its websocket and its CLI commands. */
@@ -24,8 +21,6 @@ export interface AppContext {
   config: Config;
   /** The storage layer: repositories and units of work (db/repos/, db/storage.ts). */
   storage: Storage;
-  db: Db;
-  sqlite: Database.Database;
   secrets: Secrets;
   pageTokens: PageTokens;
   limiter: RateLimiter;
@@ -38,10 +33,6 @@ export interface AppContext {
   agents: AgentRunner;
   /** Webhook deliveries from the outbox (a running server's; the CLI's admin commands leave them to it). */
   webhooks: WebhookDispatcher;
-  /** `webhooks.db`, read only: deliveries and attempts (the delivery worker is its only writer). */
-  deliveries: DeliveryDb;
-  /** Closes `webhooks.db`'s read connection. */
-  closeDeliveries(): void;
   /** The last API calls, for the admin UI's request monitor. */
   monitor: Monitor;
   /** Answers of read operations while the database is unchanged (http/response-cache.ts). */

@@ -2,16 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { toNodeHandler } from 'h3';
 import { resolveConfig, type Config, type ConfigOverrides } from './config.ts';
 import type { AppContext } from './context.ts';
 import { createCrdtStore } from './crdt/store.ts';
 import { createCrdtChangeFeed, crdtEventResolver } from './crdt/events.ts';
 import { attachYjsWebsocket } from './crdt/websocket.ts';
-import { openDatabase } from './db/client.ts';
-import { createStorage } from './db/repos/index.ts';
-import { createSqliteEngine } from './db/storage.ts';
+import { openStorage } from './db/repos/index.ts';
 import { createPageTokens } from './db/pagination.ts';
 import { createHttpApp } from './http/app.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -32,7 +29,6 @@ import { migrationQueue } from './services/migrations.ts';
 import { sweepOrphanAttachments } from './services/recordings.ts';
 import { erasureQueue } from './services/user-data.ts';
 import { VERSION } from './version.ts';
-import { openDeliveryStore } from './webhooks/delivery-store.ts';
 import { createHostCheck } from './http/host-check.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { createWebhookDispatcher, offlineDispatcher } from './webhooks/dispatcher.ts';
@@ -57,18 +53,13 @@ export function openApp(config: Config): AppContext {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel);
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
-  const databaseFile = join(config.dataDir, DATABASE_FILE);
-  const { db, sqlite } = openDatabase(databaseFile, { log });
-  const storage = createStorage(createSqliteEngine(databaseFile, { db, sqlite }));
+  const storage = openStorage(config.dataDir, { log });
   const crdtChanges = createCrdtChangeFeed(config, storage);
   const accessEvents = createAccessEvents(log);
-  const deliveries = openDeliveryStore(config.dataDir, { readOnly: true, legacyFrom: sqlite });
   return {
     crdt: createCrdtStore({ storage, log }, { idleMs: config.crdtIdleMs, historyUpdates: config.crdtHistoryUpdates, onChange: crdtChanges.onChange }),
     // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
     webhooks: offlineDispatcher,
-    deliveries: deliveries.db,
-    closeDeliveries: deliveries.close,
     jobs: createJobRunner({ log }, [migrationQueue({ storage, accessEvents }), erasureQueue({ storage, config, accessEvents })]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
@@ -79,8 +70,6 @@ export function openApp(config: Config): AppContext {
     hostAllowed: createHostCheck(config),
     config,
     storage,
-    db,
-    sqlite,
     secrets,
     pageTokens: createPageTokens(secrets.derive('page-tokens')),
     limiter: new RateLimiter(),
@@ -138,7 +127,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     app.mail.flush();
     await app.jobs.recover();
     await app.agents.recover(app);
-    app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(app.db, config) } });
+    app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(config) } });
 
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -156,10 +145,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         await app.mail.close(config.shutdownGraceMs);
         await app.crdt.flushAll();
         app.crdt.close();
-        app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-        app.storage.engine.close();
-        app.sqlite.close();
-        app.closeDeliveries();
+        app.storage.close({ checkpoint: true });
         removeServerLock(config.dataDir);
       })());
 
@@ -171,9 +157,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     await app.jobs.close();
     await app.webhooks.close();
     await app.mail.close();
-    app.storage.engine.close();
-    app.sqlite.close();
-    app.closeDeliveries();
+    app.storage.close();
     throw error;
   }
 }

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { H3 } from 'h3';
 import { z } from 'zod';
 import { mailQuery, webhookTestInput } from '../../shared/admin.ts';
-import { deliveryInspection } from '../db/repos/inspection.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import { bodyOf, fail, guard, keyGuard, pager, queryOf, type AdminKit } from './kit.ts';
@@ -30,7 +29,7 @@ function databaseBytes(dataDir: string): number {
  */
 export function registerGauges(kit: AdminKit): { refresh(): Promise<void> } {
   const { app } = kit;
-  const deliveryFile = deliveryInspection(app.deliveries);
+  const deliveryFile = app.storage.deliveries;
   const deliveries = (status: 'pending' | 'failed') => {
     try {
       return deliveryFile.withStatus(status);

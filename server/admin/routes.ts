@@ -15,7 +15,7 @@ import { registerCrdtRoutes } from './crdt-routes.ts';
 import { registerDataRoutes } from './data-routes.ts';
 import type { AdminKit } from './kit.ts';
 import { registerGauges, registerOpsRoutes } from './ops-routes.ts';
-import { deliveryInspection, type KeyListRow } from '../db/repos/inspection.ts';
+import { type KeyListRow } from '../db/repos/inspection.ts';
 import { bodyOf, fail, guard, keyGuard, queryOf } from './kit.ts';
 import { deliveryQuery, keyStateInput, type KeyItem } from '../../shared/admin.ts';
 import { signatureHeader } from '../webhooks/crypto.ts';
@@ -59,7 +59,7 @@ const summary = ({ request: _request, response: _response, workspaceId: _workspa
 export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonly AnyOperation[]) {
   const sessions = createSessions();
   const queries = app.storage.inspection;
-  const deliveries = deliveryInspection(app.deliveries);
+  const deliveries = app.storage.deliveries;
   const workspaceOf = (event: H3Event) => sessions.workspaceOf(cookieValue(event.req.headers.get('cookie')));
   const fromUi = (event: H3Event) => event.req.headers.get(UI_HEADER) === '1';
   const kit: AdminKit = { app, workspaceOf, fromUi };

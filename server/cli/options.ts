@@ -86,8 +86,7 @@ export async function withDataDir<T>(config: Config, work: (app: AppContext) => 
   try {
     return await work(app);
   } finally {
-    app.storage.engine.close();
-    app.sqlite.close();
+    app.storage.close();
   }
 }
 

@@ -86,11 +86,7 @@ export type CrdtChangeFeed = ReturnType<typeof createCrdtChangeFeed>;
  * within the debounce) waits longer, at most `crdtMaxWaitMs` after the burst began; otherwise the event carries
  * the document as stored then. Reads only SQLite, so it runs wherever the dispatcher runs.
  */
-export function crdtEventResolver(config: Pick<Config, 'webhooks'>): DebouncedResolver;
-/** @deprecated The dispatcher hands the resolver its storage: the first argument (once the connection) is not used. */
-export function crdtEventResolver(_unused: unknown, config: Pick<Config, 'webhooks'>): DebouncedResolver;
-export function crdtEventResolver(...args: [Pick<Config, 'webhooks'>] | [unknown, Pick<Config, 'webhooks'>]): DebouncedResolver {
-  const config = args.length === 1 ? args[0] : args[1];
+export function crdtEventResolver(config: Pick<Config, 'webhooks'>): DebouncedResolver {
   const { crdtDebounceMs: debounce, crdtMaxWaitMs: maxWait } = config.webhooks;
   return async (row, scope, storage) => {
     const key = keyOf(row.apiKeyId, row.dedupeKey);

@@ -18,7 +18,7 @@ import type { Config } from '../config.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
 import type { Storage } from '../db/repos/index.ts';
-import { webhookDeliveriesRepo, type AttemptRow, type DeliveryDb } from '../db/repos/webhook-deliveries.ts';
+import type { AttemptRow } from '../db/repos/webhook-deliveries.ts';
 import type { EndpointChange, WebhookConfigRow, WebhookEndpointRow } from '../db/repos/webhooks.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { ApiError, failedPrecondition, invalid, notFound } from '../errors.ts';
@@ -37,8 +37,6 @@ export interface WebhookDeps {
   pageTokens: PageTokens;
   /** The delivery worker's commands (cancel, replay, recover). */
   webhooks: WebhookDispatcher;
-  /** `webhooks.db`, read only: deliveries and attempts. */
-  deliveries: DeliveryDb;
   config: Pick<Config, 'webhooks'>;
 }
 
@@ -265,22 +263,22 @@ function describeAttempt(row: AttemptRow) {
 }
 
 /** Hearth: the attempts of a message and/or an endpoint (a basic URL is `basic:raw` / `basic:processed`), newest first. */
-export async function listAttempts(deps: Pick<WebhookDeps, 'deliveries' | 'pageTokens'>, scope: TenantScope, input: z.output<typeof attemptsListInput>) {
+export async function listAttempts(deps: Pick<WebhookDeps, 'storage' | 'pageTokens'>, scope: TenantScope, input: z.output<typeof attemptsListInput>) {
   const { iterator, limit, ...filters } = input;
   const tokenScope = { op: 'webhook-attempts', apiKeyId: scope.apiKeyId, ...filters };
   const cursor = readPageToken(deps, tokenScope, iterator, ['number', 'string']);
-  const rows = await webhookDeliveriesRepo(deps.deliveries).attempts(scope, filters, cursor, limit + 1);
+  const rows = await deps.storage.deliveries.attempts(scope, filters, cursor, limit + 1);
   const page = paginate(rows, limit, (r) => [r.timestamp, r.id], deps.pageTokens, tokenScope);
   return { attempts: page.items.map(describeAttempt), iterator: page.pageToken, done: page.pageToken === null };
 }
 
 /** Hearth: sends a message again now, to one target or to every target it was delivered to; the same `webhook-id`. */
 export async function replayMessage(
-  deps: Pick<WebhookDeps, 'storage' | 'deliveries' | 'webhooks'>,
+  deps: Pick<WebhookDeps, 'storage' | 'webhooks'>,
   scope: TenantScope,
   input: z.output<typeof messageReplayInput>,
 ) {
-  const targets = await webhookDeliveriesRepo(deps.deliveries).targetsOf(scope, input.messageId, input.endpointId);
+  const targets = await deps.storage.deliveries.targetsOf(scope, input.messageId, input.endpointId);
   if (targets.length === 0) throw notFound('No delivery of this message exists for this API key.');
   const isBasic = (t: string) => (BASIC_TARGETS as readonly string[]).includes(t);
   const endpoints = await deps.storage.webhooks.existingEndpoints(

@@ -130,8 +130,7 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
     app.crdt.close();
     await app.jobs.close();
     await app.mail.close();
-    app.storage.engine.close();
-    if (app.sqlite.open) app.sqlite.close();
+    app.storage.close();
   }
 }
 

@@ -100,7 +100,7 @@ describe('paged lists', () => {
     // a document's, newest first; a user's (as recipient)
     const ofDoc = await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', documentId: 'd1', dir: 'desc', limit: 2 });
     expect(ofDoc.items.map((n) => n.headline)).toEqual(['Ann said 2', 'Ann said 1', 'Ann said 0']);
-    const recipients = (t.server.app.sqlite.prepare('SELECT count(*) AS n FROM notification_recipients WHERE notification_id = ?').get(ofDoc.items[0]?.id) as { n: number }).n;
+    const recipients = (t.server.app.storage.engine.main.sqlite.prepare('SELECT count(*) AS n FROM notification_recipients WHERE notification_id = ?').get(ofDoc.items[0]?.id) as { n: number }).n;
     expect(recipients).toBeGreaterThan(0);
     expect(ofDoc.items[0]?.recipients).toBe(recipients);
     expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', userId: 'ann' })).items.map((n) => n.headline)).toEqual(['on another document']);
@@ -119,7 +119,7 @@ describe('paged lists', () => {
     expect(doc.body.path).toEqual([{ id: 'legal', name: 'Legal' }]);
     expect(doc.body.counts.notifications).toBe(0);
     const user = await json(await get('/user', { apiKey: apiKey(), userId: 'bob' }));
-    const toBob = (t.server.app.sqlite.prepare("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'").get() as { n: number }).n;
+    const toBob = (t.server.app.storage.engine.main.sqlite.prepare("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'").get() as { n: number }).n;
     expect(toBob).toBeGreaterThanOrEqual(3);
     expect(userAnswer.parse(user.body)).toMatchObject({ user: { id: 'bob', name: 'BOB' }, organizations: ['o1'], notifications: toBob });
     const usage = keyAnswer.parse(await (await get('/key', { apiKey: apiKey() })).json());
@@ -172,7 +172,7 @@ describe('sorting', () => {
   });
 
   it('lists an organization\'s notifications by time both ways, and the mailbox by time, paged', async () => {
-    const stored = (t.server.app.sqlite.prepare("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'").all() as Array<{ id: string; timestamp: number }>).sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1)).map((n) => n.id);
+    const stored = (t.server.app.storage.engine.main.sqlite.prepare("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'").all() as Array<{ id: string; timestamp: number }>).sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1)).map((n) => n.id);
     expect(stored.length).toBe(4);
     expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', limit: 3 })).items.map((n) => n.id)).toEqual(stored);
     expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', dir: 'desc', limit: 3 })).items.map((n) => n.id)).toEqual([...stored].reverse());
@@ -180,7 +180,7 @@ describe('sorting', () => {
     const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
     for (let i = 0; i < 3; i++) expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const ours = 'workspace_id = ? OR api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)';
-    const mail = (t.server.app.sqlite.prepare(`SELECT id, created_at AS createdAt FROM mail_outbox WHERE ${ours}`).all(t.credentials.workspaceId, t.credentials.workspaceId) as Array<{ id: string; createdAt: number }>).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((m) => m.id);
+    const mail = (t.server.app.storage.engine.main.sqlite.prepare(`SELECT id, created_at AS createdAt FROM mail_outbox WHERE ${ours}`).all(t.credentials.workspaceId, t.credentials.workspaceId) as Array<{ id: string; createdAt: number }>).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((m) => m.id);
     expect(mail.length).toBeGreaterThanOrEqual(3);
     const first = mailAnswer.parse((await json(await get('/mail', { limit: 2 }))).body);
     expect(first.relay.smtp).toBe(false);
@@ -260,7 +260,7 @@ describe('query plans', () => {
    */
   async function statementsOf(run: (q: InspectionRepo) => void): Promise<string[]> {
     const seen: string[] = [];
-    const real = t.server.app.sqlite;
+    const real = t.server.app.storage.engine.main.sqlite;
     const noting = new Proxy(real, {
       get(target, prop, receiver) {
         if (prop === 'prepare') return (text: string) => (seen.push(text), target.prepare(text));
@@ -282,7 +282,7 @@ describe('query plans', () => {
     return seen;
   }
   const key = () => tenantScope(apiKey(), t.credentials.workspaceId, { kind: 'admin' });
-  const planOf = (text: string) => (t.server.app.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{ detail: string }>).map((p) => p.detail);
+  const planOf = (text: string) => (t.server.app.storage.engine.main.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{ detail: string }>).map((p) => p.detail);
   const LISTED = /^(SCAN|SEARCH) (organizations|documents|users|memberships|notifications|n|notification_recipients|activities|crdt_documents|mail_outbox) /;
 
   it('pages every list on an index (no full scan of a table) when no search is given', async () => {

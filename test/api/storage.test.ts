@@ -71,7 +71,7 @@ function notesInDatabaseFile(): number {
 describe('checkpoints', () => {
   it('copies new writes into the database file from the delivery worker, not from the request thread', async () => {
     // The request thread checkpoints only as a backstop while the worker's checkpointer runs.
-    expect(t.server.app.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(MAIN_AUTOCHECKPOINT_PAGES);
+    expect(t.server.app.storage.engine.main.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(MAIN_AUTOCHECKPOINT_PAGES);
     for (let i = 0; i < 30; i++) {
       const added = await t.callK('/v2/notifications/add', {
         organizationId: 'org',

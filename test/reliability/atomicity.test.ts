@@ -85,7 +85,7 @@ describe('no half-done writes: a refused request changes nothing', () => {
       // every operation once a round, each time with other generated data
       if (n % ops.length === 0) order = roundOrder(ops, n / ops.length);
       const op = order[n % ops.length] as AnyOperation;
-      if (missingSeeded(t.server.app.sqlite, t.credentials.apiKey).length > 0) {
+      if (missingSeeded(t.server.app.storage.engine.main.sqlite, t.credentials.apiKey).length > 0) {
         reseeded++;
         await seed(true);
         rows = allRows();

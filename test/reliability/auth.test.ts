@@ -26,7 +26,7 @@ const userParams = async (userId: string) => ({ apiKey: t.credentials.apiKey, to
 const room = (editorId: string) => ({ organizationId: ORG, documentId: DOC, editorId });
 const storedRow = async (editorId: string) => (await t.callK('/v2/crdt/get', room(editorId))).body.result.data[0] as { data: string; lastUpdatedBy: string };
 const logLength = (editorId: string) =>
-  (t.server.app.sqlite.prepare('select count(*) as n from crdt_updates where organization_id = ? and document_id = ? and editor_id = ?').get(ORG, DOC, editorId) as { n: number }).n;
+  (t.server.app.storage.engine.main.sqlite.prepare('select count(*) as n from crdt_updates where organization_id = ? and document_id = ? and editor_id = ?').get(ORG, DOC, editorId) as { n: number }).n;
 
 const syncMessage = (write: (encoder: encoding.Encoder) => void) => {
   const encoder = encoding.createEncoder();

@@ -107,7 +107,7 @@ describe('VerifiedCredentials', () => {
     const app = openApp(resolveConfig({ dataDir: dir, logLevel: 'silent' }));
     try {
       await ensureDefaultCredentials(app);
-      const sqlite = app.sqlite;
+      const sqlite = app.storage.engine.main.sqlite;
       const pairs = counted(sqlite, CREDENTIAL_TABLES);
       const workspace = (sqlite.prepare('SELECT id FROM workspaces LIMIT 1').get() as { id: string }).id;
       const tokens = sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number };
@@ -121,9 +121,7 @@ describe('VerifiedCredentials', () => {
       expect(await pairs.after('DELETE FROM workspaces WHERE id = ?', workspace)).toBe(4);
       expect((sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number }).n).toBe(0);
     } finally {
-      app.closeDeliveries();
-      app.storage.engine.close();
-      app.sqlite.close();
+      app.storage.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

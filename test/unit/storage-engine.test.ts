@@ -2,22 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/client.ts';
-import { createStorage } from '../../server/db/repos/index.ts';
+import { openStorage } from '../../server/db/repos/index.ts';
 import { tenantScope } from '../../server/db/scope.ts';
-import { createSqliteEngine } from '../../server/db/storage.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hearth-storage-'));
-const file = join(dir, 'hearth.db');
-const opened = openDatabase(file);
-const storage = createStorage(createSqliteEngine(file, opened));
+const storage = openStorage(dir);
+const opened = storage.engine.main;
 // the key the rows belong to (organizations reference api_keys)
 opened.sqlite.exec("INSERT INTO workspaces (id, name, owner_id, owner_email, auth_token_enc, auth_token_digest) VALUES ('w', 'w', 'o', 'o@example.com', 'x', 'x')");
 opened.sqlite.exec("INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k', 'w', 'k', 'testing', 'o@example.com', '[]', '{}')");
 const scope = tenantScope('k', 'w');
 afterAll(() => {
-  storage.engine.close();
-  opened.close();
+  storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -112,7 +112,7 @@ describe('crdt.update_data, debounced per document', () => {
     const quiet = await startTestServer({ webhooks: FAST_WEBHOOKS });
     try {
       await quiet.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'd', editorId: 'e', type: 'text', data: 'x' });
-      const rows = quiet.server.app.sqlite.prepare('select count(*) as n from webhook_events').get() as { n: number };
+      const rows = quiet.server.app.storage.engine.main.sqlite.prepare('select count(*) as n from webhook_events').get() as { n: number };
       expect(rows.n).toBe(0);
     } finally {
       await quiet.close();

@@ -29,7 +29,7 @@ async function endpoint(name: keyof typeof endpoints, input: Record<string, unkn
 beforeAll(async () => {
   t = await startTestServer({ webhooks: FAST_WEBHOOKS });
   await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-  const apiKeyId = (t.server.app.sqlite.prepare('SELECT id FROM api_keys').get() as { id: string }).id;
+  const apiKeyId = (t.server.app.storage.engine.main.sqlite.prepare('SELECT id FROM api_keys').get() as { id: string }).id;
   scope = (await t.server.app.storage.keys.scopeFor(apiKeyId))!;
   await endpoint('types', { filterTypes: ['comment_annotation.add'] });
   await endpoint('doc', { channels: ['doc-b'] });
@@ -71,7 +71,7 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
       else expect(id, `${type} ${org}/${doc}`).toEqual(expect.any(String));
       for (const name of to) expected[name]!.push(id!);
     }
-    const count = (t.server.app.sqlite.prepare('SELECT count(*) AS n FROM webhook_events').get() as { n: number }).n;
+    const count = (t.server.app.storage.engine.main.sqlite.prepare('SELECT count(*) AS n FROM webhook_events').get() as { n: number }).n;
     expect(count).toBe(cases.filter((c) => c[3].length > 0).length);
     for (const [name, { r }] of Object.entries(endpoints)) {
       await eventually(() => expect(r.received.map((x) => String(x.headers['webhook-id'])).sort(), name).toEqual([...expected[name]!].sort()));
@@ -94,7 +94,7 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
       // past the change feed's own debounce, so that every change asks the outbox again
       await new Promise((resolve) => setTimeout(resolve, FAST_WEBHOOKS.crdtDebounceMs + 20));
     }
-    const pending = () => (t.server.app.sqlite.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'crdt.update_data'").get() as { n: number }).n;
+    const pending = () => (t.server.app.storage.engine.main.sqlite.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'crdt.update_data'").get() as { n: number }).n;
     expect(pending()).toBe(0);
     // an endpoint that takes it (by its document) gets the burst, once
     const r = await startReceiver();

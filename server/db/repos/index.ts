@@ -1,7 +1,13 @@
 // The repositories, one per area, over one engine: what services ask for their data. Each method that reads or
 // writes tenant data takes the tenant's scope and filters by it itself. `transaction` groups calls into one unit of
 // work (storage.ts).
-import type { SqliteEngine } from '../storage.ts';
+import { join } from 'node:path';
+import { DATABASE_FILE } from '../../data-files.ts';
+import type { Logger } from '../../log.ts';
+import { openDatabase } from '../client.ts';
+import { createSqliteEngine, type SqliteEngine } from '../storage.ts';
+import { deliveryInspection } from './inspection.ts';
+import { openDeliveryStore, webhookDeliveriesRepo, type DeliveryStore } from './webhook-deliveries.ts';
 import { activitiesRepo } from './activities.ts';
 import { notificationsRepo } from './notifications.ts';
 import { reactionsRepo } from './reactions.ts';
@@ -30,9 +36,24 @@ import { webhooksRepo } from './webhooks.ts';
 import { inspectionRepo } from './inspection.ts';
 import { keyTransferRepo } from './key-transfer.ts';
 
-export function createStorage(engine: SqliteEngine) {
+/**
+ * The repositories over `engine` (hearth.db) and over webhooks.db's read connection (`deliveries`: the delivery
+ * worker's file, read by the attempts list, replays and the admin's views). `close` closes every connection.
+ */
+export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore) {
   return {
     engine,
+    /** webhooks.db as the main thread reads it: attempts, replay targets, the admin's gauges and views. */
+    deliveries: { ...webhookDeliveriesRepo(deliveries.db), ...deliveryInspection(deliveries.db) },
+    /** Closes every connection; `checkpoint` first folds hearth.db's write-ahead log into the file (a server's stop). */
+    close(options: { checkpoint?: boolean } = {}) {
+      engine.close();
+      if (engine.main.sqlite.open) {
+        if (options.checkpoint) engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+        engine.main.sqlite.close();
+      }
+      deliveries.close();
+    },
     transaction: engine.transaction,
     inTransaction: engine.inTransaction,
     organizations: organizationsRepo(engine),
@@ -42,15 +63,15 @@ export function createStorage(engine: SqliteEngine) {
     reactions: reactionsRepo(engine),
     recordings: recordingsRepo(engine),
     userData: userDataRepo(engine),
-    comments: commentsRepo(engine),
-    judgments: judgmentsRepo(engine),
-    agents: agentsRepo(engine),
-    workflows: workflowsRepo(engine),
     crdt: crdtRepo(engine),
     workspaces: workspacesRepo(engine),
     keys: keysRepo(engine),
     loginLinks: loginLinksRepo(engine),
     mail: mailRepo(engine),
+    comments: commentsRepo(engine),
+    judgments: judgmentsRepo(engine),
+    agents: agentsRepo(engine),
+    workflows: workflowsRepo(engine),
     folders: foldersRepo(engine),
     documents: documentsRepo(engine),
     users: usersRepo(engine),
@@ -66,3 +87,21 @@ export function createStorage(engine: SqliteEngine) {
 }
 
 export type Storage = ReturnType<typeof createStorage>;
+
+/**
+ * A data dir's storage: hearth.db opened and migrated (with a backup first when a migration is pending, db/client.ts),
+ * the engine's two connections over it, and webhooks.db's read connection.
+ */
+export function openStorage(dataDir: string, options: { log?: Logger } = {}): Storage {
+  const file = join(dataDir, DATABASE_FILE);
+  const main = openDatabase(file, options);
+  let engine: SqliteEngine | undefined;
+  try {
+    engine = createSqliteEngine(file, main);
+    return createStorage(engine, openDeliveryStore(dataDir, { readOnly: true, legacyFrom: main.sqlite }));
+  } catch (error) {
+    engine?.close();
+    main.sqlite.close();
+    throw error;
+  }
+}

@@ -53,7 +53,7 @@ describe('/v2/activities/add', () => {
   it('resolver mode keeps no personal data of the acting user', async () => {
     await add([{ id: 'act-r', featureType: 'custom', actionType: 'custom.viewed', actionUser: { userId: 'ghost', name: 'Gina Hidden', email: 'gina.hidden@example.com' }, targetEntityId: 'x', isActivityResolverUsed: true }]);
     expect((await get(['act-r']))[0]).toMatchObject({ actionUser: { userId: 'ghost' }, isActivityResolverUsed: true });
-    t.server.app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(join(t.dataDir, 'hearth.db')).includes('gina.hidden@example.com')).toBe(false);
   });
 

@@ -92,7 +92,7 @@ describe('/v2/notifications/add', () => {
     expect(stored.actionUser).toEqual({ userId: 'zoe' });
     expect(stored.displayHeadlineMessageTemplateData).toEqual({ project: 'Apollo' });
     expect(stored.isNotificationResolverUsed).toBe(true);
-    t.server.app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     const bytes = readFileSync(join(t.dataDir, 'hearth.db'));
     expect(bytes.includes('zoe.secret@example.com')).toBe(false);
     expect(bytes.includes('Zoe Secret')).toBe(false);

@@ -96,11 +96,11 @@ beforeAll(async () => {
   // Rows the API does not write: equal timestamps (the id breaks the tie, in SQLite's byte order), stored JSON
   // that is not in JSON.stringify's form, a JSON null source, a falsy context, recipients with no user row.
   const apiKeyId = t.credentials.apiKey;
-  const insert = t.server.app.sqlite.prepare(
+  const insert = t.server.app.storage.engine.main.sqlite.prepare(
     `INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)
      VALUES (?, 'acme', ?, 'doc', ?, 'custom', ?, ?, 'h', ?, ?, 0, ?, ?)`,
   );
-  const recipient = t.server.app.sqlite.prepare("INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, 'acme', ?, ?, 'doc', ?, 1, ?)");
+  const recipient = t.server.app.storage.engine.main.sqlite.prepare("INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, 'acme', ?, ?, 'doc', ?, 1, ?)");
   const ties: Array<[string, string | null, string | null, string, string | null, string | null]> = [
     ['tie-b', 'A', null, '{"userId":"sys"}', null, null],
     ['tie-a', null, 'null', '{ "userId" : "raw", "n" : 1.50, "u" : "\\u00e9", "1" : true }', '{"b":1,"a":[1.0,2e3]}', '0'],
@@ -116,7 +116,7 @@ beforeAll(async () => {
   // a recipient row that disagrees with its notification on the document: found through the recipient's,
   // described with the notification's
   insert.run(apiKeyId, 'drift', null, null, '{"userId":"sys"}', null, 'drift', null, TIE + 1);
-  t.server.app.sqlite.prepare("UPDATE notifications SET document_id = 'other' WHERE api_key_id = ? AND organization_id = 'acme' AND id = 'drift'").run(apiKeyId);
+  t.server.app.storage.engine.main.sqlite.prepare("UPDATE notifications SET document_id = 'other' WHERE api_key_id = ? AND organization_id = 'acme' AND id = 'drift'").run(apiKeyId);
   recipient.run(apiKeyId, 'drift', 'ann', TIE + 1, null);
 }, 60_000);
 afterAll(() => t.close());
@@ -130,15 +130,15 @@ const scopeOf = (apiKeyId: string) => (apiKeyId === other.apiKey ? tenantScope(o
 function reference(apiKeyId: string, data: Input): Array<{ items: string; pageToken: string | null }> {
   const input = notificationsGetInput.parse(data);
   const app = t.server.app;
-  const rows = app.db.select().from(notifications).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId))).all();
-  const recipients = app.db
+  const rows = app.storage.engine.main.db.select().from(notifications).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId))).all();
+  const recipients = app.storage.engine.main.db
     .select()
     .from(notificationRecipients)
     .where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, input.organizationId)))
     .orderBy(asc(notificationRecipients.userId))
     .all();
   const recipientsOf = (id: string) => recipients.filter((r) => r.notificationId === id);
-  const annotations = app.db.select().from(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId))).all();
+  const annotations = app.storage.engine.main.db.select().from(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId))).all();
   const hiddenFrom = (row: (typeof rows)[number], reader: string) => {
     const thread = row.source === 'comment' ? annotations.find((a) => a.id === row.sourceData?.annotationId) : undefined;
     return thread?.visibility === 'restricted' && thread.createdByUserId !== reader && !(thread.visibleToUserIds ?? []).includes(reader);
@@ -285,7 +285,7 @@ describe('/v2/notifications/get answers what the tables say', () => {
   });
 
   it('plans every filter shape on its index, without sorting', () => {
-    const plan = (data: Input, cursor: [number, string] | null = null) => explainNotificationPage(t.server.app.sqlite, t.credentials.apiKey, notificationsGetInput.parse(data), cursor).join(' | ');
+    const plan = (data: Input, cursor: [number, string] | null = null) => explainNotificationPage(t.server.app.storage.engine.main.sqlite, t.credentials.apiKey, notificationsGetInput.parse(data), cursor).join(' | ');
     const recipients = 'SEARCH r USING INDEX sqlite_autoindex_notification_recipients_1 (api_key_id=? AND organization_id=? AND notification_id=?)';
     for (const cursor of [null, [TIE, 'n00'] as [number, string]]) {
       for (const order of ORDERS) {

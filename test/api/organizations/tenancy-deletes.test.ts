@@ -85,7 +85,7 @@ async function populate(organizationId: string, documentId: string, userId: stri
 }
 
 type Row = Record<string, unknown>;
-const sqlite = () => t.server.app.sqlite;
+const sqlite = () => t.server.app.storage.engine.main.sqlite;
 
 /** Each table's primary-key columns (or its rowid): what identifies a row whatever later updates change in it. */
 function keyColumns(table: string): string[] {

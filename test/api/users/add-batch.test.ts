@@ -41,7 +41,7 @@ interface StoredMembership {
   updatedAt: number;
 }
 
-const sql = () => t.server.app.sqlite;
+const sql = () => t.server.app.storage.engine.main.sqlite;
 function storedUser(userId: string): StoredUser | undefined {
   return sql()
     .prepare('SELECT id, internal_id AS internalId, name, email, initial, photo_url AS photoUrl, metadata, created_at AS createdAt, updated_at AS updatedAt FROM users WHERE api_key_id = ? AND id = ?')

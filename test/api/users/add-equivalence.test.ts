@@ -20,7 +20,7 @@ let scope: TenantScope;
 beforeAll(async () => {
   t = await startTestServer();
   app = t.server.app;
-  apiKey = app.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, t.credentials.apiKey) }).sync()!;
+  apiKey = app.storage.engine.main.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, t.credentials.apiKey) }).sync()!;
   scope = tenantScope(apiKey.id, apiKey.workspaceId);
   await t.callK('/v2/organizations/documents/add', { organizationId: 'eq', createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] });
   await t.callK('/v2/organizations/folders/add', { organizationId: 'eq', folders: [{ folderId: 'f1' }] });
@@ -58,7 +58,7 @@ async function perUser(input: Input): Promise<{ answer: string; rows: ReturnType
   return expected!;
 }
 
-function snapshot(sqlite = app.sqlite) {
+function snapshot(sqlite = app.storage.engine.main.sqlite) {
   return {
     users: sqlite.prepare('SELECT * FROM users WHERE api_key_id = ? ORDER BY id').all(apiKey.id),
     memberships: sqlite.prepare('SELECT * FROM memberships WHERE api_key_id = ? ORDER BY organization_id, level, resource_id, user_id').all(apiKey.id),
@@ -108,7 +108,7 @@ function randomBatch(rng: ReturnType<typeof random>, round: number): Input {
 
 /** Rows other paths can leave: imported ids and metadata (JSON not as drizzle writes it), no initial, expiring roles. */
 function alterBehindTheService() {
-  const run = (sql: string) => app.sqlite.prepare(sql).run(apiKey.id);
+  const run = (sql: string) => app.storage.engine.main.sqlite.prepare(sql).run(apiKey.id);
   run(`UPDATE users SET metadata = '{ "tier" : "gold", "n": 1.50 }' WHERE api_key_id = ? AND id = 'p3'`);
   run(`UPDATE users SET internal_id = 'imported-' || id WHERE api_key_id = ? AND id IN ('p4', 'p5')`);
   run(`UPDATE users SET initial = NULL WHERE api_key_id = ? AND id IN ('p6', 'p7')`);

@@ -62,7 +62,7 @@ async function inProcess(): Promise<{ without: number; withEvent: number }> {
     const app = openApp(resolveConfig({ dataDir, logLevel: 'silent' }));
     try {
       const { apiKey } = await ensureDefaultCredentials(app);
-      const key = app.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, apiKey) }).sync();
+      const key = app.storage.engine.main.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, apiKey) }).sync();
       if (!key) throw new Error('no API key');
       const scope = tenantScope(key.id, key.workspaceId);
       if (hooked) {
@@ -75,8 +75,7 @@ async function inProcess(): Promise<{ without: number; withEvent: number }> {
       (hooked ? perCall.withEvent : perCall.without).push((performance.now() - started) / 2000);
     } finally {
       app.crdt.close();
-      app.sqlite.close();
-      app.closeDeliveries();
+      app.storage.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }

@@ -33,7 +33,7 @@ const bytesOfDataDir = () =>
 
 describe('/v2/users/data/delete', () => {
   it("erases the user's personal data everywhere, leaving no trace of name or e-mail in the database files", async () => {
-    t.server.app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(bytesOfDataDir().some((b) => b.includes(EMAIL))).toBe(true);
 
     const res = await t.callK('/v2/users/data/delete', { userId: 'zelda' });

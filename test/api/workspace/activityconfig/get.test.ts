@@ -33,7 +33,7 @@ describe('/v2/workspace/activityconfig/get', () => {
       useEmailService: false, useWebhookService: false, useNotificationService: false, requireAutoOrgUser: false, enablePrivateComments: false, requireJwtToken: false,
       defaultDocumentAccessType: 'public', emailServiceConfig: { type: 'default' }, webhookServiceConfig: {}, notificationTriggers: null, emailTriggers: null, aiProviders: {},
     };
-    t.server.app.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
+    t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
     await t.restart();
     expect((await t.callK(path, {})).body.result.data).toEqual({ activityServiceConfig: { isEnabled: true, enabledTime: await createdAt() } });
     expect((await addActivity()).status).toBe(200);

@@ -36,7 +36,7 @@ describe('/v2/workspace/apikeyconfig/update', () => {
     // the server can still read it for its own provider calls
     const scope = await t.server.app.storage.keys.scopeFor(t.credentials.apiKey);
     expect(scope && (await getSecret(t.server.app, scope, aiProviderSecretName('openai')))).toBe(secret);
-    t.server.app.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(join(t.dataDir, 'hearth.db')).includes(secret)).toBe(false);
 
     // an empty key removes it

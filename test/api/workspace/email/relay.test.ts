@@ -86,7 +86,7 @@ describe('mail relay over SMTP', () => {
     sqlite.close();
     const t = await startTestServer({ dataDir });
     try {
-      const rows = t.server.app.sqlite.prepare('SELECT id, status FROM mail_outbox ORDER BY id').all();
+      const rows = t.server.app.storage.engine.main.sqlite.prepare('SELECT id, status FROM mail_outbox ORDER BY id').all();
       expect(rows).toEqual([
         { id: 'done', status: 'sent' },
         { id: 'never-tried', status: 'kept' },

@@ -76,7 +76,7 @@ describe('/v2/workspace/email/send-login-link', () => {
     const token = 'a-token-of-our-own';
     const now = Date.now();
     const row = (id: string, tokenDigest: string, expiresAt: number) => ({ id, workspaceId: ws.workspaceId, email: ws.ownerEmail, tokenDigest, continueUrl: `${t.url}/next`, createdAt: now, expiresAt, usedAt: null });
-    t.server.app.db.insert(loginLinks).values([row('page-live', t.server.app.secrets.digest(token), now + 60_000), row('page-expired', t.server.app.secrets.digest('expired-token'), now - 1)]).run();
+    t.server.app.storage.engine.main.db.insert(loginLinks).values([row('page-live', t.server.app.secrets.digest(token), now + 60_000), row('page-expired', t.server.app.secrets.digest('expired-token'), now - 1)]).run();
     const opened = await fetch(`${t.url}/auth/email-link?token=${token}`);
     expect(opened.status).toBe(200);
     expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -105,7 +105,7 @@ describe('/v2/workspace/email/send-login-link', () => {
       expect(res.status).toBe(400);
       expect(await res.text()).toMatch(/invalid, used or expired/);
     }
-    const rows = t.server.app.db.select({ id: loginLinks.id, usedAt: loginLinks.usedAt }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
+    const rows = t.server.app.storage.engine.main.db.select({ id: loginLinks.id, usedAt: loginLinks.usedAt }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
     expect(rows.every((r) => r.usedAt === null)).toBe(true);
     const used = await fetch(form, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
     expect(used.status).toBe(303);
@@ -116,9 +116,9 @@ describe('/v2/workspace/email/send-login-link', () => {
     const ws = await createWorkspace(t);
     const now = Date.now();
     const row = (id: string, expiresAt: number, usedAt: number | null) => ({ id, workspaceId: ws.workspaceId, email: ws.ownerEmail, tokenDigest: `digest-${id}`, continueUrl: `${t.url}/`, createdAt: now - 2 * 3_600_000, expiresAt, usedAt });
-    t.server.app.db.insert(loginLinks).values([row('expired', now - 1_000, null), row('expired-used', now - 1_000, now - 5_000), row('live-used', now + 60_000, now - 5_000)]).run();
+    t.server.app.storage.engine.main.db.insert(loginLinks).values([row('expired', now - 1_000, null), row('expired-used', now - 1_000, now - 5_000), row('live-used', now + 60_000, now - 5_000)]).run();
     expect((await t.callPublic(path, { email: uniqueEmail('nobody'), continueUrl: `${t.url}/` })).status).toBe(200);
-    const left = t.server.app.db.select({ id: loginLinks.id }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
+    const left = t.server.app.storage.engine.main.db.select({ id: loginLinks.id }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
     expect(left.map((l) => l.id)).toEqual(['live-used']);
   });
 

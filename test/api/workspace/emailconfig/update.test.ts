@@ -58,7 +58,7 @@ describe('/v2/workspace/emailconfig/update', () => {
   it('updates partially: a given field replaces, an empty string removes, the provider key is kept encrypted and only flagged', async () => {
     await t.callK(path, { emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.secret', commentTemplateId: 'c1', tagTemplateId: 't1' } });
     expect((await get()).emailServiceConfig).toEqual({ type: 'thirdparty', fromEmail: 'Team@Example.com', fromCompany: 'Example Team', commentTemplateId: 'c1', tagTemplateId: 't1', apiKeyConfigured: true });
-    const stored = t.server.app.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'").get() as { value_enc: string };
+    const stored = t.server.app.storage.engine.main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'").get() as { value_enc: string };
     expect(stored.value_enc).not.toContain('SG.secret');
 
     const cleared = await t.callK(path, { emailServiceConfig: { apiKey: '', fromEmail: '', commentTemplateId: '', type: 'default' } });

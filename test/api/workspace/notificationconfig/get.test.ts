@@ -50,7 +50,7 @@ describe('/v2/workspace/notificationconfig/get', () => {
       defaultDocumentAccessType: 'public', emailServiceConfig: { type: 'default' }, webhookServiceConfig: {},
       notificationTriggers: { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true }, emailTriggers: null, aiProviders: {},
     };
-    t.server.app.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
+    t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
     await t.restart();
     const res = await t.callK(path, {});
     expect(res.body.result.data).toEqual({ useNotificationService: true, notificationServiceConfig: { triggers: legacy.notificationTriggers } });

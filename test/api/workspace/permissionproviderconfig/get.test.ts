@@ -35,7 +35,7 @@ describe('/v2/workspace/permissionproviderconfig/get', () => {
       defaultDocumentAccessType: 'public', emailServiceConfig: { type: 'default' }, webhookServiceConfig: {}, notificationTriggers: null, emailTriggers: null, aiProviders: {},
     };
     const other = await createWorkspace(t);
-    t.server.app.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), other.apiKey);
+    t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), other.apiKey);
     await t.restart();
     expect((await t.callPublic(path, {}, other.headersK)).body.result.data).toEqual(DEFAULTS);
     // and its settings can be written from there

@@ -18,7 +18,7 @@ afterAll(async () => {
 const path = '/v2/workspace/permissionproviderconfig/update';
 const get = async (headers?: Headers_) => (await t.callK('/v2/workspace/permissionproviderconfig/get', {}, headers)).body.result.data;
 const storedToken = () =>
-  t.server.app.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'").get(t.credentials.apiKey) as { value_enc: string } | undefined;
+  t.server.app.storage.engine.main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'").get(t.credentials.apiKey) as { value_enc: string } | undefined;
 
 describe('/v2/workspace/permissionproviderconfig/update', () => {
   it('stores the provider URL and switch and the auth token encrypted, answering the token only as a flag', async () => {
