@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import * as Y from 'yjs';
 import { operations } from '../../server/operations/index.ts';
 import { b64, PNG, WEBM } from './media.ts';
-import { eventually, type CallResult, type Headers_, type TestServer } from './server.ts';
+import { dataOf, eventually, type CallResult, type Headers_, type TestServer } from './server.ts';
 import { REVIEW_FLOW } from './workflows.ts';
 import { connectYjs } from './yjs.ts';
 
@@ -16,8 +16,8 @@ export interface KeyCredentials {
   headersK: Headers_;
 }
 
-async function ok(t: TestServer, path: string, data: unknown, headers: Headers_): Promise<CallResult> {
-  const res = await t.callK(path, data, headers);
+async function ok(t: TestServer, path: string, data: unknown, headers: Headers_): Promise<CallResult<unknown>> {
+  const res = await t.callK<unknown>(path, data, headers);
   if (res.status !== 200) throw new Error(`${path} failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res;
 }
@@ -37,7 +37,7 @@ export async function populateKey(t: TestServer, key: KeyCredentials, org: strin
   await ok(t, '/v2/notifications/config/set', { organizationId: org, userIds: ['bob'], config: { email: 'NONE' } }, h);
   await ok(t, '/v2/activities/add', { organizationId: org, documentId: 'spec', activities: [{ featureType: 'custom', actionType: 'custom.review', actionUser: { userId: 'ann' }, targetEntityId: 'spec' }] }, h);
   const annotation = await ok(t, '/v2/commentannotations/add', { organizationId: org, documentId: 'spec', commentAnnotations: [{ commentData: [{ commentText: `${marker} looks good`, from: { userId: 'ann', name: 'Ann' } }] }] }, h);
-  const [entry] = Object.values(annotation.body.result.data) as Array<{ annotationId: string; commentIds: number[] }>;
+  const [entry] = Object.values(dataOf<Record<string, { annotationId: string; commentIds: number[] }>>(annotation));
   await ok(t, '/v2/reactions/add', { organizationId: org, annotationId: entry!.annotationId, commentId: entry!.commentIds[0], icon: '👍', from: { userId: 'bob', name: 'Bob' } }, h);
   await ok(t, '/v2/recordings/add', { organizationId: org, documentId: 'spec', recording: { recordingType: 'video', from: { userId: 'ann' }, recordedTime: { duration: 1500 }, attachments: [{ name: 'take', mimeType: 'video/webm', data: b64(WEBM) }, { name: 'thumb', mimeType: 'image/png', data: b64(PNG) }] } }, h);
   await ok(t, '/v2/crdt/add', { organizationId: org, documentId: 'spec', editorId: 'body', type: 'text', data: `${marker} first draft` }, h);
@@ -50,7 +50,7 @@ export async function populateKey(t: TestServer, key: KeyCredentials, org: strin
   client.doc.getText('content').delete(0, 3);
   await eventually(async () => {
     const got = await ok(t, '/v2/crdt/get', { organizationId: org, documentId: 'spec', editorId: 'live' }, h);
-    expect(got.body.result.data[0]?.data).toBe(client.doc.getText('content').toString());
+    expect(dataOf<{ data?: string }[]>(got)[0]?.data).toBe(client.doc.getText('content').toString());
   });
   client.close();
   await ok(t, '/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: `sk-${marker}-openai-secret` }] }, h);
@@ -63,7 +63,7 @@ export async function populateKey(t: TestServer, key: KeyCredentials, org: strin
   if (options.webhookReceiverUrl) {
     await ok(t, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, h);
     const created = await ok(t, '/v2/workspace/advancedwebhook/endpoints/create', { url: options.webhookReceiverUrl, filterTypes: ['comment_annotation.add'] }, h);
-    endpointId = created.body.result.data.id as string;
+    endpointId = dataOf<{ id: string }>(created).id;
     await ok(t, '/v2/commentannotations/add', { organizationId: org, documentId: 'notes', commentAnnotations: [{ commentData: [{ commentText: 'delivered', from: { userId: 'bob' } }] }] }, h);
     await eventually(async () => {
       const attempts = await ok(t, '/v2/workspace/advancedwebhook/attempts/list', { endpointId }, h);

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import type { AnyOperation } from '../../../server/http/operation.ts';
-import { apiKeyHeaders, call } from '../../helpers/server.ts';
+import { apiKeyHeaders, call, type Failure } from '../../helpers/server.ts';
 import { b64, WEBM } from '../../helpers/media.ts';
 import { REVIEW_FLOW } from '../../helpers/workflows.ts';
 import { arbitraryFor, type JsonSchema, type Pools } from './arbitraries.ts';
@@ -35,8 +35,8 @@ export async function seedTenant(url: string, key: Key, text: string, options: {
   // `again`: over what a key seeded before still has; a step refused (already there, or by the settings the
   // key has by now) is left as it is
   const callAs = async (path: string, data: unknown) => {
-    const res = await call(url, path, data, apiKeyHeaders(key));
-    return options.again && res.status !== 200 ? { status: 200, body: { result: { data: res.body.error?.details ?? {} } } } : res;
+    const res = await call<unknown>(url, path, data, apiKeyHeaders(key));
+    return options.again && res.status !== 200 ? { status: 200, body: { result: { data: (res.body as Partial<Failure>).error?.details ?? {} } } } : res;
   };
   const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   // one document a call: adding documents is all or none, and seeding again finds one or the other still there
