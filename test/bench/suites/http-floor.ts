@@ -5,11 +5,14 @@
 // are compared with each other are measured in alternated rounds (BENCH_ROUNDS, default 5) and each is the median
 // of its rounds, so that the machine's drift over a minute falls on both sides of a ratio. Each also states the
 // server's CPU time per request (median of its rounds): the same comparison, less moved than throughput by the
-// load client's share of the two cores.
+// load client's share of the two cores. The computed page is also set against its in-process floor
+// (test/bench/page-floor.ts: the same 50 rows with their recipients read by one prepared better-sqlite3 statement
+// and serialized with JSON.stringify, no HTTP), alternated with it: Hearth's server CPU per request against the
+// floor's CPU per page.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { authHeaders, initDataDir, load, median, runScript, sequentialLatency, startChild, stopChild, type Child, type Row } from '../harness.ts';
+import { authHeaders, DURATION, initDataDir, load, median, runScript, sequentialLatency, startChild, stopChild, type Child, type Row } from '../harness.ts';
 
 export const title = 'HTTP floor: node:http and h3 vs ping and notifications/get at 10k and 1M';
 
@@ -23,7 +26,7 @@ type LoadResult = Awaited<ReturnType<typeof load>>;
  * A measurement taken in several rounds: the round of median throughput, every round's throughput, and the
  * median of the rounds' server CPU time per request (µs).
  */
-type Alternated = LoadResult & { all: number[]; cpu: number | undefined };
+type Alternated = LoadResult & { all: number[]; cpu: number | undefined; cpuAll: Array<number | undefined> };
 
 /** Measures each target once per round, in turn, ROUNDS times; each keeps its round of median throughput. */
 async function alternated<K extends string>(targets: Record<K, () => Promise<LoadResult>>): Promise<Record<K, Alternated>> {
@@ -35,7 +38,12 @@ async function alternated<K extends string>(targets: Record<K, () => Promise<Loa
   for (const key of Object.keys(results) as K[]) {
     const sorted = [...results[key]].sort((a, b) => a.rps - b.rps);
     const cpu = results[key].flatMap((r) => (r.cpuUs === undefined ? [] : [r.cpuUs]));
-    out[key] = { ...(sorted[(sorted.length - 1) >> 1] as LoadResult), all: results[key].map((r) => r.rps), cpu: cpu.length > 0 ? median(cpu) : undefined };
+    out[key] = {
+      ...(sorted[(sorted.length - 1) >> 1] as LoadResult),
+      all: results[key].map((r) => r.rps),
+      cpu: cpu.length > 0 ? median(cpu) : undefined,
+      cpuAll: results[key].map((r) => r.cpuUs),
+    };
   }
   return out;
 }
@@ -46,7 +54,34 @@ async function filledServer(size: number) {
   const creds = await initDataDir(dataDir);
   await runScript(['test/bench/fill.ts', 'notifications', join(dataDir, 'hearth.db'), creds.apiKey, 'bench', String(size)]);
   const server = await startChild(['server/cli.ts', '--port', '0', '--data-dir', dataDir]);
-  return { ...server, dataDir, headers: authHeaders(creds) };
+  return { ...server, dataDir, apiKey: creds.apiKey, headers: authHeaders(creds) };
+}
+
+/** What test/bench/page-floor.ts prints. */
+interface PageFloor {
+  pagesPerSecond: number;
+  cpuUs: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  bytes: number;
+  rows: number;
+  firstId: string;
+  lastId: string;
+}
+
+/**
+ * One run of the computed page's in-process floor on a server's data dir (read-only, beside the running server),
+ * as a load result: pages per second in one thread, per-page latency, its CPU per page. It must read the page the
+ * server answers: the same first and last ids.
+ */
+async function pageFloor(dataDir: string, apiKey: string, expected: { firstId: string; lastId: string }, bytes: number[]): Promise<LoadResult> {
+  const floor = await runScript<PageFloor>(['test/bench/page-floor.ts', join(dataDir, 'hearth.db'), apiKey, 'bench', 'doc-3', String(DURATION)]);
+  if (floor.rows !== 50 || floor.firstId !== expected.firstId || floor.lastId !== expected.lastId) {
+    throw new Error(`the page floor read ${floor.rows} rows ${floor.firstId}…${floor.lastId}, the server's page is ${expected.firstId}…${expected.lastId}`);
+  }
+  bytes.push(floor.bytes);
+  return { rps: floor.pagesPerSecond, p50: floor.p50, p99: floor.p99, mean: floor.mean, cpuUs: floor.cpuUs };
 }
 
 /** The same data dir served again with the response cache off: every answer computed. */
@@ -135,9 +170,25 @@ export async function run(): Promise<Row[]> {
     const cachedLatency = [await latencyOf(small), await latencyOf(large)];
     const [smallComputed, largeComputed] = [await restartedWithoutCache(small), await restartedWithoutCache(large)];
     started.push(smallComputed, largeComputed);
+    // the ids of the page the computed servers answer, which the in-process floor must read too
+    const pageIds = async (server: { url: string; headers: Record<string, string> }) => {
+      const res = await fetch(server.url + '/v2/notifications/get', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...server.headers },
+        body: page,
+      });
+      const items = ((await res.json()) as { result: { data: Array<{ id: string }> } }).result.data;
+      if (items.length !== 50) throw new Error(`notifications/get answered ${items.length} items, not 50`);
+      return { firstId: items[0]!.id, lastId: items[49]!.id };
+    };
+    const [smallIds, largeIds] = [await pageIds(smallComputed), await pageIds(largeComputed)];
+    const floorBytes: number[] = [];
+    // each computed page alternated with its floor on the same data dir (the floor runs while its server idles)
     const computed = await alternated({
       small: () => load(smallComputed.url, '/v2/notifications/get', page, smallComputed.headers, { pid: smallComputed.child.pid }),
+      smallFloor: () => pageFloor(smallComputed.dataDir, smallComputed.apiKey, smallIds, floorBytes),
       large: () => load(largeComputed.url, '/v2/notifications/get', page, largeComputed.headers, { pid: largeComputed.child.pid }),
+      largeFloor: () => pageFloor(largeComputed.dataDir, largeComputed.apiKey, largeIds, floorBytes),
     });
     const computedLatency = [await latencyOf(smallComputed), await latencyOf(largeComputed)];
 
@@ -161,6 +212,40 @@ export async function run(): Promise<Row[]> {
           ...(i === 1 ? { baseline: { scenario: `the same at ${label(SIZES[0])}`, figure: alone[0]!.p50 }, goal: { kind: 'ratio<=' as const, value: 1.2 } } : {}),
         });
       }
+    }
+
+    // Hearth's computed page against its in-process floor, in CPU time: pages per second of CPU (1e6 / µs per
+    // page or request), so that higher is better and the ratio is the floor's CPU per page over Hearth's per request.
+    for (const [i, key] of (['small', 'large'] as const).entries()) {
+      const size = label(SIZES[i]!);
+      const hearth = computed[key];
+      const floor = computed[key === 'small' ? 'smallFloor' : 'largeFloor'];
+      if (hearth.cpu === undefined || floor.cpu === undefined) continue;
+      const perCpuSecond = (us: number) => 1e6 / us;
+      const floorScenario = `floor: the page of 50 at ${size} in process, one prepared better-sqlite3 statement + JSON.stringify, no HTTP`;
+      rows.push({
+        scenario: `${floorScenario}, pages per second of its CPU`,
+        rps: floor.rps,
+        p50: floor.p50,
+        p99: floor.p99,
+        figure: perCpuSecond(floor.cpu),
+        unit: 'pages/CPU s',
+        vs: `${floor.cpu.toFixed(1)} µs of CPU a page (median of ${floor.all.length} alternated rounds: ${floor.cpuAll.map((c) => c?.toFixed(0) ?? '?').join(', ')} µs); ${Math.round(floor.rps).toLocaleString('en-US')} pages/s in one thread; ${Math.max(...floorBytes).toLocaleString('en-US')} bytes a page (Hearth's answer: ${pageBytes.toLocaleString('en-US')})`,
+      });
+      const byRound = hearth.cpuAll
+        .map((c, r) => (c === undefined || floor.cpuAll[r] === undefined ? '?' : `${Math.round(((floor.cpuAll[r] as number) / c) * 100)}%`))
+        .join(', ');
+      rows.push({
+        scenario: `Hearth notifications/get, page of 50, ${size} stored, cache off: requests per second of server CPU (higher is better; ratio = floor's CPU per page / Hearth's per request)`,
+        rps: hearth.rps,
+        p50: hearth.p50,
+        p99: hearth.p99,
+        figure: perCpuSecond(hearth.cpu),
+        unit: 'pages/CPU s',
+        baseline: { scenario: 'the in-process floor', figure: perCpuSecond(floor.cpu) },
+        goal: { kind: 'ratio>=', value: 0.75 },
+        vs: `server CPU ${hearth.cpu.toFixed(1)} µs a request against the floor's ${floor.cpu.toFixed(1)} µs a page (the goal allows 1.33×); round by round, floor / Hearth: ${byRound}`,
+      });
     }
   } finally {
     for (const child of started) await stopChild(child.child);
