@@ -37,7 +37,9 @@ if (fresh) {
 } else {
   // said to a person at a terminal only: scripts and pipes get the CLI's own output and nothing else
   if (existsSync(`${root}server/cli.ts`) && process.stderr.isTTY) {
-    process.stderr.write(`hearth: running the TypeScript sources (${existsSync(built) ? 'the build in dist/ is older than them' : 'no build in dist/'}); npm run build makes start-up faster\n`);
+    process.stderr.write(
+      `hearth: running the TypeScript sources (${existsSync(built) ? 'the build in dist/ is older than them' : 'no build in dist/'}); npm run build makes start-up faster\n`,
+    );
   }
   // The package's own tsconfig, whatever the working directory is (a project's tsconfig there must not change
   // how Hearth compiles).

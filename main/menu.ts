@@ -10,7 +10,11 @@ function copyCredentials(dataDir: string) {
     const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as Record<string, string>;
     clipboard.writeText(JSON.stringify(credentials, null, 2));
   } catch (error) {
-    void dialog.showMessageBox({ type: 'error', message: 'The credentials could not be read.', detail: `${join(dataDir, 'credentials.json')}: ${error instanceof Error ? error.message : String(error)}` });
+    void dialog.showMessageBox({
+      type: 'error',
+      message: 'The credentials could not be read.',
+      detail: `${join(dataDir, 'credentials.json')}: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
 }
 

@@ -23,7 +23,9 @@ export function loadWindowState(): WindowState & { saved: boolean } {
     const parsed = JSON.parse(readFileSync(file(), 'utf8')) as unknown;
     const bounds = (parsed as { bounds?: unknown }).bounds;
     if (!isRect(bounds) || bounds.width < 400 || bounds.height < 300) return { ...DEFAULT, saved: false };
-    const visible = screen.getAllDisplays().some(({ workArea: a }) => bounds.x < a.x + a.width - 50 && bounds.x + bounds.width > a.x + 50 && bounds.y >= a.y - 10 && bounds.y < a.y + a.height - 50);
+    const visible = screen
+      .getAllDisplays()
+      .some(({ workArea: a }) => bounds.x < a.x + a.width - 50 && bounds.x + bounds.width > a.x + 50 && bounds.y >= a.y - 10 && bounds.y < a.y + a.height - 50);
     if (!visible) return { ...DEFAULT, saved: false };
     return { bounds, maximized: (parsed as { maximized?: unknown }).maximized === true, saved: true };
   } catch {

@@ -44,4 +44,6 @@ mkdirSync(join(OUT, 'server', 'webhooks'), { recursive: true });
 copyFileSync(join(ROOT, 'server', 'webhooks', 'worker-entry.mjs'), join(OUT, 'server', 'webhooks', 'worker-entry.mjs'));
 writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-process.stdout.write(`built dist/ in ${Date.now() - started} ms (${Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).length} files, ${(bytes / 1e6).toFixed(1)} MB with source maps)\n`);
+process.stdout.write(
+  `built dist/ in ${Date.now() - started} ms (${Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).length} files, ${(bytes / 1e6).toFixed(1)} MB with source maps)\n`,
+);

@@ -18,7 +18,10 @@ const configFileSchema = z.strictObject({
   host: z.string().min(1).optional(),
   /** Relative to the config file's folder. */
   dataDir: z.string().min(1).optional(),
-  headerBrand: z.string().regex(/^[a-z0-9-]+$/, 'may contain only a-z, 0-9 and -').optional(),
+  headerBrand: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, 'may contain only a-z, 0-9 and -')
+    .optional(),
   logLevel: z.enum(LOG_LEVELS).optional(),
   smtpUrl: z.string().min(1).optional(),
   mailFrom: z.string().min(1).optional(),

@@ -93,7 +93,15 @@ export type Config = z.infer<typeof configSchema>;
 function isPublicUrl(text: string): boolean {
   try {
     const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash && !text.includes('#') && !text.includes('?');
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      !url.username &&
+      !url.password &&
+      !url.search &&
+      !url.hash &&
+      !text.includes('#') &&
+      !text.includes('?')
+    );
   } catch {
     return false;
   }
@@ -180,7 +188,8 @@ export function configFromEnvAndArgs(
   const responseCacheMb = env.RESPONSE_CACHE_MB ? Number(env.RESPONSE_CACHE_MB) : undefined;
   const crdtHistoryUpdates = env.CRDT_HISTORY_UPDATES ? Number(env.CRDT_HISTORY_UPDATES) : undefined;
   const outboundPrivate = env.OUTBOUND_PRIVATE?.toLowerCase();
-  if (outboundPrivate && outboundPrivate !== 'allow' && outboundPrivate !== 'deny') throw new Error('Invalid configuration: OUTBOUND_PRIVATE must be allow or deny');
+  if (outboundPrivate && outboundPrivate !== 'allow' && outboundPrivate !== 'deny')
+    throw new Error('Invalid configuration: OUTBOUND_PRIVATE must be allow or deny');
   if (logLevel && !(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -196,13 +205,17 @@ export function configFromEnvAndArgs(
     crdtHistoryUpdates,
     mailFrom: env.MAIL_FROM || undefined,
     publicUrl: env.PUBLIC_URL || undefined,
-    webhooks: env.WEBHOOK_RETRY_SCHEDULE_MS
-      ? { retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map((ms) => Number(ms.trim())) }
-      : undefined,
+    webhooks: env.WEBHOOK_RETRY_SCHEDULE_MS ? { retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map((ms) => Number(ms.trim())) } : undefined,
     loginLinkAllowedHosts: env.LOGIN_LINK_ALLOWED_HOSTS
-      ? env.LOGIN_LINK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean)
+      ? env.LOGIN_LINK_ALLOWED_HOSTS.split(',')
+          .map((h) => h.trim())
+          .filter(Boolean)
       : undefined,
-    allowedHosts: env.ALLOWED_HOSTS ? env.ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : undefined,
+    allowedHosts: env.ALLOWED_HOSTS
+      ? env.ALLOWED_HOSTS.split(',')
+          .map((h) => h.trim())
+          .filter(Boolean)
+      : undefined,
     outboundPrivate: (outboundPrivate || undefined) as Config['outboundPrivate'] | undefined,
   };
 }

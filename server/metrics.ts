@@ -140,7 +140,8 @@ export function createMetrics(options: { now?: () => number } = {}) {
       const current = secondOf(now());
       const kept = new Map(ring.map((b) => [b.t, b]));
       const series: SecondBucket[] = [];
-      for (let t = current - span + 1; t <= current; t++) series.push(kept.get(t) ?? { t, requests: 0, errors4xx: 0, errors5xx: 0, latency: new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0) });
+      for (let t = current - span + 1; t <= current; t++)
+        series.push(kept.get(t) ?? { t, requests: 0, errors4xx: 0, errors5xx: 0, latency: new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0) });
       const lastMinute = new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0);
       let requests = 0;
       for (const b of ring) {
@@ -153,7 +154,14 @@ export function createMetrics(options: { now?: () => number } = {}) {
       return {
         at: now(),
         uptimeSeconds: Math.round((now() - started) / 1000),
-        series: series.map((b) => ({ t: b.t, requests: b.requests, errors4xx: b.errors4xx, errors5xx: b.errors5xx, p50: quantile(b.latency, 0.5), p99: quantile(b.latency, 0.99) })),
+        series: series.map((b) => ({
+          t: b.t,
+          requests: b.requests,
+          errors4xx: b.errors4xx,
+          errors5xx: b.errors5xx,
+          p50: quantile(b.latency, 0.5),
+          p99: quantile(b.latency, 0.99),
+        })),
         lastMinute: { requests, requestsPerSecond: requests / 60, p50: quantile(lastMinute, 0.5), p99: quantile(lastMinute, 0.99) },
         byStatus: [...byStatus].sort(([a], [b]) => a - b).map(([status, count]) => ({ status, count })),
         gauges: this.readings(),
@@ -184,7 +192,11 @@ export function createMetrics(options: { now?: () => number } = {}) {
         lines.push(`# HELP ${name} ${(readings[0] as GaugeReading).help}`, `# TYPE ${name} gauge`);
         for (const r of readings) lines.push(`${name}${labelText(r.labels ?? {})} ${Number.isFinite(r.value) ? r.value : 0}`);
       }
-      lines.push('# HELP hearth_uptime_seconds Seconds since this process started serving.', '# TYPE hearth_uptime_seconds gauge', `hearth_uptime_seconds ${Math.round((now() - started) / 1000)}`);
+      lines.push(
+        '# HELP hearth_uptime_seconds Seconds since this process started serving.',
+        '# TYPE hearth_uptime_seconds gauge',
+        `hearth_uptime_seconds ${Math.round((now() - started) / 1000)}`,
+      );
       return `${lines.join('\n')}\n`;
     },
   };

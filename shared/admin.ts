@@ -291,7 +291,9 @@ export const restoreAnswer = z.object({ restored: z.literal(true), seq: z.number
 export const metricsAnswer = z.object({
   at: z.number(),
   uptimeSeconds: z.number(),
-  series: z.array(z.object({ t: z.number(), requests: z.number(), errors4xx: z.number(), errors5xx: z.number(), p50: z.number().nullable(), p99: z.number().nullable() })),
+  series: z.array(
+    z.object({ t: z.number(), requests: z.number(), errors4xx: z.number(), errors5xx: z.number(), p50: z.number().nullable(), p99: z.number().nullable() }),
+  ),
   lastMinute: z.object({ requests: z.number(), requestsPerSecond: z.number(), p50: z.number().nullable(), p99: z.number().nullable() }),
   byStatus: z.array(z.object({ status: z.number(), count: z.number() })),
   gauges: z.array(z.object({ name: z.string(), help: z.string(), value: z.number(), labels: z.record(z.string(), z.string()).optional() })),
@@ -348,7 +350,16 @@ export const mailQuery = z.object({ cursor: z.string().max(4096).optional(), lim
 export type MailQuery = z.input<typeof mailQuery>;
 export const mailAnswer = z.object({ items: z.array(mailItem), nextCursor: z.string().nullable(), relay: z.object({ smtp: z.boolean(), from: z.string() }) });
 export type MailAnswer = z.infer<typeof mailAnswer>;
-export const mailDetail = z.object({ id: z.string(), kind: z.string(), to: z.string(), subject: z.string(), status: z.string(), createdAt: z.number(), text: z.string(), html: z.string() });
+export const mailDetail = z.object({
+  id: z.string(),
+  kind: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  status: z.string(),
+  createdAt: z.number(),
+  text: z.string(),
+  html: z.string(),
+});
 export type MailDetail = z.infer<typeof mailDetail>;
 
 export const resetInput = z.object({ apiKey: text(), confirm: z.literal('reset') });
@@ -377,7 +388,13 @@ export const annotationView = z.looseObject({
   annotationId: z.string(),
   documentId: z.string().optional(),
   status: z.looseObject({ id: z.string().optional(), name: z.string().optional() }).nullish(),
-  comments: z.array(z.looseObject({ commentId: z.union([z.number(), z.string()]).optional(), commentText: z.string().nullish(), from: z.looseObject({ userId: z.string(), name: z.string().nullish() }).nullish() })),
+  comments: z.array(
+    z.looseObject({
+      commentId: z.union([z.number(), z.string()]).optional(),
+      commentText: z.string().nullish(),
+      from: z.looseObject({ userId: z.string(), name: z.string().nullish() }).nullish(),
+    }),
+  ),
 });
 export type AnnotationView = z.infer<typeof annotationView>;
 

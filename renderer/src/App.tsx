@@ -142,7 +142,14 @@ export function App() {
   ];
   const commands: Command[] = nav.map((n) => ({ label: n.label, href: n.href }));
   const switchKey = (apiKey: string) => {
-    if (keyInPath) navigate(path.replace(`/k/${encodeURIComponent(keyInPath)}`, `/k/${encodeURIComponent(apiKey)}`).split('/').slice(0, 4).join('/'));
+    if (keyInPath)
+      navigate(
+        path
+          .replace(`/k/${encodeURIComponent(keyInPath)}`, `/k/${encodeURIComponent(apiKey)}`)
+          .split('/')
+          .slice(0, 4)
+          .join('/'),
+      );
     else navigate(links.organizations(apiKey));
   };
 
@@ -171,7 +178,13 @@ export function App() {
             ))}
           </select>
         </label>
-        <button type="button" id="theme-toggle" class="small" aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}>
+        <button
+          type="button"
+          id="theme-toggle"
+          class="small"
+          aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}
+          onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
+        >
           {theme === 'dark' ? 'Light' : 'Dark'}
         </button>
         <button

@@ -58,7 +58,10 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     const scope = { list: 'organizations', apiKey, search, sort };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(await q.organizationsPage(g.scope, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({ ...r, disabled: r.disabled === 1 }));
+    return pages.page(await q.organizationsPage(g.scope, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({
+      ...r,
+      disabled: r.disabled === 1,
+    }));
   });
 
   h3.get('/admin/api/organization', async (event) => {
@@ -89,7 +92,13 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     const scope = { list: 'documents', apiKey, organizationId, folderId, search, sort };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(await q.documentsPage(g.scope, organizationId, folderId, search || undefined, sort, args.page), args.page, scope, entityKey(sort), (r) => ({ ...r, disabled: r.disabled === 1 }));
+    return pages.page(
+      await q.documentsPage(g.scope, organizationId, folderId, search || undefined, sort, args.page),
+      args.page,
+      scope,
+      entityKey(sort),
+      (r) => ({ ...r, disabled: r.disabled === 1 }),
+    );
   });
 
   h3.get('/admin/api/document', async (event) => {
@@ -103,9 +112,14 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     if (!view) return fail(event, 404, `No document ${documentId} in ${organizationId}.`);
     const { document } = view;
     return {
-      document: document ? { ...document, disabled: document.disabled === 1 } : { id: documentId, name: null, organizationId, folderId: null, accessType: 'organizationPrivate', disabled: false, updatedAt: null },
+      document: document
+        ? { ...document, disabled: document.disabled === 1 }
+        : { id: documentId, name: null, organizationId, folderId: null, accessType: 'organizationPrivate', disabled: false, updatedAt: null },
       path: view.path,
-      editors: view.editors.map((e) => ({ ...e, connections: kit.app.crdt.connections({ apiKeyId: g.scope.apiKeyId, organizationId, documentId, editorId: e.editorId }) })),
+      editors: view.editors.map((e) => ({
+        ...e,
+        connections: kit.app.crdt.connections({ apiKeyId: g.scope.apiKeyId, organizationId, documentId, editorId: e.editorId }),
+      })),
       counts: view.counts,
       activity: view.activity,
     };
@@ -121,7 +135,13 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
     // the cursor holds the sort expression's value: a user without a name sorts as ''
-    return pages.page(await q.usersPage(g.scope, search || undefined, sort, args.page), args.page, scope, (r) => (sort === 'name' ? [r.name ?? '', r.id] : [r.id]), (r) => r);
+    return pages.page(
+      await q.usersPage(g.scope, search || undefined, sort, args.page),
+      args.page,
+      scope,
+      (r) => (sort === 'name' ? [r.name ?? '', r.id] : [r.id]),
+      (r) => r,
+    );
   });
 
   h3.get('/admin/api/user', async (event) => {
@@ -173,7 +193,12 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     const scope = { list: 'notifications', order: 'time', apiKey, organizationId, documentId, userId };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    const { cols, rows } = await q.notificationsPage(g.scope, organizationId, { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}) }, args.page);
+    const { cols, rows } = await q.notificationsPage(
+      g.scope,
+      organizationId,
+      { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}) },
+      args.page,
+    );
     return pages.page(rows, args.page, scope, (r) => (cols.length === 2 ? [r.timestamp, r.id] : [r.id]), describeNotification);
   });
 
@@ -193,7 +218,12 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     const { apiKey, organizationId, documentId, userId, featureType, actionType, cursor, dir, limit } = input.value;
     const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
-    const filter = { ...(documentId ? { documentId } : {}), ...(userId ? { userId } : {}), ...(featureType ? { featureType } : {}), ...(actionType ? { actionType } : {}) };
+    const filter = {
+      ...(documentId ? { documentId } : {}),
+      ...(userId ? { userId } : {}),
+      ...(featureType ? { featureType } : {}),
+      ...(actionType ? { actionType } : {}),
+    };
     const scope = { list: 'activity', apiKey, organizationId, ...filter };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
@@ -211,7 +241,8 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     const enc = encodeURIComponent;
     const hits: SearchHit[] = [];
     for (const k of keys) {
-      if (k.id.startsWith(text) || (k.name ?? '').toLowerCase().includes(text.toLowerCase())) hits.push({ kind: 'key', id: k.id, label: `${k.name || k.id} (${k.type} key)`, apiKey: k.id, organizationId: null, href: `/k/${enc(k.id)}` });
+      if (k.id.startsWith(text) || (k.name ?? '').toLowerCase().includes(text.toLowerCase()))
+        hits.push({ kind: 'key', id: k.id, label: `${k.name || k.id} (${k.type} key)`, apiKey: k.id, organizationId: null, href: `/k/${enc(k.id)}` });
     }
     for (const h of found) {
       const base = `/k/${enc(h.apiKey)}`;

@@ -30,10 +30,16 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
     const scope = { list: 'crdt', apiKey, organizationId, search };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    return pages.page(await q.crdtPage(g.scope, organizationId, search || undefined, args.page), args.page, scope, (r) => [r.organizationId, r.documentId, r.editorId], (r) => ({
-      ...r,
-      connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }),
-    }));
+    return pages.page(
+      await q.crdtPage(g.scope, organizationId, search || undefined, args.page),
+      args.page,
+      scope,
+      (r) => [r.organizationId, r.documentId, r.editorId],
+      (r) => ({
+        ...r,
+        connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }),
+      }),
+    );
   });
 
   h3.get('/admin/api/crdt/history', async (event) => {
@@ -88,10 +94,29 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
     try {
       const name = [row.organizationId, row.documentId, row.editorId].join('-').replace(/[^\w.-]+/g, '_');
       if (input.value.format === 'yjs') {
-        return new Response(Buffer.from(Y.encodeStateAsUpdate(doc)), { headers: { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}.yjs"`, 'cache-control': 'no-store' } });
+        return new Response(Buffer.from(Y.encodeStateAsUpdate(doc)), {
+          headers: { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}.yjs"`, 'cache-control': 'no-store' },
+        });
       }
-      const body = JSON.stringify({ organizationId: row.organizationId, documentId: row.documentId, editorId: row.editorId, type: row.type, contentKey: row.contentKey, data: contentAt(doc, row.type as CrdtType, row.contentKey) }, null, 2);
-      return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${name}.json"`, 'cache-control': 'no-store' } });
+      const body = JSON.stringify(
+        {
+          organizationId: row.organizationId,
+          documentId: row.documentId,
+          editorId: row.editorId,
+          type: row.type,
+          contentKey: row.contentKey,
+          data: contentAt(doc, row.type as CrdtType, row.contentKey),
+        },
+        null,
+        2,
+      );
+      return new Response(body, {
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'content-disposition': `attachment; filename="${name}.json"`,
+          'cache-control': 'no-store',
+        },
+      });
     } finally {
       doc.destroy();
     }

@@ -31,7 +31,9 @@ export function registerDataRoutes(h3: H3, kit: AdminKit) {
     try {
       const archive = await exportKey(app, g.scope);
       const name = `hearth-${input.value.apiKey}-${archive.exportedAt.replace(/[:.]/g, '-')}.json`;
-      return new Response(JSON.stringify(archive), { headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' } });
+      return new Response(JSON.stringify(archive), {
+        headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' },
+      });
     } catch (error) {
       if (error instanceof TransferRefused) return fail(event, 412, error.message);
       throw error;

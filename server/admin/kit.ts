@@ -17,8 +17,17 @@ export const answer = (event: H3Event, status: number, body: unknown) => {
   return body;
 };
 
-const STATUS_NAME: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED', 412: 'FAILED_PRECONDITION', 413: 'INVALID_ARGUMENT' };
-export const fail = (event: H3Event, status: number, message: string, name?: string) => answer(event, status === 412 ? 400 : status, { error: { status: name ?? STATUS_NAME[status] ?? 'INTERNAL', message } });
+const STATUS_NAME: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  412: 'FAILED_PRECONDITION',
+  413: 'INVALID_ARGUMENT',
+};
+export const fail = (event: H3Event, status: number, message: string, name?: string) =>
+  answer(event, status === 412 ? 400 : status, { error: { status: name ?? STATUS_NAME[status] ?? 'INTERNAL', message } });
 
 /** The first problem zod found, naming the field (the interface's convention). */
 export function problemOf(error: z.ZodError): string {
@@ -37,7 +46,12 @@ export function queryOf<S extends z.ZodType>(event: H3Event, schema: S): { ok: t
 }
 
 /** Reads a JSON body (bounded like the API's) and parses it with `schema`. */
-export async function bodyOf<S extends z.ZodType>(event: H3Event, app: AppContext, schema: S, limit = app.config.maxBodyBytes): Promise<{ ok: true; value: z.output<S> } | { ok: false; error: unknown }> {
+export async function bodyOf<S extends z.ZodType>(
+  event: H3Event,
+  app: AppContext,
+  schema: S,
+  limit = app.config.maxBodyBytes,
+): Promise<{ ok: true; value: z.output<S> } | { ok: false; error: unknown }> {
   let text: string;
   try {
     text = await readBody(event, limit);
@@ -68,7 +82,11 @@ export interface AdminKit {
 /**
  * The guard of an endpoint: the session's workspace (401 otherwise), with the UI header for state changes (403).
  */
-export function guard(kit: AdminKit, event: H3Event, options: { change?: boolean } = {}): { ok: true; workspace: WorkspaceScope } | { ok: false; error: unknown } {
+export function guard(
+  kit: AdminKit,
+  event: H3Event,
+  options: { change?: boolean } = {},
+): { ok: true; workspace: WorkspaceScope } | { ok: false; error: unknown } {
   if (options.change && !kit.fromUi(event)) return { ok: false, error: fail(event, 403, `The admin API needs the ${UI_HEADER} header.`) };
   const workspace = kit.workspaceOf(event);
   if (!workspace) return { ok: false, error: fail(event, 401, 'Not signed in.') };
@@ -79,7 +97,12 @@ export function guard(kit: AdminKit, event: H3Event, options: { change?: boolean
  * The guard of an endpoint on one API key's data: `guard`, then the key named by `apiKey`, which must be one of the
  * session's workspace's (404 otherwise, as for a key that does not exist): its scope is the only way to its data.
  */
-export async function keyGuard(kit: AdminKit, event: H3Event, apiKey: string, options: { change?: boolean } = {}): Promise<{ ok: true; workspace: WorkspaceScope; scope: TenantScope } | { ok: false; error: unknown }> {
+export async function keyGuard(
+  kit: AdminKit,
+  event: H3Event,
+  apiKey: string,
+  options: { change?: boolean } = {},
+): Promise<{ ok: true; workspace: WorkspaceScope; scope: TenantScope } | { ok: false; error: unknown }> {
   const g = guard(kit, event, options);
   if (!g.ok) return g;
   const scope = await kit.app.storage.inspection.keyScope(g.workspace, apiKey);
@@ -93,7 +116,11 @@ export async function keyGuard(kit: AdminKit, event: H3Event, apiKey: string, op
  */
 export function pager(tokens: PageTokens) {
   return {
-    args(event: H3Event, scope: unknown, input: { cursor?: string | undefined; dir: Dir; limit: number }): { ok: true; page: PageArgs } | { ok: false; error: unknown } {
+    args(
+      event: H3Event,
+      scope: unknown,
+      input: { cursor?: string | undefined; dir: Dir; limit: number },
+    ): { ok: true; page: PageArgs } | { ok: false; error: unknown } {
       if (!input.cursor) return { ok: true, page: { after: null, dir: input.dir, limit: input.limit } };
       const after = tokens.decode({ scope, dir: input.dir }, input.cursor);
       if (!after) return { ok: false, error: fail(event, 400, 'cursor: not a cursor of this list (it belongs to another query, or was changed).') };

@@ -41,7 +41,11 @@ export function registerGauges(kit: AdminKit): { refresh(): Promise<void> } {
   app.monitor.metrics.gauge(() => [
     { name: 'hearth_websocket_connections', help: 'Open y-websocket connections.', value: app.crdt.totalConnections() },
     { name: 'hearth_rooms_loaded', help: 'Yjs documents held in memory.', value: app.crdt.liveCount() },
-    { name: 'hearth_webhook_queue_depth', help: 'Webhook events not yet fanned out, and deliveries waiting for an attempt.', value: outboxDepth + deliveries('pending') },
+    {
+      name: 'hearth_webhook_queue_depth',
+      help: 'Webhook events not yet fanned out, and deliveries waiting for an attempt.',
+      value: outboxDepth + deliveries('pending'),
+    },
     { name: 'hearth_webhook_failed_deliveries', help: 'Webhook deliveries that failed every attempt (kept in webhooks.db).', value: deliveries('failed') },
     { name: 'hearth_database_bytes', help: 'Size of the SQLite files in the data dir, write-ahead logs included.', value: databaseBytes(app.config.dataDir) },
   ]);
@@ -103,7 +107,13 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit, gauges: { refresh(): Pr
     const scope = { list: 'mail', workspaceId: g.workspace.workspaceId };
     const args = pages.args(event, scope, { cursor, dir, limit });
     if (!args.ok) return args.error;
-    const page = pages.page(await q.mailPage(g.workspace, args.page), args.page, scope, (r) => [r.createdAt, r.id], (r) => r);
+    const page = pages.page(
+      await q.mailPage(g.workspace, args.page),
+      args.page,
+      scope,
+      (r) => [r.createdAt, r.id],
+      (r) => r,
+    );
     return { ...page, relay: { smtp: Boolean(app.config.smtpUrl), from: app.config.mailFrom } };
   });
 

@@ -6,7 +6,14 @@ import { ApiError } from '../errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
 import { listAuthTokens } from '../services/apikeys.ts';
-import { authenticateWorkspace, describeSettings, findDefaultWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../services/workspaces.ts';
+import {
+  authenticateWorkspace,
+  describeSettings,
+  findDefaultWorkspace,
+  findWorkspace,
+  listWorkspaces,
+  updateWorkspaceSettings,
+} from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
 import { cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
 import { SIGN_IN_PATH } from './signin.ts';
@@ -25,7 +32,8 @@ const json = (event: H3Event, status: number, body: unknown) => {
   event.res.status = status;
   return body;
 };
-const refuse = (event: H3Event, status: number, message: string) => json(event, status, { error: { status: status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED', message } });
+const refuse = (event: H3Event, status: number, message: string) =>
+  json(event, status, { error: { status: status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED', message } });
 
 /** The JSON body of an admin call (bounded like the API's), or an error envelope to answer with. */
 async function readJson(event: H3Event, limit: number): Promise<{ value: Record<string, unknown> } | { error: { status: number; body: unknown } }> {
@@ -50,7 +58,10 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
 const describeKey = (r: KeyListRow): KeyItem => ({ apiKey: r.id, name: r.name, type: r.type, disabled: r.disabled === 1, disabledAt: r.disabledAt });
 
 /** Summary of a call for lists and the live feed (bodies only on request, by id). */
-const summary = ({ request: _request, response: _response, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({ ...rest, hasBodies: _request !== undefined });
+const summary = ({ request: _request, response: _response, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({
+  ...rest,
+  hasBodies: _request !== undefined,
+});
 
 /**
  * The admin UI's own endpoints under /admin/api (not operations of the interface): its session, the overview,
@@ -76,7 +87,10 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (signedIn) return { signedIn: true, workspaceId: signedIn.workspaceId };
     return json(event, 401, {
       signedIn: false,
-      error: { status: 'UNAUTHENTICATED', message: 'Open the sign-in link Hearth printed at start (or run npx hearth signin-link), or sign in with the workspace id and auth token.' },
+      error: {
+        status: 'UNAUTHENTICATED',
+        message: 'Open the sign-in link Hearth printed at start (or run npx hearth signin-link), or sign in with the workspace id and auth token.',
+      },
     });
   });
 
@@ -95,7 +109,10 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
           'or sign in at <a href="/">the admin UI</a> with the workspace id and auth token in <code>credentials.json</code>.</p>',
       );
     }
-    return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(sessions.open(found.scope)), 'cache-control': 'no-store', ...UI_SECURITY_HEADERS } });
+    return new Response(null, {
+      status: 303,
+      headers: { location: '/', 'set-cookie': cookieHeader(sessions.open(found.scope)), 'cache-control': 'no-store', ...UI_SECURITY_HEADERS },
+    });
   });
 
   h3.post('/admin/api/session', async (event) => {
@@ -190,7 +207,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const headers = new Headers({ 'content-type': 'application/json' });
     if (op.auth === 'apiKey') {
       const scope = typeof input.apiKey === 'string' ? await queries.keyScope(workspace, input.apiKey) : undefined;
-      if (!scope) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'Choose one of this workspace\'s API keys.' } });
+      if (!scope) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: "Choose one of this workspace's API keys." } });
       const token = (await listAuthTokens(app, scope))[0]?.token;
       if (!token) return json(event, 400, { error: { status: 'FAILED_PRECONDITION', message: 'This API key has no auth token.' } });
       headers.set(names.apiKey, scope.apiKeyId);
@@ -212,7 +229,10 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!workspace) return refuse(event, 401, 'Not signed in.');
     const rows = await queries.workspaceCrdt(workspace, 1000);
     return {
-      items: rows.slice(0, 1000).map((r) => ({ ...r, connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }) })),
+      items: rows.slice(0, 1000).map((r) => ({
+        ...r,
+        connections: app.crdt.connections({ apiKeyId: r.apiKey, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId }),
+      })),
     };
   });
 
@@ -224,7 +244,8 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if ('error' in body) return json(event, body.error.status, body.error.body);
     const input = body.value as Record<string, unknown>;
     const { apiKey, organizationId, documentId, editorId } = input;
-    if (![apiKey, organizationId, documentId, editorId].every((v) => typeof v === 'string')) return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'apiKey, organizationId, documentId and editorId are required.' } });
+    if (![apiKey, organizationId, documentId, editorId].every((v) => typeof v === 'string'))
+      return json(event, 400, { error: { status: 'INVALID_ARGUMENT', message: 'apiKey, organizationId, documentId and editorId are required.' } });
     const key = { apiKeyId: apiKey as string, organizationId: organizationId as string, documentId: documentId as string, editorId: editorId as string };
     const scope = await queries.keyScope(workspace, key.apiKeyId);
     const exists = scope && (await queries.crdt(scope, key.organizationId, key.documentId, key.editorId));
@@ -249,7 +270,10 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!target) return bad('workspaceId must name a workspace.');
     if (input.plan !== undefined && input.plan !== 'free' && input.plan !== 'paid') return bad('plan must be free or paid.');
     if (input.selfServeProduction !== undefined && typeof input.selfServeProduction !== 'boolean') return bad('selfServeProduction must be true or false.');
-    if (input.maxProductionKeys !== undefined && !(Number.isInteger(input.maxProductionKeys) && (input.maxProductionKeys as number) >= 0 && (input.maxProductionKeys as number) <= 1000)) {
+    if (
+      input.maxProductionKeys !== undefined &&
+      !(Number.isInteger(input.maxProductionKeys) && (input.maxProductionKeys as number) >= 0 && (input.maxProductionKeys as number) <= 1000)
+    ) {
       return bad('maxProductionKeys must be a whole number from 0 to 1000.');
     }
     const updated = await updateWorkspaceSettings(app, target.scope, {
@@ -270,7 +294,11 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
     const scope = await ownKey(event);
     if (!scope) return json(event, 404, { error: { status: 'NOT_FOUND', message: "Choose one of this workspace's API keys." } });
-    return { items: (await queries.organizationsPage(scope, undefined, 'id', { after: null, dir: 'asc', limit: 999 })).slice(0, 1000).map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })) };
+    return {
+      items: (await queries.organizationsPage(scope, undefined, 'id', { after: null, dir: 'asc', limit: 999 }))
+        .slice(0, 1000)
+        .map((o) => ({ id: o.id, name: o.name, disabled: o.disabled === 1 })),
+    };
   });
 
   h3.get('/admin/api/browse/organization', async (event) => {
@@ -293,7 +321,14 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const users = await createAccessResolver(app, scope, organizationId).batch((resolver) =>
       ids.sort().map((userId) => {
         const decision = resolver.document(userId, documentId);
-        return { userId, name: names.get(userId) ?? null, access: decision.access, accessRole: decision.accessRole, accessType: decision.accessType, reasons: decision.reasons };
+        return {
+          userId,
+          name: names.get(userId) ?? null,
+          access: decision.access,
+          accessRole: decision.accessRole,
+          accessType: decision.accessType,
+          reasons: decision.reasons,
+        };
       }),
     );
     return { users };
@@ -312,9 +347,13 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const row = deliveries.delivery(g.scope, messageId, endpointId);
     if (!row) return fail(event, 404, 'No such delivery.');
     const attempt = attemptId ? deliveries.attemptHeaders(g.scope, attemptId) : undefined;
-    if (attemptId && (!attempt || attempt.eventId !== messageId || attempt.target !== endpointId)) return fail(event, 404, `No attempt ${attemptId} of this delivery.`);
+    if (attemptId && (!attempt || attempt.eventId !== messageId || attempt.target !== endpointId))
+      return fail(event, 404, `No attempt ${attemptId} of this delivery.`);
     const lines = (pairs: Array<[string, string]>) => pairs.map(([name, value]) => `${name}: ${value}`);
-    const response = { responseHeaders: attempt?.responseHeaders ? lines(attempt.responseHeaders) : null, responseHeadersOmitted: attempt?.responseHeadersOmitted ?? 0 };
+    const response = {
+      responseHeaders: attempt?.responseHeaders ? lines(attempt.responseHeaders) : null,
+      responseHeadersOmitted: attempt?.responseHeadersOmitted ?? 0,
+    };
     if (attempt?.requestHeaders) return { method: 'POST', ...row, headers: lines(attempt.requestHeaders), headersFrom: 'sent', ...response };
     const startedAt = attempt?.timestamp ?? at;
     const secret = await queries.endpointSecret(g.scope, endpointId);
@@ -323,7 +362,11 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
       const timestamp = Math.floor(startedAt / 1000);
       headers.push(`webhook-timestamp: ${timestamp}`);
       if (secret) headers.push(`webhook-signature: ${signatureHeader([app.secrets.decrypt(secret)], messageId, timestamp, row.body)}`);
-    } else headers.push('webhook-timestamp: (the second each attempt started)', 'webhook-signature: (v1, HMAC-SHA256 of id.timestamp.body under the endpoint secret, per attempt)');
+    } else
+      headers.push(
+        'webhook-timestamp: (the second each attempt started)',
+        'webhook-signature: (v1, HMAC-SHA256 of id.timestamp.body under the endpoint secret, per attempt)',
+      );
     return { method: 'POST', ...row, headers, headersFrom: startedAt === undefined ? 'template' : 'recomputed', ...response };
   });
 
@@ -379,7 +422,9 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const workspace = workspaceOf(event);
     if (!workspace) return refuse(event, 401, 'Not signed in.');
     const call = app.monitor.find(workspace.workspaceId, Number(event.context.params?.id));
-    return call ? { ...summary(call), request: call.request, response: call.response } : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
+    return call
+      ? { ...summary(call), request: call.request, response: call.response }
+      : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
   });
 
   registerBrowseRoutes(h3, kit);

@@ -21,7 +21,9 @@ export function createTickets() {
     valid(id: string, key: DocKey): boolean {
       const t = tickets.get(id);
       if (!t || t.expiresAt < Date.now()) return false;
-      return t.key.apiKeyId === key.apiKeyId && t.key.organizationId === key.organizationId && t.key.documentId === key.documentId && t.key.editorId === key.editorId;
+      return (
+        t.key.apiKeyId === key.apiKeyId && t.key.organizationId === key.organizationId && t.key.documentId === key.documentId && t.key.editorId === key.editorId
+      );
     },
   };
 }

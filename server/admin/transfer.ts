@@ -31,7 +31,8 @@ export interface Archive {
 
 export class TransferRefused extends Error {}
 
-const encode = (value: unknown): Value => (Buffer.isBuffer(value) || value instanceof Uint8Array ? { $base64: Buffer.from(value).toString('base64') } : (value as Value));
+const encode = (value: unknown): Value =>
+  Buffer.isBuffer(value) || value instanceof Uint8Array ? { $base64: Buffer.from(value).toString('base64') } : (value as Value);
 const decode = (value: Value): unknown => (value !== null && typeof value === 'object' ? Buffer.from(value.$base64, 'base64') : value);
 
 /** crdt_updates' `seq` is the log's order in this data dir, made anew on import. */
@@ -45,7 +46,10 @@ function forgetRooms(app: Pick<AppContext, 'crdt'>, scope: TenantScope, rooms: r
 export async function exportKey(app: Pick<AppContext, 'storage' | 'crdt'>, scope: TenantScope): Promise<Archive> {
   await app.crdt.flush();
   const rows = await app.storage.keyTransfer.exportRows(scope, EXPORT_MAX_ROWS);
-  if (!rows) throw new TransferRefused(`This key holds more than ${EXPORT_MAX_ROWS.toLocaleString('en-US')} rows: export it with \`npx hearth export --api-key ${scope.apiKeyId}\` instead.`);
+  if (!rows)
+    throw new TransferRefused(
+      `This key holds more than ${EXPORT_MAX_ROWS.toLocaleString('en-US')} rows: export it with \`npx hearth export --api-key ${scope.apiKeyId}\` instead.`,
+    );
   const tables: Archive['tables'] = {};
   for (const table of EXPORT_TABLES) {
     tables[table] = (rows[table] ?? []).map((row) => {
@@ -96,7 +100,9 @@ export async function resetKey(app: AppContext, scope: TenantScope): Promise<{ r
   const d = dice(seededRandom(1));
   const plan = planOrganizations(d, counts.organizations);
   const set: GeneratedSet = { organizations: [], userIds: [], storageKeys: [], rows: {} };
-  await app.storage.keyTransfer.fill(scope, (writer) => generateSet({ writer, apiKey, dataDir: app.config.dataDir, d, now: Date.now(), counts, plan, progress: () => undefined, out: set }));
+  await app.storage.keyTransfer.fill(scope, (writer) =>
+    generateSet({ writer, apiKey, dataDir: app.config.dataDir, d, now: Date.now(), counts, plan, progress: () => undefined, out: set }),
+  );
   // the seed's demo endpoints: disabled, pointing where nothing listens (as `hearth seed` makes them)
   const config = await app.storage.seed.webhookConfig(scope);
   if (!config || config.isEnabled) {
@@ -106,7 +112,14 @@ export async function resetKey(app: AppContext, scope: TenantScope): Promise<{ r
       ['comments', ['comment_annotation.add', 'comment.add'] as Array<'comment_annotation.add' | 'comment.add'>],
       ['all', undefined],
     ] as const) {
-      await createEndpoint(app, scope, { url: `http://127.0.0.1:9/hearth-demo/${tag}/${suffix}`, description: `Demo endpoint (${suffix}; disabled: point it at your receiver, then enable it)`, filterTypes: filterTypes ? [...filterTypes] : undefined, disabled: true, uid: `hearth-demo-${tag}-${suffix}`, metadata: { seededBy: 'hearth seed' } });
+      await createEndpoint(app, scope, {
+        url: `http://127.0.0.1:9/hearth-demo/${tag}/${suffix}`,
+        description: `Demo endpoint (${suffix}; disabled: point it at your receiver, then enable it)`,
+        filterTypes: filterTypes ? [...filterTypes] : undefined,
+        disabled: true,
+        uid: `hearth-demo-${tag}-${suffix}`,
+        metadata: { seededBy: 'hearth seed' },
+      });
     }
     set.rows.webhookEndpoints = 2;
   }

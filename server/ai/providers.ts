@@ -100,7 +100,12 @@ function wireRequest(r: CompletionRequest, base: string): { url: string; headers
       return {
         url: `${base}/v1/messages`,
         headers: { 'x-api-key': r.apiKey, 'anthropic-version': '2023-06-01' },
-        body: { model: r.model, max_tokens: MAX_OUTPUT_TOKENS, ...(r.system === null ? {} : { system: r.system }), messages: [{ role: 'user', content: r.user }] },
+        body: {
+          model: r.model,
+          max_tokens: MAX_OUTPUT_TOKENS,
+          ...(r.system === null ? {} : { system: r.system }),
+          messages: [{ role: 'user', content: r.user }],
+        },
       };
     case 'gemini':
       return {
@@ -141,7 +146,9 @@ function parseCompletion(provider: AiProvider, json: unknown, name: string): Com
     usage = { promptTokens: num(u.input_tokens), completionTokens: num(u.output_tokens), totalTokens: num(u.input_tokens) + num(u.output_tokens) };
   } else {
     const candidate = obj(Array.isArray(body.candidates) ? body.candidates[0] : undefined);
-    const parts = Array.isArray(obj(candidate.content).parts) ? (obj(candidate.content).parts as unknown[]).map(obj).filter((p) => typeof p.text === 'string') : [];
+    const parts = Array.isArray(obj(candidate.content).parts)
+      ? (obj(candidate.content).parts as unknown[]).map(obj).filter((p) => typeof p.text === 'string')
+      : [];
     text = parts.length ? parts.map((p) => p.text as string).join('') : null;
     const u = obj(body.usageMetadata);
     usage = { promptTokens: num(u.promptTokenCount), completionTokens: num(u.candidatesTokenCount), totalTokens: num(u.totalTokenCount) };

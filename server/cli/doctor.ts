@@ -21,7 +21,8 @@ export interface CheckResult {
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 
-const format = (bytes: number) => (bytes >= GiB ? `${(bytes / GiB).toFixed(1)} GiB` : bytes >= MiB ? `${Math.round(bytes / MiB)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
+const format = (bytes: number) =>
+  bytes >= GiB ? `${(bytes / GiB).toFixed(1)} GiB` : bytes >= MiB ? `${Math.round(bytes / MiB)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 
 function checkDataDir(dataDir: string): CheckResult {
   const name = 'data dir';
@@ -64,11 +65,19 @@ function checkDatabase(dataDir: string): CheckResult[] {
   const results: CheckResult[] = [{ name: 'database', status: 'ok', message: `${file} opens, integrity_check ok (${format(statSync(file).size)})` }];
   const schema = found.schema!;
   if (schema.unknown > 0) {
-    results.push({ name: 'schema', status: 'fail', message: `made by a newer Hearth: ${schema.unknown} applied migration(s) unknown to this build; upgrade Hearth` });
+    results.push({
+      name: 'schema',
+      status: 'fail',
+      message: `made by a newer Hearth: ${schema.unknown} applied migration(s) unknown to this build; upgrade Hearth`,
+    });
   } else if (schema.applied === 0) {
     results.push({ name: 'schema', status: 'fail', message: `${file} is not a Hearth database (no migrations table)` });
   } else if (schema.pending > 0) {
-    results.push({ name: 'schema', status: 'warn', message: `${schema.pending} of ${schema.known} migrations pending: the next start applies them, after a backup into backups/` });
+    results.push({
+      name: 'schema',
+      status: 'warn',
+      message: `${schema.pending} of ${schema.known} migrations pending: the next start applies them, after a backup into backups/`,
+    });
   } else {
     results.push({ name: 'schema', status: 'ok', message: `up to date (${schema.known} migrations)` });
   }
@@ -92,8 +101,10 @@ function checkDisk(dataDir: string): CheckResult {
   const stats = statfsSync(dataDir);
   const free = Number(stats.bavail) * Number(stats.bsize);
   const database = existsSync(join(dataDir, DATABASE_FILE)) ? statSync(join(dataDir, DATABASE_FILE)).size : 0;
-  if (free < Math.max(64 * MiB, database)) return { name, status: 'fail', message: `${format(free)} free: too little for the database to grow or be backed up` };
-  if (free < Math.max(GiB, 2 * database)) return { name, status: 'warn', message: `${format(free)} free: a backup of the ${format(database)} database would leave little room` };
+  if (free < Math.max(64 * MiB, database))
+    return { name, status: 'fail', message: `${format(free)} free: too little for the database to grow or be backed up` };
+  if (free < Math.max(GiB, 2 * database))
+    return { name, status: 'warn', message: `${format(free)} free: a backup of the ${format(database)} database would leave little room` };
   return { name, status: 'ok', message: `${format(free)} free` };
 }
 
@@ -116,7 +127,11 @@ async function checkServer(config: Config): Promise<CheckResult> {
   const error = await portFree(config.host, config.port);
   if (!error) return { name, status: stale ? 'warn' : 'ok', message: `no server running; port ${config.port} on ${config.host} is free${staleNote}` };
   if (error.code === 'EADDRINUSE') {
-    return { name, status: 'fail', message: `port ${config.port} on ${config.host} is in use by another program (not a Hearth server on this data dir): pass --port or stop it` };
+    return {
+      name,
+      status: 'fail',
+      message: `port ${config.port} on ${config.host} is in use by another program (not a Hearth server on this data dir): pass --port or stop it`,
+    };
   }
   return { name, status: 'fail', message: `cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}` };
 }
@@ -125,5 +140,12 @@ export async function runChecks(config: Config): Promise<CheckResult[]> {
   const dataDir = checkDataDir(config.dataDir);
   // Without a data dir only the port can be checked.
   if (dataDir.status === 'fail') return [dataDir, await checkServer(config)];
-  return [dataDir, checkMasterKey(config.dataDir), ...checkDatabase(config.dataDir), checkDeliveries(config.dataDir), checkDisk(config.dataDir), await checkServer(config)];
+  return [
+    dataDir,
+    checkMasterKey(config.dataDir),
+    ...checkDatabase(config.dataDir),
+    checkDeliveries(config.dataDir),
+    checkDisk(config.dataDir),
+    await checkServer(config),
+  ];
 }

@@ -77,7 +77,10 @@ async function refuseMigrationUnderRunningServer(dataDir: string) {
   const { schemaStatusOfFile } = await import('../db/inspect.ts');
   const { pending } = schemaStatusOfFile(join(dataDir, DATABASE_FILE));
   if (pending > 0) {
-    throw new CliError(`A Hearth server (pid ${running.pid}, ${running.url}) of an older version runs on ${dataDir} and its schema needs ${pending} migration(s): stop it and start this version (which migrates, after a backup)`, 1);
+    throw new CliError(
+      `A Hearth server (pid ${running.pid}, ${running.url}) of an older version runs on ${dataDir} and its schema needs ${pending} migration(s): stop it and start this version (which migrates, after a backup)`,
+      1,
+    );
   }
 }
 

@@ -8,7 +8,12 @@ export interface Progress {
 
 const silent: Progress = { tick() {}, done() {} };
 
-export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }, label: string, total: number | undefined, options: { quiet?: boolean } = {}): Progress {
+export function createProgress(
+  stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+  label: string,
+  total: number | undefined,
+  options: { quiet?: boolean } = {},
+): Progress {
   if (options.quiet) return silent;
   let done = 0;
   let lastDecile = -1;

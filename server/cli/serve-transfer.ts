@@ -23,7 +23,13 @@ export interface TransferPlan {
 /** Validates the transfer flags before anything starts, so that a mistake is not found only at exit. */
 export function planTransfer(
   io: CliIO,
-  values: { import?: string | undefined; 'import-conflict'?: string | undefined; 'export-on-exit'?: string | undefined; 'export-secrets'?: string | undefined; passphrase?: string | undefined },
+  values: {
+    import?: string | undefined;
+    'import-conflict'?: string | undefined;
+    'export-on-exit'?: string | undefined;
+    'export-secrets'?: string | undefined;
+    passphrase?: string | undefined;
+  },
 ): TransferPlan {
   const conflict = parseChoice('import-conflict', values['import-conflict'], ['fail', 'skip', 'replace'] as const) ?? 'fail';
   if (values['import-conflict'] !== undefined && values.import === undefined) throw new CliError('--import-conflict goes with --import DIR');
@@ -37,7 +43,8 @@ export function planTransfer(
   }
   if (values['export-on-exit'] !== undefined) {
     if (secrets === undefined) throw new CliError('--export-on-exit needs --export-secrets include or omit (say whether secrets go into the archive)');
-    if (secrets === 'include' && passphrase === undefined) throw new CliError('--export-secrets include needs a passphrase: --passphrase or env HEARTH_EXPORT_PASSPHRASE');
+    if (secrets === 'include' && passphrase === undefined)
+      throw new CliError('--export-secrets include needs a passphrase: --passphrase or env HEARTH_EXPORT_PASSPHRASE');
     const weak = secrets === 'include' && passphrase !== undefined ? passphraseProblem(passphrase) : undefined;
     if (weak) throw new CliError(weak);
     plan.exportTo = resolve(values['export-on-exit']);

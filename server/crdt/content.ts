@@ -20,7 +20,11 @@ export function sharedType(doc: Y.Doc, type: CrdtType, contentKey: string) {
 /** Checks REST `data` against `type` (interface.md rule 3), with the message naming both. */
 export function checkData(type: CrdtType, data: unknown) {
   const ok =
-    type === 'text' || type === 'xml' ? typeof data === 'string' : type === 'array' ? Array.isArray(data) : data !== null && typeof data === 'object' && !Array.isArray(data);
+    type === 'text' || type === 'xml'
+      ? typeof data === 'string'
+      : type === 'array'
+        ? Array.isArray(data)
+        : data !== null && typeof data === 'object' && !Array.isArray(data);
   if (!ok) throw invalid(`Data must be ${type === 'array' ? 'an array' : type === 'map' ? 'an object' : 'a string'} for type ${type}.`);
   if (type === 'xml') parseXml(data as string);
   // Yjs picks the content kind of each map value and array item by its `constructor`: an object with its own
@@ -50,7 +54,8 @@ function kindOf(root: Pick<Y.AbstractType<never>, '_start' | '_map'>): CrdtType 
     if (item.deleted) continue;
     const content = item.content;
     if (content instanceof Y.ContentString || content instanceof Y.ContentFormat || content instanceof Y.ContentEmbed) return 'text';
-    if (content instanceof Y.ContentType && (content.type instanceof Y.XmlElement || content.type instanceof Y.XmlText || content.type instanceof Y.XmlHook)) sequence = 'xml';
+    if (content instanceof Y.ContentType && (content.type instanceof Y.XmlElement || content.type instanceof Y.XmlText || content.type instanceof Y.XmlHook))
+      sequence = 'xml';
     else sequence ??= 'array';
   }
   if (sequence) return sequence;

@@ -74,7 +74,14 @@ export function createCrdtChangeFeed(config: Pick<Config, 'webhooks'>, storage: 
       if (last !== undefined && now - last < debounce) return;
       if (checkedAt.size > 100_000) checkedAt.clear();
       checkedAt.set(id, now);
-      await openDebouncedEvent({ storage }, scope, { type: 'crdt.update_data', organizationId: key.organizationId, documentId: key.documentId, dedupeKey: dedupeKey(key), createdAt: now, availableAt: now + debounce });
+      await openDebouncedEvent({ storage }, scope, {
+        type: 'crdt.update_data',
+        organizationId: key.organizationId,
+        documentId: key.documentId,
+        dedupeKey: dedupeKey(key),
+        createdAt: now,
+        availableAt: now + debounce,
+      });
     },
   };
 }

@@ -81,7 +81,10 @@ function replaceRoot(target: Y.AbstractType<never>, past: Y.Doc, name: string) {
   } else if (target instanceof Y.XmlFragment) {
     const then = past.getXmlFragment(name);
     target.delete(0, target.length);
-    target.insert(0, then.toArray().flatMap((node) => (node instanceof Y.XmlElement || node instanceof Y.XmlText ? [node.clone()] : [])));
+    target.insert(
+      0,
+      then.toArray().flatMap((node) => (node instanceof Y.XmlElement || node instanceof Y.XmlText ? [node.clone()] : [])),
+    );
   } else if (target instanceof Y.Array) {
     const then = past.getArray<unknown>(name);
     target.delete(0, target.length);
@@ -113,7 +116,14 @@ export async function restoreState(store: CrdtStore, scope: TenantScope, key: Do
         const roots = new Set([entry.contentKey, ...past.share.keys()]);
         for (const name of roots) {
           if (name === entry.contentKey) {
-            const target = entry.type === 'text' ? doc.getText(name) : entry.type === 'map' ? doc.getMap(name) : entry.type === 'array' ? doc.getArray(name) : doc.getXmlFragment(name);
+            const target =
+              entry.type === 'text'
+                ? doc.getText(name)
+                : entry.type === 'map'
+                  ? doc.getMap(name)
+                  : entry.type === 'array'
+                    ? doc.getArray(name)
+                    : doc.getXmlFragment(name);
             // the past document reads its root as the same kind
             if (entry.type === 'text') past.getText(name);
             else if (entry.type === 'map') past.getMap(name);
@@ -122,7 +132,8 @@ export async function restoreState(store: CrdtStore, scope: TenantScope, key: Do
             replaceRoot(target as unknown as Y.AbstractType<never>, past, name);
           } else {
             const live = doc.share.get(name);
-            if (live instanceof Y.Text || live instanceof Y.Map || live instanceof Y.Array || live instanceof Y.XmlFragment) replaceRoot(live as unknown as Y.AbstractType<never>, past, name);
+            if (live instanceof Y.Text || live instanceof Y.Map || live instanceof Y.Array || live instanceof Y.XmlFragment)
+              replaceRoot(live as unknown as Y.AbstractType<never>, past, name);
           }
         }
       });

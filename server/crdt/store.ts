@@ -46,7 +46,6 @@ export interface LiveDoc {
 
 export type { CrdtRow };
 
-
 const COMPACT_AFTER_UPDATES = 200;
 /** Stored updates of each document kept as history by default (`crdtHistoryUpdates`, CRDT_HISTORY_UPDATES). */
 export const DEFAULT_HISTORY_UPDATES = 1000;
@@ -134,7 +133,12 @@ function reproduces(snapshot: Uint8Array, doc: Y.Doc): boolean {
 }
 
 const keyString = (k: DocKey) => JSON.stringify([k.apiKeyId, k.organizationId, k.documentId, k.editorId]);
-const keyOf = (scope: TenantScope, room: RoomId): DocKey => ({ apiKeyId: scope.apiKeyId, organizationId: room.organizationId, documentId: room.documentId, editorId: room.editorId });
+const keyOf = (scope: TenantScope, room: RoomId): DocKey => ({
+  apiKeyId: scope.apiKeyId,
+  organizationId: room.organizationId,
+  documentId: room.documentId,
+  editorId: room.editorId,
+});
 const roomOf = (k: DocKey): RoomId => ({ organizationId: k.organizationId, documentId: k.documentId, editorId: k.editorId });
 
 /**
@@ -224,7 +228,10 @@ export function createCrdtStore(
     const room = roomOf(entry.key);
     const rows = await storage.crdt.log(entry.scope, room);
     if (rows.length === 0) return true;
-    const needsBase = !logCovers(rows.map((r) => r.update), previousSnapshot);
+    const needsBase = !logCovers(
+      rows.map((r) => r.update),
+      previousSnapshot,
+    );
     const merged = Math.max(rows.length - historyUpdates, needsBase ? 1 : 0);
     if (merged === 0) return true;
     const head = rows.slice(0, merged);
@@ -242,12 +249,18 @@ export function createCrdtStore(
   /** The flush in progress (flushes run one after another, each taking what was dirty when it began). */
   let flushing: Promise<void> = Promise.resolve();
   const authorOf = (origin: unknown): string | null =>
-    origin && typeof origin === 'object' && 'server' in origin ? (origin as ServerOrigin).by : origin && typeof origin === 'object' && 'userId' in origin ? ((origin as { userId: unknown }).userId as string | null) : null;
+    origin && typeof origin === 'object' && 'server' in origin
+      ? (origin as ServerOrigin).by
+      : origin && typeof origin === 'object' && 'userId' in origin
+        ? ((origin as { userId: unknown }).userId as string | null)
+        : null;
 
   /** Remembers who sent a stored update: server writers by name, connections by user (or "websocket client"). */
   function rememberAuthor(k: DocKey, seq: number, origins: unknown[]) {
     if (historyUpdates === 0) return;
-    const names = [...new Set(origins.map((origin) => authorOf(origin) ?? (origin && typeof origin === 'object' && 'ws' in origin ? 'websocket client' : 'unknown')))];
+    const names = [
+      ...new Set(origins.map((origin) => authorOf(origin) ?? (origin && typeof origin === 'object' && 'ws' in origin ? 'websocket client' : 'unknown'))),
+    ];
     const id = keyString(k);
     let known = authors.get(id);
     if (!known) {
@@ -289,7 +302,13 @@ export function createCrdtStore(
     try {
       counts = await storage.transaction(async () => {
         const appended = await storage.crdt.append(
-          items.map((i) => ({ scope: i.entry.scope, room: roomOf(i.entry.key), rowCreatedAt: i.entry.createdAt, update: i.merged, lastUpdatedBy: i.lastUpdatedBy })),
+          items.map((i) => ({
+            scope: i.entry.scope,
+            room: roomOf(i.entry.key),
+            rowCreatedAt: i.entry.createdAt,
+            update: i.merged,
+            lastUpdatedBy: i.lastUpdatedBy,
+          })),
           now,
         );
         const out: Array<number | null> = [];
@@ -311,7 +330,9 @@ export function createCrdtStore(
         return out;
       });
     } catch (error) {
-      app.log.error('CRDT updates could not be stored; reloading the documents from storage', { error: error instanceof Error ? error.message : String(error) });
+      app.log.error('CRDT updates could not be stored; reloading the documents from storage', {
+        error: error instanceof Error ? error.message : String(error),
+      });
       for (const entry of batch) evict(entry, 1011, 'storage failed; reconnect');
       return;
     }
@@ -321,7 +342,8 @@ export function createCrdtStore(
       if (count === null) evict(entry);
       else {
         entry.broadcast(encodeUpdateMessage(merged), except);
-        if (count >= COMPACT_AFTER_UPDATES) await compact(entry).catch((error: unknown) => app.log.error('CRDT compaction failed', { error: String(error), ...entry.key }));
+        if (count >= COMPACT_AFTER_UPDATES)
+          await compact(entry).catch((error: unknown) => app.log.error('CRDT compaction failed', { error: String(error), ...entry.key }));
       }
     }
   }
@@ -370,11 +392,14 @@ export function createCrdtStore(
     }
   }
   let sweeping: Promise<void> | undefined;
-  const sweeper = setInterval(() => {
-    sweeping ??= unloadIfIdle()
-      .catch((error: unknown) => app.log.error('CRDT idle sweep failed', { error: String(error) }))
-      .finally(() => (sweeping = undefined));
-  }, Math.max(50, Math.min(idleMs, 5_000)));
+  const sweeper = setInterval(
+    () => {
+      sweeping ??= unloadIfIdle()
+        .catch((error: unknown) => app.log.error('CRDT idle sweep failed', { error: String(error) }))
+        .finally(() => (sweeping = undefined));
+    },
+    Math.max(50, Math.min(idleMs, 5_000)),
+  );
   sweeper.unref();
 
   async function loadNow(scope: TenantScope, room: RoomId, id: string): Promise<LiveDoc | undefined> {
@@ -390,7 +415,11 @@ export function createCrdtStore(
     const stored = await storage.crdt.stored(scope, room);
     if (!stored) return undefined;
     // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
-    const doc = storedDoc(k, stored.row.snapshot, stored.log.map((l) => l.update));
+    const doc = storedDoc(
+      k,
+      stored.row.snapshot,
+      stored.log.map((l) => l.update),
+    );
     const awareness = new awarenessProtocol.Awareness(doc);
     awareness.setLocalState(null);
     const entry: LiveDoc = {

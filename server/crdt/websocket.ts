@@ -32,7 +32,9 @@ type Connection = LiveConnection;
 function reject(socket: Duplex, status: number, reason: string) {
   // the client may be gone already (a reset while its credentials were checked): nothing to answer then
   if (socket.destroyed) return;
-  socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+  socket.write(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+  );
   socket.destroy();
 }
 
@@ -110,7 +112,8 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
  * browsers and are not bound by it.
  */
 function checkOrigin(allowed: readonly string[], origin: string | undefined) {
-  if (origin !== undefined && !originAllowed(allowed, origin)) throw new ApiError('PERMISSION_DENIED', `Origin ${origin} is not an allowed domain of this API key.`);
+  if (origin !== undefined && !originAllowed(allowed, origin))
+    throw new ApiError('PERMISSION_DENIED', `Origin ${origin} is not an allowed domain of this API key.`);
 }
 
 function send(conn: Connection, message: Uint8Array) {
@@ -247,7 +250,13 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
         const given = { type: url.searchParams.get('type'), contentKey: url.searchParams.get('contentKey') || null };
         const type = (given.type ?? 'text') as CrdtType;
         if (!CRDT_DATA_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_DATA_TYPES.join(', ')}`);
-        await store.create(auth.scope, room, type, given.contentKey ?? DEFAULT_CONTENT_KEY, (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0));
+        await store.create(
+          auth.scope,
+          room,
+          type,
+          given.contentKey ?? DEFAULT_CONTENT_KEY,
+          (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0),
+        );
         entry = await store.load(auth.scope, room);
         if (!entry) throw new Error('the new document could not be loaded');
       }
@@ -269,7 +278,12 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
     // that fails: ws has closed the connection with the code RFC 6455 names, and emits it here; without a listener
     // it would be thrown, and stop the process.
     ws.on('error', (error: Error) => {
-      app.log.warn('websocket closed: bad frame or socket error', { error: error.message, code: (error as { code?: unknown }).code, closeCode: closeCodeOf(error), ...key });
+      app.log.warn('websocket closed: bad frame or socket error', {
+        error: error.message,
+        code: (error as { code?: unknown }).code,
+        closeCode: closeCodeOf(error),
+        ...key,
+      });
     });
     ws.binaryType = 'arraybuffer';
     attach(loaded, conn);

@@ -85,7 +85,8 @@ export function restoreDataDir(fromDir: string, dataDir: string, options: { forc
   const onStep = options.onStep ?? (() => undefined);
   const running = runningServer(dataDir);
   if (running) throw new Error(`A Hearth server (pid ${running.pid}, ${running.url}) is running on ${dataDir}: stop it before restoring`);
-  if (!existsSync(join(fromDir, MANIFEST)) || !existsSync(join(fromDir, DATABASE_FILE))) throw new Error(`${fromDir} is not a Hearth backup (no manifest.json or hearth.db)`);
+  if (!existsSync(join(fromDir, MANIFEST)) || !existsSync(join(fromDir, DATABASE_FILE)))
+    throw new Error(`${fromDir} is not a Hearth backup (no manifest.json or hearth.db)`);
   if (!existsSync(join(fromDir, MASTER_KEY_FILE))) throw new Error(`${fromDir} has no master.key: its secrets could not be read`);
   checkIntegrity(join(fromDir, DATABASE_FILE), 'database');
   const hasDeliveries = existsSync(join(fromDir, DELIVERY_FILE));
@@ -93,7 +94,8 @@ export function restoreDataDir(fromDir: string, dataDir: string, options: { forc
   onStep('integrity check');
   if (existsSync(join(dataDir, DATABASE_FILE)) && !options.force) throw new Error(`${dataDir} already holds a Hearth database: pass --force to replace it`);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  for (const stale of [`${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DELIVERY_FILE}-wal`, `${DELIVERY_FILE}-shm`, LOCK_FILE]) rmSync(join(dataDir, stale), { force: true });
+  for (const stale of [`${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DELIVERY_FILE}-wal`, `${DELIVERY_FILE}-shm`, LOCK_FILE])
+    rmSync(join(dataDir, stale), { force: true });
   copyOwnerOnly(join(fromDir, DATABASE_FILE), join(dataDir, DATABASE_FILE));
   onStep(DATABASE_FILE);
   // A backup from before webhooks.db keeps its deliveries in hearth.db (moved out at start): the replaced data

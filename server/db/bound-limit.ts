@@ -23,7 +23,9 @@ const BOUND_LIMIT = /\blimit(\s+)([?:@$]\w*)(\s*,\s*)?([?:@$]\w*)?/gi;
 export function unpeekedLimits(sql: string): string {
   if (!/limit/i.test(sql)) return sql;
   return sql.replace(BOUND_LIMIT, (match, space: string, first: string, comma: string | undefined, second: string | undefined) =>
-    comma !== undefined && second !== undefined ? `${match.slice(0, 5)}${space}+${first}${comma}+${second}` : `${match.slice(0, 5)}${space}+${first}${comma ?? ''}`,
+    comma !== undefined && second !== undefined
+      ? `${match.slice(0, 5)}${space}+${first}${comma}+${second}`
+      : `${match.slice(0, 5)}${space}+${first}${comma ?? ''}`,
   );
 }
 

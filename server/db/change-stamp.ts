@@ -97,7 +97,9 @@ function watchTableWrites(sqlite: Database.Database, tables: readonly string[]):
   for (const table of tables) {
     if (writes.watched.has(table)) continue;
     for (const event of ['insert', 'update', 'delete']) {
-      sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS "hearth_written_${table}_${event}" AFTER ${event} ON main."${table}" BEGIN SELECT ${WRITTEN_FUNCTION}(); END`);
+      sqlite.exec(
+        `CREATE TEMP TRIGGER IF NOT EXISTS "hearth_written_${table}_${event}" AFTER ${event} ON main."${table}" BEGIN SELECT ${WRITTEN_FUNCTION}(); END`,
+      );
     }
     writes.watched.add(table);
   }

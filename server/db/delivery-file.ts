@@ -63,12 +63,15 @@ export function openDeliveryFile(dataDir: string, options: { readOnly: boolean; 
     if (versionOf() !== SCHEMA.length) {
       // Read again under the write lock: the main thread and the delivery worker both open the file, and a step
       // (ALTER TABLE) must not run twice.
-      sqlite.transaction(() => {
-        const version = versionOf();
-        if (version > SCHEMA.length) throw new Error(`${DELIVERY_FILE} was written by a newer Hearth (schema ${version}; this build knows ${SCHEMA.length}).`);
-        for (const step of SCHEMA.slice(version)) sqlite.exec(step);
-        sqlite.pragma(`user_version = ${SCHEMA.length}`);
-      }).immediate();
+      sqlite
+        .transaction(() => {
+          const version = versionOf();
+          if (version > SCHEMA.length)
+            throw new Error(`${DELIVERY_FILE} was written by a newer Hearth (schema ${version}; this build knows ${SCHEMA.length}).`);
+          for (const step of SCHEMA.slice(version)) sqlite.exec(step);
+          sqlite.pragma(`user_version = ${SCHEMA.length}`);
+        })
+        .immediate();
     }
   } catch (error) {
     sqlite.close();
@@ -86,18 +89,28 @@ export function openDeliveryFile(dataDir: string, options: { readOnly: boolean; 
  * legacy tables are dropped.
  */
 function moveLegacyDeliveries(main: Database.Database, store: Database.Database) {
-  const legacy = main.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('webhook_deliveries_legacy', 'webhook_attempts_legacy')").all() as { name: string }[];
+  const legacy = main
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('webhook_deliveries_legacy', 'webhook_attempts_legacy')")
+    .all() as { name: string }[];
   if (legacy.length === 0) return;
   const copy = (table: string, columns: string) => {
-    const insert = store.prepare(`INSERT OR IGNORE INTO ${table} (${columns}) VALUES (${columns.split(',').map(() => '?').join(',')})`);
-    store.transaction(() => {
-      for (const row of main.prepare(`SELECT ${columns} FROM ${table}_legacy`).raw().iterate()) insert.run(...(row as unknown[]));
-    }).immediate();
+    const insert = store.prepare(
+      `INSERT OR IGNORE INTO ${table} (${columns}) VALUES (${columns
+        .split(',')
+        .map(() => '?')
+        .join(',')})`,
+    );
+    store
+      .transaction(() => {
+        for (const row of main.prepare(`SELECT ${columns} FROM ${table}_legacy`).raw().iterate()) insert.run(...(row as unknown[]));
+      })
+      .immediate();
   };
   const names = new Set(legacy.map((l) => l.name));
   if (names.has('webhook_deliveries_legacy')) {
     copy('webhook_deliveries', 'api_key_id,event_id,target,url,body,status,attempts,next_attempt_at,next_trigger,last_attempt_at,last_status_code,created_at');
   }
-  if (names.has('webhook_attempts_legacy')) copy('webhook_attempts', 'id,api_key_id,event_id,target,url,trigger,status,response_status_code,response,duration_ms,timestamp');
+  if (names.has('webhook_attempts_legacy'))
+    copy('webhook_attempts', 'id,api_key_id,event_id,target,url,trigger,status,response_status_code,response,duration_ms,timestamp');
   main.exec('DROP TABLE IF EXISTS webhook_attempts_legacy; DROP TABLE IF EXISTS webhook_deliveries_legacy;');
 }

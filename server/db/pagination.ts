@@ -18,8 +18,7 @@ export interface PageTokens {
 }
 
 export function createPageTokens(key: Buffer): PageTokens {
-  const sign = (scope: string, payload: string) =>
-    createHmac('sha256', key).update(scope).update('\0').update(payload).digest('base64url').slice(0, 22);
+  const sign = (scope: string, payload: string) => createHmac('sha256', key).update(scope).update('\0').update(payload).digest('base64url').slice(0, 22);
   return {
     encode(scope, cursor) {
       const payload = Buffer.from(JSON.stringify(cursor)).toString('base64url');

@@ -126,19 +126,27 @@ export function compiledRows<T extends SQLiteTable, S extends string>(
  * `upsertOn`: the key columns of an upsert; a row already stored under that key gets every other column of the
  * new row (drizzle's `onConflictDoUpdate` with those values as its `set`).
  */
-export function rowInserter<T extends SQLiteTable>(table: T, options: { upsertOn?: SQLiteColumn[] } = {}): (db: Db, row: InferInsertModel<T>) => Database.RunResult {
+export function rowInserter<T extends SQLiteTable>(
+  table: T,
+  options: { upsertOn?: SQLiteColumn[] } = {},
+): (db: Db, row: InferInsertModel<T>) => Database.RunResult {
   // generated columns are not inserted (drizzle's `shouldDisableInsert`, left out of its typings)
-  const columns = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>).filter(([, column]) => !(column as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert());
+  const columns = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>).filter(
+    ([, column]) => !(column as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert(),
+  );
   const compiled = preparedFor((db) => {
     const values = Object.fromEntries(columns.map(([key]) => [key, sql.placeholder(key)]));
     const insert = db.insert(table).values(values as InferInsertModel<T>);
     const target = options.upsertOn;
-    const set = target && Object.fromEntries(columns.filter(([, column]) => !target.includes(column)).map(([key, column]) => [key, sql.raw(`excluded."${column.name}"`)]));
+    const set =
+      target &&
+      Object.fromEntries(columns.filter(([, column]) => !target.includes(column)).map(([key, column]) => [key, sql.raw(`excluded."${column.name}"`)]));
     const { sql: text, params } = (target ? insert.onConflictDoUpdate({ target, set: set as never }) : insert).toSQL();
     if (params.length !== columns.length) throw new Error(`rowInserter: ${params.length} parameters for ${columns.length} columns in ${text}`);
     // the placeholders come back in the columns' order, each wrapped with its column's encoder
     params.forEach((p, i) => {
-      if (!(p instanceof Param && p.value instanceof Placeholder && p.value.name === columns[i]?.[0])) throw new Error(`rowInserter: unexpected parameter ${i} of ${text}`);
+      if (!(p instanceof Param && p.value instanceof Placeholder && p.value.name === columns[i]?.[0]))
+        throw new Error(`rowInserter: unexpected parameter ${i} of ${text}`);
     });
     return connectionOf(db).prepare(text);
   });

@@ -151,7 +151,6 @@ export const mailOutbox = sqliteTable(
 // Every table is keyed by the API key first, so that no query can reach another tenant's rows.
 // ---------------------------------------------------------------------------------------------------------
 
-
 const apiKeyRef = () =>
   text('api_key_id')
     .notNull()
@@ -309,7 +308,10 @@ export const userGroupMembers = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.groupId, t.userId] }),
-    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.groupId], foreignColumns: [userGroups.apiKeyId, userGroups.organizationId, userGroups.id] }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.apiKeyId, t.organizationId, t.groupId],
+      foreignColumns: [userGroups.apiKeyId, userGroups.organizationId, userGroups.id],
+    }).onDelete('cascade'),
   ],
 );
 
@@ -392,7 +394,10 @@ export const notificationRecipients = sqliteTable(
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.notificationId, t.userId] }),
     index('notification_recipients_user').on(t.apiKeyId, t.organizationId, t.userId, t.timestamp, t.notificationId),
     index('notification_recipients_user_document').on(t.apiKeyId, t.organizationId, t.userId, t.documentId, t.timestamp, t.notificationId),
-    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.notificationId], foreignColumns: [notifications.apiKeyId, notifications.organizationId, notifications.id] }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.apiKeyId, t.organizationId, t.notificationId],
+      foreignColumns: [notifications.apiKeyId, notifications.organizationId, notifications.id],
+    }).onDelete('cascade'),
   ],
 );
 
@@ -416,7 +421,6 @@ export const notificationConfigs = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.organizationId, t.documentId, t.userId] }), orgRef(t)],
 );
-
 
 export const activities = sqliteTable(
   'activities',
@@ -527,7 +531,10 @@ export const comments = sqliteTable(
     index('comments_user').on(t.apiKeyId, t.organizationId, t.fromUserId, t.createdAt),
     // a thread's first and last comment (threadTexts) without sorting the thread
     index('comments_thread_time').on(t.apiKeyId, t.organizationId, t.annotationId, t.createdAt, t.id),
-    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId], foreignColumns: [commentAnnotations.apiKeyId, commentAnnotations.organizationId, commentAnnotations.id] }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.apiKeyId, t.organizationId, t.annotationId],
+      foreignColumns: [commentAnnotations.apiKeyId, commentAnnotations.organizationId, commentAnnotations.id],
+    }).onDelete('cascade'),
   ],
 );
 
@@ -543,7 +550,10 @@ export const commentReads = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId, t.userId] }),
-    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId], foreignColumns: [commentAnnotations.apiKeyId, commentAnnotations.organizationId, commentAnnotations.id] }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.apiKeyId, t.organizationId, t.annotationId],
+      foreignColumns: [commentAnnotations.apiKeyId, commentAnnotations.organizationId, commentAnnotations.id],
+    }).onDelete('cascade'),
   ],
 );
 
@@ -564,7 +574,10 @@ export const reactions = sqliteTable(
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.id] }),
     uniqueIndex('reactions_once').on(t.apiKeyId, t.organizationId, t.annotationId, t.commentId, t.fromUserId, t.icon),
     index('reactions_user').on(t.apiKeyId, t.organizationId, t.fromUserId, t.createdAt),
-    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.annotationId, t.commentId], foreignColumns: [comments.apiKeyId, comments.organizationId, comments.annotationId, comments.id] }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.apiKeyId, t.organizationId, t.annotationId, t.commentId],
+      foreignColumns: [comments.apiKeyId, comments.organizationId, comments.annotationId, comments.id],
+    }).onDelete('cascade'),
   ],
 );
 
@@ -614,7 +627,10 @@ export const recordingAttachments = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.organizationId, t.recordingId, t.attachmentId] }),
     uniqueIndex('recording_attachments_storage').on(t.storageKey),
-    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.recordingId], foreignColumns: [recordings.apiKeyId, recordings.organizationId, recordings.id] }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.apiKeyId, t.organizationId, t.recordingId],
+      foreignColumns: [recordings.apiKeyId, recordings.organizationId, recordings.id],
+    }).onDelete('cascade'),
   ],
 );
 
@@ -681,7 +697,10 @@ export const crdtUpdates = sqliteTable(
   },
   (t) => [
     index('crdt_updates_doc').on(t.apiKeyId, t.organizationId, t.documentId, t.editorId, t.seq),
-    foreignKey({ columns: [t.apiKeyId, t.organizationId, t.documentId, t.editorId], foreignColumns: [crdtDocuments.apiKeyId, crdtDocuments.organizationId, crdtDocuments.documentId, crdtDocuments.editorId] }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.apiKeyId, t.organizationId, t.documentId, t.editorId],
+      foreignColumns: [crdtDocuments.apiKeyId, crdtDocuments.organizationId, crdtDocuments.documentId, crdtDocuments.editorId],
+    }).onDelete('cascade'),
   ],
 );
 
@@ -809,7 +828,9 @@ export const agentExecutions = sqliteTable(
     completedAt: integer('completed_at'),
     durationMs: integer('duration_ms'),
     tokenUsage: text('token_usage', { mode: 'json' }).$type<{ promptTokens: number; completionTokens: number; totalTokens: number }>(),
-    findings: text('findings', { mode: 'json' }).$type<Array<{ quote: string | null; comment: string; severity: 'high' | 'medium' | 'low'; annotationId: string | null }>>(),
+    findings: text('findings', { mode: 'json' }).$type<
+      Array<{ quote: string | null; comment: string; severity: 'high' | 'medium' | 'low'; annotationId: string | null }>
+    >(),
   },
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.id] }),

@@ -13,7 +13,6 @@ import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { UI_SECURITY_HEADERS } from './html.ts';
 
-
 /** Throws on a path registered twice: two files claiming one path is always a mistake. */
 export function checkRegistry(operations: readonly AnyOperation[]) {
   const seen = new Set<string>();
@@ -101,7 +100,12 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
     const found = await findAttachment(app, event.context.params?.key ?? '');
     if (!found || !existsSync(found.path)) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
     return new Response(readFileSync(found.path), {
-      headers: { 'content-type': found.mimeType, 'content-length': String(found.size), 'cache-control': 'private, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
+      headers: {
+        'content-type': found.mimeType,
+        'content-length': String(found.size),
+        'cache-control': 'private, max-age=31536000, immutable',
+        'x-content-type-options': 'nosniff',
+      },
     });
   });
 

@@ -86,6 +86,10 @@ export function verifiedApiKey(app: Pick<AppContext, 'storage' | 'secrets'>, api
 }
 
 /** Set A (workspace id and workspace auth token): the workspace's row and scope, or PERMISSION_DENIED. */
-export function verifiedWorkspace(app: Pick<AppContext, 'storage' | 'secrets'>, workspaceId: string, authToken: string): VerifiedWorkspace | Promise<VerifiedWorkspace> {
+export function verifiedWorkspace(
+  app: Pick<AppContext, 'storage' | 'secrets'>,
+  workspaceId: string,
+  authToken: string,
+): VerifiedWorkspace | Promise<VerifiedWorkspace> {
   return credentialCaches(app).workspaces.get(workspaceId, authToken, () => authenticateWorkspace(app, workspaceId, authToken));
 }

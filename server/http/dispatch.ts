@@ -220,7 +220,13 @@ export async function dispatch(app: AppContext, op: AnyOperation, call: Incoming
  * What follows reading the body: its data, authentication, validation, the handler and the envelope. Returns
  * the outcome itself when the handler answers synchronously (no promise turn on the hot path), else a promise.
  */
-export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'headers' | 'clientIp' | 'workspaceId'>, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
+export function runCall(
+  app: AppContext,
+  op: AnyOperation,
+  call: Pick<IncomingCall, 'headers' | 'clientIp' | 'workspaceId'>,
+  text: string,
+  requestId: string,
+): CallOutcome | Promise<CallOutcome> {
   try {
     const data = parseData(text);
     const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
@@ -237,7 +243,15 @@ export function runCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCa
 }
 
 /** runCall once the caller is known: validation, the handler (or a kept answer) and the envelope. */
-function authenticatedCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'workspaceId'>, ctx: RequestContext, data: unknown, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
+function authenticatedCall(
+  app: AppContext,
+  op: AnyOperation,
+  call: Pick<IncomingCall, 'workspaceId'>,
+  ctx: RequestContext,
+  data: unknown,
+  text: string,
+  requestId: string,
+): CallOutcome | Promise<CallOutcome> {
   try {
     call.workspaceId = (ctx as Partial<WorkspaceRequestContext>).workspace?.id ?? (ctx as Partial<ApiKeyRequestContext>).apiKey?.workspaceId;
     if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
@@ -256,7 +270,14 @@ function authenticatedCall(app: AppContext, op: AnyOperation, call: Pick<Incomin
  * database is unchanged, or computed and kept, unless a write landed while it was computed (the stamp read
  * before computing then no longer matches, and `set` keeps nothing).
  */
-function cachedCall(app: AppContext, op: AnyOperation, ctx: RequestContext, data: unknown, text: string, requestId: string): CallOutcome | Promise<CallOutcome> {
+function cachedCall(
+  app: AppContext,
+  op: AnyOperation,
+  ctx: RequestContext,
+  data: unknown,
+  text: string,
+  requestId: string,
+): CallOutcome | Promise<CallOutcome> {
   const caller = (ctx as Partial<ApiKeyRequestContext>).apiKey?.id ?? (ctx as Partial<WorkspaceRequestContext>).workspace?.id ?? '';
   // the exact body text: equal texts are equal requests (a differently spaced one is merely another entry)
   const key = `${op.path}\u0000${caller}\u0000${text}`;

@@ -27,7 +27,8 @@ const PAGE_HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
-const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font:inherit;padding:.5rem 1.25rem;cursor:pointer}code{background:#f2f2f2;padding:0 .25rem}';
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font:inherit;padding:.5rem 1.25rem;cursor:pointer}code{background:#f2f2f2;padding:0 .25rem}';
 
 /** One of those pages: `title` and `body` are HTML (escape what comes from outside with escapeHtml). */
 export function page(status: number, title: string, body: string): Response {

@@ -62,7 +62,15 @@ export async function serveCall(app: AppContext, op: AnyOperation, call: Incomin
  * Logs and records a finished call in its workspace's request monitor (calls no workspace's credentials
  * verified are kept for nobody); returns the answer's JSON text.
  */
-function recordCall(app: AppContext, op: AnyOperation, call: Pick<IncomingCall, 'method' | 'headers' | 'workspaceId'>, pathname: string, started: number, outcome: CallOutcome, requestText: () => string | undefined) {
+function recordCall(
+  app: AppContext,
+  op: AnyOperation,
+  call: Pick<IncomingCall, 'method' | 'headers' | 'workspaceId'>,
+  pathname: string,
+  started: number,
+  outcome: CallOutcome,
+  requestText: () => string | undefined,
+) {
   const json: string | Buffer = outcome.json ?? JSON.stringify(outcome.body);
   if (app.log.enabled('debug')) app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
   app.monitor.count({ path: op.path, status: outcome.status, durationMs: performance.now() - started, at: Date.now() });
@@ -162,7 +170,11 @@ class NodeCall {
     this.text = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : this.first ? this.first.toString('utf8') : '';
     this.first = this.more = undefined;
     const outcome = runCall(this.app, this.op, this, this.text, this.requestId);
-    if (outcome instanceof Promise) outcome.then((o) => this.answer(o), (error: unknown) => failed(this.app, this.res, error));
+    if (outcome instanceof Promise)
+      outcome.then(
+        (o) => this.answer(o),
+        (error: unknown) => failed(this.app, this.res, error),
+      );
     else this.answer(outcome);
   }
 

@@ -22,11 +22,7 @@ export interface ApiKeyRequestContext extends RequestContext {
   scope: TenantScope;
 }
 
-export type ContextFor<A extends AuthKind> = A extends 'workspace'
-  ? WorkspaceRequestContext
-  : A extends 'apiKey'
-    ? ApiKeyRequestContext
-    : RequestContext;
+export type ContextFor<A extends AuthKind> = A extends 'workspace' ? WorkspaceRequestContext : A extends 'apiKey' ? ApiKeyRequestContext : RequestContext;
 
 /** The classic result: `{ status: 'success', message, data?, pageToken? | nextPageToken? }`. */
 export interface ClassicResult {

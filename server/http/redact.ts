@@ -68,11 +68,17 @@ export function redact(schema: z.ZodType, value: unknown): unknown {
     case 'array':
       return Array.isArray(value) && def.element ? value.map((item) => redact(def.element as z.ZodType, item)) : value;
     case 'tuple':
-      return Array.isArray(value) ? value.map((item, i) => { const at = def.items?.[i] ?? def.rest; return at ? redact(at, item) : item; }) : value;
+      return Array.isArray(value)
+        ? value.map((item, i) => {
+            const at = def.items?.[i] ?? def.rest;
+            return at ? redact(at, item) : item;
+          })
+        : value;
     case 'record': {
       if (!isObject(value) || !def.valueType) return value;
       const out: Record<string, unknown> = {};
-      for (const key of Object.keys(value)) Object.defineProperty(out, key, { value: redact(def.valueType, value[key]), enumerable: true, writable: true, configurable: true });
+      for (const key of Object.keys(value))
+        Object.defineProperty(out, key, { value: redact(def.valueType, value[key]), enumerable: true, writable: true, configurable: true });
       return out;
     }
     case 'union':

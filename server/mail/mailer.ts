@@ -44,7 +44,8 @@ export interface Mailer {
 const MAX_ATTEMPTS = 5;
 
 /** The sender kept with an outbox row; undefined: the server's `from`. */
-const senderOf = (row: { fromAddress: string | null; fromName: string | null }) => (row.fromAddress ? { name: row.fromName ?? '', address: row.fromAddress } : undefined);
+const senderOf = (row: { fromAddress: string | null; fromName: string | null }) =>
+  row.fromAddress ? { name: row.fromName ?? '', address: row.fromAddress } : undefined;
 
 /**
  * Outgoing mail. Every message is kept in the `mail_outbox` table first (the admin UI's mailbox shows it, so
@@ -156,24 +157,24 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
     flush,
     async list({ limit = 100 } = {}) {
       return (await storage.mail.newest(limit)).map((row) => {
-          const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
-          return {
-            id: row.id,
-            kind: row.kind,
-            to: row.toAddress,
-            from: senderOf(row),
-            subject: row.subject,
-            text: body.text,
-            html: body.html,
-            workspaceId: row.workspaceId,
-            apiKeyId: row.apiKeyId,
-            status: row.status,
-            attempts: row.attempts,
-            lastError: row.lastError,
-            createdAt: row.createdAt,
-            sentAt: row.sentAt,
-          };
-        });
+        const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
+        return {
+          id: row.id,
+          kind: row.kind,
+          to: row.toAddress,
+          from: senderOf(row),
+          subject: row.subject,
+          text: body.text,
+          html: body.html,
+          workspaceId: row.workspaceId,
+          apiKeyId: row.apiKeyId,
+          status: row.status,
+          attempts: row.attempts,
+          lastError: row.lastError,
+          createdAt: row.createdAt,
+          sentAt: row.sentAt,
+        };
+      });
     },
     /** Stops relaying; waits for a send in progress at most `graceMs` (the message stays in the outbox). */
     async close(graceMs = 5_000) {

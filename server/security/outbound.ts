@@ -25,14 +25,16 @@ for (const [net, prefix] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
+] as const)
+  NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
-] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
+] as const)
+  NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
 
 /** The IPv4 address inside an IPv4-mapped or NAT64 IPv6 address (`::ffff:127.0.0.1`, `64:ff9b::7f00:1`), if any. */
 function embeddedIpv4(address: string): string | undefined {
@@ -73,7 +75,11 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 /** node's `lookup` for sockets, refusing names that resolve to a private address under `deny`. */
 export function guardedLookup(policy: OutboundPolicy): LookupFunction | undefined {
   if (policy === 'allow') return undefined;
-  return ((hostname: string, options: { all?: boolean; family?: number }, callback: (error: Error | null, address?: string | LookupAddress[], family?: number) => void) => {
+  return ((
+    hostname: string,
+    options: { all?: boolean; family?: number },
+    callback: (error: Error | null, address?: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { family: options.family ?? 0, all: true }, (error, addresses) => {
       if (error) return callback(error);
       const list = addresses as LookupAddress[];
@@ -172,7 +178,9 @@ export function outboundPost(
           if (size < request.limit) chunks.push(chunk);
           size += chunk.length;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, request.limit).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, request.limit).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );

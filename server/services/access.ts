@@ -186,7 +186,8 @@ type Rules = ReturnType<typeof rules>;
  */
 export function createAccessResolver(deps: { storage: Pick<Storage, 'access'> }, scope: TenantScope, organizationId: string, now = Date.now()) {
   const cache = newCache();
-  const batch = <T>(ask: (resolver: Rules) => T): Promise<T> => deps.storage.access.read(scope, organizationId, (facts) => ask(rules(facts, cache, organizationId, now)));
+  const batch = <T>(ask: (resolver: Rules) => T): Promise<T> =>
+    deps.storage.access.read(scope, organizationId, (facts) => ask(rules(facts, cache, organizationId, now)));
   return {
     batch,
     organization: (userId: string) => batch((r) => r.organization(userId)),
@@ -199,6 +200,12 @@ export function createAccessResolver(deps: { storage: Pick<Storage, 'access'> },
 export type AccessResolver = ReturnType<typeof createAccessResolver>;
 
 /** Convenience for one question. */
-export function documentAccess(deps: { storage: Pick<Storage, 'access'> }, scope: TenantScope, organizationId: string, documentId: string, userId: string): Promise<AccessDecision> {
+export function documentAccess(
+  deps: { storage: Pick<Storage, 'access'> },
+  scope: TenantScope,
+  organizationId: string,
+  documentId: string,
+  userId: string,
+): Promise<AccessDecision> {
   return createAccessResolver(deps, scope, organizationId).document(userId, documentId);
 }

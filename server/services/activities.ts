@@ -84,14 +84,20 @@ const ACTIVITY_SERVICE_DISABLED =
  * /v2/activities/add: custom and feature activities; a given id overwrites the record with that id. Refused
  * while the key's activity service is off (reference §3.8), read in the writing unit of work.
  */
-export async function addActivities(deps: Deps, scope: TenantScope, input: { organizationId: string; documentId?: string | undefined; activities: Array<z.output<typeof activityInput>> }): Promise<string[]> {
+export async function addActivities(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; documentId?: string | undefined; activities: Array<z.output<typeof activityInput>> },
+): Promise<string[]> {
   input.activities.forEach((a, i) => {
     if (a.featureType === 'custom' && !a.targetEntityId) throw invalid(`activities[${i}].targetEntityId is required when featureType is custom.`);
   });
   return deps.storage.transaction(async () => {
     if (!(await activityServiceEnabled(deps, scope))) throw failedPrecondition(ACTIVITY_SERVICE_DISABLED);
     await ensureOrganization(deps, scope, input.organizationId, false);
-    const rows = input.activities.map((a) => activityRow({ ...a, organizationId: input.organizationId, documentId: input.documentId ?? null, resolver: a.isActivityResolverUsed ?? false }));
+    const rows = input.activities.map((a) =>
+      activityRow({ ...a, organizationId: input.organizationId, documentId: input.documentId ?? null, resolver: a.isActivityResolverUsed ?? false }),
+    );
     await deps.storage.activities.upsert(scope, rows);
     return rows.map((row) => row.id);
   });
@@ -132,7 +138,10 @@ export async function getActivities(deps: Deps & { pageTokens: PageTokens }, sco
 
 /** /v2/activities/update: the updatable fields of interface.md, per id. */
 export async function updateActivities(deps: Deps, scope: TenantScope, input: z.output<typeof activitiesUpdateInput>): Promise<Outcomes> {
-  const changes = input.activities.map(({ id, ...fields }) => ({ id, set: Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ActivityChange }));
+  const changes = input.activities.map(({ id, ...fields }) => ({
+    id,
+    set: Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ActivityChange,
+  }));
   const found = await deps.storage.activities.update(scope, input.organizationId, changes);
   const out: Outcomes = keyed();
   changes.forEach(({ id }, i) => {

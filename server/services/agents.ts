@@ -24,7 +24,16 @@ type Deps = { storage: Storage };
 // ---------------------------------------------------------------------------------------------------------
 
 export function describeAgent(r: AgentRow) {
-  return { agentId: r.id, name: r.name, description: r.description, version: r.version, model: r.model, instructions: r.instructions, createdAt: r.createdAt, updatedAt: r.updatedAt };
+  return {
+    agentId: r.id,
+    name: r.name,
+    description: r.description,
+    version: r.version,
+    model: r.model,
+    instructions: r.instructions,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
 }
 
 export async function requireAgent(deps: Deps, scope: TenantScope, agentId: string) {
@@ -122,7 +131,13 @@ const modelAnswer = z.object({
   decision: z.enum(['pass', 'fail']),
   summary: z.string().max(5000).default(''),
   findings: z
-    .array(z.object({ quote: z.string().max(5000).nullable().default(null), comment: z.string().min(1).max(5000), severity: z.enum(['high', 'medium', 'low']).default('medium') }))
+    .array(
+      z.object({
+        quote: z.string().max(5000).nullable().default(null),
+        comment: z.string().min(1).max(5000),
+        severity: z.enum(['high', 'medium', 'low']).default('medium'),
+      }),
+    )
     .max(100)
     .default([]),
 });
@@ -202,7 +217,12 @@ export function createAgentRunner(): AgentRunner {
   };
 }
 
-async function finish(deps: Deps, scope: TenantScope, execution: ExecutionRow, set: Partial<ExecutionRow> & { status: ExecutionRow['status']; message: string }) {
+async function finish(
+  deps: Deps,
+  scope: TenantScope,
+  execution: ExecutionRow,
+  set: Partial<ExecutionRow> & { status: ExecutionRow['status']; message: string },
+) {
   const completedAt = Date.now();
   const row: ExecutionRow = { ...execution, ...set, completedAt, durationMs: completedAt - execution.startedAt };
   await deps.storage.agents.updateExecution(scope, execution.id, row);
@@ -220,7 +240,9 @@ async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, 
   try {
     const completion = await Promise.race([
       completeFor(deps, scope, agent.model, `${agent.instructions}\n\n${OUTPUT_CONTRACT}`, text),
-      new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ProviderError('The server stopped while this execution was running.')), { once: true })),
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () => reject(new ProviderError('The server stopped while this execution was running.')), { once: true }),
+      ),
     ]);
     answerText = completion.text;
     usage = completion.usage;
@@ -231,11 +253,20 @@ async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, 
   }
   const answer = parseModelAnswer(answerText);
   if (!answer) {
-    await finish(deps, scope, execution, { status: 'error', message: `The model did not answer with the expected JSON: ${answerText.slice(0, 200)}`, tokenUsage: usage });
+    await finish(deps, scope, execution, {
+      status: 'error',
+      message: `The model did not answer with the expected JSON: ${answerText.slice(0, 200)}`,
+      tokenUsage: usage,
+    });
     return;
   }
   // Findings become comment annotations on the document, authored by the agent.
-  const findings: NonNullable<ExecutionRow['findings']> = answer.findings.map((f) => ({ quote: f.quote, comment: f.comment, severity: f.severity, annotationId: null }));
+  const findings: NonNullable<ExecutionRow['findings']> = answer.findings.map((f) => ({
+    quote: f.quote,
+    comment: f.comment,
+    severity: f.severity,
+    annotationId: null,
+  }));
   const organizationId = execution.organizationId;
   const documentId = execution.documentId;
   if (organizationId && documentId && findings.length > 0) {
@@ -246,7 +277,9 @@ async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, 
       createOrganization: true,
       createDocument: true,
       commentAnnotations: findings.map((f) => ({
-        commentData: [{ from, commentText: f.quote ? `[${f.severity}] ${f.comment}\n\n> ${f.quote}` : `[${f.severity}] ${f.comment}`, triggerNotification: false }],
+        commentData: [
+          { from, commentText: f.quote ? `[${f.severity}] ${f.comment}\n\n> ${f.quote}` : `[${f.severity}] ${f.comment}`, triggerNotification: false },
+        ],
         context: { agentExecutionId: execution.id, agentId: agent.id, severity: f.severity, quote: f.quote },
       })),
     });
@@ -257,10 +290,19 @@ async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, 
     });
   }
   const status = answer.decision === 'pass' ? 'passed' : 'failed';
-  const summary = answer.summary.trim() || (findings.length ? `${findings.length} finding(s).` : status === 'passed' ? 'No findings.' : 'The text does not meet the instructions.');
+  const summary =
+    answer.summary.trim() ||
+    (findings.length ? `${findings.length} finding(s).` : status === 'passed' ? 'No findings.' : 'The text does not meet the instructions.');
   await deps.storage.transaction(async () => {
     const completedAt = Date.now();
-    await deps.storage.agents.updateExecution(scope, execution.id, { status, message: summary, completedAt, durationMs: completedAt - execution.startedAt, tokenUsage: usage, findings });
+    await deps.storage.agents.updateExecution(scope, execution.id, {
+      status,
+      message: summary,
+      completedAt,
+      durationMs: completedAt - execution.startedAt,
+      tokenUsage: usage,
+      findings,
+    });
     await recordJudgment(deps, scope, {
       organizationId,
       documentId,
@@ -275,7 +317,12 @@ async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, 
 }
 
 /** /v2/agents/execution/run: records a `running` execution and starts it; `skipped` when there is nothing to review. */
-export async function runExecution(deps: RunnerDeps & Pick<AppContext, 'crdt' | 'agents'>, scope: TenantScope, apiKey: ApiKeyRow, input: z.output<typeof executionRunInput>) {
+export async function runExecution(
+  deps: RunnerDeps & Pick<AppContext, 'crdt' | 'agents'>,
+  scope: TenantScope,
+  apiKey: ApiKeyRow,
+  input: z.output<typeof executionRunInput>,
+) {
   const agent = await requireAgent(deps, scope, input.agentId);
   const text = await inputText(deps, scope, input);
   const now = Date.now();
@@ -318,7 +365,13 @@ export async function listExecutions(deps: Deps & { pageTokens: PageTokens }, sc
   const cursor = readPageToken(deps, query, token, ['number', 'string'], 'cursor');
   const rows = await deps.storage.agents.executions(
     scope,
-    { order: filters.orderDirection === 'asc' ? 'asc' : 'desc', agentId: filters.agentId, organizationId: filters.organizationId, documentId: filters.documentId, status: filters.status },
+    {
+      order: filters.orderDirection === 'asc' ? 'asc' : 'desc',
+      agentId: filters.agentId,
+      organizationId: filters.organizationId,
+      documentId: filters.documentId,
+      status: filters.status,
+    },
     cursor,
     pageSize + 1,
   );

@@ -16,7 +16,8 @@ export type CompletionDeps = Pick<AppContext, 'storage' | 'secrets' | 'config'>;
  */
 export async function completeFor(deps: CompletionDeps, scope: TenantScope, model: string, prompt: string, text: string): Promise<Completion> {
   const provider = providerOf(model);
-  if (!provider) throw new ProviderError(`Unsupported model: ${model}. Model names start with gpt-, o1, o3, o4 (OpenAI), claude- (Anthropic) or gemini- (Gemini).`);
+  if (!provider)
+    throw new ProviderError(`Unsupported model: ${model}. Model names start with gpt-, o1, o3, o4 (OpenAI), claude- (Anthropic) or gemini- (Gemini).`);
   const key = await getSecret(deps, scope, aiProviderSecretName(provider));
   if (!key) throw new ProviderError(`No API key configured for provider: ${PROVIDER_NAMES[provider]}`);
   const providers = await deps.storage.agents.providerSettings(scope);

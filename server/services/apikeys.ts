@@ -25,7 +25,10 @@ export type KeyDeps = { storage: Storage; secrets: Secrets };
 export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
 
 /** Seeded by `setDefaultNotificationTriggers`: which events notify in-app. Consumed by the notifications area. */
-export const DEFAULT_NOTIFICATION_TRIGGERS = { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true } satisfies Record<NotificationTrigger, boolean>;
+export const DEFAULT_NOTIFICATION_TRIGGERS = { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true } satisfies Record<
+  NotificationTrigger,
+  boolean
+>;
 /** Seeded by `setDefaultEmailTriggers`: which events send e-mail. */
 export const DEFAULT_EMAIL_TRIGGERS = { mention: true, reply: true, comment: false, statusChange: false };
 
@@ -164,7 +167,11 @@ export async function issueAuthToken(deps: KeyDeps, scope: TenantScope, name = D
 }
 
 /** The workspace's own key and its scope, or NOT_FOUND (a key of another workspace is as unknown as a missing one). */
-export async function findWorkspaceKey(deps: Pick<KeyDeps, 'storage'>, workspace: WorkspaceScope, apiKeyId: string): Promise<{ row: ApiKeyRow; scope: TenantScope }> {
+export async function findWorkspaceKey(
+  deps: Pick<KeyDeps, 'storage'>,
+  workspace: WorkspaceScope,
+  apiKeyId: string,
+): Promise<{ row: ApiKeyRow; scope: TenantScope }> {
   const row = await deps.storage.keys.findInWorkspace(workspace, apiKeyId);
   if (!row) throw notFound('API key not found.');
   return { row, scope: deps.storage.keys.scopeOf(row) };
@@ -179,7 +186,9 @@ export async function resetAuthToken(deps: KeyDeps & { accessEvents: AccessEvent
   const { storage, secrets } = deps;
   const answer = await storage.transaction(async () => {
     const tokens = await storage.keys.tokens(scope);
-    const target = which ? tokens.find((t) => constantTimeEqual(t.tokenDigest, secrets.digest(which))) : (tokens.find((t) => t.name === DEFAULT_AUTH_TOKEN_NAME) ?? tokens[0]);
+    const target = which
+      ? tokens.find((t) => constantTimeEqual(t.tokenDigest, secrets.digest(which)))
+      : (tokens.find((t) => t.name === DEFAULT_AUTH_TOKEN_NAME) ?? tokens[0]);
     if (which && !target) throw notFound('Auth token not found.');
     if (target) await storage.keys.deleteToken(scope, target.id);
     const token = await issueAuthToken(deps, scope, target?.name ?? DEFAULT_AUTH_TOKEN_NAME, target?.domains ?? []);
@@ -262,7 +271,11 @@ export const aiProviderSecretName = SECRET.ai;
  * authentication read it: a concurrent update of another section of the settings is kept), and answers the row.
  * `change` may write the key's secrets (through storage: they join the unit of work).
  */
-export async function updateSettings(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, change: (settings: ApiKeySettings) => void | Promise<void>): Promise<ApiKeyRow> {
+export async function updateSettings(
+  deps: Pick<KeyDeps, 'storage'>,
+  scope: TenantScope,
+  change: (settings: ApiKeySettings) => void | Promise<void>,
+): Promise<ApiKeyRow> {
   const { storage } = deps;
   return storage.transaction(async () => {
     const row = await storage.keys.find(scope);
@@ -291,7 +304,10 @@ export async function activityServiceEnabled(deps: Pick<KeyDeps, 'storage'>, sco
 
 /** The key's permission provider settings, off and empty when never set. */
 export function permissionProviderOf(settings: ApiKeySettings): { usePermissionProvider: boolean; permissionProviderUrl: string } {
-  return { usePermissionProvider: settings.usePermissionProvider ?? false, permissionProviderUrl: settings.permissionProviderConfig?.permissionProviderUrl ?? '' };
+  return {
+    usePermissionProvider: settings.usePermissionProvider ?? false,
+    permissionProviderUrl: settings.permissionProviderConfig?.permissionProviderUrl ?? '',
+  };
 }
 
 /** /v2/workspace/notificationconfig/get: the settings apikey/create's useNotificationService and setDefaultNotificationTriggers set. */
@@ -346,7 +362,8 @@ export async function describeEmailConfig(deps: Pick<KeyDeps, 'storage'>, scope:
 
 /** /v2/workspace/emailconfig/update: turns the key's notification mail on or off and sets its sender and provider. */
 export async function updateEmailConfig(deps: KeyDeps, scope: TenantScope, input: z.output<typeof emailConfigUpdateInput>): Promise<ApiKeyRow> {
-  if (input.useEmailService === undefined && input.emailServiceConfig === undefined) throw invalid('At least one of useEmailService or emailServiceConfig must be provided');
+  if (input.useEmailService === undefined && input.emailServiceConfig === undefined)
+    throw invalid('At least one of useEmailService or emailServiceConfig must be provided');
   return updateSettings(deps, scope, async (settings) => {
     if (input.useEmailService !== undefined) settings.useEmailService = input.useEmailService;
     const { apiKey, type, ...fields } = input.emailServiceConfig ?? {};

@@ -24,7 +24,12 @@ export async function ensureDefaultCredentials(app: Pick<AppContext, 'storage' |
   const credentials = await storage.transaction(async () => {
     let workspace = await findDefaultWorkspace(app);
     if (!workspace) {
-      await insertWorkspace(app, { ownerEmail: app.config.defaultOwnerEmail, name: 'Hearth', workspaceName: 'Default workspace' }, DEFAULT_WORKSPACE_SETTINGS, true);
+      await insertWorkspace(
+        app,
+        { ownerEmail: app.config.defaultOwnerEmail, name: 'Hearth', workspaceName: 'Default workspace' },
+        DEFAULT_WORKSPACE_SETTINGS,
+        true,
+      );
       workspace = await findDefaultWorkspace(app);
     }
     if (!workspace) throw new Error('The default workspace could not be created');

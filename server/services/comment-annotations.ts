@@ -47,7 +47,8 @@ export async function addAnnotations(deps: CommentDeps, scope: TenantScope, apiK
   }
   const given = input.commentAnnotations.map((a) => a.annotationId);
   given.forEach((annotationId, i) => {
-    if (annotationId !== undefined && given.indexOf(annotationId) < i) throw invalid(`commentAnnotations[${i}].annotationId repeats an earlier annotation: ${annotationId}.`);
+    if (annotationId !== undefined && given.indexOf(annotationId) < i)
+      throw invalid(`commentAnnotations[${i}].annotationId repeats an earlier annotation: ${annotationId}.`);
   });
   const mails = { count: 0 };
   const { storage } = deps;
@@ -60,17 +61,29 @@ export async function addAnnotations(deps: CommentDeps, scope: TenantScope, apiK
     if (input.verifyUserPermissions) {
       // every author's access in one step
       const denied = await createAccessResolver(deps, scope, input.organizationId).batch((access) =>
-        input.commentAnnotations.map((a, i) => ({ index: i, authors: a.commentData.map((c) => c.from.userId).filter((u) => !access.document(u, input.documentId).access) })),
+        input.commentAnnotations.map((a, i) => ({
+          index: i,
+          authors: a.commentData.map((c) => c.from.userId).filter((u) => !access.document(u, input.documentId).access),
+        })),
       );
       if (denied.some((d) => d.authors.length > 0)) {
-        throw new ApiError('PERMISSION_DENIED', 'Some comment authors have no access to the document.', denied.filter((d) => d.authors.length > 0).map((d) => ({ annotationIndex: d.index, usersWithoutAccess: d.authors })));
+        throw new ApiError(
+          'PERMISSION_DENIED',
+          'Some comment authors have no access to the document.',
+          denied.filter((d) => d.authors.length > 0).map((d) => ({ annotationIndex: d.index, usersWithoutAccess: d.authors })),
+        );
       }
     }
     const result: Record<string, { success: boolean; annotationId: string; commentIds: number[]; message: string }> = keyed();
     for (const item of input.commentAnnotations) {
       const annotation = await insertAnnotation(deps, scope, input.organizationId, input.documentId, item);
       if (!annotation) {
-        result[item.annotationId as string] = { success: false, annotationId: item.annotationId as string, commentIds: [], message: 'Annotation already exists.' };
+        result[item.annotationId as string] = {
+          success: false,
+          annotationId: item.annotationId as string,
+          commentIds: [],
+          message: 'Annotation already exists.',
+        };
         continue;
       }
       const commentIds = await insertComments({ deps, scope, apiKey, annotation, mails }, item.commentData, { newThread: true });
@@ -90,7 +103,13 @@ export async function addAnnotations(deps: CommentDeps, scope: TenantScope, apiK
 }
 
 /** Adds the annotation of `item` (without its comments); null when its given id is taken. */
-async function insertAnnotation(deps: Deps, scope: TenantScope, organizationId: string, documentId: string, item: z.output<typeof annotationInput>): Promise<AnnotationRow | null> {
+async function insertAnnotation(
+  deps: Deps,
+  scope: TenantScope,
+  organizationId: string,
+  documentId: string,
+  item: z.output<typeof annotationInput>,
+): Promise<AnnotationRow | null> {
   const id = item.annotationId ?? randomAlphanumeric(20);
   const status = item.status ?? DEFAULT_STATUS;
   // the thread's times: its first comment's creation and its latest edit (as given when older comments are imported)
@@ -155,7 +174,8 @@ export async function updateAnnotations(deps: Deps, scope: TenantScope, apiKey: 
   }
   return deps.storage.transaction(async () => {
     const rows = await deps.storage.comments.annotations(scope, selectionOf({ ...input, order: 'asc' as const }), ANNOTATION_UPDATE_LIMIT + 1);
-    if (rows.length > ANNOTATION_UPDATE_LIMIT) throw invalid(`The filters select more than ${ANNOTATION_UPDATE_LIMIT} annotations: narrow them (annotationIds, documentIds, …).`);
+    if (rows.length > ANNOTATION_UPDATE_LIMIT)
+      throw invalid(`The filters select more than ${ANNOTATION_UPDATE_LIMIT} annotations: narrow them (annotationIds, documentIds, …).`);
     const out: Outcomes = keyed();
     for (const annotationId of input.annotationIds ?? []) out[annotationId] = { success: false, message: 'Annotation not found.' };
     for (const row of rows) {
@@ -250,15 +270,26 @@ async function applyUpdatedData(
   if (data.resolvedByUserId !== undefined) set.resolvedByUserId = data.resolvedByUserId;
   await deps.storage.comments.updateAnnotation(scope, input.organizationId, annotationId, set);
   const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
-  const event = (type: WebhookEventType, extra: Record<string, unknown>) => emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId, type, actionUser, extra });
+  const event = (type: WebhookEventType, extra: Record<string, unknown>) =>
+    emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId, type, actionUser, extra });
   const statusChanged = data.status !== undefined && data.status.id !== row.statusId;
   if (data.status && statusChanged) await event('comment_annotation.status_change', { oldStatus: row.status, newStatus: data.status });
   const decision = data.status && statusChanged ? statusDecision(data.status.id) : null;
   if (decision) {
     const texts = await threadTexts(deps, scope, input.organizationId, annotationId);
-    await recordJudgment(deps, scope, { organizationId: input.organizationId, documentId: row.documentId, decision, reviewer: actionUser, subject: texts.subject, reasoning: texts.comment, source: 'annotation_status', sourceId: annotationId });
+    await recordJudgment(deps, scope, {
+      organizationId: input.organizationId,
+      documentId: row.documentId,
+      decision,
+      reviewer: actionUser,
+      subject: texts.subject,
+      reasoning: texts.comment,
+      source: 'annotation_status',
+      sourceId: annotationId,
+    });
   }
-  if (data.priority !== undefined && JSON.stringify(data.priority) !== JSON.stringify(row.priority)) await event('comment_annotation.priority_change', { newPriority: data.priority });
+  if (data.priority !== undefined && JSON.stringify(data.priority) !== JSON.stringify(row.priority))
+    await event('comment_annotation.priority_change', { newPriority: data.priority });
   if (data.assignedTo && data.assignedTo.userId !== row.assignedTo?.userId) await event('comment_annotation.assign', { assigned: userOf(data.assignedTo) });
   if (data.status && statusChanged) {
     await recordActivity(deps, scope, {
@@ -288,7 +319,11 @@ async function applyUpdatedData(
   }
 }
 
-export async function deleteAnnotations(deps: Deps, scope: TenantScope, input: { organizationId: string; annotationIds: string[]; actionUser?: StoredUser | undefined }): Promise<Outcomes> {
+export async function deleteAnnotations(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; annotationIds: string[]; actionUser?: StoredUser | undefined },
+): Promise<Outcomes> {
   const { storage } = deps;
   return storage.transaction(async () => {
     const out: Outcomes = keyed();
@@ -321,7 +356,11 @@ export async function deleteAnnotations(deps: Deps, scope: TenantScope, input: {
  * /v2/commentannotations/count/get: per document, the annotations the user can see (`total`) and those with a
  * comment by someone else newer than the user's last read (`unread`).
  */
-export async function countAnnotations(deps: Deps, scope: TenantScope, input: { organizationId: string; documentIds: string[]; userId: string; statusIds?: string[] | undefined }) {
+export async function countAnnotations(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; documentIds: string[]; userId: string; statusIds?: string[] | undefined },
+) {
   const { rows, readAt, latestByOthers } = await deps.storage.comments.readState(scope, input, (row) => visibleTo(row, input.userId));
   const out: Record<string, { total: number; unread: number }> = Object.fromEntries(input.documentIds.map((d) => [d, { total: 0, unread: 0 }]));
   for (const row of rows) {
@@ -333,10 +372,15 @@ export async function countAnnotations(deps: Deps, scope: TenantScope, input: { 
   return out;
 }
 
-export async function markAnnotationsRead(deps: Deps, scope: TenantScope, input: { organizationId: string; annotationIds: string[]; userId: string }): Promise<Outcomes> {
+export async function markAnnotationsRead(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; annotationIds: string[]; userId: string },
+): Promise<Outcomes> {
   const annotationIds = new Set(input.annotationIds);
   const found = await deps.storage.comments.markRead(scope, input.organizationId, annotationIds, input.userId, Date.now());
   const out: Outcomes = keyed();
-  for (const annotationId of annotationIds) out[annotationId] = found.has(annotationId) ? { success: true, message: 'Marked as read.' } : { success: false, message: 'Annotation not found.' };
+  for (const annotationId of annotationIds)
+    out[annotationId] = found.has(annotationId) ? { success: true, message: 'Marked as read.' } : { success: false, message: 'Annotation not found.' };
   return out;
 }

@@ -78,7 +78,13 @@ function commentEventOf(row: AnnotationRow, comments: CommentView[], e: CommentE
     data: fields,
     top: configs,
     ...(BASIC_ACTION[e.type]
-      ? { basic: { actionType: BASIC_ACTION[e.type] as string, notificationSource: 'comment' as const, fields: { ...fields, assigned: row.assignedTo, accessDeniedUsers: [], ...configs } } }
+      ? {
+          basic: {
+            actionType: BASIC_ACTION[e.type] as string,
+            notificationSource: 'comment' as const,
+            fields: { ...fields, assigned: row.assignedTo, accessDeniedUsers: [], ...configs },
+          },
+        }
       : {}),
   };
 }

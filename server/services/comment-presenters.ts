@@ -10,7 +10,17 @@ export const userOf = (u: { userId: string; name?: string | undefined; email?: s
   Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) as StoredUser;
 export const label = (u: StoredUser) => (typeof u.name === 'string' && u.name) || u.userId;
 
-const EXTRA_KEYS = ['status', 'isDraft', 'to', 'attachments', 'recorders', 'customList', 'agent', 'isCommentResolverUsed', 'isCommentTextAvailable'] as const satisfies ReadonlyArray<keyof CommentExtra>;
+const EXTRA_KEYS = [
+  'status',
+  'isDraft',
+  'to',
+  'attachments',
+  'recorders',
+  'customList',
+  'agent',
+  'isCommentResolverUsed',
+  'isCommentTextAvailable',
+] as const satisfies ReadonlyArray<keyof CommentExtra>;
 
 /** The hosted comment fields kept as given (CommentExtra) that `data` names, over `base`; null when none is set. */
 export function commentExtra(data: Partial<Record<keyof CommentExtra, unknown>>, base: CommentExtra | null = null): CommentExtra | null {

@@ -79,7 +79,8 @@ export async function insertComments(w: ThreadWrite, items: CommentInput[], opti
     if (id === undefined) throw alreadyExists(`Comment already exists: ${item.commentId}.`);
     ids.push(id);
     // A new thread is reported once, as comment_annotation.add, by the caller.
-    if (!options.newThread) await emitCommentEvent(deps, scope, { organizationId, annotationId: annotation.id, type: 'comment.add', actionUser: from, commentId: id });
+    if (!options.newThread)
+      await emitCommentEvent(deps, scope, { organizationId, annotationId: annotation.id, type: 'comment.add', actionUser: from, commentId: id });
     if (item.triggerActivities !== false) {
       await recordActivity(deps, scope, {
         organizationId,
@@ -97,7 +98,21 @@ export async function insertComments(w: ThreadWrite, items: CommentInput[], opti
     const own = commentPlainText(item.commentText, item.commentHtml) ?? '';
     if (own) {
       const subject = options.newThread && ids.length === 1 ? own : (await threadTexts(deps, scope, organizationId, annotation.id)).subject;
-      await recordJudgment(deps, scope, { organizationId, documentId: annotation.documentId, decision: 'comment', reviewer: from, subject, reasoning: own, source: 'comment', sourceId: `${annotation.id}/${id}` }, now);
+      await recordJudgment(
+        deps,
+        scope,
+        {
+          organizationId,
+          documentId: annotation.documentId,
+          decision: 'comment',
+          reviewer: from,
+          subject,
+          reasoning: own,
+          source: 'comment',
+          sourceId: `${annotation.id}/${id}`,
+        },
+        now,
+      );
     }
     const recipients = mentioned.filter((u) => u !== from.userId && visibleTo(annotation, u));
     if (item.triggerNotification !== false && recipients.length > 0) {
@@ -122,7 +137,12 @@ export async function insertComments(w: ThreadWrite, items: CommentInput[], opti
   return ids;
 }
 
-export async function addComments(deps: CommentDeps, scope: TenantScope, apiKey: ApiKeyRow, input: { organizationId: string; annotationId: string; commentData: CommentInput[] }): Promise<number[]> {
+export async function addComments(
+  deps: CommentDeps,
+  scope: TenantScope,
+  apiKey: ApiKeyRow,
+  input: { organizationId: string; annotationId: string; commentData: CommentInput[] },
+): Promise<number[]> {
   const mails = { count: 0 };
   const ids = await deps.storage.transaction(async () => {
     const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
@@ -160,7 +180,10 @@ export async function updateComments(deps: Deps, scope: TenantScope, input: z.ou
         mentionedUserIds: data.taggedUserContacts ? mentionedIds(data.taggedUserContacts) : row.mentionedUserIds,
         context: data.context ?? row.context,
         // an edited text makes the comment `updated`, as the hosted SDK marks it, unless a status is given
-        extra: commentExtra(data.status === undefined && (data.commentText !== undefined || data.commentHtml !== undefined) ? { ...data, status: 'updated' } : data, row.extra),
+        extra: commentExtra(
+          data.status === undefined && (data.commentText !== undefined || data.commentHtml !== undefined) ? { ...data, status: 'updated' } : data,
+          row.extra,
+        ),
         updatedAt: Date.now(),
       });
       const actionUser = input.actionUser ?? row.fromUser;
@@ -183,7 +206,11 @@ export async function updateComments(deps: Deps, scope: TenantScope, input: z.ou
   });
 }
 
-export async function deleteComments(deps: Deps, scope: TenantScope, input: { organizationId: string; annotationId: string; commentIds: number[]; actionUser?: StoredUser | undefined }): Promise<Outcomes> {
+export async function deleteComments(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; annotationId: string; commentIds: number[]; actionUser?: StoredUser | undefined },
+): Promise<Outcomes> {
   const { storage } = deps;
   return storage.transaction(async () => {
     const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);

@@ -33,7 +33,13 @@ export async function addCrdt(deps: Deps, scope: TenantScope, input: WriteInput)
  * The `crdt` activity of a REST change (the API key itself is the acting user: REST calls name no user).
  * Activity logs belong to organizations: CRDT data written for an organization Hearth does not know has none.
  */
-async function crdtActivity(deps: Deps, scope: TenantScope, room: { organizationId: string; documentId: string; editorId: string }, actionType: string, what: string) {
+async function crdtActivity(
+  deps: Deps,
+  scope: TenantScope,
+  room: { organizationId: string; documentId: string; editorId: string },
+  actionType: string,
+  what: string,
+) {
   await deps.storage.transaction(async () => {
     if (!(await deps.storage.organizations.find(scope, room.organizationId))) return;
     await recordActivity(deps, scope, {
@@ -60,7 +66,11 @@ export async function updateCrdt(deps: Deps, scope: TenantScope, input: WriteInp
   if (!entry) throw notFound(NOT_FOUND_MESSAGE);
   // A room opened over the websocket without its type or key, where no client has written yet: the caller says them.
   if (entry.infer) {
-    await deps.crdt.settle(entry, entry.infer & INFER_TYPE ? input.type : entry.type, entry.infer & INFER_KEY ? (input.contentKey ?? entry.contentKey) : entry.contentKey);
+    await deps.crdt.settle(
+      entry,
+      entry.infer & INFER_TYPE ? input.type : entry.type,
+      entry.infer & INFER_KEY ? (input.contentKey ?? entry.contentKey) : entry.contentKey,
+    );
   }
   if (entry.type !== input.type) throw invalid(`type must be ${entry.type}: this editor's data is of type ${entry.type}.`);
   // the content lives under the key it was created with: another one would write where nobody reads

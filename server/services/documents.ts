@@ -19,7 +19,13 @@ type Deps = { storage: Storage };
 /** What a new document takes from its key: the default access type. */
 type KeySettings = Pick<ApiKeyRow, 'settings'>;
 
-type NewDocument = { documentId: string; documentName?: string | undefined; accessType?: DocumentAccessType | undefined; metadata?: Record<string, unknown> | undefined; folderId?: string | null };
+type NewDocument = {
+  documentId: string;
+  documentName?: string | undefined;
+  accessType?: DocumentAccessType | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  folderId?: string | null;
+};
 
 function newDocument(apiKey: KeySettings, organizationId: string, input: NewDocument, now: number): Omit<DocumentRow, 'apiKeyId'> {
   return {
@@ -36,7 +42,8 @@ function newDocument(apiKey: KeySettings, organizationId: string, input: NewDocu
 }
 
 /** The document, or undefined. */
-export const findDocument = (deps: Deps, scope: TenantScope, organizationId: string, documentId: string) => deps.storage.documents.find(scope, organizationId, documentId);
+export const findDocument = (deps: Deps, scope: TenantScope, organizationId: string, documentId: string) =>
+  deps.storage.documents.find(scope, organizationId, documentId);
 
 /** Adds a document (the caller checked it is not there). */
 export async function insertDocument(deps: Deps, scope: TenantScope, apiKey: KeySettings, organizationId: string, input: NewDocument): Promise<DocumentRow> {
@@ -76,7 +83,13 @@ const unique = (ids: string[], field: string) => {
  * Resolves a target folder id: `root` or none is the top level; a missing folder is made when `create`.
  * `create: null` is for operations that have no `createFolder` flag (move), whose message must not suggest it.
  */
-async function targetFolder(deps: Deps, scope: TenantScope, organizationId: string, folderId: string | undefined, create: boolean | null): Promise<string | null> {
+async function targetFolder(
+  deps: Deps,
+  scope: TenantScope,
+  organizationId: string,
+  folderId: string | undefined,
+  create: boolean | null,
+): Promise<string | null> {
   if (!folderId || folderId === ROOT) return null;
   if (await deps.storage.folders.find(scope, organizationId, folderId)) return folderId;
   if (create === null) throw notFound(`Folder does not exist: ${folderId}.`);
@@ -94,7 +107,12 @@ export async function addDocuments(deps: Deps, scope: TenantScope, apiKey: KeySe
     const existing = await deps.storage.documents.findMany(scope, input.organizationId, ids);
     if (existing.size > 0) {
       const details = Object.fromEntries(
-        ids.map((id) => [id, existing.has(id) ? { success: false, code: 'already-exists', message: 'Document already exists.' } : { success: false, code: 'aborted', message: 'Not added: another document of the request failed.' }]),
+        ids.map((id) => [
+          id,
+          existing.has(id)
+            ? { success: false, code: 'already-exists', message: 'Document already exists.' }
+            : { success: false, code: 'aborted', message: 'Not added: another document of the request failed.' },
+        ]),
       );
       throw bulkFailure('ALREADY_EXISTS', 'Error adding document(s).', details);
     }
@@ -110,7 +128,12 @@ async function requireAll(deps: Deps, scope: TenantScope, organizationId: string
   const found = await deps.storage.documents.findMany(scope, organizationId, ids);
   if (found.size < new Set(ids).size) {
     const details = Object.fromEntries(
-      ids.map((id) => [id, found.has(id) ? { success: false, code: 'aborted', message: 'Not changed: another document of the request failed.' } : { success: false, code: 'not-found', message: 'Document does not exist' }]),
+      ids.map((id) => [
+        id,
+        found.has(id)
+          ? { success: false, code: 'aborted', message: 'Not changed: another document of the request failed.' }
+          : { success: false, code: 'not-found', message: 'Document does not exist' },
+      ]),
     );
     throw bulkFailure('NOT_FOUND', message, details);
   }
@@ -128,7 +151,11 @@ export async function updateDocuments(deps: Deps, scope: TenantScope, input: z.o
       out[doc.documentId] = { success: true, id: doc.documentId, message: 'Updated Successfully' };
       return {
         id: doc.documentId,
-        set: { name: doc.documentName ?? current.name, metadata: doc.metadata ? { ...current.metadata, ...doc.metadata } : current.metadata, updatedAt: Date.now() },
+        set: {
+          name: doc.documentName ?? current.name,
+          metadata: doc.metadata ? { ...current.metadata, ...doc.metadata } : current.metadata,
+          updatedAt: Date.now(),
+        },
       };
     });
     await deps.storage.documents.change(scope, input.organizationId, changes);
@@ -137,7 +164,12 @@ export async function updateDocuments(deps: Deps, scope: TenantScope, input: z.o
 }
 
 /** Deletes the documents and their data (db/tenancy.ts, DOCUMENT_DATA); all or none: a missing one fails the call. */
-export async function deleteDocuments(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, organizationId: string, documentIds: string[]): Promise<Outcomes> {
+export async function deleteDocuments(
+  deps: Deps & { accessEvents: AccessEvents },
+  scope: TenantScope,
+  organizationId: string,
+  documentIds: string[],
+): Promise<Outcomes> {
   const ids = [...new Set(documentIds)];
   const outcomes = await deps.storage.transaction(async () => {
     await requireAll(deps, scope, organizationId, ids, 'Error deleting document(s).');
@@ -149,7 +181,11 @@ export async function deleteDocuments(deps: Deps & { accessEvents: AccessEvents 
   return outcomes;
 }
 
-export async function moveDocuments(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, input: { organizationId: string; documentIds: string[]; folderId: string }) {
+export async function moveDocuments(
+  deps: Deps & { accessEvents: AccessEvents },
+  scope: TenantScope,
+  input: { organizationId: string; documentIds: string[]; folderId: string },
+) {
   const ids = [...new Set(input.documentIds)];
   await deps.storage.transaction(async () => {
     const folderId = await targetFolder(deps, scope, input.organizationId, input.folderId, null);
@@ -210,7 +246,11 @@ export async function getDocuments(deps: Deps & { pageTokens: PageTokens }, scop
   // folder id (not even '*') can stand for "every folder": a token stays bound to its own filter.
   const query = { op: 'documents/get', apiKeyId: scope.apiKeyId, organizationId: input.organizationId, folderId };
   const cursor = readPageToken(deps, query, input.pageToken, ['string']);
-  const rows = await deps.storage.documents.page(scope, input.organizationId, { folderId, after: cursor?.[0] as string | undefined, limit: input.pageSize + 1 });
+  const rows = await deps.storage.documents.page(scope, input.organizationId, {
+    folderId,
+    after: cursor?.[0] as string | undefined,
+    limit: input.pageSize + 1,
+  });
   const page = paginate(rows, input.pageSize, (r) => [r.id], deps.pageTokens, query);
   return { items: page.items.map(describeDocument), pageToken: page.pageToken };
 }

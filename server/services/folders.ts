@@ -85,7 +85,12 @@ export async function addFolders(deps: Deps, scope: TenantScope, input: z.output
  * Rewrites a subtree after its top folder moved or changed its access settings: every folder below gets the
  * new ancestors/path prefix and its effective access type recomputed top-down. Touches the subtree only.
  */
-async function rewriteSubtree(deps: Deps, scope: TenantScope, top: FolderRow, next: { parent: FolderRow | null; ownAccessType: DocumentAccessType | null; inheritAccess: boolean }) {
+async function rewriteSubtree(
+  deps: Deps,
+  scope: TenantScope,
+  top: FolderRow,
+  next: { parent: FolderRow | null; ownAccessType: DocumentAccessType | null; inheritAccess: boolean },
+) {
   const rows = await deps.storage.folders.subtree(scope, top.organizationId, top.path);
   const oldPath = top.path;
   const oldDepth = top.ancestors.length;
@@ -117,7 +122,11 @@ async function rewriteSubtree(deps: Deps, scope: TenantScope, top: FolderRow, ne
 }
 
 /** Rename and move (with its whole subtree), refusing moves that would make a cycle. */
-export async function updateFolders(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, input: z.output<typeof foldersUpdateInput>): Promise<Outcomes> {
+export async function updateFolders(
+  deps: Deps & { accessEvents: AccessEvents },
+  scope: TenantScope,
+  input: z.output<typeof foldersUpdateInput>,
+): Promise<Outcomes> {
   const { folders } = deps.storage;
   let moved = false;
   const outcomes = await deps.storage.transaction(async () => {

@@ -20,9 +20,16 @@ function groupMissing(groupId: string, userIds: Iterable<string>): GroupOutcomes
 export async function addGroups(
   deps: Deps,
   scope: TenantScope,
-  input: { organizationId: string; createOrganization?: boolean | undefined; organizationUserGroups: Array<{ groupId: string; groupName?: string | undefined }> },
+  input: {
+    organizationId: string;
+    createOrganization?: boolean | undefined;
+    organizationUserGroups: Array<{ groupId: string; groupName?: string | undefined }>;
+  },
 ): Promise<Outcomes> {
-  checkUniqueIds(input.organizationUserGroups.map((g) => g.groupId), 'organizationUserGroups');
+  checkUniqueIds(
+    input.organizationUserGroups.map((g) => g.groupId),
+    'organizationUserGroups',
+  );
   return deps.storage.transaction(async () => {
     await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
     const groups = input.organizationUserGroups;
@@ -42,7 +49,11 @@ export async function addGroups(
 }
 
 /** Adds users the API key knows (added through the users or permissions operations) to a group. */
-export async function addGroupUsers(deps: Deps, scope: TenantScope, input: { organizationId: string; organizationUserGroupId: string; userIds: string[] }): Promise<GroupOutcomes> {
+export async function addGroupUsers(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; organizationUserGroupId: string; userIds: string[] },
+): Promise<GroupOutcomes> {
   const { storage } = deps;
   return storage.transaction(async () => {
     const groupId = input.organizationUserGroupId;

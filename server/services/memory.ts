@@ -54,7 +54,11 @@ export async function recordJudgment(deps: Deps, scope: TenantScope, j: Judgment
 }
 
 /** Markup as plain text: tags dropped, whitespace collapsed. */
-export const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+export const stripTags = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** A comment's plain text: its text, else its HTML without tags; null when it has neither. */
 export const commentPlainText = (text: string | null | undefined, html: string | null | undefined) => text ?? (html ? stripTags(html) : null);
@@ -83,7 +87,10 @@ export function reactionDecision(icon: string): Decision | null {
 
 /** The judgment a comment status expresses (by status id), or null for a status that is not a decision. */
 export function statusDecision(statusId: string): Decision | null {
-  const s = statusId.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const s = statusId
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   if (s === 'resolved' || s === 'resolve' || s === 'done' || s === 'closed') return 'resolve';
   if (s === 'approved' || s === 'approve' || s === 'accepted') return 'approved';
   if (s === 'rejected' || s === 'reject' || s === 'declined') return 'rejected';
@@ -95,7 +102,9 @@ export function statusDecision(statusId: string): Decision | null {
 // Search
 // ---------------------------------------------------------------------------------------------------------
 
-const STOPWORDS = new Set('a an and are as at be by for from has have in is it its of on or that the this to was were will with we our you your should can do does'.split(' '));
+const STOPWORDS = new Set(
+  'a an and are as at be by for from has have in is it its of on or that the this to was were will with we our you your should can do does'.split(' '),
+);
 
 /** The meaningful words of `query`, each quoted (so no FTS syntax gets through), OR-ed; null when none. */
 export function ftsQuery(query: string): string | null {
@@ -169,7 +178,11 @@ export function suggestFrom(relevant: Scored[], scope: ScopeName, now = Date.now
   const weight = (rows: Scored[]) => rows.reduce((s, r) => s + r.rank, 0);
   const newest = (rows: Scored[]) => Math.max(0, ...rows.map((r) => r.createdAt));
   const approveLeads =
-    approve.length !== reject.length ? approve.length > reject.length : weight(approve) !== weight(reject) ? weight(approve) > weight(reject) : newest(approve) >= newest(reject);
+    approve.length !== reject.length
+      ? approve.length > reject.length
+      : weight(approve) !== weight(reject)
+        ? weight(approve) > weight(reject)
+        : newest(approve) >= newest(reject);
   const [lead, other] = approveLeads ? (['approve', 'reject'] as const) : (['reject', 'approve'] as const);
   const leadRows = approveLeads ? approve : reject;
   const otherRows = approveLeads ? reject : approve;
@@ -183,9 +196,13 @@ export function suggestFrom(relevant: Scored[], scope: ScopeName, now = Date.now
     conflict.caveats.push(`Minority view: ${otherRows.length} of ${total} relevant judgments recommend ${other}.`);
   }
   const fresh = leadRows.filter((r) => now - r.createdAt < FRESH_MS).length;
-  if (fresh > 0) primary.caveats.push(`A knowledge source was updated in the last 48 hours: ${fresh} of the ${plural(leadRows.length, 'supporting judgment')} ${fresh === 1 ? 'is' : 'are'} that recent, so the pattern may still be changing.`);
+  if (fresh > 0)
+    primary.caveats.push(
+      `A knowledge source was updated in the last 48 hours: ${fresh} of the ${plural(leadRows.length, 'supporting judgment')} ${fresh === 1 ? 'is' : 'are'} that recent, so the pattern may still be changing.`,
+    );
   const stale = leadRows.filter((r) => now - r.createdAt > STALE_MS).length;
-  if (stale / leadRows.length > 0.7) primary.caveats.push(`Stale pattern: ${Math.round((100 * stale) / leadRows.length)}% of the supporting judgments are older than 6 months.`);
+  if (stale / leadRows.length > 0.7)
+    primary.caveats.push(`Stale pattern: ${Math.round((100 * stale) / leadRows.length)}% of the supporting judgments are older than 6 months.`);
   return { primary, conflict };
 }
 

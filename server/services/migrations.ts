@@ -18,7 +18,8 @@ export async function startMigration(
   const { storage } = deps;
   const row = await storage.transaction(async () => {
     if (!(await storage.documents.find(scope, input.organizationId, input.documentId))) throw notFound(`Document does not exist: ${input.documentId}.`);
-    if (await storage.documents.find(scope, input.organizationId, input.newDocumentId)) throw alreadyExists(`A document with id ${input.newDocumentId} already exists.`);
+    if (await storage.documents.find(scope, input.organizationId, input.newDocumentId))
+      throw alreadyExists(`A document with id ${input.newDocumentId} already exists.`);
     const created: Omit<MigrationRow, 'apiKeyId'> = {
       id: `mig_${randomAlphanumeric(20)}`,
       organizationId: input.organizationId,

@@ -4,7 +4,15 @@ import type { notificationsAddInput, notificationsDeleteInput, notificationsGetI
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
 import type { Storage } from '../db/repos/index.ts';
-import { userKey, type ChannelRow, type ChannelSettings, type NewRecipient, type NotificationItem, type NotificationRow, type StoredUser } from '../db/repos/notifications.ts';
+import {
+  userKey,
+  type ChannelRow,
+  type ChannelSettings,
+  type NewRecipient,
+  type NotificationItem,
+  type NotificationRow,
+  type StoredUser,
+} from '../db/repos/notifications.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { invalid, notFound } from '../errors.ts';
 import { escapeHtml } from '../http/html.ts';
@@ -56,7 +64,11 @@ const DEFAULT_CONFIG: ChannelConfig = { inbox: 'ALL', email: 'ALL', slack: 'ALL'
  */
 function resolveChannels(organization: ChannelRow | undefined, document: ChannelRow | undefined): ChannelConfig {
   const pick = (channel: keyof ChannelConfig) =>
-    document && document.channelsSet & CHANNEL_BITS[channel] ? document[channel] : organization && organization.channelsSet & CHANNEL_BITS[channel] ? organization[channel] : 'ALL';
+    document && document.channelsSet & CHANNEL_BITS[channel]
+      ? document[channel]
+      : organization && organization.channelsSet & CHANNEL_BITS[channel]
+        ? organization[channel]
+        : 'ALL';
   return { inbox: pick('inbox'), email: pick('email'), slack: pick('slack') };
 }
 
@@ -98,7 +110,8 @@ export async function addNotification(deps: AddDeps, scope: TenantScope, apiKey:
 
 function checkContent(input: AddInput) {
   if (input.isNotificationResolverUsed ?? false) return;
-  if (input.displayHeadlineMessageTemplate === undefined) throw invalid('displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true.');
+  if (input.displayHeadlineMessageTemplate === undefined)
+    throw invalid('displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true.');
   if (input.displayBodyMessage === undefined) throw invalid('displayBodyMessage is required unless isNotificationResolverUsed is true.');
 }
 
@@ -106,7 +119,12 @@ function checkContent(input: AddInput) {
  * The write of addNotification, in the caller's unit of work (comments use it for mentions). Returns how many
  * e-mails it queued: the caller flushes the mailer after its commit.
  */
-export async function insertNotification(deps: InsertDeps, scope: TenantScope, apiKey: ApiKeyRow, input: AddInput): Promise<{ created: boolean; id: string; mails: number }> {
+export async function insertNotification(
+  deps: InsertDeps,
+  scope: TenantScope,
+  apiKey: ApiKeyRow,
+  input: AddInput,
+): Promise<{ created: boolean; id: string; mails: number }> {
   // Each step of a unit of work is a turn of the event loop's microtasks (and, with the engine's async context, a few
   // µs): the common case (organization and document there, a new id) is decided by one read.
   const id = input.notificationId ?? newNotificationId();
@@ -119,7 +137,9 @@ export async function insertNotification(deps: InsertDeps, scope: TenantScope, a
   if (found.taken) return { created: false, id, mails: 0 };
   const explicit = new Set(input.notifyUsers.map((u) => u.userId));
   const asksAccess = (input.notifyAll ?? true) || input.verifyUserPermissions;
-  let recipients = asksAccess ? await createAccessResolver(deps, scope, input.organizationId).batch((access) => withAccess(access, input, explicit)) : [...explicit];
+  let recipients = asksAccess
+    ? await createAccessResolver(deps, scope, input.organizationId).batch((access) => withAccess(access, input, explicit))
+    : [...explicit];
   const required = input.context?.access;
   if (required && recipients.length > 0) {
     // the profiles as they are before this call's upserts (a user it creates has no context permissions yet)
@@ -128,7 +148,9 @@ export async function insertNotification(deps: InsertDeps, scope: TenantScope, a
   }
   if (!(input.isNotificationResolverUsed ?? false)) await upsertUsers(deps, scope, [input.actionUser, ...input.notifyUsers]);
   const row = notificationRow(input, id);
-  const told = await deps.storage.notifications.insert(scope, row, recipients, (settings) => deliveries(apiKey, input, recipients, explicit, channelsByUser(settings)));
+  const told = await deps.storage.notifications.insert(scope, row, recipients, (settings) =>
+    deliveries(apiKey, input, recipients, explicit, channelsByUser(settings)),
+  );
   let mails = 0;
   if (told.mailed.length > 0) {
     const profiles = await deps.storage.users.findMany(scope, told.mailed);
@@ -154,7 +176,8 @@ function withAccess(access: AccessRules, input: AddInput, explicit: Set<string>)
 }
 
 /** Context permissions (permissions add / generate_token `context`): whether every key-value of the notification is granted. */
-const grants = (granted: Map<string, string[]>, required: Record<string, string | number>) => Object.entries(required).every(([key, value]) => granted.get(key)?.includes(String(value)) ?? false);
+const grants = (granted: Map<string, string[]>, required: Record<string, string | number>) =>
+  Object.entries(required).every(([key, value]) => granted.get(key)?.includes(String(value)) ?? false);
 
 /** The stored notification (its key's id aside). Resolver mode keeps ids only: the caller's infrastructure supplies names at read time. */
 function notificationRow(input: AddInput, id: string): Omit<NotificationRow, 'apiKeyId'> {
@@ -261,7 +284,16 @@ export function describeNotification(row: NotificationRow, recipients: Array<{ u
  */
 export async function getNotifications(deps: Deps & { pageTokens: PageTokens }, scope: TenantScope, input: z.output<typeof notificationsGetInput>) {
   if (!input.documentId && !input.userId) throw invalid('Pass documentId or userId.');
-  const query = { op: 'notifications/get', apiKeyId: scope.apiKeyId, o: input.organizationId, d: input.documentId, l: input.locationId, u: input.userId, ids: input.notificationIds, order: input.order };
+  const query = {
+    op: 'notifications/get',
+    apiKeyId: scope.apiKeyId,
+    o: input.organizationId,
+    d: input.documentId,
+    l: input.locationId,
+    u: input.userId,
+    ids: input.notificationIds,
+    order: input.order,
+  };
   const cursor = readPageToken(deps, query, input.pageToken, ['number', 'string']);
   const items = await deps.storage.notifications.page(scope, input, cursor);
   return paginate(items, input.pageSize, (item) => [item.timestamp, item.id], deps.pageTokens, query);
@@ -302,12 +334,19 @@ export async function updateNotifications(deps: Deps, scope: TenantScope, input:
 }
 
 /** /v2/notifications/config/get: the user's settings per document (falling back to the organization's), then the organization's. */
-export async function getNotificationConfig(deps: Deps, scope: TenantScope, input: { organizationId: string; userId: string; documentIds?: string[] | undefined; getOrganizationConfig?: boolean | undefined }) {
+export async function getNotificationConfig(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; userId: string; documentIds?: string[] | undefined; getOrganizationConfig?: boolean | undefined },
+) {
   const rows = await deps.storage.notifications.configs(scope, input.organizationId, input.userId);
   const byDocument = new Map(rows.map((r) => [r.documentId, r]));
   const organization = resolveChannels(byDocument.get(''), undefined);
   const metadata = (documentId: string | null) => ({ organizationId: input.organizationId, apiKey: scope.apiKeyId, documentId, userId: input.userId });
-  const out = (input.documentIds ?? []).map((documentId) => ({ config: resolveChannels(byDocument.get(''), byDocument.get(documentId)), metadata: metadata(documentId) }));
+  const out = (input.documentIds ?? []).map((documentId) => ({
+    config: resolveChannels(byDocument.get(''), byDocument.get(documentId)),
+    metadata: metadata(documentId),
+  }));
   if (input.getOrganizationConfig || !input.documentIds?.length) out.push({ config: organization, metadata: metadata(null) });
   return out;
 }
@@ -316,7 +355,12 @@ export async function getNotificationConfig(deps: Deps, scope: TenantScope, inpu
 export async function setNotificationConfig(
   deps: Deps,
   scope: TenantScope,
-  input: { organizationId: string; userIds: string[]; documentIds?: string[] | undefined; config: { inbox?: Channel | undefined; email?: Channel | undefined; slack?: Channel | undefined } },
+  input: {
+    organizationId: string;
+    userIds: string[];
+    documentIds?: string[] | undefined;
+    config: { inbox?: Channel | undefined; email?: Channel | undefined; slack?: Channel | undefined };
+  },
 ) {
   if (!input.config.inbox && !input.config.email && !input.config.slack) throw invalid('config must set at least one of inbox, email or slack.');
   const documents = input.documentIds?.length ? input.documentIds : [''];
@@ -329,7 +373,8 @@ export async function setNotificationConfig(
       inbox: given.inbox ?? current.inbox,
       email: given.email ?? current.email,
       slack: given.slack ?? current.slack,
-      channelsSet: current.channelsSet | (given.inbox ? CHANNEL_BITS.inbox : 0) | (given.email ? CHANNEL_BITS.email : 0) | (given.slack ? CHANNEL_BITS.slack : 0),
+      channelsSet:
+        current.channelsSet | (given.inbox ? CHANNEL_BITS.inbox : 0) | (given.email ? CHANNEL_BITS.email : 0) | (given.slack ? CHANNEL_BITS.slack : 0),
     };
   };
   await deps.storage.transaction(async () => {

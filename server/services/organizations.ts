@@ -45,7 +45,10 @@ export async function ensureOrganization(deps: Deps, scope: TenantScope, organiz
 type Records = z.output<typeof organizationsAddInput>['organizations'];
 
 export async function addOrganizations(deps: Deps, scope: TenantScope, records: Records): Promise<Outcomes> {
-  checkUniqueIds(records.map((r) => r.organizationId), 'organizations');
+  checkUniqueIds(
+    records.map((r) => r.organizationId),
+    'organizations',
+  );
   return deps.storage.transaction(async () => {
     const out: Outcomes = keyed();
     for (const record of records) {
@@ -61,7 +64,10 @@ export async function addOrganizations(deps: Deps, scope: TenantScope, records: 
 }
 
 export async function updateOrganizations(deps: Deps, scope: TenantScope, records: Records): Promise<Outcomes> {
-  checkUniqueIds(records.map((r) => r.organizationId), 'organizations');
+  checkUniqueIds(
+    records.map((r) => r.organizationId),
+    'organizations',
+  );
   return deps.storage.transaction(async () => {
     const out: Outcomes = keyed();
     for (const record of records) {
@@ -97,7 +103,12 @@ export async function deleteOrganizations(deps: Deps & { accessEvents: AccessEve
   return outcomes;
 }
 
-export async function setOrganizationsDisabled(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, organizationIds: string[], disabled: boolean): Promise<Outcomes> {
+export async function setOrganizationsDisabled(
+  deps: Deps & { accessEvents: AccessEvents },
+  scope: TenantScope,
+  organizationIds: string[],
+  disabled: boolean,
+): Promise<Outcomes> {
   const unique = [...new Set(organizationIds)];
   const outcomes = await deps.storage.transaction(async () => {
     const out: Outcomes = keyed();
@@ -116,7 +127,11 @@ export async function setOrganizationsDisabled(deps: Deps & { accessEvents: Acce
 export async function listOrganizations(deps: Deps & { pageTokens: PageTokens }, scope: TenantScope, input: z.output<typeof organizationsGetInput>) {
   const query = { op: 'organizations/get', apiKeyId: scope.apiKeyId, ids: input.organizationIds ?? null };
   const cursor = readPageToken(deps, query, input.pageToken, ['string']);
-  const rows = await deps.storage.organizations.page(scope, { ids: input.organizationIds, after: cursor?.[0] as string | undefined, limit: input.pageSize + 1 });
+  const rows = await deps.storage.organizations.page(scope, {
+    ids: input.organizationIds,
+    after: cursor?.[0] as string | undefined,
+    limit: input.pageSize + 1,
+  });
   const page = paginate(rows, input.pageSize, (r) => [r.id], deps.pageTokens, query);
   return { items: page.items.map(describeOrganization), pageToken: page.pageToken };
 }

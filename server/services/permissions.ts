@@ -41,10 +41,17 @@ async function changePermissions(deps: Deps, scope: TenantScope, userId: string,
     if (resource.type === 'organization') await ensureOrganization(deps, scope, organizationId, true);
     else {
       if (!(await storage.organizations.find(scope, organizationId))) throw notFound(`Organization does not exist: ${organizationId}.`);
-      const exists = resource.type === 'folder' ? await storage.folders.find(scope, organizationId, resource.id) : await storage.documents.find(scope, organizationId, resource.id);
+      const exists =
+        resource.type === 'folder'
+          ? await storage.folders.find(scope, organizationId, resource.id)
+          : await storage.documents.find(scope, organizationId, resource.id);
       if (!exists) throw notFound(`${resource.type === 'folder' ? 'Folder' : 'Document'} does not exist: ${resource.id} in organization ${organizationId}.`);
     }
-    await storage.memberships.upsert(scope, { ...key, accessRole: resource.accessRole ?? 'editor', expiresAt: resource.expiresAt ? resource.expiresAt * 1000 : null }, Date.now());
+    await storage.memberships.upsert(
+      scope,
+      { ...key, accessRole: resource.accessRole ?? 'editor', expiresAt: resource.expiresAt ? resource.expiresAt * 1000 : null },
+      Date.now(),
+    );
   }
 }
 
@@ -103,10 +110,19 @@ function entry(decision: AccessDecision, withType: boolean): Entry {
   return { accessRole: decision.accessRole, ...(withType && decision.accessType ? { accessType: decision.accessType } : {}), reasons: decision.reasons };
 }
 
-type UserPermissions = { organization: Record<string, Entry>; folders: Record<string, Entry>; documents: Record<string, Entry>; context?: { accessFields: string[] } };
+type UserPermissions = {
+  organization: Record<string, Entry>;
+  folders: Record<string, Entry>;
+  documents: Record<string, Entry>;
+  context?: { accessFields: string[] };
+};
 
 /** /v2/auth/permissions/get: each user's effective access to the organization and the given folders and documents. */
-export async function getPermissions(deps: Deps, scope: TenantScope, input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined }) {
+export async function getPermissions(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined },
+) {
   const userIds = [...new Set(input.userIds)];
   const resolver = createAccessResolver(deps, scope, input.organizationId);
   // every decision in one step of storage, and the users' profiles in one more
@@ -152,7 +168,11 @@ export interface UserTokenClaims extends JWTPayload {
 export async function generateUserToken(
   deps: Deps & Signing & { accessEvents: AccessEvents },
   scope: TenantScope,
-  input: { userId: string; userProperties?: { isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined; permissions?: PermissionsInput | undefined },
+  input: {
+    userId: string;
+    userProperties?: { isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined;
+    permissions?: PermissionsInput | undefined;
+  },
   organizationId?: string,
 ): Promise<string> {
   const resources = input.permissions?.resources ?? [];
@@ -187,11 +207,15 @@ export async function generateUserToken(
 export async function legacyUserToken(
   deps: Deps & Signing & { accessEvents: AccessEvents },
   scope: TenantScope,
-  input: { userId: string; userProperties?: { organizationId?: string | undefined; isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined },
+  input: {
+    userId: string;
+    userProperties?: { organizationId?: string | undefined; isAdmin?: boolean | undefined; name?: string | undefined; email?: string | undefined } | undefined;
+  },
 ): Promise<string> {
   const { organizationId, ...userProperties } = input.userProperties ?? {};
   const member =
-    organizationId !== undefined && (await deps.storage.memberships.find(scope, { organizationId, level: 'organization', resourceId: organizationId, userId: input.userId }));
+    organizationId !== undefined &&
+    (await deps.storage.memberships.find(scope, { organizationId, level: 'organization', resourceId: organizationId, userId: input.userId }));
   const resources: PermissionResource[] = organizationId !== undefined && !member ? [{ type: 'organization', id: organizationId }] : [];
   return generateUserToken(deps, scope, { userId: input.userId, userProperties, permissions: { resources } }, organizationId);
 }

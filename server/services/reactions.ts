@@ -16,21 +16,62 @@ type Deps = { storage: Storage };
 export { describeReaction };
 
 /** Adds a reaction (one per user, icon and comment: adding it again returns the existing one). */
-export async function addReaction(deps: Deps, scope: TenantScope, input: { organizationId: string; annotationId: string; commentId: number; icon: string; from: StoredUser }) {
+export async function addReaction(
+  deps: Deps,
+  scope: TenantScope,
+  input: { organizationId: string; annotationId: string; commentId: number; icon: string; from: StoredUser },
+) {
   return deps.storage.transaction(async () => {
     const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
     const from = userOf(input.from);
-    const { commentExists, existing } = await deps.storage.reactions.lookup(scope, { organizationId: input.organizationId, annotationId: input.annotationId, commentId: input.commentId, fromUserId: from.userId, icon: input.icon });
+    const { commentExists, existing } = await deps.storage.reactions.lookup(scope, {
+      organizationId: input.organizationId,
+      annotationId: input.annotationId,
+      commentId: input.commentId,
+      fromUserId: from.userId,
+      icon: input.icon,
+    });
     if (!commentExists) throw notFound('Comment not found.');
     if (existing) return { reaction: describeReaction(existing), created: false };
-    const row = { apiKeyId: scope.apiKeyId, organizationId: input.organizationId, id: randomAlphanumeric(20), annotationId: input.annotationId, commentId: input.commentId, icon: input.icon, fromUser: from, fromUserId: from.userId, createdAt: Date.now() };
+    const row = {
+      apiKeyId: scope.apiKeyId,
+      organizationId: input.organizationId,
+      id: randomAlphanumeric(20),
+      annotationId: input.annotationId,
+      commentId: input.commentId,
+      icon: input.icon,
+      fromUser: from,
+      fromUserId: from.userId,
+      createdAt: Date.now(),
+    };
     await deps.storage.reactions.insert(scope, row);
     const decision = reactionDecision(input.icon);
     if (decision) {
       const texts = await threadTexts(deps, scope, input.organizationId, input.annotationId, input.commentId);
-      await recordJudgment(deps, scope, { organizationId: input.organizationId, documentId: annotation.documentId, decision, reviewer: from, subject: texts.subject, reasoning: texts.comment, source: 'reaction', sourceId: row.id }, row.createdAt);
+      await recordJudgment(
+        deps,
+        scope,
+        {
+          organizationId: input.organizationId,
+          documentId: annotation.documentId,
+          decision,
+          reviewer: from,
+          subject: texts.subject,
+          reasoning: texts.comment,
+          source: 'reaction',
+          sourceId: row.id,
+        },
+        row.createdAt,
+      );
     }
-    await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.reaction_add', actionUser: from, commentId: input.commentId, extra: { reaction: describeReaction(row) } });
+    await emitCommentEvent(deps, scope, {
+      organizationId: input.organizationId,
+      annotationId: annotation.id,
+      type: 'comment.reaction_add',
+      actionUser: from,
+      commentId: input.commentId,
+      extra: { reaction: describeReaction(row) },
+    });
     await recordActivity(deps, scope, {
       organizationId: input.organizationId,
       documentId: annotation.documentId,
@@ -63,7 +104,14 @@ export async function deleteReactions(deps: Deps, scope: TenantScope, input: { o
         continue;
       }
       // the event describes the thread with the reaction still in it
-      await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: row.annotationId, type: 'comment.reaction_delete', actionUser: row.fromUser, commentId: row.commentId, extra: { reaction: describeReaction(row) } });
+      await emitCommentEvent(deps, scope, {
+        organizationId: input.organizationId,
+        annotationId: row.annotationId,
+        type: 'comment.reaction_delete',
+        actionUser: row.fromUser,
+        commentId: row.commentId,
+        extra: { reaction: describeReaction(row) },
+      });
       await deps.storage.reactions.delete(scope, input.organizationId, reactionId);
       const documentId = (await deps.storage.comments.findAnnotation(scope, input.organizationId, row.annotationId))?.documentId ?? null;
       await recordActivity(deps, scope, {

@@ -68,7 +68,15 @@ export function matchesMimeType(bytes: Buffer, mimeType: string): boolean {
 }
 
 function describeAttachment(app: Urls, row: AttachmentRow) {
-  return { attachmentId: row.attachmentId, url: `${app.publicUrl}/attachments/${row.storageKey}`, mimeType: row.mimeType, name: row.name, type: row.type, size: row.size, version: row.version };
+  return {
+    attachmentId: row.attachmentId,
+    url: `${app.publicUrl}/attachments/${row.storageKey}`,
+    mimeType: row.mimeType,
+    name: row.name,
+    type: row.type,
+    size: row.size,
+    version: row.version,
+  };
 }
 
 /** The Recording resource of interface.md (plus `from`, `createdAt`, `lastUpdated`), with its attachments by id. */
@@ -124,13 +132,34 @@ export async function addRecording(deps: Deps & Urls & Files, scope: TenantScope
       const from = Object.fromEntries(Object.entries(r.from).filter(([, v]) => v !== undefined)) as RecordingRow['fromUser'];
       const version = existing ? existing.latestVersion + 1 : 1;
       if (existing && existing.documentId !== input.documentId) throw invalid(`Recording ${id} belongs to document ${existing.documentId}.`);
-      const stored = files.map((f) => ({ name: f.name, type: f.type, mimeType: f.mimeType, size: f.bytes.length, sha256: createHash('sha256').update(f.bytes).digest('hex'), storageKey: f.storageKey }));
+      const stored = files.map((f) => ({
+        name: f.name,
+        type: f.type,
+        mimeType: f.mimeType,
+        size: f.bytes.length,
+        sha256: createHash('sha256').update(f.bytes).digest('hex'),
+        storageKey: f.storageKey,
+      }));
       await deps.storage.recordings.saveVersion(
         scope,
         input.organizationId,
         existing
           ? { id, change: { latestVersion: version, durationMs: r.recordedTime.duration, displayName: r.displayName ?? existing.displayName, updatedAt: now } }
-          : { insert: { id, documentId: input.documentId, recordingType: r.recordingType, mode: r.mode, displayName: r.displayName ?? '', durationMs: r.recordedTime.duration, fromUser: from, fromUserId: from.userId, latestVersion: 1, createdAt: now, updatedAt: now } },
+          : {
+              insert: {
+                id,
+                documentId: input.documentId,
+                recordingType: r.recordingType,
+                mode: r.mode,
+                displayName: r.displayName ?? '',
+                durationMs: r.recordedTime.duration,
+                fromUser: from,
+                fromUserId: from.userId,
+                latestVersion: 1,
+                createdAt: now,
+                updatedAt: now,
+              },
+            },
         { version, createdAt: now, files: stored },
       );
       await recordActivity(deps, scope, {
@@ -149,11 +178,23 @@ export async function addRecording(deps: Deps & Urls & Files, scope: TenantScope
         const described = describeRecording(deps, saved.row, saved.attachments);
         const latest = described.attachments.filter((a) => a.version === saved.row.latestVersion);
         const fields = { recorderId: id, from, assets: latest, assetsAllVersions: described.attachments, transcription: null, recording: described };
-        await emitEvent(deps, scope, { type: 'recorder.done', organizationId: input.organizationId, documentId: input.documentId, actionUser: from, actionType: 'done', source: 'recorder', data: fields, basic: { actionType: 'done', notificationSource: 'recorder', fields } });
+        await emitEvent(deps, scope, {
+          type: 'recorder.done',
+          organizationId: input.organizationId,
+          documentId: input.documentId,
+          actionUser: from,
+          actionType: 'done',
+          source: 'recorder',
+          data: fields,
+          basic: { actionType: 'done', notificationSource: 'recorder', fields },
+        });
       }
       return id;
     });
-    const saved = (await deps.storage.recordings.withAttachments(scope, input.organizationId, recordingId)) as { row: RecordingRow; attachments: AttachmentRow[] };
+    const saved = (await deps.storage.recordings.withAttachments(scope, input.organizationId, recordingId)) as {
+      row: RecordingRow;
+      attachments: AttachmentRow[];
+    };
     return { recordingId, ...describeRecording(deps, saved.row, saved.attachments) };
   } catch (error) {
     for (const f of files) rmSync(join(dir, f.storageKey), { force: true });
@@ -168,7 +209,11 @@ export async function getRecordings(deps: Deps & Urls & { pageTokens: PageTokens
   const cursor = readPageToken(deps, query, pageToken, ['number', 'string']) as readonly [number, string] | null;
   const rows = await deps.storage.recordings.page(scope, input, cursor, pageSize + 1);
   const page = paginate(rows, pageSize, (row) => [row.createdAt, row.id], deps.pageTokens, query);
-  const files = await deps.storage.recordings.attachments(scope, input.organizationId, page.items.map((r) => r.id));
+  const files = await deps.storage.recordings.attachments(
+    scope,
+    input.organizationId,
+    page.items.map((r) => r.id),
+  );
   return { items: page.items.map((row) => describeRecording(deps, row, files.get(row.id) ?? [])), pageToken: page.pageToken };
 }
 
@@ -178,7 +223,16 @@ export async function deleteRecordings(deps: Deps & Files, scope: TenantScope, i
   const deleted = await deps.storage.transaction(async () => {
     const gone = await deps.storage.recordings.delete(scope, input.organizationId, ids);
     for (const { row } of gone) {
-      await recordActivity(deps, scope, { organizationId: input.organizationId, documentId: row.documentId, featureType: 'recorder', actionType: 'recorder.delete', actionUser: row.fromUser, targetEntityId: row.id, displayMessageTemplate: '{{actionUser}} deleted a recording', displayMessageTemplateData: { actionUser: label(row.fromUser) } });
+      await recordActivity(deps, scope, {
+        organizationId: input.organizationId,
+        documentId: row.documentId,
+        featureType: 'recorder',
+        actionType: 'recorder.delete',
+        actionUser: row.fromUser,
+        targetEntityId: row.id,
+        displayMessageTemplate: '{{actionUser}} deleted a recording',
+        displayMessageTemplateData: { actionUser: label(row.fromUser) },
+      });
     }
     return gone;
   });

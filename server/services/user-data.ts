@@ -37,10 +37,19 @@ function exportFrom(position: string): ExportFrom {
  * (with their annotation), the user's reactions and recordings, and the notifications the user received.
  * At most 100 items per feature per page; `nextPageToken` until every feature is done.
  */
-export async function exportUserData(deps: Deps & Pick<AppContext, 'pageTokens' | 'publicUrl'>, scope: TenantScope, input: { organizationId: string; userId: string; pageToken?: string | null | undefined }) {
+export async function exportUserData(
+  deps: Deps & Pick<AppContext, 'pageTokens' | 'publicUrl'>,
+  scope: TenantScope,
+  input: { organizationId: string; userId: string; pageToken?: string | null | undefined },
+) {
   const query = { op: 'users/data/get', apiKeyId: scope.apiKeyId, organizationId: input.organizationId, userId: input.userId };
   let positions: Positions = { comments: '', reactions: '', recordings: '', notifications: '' };
-  const cursor = readPageToken(deps, query, input.pageToken, FEATURES.map(() => 'string' as const));
+  const cursor = readPageToken(
+    deps,
+    query,
+    input.pageToken,
+    FEATURES.map(() => 'string' as const),
+  );
   if (cursor) positions = Object.fromEntries(FEATURES.map((f, i) => [f, cursor[i] as string])) as Positions;
   const { organizationId, userId } = input;
   const next: Positions = { ...positions };
@@ -60,7 +69,13 @@ export async function exportUserData(deps: Deps & Pick<AppContext, 'pageTokens' 
   );
   const commentPage = take('comments', rows.comments, (r) => `${r.createdAt}|${r.annotationId}:${r.id}`);
   const annotations = await deps.storage.userData.annotations(scope, organizationId, [...new Set(commentPage.map((c) => c.annotationId))]);
-  const threads = describeThreads(await deps.storage.comments.threads(scope, organizationId, annotations.map((a) => a.id)));
+  const threads = describeThreads(
+    await deps.storage.comments.threads(
+      scope,
+      organizationId,
+      annotations.map((a) => a.id),
+    ),
+  );
   const annotationById = new Map(annotations.map((a) => [a.id, describeAnnotation(a, [])]));
   const exportedComments = commentPage.map((c) => {
     const { comments: _all, ...annotation } = annotationById.get(c.annotationId) ?? { comments: [] };
@@ -68,12 +83,22 @@ export async function exportUserData(deps: Deps & Pick<AppContext, 'pageTokens' 
   });
   const reactionPage = take('reactions', rows.reactions, (r) => `${r.createdAt}|${r.id}`);
   const recordingPage = take('recordings', rows.recordings, (r) => `${r.createdAt}|${r.id}`);
-  const files = await deps.storage.recordings.attachments(scope, organizationId, recordingPage.map((r) => r.id));
+  const files = await deps.storage.recordings.attachments(
+    scope,
+    organizationId,
+    recordingPage.map((r) => r.id),
+  );
 
   let notificationPage: Awaited<ReturnType<typeof getNotifications>>['items'] = [];
   if (positions.notifications !== DONE) {
     // the recipient index, oldest first; the position is the inner page token of notifications get
-    const page = await getNotifications(deps, scope, { organizationId, userId, order: 'asc', pageSize: PAGE_PER_FEATURE, pageToken: positions.notifications || undefined });
+    const page = await getNotifications(deps, scope, {
+      organizationId,
+      userId,
+      order: 'asc',
+      pageSize: PAGE_PER_FEATURE,
+      pageToken: positions.notifications || undefined,
+    });
     notificationPage = page.items;
     next.notifications = page.pageToken ?? DONE;
   }
@@ -88,7 +113,12 @@ export async function exportUserData(deps: Deps & Pick<AppContext, 'pageTokens' 
       recordings: recordingPage.map((r) => describeRecording(deps, r, files.get(r.id) ?? [])),
       notifications: notificationPage,
     },
-    nextPageToken: finished ? null : deps.pageTokens.encode(query, FEATURES.map((f) => next[f])),
+    nextPageToken: finished
+      ? null
+      : deps.pageTokens.encode(
+          query,
+          FEATURES.map((f) => next[f]),
+        ),
   };
 }
 

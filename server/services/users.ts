@@ -64,7 +64,13 @@ function mergeUser(apiKeyId: string, user: Omit<UserInput, 'accessRole'>, existi
  * fields below are all a call can change.
  */
 function writeOf(row: UserRow, existing: UserRow | undefined): UserWrite | undefined {
-  if (existing !== undefined && existing.name === row.name && existing.email === row.email && existing.initial === row.initial && existing.photoUrl === row.photoUrl) {
+  if (
+    existing !== undefined &&
+    existing.name === row.name &&
+    existing.email === row.email &&
+    existing.initial === row.initial &&
+    existing.photoUrl === row.photoUrl
+  ) {
     return undefined;
   }
   return { row, insert: existing === undefined };
@@ -156,7 +162,12 @@ export async function addUsers(
  * and the membership's role is `given ?? current ?? 'editor'`, applied in the order of the list (a repeated user
  * id sees what the earlier entry wrote).
  */
-async function addUsersInBulk(deps: Deps, scope: TenantScope, at: { organizationId: string; level: MembershipLevel; resourceId: string }, list: UserInput[]): Promise<Outcomes> {
+async function addUsersInBulk(
+  deps: Deps,
+  scope: TenantScope,
+  at: { organizationId: string; level: MembershipLevel; resourceId: string },
+  list: UserInput[],
+): Promise<Outcomes> {
   const known = await deps.storage.users.findMany(scope, [...new Set(list.map((u) => u.userId))]);
   const writes: UserWrite[] = [];
   const grants: Array<{ userId: string; accessRole: AccessRole | null; now: number }> = [];
@@ -178,7 +189,11 @@ async function addUsersInBulk(deps: Deps, scope: TenantScope, at: { organization
 }
 
 /** /v2/users/update: profile and role of users present at the level; others are `User does not exist.` */
-export async function updateUsers(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, input: LevelInput & { users: UserInput[] }): Promise<Outcomes> {
+export async function updateUsers(
+  deps: Deps & { accessEvents: AccessEvents },
+  scope: TenantScope,
+  input: LevelInput & { users: UserInput[] },
+): Promise<Outcomes> {
   const { level, resourceId } = levelOf(input);
   const outcomes = await deps.storage.transaction(async () => {
     const out: Outcomes = keyed();

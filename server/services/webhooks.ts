@@ -273,11 +273,7 @@ export async function listAttempts(deps: Pick<WebhookDeps, 'storage' | 'pageToke
 }
 
 /** Hearth: sends a message again now, to one target or to every target it was delivered to; the same `webhook-id`. */
-export async function replayMessage(
-  deps: Pick<WebhookDeps, 'storage' | 'webhooks'>,
-  scope: TenantScope,
-  input: z.output<typeof messageReplayInput>,
-) {
+export async function replayMessage(deps: Pick<WebhookDeps, 'storage' | 'webhooks'>, scope: TenantScope, input: z.output<typeof messageReplayInput>) {
   const targets = await deps.storage.deliveries.targetsOf(scope, input.messageId, input.endpointId);
   if (targets.length === 0) throw notFound('No delivery of this message exists for this API key.');
   const isBasic = (t: string) => (BASIC_TARGETS as readonly string[]).includes(t);

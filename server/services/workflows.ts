@@ -33,9 +33,11 @@ export function compileDefinition(body: Pick<Body, 'nodes' | 'edges' | 'groups'>
   }
   const seen = new Set<string>();
   for (const [i, edge] of body.edges.entries()) {
-    for (const end of [edge.from, edge.to]) if (!nodeIds.has(end)) throw rule('EDGE_UNKNOWN_NODE', `edges[${i}] refers to node "${end}", which is not among the nodes.`);
+    for (const end of [edge.from, edge.to])
+      if (!nodeIds.has(end)) throw rule('EDGE_UNKNOWN_NODE', `edges[${i}] refers to node "${end}", which is not among the nodes.`);
     const on = edge.on ?? 'always';
-    if (edge.when !== undefined && on !== 'custom') throw rule('EDGE_WHEN_REQUIRES_CUSTOM', `edges[${i}] has a "when" condition, which is allowed only with on: "custom".`);
+    if (edge.when !== undefined && on !== 'custom')
+      throw rule('EDGE_WHEN_REQUIRES_CUSTOM', `edges[${i}] has a "when" condition, which is allowed only with on: "custom".`);
     if (on === 'custom' && edge.when === undefined) throw rule('EDGE_CUSTOM_REQUIRES_WHEN', `edges[${i}] is on: "custom" and needs a "when" condition.`);
     if (edge.loop && on !== 'reject') throw rule('LOOP_REQUIRES_REJECT_EDGE', `edges[${i}] has a loop; loops are allowed only on reject edges.`);
     const key = `${edge.from}\u0000${edge.to}\u0000${on}`;
@@ -57,7 +59,11 @@ export function compileDefinition(body: Pick<Body, 'nodes' | 'edges' | 'groups'>
       if (top[1] < children.length) {
         const child = children[top[1]++] as string;
         const c = colour.get(child);
-        if (c === 1) throw rule('CYCLE_WITHOUT_LOOP', `the edges from "${top[0]}" to "${child}" close a cycle; a cycle is allowed only through a reject edge back to an earlier node with loop.maxIterations.`);
+        if (c === 1)
+          throw rule(
+            'CYCLE_WITHOUT_LOOP',
+            `the edges from "${top[0]}" to "${child}" close a cycle; a cycle is allowed only through a reject edge back to an earlier node with loop.maxIterations.`,
+          );
         if (c === undefined) {
           colour.set(child, 1);
           stack.push([child, 0]);
@@ -81,7 +87,8 @@ export function compileDefinition(body: Pick<Body, 'nodes' | 'edges' | 'groups'>
     return false;
   };
   for (const [i, edge] of body.edges.entries()) {
-    if (edge.loop && !reaches(edge.to, edge.from)) throw rule('LOOP_REQUIRES_BACK_EDGE', `edges[${i}] has a loop but does not lead back to an earlier node ("${edge.to}" does not lead to "${edge.from}").`);
+    if (edge.loop && !reaches(edge.to, edge.from))
+      throw rule('LOOP_REQUIRES_BACK_EDGE', `edges[${i}] has a loop but does not lead back to an earlier node ("${edge.to}" does not lead to "${edge.from}").`);
   }
   for (const node of body.nodes) {
     if (node.type === 'human' && !body.edges.some((e) => e.from === node.nodeId && e.on === 'reject')) {
@@ -91,11 +98,17 @@ export function compileDefinition(body: Pick<Body, 'nodes' | 'edges' | 'groups'>
   for (const [i, group] of (body.groups ?? []).entries()) {
     const members = group.nodeIds;
     if (members === undefined) continue;
-    if (!Array.isArray(members) || members.some((m) => typeof m !== 'string' || !nodeIds.has(m))) throw rule('GROUP_UNKNOWN_NODE', `groups[${i}].nodeIds must list ids of the definition's nodes.`);
+    if (!Array.isArray(members) || members.some((m) => typeof m !== 'string' || !nodeIds.has(m)))
+      throw rule('GROUP_UNKNOWN_NODE', `groups[${i}].nodeIds must list ids of the definition's nodes.`);
   }
   const role = (e: Edge) => e.on ?? 'always';
   return {
-    forwardEdges: forward.map((e) => ({ from: e.from, to: e.to, role: role(e), when: role(e) === 'approve' || role(e) === 'reject' ? DECISION_WHEN(role(e)) : role(e) === 'custom' ? e.when : null })),
+    forwardEdges: forward.map((e) => ({
+      from: e.from,
+      to: e.to,
+      role: role(e),
+      when: role(e) === 'approve' || role(e) === 'reject' ? DECISION_WHEN(role(e)) : role(e) === 'custom' ? e.when : null,
+    })),
     loops: body.edges.filter((e) => e.loop).map((e) => ({ from: e.from, to: e.to, maxIterations: e.loop?.maxIterations })),
   };
 }
@@ -105,9 +118,12 @@ function scopeOf(input: Pick<Body, 'scope' | 'organizationId' | 'documentId'>) {
   const level = input.scope?.level ?? (input.documentId ? 'document' : input.organizationId ? 'organization' : 'apiKey');
   const organizationId = input.scope?.organizationId ?? input.organizationId ?? null;
   const documentId = input.scope?.documentId ?? input.documentId ?? null;
-  if (input.organizationId && input.scope?.organizationId && input.organizationId !== input.scope.organizationId) throw rule('SCOPE_MISMATCH', 'organizationId and scope.organizationId differ.');
-  if (input.documentId && input.scope?.documentId && input.documentId !== input.scope.documentId) throw rule('SCOPE_MISMATCH', 'documentId and scope.documentId differ.');
-  if (level !== 'apiKey' && !organizationId) throw rule('SCOPE_REQUIRES_ORGANIZATION', `a definition scoped to ${level === 'document' ? 'a document' : 'an organization'} needs organizationId.`);
+  if (input.organizationId && input.scope?.organizationId && input.organizationId !== input.scope.organizationId)
+    throw rule('SCOPE_MISMATCH', 'organizationId and scope.organizationId differ.');
+  if (input.documentId && input.scope?.documentId && input.documentId !== input.scope.documentId)
+    throw rule('SCOPE_MISMATCH', 'documentId and scope.documentId differ.');
+  if (level !== 'apiKey' && !organizationId)
+    throw rule('SCOPE_REQUIRES_ORGANIZATION', `a definition scoped to ${level === 'document' ? 'a document' : 'an organization'} needs organizationId.`);
   if (level === 'document' && !documentId) throw rule('SCOPE_REQUIRES_DOCUMENT', 'a definition scoped to a document needs documentId.');
   return { level, organizationId: level === 'apiKey' ? null : organizationId, documentId: level === 'document' ? documentId : null };
 }
@@ -168,7 +184,8 @@ export async function createDefinition(deps: WriteDeps, scope: TenantScope, inpu
   const row = toRow(deps, input, 1, Date.now());
   return deps.storage.transaction(async () => {
     const existing = await deps.storage.workflows.find(scope, input.definitionId);
-    if (existing?.status === 'deleted') throw alreadyExists(`Workflow definition ${input.definitionId} was deleted; delete it with purge: true to reuse its id.`);
+    if (existing?.status === 'deleted')
+      throw alreadyExists(`Workflow definition ${input.definitionId} was deleted; delete it with purge: true to reuse its id.`);
     if (existing) throw alreadyExists(`Workflow definition already exists: ${input.definitionId}.`);
     await deps.storage.workflows.insert(scope, row);
     return describeDefinition(row);
@@ -179,12 +196,17 @@ export async function createDefinition(deps: WriteDeps, scope: TenantScope, inpu
  * The active definition, checked against the caller's scope: an organization- or document-scoped definition
  * needs the matching organizationId (and documentId); another organization's or document's is NOT_FOUND.
  */
-async function requireActive(deps: Deps, scope: TenantScope, input: { definitionId: string; organizationId?: string | undefined; documentId?: string | undefined }) {
+async function requireActive(
+  deps: Deps,
+  scope: TenantScope,
+  input: { definitionId: string; organizationId?: string | undefined; documentId?: string | undefined },
+) {
   const row = await deps.storage.workflows.find(scope, input.definitionId);
   if (!row || row.status !== 'active') throw notFound(`Workflow definition not found: ${input.definitionId}.`);
   if (input.documentId !== undefined && input.organizationId === undefined) throw invalid('organizationId is required when documentId is given.');
   if (row.scopeLevel !== 'apiKey') {
-    if (input.organizationId === undefined) throw invalid(`organizationId is required: this definition is scoped to ${row.scopeLevel === 'document' ? 'a document' : 'an organization'}.`);
+    if (input.organizationId === undefined)
+      throw invalid(`organizationId is required: this definition is scoped to ${row.scopeLevel === 'document' ? 'a document' : 'an organization'}.`);
     if (input.organizationId !== row.organizationId) throw notFound(`Workflow definition not found: ${input.definitionId}.`);
   }
   if (row.scopeLevel === 'document') {

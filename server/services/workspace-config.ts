@@ -2,11 +2,7 @@
 // activityconfig and permissionproviderconfig. They live in the key's settings (api_keys.settings) like the
 // others; keys written before these operations existed have no value and read the defaults of apikeys.ts.
 import type { z } from 'zod';
-import type {
-  activityConfigUpdateInput,
-  notificationConfigUpdateInput,
-  permissionProviderConfigUpdateInput,
-} from '../../shared/schemas/apikey.ts';
+import type { activityConfigUpdateInput, notificationConfigUpdateInput, permissionProviderConfigUpdateInput } from '../../shared/schemas/apikey.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { invalid } from '../errors.ts';
 import {
@@ -25,7 +21,11 @@ import type { ApiKeyRow } from './types.ts';
  * stored ones). Turning the service on for a key that has no triggers yet seeds the defaults apikey/create's
  * `setDefaultNotificationTriggers` seeds, as the hosted service does on a first enable.
  */
-export async function updateNotificationConfig(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, input: z.output<typeof notificationConfigUpdateInput>): Promise<ApiKeyRow> {
+export async function updateNotificationConfig(
+  deps: Pick<KeyDeps, 'storage'>,
+  scope: TenantScope,
+  input: z.output<typeof notificationConfigUpdateInput>,
+): Promise<ApiKeyRow> {
   if (input.useNotificationService === undefined && input.notificationServiceConfig === undefined) {
     throw invalid('At least one of useNotificationService or notificationServiceConfig must be provided');
   }
@@ -43,7 +43,12 @@ export async function updateNotificationConfig(deps: Pick<KeyDeps, 'storage'>, s
  * /v2/workspace/activityconfig/update. `enabledTime` is when the service was last turned on: stamped with the
  * time of the call that turns it on (unless given), kept while it is off.
  */
-export async function updateActivityConfig(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, row: Pick<ApiKeyRow, 'createdAt'>, input: z.output<typeof activityConfigUpdateInput>): Promise<ApiKeyRow> {
+export async function updateActivityConfig(
+  deps: Pick<KeyDeps, 'storage'>,
+  scope: TenantScope,
+  row: Pick<ApiKeyRow, 'createdAt'>,
+  input: z.output<typeof activityConfigUpdateInput>,
+): Promise<ApiKeyRow> {
   const { isEnabled, enabledTime } = input.activityServiceConfig;
   if (isEnabled === undefined && enabledTime === undefined) {
     throw invalid('At least one of activityServiceConfig.isEnabled or activityServiceConfig.enabledTime must be provided');
@@ -78,7 +83,11 @@ function providerUrl(value: string): string {
  * /v2/workspace/permissionproviderconfig/update: stored and shown, never called (Hearth decides access itself:
  * docs/decisions.md). The auth token is encrypted with the key's other secrets.
  */
-export async function updatePermissionProviderConfig(deps: KeyDeps, scope: TenantScope, input: z.output<typeof permissionProviderConfigUpdateInput>): Promise<ApiKeyRow> {
+export async function updatePermissionProviderConfig(
+  deps: KeyDeps,
+  scope: TenantScope,
+  input: z.output<typeof permissionProviderConfigUpdateInput>,
+): Promise<ApiKeyRow> {
   if (input.usePermissionProvider === undefined && input.permissionProviderConfig === undefined) {
     throw invalid('At least one of usePermissionProvider or permissionProviderConfig must be provided');
   }

@@ -80,9 +80,7 @@ export async function createWorkspaceForOwner(deps: WorkspaceDeps, input: NewWor
         throw resourceExhausted('You have reached the maximum number of workspaces allowed for this email address.');
       }
       if (root.plan !== 'paid') {
-        throw permissionDenied(
-          'Creating an additional workspace requires your root workspace to be on a paid plan (a production API key).',
-        );
+        throw permissionDenied('Creating an additional workspace requires your root workspace to be on a paid plan (a production API key).');
       }
       const name = input.workspaceName ?? (input.name ? `${input.name} workspace` : `${ownerEmail} workspace`);
       if (owned.some((w) => w.name === name)) throw alreadyExists('A workspace already exists for this email address');

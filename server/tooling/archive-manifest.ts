@@ -17,7 +17,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** A path of the manifest inside the archive, refused if it could point outside it. */
 export function archivePath(from: string, relative: string): string {
   const clean = normalize(relative);
-  if (isAbsolute(relative) || clean.startsWith('..') || clean.split(sep).includes('..')) throw new ArchiveError(`manifest.json names a file outside the archive: ${relative}`);
+  if (isAbsolute(relative) || clean.startsWith('..') || clean.split(sep).includes('..'))
+    throw new ArchiveError(`manifest.json names a file outside the archive: ${relative}`);
   return join(from, clean);
 }
 
@@ -32,24 +33,41 @@ export function readManifest(from: string): Manifest {
   } catch (error) {
     throw new ArchiveError(`${MANIFEST_FILE} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!isObject(parsed) || parsed.format !== ARCHIVE_FORMAT) throw new ArchiveError(`${from} is not a Hearth export: ${MANIFEST_FILE} does not say format "${ARCHIVE_FORMAT}"`);
+  if (!isObject(parsed) || parsed.format !== ARCHIVE_FORMAT)
+    throw new ArchiveError(`${from} is not a Hearth export: ${MANIFEST_FILE} does not say format "${ARCHIVE_FORMAT}"`);
   const version = parsed.formatVersion;
-  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) throw new ArchiveError(`${MANIFEST_FILE}: formatVersion must be a whole number`);
-  if (version > ARCHIVE_FORMAT_VERSION) throw new ArchiveError(`This archive has format version ${version}, written by a newer Hearth (${String(parsed.hearthVersion)}); this Hearth reads version ${ARCHIVE_FORMAT_VERSION}: upgrade Hearth to import it`);
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1)
+    throw new ArchiveError(`${MANIFEST_FILE}: formatVersion must be a whole number`);
+  if (version > ARCHIVE_FORMAT_VERSION)
+    throw new ArchiveError(
+      `This archive has format version ${version}, written by a newer Hearth (${String(parsed.hearthVersion)}); this Hearth reads version ${ARCHIVE_FORMAT_VERSION}: upgrade Hearth to import it`,
+    );
   const level = parsed.schemaLevel;
   if (typeof level !== 'number' || !Number.isInteger(level)) throw new ArchiveError(`${MANIFEST_FILE}: schemaLevel must be a whole number`);
   const buildLevel = buildSchemaLevel();
-  if (level > buildLevel) throw new ArchiveError(`This archive comes from a newer Hearth (${String(parsed.hearthVersion)}, schema level ${level}; this Hearth has level ${buildLevel}): upgrade Hearth to import it`);
-  if (!isObject(parsed.scope) || !['all', 'workspace', 'apiKey'].includes(String(parsed.scope.kind))) throw new ArchiveError(`${MANIFEST_FILE}: scope is missing or unknown`);
-  if (!isObject(parsed.secrets) || (parsed.secrets.mode !== 'include' && parsed.secrets.mode !== 'omit')) throw new ArchiveError(`${MANIFEST_FILE}: secrets.mode must be include or omit`);
+  if (level > buildLevel)
+    throw new ArchiveError(
+      `This archive comes from a newer Hearth (${String(parsed.hearthVersion)}, schema level ${level}; this Hearth has level ${buildLevel}): upgrade Hearth to import it`,
+    );
+  if (!isObject(parsed.scope) || !['all', 'workspace', 'apiKey'].includes(String(parsed.scope.kind)))
+    throw new ArchiveError(`${MANIFEST_FILE}: scope is missing or unknown`);
+  if (!isObject(parsed.secrets) || (parsed.secrets.mode !== 'include' && parsed.secrets.mode !== 'omit'))
+    throw new ArchiveError(`${MANIFEST_FILE}: secrets.mode must be include or omit`);
   if (!isObject(parsed.files)) throw new ArchiveError(`${MANIFEST_FILE}: files is missing`);
   for (const [path, entry] of Object.entries(parsed.files)) {
-    if (!isObject(entry) || typeof entry.sha256 !== 'string' || typeof entry.bytes !== 'number') throw new ArchiveError(`${MANIFEST_FILE}: files["${path}"] needs sha256 and bytes`);
+    if (!isObject(entry) || typeof entry.sha256 !== 'string' || typeof entry.bytes !== 'number')
+      throw new ArchiveError(`${MANIFEST_FILE}: files["${path}"] needs sha256 and bytes`);
   }
   if (!Array.isArray(parsed.tables)) throw new ArchiveError(`${MANIFEST_FILE}: tables is missing`);
   const known = new Map(archiveTables().map((t) => [t.name, t]));
   for (const [index, table] of parsed.tables.entries()) {
-    if (!isObject(table) || typeof table.name !== 'string' || typeof table.file !== 'string' || typeof table.rows !== 'number' || !Array.isArray(table.columns)) {
+    if (
+      !isObject(table) ||
+      typeof table.name !== 'string' ||
+      typeof table.file !== 'string' ||
+      typeof table.rows !== 'number' ||
+      !Array.isArray(table.columns)
+    ) {
       throw new ArchiveError(`${MANIFEST_FILE}: tables[${index}] needs name, file, rows and columns`);
     }
     const spec = known.get(table.name);
@@ -68,7 +86,9 @@ export async function verifyFiles(from: string, manifest: Manifest, onFile: () =
     if (!existsSync(path)) throw new ArchiveError(`${relative} is listed in ${MANIFEST_FILE} but missing from the archive`);
     const actual = await hashFile(path);
     if (actual.bytes !== expected.bytes || actual.sha256 !== expected.sha256) {
-      throw new ArchiveError(`${relative} does not match its checksum in ${MANIFEST_FILE} (${actual.bytes} bytes, sha256 ${actual.sha256.slice(0, 12)}…; expected ${expected.bytes} bytes, ${expected.sha256.slice(0, 12)}…): the archive was changed or damaged`);
+      throw new ArchiveError(
+        `${relative} does not match its checksum in ${MANIFEST_FILE} (${actual.bytes} bytes, sha256 ${actual.sha256.slice(0, 12)}…; expected ${expected.bytes} bytes, ${expected.sha256.slice(0, 12)}…): the archive was changed or damaged`,
+      );
     }
     onFile();
   }

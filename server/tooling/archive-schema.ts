@@ -51,8 +51,10 @@ function archiveTable(table: StoredTable): TableSpec {
   const digests = DIGEST_COLUMNS[table.name] ?? [];
   for (const column of table.columns) {
     const encrypted = /Enc$/.test(column.key);
-    if (encrypted && !SECRET_COLUMNS[table.name]?.[column.key]) throw new Error(`export: ${table.name}.${column.key} looks encrypted but archive-secrets.ts does not say how to carry it`);
-    if (/Digest$/.test(column.key) && !digests.includes(column.key)) throw new Error(`export: ${table.name}.${column.key} looks like a keyed digest but archive-secrets.ts does not say how to recompute it`);
+    if (encrypted && !SECRET_COLUMNS[table.name]?.[column.key])
+      throw new Error(`export: ${table.name}.${column.key} looks encrypted but archive-secrets.ts does not say how to carry it`);
+    if (/Digest$/.test(column.key) && !digests.includes(column.key))
+      throw new Error(`export: ${table.name}.${column.key} looks like a keyed digest but archive-secrets.ts does not say how to recompute it`);
   }
   return {
     name: table.name,

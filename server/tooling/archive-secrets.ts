@@ -19,7 +19,8 @@ export const MIN_PASSPHRASE_LENGTH = 12;
 
 /** What is wrong with a passphrase to seal secrets with, or undefined. */
 export function passphraseProblem(passphrase: string): string | undefined {
-  if ([...passphrase.normalize('NFC')].length < MIN_PASSPHRASE_LENGTH) return `The passphrase must be at least ${MIN_PASSPHRASE_LENGTH} characters long: it is all that protects the exported secrets`;
+  if ([...passphrase.normalize('NFC')].length < MIN_PASSPHRASE_LENGTH)
+    return `The passphrase must be at least ${MIN_PASSPHRASE_LENGTH} characters long: it is all that protects the exported secrets`;
   return undefined;
 }
 
@@ -45,7 +46,15 @@ export const SECRET_COLUMNS: Record<string, Record<string, SecretColumn>> = {
   auth_tokens: { tokenEnc: { label: 'API key auth token', digest: 'tokenDigest', whenOmitted: { fresh: () => `yauth_${randomAlphanumeric(40)}` } } },
   api_key_secrets: { valueEnc: { label: 'API key secret (AI provider key, e-mail provider key, basic-webhook token)', whenOmitted: { dropRow: true } } },
   mail_outbox: {
-    bodyEnc: { label: 'e-mail body (may carry sign-in links)', whenOmitted: { placeholder: JSON.stringify({ text: '(The body of this e-mail was left out of the export.)', html: '<p>(The body of this e-mail was left out of the export.)</p>' }) } },
+    bodyEnc: {
+      label: 'e-mail body (may carry sign-in links)',
+      whenOmitted: {
+        placeholder: JSON.stringify({
+          text: '(The body of this e-mail was left out of the export.)',
+          html: '<p>(The body of this e-mail was left out of the export.)</p>',
+        }),
+      },
+    },
   },
   webhook_endpoints: {
     secretEnc: { label: 'webhook endpoint signing secret', whenOmitted: { fresh: newSigningSecret } },
@@ -81,7 +90,12 @@ const CHECK_TEXT = 'hearth-export-passphrase-check';
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1 };
 
 function deriveArchiveSecrets(passphrase: string, kdf: PassphraseKdf): Secrets {
-  const key = scryptSync(passphrase.normalize('NFC'), Buffer.from(kdf.salt, 'base64'), kdf.keyLength, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: 128 * kdf.N * kdf.r * 2 });
+  const key = scryptSync(passphrase.normalize('NFC'), Buffer.from(kdf.salt, 'base64'), kdf.keyLength, {
+    N: kdf.N,
+    r: kdf.r,
+    p: kdf.p,
+    maxmem: 128 * kdf.N * kdf.r * 2,
+  });
   return createSecrets(key);
 }
 
@@ -96,7 +110,14 @@ export function sealWithPassphrase(passphrase: string): { sealer: Secrets; manif
 export function openWithPassphrase(secrets: ArchiveSecrets, passphrase: string | undefined): Secrets {
   if (!passphrase) throw new Error('This archive includes secrets sealed with a passphrase: give it (--passphrase or HEARTH_EXPORT_PASSPHRASE)');
   const kdf = secrets.kdf;
-  if (!kdf || kdf.name !== 'scrypt' || !secrets.check || typeof kdf.salt !== 'string' || ![kdf.N, kdf.r, kdf.p].every((n) => Number.isInteger(n) && n > 0) || kdf.N > 2 ** 20) {
+  if (
+    !kdf ||
+    kdf.name !== 'scrypt' ||
+    !secrets.check ||
+    typeof kdf.salt !== 'string' ||
+    ![kdf.N, kdf.r, kdf.p].every((n) => Number.isInteger(n) && n > 0) ||
+    kdf.N > 2 ** 20
+  ) {
     throw new Error('manifest.json: secrets.kdf is not a key derivation this Hearth knows');
   }
   const opener = deriveArchiveSecrets(passphrase, kdf);

@@ -7,7 +7,17 @@ import { openArchiveSource, type ArchiveSource, type StoredRow } from '../db/rep
 import { createSecrets, KEY_FILE, type Secrets } from '../security/secrets.ts';
 import { VERSION } from '../version.ts';
 import { HashedLineWriter } from './archive-files.ts';
-import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, archiveTables, buildSchemaLevel, MANIFEST_FILE, NOT_EXPORTED, toArchiveValue, type Scope, type TableSpec } from './archive-schema.ts';
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_FORMAT_VERSION,
+  archiveTables,
+  buildSchemaLevel,
+  MANIFEST_FILE,
+  NOT_EXPORTED,
+  toArchiveValue,
+  type Scope,
+  type TableSpec,
+} from './archive-schema.ts';
 import { OMITTED, SECRET_COLUMNS, sealWithPassphrase, type ArchiveSecrets, passphraseProblem } from './archive-secrets.ts';
 import type { ExportOptions, ExportSummary, Manifest } from './transfer.ts';
 
@@ -55,7 +65,8 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
   const dataDir = resolve(options.dataDir);
   const out = resolve(options.out);
   if (options.secrets !== 'include' && options.secrets !== 'omit') throw new Error(`secrets must be include or omit, not "${String(options.secrets)}"`);
-  if (options.secrets === 'include' && !options.passphrase) throw new Error('Exporting secrets needs a passphrase to seal them with (--passphrase or HEARTH_EXPORT_PASSPHRASE), or --secrets omit');
+  if (options.secrets === 'include' && !options.passphrase)
+    throw new Error('Exporting secrets needs a passphrase to seal them with (--passphrase or HEARTH_EXPORT_PASSPHRASE), or --secrets omit');
   const weak = options.secrets === 'include' && options.passphrase ? passphraseProblem(options.passphrase) : undefined;
   if (weak) throw new Error(weak);
   const file = join(dataDir, DATABASE_FILE);
@@ -67,8 +78,10 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
   try {
     const level = database.schemaLevel();
     const buildLevel = buildSchemaLevel();
-    if (level > buildLevel) throw new Error(`${file} was made by a newer Hearth (schema level ${level}, this build knows ${buildLevel}): export it with that Hearth`);
-    if (level < buildLevel) throw new Error(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then export`);
+    if (level > buildLevel)
+      throw new Error(`${file} was made by a newer Hearth (schema level ${level}, this build knows ${buildLevel}): export it with that Hearth`);
+    if (level < buildLevel)
+      throw new Error(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then export`);
 
     // one read transaction over hearth.db and webhooks.db (attached): the archive is one instant
     database.begin();
@@ -113,7 +126,11 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       const relative = `tables/${table.name}.jsonl`;
       const writer = new HashedLineWriter(join(partial, relative));
       let rows = 0;
-      for (const batch of database.pages(table, table.columns.map((c) => c.sql), scope)) {
+      for (const batch of database.pages(
+        table,
+        table.columns.map((c) => c.sql),
+        scope,
+      )) {
         for (const row of batch) {
           done++;
           const line = archiveRow(table, row, { source, sealer: sealed?.sealer, omitAll: options.secrets === 'omit' || parentOnly, countOmitted, database });
@@ -124,7 +141,8 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
             const key = row.storage_key as string;
             const bytes = readFileSync(join(attachments, key));
             const sha256 = createHash('sha256').update(bytes).digest('hex');
-            if (sha256 !== row.sha256) throw new Error(`The attachment file ${join(attachments, key)} does not match its recorded sha256: the data dir is damaged`);
+            if (sha256 !== row.sha256)
+              throw new Error(`The attachment file ${join(attachments, key)} does not match its recorded sha256: the data dir is damaged`);
             writeFileSync(join(partial, 'files', 'attachments', key), bytes, { mode: 0o600 });
             manifest.files[`files/attachments/${key}`] = { sha256, bytes: bytes.length };
             done++;
@@ -133,7 +151,14 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
         progress(table.name);
       }
       manifest.files[relative] = writer.close();
-      manifest.tables.push({ name: table.name, file: relative, rows, columns: table.columns.map((c) => c.key), identity: table.identity, ...(parentOnly ? { parentOnly } : {}) });
+      manifest.tables.push({
+        name: table.name,
+        file: relative,
+        rows,
+        columns: table.columns.map((c) => c.key),
+        identity: table.identity,
+        ...(parentOnly ? { parentOnly } : {}),
+      });
       progress(table.name);
     }
     database.end();
@@ -165,7 +190,13 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
 function archiveRow(
   table: TableSpec,
   row: StoredRow,
-  context: { source: Secrets | undefined; sealer: Secrets | undefined; omitAll: boolean; countOmitted: (table: string, column: string, label: string) => void; database: ArchiveSource },
+  context: {
+    source: Secrets | undefined;
+    sealer: Secrets | undefined;
+    omitAll: boolean;
+    countOmitted: (table: string, column: string, label: string) => void;
+    database: ArchiveSource;
+  },
 ): Row | undefined {
   const line: Row = {};
   for (const column of table.columns) {

@@ -118,10 +118,12 @@ export function createRowWriter(
         }
         values.set('update_count', 0);
       }
-      if (spec.name === 'recording_attachments' && !/^[A-Za-z0-9]{32}$/.test(String(values.get('storage_key')))) throw new ArchiveError(`${where}: storageKey must be 32 letters and digits`);
+      if (spec.name === 'recording_attachments' && !/^[A-Za-z0-9]{32}$/.test(String(values.get('storage_key'))))
+        throw new ArchiveError(`${where}: storageKey must be 32 letters and digits`);
       // An imported workspace does not take the default role from the target's own default workspace; a workspace
       // brought along only as the parent of an exported API key never becomes the default.
-      if (spec.name === 'workspaces' && values.get('is_default') === 1 && (table.parentOnly || (targetDefault !== undefined && targetDefault !== identity[0]))) values.set('is_default', 0);
+      if (spec.name === 'workspaces' && values.get('is_default') === 1 && (table.parentOnly || (targetDefault !== undefined && targetDefault !== identity[0])))
+        values.set('is_default', 0);
 
       if (layout.rows.exists(identity)) {
         if (table.parentOnly || context.conflict === 'skip') {

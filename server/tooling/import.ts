@@ -21,8 +21,12 @@ function checkTargetSchema(file: string) {
   if (!existsSync(file)) return;
   const level = schemaLevelOfFile(file);
   const buildLevel = buildSchemaLevel();
-  if (level > buildLevel) throw new ArchiveError(`${file} was made by a newer Hearth (schema level ${level}, this build ${buildLevel}): import with that Hearth`);
-  if (level > 0 && level < buildLevel) throw new ArchiveError(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then import`);
+  if (level > buildLevel)
+    throw new ArchiveError(`${file} was made by a newer Hearth (schema level ${level}, this build ${buildLevel}): import with that Hearth`);
+  if (level > 0 && level < buildLevel)
+    throw new ArchiveError(
+      `${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then import`,
+    );
 }
 
 /**
@@ -39,7 +43,10 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
   const conflict = options.conflict ?? 'fail';
   if (!CONFLICT_POLICIES.includes(conflict)) throw new ArchiveError(`conflict must be fail, skip or replace, not "${String(conflict)}"`);
   const running = runningServer(dataDir);
-  if (running) throw new ArchiveError(`A Hearth server (pid ${running.pid}, ${running.url}) is running on ${dataDir}: stop it before importing (it keeps state in memory)`);
+  if (running)
+    throw new ArchiveError(
+      `A Hearth server (pid ${running.pid}, ${running.url}) is running on ${dataDir}: stop it before importing (it keeps state in memory)`,
+    );
 
   const manifest = readManifest(from);
   const opener = manifest.secrets.mode === 'include' ? openWithPassphrase(manifest.secrets, options.passphrase) : undefined;
@@ -86,7 +93,8 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
         done++;
         if (done % 1_000 === 0) options.onProgress?.(done, total, table.name);
       }
-      if (lineNumber !== table.rows) throw new ArchiveError(`${table.file} has ${lineNumber} lines but ${'manifest.json'} says ${table.rows}: the archive is incomplete`);
+      if (lineNumber !== table.rows)
+        throw new ArchiveError(`${table.file} has ${lineNumber} lines but ${'manifest.json'} says ${table.rows}: the archive is incomplete`);
       options.onProgress?.(done, total, table.name);
     }
     const attachments = attachmentsDir(dataDir);

@@ -56,9 +56,25 @@ export function writeComments(input: {
     const assignee = d.chance(0.3) ? d.pick(orgMembers).user : null;
     const resolver = status.id === 'RESOLVED' ? d.pick(commenters).user.userId : null;
     insertAnnotation({
-      apiKeyId, organizationId: org.id, id, documentId: doc.id, locationId: null, location: null, targetElement: null,
-      status: { ...status }, statusId: status.id, priority: null, assignedTo: assignee, context: null, visibility: 'public', visibleToUserIds: null,
-      commentType: null, createdByUserId: first.userId, resolvedByUserId: resolver, createdAt: times[0] as number, updatedAt: times[count - 1] as number,
+      apiKeyId,
+      organizationId: org.id,
+      id,
+      documentId: doc.id,
+      locationId: null,
+      location: null,
+      targetElement: null,
+      status: { ...status },
+      statusId: status.id,
+      priority: null,
+      assignedTo: assignee,
+      context: null,
+      visibility: 'public',
+      visibleToUserIds: null,
+      commentType: null,
+      createdByUserId: first.userId,
+      resolvedByUserId: resolver,
+      createdAt: times[0] as number,
+      updatedAt: times[count - 1] as number,
     });
     const reads = new Map<string, number>();
     const usedIds = new Set<number>();
@@ -72,13 +88,63 @@ export function writeComments(input: {
       const mentioned = others.length > 0 && d.chance(0.2) ? d.pick(others).user : null;
       const text = `${mentioned ? `@${mentioned.name} ` : ''}${c === count - 1 && resolver ? 'Done. Resolving this thread.' : d.pick(COMMENT_TEXTS)}`;
       const tagged = mentioned ? [{ userId: mentioned.userId, contact: { userId: mentioned.userId, name: mentioned.name, email: mentioned.email } }] : null;
-      insertComment({ apiKeyId, organizationId: org.id, annotationId: id, id: commentId, fromUser: from, fromUserId: from.userId, text, html: null, taggedUserContacts: tagged, mentionedUserIds: mentioned ? [mentioned.userId] : [], context: null, createdAt: at, updatedAt: at });
+      insertComment({
+        apiKeyId,
+        organizationId: org.id,
+        annotationId: id,
+        id: commentId,
+        fromUser: from,
+        fromUserId: from.userId,
+        text,
+        html: null,
+        taggedUserContacts: tagged,
+        mentionedUserIds: mentioned ? [mentioned.userId] : [],
+        context: null,
+        createdAt: at,
+        updatedAt: at,
+      });
       reads.set(from.userId, at);
-      activity({ organizationId: org.id, documentId: doc.id, featureType: 'comment', actionType: 'comment.add', actionUser: from, targetEntityId: id, targetSubEntityId: String(commentId), entityData: { commentText: text }, displayMessageTemplate: '{{actionUser}} added a comment', displayMessageTemplateData: { actionUser: from.name }, timestamp: at });
+      activity({
+        organizationId: org.id,
+        documentId: doc.id,
+        featureType: 'comment',
+        actionType: 'comment.add',
+        actionUser: from,
+        targetEntityId: id,
+        targetSubEntityId: String(commentId),
+        entityData: { commentText: text },
+        displayMessageTemplate: '{{actionUser}} added a comment',
+        displayMessageTemplateData: { actionUser: from.name },
+        timestamp: at,
+      });
       if (mentioned) {
         const notificationId = String(1_000_000_000_000_000 + nextNotification[o]!++);
-        input.insertNotification({ apiKeyId, organizationId: org.id, id: notificationId, documentId: doc.id, locationId: null, source: 'comment', sourceData: { annotationId: id, commentId }, actionUser: from, headlineTemplate: '{actionUser} mentioned you in a comment', headlineData: { actionUser: from }, body: text, resolver: false, contextAccess: null, timestamp: at });
-        input.insertRecipient({ apiKeyId, organizationId: org.id, notificationId, userId: mentioned.userId, documentId: doc.id, timestamp: at, explicit: true, readAt: null });
+        input.insertNotification({
+          apiKeyId,
+          organizationId: org.id,
+          id: notificationId,
+          documentId: doc.id,
+          locationId: null,
+          source: 'comment',
+          sourceData: { annotationId: id, commentId },
+          actionUser: from,
+          headlineTemplate: '{actionUser} mentioned you in a comment',
+          headlineData: { actionUser: from },
+          body: text,
+          resolver: false,
+          contextAccess: null,
+          timestamp: at,
+        });
+        input.insertRecipient({
+          apiKeyId,
+          organizationId: org.id,
+          notificationId,
+          userId: mentioned.userId,
+          documentId: doc.id,
+          timestamp: at,
+          explicit: true,
+          readAt: null,
+        });
         mentions++;
       }
       if (d.chance(0.4)) {
@@ -86,8 +152,30 @@ export function writeComments(input: {
         for (const reactor of reactors) {
           const icon = d.pick(REACTION_ICONS);
           const reactedAt = at + d.int(60_000, 3600_000);
-          insertReaction({ apiKeyId, organizationId: org.id, id: d.alphanumeric(20), annotationId: id, commentId, icon, fromUser: reactor.user, fromUserId: reactor.user.userId, createdAt: reactedAt });
-          activity({ organizationId: org.id, documentId: doc.id, featureType: 'reaction', actionType: 'reaction.add', actionUser: reactor.user, targetEntityId: id, targetSubEntityId: String(commentId), entityData: { icon }, displayMessageTemplate: '{{actionUser}} reacted with {{icon}}', displayMessageTemplateData: { actionUser: reactor.user.name, icon }, timestamp: reactedAt });
+          insertReaction({
+            apiKeyId,
+            organizationId: org.id,
+            id: d.alphanumeric(20),
+            annotationId: id,
+            commentId,
+            icon,
+            fromUser: reactor.user,
+            fromUserId: reactor.user.userId,
+            createdAt: reactedAt,
+          });
+          activity({
+            organizationId: org.id,
+            documentId: doc.id,
+            featureType: 'reaction',
+            actionType: 'reaction.add',
+            actionUser: reactor.user,
+            targetEntityId: id,
+            targetSubEntityId: String(commentId),
+            entityData: { icon },
+            displayMessageTemplate: '{{actionUser}} reacted with {{icon}}',
+            displayMessageTemplateData: { actionUser: reactor.user.name, icon },
+            timestamp: reactedAt,
+          });
         }
       }
     }

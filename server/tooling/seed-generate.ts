@@ -16,7 +16,19 @@ import { deriveInitial, internalUserId } from '../services/users.ts';
 import { writeComments, type Member } from './seed-comments.ts';
 import type { SeedCounts } from './seed-options.ts';
 import { screenPng, wavTone } from './seed-media.ts';
-import { CHECKLIST_ITEMS, COMPANIES, documentTitle, FIRST_NAMES, LAST_NAMES, paragraph, sentence, slug, SUB_FOLDERS, TOP_FOLDERS, type Dice } from './seed-text.ts';
+import {
+  CHECKLIST_ITEMS,
+  COMPANIES,
+  documentTitle,
+  FIRST_NAMES,
+  LAST_NAMES,
+  paragraph,
+  sentence,
+  slug,
+  SUB_FOLDERS,
+  TOP_FOLDERS,
+  type Dice,
+} from './seed-text.ts';
 
 export const EDITOR_ID = 'main';
 export const CONTENT_KEY = 'content';
@@ -116,7 +128,18 @@ export function generateSet(input: {
     const home = Math.floor(i / counts.usersPerOrganization);
     const org = plan[home] as (typeof plan)[number];
     const user = { userId: `${key}-${tag}`, name, email: `${key.replace(/-/g, '.')}@${org.domain}` };
-    insertUser({ apiKeyId, id: user.userId, internalId: internalUserId(apiKeyId, user.userId), name, email: user.email, initial: deriveInitial(user), photoUrl: null, metadata: {}, createdAt: usersCreatedAt, updatedAt: usersCreatedAt });
+    insertUser({
+      apiKeyId,
+      id: user.userId,
+      internalId: internalUserId(apiKeyId, user.userId),
+      name,
+      email: user.email,
+      initial: deriveInitial(user),
+      photoUrl: null,
+      metadata: {},
+      createdAt: usersCreatedAt,
+      updatedAt: usersCreatedAt,
+    });
     out.userIds.push(user.userId);
     members[home]?.push({ user, role: i % counts.usersPerOrganization === 0 || d.chance(0.75) ? 'editor' : 'viewer' });
     if (plan.length > 1 && d.chance(0.15)) members[(home + 1 + d.int(0, plan.length - 2)) % plan.length]?.push({ user, role: 'viewer' });
@@ -129,8 +152,27 @@ export function generateSet(input: {
   plan.forEach((org, o) => {
     const orgMembers = members[o] as Member[];
     const createdAt = now - 90 * DAY;
-    insertOrganization({ apiKeyId, id: org.id, name: org.name, disabled: false, metadata: { industry: org.industry, seededBy: 'hearth seed' }, createdAt, updatedAt: createdAt });
-    for (const m of orgMembers) insertMembership({ apiKeyId, organizationId: org.id, level: 'organization', resourceId: org.id, userId: m.user.userId, accessRole: m.role, expiresAt: null, createdAt, updatedAt: createdAt });
+    insertOrganization({
+      apiKeyId,
+      id: org.id,
+      name: org.name,
+      disabled: false,
+      metadata: { industry: org.industry, seededBy: 'hearth seed' },
+      createdAt,
+      updatedAt: createdAt,
+    });
+    for (const m of orgMembers)
+      insertMembership({
+        apiKeyId,
+        organizationId: org.id,
+        level: 'organization',
+        resourceId: org.id,
+        userId: m.user.userId,
+        accessRole: m.role,
+        expiresAt: null,
+        createdAt,
+        updatedAt: createdAt,
+      });
     for (const groupName of d.sample(['Core team', 'Reviewers', 'Leadership', 'Design guild', 'On-call'], 3)) {
       const groupId = slug(groupName);
       insertGroup({ apiKeyId, organizationId: org.id, id: groupId, name: groupName, createdAt });
@@ -139,14 +181,26 @@ export function generateSet(input: {
 
     // The folder tree (the services' placement: ancestors from `root`, `path` of URI-encoded ids, inherited access).
     const folderIds: string[] = [];
-    const folder = (id: string, name: string, parent: { id: string; ancestors: string[]; path: string; accessType: DocumentAccessType } | null, own: DocumentAccessType | null) => {
+    const folder = (
+      id: string,
+      name: string,
+      parent: { id: string; ancestors: string[]; path: string; accessType: DocumentAccessType } | null,
+      own: DocumentAccessType | null,
+    ) => {
       const accessType = own ?? parent?.accessType ?? 'public';
       const row = {
-        apiKeyId, organizationId: org.id, id, name,
+        apiKeyId,
+        organizationId: org.id,
+        id,
+        name,
         parentId: parent?.id ?? 'root',
         ancestors: parent ? [...parent.ancestors, parent.id] : ['root'],
         path: `${parent?.path ?? '/'}${encodeURIComponent(id)}/`,
-        ownAccessType: own, inheritAccess: own === null, accessType, createdAt, updatedAt: createdAt,
+        ownAccessType: own,
+        inheritAccess: own === null,
+        accessType,
+        createdAt,
+        updatedAt: createdAt,
       };
       insertFolder(row);
       folderIds.push(id);
@@ -156,7 +210,19 @@ export function generateSet(input: {
     tops.forEach((name, t) => {
       const restricted = t === tops.length - 1 && tops.length > 1;
       const top = folder(slug(name), name, null, restricted ? 'restricted' : null);
-      if (restricted) for (const m of orgMembers.slice(0, 2)) insertMembership({ apiKeyId, organizationId: org.id, level: 'folder', resourceId: top.id, userId: m.user.userId, accessRole: 'editor', expiresAt: null, createdAt, updatedAt: createdAt });
+      if (restricted)
+        for (const m of orgMembers.slice(0, 2))
+          insertMembership({
+            apiKeyId,
+            organizationId: org.id,
+            level: 'folder',
+            resourceId: top.id,
+            userId: m.user.userId,
+            accessRole: 'editor',
+            expiresAt: null,
+            createdAt,
+            updatedAt: createdAt,
+          });
       for (const subName of d.sample(SUB_FOLDERS, d.int(1, 3))) {
         const sub = folder(`${top.id}-${slug(subName)}`, subName, top, null);
         if (d.chance(0.3)) folder(`${sub.id}-archive`, 'Archive', sub, null);
@@ -176,16 +242,63 @@ export function generateSet(input: {
       const updated = Math.min(now, created + Math.round(d.random() * 10 * DAY));
       const author = d.pick(orgMembers);
       const accessRoll = d.random();
-      const accessType: DocumentAccessType = accessRoll < 0.85 ? apiKey.settings.defaultDocumentAccessType : accessRoll < 0.95 ? 'restricted' : 'organizationPrivate';
-      insertDocument({ apiKeyId, organizationId: org.id, id, name: title, folderId: d.chance(0.15) || folderIds.length === 0 ? null : d.pick(folderIds), accessType, disabled: false, metadata: { createdBy: author.user.userId }, createdAt: created, updatedAt: updated });
-      if (accessType === 'restricted') insertMembership({ apiKeyId, organizationId: org.id, level: 'document', resourceId: id, userId: author.user.userId, accessRole: 'editor', expiresAt: null, createdAt: created, updatedAt: created });
-      activity({ organizationId: org.id, documentId: id, featureType: 'custom', actionType: 'document.create', actionUser: author.user, targetEntityId: id, entityData: { documentName: title }, displayMessageTemplate: '{{actionUser}} created {{documentName}}', displayMessageTemplateData: { actionUser: author.user.name, documentName: title }, timestamp: created });
+      const accessType: DocumentAccessType =
+        accessRoll < 0.85 ? apiKey.settings.defaultDocumentAccessType : accessRoll < 0.95 ? 'restricted' : 'organizationPrivate';
+      insertDocument({
+        apiKeyId,
+        organizationId: org.id,
+        id,
+        name: title,
+        folderId: d.chance(0.15) || folderIds.length === 0 ? null : d.pick(folderIds),
+        accessType,
+        disabled: false,
+        metadata: { createdBy: author.user.userId },
+        createdAt: created,
+        updatedAt: updated,
+      });
+      if (accessType === 'restricted')
+        insertMembership({
+          apiKeyId,
+          organizationId: org.id,
+          level: 'document',
+          resourceId: id,
+          userId: author.user.userId,
+          accessRole: 'editor',
+          expiresAt: null,
+          createdAt: created,
+          updatedAt: created,
+        });
+      activity({
+        organizationId: org.id,
+        documentId: id,
+        featureType: 'custom',
+        actionType: 'document.create',
+        actionUser: author.user,
+        targetEntityId: id,
+        entityData: { documentName: title },
+        displayMessageTemplate: '{{actionUser}} created {{documentName}}',
+        displayMessageTemplateData: { actionUser: author.user.name, documentName: title },
+        timestamp: created,
+      });
       if (n < crdtCount) {
         const type = crdtContent(d, title);
         const doc = new Y.Doc({ gc: true });
         doc.clientID = d.int(1, 2 ** 31 - 1);
         doc.transact(() => writeContent(doc, type.type, CONTENT_KEY, type.data));
-        insertCrdt({ apiKeyId, organizationId: org.id, documentId: id, editorId: EDITOR_ID, type: type.type, contentKey: CONTENT_KEY, snapshot: Buffer.from(Y.encodeStateAsUpdate(doc)), updateCount: 0, lastUpdatedBy: author.user.userId, compactedAt: updated, createdAt: created, updatedAt: updated });
+        insertCrdt({
+          apiKeyId,
+          organizationId: org.id,
+          documentId: id,
+          editorId: EDITOR_ID,
+          type: type.type,
+          contentKey: CONTENT_KEY,
+          snapshot: Buffer.from(Y.encodeStateAsUpdate(doc)),
+          updateCount: 0,
+          lastUpdatedBy: author.user.userId,
+          compactedAt: updated,
+          createdAt: created,
+          updatedAt: updated,
+        });
         doc.destroy();
         seeded.crdtDocuments.push({ documentId: id, type: type.type });
       }
@@ -198,13 +311,32 @@ export function generateSet(input: {
   });
 
   // Comment threads (with reactions, reads and mention notifications), on documents with content first.
-  const mentionNotifications = writeComments({ put, apiKeyId, d, now, annotations: counts.annotations, organizations, members, docsByOrg, activity, insertNotification, insertRecipient, progress });
+  const mentionNotifications = writeComments({
+    put,
+    apiKeyId,
+    d,
+    now,
+    annotations: counts.annotations,
+    organizations,
+    members,
+    docsByOrg,
+    activity,
+    insertNotification,
+    insertRecipient,
+    progress,
+  });
 
   // Recordings: each with one small, valid file (a WAV voice note or a PNG frame of a screen recording).
   const dir = attachmentsDir(input.dataDir);
   if (counts.recordings > 0) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tones = [440, 523, 659].map((hz) => wavTone(hz, 1500));
-  const frames = ([[52, 101, 164], [46, 139, 87], [178, 34, 52]] as const).map((rgb) => screenPng(160, 100, rgb));
+  const frames = (
+    [
+      [52, 101, 164],
+      [46, 139, 87],
+      [178, 34, 52],
+    ] as const
+  ).map((rgb) => screenPng(160, 100, rgb));
   for (let r = 0; r < counts.recordings; r++) {
     const o = r % plan.length;
     const org = plan[o] as (typeof plan)[number];
@@ -218,15 +350,58 @@ export function generateSet(input: {
     storageKeys.push(storageKey);
     writeFileSync(join(dir, storageKey), bytes, { mode: 0o600 });
     const durationMs = audio ? 1500 : d.int(20, 240) * 1000;
-    insertRecording({ apiKeyId, organizationId: org.id, id, documentId: doc.id, recordingType: audio ? 'audio' : 'screen', mode: 'floating', displayName: audio ? `Voice note on ${doc.title}` : `Walkthrough of ${doc.title}`, durationMs, fromUser: from, fromUserId: from.userId, latestVersion: 1, createdAt, updatedAt: createdAt });
+    insertRecording({
+      apiKeyId,
+      organizationId: org.id,
+      id,
+      documentId: doc.id,
+      recordingType: audio ? 'audio' : 'screen',
+      mode: 'floating',
+      displayName: audio ? `Voice note on ${doc.title}` : `Walkthrough of ${doc.title}`,
+      durationMs,
+      fromUser: from,
+      fromUserId: from.userId,
+      latestVersion: 1,
+      createdAt,
+      updatedAt: createdAt,
+    });
     const mimeType = audio ? 'audio/wav' : 'image/png';
-    insertAttachment({ apiKeyId, organizationId: org.id, recordingId: id, attachmentId: 1, version: 1, name: audio ? 'voice-note.wav' : 'screen.png', type: audio ? 'audio' : 'image', mimeType, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), storageKey, createdAt });
-    activity({ organizationId: org.id, documentId: doc.id, featureType: 'recorder', actionType: 'recorder.add', actionUser: from, targetEntityId: id, displayMessageTemplate: '{{actionUser}} added a recording', displayMessageTemplateData: { actionUser: from.name }, timestamp: createdAt });
+    insertAttachment({
+      apiKeyId,
+      organizationId: org.id,
+      recordingId: id,
+      attachmentId: 1,
+      version: 1,
+      name: audio ? 'voice-note.wav' : 'screen.png',
+      type: audio ? 'audio' : 'image',
+      mimeType,
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      storageKey,
+      createdAt,
+    });
+    activity({
+      organizationId: org.id,
+      documentId: doc.id,
+      featureType: 'recorder',
+      actionType: 'recorder.add',
+      actionUser: from,
+      targetEntityId: id,
+      displayMessageTemplate: '{{actionUser}} added a recording',
+      displayMessageTemplateData: { actionUser: from.name },
+      timestamp: createdAt,
+    });
     progress(1, 'recordings');
   }
 
   // Notifications: round-robin over the organizations, each to one or two members besides the one who acted.
-  const headlines = ['{actionUser} shared {documentName} with you', '{actionUser} edited {documentName}', '{actionUser} asked you to review {documentName}', '{actionUser} replied in {documentName}', '{actionUser} published {documentName}'];
+  const headlines = [
+    '{actionUser} shared {documentName} with you',
+    '{actionUser} edited {documentName}',
+    '{actionUser} asked you to review {documentName}',
+    '{actionUser} replied in {documentName}',
+    '{actionUser} published {documentName}',
+  ];
   const nextId = plan.map(() => 0);
   const custom = Math.max(0, counts.notifications - mentionNotifications);
   for (let i = 0; i < custom; i++) {
@@ -237,8 +412,26 @@ export function generateSet(input: {
     const timestamp = Math.max(doc.createdAt, when(30));
     const id = String(2_000_000_000_000_000 + nextId[o]!++);
     const organizationId = (plan[o] as (typeof plan)[number]).id;
-    insertNotification({ apiKeyId, organizationId, id, documentId: doc.id, locationId: null, source: 'custom', sourceData: null, actionUser: actor, headlineTemplate: d.pick(headlines), headlineData: { actionUser: actor, documentName: doc.title }, body: sentence(d), resolver: false, contextAccess: null, timestamp });
-    const recipients = d.sample(orgMembers.filter((m) => m.user.userId !== actor.userId), d.int(1, 2));
+    insertNotification({
+      apiKeyId,
+      organizationId,
+      id,
+      documentId: doc.id,
+      locationId: null,
+      source: 'custom',
+      sourceData: null,
+      actionUser: actor,
+      headlineTemplate: d.pick(headlines),
+      headlineData: { actionUser: actor, documentName: doc.title },
+      body: sentence(d),
+      resolver: false,
+      contextAccess: null,
+      timestamp,
+    });
+    const recipients = d.sample(
+      orgMembers.filter((m) => m.user.userId !== actor.userId),
+      d.int(1, 2),
+    );
     for (const m of recipients) {
       const readAt = timestamp < now - 2 * DAY && d.chance(0.5) ? timestamp + d.int(60_000, 6 * 3600_000) : null;
       insertRecipient({ apiKeyId, organizationId, notificationId: id, userId: m.user.userId, documentId: doc.id, timestamp, explicit: true, readAt });
@@ -255,7 +448,17 @@ function crdtContent(d: Dice, title: string): { type: CrdtType; data: unknown } 
     return { type: 'xml', data: `<heading level="1">${escapeXml(title)}</heading>${paragraphs}` };
   }
   if (roll < 0.75) return { type: 'text', data: `${title}\n\n${paragraph(d)}\n\n${paragraph(d)}` };
-  if (roll < 0.9) return { type: 'map', data: { title, status: d.pick(['draft', 'in review', 'approved']), summary: sentence(d), priority: d.int(1, 3), tags: d.sample(['q3', 'customer', 'internal', 'launch', 'legal', 'design'], 2) } };
+  if (roll < 0.9)
+    return {
+      type: 'map',
+      data: {
+        title,
+        status: d.pick(['draft', 'in review', 'approved']),
+        summary: sentence(d),
+        priority: d.int(1, 3),
+        tags: d.sample(['q3', 'customer', 'internal', 'launch', 'legal', 'design'], 2),
+      },
+    };
   return { type: 'array', data: d.sample(CHECKLIST_ITEMS, d.int(3, 6)).map((text) => ({ text, done: d.chance(0.4) })) };
 }
 

@@ -20,8 +20,26 @@ export interface SeedCounts {
 export type SeedSize = 'small' | 'large';
 
 export const SEED_SIZES: Record<SeedSize, SeedCounts> = {
-  small: { organizations: 3, usersPerOrganization: 8, topFoldersPerOrganization: 3, documents: 36, crdtDocuments: 36, notifications: 150, annotations: 30, recordings: 6 },
-  large: { organizations: 10, usersPerOrganization: 100, topFoldersPerOrganization: 6, documents: 100_000, crdtDocuments: 10_000, notifications: 1_000_000, annotations: 10_000, recordings: 40 },
+  small: {
+    organizations: 3,
+    usersPerOrganization: 8,
+    topFoldersPerOrganization: 3,
+    documents: 36,
+    crdtDocuments: 36,
+    notifications: 150,
+    annotations: 30,
+    recordings: 6,
+  },
+  large: {
+    organizations: 10,
+    usersPerOrganization: 100,
+    topFoldersPerOrganization: 6,
+    documents: 100_000,
+    crdtDocuments: 10_000,
+    notifications: 1_000_000,
+    annotations: 10_000,
+    recordings: 40,
+  },
 };
 
 /** A refusal the user can act on (a server runs on the data dir, the seed is already there, no such API key). */

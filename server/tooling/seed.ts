@@ -63,7 +63,10 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
   const started = performance.now();
   const dataDir = resolve(options.dataDir);
   const running = runningServer(dataDir);
-  if (running) throw new SeedRefusedError(`A Hearth server (pid ${running.pid}, ${running.url}) is running on ${dataDir}: stop it before seeding (the seed writes the database directly, in bulk).`);
+  if (running)
+    throw new SeedRefusedError(
+      `A Hearth server (pid ${running.pid}, ${running.url}) is running on ${dataDir}: stop it before seeding (the seed writes the database directly, in bulk).`,
+    );
   const counts = { ...SEED_SIZES[options.size], ...options.counts };
   for (const [name, value] of Object.entries(counts)) {
     if (!Number.isInteger(value) || value < 0) throw new SeedRefusedError(`counts.${name} must be a whole number ≥ 0, not ${String(value)}.`);
@@ -85,8 +88,12 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
 
     const d = dice(options.random ?? seededRandom(1));
     const plan = planOrganizations(d, counts.organizations);
-    const present = await app.storage.seed.presentOrganization(scope, plan.map((o) => o.id));
-    if (present) throw new SeedRefusedError(`API key ${apiKeyId} already holds this seed's demo set (organization ${present}): pass another --seed to add a second set.`);
+    const present = await app.storage.seed.presentOrganization(
+      scope,
+      plan.map((o) => o.id),
+    );
+    if (present)
+      throw new SeedRefusedError(`API key ${apiKeyId} already holds this seed's demo set (organization ${present}): pass another --seed to add a second set.`);
 
     const total = counts.documents + Math.min(counts.crdtDocuments, counts.documents) + counts.annotations + counts.recordings + counts.notifications;
     const report = progressReporter(total, options.onProgress);
@@ -120,9 +127,17 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
       const reason = error instanceof Error ? error.message : String(error);
       try {
         writer.rollback();
-        await removeSet(app, scope, plan.map((o) => o.id), set);
+        await removeSet(
+          app,
+          scope,
+          plan.map((o) => o.id),
+          set,
+        );
       } catch (undo) {
-        throw new Error(`Seeding failed (${reason}), and undoing it failed too (${undo instanceof Error ? undo.message : String(undo)}): delete the organizations ${plan.map((o) => o.id).join(', ')} by hand`, { cause: error });
+        throw new Error(
+          `Seeding failed (${reason}), and undoing it failed too (${undo instanceof Error ? undo.message : String(undo)}): delete the organizations ${plan.map((o) => o.id).join(', ')} by hand`,
+          { cause: error },
+        );
       }
       throw new Error(`Seeding failed and was undone: ${reason}`, { cause: error });
     }
@@ -145,24 +160,56 @@ const emptySet = (): SeedWrites => ({ organizations: [], userIds: [], storageKey
 async function seedWebhooks(app: AppContext, scope: TenantScope, tag: string, set: SeedWrites) {
   const created = set.webhookEndpointIds;
   const config = await app.storage.seed.webhookConfig(scope);
-  if (config && !config.isEnabled) return { endpoints: [] as string[], notes: ['Advanced webhooks are turned off for this API key: no demo endpoints were added.'] };
+  if (config && !config.isEnabled)
+    return { endpoints: [] as string[], notes: ['Advanced webhooks are turned off for this API key: no demo endpoints were added.'] };
   if (!config) {
     await updateAdvancedConfig(app, scope, { isEnabled: true });
     set.webhookConfigCreated = true;
   }
   const endpoints = [
-    { uid: `hearth-demo-${tag}-comments`, url: `http://127.0.0.1:9/hearth-demo/${tag}/comments`, description: 'Demo endpoint for comment events (disabled: point it at your receiver, then enable it)', filterTypes: ['comment_annotation.add', 'comment.add'] as const },
-    { uid: `hearth-demo-${tag}-all`, url: `http://127.0.0.1:9/hearth-demo/${tag}/all`, description: 'Demo endpoint for every event (disabled: point it at your receiver, then enable it)', filterTypes: undefined },
+    {
+      uid: `hearth-demo-${tag}-comments`,
+      url: `http://127.0.0.1:9/hearth-demo/${tag}/comments`,
+      description: 'Demo endpoint for comment events (disabled: point it at your receiver, then enable it)',
+      filterTypes: ['comment_annotation.add', 'comment.add'] as const,
+    },
+    {
+      uid: `hearth-demo-${tag}-all`,
+      url: `http://127.0.0.1:9/hearth-demo/${tag}/all`,
+      description: 'Demo endpoint for every event (disabled: point it at your receiver, then enable it)',
+      filterTypes: undefined,
+    },
   ];
   for (const e of endpoints) {
-    created.push((await createEndpoint(app, scope, { url: e.url, description: e.description, filterTypes: e.filterTypes ? [...e.filterTypes] : undefined, disabled: true, uid: e.uid, metadata: { seededBy: 'hearth seed' } })).id);
+    created.push(
+      (
+        await createEndpoint(app, scope, {
+          url: e.url,
+          description: e.description,
+          filterTypes: e.filterTypes ? [...e.filterTypes] : undefined,
+          disabled: true,
+          uid: e.uid,
+          metadata: { seededBy: 'hearth seed' },
+        })
+      ).id,
+    );
   }
-  return { endpoints: [...created], notes: ['Demo webhook endpoints are disabled and point at http://127.0.0.1:9 (nothing listens there): nothing is sent until you change their URL and enable them.'] };
+  return {
+    endpoints: [...created],
+    notes: [
+      'Demo webhook endpoints are disabled and point at http://127.0.0.1:9 (nothing listens there): nothing is sent until you change their URL and enable them.',
+    ],
+  };
 }
 
 /** Undoes a failed seed: what the committed batches wrote, and the attachment files. */
 async function removeSet(app: AppContext, scope: TenantScope, organizationIds: string[], set: SeedWrites) {
-  await app.storage.seed.remove(scope, { organizationIds, userIds: set.userIds, webhookEndpointIds: set.webhookEndpointIds, webhookConfigCreated: set.webhookConfigCreated });
+  await app.storage.seed.remove(scope, {
+    organizationIds,
+    userIds: set.userIds,
+    webhookEndpointIds: set.webhookEndpointIds,
+    webhookConfigCreated: set.webhookConfigCreated,
+  });
   const dir = attachmentsDir(app.config.dataDir);
   for (const key of set.storageKeys) rmSync(join(dir, key), { force: true });
   if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,12 @@ export const newSigningSecret = () => `whsec_${randomBytes(24).toString('base64'
 export function signatureHeader(secrets: string[], id: string, timestamp: number, body: string): string {
   const signed = `${id}.${timestamp}.${body}`;
   return secrets
-    .map((secret) => `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(signed).digest('base64')}`)
+    .map(
+      (secret) =>
+        `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+          .update(signed)
+          .digest('base64')}`,
+    )
     .join(' ');
 }
 

@@ -17,7 +17,11 @@ const WRITE_BATCH_MS = 20;
 export function withoutPersonalFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutPersonalFields);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !PERSONAL_FIELDS.has(k)).map(([k, v]) => [k, withoutPersonalFields(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !PERSONAL_FIELDS.has(k))
+      .map(([k, v]) => [k, withoutPersonalFields(v)]),
+  );
 }
 
 /** Where the basic service's `authToken` is kept (see services/apikeys.ts). */
@@ -113,7 +117,9 @@ export function createDeliveryEngine(deps: EngineDeps) {
     if (batch.length === 0) return;
     const done = deps
       .writeMain(batch)
-      .catch((error: unknown) => deps.log('error', 'webhook state not written to the database; retried', { error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) =>
+        deps.log('error', 'webhook state not written to the database; retried', { error: error instanceof Error ? error.message : String(error) }),
+      )
       .finally(() => {
         inFlightWrites.delete(done);
         // Marked (or not: then the event is fanned out again, which finds its deliveries already there). From now
@@ -134,10 +140,21 @@ export function createDeliveryEngine(deps: EngineDeps) {
   };
 
   /** The body for a target group, encoded/encrypted per its configuration; null when encryption is on without a usable key. */
-  function body(payload: Record<string, unknown>, options: { encodeData?: boolean | undefined; encryptData?: boolean | undefined; publicKey?: string | undefined; enableDataProtection?: boolean | undefined }): string | null {
+  function body(
+    payload: Record<string, unknown>,
+    options: {
+      encodeData?: boolean | undefined;
+      encryptData?: boolean | undefined;
+      publicKey?: string | undefined;
+      enableDataProtection?: boolean | undefined;
+    },
+  ): string | null {
     const key = options.encryptData ? parsePublicKey(options.publicKey ?? '') : null;
     if (options.encryptData && !key) return null;
-    return encodeBody(options.enableDataProtection ? withoutPersonalFields(payload) : payload, { encodeData: !!options.encodeData, encryptWith: key?.key ?? null });
+    return encodeBody(options.enableDataProtection ? withoutPersonalFields(payload) : payload, {
+      encodeData: !!options.encodeData,
+      encryptWith: key?.key ?? null,
+    });
   }
 
   function fanOut(event: EventRow, now: number) {
@@ -154,8 +171,17 @@ export function createDeliveryEngine(deps: EngineDeps) {
         // An event addressed to one endpoint goes to it alone (while it is enabled), past its filters.
         const target = event.targetEndpointId === null ? undefined : q.endpoint(event.apiKeyId, event.targetEndpointId);
         const endpoints =
-          event.targetEndpointId === null ? q.takingEndpoints(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null) : target && !target.disabled ? [target] : [];
-        const options = { encodeData: !!config.encodeData, encryptData: !!config.encryptData, publicKey: config.publicKey, enableDataProtection: !!config.enableDataProtection };
+          event.targetEndpointId === null
+            ? q.takingEndpoints(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null)
+            : target && !target.disabled
+              ? [target]
+              : [];
+        const options = {
+          encodeData: !!config.encodeData,
+          encryptData: !!config.encryptData,
+          publicKey: config.publicKey,
+          enableDataProtection: !!config.enableDataProtection,
+        };
         const text = endpoints.length ? body({ ...(JSON.parse(event.payload) as Record<string, unknown>), webhookId: event.id }, options) : null;
         for (const ep of endpoints) add(ep.id, ep.url, text);
       }
@@ -202,7 +228,12 @@ export function createDeliveryEngine(deps: EngineDeps) {
       .slice(0, free);
     for (const d of due) {
       const timestamp = Math.floor(now / 1000);
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `Hearth-Webhooks/${deps.version}`, 'webhook-id': d.eventId, 'webhook-timestamp': String(timestamp) };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': `Hearth-Webhooks/${deps.version}`,
+        'webhook-id': d.eventId,
+        'webhook-timestamp': String(timestamp),
+      };
       if (d.target.startsWith('basic:')) {
         if (!settingsOf(d.apiKeyId)?.useWebhookService) {
           q.cancel(d.eventId, d.target);
@@ -341,7 +372,16 @@ export function createDeliveryEngine(deps: EngineDeps) {
       schedule('failed', null);
       const event = q.eventType(d.eventId);
       if (isEndpoint && event && event.type !== 'message.attempt.exhausted') {
-        queueWrite({ kind: 'exhausted', apiKeyId: d.apiKeyId, messageId: d.eventId, eventType: event.type, endpointId: d.target, attemptId, timestamp: outcome.timestamp, statusCode: outcome.statusCode });
+        queueWrite({
+          kind: 'exhausted',
+          apiKeyId: d.apiKeyId,
+          messageId: d.eventId,
+          eventType: event.type,
+          endpointId: d.target,
+          attemptId,
+          timestamp: outcome.timestamp,
+          statusCode: outcome.statusCode,
+        });
       }
       return;
     }

@@ -14,7 +14,16 @@ export type MainWrite =
   | { kind: 'failing'; endpointId: string; since: number }
   | { kind: 'recovered'; endpointId: string }
   | { kind: 'disable'; endpointId: string; reason: string; at: number }
-  | { kind: 'exhausted'; apiKeyId: string; messageId: string; eventType: string; endpointId: string; attemptId: string; timestamp: number; statusCode: number | null };
+  | {
+      kind: 'exhausted';
+      apiKeyId: string;
+      messageId: string;
+      eventType: string;
+      endpointId: string;
+      attemptId: string;
+      timestamp: number;
+      statusCode: number | null;
+    };
 
 export type Command =
   | { type: 'cancelTarget'; apiKeyId: string; target: string }

@@ -48,10 +48,22 @@ export function keptHeaders(received: Record<string, string | string[] | undefin
 export function createSender(options: { maxSockets: number; policy: OutboundPolicy }) {
   const agents = outboundAgents(options.policy, { keepAlive: true, maxSockets: options.maxSockets });
   return {
-    async post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, limit: number, headerLimit: { count: number; bytes: number }): Promise<PostResult> {
+    async post(
+      url: string,
+      headers: Record<string, string>,
+      body: string,
+      signal: AbortSignal,
+      limit: number,
+      headerLimit: { count: number; bytes: number },
+    ): Promise<PostResult> {
       const answer = await outboundPost(url, { headers, body, signal, limit, policy: options.policy, agents });
       const retryAfter = answer.headers['retry-after'];
-      return { status: answer.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, excerpt: answer.body, headers: keptHeaders(answer.headers, headerLimit) };
+      return {
+        status: answer.status,
+        retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+        excerpt: answer.body,
+        headers: keptHeaders(answer.headers, headerLimit),
+      };
     },
     close() {
       for (const agent of Object.values(agents)) agent.destroy();

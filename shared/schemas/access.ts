@@ -66,7 +66,10 @@ export const foldersGetInput = z.object({
 });
 export const foldersUpdateInput = z.object({
   organizationId: id,
-  folders: z.array(z.object({ folderId, folderName: z.string().max(500).optional(), parentFolderId: id.optional() })).min(1).max(1000),
+  folders: z
+    .array(z.object({ folderId, folderName: z.string().max(500).optional(), parentFolderId: id.optional() }))
+    .min(1)
+    .max(1000),
 });
 export const foldersDeleteInput = z.object({ organizationId: id, folderId: id });
 export const foldersAccessInput = z.object({
@@ -91,7 +94,10 @@ export const documentsAddInput = z.object({
 });
 export const documentsUpdateInput = z.object({
   organizationId: id,
-  documents: z.array(documentRecord.omit({ accessType: true })).min(1).max(1000),
+  documents: z
+    .array(documentRecord.omit({ accessType: true }))
+    .min(1)
+    .max(1000),
 });
 export const documentsGetInput = z.object({
   organizationId: id,
@@ -110,7 +116,10 @@ export const migrationStatusInput = z.object({ organizationId: id, migrationId: 
 export const userGroupsAddInput = z.object({
   organizationId: id,
   createOrganization: z.boolean().optional(),
-  organizationUserGroups: z.array(z.object({ groupId: id, groupName: z.string().max(500).optional() })).min(1).max(1000),
+  organizationUserGroups: z
+    .array(z.object({ groupId: id, groupName: z.string().max(500).optional() }))
+    .min(1)
+    .max(1000),
 });
 export const groupUsersAddInput = z.object({ organizationId: id, organizationUserGroupId: id, userIds: ids(1000) });
 export const groupUsersDeleteInput = z.object({
@@ -152,9 +161,7 @@ export const permissionsGetInput = z.object({
 });
 export const generateTokenInput = z.object({
   userId: id,
-  userProperties: z
-    .object({ isAdmin: z.boolean().optional(), name: z.string().max(500).optional(), email: z.string().max(320).optional() })
-    .optional(),
+  userProperties: z.object({ isAdmin: z.boolean().optional(), name: z.string().max(500).optional(), email: z.string().max(320).optional() }).optional(),
   permissions: z.object({ resources: z.array(permissionResource).max(1000).default([]), context: contextPermissions.optional() }).optional(),
 });
 

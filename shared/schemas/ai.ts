@@ -22,7 +22,13 @@ const agentFields = {
   instructions: content(50_000),
 };
 
-export const agentCreateInput = z.strictObject({ agentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 characters: letters, digits, -, _ and . (starting with a letter or digit)').optional(), ...agentFields });
+export const agentCreateInput = z.strictObject({
+  agentId: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 characters: letters, digits, -, _ and . (starting with a letter or digit)')
+    .optional(),
+  ...agentFields,
+});
 export const agentGetInput = z.strictObject({ agentId: id });
 export const agentListInput = z.strictObject({ pageSize: z.number().int().min(1).max(500).default(50), cursor: z.string().min(1).max(2048).nullish() });
 export const agentUpdateInput = z.strictObject({
@@ -79,7 +85,11 @@ const definitionEdge = z.strictObject({
   when: json.optional(),
   loop: z.strictObject({ maxIterations: z.number().int().min(1).max(20) }).optional(),
 });
-const definitionScope = z.strictObject({ level: z.enum(['apiKey', 'organization', 'document']), organizationId: id.nullable().optional(), documentId: id.nullable().optional() });
+const definitionScope = z.strictObject({
+  level: z.enum(['apiKey', 'organization', 'document']),
+  organizationId: id.nullable().optional(),
+  documentId: id.nullable().optional(),
+});
 
 export const definitionBody = {
   name: z.string().trim().min(1).max(200),
@@ -89,7 +99,14 @@ export const definitionBody = {
   edges: z.array(definitionEdge).max(500).default([]),
   groups: z.array(z.record(z.string(), json)).max(100).nullable().optional(),
   triggers: z.array(json).max(50).nullable().optional(),
-  webhookConfig: z.strictObject({ url: z.url({ protocol: /^https?$/ }), secret: secret(z.string().min(16).max(512)), eventTypes: z.array(z.string().min(1).max(200)).max(50).optional() }).nullable().optional(),
+  webhookConfig: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/ }),
+      secret: secret(z.string().min(16).max(512)),
+      eventTypes: z.array(z.string().min(1).max(200)).max(50).optional(),
+    })
+    .nullable()
+    .optional(),
   tags: z.array(z.string().min(1).max(100)).max(20).nullable().optional(),
   custom: json.optional(),
   organizationId: id.optional(),
@@ -102,7 +119,12 @@ const definitionId = z.string().regex(DEFINITION_ID, 'must match ^[a-z0-9][a-z0-
 export const definitionCreateInput = z.strictObject({ definitionId, ...definitionBody });
 export const definitionUpdateInput = z.strictObject({ definitionId, ifVersion: z.number().int().min(1), ...definitionBody });
 export const definitionGetInput = z.strictObject({ definitionId, organizationId: id.optional(), documentId: id.optional() });
-export const definitionDeleteInput = z.strictObject({ definitionId, purge: z.boolean().default(false), organizationId: id.optional(), documentId: id.optional() });
+export const definitionDeleteInput = z.strictObject({
+  definitionId,
+  purge: z.boolean().default(false),
+  organizationId: id.optional(),
+  documentId: id.optional(),
+});
 export const definitionListInput = z.strictObject({ pageSize: z.number().int().min(1).max(500).default(50), cursor: z.string().min(1).max(2048).nullish() });
 
 // ---------------------------------------------------------------------------------------------------------
@@ -115,7 +137,18 @@ export const suggestInput = z.strictObject({
   documentId: id.optional(),
 });
 
-export const JUDGMENT_DECISION_VALUES = ['comment', 'resolve', 'approved', 'rejected', 'in_progress', 'agree', 'disagree', 'endorse', 'document_approved', 'document_rejected'] as const;
+export const JUDGMENT_DECISION_VALUES = [
+  'comment',
+  'resolve',
+  'approved',
+  'rejected',
+  'in_progress',
+  'agree',
+  'disagree',
+  'endorse',
+  'document_approved',
+  'document_rejected',
+] as const;
 
 export const judgmentsQueryInput = z.strictObject({
   query: z.string().trim().min(1).max(2000).optional(),

@@ -55,9 +55,7 @@ export type NotificationTrigger = (typeof NOTIFICATION_TRIGGERS)[number];
  */
 export const notificationConfigUpdateInput = z.object({
   useNotificationService: z.boolean().optional(),
-  notificationServiceConfig: z
-    .object({ triggers: z.partialRecord(z.enum(NOTIFICATION_TRIGGERS), z.boolean()).optional() })
-    .optional(),
+  notificationServiceConfig: z.object({ triggers: z.partialRecord(z.enum(NOTIFICATION_TRIGGERS), z.boolean()).optional() }).optional(),
 });
 
 /** /v2/workspace/activityconfig/update: at least one field of `activityServiceConfig`. */
@@ -157,7 +155,10 @@ export const aiModelApiKeyInput = z.object({
   /** The provider key; an empty string removes it. */
   customerApiKey: secret(z.string().max(4096)),
   /** Base URL of the provider's API (an OpenAI-compatible server for openai); null resets to the provider's own. */
-  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).nullable().optional(),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .nullable()
+    .optional(),
 });
 
 export const apiKeyConfigUpdateInput = z.object({

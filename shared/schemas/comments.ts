@@ -25,36 +25,48 @@ export const commentFields = {
   customList: z.array(record).max(100).optional(),
 };
 
-export const commentInput = z.object({
-  commentId: z.number().int().min(1).max(2 ** 31 - 1).optional(),
-  commentText: z.string().max(100_000).optional(),
-  commentHtml: z.string().max(200_000).optional(),
-  from: feedUser,
-  taggedUserContacts: z.array(taggedContact).max(100).optional(),
-  context: record.optional(),
-  /** When the comment was written and last edited (an import of older comments); the server's clock otherwise. */
-  createdAt: epochMs.optional(),
-  lastUpdated: epochMs.optional(),
-  ...commentFields,
-  /** The agent that wrote the comment (agentSource, agentId, executionId, agentName, url, reason). */
-  agent: record.optional(),
-  isCommentResolverUsed: z.boolean().optional(),
-  isCommentTextAvailable: z.boolean().optional(),
-  triggerNotification: z.boolean().optional(),
-  triggerActivities: z.boolean().optional(),
-}).refine((c) => c.createdAt === undefined || c.lastUpdated === undefined || c.lastUpdated >= c.createdAt, {
-  error: 'must not be before createdAt',
-  path: ['lastUpdated'],
-});
+export const commentInput = z
+  .object({
+    commentId: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .optional(),
+    commentText: z.string().max(100_000).optional(),
+    commentHtml: z.string().max(200_000).optional(),
+    from: feedUser,
+    taggedUserContacts: z.array(taggedContact).max(100).optional(),
+    context: record.optional(),
+    /** When the comment was written and last edited (an import of older comments); the server's clock otherwise. */
+    createdAt: epochMs.optional(),
+    lastUpdated: epochMs.optional(),
+    ...commentFields,
+    /** The agent that wrote the comment (agentSource, agentId, executionId, agentName, url, reason). */
+    agent: record.optional(),
+    isCommentResolverUsed: z.boolean().optional(),
+    isCommentTextAvailable: z.boolean().optional(),
+    triggerNotification: z.boolean().optional(),
+    triggerActivities: z.boolean().optional(),
+  })
+  .refine((c) => c.createdAt === undefined || c.lastUpdated === undefined || c.lastUpdated >= c.createdAt, {
+    error: 'must not be before createdAt',
+    path: ['lastUpdated'],
+  });
 
-export const statusInput = z.object({ id: z.string().min(1).max(100), name: z.string().max(200).optional(), type: z.string().max(100).optional() }).catchall(z.unknown());
+export const statusInput = z
+  .object({ id: z.string().min(1).max(100), name: z.string().max(200).optional(), type: z.string().max(100).optional() })
+  .catchall(z.unknown());
 /** Who sees an annotation: everyone with access to the document, or the listed users. */
 export const COMMENT_VISIBILITIES = ['public', 'restricted'] as const;
 export const visibilityInput = z.object({ type: z.enum(COMMENT_VISIBILITIES), userIds: z.array(id).max(1000).optional() });
 
 export const annotationInput = z.object({
   annotationId: notificationIdSchema.optional(),
-  location: z.object({ id: z.string().min(1).max(256) }).catchall(z.unknown()).optional(),
+  location: z
+    .object({ id: z.string().min(1).max(256) })
+    .catchall(z.unknown())
+    .optional(),
   targetElement: record.optional(),
   commentData: z.array(commentInput).min(1).max(100),
   status: statusInput.optional(),
@@ -120,7 +132,10 @@ export const annotationsUpdateInput = z.object({
       priority: z.unknown().optional(),
       assignedTo: feedUser.nullable().optional(),
       context: record.optional(),
-      location: z.object({ id: z.string().min(1).max(256) }).catchall(z.unknown()).optional(),
+      location: z
+        .object({ id: z.string().min(1).max(256) })
+        .catchall(z.unknown())
+        .optional(),
       visibility: visibilityInput.optional(),
       resolvedByUserId: id.nullable().optional(),
     })
@@ -129,7 +144,12 @@ export const annotationsUpdateInput = z.object({
 });
 
 export const annotationsDeleteInput = z.object({ organizationId: id, annotationIds: ids(1000), actionUser: feedUser.optional() });
-export const annotationsCountInput = z.object({ organizationId: id, documentIds: ids(30), userId: id, statusIds: z.array(z.string().min(1)).max(50).optional() });
+export const annotationsCountInput = z.object({
+  organizationId: id,
+  documentIds: ids(30),
+  userId: id,
+  statusIds: z.array(z.string().min(1)).max(50).optional(),
+});
 export const annotationsReadInput = z.object({ organizationId: id, annotationIds: ids(1000), userId: id });
 
 export const commentsAddInput = z.object({ organizationId: id, annotationId: id, commentData: z.array(commentInput).min(1).max(100) });
@@ -147,8 +167,19 @@ export const commentsUpdateInput = z.object({
   }),
   actionUser: feedUser.optional(),
 });
-export const commentsDeleteInput = z.object({ organizationId: id, annotationId: id, commentIds: z.array(z.number().int()).min(1).max(1000), actionUser: feedUser.optional() });
+export const commentsDeleteInput = z.object({
+  organizationId: id,
+  annotationId: id,
+  commentIds: z.array(z.number().int()).min(1).max(1000),
+  actionUser: feedUser.optional(),
+});
 
-export const reactionsAddInput = z.object({ organizationId: id, annotationId: id, commentId: z.number().int(), icon: z.string().trim().min(1).max(64), from: feedUser });
+export const reactionsAddInput = z.object({
+  organizationId: id,
+  annotationId: id,
+  commentId: z.number().int(),
+  icon: z.string().trim().min(1).max(64),
+  from: feedUser,
+});
 export const reactionsGetInput = z.object({ organizationId: id, annotationId: id, commentId: z.number().int().optional() });
 export const reactionsDeleteInput = z.object({ organizationId: id, reactionIds: ids(1000) });

@@ -22,5 +22,9 @@ export const crdtDeleteInput = z.object({ organizationId: id, documentId: id, ed
  * The hosted words for a missing id (reference §2.21: `Editor ID is required.`; §3.10, crdt/get: `Organization
  * ID is required`, without a period); the other ids follow each operation's form.
  */
-export const CRDT_WRITE_MISSING = { organizationId: 'Organization ID is required.', documentId: 'Document ID is required.', editorId: 'Editor ID is required.' };
+export const CRDT_WRITE_MISSING = {
+  organizationId: 'Organization ID is required.',
+  documentId: 'Document ID is required.',
+  editorId: 'Editor ID is required.',
+};
 export const CRDT_GET_MISSING = { organizationId: 'Organization ID is required', documentId: 'Document ID is required' };

@@ -138,7 +138,10 @@ export const activitiesGetInput = z.object({
 
 export const activitiesUpdateInput = z.object({
   organizationId: id,
-  activities: z.array(z.object({ id, ...activityFields })).min(1).max(1000),
+  activities: z
+    .array(z.object({ id, ...activityFields }))
+    .min(1)
+    .max(1000),
 });
 
 export const activitiesDeleteInput = z.object({

@@ -3,7 +3,18 @@ import { id, ids } from './access.ts';
 import { pageToken } from './common.ts';
 import { feedUser, notificationIdSchema } from './feed.ts';
 
-export const RECORDING_MIME_TYPES = ['video/webm', 'video/mp4', 'audio/webm', 'audio/ogg', 'audio/mpeg', 'audio/wav', 'image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
+export const RECORDING_MIME_TYPES = [
+  'video/webm',
+  'video/mp4',
+  'audio/webm',
+  'audio/ogg',
+  'audio/mpeg',
+  'audio/wav',
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+  'image/gif',
+] as const;
 
 export const recordingsAddInput = z.object({
   organizationId: id,
@@ -18,7 +29,9 @@ export const recordingsAddInput = z.object({
     from: feedUser,
     recordedTime: z.object({ duration: z.number().int().min(0) }),
     attachments: z
-      .array(z.object({ name: z.string().min(1).max(500), mimeType: z.enum(RECORDING_MIME_TYPES), type: z.string().max(50).optional(), data: z.string().min(1) }))
+      .array(
+        z.object({ name: z.string().min(1).max(500), mimeType: z.enum(RECORDING_MIME_TYPES), type: z.string().max(50).optional(), data: z.string().min(1) }),
+      )
       .min(1)
       .max(5),
   }),

@@ -75,7 +75,10 @@ export const endpointCreateInput = z.object({
   disabled: z.boolean().optional(),
   /** Deliveries per second at most. */
   rateLimit: z.number().int().positive().max(100_000).optional(),
-  uid: z.string().regex(/^[a-zA-Z0-9_.-]{1,256}$/, { error: 'may contain only letters, digits, _ . and -' }).optional(),
+  uid: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.-]{1,256}$/, { error: 'may contain only letters, digits, _ . and -' })
+    .optional(),
   metadata: metadata.optional(),
 });
 

@@ -57,10 +57,18 @@ describe('admin UI session', () => {
 
   it('signs another workspace in by its own link, or by its credentials; it sees its own overview, without the data dir', async () => {
     const other = await createWorkspace(t);
-    const wrong = await fetch(t.url + '/admin/api/session', { method: 'POST', headers: UI, body: JSON.stringify({ workspaceId: other.workspaceId, workspaceAuthToken: 'nope' }) });
+    const wrong = await fetch(t.url + '/admin/api/session', {
+      method: 'POST',
+      headers: UI,
+      body: JSON.stringify({ workspaceId: other.workspaceId, workspaceAuthToken: 'nope' }),
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.headers.get('set-cookie')).toBeNull();
-    const signIn = await fetch(t.url + '/admin/api/session', { method: 'POST', headers: UI, body: JSON.stringify({ workspaceId: other.workspaceId, workspaceAuthToken: other.workspaceAuthToken }) });
+    const signIn = await fetch(t.url + '/admin/api/session', {
+      method: 'POST',
+      headers: UI,
+      body: JSON.stringify({ workspaceId: other.workspaceId, workspaceAuthToken: other.workspaceAuthToken }),
+    });
     expect(await signIn.json()).toEqual({ signedIn: true, workspaceId: other.workspaceId });
     const overview = await (await get('/admin/api/overview', { cookie: cookieOf(signIn) })).json();
     expect(overview).toMatchObject({ workspaceId: other.workspaceId, dataDir: null, version: expect.any(String) });
@@ -95,7 +103,13 @@ describe('admin overview and request monitor', () => {
     const cookie = await adminCookie(t);
     await t.callK('/v2/workspace/apikeyconfig/get', {});
     const listed = (await (await get('/admin/api/requests', { cookie })).json()).items;
-    expect(listed.at(-1)).toMatchObject({ method: 'POST', path: '/v2/workspace/apikeyconfig/get', status: 200, hasBodies: false, caller: t.credentials.apiKey });
+    expect(listed.at(-1)).toMatchObject({
+      method: 'POST',
+      path: '/v2/workspace/apikeyconfig/get',
+      status: 200,
+      hasBodies: false,
+      caller: t.credentials.apiKey,
+    });
 
     const controller = new AbortController();
     const stream = await fetch(t.url + '/admin/api/requests/stream', { headers: { cookie }, signal: controller.signal });

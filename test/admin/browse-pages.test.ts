@@ -4,7 +4,20 @@
 import type Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activityItem, documentItem, keyAnswer, mailAnswer, membershipItem, notificationItem, organizationAnswer, organizationItem, page, searchAnswer, userAnswer, userItem } from '../../shared/admin.ts';
+import {
+  activityItem,
+  documentItem,
+  keyAnswer,
+  mailAnswer,
+  membershipItem,
+  notificationItem,
+  organizationAnswer,
+  organizationItem,
+  page,
+  searchAnswer,
+  userAnswer,
+  userItem,
+} from '../../shared/admin.ts';
 import * as schema from '../../server/db/schema.ts';
 import { inspectionRepo, type InspectionRepo } from '../../server/db/repos/inspection.ts';
 import { tenantScope, workspaceScope } from '../../server/db/scope.ts';
@@ -17,20 +30,47 @@ let cookie: string;
 beforeAll(async () => {
   t = await startTestServer();
   cookie = await adminCookie(t);
-  await t.callK('/v2/organizations/add', { organizations: ['o1', 'o2', 'o3', 'o4', 'o5'].map((id, i) => ({ organizationId: id, organizationName: `Org number ${i + 1}` })) });
+  await t.callK('/v2/organizations/add', {
+    organizations: ['o1', 'o2', 'o3', 'o4', 'o5'].map((id, i) => ({ organizationId: id, organizationName: `Org number ${i + 1}` })),
+  });
   await t.callK('/v2/organizations/folders/add', { organizationId: 'o1', folders: [{ folderId: 'legal', folderName: 'Legal' }] });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'o1', documents: ['d1', 'd2', 'd3', 'd4'].map((id) => ({ documentId: id, documentName: `Design ${id}` })) });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'o1', folderId: 'legal', documents: [{ documentId: 'contract', documentName: 'Contract' }] });
-  await t.callK('/v2/users/add', { organizationId: 'o1', users: ['ann', 'bob', 'cat'].map((id) => ({ userId: id, name: id.toUpperCase(), email: `${id}@example.com` })) });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'o1',
+    documents: ['d1', 'd2', 'd3', 'd4'].map((id) => ({ documentId: id, documentName: `Design ${id}` })),
+  });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'o1',
+    folderId: 'legal',
+    documents: [{ documentId: 'contract', documentName: 'Contract' }],
+  });
+  await t.callK('/v2/users/add', {
+    organizationId: 'o1',
+    users: ['ann', 'bob', 'cat'].map((id) => ({ userId: id, name: id.toUpperCase(), email: `${id}@example.com` })),
+  });
   for (let i = 0; i < 3; i++) {
-    const added = await t.callK('/v2/notifications/add', { organizationId: 'o1', documentId: 'd1', actionUser: { userId: 'ann', name: 'Ann' }, displayHeadlineMessageTemplate: `{actionUser} said ${i}`, displayBodyMessage: 'body', notifyUsers: [{ userId: 'bob' }] });
+    const added = await t.callK('/v2/notifications/add', {
+      organizationId: 'o1',
+      documentId: 'd1',
+      actionUser: { userId: 'ann', name: 'Ann' },
+      displayHeadlineMessageTemplate: `{actionUser} said ${i}`,
+      displayBodyMessage: 'body',
+      notifyUsers: [{ userId: 'bob' }],
+    });
     if (added.status !== 200) throw new Error(JSON.stringify(added.body));
   }
-  await t.callK('/v2/notifications/add', { organizationId: 'o1', documentId: 'd2', actionUser: { userId: 'cat' }, displayHeadlineMessageTemplate: 'on another document', displayBodyMessage: 'body', notifyUsers: [{ userId: 'ann' }] });
+  await t.callK('/v2/notifications/add', {
+    organizationId: 'o1',
+    documentId: 'd2',
+    actionUser: { userId: 'cat' },
+    displayHeadlineMessageTemplate: 'on another document',
+    displayBodyMessage: 'body',
+    notifyUsers: [{ userId: 'ann' }],
+  });
 });
 afterAll(() => t.close());
 
-const get = (path: string, params: Record<string, string | number>, as = cookie) => fetch(`${t.url}/admin/api${path}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`, { headers: { cookie: as } });
+const get = (path: string, params: Record<string, string | number>, as = cookie) =>
+  fetch(`${t.url}/admin/api${path}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`, { headers: { cookie: as } });
 const json = async (res: Response) => ({ status: res.status, body: await res.json() });
 const apiKey = () => t.credentials.apiKey;
 
@@ -80,16 +120,28 @@ describe('paged lists', () => {
 
   it('lists documents (of a folder too), users, memberships, notifications of the organization alone and activity', async () => {
     const docs = await json(await get('/documents', { apiKey: apiKey(), organizationId: 'o1', limit: 3 }));
-    expect(page(documentItem).parse(docs.body).items.map((d) => d.id)).toEqual(['contract', 'd1', 'd2']);
+    expect(
+      page(documentItem)
+        .parse(docs.body)
+        .items.map((d) => d.id),
+    ).toEqual(['contract', 'd1', 'd2']);
     expect((await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', folderId: 'legal' })).items.map((d) => d.id)).toEqual(['contract']);
     const users = await json(await get('/users', { apiKey: apiKey() }));
-    expect(page(userItem).parse(users.body).items.map((u) => [u.id, u.email])).toEqual([
+    expect(
+      page(userItem)
+        .parse(users.body)
+        .items.map((u) => [u.id, u.email]),
+    ).toEqual([
       ['ann', 'ann@example.com'],
       ['bob', 'bob@example.com'],
       ['cat', 'cat@example.com'],
     ]);
     const members = await json(await get('/memberships', { apiKey: apiKey(), organizationId: 'o1', limit: 2 }));
-    expect(page(membershipItem).parse(members.body).items.map((m) => m.userId)).toEqual(['ann', 'bob']);
+    expect(
+      page(membershipItem)
+        .parse(members.body)
+        .items.map((m) => m.userId),
+    ).toEqual(['ann', 'bob']);
     expect(members.body.nextCursor).not.toBeNull();
     const ofAnn = await walk('/memberships', { apiKey: apiKey(), userId: 'ann' });
     expect(ofAnn.items.map((m) => m.organizationId)).toEqual(['o1']);
@@ -100,10 +152,16 @@ describe('paged lists', () => {
     // a document's, newest first; a user's (as recipient)
     const ofDoc = await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', documentId: 'd1', dir: 'desc', limit: 2 });
     expect(ofDoc.items.map((n) => n.headline)).toEqual(['Ann said 2', 'Ann said 1', 'Ann said 0']);
-    const recipients = (t.server.app.storage.engine.main.sqlite.prepare('SELECT count(*) AS n FROM notification_recipients WHERE notification_id = ?').get(ofDoc.items[0]?.id) as { n: number }).n;
+    const recipients = (
+      t.server.app.storage.engine.main.sqlite
+        .prepare('SELECT count(*) AS n FROM notification_recipients WHERE notification_id = ?')
+        .get(ofDoc.items[0]?.id) as { n: number }
+    ).n;
     expect(recipients).toBeGreaterThan(0);
     expect(ofDoc.items[0]?.recipients).toBe(recipients);
-    expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', userId: 'ann' })).items.map((n) => n.headline)).toEqual(['on another document']);
+    expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', userId: 'ann' })).items.map((n) => n.headline)).toEqual([
+      'on another document',
+    ]);
     const activity = await json(await get('/activity', { apiKey: apiKey(), organizationId: 'o1', dir: 'desc' }));
     expect(activity.status).toBe(200);
     for (const a of activity.body.items) activityItem.parse(a);
@@ -119,7 +177,9 @@ describe('paged lists', () => {
     expect(doc.body.path).toEqual([{ id: 'legal', name: 'Legal' }]);
     expect(doc.body.counts.notifications).toBe(0);
     const user = await json(await get('/user', { apiKey: apiKey(), userId: 'bob' }));
-    const toBob = (t.server.app.storage.engine.main.sqlite.prepare("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'").get() as { n: number }).n;
+    const toBob = (
+      t.server.app.storage.engine.main.sqlite.prepare("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'").get() as { n: number }
+    ).n;
     expect(toBob).toBeGreaterThanOrEqual(3);
     expect(userAnswer.parse(user.body)).toMatchObject({ user: { id: 'bob', name: 'BOB' }, organizations: ['o1'], notifications: toBob });
     const usage = keyAnswer.parse(await (await get('/key', { apiKey: apiKey() })).json());
@@ -141,9 +201,13 @@ describe('sorting', () => {
   it('sorts organizations and documents by name (ignoring case) and by last update, both ways, two at a time', async () => {
     // a lower-case name sorts among the others (not after "Z…"); a rename makes it the latest update
     expect((await t.callK('/v2/organizations/update', { organizations: [{ organizationId: 'o3', organizationName: 'another org' }] })).status).toBe(200);
-    expect((await t.callK('/v2/organizations/documents/update', { organizationId: 'o1', documents: [{ documentId: 'd2', documentName: 'agenda' }] })).status).toBe(200);
+    expect(
+      (await t.callK('/v2/organizations/documents/update', { organizationId: 'o1', documents: [{ documentId: 'd2', documentName: 'agenda' }] })).status,
+    ).toBe(200);
     const orgs = (await walk('/organizations', { apiKey: apiKey(), limit: 100 })).items.map((o) => organizationItem.parse(o));
-    const docs = (await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', limit: 100 })).items.map((d) => documentItem.parse(d) as { id: string; name: string; updatedAt: number });
+    const docs = (await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', limit: 100 })).items.map(
+      (d) => documentItem.parse(d) as { id: string; name: string; updatedAt: number },
+    );
     for (const [path, rows, extra] of [
       ['/organizations', orgs as Array<{ id: string; name: string; updatedAt: number }>, {}],
       ['/documents', docs, { organizationId: 'o1' }],
@@ -160,27 +224,54 @@ describe('sorting', () => {
     expect((await walk('/organizations', { apiKey: apiKey(), sort: 'updated', dir: 'desc' })).items[0]?.id).toBe('o3');
     expect((await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', sort: 'name' })).items[0]?.id).toBe('d2');
     // a folder's documents, sorted too; a search within a sort
-    expect((await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', folderId: 'legal', sort: 'name' })).items.map((d) => d.id)).toEqual(['contract']);
-    expect((await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', q: 'Design', sort: 'name', dir: 'desc', limit: 1 })).items.map((d) => d.id)).toEqual(['d4', 'd3', 'd1']);
+    expect((await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', folderId: 'legal', sort: 'name' })).items.map((d) => d.id)).toEqual([
+      'contract',
+    ]);
+    expect(
+      (await walk('/documents', { apiKey: apiKey(), organizationId: 'o1', q: 'Design', sort: 'name', dir: 'desc', limit: 1 })).items.map((d) => d.id),
+    ).toEqual(['d4', 'd3', 'd1']);
   });
 
   it('sorts users by name (ignoring case; nameless users first), both ways', async () => {
-    expect((await t.callK('/v2/users/add', { organizationId: 'o2', users: [{ userId: 'zed', name: 'aaron' }, { userId: 'nobody' }, { userId: 'ann2', name: 'ANN' }] })).status).toBe(200);
+    expect(
+      (
+        await t.callK('/v2/users/add', {
+          organizationId: 'o2',
+          users: [{ userId: 'zed', name: 'aaron' }, { userId: 'nobody' }, { userId: 'ann2', name: 'ANN' }],
+        })
+      ).status,
+    ).toBe(200);
     const up = (await walk('/users', { apiKey: apiKey(), sort: 'name', limit: 2 })).items.map((u) => u.id);
     expect(up).toEqual(['nobody', 'zed', 'ann', 'ann2', 'bob', 'cat']);
     expect((await walk('/users', { apiKey: apiKey(), sort: 'name', dir: 'desc', limit: 2 })).items.map((u) => u.id)).toEqual([...up].reverse());
   });
 
-  it('lists an organization\'s notifications by time both ways, and the mailbox by time, paged', async () => {
-    const stored = (t.server.app.storage.engine.main.sqlite.prepare("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'").all() as Array<{ id: string; timestamp: number }>).sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1)).map((n) => n.id);
+  it("lists an organization's notifications by time both ways, and the mailbox by time, paged", async () => {
+    const stored = (
+      t.server.app.storage.engine.main.sqlite.prepare("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'").all() as Array<{
+        id: string;
+        timestamp: number;
+      }>
+    )
+      .sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1))
+      .map((n) => n.id);
     expect(stored.length).toBe(4);
     expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', limit: 3 })).items.map((n) => n.id)).toEqual(stored);
-    expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', dir: 'desc', limit: 3 })).items.map((n) => n.id)).toEqual([...stored].reverse());
+    expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', dir: 'desc', limit: 3 })).items.map((n) => n.id)).toEqual(
+      [...stored].reverse(),
+    );
     // three login-link mails of this workspace, then the mailbox two at a time, newest first by default
     const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
-    for (let i = 0; i < 3; i++) expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const ours = 'workspace_id = ? OR api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)';
-    const mail = (t.server.app.storage.engine.main.sqlite.prepare(`SELECT id, created_at AS createdAt FROM mail_outbox WHERE ${ours}`).all(t.credentials.workspaceId, t.credentials.workspaceId) as Array<{ id: string; createdAt: number }>).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((m) => m.id);
+    const mail = (
+      t.server.app.storage.engine.main.sqlite
+        .prepare(`SELECT id, created_at AS createdAt FROM mail_outbox WHERE ${ours}`)
+        .all(t.credentials.workspaceId, t.credentials.workspaceId) as Array<{ id: string; createdAt: number }>
+    )
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+      .map((m) => m.id);
     expect(mail.length).toBeGreaterThanOrEqual(3);
     const first = mailAnswer.parse((await json(await get('/mail', { limit: 2 }))).body);
     expect(first.relay.smtp).toBe(false);
@@ -193,7 +284,11 @@ describe('sorting', () => {
     const cursor = byName.body.nextCursor as string;
     expect((await get('/organizations', { apiKey: apiKey(), sort: 'name', limit: 2, cursor })).status).toBe(200);
     for (const sort of ['id', 'updated']) expect((await get('/organizations', { apiKey: apiKey(), sort, limit: 2, cursor })).status).toBe(400);
-    for (const [path, extra] of [['/organizations', {}], ['/documents', { organizationId: 'o1' }], ['/users', {}]] as const) {
+    for (const [path, extra] of [
+      ['/organizations', {}],
+      ['/documents', { organizationId: 'o1' }],
+      ['/users', {}],
+    ] as const) {
       const bad = await json(await get(path, { apiKey: apiKey(), ...extra, sort: 'size' }));
       expect(bad.status).toBe(400);
       expect(bad.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringMatching(/^sort: /) });
@@ -215,7 +310,7 @@ describe('cursors and refusals', () => {
     expect((await get('/users', { apiKey: apiKey(), limit: 2, cursor })).status).toBe(400);
   });
 
-  it('answers bad input with an error envelope, another workspace\'s key with 404, no session with 401', async () => {
+  it("answers bad input with an error envelope, another workspace's key with 404, no session with 401", async () => {
     for (const params of [{ apiKey: apiKey(), limit: 0 }, { apiKey: apiKey(), limit: 'many' }, { apiKey: apiKey(), dir: 'sideways' }, {}]) {
       const res = await json(await get('/organizations', params as Record<string, string>));
       expect(res.status).toBe(400);
@@ -233,17 +328,25 @@ describe('cursors and refusals', () => {
   });
 });
 
-describe('the command palette\'s search', () => {
+describe("the command palette's search", () => {
   it('finds organizations, documents, folders, users, keys and webhook endpoints by id or name, exact ids first, within the workspace', async () => {
     await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-    const endpoint = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'http://127.0.0.1:9/designhook', description: 'design hook' })).body.result.data.id as string;
+    const endpoint = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'http://127.0.0.1:9/designhook', description: 'design hook' }))
+      .body.result.data.id as string;
     const found = searchAnswer.parse((await json(await get('/search', { q: 'Design' }))).body).items;
-    expect(found.map((h) => [h.kind, h.id])).toEqual(expect.arrayContaining([['document', 'd1'], ['webhook', endpoint]]));
+    expect(found.map((h) => [h.kind, h.id])).toEqual(
+      expect.arrayContaining([
+        ['document', 'd1'],
+        ['webhook', endpoint],
+      ]),
+    );
     const d1 = found.find((h) => h.id === 'd1')!;
     expect(d1.href).toBe(`/k/${apiKey()}/organizations/o1/documents/d1`);
     const exact = (await json(await get('/search', { q: 'o1' }))).body.items;
     expect(exact[0]).toMatchObject({ kind: 'organization', id: 'o1', href: `/k/${apiKey()}/organizations/o1` });
-    expect((await json(await get('/search', { q: 'legal' }))).body.items).toContainEqual(expect.objectContaining({ kind: 'folder', id: 'legal', href: `/k/${apiKey()}/organizations/o1?folder=legal` }));
+    expect((await json(await get('/search', { q: 'legal' }))).body.items).toContainEqual(
+      expect.objectContaining({ kind: 'folder', id: 'legal', href: `/k/${apiKey()}/organizations/o1?folder=legal` }),
+    );
     expect((await json(await get('/search', { q: 'bob@example' }))).body.items).toContainEqual(expect.objectContaining({ kind: 'user', id: 'bob' }));
     expect((await json(await get('/search', { q: apiKey().slice(0, 6) }))).body.items[0]).toMatchObject({ kind: 'key', id: apiKey() });
     // another workspace finds none of it
@@ -282,7 +385,12 @@ describe('query plans', () => {
     return seen;
   }
   const key = () => tenantScope(apiKey(), t.credentials.workspaceId, { kind: 'admin' });
-  const planOf = (text: string) => (t.server.app.storage.engine.main.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{ detail: string }>).map((p) => p.detail);
+  const planOf = (text: string) =>
+    (
+      t.server.app.storage.engine.main.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{
+        detail: string;
+      }>
+    ).map((p) => p.detail);
   const LISTED = /^(SCAN|SEARCH) (organizations|documents|users|memberships|notifications|n|notification_recipients|activities|crdt_documents|mail_outbox) /;
 
   it('pages every list on an index (no full scan of a table) when no search is given', async () => {
@@ -304,7 +412,12 @@ describe('query plans', () => {
     const scans: string[] = [];
     for (const text of seen) {
       // the recipients' count per notification is a SEARCH on the primary key; only a SCAN of a table is a full read
-      for (const step of planOf(text)) if (/^SCAN (organizations|documents|users|memberships|notifications|notification_recipients|activities|crdt_documents)\b/.test(step) && !/USING (COVERING )?INDEX|PRIMARY KEY/.test(step)) scans.push(`${step} ← ${text.slice(0, 90)}`);
+      for (const step of planOf(text))
+        if (
+          /^SCAN (organizations|documents|users|memberships|notifications|notification_recipients|activities|crdt_documents)\b/.test(step) &&
+          !/USING (COVERING )?INDEX|PRIMARY KEY/.test(step)
+        )
+          scans.push(`${step} ← ${text.slice(0, 90)}`);
     }
     expect(scans).toEqual([]);
   });

@@ -8,18 +8,30 @@ let cookie: string;
 beforeAll(async () => {
   t = await startTestServer();
   cookie = await adminCookie(t);
-  await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'legal', folderName: 'Legal', accessType: 'restricted' }] });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'legal', documents: [{ documentId: 'contract', documentName: 'Contract' }] });
+  await t.callK('/v2/organizations/folders/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    folders: [{ folderId: 'legal', folderName: 'Legal', accessType: 'restricted' }],
+  });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    folderId: 'legal',
+    documents: [{ documentId: 'contract', documentName: 'Contract' }],
+  });
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'readme', documentName: 'Readme' }] });
   // pat is a member of the organization; vic only has a viewer role on the legal folder
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'pat', name: 'Pat' }] });
-  await t.callK('/v2/auth/permissions/add', { user: { userId: 'vic' }, permissions: { resources: [{ type: 'folder', id: 'legal', organizationId: 'acme', accessRole: 'viewer' }] } });
+  await t.callK('/v2/auth/permissions/add', {
+    user: { userId: 'vic' },
+    permissions: { resources: [{ type: 'folder', id: 'legal', organizationId: 'acme', accessRole: 'viewer' }] },
+  });
   await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'lawyers', groupName: 'Lawyers' }] });
   await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'lawyers', userIds: ['pat'] });
 });
 afterAll(() => t.close());
 
-const browse = (what: string, params: Record<string, string>) => fetch(`${t.url}/admin/api/browse/${what}?${new URLSearchParams(params)}`, { headers: { cookie } });
+const browse = (what: string, params: Record<string, string>) =>
+  fetch(`${t.url}/admin/api/browse/${what}?${new URLSearchParams(params)}`, { headers: { cookie } });
 
 describe('admin data browser', () => {
   it('lists organizations, the folder tree with documents, and memberships', async () => {
@@ -48,11 +60,23 @@ describe('admin data browser', () => {
     expect(zed.reasons.length).toBeGreaterThan(0);
   });
 
-  it('refuses another workspace\'s key and requests without a session', async () => {
+  it("refuses another workspace's key and requests without a session", async () => {
     const other = await createWorkspace(t);
     expect((await browse('organizations', { apiKey: other.apiKey })).status).toBe(404);
-    expect((await fetch(`${t.url}/admin/api/webhooks/delivery?${new URLSearchParams({ apiKey: other.apiKey, messageId: 'msg_x', endpointId: 'ep_x' })}`, { headers: { cookie } })).status).toBe(404);
-    expect((await fetch(`${t.url}/admin/api/webhooks/delivery?${new URLSearchParams({ apiKey: t.credentials.apiKey, messageId: 'msg_x', endpointId: 'ep_x' })}`, { headers: { cookie } })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${t.url}/admin/api/webhooks/delivery?${new URLSearchParams({ apiKey: other.apiKey, messageId: 'msg_x', endpointId: 'ep_x' })}`, {
+          headers: { cookie },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await fetch(`${t.url}/admin/api/webhooks/delivery?${new URLSearchParams({ apiKey: t.credentials.apiKey, messageId: 'msg_x', endpointId: 'ep_x' })}`, {
+          headers: { cookie },
+        })
+      ).status,
+    ).toBe(404);
     expect((await fetch(`${t.url}/admin/api/browse/organizations?apiKey=${t.credentials.apiKey}`)).status).toBe(401);
   });
 });

@@ -11,13 +11,16 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const adminCall = (body: unknown, headers: Record<string, string> = { 'x-hearth-ui': '1' }) => fetch(t.url + '/admin/api/call', { method: 'POST', headers: { cookie, ...headers }, body: JSON.stringify(body) });
+const adminCall = (body: unknown, headers: Record<string, string> = { 'x-hearth-ui': '1' }) =>
+  fetch(t.url + '/admin/api/call', { method: 'POST', headers: { cookie, ...headers }, body: JSON.stringify(body) });
 
 describe('/admin/api/call (the API explorer)', () => {
-  it('lists the workspace\'s API keys and calls operations with their credentials, added by the server', async () => {
+  it("lists the workspace's API keys and calls operations with their credentials, added by the server", async () => {
     const keys = await (await fetch(t.url + '/admin/api/keys', { headers: { cookie } })).json();
     expect(keys.items.map((k: any) => k.apiKey)).toEqual([t.credentials.apiKey]);
-    const created = await (await adminCall({ path: '/v2/agents/create', apiKey: t.credentials.apiKey, data: { agentId: 'via-ui', name: 'UI', model: 'gpt-4o', instructions: 'x' } })).json();
+    const created = await (
+      await adminCall({ path: '/v2/agents/create', apiKey: t.credentials.apiKey, data: { agentId: 'via-ui', name: 'UI', model: 'gpt-4o', instructions: 'x' } })
+    ).json();
     expect(created).toMatchObject({ status: 200, body: { result: { agentId: 'via-ui' } } });
     expect((await t.callK('/v2/agents/get', { agentId: 'via-ui' })).body.result.name).toBe('UI');
     // a workspace-level operation gets the workspace's own credentials
@@ -28,7 +31,7 @@ describe('/admin/api/call (the API explorer)', () => {
     expect(invalid).toMatchObject({ status: 400, body: { error: { status: 'INVALID_ARGUMENT', message: 'agentId is required.' } } });
   });
 
-  it('refuses another workspace\'s key, unknown operations, calls without a session or the UI header', async () => {
+  it("refuses another workspace's key, unknown operations, calls without a session or the UI header", async () => {
     const other = await createWorkspace(t);
     const res = await adminCall({ path: '/v2/agents/list', apiKey: other.apiKey, data: {} });
     expect(res.status).toBe(400);

@@ -23,7 +23,8 @@ afterAll(() => t.close());
 const key = () => ({ apiKey: t.credentials.apiKey, ...room });
 const get = (path: string, params: Record<string, string | number>, headers: Record<string, string> = {}) =>
   fetch(`${t.url}/admin/api${path}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`, { headers: { cookie, ...headers } });
-const post = (path: string, body: unknown, headers: Record<string, string> = { 'x-hearth-ui': '1' }) => fetch(`${t.url}/admin/api${path}`, { method: 'POST', headers: { cookie, ...headers }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown, headers: Record<string, string> = { 'x-hearth-ui': '1' }) =>
+  fetch(`${t.url}/admin/api${path}`, { method: 'POST', headers: { cookie, ...headers }, body: JSON.stringify(body) });
 
 describe('document history', () => {
   it('lists the stored updates with who, when and size, and gives the document at each of them', async () => {
@@ -89,7 +90,7 @@ describe('document history', () => {
     expect(doc.getText('content').toString()).toBe('one!');
   });
 
-  it('refuses other workspaces\' documents, restores without the UI header or a session, and bad input, with envelopes', async () => {
+  it("refuses other workspaces' documents, restores without the UI header or a session, and bad input, with envelopes", async () => {
     const other = await createWorkspace(t);
     await t.callK('/v2/crdt/add', { ...room, type: 'text', data: 'theirs' }, other.headersK);
     const theirs = { apiKey: other.apiKey, ...room };
@@ -97,7 +98,9 @@ describe('document history', () => {
     expect((await get('/crdt/export', theirs)).status).toBe(404);
     expect((await post('/crdt/restore', { ...theirs, seq: 1 })).status).toBe(404);
     expect((await post('/crdt/restore', { ...key(), seq: 1 }, {})).status).toBe(403);
-    expect((await fetch(`${t.url}/admin/api/crdt/restore`, { method: 'POST', headers: { 'x-hearth-ui': '1' }, body: JSON.stringify({ ...key(), seq: 1 }) })).status).toBe(401);
+    expect(
+      (await fetch(`${t.url}/admin/api/crdt/restore`, { method: 'POST', headers: { 'x-hearth-ui': '1' }, body: JSON.stringify({ ...key(), seq: 1 }) })).status,
+    ).toBe(401);
     for (const body of [{ ...key(), seq: -1 }, { ...key(), seq: 'x' }, { apiKey: t.credentials.apiKey }]) {
       const res = await post('/crdt/restore', body);
       expect(res.status).toBe(400);

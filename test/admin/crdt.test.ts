@@ -19,11 +19,23 @@ const ticketFor = async (body: Record<string, unknown>) =>
   fetch(t.url + '/admin/api/crdt/ticket', { method: 'POST', headers: { cookie, 'x-hearth-ui': '1' }, body: JSON.stringify(body) });
 
 describe('admin CRDT inspector', () => {
-  it('lists the workspace\'s editor documents with their storage figures and connected clients', async () => {
+  it("lists the workspace's editor documents with their storage figures and connected clients", async () => {
     const client = connectYjs(t.url, room, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
     await client.synced;
     const { items } = await (await fetch(t.url + '/admin/api/crdt', { headers: { cookie } })).json();
-    expect(items).toEqual([expect.objectContaining({ apiKey: t.credentials.apiKey, ...room, type: 'text', contentKey: 'content', updateCount: 1, snapshotBytes: 0, compactedAt: null, connections: 1, lastUpdatedBy: 'rest-api' })]);
+    expect(items).toEqual([
+      expect.objectContaining({
+        apiKey: t.credentials.apiKey,
+        ...room,
+        type: 'text',
+        contentKey: 'content',
+        updateCount: 1,
+        snapshotBytes: 0,
+        compactedAt: null,
+        connections: 1,
+        lastUpdatedBy: 'rest-api',
+      }),
+    ]);
     client.close();
   });
 
@@ -47,7 +59,7 @@ describe('admin CRDT inspector', () => {
     viewer.close();
   });
 
-  it('issues tickets only for the workspace\'s own documents, and a ticket opens only its document', async () => {
+  it("issues tickets only for the workspace's own documents, and a ticket opens only its document", async () => {
     expect((await ticketFor({ apiKey: t.credentials.apiKey, ...room, editorId: 'missing' })).status).toBe(404);
     const other = await createWorkspace(t);
     await t.callK('/v2/crdt/add', { ...room, type: 'text', data: 'theirs' }, other.headersK);

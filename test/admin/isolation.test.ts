@@ -32,9 +32,20 @@ beforeAll(async () => {
   };
   await asB('/v2/organizations/add', { organizations: [{ organizationId: ids.organization, organizationName: `B org ${tag}` }] });
   await asB('/v2/organizations/folders/add', { organizationId: ids.organization, folders: [{ folderId: ids.folder, folderName: `B folder ${tag}` }] });
-  await asB('/v2/organizations/documents/add', { organizationId: ids.organization, folderId: ids.folder, documents: [{ documentId: ids.document, documentName: `B doc ${tag}` }] });
+  await asB('/v2/organizations/documents/add', {
+    organizationId: ids.organization,
+    folderId: ids.folder,
+    documents: [{ documentId: ids.document, documentName: `B doc ${tag}` }],
+  });
   await asB('/v2/users/add', { organizationId: ids.organization, users: [{ userId: ids.user, name: `B user ${tag}`, email: `${ids.user}@example.com` }] });
-  await asB('/v2/notifications/add', { organizationId: ids.organization, documentId: ids.document, actionUser: { userId: ids.user }, displayHeadlineMessageTemplate: `B said ${tag}`, displayBodyMessage: 'b', notifyUsers: [{ userId: ids.user }] });
+  await asB('/v2/notifications/add', {
+    organizationId: ids.organization,
+    documentId: ids.document,
+    actionUser: { userId: ids.user },
+    displayHeadlineMessageTemplate: `B said ${tag}`,
+    displayBodyMessage: 'b',
+    notifyUsers: [{ userId: ids.user }],
+  });
   await asB('/v2/crdt/add', { organizationId: ids.organization, documentId: ids.document, editorId: ids.editor, type: 'text', data: `B text ${tag}` });
   endpointId = (await enableWithEndpoint(t, `http://127.0.0.1:9/b-${tag}`, { description: `B hook ${tag}` }, b.headersK)).id;
   await t.callPublic('/v2/workspace/email/send-login-link', { email: b.ownerEmail, continueUrl: `${t.url}/` });
@@ -59,7 +70,10 @@ const answers: Array<{ sent: string; text: string }> = [];
 async function asA(path: string, init: { query?: Record<string, string>; body?: unknown } = {}) {
   const url = `${t.url}/admin/api${path}${init.query ? `?${new URLSearchParams(init.query)}` : ''}`;
   const body = init.body === undefined ? undefined : JSON.stringify(init.body);
-  const res = await fetch(url, body === undefined ? { headers: { cookie: cookieA } } : { method: 'POST', headers: { cookie: cookieA, 'x-hearth-ui': '1' }, body });
+  const res = await fetch(
+    url,
+    body === undefined ? { headers: { cookie: cookieA } } : { method: 'POST', headers: { cookie: cookieA, 'x-hearth-ui': '1' }, body },
+  );
   const text = await res.text();
   answers.push({ sent: `${decodeURIComponent(url)} ${body ?? ''}`, text });
   return { status: res.status, text };
@@ -96,7 +110,19 @@ describe("workspace A's admin session and workspace B's data", () => {
       ['/crdt/ticket', room],
       ['/webhooks/test', { apiKey: key, endpointId }],
       ['/data/reset', { apiKey: key, confirm: 'reset' }],
-      ['/data/import', { apiKey: key, archive: { format: 'hearth-admin-export', version: 1, exportedAt: new Date().toISOString(), apiKey: key, tables: { organizations: [{ id: 'planted', name: 'planted' }] } } }],
+      [
+        '/data/import',
+        {
+          apiKey: key,
+          archive: {
+            format: 'hearth-admin-export',
+            version: 1,
+            exportedAt: new Date().toISOString(),
+            apiKey: key,
+            tables: { organizations: [{ id: 'planted', name: 'planted' }] },
+          },
+        },
+      ],
       ['/keys/state', { apiKey: key, disabled: true }],
     ];
     for (const [path, body] of posts) expect([path, (await asA(path, { body })).status]).toEqual([path, 404]);
@@ -110,8 +136,12 @@ describe("workspace A's admin session and workspace B's data", () => {
     expect((await asA('/organization', { query: { apiKey: key, organizationId: ids.organization } })).status).toBe(404);
     expect((await asA('/document', { query: { apiKey: key, organizationId: ids.organization, documentId: ids.document } })).status).toBe(404);
     expect((await asA('/user', { query: { apiKey: key, userId: ids.user } })).status).toBe(404);
-    expect((await asA('/crdt/history', { query: { apiKey: key, organizationId: ids.organization, documentId: ids.document, editorId: ids.editor } })).status).toBe(404);
-    expect((await asA('/crdt/ticket', { body: { apiKey: key, organizationId: ids.organization, documentId: ids.document, editorId: ids.editor } })).status).toBe(404);
+    expect(
+      (await asA('/crdt/history', { query: { apiKey: key, organizationId: ids.organization, documentId: ids.document, editorId: ids.editor } })).status,
+    ).toBe(404);
+    expect(
+      (await asA('/crdt/ticket', { body: { apiKey: key, organizationId: ids.organization, documentId: ids.document, editorId: ids.editor } })).status,
+    ).toBe(404);
     expect((await asA('/webhooks/test', { body: { apiKey: key, endpointId } })).status).toBe(404);
     for (const list of [
       asA('/documents', { query: { apiKey: key, organizationId: ids.organization } }),
@@ -126,7 +156,8 @@ describe("workspace A's admin session and workspace B's data", () => {
 
   it("lists nothing of B's in the workspace-wide views, and refuses B's request and mail by id", async () => {
     for (const path of ['/overview', '/keys', '/crdt', '/requests', '/mail']) expect([path, (await asA(path)).status]).toEqual([path, 200]);
-    for (const q of [tag, ids.organization, ids.document, ids.user, 'b-', b.apiKey.slice(0, 6)]) expect(JSON.parse((await asA('/search', { query: { q } })).text).items).toEqual([]);
+    for (const q of [tag, ids.organization, ids.document, ids.user, 'b-', b.apiKey.slice(0, 6)])
+      expect(JSON.parse((await asA('/search', { query: { q } })).text).items).toEqual([]);
     expect((await asA(`/requests/${requestId}`)).status).toBe(404);
     expect((await asA(`/mail/${mailId}`)).status).toBe(404);
     const keys = JSON.parse((await asA('/keys')).text).items as Array<{ apiKey: string }>;
@@ -139,7 +170,19 @@ describe("workspace A's admin session and workspace B's data", () => {
   it('answered nothing that holds B’s data, and left B’s data as it was', async () => {
     expect(answers.length).toBeGreaterThan(40);
     // B's names and contents, which A never sent; B's ids, which an answer may only repeat from its own request
-    const data = [`B org ${tag}`, `B folder ${tag}`, `B doc ${tag}`, `B user ${tag}`, `${ids.user}@example.com`, `B said ${tag}`, `B text ${tag}`, `B hook ${tag}`, `b-${tag}`, b.workspaceId, b.ownerEmail];
+    const data = [
+      `B org ${tag}`,
+      `B folder ${tag}`,
+      `B doc ${tag}`,
+      `B user ${tag}`,
+      `${ids.user}@example.com`,
+      `B said ${tag}`,
+      `B text ${tag}`,
+      `B hook ${tag}`,
+      `b-${tag}`,
+      b.workspaceId,
+      b.ownerEmail,
+    ];
     const named = [b.apiKey, ids.organization, ids.folder, ids.document, ids.user, ids.editor, endpointId, mailId];
     const leaks = answers.filter(({ sent, text }) => data.some((s) => text.includes(s)) || named.some((s) => text.includes(s) && !sent.includes(s)));
     expect(leaks).toEqual([]);
@@ -148,9 +191,15 @@ describe("workspace A's admin session and workspace B's data", () => {
     expect(org.status).toBe(200);
     expect(JSON.stringify(org.body)).toContain(`B org ${tag}`);
     expect(JSON.stringify(org.body)).not.toContain('planted');
-    const keyB = JSON.parse(await (await fetch(`${t.url}/admin/api/keys`, { headers: { cookie: cookieB } })).text()).items as Array<{ apiKey: string; disabled: boolean }>;
+    const keyB = JSON.parse(await (await fetch(`${t.url}/admin/api/keys`, { headers: { cookie: cookieB } })).text()).items as Array<{
+      apiKey: string;
+      disabled: boolean;
+    }>;
     expect(keyB).toEqual([expect.objectContaining({ apiKey: b.apiKey, disabled: false })]);
-    const room = await fetch(`${t.url}/admin/api/crdt/export?${new URLSearchParams({ apiKey: b.apiKey, organizationId: ids.organization, documentId: ids.document, editorId: ids.editor })}`, { headers: { cookie: cookieB } });
+    const room = await fetch(
+      `${t.url}/admin/api/crdt/export?${new URLSearchParams({ apiKey: b.apiKey, organizationId: ids.organization, documentId: ids.document, editorId: ids.editor })}`,
+      { headers: { cookie: cookieB } },
+    );
     expect(room.status).toBe(200);
     expect(await room.text()).toContain(`B text ${tag}`);
   });

@@ -17,11 +17,20 @@ beforeAll(async () => {
   t = await startTestServer();
   cookie = await adminCookie(t);
   const ownerEmail = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
-  const apiKey = (await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', apiKeyName: 'To disable', createAuthToken: true })).body.result.data.apiKey as string;
+  const apiKey = (await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', apiKeyName: 'To disable', createAuthToken: true })).body.result
+    .data.apiKey as string;
   const authToken = (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token as string;
   key = { apiKey, authToken };
   const as = apiKeyHeaders(key);
-  expect((await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'public' }] }, as)).status).toBe(200);
+  expect(
+    (
+      await t.callK(
+        '/v2/organizations/documents/add',
+        { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'public' }] },
+        as,
+      )
+    ).status,
+  ).toBe(200);
   expect((await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'e', type: 'text', data: 'hello' }, as)).status).toBe(200);
 });
 const clients: Array<ReturnType<typeof connectYjs>> = [];
@@ -52,7 +61,8 @@ describe('disabling an API key', () => {
   it('refuses every operation and upgrade with PERMISSION_DENIED, closes its open connections, and enabling restores it', async () => {
     // before: served, and its credentials are cached by the first call
     expect((await t.callK('/v2/organizations/get', {}, asKey())).status).toBe(200);
-    const userToken = (await t.callK('/v2/auth/generate_token', { userId: 'ann', userProperties: { organizationId: 'acme' } }, asKey())).body.result.data.token as string;
+    const userToken = (await t.callK('/v2/auth/generate_token', { userId: 'ann', userProperties: { organizationId: 'acme' } }, asKey())).body.result.data
+      .token as string;
     const backend = await open({ apiKey: key.apiKey, authToken: key.authToken });
     const user = await open({ apiKey: key.apiKey, token: userToken });
     const other = await open({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
@@ -71,9 +81,17 @@ describe('disabling an API key', () => {
     expect(await t.callK('/v2/auth/generate_token', { userId: 'bob' }, asKey())).toMatchObject(refused);
     expect(await t.callPublic('/v1/auth/token/get', { apiKey: key.apiKey, authToken: key.authToken, userId: 'bob' })).toMatchObject(refused);
     // a wrong token learns nothing new
-    expect((await t.callK('/v2/organizations/get', {}, { ...asKey(), 'x-svc-auth-token': 'wrong' })).body.error.message).toBe('Invalid auth token for this API key.');
+    expect((await t.callK('/v2/organizations/get', {}, { ...asKey(), 'x-svc-auth-token': 'wrong' })).body.error.message).toBe(
+      'Invalid auth token for this API key.',
+    );
     // the admin UI's operation calls with the key are refused alike
-    const viaUi = await (await fetch(`${t.url}/admin/api/call`, { method: 'POST', headers: { cookie, 'x-hearth-ui': '1' }, body: JSON.stringify({ path: '/v2/organizations/get', apiKey: key.apiKey, data: {} }) })).json();
+    const viaUi = await (
+      await fetch(`${t.url}/admin/api/call`, {
+        method: 'POST',
+        headers: { cookie, 'x-hearth-ui': '1' },
+        body: JSON.stringify({ path: '/v2/organizations/get', apiKey: key.apiKey, data: {} }),
+      })
+    ).json();
     expect(viaUi).toMatchObject({ status: 403, body: refused.body });
 
     // its open connections are closed (the key's own and a user token's); another key's stays open
@@ -86,7 +104,13 @@ describe('disabling an API key', () => {
     expect(await upgradeAnswer(t.url, yjsPath({ apiKey: key.apiKey, token: userToken }))).toEqual({ status: 403, body: API_KEY_DISABLED });
     // the admin may still inspect what it holds: the data browser, and a read-only ticket to a document
     expect((await fetch(`${t.url}/admin/api/organizations?apiKey=${key.apiKey}`, { headers: { cookie } })).status).toBe(200);
-    const { ticket } = (await (await fetch(`${t.url}/admin/api/crdt/ticket`, { method: 'POST', headers: { cookie, 'x-hearth-ui': '1' }, body: JSON.stringify({ apiKey: key.apiKey, ...room }) })).json()) as { ticket: string };
+    const { ticket } = (await (
+      await fetch(`${t.url}/admin/api/crdt/ticket`, {
+        method: 'POST',
+        headers: { cookie, 'x-hearth-ui': '1' },
+        body: JSON.stringify({ apiKey: key.apiKey, ...room }),
+      })
+    ).json()) as { ticket: string };
     expect((await upgradeAnswer(t.url, yjsPath({ apiKey: key.apiKey, ticket }))).status).toBe(101);
     // the default key is untouched
     expect((await t.callK('/v2/organizations/get', {})).status).toBe(200);
@@ -100,7 +124,7 @@ describe('disabling an API key', () => {
     expect(again.doc.getText('content').toString()).toBe('hello');
   });
 
-  it('is the workspace session\'s act alone, with the UI header, and bad input is an error envelope', async () => {
+  it("is the workspace session's act alone, with the UI header, and bad input is an error envelope", async () => {
     expect((await setState(key.apiKey, true, { cookie })).status).toBe(403);
     expect((await setState(key.apiKey, true, { 'x-hearth-ui': '1' })).status).toBe(401);
     const stranger = await createWorkspace(t);
@@ -111,7 +135,10 @@ describe('disabling an API key', () => {
     for (const bad of ['yes', null, 1]) {
       const res = await setState(key.apiKey, bad);
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { status: string; message: string } }).error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringMatching(/^disabled: /) });
+      expect(((await res.json()) as { error: { status: string; message: string } }).error).toMatchObject({
+        status: 'INVALID_ARGUMENT',
+        message: expect.stringMatching(/^disabled: /),
+      });
     }
     const notJson = await fetch(`${t.url}/admin/api/keys/state`, { method: 'POST', headers: { cookie, 'x-hearth-ui': '1' }, body: '{' });
     expect(notJson.status).toBe(400);

@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('admin mailbox', () => {
-  it('lists the workspace\'s mail and opens one with its text and HTML', async () => {
+  it("lists the workspace's mail and opens one with its text and HTML", async () => {
     const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email;
     expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const other = await createWorkspace(t);

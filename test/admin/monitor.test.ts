@@ -60,13 +60,19 @@ describe('request monitor per workspace', () => {
     const other = await createWorkspace(t);
     const mine = await adminCookie(t);
     const theirs = await adminCookie(t, other.workspaceId);
-    const idsOf = async (cookie: string) => ((await (await get('/admin/api/requests', cookie)).json()).items as Array<{ requestId: string }>).map((e) => e.requestId);
+    const idsOf = async (cookie: string) =>
+      ((await (await get('/admin/api/requests', cookie)).json()).items as Array<{ requestId: string }>).map((e) => e.requestId);
     const before = { mine: await idsOf(mine), theirs: await idsOf(theirs) };
     const feedMine = await watch(mine);
     const feedTheirs = await watch(theirs);
 
     const a = await t.callK('/v2/users/add', { organizationId: 'org-a', users: [{ userId: 'ann', name: 'Ann Secret-Name', email: 'ann@example.com' }] });
-    const b = await call(t.url, '/v2/users/add', { organizationId: 'org-b', users: [{ userId: 'bob', name: 'Bob', email: 'bob@example.com' }] }, apiKeyHeaders(other));
+    const b = await call(
+      t.url,
+      '/v2/users/add',
+      { organizationId: 'org-b', users: [{ userId: 'bob', name: 'Bob', email: 'bob@example.com' }] },
+      apiKeyHeaders(other),
+    );
     const c = await t.callW('/v2/workspace/apikeys/get', {});
     await until(() => feedMine.events.length >= 2 && feedTheirs.events.length >= 1, 'both feeds');
     feedMine.stop();
@@ -98,7 +104,17 @@ describe('request monitor per workspace', () => {
 
 // --- secrets: marked once in the schemas, never in the monitor ---
 
-type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType; valueType?: z.ZodType; options?: z.ZodType[]; left?: z.ZodType; right?: z.ZodType };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  valueType?: z.ZodType;
+  options?: z.ZodType[];
+  left?: z.ZodType;
+  right?: z.ZodType;
+};
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /**
@@ -219,7 +235,12 @@ describe('secret fields in the request monitor', () => {
     keep(created.body.result.data.authToken);
     keep((await k('/v2/auth/generate_token', { userId: 'u1', userProperties: { organizationId: 'o1' } })).token);
     called.add('/v1/auth/token/get');
-    const legacy = await t.callPublic('/v1/auth/token/get', { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken, userId: 'u2', userProperties: { organizationId: 'o1' } });
+    const legacy = await t.callPublic('/v1/auth/token/get', {
+      apiKey: t.credentials.apiKey,
+      authToken: t.credentials.authToken,
+      userId: 'u2',
+      userProperties: { organizationId: 'o1' },
+    });
     expect(legacy.status).toBe(200);
     keep(legacy.body.result.data.token);
     await k('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });

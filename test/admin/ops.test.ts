@@ -2,7 +2,17 @@
 // contract of the operation answers the UI reads (shared/admin.ts's views parse the operations' real answers).
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { annotationView, apiKeyView, attemptView, endpointView, mailAnswer, metricsAnswer, overviewAnswer, recordingView, resetAnswer } from '../../shared/admin.ts';
+import {
+  annotationView,
+  apiKeyView,
+  attemptView,
+  endpointView,
+  mailAnswer,
+  metricsAnswer,
+  overviewAnswer,
+  recordingView,
+  resetAnswer,
+} from '../../shared/admin.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { addAnnotation } from '../helpers/comments.ts';
 import { createWorkspace } from '../helpers/factories.ts';
@@ -25,8 +35,10 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const get = (path: string, params: Record<string, string> = {}, as = cookie) => fetch(`${t.url}/admin/api${path}?${new URLSearchParams(params)}`, { headers: { cookie: as } });
-const post = (path: string, body: unknown, headers: Record<string, string> = { 'x-hearth-ui': '1' }) => fetch(`${t.url}/admin/api${path}`, { method: 'POST', headers: { cookie, ...headers }, body: JSON.stringify(body) });
+const get = (path: string, params: Record<string, string> = {}, as = cookie) =>
+  fetch(`${t.url}/admin/api${path}?${new URLSearchParams(params)}`, { headers: { cookie: as } });
+const post = (path: string, body: unknown, headers: Record<string, string> = { 'x-hearth-ui': '1' }) =>
+  fetch(`${t.url}/admin/api${path}`, { method: 'POST', headers: { cookie, ...headers }, body: JSON.stringify(body) });
 
 describe('dashboard metrics', () => {
   it('counts every call (public and refused ones too), gives p50/p99 and the gauges, and a per-second series', async () => {
@@ -36,7 +48,11 @@ describe('dashboard metrics', () => {
     await t.callK('/v2/agents/get', { agentId: 'missing' });
     await t.callK('/v2/organizations/get', {}, { 'x-svc-auth-token': 'wrong' });
     await t.callK('/v2/crdt/add', { organizationId: 'm', documentId: 'd', editorId: 'e', type: 'text', data: 'x' });
-    const client = connectYjs(t.url, { organizationId: 'm', documentId: 'd', editorId: 'e' }, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+    const client = connectYjs(
+      t.url,
+      { organizationId: 'm', documentId: 'd', editorId: 'e' },
+      { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken },
+    );
     await client.synced;
     const after = metricsAnswer.parse(await (await get('/metrics', { seconds: '60' })).json());
     expect(count(after, 200) - count(before, 200)).toBe(2);
@@ -70,21 +86,30 @@ describe('webhooks', () => {
     expect(eventType).toBe('comment.add');
     await eventually(() => expect(receiver.received.filter((r) => r.headers['webhook-id'] === messageId)).toHaveLength(1));
     const got = receiver.received.find((r) => r.headers['webhook-id'] === messageId)!;
-    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({ event: 'comment.add', actionType: 'test', data: { test: true, endpointId: id } });
+    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({
+      event: 'comment.add',
+      actionType: 'test',
+      data: { test: true, endpointId: id },
+    });
     // the attempt's request with its header values
     const attempt = await eventually(async () => {
       const list = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).body.result.data.attempts;
       expect(list).toHaveLength(1);
       return attemptView.parse(list[0]);
     });
-    const delivery = await (await get('/webhooks/delivery', { apiKey: t.credentials.apiKey, messageId, endpointId: id, at: String(Date.parse(attempt.timestamp)) })).json();
+    const delivery = await (
+      await get('/webhooks/delivery', { apiKey: t.credentials.apiKey, messageId, endpointId: id, at: String(Date.parse(attempt.timestamp)) })
+    ).json();
     expect(delivery.headers).toContain(`webhook-id: ${messageId}`);
     expect(delivery.headers).toContain(`webhook-timestamp: ${Math.floor(Date.parse(attempt.timestamp) / 1000)}`);
-    if (got.headers['webhook-timestamp'] === String(Math.floor(Date.parse(attempt.timestamp) / 1000))) expect(delivery.headers).toContain(`webhook-signature: ${got.headers['webhook-signature']}`);
+    if (got.headers['webhook-timestamp'] === String(Math.floor(Date.parse(attempt.timestamp) / 1000)))
+      expect(delivery.headers).toContain(`webhook-signature: ${got.headers['webhook-signature']}`);
     await t.callK('/v2/workspace/advancedwebhook/endpoints/update', { endpointId: id, disabled: true });
     const refused = await post('/webhooks/test', { apiKey: t.credentials.apiKey, endpointId: id });
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toEqual({ error: { status: 'FAILED_PRECONDITION', message: 'This endpoint is disabled: enable it to send it a test event.' } });
+    expect(await refused.json()).toEqual({
+      error: { status: 'FAILED_PRECONDITION', message: 'This endpoint is disabled: enable it to send it a test event.' },
+    });
     expect((await post('/webhooks/test', { apiKey: t.credentials.apiKey, endpointId: 'ep_nope' })).status).toBe(404);
     expect((await post('/webhooks/test', { apiKey: t.credentials.apiKey, endpointId: id }, {})).status).toBe(403);
     expect((await post('/webhooks/test', { apiKey: t.credentials.apiKey })).status).toBe(400);
@@ -99,7 +124,18 @@ describe('the operation answers the UI reads', () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
     await addAnnotation(t, { commentData: [{ commentText: 'hi', from: { userId: 'ann', name: 'Ann' } }] });
     for (const a of (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'doc' })).body.result.data) annotationView.parse(a);
-    await t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'doc', recording: { recordingId: 'r1', recordingType: 'video', displayName: 'Walk', from: { userId: 'ann' }, recordedTime: { duration: 1000 }, attachments: [{ name: 'w.webm', mimeType: 'video/webm', data: b64(WEBM) }] } });
+    await t.callK('/v2/recordings/add', {
+      organizationId: 'acme',
+      documentId: 'doc',
+      recording: {
+        recordingId: 'r1',
+        recordingType: 'video',
+        displayName: 'Walk',
+        from: { userId: 'ann' },
+        recordedTime: { duration: 1000 },
+        attachments: [{ name: 'w.webm', mimeType: 'video/webm', data: b64(WEBM) }],
+      },
+    });
     const recordings = (await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'doc' })).body.result.data;
     expect(recordings).toHaveLength(1);
     for (const r of recordings) recordingView.parse(r);
@@ -132,8 +168,10 @@ describe('data: export, import, reset while the server runs', () => {
     const headers = { 'x-svc-api-key': second, 'x-svc-auth-token': token };
     expect((await t.callK('/v2/organizations/get', {}, headers)).body.result.data).toHaveLength(3);
     const doc = archive.tables.crdt_documents[0];
-    const content = (await t.callK('/v2/crdt/get', { organizationId: doc.organization_id, documentId: doc.document_id, editorId: doc.editor_id }, headers)).body.result.data[0].data;
-    const original = (await t.callK('/v2/crdt/get', { organizationId: doc.organization_id, documentId: doc.document_id, editorId: doc.editor_id })).body.result.data[0].data;
+    const content = (await t.callK('/v2/crdt/get', { organizationId: doc.organization_id, documentId: doc.document_id, editorId: doc.editor_id }, headers)).body
+      .result.data[0].data;
+    const original = (await t.callK('/v2/crdt/get', { organizationId: doc.organization_id, documentId: doc.document_id, editorId: doc.editor_id })).body.result
+      .data[0].data;
     expect(content).toEqual(original);
     // refusals
     expect((await post('/data/reset', { apiKey: t.credentials.apiKey })).status).toBe(400);

@@ -36,8 +36,10 @@ async function receiver(options: Parameters<typeof startReceiver>[0] = {}) {
   return r;
 }
 const get = (path: string, params: Record<string, string>) => fetch(`${t.url}/admin/api${path}?${new URLSearchParams(params)}`, { headers: { cookie } });
-const post = (path: string, body: unknown) => fetch(`${t.url}/admin/api${path}`, { method: 'POST', headers: { cookie, 'x-hearth-ui': '1' }, body: JSON.stringify(body) });
-const attemptsOf = async (endpointId: string) => ((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).body.result.data.attempts as unknown[]).map((a) => attemptView.parse(a));
+const post = (path: string, body: unknown) =>
+  fetch(`${t.url}/admin/api${path}`, { method: 'POST', headers: { cookie, 'x-hearth-ui': '1' }, body: JSON.stringify(body) });
+const attemptsOf = async (endpointId: string) =>
+  ((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).body.result.data.attempts as unknown[]).map((a) => attemptView.parse(a));
 const delivery = async (messageId: string, endpointId: string, attemptId?: string) => {
   const res = await get('/webhooks/delivery', { apiKey: t.credentials.apiKey, messageId, endpointId, ...(attemptId ? { attemptId } : {}) });
   return { status: res.status, body: (await res.json()) as unknown };
@@ -47,7 +49,9 @@ const asMap = (lines: string[]) => Object.fromEntries(lines.map((l) => [l.slice(
 
 describe("an attempt's headers", () => {
   it('keeps the request headers as they went out and the answer headers as received, shown by the delivery endpoint', async () => {
-    const r = await receiver({ fallback: { status: 202, headers: { 'x-receiver': 'kept', 'retry-after': '5', 'content-type': 'text/plain' }, body: 'accepted' } });
+    const r = await receiver({
+      fallback: { status: 202, headers: { 'x-receiver': 'kept', 'retry-after': '5', 'content-type': 'text/plain' }, body: 'accepted' },
+    });
     const { id: endpointId, secret } = await enableWithEndpoint(t, `${r.url}/in`, { filterTypes: ['comment_annotation.add'] });
     await addAnnotation(t, { commentData: [{ commentText: 'headers', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(1));
@@ -66,7 +70,11 @@ describe("an attempt's headers", () => {
     const sent = asMap(d.headers);
     expect(Object.keys(sent).sort()).toEqual(['content-length', 'content-type', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
     for (const [name, value] of Object.entries(sent)) expect(got.headers[name]).toBe(value);
-    expect(Object.keys(got.headers).filter((n) => !(n in sent)).sort()).toEqual(['connection', 'host']);
+    expect(
+      Object.keys(got.headers)
+        .filter((n) => !(n in sent))
+        .sort(),
+    ).toEqual(['connection', 'host']);
     // the signature shown is the one that went out, and it verifies
     expect(new Webhook(secret).verify(got.body, sent)).toMatchObject({ event: 'comment_annotation.add' });
     // the answer's headers, as the receiver sent them (Node adds date, connection, keep-alive and the length)
@@ -110,7 +118,13 @@ describe("an attempt's headers", () => {
     expect(kept.omitted).toBe(2);
     expect(kept.headers.reduce((n, [k, v]) => n + k.length + v.length, 0)).toBeLessThanOrEqual(ATTEMPT_RESPONSE_HEADERS.bytes);
     // repeated set-cookie values are one pair each
-    expect(keptHeaders({ 'set-cookie': ['a=1', 'b=2'], 'x-none': undefined }, ATTEMPT_RESPONSE_HEADERS)).toEqual({ headers: [['set-cookie', 'a=1'], ['set-cookie', 'b=2']], omitted: 0 });
+    expect(keptHeaders({ 'set-cookie': ['a=1', 'b=2'], 'x-none': undefined }, ATTEMPT_RESPONSE_HEADERS)).toEqual({
+      headers: [
+        ['set-cookie', 'a=1'],
+        ['set-cookie', 'b=2'],
+      ],
+      omitted: 0,
+    });
   });
 
   it('records no answer headers when no HTTP answer came (the attempt view says so)', async () => {
@@ -147,7 +161,9 @@ describe('webhooks.db from before attempts kept headers', () => {
         expect(b.pragma('user_version', { simple: true })).toBe(2);
         const columns = (b.prepare('PRAGMA table_info(webhook_attempts)').all() as Array<{ name: string }>).map((c) => c.name);
         expect(columns).toEqual(expect.arrayContaining(['request_headers', 'response_headers', 'response_headers_omitted']));
-        expect(a.prepare('SELECT id, request_headers AS req, response_headers AS res, response_headers_omitted AS omitted FROM webhook_attempts').all()).toEqual([{ id: 'atmpt_old', req: null, res: null, omitted: 0 }]);
+        expect(
+          a.prepare('SELECT id, request_headers AS req, response_headers AS res, response_headers_omitted AS omitted FROM webhook_attempts').all(),
+        ).toEqual([{ id: 'atmpt_old', req: null, res: null, omitted: 0 }]);
       } finally {
         a.close();
         b.close();
@@ -198,7 +214,10 @@ describe('the admin test event', () => {
     expect(eventType).toBe('notification.add');
     await eventually(() => expect(chosen.received.filter((x) => x.headers['webhook-id'] === messageId)).toHaveLength(1));
     const got = chosen.received.find((x) => x.headers['webhook-id'] === messageId)!;
-    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({ event: 'notification.add', data: { test: true, endpointId: chosenId } });
+    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({
+      event: 'notification.add',
+      data: { test: true, endpointId: chosenId },
+    });
     // one delivery in all (the fan-out writes every delivery of an event at once): to the chosen endpoint
     const store = new Database(join(t.dataDir, 'webhooks.db'), { readonly: true });
     try {
@@ -210,7 +229,14 @@ describe('the admin test event', () => {
     expect((await attemptsOf(otherId)).filter((a) => a.messageId === messageId)).toEqual([]);
     await eventually(async () => expect((await attemptsOf(chosenId)).map((a) => [a.messageId, a.status])).toContainEqual([messageId, 'succeeded']));
     // the other endpoint still receives ordinary events of that type
-    const note = await t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'doc', actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: 'hi', displayBodyMessage: 'body', notifyUsers: [{ userId: 'bob' }] });
+    const note = await t.callK('/v2/notifications/add', {
+      organizationId: 'acme',
+      documentId: 'doc',
+      actionUser: { userId: 'ann' },
+      displayHeadlineMessageTemplate: 'hi',
+      displayBodyMessage: 'body',
+      notifyUsers: [{ userId: 'bob' }],
+    });
     expect(note.body).toMatchObject({ result: { status: 'success' } });
     await eventually(() => expect(other.events('notification.add')).toHaveLength(1));
   });
@@ -222,7 +248,9 @@ describe('the admin test event', () => {
     try {
       const refused = await post('/webhooks/test', { apiKey: t.credentials.apiKey, endpointId: id });
       expect(refused.status).toBe(400);
-      expect(await refused.json()).toEqual({ error: { status: 'FAILED_PRECONDITION', message: 'Nothing would receive it: turn advanced webhooks on for this key.' } });
+      expect(await refused.json()).toEqual({
+        error: { status: 'FAILED_PRECONDITION', message: 'Nothing would receive it: turn advanced webhooks on for this key.' },
+      });
     } finally {
       await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
     }

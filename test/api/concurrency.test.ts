@@ -32,7 +32,20 @@ const range = (n: number, prefix: string) => Array.from({ length: n }, (_, i) =>
 /** The first, a middle and the last of a bulk write's ids: a write seen in part shows there. */
 const probes = (ids: string[]) => [ids[0], ids[Math.floor(ids.length / 2)], ids[ids.length - 1]] as string[];
 
-const STATUS_OF: Record<string, number> = { INVALID_ARGUMENT: 400, FAILED_PRECONDITION: 400, OUT_OF_RANGE: 400, UNAUTHENTICATED: 401, PERMISSION_DENIED: 403, NOT_FOUND: 404, ALREADY_EXISTS: 409, ABORTED: 409, RESOURCE_EXHAUSTED: 429, INTERNAL: 500, UNIMPLEMENTED: 501, UNAVAILABLE: 503 };
+const STATUS_OF: Record<string, number> = {
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  OUT_OF_RANGE: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  ABORTED: 409,
+  RESOURCE_EXHAUSTED: 429,
+  INTERNAL: 500,
+  UNIMPLEMENTED: 501,
+  UNAVAILABLE: 503,
+};
 
 type Success<T> = { result: { status: 'success'; message: string; data: T; pageToken?: string | null; nextPageToken?: string | null } };
 type Failure = { error: { status: string; message: string; details?: unknown } };
@@ -48,10 +61,12 @@ function envelope<T>(path: string, res: CallResult<Answer<T>>): Answer<T> {
   if (res.status === 200) {
     const result = (body as Partial<Success<T>>).result;
     const extra = result ? Object.keys(result).filter((key) => !['status', 'message', 'data', 'pageToken', 'nextPageToken'].includes(key)) : [];
-    if (keys.join() !== 'result' || result?.status !== 'success' || typeof result.message !== 'string' || extra.length > 0) findings.push(`${path}: not a success envelope: ${JSON.stringify(body).slice(0, 200)}`);
+    if (keys.join() !== 'result' || result?.status !== 'success' || typeof result.message !== 'string' || extra.length > 0)
+      findings.push(`${path}: not a success envelope: ${JSON.stringify(body).slice(0, 200)}`);
   } else {
     const error = (body as Partial<Failure>).error;
-    if (keys.join() !== 'error' || typeof error?.message !== 'string' || STATUS_OF[error.status] !== res.status) findings.push(`${path}: not an error envelope (HTTP ${res.status}): ${JSON.stringify(body).slice(0, 200)}`);
+    if (keys.join() !== 'error' || typeof error?.message !== 'string' || STATUS_OF[error.status] !== res.status)
+      findings.push(`${path}: not an error envelope (HTTP ${res.status}): ${JSON.stringify(body).slice(0, 200)}`);
   }
   return res.body;
 }
@@ -76,7 +91,10 @@ async function write(path: string, data: unknown): Promise<void> {
   if ('error' in answer) findings.push(`write ${path} refused: ${JSON.stringify(answer.error)}`);
 }
 
-type Access = Record<string, { organization: Record<string, { accessRole?: string; errorCode?: string }>; documents: Record<string, { accessRole?: string; errorCode?: string }> }>;
+type Access = Record<
+  string,
+  { organization: Record<string, { accessRole?: string; errorCode?: string }>; documents: Record<string, { accessRole?: string; errorCode?: string }> }
+>;
 type Notification = { id: string; notifyUsersByUserId: Record<string, unknown> };
 
 /** Each distinct state a reader saw of a write: not yet done ('before'), done ('after'). */
@@ -193,14 +211,32 @@ function writesOf(r: string): Promise<void>[] {
   const recipients = range(RECIPIENTS, 'r').map((userId) => ({ userId }));
   return [
     ...range(NOTIFIERS, 'n').map((notificationId) =>
-      write('/v2/notifications/add', { organizationId: `notified-${r}`, createOrganization: true, documentId: 'doc', createDocument: true, notificationId, actionUser: { userId: 'actor' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: 'b', notifyAll: false, notifyUsers: recipients }),
+      write('/v2/notifications/add', {
+        organizationId: `notified-${r}`,
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        notificationId,
+        actionUser: { userId: 'actor' },
+        displayHeadlineMessageTemplate: 'h',
+        displayBodyMessage: 'b',
+        notifyAll: false,
+        notifyUsers: recipients,
+      }),
     ),
     write('/v2/users/add', { organizationId: `bulk-users-${r}`, users: range(BULK_USERS, 'u').map((userId) => ({ userId, name: userId })) }),
-    write('/v2/organizations/documents/add', { organizationId: `bulk-docs-${r}`, createOrganization: true, documents: range(BULK_DOCUMENTS, 'd').map((documentId) => ({ documentId })) }),
+    write('/v2/organizations/documents/add', {
+      organizationId: `bulk-docs-${r}`,
+      createOrganization: true,
+      documents: range(BULK_DOCUMENTS, 'd').map((documentId) => ({ documentId })),
+    }),
     write('/v2/organizations/delete', { organizationIds: [`deleted-${r}`] }),
     write('/v2/organizations/folders/delete', { organizationId: 'folders', folderId: `fold-${r}` }),
     write('/v2/organizations/documents/delete', { organizationId: 'doc-deletes', documentIds: range(DELETED_DOCUMENTS, `x${r}-`) }),
-    write('/v2/auth/permissions/add', { user: { userId: `grantee-${r}` }, permissions: { resources: range(PERMISSION_DOCUMENTS, 'p').map((id) => ({ type: 'document', id, organizationId: 'perms', accessRole: 'viewer' })) } }),
+    write('/v2/auth/permissions/add', {
+      user: { userId: `grantee-${r}` },
+      permissions: { resources: range(PERMISSION_DOCUMENTS, 'p').map((id) => ({ type: 'document', id, organizationId: 'perms', accessRole: 'viewer' })) },
+    }),
   ];
 }
 
@@ -211,21 +247,46 @@ beforeAll(async () => {
     if (res.status !== 200) throw new Error(`set-up ${path} failed: ${JSON.stringify(res.body)}`);
   };
   await must('/v2/organizations/add', { organizations: [{ organizationId: 'folders' }, { organizationId: 'doc-deletes' }, { organizationId: 'perms' }] });
-  await must('/v2/organizations/documents/add', { organizationId: 'perms', documents: range(PERMISSION_DOCUMENTS, 'p').map((documentId) => ({ documentId, accessType: 'restricted' })) });
+  await must('/v2/organizations/documents/add', {
+    organizationId: 'perms',
+    documents: range(PERMISSION_DOCUMENTS, 'p').map((documentId) => ({ documentId, accessType: 'restricted' })),
+  });
   for (const r of [...rounds('shipped'), ...rounds('trips')]) {
     // an organization with a folder tree, documents, members and a group, to be deleted whole
     const organizationId = `deleted-${r}`;
-    await must('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders: [{ folderId: 'top' }, { folderId: 'sub', parentFolderId: 'top' }] });
-    await must('/v2/organizations/documents/add', { organizationId, folderId: 'sub', documents: range(ORG_DOCUMENTS, 'd').map((documentId) => ({ documentId })) });
+    await must('/v2/organizations/folders/add', {
+      organizationId,
+      createOrganization: true,
+      folders: [{ folderId: 'top' }, { folderId: 'sub', parentFolderId: 'top' }],
+    });
+    await must('/v2/organizations/documents/add', {
+      organizationId,
+      folderId: 'sub',
+      documents: range(ORG_DOCUMENTS, 'd').map((documentId) => ({ documentId })),
+    });
     await must('/v2/users/add', { organizationId, users: [{ userId: 'm0' }, { userId: 'm1' }] });
     await must('/v2/organizations/usergroups/add', { organizationId, organizationUserGroups: [{ groupId: 'g' }] });
     // a folder and its subfolder, half of the documents in each, to be deleted
-    await must('/v2/organizations/folders/add', { organizationId: 'folders', folders: [{ folderId: `fold-${r}` }, { folderId: `fold-${r}-sub`, parentFolderId: `fold-${r}` }] });
+    await must('/v2/organizations/folders/add', {
+      organizationId: 'folders',
+      folders: [{ folderId: `fold-${r}` }, { folderId: `fold-${r}-sub`, parentFolderId: `fold-${r}` }],
+    });
     const inFolder = range(FOLDER_DOCUMENTS, `f${r}-d`);
-    await must('/v2/organizations/documents/add', { organizationId: 'folders', folderId: `fold-${r}`, documents: inFolder.slice(0, FOLDER_DOCUMENTS / 2).map((documentId) => ({ documentId })) });
-    await must('/v2/organizations/documents/add', { organizationId: 'folders', folderId: `fold-${r}-sub`, documents: inFolder.slice(FOLDER_DOCUMENTS / 2).map((documentId) => ({ documentId })) });
+    await must('/v2/organizations/documents/add', {
+      organizationId: 'folders',
+      folderId: `fold-${r}`,
+      documents: inFolder.slice(0, FOLDER_DOCUMENTS / 2).map((documentId) => ({ documentId })),
+    });
+    await must('/v2/organizations/documents/add', {
+      organizationId: 'folders',
+      folderId: `fold-${r}-sub`,
+      documents: inFolder.slice(FOLDER_DOCUMENTS / 2).map((documentId) => ({ documentId })),
+    });
     // documents to be deleted in one call
-    await must('/v2/organizations/documents/add', { organizationId: 'doc-deletes', documents: range(DELETED_DOCUMENTS, `x${r}-`).map((documentId) => ({ documentId })) });
+    await must('/v2/organizations/documents/add', {
+      organizationId: 'doc-deletes',
+      documents: range(DELETED_DOCUMENTS, `x${r}-`).map((documentId) => ({ documentId })),
+    });
   }
 }, 120_000);
 afterAll(() => t?.close());
@@ -268,7 +329,9 @@ async function sweep(tag: string) {
     const found = await read<Notification[]>('/v2/notifications/get', { organizationId: `notified-${r}`, documentId: 'doc' });
     expect(found?.map((n) => n.id).sort()).toEqual(range(NOTIFIERS, 'n'));
   }
-  console.log(`concurrency (${tag}): ${checks} checks while ${ROUNDS} rounds of writes ran; ${seenWhileWriting} writes seen both before and after; findings: ${findings.length}`);
+  console.log(
+    `concurrency (${tag}): ${checks} checks while ${ROUNDS} rounds of writes ran; ${seenWhileWriting} writes seen both before and after; findings: ${findings.length}`,
+  );
   expect(findings).toEqual([]);
   expect(notDone).toEqual([]);
   expect(seen.size).toBe(ROUNDS * (NOTIFIERS + 6));

@@ -36,7 +36,10 @@ describe('credentials, for every operation of the registry', () => {
         ['workspace credentials instead', workspaceHeaders(mine)],
       ]);
       for (const [label, status, code] of answers) {
-        const expected = label === 'no credentials' || label === 'token only' || label === 'workspace credentials instead' ? ['INVALID_ARGUMENT', 400] : ['PERMISSION_DENIED', 403];
+        const expected =
+          label === 'no credentials' || label === 'token only' || label === 'workspace credentials instead'
+            ? ['INVALID_ARGUMENT', 400]
+            : ['PERMISSION_DENIED', 403];
         if (code !== expected[0] || status !== expected[1]) failures.push(`${op.path} with ${label}: ${status} ${code}`);
       }
     }

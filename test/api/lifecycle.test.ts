@@ -17,7 +17,11 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Starts `npm start`'s program on an ephemeral port and reads the base URL and credentials off its banner. */
 async function startCli(): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [...CLI, '--port', '0', '--data-dir', dataDir], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI, '--port', '0', '--data-dir', dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

@@ -77,10 +77,18 @@ describe('paginated lists read their page in index order', () => {
 describe("a reply reads its thread's first and last comment from an index", () => {
   it('without sorting the thread (the judgment of every reply names the thread by its first comment)', async () => {
     const from = { userId: 'ann', name: 'Ann' };
-    const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'doc', commentAnnotations: [{ annotationId: 'thread', commentData: [{ commentText: 'first', from }] }] });
+    const created = await t.callK('/v2/commentannotations/add', {
+      organizationId: 'acme',
+      documentId: 'doc',
+      commentAnnotations: [{ annotationId: 'thread', commentData: [{ commentText: 'first', from }] }],
+    });
     expect(created.status).toBe(200);
     prepared = [];
-    const reply = await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId: 'thread', commentData: [{ commentText: 'a reply', from }] });
+    const reply = await t.callK('/v2/commentannotations/comments/add', {
+      organizationId: 'acme',
+      annotationId: 'thread',
+      commentData: [{ commentText: 'a reply', from }],
+    });
     expect(reply.status).toBe(200);
     const ends = prepared.filter((sql) => sql.includes('from "comments"') && sql.includes('order by "comments"."created_at"') && / limit [+]?\?$/.test(sql));
     expect(ends).toHaveLength(2);

@@ -26,7 +26,9 @@ describe('/v2/ping', () => {
     expect(new Set(texts).size).toBe(1);
     expect(JSON.parse(texts[0]!)).toEqual({ result: { status: 'success', message: 'pong', data: { version: expect.any(String) } } });
     // the kept answer is not an answer to everything: invalid bodies after it are still refused
-    expect((await raw(t.url, '/v2/ping', '{"data":[]}')).body).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'data must be an object, not an array.' } });
+    expect((await raw(t.url, '/v2/ping', '{"data":[]}')).body).toEqual({
+      error: { status: 'INVALID_ARGUMENT', message: 'data must be an object, not an array.' },
+    });
     expect((await raw(t.url, '/v2/ping', '{"data":{},"x":1}')).status).toBe(400);
     expect((await raw(t.url, '/v2/ping', '{"data":{}}')).status).toBe(200);
   });

@@ -22,7 +22,13 @@ afterAll(async () => {
 describe('publicUrl', () => {
   it('names the attachments of a recording, which are served where the server listens', async () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }] });
-    const recording = { recordingId: 'r1', recordingType: 'audio', from: { userId: 'ann' }, recordedTime: { duration: 1000 }, attachments: [{ name: 'a.webm', mimeType: 'audio/webm', data: b64(WEBM) }] };
+    const recording = {
+      recordingId: 'r1',
+      recordingType: 'audio',
+      from: { userId: 'ann' },
+      recordedTime: { duration: 1000 },
+      attachments: [{ name: 'a.webm', mimeType: 'audio/webm', data: b64(WEBM) }],
+    };
     expect((await t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'd1', recording })).status).toBe(200);
     const got = await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'd1' });
     const url = got.body.result.data[0].attachments[0].url as string;
@@ -57,7 +63,14 @@ describe('publicUrl', () => {
     expect(configFromEnvAndArgs({ PUBLIC_URL: '' }, {}).publicUrl).toBeUndefined();
     expect(resolveConfig({ publicUrl: 'http://hearth.lan:8787//' }).publicUrl).toBe('http://hearth.lan:8787');
     expect(resolveConfig({}).publicUrl).toBeUndefined();
-    for (const bad of ['hearth.lan:8787', 'ftp://hearth.lan/', 'http://user:pw@hearth.lan/', 'http://hearth.lan/?a=1', 'http://hearth.lan/#x', 'http://hearth.lan/?']) {
+    for (const bad of [
+      'hearth.lan:8787',
+      'ftp://hearth.lan/',
+      'http://user:pw@hearth.lan/',
+      'http://hearth.lan/?a=1',
+      'http://hearth.lan/#x',
+      'http://hearth.lan/?',
+    ]) {
       expect(() => resolveConfig({ publicUrl: bad }), bad).toThrow(/^Invalid configuration: publicUrl: must be an http\(s\) URL/);
     }
   });

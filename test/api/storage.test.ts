@@ -41,7 +41,14 @@ describe('secrets at rest', () => {
     const apiKey = created.body.result.data.apiKey;
     const token = (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token;
     await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'gemini', customerApiKey: 'gemini-secret-789' }] });
-    const secrets = [t.credentials.workspaceAuthToken, t.credentials.authToken, token, 'SG.mail-provider-secret-123', 'basic-webhook-secret-456', 'gemini-secret-789'];
+    const secrets = [
+      t.credentials.workspaceAuthToken,
+      t.credentials.authToken,
+      token,
+      'SG.mail-provider-secret-123',
+      'basic-webhook-secret-456',
+      'gemini-secret-789',
+    ];
 
     // while running (the WAL holds recent writes) and after a clean stop (checkpointed into the main file)
     for (const bytes of storedBytes()) for (const secret of secrets) expect(bytes.includes(secret)).toBe(false);

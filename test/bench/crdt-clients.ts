@@ -42,10 +42,12 @@ export function hocuspocusClient(url: string, name: string): Client {
   let resolveSynced: () => void;
   const synced = new Promise<void>((r) => (resolveSynced = r));
   ws.on('open', () => {
-    ws.send(frame(HP_AUTH, (e) => {
-      encoding.writeVarUint(e, 0); // AuthMessageType.Token
-      encoding.writeVarString(e, 'bench');
-    }));
+    ws.send(
+      frame(HP_AUTH, (e) => {
+        encoding.writeVarUint(e, 0); // AuthMessageType.Token
+        encoding.writeVarString(e, 'bench');
+      }),
+    );
     ws.send(frame(HP_SYNC, (e) => syncProtocol.writeSyncStep1(e, doc)));
   });
   ws.on('message', (data: Buffer) => {

@@ -28,17 +28,28 @@ function open(file: string) {
 
 function filler(db: Database.Database, apiKeyId: string, organizationId: string, body: string) {
   const now = Date.now();
-  const organization = db.prepare("INSERT OR IGNORE INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES (?, ?, '', 0, '{}', ?, ?)");
-  const document = db.prepare("INSERT OR IGNORE INTO documents (api_key_id, organization_id, id, name, folder_id, access_type, disabled, metadata, created_at, updated_at) VALUES (?, ?, ?, '', NULL, 'public', 0, '{}', ?, ?)");
-  const user = db.prepare("INSERT OR IGNORE INTO users (api_key_id, id, internal_id, name, email, initial, photo_url, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, NULL, '{}', ?, ?)");
+  const organization = db.prepare(
+    "INSERT OR IGNORE INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES (?, ?, '', 0, '{}', ?, ?)",
+  );
+  const document = db.prepare(
+    "INSERT OR IGNORE INTO documents (api_key_id, organization_id, id, name, folder_id, access_type, disabled, metadata, created_at, updated_at) VALUES (?, ?, ?, '', NULL, 'public', 0, '{}', ?, ?)",
+  );
+  const user = db.prepare(
+    "INSERT OR IGNORE INTO users (api_key_id, id, internal_id, name, email, initial, photo_url, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, NULL, '{}', ?, ?)",
+  );
   const notification = db.prepare(
     `INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)
      VALUES (?, ?, ?, ?, ?, 'custom', NULL, ?, '{actionUser} mentioned you', NULL, ?, 0, NULL, ?)`,
   );
-  const recipient = db.prepare('INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, ?, ?, ?, 1, NULL)');
+  const recipient = db.prepare(
+    'INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, ?, ?, ?, 1, NULL)',
+  );
   db.transaction(() => {
     organization.run(apiKeyId, organizationId, now, now);
-    const people = [...Array.from({ length: ACTORS }, (_, i) => [`actor-${i}`, `Actor ${i}`]), ...Array.from({ length: RECIPIENTS }, (_, i) => [`user-${i}`, `User ${i}`])] as Array<[string, string]>;
+    const people = [
+      ...Array.from({ length: ACTORS }, (_, i) => [`actor-${i}`, `Actor ${i}`]),
+      ...Array.from({ length: RECIPIENTS }, (_, i) => [`user-${i}`, `User ${i}`]),
+    ] as Array<[string, string]>;
     for (const [id, name] of people) user.run(apiKeyId, id, internalUserId(apiKeyId, id), name, deriveInitial({ name, userId: id }), now, now);
   })();
   // notifications go back in time from now, 10 ms apart, so that the newest page is the same at any size
@@ -79,7 +90,10 @@ if (command === 'notifications') {
   if (!Number.isFinite(bytes) || bytes <= 0) throw new Error(`bad size: ${rest[0]}`);
   const db = open(file);
   // a realistic body (a quoted comment of ~400 characters) so that the rows, not only the indexes, make the size
-  const body = 'Could you check the figures in the third table before Thursday? The totals do not match the summary above, and the legend still names last quarter. '.repeat(3);
+  const body =
+    'Could you check the figures in the third table before Thursday? The totals do not match the summary above, and the legend still names last quarter. '.repeat(
+      3,
+    );
   const fill = filler(db, apiKeyId, 'bulk', body);
   let rows = 0;
   const pageSize = db.pragma('page_size', { simple: true }) as number;

@@ -145,7 +145,13 @@ export function cpuMicros(pid: number): { user: number; system: number } {
  */
 export async function load(url: string, path: string, body: string, headers: Record<string, string> = {}, options: LoadOptions = {}) {
   const { nextBody } = options;
-  const base = { url: url + path, method: 'POST' as const, body, headers: { 'content-type': 'application/json', ...headers }, connections: options.connections ?? CONNECTIONS };
+  const base = {
+    url: url + path,
+    method: 'POST' as const,
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+    connections: options.connections ?? CONNECTIONS,
+  };
   const requests = nextBody ? [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: nextBody() }) }] : undefined;
   await autocannon({ ...base, duration: 1, ...(requests ? { requests } : {}) } as autocannon.Options);
   const pid = HAS_PROC ? options.pid : undefined;
@@ -153,7 +159,9 @@ export async function load(url: string, path: string, body: string, headers: Rec
   const result = await autocannon({ ...base, duration: DURATION, ...(requests ? { requests } : {}) } as autocannon.Options);
   const cpuAfter = pid === undefined ? undefined : cpuMicros(pid);
   if (result.non2xx > 0 || result.errors > 0) {
-    const sample = await fetch(base.url, { method: 'POST', headers: base.headers, body: nextBody ? nextBody() : body }).then(async (r) => `${r.status} ${(await r.text()).slice(0, 300)}`);
+    const sample = await fetch(base.url, { method: 'POST', headers: base.headers, body: nextBody ? nextBody() : body }).then(
+      async (r) => `${r.status} ${(await r.text()).slice(0, 300)}`,
+    );
     throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors; a sample answer: ${sample}`);
   }
   // total over elapsed time, not the mean of per-second buckets: slow requests (a 1,000-user write) leave buckets empty
@@ -165,7 +173,11 @@ export const ratio = (a: number, b: number) => `${((a / b) * 100).toFixed(0)}%`;
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-export const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+export const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 /** Resident set size of a process in MB, from /proc (Linux). */
 export function rssMb(pid: number | undefined): number {
@@ -208,10 +220,20 @@ export async function sequentialLatency(url: string, path: string, body: string,
   const target = new URL(url + path);
   const once = () =>
     new Promise<void>((resolve, reject) => {
-      const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${path}: status ${res.statusCode}`))));
-      });
+      const req = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${path}: status ${res.statusCode}`))));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

@@ -23,9 +23,24 @@ const cpuPerRequest = new Map<string, number[]>();
 const userPerRequest = new Map<string, number[]>();
 const push = (map: Map<string, number[]>, label: string, value: number) => map.set(label, [...(map.get(label) ?? []), value]);
 
-async function rps(url: string, path: string, body: string, headers: Record<string, string> = {}, duration = seconds, pid?: number, label?: string): Promise<number> {
+async function rps(
+  url: string,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+  duration = seconds,
+  pid?: number,
+  label?: string,
+): Promise<number> {
   const cpuBefore = pid ? cpuMicros(pid) : { user: 0, system: 0 };
-  const result = await autocannon({ url: url + path, method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, connections: CONNECTIONS, duration });
+  const result = await autocannon({
+    url: url + path,
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+    connections: CONNECTIONS,
+    duration,
+  });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   if (pid && label) {
     const cpu = cpuMicros(pid);
@@ -51,7 +66,14 @@ async function startHearth(checkout?: string) {
   await call('/v2/organizations/documents/add', { organizationId: 'org', createOrganization: true, documents: [{ documentId: 'doc' }] });
   const actionUser = { userId: 'ann', name: 'Ann', email: 'ann@example.com' };
   for (let i = 0; i < 60; i++) {
-    await call('/v2/notifications/add', { organizationId: 'org', documentId: 'doc', actionUser, displayHeadlineMessageTemplate: '{actionUser} mentioned you', displayBodyMessage: `note ${i}`, notifyUsers: [{ userId: `u${i % 5}`, name: `User ${i % 5}` }] });
+    await call('/v2/notifications/add', {
+      organizationId: 'org',
+      documentId: 'doc',
+      actionUser,
+      displayHeadlineMessageTemplate: '{actionUser} mentioned you',
+      displayBodyMessage: `note ${i}`,
+      notifyUsers: [{ userId: `u${i % 5}`, name: `User ${i % 5}` }],
+    });
   }
   const page = (await call('/v2/notifications/get', { organizationId: 'org', documentId: 'doc', pageSize: 50 })) as { data: unknown[] };
   if (page.data.length !== 50) throw new Error(`expected a page of 50, got ${page.data.length}`);
@@ -109,7 +131,9 @@ try {
   for (const [name, values] of cpuPerRequest) {
     const cpu = medianOf(values);
     const user = medianOf(userPerRequest.get(name) ?? [0]);
-    console.log(`CPU per request, ${name}: median ${cpu.toFixed(1)} µs, of which user ${user.toFixed(1)} µs${name === 'h3' ? '' : ` (h3 / this: ${((h3Cpu / cpu) * 100).toFixed(0)}%)`}`);
+    console.log(
+      `CPU per request, ${name}: median ${cpu.toFixed(1)} µs, of which user ${user.toFixed(1)} µs${name === 'h3' ? '' : ` (h3 / this: ${((h3Cpu / cpu) * 100).toFixed(0)}%)`}`,
+    );
   }
 } finally {
   h3.child.kill('SIGTERM');

@@ -29,16 +29,29 @@ db.pragma('foreign_keys = ON');
 db.pragma('secure_delete = ON');
 const organizationId = `raw-${kind}`;
 const now = Date.now();
-db.prepare("INSERT OR IGNORE INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES (?, ?, '', 0, '{}', ?, ?)").run(apiKeyId, organizationId, now, now);
-db.prepare("INSERT OR IGNORE INTO documents (api_key_id, organization_id, id, name, folder_id, access_type, disabled, metadata, created_at, updated_at) VALUES (?, ?, 'doc', '', NULL, 'public', 0, '{}', ?, ?)").run(apiKeyId, organizationId, now, now);
+db.prepare("INSERT OR IGNORE INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES (?, ?, '', 0, '{}', ?, ?)").run(
+  apiKeyId,
+  organizationId,
+  now,
+  now,
+);
+db.prepare(
+  "INSERT OR IGNORE INTO documents (api_key_id, organization_id, id, name, folder_id, access_type, disabled, metadata, created_at, updated_at) VALUES (?, ?, 'doc', '', NULL, 'public', 0, '{}', ?, ?)",
+).run(apiKeyId, organizationId, now, now);
 
-const user = db.prepare("INSERT INTO users (api_key_id, id, internal_id, name, email, initial, photo_url, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, NULL, '{}', ?, ?)");
-const membership = db.prepare("INSERT INTO memberships (api_key_id, organization_id, level, resource_id, user_id, access_role, expires_at, created_at, updated_at) VALUES (?, ?, 'organization', ?, ?, 'editor', NULL, ?, ?)");
+const user = db.prepare(
+  "INSERT INTO users (api_key_id, id, internal_id, name, email, initial, photo_url, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, NULL, '{}', ?, ?)",
+);
+const membership = db.prepare(
+  "INSERT INTO memberships (api_key_id, organization_id, level, resource_id, user_id, access_role, expires_at, created_at, updated_at) VALUES (?, ?, 'organization', ?, ?, 'editor', NULL, ?, ?)",
+);
 const notification = db.prepare(
   `INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)
    VALUES (?, ?, ?, 'doc', NULL, 'custom', NULL, '{"userId":"actor"}', '{actionUser} pinged you', NULL, 'hello', 0, NULL, ?)`,
 );
-const recipient = db.prepare("INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, 'reader', 'doc', ?, 1, NULL)");
+const recipient = db.prepare(
+  "INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, 'reader', 'doc', ?, 1, NULL)",
+);
 
 const annotation = db.prepare(
   `INSERT INTO comment_annotations (api_key_id, organization_id, id, document_id, location_id, location, target_element, status, status_id, priority, assigned_to, context, visibility, visible_to_user_ids, comment_type, created_by_user_id, resolved_by_user_id, created_at, updated_at)

@@ -4,7 +4,19 @@
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { CONNECTIONS, DURATION, ROOT, type Row } from './harness.ts';
-import { compareRuns, currentLoad, gitCommit, machine, quietStart, readRun, suiteTable, toResultRow, updateBenchmarksMd, writeRun, type RunResult } from './results.ts';
+import {
+  compareRuns,
+  currentLoad,
+  gitCommit,
+  machine,
+  quietStart,
+  readRun,
+  suiteTable,
+  toResultRow,
+  updateBenchmarksMd,
+  writeRun,
+  type RunResult,
+} from './results.ts';
 import * as access from './suites/access.ts';
 import * as coldStart from './suites/cold-start.ts';
 import * as crdt from './suites/crdt.ts';
@@ -29,9 +41,15 @@ const suites: Record<string, { title: string; run(): Promise<Row[]> }> = {
   start,
 };
 
-const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { compare: { type: 'string' }, help: { type: 'boolean' } } });
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: { compare: { type: 'string' }, help: { type: 'boolean' } },
+});
 if (values.help) {
-  console.log(`npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')}\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5)`);
+  console.log(
+    `npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')}\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5)`,
+  );
   process.exit(0);
 }
 const unknown = positionals.filter((name) => !suites[name]);
@@ -51,7 +69,14 @@ const chosen = positionals.length ? positionals : Object.keys(suites);
 // Hearth is measured as npm start runs it: built from the sources being measured
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
 
-const run: RunResult = { date: new Date().toISOString(), commit: gitCommit(), machine: machine(), benchSeconds: DURATION, connections: CONNECTIONS, suites: {} };
+const run: RunResult = {
+  date: new Date().toISOString(),
+  commit: gitCommit(),
+  machine: machine(),
+  benchSeconds: DURATION,
+  connections: CONNECTIONS,
+  suites: {},
+};
 const m = run.machine;
 console.log(`${m.cpus} × ${m.model}, Node ${m.node}, ${CONNECTIONS} connections, ${DURATION} s per measurement, commit ${run.commit}, ${run.date}`);
 const failures: string[] = [];
@@ -71,7 +96,15 @@ for (const name of chosen) {
     continue;
   }
   const seconds = (performance.now() - started) / 1000;
-  run.suites[name] = { title: suite.title, date, commit: run.commit, seconds: Math.round(seconds), loadAverageAtStart, busyAtStart, rows: rows.map(toResultRow) };
+  run.suites[name] = {
+    title: suite.title,
+    date,
+    commit: run.commit,
+    seconds: Math.round(seconds),
+    loadAverageAtStart,
+    busyAtStart,
+    rows: rows.map(toResultRow),
+  };
   console.log(`\n## ${suite.title} (${Math.round(seconds)} s)\n`);
   console.log(suiteTable(run.suites[name]!));
 }

@@ -22,12 +22,27 @@ afterAll(() => {
 });
 
 describe('hearth backup and restore', () => {
-  it('copies a running server\'s data dir consistently under concurrent writes, and the copy restores and serves', async () => {
+  it("copies a running server's data dir consistently under concurrent writes, and the copy restores and serves", async () => {
     const dataDir = temp('hearth-backup-src-');
     const server = await startCliServer(dataDir);
     const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
     const headers = apiKeyHeaders(creds);
-    const write = (i: number) => call(server.url, '/v2/notifications/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: `note ${i}`, displayBodyMessage: 'body', notifyUsers: [{ userId: 'bob' }] }, headers);
+    const write = (i: number) =>
+      call(
+        server.url,
+        '/v2/notifications/add',
+        {
+          organizationId: 'acme',
+          createOrganization: true,
+          documentId: 'doc',
+          createDocument: true,
+          actionUser: { userId: 'ann' },
+          displayHeadlineMessageTemplate: `note ${i}`,
+          displayBodyMessage: 'body',
+          notifyUsers: [{ userId: 'bob' }],
+        },
+        headers,
+      );
     // writes keep coming while the backup runs
     let acked = 0;
     let stop = false;

@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => temp.cleanup());
 
 describe('the command list', () => {
-  it("names each command as its module does (commands load on use: the list holds only names and summaries)", async () => {
+  it('names each command as its module does (commands load on use: the list holds only names and summaries)', async () => {
     for (const entry of commands) expect((await entry.load()).name).toBe(entry.name);
   });
 });
@@ -72,30 +72,67 @@ describe('hearth --help', () => {
 
 describe('workspace and apikey commands', () => {
   it('create a workspace and keys whose credentials work against a server, with --json results that parse', async () => {
-    const created = await hearth('workspace', 'create', '--data-dir', dataDir, '--owner-email', 'Ann@Example.com', '--workspace-name', 'CI', '--plan', 'paid', '--self-serve', 'on', '--max-production-keys', '1', '--json');
+    const created = await hearth(
+      'workspace',
+      'create',
+      '--data-dir',
+      dataDir,
+      '--owner-email',
+      'Ann@Example.com',
+      '--workspace-name',
+      'CI',
+      '--plan',
+      'paid',
+      '--self-serve',
+      'on',
+      '--max-production-keys',
+      '1',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const workspace = JSON.parse(created.stdout);
-    expect(workspace).toMatchObject({ name: 'CI', ownerEmail: 'ann@example.com', plan: 'paid', selfServeProduction: true, maxProductionKeys: 1, workspaceId: expect.stringMatching(/^workspace_/) });
+    expect(workspace).toMatchObject({
+      name: 'CI',
+      ownerEmail: 'ann@example.com',
+      plan: 'paid',
+      selfServeProduction: true,
+      maxProductionKeys: 1,
+      workspaceId: expect.stringMatching(/^workspace_/),
+    });
 
     const list = JSON.parse((await hearth('workspace', 'list', '--data-dir', dataDir, '--json')).stdout) as { workspaceId: string; isDefault: boolean }[];
     expect(list.map((w) => w.workspaceId)).toEqual([credentials.workspaceId, workspace.workspaceId]);
     expect(list[0]!.isDefault).toBe(true);
 
-    const production = JSON.parse((await hearth('apikey', 'create', '--data-dir', dataDir, '--workspace', workspace.workspaceId, '--type', 'production', '--name', 'Live', '--json')).stdout);
-    expect(production).toMatchObject({ workspaceId: workspace.workspaceId, type: 'production', apiKeyName: 'Live', ownerEmail: 'ann@example.com', authToken: expect.stringMatching(/^yauth_/) });
+    const production = JSON.parse(
+      (await hearth('apikey', 'create', '--data-dir', dataDir, '--workspace', workspace.workspaceId, '--type', 'production', '--name', 'Live', '--json'))
+        .stdout,
+    );
+    expect(production).toMatchObject({
+      workspaceId: workspace.workspaceId,
+      type: 'production',
+      apiKeyName: 'Live',
+      ownerEmail: 'ann@example.com',
+      authToken: expect.stringMatching(/^yauth_/),
+    });
     // the workspace's maximum of production keys holds for the CLI as for the API
     const second = await hearth('apikey', 'create', '--data-dir', dataDir, '--workspace', workspace.workspaceId, '--type', 'production');
     expect(second.code).toBe(1);
     expect(second.stderr).toContain('maximum of 1 production API keys');
 
-    const keys = JSON.parse((await hearth('apikey', 'list', '--data-dir', dataDir, '--workspace', workspace.workspaceId, '--json')).stdout) as { apiKey: string; type: string }[];
+    const keys = JSON.parse((await hearth('apikey', 'list', '--data-dir', dataDir, '--workspace', workspace.workspaceId, '--json')).stdout) as {
+      apiKey: string;
+      type: string;
+    }[];
     expect(keys.map((k) => k.apiKey)).toEqual([workspace.apiKey, production.apiKey]);
     const tokens = JSON.parse((await hearth('apikey', 'tokens', '--data-dir', dataDir, '--api-key', production.apiKey, '--json')).stdout);
     expect(tokens).toEqual([{ token: production.authToken, name: 'Default Auth Token', domains: [] }]);
     const unknownKey = await hearth('apikey', 'tokens', '--data-dir', dataDir, '--api-key', 'nope');
     expect(unknownKey).toMatchObject({ code: 1, stderr: expect.stringContaining('No API key nope') });
 
-    const settings = JSON.parse((await hearth('workspace', 'settings', '--data-dir', dataDir, '--workspace', workspace.workspaceId, '--plan', 'free', '--json')).stdout);
+    const settings = JSON.parse(
+      (await hearth('workspace', 'settings', '--data-dir', dataDir, '--workspace', workspace.workspaceId, '--plan', 'free', '--json')).stdout,
+    );
     expect(settings).toMatchObject({ workspaceId: workspace.workspaceId, plan: 'free' });
 
     // the credentials printed by the CLI are accepted by a server on the data dir

@@ -34,7 +34,7 @@ function freePort(): Promise<number> {
 }
 
 describe('hearth.config.json', () => {
-  it('applies flags over env over the file over the defaults, with a relative dataDir read from the file\'s folder', async () => {
+  it("applies flags over env over the file over the defaults, with a relative dataDir read from the file's folder", async () => {
     const cwd = temp.make();
     const [filePort, envPort, flagPort] = [await freePort(), await freePort(), await freePort()];
     // defaults: ./data in the working directory, port 8787
@@ -42,8 +42,13 @@ describe('hearth.config.json', () => {
 
     writeFileSync(join(cwd, 'hearth.config.json'), JSON.stringify({ port: filePort, dataDir: 'from-file' }));
     expect(await resolved([], { cwd })).toEqual({ dataDir: join(cwd, 'from-file'), port: filePort });
-    expect(await resolved([], { cwd, env: { DATA_DIR: join(cwd, 'from-env'), PORT: String(envPort) } })).toEqual({ dataDir: join(cwd, 'from-env'), port: envPort });
-    expect(await resolved(['--data-dir', 'from-flag', '--port', String(flagPort)], { cwd, env: { DATA_DIR: join(cwd, 'from-env'), PORT: String(envPort) } })).toEqual({
+    expect(await resolved([], { cwd, env: { DATA_DIR: join(cwd, 'from-env'), PORT: String(envPort) } })).toEqual({
+      dataDir: join(cwd, 'from-env'),
+      port: envPort,
+    });
+    expect(
+      await resolved(['--data-dir', 'from-flag', '--port', String(flagPort)], { cwd, env: { DATA_DIR: join(cwd, 'from-env'), PORT: String(envPort) } }),
+    ).toEqual({
       dataDir: join(cwd, 'from-flag'),
       port: flagPort,
     });
@@ -53,13 +58,29 @@ describe('hearth.config.json', () => {
     mkdirSync(elsewhere);
     writeFileSync(join(elsewhere, 'team.json'), JSON.stringify({ dataDir: '../shared-data', port: filePort }));
     expect(await resolved(['--config', join(elsewhere, 'team.json')], { cwd })).toEqual({ dataDir: join(elsewhere, '..', 'shared-data'), port: filePort });
-    expect(await resolved([], { cwd, env: { HEARTH_CONFIG: join(elsewhere, 'team.json') } })).toEqual({ dataDir: join(elsewhere, '..', 'shared-data'), port: filePort });
+    expect(await resolved([], { cwd, env: { HEARTH_CONFIG: join(elsewhere, 'team.json') } })).toEqual({
+      dataDir: join(elsewhere, '..', 'shared-data'),
+      port: filePort,
+    });
   }, 180_000);
 
-  it('reaches the running server: the file\'s header brand is used unless HEADER_BRAND is set', async () => {
+  it("reaches the running server: the file's header brand is used unless HEADER_BRAND is set", async () => {
     const cwd = temp.make();
-    writeFileSync(join(cwd, 'hearth.config.json'), JSON.stringify({ $schema: './hearth.schema.json', port: 0, dataDir: 'data', headerBrand: 'filebrand', logLevel: 'warn', publicUrl: 'http://hearth.lan:8787/' }));
-    for (const [env, brand] of [[{}, 'filebrand'], [{ HEADER_BRAND: 'envbrand' }, 'envbrand']] as const) {
+    writeFileSync(
+      join(cwd, 'hearth.config.json'),
+      JSON.stringify({
+        $schema: './hearth.schema.json',
+        port: 0,
+        dataDir: 'data',
+        headerBrand: 'filebrand',
+        logLevel: 'warn',
+        publicUrl: 'http://hearth.lan:8787/',
+      }),
+    );
+    for (const [env, brand] of [
+      [{}, 'filebrand'],
+      [{ HEADER_BRAND: 'envbrand' }, 'envbrand'],
+    ] as const) {
       const server = await startHearth([], { cwd, env: { ...CLEAN_ENV, ...env } });
       try {
         expect(server.output()).toContain(`Data dir   ${join(cwd, 'data')}`);

@@ -19,7 +19,19 @@ export function journal(): JournalEntry[] {
 }
 
 /** The run environment without any runtime-contract setting from the outer shell (empty = unset). */
-export const CLEAN_ENV = { PORT: '', HOST: '', DATA_DIR: '', HEADER_BRAND: '', LOG_LEVEL: '', HEARTH_CONFIG: '', SMTP_URL: '', MAIL_FROM: '', AI_TIMEOUT_MS: '', WEBHOOK_RETRY_SCHEDULE_MS: '', LOGIN_LINK_ALLOWED_HOSTS: '' };
+export const CLEAN_ENV = {
+  PORT: '',
+  HOST: '',
+  DATA_DIR: '',
+  HEADER_BRAND: '',
+  LOG_LEVEL: '',
+  HEARTH_CONFIG: '',
+  SMTP_URL: '',
+  MAIL_FROM: '',
+  AI_TIMEOUT_MS: '',
+  WEBHOOK_RETRY_SCHEDULE_MS: '',
+  LOGIN_LINK_ALLOWED_HOSTS: '',
+};
 
 /**
  * A data dir as a build that had only the first `keep` migrations left it: drizzle's own migrator on a copy of

@@ -29,7 +29,10 @@ describe('schema migrations at start', () => {
     // an admin command does not migrate beneath a running (older) server: the lock names a live process (this one)
     writeFileSync(join(dataDir, 'server.lock'), JSON.stringify({ pid: process.pid, url: 'http://127.0.0.1:1' }));
     const beneath = await runHearth(['workspace', 'list', '--data-dir', dataDir], { env: CLEAN_ENV });
-    expect(beneath).toMatchObject({ code: 1, stderr: expect.stringContaining(`of an older version runs on ${dataDir} and its schema needs ${known - keep} migration(s)`) });
+    expect(beneath).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`of an older version runs on ${dataDir} and its schema needs ${known - keep} migration(s)`),
+    });
     expect(digest(join(dataDir, 'hearth.db'))).toBe(before);
     rmSync(join(dataDir, 'server.lock'));
 
@@ -69,7 +72,10 @@ describe('schema migrations at start', () => {
     const before = digest(join(dataDir, 'hearth.db'));
     const filesBefore = readdirSync(dataDir).sort();
 
-    for (const args of [['--port', '0', '--data-dir', dataDir], ['workspace', 'list', '--data-dir', dataDir]]) {
+    for (const args of [
+      ['--port', '0', '--data-dir', dataDir],
+      ['workspace', 'list', '--data-dir', dataDir],
+    ]) {
       const refused = await runHearth(args, { env: CLEAN_ENV });
       expect(refused.code).toBe(1);
       expect(refused.stderr.trim().split('\n')).toHaveLength(1);
@@ -79,6 +85,10 @@ describe('schema migrations at start', () => {
     expect(digest(join(dataDir, 'hearth.db'))).toBe(before);
     expect(existsSync(join(dataDir, 'backups'))).toBe(false);
     expect(existsSync(join(dataDir, 'credentials.json'))).toBe(false);
-    expect(readdirSync(dataDir).filter((f) => !f.startsWith('hearth.db-')).sort()).toEqual(filesBefore);
+    expect(
+      readdirSync(dataDir)
+        .filter((f) => !f.startsWith('hearth.db-'))
+        .sort(),
+    ).toEqual(filesBefore);
   }, 180_000);
 });

@@ -15,7 +15,8 @@ import { connectYjs } from '../helpers/yjs.ts';
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
 const ROOT = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
-const hearth = (...args: string[]) => run(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
+const hearth = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
 type Failed = { code: number; stderr: string; stdout: string };
 const dirs: string[] = [];
 const temp = () => {
@@ -28,7 +29,25 @@ afterAll(() => {
 });
 
 /** The seeded tables, each row as JSON with the API key id (random per data dir) and what derives from it masked. */
-const SEEDED_TABLES = ['organizations', 'users', 'memberships', 'user_groups', 'user_group_members', 'folders', 'documents', 'crdt_documents', 'activities', 'notifications', 'notification_recipients', 'comment_annotations', 'comments', 'comment_reads', 'reactions', 'recordings', 'recording_attachments'];
+const SEEDED_TABLES = [
+  'organizations',
+  'users',
+  'memberships',
+  'user_groups',
+  'user_group_members',
+  'folders',
+  'documents',
+  'crdt_documents',
+  'activities',
+  'notifications',
+  'notification_recipients',
+  'comment_annotations',
+  'comments',
+  'comment_reads',
+  'reactions',
+  'recordings',
+  'recording_attachments',
+];
 function dump(dataDir: string, apiKeyId: string) {
   const db = new Database(join(dataDir, 'hearth.db'), { readonly: true });
   try {
@@ -93,7 +112,9 @@ describe('hearth seed (small)', () => {
 
     const annotations = await ok('/v2/commentannotations/get', { organizationId });
     expect(annotations.length).toBeGreaterThan(0);
-    const withReactions = annotations.flatMap((a: { comments: Array<{ reactionAnnotations: unknown[] }> }) => a.comments).filter((c: { reactionAnnotations: unknown[] }) => c.reactionAnnotations.length > 0);
+    const withReactions = annotations
+      .flatMap((a: { comments: Array<{ reactionAnnotations: unknown[] }> }) => a.comments)
+      .filter((c: { reactionAnnotations: unknown[] }) => c.reactionAnnotations.length > 0);
     expect(withReactions.length).toBeGreaterThan(0);
     expect(annotations[0].comments[0].commentText).toMatch(/[a-z]/);
 
@@ -103,7 +124,9 @@ describe('hearth seed (small)', () => {
 
     // a recipient's inbox, as the admin UI's feed shows it
     const db = new Database(join(dataDir, 'hearth.db'), { readonly: true });
-    const recipient = db.prepare('SELECT user_id AS userId, count(*) AS n FROM notification_recipients WHERE organization_id = ? GROUP BY user_id ORDER BY n DESC LIMIT 1').get(organizationId) as { userId: string; n: number };
+    const recipient = db
+      .prepare('SELECT user_id AS userId, count(*) AS n FROM notification_recipients WHERE organization_id = ? GROUP BY user_id ORDER BY n DESC LIMIT 1')
+      .get(organizationId) as { userId: string; n: number };
     db.close();
     const inbox = await ok('/v2/notifications/get', { organizationId, userId: recipient.userId });
     expect(inbox).toHaveLength(recipient.n);
@@ -142,10 +165,21 @@ describe('hearth seed (small)', () => {
     expect(byType.has('xml')).toBe(true);
     for (const [type, { documentId, data }] of byType) {
       if (type === 'xml') expect(data).toMatch(/^<heading level="1">.+<\/heading><paragraph>/);
-      const client = connectYjs(server.url, { organizationId, documentId, editorId: 'main' }, { apiKey: server.credentials.apiKey, authToken: server.credentials.authToken });
+      const client = connectYjs(
+        server.url,
+        { organizationId, documentId, editorId: 'main' },
+        { apiKey: server.credentials.apiKey, authToken: server.credentials.authToken },
+      );
       try {
         await client.synced;
-        const shared = type === 'text' ? client.doc.getText('content') : type === 'map' ? client.doc.getMap('content') : type === 'array' ? client.doc.getArray('content') : client.doc.getXmlFragment('content');
+        const shared =
+          type === 'text'
+            ? client.doc.getText('content')
+            : type === 'map'
+              ? client.doc.getMap('content')
+              : type === 'array'
+                ? client.doc.getArray('content')
+                : client.doc.getXmlFragment('content');
         const seen = shared instanceof Y.Text || shared instanceof Y.XmlFragment ? shared.toString() : shared.toJSON();
         expect(seen, type).toEqual(data);
       } finally {
@@ -174,7 +208,12 @@ describe('hearth seed (small)', () => {
       // every attachment row has its file, with the recorded digest
       const attachments = db.prepare('SELECT storage_key AS key, sha256 FROM recording_attachments').all() as Array<{ key: string; sha256: string }>;
       expect(attachments).toHaveLength(summary.rows.recordings!);
-      for (const a of attachments) expect(createHash('sha256').update(readFileSync(join(dataDir, 'attachments', a.key))).digest('hex')).toBe(a.sha256);
+      for (const a of attachments)
+        expect(
+          createHash('sha256')
+            .update(readFileSync(join(dataDir, 'attachments', a.key)))
+            .digest('hex'),
+        ).toBe(a.sha256);
     } finally {
       db.close();
     }
@@ -225,7 +264,11 @@ describe('hearth seed: reproducible, atomic, and the large generator at a reduce
     // 1. a user id taken: the insert fails inside the batches (small batches: some were committed already)
     const inRows = temp();
     let server = await startTestServer({ dataDir: inRows });
-    const added = await server.callK('/v2/users/add', { organizationId: 'existing-org', createOrganization: true, users: [{ userId: users.at(-1)!.id, name: 'Already Here' }] });
+    const added = await server.callK('/v2/users/add', {
+      organizationId: 'existing-org',
+      createOrganization: true,
+      users: [{ userId: users.at(-1)!.id, name: 'Already Here' }],
+    });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     await server.close();
     const failed = await seedDataDir({ dataDir: inRows, size: 'small', now: NOW, random: seededRandom(11), batchRows: 5 }).catch((e: unknown) => e);
@@ -311,7 +354,10 @@ describe('hearth seed (the command)', () => {
       const orgs = await call(server.url, '/v2/organizations/get', {}, apiKeyHeaders(creds));
       expect(orgs.body.result.data).toHaveLength(6);
       const refused = (await hearth('seed', '--data-dir', dataDir, '--seed', '5').catch((e: Failed) => e)) as Failed;
-      expect(refused).toMatchObject({ code: 2, stderr: expect.stringMatching(/^hearth: A Hearth server \(pid \d+, http:\/\/127\.0\.0\.1:\d+\) is running on .*: stop it before seeding/) });
+      expect(refused).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/^hearth: A Hearth server \(pid \d+, http:\/\/127\.0\.0\.1:\d+\) is running on .*: stop it before seeding/),
+      });
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

@@ -38,7 +38,9 @@ describe('serve --import and --export-on-exit', () => {
 
     // the usual loop: each run starts from the archive and saves over it
     const second = join(root, 'second');
-    const b = await startHearth(['--port', '0', '--data-dir', second, '--import', state, '--export-on-exit', state, '--export-secrets', 'omit'], { env: CLEAN_ENV });
+    const b = await startHearth(['--port', '0', '--data-dir', second, '--import', state, '--export-on-exit', state, '--export-secrets', 'omit'], {
+      env: CLEAN_ENV,
+    });
     expect(await organizations(b, second)).toEqual(['acme']);
     await addOrganization(b, second, 'globex');
     expect(await stop(b)).toBe(0);

@@ -41,7 +41,10 @@ describe('admin sign-in links from the command line', () => {
       expect(theirs.code).toBe(0);
       const signedIn = await open(theirs.stdout.split('\n')[0]!);
       const theirCookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!;
-      expect(await (await fetch(t.url + '/admin/api/session', { headers: { cookie: theirCookie, 'x-hearth-ui': '1' } })).json()).toEqual({ signedIn: true, workspaceId: other.workspaceId });
+      expect(await (await fetch(t.url + '/admin/api/session', { headers: { cookie: theirCookie, 'x-hearth-ui': '1' } })).json()).toEqual({
+        signedIn: true,
+        workspaceId: other.workspaceId,
+      });
 
       // a restart voids the links of the run before
       const unused = JSON.parse((await runHearth(['signin-link', '--data-dir', t.dataDir, '--json'])).stdout).link as string;

@@ -48,12 +48,41 @@ function damaged(damage: (dir: string) => void): string {
 describe('a bad archive gives a clear error and changes nothing', () => {
   const firstAttachment = () => readdirSync(join(archive, 'files', 'attachments'))[0]!;
   const cases: Array<[string, (dir: string) => void, RegExp]> = [
-    ['a byte changed after export', (dir) => writeFileSync(join(dir, 'tables/users.jsonl'), readFileSync(join(dir, 'tables/users.jsonl'), 'utf8').replace('Ann', 'Anx')), /tables\/users\.jsonl does not match its checksum in manifest\.json/],
-    ['a file missing', (dir) => rmSync(join(dir, 'files', 'attachments', firstAttachment())), /files\/attachments\/[A-Za-z0-9]{32} is listed in manifest\.json but missing/],
-    ['a truncated line (checksum updated to match)', (dir) => rewriteArchiveFile(dir, 'tables/notifications.jsonl', readFileSync(join(dir, 'tables/notifications.jsonl'), 'utf8').slice(0, 40)), /tables\/notifications\.jsonl line 1: not valid JSON/],
-    ['a value of the wrong type', (dir) => rewriteArchiveFile(dir, 'tables/agents.jsonl', readFileSync(join(dir, 'tables/agents.jsonl'), 'utf8').replace(/"createdAt":\d+/, '"createdAt":"yesterday"')), /tables\/agents\.jsonl line 1: createdAt must be a number/],
-    ['rows whose parent is missing', (dir) => rewriteArchiveFile(dir, 'tables/organizations.jsonl', ''), /tables\/\w+\.jsonl line 1: the row refers to a row that is neither in the archive nor in the data dir \(FOREIGN KEY constraint failed\)/],
-    ['fewer lines than the manifest says', (dir) => editManifest(dir, (m) => (m.tables.find((t: { name: string }) => t.name === 'users')!.rows = 5)), /tables\/users\.jsonl has 2 lines but manifest\.json says 5/],
+    [
+      'a byte changed after export',
+      (dir) => writeFileSync(join(dir, 'tables/users.jsonl'), readFileSync(join(dir, 'tables/users.jsonl'), 'utf8').replace('Ann', 'Anx')),
+      /tables\/users\.jsonl does not match its checksum in manifest\.json/,
+    ],
+    [
+      'a file missing',
+      (dir) => rmSync(join(dir, 'files', 'attachments', firstAttachment())),
+      /files\/attachments\/[A-Za-z0-9]{32} is listed in manifest\.json but missing/,
+    ],
+    [
+      'a truncated line (checksum updated to match)',
+      (dir) => rewriteArchiveFile(dir, 'tables/notifications.jsonl', readFileSync(join(dir, 'tables/notifications.jsonl'), 'utf8').slice(0, 40)),
+      /tables\/notifications\.jsonl line 1: not valid JSON/,
+    ],
+    [
+      'a value of the wrong type',
+      (dir) =>
+        rewriteArchiveFile(
+          dir,
+          'tables/agents.jsonl',
+          readFileSync(join(dir, 'tables/agents.jsonl'), 'utf8').replace(/"createdAt":\d+/, '"createdAt":"yesterday"'),
+        ),
+      /tables\/agents\.jsonl line 1: createdAt must be a number/,
+    ],
+    [
+      'rows whose parent is missing',
+      (dir) => rewriteArchiveFile(dir, 'tables/organizations.jsonl', ''),
+      /tables\/\w+\.jsonl line 1: the row refers to a row that is neither in the archive nor in the data dir \(FOREIGN KEY constraint failed\)/,
+    ],
+    [
+      'fewer lines than the manifest says',
+      (dir) => editManifest(dir, (m) => (m.tables.find((t: { name: string }) => t.name === 'users')!.rows = 5)),
+      /tables\/users\.jsonl has 2 lines but manifest\.json says 5/,
+    ],
     ['a newer format version', (dir) => editManifest(dir, (m) => (m.formatVersion = 2)), /format version 2, written by a newer Hearth/],
     ['a newer schema level', (dir) => editManifest(dir, (m) => (m.schemaLevel = 999)), /comes from a newer Hearth .*schema level 999/],
     ['not an archive at all', (dir) => rmSync(join(dir, 'manifest.json')), /is not a Hearth export: it has no manifest\.json/],
@@ -98,7 +127,9 @@ describe('conflict policies on a populated data dir', () => {
     };
 
     const before = snapshotDataDir(target);
-    await expect(importArchive({ dataDir: target, from: archive, conflict: 'fail', passphrase: PASSPHRASE })).rejects.toThrow(/tables\/workspaces\.jsonl line 1: workspaces id=workspace_\w+ exists already in .*choose --conflict skip or replace/);
+    await expect(importArchive({ dataDir: target, from: archive, conflict: 'fail', passphrase: PASSPHRASE })).rejects.toThrow(
+      /tables\/workspaces\.jsonl line 1: workspaces id=workspace_\w+ exists already in .*choose --conflict skip or replace/,
+    );
     expect(snapshotDataDir(target)).toBe(before);
 
     const skipped = await importArchive({ dataDir: target, from: archive, conflict: 'skip', passphrase: PASSPHRASE });
@@ -122,7 +153,9 @@ describe('conflict policies on a populated data dir', () => {
     const t = await serverOn(target);
     try {
       const before = snapshotDataDir(target);
-      await expect(importArchive({ dataDir: target, from: archive, conflict: 'replace', passphrase: PASSPHRASE })).rejects.toThrow(/is running on .*stop it before importing/);
+      await expect(importArchive({ dataDir: target, from: archive, conflict: 'replace', passphrase: PASSPHRASE })).rejects.toThrow(
+        /is running on .*stop it before importing/,
+      );
       expect(snapshotDataDir(target)).toBe(before);
     } finally {
       await t.server.close();
@@ -166,7 +199,21 @@ describe('export while a server writes', () => {
       let stop = false;
       const writer = (async () => {
         for (let i = 0; !stop; i++) {
-          const res = await call(server.url, '/v2/notifications/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: `note ${i}`, displayBodyMessage: 'b', notifyUsers: [{ userId: 'bob' }] }, headers);
+          const res = await call(
+            server.url,
+            '/v2/notifications/add',
+            {
+              organizationId: 'acme',
+              createOrganization: true,
+              documentId: 'doc',
+              createDocument: true,
+              actionUser: { userId: 'ann' },
+              displayHeadlineMessageTemplate: `note ${i}`,
+              displayBodyMessage: 'b',
+              notifyUsers: [{ userId: 'bob' }],
+            },
+            headers,
+          );
           if (res.status === 200) acked++;
         }
       })();

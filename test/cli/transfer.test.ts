@@ -47,15 +47,25 @@ beforeAll(async () => {
     await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'initech', organizationName: 'CHARLIE org' }] }, other.headersK);
     otherWorkspace = { workspaceId: other.workspaceId, apiKey: other.apiKey, authToken: other.authToken };
     const calls = { alpha: readCalls('acme', { ...alphaIds, apiKey: alpha.apiKey }), bravo: readCalls('globex', { ...bravoIds, apiKey: bravo.apiKey }) };
-    const answers = { alpha: await readAll(t, calls.alpha, headersOf(t.credentials, alpha)), bravo: await readAll(t, calls.bravo, headersOf(t.credentials, bravo)) };
+    const answers = {
+      alpha: await readAll(t, calls.alpha, headersOf(t.credentials, alpha)),
+      bravo: await readAll(t, calls.bravo, headersOf(t.credentials, bravo)),
+    };
     for (const [name, answer] of Object.entries({ ...answers.alpha })) expect((answer as { status: number }).status, name).toBeLessThan(500);
     const crdt = { alpha: await crdtContent(t, alpha, 'acme'), bravo: await crdtContent(t, bravo, 'globex') };
-    const endpointSecret = (await t.callK('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: alphaIds.endpointId })).body.result.data.secret as string;
+    const endpointSecret = (await t.callK('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: alphaIds.endpointId })).body.result.data
+      .secret as string;
     const credentials = t.credentials;
     await t.server.close();
     const db = new Database(join(dataDir, 'hearth.db'), { readonly: true });
     const ciphertexts = [
-      ...(db.prepare('SELECT token_enc AS v FROM auth_tokens UNION ALL SELECT auth_token_enc FROM workspaces UNION ALL SELECT value_enc FROM api_key_secrets UNION ALL SELECT secret_enc FROM webhook_endpoints').all() as Array<{ v: string }>).map((r) => r.v),
+      ...(
+        db
+          .prepare(
+            'SELECT token_enc AS v FROM auth_tokens UNION ALL SELECT auth_token_enc FROM workspaces UNION ALL SELECT value_enc FROM api_key_secrets UNION ALL SELECT secret_enc FROM webhook_endpoints',
+          )
+          .all() as Array<{ v: string }>
+      ).map((r) => r.v),
     ];
     db.close();
     source = {
@@ -66,7 +76,15 @@ beforeAll(async () => {
       calls,
       answers,
       crdt,
-      secrets: [credentials.workspaceAuthToken, alpha.authToken, bravo.authToken, 'sk-ALPHA-openai-secret', 'sk-BRAVO-openai-secret', 'wf-ALPHA-signing-secret', endpointSecret],
+      secrets: [
+        credentials.workspaceAuthToken,
+        alpha.authToken,
+        bravo.authToken,
+        'sk-ALPHA-openai-secret',
+        'sk-BRAVO-openai-secret',
+        'wf-ALPHA-signing-secret',
+        endpointSecret,
+      ],
       ciphertexts,
     };
   } finally {
@@ -78,18 +96,37 @@ describe('export then import into a fresh data dir', () => {
   it('with secrets sealed by a passphrase: every read operation answers the same, CRDT content is identical, the old credentials work', async () => {
     const archive = join(temp('hearth-transfer-arc-'), 'archive');
     const exported = await exportArchive({ dataDir: source.dataDir, out: archive, secrets: 'include', passphrase: PASSPHRASE });
-    expect(exported.tables).toMatchObject({ workspaces: 2, api_keys: 3, organizations: 3, recording_attachments: 4, crdt_documents: 6, webhook_endpoints: 1, api_key_secrets: 2 });
+    expect(exported.tables).toMatchObject({
+      workspaces: 2,
+      api_keys: 3,
+      organizations: 3,
+      recording_attachments: 4,
+      crdt_documents: 6,
+      webhook_endpoints: 1,
+      api_key_secrets: 2,
+    });
     expect(exported.files).toBe(4);
 
     // sealed, not plain: neither the secrets nor the source's ciphertexts appear in any file
     for (const secret of [...source.secrets, ...source.ciphertexts]) expect(filesContaining(archive, secret), secret.slice(0, 12)).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(archive, 'manifest.json'), 'utf8'));
-    expect(manifest).toMatchObject({ format: 'hearth-export', formatVersion: 1, scope: { kind: 'all' }, secrets: { mode: 'include', kdf: { name: 'scrypt' }, cipher: 'aes-256-gcm' } });
+    expect(manifest).toMatchObject({
+      format: 'hearth-export',
+      formatVersion: 1,
+      scope: { kind: 'all' },
+      secrets: { mode: 'include', kdf: { name: 'scrypt' }, cipher: 'aes-256-gcm' },
+    });
     expect(Object.keys(manifest.files)).toContain('tables/crdt_documents.jsonl');
 
     const target = temp('hearth-transfer-dst-');
     const progress: number[] = [];
-    const imported = await importArchive({ dataDir: target, from: archive, conflict: 'fail', passphrase: PASSPHRASE, onProgress: (done) => progress.push(done) });
+    const imported = await importArchive({
+      dataDir: target,
+      from: archive,
+      conflict: 'fail',
+      passphrase: PASSPHRASE,
+      onProgress: (done) => progress.push(done),
+    });
     expect(imported.rows.inserted).toBe(exported.rows);
     expect(imported.generatedSecrets).toEqual([]);
     expect(progress.length).toBeGreaterThan(0);
@@ -109,7 +146,9 @@ describe('export then import into a fresh data dir', () => {
       // AI provider keys are sealed under the target's master key
       const db = new Database(join(target, 'hearth.db'), { readonly: true });
       const targetSecrets = createSecrets(Buffer.from(readFileSync(join(target, 'master.key'), 'utf8').trim(), 'base64'));
-      const values = (db.prepare('SELECT value_enc AS v FROM api_key_secrets ORDER BY api_key_id').all() as Array<{ v: string }>).map((r) => targetSecrets.decrypt(r.v));
+      const values = (db.prepare('SELECT value_enc AS v FROM api_key_secrets ORDER BY api_key_id').all() as Array<{ v: string }>).map((r) =>
+        targetSecrets.decrypt(r.v),
+      );
       db.close();
       expect(values.sort()).toEqual(['sk-ALPHA-openai-secret', 'sk-BRAVO-openai-secret']);
     } finally {
@@ -121,11 +160,22 @@ describe('export then import into a fresh data dir', () => {
     const archive = join(temp('hearth-transfer-arc-'), 'archive');
     const exported = await exportArchive({ dataDir: source.dataDir, out: archive, secrets: 'omit' });
     for (const secret of [...source.secrets, ...source.ciphertexts]) expect(filesContaining(archive, secret), secret.slice(0, 12)).toEqual([]);
-    expect(exported.omittedSecrets.map((o) => o.table).sort()).toEqual(['api_key_secrets', 'auth_tokens', 'webhook_endpoints', 'workflow_definitions', 'workspaces']);
+    expect(exported.omittedSecrets.map((o) => o.table).sort()).toEqual([
+      'api_key_secrets',
+      'auth_tokens',
+      'webhook_endpoints',
+      'workflow_definitions',
+      'workspaces',
+    ]);
 
     const target = temp('hearth-transfer-dst-');
     const imported = await importArchive({ dataDir: target, from: archive, conflict: 'fail' });
-    expect(Object.fromEntries(imported.generatedSecrets.map((g) => [g.table, g.rows]))).toEqual({ workspaces: 2, auth_tokens: 3, webhook_endpoints: 1, workflow_definitions: 2 });
+    expect(Object.fromEntries(imported.generatedSecrets.map((g) => [g.table, g.rows]))).toEqual({
+      workspaces: 2,
+      auth_tokens: 3,
+      webhook_endpoints: 1,
+      workflow_definitions: 2,
+    });
     expect(imported.droppedSecretRows).toEqual([{ table: 'api_key_secrets', label: expect.any(String), rows: 2 }]);
 
     const t = await serverOn(target);
@@ -146,7 +196,11 @@ describe('export then import into a fresh data dir', () => {
           return value;
         });
       const before = await readAll(t, source.calls.alpha, { K: alpha.headersK, W: workspaceHeaders(fresh) }, normalize);
-      expect(before).toEqual(Object.fromEntries(Object.entries(source.answers.alpha).map(([k, v]) => [k, { ...(v as object), body: normalize(k.split('#')[0]!, (v as { body: unknown }).body) }])));
+      expect(before).toEqual(
+        Object.fromEntries(
+          Object.entries(source.answers.alpha).map(([k, v]) => [k, { ...(v as object), body: normalize(k.split('#')[0]!, (v as { body: unknown }).body) }]),
+        ),
+      );
       expect(await crdtContent(t, alpha, 'acme')).toEqual(source.crdt.alpha);
     } finally {
       await t.server.close();
@@ -157,7 +211,8 @@ describe('export then import into a fresh data dir', () => {
     const archive = join(temp('hearth-transfer-arc-'), 'archive');
     const exported = await exportArchive({ dataDir: source.dataDir, out: archive, apiKeyId: source.bravo.apiKey, secrets: 'include', passphrase: PASSPHRASE });
     expect(exported.scope).toEqual({ kind: 'apiKey', apiKeyId: source.bravo.apiKey, workspaceId: source.credentials.workspaceId });
-    for (const foreign of ['ALPHA', 'acme', source.alpha.apiKey, source.alpha.authToken, source.credentials.workspaceAuthToken]) expect(filesContaining(archive, foreign), foreign).toEqual([]);
+    for (const foreign of ['ALPHA', 'acme', source.alpha.apiKey, source.alpha.authToken, source.credentials.workspaceAuthToken])
+      expect(filesContaining(archive, foreign), foreign).toEqual([]);
     expect(filesContaining(archive, 'BRAVO').length).toBeGreaterThan(0);
     expect(exported.tables.api_keys).toBe(1);
 
@@ -168,9 +223,13 @@ describe('export then import into a fresh data dir', () => {
     try {
       expect(t.credentials.workspaceId).not.toBe(source.credentials.workspaceId);
       const headers: Headers_ = source.bravo.headersK;
-      expect(await readAll(t, { '/v2/crdt/get': source.calls.bravo['/v2/crdt/get']!, '/v2/recordings/get': source.calls.bravo['/v2/recordings/get']! }, { K: headers, W: {} })).toEqual(
-        Object.fromEntries(Object.entries(source.answers.bravo).filter(([k]) => k.startsWith('/v2/crdt/get') || k.startsWith('/v2/recordings/get'))),
-      );
+      expect(
+        await readAll(
+          t,
+          { '/v2/crdt/get': source.calls.bravo['/v2/crdt/get']!, '/v2/recordings/get': source.calls.bravo['/v2/recordings/get']! },
+          { K: headers, W: {} },
+        ),
+      ).toEqual(Object.fromEntries(Object.entries(source.answers.bravo).filter(([k]) => k.startsWith('/v2/crdt/get') || k.startsWith('/v2/recordings/get'))));
       expect((await call(t.url, '/v2/organizations/get', {}, source.alpha.headersK)).status).toBe(403);
     } finally {
       await t.server.close();
@@ -179,9 +238,16 @@ describe('export then import into a fresh data dir', () => {
 
   it('of one workspace holds its keys and nothing of another workspace', async () => {
     const archive = join(temp('hearth-transfer-arc-'), 'archive');
-    const exported = await exportArchive({ dataDir: source.dataDir, out: archive, workspaceId: otherWorkspace.workspaceId, secrets: 'include', passphrase: PASSPHRASE });
+    const exported = await exportArchive({
+      dataDir: source.dataDir,
+      out: archive,
+      workspaceId: otherWorkspace.workspaceId,
+      secrets: 'include',
+      passphrase: PASSPHRASE,
+    });
     expect(exported.tables).toMatchObject({ workspaces: 1, api_keys: 1, organizations: 1, documents: 0 });
-    for (const foreign of ['ALPHA', 'BRAVO', source.alpha.apiKey, source.bravo.apiKey, source.credentials.workspaceId]) expect(filesContaining(archive, foreign), foreign).toEqual([]);
+    for (const foreign of ['ALPHA', 'BRAVO', source.alpha.apiKey, source.bravo.apiKey, source.credentials.workspaceId])
+      expect(filesContaining(archive, foreign), foreign).toEqual([]);
 
     // imported beside the source's own data: the workspace's token works there too
     const target = temp('hearth-transfer-dst-');

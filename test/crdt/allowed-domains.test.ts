@@ -20,7 +20,11 @@ const setDomains = async (ws: Ws, add: string[], remove: string[] = []) => {
 };
 const backend = (ws: Ws, editorId = 'e') => `/yjs/acme/doc/${editorId}?apiKey=${ws.apiKey}&authToken=${ws.authToken}`;
 const asUser = async (ws: Ws, userId: string) => {
-  await t.callPublic('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'restricted' }] }, ws.headersK);
+  await t.callPublic(
+    '/v2/organizations/documents/add',
+    { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'restricted' }] },
+    ws.headersK,
+  );
   await t.callPublic('/v2/users/add', { organizationId: 'acme', documentId: 'doc', users: [{ userId, accessRole: 'editor' }] }, ws.headersK);
   const res = await t.callPublic('/v2/auth/generate_token', { userId }, ws.headersK);
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));

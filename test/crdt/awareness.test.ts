@@ -9,14 +9,28 @@ import { connectYjs, yjsMessage } from '../helpers/yjs.ts';
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'restricted' }] });
-  await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'doc', users: [{ userId: 'ed', accessRole: 'editor' }, { userId: 'vi', accessRole: 'viewer' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'doc', accessType: 'restricted' }],
+  });
+  await t.callK('/v2/users/add', {
+    organizationId: 'acme',
+    documentId: 'doc',
+    users: [
+      { userId: 'ed', accessRole: 'editor' },
+      { userId: 'vi', accessRole: 'viewer' },
+    ],
+  });
   await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'e', type: 'text', data: 'x' });
 });
 afterAll(() => t.close());
 
 const room = { organizationId: 'acme', documentId: 'doc', editorId: 'e' };
-const userToken = async (userId: string) => ({ apiKey: t.credentials.apiKey, token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string });
+const userToken = async (userId: string) => ({
+  apiKey: t.credentials.apiKey,
+  token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string,
+});
 type Client = ReturnType<typeof connectYjs>;
 const stateOf = (observer: Client, clientId: number) => observer.provider.awareness.getStates().get(clientId) as { user?: string } | undefined;
 
@@ -40,7 +54,7 @@ async function mark(from: Client, observer: Client, user: string) {
 }
 
 describe('awareness ownership', () => {
-  it('a viewer shares its own presence, and cannot overwrite or remove an editor\'s', async () => {
+  it("a viewer shares its own presence, and cannot overwrite or remove an editor's", async () => {
     const editor = connectYjs(t.url, room, await userToken('ed'));
     const viewer = connectYjs(t.url, room, await userToken('vi'));
     const observer = connectYjs(t.url, room, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
@@ -61,7 +75,7 @@ describe('awareness ownership', () => {
     }
   });
 
-  it('an editor cannot take over another connection\'s client id either; a new id becomes its own', async () => {
+  it("an editor cannot take over another connection's client id either; a new id becomes its own", async () => {
     const first = connectYjs(t.url, room, await userToken('ed'));
     const second = connectYjs(t.url, room, await userToken('ed'));
     const observer = connectYjs(t.url, room, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });

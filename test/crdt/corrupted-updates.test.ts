@@ -39,7 +39,9 @@ function clientUpdates(clientId: number): Uint8Array[] {
 
 /** The content of the types the clients edit, as JSON. */
 const contentOf = (doc: Y.Doc) =>
-  JSON.stringify([doc.getText('content').toString(), doc.getMap('m').toJSON(), doc.getArray('a').toJSON()], (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+  JSON.stringify([doc.getText('content').toString(), doc.getMap('m').toJSON(), doc.getArray('a').toJSON()], (_key, value: unknown) =>
+    typeof value === 'bigint' ? `${value}n` : value,
+  );
 
 describe('corrupted client updates', () => {
   it('leave a stored document that loads, and is the document in memory after each compaction', async () => {
@@ -80,18 +82,23 @@ describe('corrupted client updates', () => {
     await t.callK('/v2/crdt/add', { organizationId: 'o', documentId: 'd', editorId: 'log', type: 'text', data: 'one' });
     await t.callK('/v2/crdt/update', { organizationId: 'o', documentId: 'd', editorId: 'log', type: 'text', data: 'one two' });
     const app = t.server.app;
-    const row = app.storage.engine.main.sqlite.prepare("SELECT api_key_id, organization_id, document_id, editor_id FROM crdt_documents WHERE editor_id = 'log'").get() as Record<string, string>;
+    const row = app.storage.engine.main.sqlite
+      .prepare("SELECT api_key_id, organization_id, document_id, editor_id FROM crdt_documents WHERE editor_id = 'log'")
+      .get() as Record<string, string>;
     const key: DocKey = { apiKeyId: row.api_key_id!, organizationId: 'o', documentId: 'd', editorId: 'log' };
     const scope = (await app.storage.keys.scopeFor(key.apiKeyId))!;
     // stored and unloaded, as an idle document is
     (await app.crdt.load(scope, key))!.lastActivity = 0;
     await app.crdt.unloadIfIdle();
     // a good update, then one Yjs throws on when applied (31 values announced, one there), in the log
-    const append = app.storage.engine.main.sqlite.prepare('INSERT INTO crdt_updates (api_key_id, organization_id, document_id, editor_id, "update", created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    const append = app.storage.engine.main.sqlite.prepare(
+      'INSERT INTO crdt_updates (api_key_id, organization_id, document_id, editor_id, "update", created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     const writer = new Y.Doc();
     writer.clientID = 7;
     writer.getText('content').insert(0, '!');
-    for (const update of [Y.encodeStateAsUpdate(writer), Buffer.from('0101e0087648e0086e1f7d12', 'hex')]) append.run(row.api_key_id, row.organization_id, row.document_id, row.editor_id, update, Date.now());
+    for (const update of [Y.encodeStateAsUpdate(writer), Buffer.from('0101e0087648e0086e1f7d12', 'hex')])
+      append.run(row.api_key_id, row.organization_id, row.document_id, row.editor_id, update, Date.now());
     const got = await t.callK('/v2/crdt/get', { organizationId: 'o', documentId: 'd', editorId: 'log' });
     expect(got.status).toBe(200);
     expect(got.body.result.data[0].data).toMatch(/^(!one two|one two!)$/);

@@ -31,8 +31,19 @@ async function startChild(): Promise<Child> {
   const cli = await startCliServer(dataDir, { LOG_LEVEL: 'warn' });
   const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as { apiKey: string; authToken: string };
   const k = (path: string, data: unknown) => call(cli.url, path, data, apiKeyHeaders(creds));
-  await k('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'restricted' }] });
-  await k('/v2/users/add', { organizationId: 'acme', documentId: 'doc', users: [{ userId: 'ed', accessRole: 'editor' }, { userId: 'vi', accessRole: 'viewer' }] });
+  await k('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'doc', accessType: 'restricted' }],
+  });
+  await k('/v2/users/add', {
+    organizationId: 'acme',
+    documentId: 'doc',
+    users: [
+      { userId: 'ed', accessRole: 'editor' },
+      { userId: 'vi', accessRole: 'viewer' },
+    ],
+  });
   await k('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'e', type: 'text', data: 'hello' });
   const token = async (userId: string) => (await k('/v2/auth/generate_token', { userId })).body.result.data.token as string;
   return { cli, dataDir, creds, viewerToken: await token('vi'), editorToken: await token('ed') };
@@ -50,7 +61,11 @@ async function server(): Promise<Child> {
   return child;
 }
 
-const warnings = (c: Child) => c.cli.output().split('\n').filter((line) => / WARN /.test(line)).length;
+const warnings = (c: Child) =>
+  c.cli
+    .output()
+    .split('\n')
+    .filter((line) => / WARN /.test(line)).length;
 const ping = async (c: Child) => (await call(c.cli.url, '/v2/ping', {})).status;
 
 const path = (c: Child, as: 'key' | 'viewer' | 'editor') =>

@@ -50,7 +50,14 @@ describe('a room opened over y-websocket without type or contentKey', () => {
     const client = connectYjs(t.url, room('tiptap'), params());
     try {
       await client.synced;
-      const update = await t.callK('/v2/crdt/update', { organizationId: 'acme', documentId: 'doc', editorId: 'tiptap', type: 'xml', contentKey: 'default', data: '<paragraph>Rewritten by REST</paragraph>' });
+      const update = await t.callK('/v2/crdt/update', {
+        organizationId: 'acme',
+        documentId: 'doc',
+        editorId: 'tiptap',
+        type: 'xml',
+        contentKey: 'default',
+        data: '<paragraph>Rewritten by REST</paragraph>',
+      });
       expect(update.body.result).toEqual({ status: 'success', message: 'CRDT data updated successfully.' });
       await eventually(() => expect(client.doc.getXmlFragment('default').toString()).toBe('<paragraph>Rewritten by REST</paragraph>'));
     } finally {
@@ -125,7 +132,14 @@ describe('REST on a room no client has written to yet', () => {
     const client = connectYjs(t.url, room('rest-first'), params());
     try {
       await client.synced;
-      const update = await t.callK('/v2/crdt/update', { organizationId: 'acme', documentId: 'doc', editorId: 'rest-first', type: 'map', contentKey: 'state', data: { a: 1 } });
+      const update = await t.callK('/v2/crdt/update', {
+        organizationId: 'acme',
+        documentId: 'doc',
+        editorId: 'rest-first',
+        type: 'map',
+        contentKey: 'state',
+        data: { a: 1 },
+      });
       expect(update.status).toBe(200);
       await eventually(() => expect(client.doc.getMap('state').toJSON()).toEqual({ a: 1 }));
       client.doc.getText('content').insert(0, 'not the content');
@@ -144,7 +158,14 @@ describe('REST on a room no client has written to yet', () => {
     const client = connectYjs(t.url, room('taken'), params());
     try {
       await client.synced;
-      const add = await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'taken', type: 'xml', contentKey: 'default', data: '<p/>' });
+      const add = await t.callK('/v2/crdt/add', {
+        organizationId: 'acme',
+        documentId: 'doc',
+        editorId: 'taken',
+        type: 'xml',
+        contentKey: 'default',
+        data: '<p/>',
+      });
       expect(add.body.error).toMatchObject({ status: 'ALREADY_EXISTS', message: 'CRDT data already exists for this editor ID.' });
     } finally {
       client.close();

@@ -30,11 +30,21 @@ async function open(organizationId: string, documentId: string, params: Record<s
   return client;
 }
 
-const asUser = async (userId: string) => ({ apiKey: t.credentials.apiKey, token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string });
+const asUser = async (userId: string) => ({
+  apiKey: t.credentials.apiKey,
+  token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string,
+});
 const asKey = () => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
 
-async function document(organizationId: string, documentId: string, accessType: 'public' | 'organizationPrivate' | 'restricted', extra: Record<string, unknown> = {}) {
-  expect((await t.callK('/v2/organizations/documents/add', { organizationId, createOrganization: true, ...extra, documents: [{ documentId, accessType }] })).status).toBe(200);
+async function document(
+  organizationId: string,
+  documentId: string,
+  accessType: 'public' | 'organizationPrivate' | 'restricted',
+  extra: Record<string, unknown> = {},
+) {
+  expect(
+    (await t.callK('/v2/organizations/documents/add', { organizationId, createOrganization: true, ...extra, documents: [{ documentId, accessType }] })).status,
+  ).toBe(200);
   expect((await t.callK('/v2/crdt/add', { organizationId, documentId, editorId: 'e', type: 'text', data: '' })).status).toBe(200);
 }
 
@@ -60,7 +70,10 @@ async function editsDropped(client: Client, observer: Client, organizationId: st
       const mark = `r${++marks};`;
       client.doc.getText('content').insert(0, mark);
       client.provider.awareness.setLocalStateField('mark', mark);
-      await eventually(() => expect((observer.provider.awareness.getStates().get(client.doc.clientID) as { mark?: string } | undefined)?.mark).toBe(mark), 2_000);
+      await eventually(
+        () => expect((observer.provider.awareness.getStates().get(client.doc.clientID) as { mark?: string } | undefined)?.mark).toBe(mark),
+        2_000,
+      );
       expect(await stored(organizationId, documentId)).not.toContain(mark);
     },
     5_000,
@@ -71,16 +84,22 @@ async function editsDropped(client: Client, observer: Client, organizationId: st
 const closedWith = (client: Client, code: number) => eventually(() => expect(client.closes).toEqual([code]));
 
 describe('access changes reach open connections', () => {
-  it('permissions/remove closes the user\'s connection (4403); another user\'s keeps writing', async () => {
+  it("permissions/remove closes the user's connection (4403); another user's keeps writing", async () => {
     await document('acme', 'perm', 'restricted');
     for (const userId of ['gone', 'stays']) {
-      const added = await t.callK('/v2/auth/permissions/add', { user: { userId }, permissions: { resources: [{ type: 'document', id: 'perm', organizationId: 'acme', accessRole: 'editor' }] } });
+      const added = await t.callK('/v2/auth/permissions/add', {
+        user: { userId },
+        permissions: { resources: [{ type: 'document', id: 'perm', organizationId: 'acme', accessRole: 'editor' }] },
+      });
       expect(added.status).toBe(200);
     }
     const gone = await open('acme', 'perm', await asUser('gone'));
     const stays = await open('acme', 'perm', await asUser('stays'));
     await writes(gone, 'acme', 'perm');
-    const removed = await t.callK('/v2/auth/permissions/remove', { user: { userId: 'gone' }, permissions: { resources: [{ type: 'document', id: 'perm', organizationId: 'acme' }] } });
+    const removed = await t.callK('/v2/auth/permissions/remove', {
+      user: { userId: 'gone' },
+      permissions: { resources: [{ type: 'document', id: 'perm', organizationId: 'acme' }] },
+    });
     expect(removed.status).toBe(200);
     await closedWith(gone, 4403);
     await writes(stays, 'acme', 'perm');
@@ -91,16 +110,22 @@ describe('access changes reach open connections', () => {
     await document('acme', 'typed', 'public');
     const outsider = await open('acme', 'typed', await asUser('outsider'));
     await writes(outsider, 'acme', 'typed');
-    expect((await t.callK('/v2/organizations/documents/access/update', { organizationId: 'acme', documentIds: ['typed'], accessType: 'restricted' })).status).toBe(200);
+    expect(
+      (await t.callK('/v2/organizations/documents/access/update', { organizationId: 'acme', documentIds: ['typed'], accessType: 'restricted' })).status,
+    ).toBe(200);
     await closedWith(outsider, 4403);
   });
 
   it('a folder access type change closes the connections to its documents it shuts out (4403)', async () => {
-    expect((await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'shared' }] })).status).toBe(200);
+    expect(
+      (await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'shared' }] })).status,
+    ).toBe(200);
     await document('acme', 'in-folder', 'public', { folderId: 'shared' });
     const outsider = await open('acme', 'in-folder', await asUser('folder-outsider'));
     await writes(outsider, 'acme', 'in-folder');
-    expect((await t.callK('/v2/organizations/folders/access/update', { organizationId: 'acme', folderIds: ['shared'], accessType: 'restricted' })).status).toBe(200);
+    expect((await t.callK('/v2/organizations/folders/access/update', { organizationId: 'acme', folderIds: ['shared'], accessType: 'restricted' })).status).toBe(
+      200,
+    );
     await closedWith(outsider, 4403);
   });
 
@@ -110,7 +135,9 @@ describe('access changes reach open connections', () => {
     const writer = await open('acme', 'off', await asUser('writer'));
     const observer = await open('acme', 'off', asKey());
     await writes(writer, 'acme', 'off');
-    expect((await t.callK('/v2/organizations/documents/access/disablestate/update', { organizationId: 'acme', documentIds: ['off'], disabled: true })).status).toBe(200);
+    expect(
+      (await t.callK('/v2/organizations/documents/access/disablestate/update', { organizationId: 'acme', documentIds: ['off'], disabled: true })).status,
+    ).toBe(200);
     await editsDropped(writer, observer, 'acme', 'off');
     observer.doc.getText('content').insert(0, 'from the observer;');
     await eventually(() => expect(writer.doc.getText('content').toString()).toContain('from the observer;'));
@@ -134,12 +161,14 @@ describe('access changes reach open connections', () => {
     const demoted = await open('acme', 'lowered', await asUser('demoted'));
     const observer = await open('acme', 'lowered', asKey());
     await writes(demoted, 'acme', 'lowered');
-    expect((await t.callK('/v2/users/update', { organizationId: 'acme', documentId: 'lowered', users: [{ userId: 'demoted', accessRole: 'viewer' }] })).status).toBe(200);
+    expect(
+      (await t.callK('/v2/users/update', { organizationId: 'acme', documentId: 'lowered', users: [{ userId: 'demoted', accessRole: 'viewer' }] })).status,
+    ).toBe(200);
     await editsDropped(demoted, observer, 'acme', 'lowered');
     expect(demoted.closes).toEqual([]);
   });
 
-  it('users/delete closes the user\'s connections (4403)', async () => {
+  it("users/delete closes the user's connections (4403)", async () => {
     await document('acme-users', 'private', 'organizationPrivate');
     await t.callK('/v2/users/add', { organizationId: 'acme-users', users: [{ userId: 'member', accessRole: 'editor' }] });
     const member = await open('acme-users', 'private', await asUser('member'));
@@ -148,7 +177,7 @@ describe('access changes reach open connections', () => {
     await closedWith(member, 4403);
   });
 
-  it('a document delete closes every connection to it, the key\'s own too (4404: the room is gone)', async () => {
+  it("a document delete closes every connection to it, the key's own too (4404: the room is gone)", async () => {
     await document('acme', 'doomed', 'restricted');
     await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'doomed', users: [{ userId: 'writer', accessRole: 'editor' }] });
     const writer = await open('acme', 'doomed', await asUser('writer'));
@@ -160,7 +189,7 @@ describe('access changes reach open connections', () => {
 
   // the organization's collaborative content goes with it (db/tenancy.ts): its rooms are deleted, as by
   // /v2/crdt/delete, so the connections close as a deleted room's do (4404), not as a revoked access (4403)
-  it('an organization delete closes its documents\' connections (4404: its rooms go with it)', async () => {
+  it("an organization delete closes its documents' connections (4404: its rooms go with it)", async () => {
     await document('acme-doomed', 'doc', 'restricted');
     await t.callK('/v2/users/add', { organizationId: 'acme-doomed', documentId: 'doc', users: [{ userId: 'writer', accessRole: 'editor' }] });
     const writer = await open('acme-doomed', 'doc', await asUser('writer'));

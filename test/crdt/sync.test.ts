@@ -12,14 +12,28 @@ import { connectYjs, upgradeAnswer, upgradeStatus as upgradeWebsocket } from '..
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer({ crdtIdleMs: 200 });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'restricted' }] });
-  await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'doc', users: [{ userId: 'ed', accessRole: 'editor' }, { userId: 'vi', accessRole: 'viewer' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'doc', accessType: 'restricted' }],
+  });
+  await t.callK('/v2/users/add', {
+    organizationId: 'acme',
+    documentId: 'doc',
+    users: [
+      { userId: 'ed', accessRole: 'editor' },
+      { userId: 'vi', accessRole: 'viewer' },
+    ],
+  });
 });
 afterAll(() => t.close());
 
 const room = (editorId: string) => ({ organizationId: 'acme', documentId: 'doc', editorId });
 const server = () => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
-const userToken = async (userId: string) => ({ apiKey: t.credentials.apiKey, token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string });
+const userToken = async (userId: string) => ({
+  apiKey: t.credentials.apiKey,
+  token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string,
+});
 
 /** The HTTP status of an upgrade to `path`: a refusal's, or 101. */
 const upgradeStatus = (path: string) => upgradeWebsocket(t.url, path);
@@ -48,7 +62,9 @@ describe('y-websocket sync', () => {
     try {
       await Promise.all([a.synced, b.synced]);
       a.provider.awareness.setLocalStateField('user', { name: 'Ann' });
-      await eventually(() => expect([...b.provider.awareness.getStates().values()].some((s) => (s as { user?: { name: string } }).user?.name === 'Ann')).toBe(true));
+      await eventually(() =>
+        expect([...b.provider.awareness.getStates().values()].some((s) => (s as { user?: { name: string } }).user?.name === 'Ann')).toBe(true),
+      );
     } finally {
       a.close();
       b.close();
@@ -79,7 +95,9 @@ describe('y-websocket sync', () => {
     const stderr = vi.spyOn(console, 'error');
     try {
       const { apiKey, authToken } = server();
-      const ws = new WebSocket(`${t.url.replace(/^http/, 'ws')}/yjs/acme/doc/bad-update?apiKey=${encodeURIComponent(apiKey)}&authToken=${encodeURIComponent(authToken)}`);
+      const ws = new WebSocket(
+        `${t.url.replace(/^http/, 'ws')}/yjs/acme/doc/bad-update?apiKey=${encodeURIComponent(apiKey)}&authToken=${encodeURIComponent(authToken)}`,
+      );
       await new Promise((resolve, reject) => {
         ws.once('open', resolve);
         ws.once('error', reject);

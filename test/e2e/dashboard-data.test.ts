@@ -75,7 +75,10 @@ describe('admin UI: export, reset and import while the server runs', () => {
     expect(archive.tables.organizations).toHaveLength(3);
 
     // a change after the export, then the import brings the exported document back
-    const idsIn = async () => ((await t.callK('/v2/organizations/documents/get', { organizationId: first })).body.result.data as Array<{ documentId?: string; id?: string }>).map((d) => d.documentId ?? d.id);
+    const idsIn = async () =>
+      ((await t.callK('/v2/organizations/documents/get', { organizationId: first })).body.result.data as Array<{ documentId?: string; id?: string }>).map(
+        (d) => d.documentId ?? d.id,
+      );
     expect((await t.callK('/v2/organizations/documents/delete', { organizationId: first, documentIds: [docId] })).status).toBe(200);
     expect(await idsIn()).not.toContain(docId);
     await page.setInputFiles('#import-form input[name=archive]', archivePath);

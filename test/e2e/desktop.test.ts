@@ -25,7 +25,9 @@ function electronBinary(): string | null {
 
 const binary = electronBinary();
 if (!binary) {
-  console.warn('[desktop] The Electron desktop test is NOT run: no Electron binary here. Set ELECTRON_PATH=/path/to/electron (or install electron without ELECTRON_SKIP_BINARY_DOWNLOAD) to run it.');
+  console.warn(
+    '[desktop] The Electron desktop test is NOT run: no Electron binary here. Set ELECTRON_PATH=/path/to/electron (or install electron without ELECTRON_SKIP_BINARY_DOWNLOAD) to run it.',
+  );
 }
 
 describe.runIf(binary !== null)('desktop app (Electron)', () => {
@@ -34,7 +36,11 @@ describe.runIf(binary !== null)('desktop app (Electron)', () => {
   beforeAll(async () => {
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
     dataDir = mkdtempSync(join(tmpdir(), 'hearth-desktop-'));
-    electron = await _electron.launch({ executablePath: binary as string, args: ['--no-sandbox', join(ROOT, 'dist/main/main.js')], env: { ...process.env, HEARTH_DATA_DIR: dataDir, PORT: '0' } });
+    electron = await _electron.launch({
+      executablePath: binary as string,
+      args: ['--no-sandbox', join(ROOT, 'dist/main/main.js')],
+      env: { ...process.env, HEARTH_DATA_DIR: dataDir, PORT: '0' },
+    });
   }, 120_000);
   afterAll(async () => {
     await electron?.close().catch(() => undefined);
@@ -46,7 +52,10 @@ describe.runIf(binary !== null)('desktop app (Electron)', () => {
     await expect.poll(() => page.textContent('#health'), { timeout: 30_000 }).toBe('healthy');
     expect(new URL(page.url()).hostname).toBe('127.0.0.1');
     // no Node in the page (nodeIntegration off, sandboxed, isolated)
-    expect(await page.evaluate(() => [typeof (globalThis as { require?: unknown }).require, typeof (globalThis as { process?: unknown }).process])).toEqual(['undefined', 'undefined']);
+    expect(await page.evaluate(() => [typeof (globalThis as { require?: unknown }).require, typeof (globalThis as { process?: unknown }).process])).toEqual([
+      'undefined',
+      'undefined',
+    ]);
     expect(await page.evaluate(() => window.open('https://example.com') === null)).toBe(true);
     await screenshot(page, 'desktop');
     await electron.close();

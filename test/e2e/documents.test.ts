@@ -14,17 +14,22 @@ let browser: Browser;
 beforeAll(async () => {
   t = await startTestServer();
   browser = await launchBrowser();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'spec', documentName: 'Spec' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'spec', documentName: 'Spec' }],
+  });
 });
 afterAll(async () => {
   await browser?.close();
   await t?.close();
 });
 const creds = () => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
-const liveUrl = (room: { organizationId: string; documentId: string; editorId: string }, tab?: string) => `${t.url}/k/${t.credentials.apiKey}/live/${room.organizationId}/${room.documentId}/${room.editorId}${tab ? `?tab=${tab}` : ''}`;
+const liveUrl = (room: { organizationId: string; documentId: string; editorId: string }, tab?: string) =>
+  `${t.url}/k/${t.credentials.apiKey}/live/${room.organizationId}/${room.documentId}/${room.editorId}${tab ? `?tab=${tab}` : ''}`;
 
 describe('admin UI: a live document', () => {
-  it('renders an XML fragment as formatted text (raw XML a click away), shows its shared types and the clients\' presence', async () => {
+  it("renders an XML fragment as formatted text (raw XML a click away), shows its shared types and the clients' presence", async () => {
     const room = { organizationId: 'acme', documentId: 'spec', editorId: 'tiptap' };
     const editor = connectYjs(t.url, room, creds());
     await editor.synced;
@@ -125,7 +130,12 @@ describe('admin UI: a live document', () => {
     await expect.poll(() => page.textContent('#crdt-content')).toContain('"title": "Spec"');
     const [json] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
     expect(json.suggestedFilename()).toBe('acme-spec-settings.json');
-    expect(JSON.parse(await readFile((await json.path())!, 'utf8'))).toEqual({ ...room, type: 'map', contentKey: 'content', data: { title: 'Spec', pages: 3 } });
+    expect(JSON.parse(await readFile((await json.path())!, 'utf8'))).toEqual({
+      ...room,
+      type: 'map',
+      contentKey: 'content',
+      data: { title: 'Spec', pages: 3 },
+    });
     const [binary] = await Promise.all([page.waitForEvent('download'), page.click('#export-yjs')]);
     expect(binary.suggestedFilename()).toBe('acme-spec-settings.yjs');
     const doc = new Y.Doc();
@@ -152,7 +162,9 @@ describe('admin UI: a live document', () => {
     // who can open it: the user field suggests users by name
     await page.click('#tab-access');
     await page.fill('#access-user', 'Ann S');
-    await expect.poll(() => page.locator('#access-user-options option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(['ann-smith']);
+    await expect
+      .poll(() => page.locator('#access-user-options option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)))
+      .toEqual(['ann-smith']);
     client.close();
     expect(errors).toEqual([]);
   });

@@ -14,7 +14,8 @@ beforeAll(async () => {
   t = await startTestServer();
   browser = await launchBrowser();
   const ownerEmail = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
-  const apiKey = (await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', apiKeyName: 'Mobile app', createAuthToken: true })).body.result.data.apiKey as string;
+  const apiKey = (await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', apiKeyName: 'Mobile app', createAuthToken: true })).body.result
+    .data.apiKey as string;
   key = { apiKey, authToken: (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token as string };
   await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'e', type: 'text', data: 'hi' }, apiKeyHeaders(key));
 });

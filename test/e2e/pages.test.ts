@@ -57,22 +57,74 @@ const key = () => t.credentials.apiKey;
 /** Each page: its path, what shows that its data arrived, and its screenshot's name. */
 const pages = () => [
   { name: 'dashboard', path: '/', ready: async (p: Page) => expect.poll(() => p.textContent('#health')).toBe('healthy') },
-  { name: 'organizations', path: `/k/${key()}/organizations`, ready: async (p: Page) => expect.poll(() => p.locator('#organizations tbody tr[data-organization]').count()).toBe(3) },
-  { name: 'organization', path: `/k/${key()}/organizations/${org}`, ready: async (p: Page) => expect.poll(() => p.locator('#documents tbody tr[data-document]').count()).toBeGreaterThan(3) },
-  { name: 'organization-members', path: `/k/${key()}/organizations/${org}?tab=members`, ready: async (p: Page) => expect.poll(() => p.locator('#members tbody tr[data-user]').count()).toBeGreaterThan(1) },
-  { name: 'organization-notifications', path: `/k/${key()}/organizations/${org}?tab=notifications`, ready: async (p: Page) => expect.poll(() => p.locator('#notifications tbody tr[data-notification]').count()).toBeGreaterThan(0) },
-  { name: 'document', path: `/k/${key()}/organizations/${org}/documents/${doc}`, ready: async (p: Page) => expect.poll(() => p.locator('#editors tr[data-editor]').count()).toBe(1) },
-  { name: 'document-access', path: `/k/${key()}/organizations/${org}/documents/${doc}?tab=access`, ready: async (p: Page) => expect.poll(() => p.locator('#access-list tbody tr').count()).toBeGreaterThan(0) },
-  { name: 'document-activity', path: `/k/${key()}/organizations/${org}/documents/${doc}?tab=activity`, ready: async (p: Page) => expect.poll(() => p.locator('#activity tbody tr').count()).toBeGreaterThan(0) },
+  {
+    name: 'organizations',
+    path: `/k/${key()}/organizations`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#organizations tbody tr[data-organization]').count()).toBe(3),
+  },
+  {
+    name: 'organization',
+    path: `/k/${key()}/organizations/${org}`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#documents tbody tr[data-document]').count()).toBeGreaterThan(3),
+  },
+  {
+    name: 'organization-members',
+    path: `/k/${key()}/organizations/${org}?tab=members`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#members tbody tr[data-user]').count()).toBeGreaterThan(1),
+  },
+  {
+    name: 'organization-notifications',
+    path: `/k/${key()}/organizations/${org}?tab=notifications`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#notifications tbody tr[data-notification]').count()).toBeGreaterThan(0),
+  },
+  {
+    name: 'document',
+    path: `/k/${key()}/organizations/${org}/documents/${doc}`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#editors tr[data-editor]').count()).toBe(1),
+  },
+  {
+    name: 'document-access',
+    path: `/k/${key()}/organizations/${org}/documents/${doc}?tab=access`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#access-list tbody tr').count()).toBeGreaterThan(0),
+  },
+  {
+    name: 'document-activity',
+    path: `/k/${key()}/organizations/${org}/documents/${doc}?tab=activity`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#activity tbody tr').count()).toBeGreaterThan(0),
+  },
   { name: 'users', path: `/k/${key()}/users`, ready: async (p: Page) => expect.poll(() => p.locator('#users tbody tr[data-user]').count()).toBeGreaterThan(5) },
-  { name: 'user', path: `/k/${key()}/users/${user}`, ready: async (p: Page) => expect.poll(() => p.locator('#memberships tbody tr').count()).toBeGreaterThan(0) },
-  { name: 'live-document', path: `/k/${key()}/live/${org}/${doc}/main`, ready: async (p: Page) => expect.poll(() => p.textContent('#crdt-state')).toBe('live (read-only)') },
-  { name: 'live-history', path: `/k/${key()}/live/${org}/${doc}/main?tab=history`, ready: async (p: Page) => expect.poll(() => p.textContent('#history-empty')).toContain('starts with the next change') },
-  { name: 'webhooks', path: `/k/${key()}/webhooks`, ready: async (p: Page) => expect.poll(() => p.locator('#endpoint-list tbody tr[data-endpoint]').count()).toBe(2) },
-  { name: 'endpoint', path: `/k/${key()}/webhooks/${endpoint}`, ready: async (p: Page) => expect.poll(() => p.textContent('#endpoint-state')).toContain('disabled') },
+  {
+    name: 'user',
+    path: `/k/${key()}/users/${user}`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#memberships tbody tr').count()).toBeGreaterThan(0),
+  },
+  {
+    name: 'live-document',
+    path: `/k/${key()}/live/${org}/${doc}/main`,
+    ready: async (p: Page) => expect.poll(() => p.textContent('#crdt-state')).toBe('live (read-only)'),
+  },
+  {
+    name: 'live-history',
+    path: `/k/${key()}/live/${org}/${doc}/main?tab=history`,
+    ready: async (p: Page) => expect.poll(() => p.textContent('#history-empty')).toContain('starts with the next change'),
+  },
+  {
+    name: 'webhooks',
+    path: `/k/${key()}/webhooks`,
+    ready: async (p: Page) => expect.poll(() => p.locator('#endpoint-list tbody tr[data-endpoint]').count()).toBe(2),
+  },
+  {
+    name: 'endpoint',
+    path: `/k/${key()}/webhooks/${endpoint}`,
+    ready: async (p: Page) => expect.poll(() => p.textContent('#endpoint-state')).toContain('disabled'),
+  },
   { name: 'key', path: `/k/${key()}`, ready: async (p: Page) => expect.poll(() => p.locator('#key-config dt').count()).toBeGreaterThan(3) },
   { name: 'requests', path: '/requests', ready: async (p: Page) => expect.poll(() => p.textContent('#live')).toBe('live') },
-  { name: 'explorer', path: '/explorer?op=/v2/organizations/add', ready: async (p: Page) => expect.poll(() => p.textContent('#explorer-summary')).toContain('API key') },
+  {
+    name: 'explorer',
+    path: '/explorer?op=/v2/organizations/add',
+    ready: async (p: Page) => expect.poll(() => p.textContent('#explorer-summary')).toContain('API key'),
+  },
   { name: 'mailbox', path: '/mailbox', ready: async (p: Page) => expect.poll(() => p.textContent('#relay')).toContain('SMTP') },
   { name: 'workspace', path: '/workspace', ready: async (p: Page) => expect.poll(() => p.locator('#key-list tbody tr').count()).toBe(1) },
   { name: 'data-tools', path: '/data', ready: async (p: Page) => expect.poll(() => p.locator('#export-data').count()).toBe(1) },
@@ -141,7 +193,9 @@ describe('navigation', () => {
     const before = await page.locator('#documents tbody tr[data-document]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-document')));
     expect([...before].sort().reverse()).toEqual(before);
     await page.reload();
-    await expect.poll(() => page.locator('#documents tbody tr[data-document]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-document')))).toEqual(before);
+    await expect
+      .poll(() => page.locator('#documents tbody tr[data-document]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-document'))))
+      .toEqual(before);
     expect(await page.getAttribute(`a[data-folder="${folder}"]`, 'aria-current')).toBe('true');
     // a tab is a URL too
     await page.click('#tab-members');

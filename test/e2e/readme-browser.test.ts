@@ -18,10 +18,15 @@ let browser: Browser;
 
 beforeAll(async () => {
   t = await startTestServer();
-  expect((await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc-1' }] })).status).toBe(200);
+  expect(
+    (await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc-1' }] })).status,
+  ).toBe(200);
   const added = await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc-1', editorId: 'editor-1', type: 'text', data: 'Written over REST.' });
   expect(added.status).toBe(200);
-  const granted = await t.callK('/v2/auth/generate_token', { userId: 'reader', permissions: { resources: [{ type: 'document', id: 'doc-1', organizationId: 'acme', accessRole: 'viewer' }] } });
+  const granted = await t.callK('/v2/auth/generate_token', {
+    userId: 'reader',
+    permissions: { resources: [{ type: 'document', id: 'doc-1', organizationId: 'acme', accessRole: 'viewer' }] },
+  });
   expect(granted.status, JSON.stringify(granted.body)).toBe(200);
   const token = granted.body.result.data.token as string;
   const [block] = readmeBlocks(ROOT).filter((b) => b.kind === 'browser');
@@ -38,7 +43,8 @@ beforeAll(async () => {
   // the app: its page, its bundle, and its backend's token route
   app = createServer((req, res) => {
     if (req.url === '/app.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    if (req.url === '/my-backend/hearth-token') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiKey: t.credentials.apiKey, token }));
+    if (req.url === '/my-backend/hearth-token')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiKey: t.credentials.apiKey, token }));
     res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><script type="module" src="/app.js"></script>');
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));

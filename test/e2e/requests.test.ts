@@ -99,7 +99,9 @@ describe('admin UI: dashboard and the live request monitor', () => {
     const url = t.url.replace('127.0.0.1', 'hearth.test');
     await page.goto(url + '/');
     await page.waitForSelector('#sign-in');
-    expect(await page.textContent('#sign-in')).toContain('Open the sign-in link Hearth printed at start (or run npx hearth signin-link), or sign in with the workspace id and auth token from data/credentials.json');
+    expect(await page.textContent('#sign-in')).toContain(
+      'Open the sign-in link Hearth printed at start (or run npx hearth signin-link), or sign in with the workspace id and auth token from data/credentials.json',
+    );
     expect(await page.locator('#main').count()).toBe(0);
     await page.fill('input[name=workspaceId]', t.credentials.workspaceId);
     await page.fill('input[name=workspaceAuthToken]', 'wrong');
@@ -184,7 +186,7 @@ describe('admin UI: live documents', () => {
 });
 
 describe('admin UI: mailbox', () => {
-  it('shows the workspace\'s mail and the relay\'s state, and opens one, its HTML in a sandboxed frame', async () => {
+  it("shows the workspace's mail and the relay's state, and opens one, its HTML in a sandboxed frame", async () => {
     const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email;
     expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const { page, errors } = await signedInPage(browser, t);
@@ -280,10 +282,21 @@ describe('admin UI: workspace', () => {
 });
 
 describe('admin UI: data browser', () => {
-  it('walks organization → folder tree → document, and explains each user\'s access', async () => {
-    await t.callK('/v2/organizations/folders/add', { organizationId: 'globex', createOrganization: true, folders: [{ folderId: 'legal', folderName: 'Legal', accessType: 'restricted' }] });
-    await t.callK('/v2/organizations/documents/add', { organizationId: 'globex', folderId: 'legal', documents: [{ documentId: 'contract', documentName: 'Contract' }] });
-    await t.callK('/v2/auth/permissions/add', { user: { userId: 'vic' }, permissions: { resources: [{ type: 'folder', id: 'legal', organizationId: 'globex', accessRole: 'viewer' }] } });
+  it("walks organization → folder tree → document, and explains each user's access", async () => {
+    await t.callK('/v2/organizations/folders/add', {
+      organizationId: 'globex',
+      createOrganization: true,
+      folders: [{ folderId: 'legal', folderName: 'Legal', accessType: 'restricted' }],
+    });
+    await t.callK('/v2/organizations/documents/add', {
+      organizationId: 'globex',
+      folderId: 'legal',
+      documents: [{ documentId: 'contract', documentName: 'Contract' }],
+    });
+    await t.callK('/v2/auth/permissions/add', {
+      user: { userId: 'vic' },
+      permissions: { resources: [{ type: 'folder', id: 'legal', organizationId: 'globex', accessRole: 'viewer' }] },
+    });
     await t.callK('/v2/organizations/usergroups/add', { organizationId: 'globex', organizationUserGroups: [{ groupId: 'lawyers', groupName: 'Lawyers' }] });
     const { page, errors } = await signedInPage(browser, t);
     await page.goto(`${t.url}/k/${key()}/organizations`);
@@ -313,10 +326,34 @@ describe('admin UI: data browser', () => {
 });
 
 describe('admin UI: feed', () => {
-  it('shows notifications (of the organization alone too), activity, comments and recordings, and downloads a user\'s data', async () => {
-    await t.callK('/v2/notifications/add', { organizationId: 'feedco', createOrganization: true, documentId: 'memo', createDocument: true, actionUser: { userId: 'ann', name: 'Ann' }, displayHeadlineMessageTemplate: '{actionUser} pinged you', displayBodyMessage: 'about the memo', notifyUsers: [{ userId: 'bob' }] });
-    await t.callK('/v2/commentannotations/add', { organizationId: 'feedco', documentId: 'memo', commentAnnotations: [{ commentData: [{ commentText: 'Needs a summary', from: { userId: 'ann', name: 'Ann' } }] }] });
-    await t.callK('/v2/recordings/add', { organizationId: 'feedco', documentId: 'memo', recording: { recordingId: 'rec1', recordingType: 'video', displayName: 'Walkthrough', from: { userId: 'ann' }, recordedTime: { duration: 65_000 }, attachments: [{ name: 'walk.webm', mimeType: 'video/webm', data: b64(WEBM) }] } });
+  it("shows notifications (of the organization alone too), activity, comments and recordings, and downloads a user's data", async () => {
+    await t.callK('/v2/notifications/add', {
+      organizationId: 'feedco',
+      createOrganization: true,
+      documentId: 'memo',
+      createDocument: true,
+      actionUser: { userId: 'ann', name: 'Ann' },
+      displayHeadlineMessageTemplate: '{actionUser} pinged you',
+      displayBodyMessage: 'about the memo',
+      notifyUsers: [{ userId: 'bob' }],
+    });
+    await t.callK('/v2/commentannotations/add', {
+      organizationId: 'feedco',
+      documentId: 'memo',
+      commentAnnotations: [{ commentData: [{ commentText: 'Needs a summary', from: { userId: 'ann', name: 'Ann' } }] }],
+    });
+    await t.callK('/v2/recordings/add', {
+      organizationId: 'feedco',
+      documentId: 'memo',
+      recording: {
+        recordingId: 'rec1',
+        recordingType: 'video',
+        displayName: 'Walkthrough',
+        from: { userId: 'ann' },
+        recordedTime: { duration: 65_000 },
+        attachments: [{ name: 'walk.webm', mimeType: 'video/webm', data: b64(WEBM) }],
+      },
+    });
     await t.callK('/v2/users/add', { organizationId: 'feedco', users: [{ userId: 'ann', name: 'Ann' }] });
     const { page, errors } = await signedInPage(browser, t);
     // the organization's notifications, no document or user given

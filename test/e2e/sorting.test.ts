@@ -31,7 +31,8 @@ const org = () => (seed.organizations[0] as { id: string }).id;
 /** The rows' values of a column (by the header's position), as shown. */
 const column = (page: Page, table: string, index: number) => page.locator(`#${table} tbody tr td:nth-child(${index})`).allTextContents();
 /** The row keys (a data attribute) in the order shown. */
-const rowKeys = (page: Page, table: string, attribute: string) => page.locator(`#${table} tbody tr[data-${attribute}]`).evaluateAll((rows, a) => rows.map((r) => r.getAttribute(`data-${a}`) as string), attribute);
+const rowKeys = (page: Page, table: string, attribute: string) =>
+  page.locator(`#${table} tbody tr[data-${attribute}]`).evaluateAll((rows, a) => rows.map((r) => r.getAttribute(`data-${a}`) as string), attribute);
 const caseless = (values: string[]) => [...values].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0));
 const query = (page: Page) => new URL(page.url()).searchParams;
 
@@ -43,14 +44,19 @@ describe('admin UI: sorting', () => {
     await page.click('#documents th button[data-sort="name"]');
     await expect.poll(() => query(page).get('documents-sort')).toBe('name');
     expect(await page.getAttribute('#documents th:has(button[data-sort="name"])', 'aria-sort')).toBe('ascending');
-    await expect.poll(async () => {
-      const names = await column(page, 'documents', 2);
-      return names.length > 3 && JSON.stringify(names) === JSON.stringify(caseless(names));
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const names = await column(page, 'documents', 2);
+        return names.length > 3 && JSON.stringify(names) === JSON.stringify(caseless(names));
+      })
+      .toBe(true);
     const firstPage = await rowKeys(page, 'documents', 'document');
     // the API's order for the same sort is what is shown
     const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-    const api = async (params: Record<string, string>) => (await (await fetch(`${t.url}/admin/api/documents?${new URLSearchParams({ apiKey: key(), organizationId: org(), ...params })}`, { headers: { cookie } })).json()) as { items: Array<{ id: string }> };
+    const api = async (params: Record<string, string>) =>
+      (await (
+        await fetch(`${t.url}/admin/api/documents?${new URLSearchParams({ apiKey: key(), organizationId: org(), ...params })}`, { headers: { cookie } })
+      ).json()) as { items: Array<{ id: string }> };
     expect(firstPage).toEqual((await api({ sort: 'name' })).items.map((d) => d.id));
     // a reload keeps it; the next page continues the order
     await page.reload();
@@ -75,18 +81,22 @@ describe('admin UI: sorting', () => {
   it('sorts organizations by name and users by name; notifications and mail by time both ways; requests by duration', async () => {
     const { page, errors } = await signedInPage(browser, t);
     await page.goto(`${t.url}/k/${key()}/organizations?organizations-sort=name&organizations-dir=desc`);
-    await expect.poll(async () => {
-      const names = await column(page, 'organizations', 2);
-      return names.length === 3 && JSON.stringify(names) === JSON.stringify(caseless(names).reverse());
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const names = await column(page, 'organizations', 2);
+        return names.length === 3 && JSON.stringify(names) === JSON.stringify(caseless(names).reverse());
+      })
+      .toBe(true);
 
     await page.goto(`${t.url}/k/${key()}/users`);
     await expect.poll(() => page.locator('#users tbody tr[data-user]').count()).toBeGreaterThan(3);
     await page.click('#users th button[data-sort="name"]');
-    await expect.poll(async () => {
-      const names = await column(page, 'users', 2);
-      return JSON.stringify(names) === JSON.stringify(caseless(names));
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const names = await column(page, 'users', 2);
+        return JSON.stringify(names) === JSON.stringify(caseless(names));
+      })
+      .toBe(true);
 
     // an organization's notifications: newest first, then oldest first
     await page.goto(`${t.url}/k/${key()}/organizations/${org()}?tab=notifications`);
@@ -95,10 +105,12 @@ describe('admin UI: sorting', () => {
     const down = await times();
     expect(down.every((v, i) => i === 0 || v <= (down[i - 1] as number))).toBe(true);
     await page.click('#notifications th button[data-sort="time"]');
-    await expect.poll(async () => {
-      const up = await times();
-      return up.length > 1 && up.every((v, i) => i === 0 || v >= (up[i - 1] as number));
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const up = await times();
+        return up.length > 1 && up.every((v, i) => i === 0 || v >= (up[i - 1] as number));
+      })
+      .toBe(true);
 
     // mail: three sign-in links, newest first, then oldest first
     const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
@@ -116,15 +128,19 @@ describe('admin UI: sorting', () => {
     const durations = async () => (await page.locator('#request-list tbody tr td:nth-child(4)').allTextContents()).map(Number);
     await page.click('#request-list th button[data-sort="duration"]');
     await expect.poll(() => query(page).get('sort')).toBe('duration');
-    await expect.poll(async () => {
-      const d = await durations();
-      return d.every((v, i) => i === 0 || v <= (d[i - 1] as number));
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const d = await durations();
+        return d.every((v, i) => i === 0 || v <= (d[i - 1] as number));
+      })
+      .toBe(true);
     await page.click('#request-list th button[data-sort="duration"]');
-    await expect.poll(async () => {
-      const d = await durations();
-      return query(page).get('dir') === 'asc' && d.every((v, i) => i === 0 || v >= (d[i - 1] as number));
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const d = await durations();
+        return query(page).get('dir') === 'asc' && d.every((v, i) => i === 0 || v >= (d[i - 1] as number));
+      })
+      .toBe(true);
     expect(errors).toEqual([]);
   });
 });

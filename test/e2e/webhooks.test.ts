@@ -118,7 +118,10 @@ describe('admin UI: webhooks', () => {
       await eventually(() => expect(other.received).toHaveLength(1));
       const got = other.received[0]!;
       expect(got.path).toBe('/hooks');
-      const payload = new Webhook(secret).verify(got.body, got.headers as Record<string, string>) as { event: string; data: { test: boolean; endpointId: string } };
+      const payload = new Webhook(secret).verify(got.body, got.headers as Record<string, string>) as {
+        event: string;
+        data: { test: boolean; endpointId: string };
+      };
       expect(payload).toMatchObject({ event: 'notification.add', data: { test: true, endpointId: id } });
       // and it is among the endpoint's attempts; the first endpoint (it takes every type too) was not sent it
       await page.click('#refresh');

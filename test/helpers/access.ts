@@ -16,7 +16,13 @@ export interface UserAccess {
 }
 
 /** Effective access of users as /v2/auth/permissions/get reports it. */
-export async function permissionsOf(t: TestServer, organizationId: string, userIds: string[], resources: { documentIds?: string[]; folderIds?: string[] } = {}, headers?: Record<string, string>) {
+export async function permissionsOf(
+  t: TestServer,
+  organizationId: string,
+  userIds: string[],
+  resources: { documentIds?: string[]; folderIds?: string[] } = {},
+  headers?: Record<string, string>,
+) {
   const res = await t.callK('/v2/auth/permissions/get', { organizationId, userIds, ...resources }, headers);
   if (res.status !== 200) throw new Error(`permissions/get failed: ${JSON.stringify(res.body)}`);
   return dataOf<Record<string, UserAccess>>(res);

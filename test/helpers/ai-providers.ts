@@ -51,10 +51,25 @@ export async function startProviders(reply: (r: ProviderRequest) => ProviderRepl
     const completion = answer.usage?.completion ?? 7;
     const body =
       provider === 'openai'
-        ? { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer.text }, finish_reason: 'stop' }], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }
+        ? {
+            id: 'chatcmpl-1',
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: answer.text }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+          }
         : provider === 'anthropic'
-          ? { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: answer.text }], stop_reason: 'end_turn', usage: { input_tokens: prompt, output_tokens: completion } }
-          : { candidates: [{ content: { role: 'model', parts: [{ text: answer.text }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: completion, totalTokenCount: prompt + completion } };
+          ? {
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              content: [{ type: 'text', text: answer.text }],
+              stop_reason: 'end_turn',
+              usage: { input_tokens: prompt, output_tokens: completion },
+            }
+          : {
+              candidates: [{ content: { role: 'model', parts: [{ text: answer.text }] }, finishReason: 'STOP' }],
+              usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: completion, totalTokenCount: prompt + completion },
+            };
     res.writeHead(200).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -81,8 +96,17 @@ export function userText(r: ProviderRequest): string {
 }
 
 /** Sets the key and base URL of every provider for the test server's default API key. */
-export async function configureProviders(t: TestServer, providers: Providers, keys: Partial<Record<'openai' | 'anthropic' | 'gemini', string>> = { openai: 'sk-openai-test', anthropic: 'sk-ant-test', gemini: 'gm-test' }, headers?: Record<string, string>) {
-  const aiModelApiKey = Object.entries(keys).map(([provider, customerApiKey]) => ({ provider, customerApiKey, baseUrl: providers.baseUrls[provider as keyof typeof providers.baseUrls] }));
+export async function configureProviders(
+  t: TestServer,
+  providers: Providers,
+  keys: Partial<Record<'openai' | 'anthropic' | 'gemini', string>> = { openai: 'sk-openai-test', anthropic: 'sk-ant-test', gemini: 'gm-test' },
+  headers?: Record<string, string>,
+) {
+  const aiModelApiKey = Object.entries(keys).map(([provider, customerApiKey]) => ({
+    provider,
+    customerApiKey,
+    baseUrl: providers.baseUrls[provider as keyof typeof providers.baseUrls],
+  }));
   const res = await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey }, headers);
   if (res.status !== 200) throw new Error(`apikeyconfig/update failed: ${JSON.stringify(res.body)}`);
 }

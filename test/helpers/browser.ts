@@ -17,7 +17,16 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      ...extraArgs,
+    ],
   });
 }
 
@@ -56,8 +65,15 @@ export async function docScreenshot(page: Page, name: string): Promise<string[]>
 }
 
 /** A new page signed in to the admin UI with a one-time sign-in link (as a user opens the one printed at start). */
-export async function signedInPage(browser: Browser, t: { url: string; server: { signInLink(workspaceId?: string): string } }, options: { width?: number; height?: number; theme?: 'light' | 'dark' } = {}) {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 860 }, colorScheme: options.theme ?? 'light' });
+export async function signedInPage(
+  browser: Browser,
+  t: { url: string; server: { signInLink(workspaceId?: string): string } },
+  options: { width?: number; height?: number; theme?: 'light' | 'dark' } = {},
+) {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
+    colorScheme: options.theme ?? 'light',
+  });
   const page = await context.newPage();
   const errors = watchErrors(page);
   await page.goto(t.server.signInLink());
@@ -76,8 +92,16 @@ interface AxeResult {
  */
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(axeSource);
-  const result = await page.evaluate(() => (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResult> } }).axe.run(document, { resultTypes: ['violations'] }));
+  const result = await page.evaluate(() =>
+    (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResult> } }).axe.run(document, { resultTypes: ['violations'] }),
+  );
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => JSON.stringify(n.target))
+          .join(', ')}`,
+    );
 }

@@ -22,4 +22,5 @@ export async function addAnnotation(t: TestServer, annotation: Record<string, un
   return entry;
 }
 
-export const activitiesOf = async (t: TestServer, targetEntityId: string) => dataOf<ActivityRecord[]>(await t.callK('/v2/activities/get', { organizationId: 'acme', targetEntityId, order: 'asc' }));
+export const activitiesOf = async (t: TestServer, targetEntityId: string) =>
+  dataOf<ActivityRecord[]>(await t.callK('/v2/activities/get', { organizationId: 'acme', targetEntityId, order: 'asc' }));

@@ -31,4 +31,5 @@ export function readmeBlocks(root: string): ReadmeBlock[] {
 }
 
 /** The block as it runs against a server at `url` instead of the README's http://127.0.0.1:8787. */
-export const againstServer = (code: string, url: string) => code.replaceAll('http://127.0.0.1:8787', url).replaceAll('ws://127.0.0.1:8787', url.replace(/^http/, 'ws'));
+export const againstServer = (code: string, url: string) =>
+  code.replaceAll('http://127.0.0.1:8787', url).replaceAll('ws://127.0.0.1:8787', url.replace(/^http/, 'ws'));

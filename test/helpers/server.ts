@@ -22,7 +22,8 @@ export type Envelope<T = unknown> = Success<T> | Failure;
 /** The data of a successful answer, typed by the caller; any other answer throws with what came instead. */
 export function dataOf<T>(res: CallResult<unknown>): T {
   const body = res.body as Partial<Success<T>> | undefined;
-  if (res.status !== 200 || body?.result?.status !== 'success') throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+  if (res.status !== 200 || body?.result?.status !== 'success')
+    throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
   return body.result.data;
 }
 
@@ -41,13 +42,7 @@ export async function call<T = any>(baseUrl: string, path: string, data: unknown
 }
 
 /** Sends a body as given (for malformed requests). */
-export async function raw<T = any>(
-  baseUrl: string,
-  path: string,
-  body: string | undefined,
-  headers: Headers_ = {},
-  method = 'POST',
-): Promise<CallResult<T>> {
+export async function raw<T = any>(baseUrl: string, path: string, body: string | undefined, headers: Headers_ = {}, method = 'POST'): Promise<CallResult<T>> {
   const response = await fetch(baseUrl + path, {
     method,
     headers: { 'content-type': 'application/json', ...headers },

@@ -26,20 +26,104 @@ async function ok(t: TestServer, path: string, data: unknown, headers: Headers_)
 export async function populateKey(t: TestServer, key: KeyCredentials, org: string, marker: string, options: { webhookReceiverUrl?: string } = {}) {
   const h = key.headersK;
   await ok(t, '/v2/organizations/add', { organizations: [{ organizationId: org, organizationName: `${marker} org` }] }, h);
-  await ok(t, '/v2/organizations/folders/add', { organizationId: org, folders: [{ folderId: 'plans', folderName: `${marker} plans`, accessType: 'restricted' }] }, h);
+  await ok(
+    t,
+    '/v2/organizations/folders/add',
+    { organizationId: org, folders: [{ folderId: 'plans', folderName: `${marker} plans`, accessType: 'restricted' }] },
+    h,
+  );
   await ok(t, '/v2/organizations/folders/add', { organizationId: org, folders: [{ folderId: 'q1', folderName: 'Q1', parentFolderId: 'plans' }] }, h);
-  await ok(t, '/v2/organizations/documents/add', { organizationId: org, documents: [{ documentId: 'spec', documentName: `${marker} spec`, folderId: 'q1' }, { documentId: 'notes', accessType: 'public' }] }, h);
-  await ok(t, '/v2/users/add', { organizationId: org, users: [{ userId: 'ann', name: `${marker} Ann`, email: 'ann@example.com' }, { userId: 'bob', name: 'Bob' }] }, h);
-  await ok(t, '/v2/auth/permissions/add', { user: { userId: 'bob' }, permissions: { resources: [{ type: 'document', id: 'spec', organizationId: org, accessRole: 'viewer' }] } }, h);
+  await ok(
+    t,
+    '/v2/organizations/documents/add',
+    {
+      organizationId: org,
+      documents: [
+        { documentId: 'spec', documentName: `${marker} spec`, folderId: 'q1' },
+        { documentId: 'notes', accessType: 'public' },
+      ],
+    },
+    h,
+  );
+  await ok(
+    t,
+    '/v2/users/add',
+    {
+      organizationId: org,
+      users: [
+        { userId: 'ann', name: `${marker} Ann`, email: 'ann@example.com' },
+        { userId: 'bob', name: 'Bob' },
+      ],
+    },
+    h,
+  );
+  await ok(
+    t,
+    '/v2/auth/permissions/add',
+    { user: { userId: 'bob' }, permissions: { resources: [{ type: 'document', id: 'spec', organizationId: org, accessRole: 'viewer' }] } },
+    h,
+  );
   await ok(t, '/v2/organizations/usergroups/add', { organizationId: org, organizationUserGroups: [{ groupId: 'eng', groupName: 'Engineering' }] }, h);
   await ok(t, '/v1/organizations/usergroups/users/add', { organizationId: org, organizationUserGroupId: 'eng', userIds: ['ann'] }, h);
-  await ok(t, '/v2/notifications/add', { organizationId: org, documentId: 'spec', actionUser: { userId: 'ann', name: 'Ann' }, displayHeadlineMessageTemplate: `${marker} pinged`, displayBodyMessage: 'please look', notifyUsers: [{ userId: 'bob' }] }, h);
+  await ok(
+    t,
+    '/v2/notifications/add',
+    {
+      organizationId: org,
+      documentId: 'spec',
+      actionUser: { userId: 'ann', name: 'Ann' },
+      displayHeadlineMessageTemplate: `${marker} pinged`,
+      displayBodyMessage: 'please look',
+      notifyUsers: [{ userId: 'bob' }],
+    },
+    h,
+  );
   await ok(t, '/v2/notifications/config/set', { organizationId: org, userIds: ['bob'], config: { email: 'NONE' } }, h);
-  await ok(t, '/v2/activities/add', { organizationId: org, documentId: 'spec', activities: [{ featureType: 'custom', actionType: 'custom.review', actionUser: { userId: 'ann' }, targetEntityId: 'spec' }] }, h);
-  const annotation = await ok(t, '/v2/commentannotations/add', { organizationId: org, documentId: 'spec', commentAnnotations: [{ commentData: [{ commentText: `${marker} looks good`, from: { userId: 'ann', name: 'Ann' } }] }] }, h);
+  await ok(
+    t,
+    '/v2/activities/add',
+    {
+      organizationId: org,
+      documentId: 'spec',
+      activities: [{ featureType: 'custom', actionType: 'custom.review', actionUser: { userId: 'ann' }, targetEntityId: 'spec' }],
+    },
+    h,
+  );
+  const annotation = await ok(
+    t,
+    '/v2/commentannotations/add',
+    {
+      organizationId: org,
+      documentId: 'spec',
+      commentAnnotations: [{ commentData: [{ commentText: `${marker} looks good`, from: { userId: 'ann', name: 'Ann' } }] }],
+    },
+    h,
+  );
   const [entry] = Object.values(dataOf<Record<string, { annotationId: string; commentIds: number[] }>>(annotation));
-  await ok(t, '/v2/reactions/add', { organizationId: org, annotationId: entry!.annotationId, commentId: entry!.commentIds[0], icon: '👍', from: { userId: 'bob', name: 'Bob' } }, h);
-  await ok(t, '/v2/recordings/add', { organizationId: org, documentId: 'spec', recording: { recordingType: 'video', from: { userId: 'ann' }, recordedTime: { duration: 1500 }, attachments: [{ name: 'take', mimeType: 'video/webm', data: b64(WEBM) }, { name: 'thumb', mimeType: 'image/png', data: b64(PNG) }] } }, h);
+  await ok(
+    t,
+    '/v2/reactions/add',
+    { organizationId: org, annotationId: entry!.annotationId, commentId: entry!.commentIds[0], icon: '👍', from: { userId: 'bob', name: 'Bob' } },
+    h,
+  );
+  await ok(
+    t,
+    '/v2/recordings/add',
+    {
+      organizationId: org,
+      documentId: 'spec',
+      recording: {
+        recordingType: 'video',
+        from: { userId: 'ann' },
+        recordedTime: { duration: 1500 },
+        attachments: [
+          { name: 'take', mimeType: 'video/webm', data: b64(WEBM) },
+          { name: 'thumb', mimeType: 'image/png', data: b64(PNG) },
+        ],
+      },
+    },
+    h,
+  );
   await ok(t, '/v2/crdt/add', { organizationId: org, documentId: 'spec', editorId: 'body', type: 'text', data: `${marker} first draft` }, h);
   await ok(t, '/v2/crdt/update', { organizationId: org, documentId: 'spec', editorId: 'body', type: 'text', data: `${marker} second draft` }, h);
   await ok(t, '/v2/crdt/add', { organizationId: org, documentId: 'notes', editorId: 'table', type: 'map', data: { rows: 2, title: 'notes' } }, h);
@@ -55,16 +139,36 @@ export async function populateKey(t: TestServer, key: KeyCredentials, org: strin
   client.close();
   await ok(t, '/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: `sk-${marker}-openai-secret` }] }, h);
   await ok(t, '/v2/agents/create', { agentId: 'tone', name: `${marker} tone`, model: 'gpt-4o', instructions: 'Be kind.' }, h);
-  await ok(t, '/v2/workflow/definitions/create', { definitionId: 'review', ...REVIEW_FLOW, name: `${marker} review`, webhookConfig: { url: 'http://127.0.0.1:9/hook', secret: `wf-${marker}-signing-secret` } }, h);
+  await ok(
+    t,
+    '/v2/workflow/definitions/create',
+    {
+      definitionId: 'review',
+      ...REVIEW_FLOW,
+      name: `${marker} review`,
+      webhookConfig: { url: 'http://127.0.0.1:9/hook', secret: `wf-${marker}-signing-secret` },
+    },
+    h,
+  );
   // the key's mail sender (mail stays off)
   await ok(t, '/v2/workspace/emailconfig/update', { emailServiceConfig: { fromEmail: `${marker}@example.com`, fromCompany: marker } }, h);
   await ok(t, '/v2/workspace/domains/add', { domains: [`${marker}.example.com`] }, h);
   let endpointId: string | undefined;
   if (options.webhookReceiverUrl) {
     await ok(t, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, h);
-    const created = await ok(t, '/v2/workspace/advancedwebhook/endpoints/create', { url: options.webhookReceiverUrl, filterTypes: ['comment_annotation.add'] }, h);
+    const created = await ok(
+      t,
+      '/v2/workspace/advancedwebhook/endpoints/create',
+      { url: options.webhookReceiverUrl, filterTypes: ['comment_annotation.add'] },
+      h,
+    );
     endpointId = dataOf<{ id: string }>(created).id;
-    await ok(t, '/v2/commentannotations/add', { organizationId: org, documentId: 'notes', commentAnnotations: [{ commentData: [{ commentText: 'delivered', from: { userId: 'bob' } }] }] }, h);
+    await ok(
+      t,
+      '/v2/commentannotations/add',
+      { organizationId: org, documentId: 'notes', commentAnnotations: [{ commentData: [{ commentText: 'delivered', from: { userId: 'bob' } }] }] },
+      h,
+    );
     await eventually(async () => {
       const attempts = await ok(t, '/v2/workspace/advancedwebhook/attempts/list', { endpointId }, h);
       expect(JSON.stringify(attempts.body)).toContain('succeeded');
@@ -120,14 +224,22 @@ export function readCalls(org: string, ids: { annotationId: string; endpointId?:
   };
   // the legacy /v1/auth/token/get issues a user token (a write, like generate_token), whatever its name says
   const registered = operations.filter((o) => /\/(get|list)$/.test(o.path) && o.path !== '/v1/auth/token/get').map((o) => o.path);
-  expect(registered.filter((path) => !(path in reads)), 'read operations the export test does not cover').toEqual([]);
+  expect(
+    registered.filter((path) => !(path in reads)),
+    'read operations the export test does not cover',
+  ).toEqual([]);
   return Object.fromEntries(Object.entries(reads).map(([path, inputs]) => [path, inputs.map((data) => ({ path, data }))]));
 }
 
 const authOf = (path: string) => operations.find((o) => o.path === path)?.auth;
 
 /** The answers of every read call, with what must differ between two servers (their URL, page-token MACs) normalized. */
-export async function readAll(t: TestServer, calls: Record<string, ReadCall[]>, headers: { K: Headers_; W: Headers_ }, normalize: (path: string, body: unknown) => unknown = (_, b) => b) {
+export async function readAll(
+  t: TestServer,
+  calls: Record<string, ReadCall[]>,
+  headers: { K: Headers_; W: Headers_ },
+  normalize: (path: string, body: unknown) => unknown = (_, b) => b,
+) {
   const answers: Record<string, unknown> = {};
   for (const [path, list] of Object.entries(calls)) {
     for (const [index, call] of list.entries()) {
@@ -143,7 +255,11 @@ export async function readAll(t: TestServer, calls: Record<string, ReadCall[]>, 
 /** The CRDT documents of the fixture as Yjs content and state vectors, read over y-websocket. */
 export async function crdtContent(t: TestServer, key: KeyCredentials, org: string) {
   const out: Record<string, unknown> = {};
-  for (const [documentId, editorId] of [['spec', 'body'], ['spec', 'live'], ['notes', 'table']] as const) {
+  for (const [documentId, editorId] of [
+    ['spec', 'body'],
+    ['spec', 'live'],
+    ['notes', 'table'],
+  ] as const) {
     const client = connectYjs(t.url, { organizationId: org, documentId, editorId }, { apiKey: key.apiKey, authToken: key.authToken });
     await client.synced;
     out[`${documentId}/${editorId}`] = { json: client.doc.toJSON(), stateVector: Buffer.from(Y.encodeStateVector(client.doc)).toString('base64') };

@@ -21,7 +21,8 @@ export function tempDirs() {
 }
 
 /** A server on an existing data dir that is kept after close (the test removes it). */
-export const serverOn = (dataDir: string, overrides: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> => startTestServer({ ...overrides, dataDir });
+export const serverOn = (dataDir: string, overrides: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> =>
+  startTestServer({ ...overrides, dataDir });
 
 /** Every file under a directory, with its bytes. */
 export function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
@@ -48,11 +49,17 @@ export function snapshotDataDir(dataDir: string): string {
   if (!existsSync(file)) return `no database; files: ${existsSync(dataDir) ? readdirSync(dataDir).join(',') : 'no dir'}`;
   const db = new Database(file, { readonly: true });
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>
+    ).map((t) => t.name);
     const hash = createHash('sha256');
     for (const table of tables) {
       hash.update(table);
-      const rows = db.prepare(`SELECT * FROM "${table}"`).raw().all().map((row) => JSON.stringify(row, (_, v) => (typeof v === 'bigint' ? String(v) : v)));
+      const rows = db
+        .prepare(`SELECT * FROM "${table}"`)
+        .raw()
+        .all()
+        .map((row) => JSON.stringify(row, (_, v) => (typeof v === 'bigint' ? String(v) : v)));
       for (const row of rows.sort()) hash.update(row);
     }
     const attachments = join(dataDir, 'attachments');
@@ -71,7 +78,11 @@ export function rewriteArchiveFile(archive: string, relative: string, content: s
   const bytes = readFileSync(join(archive, relative));
   manifest.files[relative] = { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length };
   const table = manifest.tables.find((t: { file: string }) => t.file === relative);
-  if (table) table.rows = bytes.toString('utf8').split('\n').filter((l) => l !== '').length;
+  if (table)
+    table.rows = bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
 }
 

@@ -5,7 +5,12 @@ import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 
 /** A real y-websocket client (the library browsers use) connected to Hearth's /yjs endpoint. */
-export function connectYjs(baseUrl: string, room: { organizationId: string; documentId: string; editorId: string }, params: Record<string, string>, socket: typeof WebSocket = WebSocket) {
+export function connectYjs(
+  baseUrl: string,
+  room: { organizationId: string; documentId: string; editorId: string },
+  params: Record<string, string>,
+  socket: typeof WebSocket = WebSocket,
+) {
   const doc = new Y.Doc();
   const url = baseUrl.replace(/^http/, 'ws') + '/yjs';
   const name = [room.organizationId, room.documentId, room.editorId].map(encodeURIComponent).join('/');
@@ -64,11 +69,13 @@ export function yjsMessage(kind: number, step: number | null, payload: Uint8Arra
  * garbage.
  */
 export function corruptedMessages(valid: Uint8Array[], count: number, seed: number): Uint8Array[] {
-  const changed = fc.tuple(fc.nat(valid.length - 1), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 })).map(([i, edits]) => {
-    const copy = Uint8Array.from(valid[i]!);
-    for (const [at, byte] of edits) copy[at % copy.length] = byte;
-    return copy;
-  });
+  const changed = fc
+    .tuple(fc.nat(valid.length - 1), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 }))
+    .map(([i, edits]) => {
+      const copy = Uint8Array.from(valid[i]!);
+      for (const [at, byte] of edits) copy[at % copy.length] = byte;
+      return copy;
+    });
   const message = fc.oneof(
     fc.uint8Array({ maxLength: 64 }),
     changed.map((u) => yjsMessage(0, 1, u)),

@@ -45,7 +45,7 @@ async function seed(again = false) {
  */
 function roundOrder(ops: AnyOperation[], round: number): AnyOperation[] {
   let state = (SEED + round * 7_919) >>> 0 || 1;
-  const next = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const next = () => (state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
   const order = [...ops];
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
@@ -64,71 +64,93 @@ beforeAll(async () => {
   otherKey = (await must<{ apiKey: string }>(t.callW('/v2/workspace/apikey/create', { ownerEmail: 'second@example.com', type: 'testing' }))).apiKey;
   // the seeded ids, and `fresh-…` ones that each request makes its own (what a call would create on its way)
   const ids = { ...seededIds(seeded, t.credentials.apiKey), apiKey: [otherKey] };
-  const fresh = { organizationId: [ORG, 'fresh-org'], documentId: ['doc-1', 'fresh-doc'], folderId: ['fold-1', 'fresh-fold'], parentFolderId: ['fold-1', 'fresh-fold'], userId: ['ann', 'fresh-user'], groupId: ['grp-1', 'fresh-grp'], editorId: ['e1', 'fresh-editor'] };
-  dataFor = requestData({ ...ids, ...fresh, documentId: ['doc-1', 'doc-2', 'fresh-doc'], userId: ['ann', 'bob', 'fresh-user'], ownerEmail: ['owner@hearth.local'] }, { ...ids, ...fresh });
+  const fresh = {
+    organizationId: [ORG, 'fresh-org'],
+    documentId: ['doc-1', 'fresh-doc'],
+    folderId: ['fold-1', 'fresh-fold'],
+    parentFolderId: ['fold-1', 'fresh-fold'],
+    userId: ['ann', 'fresh-user'],
+    groupId: ['grp-1', 'fresh-grp'],
+    editorId: ['e1', 'fresh-editor'],
+  };
+  dataFor = requestData(
+    { ...ids, ...fresh, documentId: ['doc-1', 'doc-2', 'fresh-doc'], userId: ['ann', 'bob', 'fresh-user'], ownerEmail: ['owner@hearth.local'] },
+    { ...ids, ...fresh },
+  );
 }, 120_000);
 afterAll(() => t?.close());
 
 describe('no half-done writes: a refused request changes nothing', () => {
-  it('leaves every row as it was after each error answer, over every operation', async () => {
-    const ops = operations.filter((op) => op.auth !== 'public' && !op.path.includes('webhook'));
-    const started = Date.now();
-    const findings: string[] = [];
-    const answers = new Map<string, number>();
-    const refusedBy = new Set<string>();
-    const refusedInHandler = new Set<string>();
-    console.log(`atomicity: seed ${SEED}`);
-    let rows = allRows();
-    let reseeded = 0;
-    let order: AnyOperation[] = [];
-    for (let n = 0; n < TOTAL; n++) {
-      // every operation once a round, each time with other generated data
-      if (n % ops.length === 0) order = roundOrder(ops, n / ops.length);
-      const op = order[n % ops.length] as AnyOperation;
-      if (missingSeeded(t.server.app.storage.engine.main.sqlite, t.credentials.apiKey).length > 0) {
-        reseeded++;
-        await seed(true);
-        rows = allRows();
-      }
-      const data = JSON.parse(JSON.stringify(dataFor(op, SEED + n)).replace(/"fresh-([a-z]+)"/g, `"fresh-$1-${n}"`)) as unknown;
-      const headers = op.auth === 'workspace' ? workspaceHeaders(t.credentials) : apiKeyHeaders(t.credentials);
-      const res = await fetch(t.url + op.path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data }) });
-      const text = await res.text();
-      const status = res.status === 200 ? 'OK' : ((JSON.parse(text) as { error?: { status?: string } }).error?.status ?? `HTTP ${res.status}`);
-      answers.set(status, (answers.get(status) ?? 0) + 1);
-      if (res.status === 200) {
-        // a success may start work that goes on after the answer: compare from where it ends
+  it(
+    'leaves every row as it was after each error answer, over every operation',
+    async () => {
+      const ops = operations.filter((op) => op.auth !== 'public' && !op.path.includes('webhook'));
+      const started = Date.now();
+      const findings: string[] = [];
+      const answers = new Map<string, number>();
+      const refusedBy = new Set<string>();
+      const refusedInHandler = new Set<string>();
+      console.log(`atomicity: seed ${SEED}`);
+      let rows = allRows();
+      let reseeded = 0;
+      let order: AnyOperation[] = [];
+      for (let n = 0; n < TOTAL; n++) {
+        // every operation once a round, each time with other generated data
+        if (n % ops.length === 0) order = roundOrder(ops, n / ops.length);
+        const op = order[n % ops.length] as AnyOperation;
+        if (missingSeeded(t.server.app.storage.engine.main.sqlite, t.credentials.apiKey).length > 0) {
+          reseeded++;
+          await seed(true);
+          rows = allRows();
+        }
+        const data = JSON.parse(JSON.stringify(dataFor(op, SEED + n)).replace(/"fresh-([a-z]+)"/g, `"fresh-$1-${n}"`)) as unknown;
+        const headers = op.auth === 'workspace' ? workspaceHeaders(t.credentials) : apiKeyHeaders(t.credentials);
+        const res = await fetch(t.url + op.path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ data }),
+        });
+        const text = await res.text();
+        const status = res.status === 200 ? 'OK' : ((JSON.parse(text) as { error?: { status?: string } }).error?.status ?? `HTTP ${res.status}`);
+        answers.set(status, (answers.get(status) ?? 0) + 1);
+        if (res.status === 200) {
+          // a success may start work that goes on after the answer: compare from where it ends
+          await settled();
+          rows = allRows();
+          continue;
+        }
+        // never a 5xx, here as in the fuzzing (this sweep's requests get further into the handlers)
+        if (res.status >= 500) {
+          findings.push(`HTTP ${res.status} for ${op.path} ${JSON.stringify(data)} → ${text.slice(0, 200)}`);
+          console.log(`atomicity: HTTP ${res.status} for request ${n}: ${op.path} ${JSON.stringify(data)}`);
+        }
+        refusedBy.add(op.path);
+        // a refusal past the schema: the handler's own (what it found, or did not find, in the database)
+        if (status !== 'INVALID_ARGUMENT' && status !== 'RESOURCE_EXHAUSTED') refusedInHandler.add(op.path);
         await settled();
-        rows = allRows();
-        continue;
+        const after = allRows();
+        const changed = Object.keys({ ...rows, ...after }).filter((table) => rows[table] !== after[table]);
+        if (changed.length > 0) findings.push(`${op.path} ${JSON.stringify(data).slice(0, 300)} → ${text.slice(0, 200)}; changed: ${changed.join(', ')}`);
+        rows = after;
       }
-      // never a 5xx, here as in the fuzzing (this sweep's requests get further into the handlers)
-      if (res.status >= 500) {
-        findings.push(`HTTP ${res.status} for ${op.path} ${JSON.stringify(data)} → ${text.slice(0, 200)}`);
-        console.log(`atomicity: HTTP ${res.status} for request ${n}: ${op.path} ${JSON.stringify(data)}`);
-      }
-      refusedBy.add(op.path);
-      // a refusal past the schema: the handler's own (what it found, or did not find, in the database)
-      if (status !== 'INVALID_ARGUMENT' && status !== 'RESOURCE_EXHAUSTED') refusedInHandler.add(op.path);
-      await settled();
-      const after = allRows();
-      const changed = Object.keys({ ...rows, ...after }).filter((table) => rows[table] !== after[table]);
-      if (changed.length > 0) findings.push(`${op.path} ${JSON.stringify(data).slice(0, 300)} → ${text.slice(0, 200)}; changed: ${changed.join(', ')}`);
-      rows = after;
-    }
-    const seconds = (Date.now() - started) / 1000;
-    const refusals = TOTAL - (answers.get('OK') ?? 0);
-    console.log(
-      [
-        `atomicity: ${TOTAL} requests over ${ops.length} operations in ${seconds.toFixed(0)} s (seed ${SEED}); ${refusals} error answers compared, by ${refusedBy.size} operations (${refusedInHandler.size} of them past the schema: not found, already there, a failed precondition); seeded again ${reseeded} times; half-done writes: ${findings.length}`,
-        `  answers: ${[...answers].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k}: ${v}`).join(', ')}`,
-        ...findings.slice(0, 20).map((finding) => `  FOUND ${finding}`),
-      ].join('\n'),
-    );
-    expect(findings).toEqual([]);
-    // the sweep reached the handlers' own refusals, not only the schemas', in many operations (43 of 86 in the runs of
-    // 2026-11-24: reads mostly answer)
-    expect(refusedInHandler.size).toBeGreaterThan(ops.length / 3);
-    expect(answers.get('OK') ?? 0).toBeGreaterThan(TOTAL / 10);
-  }, 20 * 60_000);
+      const seconds = (Date.now() - started) / 1000;
+      const refusals = TOTAL - (answers.get('OK') ?? 0);
+      console.log(
+        [
+          `atomicity: ${TOTAL} requests over ${ops.length} operations in ${seconds.toFixed(0)} s (seed ${SEED}); ${refusals} error answers compared, by ${refusedBy.size} operations (${refusedInHandler.size} of them past the schema: not found, already there, a failed precondition); seeded again ${reseeded} times; half-done writes: ${findings.length}`,
+          `  answers: ${[...answers]
+            .sort((x, y) => y[1] - x[1])
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')}`,
+          ...findings.slice(0, 20).map((finding) => `  FOUND ${finding}`),
+        ].join('\n'),
+      );
+      expect(findings).toEqual([]);
+      // the sweep reached the handlers' own refusals, not only the schemas', in many operations (43 of 86 in the runs of
+      // 2026-11-24: reads mostly answer)
+      expect(refusedInHandler.size).toBeGreaterThan(ops.length / 3);
+      expect(answers.get('OK') ?? 0).toBeGreaterThan(TOTAL / 10);
+    },
+    20 * 60_000,
+  );
 });

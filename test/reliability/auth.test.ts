@@ -16,8 +16,19 @@ const ORG = 'auth-org';
 const DOC = 'doc';
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, documents: [{ documentId: DOC, accessType: 'restricted' }] });
-  await t.callK('/v2/users/add', { organizationId: ORG, documentId: DOC, users: [{ userId: 'ed', accessRole: 'editor' }, { userId: 'vi', accessRole: 'viewer' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: ORG,
+    createOrganization: true,
+    documents: [{ documentId: DOC, accessType: 'restricted' }],
+  });
+  await t.callK('/v2/users/add', {
+    organizationId: ORG,
+    documentId: DOC,
+    users: [
+      { userId: 'ed', accessRole: 'editor' },
+      { userId: 'vi', accessRole: 'viewer' },
+    ],
+  });
 });
 afterAll(() => t.close());
 
@@ -26,7 +37,11 @@ const userParams = async (userId: string) => ({ apiKey: t.credentials.apiKey, to
 const room = (editorId: string) => ({ organizationId: ORG, documentId: DOC, editorId });
 const storedRow = async (editorId: string) => (await t.callK('/v2/crdt/get', room(editorId))).body.result.data[0] as { data: string; lastUpdatedBy: string };
 const logLength = (editorId: string) =>
-  (t.server.app.storage.engine.main.sqlite.prepare('select count(*) as n from crdt_updates where organization_id = ? and document_id = ? and editor_id = ?').get(ORG, DOC, editorId) as { n: number }).n;
+  (
+    t.server.app.storage.engine.main.sqlite
+      .prepare('select count(*) as n from crdt_updates where organization_id = ? and document_id = ? and editor_id = ?')
+      .get(ORG, DOC, editorId) as { n: number }
+  ).n;
 
 const syncMessage = (write: (encoder: encoding.Encoder) => void) => {
   const encoder = encoding.createEncoder();
@@ -58,7 +73,9 @@ describe('auth: a viewer token cannot write over y-websocket', () => {
       expect(editor.doc.getText('content').toString()).toBe('base EDITOR');
       expect(seenByWitness.some((s) => s.includes('VIEWER'))).toBe(false);
       expect(logLength('roles') - logBefore).toBe(1);
-      console.log(`auth: viewer token over y-websocket: 1 edit sent, 0 stored, 0 broadcast (a third client saw ${seenByWitness.length} changes, none with the viewer's text); editor token: 1 edit sent, 1 stored (lastUpdatedBy ${row.lastUpdatedBy})`);
+      console.log(
+        `auth: viewer token over y-websocket: 1 edit sent, 0 stored, 0 broadcast (a third client saw ${seenByWitness.length} changes, none with the viewer's text); editor token: 1 edit sent, 1 stored (lastUpdatedBy ${row.lastUpdatedBy})`,
+      );
     } finally {
       editor.close();
       witness.close();

@@ -84,7 +84,14 @@ function startWriters(server: ChildServer, round: number) {
   const notificationWriter = async () => {
     while (!dead) {
       try {
-        const res = await server.callK('/v2/notifications/add', { organizationId: ORG, documentId: DOC, actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'bob' }], displayHeadlineMessageTemplate: '{actionUser} wrote', displayBodyMessage: `round ${round}` });
+        const res = await server.callK('/v2/notifications/add', {
+          organizationId: ORG,
+          documentId: DOC,
+          actionUser: { userId: 'ann' },
+          notifyUsers: [{ userId: 'bob' }],
+          displayHeadlineMessageTemplate: '{actionUser} wrote',
+          displayBodyMessage: `round ${round}`,
+        });
         if (res.status !== 200) throw new Error(`notifications/add answered ${res.status}: ${JSON.stringify(res.body)}`);
         acked.notifications.set(res.body.result.data.notificationId as string, round);
       } catch (error) {
@@ -172,15 +179,25 @@ describe('crash: SIGKILL under concurrent writes', () => {
       expect(integrityCheck(dataDir)).toBe('ok');
       server = await startChild(dataDir, ENV);
       expect(await verify(server)).toEqual([]);
-      perRound.push(`round ${round}: ${acked.notifications.size - before.notifications} notifications, ${acked.wsKeys.size - before.ws} websocket updates acknowledged before the kill`);
+      perRound.push(
+        `round ${round}: ${acked.notifications.size - before.notifications} notifications, ${acked.wsKeys.size - before.ws} websocket updates acknowledged before the kill`,
+      );
     }
     // every acknowledged notification's event reaches the receiver, those pending at a kill after the restart
     try {
-      await eventually(() => {
-        const delivered = new Set(receiver.deliveries.filter((d) => d.status === 200).map((d) => (JSON.parse(d.body) as { data: { notification: { id: string } } }).data.notification.id));
-        const undelivered = [...acked.notifications.keys()].filter((id) => !delivered.has(id));
-        expect(undelivered).toEqual([]);
-      }, 120_000, 250);
+      await eventually(
+        () => {
+          const delivered = new Set(
+            receiver.deliveries
+              .filter((d) => d.status === 200)
+              .map((d) => (JSON.parse(d.body) as { data: { notification: { id: string } } }).data.notification.id),
+          );
+          const undelivered = [...acked.notifications.keys()].filter((id) => !delivered.has(id));
+          expect(undelivered).toEqual([]);
+        },
+        120_000,
+        250,
+      );
     } finally {
       await server.stop();
     }

@@ -37,16 +37,50 @@ beforeAll(async () => {
     if (answer.status !== 200) throw new Error(`set-up failed: ${JSON.stringify(answer.body)}`);
     return answer.body.result?.data as Record<string, unknown>;
   };
-  await must(server.callK('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, documents: [{ documentId: 'doc-1' }, { documentId: 'doc-2', accessType: 'restricted' }] }));
-  await must(server.callK('/v2/users/add', { organizationId: ORG, users: [{ userId: 'ann', accessRole: 'editor' }, { userId: 'bob', accessRole: 'viewer' }] }));
+  await must(
+    server.callK('/v2/organizations/documents/add', {
+      organizationId: ORG,
+      createOrganization: true,
+      documents: [{ documentId: 'doc-1' }, { documentId: 'doc-2', accessType: 'restricted' }],
+    }),
+  );
+  await must(
+    server.callK('/v2/users/add', {
+      organizationId: ORG,
+      users: [
+        { userId: 'ann', accessRole: 'editor' },
+        { userId: 'bob', accessRole: 'viewer' },
+      ],
+    }),
+  );
   await must(server.callK('/v2/crdt/add', { organizationId: ORG, documentId: 'doc-1', editorId: 'e1', type: 'text', data: 'hello' }));
-  const notification = await must(server.callK('/v2/notifications/add', { organizationId: ORG, documentId: 'doc-1', actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'bob' }], displayHeadlineMessageTemplate: 'hi', displayBodyMessage: 'body' }));
-  await must(server.callK('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-1', commentAnnotations: [{ annotationId: 'annotation-1', commentData: [{ commentText: 'first', from: { userId: 'ann' } }] }] }));
+  const notification = await must(
+    server.callK('/v2/notifications/add', {
+      organizationId: ORG,
+      documentId: 'doc-1',
+      actionUser: { userId: 'ann' },
+      notifyUsers: [{ userId: 'bob' }],
+      displayHeadlineMessageTemplate: 'hi',
+      displayBodyMessage: 'body',
+    }),
+  );
+  await must(
+    server.callK('/v2/commentannotations/add', {
+      organizationId: ORG,
+      documentId: 'doc-1',
+      commentAnnotations: [{ annotationId: 'annotation-1', commentData: [{ commentText: 'first', from: { userId: 'ann' } }] }],
+    }),
+  );
   for (let i = 0; i < 3; i++) {
     const created = await call(server.url, '/v2/workspace/create', { ownerEmail: `fuzz-owner-${i}@example.com`, name: 'Fuzz' });
     const data = created.body.result.data as { id: string; authToken: string; apiKeyList: Record<string, unknown> };
     const apiKey = Object.keys(data.apiKeyList)[0] as string;
-    const tokens = await call(server.url, '/v2/workspace/authtokens/get', { apiKey }, workspaceHeaders({ workspaceId: data.id, workspaceAuthToken: data.authToken }));
+    const tokens = await call(
+      server.url,
+      '/v2/workspace/authtokens/get',
+      { apiKey },
+      workspaceHeaders({ workspaceId: data.id, workspaceAuthToken: data.authToken }),
+    );
     workspaces.push({ workspaceId: data.id, workspaceAuthToken: data.authToken, apiKey, authToken: tokens.body.result.data.authTokens[0].token as string });
   }
   Object.assign(pools, {
@@ -101,75 +135,98 @@ function problemWith(status: number, text: string): string | null {
 }
 
 describe('bad input: fuzzing every operation', () => {
-  it(`answers ${TOTAL} generated and mutated requests with envelopes, never a 5xx`, async () => {
-    const started = Date.now();
-    const rssBefore = rssMiB(server.pid);
-    const histogram = new Map<string, number>();
-    const kinds = new Map<string, number>();
-    const findings: string[] = [];
-    const dropped: string[] = [];
-    let sent = 0;
-    // operation chosen per request, uniformly over the registry; the seed makes a run reproducible
-    // (each operation's arbitrary built once: building one costs z.toJSONSchema and regex compilation)
-    const perOperation = operations.map((op) => requestArbitrary(op, pools).map((request) => ({ op, request })));
-    const arbitrary = fc.integer({ min: 0, max: operations.length - 1 }).chain((i) => perOperation[i]!);
-    for (let batch = 0; sent < TOTAL; batch++) {
-      const requests = fc.sample(arbitrary, { numRuns: Math.min(BATCH, TOTAL - sent), seed: SEED + batch });
-      let next = 0;
-      const worker = async () => {
-        for (let item = requests[next++]; item; item = requests[next++]) {
-          const { op, request } = item;
-          const n = sent++;
-          const describe = () => {
-            const body = typeof request.body === 'string' ? request.body.slice(0, 500) : request.body ? `bytes(${request.body.length})` : '';
-            return `${request.method} ${request.path} [${request.kind}] content-type=${request.contentType} body=${body}`;
-          };
-          const send = async () => {
-            const response = await fetch(server.url + request.path, { method: request.method, headers: headersFor(op, request, n), body: request.body });
-            return { response, text: await response.text() };
-          };
-          const answered = await sendOnceMore(send, (cause, again) =>
-            dropped.push(again ? `again: ${cause}` : `${cause} (server ${server.cli.child.exitCode === null ? 'alive' : 'dead'}) for ${describe()}`),
-          );
-          if (answered === undefined) continue;
-          const { response, text } = answered;
-          const status = request.method === 'HEAD' ? null : problemWith(response.status, text);
-          const name = request.method === 'HEAD' ? 'HEAD' : status ? 'BROKEN' : response.status === 200 ? 'OK' : (JSON.parse(text) as { error: { status: string } }).error.status;
-          const label = `${response.status} ${name}`;
-          histogram.set(label, (histogram.get(label) ?? 0) + 1);
-          const kind = request.kind.split(':')[0] as string;
-          kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-          if (status) findings.push(`${status} for ${describe()}`);
-        }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-      expect(server.cli.child.exitCode, server.cli.output()).toBeNull();
-    }
-    const seconds = (Date.now() - started) / 1000;
-    // healthy after: it answers, reads real data, and its memory did not run away
-    const ping = await call(server.url, '/v2/ping', {});
-    // (the fuzz may have deleted anything it was given: write a fresh row, then read it back)
-    const written = await server.callK('/v2/notifications/add', { organizationId: 'after-fuzz', createOrganization: true, documentId: 'doc', createDocument: true, actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'bob' }], displayHeadlineMessageTemplate: 'still here', displayBodyMessage: 'after' });
-    const read = await server.callK('/v2/notifications/get', { organizationId: 'after-fuzz', documentId: 'doc' });
-    const rssAfter = rssMiB(server.pid);
-    console.log(
-      [
-        `fuzz: ${sent} requests over ${operations.length} operations in ${seconds.toFixed(0)} s (${Math.round(sent / seconds)}/s, seed ${SEED}); 5xx or non-envelope answers: ${findings.length}`,
-        `  kinds: ${[...kinds].map(([k, v]) => `${k} ${v}`).join(', ')}`,
-        `  answers: ${[...histogram].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}: ${v}`).join(', ')}`,
-        `  server RSS: ${rssBefore} MiB before, ${rssAfter} MiB after`,
-        `  connections closed before an answer (each request sent once more): ${dropped.length}`,
-        ...dropped.slice(0, 10).map((d) => `  DROPPED ${d}`),
-        ...findings.slice(0, 30).map((f) => `  FINDING ${f}`),
-      ].join('\n'),
-    );
-    expect(findings).toEqual([]);
-    expect(sent).toBeGreaterThanOrEqual(TOTAL);
-    expect(ping.body.result.message).toBe('pong');
-    expect(written.status, JSON.stringify(written.body)).toBe(200);
-    expect(read.body.result.data.map((n: { id: string }) => n.id)).toEqual([written.body.result.data.notificationId]);
-    // "not exploding": the fuzz leaves the server within a few hundred MiB of where it started
-    expect(rssAfter).toBeLessThan(rssBefore + 400);
-    // 20,000 requests take a few minutes on an idle 2-core machine; the margin is for a busy one
-  }, 30 * 60_000);
+  it(
+    `answers ${TOTAL} generated and mutated requests with envelopes, never a 5xx`,
+    async () => {
+      const started = Date.now();
+      const rssBefore = rssMiB(server.pid);
+      const histogram = new Map<string, number>();
+      const kinds = new Map<string, number>();
+      const findings: string[] = [];
+      const dropped: string[] = [];
+      let sent = 0;
+      // operation chosen per request, uniformly over the registry; the seed makes a run reproducible
+      // (each operation's arbitrary built once: building one costs z.toJSONSchema and regex compilation)
+      const perOperation = operations.map((op) => requestArbitrary(op, pools).map((request) => ({ op, request })));
+      const arbitrary = fc.integer({ min: 0, max: operations.length - 1 }).chain((i) => perOperation[i]!);
+      for (let batch = 0; sent < TOTAL; batch++) {
+        const requests = fc.sample(arbitrary, { numRuns: Math.min(BATCH, TOTAL - sent), seed: SEED + batch });
+        let next = 0;
+        const worker = async () => {
+          for (let item = requests[next++]; item; item = requests[next++]) {
+            const { op, request } = item;
+            const n = sent++;
+            const describe = () => {
+              const body = typeof request.body === 'string' ? request.body.slice(0, 500) : request.body ? `bytes(${request.body.length})` : '';
+              return `${request.method} ${request.path} [${request.kind}] content-type=${request.contentType} body=${body}`;
+            };
+            const send = async () => {
+              const response = await fetch(server.url + request.path, { method: request.method, headers: headersFor(op, request, n), body: request.body });
+              return { response, text: await response.text() };
+            };
+            const answered = await sendOnceMore(send, (cause, again) =>
+              dropped.push(again ? `again: ${cause}` : `${cause} (server ${server.cli.child.exitCode === null ? 'alive' : 'dead'}) for ${describe()}`),
+            );
+            if (answered === undefined) continue;
+            const { response, text } = answered;
+            const status = request.method === 'HEAD' ? null : problemWith(response.status, text);
+            const name =
+              request.method === 'HEAD'
+                ? 'HEAD'
+                : status
+                  ? 'BROKEN'
+                  : response.status === 200
+                    ? 'OK'
+                    : (JSON.parse(text) as { error: { status: string } }).error.status;
+            const label = `${response.status} ${name}`;
+            histogram.set(label, (histogram.get(label) ?? 0) + 1);
+            const kind = request.kind.split(':')[0] as string;
+            kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+            if (status) findings.push(`${status} for ${describe()}`);
+          }
+        };
+        await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+        expect(server.cli.child.exitCode, server.cli.output()).toBeNull();
+      }
+      const seconds = (Date.now() - started) / 1000;
+      // healthy after: it answers, reads real data, and its memory did not run away
+      const ping = await call(server.url, '/v2/ping', {});
+      // (the fuzz may have deleted anything it was given: write a fresh row, then read it back)
+      const written = await server.callK('/v2/notifications/add', {
+        organizationId: 'after-fuzz',
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        actionUser: { userId: 'ann' },
+        notifyUsers: [{ userId: 'bob' }],
+        displayHeadlineMessageTemplate: 'still here',
+        displayBodyMessage: 'after',
+      });
+      const read = await server.callK('/v2/notifications/get', { organizationId: 'after-fuzz', documentId: 'doc' });
+      const rssAfter = rssMiB(server.pid);
+      console.log(
+        [
+          `fuzz: ${sent} requests over ${operations.length} operations in ${seconds.toFixed(0)} s (${Math.round(sent / seconds)}/s, seed ${SEED}); 5xx or non-envelope answers: ${findings.length}`,
+          `  kinds: ${[...kinds].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+          `  answers: ${[...histogram]
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')}`,
+          `  server RSS: ${rssBefore} MiB before, ${rssAfter} MiB after`,
+          `  connections closed before an answer (each request sent once more): ${dropped.length}`,
+          ...dropped.slice(0, 10).map((d) => `  DROPPED ${d}`),
+          ...findings.slice(0, 30).map((f) => `  FINDING ${f}`),
+        ].join('\n'),
+      );
+      expect(findings).toEqual([]);
+      expect(sent).toBeGreaterThanOrEqual(TOTAL);
+      expect(ping.body.result.message).toBe('pong');
+      expect(written.status, JSON.stringify(written.body)).toBe(200);
+      expect(read.body.result.data.map((n: { id: string }) => n.id)).toEqual([written.body.result.data.notificationId]);
+      // "not exploding": the fuzz leaves the server within a few hundred MiB of where it started
+      expect(rssAfter).toBeLessThan(rssBefore + 400);
+      // 20,000 requests take a few minutes on an idle 2-core machine; the margin is for a busy one
+    },
+    30 * 60_000,
+  );
 });

@@ -39,7 +39,11 @@ const sendJson = (path: string, value: unknown) => sendText(path, JSON.stringify
 function sendText(path: string, text: string, chunked = false): Promise<Answer> {
   const bytes = Buffer.from(text);
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-svc-api-key': server.credentials.apiKey, 'x-svc-auth-token': server.credentials.authToken };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-svc-api-key': server.credentials.apiKey,
+      'x-svc-auth-token': server.credentials.authToken,
+    };
     if (!chunked) headers['content-length'] = String(bytes.length);
     const req = httpRequest(server.url + path, { method: 'POST', headers, agent: false }, (res) => {
       let text = '';
@@ -106,7 +110,9 @@ function sendOversized(path: string, totalBytes: number, chunked: boolean): Prom
     });
     const { apiKey, authToken } = server.credentials;
     const length = chunked ? 'transfer-encoding: chunked' : `content-length: ${totalBytes}`;
-    socket.write(`POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-svc-api-key: ${apiKey}\r\nx-svc-auth-token: ${authToken}\r\n${length}\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-svc-api-key: ${apiKey}\r\nx-svc-auth-token: ${authToken}\r\n${length}\r\n\r\n`,
+    );
     const frame = (data: Buffer) => (chunked ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data);
     const piece = frame(Buffer.alloc(64 * 1024, 'x'));
     let sent = 0;
@@ -145,8 +151,16 @@ describe('limits', () => {
     };
 
     const oversized = 11 * MiB;
-    await check('11 MiB body with Content-Length', () => sendOversized('/v2/notifications/get', oversized, false), refusedWith(/exceeds the limit of 10485760 bytes/));
-    await check('11 MiB body streamed chunked', () => sendOversized('/v2/notifications/get', oversized, true), refusedWith(/exceeds the limit of 10485760 bytes/));
+    await check(
+      '11 MiB body with Content-Length',
+      () => sendOversized('/v2/notifications/get', oversized, false),
+      refusedWith(/exceeds the limit of 10485760 bytes/),
+    );
+    await check(
+      '11 MiB body streamed chunked',
+      () => sendOversized('/v2/notifications/get', oversized, true),
+      refusedWith(/exceeds the limit of 10485760 bytes/),
+    );
     // the same bodies sent whole by clients that read the answer only once they have sent everything: the server
     // reads the rest and drops it before it closes the connection, or the kernel's reset of unread input would
     // destroy the answer in flight (EPIPE or ECONNRESET in these clients)
@@ -161,7 +175,9 @@ describe('limits', () => {
     const unheeding = 128 * MiB;
     const before = rssMiB(server.pid);
     const took = await sendUnheeding('/v2/notifications/get', unheeding);
-    figures.push(`128 MiB body declared and sent without reading the answer: connection closed after ${(took / MiB).toFixed(0)} MiB sent (RSS ${before} -> ${rssMiB(server.pid)} MiB)`);
+    figures.push(
+      `128 MiB body declared and sent without reading the answer: connection closed after ${(took / MiB).toFixed(0)} MiB sent (RSS ${before} -> ${rssMiB(server.pid)} MiB)`,
+    );
     expect(took).toBeLessThan(unheeding);
 
     const depth = 10_000;
@@ -172,14 +188,39 @@ describe('limits', () => {
     const deeper = `{"data":${'['.repeat(5_000_000)}${']'.repeat(5_000_000)}}`;
     await check('JSON nested 5,000,000 levels (10 MB)', () => sendText('/v2/notifications/get', deeper), refusedWith(/nested more than \d+ levels/));
     const tenThousand = Array.from({ length: 10_000 }, (_, i) => `id-${i}`);
-    await check('documents/get with 10,000 documentIds', () => sendJson('/v2/organizations/documents/get', { data: { organizationId: ORG, documentIds: tenThousand } }), refusedWith(/documentIds must have at most 30 item/));
-    await check('users/delete with 10,000 userIds', () => sendJson('/v2/users/delete', { data: { organizationId: ORG, userIds: tenThousand } }), refusedWith(/userIds must have at most 1000 item/));
+    await check(
+      'documents/get with 10,000 documentIds',
+      () => sendJson('/v2/organizations/documents/get', { data: { organizationId: ORG, documentIds: tenThousand } }),
+      refusedWith(/documentIds must have at most 30 item/),
+    );
+    await check(
+      'users/delete with 10,000 userIds',
+      () => sendJson('/v2/users/delete', { data: { organizationId: ORG, userIds: tenThousand } }),
+      refusedWith(/userIds must have at most 1000 item/),
+    );
     const notification = { organizationId: ORG, documentId: 'doc', actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: 'hi' };
-    await check('notifications/add to 10,000 users', () => sendJson('/v2/notifications/add', { data: { ...notification, displayBodyMessage: 'to many', notifyUsers: tenThousand.map((userId) => ({ userId })) } }), (a) => expect(a.status).toBe(200));
+    await check(
+      'notifications/add to 10,000 users',
+      () =>
+        sendJson('/v2/notifications/add', { data: { ...notification, displayBodyMessage: 'to many', notifyUsers: tenThousand.map((userId) => ({ userId })) } }),
+      (a) => expect(a.status).toBe(200),
+    );
     const fiveMB = 'é'.repeat(2_500_000); // 5 MB of UTF-8
-    await check('notifications/add with a 5 MB body text', () => sendJson('/v2/notifications/add', { data: { ...notification, displayBodyMessage: fiveMB, notifyUsers: [] } }), refusedWith(/displayBodyMessage must be at most 100000 characters/));
-    await check('users/add with a 5 MB user id', () => sendJson('/v2/users/add', { data: { organizationId: ORG, users: [{ userId: fiveMB }] } }), refusedWith(/userId must be at most 256 characters/));
-    await check('crdt/update with 5 MB of text', () => sendJson('/v2/crdt/update', { data: { organizationId: ORG, documentId: 'doc', editorId: 'big', type: 'text', data: fiveMB } }), (a) => expect(a.status).toBe(200));
+    await check(
+      'notifications/add with a 5 MB body text',
+      () => sendJson('/v2/notifications/add', { data: { ...notification, displayBodyMessage: fiveMB, notifyUsers: [] } }),
+      refusedWith(/displayBodyMessage must be at most 100000 characters/),
+    );
+    await check(
+      'users/add with a 5 MB user id',
+      () => sendJson('/v2/users/add', { data: { organizationId: ORG, users: [{ userId: fiveMB }] } }),
+      refusedWith(/userId must be at most 256 characters/),
+    );
+    await check(
+      'crdt/update with 5 MB of text',
+      () => sendJson('/v2/crdt/update', { data: { organizationId: ORG, documentId: 'doc', editorId: 'big', type: 'text', data: fiveMB } }),
+      (a) => expect(a.status).toBe(200),
+    );
     // the 5 MB content is stored whole, and the server still answers
     const stored = await server.callK('/v2/crdt/get', { organizationId: ORG, documentId: 'doc', editorId: 'big' });
     expect((stored.body.result.data[0].data as string).length).toBe(fiveMB.length);

@@ -61,7 +61,17 @@ describe(`soak: ${SECONDS} s of mixed load`, () => {
       ['/v2/notifications/get', () => ({ organizationId: ORG, documentId: 'doc', pageSize: 50 })],
       ['/v2/organizations/documents/get', () => ({ organizationId: ORG })],
       ['/v2/crdt/get', () => ({ organizationId: ORG, documentId: 'doc', editorId: 'live' })],
-      ['/v2/notifications/add', (i) => ({ organizationId: ORG, documentId: 'doc', actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'bob' }], displayHeadlineMessageTemplate: 'soak', displayBodyMessage: `n${i}` })],
+      [
+        '/v2/notifications/add',
+        (i) => ({
+          organizationId: ORG,
+          documentId: 'doc',
+          actionUser: { userId: 'ann' },
+          notifyUsers: [{ userId: 'bob' }],
+          displayHeadlineMessageTemplate: 'soak',
+          displayBodyMessage: `n${i}`,
+        }),
+      ],
       ['/v2/crdt/update', (i) => ({ organizationId: ORG, documentId: 'doc', editorId: 'rest', type: 'map', data: { n: i } })],
     ];
     const httpWorker = async (w: number) => {
@@ -110,7 +120,9 @@ describe(`soak: ${SECONDS} s of mixed load`, () => {
       await Promise.all([sampler(), ...Array.from({ length: HTTP_WORKERS }, (_, w) => httpWorker(w)), ...clients.map((c, k) => wsEditor(c, k))]);
       // the clients converge on what the server stored, and on each other's texts
       const stored = await server.callK('/v2/crdt/get', room);
-      await expect.poll(() => clients.map((c) => c.doc.getText('content').toString()), { timeout: 10_000 }).toEqual(clients.map(() => stored.body.result.data[0].data));
+      await expect
+        .poll(() => clients.map((c) => c.doc.getText('content').toString()), { timeout: 10_000 })
+        .toEqual(clients.map(() => stored.body.result.data[0].data));
       for (const lane of ['lane-1', 'lane-2']) {
         await expect.poll(() => new Set(clients.map((c) => c.doc.getText(lane).toString())).size, { timeout: 10_000 }).toBe(1);
       }
@@ -131,13 +143,21 @@ describe(`soak: ${SECONDS} s of mixed load`, () => {
     // Open sockets come and go with the load (keep-alive connections, the delivery worker's pool of up to 16):
     // a leak of descriptors shows in the window's mean, a burst of sockets only in its maximum.
     const fdsLast = mean(lastSamples.map((s) => s.fds));
-    const p99First = percentile(latencies.filter((l) => first(l.at)).map((l) => l.ms), 99);
-    const p99Last = percentile(latencies.filter((l) => last(l.at)).map((l) => l.ms), 99);
+    const p99First = percentile(
+      latencies.filter((l) => first(l.at)).map((l) => l.ms),
+      99,
+    );
+    const p99Last = percentile(
+      latencies.filter((l) => last(l.at)).map((l) => l.ms),
+      99,
+    );
     const perMinute: string[] = [];
     for (let m = 0; m * 60 < SECONDS; m++) {
       const inMinute = latencies.filter((l) => l.at >= m * 60 && l.at < (m + 1) * 60).map((l) => l.ms);
       const s = samples.filter((x) => x.at >= m * 60 && x.at < (m + 1) * 60);
-      perMinute.push(`minute ${m + 1}: ${inMinute.length} requests, p50 ${percentile(inMinute, 50).toFixed(1)} ms, p99 ${percentile(inMinute, 99).toFixed(1)} ms, RSS ${Math.min(...s.map((x) => x.rss))}-${Math.max(...s.map((x) => x.rss))} MiB, fds ${Math.min(...s.map((x) => x.fds))}-${Math.max(...s.map((x) => x.fds))}`);
+      perMinute.push(
+        `minute ${m + 1}: ${inMinute.length} requests, p50 ${percentile(inMinute, 50).toFixed(1)} ms, p99 ${percentile(inMinute, 99).toFixed(1)} ms, RSS ${Math.min(...s.map((x) => x.rss))}-${Math.max(...s.map((x) => x.rss))} MiB, fds ${Math.min(...s.map((x) => x.fds))}-${Math.max(...s.map((x) => x.fds))}`,
+      );
     }
     console.log(
       [

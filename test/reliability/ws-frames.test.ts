@@ -36,7 +36,13 @@ interface Plan {
 
 const frame = (kind: string, spec: FrameSpec): Frame => ({ kind, bytes: encodeFrame(spec) });
 const bytes = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max });
-const INVALID_UTF8 = fc.constantFrom(Uint8Array.of(0xc3, 0x28), Uint8Array.of(0xff), Uint8Array.of(0xed, 0xa0, 0x80), Uint8Array.of(0xf8, 0x88, 0x80, 0x80, 0x80), Uint8Array.of(0xe2, 0x82));
+const INVALID_UTF8 = fc.constantFrom(
+  Uint8Array.of(0xc3, 0x28),
+  Uint8Array.of(0xff),
+  Uint8Array.of(0xed, 0xa0, 0x80),
+  Uint8Array.of(0xf8, 0x88, 0x80, 0x80, 0x80),
+  Uint8Array.of(0xe2, 0x82),
+);
 const BAD_CLOSE_CODES = [0, 1, 999, 1004, 1005, 1006, 1015, 1016, 1100, 2000, 2999, 5000, 65535];
 
 /** A valid y-websocket message: a state request, an awareness update of garbage, an update of garbage. */
@@ -49,8 +55,12 @@ const validMessage = fc.oneof(
 );
 
 const badFrame: fc.Arbitrary<Frame> = fc.oneof(
-  fc.bigInt({ min: BigInt(MAX_PAYLOAD) + 1n, max: 2n ** 64n - 1n }).map((length) => frame('64-bit length past the limit', { opcode: 0x2, claimedLength: length })),
-  fc.tuple(fc.integer({ min: 1, max: 60_000 }), bytes(0, 16)).map(([length, b]) => frame('length promising more than comes', { opcode: 0x2, payload: b, claimedLength: BigInt(length + b.length) })),
+  fc
+    .bigInt({ min: BigInt(MAX_PAYLOAD) + 1n, max: 2n ** 64n - 1n })
+    .map((length) => frame('64-bit length past the limit', { opcode: 0x2, claimedLength: length })),
+  fc
+    .tuple(fc.integer({ min: 1, max: 60_000 }), bytes(0, 16))
+    .map(([length, b]) => frame('length promising more than comes', { opcode: 0x2, payload: b, claimedLength: BigInt(length + b.length) })),
   fc.tuple(fc.constantFrom(3, 4, 5, 6, 7, 11, 12, 13, 14, 15), bytes(0, 8)).map(([opcode, b]) => frame('reserved opcode', { opcode, payload: b })),
   fc.tuple(fc.integer({ min: 1, max: 7 }), bytes(0, 8)).map(([rsv, b]) => frame('RSV bits', { opcode: 0x2, rsv, payload: b })),
   fc.tuple(fc.constantFrom(0x1, 0x2, 0x9), bytes(0, 8)).map(([opcode, b]) => frame('unmasked', { opcode, mask: false, payload: b })),
@@ -64,12 +74,17 @@ const badFrame: fc.Arbitrary<Frame> = fc.oneof(
     kind: 'data frame inside a fragmented message',
     bytes: Buffer.concat([encodeFrame({ opcode: 0x2, fin: false, payload: b }), encodeFrame({ opcode, payload: b })]),
   })),
-  fc.tuple(fc.constantFrom(0x8, 0x9, 0xa), fc.integer({ min: 126, max: 300 })).map(([opcode, n]) => frame('control frame over 125 bytes', { opcode, payload: new Uint8Array(n) })),
+  fc
+    .tuple(fc.constantFrom(0x8, 0x9, 0xa), fc.integer({ min: 126, max: 300 }))
+    .map(([opcode, n]) => frame('control frame over 125 bytes', { opcode, payload: new Uint8Array(n) })),
   fc.constantFrom(0x8, 0x9, 0xa).map((opcode) => frame('fragmented control frame', { opcode, fin: false, payload: Uint8Array.of(1) })),
   fc.integer({ min: 1, max: 1000 }).map((over) => frame('one frame over the size limit', { opcode: 0x2, claimedLength: BigInt(MAX_PAYLOAD + over) })),
   fc.integer({ min: 1, max: 1000 }).map((over) => ({
     kind: 'fragments over the size limit',
-    bytes: Buffer.concat([encodeFrame({ opcode: 0x2, fin: false, payload: new Uint8Array(16) }), encodeFrame({ opcode: 0x0, claimedLength: BigInt(MAX_PAYLOAD - 16 + over) })]),
+    bytes: Buffer.concat([
+      encodeFrame({ opcode: 0x2, fin: false, payload: new Uint8Array(16) }),
+      encodeFrame({ opcode: 0x0, claimedLength: BigInt(MAX_PAYLOAD - 16 + over) }),
+    ]),
   })),
   bytes(1, 64).map((b) => ({ kind: 'random bytes', bytes: Buffer.from(b) })),
 );
@@ -82,7 +97,12 @@ const planArbitrary: fc.Arbitrary<Plan> = fc
       { arbitrary: fc.constant({ phase: 'none' as const }), weight: 6 },
       { arbitrary: fc.double({ min: 0.05, max: 0.95, noNaN: true }).map((fraction) => ({ phase: 'upgrade' as const, fraction })), weight: 1 },
       { arbitrary: fc.integer({ min: 0, max: 3 }).map((turns) => ({ phase: 'auth' as const, turns })), weight: 1 },
-      { arbitrary: fc.tuple(fc.nat(), fc.double({ min: 0.05, max: 0.95, noNaN: true })).map(([index, fraction]) => ({ phase: 'frame' as const, index, fraction })), weight: 1 },
+      {
+        arbitrary: fc
+          .tuple(fc.nat(), fc.double({ min: 0.05, max: 0.95, noNaN: true }))
+          .map(([index, fraction]) => ({ phase: 'frame' as const, index, fraction })),
+        weight: 1,
+      },
     ),
   })
   .map((plan) => (plan.reset.phase === 'frame' ? { ...plan, reset: { ...plan.reset, index: plan.reset.index % plan.frames.length } } : plan));
@@ -95,8 +115,19 @@ async function start(): Promise<void> {
   const dir = newDataDir('ws-frames');
   dataDirs.push(dir);
   child = await startChild(dir);
-  await child.callK('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, documents: [{ documentId: 'doc', accessType: 'restricted' }] });
-  await child.callK('/v2/users/add', { organizationId: ORG, documentId: 'doc', users: [{ userId: 'ed', accessRole: 'editor' }, { userId: 'vi', accessRole: 'viewer' }] });
+  await child.callK('/v2/organizations/documents/add', {
+    organizationId: ORG,
+    createOrganization: true,
+    documents: [{ documentId: 'doc', accessType: 'restricted' }],
+  });
+  await child.callK('/v2/users/add', {
+    organizationId: ORG,
+    documentId: 'doc',
+    users: [
+      { userId: 'ed', accessRole: 'editor' },
+      { userId: 'vi', accessRole: 'viewer' },
+    ],
+  });
   await child.callK('/v2/crdt/add', { organizationId: ORG, documentId: 'doc', editorId: 'e', type: 'text', data: 'kept' });
   const token = async (userId: string) => (await child.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string;
   tokens = { editor: await token('ed'), viewer: await token('vi') };
@@ -198,7 +229,15 @@ const validKinds = new Set(['valid sync step 1', 'y-protocol garbage', 'awarenes
 
 describe('websocket frames', () => {
   it(`no frame, reset or bad credentials stops the server (at least ${MIN_FRAMES} frames over ${MIN_CONNECTIONS} connections)`, async () => {
-    const tally: Tally = { frames: 0, malformed: 0, connections: 0, refused: new Map(), resets: { upgrade: 0, auth: 0, frame: 0 }, closeCodes: new Map(), failures: new Map() };
+    const tally: Tally = {
+      frames: 0,
+      malformed: 0,
+      connections: 0,
+      refused: new Map(),
+      resets: { upgrade: 0, auth: 0, frame: 0 },
+      closeCodes: new Map(),
+      failures: new Map(),
+    };
     let crashes = 0;
     const crashOutput: string[] = [];
     const started = Date.now();
@@ -208,9 +247,19 @@ describe('websocket frames', () => {
         const plans = fc.sample(planArbitrary, { numRuns: PARALLEL * 5, seed: SEED + round });
         for (let i = 0; i < plans.length; i += PARALLEL) {
           // a connection the server cannot take (it stopped: a crash) is counted; the check below restarts it
-          await Promise.all(plans.slice(i, i + PARALLEL).map((plan) => run(plan, tally).catch((error: NodeJS.ErrnoException) => count(tally.failures, error.code ?? String(error)))));
+          await Promise.all(
+            plans
+              .slice(i, i + PARALLEL)
+              .map((plan) => run(plan, tally).catch((error: NodeJS.ErrnoException) => count(tally.failures, error.code ?? String(error)))),
+          );
         }
-        if (!alive() || (await call(child.url, '/v2/ping', {}).then((r) => r.status, () => 0)) !== 200) {
+        if (
+          !alive() ||
+          (await call(child.url, '/v2/ping', {}).then(
+            (r) => r.status,
+            () => 0,
+          )) !== 200
+        ) {
           crashes++;
           crashOutput.push(child.cli.output().slice(-2_000));
           await child.kill();
@@ -218,7 +267,11 @@ describe('websocket frames', () => {
         }
       }
       expect((await call(child.url, '/v2/ping', {})).status).toBe(200);
-      const client = connectYjs(child.url, { organizationId: ORG, documentId: 'doc', editorId: 'e' }, { apiKey: child.credentials.apiKey, authToken: child.credentials.authToken });
+      const client = connectYjs(
+        child.url,
+        { organizationId: ORG, documentId: 'doc', editorId: 'e' },
+        { apiKey: child.credentials.apiKey, authToken: child.credentials.authToken },
+      );
       try {
         await client.synced;
         client.doc.getText('content').insert(0, 'after the frames: ');
@@ -231,7 +284,10 @@ describe('websocket frames', () => {
         client.close();
       }
       // a frame is the client's fault: warnings, never an error of the server's
-      const errorsLogged = child.cli.output().split('\n').filter((line) => / ERROR /.test(line));
+      const errorsLogged = child.cli
+        .output()
+        .split('\n')
+        .filter((line) => / ERROR /.test(line));
       expect(errorsLogged).toEqual([]);
       expect(crashOutput).toEqual([]);
       expect(crashes).toBe(0);
@@ -239,9 +295,17 @@ describe('websocket frames', () => {
       expect(tally.frames).toBeGreaterThanOrEqual(MIN_FRAMES);
       expect(tally.connections).toBeGreaterThanOrEqual(MIN_CONNECTIONS);
     } finally {
-      const codes = [...tally.closeCodes].sort(([a], [b]) => a.localeCompare(b)).map(([code, n]) => `${code}×${n}`).join(', ');
+      const codes = [...tally.closeCodes]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([code, n]) => `${code}×${n}`)
+        .join(', ');
       const refused = [...tally.refused].map(([status, n]) => `${status}×${n}`).join(', ') || 'none';
-      const warnings = child ? child.cli.output().split('\n').filter((line) => / WARN /.test(line)).length : 0;
+      const warnings = child
+        ? child.cli
+            .output()
+            .split('\n')
+            .filter((line) => / WARN /.test(line)).length
+        : 0;
       const failures = [...tally.failures].map(([code, n]) => `${code}×${n}`).join(', ') || 'none';
       console.log(
         `ws frames: ${tally.frames} frames (${tally.malformed} malformed) over ${tally.connections} connections in ${((Date.now() - started) / 1000).toFixed(0)} s (seed ${SEED}); ` +

@@ -65,7 +65,9 @@ describe('bad input over the websocket', () => {
         const editor = EDITORS[connections % EDITORS.length]!;
         const valid = clientUpdates(editor.type, 1_000 + connections, 20);
         const bad = corruptedMessages(valid, 2 * valid.length, SEED + connections);
-        const ws = new WebSocket(`${t.url.replace(/^http/, 'ws')}/yjs/${ORG}/doc/${editor.editorId}?apiKey=${encodeURIComponent(apiKey)}&authToken=${encodeURIComponent(authToken)}`);
+        const ws = new WebSocket(
+          `${t.url.replace(/^http/, 'ws')}/yjs/${ORG}/doc/${editor.editorId}?apiKey=${encodeURIComponent(apiKey)}&authToken=${encodeURIComponent(authToken)}`,
+        );
         await new Promise((resolve, reject) => {
           ws.once('open', resolve);
           ws.once('error', reject);

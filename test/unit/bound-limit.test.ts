@@ -18,7 +18,10 @@ afterAll(() => {
 describe('unpeekedLimits', () => {
   it.each([
     ['select * from t order by a limit ?', 'select * from t order by a limit +?'],
-    ['select * from "t" where ("t"."a" = ?) order by "t"."b" desc limit ? offset ?', 'select * from "t" where ("t"."a" = ?) order by "t"."b" desc limit +? offset ?'],
+    [
+      'select * from "t" where ("t"."a" = ?) order by "t"."b" desc limit ? offset ?',
+      'select * from "t" where ("t"."a" = ?) order by "t"."b" desc limit +? offset ?',
+    ],
     ['SELECT a FROM t ORDER BY a LIMIT ?', 'SELECT a FROM t ORDER BY a LIMIT +?'],
     ['select a from t limit ?, ?', 'select a from t limit +?, +?'],
     ['select a from t limit ?2', 'select a from t limit +?2'],
@@ -29,9 +32,12 @@ describe('unpeekedLimits', () => {
     expect(unpeekedLimits(sql)).toBe(expected);
   });
 
-  it.each(['select a from t limit 50', 'select rate_limit from t where rate_limit = ?', 'select a from t', "select a from t where b = 'x' limit 1"])('leaves %s as it is', (sql) => {
-    expect(unpeekedLimits(sql)).toBe(sql);
-  });
+  it.each(['select a from t limit 50', 'select rate_limit from t where rate_limit = ?', 'select a from t', "select a from t where b = 'x' limit 1"])(
+    'leaves %s as it is',
+    (sql) => {
+      expect(unpeekedLimits(sql)).toBe(sql);
+    },
+  );
 });
 
 describe('LIMIT +? behaves as LIMIT ?', () => {
@@ -60,7 +66,11 @@ describe('LIMIT +? behaves as LIMIT ?', () => {
   });
 
   it('with the same query plans', () => {
-    const plan = (sql: string, params: unknown[]) => db.prepare(`explain query plan ${sql}`).all(...params).map((row) => (row as { detail: string }).detail);
+    const plan = (sql: string, params: unknown[]) =>
+      db
+        .prepare(`explain query plan ${sql}`)
+        .all(...params)
+        .map((row) => (row as { detail: string }).detail);
     for (const [sql, params] of [
       ['select a from t where c = ? order by a desc limit ?', [2, 3]],
       ['select a from t order by b limit ?', [3]],

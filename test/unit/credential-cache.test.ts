@@ -114,7 +114,11 @@ describe('VerifiedCredentials', () => {
       expect(tokens.n).toBeGreaterThan(0);
       await pairs.ask();
       // a user: a write elsewhere keeps the pair
-      expect(await pairs.after("INSERT INTO users (api_key_id, id, internal_id, metadata, created_at, updated_at) SELECT id, 'u', 'u-internal', '{}', 0, 0 FROM api_keys LIMIT 1")).toBe(1);
+      expect(
+        await pairs.after(
+          "INSERT INTO users (api_key_id, id, internal_id, metadata, created_at, updated_at) SELECT id, 'u', 'u-internal', '{}', 0, 0 FROM api_keys LIMIT 1",
+        ),
+      ).toBe(1);
       expect(await pairs.after("UPDATE api_keys SET name = name || '!'")).toBe(2);
       expect(await pairs.after('UPDATE auth_tokens SET created_at = created_at')).toBe(3);
       // the workspace deleted, its keys and tokens with it (cascade)

@@ -17,11 +17,19 @@ const tricky = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 
 const leaf = fc.oneof(tricky, fc.integer(), fc.boolean(), fc.constant(null));
 
 /** A chain of `depth` objects and arrays, each with tricky siblings, around a leaf. */
-const nested = fc.integer({ min: 0, max: 80 }).chain((depth) =>
-  fc.tuple(fc.array(fc.tuple(fc.boolean(), tricky, fc.array(leaf, { maxLength: 3 })), { minLength: depth, maxLength: depth }), leaf).map(([wrappers, inner]) =>
-    wrappers.reduce<unknown>((child, [asArray, key, siblings]) => (asArray ? [...siblings, child] : { ...Object.fromEntries(siblings.map((s, i) => [`${key}${i}`, s])), [key]: child }), inner),
-  ),
-);
+const nested = fc
+  .integer({ min: 0, max: 80 })
+  .chain((depth) =>
+    fc
+      .tuple(fc.array(fc.tuple(fc.boolean(), tricky, fc.array(leaf, { maxLength: 3 })), { minLength: depth, maxLength: depth }), leaf)
+      .map(([wrappers, inner]) =>
+        wrappers.reduce<unknown>(
+          (child, [asArray, key, siblings]) =>
+            asArray ? [...siblings, child] : { ...Object.fromEntries(siblings.map((s, i) => [`${key}${i}`, s])), [key]: child },
+          inner,
+        ),
+      ),
+  );
 
 describe('nestedDeeperThan', () => {
   it('counts the levels of objects and arrays as the parsed value has them', () => {
@@ -45,7 +53,9 @@ describe('parseData on a long body', () => {
   const pad = `"${'[{\\"'.repeat(100_000)}"`; // 400 KB of brackets and escaped quotes inside a string
   it('refuses one nested more than 64 levels before parsing it', () => {
     // the body, its data and 63 arrays: 65 levels
-    expect(() => parseData(`{"data":{"pad":${pad},"deep":${'['.repeat(63)}${']'.repeat(63)}}}`)).toThrow('Bad Request: the body is nested more than 64 levels deep.');
+    expect(() => parseData(`{"data":{"pad":${pad},"deep":${'['.repeat(63)}${']'.repeat(63)}}}`)).toThrow(
+      'Bad Request: the body is nested more than 64 levels deep.',
+    );
     // unclosed: JSON.parse would call it invalid (after 2 s); the scan answers first
     expect(() => parseData(`{"data":${'['.repeat(5_000_000)}`)).toThrow('nested more than 64 levels');
   });

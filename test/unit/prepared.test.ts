@@ -55,7 +55,16 @@ describe('preparedFor', () => {
 
 // every kind of column activities has: text, nullable text, JSON (objects, arrays, scalars, null), boolean, integer
 const ROWS: Array<typeof activities.$inferInsert> = [
-  { apiKeyId: 'k', organizationId: 'o', id: 'a1', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'u', name: 'Zoë 😀' }, actionUserId: 'u', timestamp: 1 },
+  {
+    apiKeyId: 'k',
+    organizationId: 'o',
+    id: 'a1',
+    featureType: 'comment',
+    actionType: 'comment.add',
+    actionUser: { userId: 'u', name: 'Zoë 😀' },
+    actionUserId: 'u',
+    timestamp: 1,
+  },
   {
     apiKeyId: 'k',
     organizationId: 'o',
@@ -76,7 +85,18 @@ const ROWS: Array<typeof activities.$inferInsert> = [
     resolver: true,
     timestamp: 2,
   },
-  { apiKeyId: 'k', organizationId: 'o', id: 'a3', featureType: 'crdt', actionType: 'y', actionUser: { userId: 'w' }, actionUserId: 'w', entityData: 0, resolver: false, timestamp: 3 },
+  {
+    apiKeyId: 'k',
+    organizationId: 'o',
+    id: 'a3',
+    featureType: 'crdt',
+    actionType: 'y',
+    actionUser: { userId: 'w' },
+    actionUserId: 'w',
+    entityData: 0,
+    resolver: false,
+    timestamp: 3,
+  },
   { apiKeyId: 'k', organizationId: 'other', id: 'a4', featureType: 'crdt', actionType: 'y', actionUser: { userId: 'w' }, actionUserId: 'w', timestamp: 4 },
 ];
 
@@ -87,12 +107,22 @@ const rowsOf = compiledRows(activities, (db, shape: 'all' | 'data', columns) => 
   const conditions = [eq(a.apiKeyId, sql.placeholder('apiKeyId')), eq(a.organizationId, sql.placeholder('organizationId'))];
   // a placeholder wrapped in a parameter with its column's encoder (JSON text here)
   if (shape === 'data') conditions.push(sql`${a.entityData} = ${sql.param(sql.placeholder('entityData'), a.entityData)}`);
-  return db.select(columns).from(a).where(and(...conditions)).orderBy(asc(a.id));
+  return db
+    .select(columns)
+    .from(a)
+    .where(and(...conditions))
+    .orderBy(asc(a.id));
 });
 
 describe('compiledRows', () => {
   const { db } = first;
-  const drizzleRows = () => db.select().from(activities).where(and(eq(activities.apiKeyId, 'k'), eq(activities.organizationId, 'o'))).orderBy(asc(activities.id)).all();
+  const drizzleRows = () =>
+    db
+      .select()
+      .from(activities)
+      .where(and(eq(activities.apiKeyId, 'k'), eq(activities.organizationId, 'o')))
+      .orderBy(asc(activities.id))
+      .all();
 
   it("decodes whole rows as drizzle's own query does: the same keys in the same order, the same values", () => {
     db.insert(activities).values(ROWS).run();
@@ -178,14 +208,18 @@ describe('rowInserter', () => {
     upsert(second.db, changed);
     // and a new key is an insert
     const fresh = { ...ROWS[0]!, id: 'a5' };
-    first.db.insert(activities).values(fresh).onConflictDoUpdate({ target: key, set: { timestamp: 0 } }).run();
+    first.db
+      .insert(activities)
+      .values(fresh)
+      .onConflictDoUpdate({ target: key, set: { timestamp: 0 } })
+      .run();
     upsert(second.db, fresh);
     const expected = rawRows(first.sqlite, 'activities');
     expect(expected).toHaveLength(ROWS.length + 1);
     expect(rawRows(second.sqlite, 'activities')).toEqual(expected);
   });
 
-  it('runs inside the caller\'s transaction: a rollback takes the row back', () => {
+  it("runs inside the caller's transaction: a rollback takes the row back", () => {
     expect(() =>
       transaction(second.db, (tx) => {
         insertActivity(tx, { ...ROWS[0]!, id: 'rolled-back' });

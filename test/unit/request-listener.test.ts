@@ -62,7 +62,9 @@ describe('the request listener', () => {
     const { port } = new URL(t.url);
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.end('POST /v2/ping HTTP/1.1\r\nHost: localhost\r\ncontent-type: application/json\r\ncontent-type: text/plain\r\ncontent-length: 11\r\nConnection: close\r\n\r\n{"data":{}}');
+        socket.end(
+          'POST /v2/ping HTTP/1.1\r\nHost: localhost\r\ncontent-type: application/json\r\ncontent-type: text/plain\r\ncontent-length: 11\r\nConnection: close\r\n\r\n{"data":{}}',
+        );
       });
       let text = '';
       socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -88,7 +90,9 @@ describe('the request listener', () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'listener-org', createOrganization: true, documents: [{ documentId: 'x' }] });
     const body = JSON.stringify({ data: { organizationId: 'listener-org', documentIds: ['x'] } });
     const chunked = await raw((socket) => {
-      socket.write(`POST /v2/organizations/documents/get HTTP/1.1\r\nHost: localhost\r\nCONTENT-TYPE: application/json\r\nX-Svc-Api-Key: ${creds.apiKey}\r\nx-SVC-auth-TOKEN: ${creds.authToken}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+      socket.write(
+        `POST /v2/organizations/documents/get HTTP/1.1\r\nHost: localhost\r\nCONTENT-TYPE: application/json\r\nX-Svc-Api-Key: ${creds.apiKey}\r\nx-SVC-auth-TOKEN: ${creds.authToken}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
+      );
       // one byte per chunk, a few at a time
       for (const ch of body) socket.write(`1\r\n${ch}\r\n`);
       socket.end('0\r\n\r\n');

@@ -17,8 +17,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const activity = (n: number) => ({ organizationId: 'rc', documentId: 'd', activities: [{ featureType: 'custom', actionType: `a${n}`, actionUser: { userId: 'u' }, targetEntityId: `t${n}` }] });
-const read = async (headers?: Record<string, string>) => (await t.callK('/v2/activities/get', { organizationId: 'rc', documentId: 'd' }, headers)).body.result.data as Array<{ actionType: string }>;
+const activity = (n: number) => ({
+  organizationId: 'rc',
+  documentId: 'd',
+  activities: [{ featureType: 'custom', actionType: `a${n}`, actionUser: { userId: 'u' }, targetEntityId: `t${n}` }],
+});
+const read = async (headers?: Record<string, string>) =>
+  (await t.callK('/v2/activities/get', { organizationId: 'rc', documentId: 'd' }, headers)).body.result.data as Array<{ actionType: string }>;
 
 describe('the response cache', () => {
   it('answers a repeated read from the cache, and anew after a write through the API', async () => {

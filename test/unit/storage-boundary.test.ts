@@ -20,14 +20,19 @@ function files(...folders: string[]): string[] {
 /** What a file imports: package names and project paths (relative imports resolved), static, type-only and dynamic. */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2]) as string);
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (m) => (m[1] ?? m[2]) as string,
+  );
   return specifiers.map((s) => (s.startsWith('.') ? normalize(join(dirname(file), s)) : s));
 }
 
 /** Modules of server/db/ that hand out no connection: pagination cursors, and the data dir's files seen from outside a server (backups, inspection). */
 const PUBLIC = ['server/db/pagination.ts', 'server/db/backup.ts', 'server/db/inspect.ts'];
 const FORBIDDEN = (target: string) =>
-  target === 'better-sqlite3' || target === 'drizzle-orm' || target.startsWith('drizzle-orm/') || (target.startsWith('server/db/') && !target.startsWith('server/db/repos/') && !PUBLIC.includes(target));
+  target === 'better-sqlite3' ||
+  target === 'drizzle-orm' ||
+  target.startsWith('drizzle-orm/') ||
+  (target.startsWith('server/db/') && !target.startsWith('server/db/repos/') && !PUBLIC.includes(target));
 /** Allowed from outside: the scope's types (not its constructors) are imported with `import type`. */
 const TYPE_ONLY_OK = new Set(['server/db/scope.ts', 'server/db/storage.ts']);
 

@@ -9,8 +9,12 @@ const dir = mkdtempSync(join(tmpdir(), 'hearth-storage-'));
 const storage = openStorage(dir);
 const opened = storage.engine.main;
 // the key the rows belong to (organizations reference api_keys)
-opened.sqlite.exec("INSERT INTO workspaces (id, name, owner_id, owner_email, auth_token_enc, auth_token_digest) VALUES ('w', 'w', 'o', 'o@example.com', 'x', 'x')");
-opened.sqlite.exec("INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k', 'w', 'k', 'testing', 'o@example.com', '[]', '{}')");
+opened.sqlite.exec(
+  "INSERT INTO workspaces (id, name, owner_id, owner_email, auth_token_enc, auth_token_digest) VALUES ('w', 'w', 'o', 'o@example.com', 'x', 'x')",
+);
+opened.sqlite.exec(
+  "INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k', 'w', 'k', 'testing', 'o@example.com', '[]', '{}')",
+);
 const scope = tenantScope('k', 'w');
 afterAll(() => {
   storage.close();

@@ -10,7 +10,11 @@ import { DOCUMENT_DATA, KEY_DATA, ORGANIZATION_DATA, USER_DATA, type Fate } from
 const tables: SQLiteTable[] = (Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable));
 const columnsOf = (table: SQLiteTable) => Object.values(getTableColumns(table)).map((c) => c.name);
 const nameOf = (table: SQLiteTable) => getTableName(table);
-const having = (test: (column: string) => boolean) => tables.filter((t) => columnsOf(t).some(test)).map(nameOf).sort();
+const having = (test: (column: string) => boolean) =>
+  tables
+    .filter((t) => columnsOf(t).some(test))
+    .map(nameOf)
+    .sort();
 
 /** The tables a foreign key with ON DELETE CASCADE leads from `table` to. */
 const cascadesTo = (table: SQLiteTable) =>
@@ -33,20 +37,37 @@ function cascades(table: string, owner: string, seen = new Set<string>()): boole
  */
 const check = (list: Readonly<Record<string, Fate>>, owner: string, holders: string[]) => {
   expect(Object.keys(list).sort(), `every table holding the data is on the list, and no other`).toEqual(holders);
-  const cleared = [owner, ...Object.entries(list).filter(([, fate]) => typeof fate === 'string').map(([table]) => table)];
+  const cleared = [
+    owner,
+    ...Object.entries(list)
+      .filter(([, fate]) => typeof fate === 'string')
+      .map(([table]) => table),
+  ];
   for (const [table, fate] of Object.entries(list)) {
-    if (fate === 'cascade') expect(cleared.some((from) => from !== table && cascades(table, from)), `${table}: a cascade from ${owner} or a table it clears`).toBe(true);
+    if (fate === 'cascade')
+      expect(
+        cleared.some((from) => from !== table && cascades(table, from)),
+        `${table}: a cascade from ${owner} or a table it clears`,
+      ).toBe(true);
     if (typeof fate === 'object') expect(fate.kept.length, `${table}: the reason it is kept`).toBeGreaterThan(10);
   }
 };
 
 describe('what each deletion clears', () => {
   it("a key's: every table with api_key_id, by cascade", () => {
-    check(KEY_DATA, 'api_keys', having((c) => c === 'api_key_id').filter((t) => t !== 'api_keys'));
+    check(
+      KEY_DATA,
+      'api_keys',
+      having((c) => c === 'api_key_id').filter((t) => t !== 'api_keys'),
+    );
   });
 
   it("an organization's: every table with organization_id", () => {
-    check(ORGANIZATION_DATA, 'organizations', having((c) => c === 'organization_id'));
+    check(
+      ORGANIZATION_DATA,
+      'organizations',
+      having((c) => c === 'organization_id'),
+    );
   });
 
   it("a document's: every table that names a document (document_id, a membership's resource, a migration's ids)", () => {

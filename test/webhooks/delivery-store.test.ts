@@ -32,18 +32,29 @@ describe('the delivery store', () => {
     await addAnnotation(t, { commentData: [{ commentText: 'hello', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(1));
     const messageId = r.received[0]!.headers['webhook-id'] as string;
-    await eventually(async () => expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).body.result.data.attempts).toHaveLength(1));
+    await eventually(async () =>
+      expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).body.result.data.attempts).toHaveLength(1),
+    );
 
     const main = new Database(join(dataDir, 'hearth.db'), { readonly: true });
     const store = new Database(join(dataDir, 'webhooks.db'), { readonly: true });
     try {
-      const tables = (db: Database.Database) => (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((x) => x.name);
+      const tables = (db: Database.Database) =>
+        (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((x) => x.name);
       expect(tables(main)).not.toContain('webhook_deliveries');
       expect(tables(main)).not.toContain('webhook_deliveries_legacy');
-      expect(store.prepare('SELECT target, status, attempts FROM webhook_deliveries WHERE event_id = ?').get(messageId)).toEqual({ target: endpoint.id, status: 'succeeded', attempts: 1 });
+      expect(store.prepare('SELECT target, status, attempts FROM webhook_deliveries WHERE event_id = ?').get(messageId)).toEqual({
+        target: endpoint.id,
+        status: 'succeeded',
+        attempts: 1,
+      });
       expect(store.prepare('SELECT count(*) AS n FROM webhook_attempts WHERE event_id = ?').get(messageId)).toEqual({ n: 1 });
       // the dispatched mark is the main thread's write, batched after the fan-out
-      await eventually(() => expect((main.prepare('SELECT dispatched_at FROM webhook_events WHERE id = ?').get(messageId) as { dispatched_at: number | null }).dispatched_at).toEqual(expect.any(Number)));
+      await eventually(() =>
+        expect(
+          (main.prepare('SELECT dispatched_at FROM webhook_events WHERE id = ?').get(messageId) as { dispatched_at: number | null }).dispatched_at,
+        ).toEqual(expect.any(Number)),
+      );
     } finally {
       main.close();
       store.close();
@@ -61,14 +72,20 @@ describe('the delivery store', () => {
       main.exec(`CREATE TABLE webhook_deliveries_legacy (api_key_id text NOT NULL, event_id text NOT NULL, target text NOT NULL, url text NOT NULL, body text NOT NULL, status text NOT NULL, attempts integer DEFAULT 0 NOT NULL, next_attempt_at integer, next_trigger text DEFAULT 'scheduled' NOT NULL, last_attempt_at integer, last_status_code integer, created_at integer NOT NULL, PRIMARY KEY(event_id, target));
         CREATE TABLE webhook_attempts_legacy (id text PRIMARY KEY NOT NULL, api_key_id text NOT NULL, event_id text NOT NULL, target text NOT NULL, url text NOT NULL, trigger text NOT NULL, status text NOT NULL, response_status_code integer, response text NOT NULL, duration_ms integer NOT NULL, timestamp integer NOT NULL);`);
       const apiKeyId = (main.prepare('SELECT api_key_id AS id FROM webhook_endpoints WHERE id = ?').get(endpoint.id) as { id: string }).id;
-      const event = main.prepare("INSERT INTO webhook_events (id, api_key_id, type, payload, available_at, dispatched_at, created_at) VALUES (?, ?, 'comment_annotation.add', '{}', ?, ?, ?)");
+      const event = main.prepare(
+        "INSERT INTO webhook_events (id, api_key_id, type, payload, available_at, dispatched_at, created_at) VALUES (?, ?, 'comment_annotation.add', '{}', ?, ?, ?)",
+      );
       event.run('msg_old_delivered', apiKeyId, now, now, now);
       event.run('msg_old_pending', apiKeyId, now, now, now);
-      const delivery = main.prepare('INSERT INTO webhook_deliveries_legacy (api_key_id, event_id, target, url, body, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      const delivery = main.prepare(
+        'INSERT INTO webhook_deliveries_legacy (api_key_id, event_id, target, url, body, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
       delivery.run(apiKeyId, 'msg_old_delivered', endpoint.id, `${r.url}/`, '{"old":"delivered"}', 'succeeded', 1, null, now - 1000);
       delivery.run(apiKeyId, 'msg_old_pending', endpoint.id, `${r.url}/`, '{"old":"pending"}', 'pending', 0, now, now);
       main
-        .prepare("INSERT INTO webhook_attempts_legacy (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp) VALUES ('atmpt_old', ?, 'msg_old_delivered', ?, ?, 'scheduled', 'succeeded', 204, '', 3, ?)")
+        .prepare(
+          "INSERT INTO webhook_attempts_legacy (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp) VALUES ('atmpt_old', ?, 'msg_old_delivered', ?, ?, 'scheduled', 'succeeded', 204, '', 3, ?)",
+        )
         .run(apiKeyId, endpoint.id, `${r.url}/`, now - 1000);
     } finally {
       main.close();
@@ -82,7 +99,10 @@ describe('the delivery store', () => {
     expect(r.received.map((x) => x.body)).not.toContain('{"old":"delivered"}');
     // the old attempt is listed with the new one
     await eventually(async () => {
-      const attempts = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: endpoint.id })).body.result.data.attempts as Array<{ id: string; messageId: string }>;
+      const attempts = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: endpoint.id })).body.result.data.attempts as Array<{
+        id: string;
+        messageId: string;
+      }>;
       expect(attempts.map((a) => a.messageId).sort()).toEqual(['msg_old_delivered', 'msg_old_pending']);
       expect(attempts.map((a) => a.id)).toContain('atmpt_old');
     });
@@ -100,7 +120,9 @@ describe('the delivery store', () => {
     await addAnnotation(t, { commentData: [{ commentText: 'hello', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(1));
     const messageId = r.received[0]!.headers['webhook-id'] as string;
-    await eventually(async () => expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).body.result.data.attempts).toHaveLength(1));
+    await eventually(async () =>
+      expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).body.result.data.attempts).toHaveLength(1),
+    );
     const replay = await t.callK('/v2/workspace/advancedwebhook/messages/replay', { messageId });
     expect(replay.status).toBe(200);
     await eventually(() => expect(r.received).toHaveLength(2));

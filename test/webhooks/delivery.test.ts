@@ -31,7 +31,8 @@ afterEach(async () => {
 });
 
 const comment = (text = 'hello') => addAnnotation(t, { commentData: [{ commentText: text, from: { userId: 'ann', name: 'Ann', email: 'ann@example.com' } }] });
-const attempts = async (data: Record<string, unknown>) => (await t.callK('/v2/workspace/advancedwebhook/attempts/list', data)).body.result.data.attempts as Array<Record<string, any>>;
+const attempts = async (data: Record<string, unknown>) =>
+  (await t.callK('/v2/workspace/advancedwebhook/attempts/list', data)).body.result.data.attempts as Array<Record<string, any>>;
 
 describe('Standard Webhooks signing', () => {
   it('matches the published test vector', () => {
@@ -49,11 +50,21 @@ describe('Standard Webhooks signing', () => {
       return r.received;
     });
     const payload = new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as Record<string, any>;
-    expect(payload).toMatchObject({ event: 'comment_annotation.add', actionType: 'add', source: 'comment', platform: 'sdk', webhookId: delivery!.headers['webhook-id'] });
+    expect(payload).toMatchObject({
+      event: 'comment_annotation.add',
+      actionType: 'add',
+      source: 'comment',
+      platform: 'sdk',
+      webhookId: delivery!.headers['webhook-id'],
+    });
     expect(payload.data.commentAnnotation).toMatchObject({ annotationId, documentId: 'doc' });
     expect(payload.data.targetComment.commentText).toBe('signed');
     expect(payload.data.actionUser).toEqual({ userId: 'ann', name: 'Ann', email: 'ann@example.com' });
-    expect(payload.data.metadata).toEqual({ organizationId: createHash('md5').update('acme').digest('hex'), clientOrganizationId: 'acme', clientDocumentId: 'doc' });
+    expect(payload.data.metadata).toEqual({
+      organizationId: createHash('md5').update('acme').digest('hex'),
+      clientOrganizationId: 'acme',
+      clientDocumentId: 'doc',
+    });
     expect(payload.usersOrganizationNotificationsConfig).toEqual({ ann: { inbox: 'ALL', email: 'ALL' } });
     expect(String(delivery!.headers['webhook-id'])).toMatch(/^msg_/);
     // the endpoint's attempt is recorded
@@ -62,7 +73,13 @@ describe('Standard Webhooks signing', () => {
       expect(a).toHaveLength(1);
       return a;
     });
-    expect(list[0]).toMatchObject({ status: 'succeeded', responseStatusCode: 200, response: 'ok', trigger: 'scheduled', messageId: delivery!.headers['webhook-id'] });
+    expect(list[0]).toMatchObject({
+      status: 'succeeded',
+      responseStatusCode: 200,
+      response: 'ok',
+      trigger: 'scheduled',
+      messageId: delivery!.headers['webhook-id'],
+    });
     // a tampered body fails verification: the signature covers it
     expect(() => new Webhook(secret).verify(delivery!.body.replace('signed', 'forged'), delivery!.headers as Record<string, string>)).toThrow();
   });
@@ -103,13 +120,19 @@ describe('Standard Webhooks signing', () => {
       return r.received;
     });
     expect(String(delivery!.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    for (const secret of [old, fresh]) expect(new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>)).toMatchObject({ event: 'comment_annotation.add' });
+    for (const secret of [old, fresh])
+      expect(new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>)).toMatchObject({ event: 'comment_annotation.add' });
   });
 });
 
 describe('retries', () => {
   it('retries a failing receiver with the same webhook-id until it succeeds', async () => {
-    const r = await receiver({ script: [{ status: 500, body: 'boom' }, { status: 302, headers: { location: 'http://127.0.0.1:1/' } }] });
+    const r = await receiver({
+      script: [
+        { status: 500, body: 'boom' },
+        { status: 302, headers: { location: 'http://127.0.0.1:1/' } },
+      ],
+    });
     const { id } = await enableWithEndpoint(t, r.url);
     await comment('retry');
     await eventually(() => expect(r.received).toHaveLength(3));
@@ -149,7 +172,15 @@ describe('retries', () => {
       return watcher.received;
     });
     const payload = JSON.parse(exhausted!.body);
-    expect(payload).toMatchObject({ event: 'message.attempt.exhausted', data: { endpointId: id, messageId: failing.received[0]!.headers['webhook-id'], eventType: 'comment_annotation.add', lastAttempt: { responseStatusCode: 500 } } });
+    expect(payload).toMatchObject({
+      event: 'message.attempt.exhausted',
+      data: {
+        endpointId: id,
+        messageId: failing.received[0]!.headers['webhook-id'],
+        eventType: 'comment_annotation.add',
+        lastAttempt: { responseStatusCode: 500 },
+      },
+    });
     // nothing more is sent after the last attempt
     expect((await attempts({ endpointId: id })).length).toBe(FAST_WEBHOOKS.retryScheduleMs.length);
   });
@@ -297,7 +328,10 @@ describe('replay, recover and deletion', () => {
 
 describe('payload encoding and encryption', () => {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const publicBody = publicKey.export({ type: 'spki', format: 'pem' }).toString().replace(/-----[A-Z ]+-----|\s/g, '');
+  const publicBody = publicKey
+    .export({ type: 'spki', format: 'pem' })
+    .toString()
+    .replace(/-----[A-Z ]+-----|\s/g, '');
   const decrypt = (envelope: { encryptedData: string; encryptedKey: string; iv: string }) => {
     // reference.md 4.4: receivers wrap their private key as PKCS#1 PEM
     const pem = privateKey.export({ type: 'pkcs1', format: 'pem' });
@@ -368,7 +402,11 @@ describe('filters and tenants', () => {
     await eventually(() => expect(all.received).toHaveLength(2));
     await eventually(() => expect(onlyReactions.received).toHaveLength(1));
     const reaction = JSON.parse(onlyReactions.received[0]!.body);
-    expect(reaction).toMatchObject({ event: 'comment.reaction_add', actionType: 'reactionAdd', data: { actionUser: { userId: 'bob' }, reaction: { icon: '👍' } } });
+    expect(reaction).toMatchObject({
+      event: 'comment.reaction_add',
+      actionType: 'reactionAdd',
+      data: { actionUser: { userId: 'bob' }, reaction: { icon: '👍' } },
+    });
   });
 
   it("keeps one key's endpoints, events and attempts from another's", async () => {

@@ -38,7 +38,11 @@ describe('crdt.update_data, debounced per document', () => {
       event: 'crdt.update_data',
       actionType: 'updateData',
       source: 'crdt',
-      data: { actionUser: { userId: 'rest-api' }, crdtData: { id: 'e1', data: 'four', lastUpdatedBy: 'rest-api', sessionId: null, lastUpdate: expect.any(String) }, metadata: { clientOrganizationId: 'acme', clientDocumentId: 'rest-doc' } },
+      data: {
+        actionUser: { userId: 'rest-api' },
+        crdtData: { id: 'e1', data: 'four', lastUpdatedBy: 'rest-api', sessionId: null, lastUpdate: expect.any(String) },
+        metadata: { clientOrganizationId: 'acme', clientDocumentId: 'rest-doc' },
+      },
     });
     // one event per burst: a later change opens a new one
     await t.callK('/v2/crdt/update', { ...doc, type: 'text', data: 'five' });
@@ -50,7 +54,11 @@ describe('crdt.update_data, debounced per document', () => {
     const r = await receiver();
     await enableWithEndpoint(t, r.url, { filterTypes: ['crdt.update_data'] });
     const room = { organizationId: 'acme', documentId: 'live-doc', editorId: 'e1' };
-    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'live-doc', accessType: 'restricted' }] });
+    await t.callK('/v2/organizations/documents/add', {
+      organizationId: 'acme',
+      createOrganization: true,
+      documents: [{ documentId: 'live-doc', accessType: 'restricted' }],
+    });
     await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'live-doc', users: [{ userId: 'ann', accessRole: 'editor' }] });
     await t.callK('/v2/crdt/add', { ...room, type: 'text', data: '' });
     const token = (await t.callK('/v2/auth/generate_token', { userId: 'ann' })).body.result.data.token as string;
@@ -127,7 +135,11 @@ describe('deliveries survive restarts', () => {
     try {
       await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
       await enableWithEndpoint(t, r.url);
-      await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'doc', commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' } }] }] });
+      await t.callK('/v2/commentannotations/add', {
+        organizationId: 'acme',
+        documentId: 'doc',
+        commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' } }] }],
+      });
       await eventually(() => expect(r.received).toHaveLength(1));
       await t.restart();
       await eventually(() => expect(r.received).toHaveLength(2));
@@ -148,7 +160,16 @@ describe('deliveries survive restarts', () => {
       await call(server.url, '/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] }, K);
       const COUNT = 20;
       for (let i = 0; i < COUNT; i++) {
-        const res = await call(server.url, '/v2/commentannotations/add', { organizationId: 'acme', documentId: 'doc', commentAnnotations: [{ annotationId: `a${i}`, commentData: [{ commentText: `c${i}`, from: { userId: 'ann' } }] }] }, K);
+        const res = await call(
+          server.url,
+          '/v2/commentannotations/add',
+          {
+            organizationId: 'acme',
+            documentId: 'doc',
+            commentAnnotations: [{ annotationId: `a${i}`, commentData: [{ commentText: `c${i}`, from: { userId: 'ann' } }] }],
+          },
+          K,
+        );
         expect(res.status).toBe(200);
       }
       // the receiver holds every request open: nothing is acknowledged when the server dies

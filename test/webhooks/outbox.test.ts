@@ -94,7 +94,8 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
       // past the change feed's own debounce, so that every change asks the outbox again
       await new Promise((resolve) => setTimeout(resolve, FAST_WEBHOOKS.crdtDebounceMs + 20));
     }
-    const pending = () => (t.server.app.storage.engine.main.sqlite.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'crdt.update_data'").get() as { n: number }).n;
+    const pending = () =>
+      (t.server.app.storage.engine.main.sqlite.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'crdt.update_data'").get() as { n: number }).n;
     expect(pending()).toBe(0);
     // an endpoint that takes it (by its document) gets the burst, once
     const r = await startReceiver();

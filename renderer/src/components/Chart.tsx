@@ -31,8 +31,24 @@ export function Chart({ title, times, series, unit, id }: { title: string; times
         {
           width: Math.max(280, box.current.clientWidth),
           height: 180,
-          series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color ?? cssVar('--accent'), width: 1.5, spanGaps: false, value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${v.toFixed(v < 10 ? 2 : 0)}${unit ? ` ${unit}` : ''}`) }))],
-          axes: [{ ...axis, values: (_u: uPlot, splits: number[]) => splits.map((t) => new Date(t * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })) }, { ...axis, size: 50 }],
+          series: [
+            {},
+            ...series.map((s) => ({
+              label: s.label,
+              stroke: s.color ?? cssVar('--accent'),
+              width: 1.5,
+              spanGaps: false,
+              value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${v.toFixed(v < 10 ? 2 : 0)}${unit ? ` ${unit}` : ''}`),
+            })),
+          ],
+          axes: [
+            {
+              ...axis,
+              values: (_u: uPlot, splits: number[]) =>
+                splits.map((t) => new Date(t * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })),
+            },
+            { ...axis, size: 50 },
+          ],
           scales: { x: { time: true } },
           legend: { show: true },
           cursor: { drag: { x: false, y: false } },

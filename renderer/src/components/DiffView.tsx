@@ -14,7 +14,10 @@ export function diffLines(before: string, after: string): DiffLine[] | null {
   const table = new Uint32Array((m + 1) * (n + 1));
   for (let i = m - 1; i >= 0; i--) {
     for (let j = n - 1; j >= 0; j--) {
-      table[i * (n + 1) + j] = a[i] === b[j] ? (table[(i + 1) * (n + 1) + j + 1] as number) + 1 : Math.max(table[(i + 1) * (n + 1) + j] as number, table[i * (n + 1) + j + 1] as number);
+      table[i * (n + 1) + j] =
+        a[i] === b[j]
+          ? (table[(i + 1) * (n + 1) + j + 1] as number) + 1
+          : Math.max(table[(i + 1) * (n + 1) + j] as number, table[i * (n + 1) + j + 1] as number);
     }
   }
   const out: DiffLine[] = [];
@@ -33,7 +36,19 @@ export function diffLines(before: string, after: string): DiffLine[] | null {
   return out;
 }
 
-export function DiffView({ before, after, id, beforeLabel = 'then', afterLabel = 'now' }: { before: string; after: string; id?: string; beforeLabel?: string; afterLabel?: string }) {
+export function DiffView({
+  before,
+  after,
+  id,
+  beforeLabel = 'then',
+  afterLabel = 'now',
+}: {
+  before: string;
+  after: string;
+  id?: string;
+  beforeLabel?: string;
+  afterLabel?: string;
+}) {
   const lines = diffLines(before, after);
   if (!lines) return <p class="muted">Too large to compare line by line.</p>;
   const added = lines.filter((l) => l.kind === 'added').length;

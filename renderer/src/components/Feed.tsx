@@ -24,7 +24,12 @@ export function Notifications({ scope }: { scope: Scope }) {
         { id: 'time', label: 'Time', sort: 'time', render: (n) => time(n.timestamp) },
         { id: 'headline', label: 'Headline', render: (n) => n.headline },
         { id: 'body', label: 'Body', render: (n) => n.body ?? '' },
-        { id: 'document', label: 'Document', render: (n) => (n.documentId ? <a href={links.document(apiKey, organizationId, n.documentId)}>{n.documentId}</a> : <span class="muted">organization</span>) },
+        {
+          id: 'document',
+          label: 'Document',
+          render: (n) =>
+            n.documentId ? <a href={links.document(apiKey, organizationId, n.documentId)}>{n.documentId}</a> : <span class="muted">organization</span>,
+        },
         { id: 'by', label: 'By', render: (n) => (n.actionUserId ? <a href={links.user(apiKey, n.actionUserId)}>{n.actionUserId}</a> : '') },
         { id: 'recipients', label: 'Recipients', class: 'num', render: (n) => n.recipients },
       ]}
@@ -60,7 +65,12 @@ export function Activity({ scope }: { scope: Scope }) {
           </label>
           <label>
             <span>Action</span>
-            <input value={actionType} placeholder="comment.add" onChange={(e) => setQuery('action', (e.target as HTMLInputElement).value.trim())} data-filter="action" />
+            <input
+              value={actionType}
+              placeholder="comment.add"
+              onChange={(e) => setQuery('action', (e.target as HTMLInputElement).value.trim())}
+              data-filter="action"
+            />
           </label>
         </>
       }
@@ -71,7 +81,11 @@ export function Activity({ scope }: { scope: Scope }) {
         { id: 'feature', label: 'Feature', render: (x) => x.featureType },
         { id: 'action', label: 'Action', render: (x) => x.actionType },
         { id: 'by', label: 'By', render: (x) => (x.actionUserId ? <a href={links.user(apiKey, x.actionUserId)}>{x.actionUserId}</a> : '') },
-        { id: 'document', label: 'Document', render: (x) => (x.documentId ? <a href={links.document(apiKey, organizationId, x.documentId)}>{x.documentId}</a> : '') },
+        {
+          id: 'document',
+          label: 'Document',
+          render: (x) => (x.documentId ? <a href={links.document(apiKey, organizationId, x.documentId)}>{x.documentId}</a> : ''),
+        },
         { id: 'message', label: 'Message', render: (x) => x.message },
       ]}
     />

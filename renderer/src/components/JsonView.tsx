@@ -41,7 +41,13 @@ export function JsonView({ value, id, label = 'JSON' }: { value: unknown; id?: s
         </button>
         <CopyButton value={text} label="Copy" name={label} />
       </div>
-      {raw ? <pre tabIndex={0} class="raw">{text}</pre> : <Node name={null} value={value} depth={0} />}
+      {raw ? (
+        <pre tabIndex={0} class="raw">
+          {text}
+        </pre>
+      ) : (
+        <Node name={null} value={value} depth={0} />
+      )}
     </div>
   );
 }

@@ -17,7 +17,13 @@ export function KeyStateButton({ k, tell, id }: { k: KeyItem | undefined; tell: 
   if (!k) return null;
   const change = async () => {
     const disable = !k.disabled;
-    if (disable && !confirm(`Disable the API key ${k.name || k.apiKey}? Every call and websocket with it is refused, and its open connections are closed, until it is enabled again.`)) return;
+    if (
+      disable &&
+      !confirm(
+        `Disable the API key ${k.name || k.apiKey}? Every call and websocket with it is refused, and its open connections are closed, until it is enabled again.`,
+      )
+    )
+      return;
     try {
       await api.setKeyDisabled(k.apiKey, disable);
       tell(true, disable ? `API key ${k.apiKey} disabled.` : `API key ${k.apiKey} enabled.`);
@@ -27,7 +33,13 @@ export function KeyStateButton({ k, tell, id }: { k: KeyItem | undefined; tell: 
     await session.reloadKeys();
   };
   return (
-    <button type="button" class={`small ${k.disabled ? '' : 'danger'}`} id={id} data-key-state={k.disabled ? 'disabled' : 'enabled'} onClick={() => void change()}>
+    <button
+      type="button"
+      class={`small ${k.disabled ? '' : 'danger'}`}
+      id={id}
+      data-key-state={k.disabled ? 'disabled' : 'enabled'}
+      onClick={() => void change()}
+    >
       {k.disabled ? 'Enable' : 'Disable'}
     </button>
   );

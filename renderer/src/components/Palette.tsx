@@ -61,8 +61,15 @@ export function Palette({ commands, open, onClose }: { commands: Command[]; open
   }, [q]);
 
   const words = typed.trim().toLowerCase();
-  const pages: Choice[] = commands.filter((c) => !words || c.label.toLowerCase().includes(words)).map((c) => ({ key: `page:${c.href}`, label: c.label, hint: c.hint ?? 'page', href: c.href }));
-  const found: Choice[] = hits.map((h) => ({ key: `${h.kind}:${h.apiKey}:${h.organizationId ?? ''}:${h.id}`, label: h.label, hint: h.organizationId ? `${h.kind} in ${h.organizationId}` : h.kind, href: h.href }));
+  const pages: Choice[] = commands
+    .filter((c) => !words || c.label.toLowerCase().includes(words))
+    .map((c) => ({ key: `page:${c.href}`, label: c.label, hint: c.hint ?? 'page', href: c.href }));
+  const found: Choice[] = hits.map((h) => ({
+    key: `${h.kind}:${h.apiKey}:${h.organizationId ?? ''}:${h.id}`,
+    label: h.label,
+    hint: h.organizationId ? `${h.kind} in ${h.organizationId}` : h.kind,
+    href: h.href,
+  }));
   const choices = [...found, ...pages].slice(0, 30);
 
   const go = (choice: Choice | undefined) => {
@@ -98,7 +105,15 @@ export function Palette({ commands, open, onClose }: { commands: Command[]; open
       />
       <ul id="palette-results" role="listbox" aria-label="Results">
         {choices.map((c, i) => (
-          <li key={c.key} id={`palette-${i}`} role="option" aria-selected={i === active} class={i === active ? 'active' : ''} onMouseEnter={() => setActive(i)} onClick={() => go(c)}>
+          <li
+            key={c.key}
+            id={`palette-${i}`}
+            role="option"
+            aria-selected={i === active}
+            class={i === active ? 'active' : ''}
+            onMouseEnter={() => setActive(i)}
+            onClick={() => go(c)}
+          >
             <span class="label">{c.label}</span>
             <span class="hint">{c.hint}</span>
           </li>

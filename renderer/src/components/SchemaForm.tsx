@@ -5,7 +5,21 @@ import { typeOf, unwrap } from '../lib/openapi.ts';
 
 type Value = Record<string, unknown>;
 
-function Field({ name, schema, required, value, onChange, path }: { name: string; schema: JsonSchema; required: boolean; value: unknown; onChange: (v: unknown) => void; path: string }) {
+function Field({
+  name,
+  schema,
+  required,
+  value,
+  onChange,
+  path,
+}: {
+  name: string;
+  schema: JsonSchema;
+  required: boolean;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  path: string;
+}) {
   const { schema: s } = unwrap(schema);
   const type = typeOf(s);
   const id = `field-${path.replace(/[^\w-]/g, '_')}`;
@@ -25,10 +39,16 @@ function Field({ name, schema, required, value, onChange, path }: { name: string
     return (
       <label for={id}>
         {label}
-        <select id={id} name={path} required={required} value={value === undefined ? '' : String(value)} onChange={(e) => {
-          const text = (e.target as HTMLSelectElement).value;
-          onChange(text === '' ? undefined : (s.enum as unknown[]).find((x) => String(x) === text));
-        }}>
+        <select
+          id={id}
+          name={path}
+          required={required}
+          value={value === undefined ? '' : String(value)}
+          onChange={(e) => {
+            const text = (e.target as HTMLSelectElement).value;
+            onChange(text === '' ? undefined : (s.enum as unknown[]).find((x) => String(x) === text));
+          }}
+        >
           {!required && <option value="">(not set)</option>}
           {s.enum.map((x) => (
             <option key={String(x)} value={String(x)}>
@@ -43,10 +63,15 @@ function Field({ name, schema, required, value, onChange, path }: { name: string
     return (
       <label for={id}>
         {label}
-        <select id={id} name={path} value={value === undefined ? '' : String(value)} onChange={(e) => {
-          const text = (e.target as HTMLSelectElement).value;
-          onChange(text === '' ? undefined : text === 'true');
-        }}>
+        <select
+          id={id}
+          name={path}
+          value={value === undefined ? '' : String(value)}
+          onChange={(e) => {
+            const text = (e.target as HTMLSelectElement).value;
+            onChange(text === '' ? undefined : text === 'true');
+          }}
+        >
           <option value="">(not set)</option>
           <option value="true">true</option>
           <option value="false">false</option>
@@ -58,10 +83,20 @@ function Field({ name, schema, required, value, onChange, path }: { name: string
     return (
       <label for={id}>
         {label}
-        <input id={id} name={path} type="number" required={required} value={typeof value === 'number' ? String(value) : ''} step={type === 'integer' ? 1 : 'any'} min={s.minimum} max={s.maximum} onInput={(e) => {
-          const text = (e.target as HTMLInputElement).value;
-          onChange(text === '' ? undefined : Number(text));
-        }} />
+        <input
+          id={id}
+          name={path}
+          type="number"
+          required={required}
+          value={typeof value === 'number' ? String(value) : ''}
+          step={type === 'integer' ? 1 : 'any'}
+          min={s.minimum}
+          max={s.maximum}
+          onInput={(e) => {
+            const text = (e.target as HTMLInputElement).value;
+            onChange(text === '' ? undefined : Number(text));
+          }}
+        />
       </label>
     );
   }
@@ -69,10 +104,18 @@ function Field({ name, schema, required, value, onChange, path }: { name: string
     return (
       <label for={id}>
         {label}
-        <input id={id} name={path} required={required} value={typeof value === 'string' ? value : ''} type={s.format === 'email' ? 'email' : 'text'} list={undefined} onInput={(e) => {
-          const text = (e.target as HTMLInputElement).value;
-          onChange(text === '' && !required ? undefined : text);
-        }} />
+        <input
+          id={id}
+          name={path}
+          required={required}
+          value={typeof value === 'string' ? value : ''}
+          type={s.format === 'email' ? 'email' : 'text'}
+          list={undefined}
+          onInput={(e) => {
+            const text = (e.target as HTMLInputElement).value;
+            onChange(text === '' && !required ? undefined : text);
+          }}
+        />
       </label>
     );
   }
@@ -81,11 +124,20 @@ function Field({ name, schema, required, value, onChange, path }: { name: string
     return (
       <label for={id}>
         {label}
-        <input id={id} name={path} placeholder="comma-separated" value={Array.isArray(value) ? value.join(', ') : ''} onInput={(e) => {
-          const text = (e.target as HTMLInputElement).value;
-          const items = text.split(',').map((x) => x.trim()).filter(Boolean);
-          onChange(items.length ? items.map((x) => (numeric ? Number(x) : x)) : undefined);
-        }} />
+        <input
+          id={id}
+          name={path}
+          placeholder="comma-separated"
+          value={Array.isArray(value) ? value.join(', ') : ''}
+          onInput={(e) => {
+            const text = (e.target as HTMLInputElement).value;
+            const items = text
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean);
+            onChange(items.length ? items.map((x) => (numeric ? Number(x) : x)) : undefined);
+          }}
+        />
       </label>
     );
   }
@@ -93,21 +145,33 @@ function Field({ name, schema, required, value, onChange, path }: { name: string
     return (
       <fieldset>
         <legend>{label}</legend>
-        <ObjectFields schema={s} value={(value as Value | undefined) ?? {}} onChange={(v) => onChange(Object.keys(v).length ? v : required ? {} : undefined)} path={path} />
+        <ObjectFields
+          schema={s}
+          value={(value as Value | undefined) ?? {}}
+          onChange={(v) => onChange(Object.keys(v).length ? v : required ? {} : undefined)}
+          path={path}
+        />
       </fieldset>
     );
   }
   return (
     <label for={id}>
       {label}
-      <textarea id={id} name={path} rows={3} spellcheck={false} value={value === undefined ? '' : JSON.stringify(value)} onChange={(e) => {
-        const text = (e.target as HTMLTextAreaElement).value.trim();
-        try {
-          onChange(text === '' ? undefined : (JSON.parse(text) as unknown));
-        } catch {
-          // left as typed until it is JSON
-        }
-      }} />
+      <textarea
+        id={id}
+        name={path}
+        rows={3}
+        spellcheck={false}
+        value={value === undefined ? '' : JSON.stringify(value)}
+        onChange={(e) => {
+          const text = (e.target as HTMLTextAreaElement).value.trim();
+          try {
+            onChange(text === '' ? undefined : (JSON.parse(text) as unknown));
+          } catch {
+            // left as typed until it is JSON
+          }
+        }}
+      />
     </label>
   );
 }

@@ -101,12 +101,21 @@ export function Table<T>(props: Props<T>) {
                 {c.sort === undefined ? (
                   c.label
                 ) : c === sortColumn ? (
-                  <button type="button" class="sort" data-sort={c.sort} onClick={() => sortBy(c)} aria-label={`${c.label}, sorted ${dir === 'asc' ? 'ascending' : 'descending'}; click to reverse`}>
+                  <button
+                    type="button"
+                    class="sort"
+                    data-sort={c.sort}
+                    onClick={() => sortBy(c)}
+                    aria-label={`${c.label}, sorted ${dir === 'asc' ? 'ascending' : 'descending'}; click to reverse`}
+                  >
                     {c.label} <span aria-hidden="true">{dir === 'asc' ? '▲' : '▼'}</span>
                   </button>
                 ) : (
                   <button type="button" class="sort" data-sort={c.sort} onClick={() => sortBy(c)} aria-label={`${c.label}: sort by it`}>
-                    {c.label} <span aria-hidden="true" class="muted">↕</span>
+                    {c.label}{' '}
+                    <span aria-hidden="true" class="muted">
+                      ↕
+                    </span>
                   </button>
                 )}
               </th>
@@ -144,7 +153,13 @@ export function Table<T>(props: Props<T>) {
           Page {pageNumber}
           {sortColumn ? ` · by ${sortColumn.label.toLowerCase()}` : ''}
         </span>
-        <button type="button" class="small" data-next disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data?.nextCursor as string])}>
+        <button
+          type="button"
+          class="small"
+          data-next
+          disabled={!page.data?.nextCursor}
+          onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data?.nextCursor as string])}
+        >
           Next
         </button>
       </div>

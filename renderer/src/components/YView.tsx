@@ -27,7 +27,19 @@ export function rootOf(doc: Y.Doc, name: string, known?: { type: string; content
 }
 
 const kindName = (t: unknown) =>
-  t instanceof Y.XmlText ? 'XmlText' : t instanceof Y.Text ? 'Text' : t instanceof Y.XmlElement ? `XmlElement <${t.nodeName}>` : t instanceof Y.XmlFragment ? 'XmlFragment' : t instanceof Y.Map ? 'Map' : t instanceof Y.Array ? 'Array' : typeof t;
+  t instanceof Y.XmlText
+    ? 'XmlText'
+    : t instanceof Y.Text
+      ? 'Text'
+      : t instanceof Y.XmlElement
+        ? `XmlElement <${t.nodeName}>`
+        : t instanceof Y.XmlFragment
+          ? 'XmlFragment'
+          : t instanceof Y.Map
+            ? 'Map'
+            : t instanceof Y.Array
+              ? 'Array'
+              : typeof t;
 
 function TypeNode({ name, value, depth }: { name: string; value: unknown; depth: number }): ComponentChildren {
   if (value instanceof Y.Text) {
@@ -38,7 +50,8 @@ function TypeNode({ name, value, depth }: { name: string; value: unknown; depth:
     );
   }
   if (value instanceof Y.Map || value instanceof Y.Array || value instanceof Y.XmlFragment) {
-    const entries: Array<[string, unknown]> = value instanceof Y.Map ? [...value.entries()] : value.toArray().map((v, i) => [String(i), v] as [string, unknown]);
+    const entries: Array<[string, unknown]> =
+      value instanceof Y.Map ? [...value.entries()] : value.toArray().map((v, i) => [String(i), v] as [string, unknown]);
     const attrs = value instanceof Y.XmlElement ? Object.entries(value.getAttributes()) : [];
     return (
       <li>
@@ -87,13 +100,26 @@ function marks(text: string, attributes: Record<string, unknown> | undefined, ke
   if (a.underline) node = <u>{node}</u>;
   if (a.strike) node = <s>{node}</s>;
   const link = a.link as { href?: unknown } | undefined;
-  if (link && typeof link.href === 'string' && SAFE_URL.test(link.href)) node = <a href={link.href} target="_blank" rel="noopener noreferrer">{node}</a>;
+  if (link && typeof link.href === 'string' && SAFE_URL.test(link.href))
+    node = (
+      <a href={link.href} target="_blank" rel="noopener noreferrer">
+        {node}
+      </a>
+    );
   return <span key={key}>{node}</span>;
 }
 
 function inline(text: Y.XmlText): ComponentChildren {
   const delta = text.toDelta() as Array<{ insert: unknown; attributes?: Record<string, unknown> }>;
-  return delta.map((op, i) => (typeof op.insert === 'string' ? marks(op.insert, op.attributes, i) : <span key={i} class="muted">[embed]</span>));
+  return delta.map((op, i) =>
+    typeof op.insert === 'string' ? (
+      marks(op.insert, op.attributes, i)
+    ) : (
+      <span key={i} class="muted">
+        [embed]
+      </span>
+    ),
+  );
 }
 
 function block(node: Y.XmlElement | Y.XmlText, key: number): ComponentChildren {
@@ -124,7 +150,11 @@ function block(node: Y.XmlElement | Y.XmlText, key: number): ComponentChildren {
       return <blockquote key={key}>{children}</blockquote>;
     case 'codeBlock':
     case 'code_block':
-      return <pre tabIndex={0} key={key}>{children}</pre>;
+      return (
+        <pre tabIndex={0} key={key}>
+          {children}
+        </pre>
+      );
     case 'hardBreak':
     case 'hard_break':
       return <br key={key} />;

@@ -14,7 +14,13 @@ export function Breadcrumbs({ items }: { items: Crumb[] }) {
     <nav class="crumbs" aria-label="Breadcrumb">
       <ol>
         {items.map((c, i) => (
-          <li key={i}>{c.href && i < items.length - 1 ? <a href={c.href}>{c.label}</a> : <span aria-current={i === items.length - 1 ? 'page' : undefined}>{c.label}</span>}</li>
+          <li key={i}>
+            {c.href && i < items.length - 1 ? (
+              <a href={c.href}>{c.label}</a>
+            ) : (
+              <span aria-current={i === items.length - 1 ? 'page' : undefined}>{c.label}</span>
+            )}
+          </li>
         ))}
       </ol>
     </nav>
@@ -169,7 +175,6 @@ export function Section({ title, children, id, actions }: { title: string; child
     </section>
   );
 }
-
 
 /** A time as a short relative figure (`3 d ago`) with the full time on hover: for narrow columns. */
 export function Since({ at }: { at: number }) {

@@ -92,7 +92,10 @@ async function send<T>(method: 'GET' | 'POST' | 'DELETE', path: string, options:
 export interface OperationAnswer<D = unknown> {
   status: number;
   requestId: string;
-  body: { result?: { status?: string; message?: string; data?: D; nextPageToken?: string | null; pageToken?: string | null } & Record<string, unknown>; error?: { status: string; message: string } };
+  body: {
+    result?: { status?: string; message?: string; data?: D; nextPageToken?: string | null; pageToken?: string | null } & Record<string, unknown>;
+    error?: { status: string; message: string };
+  };
 }
 
 export const api = {
@@ -110,7 +113,8 @@ export const api = {
   organizations: (query: SortedQuery) => send<Page<OrganizationItem>>('GET', '/organizations', { query }),
   organization: (apiKey: string, organizationId: string) => send<OrganizationAnswer>('GET', '/organization', { query: { apiKey, organizationId } }),
   documents: (query: SortedQuery & { organizationId: string; folderId?: string }) => send<Page<DocumentItem>>('GET', '/documents', { query }),
-  document: (apiKey: string, organizationId: string, documentId: string) => send<DocumentAnswer>('GET', '/document', { query: { apiKey, organizationId, documentId } }),
+  document: (apiKey: string, organizationId: string, documentId: string) =>
+    send<DocumentAnswer>('GET', '/document', { query: { apiKey, organizationId, documentId } }),
   users: (query: ListQuery & { sort?: 'id' | 'name' }) => send<Page<UserItem>>('GET', '/users', { query }),
   user: (apiKey: string, userId: string) => send<UserAnswer>('GET', '/user', { query: { apiKey, userId } }),
   memberships: (query: ListQuery & { organizationId?: string; userId?: string }) => send<Page<MembershipItem>>('GET', '/memberships', { query }),
@@ -132,13 +136,15 @@ export const api = {
   /** A delivery's body, and one attempt's request and response headers (`at`: its start, for attempts kept without them). */
   delivery: (apiKey: string, messageId: string, endpointId: string, attempt?: { id: string; at: number }) =>
     send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId, attemptId: attempt?.id, at: attempt?.at } }),
-  webhookTest: (apiKey: string, endpointId: string) => send<{ messageId: string; eventType: string }>('POST', '/webhooks/test', { body: { apiKey, endpointId } }),
+  webhookTest: (apiKey: string, endpointId: string) =>
+    send<{ messageId: string; eventType: string }>('POST', '/webhooks/test', { body: { apiKey, endpointId } }),
 
   mail: (query: MailQuery = {}) => send<MailAnswer>('GET', '/mail', { query }),
   mailOne: (id: string) => send<MailDetail>('GET', `/mail/${encodeURIComponent(id)}`),
 
   workspaces: () => send<{ items: WorkspaceSettings[] }>('GET', '/workspaces'),
-  saveWorkspaceSettings: (input: { workspaceId: string; plan?: string; selfServeProduction?: boolean; maxProductionKeys?: number }) => send<WorkspaceSettings>('POST', '/workspaces/settings', { body: input }),
+  saveWorkspaceSettings: (input: { workspaceId: string; plan?: string; selfServeProduction?: boolean; maxProductionKeys?: number }) =>
+    send<WorkspaceSettings>('POST', '/workspaces/settings', { body: input }),
 
   reset: (apiKey: string) => send<ResetAnswer>('POST', '/data/reset', { body: { apiKey, confirm: 'reset' } }),
   exportUrl: (apiKey: string) => `/admin/api${withQuery('/data/export', { apiKey })}`,
@@ -148,7 +154,8 @@ export const api = {
    * Calls an operation as the signed-in workspace (the server adds the credentials). The input is typed by the
    * operation's schema in shared/schemas; the answer is the operation's envelope, its status included.
    */
-  call: <P extends OperationPath>(path: P, apiKey: string, data: OperationInputs[P]) => send<OperationAnswer>('POST', '/call', { body: { path, apiKey, data } }),
+  call: <P extends OperationPath>(path: P, apiKey: string, data: OperationInputs[P]) =>
+    send<OperationAnswer>('POST', '/call', { body: { path, apiKey, data } }),
   /** Any operation by path (the API explorer): the data is whatever the form built. */
   callAny: (path: string, apiKey: string, data: unknown) => send<OperationAnswer>('POST', '/call', { body: { path, apiKey, data } }),
 };
@@ -158,6 +165,7 @@ export const entitySort = (sort: string): 'id' | 'name' | 'updated' => (sort ===
 
 /** The data of an operation's answer, or an error with its message. */
 export function dataOf<D>(answer: OperationAnswer): D {
-  if (answer.status >= 400 || answer.body.error) throw new AdminError(answer.status, answer.body.error?.status ?? 'UNKNOWN', answer.body.error?.message ?? `HTTP ${answer.status}`);
+  if (answer.status >= 400 || answer.body.error)
+    throw new AdminError(answer.status, answer.body.error?.status ?? 'UNKNOWN', answer.body.error?.message ?? `HTTP ${answer.status}`);
   return answer.body.result?.data as D;
 }

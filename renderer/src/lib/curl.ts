@@ -15,12 +15,17 @@ function headers(c: CallShape): Array<[string, string]> {
   const brand = c.brand ?? 'svc';
   const out: Array<[string, string]> = [['content-type', 'application/json']];
   if (c.auth === 'apiKey') out.push([`x-${brand}-api-key`, c.apiKey ?? '$API_KEY'], [`x-${brand}-auth-token`, '$AUTH_TOKEN']);
-  if (c.auth === 'workspace') out.push([`x-${brand}-workspace-id`, c.workspaceId ?? '$WORKSPACE_ID'], [`x-${brand}-workspace-auth-token`, '$WORKSPACE_AUTH_TOKEN']);
+  if (c.auth === 'workspace')
+    out.push([`x-${brand}-workspace-id`, c.workspaceId ?? '$WORKSPACE_ID'], [`x-${brand}-workspace-auth-token`, '$WORKSPACE_AUTH_TOKEN']);
   return out;
 }
 
 export function asCurl(c: CallShape): string {
-  const lines = [`curl -s -X POST ${location.origin}${c.path}`, ...headers(c).map(([k, v]) => `  -H ${v.startsWith('$') ? `"${k}: ${v}"` : quote(`${k}: ${v}`)}`), `  -d ${quote(JSON.stringify({ data: c.data }))}`];
+  const lines = [
+    `curl -s -X POST ${location.origin}${c.path}`,
+    ...headers(c).map(([k, v]) => `  -H ${v.startsWith('$') ? `"${k}: ${v}"` : quote(`${k}: ${v}`)}`),
+    `  -d ${quote(JSON.stringify({ data: c.data }))}`,
+  ];
   return lines.join(' \\\n');
 }
 

@@ -6,7 +6,8 @@ export const links = {
   key: (apiKey: string) => href('k', apiKey),
   organizations: (apiKey: string) => href('k', apiKey, 'organizations'),
   organization: (apiKey: string, organizationId: string) => href('k', apiKey, 'organizations', organizationId),
-  folder: (apiKey: string, organizationId: string, folderId: string) => `${href('k', apiKey, 'organizations', organizationId)}?folder=${encodeURIComponent(folderId)}`,
+  folder: (apiKey: string, organizationId: string, folderId: string) =>
+    `${href('k', apiKey, 'organizations', organizationId)}?folder=${encodeURIComponent(folderId)}`,
   document: (apiKey: string, organizationId: string, documentId: string, tab?: string) =>
     href('k', apiKey, 'organizations', organizationId, 'documents', documentId) + (tab ? `?tab=${encodeURIComponent(tab)}` : ''),
   users: (apiKey: string) => href('k', apiKey, 'users'),

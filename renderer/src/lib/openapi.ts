@@ -26,7 +26,16 @@ export interface OperationInfo {
 }
 
 interface OpenApi {
-  paths: Record<string, { post: { summary: string; security: Array<Record<string, unknown>>; requestBody: { content: { 'application/json': { schema: { properties: { data: JsonSchema } } } } } } }>;
+  paths: Record<
+    string,
+    {
+      post: {
+        summary: string;
+        security: Array<Record<string, unknown>>;
+        requestBody: { content: { 'application/json': { schema: { properties: { data: JsonSchema } } } } };
+      };
+    }
+  >;
   components: { securitySchemes: Record<string, { name: string }> };
 }
 
@@ -39,7 +48,12 @@ export function loadOperations() {
       const operations = Object.entries(doc.paths)
         .map(([path, item]): OperationInfo => {
           const first = item.post.security[0];
-          return { path, summary: item.post.summary, auth: !first ? 'public' : 'workspaceId' in first ? 'workspace' : 'apiKey', schema: item.post.requestBody.content['application/json'].schema.properties.data };
+          return {
+            path,
+            summary: item.post.summary,
+            auth: !first ? 'public' : 'workspaceId' in first ? 'workspace' : 'apiKey',
+            schema: item.post.requestBody.content['application/json'].schema.properties.data,
+          };
         })
         .sort((a, b) => a.path.localeCompare(b.path));
       const brand = /^x-(.+)-api-key$/.exec(doc.components.securitySchemes.apiKey?.name ?? '')?.[1] ?? 'svc';

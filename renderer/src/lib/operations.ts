@@ -1,7 +1,16 @@
 // The operations the UI's pages call by name, each with its input type from the operation's own schema in
 // shared/schemas (z.input: what a caller may send). `import type` only: nothing of zod reaches the bundle.
 import type { z } from 'zod';
-import type { apiKeyConfigUpdateInput, apiKeyCreateInput, apiKeyRef, apiKeysGetInput, apiKeyUpdateInput, authTokenResetInput, domainsInput, emailConfigUpdateInput } from '../../../shared/schemas/apikey.ts';
+import type {
+  apiKeyConfigUpdateInput,
+  apiKeyCreateInput,
+  apiKeyRef,
+  apiKeysGetInput,
+  apiKeyUpdateInput,
+  authTokenResetInput,
+  domainsInput,
+  emailConfigUpdateInput,
+} from '../../../shared/schemas/apikey.ts';
 import type { annotationsGetInput } from '../../../shared/schemas/comments.ts';
 import type { userDataGetInput } from '../../../shared/schemas/feed.ts';
 import type { recordingsGetInput } from '../../../shared/schemas/recordings.ts';

@@ -91,7 +91,12 @@ export default function Dashboard() {
             id="server-facts"
             items={[
               ['Base URL', <span id="base-url">{location.origin}</span>],
-              ['Health', <span id="health" class={health === 'healthy' ? 'ok' : 'bad'}>{health}</span>],
+              [
+                'Health',
+                <span id="health" class={health === 'healthy' ? 'ok' : 'bad'}>
+                  {health}
+                </span>,
+              ],
               ['Version', o ? `v${o.version}` : '…'],
               ['Workspace', <code>{o?.workspaceId ?? '…'}</code>],
               ...(o?.dataDir ? ([['Data dir', <code id="data-dir">{o.dataDir}</code>]] as Array<[string, preact.ComponentChildren]>) : []),
@@ -105,7 +110,9 @@ export default function Dashboard() {
             <thead>
               <tr>
                 <th scope="col">Status</th>
-                <th scope="col" class="num">Answers</th>
+                <th scope="col" class="num">
+                  Answers
+                </th>
               </tr>
             </thead>
             <tbody>

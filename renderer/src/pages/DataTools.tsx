@@ -59,7 +59,10 @@ export default function DataTools() {
       <Status said={said} id="data-status" />
       <div class="grid">
         <Section title="Export" id="data-export">
-          <p>Organizations, folders, documents, users, memberships, groups, notifications, activity, comments, reactions, collaborative documents and webhook endpoints (secrets left out) of this key, as one JSON file.</p>
+          <p>
+            Organizations, folders, documents, users, memberships, groups, notifications, activity, comments, reactions, collaborative documents and webhook
+            endpoints (secrets left out) of this key, as one JSON file.
+          </p>
           <a id="export-data" href={api.exportUrl(apiKey)} download>
             Download the export
           </a>
@@ -77,7 +80,9 @@ export default function DataTools() {
           </form>
         </Section>
         <Section title="Reset to the seeded state" id="data-reset">
-          <p>Deletes everything of this key and writes the small demo set of <code>hearth seed</code> again (3 organizations).</p>
+          <p>
+            Deletes everything of this key and writes the small demo set of <code>hearth seed</code> again (3 organizations).
+          </p>
           <button type="button" class="danger" id="reset" disabled={busy} onClick={() => void reset()}>
             Reset…
           </button>

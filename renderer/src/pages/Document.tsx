@@ -42,7 +42,14 @@ export default function DocumentPage({ params }: { params: Params }) {
           <Facts
             items={[
               ['Access type', d.document.accessType],
-              ['Folder', d.document.folderId ? <a href={links.folder(apiKey, organizationId, d.document.folderId)}>{d.document.folderId}</a> : 'none (organization root)'],
+              [
+                'Folder',
+                d.document.folderId ? (
+                  <a href={links.folder(apiKey, organizationId, d.document.folderId)}>{d.document.folderId}</a>
+                ) : (
+                  'none (organization root)'
+                ),
+              ],
             ]}
           />
           <Tabs
@@ -68,9 +75,15 @@ export default function DocumentPage({ params }: { params: Params }) {
                     <tr>
                       <th scope="col">Editor</th>
                       <th scope="col">Type</th>
-                      <th scope="col" class="num">Log</th>
-                      <th scope="col" class="num">Snapshot</th>
-                      <th scope="col" class="num">Clients</th>
+                      <th scope="col" class="num">
+                        Log
+                      </th>
+                      <th scope="col" class="num">
+                        Snapshot
+                      </th>
+                      <th scope="col" class="num">
+                        Clients
+                      </th>
                       <th scope="col">Updated</th>
                     </tr>
                   </thead>
@@ -161,7 +174,10 @@ function Access({ apiKey, organizationId, documentId }: Where) {
 }
 
 function Comments({ apiKey, organizationId, documentId }: Where) {
-  const list = useLoad(async () => dataOf<AnnotationView[]>(await api.call('/v2/commentannotations/get', apiKey, { organizationId, documentId })), [apiKey, organizationId, documentId]);
+  const list = useLoad(
+    async () => dataOf<AnnotationView[]>(await api.call('/v2/commentannotations/get', apiKey, { organizationId, documentId })),
+    [apiKey, organizationId, documentId],
+  );
   return (
     <Section title="Comment threads" id="comments">
       <ErrorBox error={list.error} />
@@ -198,7 +214,10 @@ function Comments({ apiKey, organizationId, documentId }: Where) {
 }
 
 function Recordings({ apiKey, organizationId, documentId }: Where) {
-  const list = useLoad(async () => dataOf<RecordingView[]>(await api.call('/v2/recordings/get', apiKey, { organizationId, documentId })), [apiKey, organizationId, documentId]);
+  const list = useLoad(
+    async () => dataOf<RecordingView[]>(await api.call('/v2/recordings/get', apiKey, { organizationId, documentId })),
+    [apiKey, organizationId, documentId],
+  );
   return (
     <Section title="Recordings" id="recordings">
       <ErrorBox error={list.error} />

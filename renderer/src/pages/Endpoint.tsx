@@ -29,8 +29,15 @@ export default function Endpoint({ params }: { params: Params }) {
   const [said, setSaid] = useState<Said | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<AttemptView | null>(null);
-  const endpoint = useLoad(async () => dataOf<{ endpoints: EndpointView[] }>(await api.call('/v2/workspace/advancedwebhook/endpoints/get', apiKey, { endpointId })).endpoints[0] ?? null, [apiKey, endpointId]);
-  const attempts = useLoad(async () => dataOf<{ attempts: AttemptView[] }>(await api.call('/v2/workspace/advancedwebhook/attempts/list', apiKey, { endpointId, limit: 100 })).attempts, [apiKey, endpointId]);
+  const endpoint = useLoad(
+    async () =>
+      dataOf<{ endpoints: EndpointView[] }>(await api.call('/v2/workspace/advancedwebhook/endpoints/get', apiKey, { endpointId })).endpoints[0] ?? null,
+    [apiKey, endpointId],
+  );
+  const attempts = useLoad(
+    async () => dataOf<{ attempts: AttemptView[] }>(await api.call('/v2/workspace/advancedwebhook/attempts/list', apiKey, { endpointId, limit: 100 })).attempts,
+    [apiKey, endpointId],
+  );
   const eventTypes = useLoad(async () => {
     const { operations } = await loadOperations();
     const schema = operations.find((o) => o.path === '/v2/workspace/advancedwebhook/endpoints/create')?.schema;
@@ -52,7 +59,10 @@ export default function Endpoint({ params }: { params: Params }) {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const filterTypes = form.getAll('filterTypes').map(String);
-    await update({ url: String(form.get('url') ?? '').trim(), description: String(form.get('description') ?? ''), filterTypes: filterTypes.length ? filterTypes : null }, 'Endpoint saved.');
+    await update(
+      { url: String(form.get('url') ?? '').trim(), description: String(form.get('description') ?? ''), filterTypes: filterTypes.length ? filterTypes : null },
+      'Endpoint saved.',
+    );
   };
   const reveal = async () => {
     const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/secret/get', apiKey, { endpointId });
@@ -80,7 +90,12 @@ export default function Endpoint({ params }: { params: Params }) {
   };
   const recover = async () => {
     const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/recover', apiKey, { endpointId, since: Date.now() - 24 * 3600 * 1000 });
-    tell(answer.status === 200, answer.status === 200 ? `${String((answer.body.result?.data as { recovered?: number } | undefined)?.recovered ?? 0)} failed deliveries sent again.` : (answer.body.error?.message ?? 'Recover failed.'));
+    tell(
+      answer.status === 200,
+      answer.status === 200
+        ? `${String((answer.body.result?.data as { recovered?: number } | undefined)?.recovered ?? 0)} failed deliveries sent again.`
+        : (answer.body.error?.message ?? 'Recover failed.'),
+    );
   };
   const remove = async () => {
     if (!confirm(`Delete the endpoint ${endpointId}?`)) return;
@@ -91,7 +106,10 @@ export default function Endpoint({ params }: { params: Params }) {
 
   return (
     <>
-      <PageHead title={endpointId} crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Webhooks', href: links.webhooks(apiKey) }, { label: endpointId }]}>
+      <PageHead
+        title={endpointId}
+        crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Webhooks', href: links.webhooks(apiKey) }, { label: endpointId }]}
+      >
         {attempts.data && <Sparkline values={perDay(attempts.data)} label="attempts, last 14 days" />}
         <button type="button" class="primary" id="send-test" onClick={() => void test()}>
           Send a test event
@@ -130,7 +148,11 @@ export default function Endpoint({ params }: { params: Params }) {
                 ]}
               />
               <div class="row">
-                <button type="button" id="endpoint-enable" onClick={() => void update({ disabled: !e.disabled }, e.disabled ? 'Endpoint enabled.' : 'Endpoint disabled.')}>
+                <button
+                  type="button"
+                  id="endpoint-enable"
+                  onClick={() => void update({ disabled: !e.disabled }, e.disabled ? 'Endpoint enabled.' : 'Endpoint disabled.')}
+                >
                   {e.disabled ? 'Enable' : 'Disable'}
                 </button>
                 <button type="button" onClick={() => void recover()}>
@@ -179,13 +201,20 @@ export default function Endpoint({ params }: { params: Params }) {
                     <th scope="col">Trigger</th>
                     <th scope="col">Result</th>
                     <th scope="col">HTTP</th>
-                    <th scope="col" class="num">ms</th>
+                    <th scope="col" class="num">
+                      ms
+                    </th>
                     <th scope="col" />
                   </tr>
                 </thead>
                 <tbody>
                   {(attempts.data ?? []).map((a) => (
-                    <tr key={a.id} data-message={a.messageId} data-attempt={a.id} class={`${a.status === 'succeeded' ? '' : 'failed'} ${open?.id === a.id ? 'selected' : ''}`}>
+                    <tr
+                      key={a.id}
+                      data-message={a.messageId}
+                      data-attempt={a.id}
+                      class={`${a.status === 'succeeded' ? '' : 'failed'} ${open?.id === a.id ? 'selected' : ''}`}
+                    >
                       <td>
                         <button type="button" class="link" onClick={() => setOpen(a)}>
                           {time(Date.parse(a.timestamp))}
@@ -223,10 +252,15 @@ export default function Endpoint({ params }: { params: Params }) {
 
 function AttemptDetail({ apiKey, endpointId, attempt }: { apiKey: string; endpointId: string; attempt: AttemptView }) {
   const at = Date.parse(attempt.timestamp);
-  const sent = useLoad<DeliveryAnswer | null>(() => api.delivery(apiKey, attempt.messageId, endpointId, { id: attempt.id, at }).catch(() => null), [apiKey, attempt.messageId, endpointId, attempt.id]);
+  const sent = useLoad<DeliveryAnswer | null>(
+    () => api.delivery(apiKey, attempt.messageId, endpointId, { id: attempt.id, at }).catch(() => null),
+    [apiKey, attempt.messageId, endpointId, attempt.id],
+  );
   const d = sent.data;
   const waiting = sent.loading ? 'Loading…' : 'The delivery is no longer stored.';
-  const responseHeaders = d?.responseHeaders ? [...d.responseHeaders, ...(d.responseHeadersOmitted ? [`(${d.responseHeadersOmitted} more not kept: an attempt keeps 50 headers, 4 KB)`] : [])].join('\n') : null;
+  const responseHeaders = d?.responseHeaders
+    ? [...d.responseHeaders, ...(d.responseHeadersOmitted ? [`(${d.responseHeadersOmitted} more not kept: an attempt keeps 50 headers, 4 KB)`] : [])].join('\n')
+    : null;
   return (
     <Section title={`Attempt ${attempt.id}`} id="attempt-detail">
       <p class="muted">
@@ -255,9 +289,13 @@ function AttemptDetail({ apiKey, endpointId, attempt }: { apiKey: string; endpoi
         </div>
       </div>
       <h3>Request body</h3>
-      <pre tabIndex={0} id="attempt-request">{d ? pretty(d.body) : waiting}</pre>
+      <pre tabIndex={0} id="attempt-request">
+        {d ? pretty(d.body) : waiting}
+      </pre>
       <h3>Response body</h3>
-      <pre tabIndex={0} id="attempt-response">{attempt.response || '(empty)'}</pre>
+      <pre tabIndex={0} id="attempt-response">
+        {attempt.response || '(empty)'}
+      </pre>
     </Section>
   );
 }

@@ -74,7 +74,17 @@ export default function Explorer() {
     }
   };
   const shape = useMemo(
-    () => (op ? { path: op.path, auth: op.auth, data: value, brand: ops.data?.brand ?? 'svc', ...(op.auth === 'apiKey' ? { apiKey } : {}), ...(op.auth === 'workspace' ? { workspaceId: session.workspaceId } : {}) } : null),
+    () =>
+      op
+        ? {
+            path: op.path,
+            auth: op.auth,
+            data: value,
+            brand: ops.data?.brand ?? 'svc',
+            ...(op.auth === 'apiKey' ? { apiKey } : {}),
+            ...(op.auth === 'workspace' ? { workspaceId: session.workspaceId } : {}),
+          }
+        : null,
     [op, value, apiKey, ops.data, session.workspaceId],
   );
 
@@ -128,7 +138,9 @@ export default function Explorer() {
             </div>
             <details>
               <summary>Input schema</summary>
-              <pre tabIndex={0} id="explorer-schema">{JSON.stringify(op.schema, null, 2)}</pre>
+              <pre tabIndex={0} id="explorer-schema">
+                {JSON.stringify(op.schema, null, 2)}
+              </pre>
             </details>
           </Section>
           <Section title="Answer" id="explorer-answer">
@@ -136,7 +148,11 @@ export default function Explorer() {
               {sendError ?? (answer ? `HTTP ${answer.status}` : 'Not sent yet.')}
             </p>
             {answer && <JsonView value={answer.body} id="explorer-result" label="answer" />}
-            {answer && <pre class="visually-hidden" id="explorer-result-text">{JSON.stringify(answer.body, null, 2)}</pre>}
+            {answer && (
+              <pre class="visually-hidden" id="explorer-result-text">
+                {JSON.stringify(answer.body, null, 2)}
+              </pre>
+            )}
           </Section>
         </div>
       )}

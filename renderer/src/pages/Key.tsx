@@ -33,7 +33,9 @@ export default function Key({ params }: { params: Params }) {
     setSettings(Object.fromEntries(editable.filter((k) => config.data?.[k] !== undefined && config.data?.[k] !== null).map((k) => [k, config.data?.[k]])));
   }, [config.data, configSchema]);
   useEffect(() => {
-    void api.call('/v2/workspace/emailconfig/get', apiKey, {}).then((a) => a.status === 200 && setEmail((a.body.result?.data as Record<string, unknown>) ?? {}));
+    void api
+      .call('/v2/workspace/emailconfig/get', apiKey, {})
+      .then((a) => a.status === 200 && setEmail((a.body.result?.data as Record<string, unknown>) ?? {}));
   }, [apiKey, key?.disabled]);
 
   const tell = (ok: boolean, text: string) => setSaid({ text, tone: ok ? 'ok' : 'bad' });
@@ -44,13 +46,19 @@ export default function Key({ params }: { params: Params }) {
   };
   const saveEmail = async () => {
     const { useEmailService, emailServiceConfig } = email as { useEmailService?: boolean; emailServiceConfig?: Record<string, unknown> };
-    const answer = await api.call('/v2/workspace/emailconfig/update', apiKey, { ...(useEmailService === undefined ? {} : { useEmailService }), ...(emailServiceConfig ? { emailServiceConfig } : {}) });
+    const answer = await api.call('/v2/workspace/emailconfig/update', apiKey, {
+      ...(useEmailService === undefined ? {} : { useEmailService }),
+      ...(emailServiceConfig ? { emailServiceConfig } : {}),
+    });
     tell(answer.status === 200, answer.status === 200 ? 'E-mail configuration saved.' : (answer.body.error?.message ?? 'Save failed.'));
   };
   const domains = async (op: 'add' | 'delete', event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const list = String(new FormData(form).get('domains') ?? '').split(',').map((d) => d.trim()).filter(Boolean);
+    const list = String(new FormData(form).get('domains') ?? '')
+      .split(',')
+      .map((d) => d.trim())
+      .filter(Boolean);
     const answer = await api.call(op === 'add' ? '/v2/workspace/domains/add' : '/v2/workspace/domains/delete', apiKey, { domains: list });
     tell(answer.status === 200, answer.status === 200 ? `Domains ${op === 'add' ? 'added' : 'removed'}.` : (answer.body.error?.message ?? 'Failed.'));
     form.reset();
@@ -62,7 +70,9 @@ export default function Key({ params }: { params: Params }) {
     const form = new FormData(formElement);
     const baseUrl = String(form.get('baseUrl') ?? '').trim();
     const provider = String(form.get('provider')) as 'openai' | 'anthropic' | 'gemini';
-    const answer = await api.call('/v2/workspace/apikeyconfig/update', apiKey, { aiModelApiKey: [{ provider, customerApiKey: String(form.get('customerApiKey') ?? ''), baseUrl: baseUrl || null }] });
+    const answer = await api.call('/v2/workspace/apikeyconfig/update', apiKey, {
+      aiModelApiKey: [{ provider, customerApiKey: String(form.get('customerApiKey') ?? ''), baseUrl: baseUrl || null }],
+    });
     tell(answer.status === 200, answer.status === 200 ? `${provider} key saved.` : (answer.body.error?.message ?? 'Save failed.'));
     // write-only: the field is cleared, and the configuration shows only that one is configured
     (formElement.elements.namedItem('customerApiKey') as HTMLInputElement).value = '';
@@ -83,12 +93,16 @@ export default function Key({ params }: { params: Params }) {
         <p>
           <KeyStateBadge k={key} />{' '}
           <span class="muted" id="key-state-note">
-            {key?.disabled ? 'Every operation and websocket with this key is refused (PERMISSION_DENIED) until it is enabled again; its data, tokens and settings are kept.' : 'Operations and websockets with this key are served.'}
+            {key?.disabled
+              ? 'Every operation and websocket with this key is refused (PERMISSION_DENIED) until it is enabled again; its data, tokens and settings are kept.'
+              : 'Operations and websockets with this key are served.'}
           </span>
         </p>
       </Section>
       <Section title="Usage" id="key-usage">
-        <Facts items={Object.entries(usage.data?.counts ?? {}).map(([k, v]) => [k.replace(/_/g, ' '), <span id={`usage-${k}`}>{v.toLocaleString('en-US')}</span>])} />
+        <Facts
+          items={Object.entries(usage.data?.counts ?? {}).map(([k, v]) => [k.replace(/_/g, ' '), <span id={`usage-${k}`}>{v.toLocaleString('en-US')}</span>])}
+        />
       </Section>
       <div class="split">
         <Section title="Configuration" id="key-configuration">
@@ -104,7 +118,16 @@ export default function Key({ params }: { params: Params }) {
         </Section>
         <div>
           <Section title="Settings" id="key-settings">
-            {configSchema && <SchemaForm schema={{ ...configSchema, properties: Object.fromEntries(Object.entries(configSchema.properties ?? {}).filter(([k]) => k !== 'aiModelApiKey')) }} value={settings} onChange={setSettings} />}
+            {configSchema && (
+              <SchemaForm
+                schema={{
+                  ...configSchema,
+                  properties: Object.fromEntries(Object.entries(configSchema.properties ?? {}).filter(([k]) => k !== 'aiModelApiKey')),
+                }}
+                value={settings}
+                onChange={setSettings}
+              />
+            )}
             <button type="button" class="primary" id="save-settings" onClick={() => void saveSettings()}>
               Save settings
             </button>

@@ -19,7 +19,9 @@ import { useLoad } from '../lib/use.ts';
 
 export default function Live({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
-  const open = params.editorId ? ({ apiKey, organizationId: params.organizationId as string, documentId: params.documentId as string, editorId: params.editorId } as CrdtKey) : null;
+  const open = params.editorId
+    ? ({ apiKey, organizationId: params.organizationId as string, documentId: params.documentId as string, editorId: params.editorId } as CrdtKey)
+    : null;
   const openId = open ? `${open.organizationId}/${open.documentId}/${open.editorId}` : null;
   const [refreshed, setRefreshed] = useState(0);
   return (
@@ -29,7 +31,13 @@ export default function Live({ params }: { params: Params }) {
         crumbs={[
           { label: `Key ${apiKey}`, href: links.key(apiKey) },
           { label: 'Live documents', href: links.crdtList(apiKey) },
-          ...(open ? [{ label: open.organizationId, href: links.organization(apiKey, open.organizationId) }, { label: open.documentId, href: links.document(apiKey, open.organizationId, open.documentId) }, { label: open.editorId }] : []),
+          ...(open
+            ? [
+                { label: open.organizationId, href: links.organization(apiKey, open.organizationId) },
+                { label: open.documentId, href: links.document(apiKey, open.organizationId, open.documentId) },
+                { label: open.editorId },
+              ]
+            : []),
         ]}
       >
         <button type="button" id="crdt-refresh" onClick={() => setRefreshed((n) => n + 1)}>
@@ -48,7 +56,14 @@ export default function Live({ params }: { params: Params }) {
             rowKey={(r) => `${r.organizationId}/${r.documentId}/${r.editorId}`}
             rowData={(r) => ({ doc: `${r.organizationId}/${r.documentId}/${r.editorId}` })}
             columns={[
-              { id: 'doc', label: 'Document', sort: 'document', render: (r) => <a href={links.crdt(apiKey, r.organizationId, r.documentId, r.editorId)}>{`${r.organizationId} / ${r.documentId} / ${r.editorId}`}</a> },
+              {
+                id: 'doc',
+                label: 'Document',
+                sort: 'document',
+                render: (r) => (
+                  <a href={links.crdt(apiKey, r.organizationId, r.documentId, r.editorId)}>{`${r.organizationId} / ${r.documentId} / ${r.editorId}`}</a>
+                ),
+              },
               { id: 'type', label: 'Type', render: (r) => r.type },
               { id: 'log', label: 'Log', class: 'num', render: (r) => r.updateCount },
               { id: 'clients', label: 'Clients', class: 'num', render: (r) => r.connections },
@@ -124,7 +139,12 @@ function LiveView({ room }: { room: CrdtKey }) {
     <section class="card" id="crdt-view" aria-labelledby="crdt-title">
       <div class="card-head">
         <h2 id="crdt-title">
-          {room.organizationId} / {room.documentId} / {room.editorId} {kind && <span class="muted">({kind.type}, {kind.contentKey})</span>}
+          {room.organizationId} / {room.documentId} / {room.editorId}{' '}
+          {kind && (
+            <span class="muted">
+              ({kind.type}, {kind.contentKey})
+            </span>
+          )}
         </h2>
         <span id="crdt-state" class="muted" role="status">
           {state}
@@ -157,7 +177,15 @@ function LiveView({ room }: { room: CrdtKey }) {
         ]}
       />
       <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
-        {tab === 'content' && now && (xml ? <XmlContent doc={doc} contentKey={kind?.contentKey ?? 'content'} raw={now.text} /> : <pre tabIndex={0} id="crdt-content">{now.text}</pre>)}
+        {tab === 'content' &&
+          now &&
+          (xml ? (
+            <XmlContent doc={doc} contentKey={kind?.contentKey ?? 'content'} raw={now.text} />
+          ) : (
+            <pre tabIndex={0} id="crdt-content">
+              {now.text}
+            </pre>
+          ))}
         {tab === 'tree' && kind && <YTree doc={doc} known={kind} id="crdt-tree" key={version} />}
         {tab === 'history' && now && <History room={room} nowText={now.text} version={version} />}
       </div>
@@ -182,7 +210,13 @@ function XmlContent({ doc, contentKey, raw }: { doc: Y.Doc; contentKey: string; 
           {showRaw ? 'Formatted' : 'Raw XML'}
         </button>
       </p>
-      {showRaw ? <pre tabIndex={0} id="crdt-xml">{raw}</pre> : <RichText fragment={doc.getXmlFragment(contentKey)} id="crdt-rich" />}
+      {showRaw ? (
+        <pre tabIndex={0} id="crdt-xml">
+          {raw}
+        </pre>
+      ) : (
+        <RichText fragment={doc.getXmlFragment(contentKey)} id="crdt-rich" />
+      )}
     </>
   );
 }
@@ -218,7 +252,8 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
       <ErrorBox error={history.error} />
       {history.data && (
         <p class="muted">
-          The last {history.data.kept.toLocaleString('en-US')} stored updates are kept (setting <code>crdtHistoryUpdates</code>); older ones are merged into the first entry.
+          The last {history.data.kept.toLocaleString('en-US')} stored updates are kept (setting <code>crdtHistoryUpdates</code>); older ones are merged into the
+          first entry.
         </p>
       )}
       {history.data && history.data.entries.length === 0 && (
@@ -233,7 +268,9 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
             <tr>
               <th scope="col">When</th>
               <th scope="col">Who</th>
-              <th scope="col" class="num">Size</th>
+              <th scope="col" class="num">
+                Size
+              </th>
               <th scope="col" />
             </tr>
           </thead>
@@ -261,7 +298,13 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
             </button>
           </div>
           <h3>Then</h3>
-          {typeof then.content === 'string' ? <pre tabIndex={0} id="history-content">{then.content}</pre> : <JsonView value={then.content} id="history-content" label="state" />}
+          {typeof then.content === 'string' ? (
+            <pre tabIndex={0} id="history-content">
+              {then.content}
+            </pre>
+          ) : (
+            <JsonView value={then.content} id="history-content" label="state" />
+          )}
           <h3>Diff against now</h3>
           <DiffView before={textOf(then)} after={nowText} id="history-diff" />
         </Section>

@@ -11,7 +11,8 @@ import { links } from '../lib/links.ts';
 import type { Params } from '../lib/router.ts';
 import { useLoad } from '../lib/use.ts';
 
-const stateOf = (m: MailItem) => (m.status === 'sent' ? <Badge tone="ok">sent</Badge> : m.lastError ? <Badge tone="bad">{`${m.status}: ${m.lastError}`}</Badge> : <Badge>{m.status}</Badge>);
+const stateOf = (m: MailItem) =>
+  m.status === 'sent' ? <Badge tone="ok">sent</Badge> : m.lastError ? <Badge tone="bad">{`${m.status}: ${m.lastError}`}</Badge> : <Badge>{m.status}</Badge>;
 
 export default function Mailbox({ params }: { params: Params }) {
   const [relay, setRelay] = useState<MailAnswer['relay'] | null>(null);
@@ -25,7 +26,11 @@ export default function Mailbox({ params }: { params: Params }) {
         </button>
       </PageHead>
       <p id="relay" class="muted">
-        {relay ? (relay.smtp ? `Relayed over SMTP (SMTP_URL is set), from ${relay.from}; every mail is kept here too.` : `No SMTP relay (SMTP_URL is not set): mail stays in this local outbox, from ${relay.from}.`) : ''}
+        {relay
+          ? relay.smtp
+            ? `Relayed over SMTP (SMTP_URL is set), from ${relay.from}; every mail is kept here too.`
+            : `No SMTP relay (SMTP_URL is not set): mail stays in this local outbox, from ${relay.from}.`
+          : ''}
       </p>
       <div class="split">
         <Table<MailItem>
@@ -68,7 +73,9 @@ function MailView({ id }: { id: string }) {
         To {m.to} · {time(m.createdAt)} · {m.kind}
       </p>
       <h3>Text</h3>
-      <pre tabIndex={0} id="mail-text">{m.text}</pre>
+      <pre tabIndex={0} id="mail-text">
+        {m.text}
+      </pre>
       <h3>HTML</h3>
       <iframe class="mail-html" id="mail-html" sandbox="" title="HTML version of the mail" srcdoc={m.html} />
     </Section>

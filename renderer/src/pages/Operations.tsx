@@ -13,8 +13,8 @@ export default function Operations() {
     <>
       <PageHead title="Operations" />
       <p>
-        Every operation is <code>POST</code> with a JSON body <code>{'{"data": {…}}'}</code>. The machine-readable list is at <a href="/openapi.json">/openapi.json</a>.{' '}
-        <span id="operations">{ops.data?.operations.length ?? ''}</span> paths.
+        Every operation is <code>POST</code> with a JSON body <code>{'{"data": {…}}'}</code>. The machine-readable list is at{' '}
+        <a href="/openapi.json">/openapi.json</a>. <span id="operations">{ops.data?.operations.length ?? ''}</span> paths.
       </p>
       <ErrorBox error={ops.error} />
       <div class="filters" role="search">

@@ -22,7 +22,12 @@ export default function Organization({ params }: { params: Params }) {
     <>
       <PageHead
         title={o?.organization.name || organizationId}
-        crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Organizations', href: links.organizations(apiKey) }, { label: organizationId, href: links.organization(apiKey, organizationId) }, ...(folderName ? [{ label: `${folderName}/` }] : [])]}
+        crumbs={[
+          { label: `Key ${apiKey}`, href: links.key(apiKey) },
+          { label: 'Organizations', href: links.organizations(apiKey) },
+          { label: organizationId, href: links.organization(apiKey, organizationId) },
+          ...(folderName ? [{ label: `${folderName}/` }] : []),
+        ]}
       >
         {o?.organization.disabled && <Badge tone="bad">disabled</Badge>}
         {o && <Sparkline values={o.activity.map((a) => a.count)} label="activity, last 30 days" />}
@@ -79,9 +84,19 @@ export default function Organization({ params }: { params: Params }) {
                   columns={[
                     { id: 'id', label: 'Id', sort: 'id', class: 'id', render: (d) => <a href={links.document(apiKey, organizationId, d.id)}>{d.id}</a> },
                     { id: 'name', label: 'Name', sort: 'name', render: (d) => d.name ?? '' },
-                    { id: 'folder', label: 'Folder', render: (d) => (d.folderId ? <a href={links.folder(apiKey, organizationId, d.folderId)}>{d.folderId}</a> : '') },
+                    {
+                      id: 'folder',
+                      label: 'Folder',
+                      render: (d) => (d.folderId ? <a href={links.folder(apiKey, organizationId, d.folderId)}>{d.folderId}</a> : ''),
+                    },
                     { id: 'access', label: 'Access', render: (d) => (d.disabled ? <Badge tone="bad">disabled</Badge> : d.accessType) },
-                    { id: 'updated', label: 'Updated', sort: 'updated', sortDir: 'desc', render: (d) => (d.updatedAt === null ? '' : <Since at={d.updatedAt} />) },
+                    {
+                      id: 'updated',
+                      label: 'Updated',
+                      sort: 'updated',
+                      sortDir: 'desc',
+                      render: (d) => (d.updatedAt === null ? '' : <Since at={d.updatedAt} />),
+                    },
                   ]}
                 />
               )}
@@ -100,7 +115,13 @@ export default function Organization({ params }: { params: Params }) {
                       id: 'resource',
                       label: 'On',
                       render: (m) =>
-                        m.level === 'document' ? <a href={links.document(apiKey, organizationId, m.resourceId)}>{m.resourceId}</a> : m.level === 'folder' ? <a href={links.folder(apiKey, organizationId, m.resourceId)}>{m.resourceId}</a> : m.resourceId,
+                        m.level === 'document' ? (
+                          <a href={links.document(apiKey, organizationId, m.resourceId)}>{m.resourceId}</a>
+                        ) : m.level === 'folder' ? (
+                          <a href={links.folder(apiKey, organizationId, m.resourceId)}>{m.resourceId}</a>
+                        ) : (
+                          m.resourceId
+                        ),
                     },
                     { id: 'role', label: 'Role', render: (m) => m.accessRole },
                     { id: 'expires', label: 'Expires', render: (m) => (m.expiresAt ? time(m.expiresAt) : 'never') },
@@ -118,7 +139,12 @@ export default function Organization({ params }: { params: Params }) {
                   rowKey={(r) => `${r.documentId}/${r.editorId}`}
                   rowData={(r) => ({ room: `${r.documentId}/${r.editorId}` })}
                   columns={[
-                    { id: 'doc', label: 'Document / editor', sort: 'document', render: (r) => <a href={links.document(apiKey, organizationId, r.documentId)}>{`${r.documentId} / ${r.editorId}`}</a> },
+                    {
+                      id: 'doc',
+                      label: 'Document / editor',
+                      sort: 'document',
+                      render: (r) => <a href={links.document(apiKey, organizationId, r.documentId)}>{`${r.documentId} / ${r.editorId}`}</a>,
+                    },
                     { id: 'type', label: 'Type', render: (r) => r.type },
                     { id: 'live', label: 'Live view', render: (r) => <a href={links.crdt(apiKey, organizationId, r.documentId, r.editorId)}>open</a> },
                     { id: 'clients', label: 'Clients', class: 'num', render: (r) => r.connections },

@@ -48,7 +48,12 @@ export default function Requests({ params }: { params: Params }) {
   const shown = useMemo(() => {
     const words = search.toLowerCase();
     const kept = calls.filter(
-      (c) => (!status || String(c.status).startsWith(status)) && (!path || c.path.includes(path)) && (!caller || c.caller === caller) && c.durationMs >= slower && (!words || `${c.path} ${c.status} ${c.caller ?? ''} ${c.requestId}`.toLowerCase().includes(words)),
+      (c) =>
+        (!status || String(c.status).startsWith(status)) &&
+        (!path || c.path.includes(path)) &&
+        (!caller || c.caller === caller) &&
+        c.durationMs >= slower &&
+        (!words || `${c.path} ${c.status} ${c.caller ?? ''} ${c.requestId}`.toLowerCase().includes(words)),
     );
     // calls arrive in time order (ids grow with it); by duration, ties keep the newest first
     const sign = dir === 'asc' ? 1 : -1;
@@ -67,7 +72,10 @@ export default function Requests({ params }: { params: Params }) {
           aria-label={current ? `${label}, sorted ${dir === 'asc' ? 'ascending' : 'descending'}; click to reverse` : `${label}: sort by it`}
           onClick={() => setQueries({ sort: column === 'time' ? null : column, dir: current && dir === 'desc' ? 'asc' : null })}
         >
-          {label} <span aria-hidden="true" class={current ? undefined : 'muted'}>{current ? (dir === 'asc' ? '▲' : '▼') : '↕'}</span>
+          {label}{' '}
+          <span aria-hidden="true" class={current ? undefined : 'muted'}>
+            {current ? (dir === 'asc' ? '▲' : '▼') : '↕'}
+          </span>
         </button>
       </th>
     );
@@ -113,7 +121,13 @@ export default function Requests({ params }: { params: Params }) {
             </label>
             <label>
               <span>Search</span>
-              <input id="filter-search" type="search" value={search} placeholder="request id, path…" onInput={(e) => setQuery('search', (e.target as HTMLInputElement).value)} />
+              <input
+                id="filter-search"
+                type="search"
+                value={search}
+                placeholder="request id, path…"
+                onInput={(e) => setQuery('search', (e.target as HTMLInputElement).value)}
+              />
             </label>
           </div>
           <table id="request-list">
@@ -165,22 +179,38 @@ function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
     data = {};
   }
   const auth = call.caller === workspaceId ? 'workspace' : call.caller ? 'apiKey' : 'public';
-  const curl = asCurl({ path: call.path, auth, data, ...(auth === 'apiKey' ? { apiKey: call.caller as string } : {}), ...(auth === 'workspace' ? { workspaceId } : {}) });
+  const curl = asCurl({
+    path: call.path,
+    auth,
+    data,
+    ...(auth === 'apiKey' ? { apiKey: call.caller as string } : {}),
+    ...(auth === 'workspace' ? { workspaceId } : {}),
+  });
   return (
     <Section title={`${call.method} ${call.path} → ${call.status}`} id="request-detail">
       <p class="muted" id="request-note">
-        {ms(call.durationMs)} · {call.requestId} · {call.request === undefined ? 'Bodies are kept only for calls made while a monitor is open.' : 'Secret fields are shown as [redacted].'}
+        {ms(call.durationMs)} · {call.requestId} ·{' '}
+        {call.request === undefined ? 'Bodies are kept only for calls made while a monitor is open.' : 'Secret fields are shown as [redacted].'}
       </p>
       <div class="row">
         <CopyButton value={curl} label="Copy as curl" name="curl" />
-        <button type="button" class="small" id="open-in-explorer" onClick={() => navigate(links.explorer(call.path, auth === 'apiKey' ? (call.caller as string) : undefined, data))}>
+        <button
+          type="button"
+          class="small"
+          id="open-in-explorer"
+          onClick={() => navigate(links.explorer(call.path, auth === 'apiKey' ? (call.caller as string) : undefined, data))}
+        >
           Open in the explorer
         </button>
       </div>
       <h3>Request</h3>
-      <pre tabIndex={0} id="request-body">{pretty(call.request)}</pre>
+      <pre tabIndex={0} id="request-body">
+        {pretty(call.request)}
+      </pre>
       <h3>Response</h3>
-      <pre tabIndex={0} id="response-body">{pretty(call.response)}</pre>
+      <pre tabIndex={0} id="response-body">
+        {pretty(call.response)}
+      </pre>
     </Section>
   );
 }

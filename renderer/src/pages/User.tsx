@@ -21,7 +21,10 @@ export default function User({ params }: { params: Params }) {
   const organizationId = org || u?.organizations[0] || '';
   return (
     <>
-      <PageHead title={u?.user.name || userId} crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Users', href: links.users(apiKey) }, { label: userId }]} />
+      <PageHead
+        title={u?.user.name || userId}
+        crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Users', href: links.users(apiKey) }, { label: userId }]}
+      />
       <ErrorBox error={user.error} />
       {!u && !user.error && <Loading />}
       {u && (
@@ -31,7 +34,17 @@ export default function User({ params }: { params: Params }) {
             items={[
               ['Id', <code>{u.user.id}</code>],
               ['E-mail', u.user.email ?? '—'],
-              ['Organizations', u.organizations.length ? u.organizations.map((o, i) => <>{i > 0 && ', '}<a href={links.organization(apiKey, o)}>{o}</a></>) : 'none'],
+              [
+                'Organizations',
+                u.organizations.length
+                  ? u.organizations.map((o, i) => (
+                      <>
+                        {i > 0 && ', '}
+                        <a href={links.organization(apiKey, o)}>{o}</a>
+                      </>
+                    ))
+                  : 'none',
+              ],
               ['Notifications to them', u.notifications.toLocaleString('en-US')],
             ]}
           />
@@ -64,7 +77,12 @@ export default function User({ params }: { params: Params }) {
                 load={(a) => api.memberships({ apiKey, userId, ...a })}
                 rowKey={(m) => `${m.organizationId}/${m.level}/${m.resourceId}`}
                 columns={[
-                  { id: 'org', label: 'Organization', sort: 'organization', render: (m) => <a href={links.organization(apiKey, m.organizationId)}>{m.organizationId}</a> },
+                  {
+                    id: 'org',
+                    label: 'Organization',
+                    sort: 'organization',
+                    render: (m) => <a href={links.organization(apiKey, m.organizationId)}>{m.organizationId}</a>,
+                  },
                   { id: 'level', label: 'Level', render: (m) => m.level },
                   {
                     id: 'resource',
@@ -83,7 +101,8 @@ export default function User({ params }: { params: Params }) {
                 ]}
               />
             )}
-            {tab === 'notifications' && (organizationId ? <Notifications scope={{ apiKey, organizationId, userId }} /> : <p class="muted">This user is in no organization.</p>)}
+            {tab === 'notifications' &&
+              (organizationId ? <Notifications scope={{ apiKey, organizationId, userId }} /> : <p class="muted">This user is in no organization.</p>)}
             {tab === 'export' && <Export apiKey={apiKey} organizationId={organizationId} userId={userId} />}
           </div>
         </>
@@ -116,7 +135,10 @@ function Export({ apiKey, organizationId, userId }: { apiKey: string; organizati
   };
   return (
     <Section title="Data export" id="export">
-      <p>Everything Hearth holds about this user in {organizationId || 'the organization'}: comments, reactions, notifications, recordings (the /v2/users/data/get operation).</p>
+      <p>
+        Everything Hearth holds about this user in {organizationId || 'the organization'}: comments, reactions, notifications, recordings (the
+        /v2/users/data/get operation).
+      </p>
       <div class="row">
         <button type="button" id="export-user" onClick={() => void run()} disabled={!organizationId}>
           Prepare the JSON

@@ -19,11 +19,18 @@ export default function Webhooks({ params }: { params: Params }) {
     const answer = await api.call('/v2/workspace/advancedwebhookconfig/get', apiKey, {});
     return answer.status === 200 ? (answer.body.result?.data as Record<string, unknown>) : null;
   }, [apiKey]);
-  const endpoints = useLoad(async () => dataOf<{ endpoints: EndpointView[] }>(await api.call('/v2/workspace/advancedwebhook/endpoints/get', apiKey, { limit: 250 })).endpoints, [apiKey]);
+  const endpoints = useLoad(
+    async () => dataOf<{ endpoints: EndpointView[] }>(await api.call('/v2/workspace/advancedwebhook/endpoints/get', apiKey, { limit: 250 })).endpoints,
+    [apiKey],
+  );
   const enabled = config.data?.isEnabled === true;
   const toggle = async () => {
     const answer = await api.call('/v2/workspace/advancedwebhookconfig/update', apiKey, { isEnabled: !enabled });
-    setSaid(answer.status === 200 ? { text: `Advanced webhooks ${enabled ? 'turned off' : 'turned on'}.`, tone: 'ok' } : { text: answer.body.error?.message ?? 'Failed.', tone: 'bad' });
+    setSaid(
+      answer.status === 200
+        ? { text: `Advanced webhooks ${enabled ? 'turned off' : 'turned on'}.`, tone: 'ok' }
+        : { text: answer.body.error?.message ?? 'Failed.', tone: 'bad' },
+    );
     config.reload();
     endpoints.reload();
   };
@@ -31,7 +38,10 @@ export default function Webhooks({ params }: { params: Params }) {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const description = String(form.get('description') ?? '').trim();
-    const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/create', apiKey, { url: String(form.get('url') ?? '').trim(), ...(description ? { description } : {}) });
+    const answer = await api.call('/v2/workspace/advancedwebhook/endpoints/create', apiKey, {
+      url: String(form.get('url') ?? '').trim(),
+      ...(description ? { description } : {}),
+    });
     if (answer.status === 200) {
       const created = answer.body.result?.data as EndpointView;
       navigate(links.endpoint(apiKey, created.id));

@@ -28,8 +28,18 @@ export default function Workspace() {
   const create = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    const answer = await api.call('/v2/workspace/apikey/create', '', { ownerEmail: info.data?.owner.email ?? '', type: String(form.get('type')) as 'testing' | 'production', apiKeyName: String(form.get('apiKeyName') ?? ''), createAuthToken: true });
-    tell(answer.status === 200, answer.status === 200 ? `API key ${(answer.body.result?.data as { apiKey: string } | undefined)?.apiKey} created.` : (answer.body.error?.message ?? 'Create failed.'));
+    const answer = await api.call('/v2/workspace/apikey/create', '', {
+      ownerEmail: info.data?.owner.email ?? '',
+      type: String(form.get('type')) as 'testing' | 'production',
+      apiKeyName: String(form.get('apiKeyName') ?? ''),
+      createAuthToken: true,
+    });
+    tell(
+      answer.status === 200,
+      answer.status === 200
+        ? `API key ${(answer.body.result?.data as { apiKey: string } | undefined)?.apiKey} created.`
+        : (answer.body.error?.message ?? 'Create failed.'),
+    );
     if (answer.status === 200) {
       keys.reload();
       await session.reloadKeys();
@@ -46,7 +56,10 @@ export default function Workspace() {
   };
   const show = async (apiKey: string) => {
     const answer = await api.call('/v2/workspace/authtokens/get', '', { apiKey });
-    setTokens((t) => ({ ...t, [apiKey]: ((answer.body.result?.data as { authTokens?: Array<{ token: string }> } | undefined)?.authTokens ?? []).map((x) => x.token) }));
+    setTokens((t) => ({
+      ...t,
+      [apiKey]: ((answer.body.result?.data as { authTokens?: Array<{ token: string }> } | undefined)?.authTokens ?? []).map((x) => x.token),
+    }));
   };
   const rotate = async (apiKey: string) => {
     if (!confirm('Replace the auth token? The old one stops working at once.')) return;
@@ -60,7 +73,14 @@ export default function Workspace() {
       <PageHead title="Workspace" />
       <Status said={said} id="workspace-status" />
       <Section title="This workspace" id="workspace-info">
-        <Facts items={[['Id', <code>{info.data?.id ?? session.workspaceId}</code>], ['Name', info.data?.name ?? ''], ['Owner', info.data?.owner.email ?? ''], ['Plan', info.data?.plan ?? '']]} />
+        <Facts
+          items={[
+            ['Id', <code>{info.data?.id ?? session.workspaceId}</code>],
+            ['Name', info.data?.name ?? ''],
+            ['Owner', info.data?.owner.email ?? ''],
+            ['Plan', info.data?.plan ?? ''],
+          ]}
+        />
       </Section>
       <Section title="API keys" id="keys">
         <table id="key-list">
@@ -125,7 +145,13 @@ export default function Workspace() {
           </button>
         </form>
       </Section>
-      {plans.data ? <Plans items={plans.data.items} tell={tell} /> : <p class="muted">Plans and production-key settings are managed from the default workspace's session, or with the CLI (<code>npx hearth workspace settings</code>).</p>}
+      {plans.data ? (
+        <Plans items={plans.data.items} tell={tell} />
+      ) : (
+        <p class="muted">
+          Plans and production-key settings are managed from the default workspace's session, or with the CLI (<code>npx hearth workspace settings</code>).
+        </p>
+      )}
     </>
   );
 }
@@ -171,10 +197,24 @@ function PlanRow({ w, tell }: { w: WorkspaceSettings; tell: (ok: boolean, text: 
         </select>
       </td>
       <td>
-        <input type="checkbox" name="selfServeProduction" aria-label={`Self-serve production keys of ${label}`} checked={selfServe} onChange={(e) => setSelfServe((e.target as HTMLInputElement).checked)} />
+        <input
+          type="checkbox"
+          name="selfServeProduction"
+          aria-label={`Self-serve production keys of ${label}`}
+          checked={selfServe}
+          onChange={(e) => setSelfServe((e.target as HTMLInputElement).checked)}
+        />
       </td>
       <td>
-        <input type="number" name="maxProductionKeys" aria-label={`Max production keys of ${label}`} min="0" max="1000" value={max} onInput={(e) => setMax((e.target as HTMLInputElement).value)} />
+        <input
+          type="number"
+          name="maxProductionKeys"
+          aria-label={`Max production keys of ${label}`}
+          min="0"
+          max="1000"
+          value={max}
+          onInput={(e) => setMax((e.target as HTMLInputElement).value)}
+        />
       </td>
       <td>
         <button

@@ -40,7 +40,9 @@ Example:
     const config = loadConfig(io, values);
     const tokens = await withDataDir(config, async (app) => listAuthTokens(app, (await findKey(app, apiKeyId)).scope));
     printResult(io, values.json, tokens, () =>
-      tokens.length === 0 ? 'No auth tokens' : tokens.map((t) => `${t.token}  ${t.name}${t.domains.length ? `  domains=${t.domains.join(',')}` : ''}`).join('\n'),
+      tokens.length === 0
+        ? 'No auth tokens'
+        : tokens.map((t) => `${t.token}  ${t.name}${t.domains.length ? `  domains=${t.domains.join(',')}` : ''}`).join('\n'),
     );
   },
 };

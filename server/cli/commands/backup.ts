@@ -30,7 +30,9 @@ Example:
     const progress = io.progress('Backing up', BACKUP_STEPS);
     const result = backupDataDir(dataDir, resolve(values.out), () => progress.tick());
     progress.done();
-    io.err(`Note: ${result.outDir} holds the master key with the data it unlocks (every secret, every workspace's tokens): keep it where only you can read it.\n`);
+    io.err(
+      `Note: ${result.outDir} holds the master key with the data it unlocks (every secret, every workspace's tokens): keep it where only you can read it.\n`,
+    );
     printResult(io, values.json, result, () => `Backed up ${dataDir} to ${result.outDir} (${result.bytes} bytes)`);
   },
 };

@@ -70,11 +70,16 @@ Examples:
     });
     if (values.out === undefined) throw new CliError('export needs --out DIR');
     if (values.secrets !== 'include' && values.secrets !== 'omit') {
-      throw new CliError(values.secrets === undefined ? 'export needs --secrets include or --secrets omit (say whether secrets go into the archive)' : `--secrets takes include or omit, not "${values.secrets}"`);
+      throw new CliError(
+        values.secrets === undefined
+          ? 'export needs --secrets include or --secrets omit (say whether secrets go into the archive)'
+          : `--secrets takes include or omit, not "${values.secrets}"`,
+      );
     }
     if (values.workspace !== undefined && values['api-key'] !== undefined) throw new CliError('give --workspace or --api-key, not both');
     const passphrase = passphraseFrom(io, values.passphrase);
-    if (values.secrets === 'include' && passphrase === undefined) throw new CliError('--secrets include needs a passphrase: --passphrase or env HEARTH_EXPORT_PASSPHRASE');
+    if (values.secrets === 'include' && passphrase === undefined)
+      throw new CliError('--secrets include needs a passphrase: --passphrase or env HEARTH_EXPORT_PASSPHRASE');
     const weak = values.secrets === 'include' && passphrase !== undefined ? passphraseProblem(passphrase) : undefined;
     if (weak) throw new CliError(weak);
     const { dataDir } = loadConfig(io, values);

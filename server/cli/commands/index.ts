@@ -6,7 +6,11 @@
  */
 import type { Command, CommandEntry } from '../command.ts';
 
-const entry = (name: string, summary: string, load: () => Promise<{ command: Command }>): CommandEntry => ({ name, summary, load: async () => (await load()).command });
+const entry = (name: string, summary: string, load: () => Promise<{ command: Command }>): CommandEntry => ({
+  name,
+  summary,
+  load: async () => (await load()).command,
+});
 
 export const commands: CommandEntry[] = [
   entry('serve', 'run the server (the default command: npm start)', () => import('./serve.ts')),

@@ -29,13 +29,26 @@ Example:
     const limit = parseWholeNumber('limit', values.limit) ?? 50;
     const config = loadConfig(io, values);
     const rows = await withDataDir(config, async (app) =>
-      (await app.mail.list({ limit })).map(({ id, kind, to, subject, status, attempts, lastError, createdAt, sentAt }) => ({ id, kind, to, subject, status, attempts, lastError, createdAt, sentAt })),
+      (await app.mail.list({ limit })).map(({ id, kind, to, subject, status, attempts, lastError, createdAt, sentAt }) => ({
+        id,
+        kind,
+        to,
+        subject,
+        status,
+        attempts,
+        lastError,
+        createdAt,
+        sentAt,
+      })),
     );
     printResult(io, values.json, rows, () =>
       rows.length === 0
         ? 'No mail yet.'
         : rows
-            .map((m) => `${new Date(m.createdAt).toISOString()}  ${m.status.padEnd(7)}  ${m.to}  ${m.subject}${m.attempts ? `  (${m.attempts} attempt${m.attempts === 1 ? '' : 's'})` : ''}${m.lastError ? `\n    ${m.lastError}` : ''}`)
+            .map(
+              (m) =>
+                `${new Date(m.createdAt).toISOString()}  ${m.status.padEnd(7)}  ${m.to}  ${m.subject}${m.attempts ? `  (${m.attempts} attempt${m.attempts === 1 ? '' : 's'})` : ''}${m.lastError ? `\n    ${m.lastError}` : ''}`,
+            )
             .join('\n'),
     );
   },

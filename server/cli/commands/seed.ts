@@ -39,7 +39,13 @@ Example:
   npx hearth seed --data-dir ./demo && npm start -- --data-dir ./demo
 `,
   async run(argv, io) {
-    const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, size: { type: 'string' }, 'api-key': { type: 'string' }, seed: { type: 'string' } });
+    const { values } = parseOptions(NAME, argv, {
+      ...DATA_DIR_OPTIONS,
+      ...JSON_OPTION,
+      size: { type: 'string' },
+      'api-key': { type: 'string' },
+      seed: { type: 'string' },
+    });
     const size = parseChoice('size', values.size, ['small', 'large'] as const) ?? 'small';
     const seed = parseWholeNumber('seed', values.seed) ?? 1;
     if (values['api-key'] !== undefined && values['api-key'].trim() === '') throw new CliError('--api-key takes an API key id');

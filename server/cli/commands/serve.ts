@@ -79,7 +79,8 @@ Examples:
     // Loaded on use: the whole server is not needed for --help or a configuration error.
     const { createServer } = await import('../../index.ts');
     const server = await createServer(config).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') throw new CliError(`port ${config.port} on ${config.host} is in use: pass another --port (or PORT), or stop the program holding it`, 1);
+      if (error.code === 'EADDRINUSE')
+        throw new CliError(`port ${config.port} on ${config.host} is in use: pass another --port (or PORT), or stop the program holding it`, 1);
       throw error;
     });
     if (configFile) server.app.log.info('configuration file read', { file: configFile });

@@ -32,7 +32,11 @@ Example:
     const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, workspace: { type: 'string' } });
     const config = loadConfig(io, values);
     const running = runningServer(config.dataDir);
-    if (!running?.bootId) throw new CliError(`No Hearth server is running on ${config.dataDir}: start it (npm start), then ask again; a running server prints its own link at start`, 1);
+    if (!running?.bootId)
+      throw new CliError(
+        `No Hearth server is running on ${config.dataDir}: start it (npm start), then ask again; a running server prints its own link at start`,
+        1,
+      );
     if (!existsSync(join(config.dataDir, KEY_FILE))) throw new CliError(`${config.dataDir} has no ${KEY_FILE}`, 1);
     let workspaceId = values.workspace;
     if (workspaceId === undefined) {

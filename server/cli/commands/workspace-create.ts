@@ -2,7 +2,18 @@ import type { z } from 'zod';
 import { WORKSPACE_PLANS, workspaceCreateInput } from '../../../shared/schemas/workspace.ts';
 import { findWorkspace, insertWorkspace, NEW_WORKSPACE_SETTINGS, type WorkspaceSettings } from '../../services/workspaces.ts';
 import { CliError, type Command } from '../command.ts';
-import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseChoice, parseOnOff, parseOptions, parseWholeNumber, printResult, withDataDir } from '../options.ts';
+import {
+  DATA_DIR_HELP,
+  DATA_DIR_OPTIONS,
+  JSON_OPTION,
+  loadConfig,
+  parseChoice,
+  parseOnOff,
+  parseOptions,
+  parseWholeNumber,
+  printResult,
+  withDataDir,
+} from '../options.ts';
 
 const NAME = 'workspace create';
 

@@ -2,7 +2,18 @@ import { describeSettings, findDefaultWorkspace, findWorkspace, updateWorkspaceS
 import type { AppContext } from '../../context.ts';
 import { WORKSPACE_PLANS } from '../../../shared/schemas/workspace.ts';
 import { CliError, type Command } from '../command.ts';
-import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseChoice, parseOnOff, parseOptions, parseWholeNumber, printResult, withDataDir } from '../options.ts';
+import {
+  DATA_DIR_HELP,
+  DATA_DIR_OPTIONS,
+  JSON_OPTION,
+  loadConfig,
+  parseChoice,
+  parseOnOff,
+  parseOptions,
+  parseWholeNumber,
+  printResult,
+  withDataDir,
+} from '../options.ts';
 
 const NAME = 'workspace settings';
 
@@ -19,7 +30,11 @@ async function defaultWorkspace(app: AppContext) {
 
 export async function chosenWorkspace(app: AppContext, workspaceId: string | undefined) {
   const workspace = workspaceId ? await findWorkspace(app, workspaceId) : await defaultWorkspace(app);
-  if (!workspace) throw new CliError(workspaceId ? `No workspace ${workspaceId}; see npx hearth workspace list` : 'No default workspace yet: start the server once (npm start)', 1);
+  if (!workspace)
+    throw new CliError(
+      workspaceId ? `No workspace ${workspaceId}; see npx hearth workspace list` : 'No default workspace yet: start the server once (npm start)',
+      1,
+    );
   return workspace;
 }
 

@@ -30,10 +30,13 @@ function scopeFilter(table: ArchiveTableRef, scope: ArchiveScope): { where: stri
   if (scope.kind === 'all') return { where: '1', params: [] };
   const keysOfWorkspace = 'api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)';
   if (table.name === 'workspaces') return { where: 'id = ?', params: [scope.workspaceId] };
-  if (table.name === 'api_keys') return scope.kind === 'workspace' ? { where: 'workspace_id = ?', params: [scope.workspaceId] } : { where: 'id = ?', params: [scope.apiKeyId] };
+  if (table.name === 'api_keys')
+    return scope.kind === 'workspace' ? { where: 'workspace_id = ?', params: [scope.workspaceId] } : { where: 'id = ?', params: [scope.apiKeyId] };
   if (table.name === 'mail_outbox') {
     // A workspace's own mail (login links) has no API key; a single key's export leaves it out.
-    return scope.kind === 'workspace' ? { where: `workspace_id = ? OR ${keysOfWorkspace}`, params: [scope.workspaceId, scope.workspaceId] } : { where: 'api_key_id = ?', params: [scope.apiKeyId] };
+    return scope.kind === 'workspace'
+      ? { where: `workspace_id = ? OR ${keysOfWorkspace}`, params: [scope.workspaceId, scope.workspaceId] }
+      : { where: 'api_key_id = ?', params: [scope.apiKeyId] };
   }
   if (!table.tenant) throw new Error(`export: ${table.name} has no api_key_id: say how a scoped export selects its rows`);
   return scope.kind === 'workspace' ? { where: keysOfWorkspace, params: [scope.workspaceId] } : { where: 'api_key_id = ?', params: [scope.apiKeyId] };
@@ -95,7 +98,8 @@ export function openArchiveSource(dataDir: string): ArchiveSource {
       sqlite.exec('BEGIN');
     },
     readable,
-    workspaceOfApiKey: (apiKeyId) => (sqlite.prepare('SELECT workspace_id AS workspaceId FROM api_keys WHERE id = ?').get(apiKeyId) as { workspaceId: string } | undefined)?.workspaceId,
+    workspaceOfApiKey: (apiKeyId) =>
+      (sqlite.prepare('SELECT workspace_id AS workspaceId FROM api_keys WHERE id = ?').get(apiKeyId) as { workspaceId: string } | undefined)?.workspaceId,
     hasWorkspace: (workspaceId) => sqlite.prepare('SELECT 1 FROM workspaces WHERE id = ?').get(workspaceId) !== undefined,
     count(table, scope) {
       if (!readable(table)) return 0;
@@ -106,9 +110,13 @@ export function openArchiveSource(dataDir: string): ArchiveSource {
       const filter = scopeFilter(table, scope);
       if (!readable(table)) return;
       const added = table.database === 'deliveries' ? DELIVERY_COLUMNS_ADDED[table.name] : undefined;
-      const present = added ? new Set((sqlite.prepare('SELECT name FROM pragma_table_info(?, ?)').all(table.name, DELIVERIES_SCHEMA) as Array<{ name: string }>).map((c) => c.name)) : undefined;
+      const present = added
+        ? new Set((sqlite.prepare('SELECT name FROM pragma_table_info(?, ?)').all(table.name, DELIVERIES_SCHEMA) as Array<{ name: string }>).map((c) => c.name))
+        : undefined;
       const selected = columns.map((c) => (present && !present.has(c) && added?.[c] !== undefined ? `${added[c]} AS "${c}"` : `"${c}"`));
-      const page = sqlite.prepare(`SELECT rowid AS "__rowid", ${selected.join(', ')} FROM ${qualified(table)} WHERE (${filter.where}) AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`);
+      const page = sqlite.prepare(
+        `SELECT rowid AS "__rowid", ${selected.join(', ')} FROM ${qualified(table)} WHERE (${filter.where}) AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`,
+      );
       for (let after = -Infinity; ; ) {
         const batch = page.all(...filter.params, after) as StoredRow[];
         if (batch.length === 0) return;
@@ -117,8 +125,12 @@ export function openArchiveSource(dataDir: string): ArchiveSource {
       }
     },
     documentLog(document) {
-      crdtLog ??= sqlite.prepare('SELECT "update" FROM crdt_updates WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY seq');
-      return (crdtLog.all(document.api_key_id, document.organization_id, document.document_id, document.editor_id) as Array<{ update: Buffer }>).map((logged) => logged.update);
+      crdtLog ??= sqlite.prepare(
+        'SELECT "update" FROM crdt_updates WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY seq',
+      );
+      return (crdtLog.all(document.api_key_id, document.organization_id, document.document_id, document.editor_id) as Array<{ update: Buffer }>).map(
+        (logged) => logged.update,
+      );
     },
     end: () => void sqlite.exec('COMMIT'),
     close: () => sqlite.close(),

@@ -39,7 +39,8 @@ export interface ArchiveTarget {
 function describeSqliteError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string }).code ?? '';
-  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'the row refers to a row that is neither in the archive nor in the data dir (FOREIGN KEY constraint failed)';
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
+    return 'the row refers to a row that is neither in the archive nor in the data dir (FOREIGN KEY constraint failed)';
   if (code === 'SQLITE_CONSTRAINT_UNIQUE') return `the row collides with another row of the data dir (${message})`;
   return message;
 }
@@ -79,13 +80,21 @@ export function openArchiveTarget(dataDir: string): ArchiveTarget {
         exists: (identity) => prepare(`SELECT 1 FROM ${target} WHERE ${identitySql}`).get(...identity) !== undefined,
         insert(values) {
           const columns = [...values.keys()];
-          return attempt(() => prepare(`INSERT INTO ${target} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...columns.map((c) => values.get(c)!)));
+          return attempt(() =>
+            prepare(`INSERT INTO ${target} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
+              ...columns.map((c) => values.get(c)!),
+            ),
+          );
         },
         replace(values, identity) {
           const columns = [...values.keys()];
           return attempt(() => {
-            prepare(`UPDATE ${target} SET ${columns.map((c) => `"${c}" = ?`).join(', ')} WHERE ${identitySql}`).run(...columns.map((c) => values.get(c)!), ...identity);
-            if (table.name === 'crdt_documents') prepare('DELETE FROM crdt_updates WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?').run(...identity);
+            prepare(`UPDATE ${target} SET ${columns.map((c) => `"${c}" = ?`).join(', ')} WHERE ${identitySql}`).run(
+              ...columns.map((c) => values.get(c)!),
+              ...identity,
+            );
+            if (table.name === 'crdt_documents')
+              prepare('DELETE FROM crdt_updates WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?').run(...identity);
           });
         },
       };

@@ -15,7 +15,10 @@ export function toArchiveValue(column: { kind: ColumnKind }, value: unknown): un
 }
 
 /** A JSON-line value back to what SQLite stores, or a message saying what is wrong with it. */
-export function toStoredValue(column: { key: string; kind: ColumnKind; notNull: boolean }, value: unknown): { ok: true; value: Stored } | { ok: false; problem: string } {
+export function toStoredValue(
+  column: { key: string; kind: ColumnKind; notNull: boolean },
+  value: unknown,
+): { ok: true; value: Stored } | { ok: false; problem: string } {
   if (value === null) return column.notNull ? { ok: false, problem: `${column.key} must not be null` } : { ok: true, value: null };
   switch (column.kind) {
     case 'json':
@@ -27,6 +30,8 @@ export function toStoredValue(column: { key: string; kind: ColumnKind; notNull: 
     case 'string':
       return typeof value === 'string' ? { ok: true, value } : { ok: false, problem: `${column.key} must be a string` };
     case 'buffer':
-      return typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? { ok: true, value: Buffer.from(value, 'base64') } : { ok: false, problem: `${column.key} must be base64` };
+      return typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value)
+        ? { ok: true, value: Buffer.from(value, 'base64') }
+        : { ok: false, problem: `${column.key} must be base64` };
   }
 }

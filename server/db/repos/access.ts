@@ -33,6 +33,7 @@ function factsOn(db: Db, apiKeyId: string, organizationId: string): AccessFacts 
 export function accessRepo(engine: SqliteEngine) {
   return {
     /** Runs `ask` (synchronous, reads only) over the facts of the key's organization, in one step. */
-    read: <T>(scope: TenantScope, organizationId: string, ask: (facts: AccessFacts) => T) => engine.read((db) => ask(factsOn(db, scope.apiKeyId, organizationId))),
+    read: <T>(scope: TenantScope, organizationId: string, ask: (facts: AccessFacts) => T) =>
+      engine.read((db) => ask(factsOn(db, scope.apiKeyId, organizationId))),
   };
 }

@@ -10,7 +10,9 @@ import type { SqliteEngine } from '../storage.ts';
 
 export type ActivityRow = typeof activities.$inferSelect;
 /** What a change to activities/update may set. */
-export type ActivityChange = Partial<Pick<ActivityRow, 'changes' | 'entityData' | 'entityTargetData' | 'displayMessageTemplate' | 'displayMessageTemplateData' | 'actionIcon'>>;
+export type ActivityChange = Partial<
+  Pick<ActivityRow, 'changes' | 'entityData' | 'entityTargetData' | 'displayMessageTemplate' | 'displayMessageTemplateData' | 'actionIcon'>
+>;
 
 /** A given id overwrites the record with that id (every field but the key). */
 const upsertActivity = rowInserter(activities, { upsertOn: [activities.apiKeyId, activities.organizationId, activities.id] });
@@ -75,7 +77,8 @@ function page(db: Db, apiKeyId: string, f: ActivityFilters, after: readonly [num
   return pageQuery(db, shape, values);
 }
 
-const own = (apiKeyId: string, organizationId: string, id: string) => and(eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, organizationId), eq(activities.id, id));
+const own = (apiKeyId: string, organizationId: string, id: string) =>
+  and(eq(activities.apiKeyId, apiKeyId), eq(activities.organizationId, organizationId), eq(activities.id, id));
 
 /** The key's activity records. */
 export function activitiesRepo(engine: SqliteEngine) {
@@ -86,7 +89,8 @@ export function activitiesRepo(engine: SqliteEngine) {
         for (const row of rows) upsertActivity(db, { ...row, apiKeyId: scope.apiKeyId });
       }),
 
-    page: (scope: TenantScope, filters: ActivityFilters, after: readonly [number, string] | null, limit: number) => engine.read((db) => page(db, scope.apiKeyId, filters, after, limit)),
+    page: (scope: TenantScope, filters: ActivityFilters, after: readonly [number, string] | null, limit: number) =>
+      engine.read((db) => page(db, scope.apiKeyId, filters, after, limit)),
 
     /** Applies each change to the record with its id; per id, whether the record exists (an empty change only looks). */
     update: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: ActivityChange }>) =>
@@ -100,7 +104,10 @@ export function activitiesRepo(engine: SqliteEngine) {
       ),
 
     /** Deletes the organization's records matching every filter given; the ids deleted. */
-    delete: (scope: TenantScope, filters: { organizationId: string; documentId?: string | undefined; targetEntityId?: string | undefined; activityIds?: string[] | undefined }) =>
+    delete: (
+      scope: TenantScope,
+      filters: { organizationId: string; documentId?: string | undefined; targetEntityId?: string | undefined; activityIds?: string[] | undefined },
+    ) =>
       engine.write((db) => {
         const conditions: SQL[] = [eq(activities.apiKeyId, scope.apiKeyId), eq(activities.organizationId, filters.organizationId)];
         if (filters.documentId) conditions.push(eq(activities.documentId, filters.documentId));
@@ -112,7 +119,9 @@ export function activitiesRepo(engine: SqliteEngine) {
           .where(and(...conditions))
           .all()
           .map((r) => r.id);
-        db.delete(activities).where(and(...conditions)).run();
+        db.delete(activities)
+          .where(and(...conditions))
+          .run();
         return ids;
       }),
   };

@@ -15,30 +15,38 @@ const agentPage = compiledRows(agents, (db, shape: 'first' | 'after', columns) =
   db
     .select(columns)
     .from(agents)
-    .where(and(eq(agents.apiKeyId, sql.placeholder('apiKeyId')), shape === 'after' ? keysetAfter(agents.createdAt, agents.id, [sql.placeholder('afterCreatedAt'), sql.placeholder('afterId')], false) : undefined))
+    .where(
+      and(
+        eq(agents.apiKeyId, sql.placeholder('apiKeyId')),
+        shape === 'after' ? keysetAfter(agents.createdAt, agents.id, [sql.placeholder('afterCreatedAt'), sql.placeholder('afterId')], false) : undefined,
+      ),
+    )
     .orderBy(asc(agents.createdAt), asc(agents.id))
     .limit(sql.placeholder('limit')),
 );
 
 /** An executions page of one filter shape, compiled once. */
-const executionPage = compiledRows(agentExecutions, (db, shape: `${'<' | '>'}${'' | '+after'}${'' | '+agent'}${'' | '+organization'}${'' | '+document'}${'' | '+status'}`, columns) => {
-  const e = agentExecutions;
-  const p = sql.placeholder;
-  const descending = shape.startsWith('<');
-  const where: (SQL | undefined)[] = [eq(e.apiKeyId, p('apiKeyId'))];
-  if (shape.includes('+agent')) where.push(eq(e.agentId, p('agentId')));
-  if (shape.includes('+organization')) where.push(eq(e.organizationId, p('organizationId')));
-  if (shape.includes('+document')) where.push(eq(e.documentId, p('documentId')));
-  if (shape.includes('+status')) where.push(eq(e.status, p('status')));
-  if (shape.includes('+after')) where.push(keysetAfter(e.startedAt, e.id, [p('afterStartedAt'), p('afterId')], descending));
-  const direction = descending ? desc : asc;
-  return db
-    .select(columns)
-    .from(e)
-    .where(and(...where))
-    .orderBy(direction(e.startedAt), direction(e.id))
-    .limit(p('limit'));
-});
+const executionPage = compiledRows(
+  agentExecutions,
+  (db, shape: `${'<' | '>'}${'' | '+after'}${'' | '+agent'}${'' | '+organization'}${'' | '+document'}${'' | '+status'}`, columns) => {
+    const e = agentExecutions;
+    const p = sql.placeholder;
+    const descending = shape.startsWith('<');
+    const where: (SQL | undefined)[] = [eq(e.apiKeyId, p('apiKeyId'))];
+    if (shape.includes('+agent')) where.push(eq(e.agentId, p('agentId')));
+    if (shape.includes('+organization')) where.push(eq(e.organizationId, p('organizationId')));
+    if (shape.includes('+document')) where.push(eq(e.documentId, p('documentId')));
+    if (shape.includes('+status')) where.push(eq(e.status, p('status')));
+    if (shape.includes('+after')) where.push(keysetAfter(e.startedAt, e.id, [p('afterStartedAt'), p('afterId')], descending));
+    const direction = descending ? desc : asc;
+    return db
+      .select(columns)
+      .from(e)
+      .where(and(...where))
+      .orderBy(direction(e.startedAt), direction(e.id))
+      .limit(p('limit'));
+  },
+);
 
 const ownAgent = (scope: TenantScope, id: string) => and(eq(agents.apiKeyId, scope.apiKeyId), eq(agents.id, id));
 const ownExecution = (scope: TenantScope, id: string) => and(eq(agentExecutions.apiKeyId, scope.apiKeyId), eq(agentExecutions.id, id));
@@ -50,10 +58,24 @@ export function agentsRepo(engine: SqliteEngine) {
 
     /** Adds the agent unless its id is taken; whether it was added. */
     insert: (scope: TenantScope, row: Omit<AgentRow, 'apiKeyId'>) =>
-      engine.write((db) => db.insert(agents).values({ ...row, apiKeyId: scope.apiKeyId }).onConflictDoNothing().run().changes > 0),
+      engine.write(
+        (db) =>
+          db
+            .insert(agents)
+            .values({ ...row, apiKeyId: scope.apiKeyId })
+            .onConflictDoNothing()
+            .run().changes > 0,
+      ),
 
     update: (scope: TenantScope, id: string, row: Omit<AgentRow, 'apiKeyId'>) =>
-      engine.write((db) => void db.update(agents).set({ ...row, apiKeyId: scope.apiKeyId }).where(ownAgent(scope, id)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .update(agents)
+            .set({ ...row, apiKeyId: scope.apiKeyId })
+            .where(ownAgent(scope, id))
+            .run(),
+      ),
 
     /** Deletes the agent (its executions stay); whether it existed. */
     delete: (scope: TenantScope, id: string) => engine.write((db) => db.delete(agents).where(ownAgent(scope, id)).run().changes > 0),
@@ -65,22 +87,42 @@ export function agentsRepo(engine: SqliteEngine) {
     findExecution: (scope: TenantScope, id: string) => engine.read((db) => db.select().from(agentExecutions).where(ownExecution(scope, id)).get()),
 
     insertExecution: (scope: TenantScope, row: Omit<ExecutionRow, 'apiKeyId'>) =>
-      engine.write((db) => void db.insert(agentExecutions).values({ ...row, apiKeyId: scope.apiKeyId }).run()),
+      engine.write(
+        (db) =>
+          void db
+            .insert(agentExecutions)
+            .values({ ...row, apiKeyId: scope.apiKeyId })
+            .run(),
+      ),
 
     updateExecution: (scope: TenantScope, id: string, change: Partial<ExecutionRow>) =>
-      engine.write((db) => void db.update(agentExecutions).set({ ...change, apiKeyId: scope.apiKeyId }).where(ownExecution(scope, id)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .update(agentExecutions)
+            .set({ ...change, apiKeyId: scope.apiKeyId })
+            .where(ownExecution(scope, id))
+            .run(),
+      ),
 
     /** By startedAt (then id) in `order`, filtered, after `cursor`, at most `limit`. */
     executions: (
       scope: TenantScope,
-      filters: { order: 'asc' | 'desc'; agentId?: string | undefined; organizationId?: string | undefined; documentId?: string | undefined; status?: ExecutionStatus | undefined },
+      filters: {
+        order: 'asc' | 'desc';
+        agentId?: string | undefined;
+        organizationId?: string | undefined;
+        documentId?: string | undefined;
+        status?: ExecutionStatus | undefined;
+      },
       cursor: Cursor | null,
       limit: number,
     ) =>
       engine.read((db) => {
-        const shape = `${filters.order === 'asc' ? '>' : '<'}${cursor ? '+after' : ''}${filters.agentId !== undefined ? '+agent' : ''}${filters.organizationId !== undefined ? '+organization' : ''}${
-          filters.documentId !== undefined ? '+document' : ''
-        }${filters.status !== undefined ? '+status' : ''}` as const;
+        const shape =
+          `${filters.order === 'asc' ? '>' : '<'}${cursor ? '+after' : ''}${filters.agentId !== undefined ? '+agent' : ''}${filters.organizationId !== undefined ? '+organization' : ''}${
+            filters.documentId !== undefined ? '+document' : ''
+          }${filters.status !== undefined ? '+status' : ''}` as const;
         return executionPage(db, shape, { ...filters, apiKeyId: scope.apiKeyId, afterStartedAt: cursor?.[0], afterId: cursor?.[1], limit });
       }),
 

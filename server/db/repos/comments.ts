@@ -48,12 +48,25 @@ const annotationQueries = preparedFor((db) => ({
   byId: db
     .select()
     .from(commentAnnotations)
-    .where(and(eq(commentAnnotations.apiKeyId, P('apiKeyId')), eq(commentAnnotations.organizationId, P('organizationId')), eq(commentAnnotations.id, P('annotationId'))))
+    .where(
+      and(
+        eq(commentAnnotations.apiKeyId, P('apiKeyId')),
+        eq(commentAnnotations.organizationId, P('organizationId')),
+        eq(commentAnnotations.id, P('annotationId')),
+      ),
+    )
     .prepare(),
   commentTaken: db
     .select({ id: comments.id })
     .from(comments)
-    .where(and(eq(comments.apiKeyId, P('apiKeyId')), eq(comments.organizationId, P('organizationId')), eq(comments.annotationId, P('annotationId')), eq(comments.id, P('id'))))
+    .where(
+      and(
+        eq(comments.apiKeyId, P('apiKeyId')),
+        eq(comments.organizationId, P('organizationId')),
+        eq(comments.annotationId, P('annotationId')),
+        eq(comments.id, P('id')),
+      ),
+    )
     .prepare(),
 }));
 
@@ -68,18 +81,28 @@ const threadTextQueries = preparedFor((db) => {
   return {
     first: db.select(pick).from(comments).where(thread).orderBy(asc(comments.createdAt), asc(comments.id)).limit(1).prepare(),
     last: db.select(pick).from(comments).where(thread).orderBy(desc(comments.createdAt), desc(comments.id)).limit(1).prepare(),
-    one: db.select(pick).from(comments).where(and(thread, eq(comments.id, P('commentId')))).prepare(),
+    one: db
+      .select(pick)
+      .from(comments)
+      .where(and(thread, eq(comments.id, P('commentId'))))
+      .prepare(),
   };
 });
 
 // compiled once per connection (prepared.ts): drizzle built each of these on every comment
 const insertCommentRow = rowInserter(comments);
 const insertAnnotationRow = rowInserter(commentAnnotations);
-const upsertRead = rowInserter(commentReads, { upsertOn: [commentReads.apiKeyId, commentReads.organizationId, commentReads.annotationId, commentReads.userId] });
+const upsertRead = rowInserter(commentReads, {
+  upsertOn: [commentReads.apiKeyId, commentReads.organizationId, commentReads.annotationId, commentReads.userId],
+});
 
 /** The comments of some annotations (and, with `+ids`, only some comment ids), in creation order. */
 const commentRows = compiledRows(comments, (db, shape: 'annotations' | 'annotations+ids', columns) => {
-  const conditions = [eq(comments.apiKeyId, P('apiKeyId')), eq(comments.organizationId, P('organizationId')), inJsonList(comments.annotationId, 'annotationIds')];
+  const conditions = [
+    eq(comments.apiKeyId, P('apiKeyId')),
+    eq(comments.organizationId, P('organizationId')),
+    inJsonList(comments.annotationId, 'annotationIds'),
+  ];
   if (shape === 'annotations+ids') conditions.push(inJsonList(comments.id, 'commentIds'));
   return db
     .select(columns)
@@ -98,7 +121,8 @@ const reactionRows = compiledRows(reactions, (db, _shape: 'annotations', columns
 );
 
 /** The filters of an annotations page: the order, a cursor, how many document ids, and which other filters. */
-type AnnotationShape = `${'<' | '>'}${'' | '+after'}:${number}:${'' | '+ids'}${'' | '+locations'}${'' | '+statuses'}${'' | '+authors'}${'' | '+mentions'}${'' | '+viewer'}${'' | '+resolver'}${'' | '+folder' | '+rootfolder'}${'' | '+ca'}${'' | '+cb'}${'' | '+ua'}${'' | '+ub'}`;
+type AnnotationShape =
+  `${'<' | '>'}${'' | '+after'}:${number}:${'' | '+ids'}${'' | '+locations'}${'' | '+statuses'}${'' | '+authors'}${'' | '+mentions'}${'' | '+viewer'}${'' | '+resolver'}${'' | '+folder' | '+rootfolder'}${'' | '+ca'}${'' | '+cb'}${'' | '+ua'}${'' | '+ub'}`;
 
 /**
  * The annotations page of one filter shape, compiled once. Document ids get one placeholder each (a single one
@@ -116,20 +140,31 @@ const annotationPage = compiledRows(commentAnnotations, (db, shape: AnnotationSh
   if (flags.includes('+statuses')) conditions.push(inJsonList(a.statusId, 'statusIds'));
   // by any author of one of its comments
   const ofAnnotation = sql`${comments.apiKeyId} = ${a.apiKeyId} and ${comments.organizationId} = ${a.organizationId} and ${comments.annotationId} = ${a.id}`;
-  if (flags.includes('+authors')) conditions.push(sql`exists (select 1 from ${comments} where ${ofAnnotation} and ${inJsonList(comments.fromUserId, 'userIds')})`);
+  if (flags.includes('+authors'))
+    conditions.push(sql`exists (select 1 from ${comments} where ${ofAnnotation} and ${inJsonList(comments.fromUserId, 'userIds')})`);
   // mentioning one of the users in one of its comments
   if (flags.includes('+mentions')) {
-    conditions.push(sql`exists (select 1 from ${comments}, json_each(${comments.mentionedUserIds}) where ${ofAnnotation} and json_each.value in (select value from json_each(${P('mentionedUserIds')})))`);
+    conditions.push(
+      sql`exists (select 1 from ${comments}, json_each(${comments.mentionedUserIds}) where ${ofAnnotation} and json_each.value in (select value from json_each(${P('mentionedUserIds')})))`,
+    );
   }
   if (flags.includes('+viewer')) {
-    conditions.push(or(eq(a.visibility, 'public'), eq(a.createdByUserId, P('userId')), sql`exists (select 1 from json_each(${a.visibleToUserIds}) where json_each.value = ${P('userId')})`));
+    conditions.push(
+      or(
+        eq(a.visibility, 'public'),
+        eq(a.createdByUserId, P('userId')),
+        sql`exists (select 1 from json_each(${a.visibleToUserIds}) where json_each.value = ${P('userId')})`,
+      ),
+    );
   }
   if (flags.includes('+resolver')) conditions.push(eq(a.resolvedByUserId, P('resolvedBy')));
   // on a document registered in the folder (an annotation's document need not be registered: then in none)
   if (flags.includes('folder')) {
     const d = documents;
     const inFolder = flags.includes('+rootfolder') ? isNull(d.folderId) : eq(d.folderId, P('folderId'));
-    conditions.push(sql`exists (select 1 from ${d} where ${d.apiKeyId} = ${a.apiKeyId} and ${d.organizationId} = ${a.organizationId} and ${d.id} = ${a.documentId} and ${inFolder})`);
+    conditions.push(
+      sql`exists (select 1 from ${d} where ${d.apiKeyId} = ${a.apiKeyId} and ${d.organizationId} = ${a.organizationId} and ${d.id} = ${a.documentId} and ${inFolder})`,
+    );
   }
   if (flags.includes('+ca')) conditions.push(gt(a.createdAt, P('createdAfter')));
   if (flags.includes('+cb')) conditions.push(lt(a.createdAt, P('createdBefore')));
@@ -214,7 +249,8 @@ const ofThread = (table: typeof comments | typeof reactions | typeof commentRead
 /** The key's comment threads. */
 export function commentsRepo(engine: SqliteEngine) {
   return {
-    findAnnotation: (scope: TenantScope, organizationId: string, annotationId: string) => engine.read((db) => findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId)),
+    findAnnotation: (scope: TenantScope, organizationId: string, annotationId: string) =>
+      engine.read((db) => findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId)),
 
     /** Adds the annotation unless its id is taken; whether it was added. */
     insertAnnotation: (scope: TenantScope, row: Omit<AnnotationRow, 'apiKeyId'>, checkId: boolean) =>
@@ -226,11 +262,24 @@ export function commentsRepo(engine: SqliteEngine) {
 
     /** Changes the given fields of the annotation. */
     updateAnnotation: (scope: TenantScope, organizationId: string, annotationId: string, change: Partial<AnnotationRow>) =>
-      engine.write((db) => void db.update(commentAnnotations).set(change).where(annotationWhere(scope.apiKeyId, organizationId, annotationId)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .update(commentAnnotations)
+            .set(change)
+            .where(annotationWhere(scope.apiKeyId, organizationId, annotationId))
+            .run(),
+      ),
 
     /** Deletes the annotation with its comments, reactions and read marks (by cascade). */
     deleteAnnotation: (scope: TenantScope, organizationId: string, annotationId: string) =>
-      engine.write((db) => void db.delete(commentAnnotations).where(annotationWhere(scope.apiKeyId, organizationId, annotationId)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .delete(commentAnnotations)
+            .where(annotationWhere(scope.apiKeyId, organizationId, annotationId))
+            .run(),
+      ),
 
     /** The annotations the selection selects, in its order of (createdAt, id), after `cursor`, at most `limit`. */
     annotations: (scope: TenantScope, selection: AnnotationSelection, limit: number, cursor?: readonly unknown[] | null) =>
@@ -273,7 +322,8 @@ export function commentsRepo(engine: SqliteEngine) {
      */
     insertComment: (scope: TenantScope, row: Omit<CommentRow, 'apiKeyId' | 'id'> & { id?: number | undefined }, readAt: number, newId: () => number) =>
       engine.write((db) => {
-        const taken = (id: number) => !!annotationQueries(db).commentTaken.get({ apiKeyId: scope.apiKeyId, organizationId: row.organizationId, annotationId: row.annotationId, id });
+        const taken = (id: number) =>
+          !!annotationQueries(db).commentTaken.get({ apiKeyId: scope.apiKeyId, organizationId: row.organizationId, annotationId: row.annotationId, id });
         let id = row.id;
         if (id !== undefined && taken(id)) return undefined;
         while (id === undefined) {
@@ -286,14 +336,33 @@ export function commentsRepo(engine: SqliteEngine) {
       }),
 
     findComment: (scope: TenantScope, organizationId: string, annotationId: string, commentId: number) =>
-      engine.read((db) => db.select().from(comments).where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId)).get()),
+      engine.read((db) =>
+        db
+          .select()
+          .from(comments)
+          .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))
+          .get(),
+      ),
 
     updateComment: (scope: TenantScope, organizationId: string, annotationId: string, commentId: number, change: Partial<CommentRow>) =>
-      engine.write((db) => void db.update(comments).set(change).where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .update(comments)
+            .set(change)
+            .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))
+            .run(),
+      ),
 
     /** Deletes the comment with its reactions (by cascade). */
     deleteComment: (scope: TenantScope, organizationId: string, annotationId: string, commentId: number) =>
-      engine.write((db) => void db.delete(comments).where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .delete(comments)
+            .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))
+            .run(),
+      ),
 
     /** Marks the annotations that exist read for the user at `at`; answers those that exist. */
     markRead: (scope: TenantScope, organizationId: string, annotationIds: Iterable<string>, userId: string, at: number) =>
@@ -320,7 +389,12 @@ export function commentsRepo(engine: SqliteEngine) {
         const a = commentAnnotations;
         const conditions: SQL[] = [eq(a.apiKeyId, scope.apiKeyId), eq(a.organizationId, query.organizationId), inArray(a.documentId, [...query.documentIds])];
         if (query.statusIds?.length) conditions.push(inArray(a.statusId, [...query.statusIds]));
-        const rows = db.select().from(a).where(and(...conditions)).all().filter(visible);
+        const rows = db
+          .select()
+          .from(a)
+          .where(and(...conditions))
+          .all()
+          .filter(visible);
         const readAt = new Map(
           db
             .select({ annotationId: commentReads.annotationId, readAt: commentReads.readAt })
@@ -358,9 +432,22 @@ export function commentsRepo(engine: SqliteEngine) {
         const annotation = findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId);
         return {
           annotation,
-          comments: db.select().from(comments).where(ofThread(comments, scope.apiKeyId, organizationId, annotationId)).all(),
-          reactions: db.select().from(reactions).where(ofThread(reactions, scope.apiKeyId, organizationId, annotationId)).orderBy(asc(reactions.createdAt), sql`rowid`).all(),
-          reads: db.select().from(commentReads).where(ofThread(commentReads, scope.apiKeyId, organizationId, annotationId)).all(),
+          comments: db
+            .select()
+            .from(comments)
+            .where(ofThread(comments, scope.apiKeyId, organizationId, annotationId))
+            .all(),
+          reactions: db
+            .select()
+            .from(reactions)
+            .where(ofThread(reactions, scope.apiKeyId, organizationId, annotationId))
+            .orderBy(asc(reactions.createdAt), sql`rowid`)
+            .all(),
+          reads: db
+            .select()
+            .from(commentReads)
+            .where(ofThread(commentReads, scope.apiKeyId, organizationId, annotationId))
+            .all(),
         };
       }),
 
@@ -368,19 +455,33 @@ export function commentsRepo(engine: SqliteEngine) {
     rewriteThread: (scope: TenantScope, organizationId: string, annotationId: string, rewrite: ThreadRewrite) =>
       engine.write((db) => {
         const apiKeyId = scope.apiKeyId;
-        for (const { id, change } of rewrite.comments) db.update(comments).set(change).where(commentWhere(apiKeyId, organizationId, annotationId, id)).run();
+        for (const { id, change } of rewrite.comments)
+          db.update(comments)
+            .set(change)
+            .where(commentWhere(apiKeyId, organizationId, annotationId, id))
+            .run();
         if (rewrite.reactions) {
-          db.delete(reactions).where(ofThread(reactions, apiKeyId, organizationId, annotationId)).run();
-          for (const r of rewrite.reactions) db.insert(reactions).values({ ...r, apiKeyId }).run();
+          db.delete(reactions)
+            .where(ofThread(reactions, apiKeyId, organizationId, annotationId))
+            .run();
+          for (const r of rewrite.reactions)
+            db.insert(reactions)
+              .values({ ...r, apiKeyId })
+              .run();
         }
         if (rewrite.reads) {
-          db.delete(commentReads).where(ofThread(commentReads, apiKeyId, organizationId, annotationId)).run();
+          db.delete(commentReads)
+            .where(ofThread(commentReads, apiKeyId, organizationId, annotationId))
+            .run();
           for (const [userId, readAt] of rewrite.reads) upsertRead(db, { apiKeyId, organizationId, annotationId, userId, readAt });
         }
-        if (rewrite.annotation) db.update(commentAnnotations).set(rewrite.annotation).where(annotationWhere(apiKeyId, organizationId, annotationId)).run();
+        if (rewrite.annotation)
+          db.update(commentAnnotations)
+            .set(rewrite.annotation)
+            .where(annotationWhere(apiKeyId, organizationId, annotationId))
+            .run();
       }),
   };
 }
 
 export type CommentsRepo = ReturnType<typeof commentsRepo>;
-

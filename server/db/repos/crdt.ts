@@ -34,9 +34,19 @@ export interface AppendItem {
 
 const P = <T>(name: string) => sql.placeholder(name) as unknown as T;
 const roomOf = (apiKeyId: string, r: RoomId) =>
-  and(eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, r.organizationId), eq(crdtDocuments.documentId, r.documentId), eq(crdtDocuments.editorId, r.editorId));
+  and(
+    eq(crdtDocuments.apiKeyId, apiKeyId),
+    eq(crdtDocuments.organizationId, r.organizationId),
+    eq(crdtDocuments.documentId, r.documentId),
+    eq(crdtDocuments.editorId, r.editorId),
+  );
 const logOf = (apiKeyId: string, r: RoomId) =>
-  and(eq(crdtUpdates.apiKeyId, apiKeyId), eq(crdtUpdates.organizationId, r.organizationId), eq(crdtUpdates.documentId, r.documentId), eq(crdtUpdates.editorId, r.editorId));
+  and(
+    eq(crdtUpdates.apiKeyId, apiKeyId),
+    eq(crdtUpdates.organizationId, r.organizationId),
+    eq(crdtUpdates.documentId, r.documentId),
+    eq(crdtUpdates.editorId, r.editorId),
+  );
 const placeholders = { organizationId: P<string>('organizationId'), documentId: P<string>('documentId'), editorId: P<string>('editorId') };
 
 // The write path of every keystroke: statements prepared once per connection (drizzle would rebuild them).
@@ -52,8 +62,16 @@ const statements = preparedFor((db) => ({
     .values({ apiKeyId: P<string>('apiKeyId'), ...placeholders, update: P<Buffer>('update'), createdAt: P<number>('createdAt') })
     .prepare(),
   // The stored row without its snapshot (which can be megabytes): what checking a loaded document needs.
-  head: db.select({ createdAt: crdtDocuments.createdAt, updateCount: crdtDocuments.updateCount, updatedAt: crdtDocuments.updatedAt }).from(crdtDocuments).where(roomOf(P<string>('apiKeyId'), placeholders)).prepare(),
-  row: db.select().from(crdtDocuments).where(roomOf(P<string>('apiKeyId'), placeholders)).prepare(),
+  head: db
+    .select({ createdAt: crdtDocuments.createdAt, updateCount: crdtDocuments.updateCount, updatedAt: crdtDocuments.updatedAt })
+    .from(crdtDocuments)
+    .where(roomOf(P<string>('apiKeyId'), placeholders))
+    .prepare(),
+  row: db
+    .select()
+    .from(crdtDocuments)
+    .where(roomOf(P<string>('apiKeyId'), placeholders))
+    .prepare(),
   log: db
     .select({ seq: crdtUpdates.seq, createdAt: crdtUpdates.createdAt, update: crdtUpdates.update })
     .from(crdtUpdates)
@@ -62,7 +80,12 @@ const statements = preparedFor((db) => ({
     .prepare(),
 }));
 
-const args = (scope: TenantScope | string, r: RoomId) => ({ apiKeyId: typeof scope === 'string' ? scope : scope.apiKeyId, organizationId: r.organizationId, documentId: r.documentId, editorId: r.editorId });
+const args = (scope: TenantScope | string, r: RoomId) => ({
+  apiKeyId: typeof scope === 'string' ? scope : scope.apiKeyId,
+  organizationId: r.organizationId,
+  documentId: r.documentId,
+  editorId: r.editorId,
+});
 
 /** The stored row and its update log, read in one step (one read transaction: they belong together). */
 function storedIn(db: Db, apiKeyId: string, room: RoomId): { row: CrdtRow; log: LogRow[] } | undefined {
@@ -82,20 +105,37 @@ export function crdtRepo(engine: SqliteEngine) {
 
     /** The row and its update log, oldest first, as of one instant. */
     stored: (scope: TenantScope, room: RoomId) =>
-      engine.inTransaction() ? engine.read((db) => storedIn(db, scope.apiKeyId, room)) : engine.read((db) => db.transaction(() => storedIn(db, scope.apiKeyId, room))),
+      engine.inTransaction()
+        ? engine.read((db) => storedIn(db, scope.apiKeyId, room))
+        : engine.read((db) => db.transaction(() => storedIn(db, scope.apiKeyId, room))),
 
     /** The editors a document has (all, or among `editorIds`), by id. */
     editors: (scope: TenantScope, organizationId: string, documentId: string, editorIds?: readonly string[]) =>
       engine.read((db) => {
         const where = [eq(crdtDocuments.apiKeyId, scope.apiKeyId), eq(crdtDocuments.organizationId, organizationId), eq(crdtDocuments.documentId, documentId)];
         if (editorIds) where.push(inArray(crdtDocuments.editorId, [...editorIds]));
-        return db.select({ editorId: crdtDocuments.editorId }).from(crdtDocuments).where(and(...where)).orderBy(asc(crdtDocuments.editorId)).all().map((r) => r.editorId);
+        return db
+          .select({ editorId: crdtDocuments.editorId })
+          .from(crdtDocuments)
+          .where(and(...where))
+          .orderBy(asc(crdtDocuments.editorId))
+          .all()
+          .map((r) => r.editorId);
       }),
 
     create: (scope: TenantScope, room: RoomId, fields: { type: CrdtType; contentKey: string; infer: number; now: number }) =>
       engine.write((db) => {
         db.insert(crdtDocuments)
-          .values({ ...args(scope, room), type: fields.type, contentKey: fields.contentKey, infer: fields.infer, snapshot: null, updateCount: 0, createdAt: fields.now, updatedAt: fields.now })
+          .values({
+            ...args(scope, room),
+            type: fields.type,
+            contentKey: fields.contentKey,
+            infer: fields.infer,
+            snapshot: null,
+            updateCount: 0,
+            createdAt: fields.now,
+            updatedAt: fields.now,
+          })
           .run();
       }),
 
@@ -125,7 +165,14 @@ export function crdtRepo(engine: SqliteEngine) {
 
     /** Stores the whole state as the snapshot and starts the count over. */
     setSnapshot: (scope: TenantScope, room: RoomId, snapshot: Uint8Array, now: number) =>
-      engine.write((db) => void db.update(crdtDocuments).set({ snapshot: Buffer.from(snapshot), updateCount: 0, compactedAt: now }).where(roomOf(scope.apiKeyId, room)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .update(crdtDocuments)
+            .set({ snapshot: Buffer.from(snapshot), updateCount: 0, compactedAt: now })
+            .where(roomOf(scope.apiKeyId, room))
+            .run(),
+      ),
 
     /** The log's rows, oldest first. */
     log: (scope: TenantScope, room: RoomId) => engine.read((db) => statements(db).log.all(args(scope, room))),
@@ -133,8 +180,14 @@ export function crdtRepo(engine: SqliteEngine) {
     /** Replaces the log's rows from `firstSeq` to `lastSeq` by one row (at `firstSeq`) holding `merged`. */
     mergeLog: (scope: TenantScope, room: RoomId, firstSeq: number, lastSeq: number, merged: Uint8Array, createdAt: number) =>
       engine.write((db) => {
-        db.update(crdtUpdates).set({ update: Buffer.from(merged), createdAt }).where(and(logOf(scope.apiKeyId, room), eq(crdtUpdates.seq, firstSeq))).run();
-        if (lastSeq > firstSeq) db.delete(crdtUpdates).where(and(logOf(scope.apiKeyId, room), sql`${crdtUpdates.seq} > ${firstSeq}`, sql`${crdtUpdates.seq} <= ${lastSeq}`)).run();
+        db.update(crdtUpdates)
+          .set({ update: Buffer.from(merged), createdAt })
+          .where(and(logOf(scope.apiKeyId, room), eq(crdtUpdates.seq, firstSeq)))
+          .run();
+        if (lastSeq > firstSeq)
+          db.delete(crdtUpdates)
+            .where(and(logOf(scope.apiKeyId, room), sql`${crdtUpdates.seq} > ${firstSeq}`, sql`${crdtUpdates.seq} <= ${lastSeq}`))
+            .run();
       }),
 
     deleteLog: (scope: TenantScope, room: RoomId) => engine.write((db) => void db.delete(crdtUpdates).where(logOf(scope.apiKeyId, room)).run()),

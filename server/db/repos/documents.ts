@@ -17,7 +17,13 @@ const byId = preparedFor((db) =>
   db
     .select()
     .from(documents)
-    .where(and(eq(documents.apiKeyId, sql.placeholder('apiKeyId')), eq(documents.organizationId, sql.placeholder('organizationId')), eq(documents.id, sql.placeholder('id'))))
+    .where(
+      and(
+        eq(documents.apiKeyId, sql.placeholder('apiKeyId')),
+        eq(documents.organizationId, sql.placeholder('organizationId')),
+        eq(documents.id, sql.placeholder('id')),
+      ),
+    )
     .prepare(),
 );
 
@@ -40,7 +46,8 @@ const inOrganization = (apiKeyId: string, organizationId: string) => and(eq(docu
 const own = (apiKeyId: string, organizationId: string, id: string) => and(inOrganization(apiKeyId, organizationId), eq(documents.id, id));
 
 /** The document, on a given connection (the access facts read it inside their own step). */
-export const findDocumentOn = (db: Db, apiKeyId: string, organizationId: string, id: string): DocumentRow | undefined => byId(db).get({ apiKeyId, organizationId, id });
+export const findDocumentOn = (db: Db, apiKeyId: string, organizationId: string, id: string): DocumentRow | undefined =>
+  byId(db).get({ apiKeyId, organizationId, id });
 
 function findManyOn(db: Db, apiKeyId: string, organizationId: string, ids: readonly string[]): Map<string, DocumentRow> {
   const found = new Map<string, DocumentRow>();
@@ -89,12 +96,24 @@ export function documentsRepo(engine: SqliteEngine) {
     /** Adds them, in one step; the caller checked none is there. */
     insert: (scope: TenantScope, rows: ReadonlyArray<Omit<DocumentRow, 'apiKeyId'>>) =>
       engine.write((db) => {
-        for (const row of rows) db.insert(documents).values({ ...row, apiKeyId: scope.apiKeyId }).run();
+        for (const row of rows)
+          db.insert(documents)
+            .values({ ...row, apiKeyId: scope.apiKeyId })
+            .run();
       }),
 
     /** Writes each change to its document, in one step; whether each existed, in order. */
     change: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: DocumentChange }>) =>
-      engine.write((db) => changes.map(({ id, set }) => db.update(documents).set(set).where(own(scope.apiKeyId, organizationId, id)).run().changes > 0)),
+      engine.write((db) =>
+        changes.map(
+          ({ id, set }) =>
+            db
+              .update(documents)
+              .set(set)
+              .where(own(scope.apiKeyId, organizationId, id))
+              .run().changes > 0,
+        ),
+      ),
 
     /** The same change to all these documents. */
     changeAll: (scope: TenantScope, organizationId: string, ids: readonly string[], set: DocumentChange) =>

@@ -33,10 +33,12 @@ const queries = preparedFor((db) => ({
     .prepare(),
 }));
 
-const own = (apiKeyId: string, organizationId: string, id: string) => and(eq(folders.apiKeyId, apiKeyId), eq(folders.organizationId, organizationId), eq(folders.id, id));
+const own = (apiKeyId: string, organizationId: string, id: string) =>
+  and(eq(folders.apiKeyId, apiKeyId), eq(folders.organizationId, organizationId), eq(folders.id, id));
 
 /** The folder, on a given connection (the access facts read it inside their own step). */
-export const findFolderOn = (db: Db, apiKeyId: string, organizationId: string, id: string): FolderRow | undefined => queries(db).byId.get({ apiKeyId, organizationId, id });
+export const findFolderOn = (db: Db, apiKeyId: string, organizationId: string, id: string): FolderRow | undefined =>
+  queries(db).byId.get({ apiKeyId, organizationId, id });
 const subtreeOn = (db: Db, apiKeyId: string, organizationId: string, path: string): FolderRow[] =>
   queries(db).subtree.all({ apiKeyId, organizationId, from: path, to: path + PATH_END });
 
@@ -59,12 +61,19 @@ export function foldersRepo(engine: SqliteEngine) {
     /** Writes each change to its folder, in one step. */
     change: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: FolderChange }>) =>
       engine.write((db) => {
-        for (const { id, set } of changes) db.update(folders).set(set).where(own(scope.apiKeyId, organizationId, id)).run();
+        for (const { id, set } of changes)
+          db.update(folders)
+            .set(set)
+            .where(own(scope.apiKeyId, organizationId, id))
+            .run();
       }),
 
     rename: (scope: TenantScope, organizationId: string, id: string, name: string, now: number) =>
       engine.write((db) => {
-        db.update(folders).set({ name, updatedAt: now }).where(own(scope.apiKeyId, organizationId, id)).run();
+        db.update(folders)
+          .set({ name, updatedAt: now })
+          .where(own(scope.apiKeyId, organizationId, id))
+          .run();
       }),
 
     /** Deletes these folders (only the rows: their documents and memberships are the caller's to delete). */

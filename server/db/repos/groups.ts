@@ -39,14 +39,21 @@ export function groupsRepo(engine: SqliteEngine) {
     /** Adds these users to the group (those already in it stay as they are), in one step. */
     addMembers: (scope: TenantScope, organizationId: string, groupId: string, userIds: readonly string[], now: number) =>
       engine.write((db) => {
-        for (const userId of userIds) db.insert(members).values({ apiKeyId: scope.apiKeyId, organizationId, groupId, userId, createdAt: now }).onConflictDoNothing().run();
+        for (const userId of userIds)
+          db.insert(members).values({ apiKeyId: scope.apiKeyId, organizationId, groupId, userId, createdAt: now }).onConflictDoNothing().run();
       }),
 
     /** Empties the group; the users it had. */
     removeAll: (scope: TenantScope, organizationId: string, groupId: string) =>
       engine.write((db) => {
-        const removed = db.select({ userId: members.userId }).from(members).where(inGroup(scope.apiKeyId, organizationId, groupId)).all();
-        db.delete(members).where(inGroup(scope.apiKeyId, organizationId, groupId)).run();
+        const removed = db
+          .select({ userId: members.userId })
+          .from(members)
+          .where(inGroup(scope.apiKeyId, organizationId, groupId))
+          .all();
+        db.delete(members)
+          .where(inGroup(scope.apiKeyId, organizationId, groupId))
+          .run();
         return removed.map((row) => row.userId);
       }),
 

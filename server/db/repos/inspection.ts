@@ -83,7 +83,12 @@ function sortedBy(sort: string, idCol: string, sorts: Record<string, string>, pa
 
 /** A search: an id prefix (an index range) or a part of the name (a scan that stops at the page's end). */
 function searchFilter(q: string | undefined, idCol: string, nameCol: string): { where: string; params: unknown[] } {
-  return q ? { where: ` AND ((${idCol} >= ? AND ${idCol} < ?) OR ${nameCol} LIKE ? ESCAPE '\\')`, params: [q, `${q}\uffff`, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] } : { where: '', params: [] };
+  return q
+    ? {
+        where: ` AND ((${idCol} >= ? AND ${idCol} < ?) OR ${nameCol} LIKE ? ESCAPE '\\')`,
+        params: [q, `${q}\uffff`, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
+      }
+    : { where: '', params: [] };
 }
 
 /** How the organizations and documents lists sort: by id (the key), by name ignoring case, by last update. */
@@ -171,19 +176,39 @@ export interface ActivityRow {
   templateData: string | null;
 }
 
-export type SearchHitRow = { kind: 'organization' | 'folder' | 'document' | 'user' | 'webhook'; apiKey: string; organizationId: string | null; id: string; name: string | null };
+export type SearchHitRow = {
+  kind: 'organization' | 'folder' | 'document' | 'user' | 'webhook';
+  apiKey: string;
+  organizationId: string | null;
+  id: string;
+  name: string | null;
+};
 
 /** The workspace's keys as the admin lists them, in the order they were made. */
 const keysOf = (s: Statements, workspace: WorkspaceScope) =>
-  s.all<KeyListRow>('SELECT id, name, type, disabled, disabled_at AS disabledAt FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id', workspace.workspaceId);
+  s.all<KeyListRow>(
+    'SELECT id, name, type, disabled, disabled_at AS disabledAt FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id',
+    workspace.workspaceId,
+  );
 
 /** Activity per day over the last `days` days (oldest first, empty days included), for sparklines. */
 function activityByDay(s: Statements, scope: TenantScope, organizationId: string, documentId: string | null, days = 30) {
   const apiKeyId = scope.apiKeyId;
   const since = Date.now() - days * DAY;
   const rows = documentId
-    ? s.all<{ day: number; n: number }>('SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND timestamp >= ? GROUP BY day', apiKeyId, organizationId, documentId, since)
-    : s.all<{ day: number; n: number }>('SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND timestamp >= ? GROUP BY day', apiKeyId, organizationId, since);
+    ? s.all<{ day: number; n: number }>(
+        'SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND timestamp >= ? GROUP BY day',
+        apiKeyId,
+        organizationId,
+        documentId,
+        since,
+      )
+    : s.all<{ day: number; n: number }>(
+        'SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND timestamp >= ? GROUP BY day',
+        apiKeyId,
+        organizationId,
+        since,
+      );
   const byDay = new Map(rows.map((r) => [Math.floor(r.day), r.n]));
   const today = Math.floor(Date.now() / DAY);
   return Array.from({ length: days }, (_, i) => {
@@ -196,8 +221,16 @@ function activityByDay(s: Statements, scope: TenantScope, organizationId: string
 function crdtPageOf(s: Statements, scope: TenantScope, organizationId: string | undefined, q: string | undefined, page: PageArgs) {
   const k = keyset(['organization_id', 'document_id', 'editor_id'], page);
   const org = organizationId === undefined ? '' : ' AND organization_id = ?';
-  const f = q ? { where: ' AND ((document_id >= ? AND document_id < ?) OR (organization_id >= ? AND organization_id < ?))', params: [q, `${q}\uffff`, q, `${q}\uffff`] } : { where: '', params: [] };
-  return s.all<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ?${org}${f.where}${k.where}${k.order}`, scope.apiKeyId, ...(organizationId === undefined ? [] : [organizationId]), ...f.params, ...k.params);
+  const f = q
+    ? { where: ' AND ((document_id >= ? AND document_id < ?) OR (organization_id >= ? AND organization_id < ?))', params: [q, `${q}\uffff`, q, `${q}\uffff`] }
+    : { where: '', params: [] };
+  return s.all<CrdtListRow>(
+    `${CRDT_COLUMNS} WHERE api_key_id = ?${org}${f.where}${k.where}${k.order}`,
+    scope.apiKeyId,
+    ...(organizationId === undefined ? [] : [organizationId]),
+    ...f.params,
+    ...k.params,
+  );
 }
 
 /** The admin's scope of one of the workspace's keys (the session acts on that key's data). */
@@ -210,27 +243,45 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     // ----- workspace and keys ---------------------------------------------------------------------------
     /** The scope of one of the workspace's keys, for the admin session; undefined for a key of another workspace or none. */
     keyScope: (workspace: WorkspaceScope, apiKeyId: string): Promise<TenantScope | undefined> =>
-      read((s) => (s.one('SELECT 1 AS found FROM api_keys WHERE id = ? AND workspace_id = ?', apiKeyId, workspace.workspaceId) ? adminScope(apiKeyId, workspace) : undefined)),
+      read((s) =>
+        s.one('SELECT 1 AS found FROM api_keys WHERE id = ? AND workspace_id = ?', apiKeyId, workspace.workspaceId)
+          ? adminScope(apiKeyId, workspace)
+          : undefined,
+      ),
 
     /** The workspace's keys, in the order they were made. */
     keys: (workspace: WorkspaceScope) => read((s) => keysOf(s, workspace)),
 
     /** One key of the workspace as the admin lists it. */
     key: (scope: TenantScope) =>
-      read((s) => s.one<KeyListRow>('SELECT id, name, type, disabled, disabled_at AS disabledAt FROM api_keys WHERE id = ? AND workspace_id = ?', scope.apiKeyId, scope.workspaceId)),
+      read((s) =>
+        s.one<KeyListRow>(
+          'SELECT id, name, type, disabled, disabled_at AS disabledAt FROM api_keys WHERE id = ? AND workspace_id = ?',
+          scope.apiKeyId,
+          scope.workspaceId,
+        ),
+      ),
 
     /** What the workspace's keys hold, by table. */
     workspaceCounts: (workspace: WorkspaceScope) =>
       read((s) => {
         const tables = ['organizations', 'documents', 'users', 'notifications', 'crdt_documents', 'webhook_endpoints', 'agents', 'workflow_definitions'];
-        return Object.fromEntries(tables.map((t) => [t, s.count(`SELECT count(*) AS n FROM ${t} WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)`, workspace.workspaceId)])) as Record<string, number>;
+        return Object.fromEntries(
+          tables.map((t) => [
+            t,
+            s.count(`SELECT count(*) AS n FROM ${t} WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)`, workspace.workspaceId),
+          ]),
+        ) as Record<string, number>;
       }),
 
     /** What one key holds: the figures of its page. */
     keyCounts: (scope: TenantScope) =>
       read((s) => {
         const tables = ['organizations', 'documents', 'users', 'notifications', 'activities', 'crdt_documents', 'webhook_endpoints', 'agents'];
-        return Object.fromEntries(tables.map((t) => [t, s.count(`SELECT count(*) AS n FROM ${t} WHERE api_key_id = ?`, scope.apiKeyId)])) as Record<string, number>;
+        return Object.fromEntries(tables.map((t) => [t, s.count(`SELECT count(*) AS n FROM ${t} WHERE api_key_id = ?`, scope.apiKeyId)])) as Record<
+          string,
+          number
+        >;
       }),
 
     // ----- organizations ---------------------------------------------------------------------------------
@@ -251,7 +302,11 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     organizationView: (scope: TenantScope, organizationId: string, folderLimit: number) =>
       read((s) => {
         const apiKeyId = scope.apiKeyId;
-        const organization = s.one<OrganizationListRow>('SELECT id, name, disabled, created_at AS createdAt, updated_at AS updatedAt FROM organizations WHERE api_key_id = ? AND id = ?', apiKeyId, organizationId);
+        const organization = s.one<OrganizationListRow>(
+          'SELECT id, name, disabled, created_at AS createdAt, updated_at AS updatedAt FROM organizations WHERE api_key_id = ? AND id = ?',
+          apiKeyId,
+          organizationId,
+        );
         if (!organization) return undefined;
         return {
           organization,
@@ -281,9 +336,17 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     organizationTree: (scope: TenantScope, organizationId: string) =>
       read((s) => {
         const apiKeyId = scope.apiKeyId;
-        const groups = s.all<{ id: string; name: string }>('SELECT id, name FROM user_groups WHERE api_key_id = ? AND organization_id = ? ORDER BY id LIMIT 1000', apiKeyId, organizationId);
+        const groups = s.all<{ id: string; name: string }>(
+          'SELECT id, name FROM user_groups WHERE api_key_id = ? AND organization_id = ? ORDER BY id LIMIT 1000',
+          apiKeyId,
+          organizationId,
+        );
         return {
-          folders: s.all<{ id: string; name: string; parentId: string; accessType: string }>('SELECT id, name, parent_id AS parentId, access_type AS accessType FROM folders WHERE api_key_id = ? AND organization_id = ? ORDER BY path LIMIT 2000', apiKeyId, organizationId),
+          folders: s.all<{ id: string; name: string; parentId: string; accessType: string }>(
+            'SELECT id, name, parent_id AS parentId, access_type AS accessType FROM folders WHERE api_key_id = ? AND organization_id = ? ORDER BY path LIMIT 2000',
+            apiKeyId,
+            organizationId,
+          ),
           documents: s
             .all<{ id: string; name: string; folderId: string | null; accessType: string; disabled: number }>(
               'SELECT id, name, folder_id AS folderId, access_type AS accessType, disabled FROM documents WHERE api_key_id = ? AND organization_id = ? ORDER BY id LIMIT 2000',
@@ -293,7 +356,14 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
             .map((d) => ({ ...d, disabled: d.disabled === 1 })),
           groups: groups.map((g) => ({
             ...g,
-            userIds: s.all<{ userId: string }>('SELECT user_id AS userId FROM user_group_members WHERE api_key_id = ? AND organization_id = ? AND group_id = ? ORDER BY user_id LIMIT 1000', apiKeyId, organizationId, g.id).map((u) => u.userId),
+            userIds: s
+              .all<{ userId: string }>(
+                'SELECT user_id AS userId FROM user_group_members WHERE api_key_id = ? AND organization_id = ? AND group_id = ? ORDER BY user_id LIMIT 1000',
+                apiKeyId,
+                organizationId,
+                g.id,
+              )
+              .map((u) => u.userId),
           })),
           members: s.all<{ userId: string; level: string; resourceId: string; accessRole: string; expiresAt: number | null }>(
             'SELECT user_id AS userId, level, resource_id AS resourceId, access_role AS accessRole, expires_at AS expiresAt FROM memberships WHERE api_key_id = ? AND organization_id = ? ORDER BY user_id, level LIMIT 5000',
@@ -337,31 +407,69 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
           organizationId,
           documentId,
         );
-        const editors = s.all<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ? AND organization_id = ? AND document_id = ? ORDER BY editor_id LIMIT 200`, apiKeyId, organizationId, documentId);
+        const editors = s.all<CrdtListRow>(
+          `${CRDT_COLUMNS} WHERE api_key_id = ? AND organization_id = ? AND document_id = ? ORDER BY editor_id LIMIT 200`,
+          apiKeyId,
+          organizationId,
+          documentId,
+        );
         if (!document && editors.length === 0) return undefined;
         return {
           document,
           editors,
           path: document?.folderId ? folderPath(s, scope, organizationId, document.folderId) : [],
           counts: {
-            notifications: s.count('SELECT count(*) AS n FROM notifications WHERE api_key_id = ? AND organization_id = ? AND document_id = ?', apiKeyId, organizationId, documentId),
-            activities: s.count('SELECT count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND document_id = ?', apiKeyId, organizationId, documentId),
-            comments: s.count('SELECT count(*) AS n FROM comment_annotations WHERE api_key_id = ? AND organization_id = ? AND document_id = ?', apiKeyId, organizationId, documentId),
-            recordings: s.count('SELECT count(*) AS n FROM recordings WHERE api_key_id = ? AND organization_id = ? AND document_id = ?', apiKeyId, organizationId, documentId),
+            notifications: s.count(
+              'SELECT count(*) AS n FROM notifications WHERE api_key_id = ? AND organization_id = ? AND document_id = ?',
+              apiKeyId,
+              organizationId,
+              documentId,
+            ),
+            activities: s.count(
+              'SELECT count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND document_id = ?',
+              apiKeyId,
+              organizationId,
+              documentId,
+            ),
+            comments: s.count(
+              'SELECT count(*) AS n FROM comment_annotations WHERE api_key_id = ? AND organization_id = ? AND document_id = ?',
+              apiKeyId,
+              organizationId,
+              documentId,
+            ),
+            recordings: s.count(
+              'SELECT count(*) AS n FROM recordings WHERE api_key_id = ? AND organization_id = ? AND document_id = ?',
+              apiKeyId,
+              organizationId,
+              documentId,
+            ),
           },
           activity: activityByDay(s, scope, organizationId, documentId),
         };
       }),
 
     // ----- collaborative documents ----------------------------------------------------------------------
-    crdtPage: (scope: TenantScope, organizationId: string | undefined, q: string | undefined, page: PageArgs) => read((s) => crdtPageOf(s, scope, organizationId, q, page)),
+    crdtPage: (scope: TenantScope, organizationId: string | undefined, q: string | undefined, page: PageArgs) =>
+      read((s) => crdtPageOf(s, scope, organizationId, q, page)),
 
     /** Every editor document of the workspace's keys (up to `limit` of each, by key, organization, document, editor). */
     workspaceCrdt: (workspace: WorkspaceScope, limit: number) =>
-      read((s) => keysOf(s, workspace).flatMap((k) => crdtPageOf(s, adminScope(k.id, workspace), undefined, undefined, { after: null, dir: 'asc', limit: limit - 1 }).slice(0, limit))),
+      read((s) =>
+        keysOf(s, workspace).flatMap((k) =>
+          crdtPageOf(s, adminScope(k.id, workspace), undefined, undefined, { after: null, dir: 'asc', limit: limit - 1 }).slice(0, limit),
+        ),
+      ),
 
     crdt: (scope: TenantScope, organizationId: string, documentId: string, editorId: string) =>
-      read((s) => s.one<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?`, scope.apiKeyId, organizationId, documentId, editorId)),
+      read((s) =>
+        s.one<CrdtListRow>(
+          `${CRDT_COLUMNS} WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?`,
+          scope.apiKeyId,
+          organizationId,
+          documentId,
+          editorId,
+        ),
+      ),
 
     // ----- users and memberships -------------------------------------------------------------------------
     /** By id, or by name (ignoring case; users without a name first, as ''): the users_name index's expression. */
@@ -369,19 +477,37 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
       read((s) => {
         const f = searchFilter(q, 'id', 'name');
         const k = sortedBy(sort, 'id', USER_SORTS, page);
-        return s.all<{ id: string; name: string | null; email: string | null }>(`SELECT id, name, email FROM users WHERE api_key_id = ?${f.where}${k.where}${k.order}`, scope.apiKeyId, ...f.params, ...k.params);
+        return s.all<{ id: string; name: string | null; email: string | null }>(
+          `SELECT id, name, email FROM users WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
+          scope.apiKeyId,
+          ...f.params,
+          ...k.params,
+        );
       }),
 
     /** One user's page: the user (if stored), the organizations they belong to and the notifications to them there; undefined when neither is known. */
     userView: (scope: TenantScope, userId: string) =>
       read((s) => {
         const apiKeyId = scope.apiKeyId;
-        const user = s.one<{ id: string; name: string | null; email: string | null }>('SELECT id, name, email FROM users WHERE api_key_id = ? AND id = ?', apiKeyId, userId);
+        const user = s.one<{ id: string; name: string | null; email: string | null }>(
+          'SELECT id, name, email FROM users WHERE api_key_id = ? AND id = ?',
+          apiKeyId,
+          userId,
+        );
         const organizations = s
-          .all<{ organizationId: string }>('SELECT DISTINCT organization_id AS organizationId FROM memberships WHERE api_key_id = ? AND user_id = ? ORDER BY organization_id LIMIT 500', apiKeyId, userId)
+          .all<{ organizationId: string }>(
+            'SELECT DISTINCT organization_id AS organizationId FROM memberships WHERE api_key_id = ? AND user_id = ? ORDER BY organization_id LIMIT 500',
+            apiKeyId,
+            userId,
+          )
           .map((r) => r.organizationId);
         if (!user && organizations.length === 0) return undefined;
-        const notifications = organizations.reduce((n, org) => n + s.count('SELECT count(*) AS n FROM notification_recipients WHERE api_key_id = ? AND organization_id = ? AND user_id = ?', apiKeyId, org, userId), 0);
+        const notifications = organizations.reduce(
+          (n, org) =>
+            n +
+            s.count('SELECT count(*) AS n FROM notification_recipients WHERE api_key_id = ? AND organization_id = ? AND user_id = ?', apiKeyId, org, userId),
+          0,
+        );
         return { user, organizations, notifications };
       }),
 
@@ -408,7 +534,16 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     membersWithNames: (scope: TenantScope, organizationId: string, limit: number, alsoUserId: string | null) =>
       read((s) => {
         const apiKeyId = scope.apiKeyId;
-        const ids = new Set(s.all<{ userId: string }>('SELECT DISTINCT user_id AS userId FROM memberships WHERE api_key_id = ? AND organization_id = ? LIMIT ?', apiKeyId, organizationId, limit).map((r) => r.userId));
+        const ids = new Set(
+          s
+            .all<{ userId: string }>(
+              'SELECT DISTINCT user_id AS userId FROM memberships WHERE api_key_id = ? AND organization_id = ? LIMIT ?',
+              apiKeyId,
+              organizationId,
+              limit,
+            )
+            .map((r) => r.userId),
+        );
         if (alsoUserId) ids.add(alsoUserId);
         const names = new Map<string, string | null>();
         for (const id of ids) {
@@ -447,13 +582,35 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
         }
         if (filter.documentId !== undefined) {
           const k = keyset(['n.timestamp', 'n.id'], page);
-          return { cols: ['timestamp', 'id'], rows: s.all<NotificationRow>(`${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ? AND n.document_id = ?${k.where}${k.order}`, apiKeyId, organizationId, filter.documentId, ...k.params) };
+          return {
+            cols: ['timestamp', 'id'],
+            rows: s.all<NotificationRow>(
+              `${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ? AND n.document_id = ?${k.where}${k.order}`,
+              apiKeyId,
+              organizationId,
+              filter.documentId,
+              ...k.params,
+            ),
+          };
         }
         const k = keyset(['n.timestamp', 'n.id'], page);
-        return { cols: ['timestamp', 'id'], rows: s.all<NotificationRow>(`${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ?${k.where}${k.order}`, apiKeyId, organizationId, ...k.params) };
+        return {
+          cols: ['timestamp', 'id'],
+          rows: s.all<NotificationRow>(
+            `${select} FROM notifications n WHERE n.api_key_id = ? AND n.organization_id = ?${k.where}${k.order}`,
+            apiKeyId,
+            organizationId,
+            ...k.params,
+          ),
+        };
       }),
 
-    activityPage: (scope: TenantScope, organizationId: string, filter: { documentId?: string; userId?: string; featureType?: string; actionType?: string }, page: PageArgs) =>
+    activityPage: (
+      scope: TenantScope,
+      organizationId: string,
+      filter: { documentId?: string; userId?: string; featureType?: string; actionType?: string },
+      page: PageArgs,
+    ) =>
       read((s) => {
         const k = keyset(['timestamp', 'id'], page);
         const parts: string[] = [];
@@ -488,15 +645,43 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
         const u = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')");
         const w = searchFilter(q, 'id', "url || ' ' || coalesce(description, '')");
         for (const { id: apiKeyId } of keys) {
-          for (const r of s.all<{ id: string; name: string }>(`SELECT id, name FROM organizations WHERE api_key_id = ?${f.where} LIMIT ?`, apiKeyId, ...f.params, each)) hits.push({ kind: 'organization', apiKey: apiKeyId, organizationId: null, ...r });
-          for (const r of s.all<{ id: string; name: string; organizationId: string }>(`SELECT id, name, organization_id AS organizationId FROM documents WHERE api_key_id = ?${f.where} LIMIT ?`, apiKeyId, ...f.params, each)) {
+          for (const r of s.all<{ id: string; name: string }>(
+            `SELECT id, name FROM organizations WHERE api_key_id = ?${f.where} LIMIT ?`,
+            apiKeyId,
+            ...f.params,
+            each,
+          ))
+            hits.push({ kind: 'organization', apiKey: apiKeyId, organizationId: null, ...r });
+          for (const r of s.all<{ id: string; name: string; organizationId: string }>(
+            `SELECT id, name, organization_id AS organizationId FROM documents WHERE api_key_id = ?${f.where} LIMIT ?`,
+            apiKeyId,
+            ...f.params,
+            each,
+          )) {
             hits.push({ kind: 'document', apiKey: apiKeyId, organizationId: r.organizationId, id: r.id, name: r.name });
           }
-          for (const r of s.all<{ id: string; name: string; organizationId: string }>(`SELECT id, name, organization_id AS organizationId FROM folders WHERE api_key_id = ?${f.where} LIMIT ?`, apiKeyId, ...f.params, each)) {
+          for (const r of s.all<{ id: string; name: string; organizationId: string }>(
+            `SELECT id, name, organization_id AS organizationId FROM folders WHERE api_key_id = ?${f.where} LIMIT ?`,
+            apiKeyId,
+            ...f.params,
+            each,
+          )) {
             hits.push({ kind: 'folder', apiKey: apiKeyId, organizationId: r.organizationId, id: r.id, name: r.name });
           }
-          for (const r of s.all<{ id: string; name: string | null }>(`SELECT id, name FROM users WHERE api_key_id = ?${u.where} LIMIT ?`, apiKeyId, ...u.params, each)) hits.push({ kind: 'user', apiKey: apiKeyId, organizationId: null, ...r });
-          for (const r of s.all<{ id: string; name: string }>(`SELECT id, url AS name FROM webhook_endpoints WHERE api_key_id = ?${w.where} LIMIT ?`, apiKeyId, ...w.params, each)) hits.push({ kind: 'webhook', apiKey: apiKeyId, organizationId: null, ...r });
+          for (const r of s.all<{ id: string; name: string | null }>(
+            `SELECT id, name FROM users WHERE api_key_id = ?${u.where} LIMIT ?`,
+            apiKeyId,
+            ...u.params,
+            each,
+          ))
+            hits.push({ kind: 'user', apiKey: apiKeyId, organizationId: null, ...r });
+          for (const r of s.all<{ id: string; name: string }>(
+            `SELECT id, url AS name FROM webhook_endpoints WHERE api_key_id = ?${w.where} LIMIT ?`,
+            apiKeyId,
+            ...w.params,
+            each,
+          ))
+            hits.push({ kind: 'webhook', apiKey: apiKeyId, organizationId: null, ...r });
         }
         return { keys, hits };
       }),
@@ -511,11 +696,13 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
       read((s) => {
         const workspaceId = workspace.workspaceId;
         const k = keyset(['created_at', 'id'], page);
-        const select = 'SELECT id, kind, to_address AS "to", subject, status, last_error AS lastError, created_at AS createdAt, sent_at AS sentAt FROM mail_outbox';
+        const select =
+          'SELECT id, kind, to_address AS "to", subject, status, last_error AS lastError, created_at AS createdAt, sent_at AS sentAt FROM mail_outbox';
         const keys = s.all<{ id: string }>('SELECT id FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id', workspaceId);
         const byId = new Map<string, MailRow>();
         for (const row of s.all<MailRow>(`${select} WHERE workspace_id = ?${k.where}${k.order}`, workspaceId, ...k.params)) byId.set(row.id, row);
-        for (const key of keys) for (const row of s.all<MailRow>(`${select} WHERE api_key_id = ?${k.where}${k.order}`, key.id, ...k.params)) byId.set(row.id, row);
+        for (const key of keys)
+          for (const row of s.all<MailRow>(`${select} WHERE api_key_id = ?${k.where}${k.order}`, key.id, ...k.params)) byId.set(row.id, row);
         const sign = page.dir === 'asc' ? 1 : -1;
         return [...byId.values()].sort((a, b) => sign * (a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))).slice(0, page.limit + 1);
       }),
@@ -538,7 +725,11 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     /** An endpoint of the key (for the test event), with its filter types (none: it takes every type). */
     endpoint: (scope: TenantScope, endpointId: string) =>
       read((s) => {
-        const row = s.one<{ id: string; url: string; disabled: number; filterTypes: string | null }>('SELECT id, url, disabled, filter_types AS filterTypes FROM webhook_endpoints WHERE api_key_id = ? AND id = ?', scope.apiKeyId, endpointId);
+        const row = s.one<{ id: string; url: string; disabled: number; filterTypes: string | null }>(
+          'SELECT id, url, disabled, filter_types AS filterTypes FROM webhook_endpoints WHERE api_key_id = ? AND id = ?',
+          scope.apiKeyId,
+          endpointId,
+        );
         if (!row) return undefined;
         let types: string[] = [];
         try {
@@ -559,7 +750,12 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
 /** The folder and its ancestors, root first. */
 function folderPath(s: Statements, scope: TenantScope, organizationId: string, folderId: string) {
   const apiKeyId = scope.apiKeyId;
-  const folder = s.one<{ id: string; name: string; ancestors: string }>('SELECT id, name, ancestors FROM folders WHERE api_key_id = ? AND organization_id = ? AND id = ?', apiKeyId, organizationId, folderId);
+  const folder = s.one<{ id: string; name: string; ancestors: string }>(
+    'SELECT id, name, ancestors FROM folders WHERE api_key_id = ? AND organization_id = ? AND id = ?',
+    apiKeyId,
+    organizationId,
+    folderId,
+  );
   if (!folder) return [];
   let ancestors: string[] = [];
   try {
@@ -568,7 +764,15 @@ function folderPath(s: Statements, scope: TenantScope, organizationId: string, f
     ancestors = [];
   }
   // ancestors that are not folders (the organization's root) are left out
-  const named = ancestors.flatMap((id) => s.one<{ id: string; name: string }>('SELECT id, name FROM folders WHERE api_key_id = ? AND organization_id = ? AND id = ?', apiKeyId, organizationId, id) ?? []);
+  const named = ancestors.flatMap(
+    (id) =>
+      s.one<{ id: string; name: string }>(
+        'SELECT id, name FROM folders WHERE api_key_id = ? AND organization_id = ? AND id = ?',
+        apiKeyId,
+        organizationId,
+        id,
+      ) ?? [],
+  );
   return [...named, { id: folder.id, name: folder.name }];
 }
 
@@ -584,7 +788,8 @@ export type DeliveryFile = BetterSQLite3Database<{ webhookDeliveries: typeof web
 export function deliveryInspection(deliveries: DeliveryFile) {
   return {
     /** Deliveries with a status (pending: waiting for an attempt; failed: every attempt failed), every key's: the server's gauge. */
-    withStatus: (status: 'pending' | 'failed'): number => deliveries.select({ n: countOf() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, status)).get()?.n ?? 0,
+    withStatus: (status: 'pending' | 'failed'): number =>
+      deliveries.select({ n: countOf() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, status)).get()?.n ?? 0,
 
     /** What a webhook delivery of the key sent: the exact body (the same on every attempt; each attempt is signed anew). */
     delivery(scope: TenantScope, messageId: string, endpointId: string) {
@@ -598,7 +803,14 @@ export function deliveryInspection(deliveries: DeliveryFile) {
 
     /** One attempt's headers: the request's as sent and the answer's as received (null on attempts recorded before they were kept). */
     attemptHeaders(scope: TenantScope, attemptId: string) {
-      const row = deliveries.get<{ eventId: string; target: string; timestamp: number; requestHeaders: string | null; responseHeaders: string | null; omitted: number }>(
+      const row = deliveries.get<{
+        eventId: string;
+        target: string;
+        timestamp: number;
+        requestHeaders: string | null;
+        responseHeaders: string | null;
+        omitted: number;
+      }>(
         sql`SELECT event_id AS eventId, target, timestamp, request_headers AS requestHeaders, response_headers AS responseHeaders, response_headers_omitted AS omitted
         FROM webhook_attempts WHERE api_key_id = ${scope.apiKeyId} AND id = ${attemptId}`,
       );
@@ -606,9 +818,18 @@ export function deliveryInspection(deliveries: DeliveryFile) {
       const pairs = (text: string | null) => {
         if (text === null) return null;
         const value: unknown = JSON.parse(text);
-        return Array.isArray(value) ? value.filter((p): p is [string, string] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string') : null;
+        return Array.isArray(value)
+          ? value.filter((p): p is [string, string] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string')
+          : null;
       };
-      return { eventId: row.eventId, target: row.target, timestamp: row.timestamp, requestHeaders: pairs(row.requestHeaders), responseHeaders: pairs(row.responseHeaders), responseHeadersOmitted: row.omitted };
+      return {
+        eventId: row.eventId,
+        target: row.target,
+        timestamp: row.timestamp,
+        requestHeaders: pairs(row.requestHeaders),
+        responseHeaders: pairs(row.responseHeaders),
+        responseHeadersOmitted: row.omitted,
+      };
     },
   };
 }

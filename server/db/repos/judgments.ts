@@ -48,7 +48,8 @@ function scopedMatch(words: string, apiKeyId: string, scope: JudgmentScope) {
 }
 
 const insertJudgment = rowInserter(judgments);
-const insertOn = (db: Db, apiKeyId: string, j: NewJudgment) => insertJudgment(db, { ...j, apiKeyId, scopeTerms: scopeTermsOf(apiKeyId, j.organizationId, j.documentId) });
+const insertOn = (db: Db, apiKeyId: string, j: NewJudgment) =>
+  insertJudgment(db, { ...j, apiKeyId, scopeTerms: scopeTermsOf(apiKeyId, j.organizationId, j.documentId) });
 
 /**
  * The candidate pool: the most recent matches in the scope. Reading matches newest first lets the index stop
@@ -99,7 +100,10 @@ export function judgmentsRepo(engine: SqliteEngine) {
         if (filters.documentId !== undefined) where.push(eq(judgments.documentId, filters.documentId));
         if (filters.reviewerId !== undefined) where.push(eq(judgments.reviewerId, filters.reviewerId));
         if (filters.decision !== undefined) where.push(eq(judgments.decision, filters.decision));
-        if (filters.words !== undefined) where.push(sql`${judgments.seq} IN (SELECT rowid FROM judgments_fts WHERE judgments_fts MATCH ${scopedMatch(filters.words, scope.apiKeyId, filters)})`);
+        if (filters.words !== undefined)
+          where.push(
+            sql`${judgments.seq} IN (SELECT rowid FROM judgments_fts WHERE judgments_fts MATCH ${scopedMatch(filters.words, scope.apiKeyId, filters)})`,
+          );
         return db
           .select()
           .from(judgments)
@@ -112,4 +116,3 @@ export function judgmentsRepo(engine: SqliteEngine) {
 }
 
 export type JudgmentsRepo = ReturnType<typeof judgmentsRepo>;
-

@@ -47,13 +47,24 @@ export interface StoredRoom {
 
 /** The tables a reset counts (what the answer reports removed), and those it deletes from (the rest cascades from organizations). */
 const RESET_COUNTED = ['organizations', 'documents', 'users', 'notifications', 'activities', 'comment_annotations', 'recordings'] as const;
-const RESET_DELETED = ['organizations', 'users', 'agent_executions', 'agents', 'workflow_definitions', 'judgments', 'webhook_endpoints', 'user_data_jobs'] as const;
+const RESET_DELETED = [
+  'organizations',
+  'users',
+  'agent_executions',
+  'agents',
+  'workflow_definitions',
+  'judgments',
+  'webhook_endpoints',
+  'user_data_jobs',
+] as const;
 
-const columnsOf = (sqlite: Database.Database, table: string) => (sqlite.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name);
+const columnsOf = (sqlite: Database.Database, table: string) =>
+  (sqlite.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name);
 
 /** Removes the key's collaborative documents (the given ones, or all) with their logs; answers which were there. */
 function removeRooms(sqlite: Database.Database, apiKeyId: string, only?: readonly StoredRoom[]): StoredRoom[] {
-  const rooms = only ?? (sqlite.prepare('SELECT organization_id, document_id, editor_id FROM crdt_documents WHERE api_key_id = ?').all(apiKeyId) as StoredRoom[]);
+  const rooms =
+    only ?? (sqlite.prepare('SELECT organization_id, document_id, editor_id FROM crdt_documents WHERE api_key_id = ?').all(apiKeyId) as StoredRoom[]);
   const remove = sqlite.prepare('DELETE FROM crdt_documents WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ?');
   for (const r of rooms) remove.run(apiKeyId, r.organization_id, r.document_id, r.editor_id);
   return [...rooms];
@@ -76,7 +87,9 @@ function keyWriter(sqlite: Database.Database, apiKeyId: string): BulkWriter {
         const values = keyed ? { ...(row as Record<string, unknown>), apiKeyId } : (row as Record<string, unknown>);
         if (!statement) {
           used = columns.filter(([key]) => values[key] !== undefined);
-          statement = sqlite.prepare(`INSERT INTO "${getTableName(table)}" (${used.map(([, column]) => `"${column.name}"`).join(', ')}) VALUES (${used.map(() => '?').join(', ')})`);
+          statement = sqlite.prepare(
+            `INSERT INTO "${getTableName(table)}" (${used.map(([, column]) => `"${column.name}"`).join(', ')}) VALUES (${used.map(() => '?').join(', ')})`,
+          );
         }
         statement.run(
           used.map(([key, column]) => {
@@ -108,7 +121,9 @@ export function keyTransferRepo(engine: SqliteEngine) {
           for (const table of KEY_TABLES) {
             total += (sqlite.prepare(`SELECT count(*) AS n FROM ${table} WHERE api_key_id = ?`).get(scope.apiKeyId) as { n: number }).n;
             if (total > maxRows) return false;
-            tables[table] = (sqlite.prepare(`SELECT * FROM ${table} WHERE api_key_id = ?`).all(scope.apiKeyId) as KeyRow[]).map(({ api_key_id: _key, ...row }) => row);
+            tables[table] = (sqlite.prepare(`SELECT * FROM ${table} WHERE api_key_id = ?`).all(scope.apiKeyId) as KeyRow[]).map(
+              ({ api_key_id: _key, ...row }) => row,
+            );
           }
           return true;
         })();
@@ -125,7 +140,11 @@ export function keyTransferRepo(engine: SqliteEngine) {
       engine.write((db) => {
         const sqlite = connectionOf(db);
         const apiKeyId = scope.apiKeyId;
-        const rooms = (rows.crdt_documents ?? []).map((r) => ({ organization_id: String(r.organization_id), document_id: String(r.document_id), editor_id: String(r.editor_id) }));
+        const rooms = (rows.crdt_documents ?? []).map((r) => ({
+          organization_id: String(r.organization_id),
+          document_id: String(r.document_id),
+          editor_id: String(r.editor_id),
+        }));
         removeRooms(sqlite, apiKeyId, rooms);
         const imported: Partial<Record<KeyTable, number>> = {};
         for (const table of KEY_TABLES) {
@@ -134,7 +153,9 @@ export function keyTransferRepo(engine: SqliteEngine) {
           const known = new Set(columnsOf(sqlite, table));
           for (const row of list) {
             const cols = Object.keys(row).filter((c) => known.has(c) && c !== 'api_key_id' && !skip(table, c));
-            sqlite.prepare(`INSERT OR REPLACE INTO ${table} (api_key_id, ${cols.join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`).run(apiKeyId, ...cols.map((c) => row[c]));
+            sqlite
+              .prepare(`INSERT OR REPLACE INTO ${table} (api_key_id, ${cols.join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`)
+              .run(apiKeyId, ...cols.map((c) => row[c]));
           }
           imported[table] = list.length;
         }
@@ -143,7 +164,9 @@ export function keyTransferRepo(engine: SqliteEngine) {
 
     /** What a reset must deal with outside the database first: the key's webhook endpoints (their pending deliveries are cancelled). */
     endpointIds: (scope: TenantScope) =>
-      engine.read((db) => (connectionOf(db).prepare('SELECT id FROM webhook_endpoints WHERE api_key_id = ?').all(scope.apiKeyId) as Array<{ id: string }>).map((e) => e.id)),
+      engine.read((db) =>
+        (connectionOf(db).prepare('SELECT id FROM webhook_endpoints WHERE api_key_id = ?').all(scope.apiKeyId) as Array<{ id: string }>).map((e) => e.id),
+      ),
 
     /**
      * Deletes the key's data (organizations and what is in them, users, collaborative documents, agents, workflow
@@ -156,7 +179,9 @@ export function keyTransferRepo(engine: SqliteEngine) {
         const apiKeyId = scope.apiKeyId;
         const rooms = removeRooms(sqlite, apiKeyId);
         const removed: Record<string, number> = { crdt_documents: rooms.length };
-        const storageKeys = (sqlite.prepare('SELECT storage_key AS k FROM recording_attachments WHERE api_key_id = ?').all(apiKeyId) as Array<{ k: string }>).map((r) => r.k);
+        const storageKeys = (
+          sqlite.prepare('SELECT storage_key AS k FROM recording_attachments WHERE api_key_id = ?').all(apiKeyId) as Array<{ k: string }>
+        ).map((r) => r.k);
         const count = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table} WHERE api_key_id = ?`).get(apiKeyId) as { n: number }).n;
         for (const table of RESET_COUNTED) removed[table] = count(table);
         const endpoints = count('webhook_endpoints');

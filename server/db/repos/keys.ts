@@ -15,7 +15,11 @@ export type AuthTokenRow = typeof authTokens.$inferSelect;
 const CREDENTIAL_TABLES = ['workspaces', 'api_keys', 'auth_tokens'] as const;
 
 const queries = preparedFor((db) => ({
-  key: db.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder('id'))).prepare(),
+  key: db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.id, sql.placeholder('id')))
+    .prepare(),
   workspaceOfKey: db
     .select({ workspaceId: apiKeys.workspaceId })
     .from(apiKeys)
@@ -26,7 +30,11 @@ const queries = preparedFor((db) => ({
     .from(authTokens)
     .where(and(eq(authTokens.apiKeyId, sql.placeholder('apiKeyId')), eq(authTokens.tokenDigest, sql.placeholder('digest'))))
     .prepare(),
-  secretNames: db.select({ name: apiKeySecrets.name }).from(apiKeySecrets).where(eq(apiKeySecrets.apiKeyId, sql.placeholder('apiKeyId'))).prepare(),
+  secretNames: db
+    .select({ name: apiKeySecrets.name })
+    .from(apiKeySecrets)
+    .where(eq(apiKeySecrets.apiKeyId, sql.placeholder('apiKeyId')))
+    .prepare(),
   secret: db
     .select({ valueEnc: apiKeySecrets.valueEnc })
     .from(apiKeySecrets)
@@ -117,7 +125,13 @@ export function keysRepo(engine: SqliteEngine) {
 
     /** Adds a key to the workspace; answers its scope. */
     insert: async (workspace: WorkspaceScope, row: Omit<ApiKeyRow, 'workspaceId'>): Promise<TenantScope> => {
-      await engine.write((db) => void db.insert(apiKeys).values({ ...row, workspaceId: workspace.workspaceId }).run());
+      await engine.write(
+        (db) =>
+          void db
+            .insert(apiKeys)
+            .values({ ...row, workspaceId: workspace.workspaceId })
+            .run(),
+      );
       return tenantScope(row.id, workspace.workspaceId);
     },
 
@@ -128,25 +142,40 @@ export function keysRepo(engine: SqliteEngine) {
     /** The key's auth tokens, oldest first. */
     tokens: (scope: TenantScope) =>
       engine.read((db) =>
-        db
-          .select()
-          .from(authTokens)
-          .where(eq(authTokens.apiKeyId, scope.apiKeyId))
-          .orderBy(asc(authTokens.createdAt), asc(authTokens.id))
-          .all(),
+        db.select().from(authTokens).where(eq(authTokens.apiKeyId, scope.apiKeyId)).orderBy(asc(authTokens.createdAt), asc(authTokens.id)).all(),
       ),
 
     insertToken: (scope: TenantScope, row: Omit<AuthTokenRow, 'apiKeyId'>) =>
-      engine.write((db) => void db.insert(authTokens).values({ ...row, apiKeyId: scope.apiKeyId }).run()),
+      engine.write(
+        (db) =>
+          void db
+            .insert(authTokens)
+            .values({ ...row, apiKeyId: scope.apiKeyId })
+            .run(),
+      ),
 
     deleteToken: (scope: TenantScope, id: string) =>
-      engine.write((db) => void db.delete(authTokens).where(and(eq(authTokens.apiKeyId, scope.apiKeyId), eq(authTokens.id, id))).run()),
+      engine.write(
+        (db) =>
+          void db
+            .delete(authTokens)
+            .where(and(eq(authTokens.apiKeyId, scope.apiKeyId), eq(authTokens.id, id)))
+            .run(),
+      ),
 
     /** One of the key's secrets, encrypted as stored. */
     secret: (scope: TenantScope, name: string) => engine.read((db) => queries(db).secret.get({ apiKeyId: scope.apiKeyId, name })?.valueEnc),
 
     /** The names of the key's secrets. */
-    secretNames: (scope: TenantScope) => engine.read((db) => new Set(queries(db).secretNames.all({ apiKeyId: scope.apiKeyId }).map((r) => r.name))),
+    secretNames: (scope: TenantScope) =>
+      engine.read(
+        (db) =>
+          new Set(
+            queries(db)
+              .secretNames.all({ apiKeyId: scope.apiKeyId })
+              .map((r) => r.name),
+          ),
+      ),
 
     /** Stores one of the key's secrets (already encrypted), replacing it. */
     setSecret: (scope: TenantScope, name: string, valueEnc: string, now: number) =>
@@ -160,7 +189,13 @@ export function keysRepo(engine: SqliteEngine) {
       ),
 
     deleteSecret: (scope: TenantScope, name: string) =>
-      engine.write((db) => void db.delete(apiKeySecrets).where(and(eq(apiKeySecrets.apiKeyId, scope.apiKeyId), eq(apiKeySecrets.name, name))).run()),
+      engine.write(
+        (db) =>
+          void db
+            .delete(apiKeySecrets)
+            .where(and(eq(apiKeySecrets.apiKeyId, scope.apiKeyId), eq(apiKeySecrets.name, name)))
+            .run(),
+      ),
   };
 }
 

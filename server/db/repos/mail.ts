@@ -23,13 +23,23 @@ export function mailRepo(engine: SqliteEngine) {
 
     /** Mail waiting for relay, oldest first. */
     queued: (maxAttempts: number, limit: number) =>
-      engine.read((db) => db.select().from(mailOutbox).where(and(eq(mailOutbox.status, 'queued'), lt(mailOutbox.attempts, maxAttempts))).orderBy(asc(mailOutbox.createdAt)).limit(limit).all()),
+      engine.read((db) =>
+        db
+          .select()
+          .from(mailOutbox)
+          .where(and(eq(mailOutbox.status, 'queued'), lt(mailOutbox.attempts, maxAttempts)))
+          .orderBy(asc(mailOutbox.createdAt))
+          .limit(limit)
+          .all(),
+      ),
 
     /** The login link a mail carries, for whether it may still go out. */
-    loginLink: (id: string) => engine.read((db) => db.select({ usedAt: loginLinks.usedAt, expiresAt: loginLinks.expiresAt }).from(loginLinks).where(eq(loginLinks.id, id)).get()),
+    loginLink: (id: string) =>
+      engine.read((db) => db.select({ usedAt: loginLinks.usedAt, expiresAt: loginLinks.expiresAt }).from(loginLinks).where(eq(loginLinks.id, id)).get()),
 
     /** Records a relay's outcome. */
-    setState: (id: string, change: Partial<Pick<MailRow, 'status' | 'attempts' | 'lastError' | 'sentAt'>>) => engine.write((db) => void db.update(mailOutbox).set(change).where(eq(mailOutbox.id, id)).run()),
+    setState: (id: string, change: Partial<Pick<MailRow, 'status' | 'attempts' | 'lastError' | 'sentAt'>>) =>
+      engine.write((db) => void db.update(mailOutbox).set(change).where(eq(mailOutbox.id, id)).run()),
 
     /** The newest mail, newest first. */
     newest: (limit: number) => engine.read((db) => db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id)).limit(limit).all()),

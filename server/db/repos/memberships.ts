@@ -57,7 +57,8 @@ const GRANT =
 /** Reads of the access facts (db/repos/access.ts), on a given connection. */
 export const membershipReads = {
   /** A user's memberships in an organization, unexpired at `now`. */
-  ofUser: (db: Db, apiKeyId: string, organizationId: string, userId: string, now: number): MembershipRow[] => queries(db).ofUser.all({ apiKeyId, organizationId, userId, now }),
+  ofUser: (db: Db, apiKeyId: string, organizationId: string, userId: string, now: number): MembershipRow[] =>
+    queries(db).ofUser.all({ apiKeyId, organizationId, userId, now }),
   /** The users with a membership at `level` on any of these resources (repeated when on several). */
   usersAt(db: Db, apiKeyId: string, organizationId: string, level: MembershipLevel, resourceIds: readonly string[]): string[] {
     const values: Record<string, string> = { apiKeyId, organizationId };
@@ -99,7 +100,8 @@ export function membershipsRepo(engine: SqliteEngine) {
     grant: (scope: TenantScope, at: Omit<MembershipKey, 'userId'>, entries: ReadonlyArray<{ userId: string; accessRole: AccessRole | null; now: number }>) =>
       engine.write((db) => {
         const grant = connectionOf(db).prepare(GRANT);
-        for (const { userId, accessRole, now } of entries) grant.run(scope.apiKeyId, at.organizationId, at.level, at.resourceId, userId, accessRole, now, now, accessRole, now);
+        for (const { userId, accessRole, now } of entries)
+          grant.run(scope.apiKeyId, at.organizationId, at.level, at.resourceId, userId, accessRole, now, now, accessRole, now);
       }),
 
     /** Deletes one membership; whether it existed. */
@@ -107,11 +109,12 @@ export function membershipsRepo(engine: SqliteEngine) {
 
     /** Deletes every membership of the user in the organization (its folders and documents too); how many. */
     removeUser: (scope: TenantScope, organizationId: string, userId: string) =>
-      engine.write((db) =>
-        db
-          .delete(m)
-          .where(and(eq(m.apiKeyId, scope.apiKeyId), eq(m.organizationId, organizationId), eq(m.userId, userId)))
-          .run().changes,
+      engine.write(
+        (db) =>
+          db
+            .delete(m)
+            .where(and(eq(m.apiKeyId, scope.apiKeyId), eq(m.organizationId, organizationId), eq(m.userId, userId)))
+            .run().changes,
       ),
 
     /** Deletes every membership on these resources of a level (a folder deletion's). */
@@ -119,7 +122,14 @@ export function membershipsRepo(engine: SqliteEngine) {
       engine.write((db) => {
         for (let i = 0; i < resourceIds.length; i += SLICE) {
           db.delete(m)
-            .where(and(eq(m.apiKeyId, scope.apiKeyId), eq(m.organizationId, organizationId), eq(m.level, level), inArray(m.resourceId, resourceIds.slice(i, i + SLICE))))
+            .where(
+              and(
+                eq(m.apiKeyId, scope.apiKeyId),
+                eq(m.organizationId, organizationId),
+                eq(m.level, level),
+                inArray(m.resourceId, resourceIds.slice(i, i + SLICE)),
+              ),
+            )
             .run();
         }
       }),

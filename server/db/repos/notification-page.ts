@@ -72,7 +72,19 @@ const N = '"notifications"';
 const R = '"notification_recipients"';
 
 /** Raw columns in this order; then the recipients, and the document's id where the filters do not fix it. */
-const COLUMNS = ['id', 'location_id', 'source', 'source_data', 'action_user', 'headline_template', 'headline_data', 'body', 'resolver', 'context_access', 'timestamp'];
+const COLUMNS = [
+  'id',
+  'location_id',
+  'source',
+  'source_data',
+  'action_user',
+  'headline_template',
+  'headline_data',
+  'body',
+  'resolver',
+  'context_access',
+  'timestamp',
+];
 const Col = {
   Id: 0,
   Location: 1,
@@ -193,7 +205,14 @@ class NotificationStatements {
   /** The statement of the filters' shape (prepared on first use) and its parameters. */
   statementFor(apiKeyId: string, f: NotificationFilters, cursor: Cursor | null) {
     const byUser = f.userId !== undefined && f.userId !== '';
-    const shape: Shape = { byUser, document: byUser && !!f.documentId, location: !!f.locationId, cursor: cursor !== null, descending: f.order === 'desc', ids: f.notificationIds?.length ?? 0 };
+    const shape: Shape = {
+      byUser,
+      document: byUser && !!f.documentId,
+      location: !!f.locationId,
+      cursor: cursor !== null,
+      descending: f.order === 'desc',
+      ids: f.notificationIds?.length ?? 0,
+    };
     const key = `${+shape.byUser}${+shape.document}${+shape.location}${+shape.cursor}${+shape.descending}${shape.ids}`;
     let page = this.pages.get(key);
     if (page === undefined) {

@@ -39,7 +39,8 @@ const CHANNELS =
 
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-const exists = (db: Db, apiKeyId: string, organizationId: string, id: string) => connectionOf(db).prepare(NOTIFICATION_EXISTS).get(apiKeyId, organizationId, id) !== undefined;
+const exists = (db: Db, apiKeyId: string, organizationId: string, id: string) =>
+  connectionOf(db).prepare(NOTIFICATION_EXISTS).get(apiKeyId, organizationId, id) !== undefined;
 
 const channelRows = (db: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): ChannelRow[] =>
   userIds.length ? connectionOf(db).prepare<unknown[], ChannelRow>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId) : [];
@@ -55,7 +56,12 @@ const prelude = (db: Db, apiKeyId: string, organizationId: string, documentId: s
  * The recipients' channel settings for the notification's document, handed to `decide` (who gets it in their inbox,
  * and what else the caller wants to know), then the notification with those recipients: decide's answer.
  */
-function insertDeciding<T extends { inbox: readonly NewRecipient[] }>(db: Db, row: NotificationRow, userIds: readonly string[], decide: (settings: ChannelRow[]) => T): T {
+function insertDeciding<T extends { inbox: readonly NewRecipient[] }>(
+  db: Db,
+  row: NotificationRow,
+  userIds: readonly string[],
+  decide: (settings: ChannelRow[]) => T,
+): T {
   const decided = decide(channelRows(db, row.apiKeyId, row.organizationId, row.documentId, userIds));
   insert(db, row, decided.inbox);
   return decided;
@@ -84,11 +90,22 @@ function insert(db: Db, row: NotificationRow, recipients: readonly NewRecipient[
     );
   if (recipients.length === 0) return;
   const insertRecipient = sqlite.prepare(INSERT_RECIPIENT);
-  for (const recipient of recipients) insertRecipient.run(row.apiKeyId, row.organizationId, row.id, recipient.userId, row.documentId, row.timestamp, recipient.explicit ? 1 : 0);
+  for (const recipient of recipients)
+    insertRecipient.run(row.apiKeyId, row.organizationId, row.id, recipient.userId, row.documentId, row.timestamp, recipient.explicit ? 1 : 0);
 }
 
 /** The organization's notifications matching every filter given (a recipient's: those the user was told of). */
-function matching(db: Db, apiKeyId: string, f: { organizationId: string; documentId?: string | undefined; locationId?: string | undefined; notificationIds?: string[] | undefined; userId?: string | undefined }): string[] {
+function matching(
+  db: Db,
+  apiKeyId: string,
+  f: {
+    organizationId: string;
+    documentId?: string | undefined;
+    locationId?: string | undefined;
+    notificationIds?: string[] | undefined;
+    userId?: string | undefined;
+  },
+): string[] {
   const n = notifications;
   const conditions: SQL[] = [eq(n.apiKeyId, apiKeyId), eq(n.organizationId, f.organizationId)];
   if (f.documentId) conditions.push(eq(n.documentId, f.documentId));
@@ -98,7 +115,13 @@ function matching(db: Db, apiKeyId: string, f: { organizationId: string; documen
     const told = db
       .select({ id: notificationRecipients.notificationId })
       .from(notificationRecipients)
-      .where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, f.organizationId), eq(notificationRecipients.userId, f.userId)));
+      .where(
+        and(
+          eq(notificationRecipients.apiKeyId, apiKeyId),
+          eq(notificationRecipients.organizationId, f.organizationId),
+          eq(notificationRecipients.userId, f.userId),
+        ),
+      );
     conditions.push(inArray(n.id, told));
   }
   return db
@@ -110,7 +133,12 @@ function matching(db: Db, apiKeyId: string, f: { organizationId: string; documen
 }
 
 const configKey = (apiKeyId: string, organizationId: string, documentId: string, userId: string) =>
-  and(eq(notificationConfigs.apiKeyId, apiKeyId), eq(notificationConfigs.organizationId, organizationId), eq(notificationConfigs.documentId, documentId), eq(notificationConfigs.userId, userId));
+  and(
+    eq(notificationConfigs.apiKeyId, apiKeyId),
+    eq(notificationConfigs.organizationId, organizationId),
+    eq(notificationConfigs.documentId, documentId),
+    eq(notificationConfigs.userId, userId),
+  );
 
 /** The key's notifications, their recipients and the users' channel settings. */
 export function notificationsRepo(engine: SqliteEngine) {
@@ -119,7 +147,8 @@ export function notificationsRepo(engine: SqliteEngine) {
      * Whether the organization and the document exist and the notification id is taken, in one step (what
      * notifications/add decides its first steps by).
      */
-    prelude: (scope: TenantScope, organizationId: string, documentId: string, id: string) => engine.read((db) => prelude(db, scope.apiKeyId, organizationId, documentId, id)),
+    prelude: (scope: TenantScope, organizationId: string, documentId: string, id: string) =>
+      engine.read((db) => prelude(db, scope.apiKeyId, organizationId, documentId, id)),
 
     /** The stored channel settings of these users for the organization ('') and for the document. */
     channelRows: (scope: TenantScope, organizationId: string, documentId: string, userIds: readonly string[]) =>
@@ -129,11 +158,16 @@ export function notificationsRepo(engine: SqliteEngine) {
      * Writes the notification and its recipients in one step, with the recipients `decide` picks from the
      * candidates' channel settings (read in the same step); the caller checked its id is free. Answers decide's answer.
      */
-    insert: <T extends { inbox: readonly NewRecipient[] }>(scope: TenantScope, row: Omit<NotificationRow, 'apiKeyId'>, userIds: readonly string[], decide: (settings: ChannelRow[]) => T) =>
-      engine.write((db) => insertDeciding(db, { ...row, apiKeyId: scope.apiKeyId }, userIds, decide)),
+    insert: <T extends { inbox: readonly NewRecipient[] }>(
+      scope: TenantScope,
+      row: Omit<NotificationRow, 'apiKeyId'>,
+      userIds: readonly string[],
+      decide: (settings: ChannelRow[]) => T,
+    ) => engine.write((db) => insertDeciding(db, { ...row, apiKeyId: scope.apiKeyId }, userIds, decide)),
 
     /** Up to `filters.pageSize + 1` notifications after the cursor, as notifications/get describes them. */
-    page: (scope: TenantScope, filters: NotificationFilters, cursor: Cursor | null) => engine.read((db) => readNotificationPage(db, scope.apiKeyId, filters, cursor)),
+    page: (scope: TenantScope, filters: NotificationFilters, cursor: Cursor | null) =>
+      engine.read((db) => readNotificationPage(db, scope.apiKeyId, filters, cursor)),
 
     /**
      * Edits notifications one after another: `change` gives the new content from the stored row; `readBy` and
@@ -142,7 +176,13 @@ export function notificationsRepo(engine: SqliteEngine) {
     update: (
       scope: TenantScope,
       organizationId: string,
-      edits: ReadonlyArray<{ id: string; change: (row: NotificationRow) => NotificationContentChange; readBy?: readonly string[] | undefined; unreadBy?: readonly string[] | undefined; readAt: number }>,
+      edits: ReadonlyArray<{
+        id: string;
+        change: (row: NotificationRow) => NotificationContentChange;
+        readBy?: readonly string[] | undefined;
+        unreadBy?: readonly string[] | undefined;
+        readAt: number;
+      }>,
     ) =>
       engine.write((db) =>
         edits.map((edit) => {
@@ -164,12 +204,27 @@ export function notificationsRepo(engine: SqliteEngine) {
       ),
 
     /** Deletes the notifications matching every filter given (their recipients by cascade); the ids deleted. */
-    delete: (scope: TenantScope, filters: { organizationId: string; documentId?: string | undefined; locationId?: string | undefined; notificationIds?: string[] | undefined; userId?: string | undefined }) =>
+    delete: (
+      scope: TenantScope,
+      filters: {
+        organizationId: string;
+        documentId?: string | undefined;
+        locationId?: string | undefined;
+        notificationIds?: string[] | undefined;
+        userId?: string | undefined;
+      },
+    ) =>
       engine.write((db) => {
         const ids = matching(db, scope.apiKeyId, filters);
         for (let i = 0; i < ids.length; i += 500) {
           db.delete(notifications)
-            .where(and(eq(notifications.apiKeyId, scope.apiKeyId), eq(notifications.organizationId, filters.organizationId), inArray(notifications.id, ids.slice(i, i + 500))))
+            .where(
+              and(
+                eq(notifications.apiKeyId, scope.apiKeyId),
+                eq(notifications.organizationId, filters.organizationId),
+                inArray(notifications.id, ids.slice(i, i + 500)),
+              ),
+            )
             .run();
         }
         return ids;
@@ -181,7 +236,13 @@ export function notificationsRepo(engine: SqliteEngine) {
         db
           .select()
           .from(notificationConfigs)
-          .where(and(eq(notificationConfigs.apiKeyId, scope.apiKeyId), eq(notificationConfigs.organizationId, organizationId), eq(notificationConfigs.userId, userId)))
+          .where(
+            and(
+              eq(notificationConfigs.apiKeyId, scope.apiKeyId),
+              eq(notificationConfigs.organizationId, organizationId),
+              eq(notificationConfigs.userId, userId),
+            ),
+          )
           .all(),
       ),
 
@@ -189,10 +250,21 @@ export function notificationsRepo(engine: SqliteEngine) {
      * Writes each (user, document) row, one after another, with what `next` makes of the row stored (undefined:
      * none yet); `updatedAt` is now.
      */
-    saveConfigs: (scope: TenantScope, organizationId: string, keys: ReadonlyArray<{ userId: string; documentId: string }>, next: (current: NotificationConfigRow | undefined) => ChannelSettings) =>
+    saveConfigs: (
+      scope: TenantScope,
+      organizationId: string,
+      keys: ReadonlyArray<{ userId: string; documentId: string }>,
+      next: (current: NotificationConfigRow | undefined) => ChannelSettings,
+    ) =>
       engine.write((db) => {
         for (const { userId, documentId } of keys) {
-          const settings = next(db.select().from(notificationConfigs).where(configKey(scope.apiKeyId, organizationId, documentId, userId)).get());
+          const settings = next(
+            db
+              .select()
+              .from(notificationConfigs)
+              .where(configKey(scope.apiKeyId, organizationId, documentId, userId))
+              .get(),
+          );
           db.insert(notificationConfigs)
             .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: Date.now() })
             .onConflictDoUpdate({

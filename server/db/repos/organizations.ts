@@ -28,7 +28,9 @@ export function organizationsRepo(engine: SqliteEngine) {
     /** Adds it; the caller checked it is not there. */
     insert: (scope: TenantScope, row: Omit<OrganizationRow, 'apiKeyId'>) =>
       engine.write((db) => {
-        db.insert(organizations).values({ ...row, apiKeyId: scope.apiKeyId }).run();
+        db.insert(organizations)
+          .values({ ...row, apiKeyId: scope.apiKeyId })
+          .run();
       }),
 
     /** Changes the given fields; whether it existed. */
@@ -43,10 +45,18 @@ export function organizationsRepo(engine: SqliteEngine) {
     delete: (scope: TenantScope, id: string) =>
       engine.write((db) => {
         if (!db.delete(organizations).where(own(scope, id)).run().changes) return false;
-        db.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, scope.apiKeyId), eq(crdtDocuments.organizationId, id))).run();
-        db.delete(judgments).where(and(eq(judgments.apiKeyId, scope.apiKeyId), eq(judgments.organizationId, id))).run();
-        db.delete(agentExecutions).where(and(eq(agentExecutions.apiKeyId, scope.apiKeyId), eq(agentExecutions.organizationId, id))).run();
-        db.delete(documentMigrations).where(and(eq(documentMigrations.apiKeyId, scope.apiKeyId), eq(documentMigrations.organizationId, id))).run();
+        db.delete(crdtDocuments)
+          .where(and(eq(crdtDocuments.apiKeyId, scope.apiKeyId), eq(crdtDocuments.organizationId, id)))
+          .run();
+        db.delete(judgments)
+          .where(and(eq(judgments.apiKeyId, scope.apiKeyId), eq(judgments.organizationId, id)))
+          .run();
+        db.delete(agentExecutions)
+          .where(and(eq(agentExecutions.apiKeyId, scope.apiKeyId), eq(agentExecutions.organizationId, id)))
+          .run();
+        db.delete(documentMigrations)
+          .where(and(eq(documentMigrations.apiKeyId, scope.apiKeyId), eq(documentMigrations.organizationId, id)))
+          .run();
         return true;
       }),
 

@@ -21,7 +21,8 @@ const reactionsOf = compiledRows(reactions, (db, shape: 'annotation' | 'comment'
     .orderBy(asc(reactions.createdAt), sql`rowid`);
 });
 
-const own = (scope: TenantScope, organizationId: string, id: string) => and(eq(reactions.apiKeyId, scope.apiKeyId), eq(reactions.organizationId, organizationId), eq(reactions.id, id));
+const own = (scope: TenantScope, organizationId: string, id: string) =>
+  and(eq(reactions.apiKeyId, scope.apiKeyId), eq(reactions.organizationId, organizationId), eq(reactions.id, id));
 
 /** The key's reactions. */
 export function reactionsRepo(engine: SqliteEngine) {
@@ -33,7 +34,14 @@ export function reactionsRepo(engine: SqliteEngine) {
         const comment = db
           .select({ id: comments.id })
           .from(comments)
-          .where(and(eq(comments.apiKeyId, scope.apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId), eq(comments.id, commentId)))
+          .where(
+            and(
+              eq(comments.apiKeyId, scope.apiKeyId),
+              eq(comments.organizationId, organizationId),
+              eq(comments.annotationId, annotationId),
+              eq(comments.id, commentId),
+            ),
+          )
           .get();
         if (!comment) return { commentExists: false, existing: undefined };
         const existing = db
@@ -57,11 +65,27 @@ export function reactionsRepo(engine: SqliteEngine) {
 
     /** The reactions of an annotation, or of one of its comments, in creation order. */
     list: (scope: TenantScope, organizationId: string, annotationId: string, commentId?: number) =>
-      engine.read((db) => reactionsOf(db, commentId === undefined ? 'annotation' : 'comment', { apiKeyId: scope.apiKeyId, organizationId, annotationId, commentId })),
+      engine.read((db) =>
+        reactionsOf(db, commentId === undefined ? 'annotation' : 'comment', { apiKeyId: scope.apiKeyId, organizationId, annotationId, commentId }),
+      ),
 
-    find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => db.select().from(reactions).where(own(scope, organizationId, id)).get()),
+    find: (scope: TenantScope, organizationId: string, id: string) =>
+      engine.read((db) =>
+        db
+          .select()
+          .from(reactions)
+          .where(own(scope, organizationId, id))
+          .get(),
+      ),
 
-    delete: (scope: TenantScope, organizationId: string, id: string) => engine.write((db) => db.delete(reactions).where(own(scope, organizationId, id)).run().changes > 0),
+    delete: (scope: TenantScope, organizationId: string, id: string) =>
+      engine.write(
+        (db) =>
+          db
+            .delete(reactions)
+            .where(own(scope, organizationId, id))
+            .run().changes > 0,
+      ),
   };
 }
 

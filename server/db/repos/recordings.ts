@@ -18,7 +18,13 @@ const attachmentRows = compiledRows(recordingAttachments, (db, _shape: 'recordin
   db
     .select(columns)
     .from(recordingAttachments)
-    .where(and(eq(recordingAttachments.apiKeyId, sql.placeholder('apiKeyId')), eq(recordingAttachments.organizationId, sql.placeholder('organizationId')), inJsonList(recordingAttachments.recordingId, 'recordingIds')))
+    .where(
+      and(
+        eq(recordingAttachments.apiKeyId, sql.placeholder('apiKeyId')),
+        eq(recordingAttachments.organizationId, sql.placeholder('organizationId')),
+        inJsonList(recordingAttachments.recordingId, 'recordingIds'),
+      ),
+    )
     .orderBy(asc(recordingAttachments.attachmentId)),
 );
 
@@ -50,8 +56,14 @@ const recordingPage = compiledRows(recordings, (db, shape: `${'' | '+after'}${''
     .limit(p('limit'));
 });
 
-const own = (apiKeyId: string, organizationId: string, id: string) => and(eq(recordings.apiKeyId, apiKeyId), eq(recordings.organizationId, organizationId), eq(recordings.id, id));
-const find = (db: Db, apiKeyId: string, organizationId: string, id: string) => db.select().from(recordings).where(own(apiKeyId, organizationId, id)).get();
+const own = (apiKeyId: string, organizationId: string, id: string) =>
+  and(eq(recordings.apiKeyId, apiKeyId), eq(recordings.organizationId, organizationId), eq(recordings.id, id));
+const find = (db: Db, apiKeyId: string, organizationId: string, id: string) =>
+  db
+    .select()
+    .from(recordings)
+    .where(own(apiKeyId, organizationId, id))
+    .get();
 
 /** The key's recordings and their attachments. */
 export function recordingsRepo(engine: SqliteEngine) {
@@ -72,7 +84,9 @@ export function recordingsRepo(engine: SqliteEngine) {
     saveVersion: (
       scope: TenantScope,
       organizationId: string,
-      version: { insert: Omit<RecordingRow, 'apiKeyId' | 'organizationId'> } | { id: string; change: Partial<Pick<RecordingRow, 'latestVersion' | 'durationMs' | 'displayName' | 'updatedAt'>> },
+      version:
+        | { insert: Omit<RecordingRow, 'apiKeyId' | 'organizationId'> }
+        | { id: string; change: Partial<Pick<RecordingRow, 'latestVersion' | 'durationMs' | 'displayName' | 'updatedAt'>> },
       attachments: { version: number; createdAt: number; files: readonly NewAttachment[] },
     ) =>
       engine.write((db) => {
@@ -85,23 +99,41 @@ export function recordingsRepo(engine: SqliteEngine) {
             .run();
         } else {
           id = version.id;
-          db.update(recordings).set(version.change).where(own(apiKeyId, organizationId, id)).run();
+          db.update(recordings)
+            .set(version.change)
+            .where(own(apiKeyId, organizationId, id))
+            .run();
         }
         const last = db
           .select({ attachmentId: recordingAttachments.attachmentId })
           .from(recordingAttachments)
-          .where(and(eq(recordingAttachments.apiKeyId, apiKeyId), eq(recordingAttachments.organizationId, organizationId), eq(recordingAttachments.recordingId, id)))
+          .where(
+            and(eq(recordingAttachments.apiKeyId, apiKeyId), eq(recordingAttachments.organizationId, organizationId), eq(recordingAttachments.recordingId, id)),
+          )
           .orderBy(desc(recordingAttachments.attachmentId))
           .get();
         let attachmentId = last?.attachmentId ?? 0;
         for (const f of attachments.files) {
           db.insert(recordingAttachments)
-            .values({ ...f, apiKeyId, organizationId, recordingId: id, attachmentId: ++attachmentId, version: attachments.version, createdAt: attachments.createdAt })
+            .values({
+              ...f,
+              apiKeyId,
+              organizationId,
+              recordingId: id,
+              attachmentId: ++attachmentId,
+              version: attachments.version,
+              createdAt: attachments.createdAt,
+            })
             .run();
         }
       }),
 
-    page: (scope: TenantScope, filters: { organizationId: string; documentId?: string | undefined; recordingIds?: readonly string[] | undefined }, after: readonly [number, string] | null, limit: number) =>
+    page: (
+      scope: TenantScope,
+      filters: { organizationId: string; documentId?: string | undefined; recordingIds?: readonly string[] | undefined },
+      after: readonly [number, string] | null,
+      limit: number,
+    ) =>
       engine.read((db) => {
         const values: Record<string, unknown> = {
           apiKeyId: scope.apiKeyId,
@@ -116,7 +148,8 @@ export function recordingsRepo(engine: SqliteEngine) {
       }),
 
     /** The attachments of the recordings, by recording. */
-    attachments: (scope: TenantScope, organizationId: string, recordingIds: readonly string[]) => engine.read((db) => attachmentsOf(db, scope.apiKeyId, organizationId, recordingIds)),
+    attachments: (scope: TenantScope, organizationId: string, recordingIds: readonly string[]) =>
+      engine.read((db) => attachmentsOf(db, scope.apiKeyId, organizationId, recordingIds)),
 
     /** Deletes the recordings (their attachment rows by cascade); those that existed, with their attachments' storage keys. */
     delete: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
@@ -126,7 +159,9 @@ export function recordingsRepo(engine: SqliteEngine) {
           const row = find(db, scope.apiKeyId, organizationId, id);
           if (!row) continue;
           const storageKeys = (attachmentsOf(db, scope.apiKeyId, organizationId, [id]).get(id) ?? []).map((a) => a.storageKey);
-          db.delete(recordings).where(own(scope.apiKeyId, organizationId, id)).run();
+          db.delete(recordings)
+            .where(own(scope.apiKeyId, organizationId, id))
+            .run();
           deleted.push({ row, storageKeys });
         }
         return deleted;
@@ -136,14 +171,16 @@ export function recordingsRepo(engine: SqliteEngine) {
      * The attachment stored under a storage key, whoever's it is: the key (32 random characters in an
      * `/attachments/<key>` URL) is the capability, and no tenant is known when it is fetched.
      */
-    attachmentByStorageKey: (storageKey: string) => engine.read((db) => db.select().from(recordingAttachments).where(eq(recordingAttachments.storageKey, storageKey)).get()),
+    attachmentByStorageKey: (storageKey: string) =>
+      engine.read((db) => db.select().from(recordingAttachments).where(eq(recordingAttachments.storageKey, storageKey)).get()),
 
     /** Which of these file names are the storage key of some attachment (the start's sweep of orphan files). */
     storedKeys: (names: readonly string[]) =>
       engine.read((db) => {
         const stored = new Set<string>();
         for (const name of names) {
-          if (db.select({ key: recordingAttachments.storageKey }).from(recordingAttachments).where(eq(recordingAttachments.storageKey, name)).get()) stored.add(name);
+          if (db.select({ key: recordingAttachments.storageKey }).from(recordingAttachments).where(eq(recordingAttachments.storageKey, name)).get())
+            stored.add(name);
         }
         return stored;
       }),

@@ -48,10 +48,20 @@ export function seedRepo(engine: SqliteEngine) {
         const apiKeyId = scope.apiKeyId;
         const { organizationIds, userIds } = set;
         // organizations cascade to everything in them; CRDT documents and users are keyed by the API key only
-        db.delete(crdtDocuments).where(and(eq(crdtDocuments.apiKeyId, apiKeyId), inArray(crdtDocuments.organizationId, organizationIds))).run();
-        db.delete(organizations).where(and(eq(organizations.apiKeyId, apiKeyId), inArray(organizations.id, organizationIds))).run();
-        for (let i = 0; i < userIds.length; i += 500) db.delete(users).where(and(eq(users.apiKeyId, apiKeyId), inArray(users.id, userIds.slice(i, i + 500)))).run();
-        if (set.webhookEndpointIds.length > 0) db.delete(webhookEndpoints).where(and(eq(webhookEndpoints.apiKeyId, apiKeyId), inArray(webhookEndpoints.id, set.webhookEndpointIds))).run();
+        db.delete(crdtDocuments)
+          .where(and(eq(crdtDocuments.apiKeyId, apiKeyId), inArray(crdtDocuments.organizationId, organizationIds)))
+          .run();
+        db.delete(organizations)
+          .where(and(eq(organizations.apiKeyId, apiKeyId), inArray(organizations.id, organizationIds)))
+          .run();
+        for (let i = 0; i < userIds.length; i += 500)
+          db.delete(users)
+            .where(and(eq(users.apiKeyId, apiKeyId), inArray(users.id, userIds.slice(i, i + 500))))
+            .run();
+        if (set.webhookEndpointIds.length > 0)
+          db.delete(webhookEndpoints)
+            .where(and(eq(webhookEndpoints.apiKeyId, apiKeyId), inArray(webhookEndpoints.id, set.webhookEndpointIds)))
+            .run();
         if (set.webhookConfigCreated) db.delete(webhookConfigs).where(eq(webhookConfigs.apiKeyId, apiKeyId)).run();
       }),
   };

@@ -46,14 +46,28 @@ const commentKey = sql`${comments.annotationId} || ':' || ${comments.id}`;
  * The rows of one export page: per feature at most `limit` of the user's rows (comments written, reactions,
  * recordings made) after its position, oldest first.
  */
-function exportRows(db: Db, apiKeyId: string, organizationId: string, userId: string, from: { comments: ExportFrom; reactions: ExportFrom; recordings: ExportFrom }, limit: number) {
+function exportRows(
+  db: Db,
+  apiKeyId: string,
+  organizationId: string,
+  userId: string,
+  from: { comments: ExportFrom; reactions: ExportFrom; recordings: ExportFrom },
+  limit: number,
+) {
   const commentRows =
     from.comments === 'done'
       ? []
       : db
           .select()
           .from(comments)
-          .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.fromUserId, userId), after(comments.createdAt, commentKey, from.comments)))
+          .where(
+            and(
+              eq(comments.apiKeyId, apiKeyId),
+              eq(comments.organizationId, organizationId),
+              eq(comments.fromUserId, userId),
+              after(comments.createdAt, commentKey, from.comments),
+            ),
+          )
           .orderBy(asc(comments.createdAt), asc(commentKey))
           .limit(limit)
           .all();
@@ -63,7 +77,14 @@ function exportRows(db: Db, apiKeyId: string, organizationId: string, userId: st
       : db
           .select()
           .from(reactions)
-          .where(and(eq(reactions.apiKeyId, apiKeyId), eq(reactions.organizationId, organizationId), eq(reactions.fromUserId, userId), after(reactions.createdAt, reactions.id, from.reactions)))
+          .where(
+            and(
+              eq(reactions.apiKeyId, apiKeyId),
+              eq(reactions.organizationId, organizationId),
+              eq(reactions.fromUserId, userId),
+              after(reactions.createdAt, reactions.id, from.reactions),
+            ),
+          )
           .orderBy(asc(reactions.createdAt), asc(reactions.id))
           .limit(limit)
           .all();
@@ -73,7 +94,14 @@ function exportRows(db: Db, apiKeyId: string, organizationId: string, userId: st
       : db
           .select()
           .from(recordings)
-          .where(and(eq(recordings.apiKeyId, apiKeyId), eq(recordings.organizationId, organizationId), eq(recordings.fromUserId, userId), after(recordings.createdAt, recordings.id, from.recordings)))
+          .where(
+            and(
+              eq(recordings.apiKeyId, apiKeyId),
+              eq(recordings.organizationId, organizationId),
+              eq(recordings.fromUserId, userId),
+              after(recordings.createdAt, recordings.id, from.recordings),
+            ),
+          )
           .orderBy(asc(recordings.createdAt), asc(recordings.id))
           .limit(limit)
           .all();
@@ -95,47 +123,120 @@ export interface ErasureRules {
 function erase(db: Db, job: ErasureJob, rules: ErasureRules): string[] {
   const { apiKeyId, userId } = job;
   const files: string[] = [];
-  const profile = db.select({ name: users.name, email: users.email }).from(users).where(and(eq(users.apiKeyId, apiKeyId), eq(users.id, userId))).get();
+  const profile = db
+    .select({ name: users.name, email: users.email })
+    .from(users)
+    .where(and(eq(users.apiKeyId, apiKeyId), eq(users.id, userId)))
+    .get();
   const traces = new Set<string>([userId]);
   for (const value of [profile?.name, profile?.email]) if (value) traces.add(value);
   const seen = (rows: Array<{ user: StoredUser }>) => {
     for (const { user } of rows) for (const value of [user.name, user.email]) if (typeof value === 'string' && value) traces.add(value);
   };
-  seen(db.select({ user: comments.fromUser }).from(comments).where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.fromUserId, userId))).all());
-  seen(db.select({ user: activities.actionUser }).from(activities).where(and(eq(activities.apiKeyId, apiKeyId), eq(activities.actionUserId, userId))).all());
+  seen(
+    db
+      .select({ user: comments.fromUser })
+      .from(comments)
+      .where(and(eq(comments.apiKeyId, apiKeyId), eq(comments.fromUserId, userId)))
+      .all(),
+  );
+  seen(
+    db
+      .select({ user: activities.actionUser })
+      .from(activities)
+      .where(and(eq(activities.apiKeyId, apiKeyId), eq(activities.actionUserId, userId)))
+      .all(),
+  );
 
   const mine = <T extends { apiKeyId: SQLiteColumn }>(table: T) => eq(table.apiKeyId, apiKeyId);
-  db.delete(users).where(and(mine(users), eq(users.id, userId))).run();
-  db.delete(memberships).where(and(mine(memberships), eq(memberships.userId, userId))).run();
-  db.delete(userGroupMembers).where(and(mine(userGroupMembers), eq(userGroupMembers.userId, userId))).run();
-  db.delete(notificationConfigs).where(and(mine(notificationConfigs), eq(notificationConfigs.userId, userId))).run();
-  db.delete(notificationRecipients).where(and(mine(notificationRecipients), eq(notificationRecipients.userId, userId))).run();
-  db.delete(reactions).where(and(mine(reactions), eq(reactions.fromUserId, userId))).run();
+  db.delete(users)
+    .where(and(mine(users), eq(users.id, userId)))
+    .run();
+  db.delete(memberships)
+    .where(and(mine(memberships), eq(memberships.userId, userId)))
+    .run();
+  db.delete(userGroupMembers)
+    .where(and(mine(userGroupMembers), eq(userGroupMembers.userId, userId)))
+    .run();
+  db.delete(notificationConfigs)
+    .where(and(mine(notificationConfigs), eq(notificationConfigs.userId, userId)))
+    .run();
+  db.delete(notificationRecipients)
+    .where(and(mine(notificationRecipients), eq(notificationRecipients.userId, userId)))
+    .run();
+  db.delete(reactions)
+    .where(and(mine(reactions), eq(reactions.fromUserId, userId)))
+    .run();
   // judgments: the user's own, and others' that quote the user's comments (as subject or reasoning)
-  const written = db.select({ text: comments.text, html: comments.html }).from(comments).where(and(mine(comments), eq(comments.fromUserId, userId))).all();
+  const written = db
+    .select({ text: comments.text, html: comments.html })
+    .from(comments)
+    .where(and(mine(comments), eq(comments.fromUserId, userId)))
+    .all();
   const quoted = [...new Set(written.map((c) => rules.plainText(c.text, c.html) ?? '').filter(Boolean))];
-  db.delete(judgments).where(and(mine(judgments), eq(judgments.reviewerId, userId))).run();
+  db.delete(judgments)
+    .where(and(mine(judgments), eq(judgments.reviewerId, userId)))
+    .run();
   for (let i = 0; i < quoted.length; i += 400) {
     const some = quoted.slice(i, i + 400);
-    db.delete(judgments).where(and(mine(judgments), or(inArray(judgments.subject, some), inArray(judgments.reasoning, some)))).run();
+    db.delete(judgments)
+      .where(and(mine(judgments), or(inArray(judgments.subject, some), inArray(judgments.reasoning, some))))
+      .run();
   }
-  db.delete(comments).where(and(mine(comments), eq(comments.fromUserId, userId))).run();
+  db.delete(comments)
+    .where(and(mine(comments), eq(comments.fromUserId, userId)))
+    .run();
   for (const attachment of db
     .select({ key: recordingAttachments.storageKey })
     .from(recordingAttachments)
-    .innerJoin(recordings, and(eq(recordings.apiKeyId, recordingAttachments.apiKeyId), eq(recordings.organizationId, recordingAttachments.organizationId), eq(recordings.id, recordingAttachments.recordingId)))
+    .innerJoin(
+      recordings,
+      and(
+        eq(recordings.apiKeyId, recordingAttachments.apiKeyId),
+        eq(recordings.organizationId, recordingAttachments.organizationId),
+        eq(recordings.id, recordingAttachments.recordingId),
+      ),
+    )
     .where(and(eq(recordings.apiKeyId, apiKeyId), eq(recordings.fromUserId, userId)))
     .all()) {
     files.push(attachment.key);
   }
-  db.delete(recordings).where(and(mine(recordings), eq(recordings.fromUserId, userId))).run();
-  db.update(commentAnnotations).set({ assignedTo: null }).where(and(mine(commentAnnotations), sql`json_extract(${commentAnnotations.assignedTo}, '$.userId') = ${userId}`)).run();
-  db.update(commentAnnotations).set({ createdByUserId: '' }).where(and(mine(commentAnnotations), eq(commentAnnotations.createdByUserId, userId))).run();
+  db.delete(recordings)
+    .where(and(mine(recordings), eq(recordings.fromUserId, userId)))
+    .run();
+  db.update(commentAnnotations)
+    .set({ assignedTo: null })
+    .where(and(mine(commentAnnotations), sql`json_extract(${commentAnnotations.assignedTo}, '$.userId') = ${userId}`))
+    .run();
+  db.update(commentAnnotations)
+    .set({ createdByUserId: '' })
+    .where(and(mine(commentAnnotations), eq(commentAnnotations.createdByUserId, userId)))
+    .run();
 
   for (const trace of traces) {
     const contains = (column: SQLiteColumn) => sql`instr(${column}, ${trace}) > 0`;
-    db.delete(notifications).where(and(mine(notifications), or(contains(notifications.actionUser), contains(notifications.headlineData), contains(notifications.body), contains(notifications.sourceData)))).run();
-    db.delete(activities).where(and(mine(activities), or(eq(activities.actionUserId, userId), contains(activities.actionUser), contains(activities.displayMessageTemplateData), contains(activities.entityData), contains(activities.changes)))).run();
+    db.delete(notifications)
+      .where(
+        and(
+          mine(notifications),
+          or(contains(notifications.actionUser), contains(notifications.headlineData), contains(notifications.body), contains(notifications.sourceData)),
+        ),
+      )
+      .run();
+    db.delete(activities)
+      .where(
+        and(
+          mine(activities),
+          or(
+            eq(activities.actionUserId, userId),
+            contains(activities.actionUser),
+            contains(activities.displayMessageTemplateData),
+            contains(activities.entityData),
+            contains(activities.changes),
+          ),
+        ),
+      )
+      .run();
     // the user in other people's comments (tagged, a recipient, in a kept list): drop those entries, keep the comment
     const mentioning = db
       .select()
@@ -158,8 +259,12 @@ function erase(db: Db, job: ErasureJob, rules: ErasureRules): string[] {
         .where(and(mine(comments), eq(comments.organizationId, c.organizationId), eq(comments.annotationId, c.annotationId), eq(comments.id, c.id)))
         .run();
     }
-    db.delete(mailOutbox).where(and(eq(mailOutbox.apiKeyId, apiKeyId), eq(mailOutbox.toAddress, trace))).run();
-    db.delete(judgments).where(and(mine(judgments), or(contains(judgments.subject), contains(judgments.reasoning), contains(judgments.reviewerName)))).run();
+    db.delete(mailOutbox)
+      .where(and(eq(mailOutbox.apiKeyId, apiKeyId), eq(mailOutbox.toAddress, trace)))
+      .run();
+    db.delete(judgments)
+      .where(and(mine(judgments), or(contains(judgments.subject), contains(judgments.reasoning), contains(judgments.reviewerName))))
+      .run();
   }
   // FTS5 keeps deleted entries' tokens in its segments until they are merged: merge them now, so no word of the
   // user's stays in the index.
@@ -171,14 +276,23 @@ function erase(db: Db, job: ErasureJob, rules: ErasureRules): string[] {
 /** The erasure jobs' queue: the job runner takes every key's (services/jobs.ts). */
 const queue = {
   next: (db: Db) => db.select().from(userDataJobs).where(eq(userDataJobs.status, 'pending')).orderBy(asc(userDataJobs.createdAt)).limit(1).get(),
-  markStarted: (db: Db, job: Pick<ErasureJob, 'id' | 'attempts'>) => void db.update(userDataJobs).set({ status: 'in_progress', attempts: job.attempts + 1 }).where(eq(userDataJobs.id, job.id)).run(),
-  markFailed: (db: Db, id: string, message: string, now: number) => void db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: now }).where(eq(userDataJobs.id, id)).run(),
+  markStarted: (db: Db, job: Pick<ErasureJob, 'id' | 'attempts'>) =>
+    void db
+      .update(userDataJobs)
+      .set({ status: 'in_progress', attempts: job.attempts + 1 })
+      .where(eq(userDataJobs.id, job.id))
+      .run(),
+  markFailed: (db: Db, id: string, message: string, now: number) =>
+    void db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: now }).where(eq(userDataJobs.id, id)).run(),
   /** Jobs left in_progress by a crash: back to pending, or failed after `maxAttempts`. */
   recover(db: Db, maxAttempts: number) {
     const stuck = db.select().from(userDataJobs).where(eq(userDataJobs.status, 'in_progress')).all();
     for (const job of stuck) {
       const status = job.attempts >= maxAttempts ? 'failed' : 'pending';
-      db.update(userDataJobs).set({ status, error: status === 'failed' ? `interrupted ${maxAttempts} times; not retried` : null }).where(eq(userDataJobs.id, job.id)).run();
+      db.update(userDataJobs)
+        .set({ status, error: status === 'failed' ? `interrupted ${maxAttempts} times; not retried` : null })
+        .where(eq(userDataJobs.id, job.id))
+        .run();
     }
   },
 };
@@ -187,8 +301,13 @@ const queue = {
 export function userDataRepo(engine: SqliteEngine) {
   return {
     /** One export page's rows per feature (at most `limit` each), after each feature's position. */
-    exportRows: (scope: TenantScope, organizationId: string, userId: string, from: { comments: ExportFrom; reactions: ExportFrom; recordings: ExportFrom }, limit: number) =>
-      engine.read((db) => exportRows(db, scope.apiKeyId, organizationId, userId, from, limit)),
+    exportRows: (
+      scope: TenantScope,
+      organizationId: string,
+      userId: string,
+      from: { comments: ExportFrom; reactions: ExportFrom; recordings: ExportFrom },
+      limit: number,
+    ) => engine.read((db) => exportRows(db, scope.apiKeyId, organizationId, userId, from, limit)),
 
     /** The organization's annotations with these ids. */
     annotations: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
@@ -197,17 +316,38 @@ export function userDataRepo(engine: SqliteEngine) {
           ? db
               .select()
               .from(commentAnnotations)
-              .where(and(eq(commentAnnotations.apiKeyId, scope.apiKeyId), eq(commentAnnotations.organizationId, organizationId), inArray(commentAnnotations.id, [...ids])))
+              .where(
+                and(
+                  eq(commentAnnotations.apiKeyId, scope.apiKeyId),
+                  eq(commentAnnotations.organizationId, organizationId),
+                  inArray(commentAnnotations.id, [...ids]),
+                ),
+              )
               .all()
           : [],
       ),
 
-    insertJob: (scope: TenantScope, job: Omit<ErasureJob, 'apiKeyId'>) => engine.write((db) => void db.insert(userDataJobs).values({ ...job, apiKeyId: scope.apiKeyId }).run()),
+    insertJob: (scope: TenantScope, job: Omit<ErasureJob, 'apiKeyId'>) =>
+      engine.write(
+        (db) =>
+          void db
+            .insert(userDataJobs)
+            .values({ ...job, apiKeyId: scope.apiKeyId })
+            .run(),
+      ),
 
-    findJob: (scope: TenantScope, jobId: string) => engine.read((db) => db.select().from(userDataJobs).where(and(eq(userDataJobs.id, jobId), eq(userDataJobs.apiKeyId, scope.apiKeyId))).get()),
+    findJob: (scope: TenantScope, jobId: string) =>
+      engine.read((db) =>
+        db
+          .select()
+          .from(userDataJobs)
+          .where(and(eq(userDataJobs.id, jobId), eq(userDataJobs.apiKeyId, scope.apiKeyId)))
+          .get(),
+      ),
 
     /** erase (above) as a unit of work of its own, or of the caller's. */
-    erase: (scope: TenantScope, job: Omit<ErasureJob, 'apiKeyId'>, rules: ErasureRules) => engine.write((db) => erase(db, { ...job, apiKeyId: scope.apiKeyId }, rules)),
+    erase: (scope: TenantScope, job: Omit<ErasureJob, 'apiKeyId'>, rules: ErasureRules) =>
+      engine.write((db) => erase(db, { ...job, apiKeyId: scope.apiKeyId }, rules)),
 
     /** Folds the WAL back into the database file, so that the pages an erasure freed keep no copy in it. */
     checkpoint: () => engine.read((db) => void connectionOf(db).pragma('wal_checkpoint(TRUNCATE)')),

@@ -38,8 +38,10 @@ function saveOn(db: Db, apiKeyId: string, writes: readonly UserWrite[]) {
   for (const { row, insert } of writes) {
     // metadata is JSON text, as drizzle's json column reads and writes it
     const metadata = JSON.stringify(row.metadata);
-    if (insert) sqlite.prepare(INSERT_USER).run(apiKeyId, row.id, row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt);
-    else sqlite.prepare(UPDATE_USER).run(row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt, apiKeyId, row.id);
+    if (insert)
+      sqlite.prepare(INSERT_USER).run(apiKeyId, row.id, row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt);
+    else
+      sqlite.prepare(UPDATE_USER).run(row.internalId, row.name, row.email, row.initial, row.photoUrl, metadata, row.createdAt, row.updatedAt, apiKeyId, row.id);
   }
 }
 

@@ -394,4 +394,3 @@ export function webhooksRepo(engine: SqliteEngine) {
 }
 
 export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
-

@@ -6,7 +6,8 @@ import type { SqliteEngine } from '../storage.ts';
 
 export type DefinitionRow = typeof workflowDefinitions.$inferSelect;
 
-const own = (scope: TenantScope, definitionId: string) => and(eq(workflowDefinitions.apiKeyId, scope.apiKeyId), eq(workflowDefinitions.definitionId, definitionId));
+const own = (scope: TenantScope, definitionId: string) =>
+  and(eq(workflowDefinitions.apiKeyId, scope.apiKeyId), eq(workflowDefinitions.definitionId, definitionId));
 
 /** The key's workflow definitions. */
 export function workflowsRepo(engine: SqliteEngine) {
@@ -15,11 +16,25 @@ export function workflowsRepo(engine: SqliteEngine) {
     find: (scope: TenantScope, definitionId: string) => engine.read((db) => db.select().from(workflowDefinitions).where(own(scope, definitionId)).get()),
 
     /** Adds it; the caller checked the id is free. */
-    insert: (scope: TenantScope, row: Omit<DefinitionRow, 'apiKeyId'>) => engine.write((db) => void db.insert(workflowDefinitions).values({ ...row, apiKeyId: scope.apiKeyId }).run()),
+    insert: (scope: TenantScope, row: Omit<DefinitionRow, 'apiKeyId'>) =>
+      engine.write(
+        (db) =>
+          void db
+            .insert(workflowDefinitions)
+            .values({ ...row, apiKeyId: scope.apiKeyId })
+            .run(),
+      ),
 
     /** Replaces the stored definition with `row`. */
     replace: (scope: TenantScope, definitionId: string, row: Omit<DefinitionRow, 'apiKeyId'>) =>
-      engine.write((db) => void db.update(workflowDefinitions).set({ ...row, apiKeyId: scope.apiKeyId }).where(own(scope, definitionId)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .update(workflowDefinitions)
+            .set({ ...row, apiKeyId: scope.apiKeyId })
+            .where(own(scope, definitionId))
+            .run(),
+      ),
 
     /** Leaves a tombstone: the row stays, `deleted`. */
     tombstone: (scope: TenantScope, definitionId: string, at: number) =>

@@ -11,7 +11,13 @@ export type WorkspaceRow = typeof workspaces.$inferSelect;
 /** The plan and production-key settings the operator changes (`hearth workspace settings`, the admin UI). */
 export type WorkspaceSettingsRow = Pick<WorkspaceRow, 'plan' | 'selfServeProduction' | 'maxProductionKeys'>;
 
-const byId = preparedFor((db) => db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))).prepare());
+const byId = preparedFor((db) =>
+  db
+    .select()
+    .from(workspaces)
+    .where(eq(workspaces.id, sql.placeholder('id')))
+    .prepare(),
+);
 
 export function workspacesRepo(engine: SqliteEngine) {
   return {

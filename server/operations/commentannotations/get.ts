@@ -6,7 +6,8 @@ import { groupByDocument } from '../../services/comment-presenters.ts';
 export default defineOperation({
   path: '/v2/commentannotations/get',
   auth: 'apiKey',
-  summary: 'Comment annotations with their comments, by document(s), folder, location, author, mention, status, resolver, creation or update time, or ids, optionally grouped by document; private ones only for readers who may see them.',
+  summary:
+    'Comment annotations with their comments, by document(s), folder, location, author, mention, status, resolver, creation or update time, or ids, optionally grouped by document; private ones only for readers who may see them.',
   input: annotationsGetInput,
   async handler(input, ctx) {
     const page = await getAnnotations(ctx.app, ctx.scope, input);

@@ -19,7 +19,20 @@ const get = async (activityIds: string[]) => (await t.callK('/v2/activities/get'
 describe('/v2/activities/add', () => {
   it('stores custom and feature activities with every field', async () => {
     const res = await add([
-      { id: 'act-1', featureType: 'custom', actionType: 'custom.approved', actionUser, targetEntityId: 'ticket-9', targetSubEntityId: 'step-2', changes: { status: { from: 'open', to: 'approved' } }, entityData: { title: 'T' }, entityTargetData: { x: 1 }, displayMessageTemplate: '{{user}} approved {{ticket}}', displayMessageTemplateData: { user: 'Ann', ticket: 'T-9' }, actionIcon: 'check' },
+      {
+        id: 'act-1',
+        featureType: 'custom',
+        actionType: 'custom.approved',
+        actionUser,
+        targetEntityId: 'ticket-9',
+        targetSubEntityId: 'step-2',
+        changes: { status: { from: 'open', to: 'approved' } },
+        entityData: { title: 'T' },
+        entityTargetData: { x: 1 },
+        displayMessageTemplate: '{{user}} approved {{ticket}}',
+        displayMessageTemplateData: { user: 'Ann', ticket: 'T-9' },
+        actionIcon: 'check',
+      },
       { featureType: 'comment', actionType: 'comment.add', actionUser },
     ]);
     expect(res.status).toBe(200);
@@ -29,9 +42,18 @@ describe('/v2/activities/add', () => {
     expect(generated).toMatch(/^[A-Za-z0-9]{20}$/);
     const [stored] = await get(['act-1']);
     expect(stored).toMatchObject({
-      id: 'act-1', featureType: 'custom', actionType: 'custom.approved', actionUser, targetEntityId: 'ticket-9', targetSubEntityId: 'step-2',
-      changes: { status: { from: 'open', to: 'approved' } }, entityData: { title: 'T' }, entityTargetData: { x: 1 },
-      displayMessageTemplate: '{{user}} approved {{ticket}}', displayMessageTemplateData: { user: 'Ann', ticket: 'T-9' }, actionIcon: 'check',
+      id: 'act-1',
+      featureType: 'custom',
+      actionType: 'custom.approved',
+      actionUser,
+      targetEntityId: 'ticket-9',
+      targetSubEntityId: 'step-2',
+      changes: { status: { from: 'open', to: 'approved' } },
+      entityData: { title: 'T' },
+      entityTargetData: { x: 1 },
+      displayMessageTemplate: '{{user}} approved {{ticket}}',
+      displayMessageTemplateData: { user: 'Ann', ticket: 'T-9' },
+      actionIcon: 'check',
       metadata: { apiKey: t.credentials.apiKey, documentId: 'doc', organizationId: 'acme' },
     });
     expect(typeof stored.timestamp).toBe('number');
@@ -51,7 +73,16 @@ describe('/v2/activities/add', () => {
   });
 
   it('resolver mode keeps no personal data of the acting user', async () => {
-    await add([{ id: 'act-r', featureType: 'custom', actionType: 'custom.viewed', actionUser: { userId: 'ghost', name: 'Gina Hidden', email: 'gina.hidden@example.com' }, targetEntityId: 'x', isActivityResolverUsed: true }]);
+    await add([
+      {
+        id: 'act-r',
+        featureType: 'custom',
+        actionType: 'custom.viewed',
+        actionUser: { userId: 'ghost', name: 'Gina Hidden', email: 'gina.hidden@example.com' },
+        targetEntityId: 'x',
+        isActivityResolverUsed: true,
+      },
+    ]);
     expect((await get(['act-r']))[0]).toMatchObject({ actionUser: { userId: 'ghost' }, isActivityResolverUsed: true });
     t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(join(t.dataDir, 'hearth.db')).includes('gina.hidden@example.com')).toBe(false);
@@ -70,7 +101,10 @@ describe('/v2/activities/add', () => {
       const res = await add(activities);
       expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
-    const noOrg = await t.callK('/v2/activities/add', { organizationId: 'nope', activities: [{ featureType: 'comment', actionType: 'comment.add', actionUser }] });
+    const noOrg = await t.callK('/v2/activities/add', {
+      organizationId: 'nope',
+      activities: [{ featureType: 'comment', actionType: 'comment.add', actionUser }],
+    });
     expect(noOrg.status).toBe(404);
   });
 

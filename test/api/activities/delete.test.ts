@@ -9,7 +9,11 @@ beforeEach(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'acme' }] });
   const add = (documentId: string, id: string, target: string) =>
-    t.callK('/v2/activities/add', { organizationId: 'acme', documentId, activities: [{ id, featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'u' }, targetEntityId: target }] });
+    t.callK('/v2/activities/add', {
+      organizationId: 'acme',
+      documentId,
+      activities: [{ id, featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'u' }, targetEntityId: target }],
+    });
   await add('d1', 'a', 't1');
   await add('d1', 'b', 't2');
   await add('d2', 'c', 't1');
@@ -20,7 +24,11 @@ const remaining = async () => (await t.callK('/v2/activities/get', { organizatio
 describe('/v2/activities/delete', () => {
   it('deletes by ids with per-id outcomes', async () => {
     const res = await t.callK('/v2/activities/delete', { organizationId: 'acme', activityIds: ['a', 'zzz'] });
-    expect(res.body.result).toEqual({ status: 'success', message: 'Activity(s) deleted successfully.', data: { a: { success: true, message: 'Activity deleted.' }, zzz: { success: false, message: 'Failed to delete activity.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Activity(s) deleted successfully.',
+      data: { a: { success: true, message: 'Activity deleted.' }, zzz: { success: false, message: 'Failed to delete activity.' } },
+    });
     expect(await remaining()).toEqual(['b', 'c']);
   });
 
@@ -32,7 +40,10 @@ describe('/v2/activities/delete', () => {
   });
 
   it('needs at least one filter besides the organization', async () => {
-    expect((await t.callK('/v2/activities/delete', { organizationId: 'acme' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Pass at least one of documentId, targetEntityId or activityIds.' });
+    expect((await t.callK('/v2/activities/delete', { organizationId: 'acme' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'Pass at least one of documentId, targetEntityId or activityIds.',
+    });
     expect(await remaining()).toEqual(['a', 'b', 'c']);
   });
 

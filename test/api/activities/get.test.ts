@@ -13,7 +13,14 @@ beforeAll(async () => {
       const activities = Array.from({ length: 10 }, (_, i) => {
         const n = all.length;
         const featureType = FEATURES[n % 5]!;
-        const record = { id: `a${String(n).padStart(3, '0')}`, documentId, featureType, actionType: `${featureType}.${n % 2 ? 'add' : 'delete'}`, userId: n % 3 ? 'ann' : 'bob', target: `t${n % 4}` };
+        const record = {
+          id: `a${String(n).padStart(3, '0')}`,
+          documentId,
+          featureType,
+          actionType: `${featureType}.${n % 2 ? 'add' : 'delete'}`,
+          userId: n % 3 ? 'ann' : 'bob',
+          target: `t${n % 4}`,
+        };
         all.push(record);
         void i;
         return { id: record.id, featureType, actionType: record.actionType, actionUser: { userId: record.userId }, targetEntityId: record.target };
@@ -40,7 +47,10 @@ async function walk(filters: Record<string, unknown>, pageSize: number) {
 
 /** Expected ids for a filter, newest first: ids grow with time, equal timestamps break ties by id. */
 const expected = (keep: (a: (typeof all)[number]) => boolean, order: 'asc' | 'desc' = 'desc') => {
-  const ids = all.filter(keep).map((a) => a.id).sort();
+  const ids = all
+    .filter(keep)
+    .map((a) => a.id)
+    .sort();
   return order === 'desc' ? ids.reverse() : ids;
 };
 
@@ -55,13 +65,19 @@ describe('/v2/activities/get', () => {
     expect(await walk({ targetEntityId: 't1' }, 5)).toEqual(expected((a) => a.target === 't1'));
     expect(await walk({ userId: 'bob' }, 5)).toEqual(expected((a) => a.userId === 'bob'));
     expect(await walk({ featureTypes: ['comment', 'crdt'] }, 5)).toEqual(expected((a) => a.featureType === 'comment' || a.featureType === 'crdt'));
-    expect(await walk({ actionTypes: ['reaction.add', 'custom.delete'] }, 5)).toEqual(expected((a) => a.actionType === 'reaction.add' || a.actionType === 'custom.delete'));
+    expect(await walk({ actionTypes: ['reaction.add', 'custom.delete'] }, 5)).toEqual(
+      expected((a) => a.actionType === 'reaction.add' || a.actionType === 'custom.delete'),
+    );
     expect(await walk({ activityIds: ['a001', 'a005', 'zzz'] }, 5)).toEqual(['a005', 'a001']);
-    expect(await walk({ documentId: 'd1', userId: 'ann', featureTypes: ['comment'] }, 2)).toEqual(expected((a) => a.documentId === 'd1' && a.userId === 'ann' && a.featureType === 'comment'));
+    expect(await walk({ documentId: 'd1', userId: 'ann', featureTypes: ['comment'] }, 2)).toEqual(
+      expected((a) => a.documentId === 'd1' && a.userId === 'ann' && a.featureType === 'comment'),
+    );
   });
 
   it('validates featureTypes and pageSize', async () => {
-    expect((await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['poll'] })).body.error.message).toBe('featureTypes[0] must be one of: comment, reaction, recorder, crdt, custom.');
+    expect((await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['poll'] })).body.error.message).toBe(
+      'featureTypes[0] must be one of: comment, reaction, recorder, crdt, custom.',
+    );
     expect((await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 0 })).body.error.message).toBe('pageSize must be at least 1.');
     expect((await t.callK('/v2/activities/get', {})).body.error.message).toBe('organizationId is required.');
   });
@@ -69,7 +85,10 @@ describe('/v2/activities/get', () => {
   it('refuses forged and foreign page tokens', async () => {
     const token = (await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 3 })).body.result.pageToken;
     const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) =>
-      expect((await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 3, ...data }, headers)).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+      expect((await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 3, ...data }, headers)).body.error).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'Invalid pageToken.',
+      });
     await bad({ pageToken: token.slice(0, -2) });
     await bad({ pageToken: token, documentId: 'd1' });
     const other = await createWorkspace(t);

@@ -12,8 +12,23 @@ describe('/v2/agents/create', () => {
   it('creates an agent at version 1 with a generated or given id', async () => {
     const res = await t.callK('/v2/agents/create', { name: 'Tone checker', model: 'gpt-4o-mini', instructions: 'Flag informal language.' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ agentId: expect.stringMatching(/^agent_[0-9a-f]{16}$/), name: 'Tone checker', description: null, version: 1, model: 'gpt-4o-mini', instructions: 'Flag informal language.', createdAt: expect.any(Number), updatedAt: expect.any(Number) });
-    const named = await t.callK('/v2/agents/create', { agentId: 'legal-review', name: 'Legal', model: 'claude-sonnet-4-5', instructions: 'Check claims.', description: 'Legal claims' });
+    expect(res.body.result).toEqual({
+      agentId: expect.stringMatching(/^agent_[0-9a-f]{16}$/),
+      name: 'Tone checker',
+      description: null,
+      version: 1,
+      model: 'gpt-4o-mini',
+      instructions: 'Flag informal language.',
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
+    });
+    const named = await t.callK('/v2/agents/create', {
+      agentId: 'legal-review',
+      name: 'Legal',
+      model: 'claude-sonnet-4-5',
+      instructions: 'Check claims.',
+      description: 'Legal claims',
+    });
     expect(named.body.result.agentId).toBe('legal-review');
     expect(named.body.result.description).toBe('Legal claims');
   });
@@ -21,10 +36,16 @@ describe('/v2/agents/create', () => {
   it('refuses a taken id, bad input and unknown fields', async () => {
     const again = await t.callK('/v2/agents/create', { agentId: 'legal-review', name: 'Legal', model: 'gpt-4o', instructions: 'x' });
     expect(again.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'Agent already exists: legal-review.' });
-    expect((await t.callK('/v2/agents/create', { name: 'x', model: 'gpt-4o' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'instructions is required.' });
+    expect((await t.callK('/v2/agents/create', { name: 'x', model: 'gpt-4o' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'instructions is required.',
+    });
     expect((await t.callK('/v2/agents/create', { name: ' ', model: 'gpt-4o', instructions: 'x' })).body.error.message).toBe('name must not be empty.');
     expect((await t.callK('/v2/agents/create', { agentId: 'A!', name: 'x', model: 'gpt-4o', instructions: 'x' })).body.error.status).toBe('INVALID_ARGUMENT');
-    expect((await t.callK('/v2/agents/create', { name: 'x', model: 'gpt-4o', instructions: 'x', colour: 'red' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'data has unknown field(s): colour.' });
+    expect((await t.callK('/v2/agents/create', { name: 'x', model: 'gpt-4o', instructions: 'x', colour: 'red' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'data has unknown field(s): colour.',
+    });
   });
 
   it('keeps API keys apart: the same id is free under another key', async () => {

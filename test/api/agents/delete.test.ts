@@ -19,6 +19,10 @@ describe('/v2/agents/delete', () => {
     expect((await t.callK('/v2/agents/delete', { agentId: 'tone' })).body.result).toEqual({ deleted: true, agentId: 'tone' });
     expect((await t.callK('/v2/agents/get', { agentId: 'tone' })).body.error.status).toBe('NOT_FOUND');
     expect((await t.callK('/v2/agents/delete', { agentId: 'tone' })).body.error.status).toBe('NOT_FOUND');
-    expect((await t.callK('/v2/agents/execution/get', { executionId: run.id })).body.result).toMatchObject({ agentId: 'tone', agentName: 'Tone', agentVersion: 1 });
+    expect((await t.callK('/v2/agents/execution/get', { executionId: run.id })).body.result).toMatchObject({
+      agentId: 'tone',
+      agentName: 'Tone',
+      agentVersion: 1,
+    });
   });
 });

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('/v2/agents/get', () => {
-  it('returns the agent; NOT_FOUND for an unknown or another key\'s agent', async () => {
+  it("returns the agent; NOT_FOUND for an unknown or another key's agent", async () => {
     const created = (await t.callK('/v2/agents/create', { name: 'Tone', model: 'gpt-4o', instructions: 'Be kind.' })).body.result;
     expect((await t.callK('/v2/agents/get', { agentId: created.agentId })).body.result).toEqual(created);
     expect((await t.callK('/v2/agents/get', { agentId: 'nope' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Agent not found: nope.' });

@@ -22,7 +22,7 @@ describe('/v2/agents/list', () => {
     expect(seen).toEqual(['agent-0', 'agent-1', 'agent-2', 'agent-3', 'agent-4', 'agent-5', 'agent-6']);
   });
 
-  it('lists only the key\'s own agents and refuses a bad cursor', async () => {
+  it("lists only the key's own agents and refuses a bad cursor", async () => {
     const other = await createWorkspace(t);
     expect((await t.callK('/v2/agents/list', {}, other.headersK)).body.result).toEqual({ items: [], nextCursor: null });
     expect((await t.callK('/v2/agents/list', { cursor: 'garbage' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });

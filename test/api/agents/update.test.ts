@@ -17,7 +17,10 @@ describe('/v2/agents/update', () => {
   });
 
   it('needs a change, a known agent, and stays within the key', async () => {
-    expect((await t.callK('/v2/agents/update', { agentId: 'tone' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one of name, description, model or instructions must be provided.' });
+    expect((await t.callK('/v2/agents/update', { agentId: 'tone' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'At least one of name, description, model or instructions must be provided.',
+    });
     expect((await t.callK('/v2/agents/update', { agentId: 'nope', name: 'x' })).body.error.status).toBe('NOT_FOUND');
     const other = await createWorkspace(t);
     expect((await t.callK('/v2/agents/update', { agentId: 'tone', name: 'hijack' }, other.headersK)).body.error.status).toBe('NOT_FOUND');

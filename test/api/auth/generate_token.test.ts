@@ -7,7 +7,11 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd', accessType: 'restricted' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'd', accessType: 'restricted' }],
+  });
 });
 afterAll(() => t.close());
 
@@ -26,7 +30,16 @@ describe('/v2/auth/generate_token', () => {
     const [header, payload] = token.split('.');
     expect(decode(header!)).toEqual({ alg: 'HS256', typ: 'JWT' });
     const claims = decode(payload!);
-    expect(claims).toMatchObject({ sub: 'ava', userId: 'ava', apiKey: t.credentials.apiKey, aud: t.credentials.apiKey, iss: 'hearth', name: 'Ava', email: 'ava@example.com', isAdmin: false });
+    expect(claims).toMatchObject({
+      sub: 'ava',
+      userId: 'ava',
+      apiKey: t.credentials.apiKey,
+      aud: t.credentials.apiKey,
+      iss: 'hearth',
+      name: 'Ava',
+      email: 'ava@example.com',
+      isAdmin: false,
+    });
     expect(claims.exp - claims.iat).toBe(48 * 3600);
     expect(await documentRole(t, 'acme', 'ava', 'd')).toBe('viewer');
 
@@ -51,19 +64,28 @@ describe('/v2/auth/generate_token', () => {
   });
 
   it('refuses unknown resources without issuing a token', async () => {
-    const res = await t.callK('/v2/auth/generate_token', { userId: 'zed', permissions: { resources: [{ type: 'document', id: 'nope', organizationId: 'acme' }] } });
+    const res = await t.callK('/v2/auth/generate_token', {
+      userId: 'zed',
+      permissions: { resources: [{ type: 'document', id: 'nope', organizationId: 'acme' }] },
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.message).toBe('Document does not exist: nope in organization acme.');
   });
 
   it('validates the input', async () => {
     expect((await t.callK('/v2/auth/generate_token', {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userId is required.' });
-    expect((await t.callK('/v2/auth/generate_token', { userId: 'a', userProperties: { isAdmin: 'yes' } })).body.error.message).toBe('userProperties.isAdmin must be a boolean, not a string.');
+    expect((await t.callK('/v2/auth/generate_token', { userId: 'a', userProperties: { isAdmin: 'yes' } })).body.error.message).toBe(
+      'userProperties.isAdmin must be a boolean, not a string.',
+    );
   });
 
   it("cannot grant on another API key's documents", async () => {
     const other = await createWorkspace(t);
-    const res = await t.callPublic('/v2/auth/generate_token', { userId: 'spy', permissions: { resources: [{ type: 'document', id: 'd', organizationId: 'acme' }] } }, other.headersK);
+    const res = await t.callPublic(
+      '/v2/auth/generate_token',
+      { userId: 'spy', permissions: { resources: [{ type: 'document', id: 'd', organizationId: 'acme' }] } },
+      other.headersK,
+    );
     expect(res.status).toBe(404);
   });
 });

@@ -7,8 +7,19 @@ let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }, { documentId: 'secret', accessType: 'restricted' }] });
-  await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann', name: 'Ann' }, { userId: 'bob', name: 'Bob' }, { userId: 'cat', name: 'Cat' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'doc' }, { documentId: 'secret', accessType: 'restricted' }],
+  });
+  await t.callK('/v2/users/add', {
+    organizationId: 'acme',
+    users: [
+      { userId: 'ann', name: 'Ann' },
+      { userId: 'bob', name: 'Bob' },
+      { userId: 'cat', name: 'Cat' },
+    ],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'secret', users: [{ userId: 'ann' }] });
   other = await createWorkspace(t);
 });
@@ -16,7 +27,8 @@ afterAll(() => t.close());
 
 const PATH = '/v2/commentannotations/add';
 const add = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', documentId: 'doc', ...data }, headers);
-const getOne = async (annotationId: string) => (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data[0];
+const getOne = async (annotationId: string) =>
+  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data[0];
 const inbox = async (userId: string) => (await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).body.result.data as any[];
 const mentionsOf = async (userId: string, annotationId: string) => (await inbox(userId)).filter((n) => n.notificationSourceData.annotationId === annotationId);
 const byComment = (a: Record<string, any>, b: Record<string, any>) => String(a.targetSubEntityId).localeCompare(String(b.targetSubEntityId));
@@ -68,7 +80,16 @@ describe('/v2/commentannotations/add', () => {
       createdAt: expect.any(Number),
       lastUpdated: expect.any(Number),
       comments: [
-        expect.objectContaining({ commentId: commentIds[0], type: 'text', commentText: 'first', commentHtml: '<p>first</p>', from: { userId: 'ann', name: 'Ann' }, context: { draft: false }, mentionedUserIds: [], reactionAnnotations: [] }),
+        expect.objectContaining({
+          commentId: commentIds[0],
+          type: 'text',
+          commentText: 'first',
+          commentHtml: '<p>first</p>',
+          from: { userId: 'ann', name: 'Ann' },
+          context: { draft: false },
+          mentionedUserIds: [],
+          reactionAnnotations: [],
+        }),
         expect.objectContaining({ commentId: commentIds[1], type: 'text', commentText: 'second', commentHtml: null, from: { userId: 'bob' }, context: null }),
       ],
     });
@@ -97,7 +118,15 @@ describe('/v2/commentannotations/add', () => {
 
   it('keeps comments in the order given, and honours a given status and commentId', async () => {
     const commentData = Array.from({ length: 25 }, (_, i) => ({ commentText: `c${i}`, from: { userId: i % 2 ? 'bob' : 'ann' } }));
-    const res = await add({ commentAnnotations: [{ annotationId: 'ordered', status: { id: 'IN_PROGRESS', name: 'In progress', type: 'custom', color: '#f80' }, commentData: [{ commentId: 42, commentText: 'given', from: { userId: 'ann' } }, ...commentData] }] });
+    const res = await add({
+      commentAnnotations: [
+        {
+          annotationId: 'ordered',
+          status: { id: 'IN_PROGRESS', name: 'In progress', type: 'custom', color: '#f80' },
+          commentData: [{ commentId: 42, commentText: 'given', from: { userId: 'ann' } }, ...commentData],
+        },
+      ],
+    });
     expect(res.body.result.data.ordered.commentIds[0]).toBe(42);
     const stored = await getOne('ordered');
     expect(stored.status).toEqual({ id: 'IN_PROGRESS', name: 'In progress', type: 'custom', color: '#f80' });
@@ -107,7 +136,14 @@ describe('/v2/commentannotations/add', () => {
 
   it("keeps the hosted comment's other fields as given (attachments, draft, recipients, agent, …) and an annotation's suggestion", async () => {
     const attachment = { attachmentId: 7, name: 'spec.pdf', size: 1024, type: 'application/pdf', url: 'https://files.example.com/spec.pdf' };
-    const agent = { agentSource: 'custom', agentId: 'tone', executionId: 'ex1', agentName: 'Tone', url: 'https://agents.example.com', reason: { title: 'Tone', description: 'Too harsh', severity: 'low' } };
+    const agent = {
+      agentSource: 'custom',
+      agentId: 'tone',
+      executionId: 'ex1',
+      agentName: 'Tone',
+      url: 'https://agents.example.com',
+      reason: { title: 'Tone', description: 'Too harsh', severity: 'low' },
+    };
     const kept = {
       status: 'added',
       isDraft: true,
@@ -124,7 +160,10 @@ describe('/v2/commentannotations/add', () => {
         {
           annotationId: 'kept-fields',
           suggestion: { type: 'replace', from: 'colour', to: 'color' },
-          commentData: [{ commentText: 'see attached', from: { userId: 'ann' }, ...kept }, { commentText: 'plain', from: { userId: 'bob' } }],
+          commentData: [
+            { commentText: 'see attached', from: { userId: 'ann' }, ...kept },
+            { commentText: 'plain', from: { userId: 'bob' } },
+          ],
         },
       ],
     });
@@ -177,11 +216,18 @@ describe('/v2/commentannotations/add', () => {
     expect(old.body.result.data.map((a: any) => a.annotationId)).toEqual(['imported']);
     // lastUpdated before createdAt is refused, naming the field
     const bad = await add({ commentAnnotations: [{ commentData: [{ from: { userId: 'ann' }, createdAt: t0, lastUpdated: t0 - 1 }] }] });
-    expect(bad.body).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'commentAnnotations[0].commentData[0].lastUpdated must not be before createdAt.' } });
+    expect(bad.body).toEqual({
+      error: { status: 'INVALID_ARGUMENT', message: 'commentAnnotations[0].commentData[0].lastUpdated must not be before createdAt.' },
+    });
   });
 
   it('generates 20-alphanumeric annotation ids, one entry per annotation', async () => {
-    const res = await add({ commentAnnotations: [{ commentData: [{ commentText: 'one', from: { userId: 'ann' } }] }, { commentData: [{ commentText: 'two', from: { userId: 'bob' } }] }] });
+    const res = await add({
+      commentAnnotations: [
+        { commentData: [{ commentText: 'one', from: { userId: 'ann' } }] },
+        { commentData: [{ commentText: 'two', from: { userId: 'bob' } }] },
+      ],
+    });
     const entries = Object.entries(res.body.result.data) as Array<[string, any]>;
     expect(entries).toHaveLength(2);
     for (const [key, entry] of entries) {
@@ -195,7 +241,12 @@ describe('/v2/commentannotations/add', () => {
   it('reports an existing annotationId per item and changes nothing in it, while the other items are added', async () => {
     const before = await getOne('ann-1');
     const activitiesBefore = (await activitiesOf(t, 'ann-1')).length;
-    const res = await add({ commentAnnotations: [{ annotationId: 'ann-1', status: { id: 'RESOLVED' }, commentData: [{ commentText: 'again', from: { userId: 'cat' } }] }, { annotationId: 'fresh', commentData: [{ from: { userId: 'cat' } }] }] });
+    const res = await add({
+      commentAnnotations: [
+        { annotationId: 'ann-1', status: { id: 'RESOLVED' }, commentData: [{ commentText: 'again', from: { userId: 'cat' } }] },
+        { annotationId: 'fresh', commentData: [{ from: { userId: 'cat' } }] },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.data).toEqual({
       'ann-1': { success: false, annotationId: 'ann-1', commentIds: [], message: 'Annotation already exists.' },
@@ -206,12 +257,27 @@ describe('/v2/commentannotations/add', () => {
   });
 
   it('refuses an annotationId repeated in one call and a commentId already taken, writing nothing', async () => {
-    const repeated = await add({ commentAnnotations: [{ annotationId: 'twice', commentData: [{ from: { userId: 'ann' } }] }, { annotationId: 'twice', commentData: [{ from: { userId: 'bob' } }] }] });
+    const repeated = await add({
+      commentAnnotations: [
+        { annotationId: 'twice', commentData: [{ from: { userId: 'ann' } }] },
+        { annotationId: 'twice', commentData: [{ from: { userId: 'bob' } }] },
+      ],
+    });
     expect(repeated.status).toBe(400);
     expect(repeated.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'commentAnnotations[1].annotationId repeats an earlier annotation: twice.' });
     expect(await getOne('twice')).toBeUndefined();
 
-    const taken = await add({ commentAnnotations: [{ annotationId: 'same-comment', commentData: [{ commentId: 7, from: { userId: 'ann' } }, { commentId: 7, from: { userId: 'bob' } }] }] });
+    const taken = await add({
+      commentAnnotations: [
+        {
+          annotationId: 'same-comment',
+          commentData: [
+            { commentId: 7, from: { userId: 'ann' } },
+            { commentId: 7, from: { userId: 'bob' } },
+          ],
+        },
+      ],
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'Comment already exists: 7.' });
     expect(await getOne('same-comment')).toBeUndefined();
@@ -224,7 +290,13 @@ describe('/v2/commentannotations/add', () => {
         {
           annotationId: 'mention-1',
           location: { id: 'L1' },
-          commentData: [{ commentText: 'hey @Bob @Cat', from: { userId: 'ann', name: 'Ann' }, taggedUserContacts: [{ contact: { userId: 'bob', name: 'Bob' } }, { userId: 'cat' }, { userId: 'bob' }, { userId: 'ann' }] }],
+          commentData: [
+            {
+              commentText: 'hey @Bob @Cat',
+              from: { userId: 'ann', name: 'Ann' },
+              taggedUserContacts: [{ contact: { userId: 'bob', name: 'Bob' } }, { userId: 'cat' }, { userId: 'bob' }, { userId: 'ann' }],
+            },
+          ],
         },
       ],
     });
@@ -250,22 +322,51 @@ describe('/v2/commentannotations/add', () => {
   });
 
   it('triggerNotification: false suppresses the notification only; triggerActivities: false the activity only', async () => {
-    const quietNotification = await add({ commentAnnotations: [{ annotationId: 'no-notify', commentData: [{ commentText: 'shh', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'bob' }], triggerNotification: false }] }] });
+    const quietNotification = await add({
+      commentAnnotations: [
+        {
+          annotationId: 'no-notify',
+          commentData: [{ commentText: 'shh', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'bob' }], triggerNotification: false }],
+        },
+      ],
+    });
     expect(quietNotification.status).toBe(200);
     expect(await mentionsOf('bob', 'no-notify')).toEqual([]);
     expect((await activitiesOf(t, 'no-notify')).map((a) => a.actionType)).toEqual(['comment.add']);
 
-    await add({ commentAnnotations: [{ annotationId: 'no-activity', commentData: [{ commentText: 'hi', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'bob' }], triggerActivities: false }] }] });
+    await add({
+      commentAnnotations: [
+        {
+          annotationId: 'no-activity',
+          commentData: [{ commentText: 'hi', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'bob' }], triggerActivities: false }],
+        },
+      ],
+    });
     expect(await activitiesOf(t, 'no-activity')).toEqual([]);
     expect(await mentionsOf('bob', 'no-activity')).toHaveLength(1);
 
-    await add({ commentAnnotations: [{ annotationId: 'silent', commentData: [{ from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'bob' }], triggerNotification: false, triggerActivities: false }] }] });
+    await add({
+      commentAnnotations: [
+        {
+          annotationId: 'silent',
+          commentData: [{ from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'bob' }], triggerNotification: false, triggerActivities: false }],
+        },
+      ],
+    });
     expect(await activitiesOf(t, 'silent')).toEqual([]);
     expect(await mentionsOf('bob', 'silent')).toEqual([]);
   });
 
   it('does not notify a mentioned user without access to a restricted document', async () => {
-    const res = await add({ documentId: 'secret', commentAnnotations: [{ annotationId: 'in-secret', commentData: [{ commentText: '@bob @ann', from: { userId: 'cat' }, taggedUserContacts: [{ userId: 'bob' }, { userId: 'ann' }] }] }] });
+    const res = await add({
+      documentId: 'secret',
+      commentAnnotations: [
+        {
+          annotationId: 'in-secret',
+          commentData: [{ commentText: '@bob @ann', from: { userId: 'cat' }, taggedUserContacts: [{ userId: 'bob' }, { userId: 'ann' }] }],
+        },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(await mentionsOf('bob', 'in-secret')).toEqual([]);
     // ann is a member of the restricted document
@@ -282,22 +383,39 @@ describe('/v2/commentannotations/add', () => {
       ],
     });
     expect(res.status).toBe(403);
-    expect(res.body.error).toEqual({ status: 'PERMISSION_DENIED', message: 'Some comment authors have no access to the document.', details: [{ annotationIndex: 1, usersWithoutAccess: ['bob', 'cat'] }] });
+    expect(res.body.error).toEqual({
+      status: 'PERMISSION_DENIED',
+      message: 'Some comment authors have no access to the document.',
+      details: [{ annotationIndex: 1, usersWithoutAccess: ['bob', 'cat'] }],
+    });
     expect(await getOne('v0')).toBeUndefined();
     // authors with access pass
-    const ok = await add({ documentId: 'secret', verifyUserPermissions: true, commentAnnotations: [{ annotationId: 'v2', commentData: [{ from: { userId: 'ann' } }] }] });
+    const ok = await add({
+      documentId: 'secret',
+      verifyUserPermissions: true,
+      commentAnnotations: [{ annotationId: 'v2', commentData: [{ from: { userId: 'ann' } }] }],
+    });
     expect(ok.body.result.data.v2.success).toBe(true);
   });
 
   it('restricted visibility is FAILED_PRECONDITION until enablePrivateComments; then only the author and the named users are notified', async () => {
-    const annotation = { annotationId: 'private-1', visibility: { type: 'restricted', userIds: ['bob'] }, commentData: [{ commentText: 'private', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'bob' }, { userId: 'cat' }] }] };
+    const annotation = {
+      annotationId: 'private-1',
+      visibility: { type: 'restricted', userIds: ['bob'] },
+      commentData: [{ commentText: 'private', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'bob' }, { userId: 'cat' }] }],
+    };
     const refused = await add({ commentAnnotations: [{ annotationId: 'public-too', commentData: [{ from: { userId: 'ann' } }] }, annotation] });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.' });
+    expect(refused.body.error).toEqual({
+      status: 'FAILED_PRECONDITION',
+      message: 'Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.',
+    });
     expect(await getOne('public-too')).toBeUndefined();
 
     expect((await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true })).status).toBe(200);
-    const res = await add({ commentAnnotations: [annotation, { annotationId: 'private-2', visibility: { type: 'restricted' }, commentData: [{ from: { userId: 'cat' } }] }] });
+    const res = await add({
+      commentAnnotations: [annotation, { annotationId: 'private-2', visibility: { type: 'restricted' }, commentData: [{ from: { userId: 'cat' } }] }],
+    });
     expect(res.body.result.data['private-1'].success).toBe(true);
     expect((await getOne('private-1')).visibility).toEqual({ type: 'restricted', userIds: ['bob'] });
     expect((await getOne('private-2')).visibility).toEqual({ type: 'restricted' });
@@ -338,21 +456,42 @@ describe('/v2/commentannotations/add', () => {
       [{ commentAnnotations: [{ commentData: [{ commentText: 'x' }] }] }, 'commentAnnotations[0].commentData[0].from is required.'],
       [{ commentAnnotations: [{ commentData: [{ from: {} }] }] }, 'commentAnnotations[0].commentData[0].from.userId is required.'],
       [{ commentAnnotations: [{ commentData: [{ from: { userId: '' } }] }] }, 'commentAnnotations[0].commentData[0].from.userId must not be empty.'],
-      [{ commentAnnotations: [{ commentData: [{ from, commentText: 5 }] }] }, 'commentAnnotations[0].commentData[0].commentText must be a string, not a number.'],
+      [
+        { commentAnnotations: [{ commentData: [{ from, commentText: 5 }] }] },
+        'commentAnnotations[0].commentData[0].commentText must be a string, not a number.',
+      ],
       [{ commentAnnotations: [{ commentData: [{ from, commentId: 0 }] }] }, 'commentAnnotations[0].commentData[0].commentId must be at least 1.'],
-      [{ commentAnnotations: [{ commentData: [{ from, triggerNotification: 'no' }] }] }, 'commentAnnotations[0].commentData[0].triggerNotification must be a boolean, not a string.'],
-      [{ commentAnnotations: [{ commentData: [{ from, taggedUserContacts: [{ text: '@x' }] }] }] }, 'commentAnnotations[0].commentData[0].taggedUserContacts[0] needs userId or contact.userId.'],
-      [{ commentAnnotations: [{ commentData: [{ from, taggedUserContacts: [{ contact: { name: 'X' } }] }] }] }, 'commentAnnotations[0].commentData[0].taggedUserContacts[0].contact.userId is required.'],
+      [
+        { commentAnnotations: [{ commentData: [{ from, triggerNotification: 'no' }] }] },
+        'commentAnnotations[0].commentData[0].triggerNotification must be a boolean, not a string.',
+      ],
+      [
+        { commentAnnotations: [{ commentData: [{ from, taggedUserContacts: [{ text: '@x' }] }] }] },
+        'commentAnnotations[0].commentData[0].taggedUserContacts[0] needs userId or contact.userId.',
+      ],
+      [
+        { commentAnnotations: [{ commentData: [{ from, taggedUserContacts: [{ contact: { name: 'X' } }] }] }] },
+        'commentAnnotations[0].commentData[0].taggedUserContacts[0].contact.userId is required.',
+      ],
       [{ commentAnnotations: [{ commentData: [{ from }], annotationId: '' }] }, 'commentAnnotations[0].annotationId must not be empty.'],
-      [{ commentAnnotations: [{ commentData: [{ from }], annotationId: 'has space' }] }, 'commentAnnotations[0].annotationId may contain only letters, digits, _ and -.'],
+      [
+        { commentAnnotations: [{ commentData: [{ from }], annotationId: 'has space' }] },
+        'commentAnnotations[0].annotationId may contain only letters, digits, _ and -.',
+      ],
       [{ commentAnnotations: [{ commentData: [{ from }], status: { name: 'x' } }] }, 'commentAnnotations[0].status.id is required.'],
       [{ commentAnnotations: [{ commentData: [{ from }], location: {} }] }, 'commentAnnotations[0].location.id is required.'],
-      [{ commentAnnotations: [{ commentData: [{ from }], visibility: { type: 'secret' } }] }, 'commentAnnotations[0].visibility.type must be one of: public, restricted.'],
+      [
+        { commentAnnotations: [{ commentData: [{ from }], visibility: { type: 'secret' } }] },
+        'commentAnnotations[0].visibility.type must be one of: public, restricted.',
+      ],
       [{ commentAnnotations: [{ commentData: [{ from }], assignedTo: {} }] }, 'commentAnnotations[0].assignedTo.userId is required.'],
       [{ verifyUserPermissions: 'yes', commentAnnotations: [{ commentData: [{ from }] }] }, 'verifyUserPermissions must be a boolean, not a string.'],
       [{ commentAnnotations: [{ commentData: [{ from, isDraft: 'yes' }] }] }, 'commentAnnotations[0].commentData[0].isDraft must be a boolean, not a string.'],
       [{ commentAnnotations: [{ commentData: [{ from, to: [{}] }] }] }, 'commentAnnotations[0].commentData[0].to[0].userId is required.'],
-      [{ commentAnnotations: [{ commentData: [{ from, attachments: {} }] }] }, 'commentAnnotations[0].commentData[0].attachments must be an array, not an object.'],
+      [
+        { commentAnnotations: [{ commentData: [{ from, attachments: {} }] }] },
+        'commentAnnotations[0].commentData[0].attachments must be an array, not an object.',
+      ],
       [{ commentAnnotations: [{ commentData: [{ from, createdAt: -1 }] }] }, 'commentAnnotations[0].commentData[0].createdAt must be at least 0.'],
       [{ commentAnnotations: [{ commentData: [{ from, status: '' }] }] }, 'commentAnnotations[0].commentData[0].status must not be empty.'],
     ];

@@ -13,19 +13,35 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const exists = async (annotationId: string) => (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data.length === 1;
+const exists = async (annotationId: string) =>
+  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data.length === 1;
 const reactionsOf = async (userId: string) => (await t.callK('/v2/users/data/get', { organizationId: 'acme', userId })).body.result.data.reactions as any[];
 
 describe('/v2/commentannotations/delete', () => {
   it('deletes annotations with their comments and reactions, per item, recording comment.deleteAnnotation', async () => {
-    const { annotationId, commentIds } = await addAnnotation(t, { commentData: [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }, { commentText: 'y', from: { userId: 'bob' }, triggerActivities: false }] });
+    const { annotationId, commentIds } = await addAnnotation(t, {
+      commentData: [
+        { commentText: 'x', from: { userId: 'ann' }, triggerActivities: false },
+        { commentText: 'y', from: { userId: 'bob' }, triggerActivities: false },
+      ],
+    });
     const kept = await addAnnotation(t, { commentData: [{ commentText: 'keep', from: { userId: 'ann' } }] });
     await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: commentIds[0], icon: 'up', from: { userId: 'bob' } });
     await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: commentIds[1], icon: 'up', from: { userId: 'bob' } });
-    await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: kept.annotationId, commentId: kept.commentIds[0], icon: 'kept', from: { userId: 'bob' } });
+    await t.callK('/v2/reactions/add', {
+      organizationId: 'acme',
+      annotationId: kept.annotationId,
+      commentId: kept.commentIds[0],
+      icon: 'kept',
+      from: { userId: 'bob' },
+    });
     expect(await reactionsOf('bob')).toHaveLength(3);
 
-    const res = await t.callK(PATH, { organizationId: 'acme', annotationIds: [annotationId, 'ghost', annotationId], actionUser: { userId: 'cat', name: 'Cat' } });
+    const res = await t.callK(PATH, {
+      organizationId: 'acme',
+      annotationIds: [annotationId, 'ghost', annotationId],
+      actionUser: { userId: 'cat', name: 'Cat' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({
       status: 'success',
@@ -33,12 +49,17 @@ describe('/v2/commentannotations/delete', () => {
       data: { [annotationId]: { success: true, message: 'Deleted Successfully' }, ghost: { success: false, message: 'Annotation not found.' } },
     });
     expect(await exists(annotationId)).toBe(false);
-    expect((await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect((await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Annotation not found.',
+    });
     expect((await t.callK('/v2/reactions/get', { organizationId: 'acme', annotationId })).status).toBe(404);
     // only the deleted annotation's reactions and comments are gone
     expect((await reactionsOf('bob')).map((r) => r.icon)).toEqual(['kept']);
     expect(await exists(kept.annotationId)).toBe(true);
-    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' })).body.result.data.comments.map((c: any) => c.comment.commentText)).toEqual(['keep']);
+    expect(
+      (await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' })).body.result.data.comments.map((c: any) => c.comment.commentText),
+    ).toEqual(['keep']);
 
     const activities = (await activitiesOf(t, annotationId)).filter((a) => a.actionType !== 'reaction.add');
     expect(activities).toEqual([
@@ -54,7 +75,9 @@ describe('/v2/commentannotations/delete', () => {
       }),
     ]);
     // a second delete finds nothing
-    expect((await t.callK(PATH, { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data).toEqual({ [annotationId]: { success: false, message: 'Annotation not found.' } });
+    expect((await t.callK(PATH, { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data).toEqual({
+      [annotationId]: { success: false, message: 'Annotation not found.' },
+    });
   });
 
   it('without actionUser, the annotation author is the actor; an annotation id can be reused after deletion', async () => {
@@ -68,7 +91,8 @@ describe('/v2/commentannotations/delete', () => {
   });
 
   it('lowers the comment count of the document', async () => {
-    const count = async () => (await t.callK('/v2/commentannotations/count/get', { organizationId: 'acme', documentIds: ['doc'], userId: 'zed' })).body.result.data.doc.total;
+    const count = async () =>
+      (await t.callK('/v2/commentannotations/count/get', { organizationId: 'acme', documentIds: ['doc'], userId: 'zed' })).body.result.data.doc.total;
     const before = await count();
     const { annotationId } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' } }] });
     expect(await count()).toBe(before + 1);
@@ -97,7 +121,9 @@ describe('/v2/commentannotations/delete', () => {
     expect(res.status).toBe(200);
     expect(res.body.result.data).toEqual({ [annotationId]: { success: false, message: 'Annotation not found.' } });
     expect(await exists(annotationId)).toBe(true);
-    expect((await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data.map((c: any) => c.commentId)).toEqual(commentIds);
+    expect(
+      (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data.map((c: any) => c.commentId),
+    ).toEqual(commentIds);
     expect((await activitiesOf(t, annotationId)).map((a) => a.actionType)).toEqual(['comment.add']);
   });
 });

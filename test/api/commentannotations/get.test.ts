@@ -19,21 +19,43 @@ const model: Model[] = [];
 
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }, { documentId: 'doc2' }, { documentId: 'doc3' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'doc' }, { documentId: 'doc2' }, { documentId: 'doc3' }],
+  });
   await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
   for (let i = 0; i < 9; i++) {
-    const m: Model = { id: `a${i}`, doc: i % 2 ? 'doc2' : 'doc', loc: `L${i % 3}`, status: i % 4 === 0 ? 'RESOLVED' : 'OPEN', authors: [i % 3 === 0 ? 'ann' : 'bob'], mentions: i === 4 ? ['cat'] : i === 7 ? ['dan'] : [] };
+    const m: Model = {
+      id: `a${i}`,
+      doc: i % 2 ? 'doc2' : 'doc',
+      loc: `L${i % 3}`,
+      status: i % 4 === 0 ? 'RESOLVED' : 'OPEN',
+      authors: [i % 3 === 0 ? 'ann' : 'bob'],
+      mentions: i === 4 ? ['cat'] : i === 7 ? ['dan'] : [],
+    };
     const tagged = i === 4 ? [{ userId: 'cat' }] : i === 7 ? [{ contact: { userId: 'dan', name: 'Dan' } }] : [];
     const res = await t.callK('/v2/commentannotations/add', {
       organizationId: 'acme',
       documentId: m.doc,
-      commentAnnotations: [{ annotationId: m.id, location: { id: m.loc }, status: { id: m.status }, commentData: [{ commentText: `c${i}`, from: { userId: m.authors[0] }, taggedUserContacts: tagged }] }],
+      commentAnnotations: [
+        {
+          annotationId: m.id,
+          location: { id: m.loc },
+          status: { id: m.status },
+          commentData: [{ commentText: `c${i}`, from: { userId: m.authors[0] }, taggedUserContacts: tagged }],
+        },
+      ],
     });
     if (res.status !== 200) throw new Error(JSON.stringify(res.body));
     model.push(m);
   }
   // a reply by cat makes cat one of a1's authors
-  await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId: 'a1', commentData: [{ commentText: 'reply', from: { userId: 'cat' } }] });
+  await t.callK('/v2/commentannotations/comments/add', {
+    organizationId: 'acme',
+    annotationId: 'a1',
+    commentData: [{ commentText: 'reply', from: { userId: 'cat' } }],
+  });
   model[1]!.authors.push('cat');
   const privates: Model[] = [
     { id: 'p1', doc: 'doc', loc: 'L0', status: 'OPEN', authors: ['ann'], mentions: [], visibleTo: ['cat'] },
@@ -43,7 +65,14 @@ beforeAll(async () => {
     await t.callK('/v2/commentannotations/add', {
       organizationId: 'acme',
       documentId: m.doc,
-      commentAnnotations: [{ annotationId: m.id, location: { id: m.loc }, visibility: { type: 'restricted', ...(m.visibleTo!.length ? { userIds: m.visibleTo } : {}) }, commentData: [{ commentText: 'psst', from: { userId: m.authors[0] } }] }],
+      commentAnnotations: [
+        {
+          annotationId: m.id,
+          location: { id: m.loc },
+          visibility: { type: 'restricted', ...(m.visibleTo!.length ? { userIds: m.visibleTo } : {}) },
+          commentData: [{ commentText: 'psst', from: { userId: m.authors[0] } }],
+        },
+      ],
     });
     model.push(m);
   }
@@ -90,7 +119,10 @@ describe('/v2/commentannotations/get', () => {
         location: { id: 'L1' },
         status: { id: 'OPEN' },
         from: { userId: 'bob' },
-        comments: [expect.objectContaining({ commentText: 'c1', from: { userId: 'bob' } }), expect.objectContaining({ commentText: 'reply', from: { userId: 'cat' } })],
+        comments: [
+          expect.objectContaining({ commentText: 'c1', from: { userId: 'bob' } }),
+          expect.objectContaining({ commentText: 'reply', from: { userId: 'cat' } }),
+        ],
       }),
     ]);
     const first = await t.callK(PATH, { organizationId: 'acme', pageSize: 2 });
@@ -143,7 +175,8 @@ describe('/v2/commentannotations/get', () => {
 
   it('with the reader userId, leaves out restricted annotations the reader is neither named in nor the author of', async () => {
     const readable = (reader: string) => ids((m) => !m.visibleTo || m.authors[0] === reader || m.visibleTo.includes(reader));
-    for (const reader of ['ann', 'bob', 'cat', 'dan']) expect({ reader, got: await walk({ userId: reader, order: 'asc' }, 3) }).toEqual({ reader, got: readable(reader) });
+    for (const reader of ['ann', 'bob', 'cat', 'dan'])
+      expect({ reader, got: await walk({ userId: reader, order: 'asc' }, 3) }).toEqual({ reader, got: readable(reader) });
     expect(readable('dan')).not.toContain('p1');
     expect(readable('cat')).toContain('p1');
     expect(readable('bob')).toContain('p2');
@@ -155,7 +188,11 @@ describe('/v2/commentannotations/get', () => {
     const token: string = (await t.callK(PATH, { organizationId: 'acme', pageSize: 2 })).body.result.pageToken;
     const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) => {
       const res = await t.callK(PATH, { organizationId: 'acme', pageSize: 2, ...data }, headers);
-      expect({ data, status: res.status, body: res.body }).toEqual({ data, status: 400, body: { error: { status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' } } });
+      expect({ data, status: res.status, body: res.body }).toEqual({
+        data,
+        status: 400,
+        body: { error: { status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' } },
+      });
     };
     await bad({ pageToken: 'garbage' });
     await bad({ pageToken: `${token}0` });
@@ -207,8 +244,16 @@ describe('/v2/commentannotations/get', () => {
   it('filters by folder, resolver and creation and update times, alone and together, paginating the result', async () => {
     await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', folders: [{ folderId: 'f1' }] });
     expect((await t.callK('/v2/organizations/documents/move', { organizationId: 'acme', documentIds: ['doc2'], folderId: 'f1' })).status).toBe(200);
-    for (const [annotationId, user] of [['a2', 'ann'], ['a5', 'ann'], ['a6', 'bob']] as const) {
-      const res = await t.callK('/v2/commentannotations/update', { organizationId: 'acme', annotationIds: [annotationId], updatedData: { resolvedByUserId: user } });
+    for (const [annotationId, user] of [
+      ['a2', 'ann'],
+      ['a5', 'ann'],
+      ['a6', 'bob'],
+    ] as const) {
+      const res = await t.callK('/v2/commentannotations/update', {
+        organizationId: 'acme',
+        annotationIds: [annotationId],
+        updatedData: { resolvedByUserId: user },
+      });
       expect(res.status).toBe(200);
     }
     // the expected sets come from the records' own fields
@@ -226,14 +271,18 @@ describe('/v2/commentannotations/get', () => {
       [{ resolvedBy: 'ann' }, (r) => r.resolvedByUserId === 'ann'],
       [{ resolvedBy: 'bob', folderId: 'root' }, (r) => r.resolvedByUserId === 'bob' && r.documentId === 'doc'],
       [{ resolvedBy: 'ann', folderId: 'f1' }, (r) => r.resolvedByUserId === 'ann' && r.documentId === 'doc2'],
-      ...created.flatMap((time): Array<[Record<string, unknown>, (r: Item) => boolean]> => [
-        [{ createdAfter: time }, (r) => r.createdAt > time],
-        [{ createdBefore: time }, (r) => r.createdAt < time],
-      ]),
-      ...updated.flatMap((time): Array<[Record<string, unknown>, (r: Item) => boolean]> => [
-        [{ updatedAfter: time }, (r) => r.lastUpdated > time],
-        [{ updatedBefore: time, folderId: 'f1' }, (r) => r.lastUpdated < time && r.documentId === 'doc2'],
-      ]),
+      ...created.flatMap(
+        (time): Array<[Record<string, unknown>, (r: Item) => boolean]> => [
+          [{ createdAfter: time }, (r) => r.createdAt > time],
+          [{ createdBefore: time }, (r) => r.createdAt < time],
+        ],
+      ),
+      ...updated.flatMap(
+        (time): Array<[Record<string, unknown>, (r: Item) => boolean]> => [
+          [{ updatedAfter: time }, (r) => r.lastUpdated > time],
+          [{ updatedBefore: time, folderId: 'f1' }, (r) => r.lastUpdated < time && r.documentId === 'doc2'],
+        ],
+      ),
       [{ createdAfter: Math.min(...created) - 1, createdBefore: Math.max(...created) + 1 }, () => true],
       [{ createdAfter: middle(created), updatedBefore: middle(updated) }, (r) => r.createdAt > middle(created) && r.lastUpdated < middle(updated)],
     ];
@@ -256,7 +305,14 @@ describe('/v2/commentannotations/get', () => {
     const expected: Record<string, string[]> = {};
     for (const a of flat) (expected[a.documentId] ??= []).push(a.annotationId);
     expect(Object.keys(expected).sort()).toEqual(['doc', 'doc2']);
-    expect(Object.fromEntries(Object.entries(grouped.body.result.data as Record<string, Array<{ annotationId: string }>>).map(([doc, list]) => [doc, list.map((a) => a.annotationId)]))).toEqual(expected);
+    expect(
+      Object.fromEntries(
+        Object.entries(grouped.body.result.data as Record<string, Array<{ annotationId: string }>>).map(([doc, list]) => [
+          doc,
+          list.map((a) => a.annotationId),
+        ]),
+      ),
+    ).toEqual(expected);
     // paginated as the flat list is, each page grouped
     const seen: string[] = [];
     let pageToken: string | undefined;
@@ -264,7 +320,11 @@ describe('/v2/commentannotations/get', () => {
       const res = await t.callK(PATH, { organizationId: 'acme', order: 'asc', groupByDocumentId: true, pageSize: 3, pageToken });
       const page = res.body.result.data as Record<string, Array<{ annotationId: string; documentId: string }>>;
       for (const [doc, list] of Object.entries(page)) for (const a of list) expect(a.documentId).toBe(doc);
-      seen.push(...Object.values(page).flat().map((a) => a.annotationId));
+      seen.push(
+        ...Object.values(page)
+          .flat()
+          .map((a) => a.annotationId),
+      );
       pageToken = res.body.result.pageToken ?? undefined;
     } while (pageToken);
     expect(seen.sort()).toEqual(flat.map((a) => a.annotationId).sort());
@@ -272,7 +332,17 @@ describe('/v2/commentannotations/get', () => {
 
   it("never shows another API key's annotations", async () => {
     expect(await walk({ annotationIds: ['a0', 'p1'] }, 10, other.headersK)).toEqual([]);
-    await t.callPublic('/v2/commentannotations/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, commentAnnotations: [{ annotationId: 'a0', commentData: [{ commentText: 'theirs', from: { userId: 'ann' } }] }] }, other.headersK);
+    await t.callPublic(
+      '/v2/commentannotations/add',
+      {
+        organizationId: 'acme',
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        commentAnnotations: [{ annotationId: 'a0', commentData: [{ commentText: 'theirs', from: { userId: 'ann' } }] }],
+      },
+      other.headersK,
+    );
     const theirs = (await t.callPublic(PATH, { organizationId: 'acme' }, other.headersK)).body.result.data;
     expect(theirs.map((a: any) => [a.annotationId, a.comments[0].commentText])).toEqual([['a0', 'theirs']]);
     const mine = (await t.callK(PATH, { organizationId: 'acme', annotationIds: ['a0'] })).body.result.data;

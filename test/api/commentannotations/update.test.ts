@@ -11,21 +11,36 @@ let second: string;
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  id = (await addAnnotation(t, { location: { id: 'L1', locationName: 'One' }, commentData: [{ commentText: 'x', from: { userId: 'ann', name: 'Ann' }, triggerActivities: false }] })).annotationId;
+  id = (
+    await addAnnotation(t, {
+      location: { id: 'L1', locationName: 'One' },
+      commentData: [{ commentText: 'x', from: { userId: 'ann', name: 'Ann' }, triggerActivities: false }],
+    })
+  ).annotationId;
   second = (await addAnnotation(t, { commentData: [{ commentText: 'y', from: { userId: 'dan' }, triggerActivities: false }] })).annotationId;
   other = await createWorkspace(t);
 });
 afterAll(() => t.close());
 
-const update = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', annotationIds: [id], ...data }, headers);
-const get = async (annotationId = id) => (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data[0];
+const update = (data: Record<string, unknown>, headers?: Record<string, string>) =>
+  t.callK(PATH, { organizationId: 'acme', annotationIds: [id], ...data }, headers);
+const get = async (annotationId = id) =>
+  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data[0];
 
 describe('/v2/commentannotations/update', () => {
   it('changes the status, recording comment.statusChange with changes {status: {from, to}}', async () => {
     const before = await get();
-    const res = await update({ annotationIds: [id, 'ghost'], actionUser: { userId: 'bob', name: 'Bob' }, updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'default' } } });
+    const res = await update({
+      annotationIds: [id, 'ghost'],
+      actionUser: { userId: 'bob', name: 'Bob' },
+      updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'default' } },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Annotations updated successfully.', data: { [id]: { success: true, message: 'Updated Successfully' }, ghost: { success: false, message: 'Annotation not found.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Annotations updated successfully.',
+      data: { [id]: { success: true, message: 'Updated Successfully' }, ghost: { success: false, message: 'Annotation not found.' } },
+    });
     const after = await get();
     expect(after.status).toEqual({ id: 'RESOLVED', name: 'Resolved', type: 'default' });
     expect(after.lastUpdated).toBeGreaterThanOrEqual(before.lastUpdated);
@@ -45,7 +60,9 @@ describe('/v2/commentannotations/update', () => {
       }),
     ]);
     // filtering by the new status finds it
-    expect((await t.callK('/v2/commentannotations/get', { organizationId: 'acme', statusIds: ['RESOLVED'] })).body.result.data.map((a: any) => a.annotationId)).toEqual([id]);
+    expect(
+      (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', statusIds: ['RESOLVED'] })).body.result.data.map((a: any) => a.annotationId),
+    ).toEqual([id]);
   });
 
   it('records no activity when the status id does not change; without actionUser the author acts', async () => {
@@ -81,7 +98,10 @@ describe('/v2/commentannotations/update', () => {
     expect(await assigns()).toHaveLength(1);
 
     await update({ actionUser: { userId: 'bob' }, updatedData: { assignedTo: { userId: 'dan' } } });
-    expect((await assigns()).map((a) => [a.changes, a.displayMessageTemplateData])).toContainEqual([{ assignedTo: { from: 'cat', to: 'dan' } }, { actionUser: 'bob', assignee: 'dan' }]);
+    expect((await assigns()).map((a) => [a.changes, a.displayMessageTemplateData])).toContainEqual([
+      { assignedTo: { from: 'cat', to: 'dan' } },
+      { actionUser: 'bob', assignee: 'dan' },
+    ]);
     expect(await assigns()).toHaveLength(2);
 
     await update({ updatedData: { assignedTo: null } });
@@ -90,10 +110,22 @@ describe('/v2/commentannotations/update', () => {
   });
 
   it('updates priority, context, location and resolvedByUserId on several annotations at once, reporting each once', async () => {
-    const res = await update({ annotationIds: [id, second, id], updatedData: { priority: 'high', context: { k: 1 }, location: { id: 'L9', locationName: 'Nine' }, resolvedByUserId: 'bob' } });
-    expect(res.body.result.data).toEqual({ [id]: { success: true, message: 'Updated Successfully' }, [second]: { success: true, message: 'Updated Successfully' } });
+    const res = await update({
+      annotationIds: [id, second, id],
+      updatedData: { priority: 'high', context: { k: 1 }, location: { id: 'L9', locationName: 'Nine' }, resolvedByUserId: 'bob' },
+    });
+    expect(res.body.result.data).toEqual({
+      [id]: { success: true, message: 'Updated Successfully' },
+      [second]: { success: true, message: 'Updated Successfully' },
+    });
     for (const annotationId of [id, second]) {
-      expect(await get(annotationId)).toMatchObject({ priority: 'high', context: { k: 1 }, location: { id: 'L9', locationName: 'Nine' }, locationId: 'L9', resolvedByUserId: 'bob' });
+      expect(await get(annotationId)).toMatchObject({
+        priority: 'high',
+        context: { k: 1 },
+        location: { id: 'L9', locationName: 'Nine' },
+        locationId: 'L9',
+        resolvedByUserId: 'bob',
+      });
     }
     expect((await t.callK('/v2/commentannotations/get', { organizationId: 'acme', locationIds: ['L1'] })).body.result.data).toEqual([]);
     await update({ updatedData: { resolvedByUserId: null } });
@@ -106,13 +138,17 @@ describe('/v2/commentannotations/update', () => {
   it('restricted visibility needs enablePrivateComments; then the annotation is hidden from readers not named', async () => {
     const refused = await update({ updatedData: { visibility: { type: 'restricted', userIds: ['bob'] } } });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.' });
+    expect(refused.body.error).toEqual({
+      status: 'FAILED_PRECONDITION',
+      message: 'Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.',
+    });
     expect((await get()).visibility).toEqual({ type: 'public' });
 
     await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
     expect((await update({ updatedData: { visibility: { type: 'restricted', userIds: ['bob'] } } })).status).toBe(200);
     expect((await get()).visibility).toEqual({ type: 'restricted', userIds: ['bob'] });
-    const readerSees = async (userId: string) => (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [id], userId })).body.result.data.length;
+    const readerSees = async (userId: string) =>
+      (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [id], userId })).body.result.data.length;
     expect([await readerSees('bob'), await readerSees('ann'), await readerSees('cat')]).toEqual([1, 1, 0]);
     await update({ updatedData: { visibility: { type: 'public' } } });
     expect((await get()).visibility).toEqual({ type: 'public' });
@@ -135,7 +171,15 @@ describe('/v2/commentannotations/update', () => {
       [{ updateUsers: [] }, 'updateUsers must have at least 1 item(s).'],
       [{ updateUsers: [{ oldUser: { userId: 'a' } }] }, 'updateUsers[0].newUser is required.'],
       [{ updateUsers: [{ oldUser: {}, newUser: { userId: 'b' } }] }, 'updateUsers[0].oldUser.userId is required.'],
-      [{ updateUsers: [{ oldUser: { userId: 'a' }, newUser: { userId: 'b' } }, { oldUser: { userId: 'a' }, newUser: { userId: 'c' } }] }, 'updateUsers[1].oldUser names a user an earlier entry replaces: a.'],
+      [
+        {
+          updateUsers: [
+            { oldUser: { userId: 'a' }, newUser: { userId: 'b' } },
+            { oldUser: { userId: 'a' }, newUser: { userId: 'c' } },
+          ],
+        },
+        'updateUsers[1].oldUser names a user an earlier entry replaces: a.',
+      ],
       [{ documentIds: [], updatedData: { priority: 1 } }, 'documentIds must have at least 1 item(s).'],
       [{ createdAfter: 'yesterday', updatedData: { priority: 1 } }, 'createdAfter must be a number, not a string.'],
     ];
@@ -159,8 +203,10 @@ describe('/v2/commentannotations/update', () => {
 describe('/v2/commentannotations/update by filters and updateUsers', () => {
   const org = 'globex';
   const call = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: org, ...data }, headers);
-  const thread = (documentId: string, annotation: Record<string, unknown>) => addAnnotation(t, annotation, { organizationId: org, documentId, createOrganization: true, createDocument: true });
-  const read = async (annotationId: string) => (await t.callK('/v2/commentannotations/get', { organizationId: org, annotationIds: [annotationId] })).body.result.data[0];
+  const thread = (documentId: string, annotation: Record<string, unknown>) =>
+    addAnnotation(t, annotation, { organizationId: org, documentId, createOrganization: true, createDocument: true });
+  const read = async (annotationId: string) =>
+    (await t.callK('/v2/commentannotations/get', { organizationId: org, annotationIds: [annotationId] })).body.result.data[0];
 
   it('changes every annotation the filters select, and says which; ids no filter selects are not found', async () => {
     const a = await thread('d1', { location: { id: 'p1' }, commentData: [{ commentText: 'a', from: { userId: 'ann' } }] });
@@ -201,16 +247,27 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
   it('refuses filters that select more than 1,000 annotations, changing none', async () => {
     const many = Array.from({ length: 1001 }, (_, i) => ({ annotationId: `bulk-${i}`, commentData: [{ commentText: String(i), from: { userId: 'ann' } }] }));
     for (let i = 0; i < many.length; i += 100) {
-      const res = await t.callK('/v2/commentannotations/add', { organizationId: 'bulk', documentId: 'd', createOrganization: true, createDocument: true, commentAnnotations: many.slice(i, i + 100) });
+      const res = await t.callK('/v2/commentannotations/add', {
+        organizationId: 'bulk',
+        documentId: 'd',
+        createOrganization: true,
+        createDocument: true,
+        commentAnnotations: many.slice(i, i + 100),
+      });
       expect(res.status).toBe(200);
     }
     const res = await t.callK(PATH, { organizationId: 'bulk', updatedData: { priority: 'high' } });
-    expect(res.body).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'The filters select more than 1000 annotations: narrow them (annotationIds, documentIds, …).' } });
+    expect(res.body).toEqual({
+      error: { status: 'INVALID_ARGUMENT', message: 'The filters select more than 1000 annotations: narrow them (annotationIds, documentIds, …).' },
+    });
     const page = await t.callK('/v2/commentannotations/get', { organizationId: 'bulk', pageSize: 1000 });
     expect(page.body.result.data.every((x: any) => x.priority === null)).toBe(true);
     // narrower: fine
     const narrow = await t.callK(PATH, { organizationId: 'bulk', annotationIds: ['bulk-0', 'bulk-1000'], updatedData: { priority: 'high' } });
-    expect(Object.values(narrow.body.result.data)).toEqual([{ success: true, message: 'Updated Successfully' }, { success: true, message: 'Updated Successfully' }]);
+    expect(Object.values(narrow.body.result.data)).toEqual([
+      { success: true, message: 'Updated Successfully' },
+      { success: true, message: 'Updated Successfully' },
+    ]);
   });
 
   it("puts the new user in the old one's place everywhere in the selected threads", async () => {
@@ -222,7 +279,12 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
       visibility: { type: 'restricted', userIds: ['guest-1', 'ann'] },
       commentData: [
         { commentText: 'from the guest', from: guest },
-        { commentText: 'hi @Guest', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'guest-1' }, { contact: { ...guest }, text: '@Guest' }], to: [guest] },
+        {
+          commentText: 'hi @Guest',
+          from: { userId: 'ann' },
+          taggedUserContacts: [{ userId: 'guest-1' }, { contact: { ...guest }, text: '@Guest' }],
+          to: [guest],
+        },
       ],
     });
     const untouched = await thread('users', { commentData: [{ commentText: 'elsewhere', from: guest }] });
@@ -250,7 +312,10 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
     ]);
     expect(JSON.stringify(after)).not.toContain('guest-1');
     // the thread is gus's now: his filters find it, the guest's do not
-    const byAuthor = async (userId: string) => (await t.callK('/v2/commentannotations/get', { organizationId: org, documentId: 'users', userIds: [userId] })).body.result.data.map((a: any) => a.annotationId);
+    const byAuthor = async (userId: string) =>
+      (await t.callK('/v2/commentannotations/get', { organizationId: org, documentId: 'users', userIds: [userId] })).body.result.data.map(
+        (a: any) => a.annotationId,
+      );
     expect(await byAuthor('gus')).toEqual([x.annotationId]);
     expect(await byAuthor('guest-1')).toEqual([untouched.annotationId]);
     // and the private thread is visible to gus as a reader
@@ -262,7 +327,13 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
   });
 
   it('applies replacements at once (a → b, b → c), after updatedData, and only in the calling key', async () => {
-    const y = await thread('chain', { assignedTo: { userId: 'a' }, commentData: [{ commentText: '1', from: { userId: 'a' } }, { commentText: '2', from: { userId: 'b' } }] });
+    const y = await thread('chain', {
+      assignedTo: { userId: 'a' },
+      commentData: [
+        { commentText: '1', from: { userId: 'a' } },
+        { commentText: '2', from: { userId: 'b' } },
+      ],
+    });
     const res = await call({
       documentId: 'chain',
       updatedData: { assignedTo: { userId: 'b' } },
@@ -277,7 +348,11 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
     // updatedData assigned b, whom the replacement then moved to c
     expect(after.assignedTo).toEqual({ userId: 'c' });
     // another key: nothing selected, nothing changed
-    const foreign = await t.callK(PATH, { organizationId: org, documentId: 'chain', updateUsers: [{ oldUser: { userId: 'b' }, newUser: { userId: 'z' } }] }, other.headersK);
+    const foreign = await t.callK(
+      PATH,
+      { organizationId: org, documentId: 'chain', updateUsers: [{ oldUser: { userId: 'b' }, newUser: { userId: 'z' } }] },
+      other.headersK,
+    );
     expect(foreign.body.result.data).toEqual({});
     expect((await read(y.annotationId)).comments[0].from).toEqual({ userId: 'b', name: 'Bea' });
   });

@@ -8,22 +8,39 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const add = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', ...data }, headers);
-const read = async (editorId: string, headers?: Record<string, string>) => (await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId }, headers)).body.result.data[0];
+const add = (data: Record<string, unknown>, headers?: Record<string, string>) =>
+  t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', ...data }, headers);
+const read = async (editorId: string, headers?: Record<string, string>) =>
+  (await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId }, headers)).body.result.data[0];
 
 describe('/v2/crdt/add', () => {
   it('creates text, map, array and xml content, read back by type', async () => {
     const res = await add({ editorId: 'e-text', type: 'text', data: 'Hello world' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: { status: 'success', message: 'CRDT data added successfully.' } });
-    expect(await read('e-text')).toMatchObject({ data: 'Hello world', id: 'e-text', lastUpdatedBy: 'rest-api', sessionId: null, type: 'text', contentKey: 'content' });
+    expect(await read('e-text')).toMatchObject({
+      data: 'Hello world',
+      id: 'e-text',
+      lastUpdatedBy: 'rest-api',
+      sessionId: null,
+      type: 'text',
+      contentKey: 'content',
+    });
     await add({ editorId: 'e-map', type: 'map', data: { title: 'T', tags: ['a'], nested: { n: 1 } } });
     expect((await read('e-map')).data).toEqual({ title: 'T', tags: ['a'], nested: { n: 1 } });
     await add({ editorId: 'e-array', type: 'array', data: [1, 'two', { three: 3 }] });
     expect((await read('e-array')).data).toEqual([1, 'two', { three: 3 }]);
-    await add({ editorId: 'e-xml', type: 'xml', contentKey: 'default', data: '<paragraph>Hi <bold>there</bold> &amp; you</paragraph><heading level="2">Title</heading>' });
+    await add({
+      editorId: 'e-xml',
+      type: 'xml',
+      contentKey: 'default',
+      data: '<paragraph>Hi <bold>there</bold> &amp; you</paragraph><heading level="2">Title</heading>',
+    });
     // read back as the fragment's toString() (reference §5.1), which Yjs renders without escaping text
-    expect(await read('e-xml')).toMatchObject({ contentKey: 'default', data: '<paragraph>Hi <bold>there</bold> & you</paragraph><heading level="2">Title</heading>' });
+    expect(await read('e-xml')).toMatchObject({
+      contentKey: 'default',
+      data: '<paragraph>Hi <bold>there</bold> & you</paragraph><heading level="2">Title</heading>',
+    });
     expect(new Date((await read('e-xml')).lastUpdate).getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
@@ -67,7 +84,10 @@ describe('/v2/crdt/add', () => {
     // deleting the document removes its CRDT rows in SQL; the loaded Yjs documents must not outlive them
     expect((await t.callK('/v2/organizations/documents/delete', { organizationId: 'acme', documentIds: ['gone'] })).status).toBe(200);
     const again = await t.callK('/v2/crdt/add', { ...gone, editorId: 'e', type: 'array', data: [[1e-300, null, false], 'x'] });
-    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: { result: { status: 'success', message: 'CRDT data added successfully.' } } });
+    expect({ status: again.status, body: again.body }).toEqual({
+      status: 200,
+      body: { result: { status: 'success', message: 'CRDT data added successfully.' } },
+    });
     expect((await t.callK('/v2/crdt/add', { ...gone, editorId: 'same', type: 'array', data: ['new'] })).status).toBe(200);
     const read = await t.callK('/v2/crdt/get', gone);
     expect(read.body.result.data.map((d: { id: string; data: unknown }) => [d.id, d.data])).toEqual([
@@ -80,7 +100,13 @@ describe('/v2/crdt/add', () => {
     const map = await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'ctor-map', type: 'map', data });
     expect([map.status, map.body.error?.status]).toEqual([400, 'INVALID_ARGUMENT']);
     expect(map.body.error.message).toContain('data.bad cannot be stored');
-    const list = await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'ctor-array', type: 'array', data: [1, JSON.parse('{"constructor":2}')] });
+    const list = await t.callK('/v2/crdt/add', {
+      organizationId: 'acme',
+      documentId: 'doc',
+      editorId: 'ctor-array',
+      type: 'array',
+      data: [1, JSON.parse('{"constructor":2}')],
+    });
     expect(list.body.error?.message).toContain('data[1] cannot be stored');
     // one level deeper it is plain JSON inside a value: stored and read back as given
     const deeper = JSON.parse('{"wrap":{"inner":{"constructor":{"x":1}}}}') as Record<string, unknown>;

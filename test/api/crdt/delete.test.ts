@@ -14,11 +14,19 @@ const editors = async () => (await t.callK('/v2/crdt/get', { organizationId: 'ac
 
 describe('/v2/crdt/delete', () => {
   it('deletes the named editors and disconnects their clients', async () => {
-    const client = connectYjs(t.url, { organizationId: 'acme', documentId: 'doc', editorId: 'a' }, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+    const client = connectYjs(
+      t.url,
+      { organizationId: 'acme', documentId: 'doc', editorId: 'a' },
+      { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken },
+    );
     await client.synced;
     const closed = new Promise((resolve) => client.provider.ws?.addEventListener('close', resolve));
     const res = await t.callK('/v2/crdt/delete', { organizationId: 'acme', documentId: 'doc', editorIds: ['a', 'ghost'] });
-    expect(res.body.result).toEqual({ status: 'success', message: 'CRDT data deleted successfully.', data: { a: { success: true, message: 'CRDT data deleted.' }, ghost: { success: false, message: 'No CRDT data found for this editor ID.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'CRDT data deleted successfully.',
+      data: { a: { success: true, message: 'CRDT data deleted.' }, ghost: { success: false, message: 'No CRDT data found for this editor ID.' } },
+    });
     await closed;
     client.close();
     expect(await editors()).toEqual(['b', 'c']);

@@ -16,9 +16,14 @@ describe('/v2/crdt/get', () => {
   it('returns every editor of the document without editorId, one with it', async () => {
     const all = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc' });
     expect(all.body.result.message).toBe('CRDT data retrieved successfully.');
-    expect(all.body.result.data.map((d: any) => [d.id, d.data])).toEqual([['a', { x: 1 }], ['b', 'B']]);
+    expect(all.body.result.data.map((d: any) => [d.id, d.data])).toEqual([
+      ['a', { x: 1 }],
+      ['b', 'B'],
+    ]);
     const one = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'b' });
-    expect(one.body.result.data).toEqual([{ data: 'B', id: 'b', type: 'text', contentKey: 'content', lastUpdate: expect.any(String), lastUpdatedBy: 'rest-api', sessionId: null }]);
+    expect(one.body.result.data).toEqual([
+      { data: 'B', id: 'b', type: 'text', contentKey: 'content', lastUpdate: expect.any(String), lastUpdatedBy: 'rest-api', sessionId: null },
+    ]);
   });
 
   it('reads the same content after a restart (from the stored log)', async () => {
@@ -29,7 +34,11 @@ describe('/v2/crdt/get', () => {
 
   it('reads bigints a client stored as decimal strings (JSON has none), and updates around them', async () => {
     await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'big', type: 'map', data: { x: 1 } });
-    const client = connectYjs(t.url, { organizationId: 'acme', documentId: 'doc', editorId: 'big' }, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+    const client = connectYjs(
+      t.url,
+      { organizationId: 'acme', documentId: 'doc', editorId: 'big' },
+      { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken },
+    );
     try {
       await client.synced;
       client.doc.getMap('content').set('n', 1234567890123456789n as never);
@@ -42,7 +51,13 @@ describe('/v2/crdt/get', () => {
       });
       expect(got.status).toBe(200);
       expect(got.body.result.data[0].data).toEqual({ x: 1, n: '1234567890123456789', list: ['1', { deep: '-2' }] });
-      const updated = await t.callK('/v2/crdt/update', { organizationId: 'acme', documentId: 'doc', editorId: 'big', type: 'map', data: { x: 2, n: '1234567890123456789' } });
+      const updated = await t.callK('/v2/crdt/update', {
+        organizationId: 'acme',
+        documentId: 'doc',
+        editorId: 'big',
+        type: 'map',
+        data: { x: 2, n: '1234567890123456789' },
+      });
       expect(updated.status).toBe(200);
       expect((await read()).body.result.data[0].data).toEqual({ x: 2, n: '1234567890123456789' });
     } finally {

@@ -124,13 +124,22 @@ describe('/v2/crdt/update', () => {
     const missing = await write('update', 'nope', 'text', 'x');
     expect(missing.status).toBe(404);
     expect(missing.body.error).toEqual({ status: 'NOT_FOUND', message: 'No CRDT data found for this editor ID.' });
-    expect((await write('update', 'text', 'map', {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: "type must be text: this editor's data is of type text." });
+    expect((await write('update', 'text', 'map', {})).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: "type must be text: this editor's data is of type text.",
+    });
     // the content stays under the key it was created with: another key is refused, none writes under the stored one
     const rich = { organizationId: 'acme', documentId: 'doc', editorId: 'rich', type: 'xml' };
     expect((await t.callK('/v2/crdt/add', { ...rich, contentKey: 'default', data: '<paragraph>one</paragraph>' })).status).toBe(200);
-    expect((await t.callK('/v2/crdt/update', { ...rich, contentKey: 'content', data: '<paragraph>lost</paragraph>' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: "contentKey must be default: this editor's data is stored under default." });
+    expect((await t.callK('/v2/crdt/update', { ...rich, contentKey: 'content', data: '<paragraph>lost</paragraph>' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: "contentKey must be default: this editor's data is stored under default.",
+    });
     expect((await t.callK('/v2/crdt/update', { ...rich, data: '<paragraph>two</paragraph>' })).status).toBe(200);
-    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'rich' })).body.result.data[0]).toMatchObject({ contentKey: 'default', data: '<paragraph>two</paragraph>' });
+    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'rich' })).body.result.data[0]).toMatchObject({
+      contentKey: 'default',
+      data: '<paragraph>two</paragraph>',
+    });
     const unnamed = [
       [{ ...rich, editorId: undefined, data: 'x' }, 'Editor ID is required.'],
       [{ ...rich, organizationId: undefined, data: 'x' }, 'Organization ID is required.'],
@@ -139,7 +148,11 @@ describe('/v2/crdt/update', () => {
     ] as const;
     for (const [data, message] of unnamed) expect((await t.callK('/v2/crdt/update', data)).body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
     const other = await createWorkspace(t);
-    const res = await t.callPublic('/v2/crdt/update', { organizationId: 'acme', documentId: 'doc', editorId: 'text', type: 'text', data: 'hijack' }, other.headersK);
+    const res = await t.callPublic(
+      '/v2/crdt/update',
+      { organizationId: 'acme', documentId: 'doc', editorId: 'text', type: 'text', data: 'hijack' },
+      other.headersK,
+    );
     expect(res.status).toBe(404);
   });
 });

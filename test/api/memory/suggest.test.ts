@@ -10,11 +10,26 @@ beforeAll(async () => {
   // launch: two agree with removing the speed claim, one disagrees
   await reviewThread(t, 'launch', 'ann', 'Remove the superlative speed claim: there is no benchmark behind it.', { bob: '👍', carol: '👍', dave: '👎' });
   // pricing: split 3 to 2 about the discount wording
-  await reviewThread(t, 'pricing', 'erin', 'The discount wording in the pricing table is confusing; say 20% off yearly plans.', { u1: '👍', u2: '👍', u3: '👍', u4: '👎', u5: '👎' });
+  await reviewThread(t, 'pricing', 'erin', 'The discount wording in the pricing table is confusing; say 20% off yearly plans.', {
+    u1: '👍',
+    u2: '👍',
+    u3: '👍',
+    u4: '👎',
+    u5: '👎',
+  });
   // two event-name proposals rejected through the comment status
   for (const [i, reviewer] of ['gina', 'hal'].entries()) {
-    const { annotationId } = await addAnnotation(t, { commentData: [{ commentText: `Rename the launch event to Hearthfest (proposal ${i + 1})`, from: { userId: 'ivan' } }] }, { documentId: 'events', createDocument: true });
-    await t.callK('/v2/commentannotations/update', { organizationId: 'acme', annotationIds: [annotationId], actionUser: { userId: reviewer, name: reviewer }, updatedData: { status: { id: 'rejected', name: 'Rejected' } } });
+    const { annotationId } = await addAnnotation(
+      t,
+      { commentData: [{ commentText: `Rename the launch event to Hearthfest (proposal ${i + 1})`, from: { userId: 'ivan' } }] },
+      { documentId: 'events', createDocument: true },
+    );
+    await t.callK('/v2/commentannotations/update', {
+      organizationId: 'acme',
+      annotationIds: [annotationId],
+      actionUser: { userId: reviewer, name: reviewer },
+      updatedData: { status: { id: 'rejected', name: 'Rejected' } },
+    });
   }
 });
 afterAll(() => t.close());
@@ -34,7 +49,9 @@ describe('/v2/memory/suggest', () => {
         scopeLabel: 'This document',
         topReasons: ['Remove the superlative speed claim: there is no benchmark behind it.'],
         uniqueReviewers: 2,
-        caveats: ['A knowledge source was updated in the last 48 hours: 2 of the 2 supporting judgments are that recent, so the pattern may still be changing.'],
+        caveats: [
+          'A knowledge source was updated in the last 48 hours: 2 of the 2 supporting judgments are that recent, so the pattern may still be changing.',
+        ],
       },
       conflict: null,
     });
@@ -44,7 +61,14 @@ describe('/v2/memory/suggest', () => {
     const { primary, conflict } = (await suggest({ query: 'discount wording pricing', organizationId: 'acme', documentId: 'pricing' })).body.result;
     expect(primary).toMatchObject({ recommendation: 'approve', confidence: 0.6, basedOn: 3, uniqueReviewers: 3, scope: 'document' });
     expect(primary.caveats[0]).toBe('Evidence is split: 2 relevant judgments recommend reject, against 3 for approve.');
-    expect(conflict).toMatchObject({ recommendation: 'reject', confidence: 0.4, basedOn: 2, uniqueReviewers: 2, scope: 'document', scopeLabel: 'This document' });
+    expect(conflict).toMatchObject({
+      recommendation: 'reject',
+      confidence: 0.4,
+      basedOn: 2,
+      uniqueReviewers: 2,
+      scope: 'document',
+      scopeLabel: 'This document',
+    });
     expect(conflict.caveats).toEqual(['Minority view: 2 of 5 relevant judgments recommend reject.']);
   });
 
@@ -72,6 +96,9 @@ describe('/v2/memory/suggest', () => {
   it('refuses an empty query and a documentId without organizationId', async () => {
     expect((await suggest({ query: '  ' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'query must not be empty.' });
     expect((await suggest({})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'query is required.' });
-    expect((await suggest({ query: 'x', documentId: 'launch' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationId is required when documentId is given.' });
+    expect((await suggest({ query: 'x', documentId: 'launch' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'organizationId is required when documentId is given.',
+    });
   });
 });

@@ -10,8 +10,22 @@ let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
 beforeAll(async () => {
   smtp = await startSmtpServer();
   t = await startTestServer({ smtpUrl: smtp.url });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc', accessType: 'organizationPrivate' }, { documentId: 'secret', accessType: 'restricted' }] });
-  await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann', name: 'Ann', email: 'ann@example.com' }, { userId: 'bob', name: 'Bob', email: 'bob@example.com' }, { userId: 'cat', name: 'Cat' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [
+      { documentId: 'doc', accessType: 'organizationPrivate' },
+      { documentId: 'secret', accessType: 'restricted' },
+    ],
+  });
+  await t.callK('/v2/users/add', {
+    organizationId: 'acme',
+    users: [
+      { userId: 'ann', name: 'Ann', email: 'ann@example.com' },
+      { userId: 'bob', name: 'Bob', email: 'bob@example.com' },
+      { userId: 'cat', name: 'Cat' },
+    ],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'secret', users: [{ userId: 'ann' }] });
 });
 afterAll(async () => {
@@ -19,7 +33,14 @@ afterAll(async () => {
   await smtp.close();
 });
 
-const base = { organizationId: 'acme', documentId: 'doc', actionUser: { userId: 'ann', name: 'Ann', email: 'ann@example.com' }, displayHeadlineMessageTemplate: '{actionUser} mentioned you', displayBodyMessage: 'Look at this', notifyUsers: [] as unknown[] };
+const base = {
+  organizationId: 'acme',
+  documentId: 'doc',
+  actionUser: { userId: 'ann', name: 'Ann', email: 'ann@example.com' },
+  displayHeadlineMessageTemplate: '{actionUser} mentioned you',
+  displayBodyMessage: 'Look at this',
+  notifyUsers: [] as unknown[],
+};
 const add = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK('/v2/notifications/add', { ...base, ...data }, headers);
 const byId = async (notificationId: string, documentId = 'doc') => {
   const res = await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId, notificationIds: [notificationId] });
@@ -30,7 +51,11 @@ describe('/v2/notifications/add', () => {
   it('notifies everyone with access to the document by default, except the acting user', async () => {
     const res = await add({ notificationId: 'n-all' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Notification added successfully.', data: { success: true, message: 'Notification added successfully.', notificationId: 'n-all' } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Notification added successfully.',
+      data: { success: true, message: 'Notification added successfully.', notificationId: 'n-all' },
+    });
     const stored = await byId('n-all');
     expect(Object.keys(stored.notifyUsersByUserId).sort()).toEqual(['bob', 'cat']);
     expect(Object.keys(stored.notifyUsers)).toHaveLength(2);
@@ -52,7 +77,13 @@ describe('/v2/notifications/add', () => {
   });
 
   it('verifyUserPermissions drops recipients without access', async () => {
-    await add({ notificationId: 'n-verify', documentId: 'secret', notifyAll: false, verifyUserPermissions: true, notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }, { userId: 'outsider' }] });
+    await add({
+      notificationId: 'n-verify',
+      documentId: 'secret',
+      notifyAll: false,
+      verifyUserPermissions: true,
+      notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }, { userId: 'outsider' }],
+    });
     expect(Object.keys((await byId('n-verify', 'secret')).notifyUsersByUserId)).toEqual(['ann']);
     // notifyAll on a restricted document reaches only its members
     await add({ notificationId: 'n-restricted', documentId: 'secret', actionUser: { userId: 'bob' } });
@@ -99,8 +130,21 @@ describe('/v2/notifications/add', () => {
   });
 
   it('stores source, source data, location and context', async () => {
-    await add({ notificationId: 'n-src', notificationSource: 'comment', notificationSourceData: { commentId: 7 }, locationId: 'loc-1', context: { access: { team: 'red', level: 3 } }, notifyAll: false, notifyUsers: [{ userId: 'bob' }] });
-    expect(await byId('n-src')).toMatchObject({ notificationSource: 'comment', notificationSourceData: { commentId: 7 }, locationId: 'loc-1', context: { access: { team: 'red', level: 3 } } });
+    await add({
+      notificationId: 'n-src',
+      notificationSource: 'comment',
+      notificationSourceData: { commentId: 7 },
+      locationId: 'loc-1',
+      context: { access: { team: 'red', level: 3 } },
+      notifyAll: false,
+      notifyUsers: [{ userId: 'bob' }],
+    });
+    expect(await byId('n-src')).toMatchObject({
+      notificationSource: 'comment',
+      notificationSourceData: { commentId: 7 },
+      locationId: 'loc-1',
+      context: { access: { team: 'red', level: 3 } },
+    });
   });
 
   it('context.access reaches only users whose context permissions include every key-value', async () => {
@@ -142,7 +186,7 @@ describe('/v2/notifications/add', () => {
     expect((await add({ documentId: 'made-here', createDocument: true, notifyAll: false })).status).toBe(200);
   });
 
-  it("keeps API keys apart", async () => {
+  it('keeps API keys apart', async () => {
     const other = await createWorkspace(t);
     const res = await add({ notificationId: 'n-foreign' }, other.headersK);
     expect(res.status).toBe(404);
@@ -158,9 +202,30 @@ describe('notification e-mail', () => {
     const token = (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token;
     const K = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
     await t.callK('/v2/organizations/documents/add', { organizationId: 'mailco', createOrganization: true, documents: [{ documentId: 'd' }] }, K);
-    await t.callK('/v2/users/add', { organizationId: 'mailco', users: [{ userId: 'ann', name: 'Ann', email: 'ann@mail.example' }, { userId: 'muted', email: 'muted@mail.example' }] }, K);
+    await t.callK(
+      '/v2/users/add',
+      {
+        organizationId: 'mailco',
+        users: [
+          { userId: 'ann', name: 'Ann', email: 'ann@mail.example' },
+          { userId: 'muted', email: 'muted@mail.example' },
+        ],
+      },
+      K,
+    );
     await t.callK('/v2/notifications/config/set', { organizationId: 'mailco', userIds: ['muted'], config: { email: 'NONE' } }, K);
-    const res = await t.callK('/v2/notifications/add', { ...base, organizationId: 'mailco', documentId: 'd', actionUser: { userId: 'boss', name: 'The Boss' }, displayHeadlineMessageTemplate: '{actionUser} assigned {task} to you', displayHeadlineMessageTemplateData: { task: 'the report' } }, K);
+    const res = await t.callK(
+      '/v2/notifications/add',
+      {
+        ...base,
+        organizationId: 'mailco',
+        documentId: 'd',
+        actionUser: { userId: 'boss', name: 'The Boss' },
+        displayHeadlineMessageTemplate: '{actionUser} assigned {task} to you',
+        displayHeadlineMessageTemplateData: { task: 'the report' },
+      },
+      K,
+    );
     expect(res.status).toBe(200);
     const mail = await eventually(() => {
       const found = smtp.received.find((m) => m.to.includes('ann@mail.example'));

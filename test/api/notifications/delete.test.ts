@@ -7,9 +7,23 @@ afterAll(() => t?.close());
 beforeEach(async () => {
   await t?.close();
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'd1' }, { documentId: 'd2' }],
+  });
   const add = (notificationId: string, documentId: string, locationId: string, users: string[]) =>
-    t.callK('/v2/notifications/add', { organizationId: 'acme', documentId, notificationId, locationId, actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: 'b', notifyAll: false, notifyUsers: users.map((userId) => ({ userId })) });
+    t.callK('/v2/notifications/add', {
+      organizationId: 'acme',
+      documentId,
+      notificationId,
+      locationId,
+      actionUser: { userId: 'sys' },
+      displayHeadlineMessageTemplate: 'h',
+      displayBodyMessage: 'b',
+      notifyAll: false,
+      notifyUsers: users.map((userId) => ({ userId })),
+    });
   await add('a', 'd1', 'L1', ['ann']);
   await add('b', 'd1', 'L2', ['bob']);
   await add('c', 'd2', 'L1', ['ann', 'bob']);
@@ -24,7 +38,11 @@ describe('/v1/notifications/delete', () => {
   it('deletes by ids, reporting missing ones as failed inside a success envelope', async () => {
     const res = await t.callK('/v1/notifications/delete', { organizationId: 'acme', notificationIds: ['a', 'zzz'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Notification(s) deleted successfully.', data: { a: { success: true, message: 'Notification deleted.' }, zzz: { success: false, message: 'Failed to delete notification.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Notification(s) deleted successfully.',
+      data: { a: { success: true, message: 'Notification deleted.' }, zzz: { success: false, message: 'Failed to delete notification.' } },
+    });
     expect(await remaining()).toEqual(['b', 'c']);
   });
 

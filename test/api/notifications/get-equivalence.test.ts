@@ -42,7 +42,9 @@ beforeAll(async () => {
 
   for (let i = 0; i < 60; i++) {
     const resolver = i % 10 === 5;
-    const notifyUsers = PEOPLE.filter((_, p) => (i >> p) & 1 || (i + p) % 5 === 0).map((userId) => (i % 2 ? { userId, name: `Name of ${userId}` } : { userId }));
+    const notifyUsers = PEOPLE.filter((_, p) => (i >> p) & 1 || (i + p) % 5 === 0).map((userId) =>
+      i % 2 ? { userId, name: `Name of ${userId}` } : { userId },
+    );
     const data: Record<string, unknown> = {
       organizationId: 'acme',
       documentId: i % 3 === 0 ? 'other' : 'doc',
@@ -81,7 +83,10 @@ beforeAll(async () => {
   // of our own naming the private thread: as a comment's (filtered but for its author) and as a custom one (not).
   await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
   for (const [annotationId, userIds] of THREADS) {
-    const thread = { annotationId, commentData: [{ commentText: `in ${annotationId}`, from: { userId: 'bob' }, taggedUserContacts: ['ann', '42', '😀'].map((userId) => ({ userId })) }] };
+    const thread = {
+      annotationId,
+      commentData: [{ commentText: `in ${annotationId}`, from: { userId: 'bob' }, taggedUserContacts: ['ann', '42', '😀'].map((userId) => ({ userId })) }],
+    };
     expect((await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'doc', commentAnnotations: [thread] })).status).toBe(200);
     if (userIds) {
       const update = { organizationId: 'acme', annotationIds: [annotationId], updatedData: { visibility: { type: 'restricted', userIds } } };
@@ -89,8 +94,21 @@ beforeAll(async () => {
     }
   }
   for (const notificationSource of ['comment', 'custom']) {
-    const own = { organizationId: 'acme', documentId: 'doc', notificationId: `own-${notificationSource}`, actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: 'b', notifyAll: false };
-    await t.callK('/v2/notifications/add', { ...own, notificationSource, notificationSourceData: { annotationId: 'thread-closed' }, notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }] });
+    const own = {
+      organizationId: 'acme',
+      documentId: 'doc',
+      notificationId: `own-${notificationSource}`,
+      actionUser: { userId: 'sys' },
+      displayHeadlineMessageTemplate: 'h',
+      displayBodyMessage: 'b',
+      notifyAll: false,
+    };
+    await t.callK('/v2/notifications/add', {
+      ...own,
+      notificationSource,
+      notificationSourceData: { annotationId: 'thread-closed' },
+      notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }],
+    });
   }
 
   // Rows the API does not write: equal timestamps (the id breaks the tie, in SQLite's byte order), stored JSON
@@ -100,7 +118,9 @@ beforeAll(async () => {
     `INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)
      VALUES (?, 'acme', ?, 'doc', ?, 'custom', ?, ?, 'h', ?, ?, 0, ?, ?)`,
   );
-  const recipient = t.server.app.storage.engine.main.sqlite.prepare("INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, 'acme', ?, ?, 'doc', ?, 1, ?)");
+  const recipient = t.server.app.storage.engine.main.sqlite.prepare(
+    "INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, 'acme', ?, ?, 'doc', ?, 1, ?)",
+  );
   const ties: Array<[string, string | null, string | null, string, string | null, string | null]> = [
     ['tie-b', 'A', null, '{"userId":"sys"}', null, null],
     ['tie-a', null, 'null', '{ "userId" : "raw", "n" : 1.50, "u" : "\\u00e9", "1" : true }', '{"b":1,"a":[1.0,2e3]}', '0'],
@@ -116,7 +136,9 @@ beforeAll(async () => {
   // a recipient row that disagrees with its notification on the document: found through the recipient's,
   // described with the notification's
   insert.run(apiKeyId, 'drift', null, null, '{"userId":"sys"}', null, 'drift', null, TIE + 1);
-  t.server.app.storage.engine.main.sqlite.prepare("UPDATE notifications SET document_id = 'other' WHERE api_key_id = ? AND organization_id = 'acme' AND id = 'drift'").run(apiKeyId);
+  t.server.app.storage.engine.main.sqlite
+    .prepare("UPDATE notifications SET document_id = 'other' WHERE api_key_id = ? AND organization_id = 'acme' AND id = 'drift'")
+    .run(apiKeyId);
   recipient.run(apiKeyId, 'drift', 'ann', TIE + 1, null);
 }, 60_000);
 afterAll(() => t.close());
@@ -124,13 +146,18 @@ afterAll(() => t.close());
 type Input = Record<string, unknown>;
 
 /** The tenant scope authentication gives the key's calls (the service is called in process here). */
-const scopeOf = (apiKeyId: string) => (apiKeyId === other.apiKey ? tenantScope(other.apiKey, other.workspaceId) : tenantScope(apiKeyId, t.credentials.workspaceId));
+const scopeOf = (apiKeyId: string) =>
+  apiKeyId === other.apiKey ? tenantScope(other.apiKey, other.workspaceId) : tenantScope(apiKeyId, t.credentials.workspaceId);
 
 /** The pages a plain reading of the tables gives: items and the page token after each page. */
 function reference(apiKeyId: string, data: Input): Array<{ items: string; pageToken: string | null }> {
   const input = notificationsGetInput.parse(data);
   const app = t.server.app;
-  const rows = app.storage.engine.main.db.select().from(notifications).where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId))).all();
+  const rows = app.storage.engine.main.db
+    .select()
+    .from(notifications)
+    .where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId)))
+    .all();
   const recipients = app.storage.engine.main.db
     .select()
     .from(notificationRecipients)
@@ -138,7 +165,11 @@ function reference(apiKeyId: string, data: Input): Array<{ items: string; pageTo
     .orderBy(asc(notificationRecipients.userId))
     .all();
   const recipientsOf = (id: string) => recipients.filter((r) => r.notificationId === id);
-  const annotations = app.storage.engine.main.db.select().from(commentAnnotations).where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId))).all();
+  const annotations = app.storage.engine.main.db
+    .select()
+    .from(commentAnnotations)
+    .where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId)))
+    .all();
   const hiddenFrom = (row: (typeof rows)[number], reader: string) => {
     const thread = row.source === 'comment' ? annotations.find((a) => a.id === row.sourceData?.annotationId) : undefined;
     return thread?.visibility === 'restricted' && thread.createdByUserId !== reader && !(thread.visibleToUserIds ?? []).includes(reader);
@@ -154,14 +185,30 @@ function reference(apiKeyId: string, data: Input): Array<{ items: string; pageTo
   // (timestamp, id) as SQLite orders them: integers, then text by its UTF-8 bytes
   matching.sort((a, b) => a.timestamp - b.timestamp || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id)));
   if (input.order === 'desc') matching.reverse();
-  const scope = { op: 'notifications/get', apiKeyId, o: input.organizationId, d: input.documentId, l: input.locationId, u: input.userId, ids: input.notificationIds, order: input.order };
+  const scope = {
+    op: 'notifications/get',
+    apiKeyId,
+    o: input.organizationId,
+    d: input.documentId,
+    l: input.locationId,
+    u: input.userId,
+    ids: input.notificationIds,
+    order: input.order,
+  };
   const pages = [];
   for (let start = 0; start === 0 || start < matching.length; start += input.pageSize) {
     const page = matching.slice(start, start + input.pageSize);
     const last = page[page.length - 1];
     const more = start + input.pageSize < matching.length;
     pages.push({
-      items: JSON.stringify(page.map((row) => describeNotification(row, recipientsOf(row.id).map((r) => ({ userId: r.userId, readAt: r.readAt }))))),
+      items: JSON.stringify(
+        page.map((row) =>
+          describeNotification(
+            row,
+            recipientsOf(row.id).map((r) => ({ userId: r.userId, readAt: r.readAt })),
+          ),
+        ),
+      ),
       pageToken: more && last ? app.pageTokens.encode(scope, [last.timestamp, last.id]) : null,
     });
   }
@@ -215,7 +262,8 @@ describe('/v2/notifications/get answers what the tables say', () => {
         for (const locationId of [undefined, 'A']) {
           for (const notificationIds of IDS) {
             for (const order of ORDERS) {
-              for (const pageSize of [1, 3, 1000]) await compareWalk(t.credentials.apiKey, { organizationId: 'acme', userId, documentId, locationId, notificationIds, order, pageSize });
+              for (const pageSize of [1, 3, 1000])
+                await compareWalk(t.credentials.apiKey, { organizationId: 'acme', userId, documentId, locationId, notificationIds, order, pageSize });
             }
           }
         }
@@ -224,7 +272,9 @@ describe('/v2/notifications/get answers what the tables say', () => {
   });
 
   it('covers what it means to: ties, many recipients, read state, odd keys, the fields of every item kind', async () => {
-    const all = (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc' }))).items;
+    const all = (
+      await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc' }))
+    ).items;
     // the tie is broken by the id's bytes: 'tie-A' < 'tie-a' < 'tie-b' < 'tie-ｗ' < 'tie-😀' (newest first: reversed)
     expect(all.filter((n) => n.timestamp === TIE).map((n) => n.id)).toEqual(['tie-😀', 'tie-ｗ', 'tie-b', 'tie-a', 'tie-A']);
     const crowd = all.find((n) => n.id === 'n13')!;
@@ -236,15 +286,31 @@ describe('/v2/notifications/get answers what the tables say', () => {
     expect(Object.keys(odd.notifyUsers)).toHaveLength(PEOPLE.length);
     expect(odd.readByUserIds).toEqual(['__proto__', 'ｗide', '😀']);
     const raw = all.find((n) => n.id === 'tie-a')!;
-    expect(JSON.stringify([raw.actionUser, raw.notificationSourceData, raw.displayHeadlineMessageTemplateData, raw.context])).toBe('[{"1":true,"userId":"raw","n":1.5,"u":"é"},{},{"b":1,"a":[1,2000]},null]');
+    expect(JSON.stringify([raw.actionUser, raw.notificationSourceData, raw.displayHeadlineMessageTemplateData, raw.context])).toBe(
+      '[{"1":true,"userId":"raw","n":1.5,"u":"é"},{},{"b":1,"a":[1,2000]},null]',
+    );
     expect(all.find((n) => n.id === 'tie-ｗ')!.context).toEqual({ access: { team: 'red' } });
-    const drift = (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', userId: 'ann', documentId: 'doc', notificationIds: ['drift'] }))).items;
+    const drift = (
+      await getNotifications(
+        t.server.app,
+        scopeOf(t.credentials.apiKey),
+        notificationsGetInput.parse({ organizationId: 'acme', userId: 'ann', documentId: 'doc', notificationIds: ['drift'] }),
+      )
+    ).items;
     expect(drift.map((n) => n.metadata.documentId)).toEqual(['other']);
-    expect(all.some((n) => n.isNotificationResolverUsed) && all.some((n) => n.notificationSource === 'comment') && all.some((n) => Object.keys(n.notifyUsers).length === 0)).toBe(true);
+    expect(
+      all.some((n) => n.isNotificationResolverUsed) &&
+        all.some((n) => n.notificationSource === 'comment') &&
+        all.some((n) => Object.keys(n.notifyUsers).length === 0),
+    ).toBe(true);
     // the private threads' notifications: all kept by document; each reader's page has only the threads it may see
-    const threadsOf = (items: typeof all) => items.filter((n) => n.notificationSource === 'comment' && n.notificationSourceData.annotationId).map((n) => `${n.notificationSourceData.annotationId as string}${n.id.startsWith('own-') ? ' (own)' : ''}`);
+    const threadsOf = (items: typeof all) =>
+      items
+        .filter((n) => n.notificationSource === 'comment' && n.notificationSourceData.annotationId)
+        .map((n) => `${n.notificationSourceData.annotationId as string}${n.id.startsWith('own-') ? ' (own)' : ''}`);
     expect(threadsOf(all).sort()).toEqual(['thread-ann', 'thread-closed', 'thread-closed (own)', 'thread-few', 'thread-open']);
-    const pageOf = async (userId: string) => (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', userId }))).items;
+    const pageOf = async (userId: string) =>
+      (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', userId }))).items;
     expect(threadsOf(await pageOf('ann')).sort()).toEqual(['thread-ann', 'thread-open']);
     expect(threadsOf(await pageOf('42')).sort()).toEqual(['thread-few', 'thread-open']);
     expect(threadsOf(await pageOf('bob'))).toEqual(['thread-closed (own)']);
@@ -255,7 +321,9 @@ describe('/v2/notifications/get answers what the tables say', () => {
     const tenantB = await compareWalk(other.apiKey, { organizationId: 'acme', documentId: 'doc', pageSize: 3 });
     expect(tenantB.length).toBeGreaterThan(0);
     expect(tenantB.every((n) => n.displayBodyMessage?.startsWith('tenant-b'))).toBe(true);
-    expect((await compareWalk(other.apiKey, { organizationId: 'acme', userId: 'ann', pageSize: 2 })).every((n) => n.displayBodyMessage?.startsWith('tenant-b'))).toBe(true);
+    expect(
+      (await compareWalk(other.apiKey, { organizationId: 'acme', userId: 'ann', pageSize: 2 })).every((n) => n.displayBodyMessage?.startsWith('tenant-b')),
+    ).toBe(true);
     const acme2 = await compareWalk(t.credentials.apiKey, { organizationId: 'acme2', userId: 'ann', pageSize: 1000 });
     expect(acme2.length).toBeGreaterThan(0);
     expect(acme2.every((n) => n.displayBodyMessage?.startsWith('acme2'))).toBe(true);
@@ -264,19 +332,37 @@ describe('/v2/notifications/get answers what the tables say', () => {
   });
 
   it('answers the same over HTTP, and a page read twice is the same page', async () => {
-    for (const data of [{ organizationId: 'acme', documentId: 'doc', pageSize: 7 }, { organizationId: 'acme', userId: '😀', order: 'asc', pageSize: 4 }]) {
+    for (const data of [
+      { organizationId: 'acme', documentId: 'doc', pageSize: 7 },
+      { organizationId: 'acme', userId: '😀', order: 'asc', pageSize: 4 },
+    ]) {
       const [first] = reference(t.credentials.apiKey, data);
       for (let i = 0; i < 2; i++) {
         const res = await t.callK('/v2/notifications/get', data);
-        expect(res.body.result).toEqual({ status: 'success', message: 'Notification(s) retrieved successfully.', data: JSON.parse(first!.items), pageToken: first!.pageToken });
+        expect(res.body.result).toEqual({
+          status: 'success',
+          message: 'Notification(s) retrieved successfully.',
+          data: JSON.parse(first!.items),
+          pageToken: first!.pageToken,
+        });
       }
     }
   });
 
   it('reads a notification changed since the last read as it is now', async () => {
-    const read = async () => (await getNotifications(t.server.app, scopeOf(t.credentials.apiKey), notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc', notificationIds: ['n02'] }))).items[0]!;
+    const read = async () =>
+      (
+        await getNotifications(
+          t.server.app,
+          scopeOf(t.credentials.apiKey),
+          notificationsGetInput.parse({ organizationId: 'acme', documentId: 'doc', notificationIds: ['n02'] }),
+        )
+      ).items[0]!;
     const before = await read();
-    await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{ id: 'n02', readByUserIds: ['bob'], actionUser: { userId: 'bob', name: 'Bob' } }] });
+    await t.callK('/v2/notifications/update', {
+      organizationId: 'acme',
+      notifications: [{ id: 'n02', readByUserIds: ['bob'], actionUser: { userId: 'bob', name: 'Bob' } }],
+    });
     const after = await read();
     expect(after.readByUserIds).toEqual(['bob']);
     expect(after.actionUser).toEqual({ userId: 'bob', name: 'Bob' });
@@ -285,16 +371,29 @@ describe('/v2/notifications/get answers what the tables say', () => {
   });
 
   it('plans every filter shape on its index, without sorting', () => {
-    const plan = (data: Input, cursor: [number, string] | null = null) => explainNotificationPage(t.server.app.storage.engine.main.sqlite, t.credentials.apiKey, notificationsGetInput.parse(data), cursor).join(' | ');
+    const plan = (data: Input, cursor: [number, string] | null = null) =>
+      explainNotificationPage(t.server.app.storage.engine.main.sqlite, t.credentials.apiKey, notificationsGetInput.parse(data), cursor).join(' | ');
     const recipients = 'SEARCH r USING INDEX sqlite_autoindex_notification_recipients_1 (api_key_id=? AND organization_id=? AND notification_id=?)';
     for (const cursor of [null, [TIE, 'n00'] as [number, string]]) {
       for (const order of ORDERS) {
         const shapes: Array<[Input, string]> = [
           [{ documentId: 'doc' }, 'SEARCH notifications USING INDEX notifications_document (api_key_id=? AND organization_id=? AND document_id=?)'],
-          [{ documentId: 'doc', locationId: 'A' }, 'SEARCH notifications USING INDEX notifications_location (api_key_id=? AND organization_id=? AND document_id=? AND location_id=?)'],
-          [{ userId: 'ann' }, 'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user (api_key_id=? AND organization_id=? AND user_id=?)'],
-          [{ userId: 'ann', locationId: 'A' }, 'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user (api_key_id=? AND organization_id=? AND user_id=?)'],
-          [{ userId: 'ann', documentId: 'doc' }, 'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user_document (api_key_id=? AND organization_id=? AND user_id=? AND document_id=?)'],
+          [
+            { documentId: 'doc', locationId: 'A' },
+            'SEARCH notifications USING INDEX notifications_location (api_key_id=? AND organization_id=? AND document_id=? AND location_id=?)',
+          ],
+          [
+            { userId: 'ann' },
+            'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user (api_key_id=? AND organization_id=? AND user_id=?)',
+          ],
+          [
+            { userId: 'ann', locationId: 'A' },
+            'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user (api_key_id=? AND organization_id=? AND user_id=?)',
+          ],
+          [
+            { userId: 'ann', documentId: 'doc' },
+            'SEARCH notification_recipients USING COVERING INDEX notification_recipients_user_document (api_key_id=? AND organization_id=? AND user_id=? AND document_id=?)',
+          ],
         ];
         for (const [filters, page] of shapes) {
           const got = plan({ organizationId: 'acme', order, pageSize: 50, ...filters }, cursor);
@@ -302,11 +401,14 @@ describe('/v2/notifications/get answers what the tables say', () => {
           expect(got).toContain(recipients);
           // the one scan: of a private thread's reader list (by recipient, for a comment's notification)
           expect(got).not.toMatch(/\bSCAN (?!v VIRTUAL TABLE)|TEMP B-TREE/);
-          if (filters.userId) expect(got).toContain('SEARCH a USING INDEX sqlite_autoindex_comment_annotations_1 (api_key_id=? AND organization_id=? AND id=?)');
+          if (filters.userId)
+            expect(got).toContain('SEARCH a USING INDEX sqlite_autoindex_comment_annotations_1 (api_key_id=? AND organization_id=? AND id=?)');
         }
         // at most 30 ids: looked up one by one by primary key
         expect(plan({ organizationId: 'acme', order, pageSize: 50, documentId: 'doc', notificationIds: ['a', 'b'] }, cursor)).not.toMatch(/\bSCAN\b/);
-        expect(plan({ organizationId: 'acme', order, pageSize: 50, userId: 'ann', notificationIds: ['a', 'b'] }, cursor)).not.toMatch(/\bSCAN (?!v VIRTUAL TABLE)/);
+        expect(plan({ organizationId: 'acme', order, pageSize: 50, userId: 'ann', notificationIds: ['a', 'b'] }, cursor)).not.toMatch(
+          /\bSCAN (?!v VIRTUAL TABLE)/,
+        );
       }
     }
   });
@@ -317,11 +419,27 @@ describe('/v2/notifications/get answers what the tables say', () => {
       const res = await t.callK('/v2/notifications/get', data);
       expect(res.status).toBe(200);
       const [first] = reference(t.credentials.apiKey, data);
-      expect(res.body.result).toEqual({ status: 'success', message: 'Notification(s) retrieved successfully.', data: JSON.parse(first!.items), pageToken: first!.pageToken });
+      expect(res.body.result).toEqual({
+        status: 'success',
+        message: 'Notification(s) retrieved successfully.',
+        data: JSON.parse(first!.items),
+        pageToken: first!.pageToken,
+      });
       return res.body.result.data as Array<{ id: string; displayBodyMessage: string; readByUserIds: string[] }>;
     };
     const add = (notificationId: string) =>
-      t.callK('/v2/notifications/add', { organizationId: 'poll', createOrganization: true, documentId: 'doc', createDocument: true, notificationId, actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: notificationId, notifyAll: false, notifyUsers: [{ userId: 'ann' }] });
+      t.callK('/v2/notifications/add', {
+        organizationId: 'poll',
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        notificationId,
+        actionUser: { userId: 'sys' },
+        displayHeadlineMessageTemplate: 'h',
+        displayBodyMessage: notificationId,
+        notifyAll: false,
+        notifyUsers: [{ userId: 'ann' }],
+      });
     await add('p1');
     expect((await poll()).map((n) => n.id)).toEqual(['p1']);
     expect((await poll()).map((n) => n.id)).toEqual(['p1']);

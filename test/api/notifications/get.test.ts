@@ -6,7 +6,11 @@ let t: TestServer;
 const ids: { doc: string[]; other: string[]; locA: string[] } = { doc: [], other: [], locA: [] };
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }, { documentId: 'other' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'doc' }, { documentId: 'other' }],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann' }, { userId: 'bob' }] });
   // 40 notifications: alternating documents, every third at location A; bob is told about every other one
   for (let i = 0; i < 40; i++) {
@@ -14,8 +18,15 @@ beforeAll(async () => {
     const notificationId = `n${String(i).padStart(2, '0')}`;
     const notifyUsers = i % 4 < 2 ? [{ userId: 'ann' }, { userId: 'bob' }] : [{ userId: 'ann' }];
     await t.callK('/v2/notifications/add', {
-      organizationId: 'acme', documentId, notificationId, actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: `#${i}`,
-      notifyAll: false, notifyUsers, locationId: i % 3 === 0 ? 'A' : 'B',
+      organizationId: 'acme',
+      documentId,
+      notificationId,
+      actionUser: { userId: 'sys' },
+      displayHeadlineMessageTemplate: 'h',
+      displayBodyMessage: `#${i}`,
+      notifyAll: false,
+      notifyUsers,
+      locationId: i % 3 === 0 ? 'A' : 'B',
     });
     ids[documentId === 'doc' ? 'doc' : 'other'].push(notificationId);
     if (documentId === 'doc' && i % 3 === 0) ids.locA.push(notificationId);
@@ -48,7 +59,10 @@ describe('/v2/notifications/get', () => {
   });
 
   it("walks a user's inbox, alone and narrowed to a document or a location", async () => {
-    const bobs = [...ids.doc, ...ids.other].filter((id) => Number(id.slice(1)) % 4 < 2).sort().reverse();
+    const bobs = [...ids.doc, ...ids.other]
+      .filter((id) => Number(id.slice(1)) % 4 < 2)
+      .sort()
+      .reverse();
     expect(await walk({ userId: 'bob' }, 3)).toEqual(bobs);
     expect(await walk({ userId: 'bob', documentId: 'other' }, 4)).toEqual(bobs.filter((id) => ids.other.includes(id)));
     expect(await walk({ userId: 'ann', documentId: 'doc', locationId: 'A' }, 2)).toEqual([...ids.locA].reverse());
@@ -57,14 +71,25 @@ describe('/v2/notifications/get', () => {
 
   it('filters by notificationIds (at most 30)', async () => {
     expect(await walk({ documentId: 'doc', notificationIds: ['n00', 'n02', 'n01'] }, 10)).toEqual(['n02', 'n00']);
-    const tooMany = await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', notificationIds: Array.from({ length: 31 }, (_, i) => `n${i}`) });
+    const tooMany = await t.callK('/v2/notifications/get', {
+      organizationId: 'acme',
+      documentId: 'doc',
+      notificationIds: Array.from({ length: 31 }, (_, i) => `n${i}`),
+    });
     expect(tooMany.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'notificationIds must have at most 30 item(s).' });
   });
 
   it('needs documentId or userId, and validates the rest', async () => {
-    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Pass documentId or userId.' });
-    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', order: 'newest' })).body.error.message).toBe('order must be one of: asc, desc.');
-    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', pageSize: 0 })).body.error.message).toBe('pageSize must be at least 1.');
+    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'Pass documentId or userId.',
+    });
+    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', order: 'newest' })).body.error.message).toBe(
+      'order must be one of: asc, desc.',
+    );
+    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', pageSize: 0 })).body.error.message).toBe(
+      'pageSize must be at least 1.',
+    );
   });
 
   it('refuses forged and foreign page tokens', async () => {
@@ -96,7 +121,12 @@ describe('/v2/notifications/get', () => {
       return res.body.result.data.filter((n: any) => n.notificationSourceData.annotationId === 'secret').map((n: any) => n.displayBodyMessage);
     };
     expect(await mentions({ userId: 'ann' })).toEqual(['the plan']);
-    const visibility = (userIds: string[] | undefined) => t.callK('/v2/commentannotations/update', { organizationId: 'acme', annotationIds: ['secret'], updatedData: { visibility: userIds ? { type: 'restricted', userIds } : { type: 'public' } } });
+    const visibility = (userIds: string[] | undefined) =>
+      t.callK('/v2/commentannotations/update', {
+        organizationId: 'acme',
+        annotationIds: ['secret'],
+        updatedData: { visibility: userIds ? { type: 'restricted', userIds } : { type: 'public' } },
+      });
     await visibility(['cat']);
     expect(await mentions({ userId: 'ann' })).toEqual([]);
     expect(await mentions({ userId: 'ann', documentId: 'doc' })).toEqual([]);

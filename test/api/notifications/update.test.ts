@@ -6,7 +6,16 @@ let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd' }] });
-  await t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'd', notificationId: 'n1', actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'old', displayBodyMessage: 'old body', notifyAll: false, notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }] });
+  await t.callK('/v2/notifications/add', {
+    organizationId: 'acme',
+    documentId: 'd',
+    notificationId: 'n1',
+    actionUser: { userId: 'sys' },
+    displayHeadlineMessageTemplate: 'old',
+    displayBodyMessage: 'old body',
+    notifyAll: false,
+    notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }],
+  });
 });
 afterAll(() => t.close());
 
@@ -14,18 +23,31 @@ const get = async () => (await t.callK('/v2/notifications/get', { organizationId
 
 describe('/v2/notifications/update', () => {
   it('edits content and read state per user', async () => {
-    const res = await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{ id: 'n1', displayHeadlineMessageTemplate: 'new', displayBodyMessage: 'new body', readByUserIds: ['ann', 'bob'] }, { id: 'missing' }] });
+    const res = await t.callK('/v2/notifications/update', {
+      organizationId: 'acme',
+      notifications: [{ id: 'n1', displayHeadlineMessageTemplate: 'new', displayBodyMessage: 'new body', readByUserIds: ['ann', 'bob'] }, { id: 'missing' }],
+    });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Notification(s) updated successfully.', data: { n1: { success: true, message: 'Notification updated.' }, missing: { success: false, message: 'Failed to update notification.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Notification(s) updated successfully.',
+      data: { n1: { success: true, message: 'Notification updated.' }, missing: { success: false, message: 'Failed to update notification.' } },
+    });
     expect(await get()).toMatchObject({ displayHeadlineMessageTemplate: 'new', displayBodyMessage: 'new body', readByUserIds: ['ann', 'bob'] });
     await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{ id: 'n1', unreadByUserIds: ['bob'] }] });
     expect((await get()).readByUserIds).toEqual(['ann']);
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{}] })).body.error.message).toBe('notifications[0].id is required.');
+    expect((await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{}] })).body.error.message).toBe(
+      'notifications[0].id is required.',
+    );
     const other = await createWorkspace(t);
-    const res = await t.callPublic('/v2/notifications/update', { organizationId: 'acme', notifications: [{ id: 'n1', displayBodyMessage: 'hijacked' }] }, other.headersK);
+    const res = await t.callPublic(
+      '/v2/notifications/update',
+      { organizationId: 'acme', notifications: [{ id: 'n1', displayBodyMessage: 'hijacked' }] },
+      other.headersK,
+    );
     expect(res.body.result.data.n1.success).toBe(false);
     expect((await get()).displayBodyMessage).toBe('new body');
   });

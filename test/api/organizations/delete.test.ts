@@ -19,7 +19,10 @@ describe('/v2/organizations/delete', () => {
     expect(res.body.result).toEqual({
       status: 'success',
       message: 'Organization(s) deleted successfully.',
-      data: { acme: { success: true, id: 'acme', message: 'Deleted Successfully' }, ghost: { success: false, id: 'ghost', message: 'Organization does not exist' } },
+      data: {
+        acme: { success: true, id: 'acme', message: 'Deleted Successfully' },
+        ghost: { success: false, id: 'ghost', message: 'Organization does not exist' },
+      },
     });
     expect((await t.callK('/v2/organizations/get', { organizationIds: ['acme'] })).body.result.data).toEqual([]);
 
@@ -30,7 +33,9 @@ describe('/v2/organizations/delete', () => {
     const access = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ann'] });
     expect(access.body.result.data.ann.organization.acme.errorCode).toBe('permission_denied');
     // the group went with its organization: adding to it fails per user (user-group bulk outcomes, interface.md)
-    expect((await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'g', userIds: ['ann'] })).body.result.data).toEqual({
+    expect(
+      (await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'g', userIds: ['ann'] })).body.result.data,
+    ).toEqual({
       ann: { success: false, organizationUserGroupId: 'g', message: 'Organization user group does not exist: g.' },
     });
   });

@@ -37,7 +37,10 @@ describe('/v2/organizations/get', () => {
   it('refuses forged, altered and foreign page tokens', async () => {
     const token = (await t.callK('/v2/organizations/get', { pageSize: 2 })).body.result.nextPageToken;
     const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) =>
-      expect((await t.callK('/v2/organizations/get', { pageSize: 2, ...data }, headers)).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+      expect((await t.callK('/v2/organizations/get', { pageSize: 2, ...data }, headers)).body.error).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'Invalid pageToken.',
+      });
     await bad({ pageToken: 'abc.def' });
     await bad({ pageToken: token.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A')) });
     await bad({ pageToken: token, organizationIds: ['org-01'] });

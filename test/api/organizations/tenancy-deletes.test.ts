@@ -50,7 +50,8 @@ async function populate(organizationId: string, documentId: string, userId: stri
   const other = `${userId}-colleague`;
   await ok('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders: [{ folderId }] });
   await ok('/v2/organizations/documents/add', { organizationId, folderId, documents: [{ documentId: `${documentId}-draft` }] });
-  const { migrationId } = (await ok('/v2/organizations/documents/migrate', { organizationId, documentId: `${documentId}-draft`, newDocumentId: documentId })).data;
+  const { migrationId } = (await ok('/v2/organizations/documents/migrate', { organizationId, documentId: `${documentId}-draft`, newDocumentId: documentId }))
+    .data;
   await eventually(async () => expect((await ok('/v2/organizations/documents/migrate/status', { organizationId, migrationId })).data.status).toBe('completed'));
   await ok('/v2/users/add', { organizationId, users: [{ userId }, { userId: other }] });
   await ok('/v2/users/add', { organizationId, folderId, users: [{ userId, accessRole: 'viewer' }] });
@@ -69,17 +70,34 @@ async function populate(organizationId: string, documentId: string, userId: stri
     notifyUsers: [{ userId }],
   });
   await ok('/v2/notifications/config/set', { organizationId, userIds: [userId], documentIds: [documentId], config: { email: 'NONE' } });
-  await ok('/v2/activities/add', { organizationId, documentId, activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: { userId }, targetEntityId: 'x' }] });
-  const thread = await ok('/v2/commentannotations/add', { organizationId, documentId, commentAnnotations: [{ commentData: [{ commentText: 'a claim', from: { userId } }] }] });
+  await ok('/v2/activities/add', {
+    organizationId,
+    documentId,
+    activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: { userId }, targetEntityId: 'x' }],
+  });
+  const thread = await ok('/v2/commentannotations/add', {
+    organizationId,
+    documentId,
+    commentAnnotations: [{ commentData: [{ commentText: 'a claim', from: { userId } }] }],
+  });
   const { annotationId, commentIds } = (Object.values(thread.data) as Array<{ annotationId: string; commentIds: number[] }>)[0]!;
   await ok('/v2/commentannotations/read/update', { organizationId, annotationIds: [annotationId], userId });
   await ok('/v2/reactions/add', { organizationId, annotationId, commentId: commentIds[0], icon: '👍', from: { userId } });
   await ok('/v2/recordings/add', {
     organizationId,
     documentId,
-    recording: { recordingType: 'audio', from: { userId }, recordedTime: { duration: 1 }, attachments: [{ name: 'a.webm', mimeType: 'audio/webm', data: b64(WEBM) }] },
+    recording: {
+      recordingType: 'audio',
+      from: { userId },
+      recordedTime: { duration: 1 },
+      attachments: [{ name: 'a.webm', mimeType: 'audio/webm', data: b64(WEBM) }],
+    },
   });
-  await ok('/v2/workflow/definitions/create', { definitionId: `${organizationId}-${documentId}-review`, ...REVIEW_FLOW, scope: { level: 'document', organizationId, documentId } });
+  await ok('/v2/workflow/definitions/create', {
+    definitionId: `${organizationId}-${documentId}-review`,
+    ...REVIEW_FLOW,
+    scope: { level: 'document', organizationId, documentId },
+  });
   const run = await ok('/v2/agents/execution/run', { agentId: 'claims', organizationId, documentId, userId });
   await eventually(async () => expect((await ok('/v2/agents/execution/get', { executionId: run.id })).status).not.toBe('running'));
 }
@@ -104,11 +122,15 @@ function snapshot(tables: string[]): Map<string, Map<string, Row>> {
   );
 }
 
-const valuesOf = (row: Row, pattern: RegExp) => Object.keys(row).filter((column) => pattern.test(column)).map((column) => row[column]);
+const valuesOf = (row: Row, pattern: RegExp) =>
+  Object.keys(row)
+    .filter((column) => pattern.test(column))
+    .map((column) => row[column]);
 const orgMatches = (row: Row, organizationId: string) => !('organization_id' in row) || row.organization_id === organizationId;
 /** Rows that name the document: a document id column (a migration's from or to), or a membership on it. */
 const namesDocument = (organizationId: string, documentId: string) => (table: string, row: Row) =>
-  row.organization_id === organizationId && (valuesOf(row, /(^|_)document_id$/).includes(documentId) || (table === 'memberships' && row.level === 'document' && row.resource_id === documentId));
+  row.organization_id === organizationId &&
+  (valuesOf(row, /(^|_)document_id$/).includes(documentId) || (table === 'memberships' && row.level === 'document' && row.resource_id === documentId));
 const inOrganization = (organizationId: string) => (_table: string, row: Row) => row.organization_id === organizationId;
 /** Rows of the user in the organization (the profile and the erasure jobs are the key's, not an organization's). */
 const namesUser = (organizationId: string, userId: string) => (table: string, row: Row) =>
@@ -122,7 +144,8 @@ const namesUser = (organizationId: string, userId: string) => (table: string, ro
 async function expectClears(list: Readonly<Record<string, Fate>>, owned: (table: string, row: Row) => boolean, deletion: () => Promise<unknown>) {
   const tables = Object.keys(list);
   const before = snapshot(tables);
-  for (const table of tables) expect([...before.get(table)!.values()].filter((row) => owned(table, row)).length, `${table}: rows of what is deleted`).toBeGreaterThan(0);
+  for (const table of tables)
+    expect([...before.get(table)!.values()].filter((row) => owned(table, row)).length, `${table}: rows of what is deleted`).toBeGreaterThan(0);
   await deletion();
   const after = snapshot(tables);
   const wrong: string[] = [];
@@ -142,7 +165,9 @@ describe('what each deletion clears (db/tenancy.ts), through the API', () => {
   it("a document's deletion clears its data, keeps what outlives it, and leaves its sibling's alone", async () => {
     await populate('tdoc', 'gone', 'ann', 'f');
     await populate('tdoc', 'stays', 'bob', 'f');
-    await expectClears(DOCUMENT_DATA, namesDocument('tdoc', 'gone'), () => ok('/v2/organizations/documents/delete', { organizationId: 'tdoc', documentIds: ['gone'] }));
+    await expectClears(DOCUMENT_DATA, namesDocument('tdoc', 'gone'), () =>
+      ok('/v2/organizations/documents/delete', { organizationId: 'tdoc', documentIds: ['gone'] }),
+    );
     expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'tdoc', documentIds: ['stays'] })).status).toBe(200);
   });
 
@@ -155,7 +180,9 @@ describe('what each deletion clears (db/tenancy.ts), through the API', () => {
     expect(folders()).toEqual([{ id: 'elsewhere' }, { id: 'sub' }, { id: 'top' }]);
     // the documents' data, and the memberships on the folders
     const inside = namesDocument('tfolder', 'inside');
-    const owned = (table: string, row: Row) => inside(table, row) || (table === 'memberships' && row.organization_id === 'tfolder' && row.level === 'folder' && ['top', 'sub'].includes(row.resource_id as string));
+    const owned = (table: string, row: Row) =>
+      inside(table, row) ||
+      (table === 'memberships' && row.organization_id === 'tfolder' && row.level === 'folder' && ['top', 'sub'].includes(row.resource_id as string));
     await expectClears(DOCUMENT_DATA, owned, () => ok('/v2/organizations/folders/delete', { organizationId: 'tfolder', folderId: 'top' }));
     expect(folders()).toEqual([{ id: 'elsewhere' }]);
   });

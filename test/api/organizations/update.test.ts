@@ -13,17 +13,24 @@ const get = async (headers?: Record<string, string>) => (await t.callK('/v2/orga
 
 describe('/v2/organizations/update', () => {
   it('renames and merges metadata, reporting missing ones per item', async () => {
-    const res = await t.callK('/v2/organizations/update', { organizations: [{ organizationId: 'acme', organizationName: 'Acme Inc', metadata: { b: 2 } }, { organizationId: 'ghost' }] });
+    const res = await t.callK('/v2/organizations/update', {
+      organizations: [{ organizationId: 'acme', organizationName: 'Acme Inc', metadata: { b: 2 } }, { organizationId: 'ghost' }],
+    });
     expect(res.body.result).toEqual({
       status: 'success',
       message: 'Organization(s) updated successfully.',
-      data: { acme: { success: true, id: 'acme', message: 'Updated Successfully' }, ghost: { success: false, id: 'ghost', message: 'Organization does not exist' } },
+      data: {
+        acme: { success: true, id: 'acme', message: 'Updated Successfully' },
+        ghost: { success: false, id: 'ghost', message: 'Organization does not exist' },
+      },
     });
     expect(await get()).toMatchObject({ organizationName: 'Acme Inc', metadata: { a: 1, b: 2 } });
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/organizations/update', { organizations: [{ organizationName: 'x' }] })).body.error.message).toBe('organizations[0].organizationId is required.');
+    expect((await t.callK('/v2/organizations/update', { organizations: [{ organizationName: 'x' }] })).body.error.message).toBe(
+      'organizations[0].organizationId is required.',
+    );
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/organizations/update', { organizations: [{ organizationId: 'acme', organizationName: 'Hijacked' }] }, other.headersK);
     expect(res.body.result.data.acme.success).toBe(false);

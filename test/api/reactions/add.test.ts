@@ -13,7 +13,12 @@ let elsewhere: { annotationId: string; commentIds: number[] };
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  const added = await addAnnotation(t, { commentData: [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }, { commentText: 'y', from: { userId: 'ann' }, triggerActivities: false }] });
+  const added = await addAnnotation(t, {
+    commentData: [
+      { commentText: 'x', from: { userId: 'ann' }, triggerActivities: false },
+      { commentText: 'y', from: { userId: 'ann' }, triggerActivities: false },
+    ],
+  });
   id = added.annotationId;
   [commentId, secondCommentId] = added.commentIds as [number, number];
   elsewhere = await addAnnotation(t, { commentData: [{ commentText: 'z', from: { userId: 'ann' }, triggerActivities: false }] });
@@ -21,7 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const react = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId, icon: 'thumbsup', from: { userId: 'bob', name: 'Bob' }, ...data }, headers);
+const react = (data: Record<string, unknown>, headers?: Record<string, string>) =>
+  t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId, icon: 'thumbsup', from: { userId: 'bob', name: 'Bob' }, ...data }, headers);
 const reactionsOf = async (annotationId = id) => (await t.callK('/v2/reactions/get', { organizationId: 'acme', annotationId })).body.result.data as any[];
 
 describe('/v2/reactions/add', () => {
@@ -31,7 +37,14 @@ describe('/v2/reactions/add', () => {
     expect(res.body.result).toEqual({
       status: 'success',
       message: 'Reaction added successfully.',
-      data: { reactionId: expect.stringMatching(/^[A-Za-z0-9]{20}$/), annotationId: id, commentId, icon: 'thumbsup', from: { userId: 'bob', name: 'Bob' }, createdAt: expect.any(Number) },
+      data: {
+        reactionId: expect.stringMatching(/^[A-Za-z0-9]{20}$/),
+        annotationId: id,
+        commentId,
+        icon: 'thumbsup',
+        from: { userId: 'bob', name: 'Bob' },
+        createdAt: expect.any(Number),
+      },
     });
     expect(await reactionsOf()).toEqual([res.body.result.data]);
     expect(await activitiesOf(t, id)).toEqual([

@@ -12,7 +12,12 @@ const reactionIds: string[] = [];
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  ({ annotationId: id, commentIds } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' }, triggerActivities: false }, { from: { userId: 'ann' }, triggerActivities: false }] }));
+  ({ annotationId: id, commentIds } = await addAnnotation(t, {
+    commentData: [
+      { from: { userId: 'ann' }, triggerActivities: false },
+      { from: { userId: 'ann' }, triggerActivities: false },
+    ],
+  }));
   for (const [commentId, icon, from] of [
     [commentIds[0], 'x', { userId: 'bob', name: 'Bob' }],
     [commentIds[0], 'y', { userId: 'cat' }],
@@ -62,20 +67,31 @@ describe('/v2/reactions/delete', () => {
       }),
     ]);
     // a second delete finds nothing and records nothing
-    expect((await t.callK(PATH, { organizationId: 'acme', reactionIds: [reactionIds[0]] })).body.result.data).toEqual({ [reactionIds[0]!]: { success: false, message: 'Reaction not found.' } });
+    expect((await t.callK(PATH, { organizationId: 'acme', reactionIds: [reactionIds[0]] })).body.result.data).toEqual({
+      [reactionIds[0]!]: { success: false, message: 'Reaction not found.' },
+    });
     expect(await deletions()).toHaveLength(1);
   });
 
   it('deletes several at once; the same reaction can then be added again with a new id', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', reactionIds: [reactionIds[1], reactionIds[2]] });
-    expect(res.body.result.data).toEqual({ [reactionIds[1]!]: { success: true, message: 'Reaction deleted.' }, [reactionIds[2]!]: { success: true, message: 'Reaction deleted.' } });
+    expect(res.body.result.data).toEqual({
+      [reactionIds[1]!]: { success: true, message: 'Reaction deleted.' },
+      [reactionIds[2]!]: { success: true, message: 'Reaction deleted.' },
+    });
     expect(await remaining()).toEqual([]);
     expect((await deletions()).map((a) => [a.actionUser.userId, a.targetSubEntityId]).sort()).toEqual([
       ['bob', String(commentIds[0])],
       ['cat', String(commentIds[0])],
       ['dan', String(commentIds[1])],
     ]);
-    const again = await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId: commentIds[0], icon: 'y', from: { userId: 'cat' } });
+    const again = await t.callK('/v2/reactions/add', {
+      organizationId: 'acme',
+      annotationId: id,
+      commentId: commentIds[0],
+      icon: 'y',
+      from: { userId: 'cat' },
+    });
     expect(again.body.result.message).toBe('Reaction added successfully.');
     expect(again.body.result.data.reactionId).not.toBe(reactionIds[1]);
   });

@@ -12,9 +12,17 @@ const added: any[] = [];
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  ({ annotationId: id, commentIds } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' } }, { from: { userId: 'bob' } }, { from: { userId: 'cat' } }] }));
+  ({ annotationId: id, commentIds } = await addAnnotation(t, {
+    commentData: [{ from: { userId: 'ann' } }, { from: { userId: 'bob' } }, { from: { userId: 'cat' } }],
+  }));
   const unrelated = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' } }] });
-  await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: unrelated.annotationId, commentId: unrelated.commentIds[0], icon: 'other', from: { userId: 'bob' } });
+  await t.callK('/v2/reactions/add', {
+    organizationId: 'acme',
+    annotationId: unrelated.annotationId,
+    commentId: unrelated.commentIds[0],
+    icon: 'other',
+    from: { userId: 'bob' },
+  });
   for (const [commentId, icon, from] of [
     [commentIds[0], 'a', { userId: 'bob', name: 'Bob' }],
     [commentIds[1], 'b', { userId: 'ann' }],
@@ -32,7 +40,14 @@ describe('/v2/reactions/get', () => {
     const res = await t.callK(PATH, { organizationId: 'acme', annotationId: id });
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({ status: 'success', message: 'Reactions retrieved successfully.', data: added });
-    expect(added[0]).toEqual({ reactionId: expect.stringMatching(/^[A-Za-z0-9]{20}$/), annotationId: id, commentId: commentIds[0], icon: 'a', from: { userId: 'bob', name: 'Bob' }, createdAt: expect.any(Number) });
+    expect(added[0]).toEqual({
+      reactionId: expect.stringMatching(/^[A-Za-z0-9]{20}$/),
+      annotationId: id,
+      commentId: commentIds[0],
+      icon: 'a',
+      from: { userId: 'bob', name: 'Bob' },
+      createdAt: expect.any(Number),
+    });
   });
 
   it('lists the reactions of one comment', async () => {
@@ -51,7 +66,10 @@ describe('/v2/reactions/get', () => {
   });
 
   it('answers NOT_FOUND for an unknown annotation, in this or another organization', async () => {
-    for (const data of [{ organizationId: 'acme', annotationId: 'ghost' }, { organizationId: 'elsewhere', annotationId: id }]) {
+    for (const data of [
+      { organizationId: 'acme', annotationId: 'ghost' },
+      { organizationId: 'elsewhere', annotationId: id },
+    ]) {
       const res = await t.callK(PATH, data);
       expect(res.status).toBe(404);
       expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
@@ -76,7 +94,17 @@ describe('/v2/reactions/get', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     // the other key's annotation with the same id has only its own reactions
-    const theirs = await t.callPublic('/v2/commentannotations/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, commentAnnotations: [{ annotationId: id, commentData: [{ commentId: commentIds[0], from: { userId: 'x' } }] }] }, other.headersK);
+    const theirs = await t.callPublic(
+      '/v2/commentannotations/add',
+      {
+        organizationId: 'acme',
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        commentAnnotations: [{ annotationId: id, commentData: [{ commentId: commentIds[0], from: { userId: 'x' } }] }],
+      },
+      other.headersK,
+    );
     expect(theirs.status).toBe(200);
     expect((await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK)).body.result.data).toEqual([]);
     expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id })).body.result.data).toEqual(added);

@@ -33,7 +33,10 @@ const recording = (extra: Record<string, unknown> = {}) => ({
   displayName: 'Walkthrough',
   from: { userId: 'ann', name: 'Ann' },
   recordedTime: { duration: 3_723_000 },
-  attachments: [{ name: 'rec.webm', mimeType: 'video/webm', data: b64(WEBM) }, { name: 'thumb.png', mimeType: 'image/png', data: b64(PNG) }],
+  attachments: [
+    { name: 'rec.webm', mimeType: 'video/webm', data: b64(WEBM) },
+    { name: 'thumb.png', mimeType: 'image/png', data: b64(PNG) },
+  ],
   ...extra,
 });
 const add = (rec: Record<string, unknown>, extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
@@ -52,8 +55,20 @@ describe('/v2/recordings/add', () => {
     expect(res.status).toBe(200);
     expect(res.body.result.message).toBe('Recording added successfully.');
     const data = res.body.result.data;
-    expect(data).toMatchObject({ type: 'recorder', annotationId: 'rec-1', recordingType: 'screen', mode: 'floating', displayName: 'Walkthrough', recordedTime: { duration: 3_723_000, display: '01:02:03' }, latestVersion: 1, metadata: { apiKey: t.credentials.apiKey, documentId: 'doc', organizationId: 'acme' } });
-    expect(data.attachments.map((a: any) => [a.attachmentId, a.name, a.mimeType, a.type, a.size, a.version])).toEqual([[1, 'rec.webm', 'video/webm', 'video', WEBM.length, 1], [2, 'thumb.png', 'image/png', 'image', PNG.length, 1]]);
+    expect(data).toMatchObject({
+      type: 'recorder',
+      annotationId: 'rec-1',
+      recordingType: 'screen',
+      mode: 'floating',
+      displayName: 'Walkthrough',
+      recordedTime: { duration: 3_723_000, display: '01:02:03' },
+      latestVersion: 1,
+      metadata: { apiKey: t.credentials.apiKey, documentId: 'doc', organizationId: 'acme' },
+    });
+    expect(data.attachments.map((a: any) => [a.attachmentId, a.name, a.mimeType, a.type, a.size, a.version])).toEqual([
+      [1, 'rec.webm', 'video/webm', 'video', WEBM.length, 1],
+      [2, 'thumb.png', 'image/png', 'image', PNG.length, 1],
+    ]);
     const served = await fetch(data.attachments[0].url);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('video/webm');
@@ -61,12 +76,21 @@ describe('/v2/recordings/add', () => {
   });
 
   it('adds a new version to an existing recording, keeping the earlier attachments', async () => {
-    const res = await add(recording({ recordingId: 'rec-1', recordedTime: { duration: 5000 }, attachments: [{ name: 'v2.webm', mimeType: 'video/webm', data: b64(WEBM) }] }));
+    const res = await add(
+      recording({ recordingId: 'rec-1', recordedTime: { duration: 5000 }, attachments: [{ name: 'v2.webm', mimeType: 'video/webm', data: b64(WEBM) }] }),
+    );
     expect(res.body.result.data).toMatchObject({ latestVersion: 2, recordedTime: { duration: 5000, display: '00:00:05' } });
-    expect(res.body.result.data.attachments.map((a: any) => [a.attachmentId, a.version])).toEqual([[1, 1], [2, 1], [3, 2]]);
+    expect(res.body.result.data.attachments.map((a: any) => [a.attachmentId, a.version])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 2],
+    ]);
     const activities = (await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'], order: 'asc' })).body.result.data;
     // (sorted: two calls within one millisecond share a timestamp)
-    expect(activities.map((a: any) => [a.actionType, a.targetEntityId]).sort()).toEqual([['recorder.add', 'rec-1'], ['recorder.update', 'rec-1']]);
+    expect(activities.map((a: any) => [a.actionType, a.targetEntityId]).sort()).toEqual([
+      ['recorder.add', 'rec-1'],
+      ['recorder.update', 'rec-1'],
+    ]);
   });
 
   it('checks attachments: base64, size, MIME type and the bytes matching it; a refused add leaves no file', async () => {
@@ -74,7 +98,10 @@ describe('/v2/recordings/add', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: 'x', mimeType: 'video/webm', data: 'not base64!' }, 'recording.attachments[0].data is not valid base64.'],
       [{ name: 'x', mimeType: 'video/webm', data: b64(PNG) }, 'recording.attachments[0] is not a valid video/webm file.'],
-      [{ name: 'x', mimeType: 'application/zip', data: b64(PNG) }, 'recording.attachments[0].mimeType must be one of: video/webm, video/mp4, audio/webm, audio/ogg, audio/mpeg, audio/wav, image/png, image/jpeg, image/webp, image/gif.'],
+      [
+        { name: 'x', mimeType: 'application/zip', data: b64(PNG) },
+        'recording.attachments[0].mimeType must be one of: video/webm, video/mp4, audio/webm, audio/ogg, audio/mpeg, audio/wav, image/png, image/jpeg, image/webp, image/gif.',
+      ],
     ];
     for (const [attachment, message] of cases) {
       const res = await add(recording({ attachments: [attachment] }));
@@ -89,7 +116,11 @@ describe('/v2/recordings/add', () => {
     const big = await startTestServer({ maxBodyBytes: 16 * 1024 * 1024 });
     try {
       await big.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-      const res = await big.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'doc', recording: recording({ attachments: [{ name: 'x', mimeType: 'image/png', data: b64(Buffer.concat([PNG, Buffer.alloc(8 * 1024 * 1024)])) }] }) });
+      const res = await big.callK('/v2/recordings/add', {
+        organizationId: 'acme',
+        documentId: 'doc',
+        recording: recording({ attachments: [{ name: 'x', mimeType: 'image/png', data: b64(Buffer.concat([PNG, Buffer.alloc(8 * 1024 * 1024)])) }] }),
+      });
       expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'recording.attachments[0] is larger than 8388608 bytes.' });
     } finally {
       await big.close();
@@ -192,8 +223,18 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
       ['image/png', Buffer.from('plain text, not an image')],
     ];
     for (const [mimeType, bytes] of mismatches) {
-      const res = await add(recording({ attachments: [{ name: 'ok.webm', mimeType: 'video/webm', data: b64(WEBM) }, { name: 'x', mimeType, data: b64(bytes) }] }));
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message: `recording.attachments[1] is not a valid ${mimeType} file.` } });
+      const res = await add(
+        recording({
+          attachments: [
+            { name: 'ok.webm', mimeType: 'video/webm', data: b64(WEBM) },
+            { name: 'x', mimeType, data: b64(bytes) },
+          ],
+        }),
+      );
+      expect({ status: res.status, error: res.body.error }).toEqual({
+        status: 400,
+        error: { status: 'INVALID_ARGUMENT', message: `recording.attachments[1] is not a valid ${mimeType} file.` },
+      });
     }
     const cases: Array<[unknown, string]> = [
       [[{ name: 'x', mimeType: 'video/webm', data: '' }], 'recording.attachments[0].data must not be empty.'],
@@ -222,7 +263,13 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
   });
 
   it('shows the recorded time as hh:mm:ss', async () => {
-    for (const [duration, display] of [[999, '00:00:00'], [59_999, '00:00:59'], [60_000, '00:01:00'], [3_599_000, '00:59:59'], [86_400_000, '24:00:00']] as const) {
+    for (const [duration, display] of [
+      [999, '00:00:00'],
+      [59_999, '00:00:59'],
+      [60_000, '00:01:00'],
+      [3_599_000, '00:59:59'],
+      [86_400_000, '24:00:00'],
+    ] as const) {
       const res = await add(recording({ recordedTime: { duration } }));
       expect(res.body.result.data.recordedTime).toEqual({ duration, display });
     }
@@ -231,11 +278,22 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
   it('needs the organization and the document unless asked to create them', async () => {
     const before = files();
     const org = await add(recording(), { organizationId: 'neworg', documentId: 'nd' });
-    expect({ status: org.status, error: org.body.error }).toEqual({ status: 404, error: { status: 'NOT_FOUND', message: 'Organization does not exist: neworg. Pass createOrganization: true to create it.' } });
+    expect({ status: org.status, error: org.body.error }).toEqual({
+      status: 404,
+      error: { status: 'NOT_FOUND', message: 'Organization does not exist: neworg. Pass createOrganization: true to create it.' },
+    });
     const doc = await add(recording(), { organizationId: 'neworg', documentId: 'nd', createOrganization: true });
-    expect({ status: doc.status, error: doc.body.error }).toEqual({ status: 404, error: { status: 'NOT_FOUND', message: 'Document does not exist: nd. Pass createDocument: true to create it.' } });
+    expect({ status: doc.status, error: doc.body.error }).toEqual({
+      status: 404,
+      error: { status: 'NOT_FOUND', message: 'Document does not exist: nd. Pass createDocument: true to create it.' },
+    });
     expect(files()).toBe(before);
-    const ok = await add(recording({ recordingId: 'in-new-doc' }), { organizationId: 'neworg', documentId: 'nd', createOrganization: true, createDocument: true });
+    const ok = await add(recording({ recordingId: 'in-new-doc' }), {
+      organizationId: 'neworg',
+      documentId: 'nd',
+      createOrganization: true,
+      createDocument: true,
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.result.data.metadata).toEqual({ apiKey: t.credentials.apiKey, documentId: 'nd', organizationId: 'neworg' });
     const docs = await t.callK('/v2/organizations/documents/get', { organizationId: 'neworg' });
@@ -247,7 +305,10 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'other-doc' }] });
     const before = files();
     const res = await add(recording({ recordingId: 'rec-1' }), { documentId: 'other-doc' });
-    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message: 'Recording rec-1 belongs to document doc.' } });
+    expect({ status: res.status, error: res.body.error }).toEqual({
+      status: 400,
+      error: { status: 'INVALID_ARGUMENT', message: 'Recording rec-1 belongs to document doc.' },
+    });
     expect(files()).toBe(before);
     const got = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['rec-1'] });
     expect(got.body.result.data[0]).toMatchObject({ latestVersion: 2, metadata: { documentId: 'doc' } });

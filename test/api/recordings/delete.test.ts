@@ -10,7 +10,17 @@ let url: string;
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  const res = await t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'doc', recording: { recordingId: 'r1', recordingType: 'video', from: { userId: 'ann' }, recordedTime: { duration: 1 }, attachments: [{ name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) }] } });
+  const res = await t.callK('/v2/recordings/add', {
+    organizationId: 'acme',
+    documentId: 'doc',
+    recording: {
+      recordingId: 'r1',
+      recordingType: 'video',
+      from: { userId: 'ann' },
+      recordedTime: { duration: 1 },
+      attachments: [{ name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) }],
+    },
+  });
   url = res.body.result.data.attachments[0].url;
 });
 afterAll(() => t.close());
@@ -18,10 +28,16 @@ afterAll(() => t.close());
 describe('/v2/recordings/delete', () => {
   it('deletes rows and files; the URL stops serving; records recorder.delete', async () => {
     const other = await createWorkspace(t);
-    expect((await t.callPublic('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['r1'] }, other.headersK)).body.result.data.r1.success).toBe(false);
+    expect((await t.callPublic('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['r1'] }, other.headersK)).body.result.data.r1.success).toBe(
+      false,
+    );
     expect((await fetch(url)).status).toBe(200);
     const res = await t.callK('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['r1', 'ghost'] });
-    expect(res.body.result).toEqual({ status: 'success', message: 'Recording(s) deleted successfully.', data: { r1: { success: true, message: 'Recording deleted.' }, ghost: { success: false, message: 'Recording does not exist.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Recording(s) deleted successfully.',
+      data: { r1: { success: true, message: 'Recording deleted.' }, ghost: { success: false, message: 'Recording does not exist.' } },
+    });
     expect((await fetch(url)).status).toBe(404);
     expect(readdirSync(join(t.dataDir, 'attachments'))).toEqual([]);
     const activities = (await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'] })).body.result.data;
@@ -29,7 +45,16 @@ describe('/v2/recordings/delete', () => {
   });
 
   it('removes the files of a deleted document at the next start', async () => {
-    const res = await t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'doc', recording: { recordingType: 'video', from: { userId: 'ann' }, recordedTime: { duration: 1 }, attachments: [{ name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) }] } });
+    const res = await t.callK('/v2/recordings/add', {
+      organizationId: 'acme',
+      documentId: 'doc',
+      recording: {
+        recordingType: 'video',
+        from: { userId: 'ann' },
+        recordedTime: { duration: 1 },
+        attachments: [{ name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) }],
+      },
+    });
     const key = res.body.result.data.attachments[0].url.split('/').pop();
     await t.callK('/v2/organizations/documents/delete', { organizationId: 'acme', documentIds: ['doc'] });
     expect(existsSync(join(t.dataDir, 'attachments', key))).toBe(true);
@@ -49,7 +74,16 @@ describe('/v2/recordings/delete: every version, activities, isolation', () => {
       documentId: 'doc2',
       createDocument: true,
       createOrganization: true,
-      recording: { recordingId, recordingType: 'screen', from, recordedTime: { duration: 1000 }, attachments: [{ name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) }, { name: 'p.png', mimeType: 'image/png', data: b64(PNG) }] },
+      recording: {
+        recordingId,
+        recordingType: 'screen',
+        from,
+        recordedTime: { duration: 1000 },
+        attachments: [
+          { name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) },
+          { name: 'p.png', mimeType: 'image/png', data: b64(PNG) },
+        ],
+      },
     });
   const keyOf = (url: string) => url.split('/').pop() as string;
 
@@ -64,7 +98,11 @@ describe('/v2/recordings/delete: every version, activities, isolation', () => {
 
     const res = await t.callK('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['multi', 'multi'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Recording(s) deleted successfully.', data: { multi: { success: true, message: 'Recording deleted.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Recording(s) deleted successfully.',
+      data: { multi: { success: true, message: 'Recording deleted.' } },
+    });
     for (const url of urls) {
       expect(existsSync(join(t.dataDir, 'attachments', keyOf(url)))).toBe(false);
       const served = await fetch(url);
@@ -101,7 +139,10 @@ describe('/v2/recordings/delete: every version, activities, isolation', () => {
     const theirs = (await addRec('keep', { userId: 'eve' }, other.headersK)).body.result.data;
     const mine = (await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['keep'] })).body.result.data[0];
     const res = await t.callPublic('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['keep', 'r1'] }, other.headersK);
-    expect(res.body.result.data).toEqual({ keep: { success: true, message: 'Recording deleted.' }, r1: { success: false, message: 'Recording does not exist.' } });
+    expect(res.body.result.data).toEqual({
+      keep: { success: true, message: 'Recording deleted.' },
+      r1: { success: false, message: 'Recording does not exist.' },
+    });
     expect((await fetch(theirs.attachments[0].url)).status).toBe(404);
     // the first key's recording of the same id is still there, files included
     const still = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['keep'] });

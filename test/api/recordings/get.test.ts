@@ -7,9 +7,23 @@ let t: TestServer;
 const ids: string[] = [];
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'd1' }, { documentId: 'd2' }],
+  });
   for (let i = 0; i < 7; i++) {
-    const res = await t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: i % 2 ? 'd2' : 'd1', recording: { recordingId: `r${i}`, recordingType: 'audio', from: { userId: 'ann' }, recordedTime: { duration: i * 1000 }, attachments: [{ name: 'a.webm', mimeType: 'audio/webm', data: b64(WEBM) }] } });
+    const res = await t.callK('/v2/recordings/add', {
+      organizationId: 'acme',
+      documentId: i % 2 ? 'd2' : 'd1',
+      recording: {
+        recordingId: `r${i}`,
+        recordingType: 'audio',
+        from: { userId: 'ann' },
+        recordedTime: { duration: i * 1000 },
+        attachments: [{ name: 'a.webm', mimeType: 'audio/webm', data: b64(WEBM) }],
+      },
+    });
     ids.push(res.body.result.data.annotationId);
   }
 });
@@ -42,7 +56,10 @@ describe('/v2/recordings/get', () => {
   it('validates pageSize, refuses foreign tokens, and keeps API keys apart', async () => {
     expect((await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 0 })).body.error.message).toBe('pageSize must be at least 1.');
     const token = (await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2 })).body.result.pageToken;
-    expect((await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'd1', pageToken: token })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+    expect((await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'd1', pageToken: token })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'Invalid pageToken.',
+    });
     const other = await createWorkspace(t);
     expect((await t.callPublic('/v2/recordings/get', { organizationId: 'acme' }, other.headersK)).body.result.data).toEqual([]);
   });
@@ -63,7 +80,17 @@ describe('/v2/recordings/get: items and tokens', () => {
       metadata: { apiKey: t.credentials.apiKey, documentId: 'd2', organizationId: 'acme' },
       recordedTime: { duration: 3000, display: '00:00:03' },
       from: { userId: 'ann' },
-      attachments: [{ attachmentId: 1, url: expect.stringMatching(new RegExp(`^${t.url}/attachments/[A-Za-z0-9]{32}$`)), mimeType: 'audio/webm', name: 'a.webm', type: 'audio', size: WEBM.length, version: 1 }],
+      attachments: [
+        {
+          attachmentId: 1,
+          url: expect.stringMatching(new RegExp(`^${t.url}/attachments/[A-Za-z0-9]{32}$`)),
+          mimeType: 'audio/webm',
+          name: 'a.webm',
+          type: 'audio',
+          size: WEBM.length,
+          version: 1,
+        },
+      ],
       latestVersion: 1,
       createdAt: expect.any(Number),
       lastUpdated: expect.any(Number),
@@ -115,7 +142,11 @@ describe('/v2/recordings/get: items and tokens', () => {
 
   it('another API key sees none of these recordings, even by id and document', async () => {
     const other = await createWorkspace(t);
-    await t.callPublic('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }] }, other.headersK);
+    await t.callPublic(
+      '/v2/organizations/documents/add',
+      { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }] },
+      other.headersK,
+    );
     for (const filters of [{}, { documentId: 'd1' }, { recordingIds: ['r0', 'r1'] }]) {
       const res = await t.callPublic('/v2/recordings/get', { organizationId: 'acme', ...filters }, other.headersK);
       expect(res.body.result.data).toEqual([]);

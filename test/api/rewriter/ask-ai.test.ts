@@ -33,7 +33,13 @@ describe('/v2/rewriter/ask-ai', () => {
     const r = providers.received.at(-1)!;
     expect(r.path).toBe('/openai/v1/chat/completions');
     expect(r.headers.authorization).toBe('Bearer sk-openai-test');
-    expect(r.body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Make it formal.' }, { role: 'user', content: 'hey there' }] });
+    expect(r.body).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'system', content: 'Make it formal.' },
+        { role: 'user', content: 'hey there' },
+      ],
+    });
   });
 
   it('sends the text and prompt as given: the whitespace around a selection is part of it', async () => {
@@ -94,7 +100,9 @@ describe('/v2/rewriter/ask-ai', () => {
         s.close(() => resolve(p));
       });
     });
-    await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'gemini', customerApiKey: 'gm-test', baseUrl: `http://127.0.0.1:${port}` }] });
+    await t.callK('/v2/workspace/apikeyconfig/update', {
+      aiModelApiKey: [{ provider: 'gemini', customerApiKey: 'gm-test', baseUrl: `http://127.0.0.1:${port}` }],
+    });
     const res = await ask('gemini-2.0-flash');
     expect(res.body.result.success).toBe(false);
     expect(res.body.result.error).toMatch(new RegExp(`^Gemini could not be reached at http://127.0.0.1:${port}: `));
@@ -120,7 +128,10 @@ describe('/v2/rewriter/ask-ai', () => {
 
   it('rejects bad arguments with INVALID_ARGUMENT', async () => {
     expect((await t.callK(path, { prompt: 'p', text: 't' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'model is required.' });
-    expect((await t.callK(path, { model: 'gpt-4o', prompt: '', text: 't' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'prompt must not be empty.' });
+    expect((await t.callK(path, { model: 'gpt-4o', prompt: '', text: 't' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'prompt must not be empty.',
+    });
     expect((await t.callK(path, { model: 'gpt-4o', prompt: 'p', text: 5 })).body.error.status).toBe('INVALID_ARGUMENT');
     const before = providers.received.length;
     expect((await t.callK(path, { model: 'gpt-4o', prompt: 'p' })).status).toBe(400);

@@ -36,13 +36,22 @@ describe('files of the data dir, backups and exports', () => {
         documentId: 'doc',
         createOrganization: true,
         createDocument: true,
-        recording: { recordingType: 'screen', from: { userId: 'u1' }, recordedTime: { duration: 1000 }, attachments: [{ name: 'rec.webm', mimeType: 'video/webm', data: b64(WEBM) }, { name: 'thumb.png', mimeType: 'image/png', data: b64(PNG) }] },
+        recording: {
+          recordingType: 'screen',
+          from: { userId: 'u1' },
+          recordedTime: { duration: 1000 },
+          attachments: [
+            { name: 'rec.webm', mimeType: 'video/webm', data: b64(WEBM) },
+            { name: 'thumb.png', mimeType: 'image/png', data: b64(PNG) },
+          ],
+        },
       });
       expect(added.status, JSON.stringify(added.body)).toBe(200);
       await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'acme', organizationName: 'Acme' }] });
       const found = modes(t.dataDir);
       // the files that matter are there, so the check below is not vacuous
-      for (const name of ['hearth.db', 'hearth.db-wal', 'hearth.db-shm', 'webhooks.db', 'webhooks.db-wal', 'master.key', 'credentials.json', 'server.lock']) expect(found).toHaveProperty([name]);
+      for (const name of ['hearth.db', 'hearth.db-wal', 'hearth.db-shm', 'webhooks.db', 'webhooks.db-wal', 'master.key', 'credentials.json', 'server.lock'])
+        expect(found).toHaveProperty([name]);
       expect(Object.keys(found).some((path) => path.startsWith('attachments/'))).toBe(true);
       expectOwnerOnly(found);
       expect(modeOf(t.dataDir)).toBe(0o700);
@@ -86,7 +95,9 @@ describe('files of the data dir, backups and exports', () => {
     const short = await runHearth(['export', '--data-dir', dataDir, '--out', join(dirs.make(), 'x'), '--secrets', 'include', '--passphrase', 'x']);
     expect(short.code).toBe(2);
     expect(short.stderr).toContain('at least 12 characters');
-    await expect(exportArchive({ dataDir, out: join(dirs.make(), 'y'), secrets: 'include', passphrase: 'eleven char' })).rejects.toThrow(/at least 12 characters/);
+    await expect(exportArchive({ dataDir, out: join(dirs.make(), 'y'), secrets: 'include', passphrase: 'eleven char' })).rejects.toThrow(
+      /at least 12 characters/,
+    );
     const backup = await runHearth(['backup', '--data-dir', dataDir, '--out', join(dirs.make(), 'b')]);
     expect(backup.code).toBe(0);
     expect(backup.stderr).toContain('holds the master key');

@@ -27,7 +27,24 @@ describe('Host names', () => {
 
   it('allows loopback names, IP literals, PUBLIC_URL and ALLOWED_HOSTS; nothing else', () => {
     const allowed = createHostCheck({ allowedHosts: ['hearth.lan', '.corp.example', 'Other.Example:9000'], publicUrl: 'https://hearth.example.org' });
-    for (const host of ['localhost:8787', 'app.localhost', '127.0.0.1:1', '127.8.9.10', '[::1]:80', '192.168.1.20:8787', '[fe80::1]', '10.0.0.1', 'hearth.lan:8787', 'HEARTH.LAN', 'corp.example', 'a.b.corp.example:8787', 'other.example', 'hearth.example.org', null, undefined]) {
+    for (const host of [
+      'localhost:8787',
+      'app.localhost',
+      '127.0.0.1:1',
+      '127.8.9.10',
+      '[::1]:80',
+      '192.168.1.20:8787',
+      '[fe80::1]',
+      '10.0.0.1',
+      'hearth.lan:8787',
+      'HEARTH.LAN',
+      'corp.example',
+      'a.b.corp.example:8787',
+      'other.example',
+      'hearth.example.org',
+      null,
+      undefined,
+    ]) {
       expect(allowed(host), String(host)).toBe(true);
     }
     for (const host of ['attacker.example:8787', 'localhost.attacker.example', 'evilcorp.example', 'hearth.lan.evil', '127.0.0.1.nip.io', '', 'example.org']) {
@@ -77,7 +94,9 @@ describe('requests addressed to another name (DNS rebinding)', () => {
       new Promise<string>((resolve, reject) => {
         const socket = connect(t.server.port, '127.0.0.1', () => {
           const path = `/yjs/org/doc/editor?apiKey=${t.credentials.apiKey}&authToken=${t.credentials.authToken}`;
-          socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}\r\n\r\n`);
+          socket.write(
+            `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}\r\n\r\n`,
+          );
         });
         let answer = '';
         socket.on('data', (d) => {
@@ -102,7 +121,13 @@ describe('requests addressed to another name (DNS rebinding)', () => {
       for (const host of ['hearth.lan:8787', 'x.team.example', 'hearth-public.example:8080']) {
         expect((await asHost(lan.url, host, 'POST', '/v2/ping', '{"data":{}}')).status, host).toBe(200);
       }
-      const signIn = await asHost(lan.url, 'hearth.lan', 'POST', '/admin/api/session', JSON.stringify({ workspaceId: lan.credentials.workspaceId, workspaceAuthToken: lan.credentials.workspaceAuthToken }));
+      const signIn = await asHost(
+        lan.url,
+        'hearth.lan',
+        'POST',
+        '/admin/api/session',
+        JSON.stringify({ workspaceId: lan.credentials.workspaceId, workspaceAuthToken: lan.credentials.workspaceAuthToken }),
+      );
       expect(signIn.status).toBe(200);
       expect((await asHost(lan.url, 'other.example', 'POST', '/v2/ping', '{"data":{}}')).status).toBe(403);
     } finally {

@@ -19,11 +19,34 @@ async function server(outboundPrivate: 'allow' | 'deny') {
   return t;
 }
 
-const attemptsOf = async (t: TestServer, endpointId: string) => (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).body.result.data.attempts as Array<{ response: string; responseStatusCode: number | null }>;
+const attemptsOf = async (t: TestServer, endpointId: string) =>
+  (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).body.result.data.attempts as Array<{
+    response: string;
+    responseStatusCode: number | null;
+  }>;
 
 describe('private addresses', () => {
   it('are told apart from public ones, IPv4-mapped and NAT64 forms included', () => {
-    for (const address of ['127.0.0.1', '127.1.2.3', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.0.10', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::5', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '64:ff9b::a00:1', '224.0.0.1']) {
+    for (const address of [
+      '127.0.0.1',
+      '127.1.2.3',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.0.10',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::5',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '64:ff9b::a00:1',
+      '224.0.0.1',
+    ]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
     for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', 'not-an-ip']) {
@@ -36,12 +59,21 @@ describe('OUTBOUND_PRIVATE=deny', () => {
   it('refuses webhook and AI targets on loopback, private and link-local addresses where they are configured', async () => {
     const t = await server('deny');
     expect((await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true })).status).toBe(200);
-    for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:9/hook', 'http://[::1]:9/', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.7/', 'http://[::ffff:127.0.0.1]/']) {
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://localhost:9/hook',
+      'http://[::1]:9/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.7/',
+      'http://[::ffff:127.0.0.1]/',
+    ]) {
       const res = await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url });
       expect([url, res.status, res.body.error?.status]).toEqual([url, 400, 'INVALID_ARGUMENT']);
       expect(res.body.error.message).toMatch(/^url: .*OUTBOUND_PRIVATE=deny/);
     }
-    const ai = await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-x', baseUrl: 'http://127.0.0.1:11434/v1' }] });
+    const ai = await t.callK('/v2/workspace/apikeyconfig/update', {
+      aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-x', baseUrl: 'http://127.0.0.1:11434/v1' }],
+    });
     expect(ai.status).toBe(400);
     expect(ai.body.error.message).toMatch(/^aiModelApiKey\[0\]\.baseUrl: .*OUTBOUND_PRIVATE=deny/);
     const basic = await t.callK('/v2/workspace/webhookconfig/update', { webhookServiceConfig: { rawNotificationUrl: 'http://192.168.1.1/raw' } });
@@ -58,7 +90,8 @@ describe('OUTBOUND_PRIVATE=deny', () => {
     const t = servers.at(-1)!;
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
     const byAddress = await enableWithEndpoint(t, receiver.url);
-    const byName = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url.replace('127.0.0.1', 'localhost') })).body.result.data.id as string;
+    const byName = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url.replace('127.0.0.1', 'localhost') })).body.result.data
+      .id as string;
     await t.restart({ outboundPrivate: 'deny', dataDir });
     await t.server.app.webhooks.ready();
     await addAnnotation(t, { commentData: [{ commentText: 'hello', from: { userId: 'ann' } }] });
@@ -78,7 +111,9 @@ describe('OUTBOUND_PRIVATE=deny', () => {
     const providers = await startProviders();
     peers.push(providers);
     const t = await server('allow');
-    await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-x', baseUrl: providers.baseUrls.openai.replace('127.0.0.1', 'localhost') }] });
+    await t.callK('/v2/workspace/apikeyconfig/update', {
+      aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-x', baseUrl: providers.baseUrls.openai.replace('127.0.0.1', 'localhost') }],
+    });
     expect((await t.callK('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'p', text: 't' })).body.result).toMatchObject({ success: true });
     await t.restart({ outboundPrivate: 'deny' });
     const refused = await t.callK('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'p', text: 't' });
@@ -89,7 +124,7 @@ describe('OUTBOUND_PRIVATE=deny', () => {
 });
 
 describe('what Hearth reads back from a target, whatever the setting', () => {
-  it('keeps at most 1 KB of an attempt\'s answer and 200 characters of a provider\'s error', async () => {
+  it("keeps at most 1 KB of an attempt's answer and 200 characters of a provider's error", async () => {
     const big = 'internal-secret-'.repeat(1000);
     const receiver = await startReceiver({ fallback: { status: 500, body: big } });
     const providers = await startProviders(() => ({ status: 500, body: { error: { message: big } } }));

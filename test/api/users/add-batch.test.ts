@@ -44,7 +44,9 @@ interface StoredMembership {
 const sql = () => t.server.app.storage.engine.main.sqlite;
 function storedUser(userId: string): StoredUser | undefined {
   return sql()
-    .prepare('SELECT id, internal_id AS internalId, name, email, initial, photo_url AS photoUrl, metadata, created_at AS createdAt, updated_at AS updatedAt FROM users WHERE api_key_id = ? AND id = ?')
+    .prepare(
+      'SELECT id, internal_id AS internalId, name, email, initial, photo_url AS photoUrl, metadata, created_at AS createdAt, updated_at AS updatedAt FROM users WHERE api_key_id = ? AND id = ?',
+    )
     .get(apiKeyId, userId) as StoredUser | undefined;
 }
 function storedMemberships(organizationId: string, userId: string): StoredMembership[] {
@@ -54,7 +56,8 @@ function storedMemberships(organizationId: string, userId: string): StoredMember
     )
     .all(apiKeyId, organizationId, userId) as StoredMembership[];
 }
-const profile = (u: StoredUser | undefined) => u && { name: u.name, email: u.email, initial: u.initial, photoUrl: u.photoUrl, metadata: JSON.parse(u.metadata) };
+const profile = (u: StoredUser | undefined) =>
+  u && { name: u.name, email: u.email, initial: u.initial, photoUrl: u.photoUrl, metadata: JSON.parse(u.metadata) };
 
 describe('/v2/users/add with a batch', () => {
   it('mixes new and existing users: each profile follows the upsert rules, each membership keeps or sets its role', async () => {
@@ -73,13 +76,15 @@ describe('/v2/users/add with a batch', () => {
     });
     expect(setup.status).toBe(200);
     // what other paths (imports, permissions with an expiry) can leave behind
-    sql().prepare("UPDATE users SET metadata = '{\"plan\":\"pro\"}' WHERE api_key_id = ? AND id = 'ann'").run(apiKeyId);
+    sql().prepare('UPDATE users SET metadata = \'{"plan":"pro"}\' WHERE api_key_id = ? AND id = \'ann\'').run(apiKeyId);
     sql().prepare("UPDATE users SET internal_id = 'imported-id-of-eve', initial = NULL WHERE api_key_id = ? AND id = 'eve'").run(apiKeyId);
     sql().prepare("UPDATE memberships SET expires_at = 4102444800000 WHERE api_key_id = ? AND organization_id = ? AND user_id = 'fay'").run(apiKeyId, org);
     sql().prepare("UPDATE memberships SET expires_at = 1000 WHERE api_key_id = ? AND organization_id = ? AND user_id = 'gus'").run(apiKeyId, org);
     // an old time, so that a rewritten profile shows
     sql().prepare('UPDATE users SET updated_at = 1 WHERE api_key_id = ?').run(apiKeyId);
-    const before = Object.fromEntries(['ann', 'bea', 'cid', 'dan', 'eve', 'fay', 'gus'].map((id) => [id, { user: storedUser(id)!, memberships: storedMemberships(org, id) }]));
+    const before = Object.fromEntries(
+      ['ann', 'bea', 'cid', 'dan', 'eve', 'fay', 'gus'].map((id) => [id, { user: storedUser(id)!, memberships: storedMemberships(org, id) }]),
+    );
 
     const res = await add({
       organizationId: org,
@@ -116,7 +121,13 @@ describe('/v2/users/add with a batch', () => {
     expect(Object.keys(res.body.result.data)).toEqual(['new-1', 'ann', 'bea', 'cid', 'dan', 'eve', 'fay', 'gus', 'new-2', 'new-3']);
 
     expect(profile(storedUser('new-1'))).toEqual({ name: 'émile zola', email: null, initial: 'É', photoUrl: null, metadata: {} });
-    expect(profile(storedUser('ann'))).toEqual({ name: 'Ann Archer', email: 'ann@new.example', initial: 'A', photoUrl: 'https://img.example/ann.png', metadata: { plan: 'pro' } });
+    expect(profile(storedUser('ann'))).toEqual({
+      name: 'Ann Archer',
+      email: 'ann@new.example',
+      initial: 'A',
+      photoUrl: 'https://img.example/ann.png',
+      metadata: { plan: 'pro' },
+    });
     expect(profile(storedUser('bea'))).toEqual({ name: 'Beatrix', email: null, initial: 'B', photoUrl: null, metadata: {} });
     expect(profile(storedUser('cid'))).toEqual({ name: 'Cid', email: 'cid@example.com', initial: 'Q', photoUrl: null, metadata: {} });
     expect(profile(storedUser('dan'))).toEqual({ name: null, email: 'dan@example.com', initial: 'D', photoUrl: null, metadata: {} });
@@ -136,7 +147,8 @@ describe('/v2/users/add with a batch', () => {
       expect({ id, rewritten: now.updatedAt > 1 }).toEqual({ id, rewritten: !unchanged.includes(id) });
     }
 
-    const role = (id: string) => storedMemberships(org, id).map((m) => ({ level: m.level, resourceId: m.resourceId, accessRole: m.accessRole, expiresAt: m.expiresAt }));
+    const role = (id: string) =>
+      storedMemberships(org, id).map((m) => ({ level: m.level, resourceId: m.resourceId, accessRole: m.accessRole, expiresAt: m.expiresAt }));
     const orgLevel = (accessRole: string) => [{ level: 'organization', resourceId: org, accessRole, expiresAt: null }];
     expect(role('new-1')).toEqual(orgLevel('editor'));
     expect(role('ann')).toEqual(orgLevel('editor'));
@@ -170,13 +182,20 @@ describe('/v2/users/add with a batch', () => {
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.result.data)).toEqual(['dup', 'other', 'given', 'role']);
-    for (const id of ['dup', 'other', 'given', 'role']) expect(res.body.result.data[id]).toEqual({ success: true, id: internalUserId(apiKeyId, id), message: 'User added.' });
+    for (const id of ['dup', 'other', 'given', 'role'])
+      expect(res.body.result.data[id]).toEqual({ success: true, id: internalUserId(apiKeyId, id), message: 'User added.' });
     expect(profile(storedUser('dup'))).toEqual({ name: 'First', email: 'dup@example.com', initial: 'F', photoUrl: null, metadata: {} });
     expect(profile(storedUser('given'))).toEqual({ name: 'Yan', email: null, initial: 'Y', photoUrl: null, metadata: {} });
     expect(storedMemberships(org, 'dup').map((m) => m.accessRole)).toEqual(['viewer']);
     expect(storedMemberships(org, 'role').map((m) => m.accessRole)).toEqual(['editor']);
     // ids are trimmed by validation: these two are the same user
-    const trimmed = await add({ organizationId: org, users: [{ userId: ' pad ', name: 'Pad', accessRole: 'viewer' }, { userId: 'pad', email: 'pad@example.com' }] });
+    const trimmed = await add({
+      organizationId: org,
+      users: [
+        { userId: ' pad ', name: 'Pad', accessRole: 'viewer' },
+        { userId: 'pad', email: 'pad@example.com' },
+      ],
+    });
     expect(Object.keys(trimmed.body.result.data)).toEqual(['pad']);
     expect(profile(storedUser('pad'))).toEqual({ name: 'Pad', email: 'pad@example.com', initial: 'P', photoUrl: null, metadata: {} });
     expect(storedMemberships(org, 'pad').map((m) => m.accessRole)).toEqual(['viewer']);
@@ -208,7 +227,9 @@ describe('/v2/users/add with a batch', () => {
     expect(Object.keys(res.body.result.data)).toHaveLength(1000);
     expect(res.body.result.data.u999).toEqual({ success: true, id: internalUserId(apiKeyId, 'u999'), message: 'User added.' });
     const counts = sql()
-      .prepare("SELECT access_role AS role, count(*) AS n FROM memberships WHERE api_key_id = ? AND organization_id = ? GROUP BY access_role ORDER BY access_role")
+      .prepare(
+        'SELECT access_role AS role, count(*) AS n FROM memberships WHERE api_key_id = ? AND organization_id = ? GROUP BY access_role ORDER BY access_role',
+      )
       .all(apiKeyId, org);
     expect(counts).toEqual([
       { role: 'editor', n: 750 },
@@ -222,7 +243,14 @@ describe('/v2/users/add with a batch', () => {
   });
 
   it('writes nothing when the call fails: no organization, no users, no memberships', async () => {
-    const res = await add({ organizationId: 'never-made', documentId: 'missing', users: [{ userId: 'ghost', name: 'Ghost' }, { userId: 'ann', name: 'Not Ann' }] });
+    const res = await add({
+      organizationId: 'never-made',
+      documentId: 'missing',
+      users: [
+        { userId: 'ghost', name: 'Ghost' },
+        { userId: 'ann', name: 'Not Ann' },
+      ],
+    });
     expect(res.status).toBe(404);
     expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: missing. Pass createDocument: true to create it.' });
     expect(storedUser('ghost')).toBeUndefined();

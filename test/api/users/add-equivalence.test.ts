@@ -90,7 +90,9 @@ function randomBatch(rng: ReturnType<typeof random>, round: number): Input {
   const size = 1 + Math.floor(rng.next() * 12);
   const users: UserInput[] = [];
   for (let i = 0; i < size; i++) {
-    const user: UserInput = { userId: rng.pick(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9', `new-${round}-${i}`, 'ÿ-user', 'nul\u0000id', '007', '__proto__']) };
+    const user: UserInput = {
+      userId: rng.pick(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9', `new-${round}-${i}`, 'ÿ-user', 'nul\u0000id', '007', '__proto__']),
+    };
     const name = rng.pick(NAMES);
     const email = rng.pick(EMAILS);
     const initial = rng.pick(INITIALS);

@@ -14,7 +14,13 @@ const add = (data: unknown, headers?: Record<string, string>) => t.callK('/v2/us
 
 describe('/v2/users/add', () => {
   it('adds users to the organization with the default role editor and a stable 32-hex id', async () => {
-    const res = await add({ organizationId: 'acme', users: [{ userId: 'jane', name: 'Jane Doe', email: 'jane@example.com' }, { userId: 'vic', accessRole: 'viewer' }] });
+    const res = await add({
+      organizationId: 'acme',
+      users: [
+        { userId: 'jane', name: 'Jane Doe', email: 'jane@example.com' },
+        { userId: 'vic', accessRole: 'viewer' },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.message).toBe('User(s) processed successfully.');
     expect(res.body.result.data).toEqual({
@@ -47,13 +53,23 @@ describe('/v2/users/add', () => {
     await add({ organizationId: 'acme', documentId: 'secret', users: [{ userId: 'doc-only', accessRole: 'viewer' }] });
     const data = await permissionsOf(t, 'acme', ['doc-only'], { documentIds: ['secret', 'plan'] });
     expect(data['doc-only']!.organization.acme!.errorCode).toBe('permission_denied');
-    expect(data['doc-only']!.documents.secret).toMatchObject({ accessRole: 'viewer', accessType: 'restricted', reasons: ['viewer through document membership'] });
+    expect(data['doc-only']!.documents.secret).toMatchObject({
+      accessRole: 'viewer',
+      accessType: 'restricted',
+      reasons: ['viewer through document membership'],
+    });
     // plan is public: open to any user of the key, but not through a membership
     expect(data['doc-only']!.documents.plan!.reasons).toContain('editor: the document is public, open to every user of the API key');
   });
 
   it('adds at folder level: access to the documents of the folder and its subfolders', async () => {
-    await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', folders: [{ folderId: 'eng', accessType: 'restricted' }, { folderId: 'eng-sub', parentFolderId: 'eng' }] });
+    await t.callK('/v2/organizations/folders/add', {
+      organizationId: 'acme',
+      folders: [
+        { folderId: 'eng', accessType: 'restricted' },
+        { folderId: 'eng-sub', parentFolderId: 'eng' },
+      ],
+    });
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'eng-sub', documents: [{ documentId: 'design' }] });
     await add({ organizationId: 'acme', folderId: 'eng', users: [{ userId: 'engineer' }] });
     expect(await documentRole(t, 'acme', 'engineer', 'design')).toBe('editor');

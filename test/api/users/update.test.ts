@@ -6,7 +6,11 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'plan', accessType: 'organizationPrivate' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'plan', accessType: 'organizationPrivate' }],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'jane', name: 'Jane' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'plan', users: [{ userId: 'dora' }] });
 });
@@ -25,7 +29,13 @@ describe('/v2/users/update', () => {
   });
 
   it('reports users not present at that level as not existing, inside a success envelope', async () => {
-    const res = await t.callK('/v2/users/update', { organizationId: 'acme', users: [{ userId: 'ghost', name: 'G' }, { userId: 'dora', accessRole: 'viewer' }] });
+    const res = await t.callK('/v2/users/update', {
+      organizationId: 'acme',
+      users: [
+        { userId: 'ghost', name: 'G' },
+        { userId: 'dora', accessRole: 'viewer' },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.data.ghost).toEqual({ success: false, id: expect.any(String), message: 'User does not exist.' });
     // dora is a member of the document, not of the organization

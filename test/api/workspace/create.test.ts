@@ -5,7 +5,9 @@ import { call, startTestServer, workspaceHeaders, type TestServer } from '../../
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer({ rateLimits: { workspaceCreatePerIp: { max: 1000, windowMs: 60_000 }, workspaceCreatePerEmail: { max: 1000, windowMs: 60_000 } } });
+  t = await startTestServer({
+    rateLimits: { workspaceCreatePerIp: { max: 1000, windowMs: 60_000 }, workspaceCreatePerEmail: { max: 1000, windowMs: 60_000 } },
+  });
 });
 afterAll(() => t.close());
 
@@ -28,7 +30,12 @@ describe('/v2/workspace/create', () => {
     expect(data.plan).toBe('free');
 
     // The new workspace's credentials work, and its key has a Default Auth Token usable on set B.
-    const tokens = await call(t.url, '/v2/workspace/authtokens/get', { apiKey: keys[0].id }, workspaceHeaders({ workspaceId: data.id, workspaceAuthToken: data.authToken }));
+    const tokens = await call(
+      t.url,
+      '/v2/workspace/authtokens/get',
+      { apiKey: keys[0].id },
+      workspaceHeaders({ workspaceId: data.id, workspaceAuthToken: data.authToken }),
+    );
     expect(tokens.body.result.data.authTokens).toEqual([{ token: expect.any(String), name: 'Default Auth Token', domains: [] }]);
   });
 

@@ -8,7 +8,10 @@ type Hearth = Awaited<ReturnType<typeof startHearth>>;
 
 async function seed(h: Hearth, organizationId: string, documents: number) {
   // a 10-level folder chain, plus 50 side folders under its top so that the tree is not a mere line
-  const chain = Array.from({ length: 10 }, (_, i) => ({ folderId: `${organizationId}-l${i}`, parentFolderId: i === 0 ? undefined : `${organizationId}-l${i - 1}` }));
+  const chain = Array.from({ length: 10 }, (_, i) => ({
+    folderId: `${organizationId}-l${i}`,
+    parentFolderId: i === 0 ? undefined : `${organizationId}-l${i - 1}`,
+  }));
   const side = Array.from({ length: 50 }, (_, i) => ({ folderId: `${organizationId}-side${i}`, parentFolderId: `${organizationId}-l0` }));
   await h.call('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders: [...chain, ...side] });
   for (let start = 0; start < documents; start += 1000) {
@@ -34,7 +37,14 @@ async function middleToken(h: Hearth, organizationId: string, documents: number)
 
 async function timeMoves(h: Hearth, organizationId: string, rounds: number) {
   // moves a 3-folder subtree back and forth between two parents; the rest of the tree is untouched
-  await h.call('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: `${organizationId}-m0`, parentFolderId: `${organizationId}-side0` }, { folderId: `${organizationId}-m1`, parentFolderId: `${organizationId}-m0` }, { folderId: `${organizationId}-m2`, parentFolderId: `${organizationId}-m1` }] });
+  await h.call('/v2/organizations/folders/add', {
+    organizationId,
+    folders: [
+      { folderId: `${organizationId}-m0`, parentFolderId: `${organizationId}-side0` },
+      { folderId: `${organizationId}-m1`, parentFolderId: `${organizationId}-m0` },
+      { folderId: `${organizationId}-m2`, parentFolderId: `${organizationId}-m1` },
+    ],
+  });
   const started = performance.now();
   for (let i = 0; i < rounds; i++) {
     const parent = i % 2 ? `${organizationId}-side0` : `${organizationId}-l9`;
@@ -59,9 +69,20 @@ export async function run(): Promise<Row[]> {
       rows.push({ scenario: `${label} @100k`, ...results[1]!, baseline: { scenario: 'the same @1k', figure: results[0]!.rps } });
     };
     await measure('/v2/organizations/documents/get first page of 50', async (organizationId) => ({ organizationId, pageSize: 50 }));
-    await measure('/v2/organizations/documents/get page of 50 mid-way', async (organizationId, size) => ({ organizationId, pageSize: 50, pageToken: await middleToken(h, organizationId, size) }));
-    await measure('/v2/organizations/documents/get deepest folder, page of 50', async (organizationId) => ({ organizationId, folderId: `${organizationId}-l9`, pageSize: 50 }));
-    await measure('/v2/organizations/documents/get 30 ids', async (organizationId, size) => ({ organizationId, documentIds: Array.from({ length: 30 }, (_, i) => `doc-${String(Math.floor((i * size) / 30)).padStart(7, '0')}`) }));
+    await measure('/v2/organizations/documents/get page of 50 mid-way', async (organizationId, size) => ({
+      organizationId,
+      pageSize: 50,
+      pageToken: await middleToken(h, organizationId, size),
+    }));
+    await measure('/v2/organizations/documents/get deepest folder, page of 50', async (organizationId) => ({
+      organizationId,
+      folderId: `${organizationId}-l9`,
+      pageSize: 50,
+    }));
+    await measure('/v2/organizations/documents/get 30 ids', async (organizationId, size) => ({
+      organizationId,
+      documentIds: Array.from({ length: 30 }, (_, i) => `doc-${String(Math.floor((i * size) / 30)).padStart(7, '0')}`),
+    }));
     await measure('/v2/organizations/folders/get from the top, maxDepth 3', async (organizationId) => ({ organizationId, maxDepth: 3 }));
     await measure('/v2/auth/permissions/get 10 users x 10 documents', async (organizationId, size) => ({
       organizationId,
@@ -71,7 +92,14 @@ export async function run(): Promise<Row[]> {
     const moves = [] as number[];
     for (const size of sizes) moves.push(await timeMoves(h, `org${size}`, 200));
     rows.push({ scenario: 'folders/update move of a 3-folder subtree @1k (sequential)', rps: moves[0]!, p50: 0, p99: 0, unit: 'moves/s' });
-    rows.push({ scenario: 'folders/update move of a 3-folder subtree @100k (sequential)', rps: moves[1]!, p50: 0, p99: 0, unit: 'moves/s', baseline: { scenario: 'the same @1k', figure: moves[0]! } });
+    rows.push({
+      scenario: 'folders/update move of a 3-folder subtree @100k (sequential)',
+      rps: moves[1]!,
+      p50: 0,
+      p99: 0,
+      unit: 'moves/s',
+      baseline: { scenario: 'the same @1k', figure: moves[0]! },
+    });
   } finally {
     h.stop();
   }

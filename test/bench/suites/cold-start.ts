@@ -19,7 +19,10 @@ const MIGRATIONS = join(ROOT, 'server', 'db', 'migrations');
 /** The cached 1 GB data dir for the current schema, built when missing. */
 async function largeDataDir(): Promise<{ dir: string; bytes: number; builtSeconds: number | null }> {
   const hash = createHash('sha256');
-  for (const file of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS, file)));
+  for (const file of readdirSync(MIGRATIONS)
+    .filter((f) => f.endsWith('.sql'))
+    .sort())
+    hash.update(file).update(readFileSync(join(MIGRATIONS, file)));
   const dir = join(tmpdir(), `hearth-bench-cold-1gb-${hash.digest('hex').slice(0, 12)}`);
   const done = join(dir, 'bench-complete');
   if (existsSync(done)) return { dir, bytes: statSync(join(dir, 'hearth.db')).size, builtSeconds: null };
@@ -40,7 +43,11 @@ async function timeStart(command: string[], port: number): Promise<number> {
   try {
     for (;;) {
       if (exited) throw new Error(`${command.join(' ')} exited before answering`);
-      const answered = await fetch(`http://127.0.0.1:${port}/v2/ping`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"data":{}}' }).then(
+      const answered = await fetch(`http://127.0.0.1:${port}/v2/ping`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"data":{}}',
+      }).then(
         (r) => r.status === 200,
         () => false,
       );
@@ -57,7 +64,12 @@ async function medianStart(makeCommand: (port: number) => string[], prepare?: ()
   for (let i = 0; i < ROUNDS; i++) {
     const dir = prepare?.();
     const port = await freePort();
-    times.push(await timeStart(makeCommand(port).map((arg) => (arg === '$DIR' ? (dir as string) : arg)), port));
+    times.push(
+      await timeStart(
+        makeCommand(port).map((arg) => (arg === '$DIR' ? (dir as string) : arg)),
+        port,
+      ),
+    );
     if (dir) cleanup?.(dir);
   }
   return { median: median(times), min: Math.min(...times), max: Math.max(...times) };
@@ -69,10 +81,23 @@ export async function run(): Promise<Row[]> {
   const hearth = (port: number) => [BUILT_CLI, '--port', String(port), '--data-dir', '$DIR'];
   const bare = await medianStart((port) => ['-e', `require('node:http').createServer((q, s) => s.end('{}')).listen(${port}, '127.0.0.1')`]);
   const tsxFloor = await medianStart((port) => ['--import', 'tsx', 'test/bench/floor-server.ts', 'h3', String(port)]);
-  const empty = await medianStart(hearth, () => mkdtempSync(join(tmpdir(), 'hearth-bench-cold-empty-')), (dir) => rmSync(dir, { recursive: true, force: true }));
+  const empty = await medianStart(
+    hearth,
+    () => mkdtempSync(join(tmpdir(), 'hearth-bench-cold-empty-')),
+    (dir) => rmSync(dir, { recursive: true, force: true }),
+  );
   const full = await medianStart(hearth, () => large.dir);
   const spread = (t: { min: number; max: number }) => `${Math.round(t.min)}–${Math.round(t.max)} ms over ${ROUNDS} starts`;
-  const row = (scenario: string, t: { median: number; min: number; max: number }, extra: Partial<Row> = {}): Row => ({ scenario, rps: 0, p50: 0, p99: 0, figure: Math.round(t.median), unit: 'ms', vs: spread(t), ...extra });
+  const row = (scenario: string, t: { median: number; min: number; max: number }, extra: Partial<Row> = {}): Row => ({
+    scenario,
+    rps: 0,
+    p50: 0,
+    p99: 0,
+    figure: Math.round(t.median),
+    unit: 'ms',
+    vs: spread(t),
+    ...extra,
+  });
   return [
     row('floor: bare `node -e` HTTP server', bare),
     row('floor: the empty h3 server loaded through tsx', tsxFloor),

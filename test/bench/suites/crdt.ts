@@ -55,7 +55,11 @@ async function oneRoom(connect: ConnectTo, server: Child) {
   await Promise.all([writer.synced, ...readers.map((r) => r.synced)]);
   const sentAt: number[] = [];
   const latencies: number[] = [];
-  const allDone = watch(readers.map((client) => ({ client, sentAt })), EDITS, latencies);
+  const allDone = watch(
+    readers.map((client) => ({ client, sentAt })),
+    EDITS,
+    latencies,
+  );
   const started = performance.now();
   const edits = writer.doc.getArray<number>('edits');
   for (let i = 0; i < EDITS; i++) {
@@ -77,12 +81,20 @@ async function manyRooms(connect: ConnectTo, server: Child) {
   try {
     // connect 50 rooms at a time, as clients trickle in, rather than 2,000 handshakes at once
     for (let i = 0; i < ROOMS; i += 50) {
-      const batch = Array.from({ length: Math.min(50, ROOMS - i) }, (_, j) => ({ writer: connect(`room-${i + j}`), reader: connect(`room-${i + j}`), sentAt: [] as number[] }));
+      const batch = Array.from({ length: Math.min(50, ROOMS - i) }, (_, j) => ({
+        writer: connect(`room-${i + j}`),
+        reader: connect(`room-${i + j}`),
+        sentAt: [] as number[],
+      }));
       rooms.push(...batch);
       await Promise.all(batch.flatMap((r) => [r.writer.synced, r.reader.synced]));
     }
     const latencies: number[] = [];
-    const allDone = watch(rooms.map((r) => ({ client: r.reader, sentAt: r.sentAt })), EDITS_PER_ROOM, latencies);
+    const allDone = watch(
+      rooms.map((r) => ({ client: r.reader, sentAt: r.sentAt })),
+      EDITS_PER_ROOM,
+      latencies,
+    );
     const started = performance.now();
     const arrays = rooms.map((r) => r.writer.doc.getArray<number>('edits'));
     for (let edit = 0; edit < EDITS_PER_ROOM; edit++) {
@@ -119,7 +131,11 @@ export async function run(): Promise<Row[]> {
     const peers: Array<[string, Child, ConnectTo]> = [
       ['reference server (memory only)', reference, (room) => yWebsocketClient(reference.url.replace('http', 'ws'), room, {})],
       ['Hocuspocus (SQLite, whole state stored debounced 2 s)', hocuspocus, (room) => hocuspocusClient(hocuspocus.url.replace('http', 'ws'), room)],
-      ['Hearth (every update persisted first)', hearth, (room) => yWebsocketClient(hearth.url.replace('http', 'ws') + '/yjs', `org/${room}/editor`, { apiKey: creds.apiKey, authToken: creds.authToken })],
+      [
+        'Hearth (every update persisted first)',
+        hearth,
+        (room) => yWebsocketClient(hearth.url.replace('http', 'ws') + '/yjs', `org/${room}/editor`, { apiKey: creds.apiKey, authToken: creds.authToken }),
+      ],
     ];
 
     for (const [scenario, measure, updates] of [
@@ -155,14 +171,27 @@ export async function run(): Promise<Row[]> {
       times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    rows.push({ scenario: 'Hearth REST crdt/update of a 100 KB text, small change (sequential)', rps: 1000 / percentile(times, 50), p50: Math.round(percentile(times, 50)), p99: Math.round(percentile(times, 99)) });
+    rows.push({
+      scenario: 'Hearth REST crdt/update of a 100 KB text, small change (sequential)',
+      rps: 1000 / percentile(times, 50),
+      p50: Math.round(percentile(times, 50)),
+      p99: Math.round(percentile(times, 99)),
+    });
 
     // memory per loaded document: the server's RSS before and after loading 5,000 small text documents (enough
     // that the growth stands above the garbage collector's swings)
     const before = rssMb(hearth.child.pid);
-    for (let i = 0; i < 5000; i++) await post('/v2/crdt/add', { organizationId: 'org', documentId: `mem-${i}`, editorId: 'e', type: 'text', data: 'a short paragraph of text, '.repeat(8) });
+    for (let i = 0; i < 5000; i++)
+      await post('/v2/crdt/add', { organizationId: 'org', documentId: `mem-${i}`, editorId: 'e', type: 'text', data: 'a short paragraph of text, '.repeat(8) });
     const perDocumentKiB = ((rssMb(hearth.child.pid) - before) * 1024) / 5000;
-    rows.push({ scenario: 'Hearth RSS growth per loaded document (5,000 loaded, ~200 B of text each)', rps: 0, p50: 0, p99: 0, figure: Math.round(perDocumentKiB * 10) / 10, unit: 'KiB' });
+    rows.push({
+      scenario: 'Hearth RSS growth per loaded document (5,000 loaded, ~200 B of text each)',
+      rps: 0,
+      p50: 0,
+      p99: 0,
+      figure: Math.round(perDocumentKiB * 10) / 10,
+      unit: 'KiB',
+    });
   } finally {
     for (const child of started) await stopChild(child.child);
     rmSync(dataDir, { recursive: true, force: true });

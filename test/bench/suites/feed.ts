@@ -29,7 +29,9 @@ function seed(file: string, apiKeyId: string) {
     `INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)
      VALUES (?, ?, ?, ?, ?, 'custom', NULL, ?, '{actionUser} did something', '{}', 'body text', 0, NULL, ?)`,
   );
-  const recipient = db.prepare('INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, ?, ?, ?, 1, NULL)');
+  const recipient = db.prepare(
+    'INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, ?, ?, ?, 1, NULL)',
+  );
   const activity = db.prepare(
     `INSERT INTO activities (api_key_id, organization_id, id, document_id, feature_type, action_type, action_user, action_user_id, target_entity_id, display_message_template, display_message_template_data, resolver, timestamp)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '{{user}} did it', '{}', 0, ?)`,
@@ -57,7 +59,18 @@ function seed(file: string, apiKeyId: string) {
         notification.run(apiKeyId, organizationId, id, documentId, `loc-${i % 7}`, `{"userId":"actor-${i % 13}"}`, timestamp);
         recipient.run(apiKeyId, organizationId, id, userId, documentId, timestamp);
         const feature = features[i % 5] as string;
-        activity.run(apiKeyId, organizationId, `act${id}`, documentId, feature, `${feature}.add`, `{"userId":"${userId}"}`, userId, `target-${i % targets}`, timestamp);
+        activity.run(
+          apiKeyId,
+          organizationId,
+          `act${id}`,
+          documentId,
+          feature,
+          `${feature}.add`,
+          `{"userId":"${userId}"}`,
+          userId,
+          `target-${i % targets}`,
+          timestamp,
+        );
         annotation.run(apiKeyId, organizationId, `ann${id}`, documentId, `loc-${i % 7}`, `{"id":"loc-${i % 7}"}`, userId, timestamp, timestamp);
         comment.run(apiKeyId, organizationId, `ann${id}`, 1, `{"userId":"${userId}"}`, userId, timestamp, timestamp);
       }
@@ -85,24 +98,52 @@ export async function run(): Promise<Row[]> {
     try {
       const scenarios: Array<[string, string, (organizationId: string) => unknown]> = [
         ['notifications/get by document, page of 50', '/v2/notifications/get', (o) => ({ organizationId: o, documentId: 'doc-7', pageSize: 50 })],
-        ['notifications/get by document + location, page of 50', '/v2/notifications/get', (o) => ({ organizationId: o, documentId: 'doc-7', locationId: 'loc-0', pageSize: 50 })],
+        [
+          'notifications/get by document + location, page of 50',
+          '/v2/notifications/get',
+          (o) => ({ organizationId: o, documentId: 'doc-7', locationId: 'loc-0', pageSize: 50 }),
+        ],
         ['notifications/get by recipient, page of 50', '/v2/notifications/get', (o) => ({ organizationId: o, userId: 'user-3', pageSize: 50 })],
-        ['notifications/get by recipient + document, asc, page of 50', '/v2/notifications/get', (o) => ({ organizationId: o, userId: 'user-3', documentId: 'doc-3', order: 'asc', pageSize: 50 })],
+        [
+          'notifications/get by recipient + document, asc, page of 50',
+          '/v2/notifications/get',
+          (o) => ({ organizationId: o, userId: 'user-3', documentId: 'doc-3', order: 'asc', pageSize: 50 }),
+        ],
         ['activities/get whole organization, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, pageSize: 50 })],
         ['activities/get by document, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, documentId: 'doc-7', pageSize: 50 })],
         ['activities/get by user, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, userId: 'user-4', pageSize: 50 })],
         ['activities/get by target entity, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, targetEntityId: 'target-5', pageSize: 50 })],
         ['activities/get one feature type, page of 50', '/v2/activities/get', (o) => ({ organizationId: o, featureTypes: ['crdt'], pageSize: 50 })],
-        ['commentannotations/get whole organization, page of 50 with their comments', '/v2/commentannotations/get', (o) => ({ organizationId: o, pageSize: 50 })],
-        ['commentannotations/get by document, page of 50 with their comments', '/v2/commentannotations/get', (o) => ({ organizationId: o, documentId: 'doc-7', pageSize: 50 })],
+        [
+          'commentannotations/get whole organization, page of 50 with their comments',
+          '/v2/commentannotations/get',
+          (o) => ({ organizationId: o, pageSize: 50 }),
+        ],
+        [
+          'commentannotations/get by document, page of 50 with their comments',
+          '/v2/commentannotations/get',
+          (o) => ({ organizationId: o, documentId: 'doc-7', pageSize: 50 }),
+        ],
       ];
       for (const [label, path, data] of scenarios) {
         const small = await load(server.url, path, JSON.stringify({ data: data(`org${SIZES[0]}`) }), headers);
         const large = await load(server.url, path, JSON.stringify({ data: data(`org${SIZES[1]}`) }), headers);
         rows.push({ scenario: `${label} @10k`, ...small });
-        rows.push({ scenario: `${label} @1M`, ...large, vs: `p50 ${ratio(large.p50 || 0.5, small.p50 || 0.5)} of @10k`, baseline: { scenario: 'the same @10k', figure: small.rps } });
+        rows.push({
+          scenario: `${label} @1M`,
+          ...large,
+          vs: `p50 ${ratio(large.p50 || 0.5, small.p50 || 0.5)} of @10k`,
+          baseline: { scenario: 'the same @10k', figure: small.rps },
+        });
       }
-      rows.push({ scenario: `seed: ${(SIZES.reduce((a, b) => a + b, 0) * 5).toLocaleString('en-US')} rows written into the stopped server's database`, rps: 0, p50: 0, p99: 0, figure: Math.round(seedSeconds), unit: 's' });
+      rows.push({
+        scenario: `seed: ${(SIZES.reduce((a, b) => a + b, 0) * 5).toLocaleString('en-US')} rows written into the stopped server's database`,
+        rps: 0,
+        p50: 0,
+        p99: 0,
+        figure: Math.round(seedSeconds),
+        unit: 's',
+      });
     } finally {
       server.child.kill('SIGTERM');
     }
@@ -112,4 +153,3 @@ export async function run(): Promise<Row[]> {
   }
   return rows;
 }
-

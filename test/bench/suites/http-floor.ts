@@ -125,12 +125,27 @@ export async function run(): Promise<Row[]> {
     rows.push({ scenario: 'floor: empty h3 handler', ...rounds.h3, vs: note(rounds.h3) });
     const h3Baseline = { scenario: 'empty h3 handler', figure: rounds.h3.rps };
     // not the goal's floor, but the fair one: ping reads, parses and checks its body, which the empty handler skips
-    rows.push({ scenario: 'floor: h3 handler that reads its JSON body (await event.req.json())', ...rounds.h3Body, baseline: h3Baseline, vs: note(rounds.h3Body) });
+    rows.push({
+      scenario: 'floor: h3 handler that reads its JSON body (await event.req.json())',
+      ...rounds.h3Body,
+      baseline: h3Baseline,
+      vs: note(rounds.h3Body),
+    });
     // Each round's own ratio too: ping and the empty handler ran one after the other in it, so a burst of a
     // neighbour's load on the shared host shows as one odd round here rather than moving a median.
     const byRound = rounds.hearth.all.map((rps, i) => `${Math.round((rps / (rounds.h3.all[i] as number)) * 100)}%`).join(', ');
-    rows.push({ scenario: 'Hearth POST /v2/ping', ...rounds.hearth, baseline: h3Baseline, goal: { kind: 'ratio>=', value: 0.9 }, vs: `${note(rounds.hearth)}; round by round, of the empty h3 handler: ${byRound}` });
-    rows.push({ scenario: 'Hearth POST /v2/ping, against the h3 handler that reads its body', ...rounds.hearth, baseline: { scenario: 'h3 handler reading its JSON body', figure: rounds.h3Body.rps } });
+    rows.push({
+      scenario: 'Hearth POST /v2/ping',
+      ...rounds.hearth,
+      baseline: h3Baseline,
+      goal: { kind: 'ratio>=', value: 0.9 },
+      vs: `${note(rounds.hearth)}; round by round, of the empty h3 handler: ${byRound}`,
+    });
+    rows.push({
+      scenario: 'Hearth POST /v2/ping, against the h3 handler that reads its body',
+      ...rounds.hearth,
+      baseline: { scenario: 'h3 handler reading its JSON body', figure: rounds.h3Body.rps },
+    });
     // The same comparison in the server's own CPU time (median of the rounds; lower is better): throughput also
     // carries the load client's share of the two cores and a neighbour's bursts, this only the server's work.
     if (rounds.hearth.cpu !== undefined && rounds.h3.cpu !== undefined) {
@@ -153,7 +168,11 @@ export async function run(): Promise<Row[]> {
     // then on the same data dir with the cache off, every answer computed.
     const page = JSON.stringify({ data: { organizationId: 'bench', documentId: 'doc-3', pageSize: 50 } });
     // the ceiling for any server answering a page of this size on this machine: a fixed body of the same bytes
-    const pageBytes = (await (await fetch(small.url + '/v2/notifications/get', { method: 'POST', headers: { 'content-type': 'application/json', ...small.headers }, body: page })).arrayBuffer()).byteLength;
+    const pageBytes = (
+      await (
+        await fetch(small.url + '/v2/notifications/get', { method: 'POST', headers: { 'content-type': 'application/json', ...small.headers }, body: page })
+      ).arrayBuffer()
+    ).byteLength;
     const pageFloorServer = await startChild(['test/bench/floor-server.ts', 'page'], { PAGE_BYTES: String(pageBytes) });
     started.push(pageFloorServer);
     // The fixed body and the two polled pages alternated as the floors and ping are; then, on the same data dirs
@@ -163,10 +182,16 @@ export async function run(): Promise<Row[]> {
       small: () => load(small.url, '/v2/notifications/get', page, small.headers, { pid: small.child.pid }),
       large: () => load(large.url, '/v2/notifications/get', page, large.headers, { pid: large.child.pid }),
     });
-    rows.push({ scenario: `floor: bare node:http answering a fixed body of the page's size (${pageBytes.toLocaleString('en-US')} bytes)`, ...polled.floor, baseline: h3Baseline, vs: note(polled.floor) });
+    rows.push({
+      scenario: `floor: bare node:http answering a fixed body of the page's size (${pageBytes.toLocaleString('en-US')} bytes)`,
+      ...polled.floor,
+      baseline: h3Baseline,
+      vs: note(polled.floor),
+    });
     await stopChild(pageFloorServer.child);
     // latency of one request at a time: the query's own cost, without the queueing of 50 connections
-    const latencyOf = (server: { url: string; headers: Record<string, string> }) => sequentialLatency(server.url, '/v2/notifications/get', page, server.headers);
+    const latencyOf = (server: { url: string; headers: Record<string, string> }) =>
+      sequentialLatency(server.url, '/v2/notifications/get', page, server.headers);
     const cachedLatency = [await latencyOf(small), await latencyOf(large)];
     const [smallComputed, largeComputed] = [await restartedWithoutCache(small), await restartedWithoutCache(large)];
     started.push(smallComputed, largeComputed);
@@ -198,7 +223,13 @@ export async function run(): Promise<Row[]> {
         ['repeated (response cache)', polled[key], cachedLatency],
         ['every answer computed (cache off)', computed[key], computedLatency],
       ] as const) {
-        rows.push({ scenario: `Hearth notifications/get, page of 50, ${size} stored, ${how}`, ...saturated, baseline: h3Baseline, goal: { kind: 'ratio>=', value: 0.5 }, vs: note(saturated) });
+        rows.push({
+          scenario: `Hearth notifications/get, page of 50, ${size} stored, ${how}`,
+          ...saturated,
+          baseline: h3Baseline,
+          goal: { kind: 'ratio>=', value: 0.5 },
+          vs: note(saturated),
+        });
         const latency = alone[i]!;
         rows.push({
           scenario: `Hearth notifications/get, page of 50, ${size} stored, ${how}, median latency at 1 connection`,
@@ -209,7 +240,9 @@ export async function run(): Promise<Row[]> {
           figure: latency.p50,
           vs: `mean ${latency.mean} ms`,
           unit: 'ms',
-          ...(i === 1 ? { baseline: { scenario: `the same at ${label(SIZES[0])}`, figure: alone[0]!.p50 }, goal: { kind: 'ratio<=' as const, value: 1.2 } } : {}),
+          ...(i === 1
+            ? { baseline: { scenario: `the same at ${label(SIZES[0])}`, figure: alone[0]!.p50 }, goal: { kind: 'ratio<=' as const, value: 1.2 } }
+            : {}),
         });
       }
     }

@@ -18,9 +18,13 @@ export async function run(): Promise<Row[]> {
     await hearth.call('/v2/ping', {});
     const idleBefore = rssMb(pid);
     const touchStarted = performance.now();
-    await inPool(Array.from({ length: DOCUMENTS }, (_, i) => i), 8, async (i) => {
-      await hearth.call('/v2/crdt/add', { organizationId: 'org', documentId: `doc-${i}`, editorId: 'editor', type: 'text', data: TEXT });
-    });
+    await inPool(
+      Array.from({ length: DOCUMENTS }, (_, i) => i),
+      8,
+      async (i) => {
+        await hearth.call('/v2/crdt/add', { organizationId: 'org', documentId: `doc-${i}`, editorId: 'editor', type: 'text', data: TEXT });
+      },
+    );
     const touchSeconds = (performance.now() - touchStarted) / 1000;
     const afterTouch = rssMb(pid);
     const lastTouch = performance.now();
@@ -34,7 +38,16 @@ export async function run(): Promise<Row[]> {
     const baseline = { scenario: 'idle floor', figure: idleBefore };
     return [
       { scenario: floorRow, rps: 0, p50: 0, p99: 0, figure: idleBefore, unit: 'MB' },
-      { scenario: `right after touching ${DOCUMENTS.toLocaleString('en-US')} documents`, rps: 0, p50: 0, p99: 0, figure: afterTouch, unit: 'MB', baseline, vs: `touched in ${touchSeconds.toFixed(0)} s (${Math.round(DOCUMENTS / touchSeconds)} crdt/add/s, 8 at a time)` },
+      {
+        scenario: `right after touching ${DOCUMENTS.toLocaleString('en-US')} documents`,
+        rps: 0,
+        p50: 0,
+        p99: 0,
+        figure: afterTouch,
+        unit: 'MB',
+        baseline,
+        vs: `touched in ${touchSeconds.toFixed(0)} s (${Math.round(DOCUMENTS / touchSeconds)} crdt/add/s, 8 at a time)`,
+      },
       {
         scenario: `${IDLE_WAIT_MS / 1000} s idle after the last touch`,
         rps: 0,

@@ -15,11 +15,13 @@ const JUDGMENTS = 100_000;
 const REQUESTS = 600;
 const DECISIONS = ['comment', 'resolve', 'approved', 'rejected', 'in_progress', 'agree', 'disagree', 'endorse', 'document_approved', 'document_rejected'];
 const TOPICS =
-  'pricing discount wording headline claim benchmark speed security compliance legal trademark logo colour contrast accessibility onboarding checklist invoice refund policy privacy cookie banner latency database backup restore export import migration schema index cache memory leak timeout retry webhook signature token session login password reset email template newsletter launch event keynote roadmap milestone estimate budget hiring interview offer contract vendor renewal translation glossary tone style guide typo grammar paragraph intro conclusion summary table chart figure caption footnote citation source quote interview screenshot video transcript subtitle'.split(' ');
+  'pricing discount wording headline claim benchmark speed security compliance legal trademark logo colour contrast accessibility onboarding checklist invoice refund policy privacy cookie banner latency database backup restore export import migration schema index cache memory leak timeout retry webhook signature token session login password reset email template newsletter launch event keynote roadmap milestone estimate budget hiring interview offer contract vendor renewal translation glossary tone style guide typo grammar paragraph intro conclusion summary table chart figure caption footnote citation source quote interview screenshot video transcript subtitle'.split(
+    ' ',
+  );
 
 // a deterministic generator, so every run measures the same data
 let seed = 42;
-const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T;
 const sentence = (n: number) => Array.from({ length: n }, () => pick(TOPICS)).join(' ');
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -37,7 +39,19 @@ function seedJudgments(file: string) {
       const org = `org-${Math.floor(rand() * 20)}`;
       const doc = `${org}-doc-${Math.floor(rand() * 25)}`;
       const terms = `${scopeTerm('k', apiKeyId)} ${scopeTerm('o', apiKeyId, org)} ${scopeTerm('d', apiKeyId, org, doc)}`;
-      insert.run(`jdg_bench_${i}`, apiKeyId, org, doc, pick(DECISIONS), `user-${Math.floor(rand() * 300)}`, sentence(12), sentence(8), terms, `src-${i}`, now - Math.floor(rand() * 730 * 86_400_000));
+      insert.run(
+        `jdg_bench_${i}`,
+        apiKeyId,
+        org,
+        doc,
+        pick(DECISIONS),
+        `user-${Math.floor(rand() * 300)}`,
+        sentence(12),
+        sentence(8),
+        terms,
+        `src-${i}`,
+        now - Math.floor(rand() * 730 * 86_400_000),
+      );
     }
   })();
   db.close();
@@ -85,7 +99,9 @@ export async function run(): Promise<Row[]> {
 
     // the floor: one ranked FTS5 search at the request's scope and the fetch of its rows, in-process, on the same file
     const db = new Database(file, { readonly: true });
-    const pool = db.prepare('SELECT rowid AS seq, bm25(judgments_fts, 1.0, 1.0, 0.0) AS rank FROM judgments_fts WHERE judgments_fts MATCH ? ORDER BY rowid DESC LIMIT 2000');
+    const pool = db.prepare(
+      'SELECT rowid AS seq, bm25(judgments_fts, 1.0, 1.0, 0.0) AS rank FROM judgments_fts WHERE judgments_fts MATCH ? ORDER BY rowid DESC LIMIT 2000',
+    );
     const rows = db.prepare('SELECT * FROM judgments WHERE seq IN (SELECT value FROM json_each(?))');
     const floor: number[] = [];
     for (const q of queries) {
@@ -93,7 +109,9 @@ export async function run(): Promise<Row[]> {
       const d = 'documentId' in q ? (q.documentId as string) : undefined;
       const term = d && o ? scopeTerm('d', apiKeyId, o, d) : o ? scopeTerm('o', apiKeyId, o) : scopeTerm('k', apiKeyId);
       const t0 = performance.now();
-      const best = (pool.all(`{subject reasoning} : (${ftsQuery(q.query)}) AND scope_terms : "${term}"`) as Array<{ seq: number; rank: number }>).sort((a, b) => a.rank - b.rank).slice(0, 200);
+      const best = (pool.all(`{subject reasoning} : (${ftsQuery(q.query)}) AND scope_terms : "${term}"`) as Array<{ seq: number; rank: number }>)
+        .sort((a, b) => a.rank - b.rank)
+        .slice(0, 200);
       rows.all(JSON.stringify(best.map((b) => b.seq)));
       floor.push(performance.now() - t0);
     }

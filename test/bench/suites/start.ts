@@ -22,7 +22,16 @@ function plainJs(source: string): string {
   const outDir = join(ROOT, 'node_modules', '.cache', 'hearth-bench');
   mkdirSync(outDir, { recursive: true });
   const outfile = join(outDir, source.replace(/\W+/g, '-') + '.mjs');
-  buildSync({ entryPoints: [join(ROOT, source)], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  buildSync({
+    entryPoints: [join(ROOT, source)],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
@@ -37,7 +46,11 @@ const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 
 /** The node process serving: `npm start` runs it under npm and a shell, in the same process group. */
 function serverPid(groupLeader: number, command: string): number {
-  const found = spawnSync('pgrep', ['-g', String(groupLeader), '-f', command], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number);
+  const found = spawnSync('pgrep', ['-g', String(groupLeader), '-f', command], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
   const pid = found.at(-1);
   if (pid === undefined) throw new Error(`no process ${command} in group ${groupLeader}`);
   return pid;
@@ -48,19 +61,27 @@ async function startAndIdle(command: string, args: string[], options: { env?: No
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-start-'));
   const started = performance.now();
-  const child = spawn(command, args.map((a) => a.replace('$PORT', String(port))), {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...options.env },
-    stdio: 'ignore',
-    detached: true,
-  });
+  const child = spawn(
+    command,
+    args.map((a) => a.replace('$PORT', String(port))),
+    {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...options.env },
+      stdio: 'ignore',
+      detached: true,
+    },
+  );
   let exited = false;
   child.once('exit', () => (exited = true));
   try {
     let ms: number;
     for (;;) {
       if (exited) throw new Error(`${command} ${args.join(' ')} exited before answering`);
-      const answered = await fetch(`http://127.0.0.1:${port}/v2/ping`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"data":{}}' }).then(
+      const answered = await fetch(`http://127.0.0.1:${port}/v2/ping`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"data":{}}',
+      }).then(
         (r) => r.ok,
         () => false,
       );
@@ -101,7 +122,16 @@ async function floorRss(file: string, args: string[]): Promise<number> {
 }
 
 const spread = (xs: number[], unit: string) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} ${unit} over ${xs.length}`;
-const row = (scenario: string, xs: number[], unit: string, extra: Partial<Row> = {}): Row => ({ scenario, rps: 0, p50: 0, p99: 0, figure: Math.round(median(xs)), unit, vs: spread(xs, unit), ...extra });
+const row = (scenario: string, xs: number[], unit: string, extra: Partial<Row> = {}): Row => ({
+  scenario,
+  rps: 0,
+  p50: 0,
+  p99: 0,
+  figure: Math.round(median(xs)),
+  unit,
+  vs: spread(xs, unit),
+  ...extra,
+});
 
 export async function run(): Promise<Row[]> {
   const built = join(ROOT, 'bin', 'hearth.mjs');
@@ -117,7 +147,9 @@ export async function run(): Promise<Row[]> {
   const builtHelp = await repeat(HELP_ROUNDS, () => timeRun([built, '--help']));
   const sourceHelp = await repeat(HELP_ROUNDS, () => timeRun(['--import', 'tsx', 'server/cli.ts', '--help']));
 
-  const bareStart = await repeat(START_ROUNDS, () => startAndIdle(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('{}')).listen($PORT, '127.0.0.1')`]));
+  const bareStart = await repeat(START_ROUNDS, () =>
+    startAndIdle(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('{}')).listen($PORT, '127.0.0.1')`]),
+  );
   const npmStart = await repeat(START_ROUNDS, () => startAndIdle('npm', ['start'], { serving: 'bin/hearth.mjs', idle: true }));
   const builtStart = await repeat(START_ROUNDS, () => startAndIdle(process.execPath, [built], { idle: true }));
   const sourceStart = await repeat(START_ROUNDS, () => startAndIdle(process.execPath, ['--import', 'tsx', 'server/cli.ts'], { idle: true }));

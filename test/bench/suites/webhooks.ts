@@ -7,7 +7,14 @@ import { DURATION, load, notificationAddBody, startChild, startHearth, type Row 
 
 /** Latency at a fixed rate from one connection, well under saturation: what the request itself pays for its event. */
 async function atRate(url: string, headers: Record<string, string>, rate: number) {
-  const options = { url: `${url}/v2/notifications/add`, method: 'POST' as const, body, headers: { 'content-type': 'application/json', ...headers }, connections: 1, overallRate: rate };
+  const options = {
+    url: `${url}/v2/notifications/add`,
+    method: 'POST' as const,
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+    connections: 1,
+    overallRate: rate,
+  };
   await autocannon({ ...options, duration: 1 });
   const result = await autocannon({ ...options, duration: DURATION });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`notifications/add at ${rate}/s: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -86,14 +93,23 @@ export const title = `Webhooks: request cost of an event, and outbox → ${ENDPO
 
 /** A second API key of the server's default workspace (workspace credentials, header set A), with its auth token. */
 async function secondKey(server: Awaited<ReturnType<typeof startHearth>>): Promise<Record<string, string>> {
-  const workspace = { 'content-type': 'application/json', 'x-svc-workspace-id': server.creds.workspaceId, 'x-svc-workspace-auth-token': server.creds.workspaceAuthToken };
+  const workspace = {
+    'content-type': 'application/json',
+    'x-svc-workspace-id': server.creds.workspaceId,
+    'x-svc-workspace-auth-token': server.creds.workspaceAuthToken,
+  };
   const post = async (path: string, data: unknown) => {
     const res = await fetch(server.url + path, { method: 'POST', headers: workspace, body: JSON.stringify({ data }) });
     const answer = (await res.json()) as { result?: { data: any }; error?: unknown };
     if (!answer.result) throw new Error(`${path}: ${JSON.stringify(answer.error)}`);
     return answer.result.data;
   };
-  const { apiKey } = await post('/v2/workspace/apikey/create', { ownerEmail: 'bench@example.com', type: 'testing', createAuthToken: true, apiKeyName: 'no webhooks' });
+  const { apiKey } = await post('/v2/workspace/apikey/create', {
+    ownerEmail: 'bench@example.com',
+    type: 'testing',
+    createAuthToken: true,
+    apiKeyName: 'no webhooks',
+  });
   const [token] = (await post('/v2/workspace/authtokens/get', { apiKey })).authTokens as Array<{ token: string }>;
   return { 'content-type': 'application/json', 'x-svc-api-key': apiKey, 'x-svc-auth-token': token!.token };
 }
@@ -160,8 +176,17 @@ export async function run(): Promise<Row[]> {
     for (let round = 0; round < 3; round++) pairs.push(await sideBySide(hooked.url, hooked.headers, quietKey, RATE / 2));
     const noEventMean = median(pairs.map((p) => p.without.mean));
     const eventMean = median(pairs.map((p) => p.withEvents.mean));
-    const noEventRow = { scenario: `one server, side by side: notifications/add at ${RATE / 2}/s by a key without webhooks (mean latency, median of 3 rounds)`, figure: noEventMean };
-    rows.push({ ...noEventRow, rps: median(pairs.map((p) => p.without.rps)), p50: median(pairs.map((p) => p.without.p50)), p99: median(pairs.map((p) => p.without.p99)), unit: 'ms' });
+    const noEventRow = {
+      scenario: `one server, side by side: notifications/add at ${RATE / 2}/s by a key without webhooks (mean latency, median of 3 rounds)`,
+      figure: noEventMean,
+    };
+    rows.push({
+      ...noEventRow,
+      rps: median(pairs.map((p) => p.without.rps)),
+      p50: median(pairs.map((p) => p.without.p50)),
+      p99: median(pairs.map((p) => p.without.p99)),
+      unit: 'ms',
+    });
     rows.push({
       scenario: `one server, side by side: notifications/add at ${RATE / 2}/s by a key whose events go to ${ENDPOINTS} endpoints (mean latency, median of 3 rounds)`,
       rps: median(pairs.map((p) => p.withEvents.rps)),
@@ -182,13 +207,23 @@ export async function run(): Promise<Row[]> {
     const started = Date.now();
     const before = await receiver.count();
     const withEvents = await load(hooked.url, '/v2/notifications/add', body, hooked.headers);
-    rows.push({ scenario: `notifications/add saturated, events for ${ENDPOINTS} endpoints (deliveries share the 2 cores)`, ...withEvents, baseline: withoutRow });
+    rows.push({
+      scenario: `notifications/add saturated, events for ${ENDPOINTS} endpoints (deliveries share the 2 cores)`,
+      ...withEvents,
+      baseline: withoutRow,
+    });
 
     await drained(receiver);
     const delivered = (await receiver.count()) - before;
     const seconds = ((await receiver.last()) - started) / 1000;
     const events = Math.round(delivered / ENDPOINTS);
-    rows.push({ scenario: `deliveries sent (events × ${ENDPOINTS} endpoints) until drained`, rps: delivered / seconds, p50: 0, p99: 0, vs: `${events} events, ${(delivered / ENDPOINTS / seconds).toFixed(0)} events/s fanned out` });
+    rows.push({
+      scenario: `deliveries sent (events × ${ENDPOINTS} endpoints) until drained`,
+      rps: delivered / seconds,
+      p50: 0,
+      p99: 0,
+      vs: `${events} events, ${(delivered / ENDPOINTS / seconds).toFixed(0)} events/s fanned out`,
+    });
   } finally {
     await plain.stop();
     await hooked.stop();

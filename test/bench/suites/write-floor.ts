@@ -98,7 +98,13 @@ export async function run(): Promise<Row[]> {
           p99: notify.p99,
           baseline: { scenario: 'raw floor', figure: rawNotifications.perSecond },
         },
-        { scenario: 'floor: raw inserts, one thread (annotation, comment, read mark, activity, judgment rows) per transaction', rps: rawThreads.perSecond, p50: 0, p99: 0, unit: 'threads/s' },
+        {
+          scenario: 'floor: raw inserts, one thread (annotation, comment, read mark, activity, judgment rows) per transaction',
+          rps: rawThreads.perSecond,
+          p50: 0,
+          p99: 0,
+          unit: 'threads/s',
+        },
         {
           scenario: `/v2/commentannotations/add, one annotation with one comment, ${NOTIFY_CONNECTIONS} connections`,
           rps: threads.rps,

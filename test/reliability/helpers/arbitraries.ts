@@ -84,10 +84,9 @@ export function arbitraryFor(schema: JsonSchema, pools: Pools, name = ''): fc.Ar
     }
     case 'object': {
       const properties = schema.properties ?? {};
-      const record = fc.record(
-        Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, arbitraryFor(s, pools, key)])),
-        { requiredKeys: (schema.required ?? []).filter((k) => k in properties) },
-      );
+      const record = fc.record(Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, arbitraryFor(s, pools, key)])), {
+        requiredKeys: (schema.required ?? []).filter((k) => k in properties),
+      });
       const extra = schema.additionalProperties;
       if (extra && typeof extra === 'object' && Object.keys(properties).length === 0) {
         return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), arbitraryFor(extra, pools), { maxKeys: 3 });
@@ -127,7 +126,9 @@ export const NASTY_NUMBERS = [-1, 0, -0, 0.5, 1e308, -1e308, 2 ** 53 + 1, -(2 **
 export const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...NASTY_STRINGS),
   fc.constantFrom(...NASTY_NUMBERS),
-  fc.constantFrom<unknown>(null, true, false, [], {}, [null], [1, 'two', { three: 3 }], { '': '' }, JSON.parse('{"__proto__":{"polluted":true}}') as unknown, { constructor: { prototype: { polluted: true } } }),
+  fc.constantFrom<unknown>(null, true, false, [], {}, [null], [1, 'two', { three: 3 }], { '': '' }, JSON.parse('{"__proto__":{"polluted":true}}') as unknown, {
+    constructor: { prototype: { polluted: true } },
+  }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.jsonValue({ maxDepth: 3 }),
 );
@@ -151,12 +152,22 @@ export const mutationArbitrary: fc.Arbitrary<Mutation> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('wrong' as const), at: fc.nat(), value: wrongValue }), weight: 4 },
   // at most ~2.2 MB of UTF-8 each (a lone surrogate is 6 bytes escaped): three stay under the 10 MiB body limit,
   // which the limits test checks on its own
-  fc.record({ kind: fc.constant('huge' as const), at: fc.nat(), length: fc.constantFrom(1_000, 70_000, 300_000), char: fc.constantFrom('x', 'é', '\uD83D\uDE00') }),
+  fc.record({
+    kind: fc.constant('huge' as const),
+    at: fc.nat(),
+    length: fc.constantFrom(1_000, 70_000, 300_000),
+    char: fc.constantFrom('x', 'é', '\uD83D\uDE00'),
+  }),
   // past a megabyte rarely: the limits test has the 5 MB and 11 MiB cases, and the fuzz must stay quick
   { arbitrary: fc.record({ kind: fc.constant('huge' as const), at: fc.nat(), length: fc.constant(1_100_000), char: fc.constant('x') }), weight: 1 },
   fc.record({ kind: fc.constant('huge' as const), at: fc.nat(), length: fc.constantFrom(1_000, 70_000, 300_000), char: fc.constant('\uD800') }),
   fc.record({ kind: fc.constant('deep' as const), at: fc.nat(), depth: fc.integer({ min: 10, max: 100 }), asArray: fc.boolean() }),
-  fc.record({ kind: fc.constant('extraKey' as const), at: fc.nat(), key: fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString')), value: wrongValue }),
+  fc.record({
+    kind: fc.constant('extraKey' as const),
+    at: fc.nat(),
+    key: fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString')),
+    value: wrongValue,
+  }),
   fc.record({ kind: fc.constant('manyItems' as const), at: fc.nat(), count: fc.constantFrom(1_001, 10_001), item: fc.oneof(fc.constant('doc-1'), wrongValue) }),
 );
 
@@ -201,7 +212,8 @@ export function applyMutation(value: unknown, mutation: Mutation): unknown {
     case 'deep':
       return set(nested(mutation.depth, 'leaf', mutation.asArray));
     case 'extraKey':
-      if (target && !Array.isArray(target)) Object.defineProperty(target, mutation.key, { value: mutation.value, enumerable: true, configurable: true, writable: true });
+      if (target && !Array.isArray(target))
+        Object.defineProperty(target, mutation.key, { value: mutation.value, enumerable: true, configurable: true, writable: true });
       return root;
     case 'manyItems':
       return set(Array.from({ length: mutation.count }, () => mutation.item));

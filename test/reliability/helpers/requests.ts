@@ -18,7 +18,14 @@ export interface FuzzRequest {
 
 export const inputSchemaOf = (op: AnyOperation) => z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 
-const json = (op: AnyOperation, body: string, kind: string): FuzzRequest => ({ path: op.path, method: 'POST', contentType: 'application/json', body, credentials: 'own', kind });
+const json = (op: AnyOperation, body: string, kind: string): FuzzRequest => ({
+  path: op.path,
+  method: 'POST',
+  contentType: 'application/json',
+  body,
+  credentials: 'own',
+  kind,
+});
 
 /**
  * Requests for one operation: valid inputs generated from its zod schema (through JSON Schema), the same with
@@ -34,7 +41,9 @@ export function requestArbitrary(op: AnyOperation, pools: Pools): fc.Arbitrary<F
       const many = mutations.find((m) => m.kind === 'manyItems');
       return [data, [...mutations.filter((m) => m.kind !== 'manyItems'), ...(many ? [many] : [])]] as const;
     })
-    .map(([data, mutations]) => json(op, JSON.stringify({ data: mutations.reduce<unknown>(applyMutation, data) }), `mutated:${mutations.map((m) => m.kind).join('+')}`));
+    .map(([data, mutations]) =>
+      json(op, JSON.stringify({ data: mutations.reduce<unknown>(applyMutation, data) }), `mutated:${mutations.map((m) => m.kind).join('+')}`),
+    );
   const envelope = fc.oneof(
     fc.string({ unit: 'grapheme', maxLength: 60 }).map((text) => json(op, text, 'envelope:not-json')),
     valid.chain((data) => {
@@ -43,15 +52,32 @@ export function requestArbitrary(op: AnyOperation, pools: Pools): fc.Arbitrary<F
     }),
     valid.map((data) => json(op, JSON.stringify({ input: data }), 'envelope:no-data')),
     fc.constantFrom('{}', '[]', 'null', '"data"', '42', 'true', '').map((text) => json(op, text, 'envelope:not-an-object')),
-    fc.tuple(valid, fc.string({ maxLength: 8 }).filter((k) => k !== 'data')).map(([data, key]) => json(op, JSON.stringify({ data, [key]: 1 }), 'envelope:extra-top-level-key')),
+    fc
+      .tuple(
+        valid,
+        fc.string({ maxLength: 8 }).filter((k) => k !== 'data'),
+      )
+      .map(([data, key]) => json(op, JSON.stringify({ data, [key]: 1 }), 'envelope:extra-top-level-key')),
     wrongValue.map((data) => json(op, JSON.stringify({ data }), 'envelope:data-wrong-type')),
     valid.map((data) => json(op, `{"data":${JSON.stringify(data)},"data":{"__proto__":{"polluted":1}}}`, 'envelope:duplicate-data')),
     valid.map((data) => json(op, '\uFEFF' + JSON.stringify({ data }), 'envelope:bom')),
-    fc.tuple(valid, fc.constantFrom<string | null>('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', null, 'application/jsonx', 'APPLICATION/JSON; charset=utf-8')).map(([data, contentType]) => ({
-      ...json(op, JSON.stringify({ data }), 'envelope:content-type'),
-      contentType,
-      body: new TextEncoder().encode(JSON.stringify({ data })),
-    })),
+    fc
+      .tuple(
+        valid,
+        fc.constantFrom<string | null>(
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          null,
+          'application/jsonx',
+          'APPLICATION/JSON; charset=utf-8',
+        ),
+      )
+      .map(([data, contentType]) => ({
+        ...json(op, JSON.stringify({ data }), 'envelope:content-type'),
+        contentType,
+        body: new TextEncoder().encode(JSON.stringify({ data })),
+      })),
     fc.tuple(valid, fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD')).map(([data, method]) => ({
       ...json(op, JSON.stringify({ data }), 'envelope:method'),
       method,

@@ -40,27 +40,83 @@ export async function seedTenant(url: string, key: Key, text: string, options: {
   };
   const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   // one document a call: adding documents is all or none, and seeding again finds one or the other still there
-  await must(callAs('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, organizationName: text, documents: [{ documentId: 'doc-1', documentName: text }] }));
-  await must(callAs('/v2/organizations/documents/add', { organizationId: ORG, documents: [{ documentId: 'doc-2', documentName: text, accessType: 'restricted' }] }));
+  await must(
+    callAs('/v2/organizations/documents/add', {
+      organizationId: ORG,
+      createOrganization: true,
+      organizationName: text,
+      documents: [{ documentId: 'doc-1', documentName: text }],
+    }),
+  );
+  await must(
+    callAs('/v2/organizations/documents/add', { organizationId: ORG, documents: [{ documentId: 'doc-2', documentName: text, accessType: 'restricted' }] }),
+  );
   await must(callAs('/v2/organizations/folders/add', { organizationId: ORG, folders: [{ folderId: 'fold-1', folderName: text, accessType: 'restricted' }] }));
-  await must(callAs('/v2/users/add', { organizationId: ORG, users: [{ userId: 'ann', name: text, email: `ann.${slug}@example.com`, accessRole: 'editor' }, { userId: 'bob', name: text, email: `bob.${slug}@example.com`, accessRole: 'viewer' }] }));
+  await must(
+    callAs('/v2/users/add', {
+      organizationId: ORG,
+      users: [
+        { userId: 'ann', name: text, email: `ann.${slug}@example.com`, accessRole: 'editor' },
+        { userId: 'bob', name: text, email: `bob.${slug}@example.com`, accessRole: 'viewer' },
+      ],
+    }),
+  );
   await must(callAs('/v2/organizations/usergroups/add', { organizationId: ORG, organizationUserGroups: [{ groupId: 'grp-1', groupName: text }] }));
   await must(callAs('/v1/organizations/usergroups/users/add', { organizationId: ORG, organizationUserGroupId: 'grp-1', userIds: ['ann'] }));
   await must(callAs('/v2/notifications/config/set', { organizationId: ORG, userIds: ['ann'], config: { email: 'NONE' } }));
   await must(callAs('/v2/crdt/add', { ...room, type: 'text', data: text }));
-  await must(callAs('/v2/notifications/add', { organizationId: ORG, documentId: 'doc-1', notificationId: NOTIFICATION_ID, actionUser: { userId: 'ann' }, notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }], displayHeadlineMessageTemplate: text, displayBodyMessage: text }));
-  await must(callAs('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-1', commentAnnotations: [{ annotationId: 'ann-1', commentData: [{ commentText: text, from: { userId: 'ann' } }] }] }));
+  await must(
+    callAs('/v2/notifications/add', {
+      organizationId: ORG,
+      documentId: 'doc-1',
+      notificationId: NOTIFICATION_ID,
+      actionUser: { userId: 'ann' },
+      notifyUsers: [{ userId: 'ann' }, { userId: 'bob' }],
+      displayHeadlineMessageTemplate: text,
+      displayBodyMessage: text,
+    }),
+  );
+  await must(
+    callAs('/v2/commentannotations/add', {
+      organizationId: ORG,
+      documentId: 'doc-1',
+      commentAnnotations: [{ annotationId: 'ann-1', commentData: [{ commentText: text, from: { userId: 'ann' } }] }],
+    }),
+  );
   const thread = await must<{ comments: { commentId: number }[] }[]>(callAs('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-1' }));
   const commentId = thread[0]?.comments[0]?.commentId ?? 1;
   await must(callAs('/v2/reactions/add', { organizationId: ORG, annotationId: 'ann-1', commentId, icon: text.slice(0, 64), from: { userId: 'ann' } }));
-  await must(callAs('/v2/activities/add', { organizationId: ORG, documentId: 'doc-1', activities: [{ id: 'act-1', featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'ann-1', displayMessageTemplate: text }] }));
-  await must(callAs('/v2/recordings/add', { organizationId: ORG, documentId: 'doc-1', recording: { recordingId: 'rec-1', recordingType: 'audio', from: { userId: 'ann' }, displayName: text, recordedTime: { duration: 1 }, attachments: [{ name: text, mimeType: 'audio/webm', data: b64(Buffer.concat([WEBM, Buffer.from(text)])) }] } }));
+  await must(
+    callAs('/v2/activities/add', {
+      organizationId: ORG,
+      documentId: 'doc-1',
+      activities: [
+        { id: 'act-1', featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'ann-1', displayMessageTemplate: text },
+      ],
+    }),
+  );
+  await must(
+    callAs('/v2/recordings/add', {
+      organizationId: ORG,
+      documentId: 'doc-1',
+      recording: {
+        recordingId: 'rec-1',
+        recordingType: 'audio',
+        from: { userId: 'ann' },
+        displayName: text,
+        recordedTime: { duration: 1 },
+        attachments: [{ name: text, mimeType: 'audio/webm', data: b64(Buffer.concat([WEBM, Buffer.from(text)])) }],
+      },
+    }),
+  );
   await must(callAs('/v2/agents/create', { agentId: 'agent-1', name: text, model: 'gpt-4o', instructions: text }));
   await must(callAs('/v2/workflow/definitions/create', { definitionId: 'flow-1', ...REVIEW_FLOW, name: text }));
   // a stored secret: an AI provider's key (no provider is reachable here, and none is called by the seeding)
   await must(callAs('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: `${text} provider key` }] }));
   await must(callAs('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }));
-  const endpoint = await must<{ id: string | number }>(callAs('/v2/workspace/advancedwebhook/endpoints/create', { url: `https://hooks.example.com/${encodeURIComponent(text)}`, description: text }));
+  const endpoint = await must<{ id: string | number }>(
+    callAs('/v2/workspace/advancedwebhook/endpoints/create', { url: `https://hooks.example.com/${encodeURIComponent(text)}`, description: text }),
+  );
   const secret = await must<{ secret: string }>(callAs('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: endpoint.id }));
   return { endpointId: String(endpoint.id), endpointSecret: secret.secret };
 }
@@ -110,15 +166,27 @@ export function copyTables(path: string, pick: (table: string, columns: string[]
   const out: Record<string, string> = {};
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare<[], { name: string; sql: string }>("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").all();
+    const tables = db
+      .prepare<[], { name: string; sql: string }>(
+        "select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'",
+      )
+      .all();
     for (const { name, sql } of tables) {
       if (/create virtual table/i.test(sql)) continue;
-      const columns = db.prepare<[], { name: string }>(`select name from pragma_table_info('${name}')`).all().map((col) => col.name);
+      const columns = db
+        .prepare<[], { name: string }>(`select name from pragma_table_info('${name}')`)
+        .all()
+        .map((col) => col.name);
       const picked = pick(name, columns);
       if (picked === undefined) continue;
       const order = /without rowid/i.test(sql) ? columns.map((col) => `"${col}"`).join(', ') : 'rowid';
       const where = picked.where ? ` where ${picked.where}` : '';
-      out[name] = JSON.stringify(db.prepare(`select ${picked.columns ?? '*'} from "${name}"${where} order by ${order}`).raw().all(...(picked.params ?? [])));
+      out[name] = JSON.stringify(
+        db
+          .prepare(`select ${picked.columns ?? '*'} from "${name}"${where} order by ${order}`)
+          .raw()
+          .all(...(picked.params ?? [])),
+      );
     }
   } finally {
     db.close();
@@ -132,7 +200,13 @@ export function copyTables(path: string, pick: (table: string, columns: string[]
  */
 export function rowsOfKey(dataDir: string, apiKey: string, workspaceId?: string): Record<string, string> {
   const pick = (name: string, columns: string[]): TablePick =>
-    columns.includes('api_key_id') ? { where: 'api_key_id = ?', params: [apiKey] } : name === 'api_keys' ? { where: 'id = ?', params: [apiKey] } : name === 'workspaces' && workspaceId ? { where: 'id = ?', params: [workspaceId] } : undefined;
+    columns.includes('api_key_id')
+      ? { where: 'api_key_id = ?', params: [apiKey] }
+      : name === 'api_keys'
+        ? { where: 'id = ?', params: [apiKey] }
+        : name === 'workspaces' && workspaceId
+          ? { where: 'id = ?', params: [workspaceId] }
+          : undefined;
   const out: Record<string, string> = {};
   for (const file of ['hearth.db', 'webhooks.db']) {
     for (const [table, rows] of Object.entries(copyTables(join(dataDir, file), pick))) out[`${file}:${table}`] = rows;
@@ -185,7 +259,11 @@ export function aimed(schema: JsonSchema, ids: Pools, write: boolean, name = '')
   if (type === 'object' && schema.properties) {
     const required = new Set(schema.required ?? []);
     const kept = (key: string, s: JsonSchema) => write || required.has(key) || namesAnId(s, ids, key) || s.type === 'boolean';
-    const properties = Object.fromEntries(Object.entries(schema.properties).filter(([key, s]) => kept(key, s)).map(([key, s]) => [key, aimed(s, ids, write, key)]));
+    const properties = Object.fromEntries(
+      Object.entries(schema.properties)
+        .filter(([key, s]) => kept(key, s))
+        .map(([key, s]) => [key, aimed(s, ids, write, key)]),
+    );
     return { ...schema, properties };
   }
   return schema;

@@ -6,7 +6,7 @@ export default defineOperation({
   path: '/v2/agents/execution/run',
   auth: 'apiKey',
   envelope: 'direct',
-  summary: 'Runs an agent over a text or a document\'s editor content in the background; findings become comment annotations.',
+  summary: "Runs an agent over a text or a document's editor content in the background; findings become comment annotations.",
   input: executionRunInput,
   async handler(input, ctx) {
     return runExecution(ctx.app, ctx.scope, ctx.apiKey, input);

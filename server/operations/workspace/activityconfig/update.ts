@@ -6,7 +6,8 @@ import { updateActivityConfig } from '../../../services/workspace-config.ts';
 export default defineOperation({
   path: '/v2/workspace/activityconfig/update',
   auth: 'apiKey',
-  summary: "Turns the API key's activity log service on or off (activityServiceConfig.isEnabled; while off, activities/add is refused) or sets its enabledTime; partial.",
+  summary:
+    "Turns the API key's activity log service on or off (activityServiceConfig.isEnabled; while off, activities/add is refused) or sets its enabledTime; partial.",
   input: activityConfigUpdateInput,
   async handler(input, ctx) {
     const row = await updateActivityConfig(ctx.app, ctx.scope, ctx.apiKey, input);

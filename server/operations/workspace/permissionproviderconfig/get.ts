@@ -8,6 +8,9 @@ export default defineOperation({
   summary: "The API key's permission provider settings (stored only: Hearth decides access itself); the auth token appears only as authTokenConfigured.",
   input: z.object({}),
   async handler(_input, ctx) {
-    return { message: 'Permission provider configuration retrieved successfully.', data: await describePermissionProviderConfig(ctx.app, ctx.scope, ctx.apiKey) };
+    return {
+      message: 'Permission provider configuration retrieved successfully.',
+      data: await describePermissionProviderConfig(ctx.app, ctx.scope, ctx.apiKey),
+    };
   },
 });

@@ -6,7 +6,8 @@ import { updatePermissionProviderConfig } from '../../../services/workspace-conf
 export default defineOperation({
   path: '/v2/workspace/permissionproviderconfig/update',
   auth: 'apiKey',
-  summary: "Stores the API key's permission provider settings (usePermissionProvider, an http(s) permissionProviderUrl, an auth token kept encrypted); partial, '' clears a field. Hearth never calls the provider.",
+  summary:
+    "Stores the API key's permission provider settings (usePermissionProvider, an http(s) permissionProviderUrl, an auth token kept encrypted); partial, '' clears a field. Hearth never calls the provider.",
   input: permissionProviderConfigUpdateInput,
   async handler(input, ctx) {
     const row = await updatePermissionProviderConfig(ctx.app, ctx.scope, input);

@@ -19,7 +19,10 @@ describe('/v2/agents/execution/get', () => {
     });
     expect(done).toMatchObject({ id, agentId: 'tone', message: 'No API key configured for provider: Anthropic', tokenUsage: null, findings: [] });
     const other = await createWorkspace(t);
-    expect((await t.callK('/v2/agents/execution/get', { executionId: id }, other.headersK)).body.error).toEqual({ status: 'NOT_FOUND', message: `Execution not found: ${id}.` });
+    expect((await t.callK('/v2/agents/execution/get', { executionId: id }, other.headersK)).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: `Execution not found: ${id}.`,
+    });
     expect((await t.callK('/v2/agents/execution/get', {})).body.error.status).toBe('INVALID_ARGUMENT');
   });
 });

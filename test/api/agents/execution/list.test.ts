@@ -10,7 +10,15 @@ beforeAll(async () => {
   await t.callK('/v2/agents/create', { agentId: 'b', name: 'B', model: 'gpt-4o', instructions: 'x' });
   // no provider key: every run ends in `error` right away; ten at a time
   for (let i = 0; i < TOTAL; i += 10) {
-    await Promise.all(Array.from({ length: 10 }, (_, j) => t.callK('/v2/agents/execution/run', { agentId: (i + j) % 4 === 0 ? 'b' : 'a', text: `text ${i + j}`, ...((i + j) % 5 === 0 ? { organizationId: 'acme', documentId: 'doc' } : {}) })));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, j) =>
+        t.callK('/v2/agents/execution/run', {
+          agentId: (i + j) % 4 === 0 ? 'b' : 'a',
+          text: `text ${i + j}`,
+          ...((i + j) % 5 === 0 ? { organizationId: 'acme', documentId: 'doc' } : {}),
+        }),
+      ),
+    );
   }
   await eventually(async () => expect((await t.callK('/v2/agents/execution/list', { status: 'running' })).body.result.items).toEqual([]), 20_000);
 }, 60_000);
@@ -56,14 +64,19 @@ describe('/v2/agents/execution/list', () => {
   it('refuses out-of-range page sizes, bad or stale cursors and unknown fields', async () => {
     for (const pageSize of [0, 501, 2.5]) expect((await t.callK('/v2/agents/execution/list', { pageSize })).body.error.status).toBe('INVALID_ARGUMENT');
     expect((await t.callK('/v2/agents/execution/list', { cursor: 'nope' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
-    expect((await t.callK('/v2/agents/execution/list', { pageSize: 5, cursor: null })).body.result).toEqual((await t.callK('/v2/agents/execution/list', { pageSize: 5 })).body.result);
+    expect((await t.callK('/v2/agents/execution/list', { pageSize: 5, cursor: null })).body.result).toEqual(
+      (await t.callK('/v2/agents/execution/list', { pageSize: 5 })).body.result,
+    );
     const cursor = (await t.callK('/v2/agents/execution/list', { pageSize: 5 })).body.result.nextCursor;
     expect((await t.callK('/v2/agents/execution/list', { pageSize: 5, agentId: 'a', cursor })).body.error.message).toBe('Invalid cursor.');
-    expect((await t.callK('/v2/agents/execution/list', { pageToken: 'x' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'data has unknown field(s): pageToken.' });
+    expect((await t.callK('/v2/agents/execution/list', { pageToken: 'x' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'data has unknown field(s): pageToken.',
+    });
     expect((await t.callK('/v2/agents/execution/list', { status: 'done' })).body.error.status).toBe('INVALID_ARGUMENT');
   });
 
-  it('lists only the key\'s own executions', async () => {
+  it("lists only the key's own executions", async () => {
     const other = await createWorkspace(t);
     expect((await t.callK('/v2/agents/execution/list', {}, other.headersK)).body.result).toEqual({ items: [], nextCursor: null, hasMore: false });
   });

@@ -25,7 +25,14 @@ beforeAll(async () => {
   await configureProviders(t, providers);
   await t.callK('/v2/agents/create', { agentId: 'claims', name: 'Claims checker', model: 'gpt-4o', instructions: 'Flag unsupported claims.' });
   await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'launch', editorId: 'body', type: 'text', data: 'Hearth is the fastest database ever.' });
-  await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'launch', editorId: 'title', type: 'xml', contentKey: 'default', data: '<paragraph>Launch post</paragraph>' });
+  await t.callK('/v2/crdt/add', {
+    organizationId: 'acme',
+    documentId: 'launch',
+    editorId: 'title',
+    type: 'xml',
+    contentKey: 'default',
+    data: '<paragraph>Launch post</paragraph>',
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -40,11 +47,20 @@ const finished = (id: string) =>
   });
 
 describe('/v2/agents/execution/run', () => {
-  it('runs the agent over a document\'s editor content and writes its findings as comment annotations', async () => {
+  it("runs the agent over a document's editor content and writes its findings as comment annotations", async () => {
     mode = 'review';
     const started = await t.callK('/v2/agents/execution/run', { agentId: 'claims', organizationId: 'acme', documentId: 'launch', userId: 'ann' });
     expect(started.status).toBe(200);
-    expect(started.body.result).toMatchObject({ id: expect.stringMatching(/^exec_\d+_[0-9a-f]{16}$/), status: 'running', agentName: 'Claims checker', agentVersion: 1, completedAt: null, durationMs: null, trigger: 'standalone', ranBy: { userId: 'ann' } });
+    expect(started.body.result).toMatchObject({
+      id: expect.stringMatching(/^exec_\d+_[0-9a-f]{16}$/),
+      status: 'running',
+      agentName: 'Claims checker',
+      agentVersion: 1,
+      completedAt: null,
+      durationMs: null,
+      trigger: 'standalone',
+      ranBy: { userId: 'ann' },
+    });
     const done = await finished(started.body.result.id);
     expect(done).toMatchObject({
       status: 'failed',
@@ -72,7 +88,11 @@ describe('/v2/agents/execution/run', () => {
     }
     // and the agent's decision is a judgment
     const judgments = (await t.callK('/v2/memory/judgments/query', { reviewerId: 'agent:claims' })).body.result.items;
-    expect(judgments[0]).toMatchObject({ decision: 'rejected', source: { type: 'agent', id: done.id }, scope: { organizationId: 'acme', documentId: 'launch' } });
+    expect(judgments[0]).toMatchObject({
+      decision: 'rejected',
+      source: { type: 'agent', id: done.id },
+      scope: { organizationId: 'acme', documentId: 'launch' },
+    });
   });
 
   it('reviews a given text without touching any document', async () => {
@@ -104,8 +124,17 @@ describe('/v2/agents/execution/run', () => {
   });
 
   it('validates its input', async () => {
-    expect((await t.callK('/v2/agents/execution/run', { agentId: 'claims' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'text is required when documentId is not given.' });
-    expect((await t.callK('/v2/agents/execution/run', { agentId: 'claims', documentId: 'launch' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationId is required with documentId.' });
-    expect((await t.callK('/v2/agents/execution/run', { agentId: 'nope', text: 'x' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Agent not found: nope.' });
+    expect((await t.callK('/v2/agents/execution/run', { agentId: 'claims' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'text is required when documentId is not given.',
+    });
+    expect((await t.callK('/v2/agents/execution/run', { agentId: 'claims', documentId: 'launch' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'organizationId is required with documentId.',
+    });
+    expect((await t.callK('/v2/agents/execution/run', { agentId: 'nope', text: 'x' })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Agent not found: nope.',
+    });
   });
 });

@@ -51,18 +51,26 @@ describe('/v2/auth/permissions/add', () => {
   });
 
   it('refuses unknown folders and documents and a missing organizationId, changing nothing', async () => {
-    const missingDoc = await grant('q', [{ type: 'organization', id: 'acme' }, { type: 'document', id: 'nope', organizationId: 'acme' }]);
+    const missingDoc = await grant('q', [
+      { type: 'organization', id: 'acme' },
+      { type: 'document', id: 'nope', organizationId: 'acme' },
+    ]);
     expect(missingDoc.status).toBe(404);
     expect(missingDoc.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope in organization acme.' });
     // the organization grant of the same request was not written
     expect((await permissionsOf(t, 'acme', ['q'])).q!.organization.acme!.errorCode).toBe('permission_denied');
-    expect((await grant('q', [{ type: 'folder', id: 'nope', organizationId: 'acme' }])).body.error.message).toBe('Folder does not exist: nope in organization acme.');
+    expect((await grant('q', [{ type: 'folder', id: 'nope', organizationId: 'acme' }])).body.error.message).toBe(
+      'Folder does not exist: nope in organization acme.',
+    );
     const noOrg = await grant('q', [{ type: 'folder', id: 'f' }]);
     expect(noOrg.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'permissions.resources[0].organizationId is required for a folder.' });
   });
 
   it('grants context permissions, reported by permissions get as accessFields', async () => {
-    const res = await t.callK('/v2/auth/permissions/add', { user: { userId: 'ctx' }, permissions: { context: { access: { team: ['red', 'blue'], level: 3 } } } });
+    const res = await t.callK('/v2/auth/permissions/add', {
+      user: { userId: 'ctx' },
+      permissions: { context: { access: { team: ['red', 'blue'], level: 3 } } },
+    });
     expect(res.status).toBe(200);
     await t.callK('/v2/auth/permissions/add', { user: { userId: 'ctx' }, permissions: { context: { access: { team: 'green' } } } });
     const got = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ctx', 'pat'] });
@@ -72,8 +80,12 @@ describe('/v2/auth/permissions/add', () => {
 
   it('validates the input', async () => {
     expect((await t.callK('/v2/auth/permissions/add', { permissions: { resources: [] } })).body.error.message).toBe('user is required.');
-    expect((await grant('q', [{ type: 'team', id: 'x' }])).body.error.message).toBe('permissions.resources[0].type must be one of: organization, folder, document.');
-    expect((await grant('q', [{ type: 'organization', id: 'acme', expiresAt: 'tomorrow' }])).body.error.message).toBe('permissions.resources[0].expiresAt must be a number, not a string.');
+    expect((await grant('q', [{ type: 'team', id: 'x' }])).body.error.message).toBe(
+      'permissions.resources[0].type must be one of: organization, folder, document.',
+    );
+    expect((await grant('q', [{ type: 'organization', id: 'acme', expiresAt: 'tomorrow' }])).body.error.message).toBe(
+      'permissions.resources[0].expiresAt must be a number, not a string.',
+    );
     expect((await grant('q', [{ type: 'organization', id: 'acme', accessRole: 'owner' }])).status).toBe(400);
   });
 

@@ -5,8 +5,21 @@ import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'eng', accessType: 'restricted' }, { folderId: 'eng-web', parentFolderId: 'eng' }] });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'memo', accessType: 'organizationPrivate' }, { documentId: 'wiki', accessType: 'public' }] });
+  await t.callK('/v2/organizations/folders/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    folders: [
+      { folderId: 'eng', accessType: 'restricted' },
+      { folderId: 'eng-web', parentFolderId: 'eng' },
+    ],
+  });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    documents: [
+      { documentId: 'memo', accessType: 'organizationPrivate' },
+      { documentId: 'wiki', accessType: 'public' },
+    ],
+  });
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'eng-web', documents: [{ documentId: 'spec', accessType: 'public' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'org-viewer', accessRole: 'viewer' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', folderId: 'eng', users: [{ userId: 'eng-editor' }] });
@@ -17,7 +30,12 @@ const get = (data: unknown, headers?: Record<string, string>) => t.callK('/v2/au
 
 describe('/v2/auth/permissions/get', () => {
   it("answers each user's effective access with the reasons", async () => {
-    const res = await get({ organizationId: 'acme', userIds: ['org-viewer', 'eng-editor', 'stranger'], folderIds: ['eng-web'], documentIds: ['memo', 'wiki', 'spec', 'missing'] });
+    const res = await get({
+      organizationId: 'acme',
+      userIds: ['org-viewer', 'eng-editor', 'stranger'],
+      folderIds: ['eng-web'],
+      documentIds: ['memo', 'wiki', 'spec', 'missing'],
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.message).toBe('User permissions retrieved successfully.');
     const { 'org-viewer': viewer, 'eng-editor': engineer, stranger } = res.body.result.data;
@@ -29,12 +47,20 @@ describe('/v2/auth/permissions/get', () => {
     // spec is public, but its folder chain (eng-web inherits restricted from eng) makes it restricted
     expect(viewer.documents.spec).toEqual({
       errorCode: 'permission_denied',
-      reasons: ['the document is public, but its folder "eng-web" makes it restricted', 'organization membership does not apply: the document is restricted', 'no membership grants access'],
+      reasons: [
+        'the document is public, but its folder "eng-web" makes it restricted',
+        'organization membership does not apply: the document is restricted',
+        'no membership grants access',
+      ],
     });
     expect(viewer.folders['eng-web'].errorCode).toBe('permission_denied');
     expect(viewer.documents.missing).toEqual({ errorCode: 'does_not_exist', reasons: ['the document does not exist'] });
 
-    expect(engineer.documents.spec).toEqual({ accessRole: 'editor', accessType: 'restricted', reasons: ['the document is public, but its folder "eng-web" makes it restricted', 'editor through membership of folder "eng"'] });
+    expect(engineer.documents.spec).toEqual({
+      accessRole: 'editor',
+      accessType: 'restricted',
+      reasons: ['the document is public, but its folder "eng-web" makes it restricted', 'editor through membership of folder "eng"'],
+    });
     expect(engineer.folders['eng-web']).toMatchObject({ accessRole: 'editor', accessType: 'restricted' });
     expect(engineer.organization.acme.errorCode).toBe('permission_denied');
 
@@ -50,7 +76,9 @@ describe('/v2/auth/permissions/get', () => {
 
   it('validates the input', async () => {
     expect((await get({ organizationId: 'acme' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userIds is required.' });
-    expect((await get({ organizationId: 'acme', userIds: Array.from({ length: 101 }, (_, i) => `u${i}`) })).body.error.message).toBe('userIds must have at most 100 item(s).');
+    expect((await get({ organizationId: 'acme', userIds: Array.from({ length: 101 }, (_, i) => `u${i}`) })).body.error.message).toBe(
+      'userIds must have at most 100 item(s).',
+    );
     expect((await get({ organizationId: 'acme', userIds: ['a'], documentIds: [1] })).body.error.message).toBe('documentIds[0] must be a string, not a number.');
   });
 

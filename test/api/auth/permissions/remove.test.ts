@@ -6,7 +6,11 @@ import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd', accessType: 'restricted' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'd', accessType: 'restricted' }],
+  });
 });
 afterAll(() => t.close());
 
@@ -15,7 +19,10 @@ const change = (op: 'add' | 'remove', userId: string, resources: unknown[], head
 
 describe('/v2/auth/permissions/remove', () => {
   it('removes the grants named, and only those', async () => {
-    await change('add', 'pat', [{ type: 'document', id: 'd', organizationId: 'acme' }, { type: 'organization', id: 'acme' }]);
+    await change('add', 'pat', [
+      { type: 'document', id: 'd', organizationId: 'acme' },
+      { type: 'organization', id: 'acme' },
+    ]);
     const res = await change('remove', 'pat', [{ type: 'document', id: 'd', organizationId: 'acme' }]);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: { status: 'success', message: 'Permissions removed successfully.' } });
@@ -36,7 +43,9 @@ describe('/v2/auth/permissions/remove', () => {
   });
 
   it('validates the input', async () => {
-    expect((await change('remove', 'x', [{ type: 'folder', id: 'f' }])).body.error.message).toBe('permissions.resources[0].organizationId is required for a folder.');
+    expect((await change('remove', 'x', [{ type: 'folder', id: 'f' }])).body.error.message).toBe(
+      'permissions.resources[0].organizationId is required for a folder.',
+    );
     expect((await change('remove', 'x', [])).body.error.message).toBe('permissions needs resources or context.');
   });
 

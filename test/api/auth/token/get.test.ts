@@ -29,7 +29,15 @@ describe('/v1/auth/token/get (legacy)', () => {
     expect(res.body.result.status).toBe('success');
     expect(res.body.result.message).toBe('Token generated successfully.');
     const token = res.body.result.data.token as string;
-    expect(decode(token)).toMatchObject({ sub: 'leo', userId: 'leo', apiKey: t.credentials.apiKey, organizationId: 'acme', isAdmin: true, email: 'leo@example.com', name: 'Leo' });
+    expect(decode(token)).toMatchObject({
+      sub: 'leo',
+      userId: 'leo',
+      apiKey: t.credentials.apiKey,
+      organizationId: 'acme',
+      isAdmin: true,
+      email: 'leo@example.com',
+      name: 'Leo',
+    });
     expect((await verifyUserToken(t.server.app, t.credentials.apiKey, token))?.userId).toBe('leo');
     // the user now belongs to the organization, and the token opens its documents over the websocket
     expect(await orgRole('acme', 'leo')).toBe('editor');
@@ -39,11 +47,24 @@ describe('/v1/auth/token/get (legacy)', () => {
   });
 
   it("keeps an existing member's role (asking for a token never changes access), and creates a new organization", async () => {
-    await t.callK('/v2/auth/permissions/add', { user: { userId: 'vic' }, permissions: { resources: [{ type: 'organization', id: 'acme', accessRole: 'viewer' }] } });
-    const res = await t.callPublic(path, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken, userId: 'vic', userProperties: { organizationId: 'acme' } });
+    await t.callK('/v2/auth/permissions/add', {
+      user: { userId: 'vic' },
+      permissions: { resources: [{ type: 'organization', id: 'acme', accessRole: 'viewer' }] },
+    });
+    const res = await t.callPublic(path, {
+      apiKey: t.credentials.apiKey,
+      authToken: t.credentials.authToken,
+      userId: 'vic',
+      userProperties: { organizationId: 'acme' },
+    });
     expect(res.status).toBe(200);
     expect(await orgRole('acme', 'vic')).toBe('viewer');
-    const fresh = await t.callPublic(path, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken, userId: 'nia', userProperties: { organizationId: 'globex' } });
+    const fresh = await t.callPublic(path, {
+      apiKey: t.credentials.apiKey,
+      authToken: t.credentials.authToken,
+      userId: 'nia',
+      userProperties: { organizationId: 'globex' },
+    });
     expect(fresh.status).toBe(200);
     expect(await orgRole('globex', 'nia')).toBe('editor');
     // without an organization: a token that grants nothing
@@ -53,7 +74,7 @@ describe('/v1/auth/token/get (legacy)', () => {
     expect(await orgRole('acme', 'ola')).toBeNull();
   });
 
-  it('answers Auth token not found. for a wrong token, an unknown key or another key\'s token, and writes nothing', async () => {
+  it("answers Auth token not found. for a wrong token, an unknown key or another key's token, and writes nothing", async () => {
     const other = await createWorkspace(t);
     for (const credentials of [
       { apiKey: t.credentials.apiKey, authToken: 'wrong' },

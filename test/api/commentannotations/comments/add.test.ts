@@ -9,18 +9,34 @@ let other: Awaited<ReturnType<typeof createWorkspace>>;
 let id: string;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }, { documentId: 'secret', accessType: 'restricted' }] });
-  await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann', name: 'Ann' }, { userId: 'bob', name: 'Bob' }, { userId: 'cat', name: 'Cat' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'doc' }, { documentId: 'secret', accessType: 'restricted' }],
+  });
+  await t.callK('/v2/users/add', {
+    organizationId: 'acme',
+    users: [
+      { userId: 'ann', name: 'Ann' },
+      { userId: 'bob', name: 'Bob' },
+      { userId: 'cat', name: 'Cat' },
+    ],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'secret', users: [{ userId: 'ann' }, { userId: 'bob' }] });
-  id = (await addAnnotation(t, { location: { id: 'L3' }, commentData: [{ commentText: 'first', from: { userId: 'ann' }, triggerActivities: false }] })).annotationId;
+  id = (await addAnnotation(t, { location: { id: 'L3' }, commentData: [{ commentText: 'first', from: { userId: 'ann' }, triggerActivities: false }] }))
+    .annotationId;
   other = await createWorkspace(t);
 });
 afterAll(() => t.close());
 
-const addComments = (annotationId: string, commentData: unknown[], headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', annotationId, commentData }, headers);
-const commentsOf = async (annotationId: string) => (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data as any[];
+const addComments = (annotationId: string, commentData: unknown[], headers?: Record<string, string>) =>
+  t.callK(PATH, { organizationId: 'acme', annotationId, commentData }, headers);
+const commentsOf = async (annotationId: string) =>
+  (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data as any[];
 const mentionsOf = async (userId: string, annotationId: string) =>
-  ((await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).body.result.data as any[]).filter((n) => n.notificationSourceData.annotationId === annotationId);
+  ((await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).body.result.data as any[]).filter(
+    (n) => n.notificationSourceData.annotationId === annotationId,
+  );
 
 describe('/v2/commentannotations/comments/add', () => {
   it('adds comments in order and answers the array of their new numeric ids', async () => {
@@ -49,7 +65,10 @@ describe('/v2/commentannotations/comments/add', () => {
 
   it('records comment.add for each new comment', async () => {
     const { annotationId } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' }, triggerActivities: false }] });
-    const res = await addComments(annotationId, [{ commentText: 'one', from: { userId: 'bob', name: 'Bob' } }, { commentText: 'two', from: { userId: 'cat' } }]);
+    const res = await addComments(annotationId, [
+      { commentText: 'one', from: { userId: 'bob', name: 'Bob' } },
+      { commentText: 'two', from: { userId: 'cat' } },
+    ]);
     const [one, two] = res.body.result.data as number[];
     const activities = (await activitiesOf(t, annotationId)).sort((x, y) => (x.targetSubEntityId ?? '').localeCompare(y.targetSubEntityId ?? ''));
     const expected = [
@@ -75,7 +94,13 @@ describe('/v2/commentannotations/comments/add', () => {
 
   it('notifies mentioned users; triggerNotification and triggerActivities false suppress each', async () => {
     const { annotationId } = await addAnnotation(t, { location: { id: 'L7' }, commentData: [{ from: { userId: 'ann' }, triggerActivities: false }] });
-    const res = await addComments(annotationId, [{ commentText: 'look @ann @cat', from: { userId: 'bob', name: 'Bob' }, taggedUserContacts: [{ userId: 'ann' }, { contact: { userId: 'cat', name: 'Cat' } }, { userId: 'bob' }] }]);
+    const res = await addComments(annotationId, [
+      {
+        commentText: 'look @ann @cat',
+        from: { userId: 'bob', name: 'Bob' },
+        taggedUserContacts: [{ userId: 'ann' }, { contact: { userId: 'cat', name: 'Cat' } }, { userId: 'bob' }],
+      },
+    ]);
     const [commentId] = res.body.result.data;
     expect((await commentsOf(annotationId))[1].mentionedUserIds).toEqual(['ann', 'cat', 'bob']);
     for (const userId of ['ann', 'cat']) {
@@ -110,7 +135,8 @@ describe('/v2/commentannotations/comments/add', () => {
     expect(await mentionsOf('cat', secret)).toEqual([]);
 
     await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
-    const restricted = (await addAnnotation(t, { visibility: { type: 'restricted', userIds: ['cat'] }, commentData: [{ from: { userId: 'ann' } }] })).annotationId;
+    const restricted = (await addAnnotation(t, { visibility: { type: 'restricted', userIds: ['cat'] }, commentData: [{ from: { userId: 'ann' } }] }))
+      .annotationId;
     await addComments(restricted, [{ commentText: '@all', from: { userId: 'cat' }, taggedUserContacts: [{ userId: 'ann' }, { userId: 'bob' }] }]);
     expect(await mentionsOf('ann', restricted)).toHaveLength(1);
     expect(await mentionsOf('bob', restricted)).toEqual([]);
@@ -122,7 +148,10 @@ describe('/v2/commentannotations/comments/add', () => {
     expect(missing.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
 
     const before = await commentsOf(id);
-    const taken = await addComments(id, [{ commentText: 'new', from: { userId: 'ann' } }, { commentId: 123, commentText: 'clash', from: { userId: 'ann' } }]);
+    const taken = await addComments(id, [
+      { commentText: 'new', from: { userId: 'ann' } },
+      { commentId: 123, commentText: 'clash', from: { userId: 'ann' } },
+    ]);
     expect(taken.status).toBe(409);
     expect(taken.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'Comment already exists: 123.' });
     expect(await commentsOf(id)).toEqual(before);
@@ -133,9 +162,18 @@ describe('/v2/commentannotations/comments/add', () => {
       [{ organizationId: 'acme', annotationId: id }, 'commentData is required.'],
       [{ organizationId: 'acme', annotationId: id, commentData: [] }, 'commentData must have at least 1 item(s).'],
       [{ organizationId: 'acme', annotationId: id, commentData: [{}] }, 'commentData[0].from is required.'],
-      [{ organizationId: 'acme', annotationId: id, commentData: [{ from: { userId: 'ann' } }, { from: { name: 'x' } }] }, 'commentData[1].from.userId is required.'],
-      [{ organizationId: 'acme', annotationId: id, commentData: [{ from: { userId: 'ann' }, commentId: 1.5 }] }, 'commentData[0].commentId must be an integer, not a number.'],
-      [{ organizationId: 'acme', annotationId: id, commentData: [{ from: { userId: 'ann' }, taggedUserContacts: [{}] }] }, 'commentData[0].taggedUserContacts[0] needs userId or contact.userId.'],
+      [
+        { organizationId: 'acme', annotationId: id, commentData: [{ from: { userId: 'ann' } }, { from: { name: 'x' } }] },
+        'commentData[1].from.userId is required.',
+      ],
+      [
+        { organizationId: 'acme', annotationId: id, commentData: [{ from: { userId: 'ann' }, commentId: 1.5 }] },
+        'commentData[0].commentId must be an integer, not a number.',
+      ],
+      [
+        { organizationId: 'acme', annotationId: id, commentData: [{ from: { userId: 'ann' }, taggedUserContacts: [{}] }] },
+        'commentData[0].taggedUserContacts[0] needs userId or contact.userId.',
+      ],
       [{ organizationId: 'acme', commentData: [{ from: { userId: 'ann' } }] }, 'annotationId is required.'],
       [{ annotationId: id, commentData: [{ from: { userId: 'ann' } }] }, 'organizationId is required.'],
     ];

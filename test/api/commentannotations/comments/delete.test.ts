@@ -18,14 +18,17 @@ beforeAll(async () => {
       { commentText: 'drop too', from: { userId: 'dan' }, triggerActivities: false },
     ],
   }));
-  for (const commentId of commentIds) await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon: 'up', from: { userId: 'eve' } });
+  for (const commentId of commentIds)
+    await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon: 'up', from: { userId: 'eve' } });
   other = await createWorkspace(t);
 });
 afterAll(() => t.close());
 
 const del = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', annotationId: id, ...data }, headers);
-const texts = async () => (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).body.result.data.map((c: any) => c.commentText);
-const annotationsWhere = async (filters: Record<string, unknown>) => (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', ...filters })).body.result.data.map((a: any) => a.annotationId);
+const texts = async () =>
+  (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).body.result.data.map((c: any) => c.commentText);
+const annotationsWhere = async (filters: Record<string, unknown>) =>
+  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', ...filters })).body.result.data.map((a: any) => a.annotationId);
 const deletions = async () => (await activitiesOf(t, id)).filter((a) => a.actionType === 'comment.delete');
 
 describe('/v2/commentannotations/comments/delete', () => {

@@ -14,7 +14,13 @@ beforeAll(async () => {
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
   ({ annotationId: id, commentIds } = await addAnnotation(t, {
     commentData: [
-      { commentText: 'a', commentHtml: '<b>a</b>', from: { userId: 'ann', name: 'Ann' }, context: { c: 1 }, taggedUserContacts: [{ userId: 'bob' }, { contact: { userId: 'cat', name: 'Cat' }, text: '@Cat' }] },
+      {
+        commentText: 'a',
+        commentHtml: '<b>a</b>',
+        from: { userId: 'ann', name: 'Ann' },
+        context: { c: 1 },
+        taggedUserContacts: [{ userId: 'bob' }, { contact: { userId: 'cat', name: 'Cat' }, text: '@Cat' }],
+      },
       { commentText: 'b', from: { userId: 'bob' } },
       { commentText: 'c', from: { userId: 'cat' } },
     ],
@@ -25,7 +31,9 @@ beforeAll(async () => {
     [commentIds[0], 'heart', 'cat'],
     [commentIds[2], 'eyes', 'ann'],
   ] as const) {
-    reactionIds.push((await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from: { userId } })).body.result.data.reactionId);
+    reactionIds.push(
+      (await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from: { userId } })).body.result.data.reactionId,
+    );
   }
   other = await createWorkspace(t);
 });
@@ -64,7 +72,15 @@ describe('/v2/commentannotations/comments/get', () => {
         { reactionId: reactionIds[2], annotationId: id, commentId: commentIds[0], icon: 'heart', from: { userId: 'cat' }, createdAt: expect.any(Number) },
       ],
     });
-    expect(data[1]).toMatchObject({ commentText: 'b', commentHtml: null, context: null, taggedUserContacts: [], mentionedUserIds: [], reactionAnnotationIds: [], reactionAnnotations: [] });
+    expect(data[1]).toMatchObject({
+      commentText: 'b',
+      commentHtml: null,
+      context: null,
+      taggedUserContacts: [],
+      mentionedUserIds: [],
+      reactionAnnotationIds: [],
+      reactionAnnotations: [],
+    });
     expect(data[2].reactionAnnotations.map((r: any) => [r.reactionId, r.icon, r.from.userId])).toEqual([[reactionIds[3], 'eyes', 'ann']]);
   });
 
@@ -75,7 +91,10 @@ describe('/v2/commentannotations/comments/get', () => {
   });
 
   it('answers an empty list for an annotation whose comments were all deleted', async () => {
-    const { annotationId, commentIds: [only] } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' } }] });
+    const {
+      annotationId,
+      commentIds: [only],
+    } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' } }] });
     await t.callK('/v2/commentannotations/comments/delete', { organizationId: 'acme', annotationId, commentIds: [only] });
     const res = await t.callK(PATH, { organizationId: 'acme', annotationId });
     expect(res.status).toBe(200);
@@ -83,7 +102,10 @@ describe('/v2/commentannotations/comments/get', () => {
   });
 
   it('answers NOT_FOUND for an unknown annotation, in this or another organization', async () => {
-    for (const data of [{ organizationId: 'acme', annotationId: 'ghost' }, { organizationId: 'elsewhere', annotationId: id }]) {
+    for (const data of [
+      { organizationId: 'acme', annotationId: 'ghost' },
+      { organizationId: 'elsewhere', annotationId: id },
+    ]) {
       const res = await t.callK(PATH, data);
       expect(res.status).toBe(404);
       expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
@@ -109,7 +131,17 @@ describe('/v2/commentannotations/comments/get', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     // the other key's own annotation with the same id holds only its own comments
-    await t.callPublic('/v2/commentannotations/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, commentAnnotations: [{ annotationId: id, commentData: [{ commentText: 'theirs', from: { userId: 'x' } }] }] }, other.headersK);
+    await t.callPublic(
+      '/v2/commentannotations/add',
+      {
+        organizationId: 'acme',
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        commentAnnotations: [{ annotationId: id, commentData: [{ commentText: 'theirs', from: { userId: 'x' } }] }],
+      },
+      other.headersK,
+    );
     const theirs = await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK);
     expect(theirs.body.result.data.map((c: any) => [c.commentText, c.reactionAnnotations])).toEqual([['theirs', []]]);
     expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id })).body.result.data.map((c: any) => c.commentText)).toEqual(['a', 'b', 'c']);

@@ -13,7 +13,14 @@ beforeAll(async () => {
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
   ({ annotationId: id, commentIds } = await addAnnotation(t, {
     commentData: [
-      { commentText: 'old', commentHtml: '<p>old</p>', from: { userId: 'ann', name: 'Ann' }, taggedUserContacts: [{ userId: 'cat' }], context: { a: 1 }, triggerActivities: false },
+      {
+        commentText: 'old',
+        commentHtml: '<p>old</p>',
+        from: { userId: 'ann', name: 'Ann' },
+        taggedUserContacts: [{ userId: 'cat' }],
+        context: { a: 1 },
+        triggerActivities: false,
+      },
       { commentText: 'other', from: { userId: 'bob' }, triggerActivities: false },
     ],
   }));
@@ -21,9 +28,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const update = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', annotationId: id, ...data }, headers);
+const update = (data: Record<string, unknown>, headers?: Record<string, string>) =>
+  t.callK(PATH, { organizationId: 'acme', annotationId: id, ...data }, headers);
 const comments = async () => (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).body.result.data as any[];
-const mentioning = async (userId: string) => (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', mentionedUserIds: [userId] })).body.result.data.map((a: any) => a.annotationId);
+const mentioning = async (userId: string) =>
+  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', mentionedUserIds: [userId] })).body.result.data.map((a: any) => a.annotationId);
 
 describe('/v2/commentannotations/comments/update', () => {
   it('edits the text per id, recording comment.update with the change; the author acts unless actionUser is given', async () => {
@@ -72,7 +81,10 @@ describe('/v2/commentannotations/comments/update', () => {
 
   it('replacing taggedUserContacts changes mentionedUserIds (and what the mentionedUserIds filter finds)', async () => {
     expect(await mentioning('cat')).toEqual([id]);
-    const res = await update({ commentIds: [commentIds[0]], updatedData: { taggedUserContacts: [{ userId: 'bob' }, { contact: { userId: 'dan', name: 'Dan' } }, { userId: 'bob' }] } });
+    const res = await update({
+      commentIds: [commentIds[0]],
+      updatedData: { taggedUserContacts: [{ userId: 'bob' }, { contact: { userId: 'dan', name: 'Dan' } }, { userId: 'bob' }] },
+    });
     expect(res.body.result.data[commentIds[0]!]).toEqual({ success: true, message: 'Updated successfully' });
     const [c] = await comments();
     expect(c.mentionedUserIds).toEqual(['bob', 'dan']);
@@ -88,18 +100,33 @@ describe('/v2/commentannotations/comments/update', () => {
   it("changes the hosted comment's kept fields, keeping the ones not named; a given status wins over updated", async () => {
     const thread = await addAnnotation(t, { commentData: [{ commentText: 'draft', from: { userId: 'bob' }, recorders: [{ recorderId: 'r1' }] }] });
     const change = (updatedData: Record<string, unknown>) => update({ annotationId: thread.annotationId, commentIds: thread.commentIds, updatedData });
-    const read = async () => (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: thread.annotationId })).body.result.data[0];
+    const read = async () =>
+      (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: thread.annotationId })).body.result.data[0];
     const attachment = { attachmentId: 1, name: 'a.png', url: 'https://files.example.com/a.png' };
     await change({ isDraft: true, attachments: [attachment], to: [{ userId: 'ann', name: 'Ann' }] });
     let c = await read();
     // no text edited: the status stays
-    expect(c).toMatchObject({ commentText: 'draft', status: 'added', isDraft: true, attachments: [attachment], to: [{ userId: 'ann', name: 'Ann' }], recorders: [{ recorderId: 'r1' }], customList: [] });
+    expect(c).toMatchObject({
+      commentText: 'draft',
+      status: 'added',
+      isDraft: true,
+      attachments: [attachment],
+      to: [{ userId: 'ann', name: 'Ann' }],
+      recorders: [{ recorderId: 'r1' }],
+      customList: [],
+    });
     await change({ isDraft: false, customList: [{ id: 'q', label: 'Question' }] });
     c = await read();
     expect(c).toMatchObject({ isDraft: false, attachments: [attachment], to: [{ userId: 'ann', name: 'Ann' }], customList: [{ id: 'q', label: 'Question' }] });
     await change({ commentText: 'edited', status: 'reviewed', attachments: [] });
     c = await read();
-    expect(c).toMatchObject({ commentText: 'edited', status: 'reviewed', attachments: [], customList: [{ id: 'q', label: 'Question' }], recorders: [{ recorderId: 'r1' }] });
+    expect(c).toMatchObject({
+      commentText: 'edited',
+      status: 'reviewed',
+      attachments: [],
+      customList: [{ id: 'q', label: 'Question' }],
+      recorders: [{ recorderId: 'r1' }],
+    });
   });
 
   it('answers NOT_FOUND for an unknown annotation', async () => {

@@ -9,12 +9,18 @@ let other: Awaited<ReturnType<typeof createWorkspace>>;
 const ids: Record<string, string> = {};
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }, { documentId: 'doc2' }, { documentId: 'empty' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'doc' }, { documentId: 'doc2' }, { documentId: 'empty' }],
+  });
   await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
   ids.mine = (await addAnnotation(t, { commentData: [{ commentText: 'by ann', from: { userId: 'ann' } }] })).annotationId;
   ids.theirs = (await addAnnotation(t, { status: { id: 'RESOLVED' }, commentData: [{ commentText: 'by bob', from: { userId: 'bob' } }] })).annotationId;
   ids.other = (await addAnnotation(t, { commentData: [{ commentText: 'by cat', from: { userId: 'cat' } }] }, { documentId: 'doc2' })).annotationId;
-  ids.private = (await addAnnotation(t, { visibility: { type: 'restricted', userIds: ['cat'] }, commentData: [{ commentText: 'private', from: { userId: 'bob' } }] })).annotationId;
+  ids.private = (
+    await addAnnotation(t, { visibility: { type: 'restricted', userIds: ['cat'] }, commentData: [{ commentText: 'private', from: { userId: 'bob' } }] })
+  ).annotationId;
   other = await createWorkspace(t);
 });
 afterAll(() => t.close());
@@ -55,13 +61,21 @@ describe('/v2/commentannotations/count/get', () => {
 
   it("never counts a user's own comments as unread; reading and others' new comments move unread", async () => {
     // ann's reply marks bob's thread read for her
-    await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId: ids.theirs, commentData: [{ commentText: 'ann replies', from: { userId: 'ann' } }] });
+    await t.callK('/v2/commentannotations/comments/add', {
+      organizationId: 'acme',
+      annotationId: ids.theirs,
+      commentData: [{ commentText: 'ann replies', from: { userId: 'ann' } }],
+    });
     expect((await count('ann')).doc).toEqual({ total: 2, unread: 0 });
     // ... and is news for bob
     expect((await count('bob')).doc).toEqual({ total: 3, unread: 2 });
 
     await nextMillisecond();
-    await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId: ids.mine, commentData: [{ commentText: 'bob replies', from: { userId: 'bob' } }] });
+    await t.callK('/v2/commentannotations/comments/add', {
+      organizationId: 'acme',
+      annotationId: ids.mine,
+      commentData: [{ commentText: 'bob replies', from: { userId: 'bob' } }],
+    });
     expect((await count('ann')).doc).toEqual({ total: 2, unread: 1 });
 
     await nextMillisecond();
@@ -69,7 +83,11 @@ describe('/v2/commentannotations/count/get', () => {
     expect(await count('ann')).toEqual({ doc: { total: 2, unread: 0 }, doc2: { total: 1, unread: 0 } });
 
     await nextMillisecond();
-    await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId: ids.mine, commentData: [{ commentText: 'cat too', from: { userId: 'cat' } }] });
+    await t.callK('/v2/commentannotations/comments/add', {
+      organizationId: 'acme',
+      annotationId: ids.mine,
+      commentData: [{ commentText: 'cat too', from: { userId: 'cat' } }],
+    });
     expect((await count('ann')).doc).toEqual({ total: 2, unread: 1 });
     // bob's own reply is older than cat's: the thread is unread for bob too
     expect((await count('bob')).doc.unread).toBe(2);
@@ -79,7 +97,11 @@ describe('/v2/commentannotations/count/get', () => {
     expect((await count('dan')).doc.total).toBe(2);
     await t.callK('/v2/commentannotations/update', { organizationId: 'acme', annotationIds: [ids.private], updatedData: { visibility: { type: 'public' } } });
     expect((await count('dan')).doc.total).toBe(3);
-    await t.callK('/v2/commentannotations/update', { organizationId: 'acme', annotationIds: [ids.private], updatedData: { visibility: { type: 'restricted', userIds: ['cat'] } } });
+    await t.callK('/v2/commentannotations/update', {
+      organizationId: 'acme',
+      annotationIds: [ids.private],
+      updatedData: { visibility: { type: 'restricted', userIds: ['cat'] } },
+    });
     expect((await count('dan')).doc.total).toBe(2);
   });
 
@@ -101,7 +123,17 @@ describe('/v2/commentannotations/count/get', () => {
 
   it("never counts another API key's annotations", async () => {
     expect(await count('ann', {}, other.headersK)).toEqual({ doc: { total: 0, unread: 0 }, doc2: { total: 0, unread: 0 } });
-    await t.callPublic('/v2/commentannotations/add', { organizationId: 'acme', createOrganization: true, documentId: 'doc', createDocument: true, commentAnnotations: [{ commentData: [{ from: { userId: 'bob' } }] }] }, other.headersK);
+    await t.callPublic(
+      '/v2/commentannotations/add',
+      {
+        organizationId: 'acme',
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        commentAnnotations: [{ commentData: [{ from: { userId: 'bob' } }] }],
+      },
+      other.headersK,
+    );
     expect(await count('ann', {}, other.headersK)).toEqual({ doc: { total: 1, unread: 1 }, doc2: { total: 0, unread: 0 } });
     expect((await count('ann')).doc.total).toBe(2);
   });

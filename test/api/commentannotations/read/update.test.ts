@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const unread = async (userId: string) => (await t.callK('/v2/commentannotations/count/get', { organizationId: 'acme', documentIds: ['doc'], userId })).body.result.data.doc.unread;
+const unread = async (userId: string) =>
+  (await t.callK('/v2/commentannotations/count/get', { organizationId: 'acme', documentIds: ['doc'], userId })).body.result.data.doc.unread;
 const markRead = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', ...data }, headers);
 /** Read marks compare millisecond timestamps: let the clock move on before the next write. */
 const nextMillisecond = async () => {
@@ -49,7 +50,11 @@ describe('/v2/commentannotations/read/update', () => {
     await markRead({ annotationIds: [first, second], userId: 'cat' });
     expect(await unread('cat')).toBe(0);
     await nextMillisecond();
-    await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId: second, commentData: [{ commentText: 'news', from: { userId: 'dan' } }] });
+    await t.callK('/v2/commentannotations/comments/add', {
+      organizationId: 'acme',
+      annotationId: second,
+      commentData: [{ commentText: 'news', from: { userId: 'dan' } }],
+    });
     expect(await unread('cat')).toBe(1);
     await nextMillisecond();
     expect((await markRead({ annotationIds: [second], userId: 'cat' })).status).toBe(200);
@@ -75,7 +80,10 @@ describe('/v2/commentannotations/read/update', () => {
     expect(await unread('eve')).toBe(2);
     const res = await markRead({ annotationIds: [first, second], userId: 'eve' }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({ [first]: { success: false, message: 'Annotation not found.' }, [second]: { success: false, message: 'Annotation not found.' } });
+    expect(res.body.result.data).toEqual({
+      [first]: { success: false, message: 'Annotation not found.' },
+      [second]: { success: false, message: 'Annotation not found.' },
+    });
     expect(await unread('eve')).toBe(2);
   });
 });

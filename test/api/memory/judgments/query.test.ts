@@ -9,7 +9,12 @@ beforeAll(async () => {
   t = await startTestServer();
   await reviewThread(t, 'launch', 'ann', 'Cut the speed claim.', { bob: '👍', carol: '🎉' });
   const { annotationId } = await addAnnotation(t, { commentData: [{ commentText: 'Tighten the intro.', from: { userId: 'ann' } }] }, { documentId: 'launch' });
-  await t.callK('/v2/commentannotations/update', { organizationId: 'acme', annotationIds: [annotationId], actionUser: { userId: 'dave' }, updatedData: { status: { id: 'resolved', name: 'Resolved' } } });
+  await t.callK('/v2/commentannotations/update', {
+    organizationId: 'acme',
+    annotationIds: [annotationId],
+    actionUser: { userId: 'dave' },
+    updatedData: { status: { id: 'resolved', name: 'Resolved' } },
+  });
 });
 afterAll(() => t.close());
 
@@ -27,7 +32,13 @@ describe('/v2/memory/judgments/query', () => {
       ['agree', 'bob', 'reaction'],
       ['comment', 'ann', 'comment'],
     ]);
-    expect(items[2]).toMatchObject({ judgmentId: expect.stringMatching(/^jdg_/), subject: 'Cut the speed claim.', reasoning: 'Cut the speed claim.', scope: { organizationId: 'acme', documentId: 'launch' }, createdAt: expect.any(Number) });
+    expect(items[2]).toMatchObject({
+      judgmentId: expect.stringMatching(/^jdg_/),
+      subject: 'Cut the speed claim.',
+      reasoning: 'Cut the speed claim.',
+      scope: { organizationId: 'acme', documentId: 'launch' },
+      createdAt: expect.any(Number),
+    });
     expect(items[0]).toMatchObject({ subject: 'Tighten the intro.', reasoning: 'Tighten the intro.' });
     expect(res.body.result.nextCursor).toBeNull();
   });
@@ -41,7 +52,10 @@ describe('/v2/memory/judgments/query', () => {
     expect(first.items).toHaveLength(3);
     const second = (await query({ pageSize: 3, cursor: first.nextCursor })).body.result;
     expect(second).toMatchObject({ items: [expect.objectContaining({ decision: 'comment' })], nextCursor: null });
-    expect((await query({ pageSize: 3, decision: 'agree', cursor: first.nextCursor })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
+    expect((await query({ pageSize: 3, decision: 'agree', cursor: first.nextCursor })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'Invalid cursor.',
+    });
     expect((await query({ pageSize: 3, cursor: null })).body.result).toEqual(first);
   });
 

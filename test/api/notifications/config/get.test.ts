@@ -5,7 +5,11 @@ import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'd1' }, { documentId: 'd2' }],
+  });
 });
 afterAll(() => t.close());
 
@@ -13,11 +17,25 @@ describe('/v2/notifications/config/get', () => {
   it('defaults to ALL everywhere, then reflects organization and document settings', async () => {
     const fresh = await t.callK('/v2/notifications/config/get', { organizationId: 'acme', userId: 'ann' });
     expect(fresh.status).toBe(200);
-    expect(fresh.body.result).toEqual({ status: 'success', message: 'User config fetched successfully.', data: [{ config: { inbox: 'ALL', email: 'ALL', slack: 'ALL' }, metadata: { organizationId: 'acme', apiKey: t.credentials.apiKey, documentId: null, userId: 'ann' } }] });
+    expect(fresh.body.result).toEqual({
+      status: 'success',
+      message: 'User config fetched successfully.',
+      data: [
+        {
+          config: { inbox: 'ALL', email: 'ALL', slack: 'ALL' },
+          metadata: { organizationId: 'acme', apiKey: t.credentials.apiKey, documentId: null, userId: 'ann' },
+        },
+      ],
+    });
 
     await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { email: 'MINE' } });
     await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], documentIds: ['d2'], config: { inbox: 'NONE' } });
-    const res = await t.callK('/v2/notifications/config/get', { organizationId: 'acme', userId: 'ann', documentIds: ['d1', 'd2'], getOrganizationConfig: true });
+    const res = await t.callK('/v2/notifications/config/get', {
+      organizationId: 'acme',
+      userId: 'ann',
+      documentIds: ['d1', 'd2'],
+      getOrganizationConfig: true,
+    });
     expect(res.body.result.data.map((x: any) => [x.metadata.documentId, x.config])).toEqual([
       ['d1', { inbox: 'ALL', email: 'MINE', slack: 'ALL' }],
       // the document sets its inbox only: its e-mail is the organization's

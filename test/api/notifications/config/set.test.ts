@@ -11,14 +11,26 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const notify = (notificationId: string, named: string[]) =>
-  t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'd', notificationId, actionUser: { userId: 'sys' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: 'b', notifyUsers: named.map((userId) => ({ userId })) });
+  t.callK('/v2/notifications/add', {
+    organizationId: 'acme',
+    documentId: 'd',
+    notificationId,
+    actionUser: { userId: 'sys' },
+    displayHeadlineMessageTemplate: 'h',
+    displayBodyMessage: 'b',
+    notifyUsers: named.map((userId) => ({ userId })),
+  });
 const inbox = async (userId: string) => (await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).body.result.data.map((n: any) => n.id);
 
 describe('/v2/notifications/config/set', () => {
   it("sets users' channels; the inbox setting decides what reaches them (NONE: nothing, MINE: only when named)", async () => {
     const res = await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['bob'], documentIds: ['d'], config: { inbox: 'NONE' } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'User config set successfully.', data: [{ success: true, userId: 'bob', documentId: 'd', message: 'User config set successfully.' }] });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'User config set successfully.',
+      data: [{ success: true, userId: 'bob', documentId: 'd', message: 'User config set successfully.' }],
+    });
     await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['cat'], config: { inbox: 'MINE' } });
 
     await notify('broadcast', []);
@@ -39,8 +51,13 @@ describe('/v2/notifications/config/set', () => {
   });
 
   it('validates the input', async () => {
-    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: {} })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'config must set at least one of inbox, email or slack.' });
-    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { inbox: 'SOME' } })).body.error.message).toBe('config.inbox must be one of: ALL, MINE, NONE.');
+    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: {} })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'config must set at least one of inbox, email or slack.',
+    });
+    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { inbox: 'SOME' } })).body.error.message).toBe(
+      'config.inbox must be one of: ALL, MINE, NONE.',
+    );
     expect((await t.callK('/v2/notifications/config/set', { organizationId: 'nope', userIds: ['ann'], config: { inbox: 'ALL' } })).status).toBe(404);
   });
 

@@ -19,7 +19,8 @@ const getDocs = (organizationId: string, documentIds: string[], headers?: Record
 const exists = async (organizationId: string, documentId: string) => (await getDocs(organizationId, [documentId])).status === 200;
 const organizationExists = async (organizationId: string) =>
   (await t.callK('/v2/organizations/get', { organizationIds: [organizationId] })).body.result.data.length === 1;
-const folderExists = async (organizationId: string, folderId: string) => (await t.callK('/v2/organizations/folders/get', { organizationId, folderId })).status === 200;
+const folderExists = async (organizationId: string, folderId: string) =>
+  (await t.callK('/v2/organizations/folders/get', { organizationId, folderId })).status === 200;
 const expectInvalid = async (data: Record<string, unknown>, message: string) => {
   const res = await add(data);
   expect(res.status).toBe(400);
@@ -48,8 +49,28 @@ describe('/v2/organizations/documents/add', () => {
     expect(await organizationExists('acme')).toBe(true);
     const docs = (await getDocs('acme', ['d1', 'd2'])).body.result.data;
     expect(docs).toEqual([
-      { id: 'd1', documentName: 'One', disabled: false, accessType: 'public', folderId: 'root', organizationId: 'acme', metadata: { k: 1, nested: { a: [1, 2] } }, createdAt: expect.any(Number), lastUpdated: expect.any(Number) },
-      { id: 'd2', documentName: '', disabled: false, accessType: 'restricted', folderId: 'root', organizationId: 'acme', metadata: {}, createdAt: expect.any(Number), lastUpdated: expect.any(Number) },
+      {
+        id: 'd1',
+        documentName: 'One',
+        disabled: false,
+        accessType: 'public',
+        folderId: 'root',
+        organizationId: 'acme',
+        metadata: { k: 1, nested: { a: [1, 2] } },
+        createdAt: expect.any(Number),
+        lastUpdated: expect.any(Number),
+      },
+      {
+        id: 'd2',
+        documentName: '',
+        disabled: false,
+        accessType: 'restricted',
+        folderId: 'root',
+        organizationId: 'acme',
+        metadata: {},
+        createdAt: expect.any(Number),
+        lastUpdated: expect.any(Number),
+      },
     ]);
   });
 
@@ -58,13 +79,24 @@ describe('/v2/organizations/documents/add', () => {
     expect((await add({ organizationId: 'acme', folderId: 'existing', documents: [{ documentId: 'in-existing' }] })).status).toBe(200);
 
     expect(await folderExists('acme', 'made-on-demand')).toBe(false);
-    const res = await add({ organizationId: 'acme', folderId: 'made-on-demand', createFolder: true, documents: [{ documentId: 'in-new-1' }, { documentId: 'in-new-2' }] });
+    const res = await add({
+      organizationId: 'acme',
+      folderId: 'made-on-demand',
+      createFolder: true,
+      documents: [{ documentId: 'in-new-1' }, { documentId: 'in-new-2' }],
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.result.data)).toEqual(['in-new-1', 'in-new-2']);
     const folder = await t.callK('/v2/organizations/folders/get', { organizationId: 'acme', folderId: 'made-on-demand' });
     expect(folder.status).toBe(200);
     expect(folder.body.result.data).toHaveLength(1);
-    expect(folder.body.result.data[0]).toMatchObject({ folderId: 'made-on-demand', parentFolderId: 'root', ancestors: ['root'], accessType: 'public', inheritAccessFromParent: true });
+    expect(folder.body.result.data[0]).toMatchObject({
+      folderId: 'made-on-demand',
+      parentFolderId: 'root',
+      ancestors: ['root'],
+      accessType: 'public',
+      inheritAccessFromParent: true,
+    });
 
     expect((await add({ organizationId: 'acme', folderId: 'root', documents: [{ documentId: 'at-top' }] })).status).toBe(200);
 
@@ -125,8 +157,14 @@ describe('/v2/organizations/documents/add', () => {
   });
 
   it('refuses a document id listed twice in one request (also after trimming) with INVALID_ARGUMENT', async () => {
-    await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'twice' }, { documentId: 'twice' }] }, 'documents lists a document more than once.');
-    await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'twice' }, { documentId: ' twice ' }] }, 'documents lists a document more than once.');
+    await expectInvalid(
+      { organizationId: 'acme', documents: [{ documentId: 'twice' }, { documentId: 'twice' }] },
+      'documents lists a document more than once.',
+    );
+    await expectInvalid(
+      { organizationId: 'acme', documents: [{ documentId: 'twice' }, { documentId: ' twice ' }] },
+      'documents lists a document more than once.',
+    );
     expect(await exists('acme', 'twice')).toBe(false);
   });
 
@@ -136,14 +174,32 @@ describe('/v2/organizations/documents/add', () => {
     await expectInvalid({ organizationId: 'acme' }, 'documents is required.');
     await expectInvalid({ organizationId: 'acme', documents: 'x' }, 'documents must be an array, not a string.');
     await expectInvalid({ organizationId: 'acme', documents: [] }, 'documents must have at least 1 item(s).');
-    await expectInvalid({ organizationId: 'acme', documents: Array.from({ length: 1001 }, (_, i) => ({ documentId: `many-${i}` })) }, 'documents must have at most 1000 item(s).');
+    await expectInvalid(
+      { organizationId: 'acme', documents: Array.from({ length: 1001 }, (_, i) => ({ documentId: `many-${i}` })) },
+      'documents must have at most 1000 item(s).',
+    );
     await expectInvalid({ organizationId: 'acme', documents: [{ documentName: 'x' }] }, 'documents[0].documentId is required.');
     await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'ok' }, { documentId: '' }] }, 'documents[1].documentId must not be empty.');
-    await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'x'.repeat(257) }] }, 'documents[0].documentId must be at most 256 characters long.');
-    await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'x', documentName: 5 }] }, 'documents[0].documentName must be a string, not a number.');
-    await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'x', accessType: 'everyone' }] }, 'documents[0].accessType must be one of: public, restricted, organizationPrivate.');
-    await expectInvalid({ organizationId: 'acme', createOrganization: 'yes', documents: [{ documentId: 'x' }] }, 'createOrganization must be a boolean, not a string.');
-    await expectInvalid({ organizationId: 'acme', createFolder: 1, folderId: 'f', documents: [{ documentId: 'x' }] }, 'createFolder must be a boolean, not a number.');
+    await expectInvalid(
+      { organizationId: 'acme', documents: [{ documentId: 'x'.repeat(257) }] },
+      'documents[0].documentId must be at most 256 characters long.',
+    );
+    await expectInvalid(
+      { organizationId: 'acme', documents: [{ documentId: 'x', documentName: 5 }] },
+      'documents[0].documentName must be a string, not a number.',
+    );
+    await expectInvalid(
+      { organizationId: 'acme', documents: [{ documentId: 'x', accessType: 'everyone' }] },
+      'documents[0].accessType must be one of: public, restricted, organizationPrivate.',
+    );
+    await expectInvalid(
+      { organizationId: 'acme', createOrganization: 'yes', documents: [{ documentId: 'x' }] },
+      'createOrganization must be a boolean, not a string.',
+    );
+    await expectInvalid(
+      { organizationId: 'acme', createFolder: 1, folderId: 'f', documents: [{ documentId: 'x' }] },
+      'createFolder must be a boolean, not a number.',
+    );
     const badMetadata = await add({ organizationId: 'acme', documents: [{ documentId: 'x', metadata: [] }] });
     expect(badMetadata.status).toBe(400);
     expect(badMetadata.body.error.status).toBe('INVALID_ARGUMENT');
@@ -188,7 +244,11 @@ describe('/v2/organizations/documents/add', () => {
     expect(notTheirs.status).toBe(404);
     expect(notTheirs.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: acme. Pass createOrganization: true to create it.' });
 
-    const theirs = await t.callPublic(path, { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1', documentName: 'Theirs' }] }, other.headersK);
+    const theirs = await t.callPublic(
+      path,
+      { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1', documentName: 'Theirs' }] },
+      other.headersK,
+    );
     expect(theirs.status).toBe(200);
     expect(theirs.body.result.data.d1).toEqual({ success: true, id: 'd1', message: 'Added Successfully' });
     expect((await getDocs('acme', ['d1'])).body.result.data[0].documentName).toBe('One');

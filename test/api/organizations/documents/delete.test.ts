@@ -13,22 +13,37 @@ beforeAll(async () => {
   await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'team' }] });
   await t.callK('/v2/organizations/documents/add', {
     organizationId: 'acme',
-    documents: [{ documentId: 'd1', accessType: 'restricted' }, { documentId: 'd2' }, { documentId: 'd3' }, { documentId: 'd4' }, { documentId: 'shared', accessType: 'organizationPrivate' }],
+    documents: [
+      { documentId: 'd1', accessType: 'restricted' },
+      { documentId: 'd2' },
+      { documentId: 'd3' },
+      { documentId: 'd4' },
+      { documentId: 'shared', accessType: 'organizationPrivate' },
+    ],
   });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'team', documents: [{ documentId: 'in-team', accessType: 'restricted' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    folderId: 'team',
+    documents: [{ documentId: 'in-team', accessType: 'restricted' }],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'd1', users: [{ userId: 'doc-member', accessRole: 'viewer' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'shared', users: [{ userId: 'doc-member' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'org-member' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', folderId: 'team', users: [{ userId: 'folder-member' }] });
   // the same ids under another API key
-  await t.callPublic('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] }, other.headersK);
+  await t.callPublic(
+    '/v2/organizations/documents/add',
+    { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] },
+    other.headersK,
+  );
 });
 afterAll(() => t.close());
 
 const del = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(path, data, headers);
 const exists = async (documentId: string, headers?: Record<string, string>) =>
   (await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: [documentId] }, headers)).status === 200;
-const readd = (documents: Array<Record<string, unknown>>, folderId?: string) => t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId, documents });
+const readd = (documents: Array<Record<string, unknown>>, folderId?: string) =>
+  t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId, documents });
 
 describe('/v2/organizations/documents/delete', () => {
   it('deletes documents, with per-id outcomes; the others stay', async () => {
@@ -60,7 +75,14 @@ describe('/v2/organizations/documents/delete', () => {
     expect(gone['doc-member']!.documents.d1).toMatchObject({ errorCode: 'does_not_exist' });
 
     // re-created with the same ids: the old document memberships are not carried over
-    expect((await readd([{ documentId: 'd1', accessType: 'restricted' }, { documentId: 'shared', accessType: 'organizationPrivate' }])).status).toBe(200);
+    expect(
+      (
+        await readd([
+          { documentId: 'd1', accessType: 'restricted' },
+          { documentId: 'shared', accessType: 'organizationPrivate' },
+        ])
+      ).status,
+    ).toBe(200);
     const after = await permissionsOf(t, 'acme', ['doc-member', 'org-member'], { documentIds: ['d1', 'shared'] });
     expect(after['doc-member']!.documents.d1).toEqual({ errorCode: 'permission_denied', reasons: ['no membership grants access'] });
     expect(after['doc-member']!.documents.shared).toMatchObject({ errorCode: 'permission_denied' });
@@ -80,7 +102,11 @@ describe('/v2/organizations/documents/delete', () => {
   it("removes the document's data: CRDT content and comments do not come back with a new document of the same id", async () => {
     await readd([{ documentId: 'with-data' }]);
     expect((await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'with-data', editorId: 'e1', type: 'text', data: 'hello' })).status).toBe(200);
-    const annotation = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'with-data', commentAnnotations: [{ commentData: [{ commentText: 'hi', from: { userId: 'org-member' } }] }] });
+    const annotation = await t.callK('/v2/commentannotations/add', {
+      organizationId: 'acme',
+      documentId: 'with-data',
+      commentAnnotations: [{ commentData: [{ commentText: 'hi', from: { userId: 'org-member' } }] }],
+    });
     expect(annotation.status).toBe(200);
     expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'with-data' })).body.result.data).toHaveLength(1);
     expect((await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'with-data' })).body.result.data).toHaveLength(1);

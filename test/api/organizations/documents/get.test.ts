@@ -16,7 +16,10 @@ beforeAll(async () => {
   await t.callK('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'f' }, { folderId: '*' }] });
   // 250 documents in 5 batches of 50; the odd batches go into folder f. Ids are added out of order.
   for (const batch of [3, 0, 4, 1, 2]) {
-    const documents = Array.from({ length: 50 }, (_, i) => ({ documentId: `doc-${String(batch * 50 + i).padStart(3, '0')}`, documentName: `Doc ${batch * 50 + i}` }));
+    const documents = Array.from({ length: 50 }, (_, i) => ({
+      documentId: `doc-${String(batch * 50 + i).padStart(3, '0')}`,
+      documentName: `Doc ${batch * 50 + i}`,
+    }));
     const res = await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: batch % 2 ? 'f' : undefined, documents });
     if (res.status !== 200) throw new Error(JSON.stringify(res.body));
     all.push(...documents.map((d) => d.documentId));
@@ -26,7 +29,11 @@ beforeAll(async () => {
   inFolder.sort();
   // a second organization of the same key, and the same organization id under another key
   await t.callK('/v2/organizations/documents/add', { organizationId: 'beta', createOrganization: true, documents: [{ documentId: 'beta-doc' }] });
-  await t.callPublic('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc-000', documentName: 'Theirs' }, { documentId: 'theirs-only' }] }, other.headersK);
+  await t.callPublic(
+    '/v2/organizations/documents/add',
+    { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc-000', documentName: 'Theirs' }, { documentId: 'theirs-only' }] },
+    other.headersK,
+  );
 });
 afterAll(() => t.close());
 
@@ -109,7 +116,19 @@ describe('/v2/organizations/documents/get', () => {
     expect(res.body.result).toEqual({
       status: 'success',
       message: 'Document(s) retrieved successfully.',
-      data: [{ id: 'doc-051', documentName: 'Doc 51', disabled: false, accessType: 'public', folderId: 'f', organizationId: 'acme', metadata: {}, createdAt: expect.any(Number), lastUpdated: expect.any(Number) }],
+      data: [
+        {
+          id: 'doc-051',
+          documentName: 'Doc 51',
+          disabled: false,
+          accessType: 'public',
+          folderId: 'f',
+          organizationId: 'acme',
+          metadata: {},
+          createdAt: expect.any(Number),
+          lastUpdated: expect.any(Number),
+        },
+      ],
       pageToken: null,
     });
   });
@@ -187,7 +206,7 @@ describe('/v2/organizations/documents/get', () => {
     await expectInvalid({ pageToken: 5 }, 'pageToken must be a string, not a number.');
   });
 
-  it("keeps API keys apart: another key sees only its own documents under the same organization id", async () => {
+  it('keeps API keys apart: another key sees only its own documents under the same organization id', async () => {
     const theirs = await get({}, other.headersK);
     expect(theirs.status).toBe(200);
     expect(theirs.body.result.data.map((d: any) => [d.id, d.documentName])).toEqual([

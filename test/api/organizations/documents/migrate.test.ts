@@ -26,7 +26,11 @@ const completed = (migrationId: string) =>
 
 describe('/v2/organizations/documents/migrate', () => {
   it('moves the document and its memberships to the new id in the background', async () => {
-    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'f', documents: [{ documentId: 'old', documentName: 'Plan', accessType: 'restricted' }] });
+    await t.callK('/v2/organizations/documents/add', {
+      organizationId: 'acme',
+      folderId: 'f',
+      documents: [{ documentId: 'old', documentName: 'Plan', accessType: 'restricted' }],
+    });
     await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'old', users: [{ userId: 'ann', accessRole: 'viewer' }, { userId: 'bob' }] });
 
     const res = await migrate({ organizationId: 'acme', documentId: 'old', newDocumentId: 'new' });
@@ -55,7 +59,10 @@ describe('/v2/organizations/documents/migrate', () => {
     const taken = await migrate({ organizationId: 'acme', documentId: 'a', newDocumentId: 'b' });
     expect(taken.status).toBe(409);
     expect(taken.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'A document with id b already exists.' });
-    expect((await migrate({ organizationId: 'acme', documentId: 'a', newDocumentId: 'a' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'newDocumentId must differ from documentId.' });
+    expect((await migrate({ organizationId: 'acme', documentId: 'a', newDocumentId: 'a' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'newDocumentId must differ from documentId.',
+    });
     expect((await migrate({ organizationId: 'acme', documentId: 'a' })).body.error.message).toBe('newDocumentId is required.');
   });
 
@@ -104,7 +111,9 @@ describe('migrations across restarts', () => {
     await t.server.close();
     insertJob(t.dataDir, { id: 'mig_orphan', from: 'never-existed', to: 'x', status: 'pending', attempts: 0 }, t.credentials.apiKey);
     await t.restart();
-    await eventually(async () => expect((await status('mig_orphan')).body.result.data).toMatchObject({ status: 'failed', error: 'the document never-existed no longer exists' }));
+    await eventually(async () =>
+      expect((await status('mig_orphan')).body.result.data).toMatchObject({ status: 'failed', error: 'the document never-existed no longer exists' }),
+    );
   });
 
   it('survives SIGKILL during a large migration: after restart it is complete, never half-done', async () => {
@@ -133,7 +142,7 @@ describe('migrations across restarts', () => {
         const sample = Array.from({ length: 100 }, (_, i) => `u${i * 199}`);
         const res = await call(server.url, '/v2/auth/permissions/get', { organizationId: 'acme', userIds: sample, documentIds: ['big', 'big-2'] }, K);
         for (const userId of sample) {
-          expect(res.body.result.data[userId].documents['big-2'].accessRole).toBe(Number(userId.slice(1)) % 1000 % 2 ? 'viewer' : 'editor');
+          expect(res.body.result.data[userId].documents['big-2'].accessRole).toBe((Number(userId.slice(1)) % 1000) % 2 ? 'viewer' : 'editor');
           expect(res.body.result.data[userId].documents.big.errorCode).toBe('does_not_exist');
         }
       } finally {

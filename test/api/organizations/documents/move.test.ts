@@ -15,7 +15,10 @@ beforeAll(async () => {
     createOrganization: true,
     folders: [{ folderId: 'team' }, { folderId: 'sub', parentFolderId: 'team' }, { folderId: 'locked', accessType: 'restricted' }],
   });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'd1', accessType: 'restricted' }, { documentId: 'd2', accessType: 'restricted' }, { documentId: 'd3' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    documents: [{ documentId: 'd1', accessType: 'restricted' }, { documentId: 'd2', accessType: 'restricted' }, { documentId: 'd3' }],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', folderId: 'team', users: [{ userId: 'teammate' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'org-member' }] });
   await t.callPublic('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'theirs' }] }, other.headersK);
@@ -56,7 +59,9 @@ describe('/v2/organizations/documents/move', () => {
   });
 
   it("takes on a restricted folder's access type: organization members lose access", async () => {
-    expect(await permissionsOf(t, 'acme', ['org-member'], { documentIds: ['d3'] })).toMatchObject({ 'org-member': { documents: { d3: { accessRole: 'editor', accessType: 'public' } } } });
+    expect(await permissionsOf(t, 'acme', ['org-member'], { documentIds: ['d3'] })).toMatchObject({
+      'org-member': { documents: { d3: { accessRole: 'editor', accessType: 'public' } } },
+    });
     await move({ organizationId: 'acme', documentIds: ['d3'], folderId: 'locked' });
     const perms = await permissionsOf(t, 'acme', ['org-member'], { documentIds: ['d3'] });
     expect(perms['org-member']!.documents.d3).toMatchObject({ errorCode: 'permission_denied' });
@@ -112,7 +117,10 @@ describe('/v2/organizations/documents/move', () => {
     expect(intoTheirs.status).toBe(404);
     expect(intoTheirs.body.error.details).toEqual({ d1: { success: false, code: 'not-found', message: 'Document does not exist' } });
     // and their folder does not exist for us
-    expect((await move({ organizationId: 'acme', documentIds: ['d1'], folderId: 'theirs' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder does not exist: theirs.' });
+    expect((await move({ organizationId: 'acme', documentIds: ['d1'], folderId: 'theirs' })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Folder does not exist: theirs.',
+    });
     expect(await foldersOf(['d1'])).toEqual(['root']);
   });
 });

@@ -20,7 +20,11 @@ beforeAll(async () => {
       { documentId: 'd3', documentName: 'Three' },
     ],
   });
-  await t.callPublic('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1', documentName: 'Theirs' }] }, other.headersK);
+  await t.callPublic(
+    '/v2/organizations/documents/add',
+    { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1', documentName: 'Theirs' }] },
+    other.headersK,
+  );
 });
 afterAll(() => t.close());
 
@@ -78,7 +82,13 @@ describe('/v2/organizations/documents/update', () => {
   });
 
   it('is all or nothing: a missing id fails the call with 404 and per-id details, and nothing changes', async () => {
-    const res = await update({ organizationId: 'acme', documents: [{ documentId: 'd3', documentName: 'Changed?' }, { documentId: 'ghost', documentName: 'Boo' }] });
+    const res = await update({
+      organizationId: 'acme',
+      documents: [
+        { documentId: 'd3', documentName: 'Changed?' },
+        { documentId: 'ghost', documentName: 'Boo' },
+      ],
+    });
     expect(res.status).toBe(404);
     expect(res.body.error).toEqual({
       status: 'NOT_FOUND',
@@ -94,7 +104,11 @@ describe('/v2/organizations/documents/update', () => {
     // in an unknown organization every document is missing
     const noOrg = await update({ organizationId: 'nope', documents: [{ documentId: 'd1' }] });
     expect(noOrg.status).toBe(404);
-    expect(noOrg.body.error).toEqual({ status: 'NOT_FOUND', message: 'Error updating document(s).', details: { d1: { success: false, code: 'not-found', message: 'Document does not exist' } } });
+    expect(noOrg.body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Error updating document(s).',
+      details: { d1: { success: false, code: 'not-found', message: 'Document does not exist' } },
+    });
   });
 
   it('validates the input, naming the field', async () => {
@@ -103,8 +117,20 @@ describe('/v2/organizations/documents/update', () => {
     await expectInvalid({ organizationId: 'acme', documents: [] }, 'documents must have at least 1 item(s).');
     await expectInvalid({ organizationId: 'acme', documents: [{ documentName: 'x' }] }, 'documents[0].documentId is required.');
     await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'd1' }, { documentId: '' }] }, 'documents[1].documentId must not be empty.');
-    await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'd1', documentName: 7 }] }, 'documents[0].documentName must be a string, not a number.');
-    await expectInvalid({ organizationId: 'acme', documents: [{ documentId: 'd1', documentName: 'A' }, { documentId: 'd1', documentName: 'B' }] }, 'documents lists a document more than once.');
+    await expectInvalid(
+      { organizationId: 'acme', documents: [{ documentId: 'd1', documentName: 7 }] },
+      'documents[0].documentName must be a string, not a number.',
+    );
+    await expectInvalid(
+      {
+        organizationId: 'acme',
+        documents: [
+          { documentId: 'd1', documentName: 'A' },
+          { documentId: 'd1', documentName: 'B' },
+        ],
+      },
+      'documents lists a document more than once.',
+    );
     const badMetadata = await update({ organizationId: 'acme', documents: [{ documentId: 'd1', metadata: 'x' }] });
     expect(badMetadata.status).toBe(400);
     expect(badMetadata.body.error.status).toBe('INVALID_ARGUMENT');
@@ -119,7 +145,9 @@ describe('/v2/organizations/documents/update', () => {
     expect(hijack.body.error.details).toEqual({ d2: { success: false, code: 'not-found', message: 'Document does not exist' } });
     expect((await doc('d2')).documentName).toBe('Dos');
     // its own d1 is a different document: updating it leaves ours alone, and the other way round
-    expect((await t.callPublic(path, { organizationId: 'acme', documents: [{ documentId: 'd1', documentName: 'Theirs renamed' }] }, other.headersK)).status).toBe(200);
+    expect(
+      (await t.callPublic(path, { organizationId: 'acme', documents: [{ documentId: 'd1', documentName: 'Theirs renamed' }] }, other.headersK)).status,
+    ).toBe(200);
     expect((await doc('d1')).documentName).toBe('Uno again');
     expect((await update({ organizationId: 'acme', documents: [{ documentId: 'd1', documentName: 'Ours renamed' }] })).status).toBe(200);
     expect((await doc('d1', other.headersK)).documentName).toBe('Theirs renamed');

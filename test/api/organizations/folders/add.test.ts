@@ -69,12 +69,34 @@ describe('/v2/organizations/folders/add', () => {
       inheritAccessFromParent: true,
     });
     expect(a.createdAt).toBeGreaterThanOrEqual(before);
-    expect(await one('acme', 'b')).toMatchObject({ folderName: 'B', parentFolderId: 'a', ancestors: ['root', 'a'], accessType: 'restricted', inheritAccessFromParent: false });
+    expect(await one('acme', 'b')).toMatchObject({
+      folderName: 'B',
+      parentFolderId: 'a',
+      ancestors: ['root', 'a'],
+      accessType: 'restricted',
+      inheritAccessFromParent: false,
+    });
     // no folderName: an empty name; no accessType: inherited from the parent
-    expect(await one('acme', 'c')).toMatchObject({ folderName: '', parentFolderId: 'b', ancestors: ['root', 'a', 'b'], accessType: 'restricted', inheritAccessFromParent: true });
+    expect(await one('acme', 'c')).toMatchObject({
+      folderName: '',
+      parentFolderId: 'b',
+      ancestors: ['root', 'a', 'b'],
+      accessType: 'restricted',
+      inheritAccessFromParent: true,
+    });
     // an own access type wins over the parent's, and is what its children inherit
-    expect(await one('acme', 'd')).toMatchObject({ parentFolderId: 'c', ancestors: ['root', 'a', 'b', 'c'], accessType: 'organizationPrivate', inheritAccessFromParent: false });
-    expect(await one('acme', 'e')).toMatchObject({ parentFolderId: 'd', ancestors: ['root', 'a', 'b', 'c', 'd'], accessType: 'organizationPrivate', inheritAccessFromParent: true });
+    expect(await one('acme', 'd')).toMatchObject({
+      parentFolderId: 'c',
+      ancestors: ['root', 'a', 'b', 'c'],
+      accessType: 'organizationPrivate',
+      inheritAccessFromParent: false,
+    });
+    expect(await one('acme', 'e')).toMatchObject({
+      parentFolderId: 'd',
+      ancestors: ['root', 'a', 'b', 'c', 'd'],
+      accessType: 'organizationPrivate',
+      inheritAccessFromParent: true,
+    });
     // parentFolderId "root" is the top level
     expect(await one('acme', 'top')).toMatchObject({ parentFolderId: 'root', ancestors: ['root'], accessType: 'restricted', inheritAccessFromParent: false });
 
@@ -120,7 +142,14 @@ describe('/v2/organizations/folders/add', () => {
 
   it('keeps organizations of one API key apart: a parent in another organization does not exist', async () => {
     await add({ organizationId: 'org-1', createOrganization: true, folders: [{ folderId: 'shared-id', folderName: 'one', accessType: 'restricted' }] });
-    const res = await add({ organizationId: 'org-2', createOrganization: true, folders: [{ folderId: 'shared-id', folderName: 'two' }, { folderId: 'kid', parentFolderId: 'only-in-1' }] });
+    const res = await add({
+      organizationId: 'org-2',
+      createOrganization: true,
+      folders: [
+        { folderId: 'shared-id', folderName: 'two' },
+        { folderId: 'kid', parentFolderId: 'only-in-1' },
+      ],
+    });
     expect(res.body.result.data).toEqual({
       'shared-id': { success: true, id: 'shared-id', message: 'Folder added.' },
       kid: { success: false, id: 'kid', message: 'Parent folder does not exist.' },
@@ -148,10 +177,14 @@ describe('/v2/organizations/folders/add', () => {
   });
 
   it('takes any well-formed text as an id, and refuses a lone surrogate with INVALID_ARGUMENT (not a 500)', async () => {
-    const ok = await add({ organizationId: 'text-ids', createOrganization: true, folders: [{ folderId: '📁 a/b %2F' }, { folderId: 'ünï', parentFolderId: '📁 a/b %2F' }] });
+    const ok = await add({
+      organizationId: 'text-ids',
+      createOrganization: true,
+      folders: [{ folderId: '📁 a/b %2F' }, { folderId: 'ünï', parentFolderId: '📁 a/b %2F' }],
+    });
     expect(Object.values(ok.body.result.data).map((o: any) => o.success)).toEqual([true, true]);
     expect(await one('text-ids', 'ünï')).toMatchObject({ parentFolderId: '📁 a/b %2F', ancestors: ['root', '📁 a/b %2F'] });
-    expect(shape(await tree('text-ids'))).toEqual({ '📁 a/b %2F': { 'ünï': {} } });
+    expect(shape(await tree('text-ids'))).toEqual({ '📁 a/b %2F': { ünï: {} } });
 
     const res = await add({ organizationId: 'lone', createOrganization: true, folders: [{ folderId: 'fine' }, { folderId: 'x\ud800' }] });
     expect(res.status).toBe(400);
@@ -171,7 +204,10 @@ describe('/v2/organizations/folders/add', () => {
     await bad({ organizationId: 'acme', folders: [] }, 'folders must have at least 1 item(s).');
     await bad({ organizationId: 'acme', folders: [{ folderName: 'x' }] }, 'folders[0].folderId is required.');
     await bad({ organizationId: 'acme', folders: [{ folderId: '' }] }, 'folders[0].folderId must not be empty.');
-    await bad({ organizationId: 'acme', folders: [{ folderId: 'x', accessType: 'secret' }] }, 'folders[0].accessType must be one of: public, restricted, organizationPrivate.');
+    await bad(
+      { organizationId: 'acme', folders: [{ folderId: 'x', accessType: 'secret' }] },
+      'folders[0].accessType must be one of: public, restricted, organizationPrivate.',
+    );
     await bad({ organizationId: 'acme', createOrganization: 'yes', folders: [{ folderId: 'x' }] }, 'createOrganization must be a boolean, not a string.');
     expect(await one('acme', 'x')).toBeNull();
   });
@@ -183,7 +219,17 @@ describe('/v2/organizations/folders/add', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.status).toBe('NOT_FOUND');
     // the same ids are free under the other key, and the first key's folders are no parents there
-    const res = await add({ organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'a', folderName: 'Theirs' }, { folderId: 'z', parentFolderId: 'b' }] }, other.headersK);
+    const res = await add(
+      {
+        organizationId: 'acme',
+        createOrganization: true,
+        folders: [
+          { folderId: 'a', folderName: 'Theirs' },
+          { folderId: 'z', parentFolderId: 'b' },
+        ],
+      },
+      other.headersK,
+    );
     expect(res.body.result.data).toEqual({
       a: { success: true, id: 'a', message: 'Folder added.' },
       z: { success: false, id: 'z', message: 'Parent folder does not exist.' },

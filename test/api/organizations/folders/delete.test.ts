@@ -33,7 +33,13 @@ async function seed() {
       { folderId: 'keep' },
     ],
   });
-  for (const [folderId, documentId] of [['a', 'in-a'], ['b', 'in-b'], ['c', 'in-c'], ['ab', 'in-ab'], ['keep', 'kept']] as const) {
+  for (const [folderId, documentId] of [
+    ['a', 'in-a'],
+    ['b', 'in-b'],
+    ['c', 'in-c'],
+    ['ab', 'in-ab'],
+    ['keep', 'kept'],
+  ] as const) {
     const res = await t.callK('/v2/organizations/documents/add', { organizationId: org, folderId, documents: [{ documentId, accessType: 'restricted' }] });
     expect(res.status).toBe(200);
   }
@@ -47,8 +53,10 @@ async function seed() {
 
 const del = (organizationId: string, folderId: string, headers?: Record<string, string>) => t.callK(PATH, { organizationId, folderId }, headers);
 const shape = (nodes: any[]): Record<string, unknown> => Object.fromEntries(nodes.map((n) => [n.folderId, n.subFolders ? shape(n.subFolders) : {}]));
-const tree = async (organizationId: string, headers?: Record<string, string>) => shape((await t.callK('/v2/organizations/folders/get', { organizationId }, headers)).body.result.data);
-const docStatus = async (organizationId: string, documentId: string) => (await t.callK('/v2/organizations/documents/get', { organizationId, documentIds: [documentId] })).status;
+const tree = async (organizationId: string, headers?: Record<string, string>) =>
+  shape((await t.callK('/v2/organizations/folders/get', { organizationId }, headers)).body.result.data);
+const docStatus = async (organizationId: string, documentId: string) =>
+  (await t.callK('/v2/organizations/documents/get', { organizationId, documentIds: [documentId] })).status;
 
 describe('/v2/organizations/folders/delete', () => {
   it('deletes the folder with its subfolders, answering data null', async () => {
@@ -90,7 +98,14 @@ describe('/v2/organizations/folders/delete', () => {
     expect(await documentRole(t, org, 'dm', 'in-c')).toBe('editor');
     await del(org, 'a');
     // folders and a document re-created with the same ids start without the old memberships
-    await t.callK('/v2/organizations/folders/add', { organizationId: org, folders: [{ folderId: 'a', accessType: 'restricted' }, { folderId: 'b', parentFolderId: 'a' }, { folderId: 'c', parentFolderId: 'b' }] });
+    await t.callK('/v2/organizations/folders/add', {
+      organizationId: org,
+      folders: [
+        { folderId: 'a', accessType: 'restricted' },
+        { folderId: 'b', parentFolderId: 'a' },
+        { folderId: 'c', parentFolderId: 'b' },
+      ],
+    });
     await t.callK('/v2/organizations/documents/add', { organizationId: org, folderId: 'c', documents: [{ documentId: 'in-c', accessType: 'restricted' }] });
     const after = await permissionsOf(t, org, ['fm', 'bm', 'dm', 'km'], { folderIds: ['a', 'b', 'c', 'keep'], documentIds: ['in-c', 'kept'] });
     expect(after.fm!.folders.a!.errorCode).toBe('permission_denied');
@@ -118,7 +133,12 @@ describe('/v2/organizations/folders/delete', () => {
   it("answers NOT_FOUND 'Folder not found.' for an unknown folder, changing nothing", async () => {
     const org = await seed();
     await t.callK('/v2/organizations/folders/add', { organizationId: 'elsewhere', createOrganization: true, folders: [{ folderId: 'foreign' }] });
-    for (const [organizationId, folderId] of [[org, 'ghost'], [org, 'foreign'], ['no-such-org', 'a'], [org, 'root']] as const) {
+    for (const [organizationId, folderId] of [
+      [org, 'ghost'],
+      [org, 'foreign'],
+      ['no-such-org', 'a'],
+      [org, 'root'],
+    ] as const) {
       const res = await del(organizationId, folderId);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: { status: 'NOT_FOUND', message: 'Folder not found.' } });
@@ -148,7 +168,11 @@ describe('/v2/organizations/folders/delete', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
     // deleting its own folder with the same id removes only its own
-    await t.callPublic('/v2/organizations/folders/add', { organizationId: org, createOrganization: true, folders: [{ folderId: 'a' }, { folderId: 'b', parentFolderId: 'a' }] }, other.headersK);
+    await t.callPublic(
+      '/v2/organizations/folders/add',
+      { organizationId: org, createOrganization: true, folders: [{ folderId: 'a' }, { folderId: 'b', parentFolderId: 'a' }] },
+      other.headersK,
+    );
     expect((await del(org, 'a', other.headersK)).status).toBe(200);
     expect(await tree(org, other.headersK)).toEqual({});
     expect(await tree(org)).toEqual({ a: { a2: {}, b: { c: {} } }, ab: {}, keep: {} });

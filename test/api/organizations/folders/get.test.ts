@@ -13,7 +13,13 @@ beforeAll(async () => {
   const res = await t.callK('/v2/organizations/folders/add', {
     organizationId: 'acme',
     createOrganization: true,
-    folders: [...chain, { folderId: 's', parentFolderId: 'l0', accessType: 'restricted' }, { folderId: 's1', parentFolderId: 's' }, { folderId: 'other' }, { folderId: 'l0 b' }],
+    folders: [
+      ...chain,
+      { folderId: 's', parentFolderId: 'l0', accessType: 'restricted' },
+      { folderId: 's1', parentFolderId: 's' },
+      { folderId: 'other' },
+      { folderId: 'l0 b' },
+    ],
   });
   expect(Object.values(res.body.result.data).every((o: any) => o.success)).toBe(true);
   // another organization of the same key
@@ -53,12 +59,22 @@ describe('/v2/organizations/folders/get', () => {
     expect(shape([l0])).toEqual({ l0: { ...(chainShape(1) as object), s: { s1: {} } } });
     expect(depth(l0)).toBe(LEVELS);
     // 13 folders, each exactly once, none of another organization
-    expect(flatten(tops).map((f) => f.folderId).sort()).toEqual([...chainIds, 'l0 b', 'other', 's', 's1'].sort());
+    expect(
+      flatten(tops)
+        .map((f) => f.folderId)
+        .sort(),
+    ).toEqual([...chainIds, 'l0 b', 'other', 's', 's1'].sort());
 
     // every record carries its place in the tree
     const byId = new Map(flatten(tops).map((f) => [f.folderId, f]));
     chainIds.forEach((id, i) => {
-      expect(byId.get(id)).toMatchObject({ folderName: `Level ${i}`, parentFolderId: i ? `l${i - 1}` : 'root', ancestors: ['root', ...chainIds.slice(0, i)], accessType: 'public', inheritAccessFromParent: true });
+      expect(byId.get(id)).toMatchObject({
+        folderName: `Level ${i}`,
+        parentFolderId: i ? `l${i - 1}` : 'root',
+        ancestors: ['root', ...chainIds.slice(0, i)],
+        accessType: 'public',
+        inheritAccessFromParent: true,
+      });
     });
     expect(byId.get('s1')).toMatchObject({ parentFolderId: 's', ancestors: ['root', 'l0', 's'], accessType: 'restricted', inheritAccessFromParent: true });
     // the deepest folder: the full record, without subFolders
@@ -151,7 +167,11 @@ describe('/v2/organizations/folders/get', () => {
     expect(one.status).toBe(404);
     expect(one.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
     // its own folders with the same ids are its own
-    await t.callPublic('/v2/organizations/folders/add', { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'l0', folderName: 'Theirs' }] }, other.headersK);
+    await t.callPublic(
+      '/v2/organizations/folders/add',
+      { organizationId: 'acme', createOrganization: true, folders: [{ folderId: 'l0', folderName: 'Theirs' }] },
+      other.headersK,
+    );
     expect(shape((await get({}, other.headersK)).body.result.data)).toEqual({ l0: {} });
     expect((await data({ folderId: 'l0', maxDepth: 0 }))[0].folderName).toBe('Level 0');
     expect(depth((await data({ folderId: 'l0' }))[0])).toBe(LEVELS);

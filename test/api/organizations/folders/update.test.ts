@@ -42,7 +42,11 @@ async function seed() {
     ],
   });
   expect(Object.values(added.body.result.data).every((o: any) => o.success)).toBe(true);
-  for (const [folderId, documentId] of [['e', 'doc'], ['x', 'xdoc'], ['y1', 'ydoc']] as const) {
+  for (const [folderId, documentId] of [
+    ['e', 'doc'],
+    ['x', 'xdoc'],
+    ['y1', 'ydoc'],
+  ] as const) {
     const res = await t.callK('/v2/organizations/documents/add', { organizationId: org, folderId, documents: [{ documentId, accessType: 'public' }] });
     expect(res.status).toBe(200);
   }
@@ -52,7 +56,8 @@ async function seed() {
 }
 
 const update = (organizationId: string, folders: unknown[], headers?: Record<string, string>) => t.callK(PATH, { organizationId, folders }, headers);
-const tree = async (organizationId: string, headers?: Record<string, string>) => (await t.callK('/v2/organizations/folders/get', { organizationId }, headers)).body.result.data as any[];
+const tree = async (organizationId: string, headers?: Record<string, string>) =>
+  (await t.callK('/v2/organizations/folders/get', { organizationId }, headers)).body.result.data as any[];
 const one = async (organizationId: string, folderId: string) => {
   const res = await t.callK('/v2/organizations/folders/get', { organizationId, folderId, maxDepth: 0 });
   expect(res.status).toBe(200);
@@ -70,7 +75,11 @@ describe('/v2/organizations/folders/update', () => {
     const before = await one(org, 'b');
     const res = await update(org, [{ folderId: 'b', folderName: 'Bravo' }]);
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Folder Updated successfully.', data: { b: { success: true, id: 'b', message: 'Folder Updated.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Folder Updated successfully.',
+      data: { b: { success: true, id: 'b', message: 'Folder Updated.' } },
+    });
     const after = await one(org, 'b');
     expect(after).toEqual({ ...before, folderName: 'Bravo', lastUpdated: expect.any(Number) });
     expect(after.lastUpdated).toBeGreaterThanOrEqual(before.lastUpdated);
@@ -183,7 +192,15 @@ describe('/v2/organizations/folders/update', () => {
     expect(shape(await tree(org))).toEqual({ a: {}, bb: { b: { c: { d: { e: {} }, y: { y1: {} } }, x: {} } }, sec: {} });
     expect((await one(org, 'e')).ancestors).toEqual(['root', 'bb', 'b', 'c', 'd']);
     // and bb into b is no cycle either
-    expect((await update(org, [{ folderId: 'bb', parentFolderId: 'sec' }, { folderId: 'b', parentFolderId: 'root' }, { folderId: 'bb', parentFolderId: 'x' }])).body.result.data).toEqual({
+    expect(
+      (
+        await update(org, [
+          { folderId: 'bb', parentFolderId: 'sec' },
+          { folderId: 'b', parentFolderId: 'root' },
+          { folderId: 'bb', parentFolderId: 'x' },
+        ])
+      ).body.result.data,
+    ).toEqual({
       bb: { success: true, id: 'bb', message: 'Folder Updated.' },
       b: { success: true, id: 'b', message: 'Folder Updated.' },
     });
@@ -211,10 +228,17 @@ describe('/v2/organizations/folders/update', () => {
     });
     const after = await tree(org);
     expect(flatten(after).find((f) => f.folderId === 'a').folderName).toBe('Renamed');
-    const strip = (nodes: any[]) => flatten(nodes).filter((f) => f.folderId !== 'a').map(({ folderId, folderName, ancestors, accessType }) => ({ folderId, folderName, ancestors, accessType }));
+    const strip = (nodes: any[]) =>
+      flatten(nodes)
+        .filter((f) => f.folderId !== 'a')
+        .map(({ folderId, folderName, ancestors, accessType }) => ({ folderId, folderName, ancestors, accessType }));
     expect(strip(after)).toEqual(strip(treeBefore));
     // an unknown organization has no folders
-    expect((await update('no-such-org', [{ folderId: 'a', folderName: 'x' }])).body.result.data.a).toEqual({ success: false, id: 'a', message: 'Folder does not exist.' });
+    expect((await update('no-such-org', [{ folderId: 'a', folderName: 'x' }])).body.result.data.a).toEqual({
+      success: false,
+      id: 'a',
+      message: 'Folder does not exist.',
+    });
   });
 
   it('validates the input', async () => {
@@ -227,7 +251,10 @@ describe('/v2/organizations/folders/update', () => {
     await bad({ organizationId: 'x' }, 'folders is required.');
     await bad({ organizationId: 'x', folders: [] }, 'folders must have at least 1 item(s).');
     await bad({ organizationId: 'x', folders: [{ folderName: 'x' }] }, 'folders[0].folderId is required.');
-    await bad({ organizationId: 'x', folders: [{ folderId: 'a' }, { folderId: 'root', folderName: 'Top' }] }, 'folders[1].folderId must not be "root" (the name of the top level).');
+    await bad(
+      { organizationId: 'x', folders: [{ folderId: 'a' }, { folderId: 'root', folderName: 'Top' }] },
+      'folders[1].folderId must not be "root" (the name of the top level).',
+    );
     await bad({ organizationId: 'x', folders: [{ folderId: 'a', parentFolderId: 5 }] }, 'folders[0].parentFolderId must be a string, not a number.');
   });
 
@@ -235,14 +262,25 @@ describe('/v2/organizations/folders/update', () => {
     const org = await seed();
     const before = await tree(org);
     const other = await createWorkspace(t);
-    const res = await update(org, [{ folderId: 'a', folderName: 'Hijacked' }, { folderId: 'b', parentFolderId: 'root' }], other.headersK);
+    const res = await update(
+      org,
+      [
+        { folderId: 'a', folderName: 'Hijacked' },
+        { folderId: 'b', parentFolderId: 'root' },
+      ],
+      other.headersK,
+    );
     expect(res.status).toBe(200);
     expect(res.body.result.data).toEqual({
       a: { success: false, id: 'a', message: 'Folder does not exist.' },
       b: { success: false, id: 'b', message: 'Folder does not exist.' },
     });
     // its own folders with the same ids move under it alone
-    await t.callPublic('/v2/organizations/folders/add', { organizationId: org, createOrganization: true, folders: [{ folderId: 'sec' }, { folderId: 'b' }] }, other.headersK);
+    await t.callPublic(
+      '/v2/organizations/folders/add',
+      { organizationId: org, createOrganization: true, folders: [{ folderId: 'sec' }, { folderId: 'b' }] },
+      other.headersK,
+    );
     expect((await update(org, [{ folderId: 'b', parentFolderId: 'sec', folderName: 'Theirs' }], other.headersK)).body.result.data.b.success).toBe(true);
     expect(shape(await tree(org, other.headersK))).toEqual({ sec: { b: {} } });
     expect(await tree(org)).toEqual(before);

@@ -10,11 +10,18 @@ afterAll(() => t.close());
 
 describe('/v2/organizations/usergroups/add', () => {
   it('adds groups, creating the organization when asked; an existing group is reported per item', async () => {
-    const res = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', createOrganization: true, organizationUserGroups: [{ groupId: 'eng', groupName: 'Engineering' }, { groupId: 'ops' }] });
+    const res = await t.callK('/v2/organizations/usergroups/add', {
+      organizationId: 'acme',
+      createOrganization: true,
+      organizationUserGroups: [{ groupId: 'eng', groupName: 'Engineering' }, { groupId: 'ops' }],
+    });
     expect(res.body.result).toEqual({
       status: 'success',
       message: 'Organization User Groups added successfully.',
-      data: { eng: { success: true, id: 'eng', message: 'Organization user group added.' }, ops: { success: true, id: 'ops', message: 'Organization user group added.' } },
+      data: {
+        eng: { success: true, id: 'eng', message: 'Organization user group added.' },
+        ops: { success: true, id: 'ops', message: 'Organization user group added.' },
+      },
     });
     const again = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'eng' }] });
     expect(again.body.result.data.eng).toEqual({ success: false, id: 'eng', message: 'Organization user group already exists.' });
@@ -27,12 +34,25 @@ describe('/v2/organizations/usergroups/add', () => {
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupName: 'x' }] })).body.error.message).toBe('organizationUserGroups[0].groupId is required.');
+    expect(
+      (await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupName: 'x' }] })).body.error.message,
+    ).toBe('organizationUserGroups[0].groupId is required.');
     // a group named twice: its one keyed outcome could not tell both, so the call is refused and writes nothing
-    const twice = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'twice', groupName: 'A' }, { groupId: 'twice', groupName: 'B' }] });
+    const twice = await t.callK('/v2/organizations/usergroups/add', {
+      organizationId: 'acme',
+      organizationUserGroups: [
+        { groupId: 'twice', groupName: 'A' },
+        { groupId: 'twice', groupName: 'B' },
+      ],
+    });
     expect(twice.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationUserGroups lists an id more than once.' });
-    expect((await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'twice' }] })).body.result.data.twice.success).toBe(true);
+    expect(
+      (await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'twice' }] })).body.result.data.twice
+        .success,
+    ).toBe(true);
     const other = await createWorkspace(t);
-    expect((await t.callPublic('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'g' }] }, other.headersK)).status).toBe(404);
+    expect(
+      (await t.callPublic('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'g' }] }, other.headersK)).status,
+    ).toBe(404);
   });
 });

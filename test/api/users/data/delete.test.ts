@@ -12,16 +12,50 @@ let annotationId: string;
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd' }] });
-  await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'zelda', name: NAME, email: EMAIL }, { userId: 'bob', name: 'Bob' }] });
+  await t.callK('/v2/users/add', {
+    organizationId: 'acme',
+    users: [
+      { userId: 'zelda', name: NAME, email: EMAIL },
+      { userId: 'bob', name: 'Bob' },
+    ],
+  });
   await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'g' }] });
   await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'g', userIds: ['zelda'] });
   const zelda = { userId: 'zelda', name: NAME, email: EMAIL };
-  const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'd', commentAnnotations: [{ assignedTo: zelda, commentData: [{ commentText: 'from zelda quixotic', from: zelda }] }] });
+  const created = await t.callK('/v2/commentannotations/add', {
+    organizationId: 'acme',
+    documentId: 'd',
+    commentAnnotations: [{ assignedTo: zelda, commentData: [{ commentText: 'from zelda quixotic', from: zelda }] }],
+  });
   annotationId = Object.keys(created.body.result.data)[0]!;
-  const bobs = await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'thanks Zelda', from: { userId: 'bob', name: 'Bob' }, taggedUserContacts: [{ contact: zelda }], to: [zelda, { userId: 'cal' }], attachments: [{ name: 'notes.txt', uploadedBy: zelda }, { name: 'keep.png' }] }] });
+  const bobs = await t.callK('/v2/commentannotations/comments/add', {
+    organizationId: 'acme',
+    annotationId,
+    commentData: [
+      {
+        commentText: 'thanks Zelda',
+        from: { userId: 'bob', name: 'Bob' },
+        taggedUserContacts: [{ contact: zelda }],
+        to: [zelda, { userId: 'cal' }],
+        attachments: [{ name: 'notes.txt', uploadedBy: zelda }, { name: 'keep.png' }],
+      },
+    ],
+  });
   await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: bobs.body.result.data[0], icon: 'heart', from: zelda });
-  await t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'd', actionUser: zelda, displayHeadlineMessageTemplate: '{actionUser} pinged', displayBodyMessage: `ping from ${NAME}`, notifyAll: false, notifyUsers: [{ userId: 'bob' }] });
-  await t.callK('/v2/activities/add', { organizationId: 'acme', documentId: 'd', activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: zelda, targetEntityId: 't' }] });
+  await t.callK('/v2/notifications/add', {
+    organizationId: 'acme',
+    documentId: 'd',
+    actionUser: zelda,
+    displayHeadlineMessageTemplate: '{actionUser} pinged',
+    displayBodyMessage: `ping from ${NAME}`,
+    notifyAll: false,
+    notifyUsers: [{ userId: 'bob' }],
+  });
+  await t.callK('/v2/activities/add', {
+    organizationId: 'acme',
+    documentId: 'd',
+    activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: zelda, targetEntityId: 't' }],
+  });
   await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['zelda'], config: { email: 'NONE' } });
 });
 afterAll(() => t.close());
@@ -68,13 +102,20 @@ describe('/v2/users/data/delete', () => {
   });
 
   it('runs a job that a restart interrupted', async () => {
-    await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'yuri', name: 'Yuri Unforgettable', email: 'yuri.unforgettable@example.com' }] });
+    await t.callK('/v2/users/add', {
+      organizationId: 'acme',
+      users: [{ userId: 'yuri', name: 'Yuri Unforgettable', email: 'yuri.unforgettable@example.com' }],
+    });
     await t.server.close();
     const db = new Database(join(t.dataDir, 'hearth.db'));
-    db.prepare("INSERT INTO user_data_jobs (id, api_key_id, user_id, status, attempts, created_at) VALUES ('del_interrupted', ?, 'yuri', 'in_progress', 1, ?)").run(t.credentials.apiKey, Date.now());
+    db.prepare(
+      "INSERT INTO user_data_jobs (id, api_key_id, user_id, status, attempts, created_at) VALUES ('del_interrupted', ?, 'yuri', 'in_progress', 1, ?)",
+    ).run(t.credentials.apiKey, Date.now());
     db.close();
     await t.restart();
-    await eventually(async () => expect((await t.callK('/v2/users/data/delete/status', { jobId: 'del_interrupted' })).body.result.data.status).toBe('completed'));
+    await eventually(async () =>
+      expect((await t.callK('/v2/users/data/delete/status', { jobId: 'del_interrupted' })).body.result.data.status).toBe('completed'),
+    );
     for (const bytes of bytesOfDataDir()) expect(bytes.includes('yuri.unforgettable@example.com')).toBe(false);
   });
 
@@ -84,7 +125,9 @@ describe('/v2/users/data/delete', () => {
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/users/data/delete', { userId: 'kept' }, other.headersK);
     const jobId = res.body.result.data.jobId;
-    await eventually(async () => expect((await t.callPublic('/v2/users/data/delete/status', { jobId }, other.headersK)).body.result.data.status).toBe('completed'));
+    await eventually(async () =>
+      expect((await t.callPublic('/v2/users/data/delete/status', { jobId }, other.headersK)).body.result.data.status).toBe('completed'),
+    );
     const access = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['kept'] });
     expect(access.body.result.data.kept.organization.acme.accessRole).toBe('editor');
     expect((await t.callK('/v2/users/data/delete/status', { jobId })).status).toBe(404);

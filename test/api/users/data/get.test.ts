@@ -11,18 +11,41 @@ beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann', name: 'Ann Archer', email: 'ann@example.com' }, { userId: 'bob' }] });
-  const created = await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'd', commentAnnotations: [{ commentData: [{ commentText: 'c0', from: { userId: 'ann', name: 'Ann Archer' }, triggerActivities: false }] }] });
+  const created = await t.callK('/v2/commentannotations/add', {
+    organizationId: 'acme',
+    documentId: 'd',
+    commentAnnotations: [{ commentData: [{ commentText: 'c0', from: { userId: 'ann', name: 'Ann Archer' }, triggerActivities: false }] }],
+  });
   annotationId = Object.keys(created.body.result.data)[0]!;
   for (let i = 1; i < COMMENTS; i += 50) {
-    const commentData = Array.from({ length: Math.min(50, COMMENTS - i) }, (_, j) => ({ commentText: `c${i + j}`, from: { userId: 'ann' }, triggerActivities: false }));
+    const commentData = Array.from({ length: Math.min(50, COMMENTS - i) }, (_, j) => ({
+      commentText: `c${i + j}`,
+      from: { userId: 'ann' },
+      triggerActivities: false,
+    }));
     await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData });
   }
-  const bobsComment = (await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'bob here', from: { userId: 'bob' } }] })).body.result.data[0];
+  const bobsComment = (
+    await t.callK('/v2/commentannotations/comments/add', {
+      organizationId: 'acme',
+      annotationId,
+      commentData: [{ commentText: 'bob here', from: { userId: 'bob' } }],
+    })
+  ).body.result.data[0];
   for (let i = 0; i < REACTIONS; i++) {
     await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: bobsComment, icon: `e${i}`, from: { userId: 'ann' } });
   }
   for (let i = 0; i < NOTIFICATIONS; i++) {
-    await t.callK('/v2/notifications/add', { organizationId: 'acme', documentId: 'd', notificationId: `n${i}`, actionUser: { userId: 'bob' }, displayHeadlineMessageTemplate: 'h', displayBodyMessage: 'b', notifyAll: false, notifyUsers: [{ userId: 'ann' }] });
+    await t.callK('/v2/notifications/add', {
+      organizationId: 'acme',
+      documentId: 'd',
+      notificationId: `n${i}`,
+      actionUser: { userId: 'bob' },
+      displayHeadlineMessageTemplate: 'h',
+      displayBodyMessage: 'b',
+      notifyAll: false,
+      notifyUsers: [{ userId: 'ann' }],
+    });
   }
 });
 afterAll(() => t.close());
@@ -59,7 +82,16 @@ describe('/v2/users/data/get', () => {
   it('exports the recordings the user made', async () => {
     const webm = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.from('x')]).toString('base64');
     for (let i = 0; i < 3; i++) {
-      await t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'd', recording: { recordingType: 'audio', from: { userId: i < 2 ? 'ann' : 'bob' }, recordedTime: { duration: 1000 }, attachments: [{ name: 'a', mimeType: 'audio/webm', data: webm }] } });
+      await t.callK('/v2/recordings/add', {
+        organizationId: 'acme',
+        documentId: 'd',
+        recording: {
+          recordingType: 'audio',
+          from: { userId: i < 2 ? 'ann' : 'bob' },
+          recordedTime: { duration: 1000 },
+          attachments: [{ name: 'a', mimeType: 'audio/webm', data: webm }],
+        },
+      });
     }
     let pageToken: string | undefined;
     const recordings: any[] = [];
@@ -79,17 +111,30 @@ describe('/v2/users/data/get', () => {
 
   it('answers empty arrays for a user with nothing, and no token', async () => {
     const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'nobody' });
-    expect(res.body.result).toEqual({ status: 'success', message: 'Data fetched successfully.', data: { profile: null, comments: [], reactions: [], recordings: [], notifications: [] }, nextPageToken: null });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Data fetched successfully.',
+      data: { profile: null, comments: [], reactions: [], recordings: [], notifications: [] },
+      nextPageToken: null,
+    });
   });
 
   it('refuses forged and foreign page tokens', async () => {
     const token = (await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' })).body.result.nextPageToken;
-    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'bob', pageToken: token })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
-    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken: `${token}x` })).body.error.message).toBe('Invalid pageToken.');
+    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'bob', pageToken: token })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'Invalid pageToken.',
+    });
+    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken: `${token}x` })).body.error.message).toBe(
+      'Invalid pageToken.',
+    );
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userId is required.' });
+    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'userId is required.',
+    });
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' }, other.headersK);
     expect(res.body.result.data).toEqual({ profile: null, comments: [], reactions: [], recordings: [], notifications: [] });

@@ -18,7 +18,11 @@ const ruleOf = async (data: Record<string, unknown>) => {
 
 describe('/v2/workflow/definitions/create', () => {
   it('creates a definition at version 1 with the compiled view and explicit nulls', async () => {
-    const res = await create({ definitionId: 'legal-review', ...REVIEW_FLOW, webhookConfig: { url: 'https://hooks.example.com/x', secret: 'a-secret-of-16-chars' } });
+    const res = await create({
+      definitionId: 'legal-review',
+      ...REVIEW_FLOW,
+      webhookConfig: { url: 'https://hooks.example.com/x', secret: 'a-secret-of-16-chars' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({
       definitionId: 'legal-review',
@@ -56,7 +60,10 @@ describe('/v2/workflow/definitions/create', () => {
   });
 
   it('refuses a taken id (per API key)', async () => {
-    expect((await create({ definitionId: 'legal-review', ...REVIEW_FLOW })).body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'Workflow definition already exists: legal-review.' });
+    expect((await create({ definitionId: 'legal-review', ...REVIEW_FLOW })).body.error).toEqual({
+      status: 'ALREADY_EXISTS',
+      message: 'Workflow definition already exists: legal-review.',
+    });
     const other = await createWorkspace(t);
     expect((await create({ definitionId: 'legal-review', ...REVIEW_FLOW }, other.headersK)).status).toBe(200);
   });
@@ -64,11 +71,30 @@ describe('/v2/workflow/definitions/create', () => {
   it('checks the definition rules, naming each rule in the message', async () => {
     expect((await create({ definitionId: 'Bad_Id', ...REVIEW_FLOW })).body.error.message).toContain('DEFINITION_ID_INVALID');
     expect((await create({ definitionId: 'ab', ...REVIEW_FLOW })).body.error.status).toBe('INVALID_ARGUMENT');
-    expect(await ruleOf({ edges: [{ from: 'draft', to: 'legal' }, { from: 'legal', to: 'publish', on: 'approve' }] })).toBe('APPROVAL_HUMAN_NODE_REQUIRES_REJECT_PATH: human node "legal" needs an outgoing edge with on: "reject".');
+    expect(
+      await ruleOf({
+        edges: [
+          { from: 'draft', to: 'legal' },
+          { from: 'legal', to: 'publish', on: 'approve' },
+        ],
+      }),
+    ).toBe('APPROVAL_HUMAN_NODE_REQUIRES_REJECT_PATH: human node "legal" needs an outgoing edge with on: "reject".');
     expect(await ruleOf({ edges: [...REVIEW_FLOW.edges.slice(0, 2), { from: 'legal', to: 'draft', on: 'reject' }] })).toMatch(/^CYCLE_WITHOUT_LOOP: /);
-    expect(await ruleOf({ edges: [...REVIEW_FLOW.edges.slice(0, 2), { from: 'legal', to: 'draft', on: 'approve', loop: { maxIterations: 2 } }, { from: 'legal', to: 'publish', on: 'reject' }] })).toMatch(/^LOOP_REQUIRES_REJECT_EDGE: /);
-    expect(await ruleOf({ edges: [...REVIEW_FLOW.edges.slice(0, 2), { from: 'legal', to: 'publish', on: 'reject', loop: { maxIterations: 2 } }] })).toMatch(/^LOOP_REQUIRES_BACK_EDGE: /);
-    expect(await ruleOf({ edges: [...REVIEW_FLOW.edges, { from: 'legal', to: 'nowhere' }] })).toBe('EDGE_UNKNOWN_NODE: edges[3] refers to node "nowhere", which is not among the nodes.');
+    expect(
+      await ruleOf({
+        edges: [
+          ...REVIEW_FLOW.edges.slice(0, 2),
+          { from: 'legal', to: 'draft', on: 'approve', loop: { maxIterations: 2 } },
+          { from: 'legal', to: 'publish', on: 'reject' },
+        ],
+      }),
+    ).toMatch(/^LOOP_REQUIRES_REJECT_EDGE: /);
+    expect(await ruleOf({ edges: [...REVIEW_FLOW.edges.slice(0, 2), { from: 'legal', to: 'publish', on: 'reject', loop: { maxIterations: 2 } }] })).toMatch(
+      /^LOOP_REQUIRES_BACK_EDGE: /,
+    );
+    expect(await ruleOf({ edges: [...REVIEW_FLOW.edges, { from: 'legal', to: 'nowhere' }] })).toBe(
+      'EDGE_UNKNOWN_NODE: edges[3] refers to node "nowhere", which is not among the nodes.',
+    );
     expect(await ruleOf({ nodes: [...REVIEW_FLOW.nodes, { nodeId: 'draft', type: 'notification' }] })).toMatch(/^DUPLICATE_NODE_ID: /);
     expect(await ruleOf({ edges: [...REVIEW_FLOW.edges, { from: 'draft', to: 'publish', when: { op: 'eq' } }] })).toMatch(/^EDGE_WHEN_REQUIRES_CUSTOM: /);
     expect(await ruleOf({ edges: [...REVIEW_FLOW.edges, { from: 'draft', to: 'publish', on: 'custom' }] })).toMatch(/^EDGE_CUSTOM_REQUIRES_WHEN: /);
@@ -79,7 +105,9 @@ describe('/v2/workflow/definitions/create', () => {
     // structural limits
     expect(await ruleOf({ nodes: [] })).toBe('nodes must have at least 1 item(s).');
     expect(await ruleOf({ nodes: [{ nodeId: 'x', type: 'robot' }] })).toMatch(/^nodes\[0\]\.type must be one of: agent, human, notification, webhook\.$/);
-    expect(await ruleOf({ edges: [...REVIEW_FLOW.edges.slice(0, 2), { from: 'legal', to: 'draft', on: 'reject', loop: { maxIterations: 21 } }] })).toMatch(/maxIterations must be at most 20/);
+    expect(await ruleOf({ edges: [...REVIEW_FLOW.edges.slice(0, 2), { from: 'legal', to: 'draft', on: 'reject', loop: { maxIterations: 21 } }] })).toMatch(
+      /maxIterations must be at most 20/,
+    );
     expect(await ruleOf({ webhookConfig: { url: 'https://x.example', secret: 'short' } })).toMatch(/secret must be at least 16 characters/);
     expect((await t.callK('/v2/workflow/definitions/get', { definitionId: 'rule-check' })).body.error.status).toBe('NOT_FOUND');
   });

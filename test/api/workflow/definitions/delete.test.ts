@@ -20,14 +20,19 @@ describe('/v2/workflow/definitions/delete', () => {
     expect((await del({ definitionId: 'legal-review' })).body.error.status).toBe('NOT_FOUND');
     expect((await t.callK('/v2/workflow/definitions/list', {})).body.result.items).toEqual([]);
     const again = await t.callK('/v2/workflow/definitions/create', { definitionId: 'legal-review', ...REVIEW_FLOW });
-    expect(again.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'Workflow definition legal-review was deleted; delete it with purge: true to reuse its id.' });
+    expect(again.body.error).toEqual({
+      status: 'ALREADY_EXISTS',
+      message: 'Workflow definition legal-review was deleted; delete it with purge: true to reuse its id.',
+    });
     expect((await del({ definitionId: 'legal-review', purge: true })).body.result).toEqual({ deleted: true, purged: true, definitionId: 'legal-review' });
     expect((await t.callK('/v2/workflow/definitions/create', { definitionId: 'legal-review', ...REVIEW_FLOW })).body.result.version).toBe(1);
   });
 
   it('purges an active definition at once, and validates its input', async () => {
     await t.callK('/v2/workflow/definitions/create', { definitionId: 'short-lived', ...REVIEW_FLOW, organizationId: 'acme' });
-    expect((await del({ definitionId: 'short-lived', purge: true })).body.error.message).toBe('organizationId is required: this definition is scoped to an organization.');
+    expect((await del({ definitionId: 'short-lived', purge: true })).body.error.message).toBe(
+      'organizationId is required: this definition is scoped to an organization.',
+    );
     expect((await del({ definitionId: 'short-lived', purge: true, organizationId: 'acme' })).body.result.purged).toBe(true);
     expect((await del({ definitionId: 'short-lived', purge: true })).body.error.status).toBe('NOT_FOUND');
     expect((await del({ definitionId: 'x', purge: 'yes' })).body.error.status).toBe('INVALID_ARGUMENT');

@@ -29,6 +29,8 @@ describe('/v2/workflow/definitions/list', () => {
     expect((await t.callK('/v2/workflow/definitions/list', {}, other.headersK)).body.result).toEqual({ items: [], nextCursor: null });
     expect((await t.callK('/v2/workflow/definitions/list', { pageSize: 501 })).body.error.status).toBe('INVALID_ARGUMENT');
     expect((await t.callK('/v2/workflow/definitions/list', { cursor: 'x' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
-    expect((await t.callK('/v2/workflow/definitions/list', { cursor: null })).body.result).toEqual((await t.callK('/v2/workflow/definitions/list', {})).body.result);
+    expect((await t.callK('/v2/workflow/definitions/list', { cursor: null })).body.result).toEqual(
+      (await t.callK('/v2/workflow/definitions/list', {})).body.result,
+    );
   });
 });

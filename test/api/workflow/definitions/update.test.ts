@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const update = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK('/v2/workflow/definitions/update', { definitionId: 'legal-review', ...REVIEW_FLOW, ...data }, headers);
+const update = (data: Record<string, unknown>, headers?: Record<string, string>) =>
+  t.callK('/v2/workflow/definitions/update', { definitionId: 'legal-review', ...REVIEW_FLOW, ...data }, headers);
 
 describe('/v2/workflow/definitions/update', () => {
   it('replaces the definition when ifVersion matches, and increments the version', async () => {
@@ -22,7 +23,10 @@ describe('/v2/workflow/definitions/update', () => {
   });
 
   it('refuses a stale ifVersion with FAILED_PRECONDITION and changes nothing', async () => {
-    expect((await update({ ifVersion: 1, name: 'lost update' })).body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Version conflict: expected 1, current 2' });
+    expect((await update({ ifVersion: 1, name: 'lost update' })).body.error).toEqual({
+      status: 'FAILED_PRECONDITION',
+      message: 'Version conflict: expected 1, current 2',
+    });
     // two writers with the same version: exactly one wins
     const [a, b] = await Promise.all([update({ ifVersion: 2, name: 'A' }), update({ ifVersion: 2, name: 'B' })]);
     expect([a.status, b.status].sort()).toEqual([200, 400]);

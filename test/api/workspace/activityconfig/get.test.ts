@@ -11,7 +11,11 @@ afterAll(() => t.close());
 
 const path = '/v2/workspace/activityconfig/get';
 const createdAt = async () => (await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.createdAt as number;
-const addActivity = () => t.callK('/v2/activities/add', { organizationId: 'acme', activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'x' }] });
+const addActivity = () =>
+  t.callK('/v2/activities/add', {
+    organizationId: 'acme',
+    activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'x' }],
+  });
 
 describe('/v2/workspace/activityconfig/get', () => {
   it('answers the defaults of a new key: activity logs on since the key was created', async () => {
@@ -30,8 +34,18 @@ describe('/v2/workspace/activityconfig/get', () => {
     expect((await t.callK('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: false } })).status).toBe(200);
     // the settings JSON as the first versions wrote it: no activityServiceConfig at all
     const legacy = {
-      useEmailService: false, useWebhookService: false, useNotificationService: false, requireAutoOrgUser: false, enablePrivateComments: false, requireJwtToken: false,
-      defaultDocumentAccessType: 'public', emailServiceConfig: { type: 'default' }, webhookServiceConfig: {}, notificationTriggers: null, emailTriggers: null, aiProviders: {},
+      useEmailService: false,
+      useWebhookService: false,
+      useNotificationService: false,
+      requireAutoOrgUser: false,
+      enablePrivateComments: false,
+      requireJwtToken: false,
+      defaultDocumentAccessType: 'public',
+      emailServiceConfig: { type: 'default' },
+      webhookServiceConfig: {},
+      notificationTriggers: null,
+      emailTriggers: null,
+      aiProviders: {},
     };
     t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
     await t.restart();

@@ -12,8 +12,17 @@ afterAll(() => t.close());
 const path = '/v2/workspace/activityconfig/update';
 const get = async (headers?: Headers_) => (await t.callK('/v2/workspace/activityconfig/get', {}, headers)).body.result.data.activityServiceConfig;
 const addActivity = (id: string, headers?: Headers_) =>
-  t.callK('/v2/activities/add', { organizationId: 'acme', documentId: 'doc', activities: [{ id, featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'x' }] }, headers);
-const stored = async (id: string, headers?: Headers_) => (await t.callK('/v2/activities/get', { organizationId: 'acme', activityIds: [id] }, headers)).body.result.data as unknown[];
+  t.callK(
+    '/v2/activities/add',
+    {
+      organizationId: 'acme',
+      documentId: 'doc',
+      activities: [{ id, featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'ann' }, targetEntityId: 'x' }],
+    },
+    headers,
+  );
+const stored = async (id: string, headers?: Headers_) =>
+  (await t.callK('/v2/activities/get', { organizationId: 'acme', activityIds: [id] }, headers)).body.result.data as unknown[];
 const REFUSAL = 'Activity logs are disabled for this API key: enable activityServiceConfig.isEnabled with /v2/workspace/activityconfig/update.';
 
 describe('/v2/workspace/activityconfig/update', () => {
@@ -21,7 +30,11 @@ describe('/v2/workspace/activityconfig/update', () => {
     const { enabledTime: createdAt } = await get();
     const off = await t.callK(path, { activityServiceConfig: { isEnabled: false } });
     expect(off.status).toBe(200);
-    expect(off.body.result).toEqual({ status: 'success', message: 'Activity logs configuration updated successfully.', data: { activityServiceConfig: { isEnabled: false, enabledTime: createdAt } } });
+    expect(off.body.result).toEqual({
+      status: 'success',
+      message: 'Activity logs configuration updated successfully.',
+      data: { activityServiceConfig: { isEnabled: false, enabledTime: createdAt } },
+    });
     expect(await get()).toEqual(off.body.result.data.activityServiceConfig);
 
     const refused = await addActivity('while-off');
@@ -42,11 +55,22 @@ describe('/v2/workspace/activityconfig/update', () => {
   it('updates partially: enabledTime alone keeps isEnabled, turning off keeps enabledTime, turning on again when on keeps it', async () => {
     const set = await t.callK(path, { activityServiceConfig: { enabledTime: 1_700_000_000_000 } });
     expect(set.body.result.data).toEqual({ activityServiceConfig: { isEnabled: true, enabledTime: 1_700_000_000_000 } });
-    expect((await t.callK(path, { activityServiceConfig: { isEnabled: true } })).body.result.data.activityServiceConfig).toEqual({ isEnabled: true, enabledTime: 1_700_000_000_000 });
-    expect((await t.callK(path, { activityServiceConfig: { isEnabled: false } })).body.result.data.activityServiceConfig).toEqual({ isEnabled: false, enabledTime: 1_700_000_000_000 });
+    expect((await t.callK(path, { activityServiceConfig: { isEnabled: true } })).body.result.data.activityServiceConfig).toEqual({
+      isEnabled: true,
+      enabledTime: 1_700_000_000_000,
+    });
+    expect((await t.callK(path, { activityServiceConfig: { isEnabled: false } })).body.result.data.activityServiceConfig).toEqual({
+      isEnabled: false,
+      enabledTime: 1_700_000_000_000,
+    });
     // turned on with a given time: that time
-    expect((await t.callK(path, { activityServiceConfig: { isEnabled: true, enabledTime: 1_800_000_000_000 } })).body.result.data.activityServiceConfig).toEqual({ isEnabled: true, enabledTime: 1_800_000_000_000 });
-    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.activityServiceConfig).toEqual({ isEnabled: true, enabledTime: 1_800_000_000_000 });
+    expect(
+      (await t.callK(path, { activityServiceConfig: { isEnabled: true, enabledTime: 1_800_000_000_000 } })).body.result.data.activityServiceConfig,
+    ).toEqual({ isEnabled: true, enabledTime: 1_800_000_000_000 });
+    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.activityServiceConfig).toEqual({
+      isEnabled: true,
+      enabledTime: 1_800_000_000_000,
+    });
   });
 
   it('refuses an empty update and bad fields, naming them, changing nothing', async () => {

@@ -18,7 +18,13 @@ describe(PATH, () => {
     });
     await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true, enableDataProtection: true });
     await t.restart();
-    expect((await t.callK(PATH, {})).body.result.data).toEqual({ isEnabled: true, encryptData: false, encodeData: false, publicKey: '', enableDataProtection: true });
+    expect((await t.callK(PATH, {})).body.result.data).toEqual({
+      isEnabled: true,
+      encryptData: false,
+      encodeData: false,
+      publicKey: '',
+      enableDataProtection: true,
+    });
   });
 
   it('needs the API key headers', async () => {

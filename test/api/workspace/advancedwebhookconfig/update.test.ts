@@ -20,7 +20,11 @@ describe(PATH, () => {
     const k = await createWorkspace(t);
     const first = await t.callK(PATH, { encodeData: true }, k.headersK);
     expect(first.status).toBe(400);
-    expect(first.body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Advanced webhooks are not configured for this workspace. Enable them first via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.' });
+    expect(first.body.error).toEqual({
+      status: 'FAILED_PRECONDITION',
+      message:
+        'Advanced webhooks are not configured for this workspace. Enable them first via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.',
+    });
     const off = await t.callK(PATH, { isEnabled: false }, k.headersK);
     expect(off.body.error.status).toBe('FAILED_PRECONDITION');
 
@@ -40,7 +44,10 @@ describe(PATH, () => {
   it('requires at least one field', async () => {
     const res = await t.callK(PATH, {});
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one of isEnabled, encryptData, encodeData, publicKey or enableDataProtection must be provided.' });
+    expect(res.body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'At least one of isEnabled, encryptData, encodeData, publicKey or enableDataProtection must be provided.',
+    });
   });
 
   it('stores an SPKI or PKCS#1 public key as its base64 body and refuses anything else', async () => {

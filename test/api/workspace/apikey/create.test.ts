@@ -29,12 +29,27 @@ describe('/v2/workspace/apikey/create', () => {
       setDefaultEmailTriggers: true,
       requireAutoOrgUser: true,
       enablePrivateComments: true,
-      emailServiceConfig: { type: 'thirdparty', apiKey: 'SG.secret-mail-key', fromEmail: 'noreply@example.com', fromCompany: 'Example', commentTemplateId: 'c1', tagTemplateId: 't1' },
-      webhookServiceConfig: { authToken: 'basic-secret', rawNotificationUrl: 'https://hooks.example.com/raw', processedNotificationUrl: 'http://localhost:9000/processed' },
+      emailServiceConfig: {
+        type: 'thirdparty',
+        apiKey: 'SG.secret-mail-key',
+        fromEmail: 'noreply@example.com',
+        fromCompany: 'Example',
+        commentTemplateId: 'c1',
+        tagTemplateId: 't1',
+      },
+      webhookServiceConfig: {
+        authToken: 'basic-secret',
+        rawNotificationUrl: 'https://hooks.example.com/raw',
+        processedNotificationUrl: 'http://localhost:9000/processed',
+      },
       realtimeDBRegion: 'europe-west1',
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'API key created successfully.', data: { apiKey: expect.stringMatching(/^[A-Za-z0-9]{20}$/) } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'API key created successfully.',
+      data: { apiKey: expect.stringMatching(/^[A-Za-z0-9]{20}$/) },
+    });
     const apiKey = res.body.result.data.apiKey;
     const tokens = await tokenOf(apiKey);
     expect(tokens).toEqual([{ token: expect.any(String), name: 'Default Auth Token', domains: [] }]);
@@ -53,8 +68,19 @@ describe('/v2/workspace/apikey/create', () => {
       useNotificationService: true,
       requireAutoOrgUser: true,
       enablePrivateComments: true,
-      emailServiceConfig: { type: 'thirdparty', fromEmail: 'noreply@example.com', fromCompany: 'Example', commentTemplateId: 'c1', tagTemplateId: 't1', apiKeyConfigured: true },
-      webhookServiceConfig: { rawNotificationUrl: 'https://hooks.example.com/raw', processedNotificationUrl: 'http://localhost:9000/processed', authTokenConfigured: true },
+      emailServiceConfig: {
+        type: 'thirdparty',
+        fromEmail: 'noreply@example.com',
+        fromCompany: 'Example',
+        commentTemplateId: 'c1',
+        tagTemplateId: 't1',
+        apiKeyConfigured: true,
+      },
+      webhookServiceConfig: {
+        rawNotificationUrl: 'https://hooks.example.com/raw',
+        processedNotificationUrl: 'http://localhost:9000/processed',
+        authTokenConfigured: true,
+      },
       notificationTriggers: { comment: true, mention: true },
       emailTriggers: { mention: true },
     });
@@ -68,7 +94,15 @@ describe('/v2/workspace/apikey/create', () => {
     const apiKey = res.body.result.data.apiKey;
     const [token] = await tokenOf(apiKey);
     const stored = (await config(apiKey, token.token)).body.result.data;
-    expect(stored).toMatchObject({ apiKeyName: 'Test API Key', useEmailService: false, enablePrivateComments: false, notificationTriggers: null, emailTriggers: null, allowedDomains: [], emailServiceConfig: { type: 'thirdparty', apiKeyConfigured: false } });
+    expect(stored).toMatchObject({
+      apiKeyName: 'Test API Key',
+      useEmailService: false,
+      enablePrivateComments: false,
+      notificationTriggers: null,
+      emailTriggers: null,
+      allowedDomains: [],
+      emailServiceConfig: { type: 'thirdparty', apiKeyConfigured: false },
+    });
   });
 
   it('creates no token when createAuthToken is false', async () => {
@@ -87,9 +121,15 @@ describe('/v2/workspace/apikey/create', () => {
       [{ ownerEmail: 'a@example.com', type: 'production', realtimeDBRegion: '' }, 'Unsupported region for realtimeDBRegion: "".'],
       [{ ownerEmail: 'a@example.com', type: 'testing', realtimeDBRegion: 'nowhere' }, 'Unsupported region for realtimeDBRegion: "nowhere".'],
       [{ ownerEmail: 'a@example.com', type: 'testing', allowedDomains: 'example.com' }, 'allowedDomains must be an array, not a string.'],
-      [{ ownerEmail: 'a@example.com', type: 'testing', allowedDomains: ['not a domain'] }, 'allowedDomains[0] must be a domain name such as app.example.com or localhost:3000.'],
+      [
+        { ownerEmail: 'a@example.com', type: 'testing', allowedDomains: ['not a domain'] },
+        'allowedDomains[0] must be a domain name such as app.example.com or localhost:3000.',
+      ],
       [{ ownerEmail: 'a@example.com', type: 'testing', useEmailService: 'yes' }, 'useEmailService must be a boolean, not a string.'],
-      [{ ownerEmail: 'a@example.com', type: 'testing', emailServiceConfig: { type: 'mailgun' } }, 'emailServiceConfig.type must be one of: default, thirdparty, sendgrid.'],
+      [
+        { ownerEmail: 'a@example.com', type: 'testing', emailServiceConfig: { type: 'mailgun' } },
+        'emailServiceConfig.type must be one of: default, thirdparty, sendgrid.',
+      ],
       [{ ownerEmail: 'a@example.com', type: 'testing', webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } }, 'Invalid webhook service configuration.'],
     ];
     for (const [data, message] of cases) {

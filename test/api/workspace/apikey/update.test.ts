@@ -19,8 +19,13 @@ describe('/v2/workspace/apikey/update', () => {
   });
 
   it('validates the input', async () => {
-    expect((await t.callW('/v2/workspace/apikey/update', { apiKey: t.credentials.apiKey })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'apiKeyName is required.' });
-    expect((await t.callW('/v2/workspace/apikey/update', { apiKey: t.credentials.apiKey, apiKeyName: '  ' })).body.error.message).toBe('apiKeyName must not be empty.');
+    expect((await t.callW('/v2/workspace/apikey/update', { apiKey: t.credentials.apiKey })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'apiKeyName is required.',
+    });
+    expect((await t.callW('/v2/workspace/apikey/update', { apiKey: t.credentials.apiKey, apiKeyName: '  ' })).body.error.message).toBe(
+      'apiKeyName must not be empty.',
+    );
   });
 
   it("answers NOT_FOUND for an unknown key and for another workspace's key, which stays unchanged", async () => {

@@ -20,13 +20,23 @@ describe('/v2/workspace/apikeyconfig/update', () => {
     expect(res.body.result.message).toBe('API key configuration updated successfully.');
     expect(res.body.result.data).toMatchObject({ enablePrivateComments: true, defaultDocumentAccessType: 'restricted', requireJwtToken: false });
     const second = await t.callK(path, { requireJwtToken: true, requireAutoOrgUser: true });
-    expect(second.body.result.data).toMatchObject({ enablePrivateComments: true, requireJwtToken: true, requireAutoOrgUser: true, defaultDocumentAccessType: 'restricted' });
+    expect(second.body.result.data).toMatchObject({
+      enablePrivateComments: true,
+      requireJwtToken: true,
+      requireAutoOrgUser: true,
+      defaultDocumentAccessType: 'restricted',
+    });
     expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data).toMatchObject({ enablePrivateComments: true, requireJwtToken: true });
   });
 
   it('stores AI provider keys encrypted and never returns them', async () => {
     const secret = 'sk-test-provider-key-0123456789';
-    const res = await t.callK(path, { aiModelApiKey: [{ provider: 'openai', customerApiKey: secret, baseUrl: 'http://127.0.0.1:11434/v1' }, { provider: 'anthropic', customerApiKey: 'sk-ant-zzz' }] });
+    const res = await t.callK(path, {
+      aiModelApiKey: [
+        { provider: 'openai', customerApiKey: secret, baseUrl: 'http://127.0.0.1:11434/v1' },
+        { provider: 'anthropic', customerApiKey: 'sk-ant-zzz' },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.data.aiModelApiKey).toEqual([
       { provider: 'openai', configured: true, baseUrl: 'http://127.0.0.1:11434/v1' },
@@ -46,10 +56,25 @@ describe('/v2/workspace/apikeyconfig/update', () => {
 
   it('validates the input', async () => {
     expect((await t.callK(path, {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one field must be provided for update' });
-    expect((await t.callK(path, { defaultDocumentAccessType: 'secret' })).body.error.message).toBe('defaultDocumentAccessType must be one of: public, restricted, organizationPrivate.');
-    expect((await t.callK(path, { aiModelApiKey: [{ provider: 'mistral', customerApiKey: 'x' }] })).body.error.message).toBe('aiModelApiKey[0].provider must be one of: openai, anthropic, gemini.');
-    expect((await t.callK(path, { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'x', baseUrl: 'file:///etc' }] })).body.error.message).toBe('aiModelApiKey[0].baseUrl must be an http or https URL.');
-    expect((await t.callK(path, { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'a' }, { provider: 'openai', customerApiKey: 'b' }] })).body.error.message).toBe('aiModelApiKey lists a provider more than once.');
+    expect((await t.callK(path, { defaultDocumentAccessType: 'secret' })).body.error.message).toBe(
+      'defaultDocumentAccessType must be one of: public, restricted, organizationPrivate.',
+    );
+    expect((await t.callK(path, { aiModelApiKey: [{ provider: 'mistral', customerApiKey: 'x' }] })).body.error.message).toBe(
+      'aiModelApiKey[0].provider must be one of: openai, anthropic, gemini.',
+    );
+    expect((await t.callK(path, { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'x', baseUrl: 'file:///etc' }] })).body.error.message).toBe(
+      'aiModelApiKey[0].baseUrl must be an http or https URL.',
+    );
+    expect(
+      (
+        await t.callK(path, {
+          aiModelApiKey: [
+            { provider: 'openai', customerApiKey: 'a' },
+            { provider: 'openai', customerApiKey: 'b' },
+          ],
+        })
+      ).body.error.message,
+    ).toBe('aiModelApiKey lists a provider more than once.');
     expect((await t.callK(path, { enablePrivateComments: 'true' })).status).toBe(400);
   });
 

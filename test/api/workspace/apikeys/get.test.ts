@@ -42,7 +42,17 @@ describe('/v2/workspace/apikeys/get', () => {
   it('returns key records without secrets', async () => {
     const res = await t.callW('/v2/workspace/apikeys/get', { apiKeys: [t.credentials.apiKey] });
     expect(res.body.result.data).toEqual([
-      { apiKey: t.credentials.apiKey, apiKeyName: expect.any(String), type: 'testing', ownerEmail: 'owner@hearth.local', persistenceDBRegion: null, realtimeDBRegion: null, allowedDomains: [], createdAt: expect.any(Number), updatedAt: expect.any(Number) },
+      {
+        apiKey: t.credentials.apiKey,
+        apiKeyName: expect.any(String),
+        type: 'testing',
+        ownerEmail: 'owner@hearth.local',
+        persistenceDBRegion: null,
+        realtimeDBRegion: null,
+        allowedDomains: [],
+        createdAt: expect.any(Number),
+        updatedAt: expect.any(Number),
+      },
     ]);
     expect(res.body.result.pageToken).toBeNull();
   });

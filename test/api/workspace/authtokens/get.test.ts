@@ -56,7 +56,11 @@ describe('header set A', () => {
     const other = await createWorkspace(t);
     const mixed = await t.callW(path, { apiKey: t.credentials.apiKey }, { 'x-svc-workspace-auth-token': other.workspaceAuthToken });
     expect(mixed.status).toBe(403);
-    const keyCreds = await t.callPublic(path, { apiKey: t.credentials.apiKey }, { 'x-svc-workspace-id': t.credentials.apiKey, 'x-svc-workspace-auth-token': t.credentials.authToken });
+    const keyCreds = await t.callPublic(
+      path,
+      { apiKey: t.credentials.apiKey },
+      { 'x-svc-workspace-id': t.credentials.apiKey, 'x-svc-workspace-auth-token': t.credentials.authToken },
+    );
     expect(keyCreds.status).toBe(403);
   });
 
@@ -73,7 +77,11 @@ describe('header brand', () => {
     const branded = await startTestServer({ headerBrand: 'acme' });
     try {
       const c = branded.credentials;
-      const ok = await branded.callPublic(path(), { apiKey: c.apiKey }, { 'x-acme-workspace-id': c.workspaceId, 'x-acme-workspace-auth-token': c.workspaceAuthToken });
+      const ok = await branded.callPublic(
+        path(),
+        { apiKey: c.apiKey },
+        { 'x-acme-workspace-id': c.workspaceId, 'x-acme-workspace-auth-token': c.workspaceAuthToken },
+      );
       expect(ok.status).toBe(200);
       const svc = await branded.callW(path(), { apiKey: c.apiKey });
       expect(svc.body.error.message).toBe('Workspace ID not found in headers.');

@@ -31,7 +31,11 @@ describe('/v2/workspace/domains/add', () => {
     await t.callPublic(path, { domains: ['a.example.com'] }, ws.headersK);
     const res = await t.callPublic(path, { domains: ['b.example.com', 'A.example.com', 'b.example.com'] }, ws.headersK);
     expect(res.body.result.message).toBe('Domain(s) added successfully to allowed domains. Skipped existing domains.');
-    expect(res.body.result.data).toEqual({ domains: ['a.example.com', 'b.example.com'], added: ['b.example.com'], skipped: ['a.example.com', 'b.example.com'] });
+    expect(res.body.result.data).toEqual({
+      domains: ['a.example.com', 'b.example.com'],
+      added: ['b.example.com'],
+      skipped: ['a.example.com', 'b.example.com'],
+    });
     expect(await list(ws.headersK)).toEqual(['a.example.com', 'b.example.com']);
     // nothing new: still a success, nothing written
     const again = await t.callPublic(path, { domains: ['a.example.com'] }, ws.headersK);

@@ -63,7 +63,12 @@ describe('mail relay over SMTP', () => {
       const back = await startSmtpServer();
       try {
         await t.restart({ smtpUrl: back.url });
-        await eventually(async () => expect((await t.server.app.mail.list())[0]).toMatchObject({ status: 'skipped', lastError: 'not sent: the login link was used before it could be relayed' }));
+        await eventually(async () =>
+          expect((await t.server.app.mail.list())[0]).toMatchObject({
+            status: 'skipped',
+            lastError: 'not sent: the login link was used before it could be relayed',
+          }),
+        );
         expect(back.received).toHaveLength(0);
       } finally {
         await back.close();
@@ -79,7 +84,9 @@ describe('mail relay over SMTP', () => {
     expect(before).toBeGreaterThan(0);
     dataDirWithMigrations(dataDir, dirs.make(), before);
     const sqlite = new Database(join(dataDir, 'hearth.db'));
-    const insert = sqlite.prepare("INSERT INTO mail_outbox (id, kind, to_address, subject, body_enc, status, attempts, created_at) VALUES (?, 'login-link', 'a@example.com', 's', 'x', ?, ?, 1)");
+    const insert = sqlite.prepare(
+      "INSERT INTO mail_outbox (id, kind, to_address, subject, body_enc, status, attempts, created_at) VALUES (?, 'login-link', 'a@example.com', 's', 'x', ?, ?, 1)",
+    );
     insert.run('never-tried', 'stored', 0);
     insert.run('tried', 'stored', 2);
     insert.run('done', 'sent', 1);

@@ -52,7 +52,9 @@ describe('/v2/workspace/email/send-login-link', () => {
       expect(opened.status).toBe(200);
       const html = await opened.text();
       expect(html).toContain(`as <strong>${OWNER}</strong>`);
-      expect(html).toMatch(/<form method="post" action="email-link"><input type="hidden" name="token" value="[\w-]+"><button type="submit">Continue<\/button><\/form>/);
+      expect(html).toMatch(
+        /<form method="post" action="email-link"><input type="hidden" name="token" value="[\w-]+"><button type="submit">Continue<\/button><\/form>/,
+      );
     }
     expect(await status()).toBe('Email not yet verified');
     // the button's POST (the form: a relative action, the token in the body) uses it up and continues
@@ -71,12 +73,24 @@ describe('/v2/workspace/email/send-login-link', () => {
     }
   });
 
-  it('serves the link\'s pages never framed, uncached, without referrer or script, and refuses bad tokens and forms', async () => {
+  it("serves the link's pages never framed, uncached, without referrer or script, and refuses bad tokens and forms", async () => {
     const ws = await createWorkspace(t);
     const token = 'a-token-of-our-own';
     const now = Date.now();
-    const row = (id: string, tokenDigest: string, expiresAt: number) => ({ id, workspaceId: ws.workspaceId, email: ws.ownerEmail, tokenDigest, continueUrl: `${t.url}/next`, createdAt: now, expiresAt, usedAt: null });
-    t.server.app.storage.engine.main.db.insert(loginLinks).values([row('page-live', t.server.app.secrets.digest(token), now + 60_000), row('page-expired', t.server.app.secrets.digest('expired-token'), now - 1)]).run();
+    const row = (id: string, tokenDigest: string, expiresAt: number) => ({
+      id,
+      workspaceId: ws.workspaceId,
+      email: ws.ownerEmail,
+      tokenDigest,
+      continueUrl: `${t.url}/next`,
+      createdAt: now,
+      expiresAt,
+      usedAt: null,
+    });
+    t.server.app.storage.engine.main.db
+      .insert(loginLinks)
+      .values([row('page-live', t.server.app.secrets.digest(token), now + 60_000), row('page-expired', t.server.app.secrets.digest('expired-token'), now - 1)])
+      .run();
     const opened = await fetch(`${t.url}/auth/email-link?token=${token}`);
     expect(opened.status).toBe(200);
     expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -105,7 +119,11 @@ describe('/v2/workspace/email/send-login-link', () => {
       expect(res.status).toBe(400);
       expect(await res.text()).toMatch(/invalid, used or expired/);
     }
-    const rows = t.server.app.storage.engine.main.db.select({ id: loginLinks.id, usedAt: loginLinks.usedAt }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
+    const rows = t.server.app.storage.engine.main.db
+      .select({ id: loginLinks.id, usedAt: loginLinks.usedAt })
+      .from(loginLinks)
+      .where(eq(loginLinks.workspaceId, ws.workspaceId))
+      .all();
     expect(rows.every((r) => r.usedAt === null)).toBe(true);
     const used = await fetch(form, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
     expect(used.status).toBe(303);
@@ -115,8 +133,20 @@ describe('/v2/workspace/email/send-login-link', () => {
   it('deletes expired links (used or not) on the way, and keeps the others', async () => {
     const ws = await createWorkspace(t);
     const now = Date.now();
-    const row = (id: string, expiresAt: number, usedAt: number | null) => ({ id, workspaceId: ws.workspaceId, email: ws.ownerEmail, tokenDigest: `digest-${id}`, continueUrl: `${t.url}/`, createdAt: now - 2 * 3_600_000, expiresAt, usedAt });
-    t.server.app.storage.engine.main.db.insert(loginLinks).values([row('expired', now - 1_000, null), row('expired-used', now - 1_000, now - 5_000), row('live-used', now + 60_000, now - 5_000)]).run();
+    const row = (id: string, expiresAt: number, usedAt: number | null) => ({
+      id,
+      workspaceId: ws.workspaceId,
+      email: ws.ownerEmail,
+      tokenDigest: `digest-${id}`,
+      continueUrl: `${t.url}/`,
+      createdAt: now - 2 * 3_600_000,
+      expiresAt,
+      usedAt,
+    });
+    t.server.app.storage.engine.main.db
+      .insert(loginLinks)
+      .values([row('expired', now - 1_000, null), row('expired-used', now - 1_000, now - 5_000), row('live-used', now + 60_000, now - 5_000)])
+      .run();
     expect((await t.callPublic(path, { email: uniqueEmail('nobody'), continueUrl: `${t.url}/` })).status).toBe(200);
     const left = t.server.app.storage.engine.main.db.select({ id: loginLinks.id }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
     expect(left.map((l) => l.id)).toEqual(['live-used']);

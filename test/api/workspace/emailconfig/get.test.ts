@@ -25,14 +25,22 @@ describe('/v2/workspace/emailconfig/get', () => {
     const other = await createWorkspace(t);
     const created = await t.callPublic(
       '/v2/workspace/apikey/create',
-      { ownerEmail: 'owner@example.com', type: 'testing', useEmailService: true, emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.very-secret', fromEmail: 'team@example.com', fromCompany: 'Team' } },
+      {
+        ownerEmail: 'owner@example.com',
+        type: 'testing',
+        useEmailService: true,
+        emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.very-secret', fromEmail: 'team@example.com', fromCompany: 'Team' },
+      },
       other.headersW,
     );
     expect(created.status).toBe(200);
     const apiKey = created.body.result.data.apiKey as string;
     const token = (await t.callPublic('/v2/workspace/authtokens/get', { apiKey }, other.headersW)).body.result.data.authTokens[0].token as string;
     const res = await t.callPublic(path, {}, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token });
-    expect(res.body.result.data).toEqual({ useEmailService: true, emailServiceConfig: { type: 'thirdparty', fromEmail: 'team@example.com', fromCompany: 'Team', apiKeyConfigured: true } });
+    expect(res.body.result.data).toEqual({
+      useEmailService: true,
+      emailServiceConfig: { type: 'thirdparty', fromEmail: 'team@example.com', fromCompany: 'Team', apiKeyConfigured: true },
+    });
     expect(JSON.stringify(res.body)).not.toContain('SG.very-secret');
     // the default key is untouched
     expect((await t.callK(path, {})).body.result.data.useEmailService).toBe(false);

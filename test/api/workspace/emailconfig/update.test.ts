@@ -21,7 +21,14 @@ const get = async () => (await t.callK('/v2/workspace/emailconfig/get', {})).bod
 
 /** Adds a notification for ann with `headline`, and answers the mail it caused (or null after a grace period). */
 async function notify(headline: string) {
-  const res = await t.callK('/v2/notifications/add', { organizationId: 'mailco', documentId: 'd', actionUser: { userId: 'boss' }, displayHeadlineMessageTemplate: headline, displayBodyMessage: 'body', notifyUsers: [{ userId: 'ann' }] });
+  const res = await t.callK('/v2/notifications/add', {
+    organizationId: 'mailco',
+    documentId: 'd',
+    actionUser: { userId: 'boss' },
+    displayHeadlineMessageTemplate: headline,
+    displayBodyMessage: 'body',
+    notifyUsers: [{ userId: 'ann' }],
+  });
   expect(res.status).toBe(200);
 }
 
@@ -37,7 +44,10 @@ describe('/v2/workspace/emailconfig/update', () => {
     const on = await t.callK(path, { useEmailService: true, emailServiceConfig: { fromEmail: 'Team@Example.com', fromCompany: 'Example Team' } });
     expect(on.status).toBe(200);
     expect(on.body.result.message).toBe('Email configuration updated successfully.');
-    expect(on.body.result.data).toEqual({ useEmailService: true, emailServiceConfig: { type: 'default', fromEmail: 'Team@Example.com', fromCompany: 'Example Team', apiKeyConfigured: false } });
+    expect(on.body.result.data).toEqual({
+      useEmailService: true,
+      emailServiceConfig: { type: 'default', fromEmail: 'Team@Example.com', fromCompany: 'Example Team', apiKeyConfigured: false },
+    });
     expect(await get()).toEqual(on.body.result.data);
 
     await notify('while-on');
@@ -57,12 +67,24 @@ describe('/v2/workspace/emailconfig/update', () => {
 
   it('updates partially: a given field replaces, an empty string removes, the provider key is kept encrypted and only flagged', async () => {
     await t.callK(path, { emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.secret', commentTemplateId: 'c1', tagTemplateId: 't1' } });
-    expect((await get()).emailServiceConfig).toEqual({ type: 'thirdparty', fromEmail: 'Team@Example.com', fromCompany: 'Example Team', commentTemplateId: 'c1', tagTemplateId: 't1', apiKeyConfigured: true });
-    const stored = t.server.app.storage.engine.main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'").get() as { value_enc: string };
+    expect((await get()).emailServiceConfig).toEqual({
+      type: 'thirdparty',
+      fromEmail: 'Team@Example.com',
+      fromCompany: 'Example Team',
+      commentTemplateId: 'c1',
+      tagTemplateId: 't1',
+      apiKeyConfigured: true,
+    });
+    const stored = t.server.app.storage.engine.main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'").get() as {
+      value_enc: string;
+    };
     expect(stored.value_enc).not.toContain('SG.secret');
 
     const cleared = await t.callK(path, { emailServiceConfig: { apiKey: '', fromEmail: '', commentTemplateId: '', type: 'default' } });
-    expect(cleared.body.result.data).toEqual({ useEmailService: false, emailServiceConfig: { type: 'default', fromCompany: 'Example Team', tagTemplateId: 't1', apiKeyConfigured: false } });
+    expect(cleared.body.result.data).toEqual({
+      useEmailService: false,
+      emailServiceConfig: { type: 'default', fromCompany: 'Example Team', tagTemplateId: 't1', apiKeyConfigured: false },
+    });
   });
 
   it('refuses an empty update and bad fields with clear errors, changing nothing', async () => {
@@ -76,7 +98,11 @@ describe('/v2/workspace/emailconfig/update', () => {
     ];
     for (const [data, message] of cases) {
       const res = await t.callK(path, data);
-      expect({ data, status: res.status, error: res.body.error }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(message) } });
+      expect({ data, status: res.status, error: res.body.error }).toEqual({
+        data,
+        status: 400,
+        error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(message) },
+      });
     }
     expect(await get()).toEqual(before);
   });

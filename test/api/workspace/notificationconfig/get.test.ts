@@ -21,9 +21,13 @@ describe('/v2/workspace/notificationconfig/get', () => {
     });
   });
 
-  it("shows what apikey/create set (useNotificationService, setDefaultNotificationTriggers), only for that key", async () => {
+  it('shows what apikey/create set (useNotificationService, setDefaultNotificationTriggers), only for that key', async () => {
     const other = await createWorkspace(t);
-    const created = await t.callPublic('/v2/workspace/apikey/create', { ownerEmail: 'owner@example.com', type: 'testing', useNotificationService: true, setDefaultNotificationTriggers: true }, other.headersW);
+    const created = await t.callPublic(
+      '/v2/workspace/apikey/create',
+      { ownerEmail: 'owner@example.com', type: 'testing', useNotificationService: true, setDefaultNotificationTriggers: true },
+      other.headersW,
+    );
     expect(created.status).toBe(200);
     const apiKey = created.body.result.data.apiKey as string;
     const token = (await t.callPublic('/v2/workspace/authtokens/get', { apiKey }, other.headersW)).body.result.data.authTokens[0].token as string;
@@ -39,16 +43,28 @@ describe('/v2/workspace/notificationconfig/get', () => {
       triggers: res.body.result.data.notificationServiceConfig.triggers,
     });
     // the workspace's other keys are untouched
-    expect((await t.callPublic(path, {}, other.headersK)).body.result.data).toEqual({ useNotificationService: false, notificationServiceConfig: { triggers: {} } });
+    expect((await t.callPublic(path, {}, other.headersK)).body.result.data).toEqual({
+      useNotificationService: false,
+      notificationServiceConfig: { triggers: {} },
+    });
     expect((await t.callK(path, {})).body.result.data.useNotificationService).toBe(false);
   });
 
   it('reads a key stored before the workspace configuration operations existed', async () => {
     // the settings JSON as apikey/create wrote it then, with setDefaultNotificationTriggers
     const legacy = {
-      useEmailService: false, useWebhookService: false, useNotificationService: true, requireAutoOrgUser: false, enablePrivateComments: false, requireJwtToken: false,
-      defaultDocumentAccessType: 'public', emailServiceConfig: { type: 'default' }, webhookServiceConfig: {},
-      notificationTriggers: { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true }, emailTriggers: null, aiProviders: {},
+      useEmailService: false,
+      useWebhookService: false,
+      useNotificationService: true,
+      requireAutoOrgUser: false,
+      enablePrivateComments: false,
+      requireJwtToken: false,
+      defaultDocumentAccessType: 'public',
+      emailServiceConfig: { type: 'default' },
+      webhookServiceConfig: {},
+      notificationTriggers: { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true },
+      emailTriggers: null,
+      aiProviders: {},
     };
     t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
     await t.restart();

@@ -29,10 +29,16 @@ describe('/v2/workspace/notificationconfig/update', () => {
 
   it('updates partially: triggers merge, either field alone leaves the other, turning on again does not re-seed', async () => {
     const merged = await t.callK(path, { notificationServiceConfig: { triggers: { reaction: true, comment: false } } });
-    expect(merged.body.result.data).toEqual({ useNotificationService: true, notificationServiceConfig: { triggers: { ...DEFAULT_TRIGGERS, reaction: true, comment: false } } });
+    expect(merged.body.result.data).toEqual({
+      useNotificationService: true,
+      notificationServiceConfig: { triggers: { ...DEFAULT_TRIGGERS, reaction: true, comment: false } },
+    });
 
     const off = await t.callK(path, { useNotificationService: false });
-    expect(off.body.result.data).toEqual({ useNotificationService: false, notificationServiceConfig: { triggers: { ...DEFAULT_TRIGGERS, reaction: true, comment: false } } });
+    expect(off.body.result.data).toEqual({
+      useNotificationService: false,
+      notificationServiceConfig: { triggers: { ...DEFAULT_TRIGGERS, reaction: true, comment: false } },
+    });
 
     const again = await t.callK(path, { useNotificationService: true, notificationServiceConfig: {} });
     expect(again.body.result.data.notificationServiceConfig.triggers).toEqual({ ...DEFAULT_TRIGGERS, reaction: true, comment: false });
@@ -50,13 +56,23 @@ describe('/v2/workspace/notificationconfig/update', () => {
       [{}, 'At least one of useNotificationService or notificationServiceConfig must be provided'],
       [{ useNotificationService: 'yes' }, 'useNotificationService must be a boolean, not a string.'],
       [{ notificationServiceConfig: 'x' }, 'notificationServiceConfig must be an object, not a string.'],
-      [{ useNotificationService: false, notificationServiceConfig: { triggers: { comment: 'on' } } }, 'notificationServiceConfig.triggers.comment must be a boolean, not a string.'],
-      [{ useNotificationService: false, notificationServiceConfig: { triggers: { carrierPigeon: true } } }, 'notificationServiceConfig.triggers has unknown field(s): carrierPigeon.'],
+      [
+        { useNotificationService: false, notificationServiceConfig: { triggers: { comment: 'on' } } },
+        'notificationServiceConfig.triggers.comment must be a boolean, not a string.',
+      ],
+      [
+        { useNotificationService: false, notificationServiceConfig: { triggers: { carrierPigeon: true } } },
+        'notificationServiceConfig.triggers has unknown field(s): carrierPigeon.',
+      ],
       [{ useNotificationService: false, notificationServiceConfig: { triggers: [] } }, 'notificationServiceConfig.triggers must be an object, not an array.'],
     ];
     for (const [data, message] of cases) {
       const res = await t.callK(path, data);
-      expect({ data, status: res.status, error: res.body.error }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(message) } });
+      expect({ data, status: res.status, error: res.body.error }).toEqual({
+        data,
+        status: 400,
+        error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(message) },
+      });
     }
     expect((await t.callK(path, {})).body.error.message).toBe('At least one of useNotificationService or notificationServiceConfig must be provided');
     expect(await get()).toEqual(before);
@@ -68,6 +84,9 @@ describe('/v2/workspace/notificationconfig/update', () => {
     await t.callK(path, { useNotificationService: true, notificationServiceConfig: { triggers: { mention: false } } }, other.headersK);
     expect(await get()).toEqual(mine);
     await t.callK(path, { useNotificationService: !mine.useNotificationService, notificationServiceConfig: { triggers: { huddle: false } } });
-    expect(await get(other.headersK)).toEqual({ useNotificationService: true, notificationServiceConfig: { triggers: { ...DEFAULT_TRIGGERS, mention: false } } });
+    expect(await get(other.headersK)).toEqual({
+      useNotificationService: true,
+      notificationServiceConfig: { triggers: { ...DEFAULT_TRIGGERS, mention: false } },
+    });
   });
 });

@@ -19,28 +19,54 @@ describe('/v2/workspace/permissionproviderconfig/get', () => {
   });
 
   it('shows what update stored, the auth token only as a flag, and apikeyconfig/get describes the same', async () => {
-    await t.callK('/v2/workspace/permissionproviderconfig/update', { usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/check', authToken: 'pp-very-secret' } });
+    await t.callK('/v2/workspace/permissionproviderconfig/update', {
+      usePermissionProvider: true,
+      permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/check', authToken: 'pp-very-secret' },
+    });
     const res = await t.callK(path, {});
-    const expected = { usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/check', authTokenConfigured: true } };
+    const expected = {
+      usePermissionProvider: true,
+      permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/check', authTokenConfigured: true },
+    };
     expect(res.body.result.data).toEqual(expected);
     expect(JSON.stringify(res.body)).not.toContain('pp-very-secret');
     const config = await t.callK('/v2/workspace/apikeyconfig/get', {});
-    expect({ usePermissionProvider: config.body.result.data.usePermissionProvider, permissionProviderConfig: config.body.result.data.permissionProviderConfig }).toEqual(expected);
+    expect({
+      usePermissionProvider: config.body.result.data.usePermissionProvider,
+      permissionProviderConfig: config.body.result.data.permissionProviderConfig,
+    }).toEqual(expected);
     expect(JSON.stringify(config.body)).not.toContain('pp-very-secret');
   });
 
   it('reads a key stored before the workspace configuration operations existed with the defaults', async () => {
     const legacy = {
-      useEmailService: false, useWebhookService: false, useNotificationService: false, requireAutoOrgUser: false, enablePrivateComments: false, requireJwtToken: false,
-      defaultDocumentAccessType: 'public', emailServiceConfig: { type: 'default' }, webhookServiceConfig: {}, notificationTriggers: null, emailTriggers: null, aiProviders: {},
+      useEmailService: false,
+      useWebhookService: false,
+      useNotificationService: false,
+      requireAutoOrgUser: false,
+      enablePrivateComments: false,
+      requireJwtToken: false,
+      defaultDocumentAccessType: 'public',
+      emailServiceConfig: { type: 'default' },
+      webhookServiceConfig: {},
+      notificationTriggers: null,
+      emailTriggers: null,
+      aiProviders: {},
     };
     const other = await createWorkspace(t);
     t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), other.apiKey);
     await t.restart();
     expect((await t.callPublic(path, {}, other.headersK)).body.result.data).toEqual(DEFAULTS);
     // and its settings can be written from there
-    const updated = await t.callPublic('/v2/workspace/permissionproviderconfig/update', { permissionProviderConfig: { permissionProviderUrl: 'http://localhost:4000/perm' } }, other.headersK);
-    expect(updated.body.result.data).toEqual({ usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl: 'http://localhost:4000/perm', authTokenConfigured: false } });
+    const updated = await t.callPublic(
+      '/v2/workspace/permissionproviderconfig/update',
+      { permissionProviderConfig: { permissionProviderUrl: 'http://localhost:4000/perm' } },
+      other.headersK,
+    );
+    expect(updated.body.result.data).toEqual({
+      usePermissionProvider: false,
+      permissionProviderConfig: { permissionProviderUrl: 'http://localhost:4000/perm', authTokenConfigured: false },
+    });
   });
 
   it("shows only the calling key's settings", async () => {

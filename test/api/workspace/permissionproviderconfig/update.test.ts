@@ -18,11 +18,16 @@ afterAll(async () => {
 const path = '/v2/workspace/permissionproviderconfig/update';
 const get = async (headers?: Headers_) => (await t.callK('/v2/workspace/permissionproviderconfig/get', {}, headers)).body.result.data;
 const storedToken = () =>
-  t.server.app.storage.engine.main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'").get(t.credentials.apiKey) as { value_enc: string } | undefined;
+  t.server.app.storage.engine.main.sqlite
+    .prepare("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'")
+    .get(t.credentials.apiKey) as { value_enc: string } | undefined;
 
 describe('/v2/workspace/permissionproviderconfig/update', () => {
   it('stores the provider URL and switch and the auth token encrypted, answering the token only as a flag', async () => {
-    const res = await t.callK(path, { usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: `${provider.url}/access`, authToken: 'pp-secret-token' } });
+    const res = await t.callK(path, {
+      usePermissionProvider: true,
+      permissionProviderConfig: { permissionProviderUrl: `${provider.url}/access`, authToken: 'pp-secret-token' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({
       status: 'success',
@@ -38,38 +43,68 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
 
   it('updates partially: a new URL keeps the token, the switch alone keeps both, empty strings clear', async () => {
     await t.callK(path, { permissionProviderConfig: { permissionProviderUrl: ' https://perm.example.com/v2/check ' } });
-    expect(await get()).toEqual({ usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/v2/check', authTokenConfigured: true } });
+    expect(await get()).toEqual({
+      usePermissionProvider: true,
+      permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/v2/check', authTokenConfigured: true },
+    });
     await t.callK(path, { usePermissionProvider: false });
-    expect(await get()).toEqual({ usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/v2/check', authTokenConfigured: true } });
+    expect(await get()).toEqual({
+      usePermissionProvider: false,
+      permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/v2/check', authTokenConfigured: true },
+    });
     const cleared = await t.callK(path, { permissionProviderConfig: { authToken: '', permissionProviderUrl: '' } });
-    expect(cleared.body.result.data).toEqual({ usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl: '', authTokenConfigured: false } });
+    expect(cleared.body.result.data).toEqual({
+      usePermissionProvider: false,
+      permissionProviderConfig: { permissionProviderUrl: '', authTokenConfigured: false },
+    });
     expect(storedToken()).toBeUndefined();
   });
 
   it('refuses a URL that is not http(s) with the hosted message, and an empty update, changing nothing', async () => {
-    await t.callK(path, { usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: 'https://kept.example.com', authToken: 'kept-token' } });
+    await t.callK(path, {
+      usePermissionProvider: true,
+      permissionProviderConfig: { permissionProviderUrl: 'https://kept.example.com', authToken: 'kept-token' },
+    });
     const before = await get();
     for (const permissionProviderUrl of ['not a url', 'example.com/perm', 'ftp://example.com/perm', 'javascript:alert(1)', 'mailto:a@example.com', 'http://']) {
       const res = await t.callK(path, { usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl, authToken: 'other-token' } });
-      expect({ permissionProviderUrl, status: res.status, error: res.body.error }).toEqual({ permissionProviderUrl, status: 400, error: { status: 'INVALID_ARGUMENT', message: 'Please enter a valid URL' } });
+      expect({ permissionProviderUrl, status: res.status, error: res.body.error }).toEqual({
+        permissionProviderUrl,
+        status: 400,
+        error: { status: 'INVALID_ARGUMENT', message: 'Please enter a valid URL' },
+      });
     }
     const cases: Array<[Record<string, unknown>, string]> = [
       [{}, 'At least one of usePermissionProvider or permissionProviderConfig must be provided'],
       [{ usePermissionProvider: 'yes' }, 'usePermissionProvider must be a boolean, not a string.'],
       [{ permissionProviderConfig: { permissionProviderUrl: 42 } }, 'permissionProviderConfig.permissionProviderUrl must be a string, not a number.'],
       [{ permissionProviderConfig: { authToken: null } }, 'permissionProviderConfig.authToken must be a string, not null.'],
-      [{ permissionProviderConfig: { permissionProviderUrl: `https://example.com/${'x'.repeat(2048)}` } }, 'permissionProviderConfig.permissionProviderUrl must be at most 2048 characters long.'],
+      [
+        { permissionProviderConfig: { permissionProviderUrl: `https://example.com/${'x'.repeat(2048)}` } },
+        'permissionProviderConfig.permissionProviderUrl must be at most 2048 characters long.',
+      ],
     ];
     for (const [data, message] of cases) {
       const res = await t.callK(path, data);
-      expect({ data: JSON.stringify(data).slice(0, 80), status: res.status, error: res.body.error }).toEqual({ data: JSON.stringify(data).slice(0, 80), status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ data: JSON.stringify(data).slice(0, 80), status: res.status, error: res.body.error }).toEqual({
+        data: JSON.stringify(data).slice(0, 80),
+        status: 400,
+        error: { status: 'INVALID_ARGUMENT', message },
+      });
     }
     expect(await get()).toEqual(before);
   });
 
   it('is never called: access is decided by Hearth from its own memberships', async () => {
-    await t.callK(path, { usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: `${provider.url}/access`, authToken: 'pp-secret-token' } });
-    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'memo', accessType: 'restricted' }] });
+    await t.callK(path, {
+      usePermissionProvider: true,
+      permissionProviderConfig: { permissionProviderUrl: `${provider.url}/access`, authToken: 'pp-secret-token' },
+    });
+    await t.callK('/v2/organizations/documents/add', {
+      organizationId: 'acme',
+      createOrganization: true,
+      documents: [{ documentId: 'memo', accessType: 'restricted' }],
+    });
     await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'memo', users: [{ userId: 'member' }] });
     const res = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['member', 'stranger'], documentIds: ['memo'] });
     expect(res.body.result.data.member.documents.memo.accessRole).toBe('editor');
@@ -82,10 +117,17 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
   it("changes only the calling key's settings", async () => {
     const other = await createWorkspace(t);
     const mine = await get();
-    await t.callK(path, { usePermissionProvider: !mine.usePermissionProvider, permissionProviderConfig: { permissionProviderUrl: 'https://theirs.example.com', authToken: '' } }, other.headersK);
+    await t.callK(
+      path,
+      { usePermissionProvider: !mine.usePermissionProvider, permissionProviderConfig: { permissionProviderUrl: 'https://theirs.example.com', authToken: '' } },
+      other.headersK,
+    );
     expect(await get()).toEqual(mine);
     expect(storedToken()).toBeDefined();
     await t.callK(path, { permissionProviderConfig: { permissionProviderUrl: 'https://mine.example.com', authToken: 'mine-2' } });
-    expect(await get(other.headersK)).toEqual({ usePermissionProvider: !mine.usePermissionProvider, permissionProviderConfig: { permissionProviderUrl: 'https://theirs.example.com', authTokenConfigured: false } });
+    expect(await get(other.headersK)).toEqual({
+      usePermissionProvider: !mine.usePermissionProvider,
+      permissionProviderConfig: { permissionProviderUrl: 'https://theirs.example.com', authTokenConfigured: false },
+    });
   });
 });

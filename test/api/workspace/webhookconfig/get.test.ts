@@ -14,7 +14,15 @@ describe(PATH, () => {
     expect(res.body.result.message).toBe('Webhook configuration retrieved successfully.');
     const data = res.body.result.data;
     expect(data.useWebhookService).toBe(false);
-    expect(data.webhookServiceConfig).toMatchObject({ rawNotificationUrl: '', processedNotificationUrl: '', authTokenConfigured: false, encodeData: false, encryptData: false, publicKey: '', enableDataProtection: false });
+    expect(data.webhookServiceConfig).toMatchObject({
+      rawNotificationUrl: '',
+      processedNotificationUrl: '',
+      authTokenConfigured: false,
+      encodeData: false,
+      encryptData: false,
+      publicKey: '',
+      enableDataProtection: false,
+    });
     // reference.md 4.6: comments and huddles on; CRDT, recorder and suggestions off
     expect(data.webhookServiceConfig.triggers).toMatchObject({
       'comment.add': true,
@@ -36,7 +44,10 @@ describe(PATH, () => {
     const apiKey = created.body.result.data.apiKey;
     const tokens = await t.callW('/v2/workspace/authtokens/get', { apiKey });
     const res = await t.callK(PATH, {}, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': tokens.body.result.data.authTokens[0].token });
-    expect(res.body.result.data).toMatchObject({ useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: 'https://hooks.example.com/raw', authTokenConfigured: true } });
+    expect(res.body.result.data).toMatchObject({
+      useWebhookService: true,
+      webhookServiceConfig: { rawNotificationUrl: 'https://hooks.example.com/raw', authTokenConfigured: true },
+    });
     expect(JSON.stringify(res.body)).not.toContain('basic-secret');
   });
 });

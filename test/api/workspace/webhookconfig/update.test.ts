@@ -21,9 +21,15 @@ afterAll(async () => {
 
 describe(PATH, () => {
   it('delivers comment events to the raw and processed URLs with Basic auth', async () => {
-    const res = await t.callK(PATH, { useWebhookService: true, webhookServiceConfig: { authToken: 'tok3n', rawNotificationUrl: `${r.url}/raw`, processedNotificationUrl: `${r.url}/processed` } });
+    const res = await t.callK(PATH, {
+      useWebhookService: true,
+      webhookServiceConfig: { authToken: 'tok3n', rawNotificationUrl: `${r.url}/raw`, processedNotificationUrl: `${r.url}/processed` },
+    });
     expect(res.body.result.message).toBe('Webhook configuration updated successfully.');
-    expect(res.body.result.data).toMatchObject({ useWebhookService: true, webhookServiceConfig: { authTokenConfigured: true, rawNotificationUrl: `${r.url}/raw` } });
+    expect(res.body.result.data).toMatchObject({
+      useWebhookService: true,
+      webhookServiceConfig: { authTokenConfigured: true, rawNotificationUrl: `${r.url}/raw` },
+    });
     expect(JSON.stringify(res.body)).not.toContain('tok3n');
     const { annotationId } = await addAnnotation(t, { commentData: [{ commentText: 'basic', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(2));
@@ -32,10 +38,23 @@ describe(PATH, () => {
     expect(raw.headers.authorization).toBe('Basic tok3n');
     expect(raw.headers['webhook-id']).toBe(processed.headers['webhook-id']);
     const rawBody = JSON.parse(raw.body);
-    expect(rawBody).toMatchObject({ webhookId: raw.headers['webhook-id'], actionType: 'newlyAdded', notificationSource: 'comment', platform: 'sdk', actionUser: { userId: 'ann' }, commentAnnotation: { annotationId }, targetComment: { commentText: 'basic' }, accessDeniedUsers: [] });
+    expect(rawBody).toMatchObject({
+      webhookId: raw.headers['webhook-id'],
+      actionType: 'newlyAdded',
+      notificationSource: 'comment',
+      platform: 'sdk',
+      actionUser: { userId: 'ann' },
+      commentAnnotation: { annotationId },
+      targetComment: { commentText: 'basic' },
+      accessDeniedUsers: [],
+    });
     expect(rawBody.usersOrganizationNotificationsConfig).toBeUndefined();
     // the processed URL also gets the participants' notification settings
-    expect(JSON.parse(processed.body)).toMatchObject({ actionType: 'newlyAdded', usersOrganizationNotificationsConfig: { ann: { inbox: 'ALL', email: 'ALL' } }, usersDocumentNotificationsConfig: { ann: { inbox: 'ALL', email: 'ALL' } } });
+    expect(JSON.parse(processed.body)).toMatchObject({
+      actionType: 'newlyAdded',
+      usersOrganizationNotificationsConfig: { ann: { inbox: 'ALL', email: 'ALL' } },
+      usersDocumentNotificationsConfig: { ann: { inbox: 'ALL', email: 'ALL' } },
+    });
   });
 
   it('follows the triggers: CRDT and recorder are off until turned on', async () => {
@@ -45,7 +64,11 @@ describe(PATH, () => {
     expect(data.webhookServiceConfig.triggers['comment_annotation.add']).toBe(false);
     expect(data.webhookServiceConfig.triggers['comment.add']).toBe(true);
     const { annotationId } = await addAnnotation(t, { commentData: [{ commentText: 'quiet', from: { userId: 'ann' } }] });
-    await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'loud', from: { userId: 'bob' } }] });
+    await t.callK('/v2/commentannotations/comments/add', {
+      organizationId: 'acme',
+      annotationId,
+      commentData: [{ commentText: 'loud', from: { userId: 'bob' } }],
+    });
     await eventually(() => expect(r.received).toHaveLength(2));
     expect(r.received.map((x) => JSON.parse(x.body).actionType)).toEqual(['added', 'added']);
   });
@@ -57,20 +80,36 @@ describe(PATH, () => {
     await t.callK(PATH, { webhookServiceConfig: { encryptData: true, publicKey: body, processedNotificationUrl: '' } });
     // comment_annotation.add is still off (previous test): only the reply is reported
     const { annotationId } = await addAnnotation(t, { commentData: [{ commentText: 'thread', from: { userId: 'ann' } }] });
-    await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData: [{ commentText: 'sealed reply', from: { userId: 'ann' } }] });
+    await t.callK('/v2/commentannotations/comments/add', {
+      organizationId: 'acme',
+      annotationId,
+      commentData: [{ commentText: 'sealed reply', from: { userId: 'ann' } }],
+    });
     await eventually(() => expect(r.received).toHaveLength(1));
     const envelope = JSON.parse(r.received[0]!.body);
-    const key = privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(envelope.encryptedKey, 'base64'));
+    const key = privateDecrypt(
+      { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      Buffer.from(envelope.encryptedKey, 'base64'),
+    );
     const decipher = createDecipheriv('aes-256-cbc', key, Buffer.from(envelope.iv, 'base64'));
     const payload = JSON.parse(Buffer.concat([decipher.update(Buffer.from(envelope.encryptedData, 'base64')), decipher.final()]).toString('utf8'));
     expect(payload.targetComment.commentText).toBe('sealed reply');
   });
 
   it('validates the configuration', async () => {
-    expect((await t.callK(PATH, {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one of useWebhookService or webhookServiceConfig must be provided.' });
-    expect((await t.callK(PATH, { webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } })).body.error.message).toMatch(/^Invalid webhook service configuration\./);
-    expect((await t.callK(PATH, { webhookServiceConfig: { publicKey: 'nope' } })).body.error.message).toMatch(/^Invalid webhook service configuration\. publicKey/);
-    expect((await t.callK(PATH, { webhookServiceConfig: { encryptData: true, publicKey: '' } })).body.error.message).toBe('Invalid webhook service configuration. encryptData requires a publicKey.');
+    expect((await t.callK(PATH, {})).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'At least one of useWebhookService or webhookServiceConfig must be provided.',
+    });
+    expect((await t.callK(PATH, { webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } })).body.error.message).toMatch(
+      /^Invalid webhook service configuration\./,
+    );
+    expect((await t.callK(PATH, { webhookServiceConfig: { publicKey: 'nope' } })).body.error.message).toMatch(
+      /^Invalid webhook service configuration\. publicKey/,
+    );
+    expect((await t.callK(PATH, { webhookServiceConfig: { encryptData: true, publicKey: '' } })).body.error.message).toBe(
+      'Invalid webhook service configuration. encryptData requires a publicKey.',
+    );
     expect((await t.callK(PATH, { webhookServiceConfig: { triggers: { 'nope.nope': true } } })).body.error.status).toBe('INVALID_ARGUMENT');
   });
 });

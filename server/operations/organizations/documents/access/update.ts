@@ -8,7 +8,14 @@ export default defineOperation({
   summary: "Sets documents' access type: public, organizationPrivate or restricted.",
   input: documentsAccessInput,
   async handler(input, ctx) {
-    const data = await setDocumentsField(ctx.app, ctx.scope, input.organizationId, input.documentIds, { accessType: input.accessType }, 'Document access type updated.');
+    const data = await setDocumentsField(
+      ctx.app,
+      ctx.scope,
+      input.organizationId,
+      input.documentIds,
+      { accessType: input.accessType },
+      'Document access type updated.',
+    );
     return { message: 'Updated access for documents successfully.', data };
   },
 });

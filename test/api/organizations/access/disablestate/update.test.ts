@@ -6,7 +6,11 @@ import { startTestServer, type TestServer } from '../../../../helpers/server.ts'
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd', accessType: 'organizationPrivate' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    createOrganization: true,
+    documents: [{ documentId: 'd', accessType: 'organizationPrivate' }],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann' }] });
 });
 afterAll(() => t.close());
@@ -19,7 +23,10 @@ describe(path, () => {
     expect(res.body.result).toEqual({
       status: 'success',
       message: 'Updated disable state for Organization(s) successfully.',
-      data: { acme: { success: true, id: 'acme', message: 'Organization disable state updated.' }, ghost: { success: false, id: 'ghost', message: 'Organization does not exist' } },
+      data: {
+        acme: { success: true, id: 'acme', message: 'Organization disable state updated.' },
+        ghost: { success: false, id: 'ghost', message: 'Organization does not exist' },
+      },
     });
     expect((await t.callK('/v2/organizations/get', { organizationIds: ['acme'] })).body.result.data[0].disabled).toBe(true);
     expect(await documentRole(t, 'acme', 'ann', 'd')).toBe('viewer');

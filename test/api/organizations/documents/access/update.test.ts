@@ -13,13 +13,29 @@ beforeAll(async () => {
   await t.callK('/v2/organizations/documents/add', {
     organizationId: 'acme',
     createOrganization: true,
-    documents: [{ documentId: 'd', accessType: 'organizationPrivate' }, { documentId: 'untouched', accessType: 'organizationPrivate' }],
+    documents: [
+      { documentId: 'd', accessType: 'organizationPrivate' },
+      { documentId: 'untouched', accessType: 'organizationPrivate' },
+    ],
   });
-  await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', folderId: 'team', createFolder: true, documents: [{ documentId: 'in-folder', accessType: 'organizationPrivate' }] });
+  await t.callK('/v2/organizations/documents/add', {
+    organizationId: 'acme',
+    folderId: 'team',
+    createFolder: true,
+    documents: [{ documentId: 'in-folder', accessType: 'organizationPrivate' }],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'org-member' }] });
-  await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'd', users: [{ userId: 'doc-editor' }, { userId: 'doc-viewer', accessRole: 'viewer' }] });
+  await t.callK('/v2/users/add', {
+    organizationId: 'acme',
+    documentId: 'd',
+    users: [{ userId: 'doc-editor' }, { userId: 'doc-viewer', accessRole: 'viewer' }],
+  });
   await t.callK('/v2/users/add', { organizationId: 'acme', folderId: 'team', users: [{ userId: 'folder-member' }] });
-  await t.callPublic('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd', accessType: 'restricted' }] }, other.headersK);
+  await t.callPublic(
+    '/v2/organizations/documents/add',
+    { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd', accessType: 'restricted' }] },
+    other.headersK,
+  );
 });
 afterAll(() => t.close());
 
@@ -67,7 +83,11 @@ describe('/v2/organizations/documents/access/update', () => {
     await update({ organizationId: 'acme', documentIds: ['d'], accessType: 'public' });
     expect(await accessTypeOf('d')).toBe('public');
     const perms = await permissionsOf(t, 'acme', ['stranger'], { documentIds: ['d'] });
-    expect(perms.stranger!.documents.d).toEqual({ accessRole: 'editor', accessType: 'public', reasons: ['editor: the document is public, open to every user of the API key'] });
+    expect(perms.stranger!.documents.d).toEqual({
+      accessRole: 'editor',
+      accessType: 'public',
+      reasons: ['editor: the document is public, open to every user of the API key'],
+    });
     expect(await roles('d')).toEqual({ 'org-member': 'editor', 'doc-editor': 'editor', 'doc-viewer': 'viewer', 'folder-member': 'editor', stranger: 'editor' });
   });
 
@@ -118,7 +138,9 @@ describe('/v2/organizations/documents/access/update', () => {
     expect(await accessTypeOf('in-folder')).toBe('restricted');
     expect(await documentRole(t, 'acme', 'stranger', 'in-folder')).toBeNull();
     // their own d is a different document: changing it leaves ours, and the other way round
-    expect((await t.callPublic(path, { organizationId: 'acme', documentIds: ['d'], accessType: 'public' }, other.headersK)).body.result.data.d.success).toBe(true);
+    expect((await t.callPublic(path, { organizationId: 'acme', documentIds: ['d'], accessType: 'public' }, other.headersK)).body.result.data.d.success).toBe(
+      true,
+    );
     expect(await accessTypeOf('d')).toBe('organizationPrivate');
     await update({ organizationId: 'acme', documentIds: ['d'], accessType: 'restricted' });
     expect(await accessTypeOf('d', other.headersK)).toBe('public');

@@ -7,7 +7,8 @@ let migrationId: string;
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  migrationId = (await t.callK('/v2/organizations/documents/migrate', { organizationId: 'acme', documentId: 'doc', newDocumentId: 'doc-2' })).body.result.data.migrationId;
+  migrationId = (await t.callK('/v2/organizations/documents/migrate', { organizationId: 'acme', documentId: 'doc', newDocumentId: 'doc-2' })).body.result.data
+    .migrationId;
 });
 afterAll(() => t.close());
 

@@ -63,7 +63,11 @@ describe('/v2/organizations/folders/access/update', () => {
     expect(await accessOf(org)).toEqual(INITIAL);
     const res = await access({ organizationId: org, folderIds: ['p'], accessType: 'restricted' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Updated access for folders successfully.', data: { p: { success: true, id: 'p', message: 'Folder access updated.' } } });
+    expect(res.body.result).toEqual({
+      status: 'success',
+      message: 'Updated access for folders successfully.',
+      data: { p: { success: true, id: 'p', message: 'Folder access updated.' } },
+    });
     expect(await accessOf(org)).toEqual({
       ...INITIAL,
       p: ['restricted', false],
@@ -157,7 +161,11 @@ describe('/v2/organizations/folders/access/update', () => {
     expect(await accessOf(org)).toEqual({ ...INITIAL, solo: ['restricted', false], q2: ['restricted', false], q3: ['restricted', true] });
     expect(await accessOf('elsewhere')).toEqual({ foreign: ['public', true] });
     // an unknown organization has no folders
-    expect((await access({ organizationId: 'no-such-org', folderIds: ['p'], accessType: 'public' })).body.result.data.p).toEqual({ success: false, id: 'p', message: 'Folder does not exist.' });
+    expect((await access({ organizationId: 'no-such-org', folderIds: ['p'], accessType: 'public' })).body.result.data.p).toEqual({
+      success: false,
+      id: 'p',
+      message: 'Folder does not exist.',
+    });
   });
 
   it('refuses a request without accessType or inheritFromParent, and inheritFromParent false without accessType, changing nothing', async () => {

@@ -43,10 +43,15 @@ describe(path, () => {
     });
     // a group of that id made afterwards has no members from the failed call
     await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'nope' }] });
-    expect((await t.callK('/v2/organizations/usergroups/users/delete', { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true })).body.result.data).toEqual({});
+    expect(
+      (await t.callK('/v2/organizations/usergroups/users/delete', { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true })).body.result
+        .data,
+    ).toEqual({});
     // a group of another organization is not this one's
     const elsewhere = await t.callK(path, { organizationId: 'elsewhere', organizationUserGroupId: 'eng', userIds: ['ann'] });
-    expect(elsewhere.body.result.data).toEqual({ ann: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' } });
+    expect(elsewhere.body.result.data).toEqual({
+      ann: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
+    });
   });
 
   it('validates the input', async () => {

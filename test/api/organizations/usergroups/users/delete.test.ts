@@ -40,7 +40,10 @@ describe(path, () => {
   });
 
   it('needs userIds or deleteAll', async () => {
-    expect((await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Either userIds or deleteAll: true is required.' });
+    expect((await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng' })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'Either userIds or deleteAll: true is required.',
+    });
     expect(await members()).toEqual(['ann', 'bob', 'cat']);
   });
 
@@ -56,10 +59,15 @@ describe(path, () => {
       },
     });
     const all = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true });
-    expect({ status: all.status, result: all.body.result }).toEqual({ status: 200, result: { status: 'success', message: 'Deleted users from group successfully.', data: {} } });
+    expect({ status: all.status, result: all.body.result }).toEqual({
+      status: 200,
+      result: { status: 'success', message: 'Deleted users from group successfully.', data: {} },
+    });
     // with userIds beside deleteAll, each of them is reported
     const both = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', userIds: ['ann'], deleteAll: true });
-    expect(both.body.result.data).toEqual({ ann: { success: false, organizationUserGroupId: 'nope', message: 'Organization user group does not exist: nope.' } });
+    expect(both.body.result.data).toEqual({
+      ann: { success: false, organizationUserGroupId: 'nope', message: 'Organization user group does not exist: nope.' },
+    });
     // eng is the group of organization acme only
     const elsewhere = await t.callK(path, { organizationId: 'elsewhere', organizationUserGroupId: 'eng', userIds: ['ann'], deleteAll: true });
     expect(elsewhere.body.result.data.ann.success).toBe(false);
@@ -74,7 +82,9 @@ describe(path, () => {
       ann: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
       bob: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
     });
-    expect((await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true }, other.headersK)).body.result.data).toEqual({});
+    expect((await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true }, other.headersK)).body.result.data).toEqual(
+      {},
+    );
     expect(await members()).toEqual(['ann', 'bob', 'cat']);
   });
 });

@@ -14,7 +14,13 @@ describe('/v2/users/data/delete/status', () => {
     expect(first.status).toBe(200);
     expect(first.body.result.message).toBe('User data deletion status retrieved successfully.');
     expect(['pending', 'in_progress', 'completed']).toContain(first.body.result.data.status);
-    await eventually(async () => expect((await t.callK('/v2/users/data/delete/status', { jobId })).body.result.data).toMatchObject({ status: 'completed', error: null, completedAt: expect.any(Number) }));
+    await eventually(async () =>
+      expect((await t.callK('/v2/users/data/delete/status', { jobId })).body.result.data).toMatchObject({
+        status: 'completed',
+        error: null,
+        completedAt: expect.any(Number),
+      }),
+    );
   });
 
   it('answers NOT_FOUND for an unknown job and validates the input', async () => {

@@ -29,7 +29,16 @@ describe(PATH, () => {
     const attempts = res.body.result.data.attempts;
     expect(attempts.map((a: { status: string }) => a.status).sort()).toEqual(['failed', 'succeeded', 'succeeded']);
     const failed = attempts.find((a: { status: string }) => a.status === 'failed');
-    expect(failed).toMatchObject({ id: expect.stringMatching(/^atmpt_/), messageId: expect.stringMatching(/^msg_/), endpointId, url: r.url, trigger: 'scheduled', responseStatusCode: 503, response: 'down', responseDurationMs: expect.any(Number) });
+    expect(failed).toMatchObject({
+      id: expect.stringMatching(/^atmpt_/),
+      messageId: expect.stringMatching(/^msg_/),
+      endpointId,
+      url: r.url,
+      trigger: 'scheduled',
+      responseStatusCode: 503,
+      response: 'down',
+      responseDurationMs: expect.any(Number),
+    });
     const times = attempts.map((a: { timestamp: string }) => Date.parse(a.timestamp));
     expect([...times].sort((x, y) => y - x)).toEqual(times);
   });

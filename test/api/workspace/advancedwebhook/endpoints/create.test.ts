@@ -12,7 +12,12 @@ afterAll(() => t.close());
 
 describe(PATH, () => {
   it('creates an endpoint with a generated secret and the reference shape', async () => {
-    const res = await t.callK(PATH, { url: 'https://hooks.example.com/in', description: 'CI', filterTypes: ['comment.add', 'comment.add', 'crdt.update_data'], metadata: { team: 'web' } });
+    const res = await t.callK(PATH, {
+      url: 'https://hooks.example.com/in',
+      description: 'CI',
+      filterTypes: ['comment.add', 'comment.add', 'crdt.update_data'],
+      metadata: { team: 'web' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.message).toBe('Advanced webhook endpoint created successfully.');
     const data = res.body.result.data;
@@ -45,7 +50,10 @@ describe(PATH, () => {
     expect((await t.callK(PATH, { url: 'http://localhost:1/x', filterTypes: [] })).body.error.status).toBe('INVALID_ARGUMENT');
     expect((await t.callK(PATH, { url: 'http://localhost:1/x', channels: [] })).body.error.status).toBe('INVALID_ARGUMENT');
     // a positive integer: 0 is refused as "greater than 0" (not "at least 0")
-    expect((await t.callK(PATH, { url: 'http://localhost:1/x', rateLimit: 0 })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'rateLimit must be greater than 0.' });
+    expect((await t.callK(PATH, { url: 'http://localhost:1/x', rateLimit: 0 })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'rateLimit must be greater than 0.',
+    });
     expect((await t.callK(PATH, {})).body.error.status).toBe('INVALID_ARGUMENT');
     expect((await t.callK(PATH, { url: 'http://localhost:1/x', uid: 'one' })).status).toBe(200);
     const taken = await t.callK(PATH, { url: 'http://localhost:1/y', uid: 'one' });
@@ -56,6 +64,9 @@ describe(PATH, () => {
     const k = await createWorkspace(t);
     const res = await t.callK(PATH, { url: 'https://hooks.example.com/in' }, k.headersK);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Advanced webhooks are disabled for this workspace. Enable them via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.' });
+    expect(res.body.error).toEqual({
+      status: 'FAILED_PRECONDITION',
+      message: 'Advanced webhooks are disabled for this workspace. Enable them via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.',
+    });
   });
 });

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const create = async () => (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/x' })).body.result.data.id as string;
+const create = async () =>
+  (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/x' })).body.result.data.id as string;
 
 describe(PATH, () => {
   it('deletes for good: the endpoint and its secret are gone', async () => {

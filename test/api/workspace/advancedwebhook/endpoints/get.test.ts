@@ -8,7 +8,8 @@ const ids: string[] = [];
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-  for (let i = 0; i < 5; i++) ids.push((await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: `https://hooks.example.com/${i}` })).body.result.data.id);
+  for (let i = 0; i < 5; i++)
+    ids.push((await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: `https://hooks.example.com/${i}` })).body.result.data.id);
 });
 afterAll(() => t.close());
 
@@ -41,7 +42,10 @@ describe(PATH, () => {
     const one = await t.callK(PATH, { endpointId: ids[2] });
     expect(one.body.result.data.endpoints).toHaveLength(1);
     expect(one.body.result.data.endpoints[0].url).toBe('https://hooks.example.com/2');
-    expect((await t.callK(PATH, { endpointId: 'ep_missing' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Advanced webhook provider request failed.' });
+    expect((await t.callK(PATH, { endpointId: 'ep_missing' })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Advanced webhook provider request failed.',
+    });
     const other = await createWorkspace(t);
     await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, other.headersK);
     expect((await t.callK(PATH, { endpointId: ids[0] }, other.headersK)).body.error.status).toBe('NOT_FOUND');
@@ -52,10 +56,17 @@ describe(PATH, () => {
     const k = await createWorkspace(t);
     const never = await t.callK(PATH, {}, k.headersK);
     expect(never.status).toBe(400);
-    expect(never.body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Advanced webhooks are not configured for this workspace. Enable them first via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.' });
+    expect(never.body.error).toEqual({
+      status: 'FAILED_PRECONDITION',
+      message:
+        'Advanced webhooks are not configured for this workspace. Enable them first via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.',
+    });
     await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, k.headersK);
     await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: false }, k.headersK);
     const off = await t.callK(PATH, {}, k.headersK);
-    expect(off.body.error).toEqual({ status: 'FAILED_PRECONDITION', message: 'Advanced webhooks are disabled for this workspace. Enable them via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.' });
+    expect(off.body.error).toEqual({
+      status: 'FAILED_PRECONDITION',
+      message: 'Advanced webhooks are disabled for this workspace. Enable them via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.',
+    });
   });
 });

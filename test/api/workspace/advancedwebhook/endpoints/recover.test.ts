@@ -23,12 +23,16 @@ describe(PATH, () => {
   it('resends only the failed deliveries created since the given time', async () => {
     await addAnnotation(t, { commentData: [{ commentText: 'old', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(1));
-    await eventually(async () => expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).body.result.data.attempts).toHaveLength(1));
+    await eventually(async () =>
+      expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).body.result.data.attempts).toHaveLength(1),
+    );
     const since = Date.now() + 1;
     await eventually(() => expect(Date.now()).toBeGreaterThan(since));
     await addAnnotation(t, { commentData: [{ commentText: 'new', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(2));
-    await eventually(async () => expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id, status: 'failed' })).body.result.data.attempts).toHaveLength(2));
+    await eventually(async () =>
+      expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id, status: 'failed' })).body.result.data.attempts).toHaveLength(2),
+    );
     r.answer({ status: 200 });
     const res = await t.callK(PATH, { endpointId: id, since });
     expect(res.body.result).toEqual({ status: 'success', message: 'Recovery started for 1 failed messages.', data: { endpointId: id, recovered: 1 } });

@@ -7,7 +7,9 @@ let id: string;
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-  id = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/a', description: 'first', filterTypes: ['comment.add'] })).body.result.data.id;
+  id = (
+    await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/a', description: 'first', filterTypes: ['comment.add'] })
+  ).body.result.data.id;
 });
 afterAll(() => t.close());
 
@@ -15,7 +17,15 @@ describe(PATH, () => {
   it('changes only the given fields', async () => {
     const res = await t.callK(PATH, { endpointId: id, url: 'https://hooks.example.com/b', rateLimit: 5, metadata: { a: 'b' } });
     expect(res.body.result.message).toBe('Advanced webhook endpoint updated successfully.');
-    expect(res.body.result.data).toMatchObject({ id, url: 'https://hooks.example.com/b', description: 'first', filterTypes: ['comment.add'], rateLimit: 5, metadata: { a: 'b' }, disabled: false });
+    expect(res.body.result.data).toMatchObject({
+      id,
+      url: 'https://hooks.example.com/b',
+      description: 'first',
+      filterTypes: ['comment.add'],
+      rateLimit: 5,
+      metadata: { a: 'b' },
+      disabled: false,
+    });
     const cleared = await t.callK(PATH, { endpointId: id, filterTypes: null, rateLimit: null, disabled: true });
     expect(cleared.body.result.data).toMatchObject({ filterTypes: null, rateLimit: null, disabled: true, disabledReason: null });
     const stored = await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id });
@@ -23,8 +33,14 @@ describe(PATH, () => {
   });
 
   it('needs a field besides endpointId, a known endpoint and valid values', async () => {
-    expect((await t.callK(PATH, { endpointId: id })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one endpoint field besides endpointId must be provided.' });
-    expect((await t.callK(PATH, { endpointId: 'ep_nope', description: 'x' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Advanced webhook provider request failed.' });
+    expect((await t.callK(PATH, { endpointId: id })).body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'At least one endpoint field besides endpointId must be provided.',
+    });
+    expect((await t.callK(PATH, { endpointId: 'ep_nope', description: 'x' })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Advanced webhook provider request failed.',
+    });
     expect((await t.callK(PATH, { endpointId: id, url: 'mailto:a@b.c' })).body.error.message).toBe('url must be a valid http(s) URL.');
     expect((await t.callK(PATH, { endpointId: id, filterTypes: ['nope'] })).body.error.status).toBe('INVALID_ARGUMENT');
   });

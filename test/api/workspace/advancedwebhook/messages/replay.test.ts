@@ -51,12 +51,18 @@ describe(PATH, () => {
     await eventually(() => expect(a.received.filter((r) => r.headers['webhook-id'] === messageId)).toHaveLength(2));
     await eventually(async () => {
       const list = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId, endpointId: endpointA })).body.result.data;
-      expect(list.attempts.map((i: any) => [i.trigger, i.status]).sort()).toEqual([['replay', 'succeeded'], ['scheduled', 'succeeded']]);
+      expect(list.attempts.map((i: any) => [i.trigger, i.status]).sort()).toEqual([
+        ['replay', 'succeeded'],
+        ['scheduled', 'succeeded'],
+      ]);
     });
   });
 
   it('answers NOT_FOUND for an unknown message and refuses an endpoint that is gone', async () => {
-    expect((await t.callK(PATH, { messageId: 'msg_nope' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'No delivery of this message exists for this API key.' });
+    expect((await t.callK(PATH, { messageId: 'msg_nope' })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'No delivery of this message exists for this API key.',
+    });
     const messageId = String(a.received[0]!.headers['webhook-id']);
     await t.callK('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: endpointB });
     expect((await t.callK(PATH, { messageId, endpointId: endpointB })).body.error.status).toBe('FAILED_PRECONDITION');

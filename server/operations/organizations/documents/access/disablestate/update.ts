@@ -8,7 +8,14 @@ export default defineOperation({
   summary: 'Disables or re-enables documents: a disabled document is read-only for everyone.',
   input: documentsDisableInput,
   async handler(input, ctx) {
-    const data = await setDocumentsField(ctx.app, ctx.scope, input.organizationId, input.documentIds, { disabled: input.disabled }, 'Document disable state updated.');
+    const data = await setDocumentsField(
+      ctx.app,
+      ctx.scope,
+      input.organizationId,
+      input.documentIds,
+      { disabled: input.disabled },
+      'Document disable state updated.',
+    );
     return { message: 'Updated disable state for documents successfully.', data };
   },
 });

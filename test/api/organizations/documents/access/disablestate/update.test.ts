@@ -13,7 +13,11 @@ beforeAll(async () => {
   await t.callK('/v2/organizations/documents/add', {
     organizationId: 'acme',
     createOrganization: true,
-    documents: [{ documentId: 'd', accessType: 'organizationPrivate' }, { documentId: 'open', accessType: 'public' }, { documentId: 'other-doc', accessType: 'organizationPrivate' }],
+    documents: [
+      { documentId: 'd', accessType: 'organizationPrivate' },
+      { documentId: 'open', accessType: 'public' },
+      { documentId: 'other-doc', accessType: 'organizationPrivate' },
+    ],
   });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ed' }, { userId: 'viewer', accessRole: 'viewer' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'd', users: [{ userId: 'doc-editor' }] });
@@ -42,12 +46,22 @@ describe('/v2/organizations/documents/access/disablestate/update', () => {
     expect(await disabledOf('open')).toBe(true);
 
     const perms = await permissionsOf(t, 'acme', ['ed', 'doc-editor', 'viewer', 'stranger'], { documentIds: ['d', 'open'] });
-    expect(perms.ed!.documents.d).toEqual({ accessRole: 'viewer', accessType: 'organizationPrivate', reasons: ['editor through organization membership', 'read-only: the document is disabled'] });
-    expect(perms['doc-editor']!.documents.d).toMatchObject({ accessRole: 'viewer', reasons: ['editor through document membership', 'read-only: the document is disabled'] });
+    expect(perms.ed!.documents.d).toEqual({
+      accessRole: 'viewer',
+      accessType: 'organizationPrivate',
+      reasons: ['editor through organization membership', 'read-only: the document is disabled'],
+    });
+    expect(perms['doc-editor']!.documents.d).toMatchObject({
+      accessRole: 'viewer',
+      reasons: ['editor through document membership', 'read-only: the document is disabled'],
+    });
     // a viewer stays a viewer (and gets no read-only note: nothing was taken away)
     expect(perms.viewer!.documents.d).toEqual({ accessRole: 'viewer', accessType: 'organizationPrivate', reasons: ['viewer through organization membership'] });
     // the public document's open editor access becomes read-only too; no access stays no access
-    expect(perms.stranger!.documents.open).toMatchObject({ accessRole: 'viewer', reasons: ['editor: the document is public, open to every user of the API key', 'read-only: the document is disabled'] });
+    expect(perms.stranger!.documents.open).toMatchObject({
+      accessRole: 'viewer',
+      reasons: ['editor: the document is public, open to every user of the API key', 'read-only: the document is disabled'],
+    });
     expect(perms.stranger!.documents.d).toMatchObject({ errorCode: 'permission_denied' });
 
     // the other document of the organization, and the organization itself, stay editable

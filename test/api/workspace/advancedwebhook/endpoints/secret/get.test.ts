@@ -22,6 +22,9 @@ describe(PATH, () => {
   });
 
   it('answers NOT_FOUND for an unknown endpoint', async () => {
-    expect((await t.callK(PATH, { endpointId: 'ep_unknown' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Advanced webhook provider request failed.' });
+    expect((await t.callK(PATH, { endpointId: 'ep_unknown' })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Advanced webhook provider request failed.',
+    });
   });
 });
