@@ -198,9 +198,3 @@ export function crdtRepo(engine: SqliteEngine) {
 }
 
 export type CrdtRepo = ReturnType<typeof crdtRepo>;
-
-/** For the webhook dispatcher, until it moves to units of work: the same reads on its transaction's connection. */
-export const legacyCrdt = {
-  head: (tx: Db, apiKeyId: string, room: RoomId) => statements(tx).head.get(args(apiKeyId, room)),
-  stored: (tx: Db, apiKeyId: string, room: RoomId) => storedIn(tx, apiKeyId, room),
-};
