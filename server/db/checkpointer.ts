@@ -30,7 +30,8 @@ export interface Checkpointer {
   stop(): void;
 }
 
-interface CheckpointRow {
+/** A `PRAGMA wal_checkpoint` answer: busy 1 when it could not finish; frames in the log, and copied. */
+export interface CheckpointRow {
   busy: number;
   log: number;
   checkpointed: number;

@@ -227,6 +227,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
       .filter((d) => !inFlight.has(deliveryKey(d)))
       .slice(0, free);
     for (const d of due) {
+      let startedAt: number | undefined;
       const timestamp = Math.floor(now / 1000);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
@@ -248,24 +249,27 @@ export function createDeliveryEngine(deps: EngineDeps) {
           continue;
         }
         if (endpoint.rateLimit) {
+          // The slot is taken at the instant the attempt is recorded as started (not the pass's `now`, which
+          // earlier sends of the same pass make stale), so recorded starts are never closer than the limit allows.
+          startedAt = Date.now();
           const slot = nextSlot.get(endpoint.id) ?? 0;
-          if (slot > now) {
+          if (slot > startedAt) {
             q.postpone(slot, d.eventId, d.target);
             continue;
           }
-          nextSlot.set(endpoint.id, Math.max(now, slot) + 1000 / endpoint.rateLimit);
+          nextSlot.set(endpoint.id, startedAt + 1000 / endpoint.rateLimit);
         }
         headers['webhook-signature'] = signatureHeader(signingSecrets(endpoint, now), d.eventId, timestamp, d.body);
       }
       const controller = new AbortController();
       inFlight.set(deliveryKey(d), controller);
-      const attempt = send(d, headers, controller).finally(() => running.delete(attempt));
+      const attempt = send(d, headers, controller, startedAt).finally(() => running.delete(attempt));
       running.add(attempt);
     }
   }
 
-  async function send(d: DeliveryRow, headers: Record<string, string>, controller: AbortController) {
-    const started = Date.now();
+  async function send(d: DeliveryRow, headers: Record<string, string>, controller: AbortController, startedAt?: number) {
+    const started = startedAt ?? Date.now();
     let statusCode: number | null = null;
     let response = '';
     let retryAfter: number | null = null;

@@ -3,6 +3,7 @@
 import { and, asc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../client.ts';
+import type { CheckpointRow } from '../checkpointer.ts';
 import { connectionOf } from '../prepared.ts';
 import {
   activities,
@@ -297,6 +298,9 @@ const queue = {
   },
 };
 
+const CHECKPOINT_ATTEMPTS = 100;
+const CHECKPOINT_RETRY_MS = 20;
+
 /** The key's users' data: export pages, erasure jobs, and the queue of all keys' pending erasures. */
 export function userDataRepo(engine: SqliteEngine) {
   return {
@@ -350,7 +354,17 @@ export function userDataRepo(engine: SqliteEngine) {
       engine.write((db) => erase(db, { ...job, apiKeyId: scope.apiKeyId }, rules)),
 
     /** Folds the WAL back into the database file, so that the pages an erasure freed keep no copy in it. */
-    checkpoint: () => engine.read((db) => void connectionOf(db).pragma('wal_checkpoint(TRUNCATE)')),
+    checkpoint: async () => {
+      // The delivery worker's checkpointer (another connection, another thread) may hold the checkpoint lock at
+      // that moment: SQLite then answers busy without waiting, and the pages stay in the log. Try again until the
+      // whole log is copied, and fail the job (retried later) rather than report an erasure that is not on disk.
+      for (let attempt = 0; attempt < CHECKPOINT_ATTEMPTS; attempt++) {
+        const [row] = await engine.read((db) => connectionOf(db).pragma('wal_checkpoint(TRUNCATE)') as CheckpointRow[]);
+        if (row && row.busy === 0 && row.checkpointed === row.log) return;
+        await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_RETRY_MS));
+      }
+      throw new Error(`the write-ahead log could not be checkpointed after ${CHECKPOINT_ATTEMPTS} attempts`);
+    },
 
     /** The oldest pending erasure of any key. */
     nextJob: () => engine.read((db) => queue.next(db)),
