@@ -1,6 +1,8 @@
 // A/B of write operations between this checkout's built server and another checkout's (AB_OTHER=<dir with dist/>),
 // alternated round by round, each figure the server's CPU time per request (from /proc) and its throughput.
-//   AB_OTHER=../main node --import tsx test/bench/ab-writes.ts [rounds] [seconds]
+//   AB_OTHER=../main [AB_ONLY=notifications/add,users/add x1] node --import tsx test/bench/ab-writes.ts [rounds] [seconds]
+// The verdict is the median of each round's ratio: the two servers of a round run back to back, so they share the
+// machine's state of the moment (on a shared VM a round's figures move by ±30 % from one round to the next).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,6 +42,8 @@ const scenarios: Record<string, (i: number) => string> = {
   'documents/get': () => JSON.stringify({ data: { organizationId: 'org', pageSize: 50 } }),
   'apikeyconfig/get': () => JSON.stringify({ data: {} }),
 };
+const only = process.env.AB_ONLY?.split(',').map((s) => s.trim());
+if (only) for (const name of Object.keys(scenarios)) if (!only.includes(name)) delete scenarios[name];
 const paths: Record<string, string> = {
   'notifications/add': '/v2/notifications/add',
   'users/add x1': '/v2/users/add',
@@ -74,10 +78,13 @@ try {
   }
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   for (const name of Object.keys(scenarios)) {
-    const mine = median(cpu.get(`${name} @this`)!);
-    const theirs = median(cpu.get(`${name} @other`)!);
+    const here = cpu.get(`${name} @this`)!;
+    const there = cpu.get(`${name} @other`)!;
+    const mine = median(here);
+    const theirs = median(there);
+    const paired = median(here.map((v, i) => there[i]! / v));
     console.log(
-      `${name}: server CPU per request ${mine.toFixed(0)} µs here, ${theirs.toFixed(0)} µs there: this is ${((theirs / mine) * 100).toFixed(0)} % of the other's speed (rounds here ${cpu
+      `${name}: server CPU per request ${mine.toFixed(0)} µs here, ${theirs.toFixed(0)} µs there: this is ${(paired * 100).toFixed(0)} % of the other's speed, median of the rounds' ratios (rounds here ${cpu
         .get(`${name} @this`)!
         .map((v) => v.toFixed(0))
         .join(', ')}; there ${cpu
