@@ -1,10 +1,7 @@
 // The floor of a computed notifications page: the same page of 50 that /v2/notifications/get answers for one
 // document (newest first), read in process by ONE prepared better-sqlite3 statement and serialized with
-// JSON.stringify; no HTTP, no authentication, no validation, no answer objects built. The statement reads what the
-// server's page statement reads (server/db/repos/notification-page.ts: the same columns, the same WHERE and ORDER
-// BY on the same index, each row's recipients as a JSON array from a correlated subquery on the recipients'
-// primary key), but 50 rows rather than the server's 51 (its extra row tells whether a next page exists). Run in
-// its own process by the http-floor suite, against the data dir of a running server (read-only; WAL lets both
+// JSON.stringify; no HTTP, no authentication, no validation, no answer objects built (the statement:
+// page-statement.ts). Run in its own process by the http-floor suite, against the data dir of a running server (read-only; WAL lets both
 // read).
 //
 //   tsx test/bench/page-floor.ts <db> <apiKeyId> <organizationId> <documentId> <seconds>
@@ -12,7 +9,7 @@
 // Loops run + JSON.stringify for 0.5 s of warm-up, then for <seconds>, and prints one JSON line: pages per second,
 // this process's CPU time (user + system, process.cpuUsage) per page in µs, per-page latency (p50, p99, mean) in ms, the
 // bytes of one page and its first and last ids (the suite checks they are the server's).
-import Database from 'better-sqlite3';
+import { openPageStatement } from './page-statement.ts';
 
 const [file, apiKeyId, organizationId, documentId, secondsText] = process.argv.slice(2);
 const seconds = Number(secondsText);
@@ -20,18 +17,7 @@ if (!file || !apiKeyId || !organizationId || !documentId || !(seconds > 0)) {
   throw new Error('usage: page-floor.ts <db> <apiKeyId> <organizationId> <documentId> <seconds>');
 }
 
-const db = new Database(file, { readonly: true });
-db.pragma('busy_timeout = 5000');
-
-const N = '"notifications"';
-const R = '"notification_recipients"';
-const page = db.prepare<[string, string, string], Record<string, unknown>>(
-  `select ${['id', 'location_id', 'source', 'source_data', 'action_user', 'headline_template', 'headline_data', 'body', 'resolver', 'context_access', 'timestamp'].map((c) => `${N}."${c}"`).join(', ')},` +
-    ` (select json_group_array(json_array(r."user_id", r."read_at")) from ${R} r` +
-    ` where r."api_key_id" = ${N}."api_key_id" and r."organization_id" = ${N}."organization_id" and r."notification_id" = ${N}."id") as "recipients"` +
-    ` from ${N} where (${N}."api_key_id" = ? and ${N}."organization_id" = ? and ${N}."document_id" = ?)` +
-    ` order by ${N}."timestamp" desc, ${N}."id" desc limit 50`,
-);
+const { db, page } = openPageStatement(file);
 
 let body = '';
 const once = () => {

@@ -8,7 +8,8 @@
 // load client's share of the two cores. The computed page is also set against its in-process floor
 // (test/bench/page-floor.ts: the same 50 rows with their recipients read by one prepared better-sqlite3 statement
 // and serialized with JSON.stringify, no HTTP), alternated with it: Hearth's server CPU per request against the
-// floor's CPU per page.
+// floor's CPU per page; and against the same statement and JSON.stringify behind a bare node:http handler (the floor
+// over HTTP, floor-server.ts `page-db`): server CPU per request on both sides.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,27 @@ async function pageFloor(dataDir: string, apiKey: string, expected: { firstId: s
   }
   bytes.push(floor.bytes);
   return { rps: floor.pagesPerSecond, p50: floor.p50, p99: floor.p99, mean: floor.mean, cpuUs: floor.cpuUs };
+}
+
+/**
+ * The computed page's floor over HTTP (floor-server.ts `page-db`) on a server's data dir: started, and checked to
+ * answer the server's page (the same first and last ids).
+ */
+async function pageHttpFloor(dataDir: string, apiKey: string, expected: { firstId: string; lastId: string }) {
+  const floor = await startChild(['test/bench/floor-server.ts', 'page-db'], {
+    PAGE_DB: join(dataDir, 'hearth.db'),
+    PAGE_KEY: apiKey,
+    PAGE_ORG: 'bench',
+    PAGE_DOC: 'doc-3',
+  });
+  const rows = (await (await fetch(`${floor.url}/v2/notifications/get`, { method: 'POST', body: '{}' })).json()) as Array<{ id: string }>;
+  if (rows.length !== 50 || rows[0]?.id !== expected.firstId || rows[49]?.id !== expected.lastId) {
+    await stopChild(floor.child);
+    throw new Error(
+      `the page floor over HTTP read ${rows.length} rows ${rows[0]?.id}…${rows.at(-1)?.id}, the server's page is ${expected.firstId}…${expected.lastId}`,
+    );
+  }
+  return floor;
 }
 
 /** The same data dir served again with the response cache off: every answer computed. */
@@ -208,12 +230,20 @@ export async function run(): Promise<Row[]> {
     };
     const [smallIds, largeIds] = [await pageIds(smallComputed), await pageIds(largeComputed)];
     const floorBytes: number[] = [];
-    // each computed page alternated with its floor on the same data dir (the floor runs while its server idles)
+    // the same statement and JSON.stringify behind a bare node:http handler, on each data dir
+    const [smallHttpFloor, largeHttpFloor] = [
+      await pageHttpFloor(smallComputed.dataDir, smallComputed.apiKey, smallIds),
+      await pageHttpFloor(largeComputed.dataDir, largeComputed.apiKey, largeIds),
+    ];
+    started.push(smallHttpFloor, largeHttpFloor);
+    // each computed page alternated with its floors on the same data dir (a floor runs while its server idles)
     const computed = await alternated({
       small: () => load(smallComputed.url, '/v2/notifications/get', page, smallComputed.headers, { pid: smallComputed.child.pid }),
       smallFloor: () => pageFloor(smallComputed.dataDir, smallComputed.apiKey, smallIds, floorBytes),
+      smallHttpFloor: () => load(smallHttpFloor.url, '/v2/notifications/get', page, {}, { pid: smallHttpFloor.child.pid }),
       large: () => load(largeComputed.url, '/v2/notifications/get', page, largeComputed.headers, { pid: largeComputed.child.pid }),
       largeFloor: () => pageFloor(largeComputed.dataDir, largeComputed.apiKey, largeIds, floorBytes),
+      largeHttpFloor: () => load(largeHttpFloor.url, '/v2/notifications/get', page, {}, { pid: largeHttpFloor.child.pid }),
     });
     const computedLatency = [await latencyOf(smallComputed), await latencyOf(largeComputed)];
 
@@ -278,6 +308,34 @@ export async function run(): Promise<Row[]> {
         baseline: { scenario: 'the in-process floor', figure: perCpuSecond(floor.cpu) },
         goal: { kind: 'ratio>=', value: 0.75 },
         vs: `server CPU ${hearth.cpu.toFixed(1)} µs a request against the floor's ${floor.cpu.toFixed(1)} µs a page (the goal allows 1.33×); round by round, floor / Hearth: ${byRound}`,
+      });
+      // The floor over HTTP: what users feel is a page sent, and no server sends one for less. The in-process floor's
+      // CPU a page over this floor's CPU a request says how much of the 75 % the HTTP round trip alone takes.
+      const http = computed[key === 'small' ? 'smallHttpFloor' : 'largeHttpFloor'];
+      if (http.cpu === undefined) continue;
+      const httpRounds = hearth.cpuAll
+        .map((c, r) => (c === undefined || http.cpuAll[r] === undefined ? '?' : `${Math.round(((http.cpuAll[r] as number) / c) * 100)}%`))
+        .join(', ');
+      rows.push({
+        scenario: `floor over HTTP: the page of 50 at ${size}, the same statement + JSON.stringify behind a bare node:http handler, requests per second of its CPU`,
+        rps: http.rps,
+        p50: http.p50,
+        p99: http.p99,
+        figure: perCpuSecond(http.cpu),
+        unit: 'pages/CPU s',
+        baseline: { scenario: 'the in-process floor', figure: perCpuSecond(floor.cpu) },
+        vs: `server CPU ${http.cpu.toFixed(1)} µs a request (rounds ${http.cpuAll.map((c) => c?.toFixed(0) ?? '?').join(', ')} µs): the HTTP round trip alone leaves the in-process floor at ${Math.round((floor.cpu / http.cpu) * 100)} % of what a page over HTTP costs`,
+      });
+      rows.push({
+        scenario: `Hearth notifications/get, page of 50, ${size} stored, cache off, against the floor over HTTP (ratio = its CPU per request / Hearth's)`,
+        rps: hearth.rps,
+        p50: hearth.p50,
+        p99: hearth.p99,
+        figure: perCpuSecond(hearth.cpu),
+        unit: 'pages/CPU s',
+        baseline: { scenario: 'the floor over HTTP', figure: perCpuSecond(http.cpu) },
+        goal: { kind: 'ratio>=', value: 0.75 },
+        vs: `server CPU ${hearth.cpu.toFixed(1)} µs a request against ${http.cpu.toFixed(1)} µs; throughput ${Math.round(hearth.rps)} against ${Math.round(http.rps)} req/s; round by round, floor / Hearth: ${httpRounds}`,
       });
     }
   } finally {
