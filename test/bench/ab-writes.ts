@@ -41,6 +41,18 @@ const scenarios: Record<string, (i: number) => string> = {
   'organizations/get': () => JSON.stringify({ data: { organizationIds: ['org'] } }),
   'documents/get': () => JSON.stringify({ data: { organizationId: 'org', pageSize: 50 } }),
   'apikeyconfig/get': () => JSON.stringify({ data: {} }),
+  ping: () => JSON.stringify({ data: {} }),
+  'commentannotations/add': () =>
+    JSON.stringify({
+      data: {
+        organizationId: 'threads',
+        createOrganization: true,
+        documentId: 'doc',
+        createDocument: true,
+        commentAnnotations: [{ commentData: [{ commentText: 'hello there', from: { userId: 'ann', name: 'Ann Archer' } }] }],
+      },
+    }),
+  'notifications/get': () => JSON.stringify({ data: { organizationId: 'org', documentId: 'doc', pageSize: 50 } }),
 };
 const only = process.env.AB_ONLY?.split(',').map((s) => s.trim());
 if (only) for (const name of Object.keys(scenarios)) if (!only.includes(name)) delete scenarios[name];
@@ -50,6 +62,9 @@ const paths: Record<string, string> = {
   'organizations/get': '/v2/organizations/get',
   'documents/get': '/v2/organizations/documents/get',
   'apikeyconfig/get': '/v2/workspace/apikeyconfig/get',
+  ping: '/v2/ping',
+  'commentannotations/add': '/v2/commentannotations/add',
+  'notifications/get': '/v2/notifications/get',
 };
 
 const servers = [await start(process.cwd()), await start(other)];
