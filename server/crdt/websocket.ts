@@ -13,7 +13,7 @@ import { ApiError } from '../errors.ts';
 import { hostRefusal } from '../http/host-check.ts';
 import { parseInput } from '../http/validation.ts';
 import { documentAccess } from '../services/access.ts';
-import { API_KEY_DISABLED, authenticateApiKey } from '../services/apikeys.ts';
+import { ApiKeyDisabledError, authenticateApiKey } from '../services/apikeys.ts';
 import { originAllowed } from '../services/domains.ts';
 import { verifyUserToken } from '../services/permissions.ts';
 import { id } from '../../shared/schemas/access.ts';
@@ -76,7 +76,7 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
         allowedDomains = (await authenticateApiKey(app, apiKey, authToken)).key.allowedDomains;
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        if (error.message === API_KEY_DISABLED) return revoked(4403, 'API key disabled');
+        if (error instanceof ApiKeyDisabledError) return revoked(4403, 'API key disabled');
         return revoked(4401, 'credentials revoked');
       }
       return origin !== undefined && !originAllowed(allowedDomains, origin) ? revoked(4403, 'origin no longer allowed') : { allow: 'write' };
@@ -90,7 +90,7 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   const scope = await app.storage.keys.scopeFor(apiKey, { kind: 'user', userId: claims.userId });
   if (!scope) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
   const stored = await app.storage.keys.find(scope);
-  if (!stored || stored.disabled) throw new ApiError('PERMISSION_DENIED', API_KEY_DISABLED);
+  if (!stored || stored.disabled) throw new ApiKeyDisabledError();
   checkOrigin(stored.allowedDomains, origin);
   const decision = await documentAccess(app, scope, key.organizationId, key.documentId, claims.userId);
   if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);

@@ -12,7 +12,7 @@ import {
 import { paginate, type PageTokens } from '../db/pagination.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope, WorkspaceScope } from '../db/scope.ts';
-import { failedPrecondition, invalid, notFound, permissionDenied, resourceExhausted } from '../errors.ts';
+import { ApiError, failedPrecondition, invalid, notFound, permissionDenied, resourceExhausted } from '../errors.ts';
 import { constantTimeEqual, randomAlphanumeric, type Secrets } from '../security/secrets.ts';
 import type { AccessEvents } from './access-events.ts';
 import { supportedRegions } from './resources.ts';
@@ -229,6 +229,13 @@ export function describeApiKey(row: ApiKeyRow) {
 /** What every caller of a disabled key is told (operations, websocket upgrades and their connections). */
 export const API_KEY_DISABLED = "This API key is disabled by its workspace's admin; enable it again in the admin UI (Workspace, the key's page).";
 
+/** The refusal of a disabled key's right credentials: callers that answer other refusals alike tell it apart by its class. */
+export class ApiKeyDisabledError extends ApiError {
+  constructor() {
+    super('PERMISSION_DENIED', API_KEY_DISABLED);
+  }
+}
+
 /** A key whose credentials were verified, and the scope they reach. */
 export interface VerifiedKey {
   key: ApiKeyRow;
@@ -241,7 +248,7 @@ export async function authenticateApiKey(deps: KeyDeps, apiKeyId: string, authTo
   const found = await deps.storage.keys.forCredentials(apiKeyId, digest);
   if (!found) throw permissionDenied('Invalid API key.');
   if (found.storedDigest === undefined || !constantTimeEqual(found.storedDigest, digest)) throw permissionDenied('Invalid auth token for this API key.');
-  if (found.key.disabled) throw permissionDenied(API_KEY_DISABLED);
+  if (found.key.disabled) throw new ApiKeyDisabledError();
   return { key: found.key, scope: deps.storage.keys.scopeOf(found.key) };
 }
 

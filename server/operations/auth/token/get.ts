@@ -2,7 +2,7 @@ import { legacyTokenInput } from '../../../../shared/schemas/access.ts';
 import type { TenantScope } from '../../../db/scope.ts';
 import { ApiError, invalid } from '../../../errors.ts';
 import { defineOperation } from '../../../http/operation.ts';
-import { API_KEY_DISABLED, authenticateApiKey } from '../../../services/apikeys.ts';
+import { ApiKeyDisabledError, authenticateApiKey } from '../../../services/apikeys.ts';
 import { legacyUserToken } from '../../../services/permissions.ts';
 import { userTokenAnswer } from '../../../../shared/schemas/answers.ts';
 
@@ -19,7 +19,7 @@ export default defineOperation({
       ({ scope } = await authenticateApiKey(ctx.app, input.apiKey, input.authToken));
     } catch (error) {
       // an unknown key and a wrong token answer alike
-      if (error instanceof ApiError) throw error.message === API_KEY_DISABLED ? error : invalid('Auth token not found.');
+      if (error instanceof ApiError) throw error instanceof ApiKeyDisabledError ? error : invalid('Auth token not found.');
       throw error;
     }
     return { message: 'Token generated successfully.', data: { token: await legacyUserToken(ctx.app, scope, input) } };
