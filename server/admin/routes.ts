@@ -22,7 +22,7 @@ import { registerCrdtRoutes } from './crdt-routes.ts';
 import { registerDataRoutes } from './data-routes.ts';
 import type { AdminKit } from './kit.ts';
 import { registerGauges, registerOpsRoutes } from './ops-routes.ts';
-import { type KeyListRow } from '../db/repos/inspection.ts';
+import type { KeyListRow } from '../db/repos/inspection.ts';
 import { bodyOf, fail, guard, keyGuard, queryOf } from './kit.ts';
 import { deliveryQuery, keyStateInput, type KeyItem } from '../../shared/admin.ts';
 import { signatureHeader } from '../webhooks/crypto.ts';

@@ -6,7 +6,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ARCHIVE_FORMAT, exportArchive, importArchive } from '../tooling/transfer.ts';
+import { ARCHIVE_FORMAT } from '../tooling/archive-schema.ts';
+import { exportArchive } from '../tooling/export.ts';
+import { importArchive } from '../tooling/import.ts';
 import { CliError, type CliIO } from './command.ts';
 import { passphraseFrom, progressReporter } from './commands/export.ts';
 import { parseChoice } from './options.ts';

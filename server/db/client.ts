@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { ownerOnlyDatabase } from '../security/file-modes.ts';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import { basename, dirname, join } from 'node:path';
@@ -10,10 +10,10 @@ import { backupsDir, DATABASE_FILE } from '../data-files.ts';
 import { backupDataDir } from './backup.ts';
 import { VERSION } from '../version.ts';
 import { compileWithUnpeekedLimits } from './bound-limit.ts';
-import { connectionOf } from './prepared.ts';
+import { connectionOf, type Db } from './connection.ts';
 import * as schema from './schema.ts';
 
-export type Db = BetterSQLite3Database<typeof schema>;
+export type { Db };
 
 export interface Database_ {
   db: Db;

@@ -1,21 +1,7 @@
 import type Database from 'better-sqlite3';
 import { getTableColumns, is, Param, Placeholder, sql, SQL, type InferInsertModel, type InferSelectModel } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from './client.ts';
-
-type Session = { client: Database.Database };
-
-/**
- * The session a drizzle database or transaction runs on. drizzle gives a transaction (and a nested one) the
- * session of the database that opened it, so a query prepared on one runs on the others.
- */
-const sessionOf = (db: Db): Session => (db as unknown as { session: Session }).session;
-
-/**
- * The better-sqlite3 connection under a drizzle database or transaction: for plain SQL in a service's hot path
- * (compiled once by the statement cache of db/client.ts), run inside the caller's transaction.
- */
-export const connectionOf = (db: Db): Database.Database => sessionOf(db).client;
+import { connectionOf, sessionOf, type Db } from './connection.ts';
 
 /**
  * Queries built by drizzle once per connection, with placeholders for their values, and reused. Building a

@@ -1,6 +1,6 @@
 // How an error is answered over HTTP: the status table of the callable-function convention (DESIGN §1) and the
 // envelope. The errors themselves are server/errors.ts's.
-import { ApiError, type ErrorStatus } from '../errors.ts';
+import type { ApiError, ErrorStatus } from '../errors.ts';
 
 export const STATUS_TO_HTTP: Readonly<Record<ErrorStatus | 'OK', number>> = {
   OK: 200,

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { agentCreateInput, agentListInput, agentUpdateInput, executionListInput, executionRunInput } from '../../shared/schemas/ai.ts';
 import { annotationsAddInput } from '../../shared/schemas/comments.ts';
 import { ProviderError } from '../ai/providers.ts';
-import type { AppContext } from '../context.ts';
 import { crdtItem } from '../crdt/events.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
@@ -16,6 +15,9 @@ import { addAnnotations } from './comment-annotations.ts';
 import { recordJudgment, stripTags } from './memory.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { Logger } from '../log.ts';
+import type { CrdtStore } from '../crdt/store.ts';
 
 type Deps = { storage: Storage };
 
@@ -162,7 +164,7 @@ function plainText(item: { type: string; data: unknown }): string {
 }
 
 /** The text an execution reviews: the given text, or the document's editors' content (empty when none). */
-async function inputText(deps: Deps & Pick<AppContext, 'crdt'>, scope: TenantScope, input: z.output<typeof executionRunInput>): Promise<string> {
+async function inputText(deps: Deps & { crdt: CrdtStore }, scope: TenantScope, input: z.output<typeof executionRunInput>): Promise<string> {
   if (input.text !== undefined) return input.text;
   const organizationId = input.organizationId as string;
   const documentId = input.documentId as string;
@@ -176,7 +178,7 @@ async function inputText(deps: Deps & Pick<AppContext, 'crdt'>, scope: TenantSco
 }
 
 /** What an execution uses: storage, the key's AI provider (settings and secret), the mailer (findings become annotations) and the log. */
-export type RunnerDeps = CompletionDeps & Pick<AppContext, 'storage' | 'mail' | 'log'>;
+export type RunnerDeps = CompletionDeps & { storage: Storage; mail: Mailer; log: Logger };
 
 export interface AgentRunner {
   /** Starts an execution in the background (after the caller's answer). */
@@ -318,7 +320,7 @@ async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, 
 
 /** /v2/agents/execution/run: records a `running` execution and starts it; `skipped` when there is nothing to review. */
 export async function runExecution(
-  deps: RunnerDeps & Pick<AppContext, 'crdt' | 'agents'>,
+  deps: RunnerDeps & { crdt: CrdtStore; agents: AgentRunner },
   scope: TenantScope,
   apiKey: ApiKeyRow,
   input: z.output<typeof executionRunInput>,

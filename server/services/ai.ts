@@ -1,12 +1,14 @@
 import type { z } from 'zod';
 import type { askAiInput } from '../../shared/schemas/ai.ts';
 import { complete, isReasoningModel, PROVIDER_NAMES, ProviderError, providerOf, type Completion } from '../ai/providers.ts';
-import type { AppContext } from '../context.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { aiProviderSecretName, getSecret } from './apikeys.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { Secrets } from '../security/secrets.ts';
+import type { Config } from '../config.ts';
 
 /** What a completion uses: the key's provider settings and secret (storage, secrets), and the timeouts and outbound rules (config). */
-export type CompletionDeps = Pick<AppContext, 'storage' | 'secrets' | 'config'>;
+export type CompletionDeps = { storage: Storage; secrets: Secrets; config: Config };
 
 /**
  * Runs `model` with a prompt and a text for an API key, with the key's provider key and base URL. The prompt

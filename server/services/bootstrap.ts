@@ -1,6 +1,5 @@
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppContext } from '../context.ts';
 import { issueAuthToken, listAuthTokens } from './apikeys.ts';
 import { DEFAULT_WORKSPACE_SETTINGS, findDefaultWorkspace, insertWorkspace } from './workspaces.ts';
 
@@ -13,13 +12,16 @@ export interface Credentials {
 
 export { CREDENTIALS_FILE } from '../data-files.ts';
 import { CREDENTIALS_FILE } from '../data-files.ts';
+import type { Storage } from '../db/repos/index.ts';
+import type { Secrets } from '../security/secrets.ts';
+import type { Config } from '../config.ts';
 
 /**
  * First start makes the default workspace (paid, self-serve production keys, at most 3) with its testing
  * key and token; every start then reads them back and (re)writes DATA_DIR/credentials.json with mode 0600,
  * so the file always holds credentials that work, even after a token reset.
  */
-export async function ensureDefaultCredentials(app: Pick<AppContext, 'storage' | 'secrets' | 'config'>): Promise<Credentials> {
+export async function ensureDefaultCredentials(app: { storage: Storage; secrets: Secrets; config: Config }): Promise<Credentials> {
   const { storage } = app;
   const credentials = await storage.transaction(async () => {
     let workspace = await findDefaultWorkspace(app);

@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { z } from 'zod';
 import type { commentInput, commentsUpdateInput } from '../../shared/schemas/comments.ts';
-import type { AppContext } from '../context.ts';
 import type { AnnotationRow, StoredUser } from '../db/repos/comments.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -13,6 +12,7 @@ import { keyed } from './keyed.ts';
 import { commentPlainText, recordJudgment, threadTexts } from './memory.ts';
 import { insertNotification } from './notifications.ts';
 import type { ApiKeyRow } from './types.ts';
+import type { Mailer } from '../mail/mailer.ts';
 
 /** The comments of one annotation: /v2/commentannotations/comments/add, get, update and delete. */
 
@@ -20,7 +20,7 @@ type CommentInput = z.output<typeof commentInput>;
 type Outcomes = Record<string, { success: boolean; message: string }>;
 
 /** What the comment services use: the storage, and the mailer (mentions may queue e-mail, sent after the commit). */
-export type CommentDeps = Pick<AppContext, 'storage' | 'mail'>;
+export type CommentDeps = { storage: Storage; mail: Mailer };
 type Deps = { storage: Storage };
 
 /** The annotation, else NOT_FOUND. */

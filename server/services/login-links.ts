@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { Config, RateLimit } from '../config.ts';
 import type { Storage } from '../db/repos/index.ts';
+import type { Logger } from '../log.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { invalid, notFound, resourceExhausted } from '../errors.ts';
 import type { Secrets } from '../security/secrets.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
@@ -10,11 +12,23 @@ export const LOGIN_LINK_PATH = '/auth/email-link';
 const LINK_LIFETIME_MS = 60 * 60 * 1000;
 const RATE_LIMITED = 'Rate limit exceeded for this endpoint. Try again later.';
 
+/** What the allowed hosts come from: the configured extras, and this server's URLs. */
+type HostsDeps = { config: Pick<Config, 'loginLinkAllowedHosts'>; baseUrl: string; publicUrl: string };
+/** What sending a link uses besides: the rate limits and their counters, storage, digests and the mailer. */
+type SendDeps = HostsDeps & {
+  config: Pick<Config, 'rateLimits'>;
+  limiter: { hit(key: string, limit: RateLimit): boolean };
+  storage: Storage;
+  secrets: Secrets;
+  mail: Pick<Mailer, 'queue' | 'flush'>;
+  log: Logger;
+};
+
 /**
  * Hosts a continueUrl may point at: the console (this server's own host, as it listens and as `publicUrl` names
  * it), localhost, and configured extras.
  */
-export function allowedContinueHosts(app: AppContext): Set<string> {
+export function allowedContinueHosts(app: HostsDeps): Set<string> {
   const hosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.loginLinkAllowedHosts.map((h) => h.toLowerCase())]);
   try {
     hosts.add(new URL(app.baseUrl).hostname.toLowerCase());
@@ -31,7 +45,7 @@ export function allowedContinueHosts(app: AppContext): Set<string> {
  * owns a workspace, so the operation cannot be used to discover accounts; mail goes only to real owners. Expired
  * links are deleted on the way.
  */
-export async function sendLoginLink(app: AppContext, input: { email: string; continueUrl: string }, clientIp: string) {
+export async function sendLoginLink(app: SendDeps, input: { email: string; continueUrl: string }, clientIp: string) {
   let continueUrl: URL;
   try {
     continueUrl = new URL(input.continueUrl);

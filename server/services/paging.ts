@@ -1,13 +1,13 @@
-import type { AppContext } from '../context.ts';
 import type { Cursor } from '../db/pagination.ts';
 import { invalid } from '../errors.ts';
+import type { PageTokens } from '../db/pagination.ts';
 
 /**
  * The cursor of a page token made for this scope, with the value kinds the query's sort key has; null for no
  * token (the first page). Anything else (forged, altered, foreign, another query's) is INVALID_ARGUMENT.
  */
 export function readPageToken(
-  app: Pick<AppContext, 'pageTokens'>,
+  app: { pageTokens: PageTokens },
   scope: unknown,
   token: string | null | undefined,
   kinds: ReadonlyArray<'string' | 'number'>,

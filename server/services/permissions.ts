@@ -1,7 +1,6 @@
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { ContextPermissions, PermissionResource } from '../../shared/schemas/access.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
-import type { AppContext } from '../context.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { UserRow } from '../db/repos/users.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -11,6 +10,7 @@ import type { AccessEvents } from './access-events.ts';
 import { ensureOrganization } from './organizations.ts';
 import { upsertUser } from './users.ts';
 import { keyed } from './keyed.ts';
+import type { Secrets } from '../security/secrets.ts';
 
 const TOKEN_LIFETIME = '48h';
 const ISSUER = 'hearth';
@@ -146,7 +146,7 @@ export async function getPermissions(
 }
 
 /** What signing and verifying user tokens need: the master key's derivations. */
-type Signing = Pick<AppContext, 'secrets'>;
+type Signing = { secrets: Secrets };
 
 const signingKey = (deps: Signing, apiKeyId: string) => new Uint8Array(deps.secrets.derive(`jwt:${apiKeyId}`));
 

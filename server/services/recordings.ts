@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { recordingsAddInput, recordingsGetInput } from '../../shared/schemas/recordings.ts';
-import type { AppContext } from '../context.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
 import type { Storage } from '../db/repos/index.ts';
@@ -23,12 +22,13 @@ export type { AttachmentRow, RecordingRow };
 export const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
 export { attachmentsDir } from '../data-files.ts';
 import { attachmentsDir } from '../data-files.ts';
+import type { Config } from '../config.ts';
 
 type Deps = { storage: Storage };
 /** Where a recording's attachment URLs point. */
-type Urls = Pick<AppContext, 'publicUrl'>;
+type Urls = { publicUrl: string };
 /** Where attachment files live. */
-type Files = { config: Pick<AppContext['config'], 'dataDir'> };
+type Files = { config: Pick<Config, 'dataDir'> };
 
 /** `3723000` ms → `01:02:03`. */
 export function clock(durationMs: number): string {

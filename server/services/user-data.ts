@@ -1,6 +1,5 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppContext } from '../context.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { ErasureJob, ExportFrom } from '../db/repos/user-data.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -14,6 +13,9 @@ import { getNotifications } from './notifications.ts';
 import { describeRecording } from './recordings.ts';
 import { describeUser, findUser } from './users.ts';
 import { readPageToken } from './paging.ts';
+import type { Config } from '../config.ts';
+import type { PageTokens } from '../db/pagination.ts';
+import type { JobRunner } from './jobs.ts';
 
 export type { ErasureJob };
 export const PAGE_PER_FEATURE = 100;
@@ -38,7 +40,7 @@ function exportFrom(position: string): ExportFrom {
  * At most 100 items per feature per page; `nextPageToken` until every feature is done.
  */
 export async function exportUserData(
-  deps: Deps & Pick<AppContext, 'pageTokens' | 'publicUrl'>,
+  deps: Deps & { pageTokens: PageTokens; publicUrl: string },
   scope: TenantScope,
   input: { organizationId: string; userId: string; pageToken?: string | null | undefined },
 ) {
@@ -123,7 +125,7 @@ export async function exportUserData(
 }
 
 /** /v2/users/data/delete: queues the erasure of a user's personal data across the API key. */
-export async function startErasure(deps: Deps & { jobs: Pick<AppContext['jobs'], 'wake'> }, scope: TenantScope, userId: string): Promise<ErasureJob> {
+export async function startErasure(deps: Deps & { jobs: Pick<JobRunner, 'wake'> }, scope: TenantScope, userId: string): Promise<ErasureJob> {
   const job = { id: `del_${randomAlphanumeric(20)}`, userId, status: 'pending' as const, error: null, attempts: 0, createdAt: Date.now(), completedAt: null };
   await deps.storage.userData.insertJob(scope, job);
   deps.jobs.wake();
@@ -140,7 +142,7 @@ export async function erasureStatus(deps: Deps, scope: TenantScope, jobId: strin
 const ERASURE_RULES = { plainText: commentPlainText };
 
 /** What the erasure queue works with: storage, the data dir (the recordings' files) and who to tell of lost access. */
-type ErasureDeps = Deps & { config: Pick<AppContext['config'], 'dataDir'>; accessEvents: AccessEvents };
+type ErasureDeps = Deps & { config: Pick<Config, 'dataDir'>; accessEvents: AccessEvents };
 
 /**
  * Erases one user's personal data in one unit of work (db/repos/user-data.ts says what goes), then removes the

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { definitionCreateInput, definitionDeleteInput, definitionGetInput, definitionListInput, definitionUpdateInput } from '../../shared/schemas/ai.ts';
-import type { AppContext } from '../context.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import { paginate } from '../db/pagination.ts';
 import type { Storage } from '../db/repos/index.ts';
@@ -8,10 +7,11 @@ import type { DefinitionRow as Row } from '../db/repos/workflows.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, failedPrecondition, invalid, notFound } from '../errors.ts';
 import { readPageToken } from './paging.ts';
+import type { Secrets } from '../security/secrets.ts';
 
 type Deps = { storage: Storage };
 /** Writing a definition encrypts its webhook secret. */
-type WriteDeps = Deps & Pick<AppContext, 'secrets'>;
+type WriteDeps = Deps & { secrets: Secrets };
 type Body = z.output<typeof definitionCreateInput>;
 type Edge = Body['edges'][number];
 
@@ -128,7 +128,7 @@ function scopeOf(input: Pick<Body, 'scope' | 'organizationId' | 'documentId'>) {
   return { level, organizationId: level === 'apiKey' ? null : organizationId, documentId: level === 'document' ? documentId : null };
 }
 
-function toRow(deps: Pick<AppContext, 'secrets'>, input: Body, version: number, createdAt: number): Omit<Row, 'apiKeyId'> {
+function toRow(deps: { secrets: Secrets }, input: Body, version: number, createdAt: number): Omit<Row, 'apiKeyId'> {
   const compiled = compileDefinition(input);
   const scope = scopeOf(input);
   const now = Date.now();

@@ -6,13 +6,12 @@
  *   tables/<table>.jsonl        one row per line, keyed by the schema's property names (JSON columns as JSON);
  *                               crdt_documents.snapshot is the document as one merged Yjs update (base64)
  *   files/attachments/<key>     the recordings' attachment files, as they are
+ *
+ * This module holds the options, manifest and summaries both directions share; exportArchive is export.ts's,
+ * importArchive import.ts's.
  */
 import type { Scope } from './archive-schema.ts';
 import type { ArchiveSecrets, SecretsMode } from './archive-secrets.ts';
-
-export { exportArchive } from './export.ts';
-export { importArchive, ArchiveError } from './import.ts';
-export { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION } from './archive-schema.ts';
 
 export type ProgressCallback = (done: number, total: number, label: string) => void;
 

@@ -3,7 +3,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportArchive, importArchive } from '../../server/tooling/transfer.ts';
+import { exportArchive } from '../../server/tooling/export.ts';
+import { importArchive } from '../../server/tooling/import.ts';
 import { runHearth, startCliServer } from '../helpers/cli.ts';
 import { apiKeyHeaders, call, eventually } from '../helpers/server.ts';
 import { editManifest, rewriteArchiveFile, serverOn, snapshotDataDir, tempDirs } from '../helpers/transfer.ts';

@@ -1,4 +1,4 @@
-import { describeApiKey, listApiKeys } from '../../services/apikeys.ts';
+import { type describeApiKey, listApiKeys } from '../../services/apikeys.ts';
 import type { Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult, withDataDir } from '../options.ts';
 import { chosenWorkspace } from './workspace-settings.ts';

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { exportArchive } from '../../tooling/transfer.ts';
+import { exportArchive } from '../../tooling/export.ts';
 import { CliError, type CliIO, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
 import type { Progress } from '../progress.ts';

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { importArchive } from '../../tooling/transfer.ts';
+import { importArchive } from '../../tooling/import.ts';
 import { CliError, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
 import { passphraseFrom, progressReporter } from './export.ts';

@@ -67,7 +67,7 @@ Environment (and config file key): HEADER_BRAND (headerBrand), LOG_LEVEL (logLev
 
 Examples:
   hearth serve --port 9000 --data-dir ./demo-data
-  hearth serve --data-dir \$(mktemp -d) --import ./state --export-on-exit ./state --export-secrets omit
+  hearth serve --data-dir $(mktemp -d) --import ./state --export-on-exit ./state --export-secrets omit
 `,
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, OPTIONS);

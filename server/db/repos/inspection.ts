@@ -9,7 +9,8 @@ import { and, count as countOf, eq, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { Db } from '../client.ts';
 import { type webhookAttempts, webhookDeliveries } from '../delivery-schema.ts';
-import { connectionOf, preparedFor } from '../prepared.ts';
+import { connectionOf } from '../connection.ts';
+import { preparedFor } from '../prepared.ts';
 import { tenantScope, type TenantScope, type WorkspaceScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 

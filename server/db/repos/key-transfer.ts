@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { getTableColumns, getTableName, type Column } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { BulkRow, BulkTable, BulkWriter } from '../bulk.ts';
-import { connectionOf } from '../prepared.ts';
+import { connectionOf } from '../connection.ts';
 import * as schema from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';

@@ -3,7 +3,8 @@
 import { and, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AccessRole } from '../../../shared/schemas/common.ts';
 import type { Db } from '../client.ts';
-import { connectionOf, listValues, placeholderList, preparedFor, preparedShapes } from '../prepared.ts';
+import { connectionOf } from '../connection.ts';
+import { listValues, placeholderList, preparedFor, preparedShapes } from '../prepared.ts';
 import { memberships, type MembershipLevel } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';

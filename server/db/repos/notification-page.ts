@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Db } from '../client.ts';
 import type { Cursor } from '../pagination.ts';
-import { connectionOf } from '../prepared.ts';
+import { connectionOf } from '../connection.ts';
 import type { StoredUser } from '../schema.ts';
 
 export interface NotificationFilters {

@@ -5,7 +5,7 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import type { Cursor } from '../pagination.ts';
-import { connectionOf } from '../prepared.ts';
+import { connectionOf } from '../connection.ts';
 import { notificationConfigs, notificationRecipients, notifications } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';

@@ -4,7 +4,7 @@ import { and, asc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../client.ts';
 import type { CheckpointRow } from '../checkpointer.ts';
-import { connectionOf } from '../prepared.ts';
+import { connectionOf } from '../connection.ts';
 import {
   activities,
   commentAnnotations,

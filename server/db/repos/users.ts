@@ -1,7 +1,8 @@
 // The API key's user directory: one profile per user id (access is the memberships').
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
-import { connectionOf, preparedFor } from '../prepared.ts';
+import { connectionOf } from '../connection.ts';
+import { preparedFor } from '../prepared.ts';
 import { users } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
