@@ -32,6 +32,17 @@ export function resultOf<T>(res: CallResult<unknown>): Success<T>['result'] {
   return body.result;
 }
 
+/**
+ * The `result` of an operation that answers its record there directly, with no status or message (agents,
+ * workflow definitions, memory, ask-ai, as the interface describes them); any other answer throws.
+ */
+export function answerOf<T>(res: CallResult<unknown>): T {
+  const body = res.body as { result?: T } | undefined;
+  if (res.status !== 200 || body?.result === undefined)
+    throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+  return body.result;
+}
+
 /** The error of a refused call; a success throws. */
 export function errorOf(res: CallResult<unknown>): Failure['error'] {
   const body = res.body as Partial<Failure> | undefined;
@@ -47,7 +58,13 @@ export async function call<T = Envelope>(baseUrl: string, path: string, data: un
 }
 
 /** Sends a body as given (for malformed requests). */
-export async function raw<T = Envelope>(baseUrl: string, path: string, body: string | undefined, headers: Headers_ = {}, method = 'POST'): Promise<CallResult<T>> {
+export async function raw<T = Envelope>(
+  baseUrl: string,
+  path: string,
+  body: string | undefined,
+  headers: Headers_ = {},
+  method = 'POST',
+): Promise<CallResult<T>> {
   const response = await fetch(baseUrl + path, {
     method,
     headers: { 'content-type': 'application/json', ...headers },

@@ -3,16 +3,8 @@ import { isPrivateAddress } from '../../../server/security/outbound.ts';
 import { startProviders, type Providers } from '../../helpers/ai-providers.ts';
 import { addAnnotation } from '../../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
-import { type CallResult, dataOf, errorOf, eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, eventually, startTestServer, type TestServer, answerOf } from '../../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../../helpers/webhooks.ts';
-
-/** The `result` of a direct operation's success: the object itself, with no classic status/message/data envelope. */
-function answerOf<T>(res: CallResult<unknown>): T {
-  const body = res.body as { result?: T } | undefined;
-  if (res.status !== 200 || body?.result === undefined)
-    throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
-  return body.result;
-}
 
 /** ask-ai answers the outcome itself: the model's text, or why there is none. */
 interface AskAnswer {

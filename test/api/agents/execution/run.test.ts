@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureProviders, startProviders, userText, type Providers } from '../../../helpers/ai-providers.ts';
-import { type CallResult, dataOf, errorOf, eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
-
-/** The `result` of a direct operation's success: the object itself, with no classic status/message/data envelope. */
-function answerOf<T>(res: CallResult<unknown>): T {
-  const body = res.body as { result?: T } | undefined;
-  if (res.status !== 200 || body?.result === undefined)
-    throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
-  return body.result;
-}
+import { dataOf, errorOf, eventually, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
 
 interface Execution {
   id: string;

@@ -3,16 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { type CallResult, dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
 import type { UserAccess } from '../../../helpers/access.ts';
-
-/** The `result` of a direct operation's success: the object itself, with no classic status/message/data envelope. */
-function answerOf<T>(res: CallResult<unknown>): T {
-  const body = res.body as { result?: T } | undefined;
-  if (res.status !== 200 || body?.result === undefined)
-    throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
-  return body.result;
-}
 
 interface ErasureStatus {
   jobId: string;
