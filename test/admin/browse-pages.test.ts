@@ -23,7 +23,16 @@ import { inspectionRepo, type InspectionRepo } from '../../server/db/repos/inspe
 import { tenantScope, workspaceScope } from '../../server/db/scope.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** workspace/get's data, as far as the tests read it. */
+interface WorkspaceAnswer {
+  owner: { email: string };
+}
+/** advancedwebhook/endpoints/create's data. */
+interface EndpointAnswer {
+  id: string;
+}
 
 let t: TestServer;
 let cookie: string;
@@ -261,7 +270,7 @@ describe('sorting', () => {
       [...stored].reverse(),
     );
     // three login-link mails of this workspace, then the mailbox two at a time, newest first by default
-    const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
+    const owner = dataOf<WorkspaceAnswer>(await t.callW('/v2/workspace/get', {})).owner.email;
     for (let i = 0; i < 3; i++)
       expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const ours = 'workspace_id = ? OR api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)';
@@ -331,8 +340,9 @@ describe('cursors and refusals', () => {
 describe("the command palette's search", () => {
   it('finds organizations, documents, folders, users, keys and webhook endpoints by id or name, exact ids first, within the workspace', async () => {
     await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-    const endpoint = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'http://127.0.0.1:9/designhook', description: 'design hook' }))
-      .body.result.data.id as string;
+    const endpoint = dataOf<EndpointAnswer>(
+      await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'http://127.0.0.1:9/designhook', description: 'design hook' }),
+    ).id;
     const found = searchAnswer.parse((await json(await get('/search', { q: 'Design' }))).body).items;
     expect(found.map((h) => [h.kind, h.id])).toEqual(
       expect.arrayContaining([

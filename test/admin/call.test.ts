@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
 import { adminCookie } from '../helpers/admin.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { answerOf, startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** agents/get's answer: the agent itself under `result`, as far as the test reads it. */
+interface AgentAnswer {
+  name: string;
+}
 
 let t: TestServer;
 let cookie: string;
@@ -22,7 +27,7 @@ describe('/admin/api/call (the API explorer)', () => {
       await adminCall({ path: '/v2/agents/create', apiKey: t.credentials.apiKey, data: { agentId: 'via-ui', name: 'UI', model: 'gpt-4o', instructions: 'x' } })
     ).json();
     expect(created).toMatchObject({ status: 200, body: { result: { agentId: 'via-ui' } } });
-    expect((await t.callK('/v2/agents/get', { agentId: 'via-ui' })).body.result.name).toBe('UI');
+    expect(answerOf<AgentAnswer>(await t.callK('/v2/agents/get', { agentId: 'via-ui' })).name).toBe('UI');
     // a workspace-level operation gets the workspace's own credentials
     const workspace = await (await adminCall({ path: '/v2/workspace/get', data: {} })).json();
     expect(workspace).toMatchObject({ status: 200, body: { result: { status: 'success' } } });

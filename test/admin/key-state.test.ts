@@ -6,8 +6,29 @@ import { keyItem, keysAnswer } from '../../shared/admin.ts';
 import { API_KEY_DISABLED } from '../../server/services/apikeys.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
-import { apiKeyHeaders, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, dataOf, errorOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs, upgradeAnswer } from '../helpers/yjs.ts';
+
+/** workspace/get's data, as far as the tests read it. */
+interface WorkspaceAnswer {
+  owner: { email: string };
+}
+/** workspace/apikey/create's data. */
+interface ApiKeyAnswer {
+  apiKey: string;
+}
+/** workspace/authtokens/get's data. */
+interface AuthTokensAnswer {
+  authTokens: { token: string }[];
+}
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
+/** crdt/get's data: one item per editor, its content decoded by type. */
+interface CrdtItem {
+  data: unknown;
+}
 
 let t: TestServer;
 let cookie: string;
@@ -16,10 +37,11 @@ let key: { apiKey: string; authToken: string };
 beforeAll(async () => {
   t = await startTestServer();
   cookie = await adminCookie(t);
-  const ownerEmail = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
-  const apiKey = (await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', apiKeyName: 'To disable', createAuthToken: true })).body.result
-    .data.apiKey as string;
-  const authToken = (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token as string;
+  const ownerEmail = dataOf<WorkspaceAnswer>(await t.callW('/v2/workspace/get', {})).owner.email;
+  const apiKey = dataOf<ApiKeyAnswer>(
+    await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', apiKeyName: 'To disable', createAuthToken: true }),
+  ).apiKey;
+  const authToken = dataOf<AuthTokensAnswer>(await t.callW('/v2/workspace/authtokens/get', { apiKey })).authTokens[0]!.token;
   key = { apiKey, authToken };
   const as = apiKeyHeaders(key);
   expect(
@@ -61,8 +83,9 @@ describe('disabling an API key', () => {
   it('refuses every operation and upgrade with PERMISSION_DENIED, closes its open connections, and enabling restores it', async () => {
     // before: served, and its credentials are cached by the first call
     expect((await t.callK('/v2/organizations/get', {}, asKey())).status).toBe(200);
-    const userToken = (await t.callK('/v2/auth/generate_token', { userId: 'ann', userProperties: { organizationId: 'acme' } }, asKey())).body.result.data
-      .token as string;
+    const userToken = dataOf<UserTokenAnswer>(
+      await t.callK('/v2/auth/generate_token', { userId: 'ann', userProperties: { organizationId: 'acme' } }, asKey()),
+    ).token;
     const backend = await open({ apiKey: key.apiKey, authToken: key.authToken });
     const user = await open({ apiKey: key.apiKey, token: userToken });
     const other = await open({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
@@ -81,7 +104,7 @@ describe('disabling an API key', () => {
     expect(await t.callK('/v2/auth/generate_token', { userId: 'bob' }, asKey())).toMatchObject(refused);
     expect(await t.callPublic('/v1/auth/token/get', { apiKey: key.apiKey, authToken: key.authToken, userId: 'bob' })).toMatchObject(refused);
     // a wrong token learns nothing new
-    expect((await t.callK('/v2/organizations/get', {}, { ...asKey(), 'x-svc-auth-token': 'wrong' })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/organizations/get', {}, { ...asKey(), 'x-svc-auth-token': 'wrong' })).message).toBe(
       'Invalid auth token for this API key.',
     );
     // the admin UI's operation calls with the key are refused alike
@@ -118,7 +141,7 @@ describe('disabling an API key', () => {
     // enabled again: served again, the same credentials, the same data
     const enabled = await setState(key.apiKey, false);
     expect(keyItem.parse(await enabled.json())).toMatchObject({ disabled: false, disabledAt: null });
-    expect((await t.callK('/v2/crdt/get', room, asKey())).body.result.data[0].data).toBe('hello');
+    expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', room, asKey()))[0]!.data).toBe('hello');
     expect((await upgradeAnswer(t.url, yjsPath({ apiKey: key.apiKey, token: userToken }))).status).toBe(101);
     const again = await open({ apiKey: key.apiKey, authToken: key.authToken });
     expect(again.doc.getText('content').toString()).toBe('hello');

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
 import { adminCookie } from '../helpers/admin.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** workspace/get's data, as far as the test reads it. */
+interface WorkspaceAnswer {
+  owner: { email: string };
+}
 
 let t: TestServer;
 let cookie: string;
@@ -13,7 +18,7 @@ afterAll(() => t.close());
 
 describe('admin mailbox', () => {
   it("lists the workspace's mail and opens one with its text and HTML", async () => {
-    const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email;
+    const owner = dataOf<WorkspaceAnswer>(await t.callW('/v2/workspace/get', {})).owner.email;
     expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const other = await createWorkspace(t);
     await t.callPublic('/v2/workspace/email/send-login-link', { email: other.ownerEmail, continueUrl: `${t.url}/` });

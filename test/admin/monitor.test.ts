@@ -1,17 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import type { authTokenAnswer, authTokensAnswer, endpointSecretAnswer, userTokenAnswer, workspaceAnswer } from '../../shared/schemas/answers.ts';
 import { isSecret } from '../../shared/schemas/common.ts';
 import { operations } from '../../server/operations/index.ts';
 import type { AnyOperation } from '../../server/http/operation.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
-import { apiKeyHeaders, call, startTestServer, workspaceHeaders, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, startTestServer, workspaceHeaders, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
 });
 afterAll(() => t.close());
+
+/** advancedwebhook/endpoints/create's data: the endpoint's id, under either name. */
+interface CreatedEndpoint {
+  endpointId?: string;
+  id?: string;
+}
 
 const UI = { 'x-hearth-ui': '1' };
 const get = (path: string, cookie: string) => fetch(t.url + path, { headers: { ...UI, cookie } });
@@ -214,26 +221,26 @@ describe('secret fields in the request monitor', () => {
       secrets.push(value as string);
     };
     const called = new Set<string>();
-    const k = async (path: string, data: unknown) => {
+    const k = async <T>(path: string, data: unknown) => {
       called.add(path);
       const res = await t.callK(path, data);
       expect(res.status, path).toBe(200);
-      return res.body.result.data;
+      return dataOf<T>(res);
     };
     let last = '';
-    const w = async (path: string, data: unknown) => {
+    const w = async <T>(path: string, data: unknown) => {
       called.add(path);
       const res = await t.callW(path, data);
       expect(res.status, path).toBe(200);
       last = res.headers.get('x-request-id') as string;
-      return res.body.result.data;
+      return dataOf<T>(res);
     };
-    keep((await w('/v2/workspace/get', {})).authToken);
-    keep((await w('/v2/workspace/authtokens/get', { apiKey: t.credentials.apiKey })).authTokens[0].token);
+    keep((await w<z.infer<typeof workspaceAnswer>>('/v2/workspace/get', {})).authToken);
+    keep((await w<z.infer<typeof authTokensAnswer>>('/v2/workspace/authtokens/get', { apiKey: t.credentials.apiKey })).authTokens[0]!.token);
     const created = await call(t.url, '/v2/workspace/create', { ownerEmail: 'owner2@example.com' }, workspaceHeaders(t.credentials));
     called.add('/v2/workspace/create');
-    keep(created.body.result.data.authToken);
-    keep((await k('/v2/auth/generate_token', { userId: 'u1', userProperties: { organizationId: 'o1' } })).token);
+    keep(dataOf<z.infer<typeof workspaceAnswer>>(created).authToken);
+    keep((await k<z.infer<typeof userTokenAnswer>>('/v2/auth/generate_token', { userId: 'u1', userProperties: { organizationId: 'o1' } })).token);
     called.add('/v1/auth/token/get');
     const legacy = await t.callPublic('/v1/auth/token/get', {
       apiKey: t.credentials.apiKey,
@@ -242,13 +249,22 @@ describe('secret fields in the request monitor', () => {
       userProperties: { organizationId: 'o1' },
     });
     expect(legacy.status).toBe(200);
-    keep(legacy.body.result.data.token);
+    keep(dataOf<z.infer<typeof userTokenAnswer>>(legacy).token);
     await k('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-    const endpoint = await k('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://example.com/hook' });
-    keep((await k('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: endpoint.endpointId ?? endpoint.id })).secret);
-    keep((await k('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId: endpoint.endpointId ?? endpoint.id })).secret);
+    const endpoint = await k<CreatedEndpoint>('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://example.com/hook' });
+    keep(
+      (await k<z.infer<typeof endpointSecretAnswer>>('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: endpoint.endpointId ?? endpoint.id }))
+        .secret,
+    );
+    keep(
+      (
+        await k<z.infer<typeof endpointSecretAnswer>>('/v2/workspace/advancedwebhook/endpoints/secret/rotate', {
+          endpointId: endpoint.endpointId ?? endpoint.id,
+        })
+      ).secret,
+    );
     // last: it replaces the key's token the other calls use
-    const reset = await w('/v2/workspace/authtoken/reset', { apiKey: t.credentials.apiKey });
+    const reset = await w<z.infer<typeof authTokenAnswer>>('/v2/workspace/authtoken/reset', { apiKey: t.credentials.apiKey });
     keep(reset.authToken.token);
     await until(() => feed.events.some((e) => e.requestId === last), 'the calls');
     feed.stop();

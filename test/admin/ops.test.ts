@@ -18,9 +18,34 @@ import { addAnnotation } from '../helpers/comments.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { b64, WEBM } from '../helpers/media.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+
+/** advancedwebhook/attempts/list's data: the attempts, each parsed by attemptView. */
+interface AttemptsAnswer {
+  attempts: unknown[];
+}
+/** advancedwebhook/endpoints/get's data: the endpoints, each parsed by endpointView. */
+interface EndpointsAnswer {
+  endpoints: unknown[];
+}
+/** workspace/get's data, as far as the tests read it. */
+interface WorkspaceAnswer {
+  owner: { email: string };
+}
+/** workspace/apikey/create's data. */
+interface ApiKeyAnswer {
+  apiKey: string;
+}
+/** workspace/authtokens/get's data. */
+interface AuthTokensAnswer {
+  authTokens: { token: string }[];
+}
+/** crdt/get's data: one item per editor, its content decoded by type. */
+interface CrdtItem {
+  data: unknown;
+}
 
 let t: TestServer;
 let cookie: string;
@@ -93,7 +118,7 @@ describe('webhooks', () => {
     });
     // the attempt's request with its header values
     const attempt = await eventually(async () => {
-      const list = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).body.result.data.attempts;
+      const list = dataOf<AttemptsAnswer>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).attempts;
       expect(list).toHaveLength(1);
       return attemptView.parse(list[0]);
     });
@@ -119,11 +144,11 @@ describe('webhooks', () => {
 describe('the operation answers the UI reads', () => {
   it('parse with the views in shared/admin.ts', async () => {
     const { id } = await enableWithEndpoint(t, `${receiver.url}/views`);
-    endpointView.parse((await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).body.result.data.endpoints[0]);
-    for (const k of (await t.callW('/v2/workspace/apikeys/get', {})).body.result.data) apiKeyView.parse(k);
+    endpointView.parse(dataOf<EndpointsAnswer>(await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).endpoints[0]);
+    for (const k of dataOf<unknown[]>(await t.callW('/v2/workspace/apikeys/get', {}))) apiKeyView.parse(k);
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
     await addAnnotation(t, { commentData: [{ commentText: 'hi', from: { userId: 'ann', name: 'Ann' } }] });
-    for (const a of (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'doc' })).body.result.data) annotationView.parse(a);
+    for (const a of dataOf<unknown[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'doc' }))) annotationView.parse(a);
     await t.callK('/v2/recordings/add', {
       organizationId: 'acme',
       documentId: 'doc',
@@ -136,7 +161,7 @@ describe('the operation answers the UI reads', () => {
         attachments: [{ name: 'w.webm', mimeType: 'video/webm', data: b64(WEBM) }],
       },
     });
-    const recordings = (await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'doc' })).body.result.data;
+    const recordings = dataOf<unknown[]>(await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'doc' }));
     expect(recordings).toHaveLength(1);
     for (const r of recordings) recordingView.parse(r);
     overviewAnswer.parse(await (await get('/overview')).json());
@@ -151,7 +176,7 @@ describe('data: export, import, reset while the server runs', () => {
     expect(reset.status).toBe(200);
     const summary = resetAnswer.parse(await reset.json());
     expect(summary.seeded).toMatchObject({ organizations: 3, documents: 36, crdtDocuments: 36 });
-    const orgs = (await t.callK('/v2/organizations/get', {})).body.result.data;
+    const orgs = dataOf<unknown[]>(await t.callK('/v2/organizations/get', {}));
     expect(orgs).toHaveLength(3);
     const exported = await get('/data/export', { apiKey: t.credentials.apiKey });
     expect(exported.headers.get('content-disposition')).toMatch(/^attachment; filename="hearth-/);
@@ -159,19 +184,21 @@ describe('data: export, import, reset while the server runs', () => {
     expect(archive.tables.documents).toHaveLength(36);
     expect(archive.tables.crdt_documents).toHaveLength(36);
     // into a second key of the same workspace
-    const ownerEmail = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email;
-    const second = (await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', createAuthToken: true })).body.result.data.apiKey as string;
+    const ownerEmail = dataOf<WorkspaceAnswer>(await t.callW('/v2/workspace/get', {})).owner.email;
+    const second = dataOf<ApiKeyAnswer>(await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', createAuthToken: true })).apiKey;
     const imported = await post('/data/import', { apiKey: second, archive });
     expect(imported.status).toBe(200);
     expect((await imported.json()).imported).toMatchObject({ organizations: 3, documents: 36, crdt_documents: 36 });
-    const token = (await t.callW('/v2/workspace/authtokens/get', { apiKey: second })).body.result.data.authTokens[0].token as string;
+    const token = dataOf<AuthTokensAnswer>(await t.callW('/v2/workspace/authtokens/get', { apiKey: second })).authTokens[0]!.token;
     const headers = { 'x-svc-api-key': second, 'x-svc-auth-token': token };
-    expect((await t.callK('/v2/organizations/get', {}, headers)).body.result.data).toHaveLength(3);
+    expect(dataOf<unknown[]>(await t.callK('/v2/organizations/get', {}, headers))).toHaveLength(3);
     const doc = archive.tables.crdt_documents[0];
-    const content = (await t.callK('/v2/crdt/get', { organizationId: doc.organization_id, documentId: doc.document_id, editorId: doc.editor_id }, headers)).body
-      .result.data[0].data;
-    const original = (await t.callK('/v2/crdt/get', { organizationId: doc.organization_id, documentId: doc.document_id, editorId: doc.editor_id })).body.result
-      .data[0].data;
+    const content = dataOf<CrdtItem[]>(
+      await t.callK('/v2/crdt/get', { organizationId: doc.organization_id, documentId: doc.document_id, editorId: doc.editor_id }, headers),
+    )[0]!.data;
+    const original = dataOf<CrdtItem[]>(
+      await t.callK('/v2/crdt/get', { organizationId: doc.organization_id, documentId: doc.document_id, editorId: doc.editor_id }),
+    )[0]!.data;
     expect(content).toEqual(original);
     // refusals
     expect((await post('/data/reset', { apiKey: t.credentials.apiKey })).status).toBe(400);

@@ -14,8 +14,13 @@ import { keptHeaders } from '../../server/webhooks/sender.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { addAnnotation } from '../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
+
+/** advancedwebhook/attempts/list's data: the attempts, each parsed by attemptView. */
+interface AttemptsAnswer {
+  attempts: unknown[];
+}
 
 let t: TestServer;
 let cookie: string;
@@ -39,7 +44,7 @@ const get = (path: string, params: Record<string, string>) => fetch(`${t.url}/ad
 const post = (path: string, body: unknown) =>
   fetch(`${t.url}/admin/api${path}`, { method: 'POST', headers: { cookie, 'x-hearth-ui': '1' }, body: JSON.stringify(body) });
 const attemptsOf = async (endpointId: string) =>
-  ((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).body.result.data.attempts as unknown[]).map((a) => attemptView.parse(a));
+  dataOf<AttemptsAnswer>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).attempts.map((a) => attemptView.parse(a));
 const delivery = async (messageId: string, endpointId: string, attemptId?: string) => {
   const res = await get('/webhooks/delivery', { apiKey: t.credentials.apiKey, messageId, endpointId, ...(attemptId ? { attemptId } : {}) });
   return { status: res.status, body: (await res.json()) as unknown };

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, workspaceHeaders } from '../helpers/server.ts';
+import { call, errorOf, workspaceHeaders } from '../helpers/server.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = ['--import', 'tsx', join(ROOT, 'server', 'cli.ts')];
@@ -95,12 +95,12 @@ describe('hearth workspace settings', () => {
 
       const free = await runCli('workspace', 'settings', '--plan', 'free', '--json');
       expect(JSON.parse(free.stdout).plan).toBe('free');
-      expect((await production()).body.error.status).toBe('FAILED_PRECONDITION');
+      expect(errorOf(await production()).status).toBe('FAILED_PRECONDITION');
 
       await runCli('workspace', 'settings', '--plan', 'paid', '--max-production-keys', '0');
-      expect((await production()).body.error.status).toBe('RESOURCE_EXHAUSTED');
+      expect(errorOf(await production()).status).toBe('RESOURCE_EXHAUSTED');
       await runCli('workspace', 'settings', '--self-serve', 'off', '--max-production-keys', '5');
-      expect((await production()).body.error.status).toBe('PERMISSION_DENIED');
+      expect(errorOf(await production()).status).toBe('PERMISSION_DENIED');
       await runCli('workspace', 'settings', '--self-serve', 'on');
       expect((await production()).status).toBe(200);
 

@@ -3,7 +3,7 @@
 // per-item outcome (a plain `{}` swallowed `__proto__`, and already "had" `constructor`), and the rows are stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Y from 'yjs';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 
 const IDS = ['__proto__', 'constructor', 'toString'] as const;
@@ -19,7 +19,7 @@ afterAll(() => t.close());
 async function ok(path: string, data: unknown): Promise<Record<string, unknown>> {
   const res = await t.callK(path, data);
   expect({ path, status: res.status, body: res.status === 200 ? 'ok' : res.body }).toEqual({ path, status: 200, body: 'ok' });
-  return res.body.result.data as Record<string, unknown>;
+  return dataOf<Record<string, unknown>>(res);
 }
 
 /** Each of IDS has its own outcome in `data`, with `success` (and `message` when given). */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnvAndArgs, resolveConfig } from '../../server/config.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { b64, WEBM } from '../helpers/media.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpServer } from '../helpers/smtp.ts';
 
 const PUBLIC = 'https://hearth.example.test/team';
@@ -31,7 +31,7 @@ describe('publicUrl', () => {
     };
     expect((await t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'd1', recording })).status).toBe(200);
     const got = await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'd1' });
-    const url = got.body.result.data[0].attachments[0].url as string;
+    const url = dataOf<Array<{ attachments: Array<{ url: string }> }>>(got)[0]!.attachments[0]!.url;
     expect(url).toMatch(/^https:\/\/hearth\.example\.test\/team\/attachments\/[A-Za-z0-9]{32}$/);
     const served = await fetch(t.url + url.slice(PUBLIC.length));
     expect(Buffer.from(await served.arrayBuffer())).toEqual(WEBM);

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { MAIN_AUTOCHECKPOINT_PAGES } from '../../server/db/checkpointer.ts';
 import { createServer } from '../../server/index.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import type { authTokenAnswer, authTokensAnswer } from '../../shared/schemas/answers.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -38,8 +40,8 @@ describe('secrets at rest', () => {
       emailServiceConfig: { apiKey: 'SG.mail-provider-secret-123' },
       webhookServiceConfig: { authToken: 'basic-webhook-secret-456' },
     });
-    const apiKey = created.body.result.data.apiKey;
-    const token = (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token;
+    const apiKey = dataOf<{ apiKey: string }>(created).apiKey;
+    const token = dataOf<z.infer<typeof authTokensAnswer>>(await t.callW('/v2/workspace/authtokens/get', { apiKey })).authTokens[0]!.token;
     await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'gemini', customerApiKey: 'gemini-secret-789' }] });
     const secrets = [
       t.credentials.workspaceAuthToken,
@@ -102,19 +104,19 @@ describe('restart', () => {
   it('keeps workspaces, keys, tokens and settings, and reuses the credentials', async () => {
     const before = t.credentials;
     const created = await t.callW('/v2/workspace/apikey/create', { ownerEmail: 'keep@example.com', type: 'testing', apiKeyName: 'Kept' });
-    const apiKey = created.body.result.data.apiKey;
+    const apiKey = dataOf<{ apiKey: string }>(created).apiKey;
     await t.callK('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true });
 
     await t.restart();
     expect(t.credentials).toEqual(before);
     const listed = await t.callW('/v2/workspace/apikeys/get', { apiKeys: [apiKey] });
-    expect(listed.body.result.data[0].apiKeyName).toBe('Kept');
-    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.enablePrivateComments).toBe(true);
+    expect(dataOf<Array<{ apiKeyName: string }>>(listed)[0]!.apiKeyName).toBe('Kept');
+    expect(dataOf<{ enablePrivateComments: boolean }>(await t.callK('/v2/workspace/apikeyconfig/get', {})).enablePrivateComments).toBe(true);
   });
 
   it('rewrites credentials.json with the current token after a reset', async () => {
     const reset = await t.callW('/v2/workspace/authtoken/reset', { apiKey: t.credentials.apiKey });
-    const fresh = reset.body.result.data.authToken.token;
+    const fresh = dataOf<z.infer<typeof authTokenAnswer>>(reset).authToken.token;
     await t.restart();
     expect(t.credentials.authToken).toBe(fresh);
     expect(JSON.parse(readFileSync(join(t.dataDir, 'credentials.json'), 'utf8')).authToken).toBe(fresh);

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCliServer } from '../helpers/cli.ts';
-import { apiKeyHeaders, call, eventually } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, eventually } from '../helpers/server.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -85,7 +85,7 @@ describe('hearth backup and restore', () => {
     try {
       const got = await call(restored.url, '/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', pageSize: 1000 }, headers);
       expect(got.status).toBe(200);
-      expect(got.body.result.data.length).toBe(rows);
+      expect(dataOf<unknown[]>(got).length).toBe(rows);
     } finally {
       restored.child.kill('SIGTERM');
       await restored.exited;

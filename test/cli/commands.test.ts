@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../server/cli/commands/index.ts';
 import { runHearth, startHearth, tempDirs } from '../helpers/cli.ts';
-import { apiKeyHeaders, call, workspaceHeaders } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, workspaceHeaders } from '../helpers/server.ts';
 import { CLEAN_ENV } from './data-dirs.ts';
 
 const temp = tempDirs();
@@ -142,7 +142,7 @@ describe('workspace and apikey commands', () => {
       expect(added.status).toBe(200);
       const got = await call(server.url, '/v2/workspace/apikeys/get', {}, workspaceHeaders(workspace));
       expect(got.status).toBe(200);
-      expect((got.body.result.data as { apiKey: string }[]).map((k) => k.apiKey)).toEqual([workspace.apiKey, production.apiKey]);
+      expect(dataOf<{ apiKey: string }[]>(got).map((k) => k.apiKey)).toEqual([workspace.apiKey, production.apiKey]);
       // and commands run beside the live server
       const live = await hearth('apikey', 'list', '--data-dir', dataDir, '--json');
       expect(JSON.parse(live.stdout)).toHaveLength(1);

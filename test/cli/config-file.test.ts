@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runHearth, startHearth, tempDirs } from '../helpers/cli.ts';
-import { call } from '../helpers/server.ts';
+import { call, errorOf } from '../helpers/server.ts';
 import { CLEAN_ENV } from './data-dirs.ts';
 import { CONFIG_FILE_KEYS } from '../../server/config-file.ts';
 
@@ -87,7 +87,7 @@ describe('hearth.config.json', () => {
         expect(server.output()).toContain('Links to   http://hearth.lan:8787 (PUBLIC_URL');
         // a missing credential header is named with the configured brand
         const missing = await call(server.url, '/v2/organizations/get', {});
-        expect(missing.body.error.message).toContain(`x-${brand}-api-key`);
+        expect(errorOf(missing).message).toContain(`x-${brand}-api-key`);
       } finally {
         server.child.kill('SIGTERM');
         await server.exited;

@@ -9,7 +9,7 @@ import * as Y from 'yjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SeedRefusedError, seedDataDir, seededRandom, type SeedSummary } from '../../server/tooling/seed.ts';
 import { startCliServer } from '../helpers/cli.ts';
-import { apiKeyHeaders, call, startTestServer, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -18,6 +18,39 @@ const run = promisify(execFile);
 const hearth = (...args: string[]) =>
   run(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
 type Failed = { code: number; stderr: string; stdout: string };
+
+// The data of the operations the seeded server is read with, as far as the tests read it.
+interface OrganizationItem {
+  id: string;
+  organizationName: string;
+}
+interface FolderItem {
+  subFolders?: unknown[];
+}
+interface DocumentItem {
+  id: string;
+  documentName: string;
+}
+interface AnnotationItem {
+  comments: Array<{ commentText: string; reactionAnnotations: unknown[] }>;
+}
+interface ActivityItem {
+  featureType: string;
+}
+interface NotificationItem {
+  displayHeadlineMessageTemplate: string;
+}
+interface RecordingItem {
+  attachments: Array<{ url: string; size: number; mimeType: string }>;
+}
+interface EndpointList {
+  endpoints: Array<{ disabled: boolean }>;
+}
+interface CrdtItem {
+  contentKey: string;
+  type: string;
+  data: unknown;
+}
 const dirs: string[] = [];
 const temp = () => {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-seed-'));
@@ -91,34 +124,34 @@ describe('hearth seed (small)', () => {
 
     server = await startTestServer({ dataDir });
     expect(server.credentials.apiKey).toBe(summary.apiKeyId);
-    const ok = async (path: string, data: unknown) => {
+    const ok = async <T>(path: string, data: unknown) => {
       const res = await server.callK(path, data);
       expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
-      return res.body.result.data;
+      return dataOf<T>(res);
     };
 
-    const orgs = await ok('/v2/organizations/get', {});
+    const orgs = await ok<OrganizationItem[]>('/v2/organizations/get', {});
     expect(orgs.map((o: { id: string }) => o.id).sort()).toEqual(summary.organizations.map((o) => o.id).sort());
-    expect(orgs[0].organizationName).toMatch(/^[A-Z][a-z]+/);
+    expect(orgs[0]!.organizationName).toMatch(/^[A-Z][a-z]+/);
     const organizationId = summary.organizations[0]!.id;
 
-    const tree = await ok('/v2/organizations/folders/get', { organizationId });
+    const tree = await ok<FolderItem[]>('/v2/organizations/folders/get', { organizationId });
     expect(tree.length).toBe(3);
     expect(tree.some((f: { subFolders?: unknown[] }) => (f.subFolders ?? []).length > 0)).toBe(true);
 
-    const docs = await ok('/v2/organizations/documents/get', { organizationId });
+    const docs = await ok<DocumentItem[]>('/v2/organizations/documents/get', { organizationId });
     expect(docs).toHaveLength(summary.organizations[0]!.documents);
-    expect(docs[0].documentName).toMatch(/[a-z]/);
+    expect(docs[0]!.documentName).toMatch(/[a-z]/);
 
-    const annotations = await ok('/v2/commentannotations/get', { organizationId });
+    const annotations = await ok<AnnotationItem[]>('/v2/commentannotations/get', { organizationId });
     expect(annotations.length).toBeGreaterThan(0);
     const withReactions = annotations
       .flatMap((a: { comments: Array<{ reactionAnnotations: unknown[] }> }) => a.comments)
       .filter((c: { reactionAnnotations: unknown[] }) => c.reactionAnnotations.length > 0);
     expect(withReactions.length).toBeGreaterThan(0);
-    expect(annotations[0].comments[0].commentText).toMatch(/[a-z]/);
+    expect(annotations[0]!.comments[0]!.commentText).toMatch(/[a-z]/);
 
-    const activities = await ok('/v2/activities/get', { organizationId });
+    const activities = await ok<ActivityItem[]>('/v2/activities/get', { organizationId });
     const features = new Set(activities.map((a: { featureType: string }) => a.featureType));
     for (const feature of ['custom', 'comment', 'reaction', 'recorder']) expect(features).toContain(feature);
 
@@ -128,15 +161,15 @@ describe('hearth seed (small)', () => {
       .prepare('SELECT user_id AS userId, count(*) AS n FROM notification_recipients WHERE organization_id = ? GROUP BY user_id ORDER BY n DESC LIMIT 1')
       .get(organizationId) as { userId: string; n: number };
     db.close();
-    const inbox = await ok('/v2/notifications/get', { organizationId, userId: recipient.userId });
+    const inbox = await ok<NotificationItem[]>('/v2/notifications/get', { organizationId, userId: recipient.userId });
     expect(inbox).toHaveLength(recipient.n);
-    expect(inbox[0].displayHeadlineMessageTemplate).toContain('{actionUser}');
+    expect(inbox[0]!.displayHeadlineMessageTemplate).toContain('{actionUser}');
 
     // recordings, and their attachment URL serving the stored file
-    const recordings = await ok('/v2/recordings/get', { organizationId });
+    const recordings = await ok<RecordingItem[]>('/v2/recordings/get', { organizationId });
     expect(recordings.length).toBe(2);
     for (const recording of recordings) {
-      const [attachment] = recording.attachments;
+      const attachment = recording.attachments[0]!;
       const res = await fetch(attachment.url);
       expect(res.status).toBe(200);
       const bytes = Buffer.from(await res.arrayBuffer());
@@ -146,7 +179,7 @@ describe('hearth seed (small)', () => {
       else expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     }
 
-    const endpoints = await ok('/v2/workspace/advancedwebhook/endpoints/list', {});
+    const endpoints = await ok<EndpointList>('/v2/workspace/advancedwebhook/endpoints/list', {});
     expect(endpoints.endpoints).toHaveLength(2);
     expect(endpoints.endpoints.every((e: { disabled: boolean }) => e.disabled)).toBe(true);
   }, 60_000);
@@ -155,10 +188,10 @@ describe('hearth seed (small)', () => {
     const organizationId = summary.organizations[0]!.id;
     const docs = await server.callK('/v2/organizations/documents/get', { organizationId });
     const byType = new Map<string, { documentId: string; data: unknown }>();
-    for (const doc of docs.body.result.data as Array<{ id: string }>) {
+    for (const doc of dataOf<DocumentItem[]>(docs)) {
       const res = await server.callK('/v2/crdt/get', { organizationId, documentId: doc.id, editorId: 'main' });
       expect(res.status).toBe(200);
-      const [item] = res.body.result.data;
+      const item = dataOf<CrdtItem[]>(res)[0]!;
       expect(item.contentKey).toBe('content');
       byType.set(item.type, { documentId: doc.id, data: item.data });
     }
@@ -352,7 +385,7 @@ describe('hearth seed (the command)', () => {
     try {
       const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
       const orgs = await call(server.url, '/v2/organizations/get', {}, apiKeyHeaders(creds));
-      expect(orgs.body.result.data).toHaveLength(6);
+      expect(dataOf<unknown[]>(orgs)).toHaveLength(6);
       const refused = (await hearth('seed', '--data-dir', dataDir, '--seed', '5').catch((e: Failed) => e)) as Failed;
       expect(refused).toMatchObject({
         code: 2,

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runHearth, startHearth, tempDirs, type CliServer } from '../helpers/cli.ts';
-import { apiKeyHeaders, call } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf } from '../helpers/server.ts';
 import { CLEAN_ENV } from './data-dirs.ts';
 
 const temp = tempDirs();
@@ -17,7 +17,9 @@ const organizations = async (server: CliServer, dataDir: string) => {
   const headers = apiKeyHeaders(JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')));
   const got = await call(server.url, '/v2/organizations/get', {}, headers);
   expect(got.status).toBe(200);
-  return (got.body.result.data as { id: string }[]).map((o) => o.id).sort();
+  return dataOf<{ id: string }[]>(got)
+    .map((o) => o.id)
+    .sort();
 };
 
 const addOrganization = async (server: CliServer, dataDir: string, organizationId: string) => {

@@ -10,7 +10,7 @@ import { exportArchive } from '../../server/tooling/export.ts';
 import { importArchive } from '../../server/tooling/import.ts';
 import { addAnnotation } from '../helpers/comments.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { eventually } from '../helpers/server.ts';
+import { dataOf, eventually } from '../helpers/server.ts';
 import { serverOn, tempDirs } from '../helpers/transfer.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 
@@ -45,7 +45,7 @@ beforeAll(async () => {
     const { id: endpointId } = await enableWithEndpoint(t, receiver.url);
     await addAnnotation(t, { commentData: [{ commentText: 'headers travel', from: { userId: 'ann' } }] });
     await eventually(async () => {
-      const listed = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).body.result.data.attempts as Array<{ status: string }>;
+      const listed = dataOf<{ attempts: Array<{ status: string }> }>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).attempts;
       expect(listed.map((a) => a.status)).toContain('succeeded');
     });
   } finally {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { exportArchive } from '../../server/tooling/export.ts';
 import { importArchive } from '../../server/tooling/import.ts';
 import { runHearth, startCliServer } from '../helpers/cli.ts';
-import { apiKeyHeaders, call, eventually } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, eventually } from '../helpers/server.ts';
 import { editManifest, rewriteArchiveFile, serverOn, snapshotDataDir, tempDirs } from '../helpers/transfer.ts';
 import { populateKey } from '../helpers/transfer-fixture.ts';
 
@@ -120,7 +120,7 @@ describe('conflict policies on a populated data dir', () => {
     const names = async () => {
       const s = await serverOn(target);
       try {
-        const orgs = (await s.callK('/v2/organizations/get', {})).body.result.data as Array<{ id: string; organizationName?: string; name?: string }>;
+        const orgs = dataOf<Array<{ id: string; organizationName?: string; name?: string }>>(await s.callK('/v2/organizations/get', {}));
         return Object.fromEntries(orgs.map((o) => [o.id, o.organizationName ?? o.name]));
       } finally {
         await s.server.close();

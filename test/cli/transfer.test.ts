@@ -7,7 +7,7 @@ import { exportArchive } from '../../server/tooling/export.ts';
 import { importArchive } from '../../server/tooling/import.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { apiKeyHeaders, call, workspaceHeaders, type Headers_ } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, workspaceHeaders, type Headers_ } from '../helpers/server.ts';
 import { filesContaining, serverOn, tempDirs } from '../helpers/transfer.ts';
 import { crdtContent, populateKey, readAll, readCalls, type KeyCredentials } from '../helpers/transfer-fixture.ts';
 import { FAST_WEBHOOKS } from '../helpers/webhooks.ts';
@@ -26,6 +26,19 @@ interface Source {
   secrets: string[];
   ciphertexts: string[];
 }
+/** workspace/apikey/create's data. */
+interface ApiKeyAnswer {
+  apiKey: string;
+}
+/** workspace/authtokens/get's data. */
+interface AuthTokensAnswer {
+  authTokens: { token: string }[];
+}
+/** advancedwebhook/endpoints/secret/get's data. */
+interface EndpointSecretAnswer {
+  secret: string;
+}
+
 let source: Source;
 let otherWorkspace: { workspaceId: string; apiKey: string; authToken: string };
 
@@ -38,8 +51,8 @@ beforeAll(async () => {
   try {
     const alpha: KeyCredentials = { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken, headersK: apiKeyHeaders(t.credentials) };
     const created = await t.callW('/v2/workspace/apikey/create', { ownerEmail: 'b@example.com', type: 'testing', apiKeyName: 'Bravo key' });
-    const bravoKey = created.body.result.data.apiKey as string;
-    const bravoToken = (await t.callW('/v2/workspace/authtokens/get', { apiKey: bravoKey })).body.result.data.authTokens[0].token as string;
+    const bravoKey = dataOf<ApiKeyAnswer>(created).apiKey;
+    const bravoToken = dataOf<AuthTokensAnswer>(await t.callW('/v2/workspace/authtokens/get', { apiKey: bravoKey })).authTokens[0]!.token;
     const bravo: KeyCredentials = { apiKey: bravoKey, authToken: bravoToken, headersK: apiKeyHeaders({ apiKey: bravoKey, authToken: bravoToken }) };
     const alphaIds = await populateKey(t, alpha, 'acme', 'ALPHA', { webhookReceiverUrl: receiver.url });
     const bravoIds = await populateKey(t, bravo, 'globex', 'BRAVO');
@@ -54,8 +67,9 @@ beforeAll(async () => {
     };
     for (const [name, answer] of Object.entries({ ...answers.alpha })) expect((answer as { status: number }).status, name).toBeLessThan(500);
     const crdt = { alpha: await crdtContent(t, alpha, 'acme'), bravo: await crdtContent(t, bravo, 'globex') };
-    const endpointSecret = (await t.callK('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: alphaIds.endpointId })).body.result.data
-      .secret as string;
+    const endpointSecret = dataOf<EndpointSecretAnswer>(
+      await t.callK('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: alphaIds.endpointId }),
+    ).secret;
     const credentials = t.credentials;
     await t.server.close();
     const db = new Database(join(dataDir, 'hearth.db'), { readonly: true });
@@ -141,7 +155,7 @@ describe('export then import into a fresh data dir', () => {
       expect(await crdtContent(t, source.alpha, 'acme')).toEqual(source.crdt.alpha);
       expect(await crdtContent(t, source.bravo, 'globex')).toEqual(source.crdt.bravo);
       // attachments are served from the target's data dir
-      const recordings = (await t.callK('/v2/recordings/get', { organizationId: 'acme' })).body.result.data;
+      const recordings = dataOf<unknown[]>(await t.callK('/v2/recordings/get', { organizationId: 'acme' }));
       const url = JSON.stringify(recordings).match(/http:\/\/127\.0\.0\.1:\d+\/attachments\/[A-Za-z0-9]{32}/)![0];
       expect((await fetch(url)).status).toBe(200);
       // AI provider keys are sealed under the target's master key

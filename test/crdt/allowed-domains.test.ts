@@ -4,8 +4,17 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs, upgradeAnswer, upgradeStatus } from '../helpers/yjs.ts';
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
+/** crdt/get's data: one item per editor, its content decoded by type. */
+interface CrdtItem {
+  data: unknown;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -28,7 +37,7 @@ const asUser = async (ws: Ws, userId: string) => {
   await t.callPublic('/v2/users/add', { organizationId: 'acme', documentId: 'doc', users: [{ userId, accessRole: 'editor' }] }, ws.headersK);
   const res = await t.callPublic('/v2/auth/generate_token', { userId }, ws.headersK);
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-  return `/yjs/acme/doc/e?apiKey=${ws.apiKey}&token=${res.body.result.data.token as string}`;
+  return `/yjs/acme/doc/e?apiKey=${ws.apiKey}&token=${dataOf<UserTokenAnswer>(res).token}`;
 };
 const status = (path: string, origin?: string) => upgradeStatus(t.url, path, origin === undefined ? {} : { origin });
 
@@ -105,7 +114,7 @@ describe('allowed domains on the y-websocket upgrade', () => {
       page.doc.getText('content').insert(0, 'from the allowed page');
       await eventually(async () => {
         const stored = await t.callPublic('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'live' }, ws.headersK);
-        expect(stored.body.result.data[0]?.data).toBe('from the allowed page');
+        expect(dataOf<CrdtItem[]>(stored)[0]?.data).toBe('from the allowed page');
       });
       expect(other.provider.synced).toBe(false);
       expect(other.doc.getText('content').toString()).toBe('');

@@ -3,8 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as Y from 'yjs';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs, yjsMessage } from '../helpers/yjs.ts';
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -29,7 +34,7 @@ afterAll(() => t.close());
 const room = { organizationId: 'acme', documentId: 'doc', editorId: 'e' };
 const userToken = async (userId: string) => ({
   apiKey: t.credentials.apiKey,
-  token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string,
+  token: dataOf<UserTokenAnswer>(await t.callK('/v2/auth/generate_token', { userId })).token,
 });
 type Client = ReturnType<typeof connectYjs>;
 const stateOf = (observer: Client, clientId: number) => observer.provider.awareness.getStates().get(clientId) as { user?: string } | undefined;

@@ -8,11 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCliServer, type CliServer } from '../helpers/cli.ts';
-import { apiKeyHeaders, call, eventually, startTestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, eventually, startTestServer } from '../helpers/server.ts';
 import { closePayload, connectTcp, encodeFrame, rawUpgrade, upgradeRequest, type FrameSpec, type RawConnection } from '../helpers/ws-raw.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 
 const MAX_PAYLOAD = 10 * 1024 * 1024;
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
 
 interface Child {
   cli: CliServer;
@@ -45,7 +50,7 @@ async function startChild(): Promise<Child> {
     ],
   });
   await k('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'e', type: 'text', data: 'hello' });
-  const token = async (userId: string) => (await k('/v2/auth/generate_token', { userId })).body.result.data.token as string;
+  const token = async (userId: string) => dataOf<UserTokenAnswer>(await k('/v2/auth/generate_token', { userId })).token;
   return { cli, dataDir, creds, viewerToken: await token('vi'), editorToken: await token('ed') };
 }
 
@@ -195,7 +200,7 @@ describe('resets close their connection, never the server', () => {
       await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
       await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'e', type: 'text', data: 'x' });
       await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'doc', users: [{ userId: 'ed', accessRole: 'editor' }] });
-      const token = (await t.callK('/v2/auth/generate_token', { userId: 'ed' })).body.result.data.token as string;
+      const token = dataOf<UserTokenAnswer>(await t.callK('/v2/auth/generate_token', { userId: 'ed' })).token;
       const request = upgradeRequest(t.url, `/yjs/acme/doc/e?apiKey=${encodeURIComponent(t.credentials.apiKey)}&token=${token}`);
       const key = { apiKeyId: t.credentials.apiKey, organizationId: 'acme', documentId: 'doc', editorId: 'e' };
       for (let round = 0; round < 3; round++) {

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+
+/** crdt/get's data: one item per editor, its content decoded by type. */
+interface CrdtItem {
+  data: unknown;
+  type: string;
+  contentKey: string;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -14,7 +21,7 @@ const params = (extra: Record<string, string> = {}) => ({ apiKey: t.credentials.
 const get = async (editorId: string) => {
   const answer = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId });
   expect(answer.status).toBe(200);
-  return answer.body.result.data[0] as { data: unknown; type: string; contentKey: string };
+  return dataOf<CrdtItem[]>(answer)[0]!;
 };
 
 /** Opens a room with a real y-websocket client, lets `write` change its doc, and waits until the server stored it. */
@@ -58,7 +65,7 @@ describe('a room opened over y-websocket without type or contentKey', () => {
         contentKey: 'default',
         data: '<paragraph>Rewritten by REST</paragraph>',
       });
-      expect(update.body.result).toEqual({ status: 'success', message: 'CRDT data updated successfully.' });
+      expect(resultOf<unknown>(update)).toEqual({ status: 'success', message: 'CRDT data updated successfully.' });
       await eventually(() => expect(client.doc.getXmlFragment('default').toString()).toBe('<paragraph>Rewritten by REST</paragraph>'));
     } finally {
       client.close();
@@ -148,7 +155,7 @@ describe('REST on a room no client has written to yet', () => {
       // settled: another type is refused as for any editor
       const wrong = await t.callK('/v2/crdt/update', { organizationId: 'acme', documentId: 'doc', editorId: 'rest-first', type: 'text', data: 'x' });
       expect(wrong.status).toBe(400);
-      expect(wrong.body.error.status).toBe('INVALID_ARGUMENT');
+      expect(errorOf(wrong).status).toBe('INVALID_ARGUMENT');
     } finally {
       client.close();
     }
@@ -166,7 +173,7 @@ describe('REST on a room no client has written to yet', () => {
         contentKey: 'default',
         data: '<p/>',
       });
-      expect(add.body.error).toMatchObject({ status: 'ALREADY_EXISTS', message: 'CRDT data already exists for this editor ID.' });
+      expect(errorOf(add)).toMatchObject({ status: 'ALREADY_EXISTS', message: 'CRDT data already exists for this editor ID.' });
     } finally {
       client.close();
     }

@@ -4,8 +4,21 @@
 // change does not concern keep writing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
+/** crdt/get's data for the text editors here: their text. */
+interface TextItem {
+  data: string;
+}
+/** workspace/authtoken/reset's data: the key's new auth token. */
+interface AuthTokenAnswer {
+  authToken: { token: string };
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -32,7 +45,7 @@ async function open(organizationId: string, documentId: string, params: Record<s
 
 const asUser = async (userId: string) => ({
   apiKey: t.credentials.apiKey,
-  token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string,
+  token: dataOf<UserTokenAnswer>(await t.callK('/v2/auth/generate_token', { userId })).token,
 });
 const asKey = () => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
 
@@ -49,7 +62,7 @@ async function document(
 }
 
 const stored = async (organizationId: string, documentId: string) =>
-  (await t.callK('/v2/crdt/get', { organizationId, documentId, editorId: 'e' })).body.result.data[0].data as string;
+  dataOf<TextItem[]>(await t.callK('/v2/crdt/get', { organizationId, documentId, editorId: 'e' }))[0]!.data;
 
 let marks = 0;
 /** One edit by `client`; resolves once the server has it stored. */
@@ -207,7 +220,7 @@ describe('access changes reach open connections', () => {
     expect(reset.status).toBe(200);
     await closedWith(backend, 4401);
     // the new token opens it again
-    const again = await open('org', 'doc', { apiKey: other.apiKey, authToken: reset.body.result.data.authToken.token as string });
+    const again = await open('org', 'doc', { apiKey: other.apiKey, authToken: dataOf<AuthTokenAnswer>(reset).authToken.token });
     await eventually(() => expect(again.doc.getText('content').toString()).toBe('before'));
   });
 });

@@ -6,8 +6,18 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { startCliServer } from '../helpers/cli.ts';
 import { createWorkspace } from '../helpers/factories.ts';
-import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs, upgradeAnswer, upgradeStatus as upgradeWebsocket } from '../helpers/yjs.ts';
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
+/** crdt/get's data: one item per editor, its content decoded by type. */
+interface CrdtItem {
+  data: unknown;
+  lastUpdatedBy?: string;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -32,7 +42,7 @@ const room = (editorId: string) => ({ organizationId: 'acme', documentId: 'doc',
 const server = () => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
 const userToken = async (userId: string) => ({
   apiKey: t.credentials.apiKey,
-  token: (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string,
+  token: dataOf<UserTokenAnswer>(await t.callK('/v2/auth/generate_token', { userId })).token,
 });
 
 /** The HTTP status of an upgrade to `path`: a refusal's, or 101. */
@@ -49,7 +59,7 @@ describe('y-websocket sync', () => {
       b.doc.getText('content').insert(0, '> ');
       await eventually(() => expect(a.doc.getText('content').toString()).toBe('> hello from a'));
       const stored = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'live' });
-      expect(stored.body.result.data[0].data).toBe('> hello from a');
+      expect(dataOf<CrdtItem[]>(stored)[0]!.data).toBe('> hello from a');
     } finally {
       a.close();
       b.close();
@@ -82,8 +92,8 @@ describe('y-websocket sync', () => {
       editor.doc.getText('content').insert(4, ' EDITOR');
       await eventually(() => expect(viewer.doc.getText('content').toString()).toContain(' EDITOR'));
       const stored = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'roles' });
-      expect(stored.body.result.data[0].data).toBe('base EDITOR');
-      expect(stored.body.result.data[0].lastUpdatedBy).toBe('ed');
+      expect(dataOf<CrdtItem[]>(stored)[0]!.data).toBe('base EDITOR');
+      expect(dataOf<CrdtItem[]>(stored)[0]!.lastUpdatedBy).toBe('ed');
     } finally {
       editor.close();
       viewer.close();
@@ -110,7 +120,7 @@ describe('y-websocket sync', () => {
     } finally {
       stderr.mockRestore();
     }
-    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'bad-update' })).body.result.data[0].data).toBe('kept');
+    expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'bad-update' }))[0]!.data).toBe('kept');
   });
 
   it('refuses bad credentials, users without access, and malformed paths', async () => {
@@ -133,7 +143,7 @@ describe('y-websocket sync', () => {
       padded.doc.getText('content').insert(0, 'typed in a padded room');
       await eventually(async () => {
         const stored = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'trimmed' });
-        expect(stored.body.result.data[0]?.data).toBe('typed in a padded room');
+        expect(dataOf<CrdtItem[]>(stored)[0]?.data).toBe('typed in a padded room');
       });
     } finally {
       padded.close();
@@ -164,7 +174,7 @@ describe('y-websocket sync', () => {
       const expected = text.toString();
       await eventually(async () => {
         const res = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
-        expect(res.body.result.data[0].data).toBe(expected);
+        expect(dataOf<CrdtItem[]>(res)[0]!.data).toBe(expected);
       });
       const row = await t.server.app.crdt.find(scope, { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
       expect(row?.snapshot).toBeTruthy();
@@ -177,7 +187,7 @@ describe('y-websocket sync', () => {
   it('unloads idle documents and loads them back intact', async () => {
     await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'idle', type: 'map', data: { k: 'v' } });
     await eventually(() => expect(t.server.app.crdt.liveCount()).toBe(0), 5000);
-    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'idle' })).body.result.data[0].data).toEqual({ k: 'v' });
+    expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'idle' }))[0]!.data).toEqual({ k: 'v' });
   });
 });
 
@@ -194,7 +204,7 @@ describe('durability', () => {
       // the server has the updates once a REST read shows them all
       await eventually(async () => {
         const res = await call(cli.url, '/v2/crdt/get', { organizationId: 'o', documentId: 'd', editorId: 'e' }, apiKeyHeaders(creds));
-        expect(res.body.result.data[0]?.data).toBe('x'.repeat(300));
+        expect(dataOf<CrdtItem[]>(res)[0]?.data).toBe('x'.repeat(300));
       });
       client.close();
       cli.child.kill('SIGKILL');
@@ -202,7 +212,7 @@ describe('durability', () => {
       cli = await startCliServer(dataDir);
       try {
         const res = await call(cli.url, '/v2/crdt/get', { organizationId: 'o', documentId: 'd', editorId: 'e' }, apiKeyHeaders(creds));
-        expect(res.body.result.data[0].data).toBe('x'.repeat(300));
+        expect(dataOf<CrdtItem[]>(res)[0]!.data).toBe('x'.repeat(300));
       } finally {
         cli.child.kill('SIGTERM');
         await cli.exited;

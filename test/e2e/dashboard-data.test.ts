@@ -4,8 +4,18 @@ import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docScreenshot, launchBrowser, signedInPage } from '../helpers/browser.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+
+/** An organization or a document of the key, under either id name. */
+interface OrganizationItem {
+  organizationId?: string;
+  id?: string;
+}
+interface DocumentItem {
+  documentId?: string;
+  id?: string;
+}
 
 let t: TestServer;
 let browser: Browser;
@@ -57,13 +67,13 @@ describe('admin UI: export, reset and import while the server runs', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#reset');
     await expect.poll(() => page.textContent('#data-status'), { timeout: 20_000 }).toMatch(/^Reset: removed .*organizations.*; seeded .*3 organizations/);
-    const orgs = (await t.callK('/v2/organizations/get', {})).body.result.data as Array<{ organizationId?: string; id?: string }>;
+    const orgs = dataOf<OrganizationItem[]>(await t.callK('/v2/organizations/get', {}));
     const ids = orgs.map((o) => o.organizationId ?? o.id);
     expect(ids).not.toContain('scratch');
     expect(ids).toHaveLength(3);
     // the seeded documents' collaborative content loads
     const first = ids[0] as string;
-    const docs = (await t.callK('/v2/organizations/documents/get', { organizationId: first })).body.result.data as Array<{ documentId?: string; id?: string }>;
+    const docs = dataOf<DocumentItem[]>(await t.callK('/v2/organizations/documents/get', { organizationId: first }));
     const docId = (docs[0]?.documentId ?? docs[0]?.id) as string;
     expect((await t.callK('/v2/crdt/get', { organizationId: first, documentId: docId, editorId: 'main' })).status).toBe(200);
 
@@ -76,9 +86,7 @@ describe('admin UI: export, reset and import while the server runs', () => {
 
     // a change after the export, then the import brings the exported document back
     const idsIn = async () =>
-      ((await t.callK('/v2/organizations/documents/get', { organizationId: first })).body.result.data as Array<{ documentId?: string; id?: string }>).map(
-        (d) => d.documentId ?? d.id,
-      );
+      dataOf<DocumentItem[]>(await t.callK('/v2/organizations/documents/get', { organizationId: first })).map((d) => d.documentId ?? d.id);
     expect((await t.callK('/v2/organizations/documents/delete', { organizationId: first, documentIds: [docId] })).status).toBe(200);
     expect(await idsIn()).not.toContain(docId);
     await page.setInputFiles('#import-form input[name=archive]', archivePath);

@@ -6,8 +6,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { docScreenshot, launchBrowser, screenshot, signedInPage } from '../helpers/browser.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+
+/** crdt/get's data: one item per editor, its content decoded by type. */
+interface CrdtItem {
+  data: unknown;
+}
 
 let t: TestServer;
 let browser: Browser;
@@ -92,7 +97,7 @@ describe('admin UI: a live document', () => {
     const client = connectYjs(t.url, room, creds());
     await client.synced;
     client.doc.getText('content').insert(0, 'typed\n');
-    await eventually(async () => expect((await t.callK('/v2/crdt/get', room)).body.result.data[0].data).toBe('typed\nalpha\nbeta\ngamma'));
+    await eventually(async () => expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', room))[0]!.data).toBe('typed\nalpha\nbeta\ngamma'));
     const { page, errors } = await signedInPage(browser, t);
     await page.goto(liveUrl(room, 'history'));
     const rows = page.locator('#history-list tbody tr');
@@ -113,7 +118,7 @@ describe('admin UI: a live document', () => {
     await eventually(() => expect(client.doc.getText('content').toString()).toBe('alpha\nbeta'));
     await page.click('#tab-content');
     await expect.poll(() => page.textContent('#crdt-content')).toBe('alpha\nbeta');
-    expect((await t.callK('/v2/crdt/get', room)).body.result.data[0].data).toBe('alpha\nbeta');
+    expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', room))[0]!.data).toBe('alpha\nbeta');
     // the restore is in the history, by its origin
     await page.click('#tab-history');
     await expect.poll(() => rows.count()).toBe(5);
@@ -150,7 +155,7 @@ describe('admin UI: a live document', () => {
     const client = connectYjs(t.url, ghost, creds());
     await client.synced;
     client.doc.getText('content').insert(0, 'opened over the websocket');
-    await eventually(async () => expect((await t.callK('/v2/crdt/get', ghost)).body.result.data[0].data).toBe('opened over the websocket'));
+    await eventually(async () => expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', ghost))[0]!.data).toBe('opened over the websocket'));
     await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann-smith', name: 'Ann Smith' }] });
     const { page, errors } = await signedInPage(browser, t);
     await page.goto(`${t.url}/k/${t.credentials.apiKey}/organizations/acme?tab=live`);

@@ -4,8 +4,21 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_DISABLED } from '../../server/services/apikeys.ts';
 import { axeViolations, docScreenshot, launchBrowser, signedInPage } from '../helpers/browser.ts';
-import { apiKeyHeaders, startTestServer, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+
+/** workspace/get's data, as far as the tests read it. */
+interface WorkspaceAnswer {
+  owner: { email: string };
+}
+/** workspace/apikey/create's data. */
+interface ApiKeyAnswer {
+  apiKey: string;
+}
+/** workspace/authtokens/get's data. */
+interface AuthTokensAnswer {
+  authTokens: { token: string }[];
+}
 
 let t: TestServer;
 let browser: Browser;
@@ -13,10 +26,11 @@ let key: { apiKey: string; authToken: string };
 beforeAll(async () => {
   t = await startTestServer();
   browser = await launchBrowser();
-  const ownerEmail = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
-  const apiKey = (await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', apiKeyName: 'Mobile app', createAuthToken: true })).body.result
-    .data.apiKey as string;
-  key = { apiKey, authToken: (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token as string };
+  const ownerEmail = dataOf<WorkspaceAnswer>(await t.callW('/v2/workspace/get', {})).owner.email;
+  const apiKey = dataOf<ApiKeyAnswer>(
+    await t.callW('/v2/workspace/apikey/create', { ownerEmail, type: 'testing', apiKeyName: 'Mobile app', createAuthToken: true }),
+  ).apiKey;
+  key = { apiKey, authToken: dataOf<AuthTokensAnswer>(await t.callW('/v2/workspace/authtokens/get', { apiKey })).authTokens[0]!.token };
   await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'e', type: 'text', data: 'hi' }, apiKeyHeaders(key));
 });
 afterAll(async () => {

@@ -11,7 +11,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataDir, type SeedSummary } from '../../server/tooling/seed.ts';
 import { axeViolations, docScreenshot, launchBrowser, RUN_SCREENSHOTS, SCREENSHOTS, signedInPage, UPDATE_SCREENSHOTS } from '../helpers/browser.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** organizations/documents/get's items, under either id name. */
+interface DocumentItem {
+  documentId?: string;
+  id?: string;
+}
 
 let t: TestServer;
 let browser: Browser;
@@ -33,7 +39,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   const first = seed.organizations[0] as { id: string };
   org = first.id;
-  const docs = (await t.callK('/v2/organizations/documents/get', { organizationId: org })).body.result.data as Array<{ documentId?: string; id?: string }>;
+  const docs = dataOf<DocumentItem[]>(await t.callK('/v2/organizations/documents/get', { organizationId: org }));
   doc = (docs[0]?.documentId ?? docs[0]?.id) as string;
   cookie = await cookieOf(t);
   const members = await adminGet(`/memberships?apiKey=${t.credentials.apiKey}&organizationId=${org}`);

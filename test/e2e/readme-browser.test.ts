@@ -8,7 +8,12 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, watchErrors } from '../helpers/browser.ts';
 import { againstServer, readmeBlocks } from '../helpers/readme.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let t: TestServer;
@@ -28,7 +33,7 @@ beforeAll(async () => {
     permissions: { resources: [{ type: 'document', id: 'doc-1', organizationId: 'acme', accessRole: 'viewer' }] },
   });
   expect(granted.status, JSON.stringify(granted.body)).toBe(200);
-  const token = granted.body.result.data.token as string;
+  const token = dataOf<UserTokenAnswer>(granted).token;
   const [block] = readmeBlocks(ROOT).filter((b) => b.kind === 'browser');
   const bundle = await build({
     stdin: { contents: againstServer(block!.code, t.url), resolveDir: ROOT, loader: 'js' },

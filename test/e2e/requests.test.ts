@@ -1,9 +1,26 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signedInPage, watchErrors } from '../helpers/browser.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, resultOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 import { b64, WEBM } from '../helpers/media.ts';
+
+/** workspace/get's data, as far as the tests read it. */
+interface WorkspaceAnswer {
+  owner: { email: string };
+}
+/** organizations/get's items, as far as the tests read them. */
+interface OrganizationItem {
+  organizationName: string;
+}
+/** workspace/authtokens/get's data. */
+interface AuthTokensAnswer {
+  authTokens: { token: string }[];
+}
+/** workspace/apikeyconfig/get's data, as far as the tests read it. */
+interface ApiKeyConfig {
+  requireJwtToken: boolean;
+}
 
 let t: TestServer;
 let browser: Browser;
@@ -145,7 +162,7 @@ describe('admin UI: API explorer', () => {
     await page.click('#explorer-send');
     await expect.poll(() => page.textContent('#explorer-status')).toBe('HTTP 200');
     expect(await page.textContent('#explorer-result-text')).toContain('"status": "success"');
-    expect((await t.callK('/v2/organizations/get', { organizationIds: ['from-ui'] })).body.result.data[0].organizationName).toBe('From the UI');
+    expect(dataOf<OrganizationItem[]>(await t.callK('/v2/organizations/get', { organizationIds: ['from-ui'] }))[0]!.organizationName).toBe('From the UI');
     await page.fill('#explorer-data', '{ not json');
     await page.click('#explorer-send');
     await expect.poll(() => page.textContent('#explorer-status')).toMatch(/^data is not JSON/);
@@ -187,7 +204,7 @@ describe('admin UI: live documents', () => {
 
 describe('admin UI: mailbox', () => {
   it("shows the workspace's mail and the relay's state, and opens one, its HTML in a sandboxed frame", async () => {
-    const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email;
+    const owner = dataOf<WorkspaceAnswer>(await t.callW('/v2/workspace/get', {})).owner.email;
     expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const { page, errors } = await signedInPage(browser, t);
     await page.goto(t.url + '/mailbox');
@@ -201,14 +218,14 @@ describe('admin UI: mailbox', () => {
     await screenshot(page, 'mailbox');
     // open the login link from the mail: it verifies the owner's address and continues to the given page
     const link = (await page.textContent('#mail-text'))!.match(/http:\/\/\S+\/auth\/email-link\?token=[\w-]+/)![0];
-    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: owner })).body.result.message).toBe('Email not yet verified');
+    expect(resultOf<unknown>(await t.callPublic('/v2/workspace/email/status', { ownerEmail: owner })).message).toBe('Email not yet verified');
     // the link shows a button first (a GET uses nothing up); the button signs in and continues
     await page.goto(link);
     expect(await page.textContent('h1')).toBe('Sign in to Hearth');
     expect(await page.textContent('p strong')).toBe(owner);
-    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: owner })).body.result.message).toBe('Email not yet verified');
+    expect(resultOf<unknown>(await t.callPublic('/v2/workspace/email/status', { ownerEmail: owner })).message).toBe('Email not yet verified');
     await Promise.all([page.waitForURL(`${t.url}/`), page.click('button[type=submit]')]);
-    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: owner })).body.result.message).not.toBe('Email not yet verified');
+    expect(resultOf<unknown>(await t.callPublic('/v2/workspace/email/status', { ownerEmail: owner })).message).not.toBe('Email not yet verified');
     expect(errors).toEqual([]);
   });
 });
@@ -235,11 +252,11 @@ describe('admin UI: workspace', () => {
     // the key picker knows the new key at once
     await expect.poll(() => page.locator('#key-picker option', { hasText: 'Renamed in the UI' }).count()).toBe(1);
     // rotating the new key's token: the old one stops working
-    const before = (await t.callW('/v2/workspace/authtokens/get', { apiKey: newKey })).body.result.data.authTokens[0].token as string;
+    const before = dataOf<AuthTokensAnswer>(await t.callW('/v2/workspace/authtokens/get', { apiKey: newKey })).authTokens[0]!.token;
     page.once('dialog', (dialog) => void dialog.accept());
     await page.locator(`#key-list tr[data-key="${newKey}"] button`, { hasText: 'Rotate token' }).click();
     await expect.poll(() => page.textContent('#workspace-status')).toBe('Auth token replaced.');
-    expect((await t.callW('/v2/workspace/authtokens/get', { apiKey: newKey })).body.result.data.authTokens[0].token).not.toBe(before);
+    expect(dataOf<AuthTokensAnswer>(await t.callW('/v2/workspace/authtokens/get', { apiKey: newKey })).authTokens[0]!.token).not.toBe(before);
 
     // the operator's plan table: the default workspace's session may change limits
     const plan = page.locator(`#plan-list tr[data-workspace="${t.credentials.workspaceId}"]`);
@@ -256,13 +273,13 @@ describe('admin UI: workspace', () => {
     await page.goto(`${t.url}/k/${key()}`);
     await expect.poll(() => page.textContent('#config-requireJwtToken')).toBe('false');
     // its usage: what the key holds
-    const orgCount = (await t.callK('/v2/organizations/get', {})).body.result.data.length as number;
+    const orgCount = dataOf<unknown[]>(await t.callK('/v2/organizations/get', {})).length;
     await expect.poll(() => page.textContent('#usage-organizations')).toBe(String(orgCount));
     await page.selectOption('#field-requireJwtToken', 'true');
     await page.click('#save-settings');
     await expect.poll(() => page.textContent('#workspace-status')).toBe('Configuration saved.');
     await expect.poll(() => page.textContent('#config-requireJwtToken')).toBe('true');
-    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.requireJwtToken).toBe(true);
+    expect(dataOf<ApiKeyConfig>(await t.callK('/v2/workspace/apikeyconfig/get', {})).requireJwtToken).toBe(true);
     // the key's allowed domains are among its configuration (shown again after the save below)
     await t.callK('/v2/workspace/domains/add', { domains: ['app.example.test'] });
     await page.selectOption('#ai-key select[name=provider]', 'anthropic');

@@ -8,7 +8,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataDir, type SeedSummary } from '../../server/tooling/seed.ts';
 import { launchBrowser, signedInPage } from '../helpers/browser.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** workspace/get's data, as far as the tests read it. */
+interface WorkspaceAnswer {
+  owner: { email: string };
+}
 
 let t: TestServer;
 let browser: Browser;
@@ -113,7 +118,7 @@ describe('admin UI: sorting', () => {
       .toBe(true);
 
     // mail: three sign-in links, newest first, then oldest first
-    const owner = (await t.callW('/v2/workspace/get', {})).body.result.data.owner.email as string;
+    const owner = dataOf<WorkspaceAnswer>(await t.callW('/v2/workspace/get', {})).owner.email;
     for (let i = 0; i < 3; i++) await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` });
     await page.goto(`${t.url}/mailbox`);
     await expect.poll(() => page.locator('#mail-list tbody tr[data-mail]').count()).toBeGreaterThanOrEqual(3);

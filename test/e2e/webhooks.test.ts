@@ -4,8 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docScreenshot, launchBrowser, screenshot, signedInPage } from '../helpers/browser.ts';
 import { addAnnotation } from '../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
+
+/** advancedwebhook/endpoints/get's data: the endpoints, compared whole. */
+interface EndpointsAnswer {
+  endpoints: unknown[];
+}
 
 let t: TestServer;
 let browser: Browser;
@@ -94,7 +99,7 @@ describe('admin UI: webhooks', () => {
       await page.fill('#endpoint-form input[name=description]', 'Edited in the UI');
       await page.click('#endpoint-form button[type=submit]');
       await expect.poll(() => page.textContent('#webhooks-status')).toBe('Endpoint saved.');
-      const stored = (await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).body.result.data.endpoints[0];
+      const stored = dataOf<EndpointsAnswer>(await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).endpoints[0];
       expect(stored).toMatchObject({ description: 'Edited in the UI', filterTypes: ['notification.add'], disabled: false });
       // disable and enable by hand; a disabled endpoint says why
       await page.click('#endpoint-enable');

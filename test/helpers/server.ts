@@ -6,7 +6,7 @@ import { createServer, type HearthServer } from '../../server/index.ts';
 import type { Credentials } from '../../server/services/bootstrap.ts';
 import type { ErrorAnswer } from '../../shared/admin.ts';
 
-export interface CallResult<T = any> {
+export interface CallResult<T = Envelope> {
   status: number;
   body: T;
   headers: Headers;
@@ -21,10 +21,26 @@ export type Envelope<T = unknown> = Success<T> | Failure;
 
 /** The data of a successful answer, typed by the caller; any other answer throws with what came instead. */
 export function dataOf<T>(res: CallResult<unknown>): T {
+  return resultOf<T>(res).data;
+}
+
+/** The whole `result` of a successful answer (message, data, page tokens), its data typed by the caller. */
+export function resultOf<T>(res: CallResult<unknown>): Success<T>['result'] {
   const body = res.body as Partial<Success<T>> | undefined;
   if (res.status !== 200 || body?.result?.status !== 'success')
     throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
-  return body.result.data;
+  return body.result;
+}
+
+/**
+ * The `result` of an operation that answers its record there directly, with no status or message (agents,
+ * workflow definitions, memory, ask-ai, as the interface describes them); any other answer throws.
+ */
+export function answerOf<T>(res: CallResult<unknown>): T {
+  const body = res.body as { result?: T } | undefined;
+  if (res.status !== 200 || body?.result === undefined)
+    throw new Error(`expected a success, got HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+  return body.result;
 }
 
 /** The error of a refused call; a success throws. */
@@ -37,12 +53,18 @@ export function errorOf(res: CallResult<unknown>): Failure['error'] {
 export type Headers_ = Record<string, string>;
 
 /** Sends `{ data }` to `path` like any client would. */
-export async function call<T = any>(baseUrl: string, path: string, data: unknown, headers: Headers_ = {}): Promise<CallResult<T>> {
+export async function call<T = Envelope>(baseUrl: string, path: string, data: unknown, headers: Headers_ = {}): Promise<CallResult<T>> {
   return raw<T>(baseUrl, path, JSON.stringify({ data }), headers);
 }
 
 /** Sends a body as given (for malformed requests). */
-export async function raw<T = any>(baseUrl: string, path: string, body: string | undefined, headers: Headers_ = {}, method = 'POST'): Promise<CallResult<T>> {
+export async function raw<T = Envelope>(
+  baseUrl: string,
+  path: string,
+  body: string | undefined,
+  headers: Headers_ = {},
+  method = 'POST',
+): Promise<CallResult<T>> {
   const response = await fetch(baseUrl + path, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
@@ -74,11 +96,11 @@ export interface TestServer {
   dataDir: string;
   credentials: Credentials;
   /** Calls with the default API key's headers (set B). */
-  callK<T = any>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
+  callK<T = Envelope>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
   /** Calls with the default workspace's headers (set A). */
-  callW<T = any>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
+  callW<T = Envelope>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
   /** Calls with no credentials (set C). */
-  callPublic<T = any>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
+  callPublic<T = Envelope>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
   /** Stops the server and starts a new one on the same data dir. */
   restart(overrides?: ConfigOverrides): Promise<void>;
   close(): Promise<void>;

@@ -8,8 +8,18 @@ import WebSocket from 'ws';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
+/** crdt/get's data for the text editors here. */
+interface TextItem {
+  data: string;
+  lastUpdatedBy: string;
+}
 
 let t: TestServer;
 const ORG = 'auth-org';
@@ -32,10 +42,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const tokenOf = async (userId: string) => (await t.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string;
+const tokenOf = async (userId: string) => dataOf<UserTokenAnswer>(await t.callK('/v2/auth/generate_token', { userId })).token;
 const userParams = async (userId: string) => ({ apiKey: t.credentials.apiKey, token: await tokenOf(userId) });
 const room = (editorId: string) => ({ organizationId: ORG, documentId: DOC, editorId });
-const storedRow = async (editorId: string) => (await t.callK('/v2/crdt/get', room(editorId))).body.result.data[0] as { data: string; lastUpdatedBy: string };
+const storedRow = async (editorId: string) => dataOf<TextItem[]>(await t.callK('/v2/crdt/get', room(editorId)))[0]!;
 const logLength = (editorId: string) =>
   (
     t.server.app.storage.engine.main.sqlite

@@ -7,7 +7,7 @@
 // counts once a second client in the room (the observer) has received it: the server broadcasts an update only
 // after it is committed to the update log (server/crdt/store.ts), so what the observer saw is on disk.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers/server.ts';
+import { dataOf, eventually, resultOf } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 import { integrityCheck, newDataDir, removeDataDir, startChild, type ChildServer } from './helpers/child.ts';
 import { startFlakyReceiver, type FlakyReceiver } from './helpers/receiver.ts';
@@ -19,6 +19,19 @@ const ENV = { WEBHOOK_RETRY_SCHEDULE_MS: '0,100,200,300,400,500,1000,1000,1000,1
 const ORG = 'crash-org';
 const DOC = 'doc';
 const WS_EDITOR = 'ws-editor';
+
+/** crdt/get's data for the map editors written here: a REST writer's sequence number, the websocket client's keys. */
+interface MapItem {
+  data?: { seq?: number } & Record<string, unknown>;
+}
+/** notifications/get's items, as far as the test reads them. */
+interface NotificationItem {
+  id: string;
+}
+/** notifications/add's data. */
+interface NotificationAdded {
+  notificationId: string;
+}
 
 let dataDir: string;
 let receiver: FlakyReceiver;
@@ -61,18 +74,18 @@ async function verify(server: ChildServer): Promise<string[]> {
   do {
     const res = await server.callK('/v2/notifications/get', { organizationId: ORG, documentId: DOC, pageSize: 1000, ...(pageToken ? { pageToken } : {}) });
     expect(res.status).toBe(200);
-    for (const n of res.body.result.data as Array<{ id: string }>) stored.add(n.id);
-    pageToken = res.body.result.pageToken ?? undefined;
+    for (const n of dataOf<NotificationItem[]>(res)) stored.add(n.id);
+    pageToken = resultOf(res).pageToken ?? undefined;
   } while (pageToken);
   for (const id of acked.notifications.keys()) if (!stored.has(id)) missing.push(`notification ${id}`);
   for (const [editorId, seqs] of acked.restCrdt) {
     const res = await server.callK('/v2/crdt/get', { organizationId: ORG, documentId: DOC, editorId });
-    const seq = res.body.result.data[0]?.data?.seq as number | undefined;
+    const seq = dataOf<MapItem[]>(res)[0]?.data?.seq;
     // the last acknowledged write, or the one in flight at the kill (committed but not answered)
     if (seq !== seqs.last && seq !== seqs.inFlight) missing.push(`${editorId}: seq ${seq}, acknowledged ${seqs.last}`);
   }
   const ws = await server.callK('/v2/crdt/get', { organizationId: ORG, documentId: DOC, editorId: WS_EDITOR });
-  const wsData = (ws.body.result.data[0]?.data ?? {}) as Record<string, unknown>;
+  const wsData = dataOf<MapItem[]>(ws)[0]?.data ?? {};
   for (const key of acked.wsKeys) if (!(key in wsData)) missing.push(`websocket key ${key}`);
   return missing;
 }
@@ -93,7 +106,7 @@ function startWriters(server: ChildServer, round: number) {
           displayBodyMessage: `round ${round}`,
         });
         if (res.status !== 200) throw new Error(`notifications/add answered ${res.status}: ${JSON.stringify(res.body)}`);
-        acked.notifications.set(res.body.result.data.notificationId as string, round);
+        acked.notifications.set(dataOf<NotificationAdded>(res).notificationId, round);
       } catch (error) {
         // after the kill a refused or reset request ends the writer; before it, any failure is the test's
         if (!killing) throw error;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_TO_HTTP } from '../../server/http/errors.ts';
 import type { AnyOperation } from '../../server/http/operation.ts';
 import { operations } from '../../server/operations/index.ts';
-import { apiKeyHeaders, call, workspaceHeaders } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, resultOf, workspaceHeaders, type CallResult } from '../helpers/server.ts';
 import type { Pools } from './helpers/arbitraries.ts';
 import { newDataDir, removeDataDir, rssMiB, startChild, type ChildServer, type Credentials } from './helpers/child.ts';
 import { requestArbitrary, sendOnceMore, type FuzzRequest } from './helpers/requests.ts';
@@ -21,6 +21,25 @@ const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const CONCURRENCY = 6;
 const BATCH = 200;
 const ORG = 'fuzz-org';
+
+/** workspace/create's data, as far as the set-up reads it. */
+interface WorkspaceCreated {
+  id: string;
+  authToken: string;
+  apiKeyList: Record<string, unknown>;
+}
+/** workspace/authtokens/get's data. */
+interface AuthTokensAnswer {
+  authTokens: { token: string }[];
+}
+/** notifications/get's items, as far as the test reads them. */
+interface NotificationItem {
+  id: string;
+}
+/** notifications/add's data. */
+interface NotificationAdded {
+  notificationId: string;
+}
 
 let server: ChildServer;
 let dataDir: string;
@@ -32,10 +51,10 @@ beforeAll(async () => {
   dataDir = newDataDir('fuzz');
   // AI providers named by a fuzzed configuration are not reachable here: fail fast
   server = await startChild(dataDir, { AI_TIMEOUT_MS: '2000' });
-  const must = async (res: Promise<{ status: number; body: { result?: { data?: unknown } } }>) => {
+  const must = async (res: Promise<CallResult>) => {
     const answer = await res;
     if (answer.status !== 200) throw new Error(`set-up failed: ${JSON.stringify(answer.body)}`);
-    return answer.body.result?.data as Record<string, unknown>;
+    return dataOf<Record<string, unknown>>(answer);
   };
   await must(
     server.callK('/v2/organizations/documents/add', {
@@ -73,7 +92,7 @@ beforeAll(async () => {
   );
   for (let i = 0; i < 3; i++) {
     const created = await call(server.url, '/v2/workspace/create', { ownerEmail: `fuzz-owner-${i}@example.com`, name: 'Fuzz' });
-    const data = created.body.result.data as { id: string; authToken: string; apiKeyList: Record<string, unknown> };
+    const data = dataOf<WorkspaceCreated>(created);
     const apiKey = Object.keys(data.apiKeyList)[0] as string;
     const tokens = await call(
       server.url,
@@ -81,7 +100,7 @@ beforeAll(async () => {
       { apiKey },
       workspaceHeaders({ workspaceId: data.id, workspaceAuthToken: data.authToken }),
     );
-    workspaces.push({ workspaceId: data.id, workspaceAuthToken: data.authToken, apiKey, authToken: tokens.body.result.data.authTokens[0].token as string });
+    workspaces.push({ workspaceId: data.id, workspaceAuthToken: data.authToken, apiKey, authToken: dataOf<AuthTokensAnswer>(tokens).authTokens[0]!.token });
   }
   Object.assign(pools, {
     organizationId: [ORG],
@@ -220,9 +239,9 @@ describe('bad input: fuzzing every operation', () => {
       );
       expect(findings).toEqual([]);
       expect(sent).toBeGreaterThanOrEqual(TOTAL);
-      expect(ping.body.result.message).toBe('pong');
+      expect(resultOf(ping).message).toBe('pong');
       expect(written.status, JSON.stringify(written.body)).toBe(200);
-      expect(read.body.result.data.map((n: { id: string }) => n.id)).toEqual([written.body.result.data.notificationId]);
+      expect(dataOf<NotificationItem[]>(read).map((n: { id: string }) => n.id)).toEqual([dataOf<NotificationAdded>(written).notificationId]);
       // "not exploding": the fuzz leaves the server within a few hundred MiB of where it started
       expect(rssAfter).toBeLessThan(rssBefore + 400);
       // 20,000 requests take a few minutes on an idle 2-core machine; the margin is for a busy one

@@ -6,6 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataOf } from '../helpers/server.ts';
 import { newDataDir, removeDataDir, rssMiB, startChild, type ChildServer } from './helpers/child.ts';
 
 const MiB = 1024 * 1024;
@@ -23,6 +24,11 @@ afterAll(async () => {
   await server?.stop();
   removeDataDir(dataDir);
 });
+
+/** crdt/get's data for the text editor here: its text. */
+interface TextItem {
+  data: string;
+}
 
 interface Answer {
   status: number;
@@ -223,7 +229,7 @@ describe('limits', () => {
     );
     // the 5 MB content is stored whole, and the server still answers
     const stored = await server.callK('/v2/crdt/get', { organizationId: ORG, documentId: 'doc', editorId: 'big' });
-    expect((stored.body.result.data[0].data as string).length).toBe(fiveMB.length);
+    expect(dataOf<TextItem[]>(stored)[0]!.data.length).toBe(fiveMB.length);
     expect((await server.callK('/v2/ping', {})).status).toBe(200);
     const rssEnd = rssMiB(server.pid);
     console.log([`limits: RSS ${rssStart} MiB at start, ${rssEnd} MiB after ${figures.length} cases x ${REPEAT}`, ...figures.map((f) => `  ${f}`)].join('\n'));

@@ -7,6 +7,7 @@
 // latency of the last window must be within 2x of the first window's (a stability check, not a performance goal:
 // the figures are printed, the bench has the goals).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataOf } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 import { newDataDir, openFds, percentile, removeDataDir, rssMiB, startChild, type ChildServer } from './helpers/child.ts';
 import { startFlakyReceiver, type FlakyReceiver } from './helpers/receiver.ts';
@@ -25,6 +26,11 @@ const RATE = Number(process.env.SOAK_RATE ?? 200);
 /** All three y-websocket clients type into the one text crdt/get reads (see wsEditor): its history grows all along. */
 const SHARED_TEXT = process.env.SOAK_SHARED_TEXT === '1';
 const ORG = 'soak-org';
+
+/** crdt/get's data: one item per editor, its content decoded by type. */
+interface CrdtItem {
+  data: unknown;
+}
 
 let server: ChildServer;
 let receiver: FlakyReceiver;
@@ -122,7 +128,7 @@ describe(`soak: ${SECONDS} s of mixed load`, () => {
       const stored = await server.callK('/v2/crdt/get', room);
       await expect
         .poll(() => clients.map((c) => c.doc.getText('content').toString()), { timeout: 10_000 })
-        .toEqual(clients.map(() => stored.body.result.data[0].data));
+        .toEqual(clients.map(() => dataOf<CrdtItem[]>(stored)[0]!.data));
       for (const lane of ['lane-1', 'lane-2']) {
         await expect.poll(() => new Set(clients.map((c) => c.doc.getText(lane).toString())).size, { timeout: 10_000 }).toBe(1);
       }

@@ -10,7 +10,7 @@
 import type { Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyHeaders, call, eventually } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, eventually } from '../helpers/server.ts';
 import { closePayload, connectTcp, encodeFrame, rawUpgrade, upgradeRequest, type FrameSpec } from '../helpers/ws-raw.ts';
 import { connectYjs, yjsMessage } from '../helpers/yjs.ts';
 import { newDataDir, removeDataDir, startChild, type ChildServer } from './helpers/child.ts';
@@ -21,6 +21,15 @@ const MIN_FRAMES = Number(process.env.WS_FRAMES ?? 10_000);
 const MAX_PAYLOAD = 10 * 1024 * 1024;
 const PARALLEL = 6;
 const ORG = 'frames';
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
+/** crdt/get's data for the text editor here: its text. */
+interface TextItem {
+  data: string;
+}
 
 type As = 'key' | 'editor' | 'viewer' | 'forged';
 interface Frame {
@@ -129,7 +138,7 @@ async function start(): Promise<void> {
     ],
   });
   await child.callK('/v2/crdt/add', { organizationId: ORG, documentId: 'doc', editorId: 'e', type: 'text', data: 'kept' });
-  const token = async (userId: string) => (await child.callK('/v2/auth/generate_token', { userId })).body.result.data.token as string;
+  const token = async (userId: string) => dataOf<UserTokenAnswer>(await child.callK('/v2/auth/generate_token', { userId })).token;
   tokens = { editor: await token('ed'), viewer: await token('vi') };
 }
 
@@ -277,7 +286,7 @@ describe('websocket frames', () => {
         client.doc.getText('content').insert(0, 'after the frames: ');
         await eventually(async () => {
           const got = await call(child.url, '/v2/crdt/get', { organizationId: ORG, documentId: 'doc', editorId: 'e' }, apiKeyHeaders(child.credentials));
-          expect(got.body.result.data[0].data).toContain('after the frames: ');
+          expect(dataOf<TextItem[]>(got)[0]!.data).toContain('after the frames: ');
         });
         synced = true;
       } finally {

@@ -11,9 +11,18 @@ import { VerifiedCredentials } from '../../server/http/credentials.ts';
 import { DATABASE_FILE, openApp } from '../../server/index.ts';
 import { ensureDefaultCredentials } from '../../server/services/bootstrap.ts';
 import { createWorkspace } from '../helpers/factories.ts';
-import { apiKeyHeaders, call, startTestServer, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, errorOf, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** The tables a verified API key or workspace is read from (storage's keys.credentialChanges watches these). */
+/** workspace/authtoken/reset's data: the key's new auth token. */
+interface AuthTokenAnswer {
+  authToken: { token: string };
+}
+/** workspace/apikeyconfig/get's data, as far as the tests read it. */
+interface ApiKeyConfig {
+  enablePrivateComments: boolean;
+}
+
 const CREDENTIAL_TABLES = ['workspaces', 'api_keys', 'auth_tokens'];
 
 /**
@@ -195,17 +204,17 @@ describe('credentials over HTTP, with the cache in front', () => {
     const reset = await call(t.url, '/v2/workspace/authtoken/reset', { apiKey: w.apiKey }, w.headersW);
     expect(reset.status).toBe(200);
     const refused = await configGet(w.headersK);
-    expect([refused.status, refused.body.error.status]).toEqual([403, 'PERMISSION_DENIED']);
-    const renewed = await configGet(apiKeyHeaders({ apiKey: w.apiKey, authToken: reset.body.result.data.authToken.token }));
+    expect([refused.status, errorOf(refused).status]).toEqual([403, 'PERMISSION_DENIED']);
+    const renewed = await configGet(apiKeyHeaders({ apiKey: w.apiKey, authToken: dataOf<AuthTokenAnswer>(reset).authToken.token }));
     expect(renewed.status).toBe(200);
   });
 
   it('answers with the key as it is now after its settings change', async () => {
     const w = await createWorkspace(t);
-    expect((await configGet(w.headersK)).body.result.data.enablePrivateComments).toBe(false);
+    expect(dataOf<ApiKeyConfig>(await configGet(w.headersK)).enablePrivateComments).toBe(false);
     const updated = await call(t.url, '/v2/workspace/apikeyconfig/update', { enablePrivateComments: true }, w.headersK);
     expect(updated.status).toBe(200);
-    expect((await configGet(w.headersK)).body.result.data.enablePrivateComments).toBe(true);
+    expect(dataOf<ApiKeyConfig>(await configGet(w.headersK)).enablePrivateComments).toBe(true);
   });
 
   it('refuses credentials another process deleted or changed, on the very next call', async () => {
@@ -217,10 +226,10 @@ describe('credentials over HTTP, with the cache in front', () => {
     try {
       cli.prepare('DELETE FROM auth_tokens WHERE api_key_id = ?').run(w.apiKey);
       const refused = await configGet(w.headersK);
-      expect([refused.status, refused.body.error.status]).toEqual([403, 'PERMISSION_DENIED']);
+      expect([refused.status, errorOf(refused).status]).toEqual([403, 'PERMISSION_DENIED']);
       cli.prepare("UPDATE workspaces SET auth_token_digest = 'replaced' WHERE id = ?").run(w.workspaceId);
       const refusedW = await call(t.url, '/v2/workspace/apikeys/get', {}, w.headersW);
-      expect([refusedW.status, refusedW.body.error.status]).toEqual([403, 'PERMISSION_DENIED']);
+      expect([refusedW.status, errorOf(refusedW).status]).toEqual([403, 'PERMISSION_DENIED']);
     } finally {
       cli.close();
     }

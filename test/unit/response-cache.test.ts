@@ -8,7 +8,12 @@ import { changeStampOf } from '../../server/db/change-stamp.ts';
 import { ResponseCache } from '../../server/http/response-cache.ts';
 import { DATABASE_FILE } from '../../server/index.ts';
 import { createWorkspace } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, startTestServer, type Success, type TestServer } from '../helpers/server.ts';
+
+/** activities/get's items, as far as the tests read them. */
+interface ActivityItem {
+  actionType: string;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -23,7 +28,7 @@ const activity = (n: number) => ({
   activities: [{ featureType: 'custom', actionType: `a${n}`, actionUser: { userId: 'u' }, targetEntityId: `t${n}` }],
 });
 const read = async (headers?: Record<string, string>) =>
-  (await t.callK('/v2/activities/get', { organizationId: 'rc', documentId: 'd' }, headers)).body.result.data as Array<{ actionType: string }>;
+  dataOf<ActivityItem[]>(await t.callK('/v2/activities/get', { organizationId: 'rc', documentId: 'd' }, headers));
 
 describe('the response cache', () => {
   it('answers a repeated read from the cache, and anew after a write through the API', async () => {
@@ -61,7 +66,7 @@ describe('the response cache', () => {
     const other = await createWorkspace(t);
     const mine = await read();
     expect(mine.length).toBeGreaterThan(0);
-    const theirs = await t.callK('/v2/activities/get', { organizationId: 'rc', documentId: 'd' }, other.headersK);
+    const theirs = await t.callK<Partial<Success<ActivityItem[]>>>('/v2/activities/get', { organizationId: 'rc', documentId: 'd' }, other.headersK);
     expect(theirs.status === 404 || (theirs.body.result?.data ?? []).length === 0).toBe(true);
     expect(await read()).toEqual(mine);
   });

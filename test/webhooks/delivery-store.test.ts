@@ -3,10 +3,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { AttemptView } from '../../shared/admin.ts';
 import { addAnnotation } from '../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
+
+/** advancedwebhook/attempts/list's data. */
+interface AttemptsAnswer {
+  attempts: AttemptView[];
+}
 
 // Delivery state lives in DATA_DIR/webhooks.db, written by the delivery worker; hearth.db keeps the outbox.
 const receivers: Receiver[] = [];
@@ -33,7 +39,7 @@ describe('the delivery store', () => {
     await eventually(() => expect(r.received).toHaveLength(1));
     const messageId = r.received[0]!.headers['webhook-id'] as string;
     await eventually(async () =>
-      expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).body.result.data.attempts).toHaveLength(1),
+      expect(dataOf<AttemptsAnswer>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).attempts).toHaveLength(1),
     );
 
     const main = new Database(join(dataDir, 'hearth.db'), { readonly: true });
@@ -99,10 +105,7 @@ describe('the delivery store', () => {
     expect(r.received.map((x) => x.body)).not.toContain('{"old":"delivered"}');
     // the old attempt is listed with the new one
     await eventually(async () => {
-      const attempts = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: endpoint.id })).body.result.data.attempts as Array<{
-        id: string;
-        messageId: string;
-      }>;
+      const attempts = dataOf<AttemptsAnswer>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: endpoint.id })).attempts;
       expect(attempts.map((a) => a.messageId).sort()).toEqual(['msg_old_delivered', 'msg_old_pending']);
       expect(attempts.map((a) => a.id)).toContain('atmpt_old');
     });
@@ -121,14 +124,14 @@ describe('the delivery store', () => {
     await eventually(() => expect(r.received).toHaveLength(1));
     const messageId = r.received[0]!.headers['webhook-id'] as string;
     await eventually(async () =>
-      expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).body.result.data.attempts).toHaveLength(1),
+      expect(dataOf<AttemptsAnswer>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).attempts).toHaveLength(1),
     );
     const replay = await t.callK('/v2/workspace/advancedwebhook/messages/replay', { messageId });
     expect(replay.status).toBe(200);
     await eventually(() => expect(r.received).toHaveLength(2));
     expect(r.received[1]!.headers['webhook-id']).toBe(messageId);
     await eventually(async () => {
-      const attempts = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).body.result.data.attempts as Array<{ trigger: string }>;
+      const attempts = dataOf<AttemptsAnswer>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId })).attempts;
       expect(attempts.map((a) => a.trigger).sort()).toEqual(['replay', 'scheduled']);
     });
   });

@@ -1,12 +1,26 @@
 import { constants, createDecipheriv, createHash, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AttemptView } from '../../shared/admin.ts';
 import { signatureHeader } from '../../server/webhooks/crypto.ts';
 import { addAnnotation } from '../helpers/comments.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, errorOf, eventually, startTestServer, type Success, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
+
+/** advancedwebhook/attempts/list's data. */
+interface AttemptsAnswer {
+  attempts: AttemptView[];
+}
+/** advancedwebhook/endpoints/get's data: the endpoints, compared whole but for their id. */
+interface EndpointsAnswer {
+  endpoints: Array<{ id: string }>;
+}
+/** advancedwebhook/endpoints/secret/rotate's data. */
+interface EndpointSecretAnswer {
+  secret: string;
+}
 
 let t: TestServer;
 const receivers: Receiver[] = [];
@@ -26,13 +40,12 @@ afterAll(async () => {
 });
 afterEach(async () => {
   // Each test starts from no endpoints: delete whatever the last one made.
-  const list = await t.callK('/v2/workspace/advancedwebhook/endpoints/get', {});
+  const list = await t.callK<Partial<Success<EndpointsAnswer>>>('/v2/workspace/advancedwebhook/endpoints/get', {});
   for (const ep of list.body.result?.data?.endpoints ?? []) await t.callK('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: ep.id });
 });
 
 const comment = (text = 'hello') => addAnnotation(t, { commentData: [{ commentText: text, from: { userId: 'ann', name: 'Ann', email: 'ann@example.com' } }] });
-const attempts = async (data: Record<string, unknown>) =>
-  (await t.callK('/v2/workspace/advancedwebhook/attempts/list', data)).body.result.data.attempts as Array<Record<string, any>>;
+const attempts = async (data: Record<string, unknown>) => dataOf<AttemptsAnswer>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', data)).attempts;
 
 describe('Standard Webhooks signing', () => {
   it('matches the published test vector', () => {
@@ -113,7 +126,7 @@ describe('Standard Webhooks signing', () => {
     const { id, secret: old } = await enableWithEndpoint(t, r.url);
     const rotated = await t.callK('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId: id });
     expect(rotated.status).toBe(200);
-    const fresh = rotated.body.result.data.secret as string;
+    const fresh = dataOf<EndpointSecretAnswer>(rotated).secret;
     await comment('rotated');
     const [delivery] = await eventually(() => {
       expect(r.received).toHaveLength(1);
@@ -190,7 +203,7 @@ describe('retries', () => {
     const { id } = await enableWithEndpoint(t, r.url);
     await comment('gone');
     await eventually(async () => {
-      const ep = (await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).body.result.data.endpoints[0];
+      const ep = dataOf<EndpointsAnswer>(await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).endpoints[0];
       expect(ep).toMatchObject({ disabled: true, disabledReason: 'The endpoint answered 410 Gone.' });
     });
     await comment('after gone');
@@ -206,7 +219,7 @@ describe('retries', () => {
       const { id } = await enableWithEndpoint(fast, r.url);
       await addAnnotation(fast, { commentData: [{ commentText: 'x', from: { userId: 'ann' } }] });
       const list = await eventually(async () => {
-        const a = (await fast.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).body.result.data.attempts;
+        const a = dataOf<AttemptsAnswer>(await fast.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).attempts;
         expect(a).toHaveLength(2);
         return a;
       });
@@ -227,7 +240,7 @@ describe('endpoint limits', () => {
       const { id } = await enableWithEndpoint(fast, r.url);
       await addAnnotation(fast, { commentData: [{ commentText: 'x', from: { userId: 'ann' } }] });
       await eventually(async () => {
-        const ep = (await fast.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).body.result.data.endpoints[0];
+        const ep = dataOf<EndpointsAnswer>(await fast.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).endpoints[0];
         expect(ep).toMatchObject({ disabled: true, disabledReason: expect.stringMatching(/^Every attempt failed for/) });
       });
       // the disabling failure is the one at or after 250 ms: the 4th attempt at the latest
@@ -279,7 +292,7 @@ describe('replay, recover and deletion', () => {
     await eventually(() => expect(r.received).toHaveLength(1));
     const messageId = String(r.received[0]!.headers['webhook-id']);
     const replay = await t.callK('/v2/workspace/advancedwebhook/messages/replay', { messageId });
-    expect(replay.body.result.data).toEqual({ messageId, endpointIds: [id] });
+    expect(dataOf<unknown>(replay)).toEqual({ messageId, endpointIds: [id] });
     await eventually(() => expect(r.received).toHaveLength(2));
     expect(r.received[1]!.headers['webhook-id']).toBe(messageId);
     expect(r.received[1]!.body).toBe(r.received[0]!.body);
@@ -297,7 +310,7 @@ describe('replay, recover and deletion', () => {
     await eventually(async () => expect(await attempts({ endpointId: id, status: 'failed', limit: 250 })).toHaveLength(8));
     r.answer({ status: 204 });
     const recovered = await t.callK('/v2/workspace/advancedwebhook/endpoints/recover', { endpointId: id, since });
-    expect(recovered.body.result.data).toEqual({ endpointId: id, recovered: 2 });
+    expect(dataOf<unknown>(recovered)).toEqual({ endpointId: id, recovered: 2 });
     await eventually(async () => expect((await attempts({ endpointId: id, status: 'succeeded' })).map((a) => a.trigger)).toEqual(['recover', 'recover']));
   });
 
@@ -310,7 +323,7 @@ describe('replay, recover and deletion', () => {
       await addAnnotation(slow, { commentData: [{ commentText: 'x', from: { userId: 'ann' } }] });
       await eventually(() => expect(r.received).toHaveLength(1));
       const deleted = await slow.callK('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: id });
-      expect(deleted.body.result.data).toEqual({ endpointId: id, deleted: true });
+      expect(dataOf<unknown>(deleted)).toEqual({ endpointId: id, deleted: true });
       await addAnnotation(slow, { commentData: [{ commentText: 'y', from: { userId: 'ann' } }] });
       // the retry was due 300 ms after the first attempt: wait past it on something observable, a second live
       // endpoint that fails too, whose own retry falls due 300 ms after its first attempt (later than the deleted
@@ -360,7 +373,7 @@ describe('payload encoding and encryption', () => {
     const r = await receiver();
     await enableWithEndpoint(t, r.url);
     const updated = await t.callK('/v2/workspace/advancedwebhookconfig/update', { encryptData: true, publicKey: publicBody });
-    expect(updated.body.result.data).toEqual({ isEnabled: true, encryptData: true, encodeData: false, publicKey: publicBody, enableDataProtection: false });
+    expect(dataOf<unknown>(updated)).toEqual({ isEnabled: true, encryptData: true, encodeData: false, publicKey: publicBody, enableDataProtection: false });
     await comment('secret text');
     await eventually(() => expect(r.received).toHaveLength(1));
     const envelope = JSON.parse(r.received[0]!.body);
@@ -419,13 +432,13 @@ describe('filters and tenants', () => {
     await eventually(() => expect(mine.received).toHaveLength(1));
     expect(theirs.received).toHaveLength(0);
     const foreign = await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: otherId });
-    expect(foreign.body.error).toEqual({ status: 'NOT_FOUND', message: 'Advanced webhook provider request failed.' });
+    expect(errorOf(foreign)).toEqual({ status: 'NOT_FOUND', message: 'Advanced webhook provider request failed.' });
     for (const path of ['/v2/workspace/advancedwebhook/endpoints/secret/get', '/v2/workspace/advancedwebhook/endpoints/delete']) {
       expect((await t.callK(path, { endpointId: otherId }, other.headersK)).status).toBe(200);
-      expect((await t.callK(path, { endpointId: id }, other.headersK)).body.error.status).toBe('NOT_FOUND');
+      expect(errorOf(await t.callK(path, { endpointId: id }, other.headersK)).status).toBe('NOT_FOUND');
     }
     const messageId = String(mine.received[0]!.headers['webhook-id']);
-    expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId }, other.headersK)).body.result.data.attempts).toEqual([]);
-    expect((await t.callK('/v2/workspace/advancedwebhook/messages/replay', { messageId }, other.headersK)).body.error.status).toBe('NOT_FOUND');
+    expect(dataOf<AttemptsAnswer>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId }, other.headersK)).attempts).toEqual([]);
+    expect(errorOf(await t.callK('/v2/workspace/advancedwebhook/messages/replay', { messageId }, other.headersK)).status).toBe('NOT_FOUND');
   });
 });

@@ -5,9 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliServer } from '../helpers/cli.ts';
 import { queryDataFile } from '../helpers/data-file.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+
+/** auth/generate_token's data. */
+interface UserTokenAnswer {
+  token: string;
+}
 
 const receivers: Receiver[] = [];
 const receiver = async (options: Parameters<typeof startReceiver>[0] = {}) => {
@@ -61,7 +66,7 @@ describe('crdt.update_data, debounced per document', () => {
     });
     await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'live-doc', users: [{ userId: 'ann', accessRole: 'editor' }] });
     await t.callK('/v2/crdt/add', { ...room, type: 'text', data: '' });
-    const token = (await t.callK('/v2/auth/generate_token', { userId: 'ann' })).body.result.data.token as string;
+    const token = dataOf<UserTokenAnswer>(await t.callK('/v2/auth/generate_token', { userId: 'ann' })).token;
     const client = connectYjs(t.url, room, { apiKey: t.credentials.apiKey, token });
     try {
       await client.synced;

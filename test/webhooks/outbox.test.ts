@@ -4,13 +4,18 @@ import { DELIVERY_CACHE_KIB, openDeliveryFile } from '../../server/db/delivery-f
 import type { TenantScope } from '../../server/db/scope.ts';
 import { emitEvent } from '../../server/webhooks/outbox.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 
 // The outbox writes an event only when a live endpoint would take it: the same type and channel filters the
 // delivery worker applies when it fans the event out. Before, any enabled endpoint made every event be written
 // (and every debounced crdt.update_data be opened and resolved, which re-reads the whole document every few
 // seconds while it is edited: the soak's rising RSS).
+
+/** advancedwebhook/endpoints/create's data. */
+interface CreatedEndpoint {
+  id: string;
+}
 
 let t: TestServer;
 let scope: TenantScope;
@@ -22,7 +27,7 @@ async function endpoint(name: keyof typeof endpoints, input: Record<string, unkn
   receivers.push(r);
   const created = await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: r.url, ...input });
   expect(created.status).toBe(200);
-  endpoints[name] = { id: created.body.result.data.id as string, r };
+  endpoints[name] = { id: dataOf<CreatedEndpoint>(created).id, r };
   return endpoints[name].id;
 }
 

@@ -2,9 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
+interface Activity {
+  id: string;
+  actionType: string;
+  timestamp: number;
+}
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'acme' }] });
@@ -14,7 +19,7 @@ afterAll(() => t.close());
 const actionUser = { userId: 'ann', name: 'Ann', email: 'ann@example.com' };
 const add = (activities: unknown[], extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
   t.callK('/v2/activities/add', { organizationId: 'acme', documentId: 'doc', activities, ...extra }, headers);
-const get = async (activityIds: string[]) => (await t.callK('/v2/activities/get', { organizationId: 'acme', activityIds })).body.result.data;
+const get = async (activityIds: string[]) => dataOf<Activity[]>(await t.callK('/v2/activities/get', { organizationId: 'acme', activityIds }));
 
 describe('/v2/activities/add', () => {
   it('stores custom and feature activities with every field', async () => {
@@ -36,9 +41,9 @@ describe('/v2/activities/add', () => {
       { featureType: 'comment', actionType: 'comment.add', actionUser },
     ]);
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Activity(s) added successfully.');
-    expect(res.body.result.data).toMatchObject({ success: true, message: 'Activity(s) added successfully.' });
-    const [, generated] = res.body.result.data.activityIds;
+    expect(resultOf(res).message).toBe('Activity(s) added successfully.');
+    expect(dataOf(res)).toMatchObject({ success: true, message: 'Activity(s) added successfully.' });
+    const [, generated] = dataOf<{ activityIds: string[] }>(res).activityIds;
     expect(generated).toMatch(/^[A-Za-z0-9]{20}$/);
     const [stored] = await get(['act-1']);
     expect(stored).toMatchObject({
@@ -56,7 +61,7 @@ describe('/v2/activities/add', () => {
       actionIcon: 'check',
       metadata: { apiKey: t.credentials.apiKey, documentId: 'doc', organizationId: 'acme' },
     });
-    expect(typeof stored.timestamp).toBe('number');
+    expect(typeof stored!.timestamp).toBe('number');
   });
 
   it('overwrites the record when the id is given again', async () => {
@@ -68,7 +73,7 @@ describe('/v2/activities/add', () => {
     // any id the read operations take (reference §3.8 names no character rule), trimmed as ids are
     for (const id of ['act.3', 'jira:PROJ-1', 'with space']) {
       await add([{ id: ` ${id} `, featureType: 'custom', actionType: 'custom.a', actionUser, targetEntityId: 'x' }]);
-      expect((await get([id])).map((a: any) => a.id)).toEqual([id]);
+      expect((await get([id])).map((a) => a.id)).toEqual([id]);
     }
   });
 
@@ -99,7 +104,7 @@ describe('/v2/activities/add', () => {
     ];
     for (const [activities, message] of cases) {
       const res = await add(activities);
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ status: res.status, error: errorOf(res) }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
     const noOrg = await t.callK('/v2/activities/add', {
       organizationId: 'nope',
@@ -112,6 +117,6 @@ describe('/v2/activities/add', () => {
     const other = await createWorkspace(t);
     await t.callPublic('/v2/organizations/add', { organizations: [{ organizationId: 'acme' }] }, other.headersK);
     await add([{ id: 'act-1', featureType: 'custom', actionType: 'custom.hijack', actionUser, targetEntityId: 'x' }], {}, other.headersK);
-    expect((await get(['act-1']))[0].actionType).toBe('custom.approved');
+    expect((await get(['act-1']))[0]!.actionType).toBe('custom.approved');
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 afterAll(() => t?.close());
@@ -19,12 +19,15 @@ beforeEach(async () => {
   await add('d2', 'c', 't1');
 });
 
-const remaining = async () => (await t.callK('/v2/activities/get', { organizationId: 'acme', order: 'asc' })).body.result.data.map((a: any) => a.id).sort();
+const remaining = async () =>
+  dataOf<Array<{ id: string }>>(await t.callK('/v2/activities/get', { organizationId: 'acme', order: 'asc' }))
+    .map((a) => a.id)
+    .sort();
 
 describe('/v2/activities/delete', () => {
   it('deletes by ids with per-id outcomes', async () => {
     const res = await t.callK('/v2/activities/delete', { organizationId: 'acme', activityIds: ['a', 'zzz'] });
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Activity(s) deleted successfully.',
       data: { a: { success: true, message: 'Activity deleted.' }, zzz: { success: false, message: 'Failed to delete activity.' } },
@@ -40,7 +43,7 @@ describe('/v2/activities/delete', () => {
   });
 
   it('needs at least one filter besides the organization', async () => {
-    expect((await t.callK('/v2/activities/delete', { organizationId: 'acme' })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/activities/delete', { organizationId: 'acme' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'Pass at least one of documentId, targetEntityId or activityIds.',
     });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 const all: Array<{ id: string; documentId: string; featureType: string; actionType: string; userId: string; target: string }> = [];
@@ -37,9 +37,9 @@ async function walk(filters: Record<string, unknown>, pageSize: number) {
   for (let pages = 0; pages < 200; pages++) {
     const res = await t.callK('/v2/activities/get', { organizationId: 'acme', ...filters, pageSize, pageToken });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Activity(s) retrieved successfully.');
-    seen.push(...res.body.result.data.map((a: any) => a.id));
-    pageToken = res.body.result.pageToken ?? undefined;
+    expect(resultOf(res).message).toBe('Activity(s) retrieved successfully.');
+    seen.push(...dataOf<Array<{ id: string }>>(res).map((a) => a.id));
+    pageToken = resultOf(res).pageToken ?? undefined;
     if (!pageToken) return seen;
   }
   throw new Error('pagination did not end');
@@ -75,21 +75,21 @@ describe('/v2/activities/get', () => {
   });
 
   it('validates featureTypes and pageSize', async () => {
-    expect((await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['poll'] })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['poll'] })).message).toBe(
       'featureTypes[0] must be one of: comment, reaction, recorder, crdt, custom.',
     );
-    expect((await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 0 })).body.error.message).toBe('pageSize must be at least 1.');
-    expect((await t.callK('/v2/activities/get', {})).body.error.message).toBe('organizationId is required.');
+    expect(errorOf(await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 0 })).message).toBe('pageSize must be at least 1.');
+    expect(errorOf(await t.callK('/v2/activities/get', {})).message).toBe('organizationId is required.');
   });
 
   it('refuses forged and foreign page tokens', async () => {
-    const token = (await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 3 })).body.result.pageToken;
+    const token = resultOf(await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 3 })).pageToken;
     const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) =>
-      expect((await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 3, ...data }, headers)).body.error).toEqual({
+      expect(errorOf(await t.callK('/v2/activities/get', { organizationId: 'acme', pageSize: 3, ...data }, headers))).toEqual({
         status: 'INVALID_ARGUMENT',
         message: 'Invalid pageToken.',
       });
-    await bad({ pageToken: token.slice(0, -2) });
+    await bad({ pageToken: token!.slice(0, -2) });
     await bad({ pageToken: token, documentId: 'd1' });
     const other = await createWorkspace(t);
     await bad({ pageToken: token }, other.headersK);
@@ -98,6 +98,6 @@ describe('/v2/activities/get', () => {
   it("shows nothing of another API key's records", async () => {
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/activities/get', { organizationId: 'acme' }, other.headersK);
-    expect(res.body.result.data).toEqual([]);
+    expect(dataOf(res)).toEqual([]);
   });
 });

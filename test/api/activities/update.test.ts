@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = async () => (await t.callK('/v2/activities/get', { organizationId: 'acme', activityIds: ['a1'] })).body.result.data[0];
+const get = async () => dataOf<Array<{ actionIcon?: string }>>(await t.callK('/v2/activities/get', { organizationId: 'acme', activityIds: ['a1'] }))[0];
 
 describe('/v2/activities/update', () => {
   it('updates the updatable fields per id, reporting unknown ids', async () => {
@@ -34,7 +34,7 @@ describe('/v2/activities/update', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Activity(s) updated successfully.',
       data: { a1: { success: true, message: 'Activity updated.' }, nope: { success: false, message: 'Failed to update activity.' } },
@@ -51,12 +51,12 @@ describe('/v2/activities/update', () => {
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/activities/update', { organizationId: 'acme', activities: [{ actionIcon: 'x' }] })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/activities/update', { organizationId: 'acme', activities: [{ actionIcon: 'x' }] })).message).toBe(
       'activities[0].id is required.',
     );
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/activities/update', { organizationId: 'acme', activities: [{ id: 'a1', actionIcon: 'hijack' }] }, other.headersK);
-    expect(res.body.result.data.a1.success).toBe(false);
-    expect((await get()).actionIcon).toBe('pen');
+    expect(dataOf<Record<string, { success: boolean }>>(res).a1!.success).toBe(false);
+    expect((await get())!.actionIcon).toBe('pen');
   });
 });

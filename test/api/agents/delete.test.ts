@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { errorOf, eventually, startTestServer, type TestServer, answerOf } from '../../helpers/server.ts';
+
+interface Execution {
+  id: string;
+  status: string;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -12,14 +17,14 @@ afterAll(() => t.close());
 describe('/v2/agents/delete', () => {
   it('deletes the agent and keeps its executions', async () => {
     // no provider key: the run ends in `error` at once, which is all this test needs
-    const run = (await t.callK('/v2/agents/execution/run', { agentId: 'tone', text: 'hello' })).body.result;
-    await eventually(async () => expect((await t.callK('/v2/agents/execution/get', { executionId: run.id })).body.result.status).toBe('error'));
+    const run = answerOf<Execution>(await t.callK('/v2/agents/execution/run', { agentId: 'tone', text: 'hello' }));
+    await eventually(async () => expect(answerOf<Execution>(await t.callK('/v2/agents/execution/get', { executionId: run.id })).status).toBe('error'));
     const other = await createWorkspace(t);
-    expect((await t.callK('/v2/agents/delete', { agentId: 'tone' }, other.headersK)).body.error.status).toBe('NOT_FOUND');
-    expect((await t.callK('/v2/agents/delete', { agentId: 'tone' })).body.result).toEqual({ deleted: true, agentId: 'tone' });
-    expect((await t.callK('/v2/agents/get', { agentId: 'tone' })).body.error.status).toBe('NOT_FOUND');
-    expect((await t.callK('/v2/agents/delete', { agentId: 'tone' })).body.error.status).toBe('NOT_FOUND');
-    expect((await t.callK('/v2/agents/execution/get', { executionId: run.id })).body.result).toMatchObject({
+    expect(errorOf(await t.callK('/v2/agents/delete', { agentId: 'tone' }, other.headersK)).status).toBe('NOT_FOUND');
+    expect(answerOf(await t.callK('/v2/agents/delete', { agentId: 'tone' }))).toEqual({ deleted: true, agentId: 'tone' });
+    expect(errorOf(await t.callK('/v2/agents/get', { agentId: 'tone' })).status).toBe('NOT_FOUND');
+    expect(errorOf(await t.callK('/v2/agents/delete', { agentId: 'tone' })).status).toBe('NOT_FOUND');
+    expect(answerOf(await t.callK('/v2/agents/execution/get', { executionId: run.id }))).toMatchObject({
       agentId: 'tone',
       agentName: 'Tone',
       agentVersion: 1,

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { verifyUserToken } from '../../../server/services/permissions.ts';
+import type { userTokenAnswer } from '../../../shared/schemas/answers.ts';
 import { documentRole } from '../../helpers/access.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+
+type UserToken = z.infer<typeof userTokenAnswer>;
 
 let t: TestServer;
 beforeAll(async () => {
@@ -25,8 +29,8 @@ describe('/v2/auth/generate_token', () => {
       permissions: { resources: [{ type: 'document', id: 'd', organizationId: 'acme', accessRole: 'viewer' }] },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Token generated successfully.');
-    const token: string = res.body.result.data.token;
+    expect(resultOf(res).message).toBe('Token generated successfully.');
+    const token: string = dataOf<UserToken>(res).token;
     const [header, payload] = token.split('.');
     expect(decode(header!)).toEqual({ alg: 'HS256', typ: 'JWT' });
     const claims = decode(payload!);
@@ -54,13 +58,13 @@ describe('/v2/auth/generate_token', () => {
   it('grants context permissions given with the token', async () => {
     await t.callK('/v2/auth/generate_token', { userId: 'ctx-user', permissions: { context: { access: { project: 'apollo' } } } });
     const res = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ctx-user'] });
-    expect(res.body.result.data['ctx-user'].context).toEqual({ accessFields: ['project:apollo'] });
+    expect(dataOf<Record<string, { context?: unknown }>>(res)['ctx-user']!.context).toEqual({ accessFields: ['project:apollo'] });
   });
 
   it('works without permissions or properties', async () => {
     const res = await t.callK('/v2/auth/generate_token', { userId: 'bare' });
     expect(res.status).toBe(200);
-    expect(decode(res.body.result.data.token.split('.')[1]).userId).toBe('bare');
+    expect(decode(dataOf<UserToken>(res).token.split('.')[1]!).userId).toBe('bare');
   });
 
   it('refuses unknown resources without issuing a token', async () => {
@@ -69,12 +73,12 @@ describe('/v2/auth/generate_token', () => {
       permissions: { resources: [{ type: 'document', id: 'nope', organizationId: 'acme' }] },
     });
     expect(res.status).toBe(404);
-    expect(res.body.error.message).toBe('Document does not exist: nope in organization acme.');
+    expect(errorOf(res).message).toBe('Document does not exist: nope in organization acme.');
   });
 
   it('validates the input', async () => {
-    expect((await t.callK('/v2/auth/generate_token', {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userId is required.' });
-    expect((await t.callK('/v2/auth/generate_token', { userId: 'a', userProperties: { isAdmin: 'yes' } })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/auth/generate_token', {}))).toEqual({ status: 'INVALID_ARGUMENT', message: 'userId is required.' });
+    expect(errorOf(await t.callK('/v2/auth/generate_token', { userId: 'a', userProperties: { isAdmin: 'yes' } })).message).toBe(
       'userProperties.isAdmin must be a boolean, not a string.',
     );
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activitiesOf } from '../../helpers/comments.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
@@ -25,11 +25,39 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+interface StoredComment {
+  commentId: number;
+  commentText: string | null;
+  mentionedUserIds: string[];
+  createdAt: number;
+  lastUpdated: number;
+}
+interface Annotation {
+  annotationId: string;
+  status: Record<string, unknown>;
+  suggestion?: Record<string, unknown>;
+  visibility: { type: string; userIds?: string[] };
+  createdAt: number;
+  lastUpdated: number;
+  comments: StoredComment[];
+}
+/** One annotation's outcome in /v2/commentannotations/add's answer, keyed by annotation id. */
+interface AddOutcome {
+  success: boolean;
+  annotationId: string;
+  commentIds: number[];
+  message: string;
+}
+type AddOutcomes = Record<string, AddOutcome>;
+interface NotificationItem {
+  notificationSourceData: { annotationId?: string; commentId?: number };
+}
+
 const PATH = '/v2/commentannotations/add';
 const add = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', documentId: 'doc', ...data }, headers);
 const getOne = async (annotationId: string) =>
-  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data[0];
-const inbox = async (userId: string) => (await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).body.result.data as any[];
+  dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] }))[0];
+const inbox = async (userId: string) => dataOf<NotificationItem[]>(await t.callK('/v2/notifications/get', { organizationId: 'acme', userId }));
 const mentionsOf = async (userId: string, annotationId: string) => (await inbox(userId)).filter((n) => n.notificationSourceData.annotationId === annotationId);
 const byComment = (a: Record<string, any>, b: Record<string, any>) => String(a.targetSubEntityId).localeCompare(String(b.targetSubEntityId));
 
@@ -53,12 +81,12 @@ describe('/v2/commentannotations/add', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Comment Annotation(s) added successfully.',
       data: { 'ann-1': { success: true, annotationId: 'ann-1', commentIds: [expect.any(Number), expect.any(Number)], message: 'Added Successfully' } },
     });
-    const commentIds: number[] = res.body.result.data['ann-1'].commentIds;
+    const commentIds: number[] = dataOf<AddOutcomes>(res)['ann-1']!.commentIds;
     for (const id of commentIds) expect(id >= 100_000 && id < 1_000_000).toBe(true);
 
     const stored = await getOne('ann-1');
@@ -127,11 +155,11 @@ describe('/v2/commentannotations/add', () => {
         },
       ],
     });
-    expect(res.body.result.data.ordered.commentIds[0]).toBe(42);
-    const stored = await getOne('ordered');
+    expect(dataOf<AddOutcomes>(res).ordered!.commentIds[0]).toBe(42);
+    const stored = (await getOne('ordered'))!;
     expect(stored.status).toEqual({ id: 'IN_PROGRESS', name: 'In progress', type: 'custom', color: '#f80' });
-    expect(stored.comments.map((c: any) => c.commentText)).toEqual(['given', ...commentData.map((c) => c.commentText)]);
-    expect(stored.comments.map((c: any) => c.commentId)).toEqual(res.body.result.data.ordered.commentIds);
+    expect(stored.comments.map((c) => c.commentText)).toEqual(['given', ...commentData.map((c) => c.commentText)]);
+    expect(stored.comments.map((c) => c.commentId)).toEqual(dataOf<AddOutcomes>(res).ordered!.commentIds);
   });
 
   it("keeps the hosted comment's other fields as given (attachments, draft, recipients, agent, …) and an annotation's suggestion", async () => {
@@ -168,7 +196,7 @@ describe('/v2/commentannotations/add', () => {
       ],
     });
     expect(res.status).toBe(200);
-    const stored = await getOne('kept-fields');
+    const stored = (await getOne('kept-fields'))!;
     expect(stored.suggestion).toEqual({ type: 'replace', from: 'colour', to: 'color' });
     expect(stored.comments[0]).toMatchObject(kept);
     // a comment given none of them reads with the defaults, and without the optional ones
@@ -177,7 +205,7 @@ describe('/v2/commentannotations/add', () => {
     expect((await getOne('ordered')) ?? {}).not.toHaveProperty('suggestion');
     // the same record through comments/get
     const comments = await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: 'kept-fields' });
-    expect(comments.body.result.data[0]).toEqual(stored.comments[0]);
+    expect(dataOf<unknown[]>(comments)[0]).toEqual(stored.comments[0]);
   });
 
   it('keeps given createdAt and lastUpdated (an import of older comments); the thread takes its first and latest', async () => {
@@ -198,22 +226,22 @@ describe('/v2/commentannotations/add', () => {
       ],
     });
     expect(res.status).toBe(200);
-    const stored = await getOne('imported');
-    const times = stored.comments.map((c: any) => [c.commentText, c.createdAt, c.lastUpdated]);
+    const stored = (await getOne('imported'))!;
+    const times = stored.comments.map((c) => [c.commentText, c.createdAt, c.lastUpdated] as const);
     expect(times.slice(0, 3)).toEqual([
       ['first', t0, t0 + day],
       ['second', t0 + 2 * day, t0 + 2 * day],
       // given only its last edit, it was written then at the latest
       ['only edited', t0 + 3 * day, t0 + 3 * day],
     ]);
-    expect(times[3][1]).toBeGreaterThanOrEqual(before);
+    expect(times[3]![1]).toBeGreaterThanOrEqual(before);
     expect(stored.createdAt).toBe(t0);
     // the latest edit is the comment written now (the thread's time is read a moment before its comments')
     expect(stored.lastUpdated).toBeGreaterThanOrEqual(before);
-    expect(stored.lastUpdated).toBeLessThanOrEqual(times[3][2]);
+    expect(stored.lastUpdated).toBeLessThanOrEqual(times[3]![2]);
     // the time filters see the thread's own times
     const old = await t.callK('/v2/commentannotations/get', { organizationId: 'acme', createdBefore: t0 + 1 });
-    expect(old.body.result.data.map((a: any) => a.annotationId)).toEqual(['imported']);
+    expect(dataOf<Annotation[]>(old).map((a) => a.annotationId)).toEqual(['imported']);
     // lastUpdated before createdAt is refused, naming the field
     const bad = await add({ commentAnnotations: [{ commentData: [{ from: { userId: 'ann' }, createdAt: t0, lastUpdated: t0 - 1 }] }] });
     expect(bad.body).toEqual({
@@ -228,14 +256,14 @@ describe('/v2/commentannotations/add', () => {
         { commentData: [{ commentText: 'two', from: { userId: 'bob' } }] },
       ],
     });
-    const entries = Object.entries(res.body.result.data) as Array<[string, any]>;
+    const entries = Object.entries(dataOf<AddOutcomes>(res));
     expect(entries).toHaveLength(2);
     for (const [key, entry] of entries) {
       expect(key).toMatch(/^[A-Za-z0-9]{20}$/);
       expect(entry).toEqual({ success: true, annotationId: key, commentIds: [expect.any(Number)], message: 'Added Successfully' });
     }
     expect(new Set(entries.map(([key]) => key)).size).toBe(2);
-    expect((await getOne(entries[1]![0])).comments[0].commentText).toBe('two');
+    expect((await getOne(entries[1]![0]))!.comments[0]!.commentText).toBe('two');
   });
 
   it('reports an existing annotationId per item and changes nothing in it, while the other items are added', async () => {
@@ -248,7 +276,7 @@ describe('/v2/commentannotations/add', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<AddOutcomes>(res)).toEqual({
       'ann-1': { success: false, annotationId: 'ann-1', commentIds: [], message: 'Annotation already exists.' },
       fresh: { success: true, annotationId: 'fresh', commentIds: [expect.any(Number)], message: 'Added Successfully' },
     });
@@ -264,7 +292,7 @@ describe('/v2/commentannotations/add', () => {
       ],
     });
     expect(repeated.status).toBe(400);
-    expect(repeated.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'commentAnnotations[1].annotationId repeats an earlier annotation: twice.' });
+    expect(errorOf(repeated)).toEqual({ status: 'INVALID_ARGUMENT', message: 'commentAnnotations[1].annotationId repeats an earlier annotation: twice.' });
     expect(await getOne('twice')).toBeUndefined();
 
     const taken = await add({
@@ -279,7 +307,7 @@ describe('/v2/commentannotations/add', () => {
       ],
     });
     expect(taken.status).toBe(409);
-    expect(taken.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'Comment already exists: 7.' });
+    expect(errorOf(taken)).toEqual({ status: 'ALREADY_EXISTS', message: 'Comment already exists: 7.' });
     expect(await getOne('same-comment')).toBeUndefined();
     expect(await activitiesOf(t, 'same-comment')).toEqual([]);
   });
@@ -300,8 +328,8 @@ describe('/v2/commentannotations/add', () => {
         },
       ],
     });
-    const commentId = res.body.result.data['mention-1'].commentIds[0];
-    expect((await getOne('mention-1')).comments[0].mentionedUserIds).toEqual(['bob', 'cat', 'ann']);
+    const commentId = dataOf<AddOutcomes>(res)['mention-1']!.commentIds[0];
+    expect((await getOne('mention-1'))!.comments[0]!.mentionedUserIds).toEqual(['bob', 'cat', 'ann']);
     for (const userId of ['bob', 'cat']) {
       const received = await mentionsOf(userId, 'mention-1');
       expect(received).toHaveLength(1);
@@ -383,7 +411,7 @@ describe('/v2/commentannotations/add', () => {
       ],
     });
     expect(res.status).toBe(403);
-    expect(res.body.error).toEqual({
+    expect(errorOf(res)).toEqual({
       status: 'PERMISSION_DENIED',
       message: 'Some comment authors have no access to the document.',
       details: [{ annotationIndex: 1, usersWithoutAccess: ['bob', 'cat'] }],
@@ -395,7 +423,7 @@ describe('/v2/commentannotations/add', () => {
       verifyUserPermissions: true,
       commentAnnotations: [{ annotationId: 'v2', commentData: [{ from: { userId: 'ann' } }] }],
     });
-    expect(ok.body.result.data.v2.success).toBe(true);
+    expect(dataOf<AddOutcomes>(ok).v2!.success).toBe(true);
   });
 
   it('restricted visibility is FAILED_PRECONDITION until enablePrivateComments; then only the author and the named users are notified', async () => {
@@ -406,7 +434,7 @@ describe('/v2/commentannotations/add', () => {
     };
     const refused = await add({ commentAnnotations: [{ annotationId: 'public-too', commentData: [{ from: { userId: 'ann' } }] }, annotation] });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toEqual({
+    expect(errorOf(refused)).toEqual({
       status: 'FAILED_PRECONDITION',
       message: 'Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.',
     });
@@ -416,9 +444,9 @@ describe('/v2/commentannotations/add', () => {
     const res = await add({
       commentAnnotations: [annotation, { annotationId: 'private-2', visibility: { type: 'restricted' }, commentData: [{ from: { userId: 'cat' } }] }],
     });
-    expect(res.body.result.data['private-1'].success).toBe(true);
-    expect((await getOne('private-1')).visibility).toEqual({ type: 'restricted', userIds: ['bob'] });
-    expect((await getOne('private-2')).visibility).toEqual({ type: 'restricted' });
+    expect(dataOf<AddOutcomes>(res)['private-1']!.success).toBe(true);
+    expect((await getOne('private-1'))!.visibility).toEqual({ type: 'restricted', userIds: ['bob'] });
+    expect((await getOne('private-2'))!.visibility).toEqual({ type: 'restricted' });
     expect(await mentionsOf('bob', 'private-1')).toHaveLength(1);
     expect(await mentionsOf('cat', 'private-1')).toEqual([]);
   });
@@ -427,16 +455,16 @@ describe('/v2/commentannotations/add', () => {
     const one = [{ commentData: [{ from: { userId: 'ann' } }] }];
     let res = await t.callK(PATH, { organizationId: 'neworg', documentId: 'd1', commentAnnotations: one });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: neworg. Pass createOrganization: true to create it.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: neworg. Pass createOrganization: true to create it.' });
     res = await t.callK(PATH, { organizationId: 'neworg', createOrganization: true, documentId: 'd1', commentAnnotations: one });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: d1. Pass createDocument: true to create it.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: d1. Pass createDocument: true to create it.' });
     // the failed call created nothing, not even the organization
-    expect((await t.callK('/v2/organizations/get', { organizationIds: ['neworg'] })).body.result.data).toEqual([]);
+    expect(dataOf<unknown[]>(await t.callK('/v2/organizations/get', { organizationIds: ['neworg'] }))).toEqual([]);
 
     res = await t.callK(PATH, { organizationId: 'neworg', createOrganization: true, documentId: 'd1', createDocument: true, commentAnnotations: one });
     expect(res.status).toBe(200);
-    expect((await t.callK('/v2/organizations/get', { organizationIds: ['neworg'] })).body.result.data.map((o: any) => o.id)).toEqual(['neworg']);
+    expect(dataOf<Array<{ id: string }>>(await t.callK('/v2/organizations/get', { organizationIds: ['neworg'] })).map((o) => o.id)).toEqual(['neworg']);
     expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'neworg', documentIds: ['d1'] })).status).toBe(200);
     res = await add({ documentId: 'made', createDocument: true, commentAnnotations: one });
     expect(res.status).toBe(200);
@@ -502,21 +530,26 @@ describe('/v2/commentannotations/add', () => {
     // a non-object targetElement is refused naming the field (the exact wording comes from the shared validator)
     const res = await add({ commentAnnotations: [{ commentData: [{ from }], targetElement: 'p7' }] });
     expect(res.status).toBe(400);
-    expect(res.body.error.status).toBe('INVALID_ARGUMENT');
-    expect(res.body.error.message).toMatch(/^commentAnnotations\[0\]\.targetElement must be /);
+    expect(errorOf(res).status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(res).message).toMatch(/^commentAnnotations\[0\]\.targetElement must be /);
   });
 
   it('keeps API keys apart: another key can neither see nor add to these annotations, and has its own ids', async () => {
     const one = [{ annotationId: 'ann-1', commentData: [{ commentText: 'theirs', from: { userId: 'x' } }] }];
     const refused = await add({ commentAnnotations: one }, other.headersK);
     expect(refused.status).toBe(404);
-    expect(refused.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: acme. Pass createOrganization: true to create it.' });
+    expect(errorOf(refused)).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: acme. Pass createOrganization: true to create it.' });
     // the other key's own acme/doc, with the same annotation id: no clash
     const theirs = await add({ createOrganization: true, createDocument: true, commentAnnotations: one }, other.headersK);
-    expect(theirs.body.result.data['ann-1']).toEqual({ success: true, annotationId: 'ann-1', commentIds: [expect.any(Number)], message: 'Added Successfully' });
-    const seenByOther = (await t.callPublic('/v2/commentannotations/get', { organizationId: 'acme' }, other.headersK)).body.result.data;
-    expect(seenByOther.map((a: any) => [a.annotationId, a.comments.map((c: any) => c.commentText)])).toEqual([['ann-1', ['theirs']]]);
-    expect((await getOne('ann-1')).comments.map((c: any) => c.commentText)).toEqual(['first', 'second']);
+    expect(dataOf<AddOutcomes>(theirs)['ann-1']).toEqual({
+      success: true,
+      annotationId: 'ann-1',
+      commentIds: [expect.any(Number)],
+      message: 'Added Successfully',
+    });
+    const seenByOther = dataOf<Annotation[]>(await t.callPublic('/v2/commentannotations/get', { organizationId: 'acme' }, other.headersK));
+    expect(seenByOther.map((a) => [a.annotationId, a.comments.map((c) => c.commentText)])).toEqual([['ann-1', ['theirs']]]);
+    expect((await getOne('ann-1'))!.comments.map((c) => c.commentText)).toEqual(['first', 'second']);
     expect((await activitiesOf(t, 'ann-1')).every((a) => a.actionUser.userId !== 'x')).toBe(true);
   });
 });

@@ -1,9 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activitiesOf, addAnnotation } from '../../helpers/comments.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const PATH = '/v2/commentannotations/delete';
+
+interface Annotation {
+  annotationId: string;
+  comments: Array<{ commentId: number; commentText: string | null }>;
+}
+/** What /v2/users/data/get answers about a user (the parts these tests read). */
+interface UserData {
+  reactions: Array<{ icon: string }>;
+  comments: Array<{ comment: { commentText: string | null } }>;
+}
+/** The per-annotation outcomes of /v2/commentannotations/delete, keyed by annotation id. */
+type Outcomes = Record<string, { success: boolean; message: string }>;
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 beforeAll(async () => {
@@ -14,8 +26,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const exists = async (annotationId: string) =>
-  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data.length === 1;
-const reactionsOf = async (userId: string) => (await t.callK('/v2/users/data/get', { organizationId: 'acme', userId })).body.result.data.reactions as any[];
+  dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).length === 1;
+const reactionsOf = async (userId: string) => dataOf<UserData>(await t.callK('/v2/users/data/get', { organizationId: 'acme', userId })).reactions;
 
 describe('/v2/commentannotations/delete', () => {
   it('deletes annotations with their comments and reactions, per item, recording comment.deleteAnnotation', async () => {
@@ -43,13 +55,13 @@ describe('/v2/commentannotations/delete', () => {
       actionUser: { userId: 'cat', name: 'Cat' },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Annotations deleted successfully.',
       data: { [annotationId]: { success: true, message: 'Deleted Successfully' }, ghost: { success: false, message: 'Annotation not found.' } },
     });
     expect(await exists(annotationId)).toBe(false);
-    expect((await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId }))).toEqual({
       status: 'NOT_FOUND',
       message: 'Annotation not found.',
     });
@@ -57,9 +69,9 @@ describe('/v2/commentannotations/delete', () => {
     // only the deleted annotation's reactions and comments are gone
     expect((await reactionsOf('bob')).map((r) => r.icon)).toEqual(['kept']);
     expect(await exists(kept.annotationId)).toBe(true);
-    expect(
-      (await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' })).body.result.data.comments.map((c: any) => c.comment.commentText),
-    ).toEqual(['keep']);
+    expect(dataOf<UserData>(await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' })).comments.map((c) => c.comment.commentText)).toEqual(
+      ['keep'],
+    );
 
     const activities = (await activitiesOf(t, annotationId)).filter((a) => a.actionType !== 'reaction.add');
     expect(activities).toEqual([
@@ -75,24 +87,25 @@ describe('/v2/commentannotations/delete', () => {
       }),
     ]);
     // a second delete finds nothing
-    expect((await t.callK(PATH, { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data).toEqual({
+    expect(dataOf<Outcomes>(await t.callK(PATH, { organizationId: 'acme', annotationIds: [annotationId] }))).toEqual({
       [annotationId]: { success: false, message: 'Annotation not found.' },
     });
   });
 
   it('without actionUser, the annotation author is the actor; an annotation id can be reused after deletion', async () => {
     await addAnnotation(t, { annotationId: 'reuse', commentData: [{ commentText: 'old', from: { userId: 'dan', name: 'Dan' }, triggerActivities: false }] });
-    expect((await t.callK(PATH, { organizationId: 'acme', annotationIds: ['reuse'] })).body.result.data.reuse.success).toBe(true);
+    expect(dataOf<Outcomes>(await t.callK(PATH, { organizationId: 'acme', annotationIds: ['reuse'] })).reuse!.success).toBe(true);
     const deleted = (await activitiesOf(t, 'reuse')).filter((a) => a.actionType === 'comment.deleteAnnotation');
     expect(deleted.map((a) => [a.actionUser, a.displayMessageTemplateData])).toEqual([[{ userId: 'dan' }, { actionUser: 'dan' }]]);
     await addAnnotation(t, { annotationId: 'reuse', commentData: [{ commentText: 'new', from: { userId: 'ann' } }] });
-    const [again] = (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: ['reuse'] })).body.result.data;
-    expect(again.comments.map((c: any) => c.commentText)).toEqual(['new']);
+    const [again] = dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: ['reuse'] }));
+    expect(again!.comments.map((c) => c.commentText)).toEqual(['new']);
   });
 
   it('lowers the comment count of the document', async () => {
     const count = async () =>
-      (await t.callK('/v2/commentannotations/count/get', { organizationId: 'acme', documentIds: ['doc'], userId: 'zed' })).body.result.data.doc.total;
+      dataOf<{ doc: { total: number } }>(await t.callK('/v2/commentannotations/count/get', { organizationId: 'acme', documentIds: ['doc'], userId: 'zed' })).doc
+        .total;
     const before = await count();
     const { annotationId } = await addAnnotation(t, { commentData: [{ from: { userId: 'ann' } }] });
     expect(await count()).toBe(before + 1);
@@ -119,10 +132,10 @@ describe('/v2/commentannotations/delete', () => {
     const { annotationId, commentIds } = await addAnnotation(t, { commentData: [{ commentText: 'mine', from: { userId: 'ann' } }] });
     const res = await t.callPublic(PATH, { organizationId: 'acme', annotationIds: [annotationId] }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({ [annotationId]: { success: false, message: 'Annotation not found.' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ [annotationId]: { success: false, message: 'Annotation not found.' } });
     expect(await exists(annotationId)).toBe(true);
     expect(
-      (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data.map((c: any) => c.commentId),
+      dataOf<Annotation['comments']>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).map((c) => c.commentId),
     ).toEqual(commentIds);
     expect((await activitiesOf(t, annotationId)).map((a) => a.actionType)).toEqual(['comment.add']);
   });

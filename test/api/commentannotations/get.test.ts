@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 interface Model {
   id: string;
@@ -10,6 +10,13 @@ interface Model {
   authors: string[];
   mentions: string[];
   visibleTo?: string[];
+}
+
+/** An annotation as /v2/commentannotations/get answers it (the fields these tests read). */
+interface AnnotationItem {
+  annotationId: string;
+  documentId: string;
+  comments: Array<{ commentText: string | null }>;
 }
 
 const PATH = '/v2/commentannotations/get';
@@ -88,11 +95,11 @@ async function walk(filters: Record<string, unknown>, pageSize: number, headers?
   for (let pages = 0; pages < 100; pages++) {
     const res = await t.callK(PATH, { organizationId: 'acme', ...filters, pageSize, pageToken }, headers);
     expect(res.status).toBe(200);
-    expect(res.body.result.status).toBe('success');
-    expect(res.body.result.message).toBe('Annotation(s) fetched successfully.');
-    expect(res.body.result.data.length).toBeLessThanOrEqual(pageSize);
-    seen.push(...res.body.result.data.map((a: any) => a.annotationId));
-    pageToken = res.body.result.pageToken ?? undefined;
+    expect(resultOf(res).status).toBe('success');
+    expect(resultOf(res).message).toBe('Annotation(s) fetched successfully.');
+    expect(dataOf<AnnotationItem[]>(res).length).toBeLessThanOrEqual(pageSize);
+    seen.push(...dataOf<AnnotationItem[]>(res).map((a) => a.annotationId));
+    pageToken = resultOf(res).pageToken ?? undefined;
     if (!pageToken) return seen;
   }
   throw new Error('pagination did not end');
@@ -110,8 +117,8 @@ describe('/v2/commentannotations/get', () => {
 
   it('returns annotations with their comments; the last page has pageToken null', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', annotationIds: ['a1'] });
-    expect(res.body.result.pageToken).toBeNull();
-    expect(res.body.result.data).toEqual([
+    expect(resultOf(res).pageToken).toBeNull();
+    expect(dataOf<AnnotationItem[]>(res)).toEqual([
       expect.objectContaining({
         annotationId: 'a1',
         documentId: 'doc2',
@@ -126,8 +133,8 @@ describe('/v2/commentannotations/get', () => {
       }),
     ]);
     const first = await t.callK(PATH, { organizationId: 'acme', pageSize: 2 });
-    expect(first.body.result.data).toHaveLength(2);
-    expect(first.body.result.pageToken).toEqual(expect.any(String));
+    expect(dataOf<AnnotationItem[]>(first)).toHaveLength(2);
+    expect(resultOf(first).pageToken).toEqual(expect.any(String));
   });
 
   it('applies each filter', async () => {
@@ -185,7 +192,7 @@ describe('/v2/commentannotations/get', () => {
   });
 
   it('refuses forged, altered and foreign page tokens with INVALID_ARGUMENT', async () => {
-    const token: string = (await t.callK(PATH, { organizationId: 'acme', pageSize: 2 })).body.result.pageToken;
+    const token: string = resultOf(await t.callK(PATH, { organizationId: 'acme', pageSize: 2 })).pageToken!;
     const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) => {
       const res = await t.callK(PATH, { organizationId: 'acme', pageSize: 2, ...data }, headers);
       expect({ data, status: res.status, body: res.body }).toEqual({
@@ -212,7 +219,7 @@ describe('/v2/commentannotations/get', () => {
 
   it('reads "pageToken": null as the first page', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', pageToken: null, order: 'asc' });
-    expect(res.body.result.data.map((a: any) => a.annotationId)).toEqual(model.map((m) => m.id));
+    expect(dataOf<AnnotationItem[]>(res).map((a) => a.annotationId)).toEqual(model.map((m) => m.id));
   });
 
   it('validates the input, naming the field', async () => {
@@ -258,7 +265,7 @@ describe('/v2/commentannotations/get', () => {
     }
     // the expected sets come from the records' own fields
     type Item = { annotationId: string; documentId: string; resolvedByUserId: string | null; createdAt: number; lastUpdated: number };
-    const records = (await t.callK(PATH, { organizationId: 'acme', order: 'asc' })).body.result.data as Item[];
+    const records = dataOf<Item[]>(await t.callK(PATH, { organizationId: 'acme', order: 'asc' }));
     const created = [...new Set(records.map((r) => r.createdAt))];
     const updated = [...new Set(records.map((r) => r.lastUpdated))];
     expect(created.length).toBeGreaterThanOrEqual(3);
@@ -298,34 +305,29 @@ describe('/v2/commentannotations/get', () => {
   });
 
   it('groups the page by document with groupByDocumentId, in the hosted words of that variant', async () => {
-    const flat = (await t.callK(PATH, { organizationId: 'acme', order: 'asc' })).body.result.data as Array<{ annotationId: string; documentId: string }>;
+    const flat = dataOf<AnnotationItem[]>(await t.callK(PATH, { organizationId: 'acme', order: 'asc' }));
     const grouped = await t.callK(PATH, { organizationId: 'acme', order: 'asc', groupByDocumentId: true });
-    expect(grouped.body.result.message).toBe('Annotations fetched successfully.');
-    expect(grouped.body.result.pageToken).toBeNull();
+    expect(resultOf(grouped).message).toBe('Annotations fetched successfully.');
+    expect(resultOf(grouped).pageToken).toBeNull();
     const expected: Record<string, string[]> = {};
     for (const a of flat) (expected[a.documentId] ??= []).push(a.annotationId);
     expect(Object.keys(expected).sort()).toEqual(['doc', 'doc2']);
     expect(
-      Object.fromEntries(
-        Object.entries(grouped.body.result.data as Record<string, Array<{ annotationId: string }>>).map(([doc, list]) => [
-          doc,
-          list.map((a) => a.annotationId),
-        ]),
-      ),
+      Object.fromEntries(Object.entries(dataOf<Record<string, AnnotationItem[]>>(grouped)).map(([doc, list]) => [doc, list.map((a) => a.annotationId)])),
     ).toEqual(expected);
     // paginated as the flat list is, each page grouped
     const seen: string[] = [];
     let pageToken: string | undefined;
     do {
       const res = await t.callK(PATH, { organizationId: 'acme', order: 'asc', groupByDocumentId: true, pageSize: 3, pageToken });
-      const page = res.body.result.data as Record<string, Array<{ annotationId: string; documentId: string }>>;
+      const page = dataOf<Record<string, AnnotationItem[]>>(res);
       for (const [doc, list] of Object.entries(page)) for (const a of list) expect(a.documentId).toBe(doc);
       seen.push(
         ...Object.values(page)
           .flat()
           .map((a) => a.annotationId),
       );
-      pageToken = res.body.result.pageToken ?? undefined;
+      pageToken = resultOf(res).pageToken ?? undefined;
     } while (pageToken);
     expect(seen.sort()).toEqual(flat.map((a) => a.annotationId).sort());
   });
@@ -343,9 +345,9 @@ describe('/v2/commentannotations/get', () => {
       },
       other.headersK,
     );
-    const theirs = (await t.callPublic(PATH, { organizationId: 'acme' }, other.headersK)).body.result.data;
-    expect(theirs.map((a: any) => [a.annotationId, a.comments[0].commentText])).toEqual([['a0', 'theirs']]);
-    const mine = (await t.callK(PATH, { organizationId: 'acme', annotationIds: ['a0'] })).body.result.data;
-    expect(mine.map((a: any) => [a.annotationId, a.comments[0].commentText])).toEqual([['a0', 'c0']]);
+    const theirs = dataOf<AnnotationItem[]>(await t.callPublic(PATH, { organizationId: 'acme' }, other.headersK));
+    expect(theirs.map((a) => [a.annotationId, a.comments[0]!.commentText])).toEqual([['a0', 'theirs']]);
+    const mine = dataOf<AnnotationItem[]>(await t.callK(PATH, { organizationId: 'acme', annotationIds: ['a0'] }));
+    expect(mine.map((a) => [a.annotationId, a.comments[0]!.commentText])).toEqual([['a0', 'c0']]);
   });
 });

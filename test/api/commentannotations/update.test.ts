@@ -1,9 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activitiesOf, addAnnotation } from '../../helpers/comments.ts';
+import { type ActivityRecord, activitiesOf, addAnnotation } from '../../helpers/comments.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const PATH = '/v2/commentannotations/update';
+
+interface User {
+  userId: string;
+  name?: string;
+  email?: string;
+}
+/** An annotation as /v2/commentannotations/get answers it (the fields these tests read). */
+interface Annotation {
+  annotationId: string;
+  status: Record<string, unknown>;
+  priority: unknown;
+  assignedTo: User | null;
+  visibility: { type: string; userIds?: string[] };
+  resolvedByUserId: string | null;
+  from: User;
+  lastUpdated: number;
+  comments: Array<{
+    from: User;
+    taggedUserContacts: unknown[];
+    mentionedUserIds: string[];
+    to: User[];
+    reactionAnnotations: Array<{ icon: string; from: User }>;
+  }>;
+}
+/** The per-annotation outcomes of /v2/commentannotations/update, keyed by annotation id. */
+type Outcomes = Record<string, { success: boolean; message: string }>;
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 let id: string;
@@ -25,7 +51,7 @@ afterAll(() => t.close());
 const update = (data: Record<string, unknown>, headers?: Record<string, string>) =>
   t.callK(PATH, { organizationId: 'acme', annotationIds: [id], ...data }, headers);
 const get = async (annotationId = id) =>
-  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] })).body.result.data[0];
+  dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [annotationId] }))[0]!;
 
 describe('/v2/commentannotations/update', () => {
   it('changes the status, recording comment.statusChange with changes {status: {from, to}}', async () => {
@@ -36,7 +62,7 @@ describe('/v2/commentannotations/update', () => {
       updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'default' } },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Annotations updated successfully.',
       data: { [id]: { success: true, message: 'Updated Successfully' }, ghost: { success: false, message: 'Annotation not found.' } },
@@ -61,13 +87,13 @@ describe('/v2/commentannotations/update', () => {
     ]);
     // filtering by the new status finds it
     expect(
-      (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', statusIds: ['RESOLVED'] })).body.result.data.map((a: any) => a.annotationId),
+      dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', statusIds: ['RESOLVED'] })).map((a) => a.annotationId),
     ).toEqual([id]);
   });
 
   it('records no activity when the status id does not change; without actionUser the author acts', async () => {
     const count = (await activitiesOf(t, id)).length;
-    expect((await update({ updatedData: { status: { id: 'RESOLVED', name: 'Done' } } })).body.result.data[id].success).toBe(true);
+    expect(dataOf<Outcomes>(await update({ updatedData: { status: { id: 'RESOLVED', name: 'Done' } } }))[id]!.success).toBe(true);
     expect((await get()).status).toEqual({ id: 'RESOLVED', name: 'Done' });
     expect(await activitiesOf(t, id)).toHaveLength(count);
 
@@ -114,7 +140,7 @@ describe('/v2/commentannotations/update', () => {
       annotationIds: [id, second, id],
       updatedData: { priority: 'high', context: { k: 1 }, location: { id: 'L9', locationName: 'Nine' }, resolvedByUserId: 'bob' },
     });
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       [id]: { success: true, message: 'Updated Successfully' },
       [second]: { success: true, message: 'Updated Successfully' },
     });
@@ -127,7 +153,7 @@ describe('/v2/commentannotations/update', () => {
         resolvedByUserId: 'bob',
       });
     }
-    expect((await t.callK('/v2/commentannotations/get', { organizationId: 'acme', locationIds: ['L1'] })).body.result.data).toEqual([]);
+    expect(dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', locationIds: ['L1'] }))).toEqual([]);
     await update({ updatedData: { resolvedByUserId: null } });
     expect((await get()).resolvedByUserId).toBeNull();
     expect((await get(second)).resolvedByUserId).toBe('bob');
@@ -138,7 +164,7 @@ describe('/v2/commentannotations/update', () => {
   it('restricted visibility needs enablePrivateComments; then the annotation is hidden from readers not named', async () => {
     const refused = await update({ updatedData: { visibility: { type: 'restricted', userIds: ['bob'] } } });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toEqual({
+    expect(errorOf(refused)).toEqual({
       status: 'FAILED_PRECONDITION',
       message: 'Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.',
     });
@@ -148,7 +174,7 @@ describe('/v2/commentannotations/update', () => {
     expect((await update({ updatedData: { visibility: { type: 'restricted', userIds: ['bob'] } } })).status).toBe(200);
     expect((await get()).visibility).toEqual({ type: 'restricted', userIds: ['bob'] });
     const readerSees = async (userId: string) =>
-      (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [id], userId })).body.result.data.length;
+      dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [id], userId })).length;
     expect([await readerSees('bob'), await readerSees('ann'), await readerSees('cat')]).toEqual([1, 1, 0]);
     await update({ updatedData: { visibility: { type: 'public' } } });
     expect((await get()).visibility).toEqual({ type: 'public' });
@@ -194,7 +220,7 @@ describe('/v2/commentannotations/update', () => {
     const count = (await activitiesOf(t, id)).length;
     const res = await update({ updatedData: { priority: 'low', status: { id: 'REJECTED' }, assignedTo: { userId: 'x' } } }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({ [id]: { success: false, message: 'Annotation not found.' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ [id]: { success: false, message: 'Annotation not found.' } });
     expect(await get()).toEqual(before);
     expect(await activitiesOf(t, id)).toHaveLength(count);
   });
@@ -206,7 +232,7 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
   const thread = (documentId: string, annotation: Record<string, unknown>) =>
     addAnnotation(t, annotation, { organizationId: org, documentId, createOrganization: true, createDocument: true });
   const read = async (annotationId: string) =>
-    (await t.callK('/v2/commentannotations/get', { organizationId: org, annotationIds: [annotationId] })).body.result.data[0];
+    dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: org, annotationIds: [annotationId] }))[0]!;
 
   it('changes every annotation the filters select, and says which; ids no filter selects are not found', async () => {
     const a = await thread('d1', { location: { id: 'p1' }, commentData: [{ commentText: 'a', from: { userId: 'ann' } }] });
@@ -216,7 +242,7 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
     // a document
     let res = await call({ documentId: 'd1', updatedData: { priority: 'P1' } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Annotations updated successfully.',
       data: { [a.annotationId]: { success: true, message: 'Updated Successfully' }, [b.annotationId]: { success: true, message: 'Updated Successfully' } },
@@ -224,11 +250,11 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
     expect(await priorities()).toEqual(['P1', 'P1', null]);
     // a location across documents, narrowed by an author
     res = await call({ locationIds: ['p1'], userIds: ['ann'], updatedData: { priority: 'P2' } });
-    expect(Object.keys(res.body.result.data).sort()).toEqual([a.annotationId, c.annotationId].sort());
+    expect(Object.keys(dataOf<Outcomes>(res)).sort()).toEqual([a.annotationId, c.annotationId].sort());
     expect(await priorities()).toEqual(['P2', 'P1', 'P2']);
     // annotationIds with a filter: an id the filter does not select is reported not found, and not changed
     res = await call({ annotationIds: [b.annotationId, c.annotationId, 'ghost'], documentIds: ['d2'], updatedData: { priority: 'P3' } });
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       [b.annotationId]: { success: false, message: 'Annotation not found.' },
       [c.annotationId]: { success: true, message: 'Updated Successfully' },
       ghost: { success: false, message: 'Annotation not found.' },
@@ -236,12 +262,16 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
     expect(await priorities()).toEqual(['P2', 'P1', 'P3']);
     // a status filter, and a status change recorded for each selected one
     res = await call({ statusIds: ['OPEN'], documentId: 'd1', updatedData: { status: { id: 'RESOLVED', name: 'Resolved' } } });
-    expect(Object.keys(res.body.result.data).sort()).toEqual([a.annotationId, b.annotationId].sort());
+    expect(Object.keys(dataOf<Outcomes>(res)).sort()).toEqual([a.annotationId, b.annotationId].sort());
     const changes = await t.callK('/v2/activities/get', { organizationId: org, actionTypes: ['comment.statusChange'] });
-    expect(changes.body.result.data.map((x: any) => x.targetEntityId).sort()).toEqual([a.annotationId, b.annotationId].sort());
+    expect(
+      dataOf<ActivityRecord[]>(changes)
+        .map((x) => x.targetEntityId)
+        .sort(),
+    ).toEqual([a.annotationId, b.annotationId].sort());
     // nothing selected: success with no entries
     res = await call({ documentId: 'nowhere', updatedData: { priority: 'P9' } });
-    expect(res.body.result.data).toEqual({});
+    expect(dataOf<Outcomes>(res)).toEqual({});
   });
 
   it('refuses filters that select more than 1,000 annotations, changing none', async () => {
@@ -261,10 +291,10 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
       error: { status: 'INVALID_ARGUMENT', message: 'The filters select more than 1000 annotations: narrow them (annotationIds, documentIds, …).' },
     });
     const page = await t.callK('/v2/commentannotations/get', { organizationId: 'bulk', pageSize: 1000 });
-    expect(page.body.result.data.every((x: any) => x.priority === null)).toBe(true);
+    expect(dataOf<Annotation[]>(page).every((x) => x.priority === null)).toBe(true);
     // narrower: fine
     const narrow = await t.callK(PATH, { organizationId: 'bulk', annotationIds: ['bulk-0', 'bulk-1000'], updatedData: { priority: 'high' } });
-    expect(Object.values(narrow.body.result.data)).toEqual([
+    expect(Object.values(dataOf<Outcomes>(narrow))).toEqual([
       { success: true, message: 'Updated Successfully' },
       { success: true, message: 'Updated Successfully' },
     ]);
@@ -295,35 +325,35 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
     expect((await t.callK('/v2/commentannotations/read/update', { organizationId: org, annotationIds: [x.annotationId], userId: 'guest-1' })).status).toBe(200);
 
     const res = await call({ annotationIds: [x.annotationId], updateUsers: [{ oldUser: { userId: 'guest-1' }, newUser: gus }] });
-    expect(res.body.result.data).toEqual({ [x.annotationId]: { success: true, message: 'Updated Successfully' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ [x.annotationId]: { success: true, message: 'Updated Successfully' } });
     const after = await read(x.annotationId);
     expect(after.assignedTo).toEqual(gus);
     expect(after.resolvedByUserId).toBe('gus');
     expect(after.visibility).toEqual({ type: 'restricted', userIds: ['gus', 'ann'] });
     expect(after.from).toEqual(gus);
-    expect(after.comments[0].from).toEqual(gus);
-    expect(after.comments[1].taggedUserContacts).toEqual([{ userId: 'gus' }, { contact: gus, text: '@Guest' }]);
-    expect(after.comments[1].mentionedUserIds).toEqual(['gus']);
-    expect(after.comments[1].to).toEqual([gus]);
+    expect(after.comments[0]!.from).toEqual(gus);
+    expect(after.comments[1]!.taggedUserContacts).toEqual([{ userId: 'gus' }, { contact: gus, text: '@Guest' }]);
+    expect(after.comments[1]!.mentionedUserIds).toEqual(['gus']);
+    expect(after.comments[1]!.to).toEqual([gus]);
     // gus had a heart already: one heart each, the thumbs-up moves
-    expect(after.comments[1].reactionAnnotations.map((r: any) => [r.icon, r.from.userId])).toEqual([
+    expect(after.comments[1]!.reactionAnnotations.map((r) => [r.icon, r.from.userId])).toEqual([
       ['heart', 'gus'],
       ['thumbsup', 'gus'],
     ]);
     expect(JSON.stringify(after)).not.toContain('guest-1');
     // the thread is gus's now: his filters find it, the guest's do not
     const byAuthor = async (userId: string) =>
-      (await t.callK('/v2/commentannotations/get', { organizationId: org, documentId: 'users', userIds: [userId] })).body.result.data.map(
-        (a: any) => a.annotationId,
+      dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: org, documentId: 'users', userIds: [userId] })).map(
+        (a) => a.annotationId,
       );
     expect(await byAuthor('gus')).toEqual([x.annotationId]);
     expect(await byAuthor('guest-1')).toEqual([untouched.annotationId]);
     // and the private thread is visible to gus as a reader
     const asReader = await t.callK('/v2/commentannotations/get', { organizationId: org, annotationIds: [x.annotationId], userId: 'gus' });
-    expect(asReader.body.result.data).toHaveLength(1);
+    expect(dataOf<Annotation[]>(asReader)).toHaveLength(1);
     // the guest's read mark is gus's: of the two threads only the other one is unread for him
     const counts = await t.callK('/v2/commentannotations/count/get', { organizationId: org, documentIds: ['users'], userId: 'gus' });
-    expect(counts.body.result.data.users.unread).toBe(1);
+    expect(dataOf<{ users: { unread: number } }>(counts).users.unread).toBe(1);
   });
 
   it('applies replacements at once (a → b, b → c), after updatedData, and only in the calling key', async () => {
@@ -342,9 +372,9 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
         { oldUser: { userId: 'b' }, newUser: { userId: 'c' } },
       ],
     });
-    expect(res.body.result.data).toEqual({ [y.annotationId]: { success: true, message: 'Updated Successfully' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ [y.annotationId]: { success: true, message: 'Updated Successfully' } });
     const after = await read(y.annotationId);
-    expect(after.comments.map((c: any) => c.from)).toEqual([{ userId: 'b', name: 'Bea' }, { userId: 'c' }]);
+    expect(after.comments.map((c) => c.from)).toEqual([{ userId: 'b', name: 'Bea' }, { userId: 'c' }]);
     // updatedData assigned b, whom the replacement then moved to c
     expect(after.assignedTo).toEqual({ userId: 'c' });
     // another key: nothing selected, nothing changed
@@ -353,7 +383,7 @@ describe('/v2/commentannotations/update by filters and updateUsers', () => {
       { organizationId: org, documentId: 'chain', updateUsers: [{ oldUser: { userId: 'b' }, newUser: { userId: 'z' } }] },
       other.headersK,
     );
-    expect(foreign.body.result.data).toEqual({});
-    expect((await read(y.annotationId)).comments[0].from).toEqual({ userId: 'b', name: 'Bea' });
+    expect(dataOf<Outcomes>(foreign)).toEqual({});
+    expect((await read(y.annotationId)).comments[0]!.from).toEqual({ userId: 'b', name: 'Bea' });
   });
 });

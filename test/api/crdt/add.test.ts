@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+
+/** An editor's content as crdt/get answers it. */
+interface Editor {
+  id: string;
+  data: unknown;
+  lastUpdate: string;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -11,7 +18,7 @@ afterAll(() => t.close());
 const add = (data: Record<string, unknown>, headers?: Record<string, string>) =>
   t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', ...data }, headers);
 const read = async (editorId: string, headers?: Record<string, string>) =>
-  (await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId }, headers)).body.result.data[0];
+  dataOf<Editor[]>(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId }, headers))[0]!;
 
 describe('/v2/crdt/add', () => {
   it('creates text, map, array and xml content, read back by type', async () => {
@@ -47,7 +54,7 @@ describe('/v2/crdt/add', () => {
   it('answers ALREADY_EXISTS when the editor has data', async () => {
     const res = await add({ editorId: 'e-text', type: 'text', data: 'again' });
     expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'CRDT data already exists for this editor ID.' });
+    expect(errorOf(res)).toEqual({ status: 'ALREADY_EXISTS', message: 'CRDT data already exists for this editor ID.' });
     expect((await read('e-text')).data).toBe('Hello world');
   });
 
@@ -65,9 +72,9 @@ describe('/v2/crdt/add', () => {
     ];
     for (const [data, message] of cases) {
       const res = await add(data);
-      expect({ data, status: res.status, error: res.body.error }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ data, status: res.status, error: errorOf(res) }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
-    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'x' })).body.result.data).toEqual([]);
+    expect(dataOf(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'x' }))).toEqual([]);
   });
 
   it('keeps API keys apart', async () => {
@@ -90,7 +97,7 @@ describe('/v2/crdt/add', () => {
     });
     expect((await t.callK('/v2/crdt/add', { ...gone, editorId: 'same', type: 'array', data: ['new'] })).status).toBe(200);
     const read = await t.callK('/v2/crdt/get', gone);
-    expect(read.body.result.data.map((d: { id: string; data: unknown }) => [d.id, d.data])).toEqual([
+    expect(dataOf<Editor[]>(read).map((d) => [d.id, d.data])).toEqual([
       ['e', [[1e-300, null, false], 'x']],
       ['same', ['new']],
     ]);
@@ -98,8 +105,8 @@ describe('/v2/crdt/add', () => {
   it('refuses a map value or array item with its own "constructor" key, which Yjs cannot hold (found by fuzzing: a 500)', async () => {
     const data = JSON.parse('{"ok":1,"bad":{"constructor":{"prototype":{"polluted":true}}}}') as Record<string, unknown>;
     const map = await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'ctor-map', type: 'map', data });
-    expect([map.status, map.body.error?.status]).toEqual([400, 'INVALID_ARGUMENT']);
-    expect(map.body.error.message).toContain('data.bad cannot be stored');
+    expect([map.status, errorOf(map).status]).toEqual([400, 'INVALID_ARGUMENT']);
+    expect(errorOf(map).message).toContain('data.bad cannot be stored');
     const list = await t.callK('/v2/crdt/add', {
       organizationId: 'acme',
       documentId: 'doc',
@@ -107,7 +114,7 @@ describe('/v2/crdt/add', () => {
       type: 'array',
       data: [1, JSON.parse('{"constructor":2}')],
     });
-    expect(list.body.error?.message).toContain('data[1] cannot be stored');
+    expect(errorOf(list).message).toContain('data[1] cannot be stored');
     // one level deeper it is plain JSON inside a value: stored and read back as given
     const deeper = JSON.parse('{"wrap":{"inner":{"constructor":{"x":1}}}}') as Record<string, unknown>;
     expect((await t.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'doc', editorId: 'ctor-deep', type: 'map', data: deeper })).status).toBe(200);

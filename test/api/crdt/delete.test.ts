@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, eventually, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { connectYjs } from '../../helpers/yjs.ts';
 
 let t: TestServer;
@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const editors = async () => (await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc' })).body.result.data.map((d: any) => d.id);
+const editors = async () => dataOf<Array<{ id: string }>>(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc' })).map((d) => d.id);
 
 describe('/v2/crdt/delete', () => {
   it('deletes the named editors and disconnects their clients', async () => {
@@ -22,7 +22,7 @@ describe('/v2/crdt/delete', () => {
     await client.synced;
     const closed = new Promise((resolve) => client.provider.ws?.addEventListener('close', resolve));
     const res = await t.callK('/v2/crdt/delete', { organizationId: 'acme', documentId: 'doc', editorIds: ['a', 'ghost'] });
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'CRDT data deleted successfully.',
       data: { a: { success: true, message: 'CRDT data deleted.' }, ghost: { success: false, message: 'No CRDT data found for this editor ID.' } },

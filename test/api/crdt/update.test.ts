@@ -1,8 +1,14 @@
 import * as Y from 'yjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { connectYjs } from '../../helpers/yjs.ts';
+
+/** An editor's content as crdt/get answers it. */
+interface Editor {
+  id: string;
+  data: unknown;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -77,7 +83,13 @@ describe('/v2/crdt/update', () => {
     await write('add', 'logged', 'text', 'one');
     await write('update', 'logged', 'text', 'two');
     const res = await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['crdt'], order: 'asc' });
-    expect(res.body.result.data.map((a: any) => [a.actionType, a.targetEntityId, a.metadata.documentId])).toEqual([
+    expect(
+      dataOf<Array<{ actionType: string; targetEntityId: string; metadata: { documentId: string } }>>(res).map((a) => [
+        a.actionType,
+        a.targetEntityId,
+        a.metadata.documentId,
+      ]),
+    ).toEqual([
       ['crdt.add', 'logged', 'doc'],
       ['crdt.update', 'logged', 'doc'],
     ]);
@@ -93,7 +105,7 @@ describe('/v2/crdt/update', () => {
       b.doc.getText('content').insert(6, ':B');
       await write('update', 'merge', 'text', 'middle!');
       await eventually(async () => {
-        const stored = (await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'merge' })).body.result.data[0].data;
+        const stored = dataOf<Editor[]>(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'merge' }))[0]!.data;
         expect(a.doc.getText('content').toString()).toBe(stored);
         expect(b.doc.getText('content').toString()).toBe(stored);
         // the REST update replaces whatever content it meets; what matters is that all three agree on the merge
@@ -123,20 +135,20 @@ describe('/v2/crdt/update', () => {
   it('answers NOT_FOUND without data, refuses another type, and keeps API keys apart', async () => {
     const missing = await write('update', 'nope', 'text', 'x');
     expect(missing.status).toBe(404);
-    expect(missing.body.error).toEqual({ status: 'NOT_FOUND', message: 'No CRDT data found for this editor ID.' });
-    expect((await write('update', 'text', 'map', {})).body.error).toEqual({
+    expect(errorOf(missing)).toEqual({ status: 'NOT_FOUND', message: 'No CRDT data found for this editor ID.' });
+    expect(errorOf(await write('update', 'text', 'map', {}))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: "type must be text: this editor's data is of type text.",
     });
     // the content stays under the key it was created with: another key is refused, none writes under the stored one
     const rich = { organizationId: 'acme', documentId: 'doc', editorId: 'rich', type: 'xml' };
     expect((await t.callK('/v2/crdt/add', { ...rich, contentKey: 'default', data: '<paragraph>one</paragraph>' })).status).toBe(200);
-    expect((await t.callK('/v2/crdt/update', { ...rich, contentKey: 'content', data: '<paragraph>lost</paragraph>' })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/crdt/update', { ...rich, contentKey: 'content', data: '<paragraph>lost</paragraph>' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: "contentKey must be default: this editor's data is stored under default.",
     });
     expect((await t.callK('/v2/crdt/update', { ...rich, data: '<paragraph>two</paragraph>' })).status).toBe(200);
-    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'rich' })).body.result.data[0]).toMatchObject({
+    expect(dataOf<Editor[]>(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'rich' }))[0]).toMatchObject({
       contentKey: 'default',
       data: '<paragraph>two</paragraph>',
     });
@@ -146,7 +158,7 @@ describe('/v2/crdt/update', () => {
       [{ ...rich, documentId: undefined, data: 'x' }, 'Document ID is required.'],
       [{ ...rich, editorId: 5, data: 'x' }, 'editorId must be a string, not a number.'],
     ] as const;
-    for (const [data, message] of unnamed) expect((await t.callK('/v2/crdt/update', data)).body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+    for (const [data, message] of unnamed) expect(errorOf(await t.callK('/v2/crdt/update', data))).toEqual({ status: 'INVALID_ARGUMENT', message });
     const other = await createWorkspace(t);
     const res = await t.callPublic(
       '/v2/crdt/update',

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../helpers/comments.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
 import { reviewThread } from '../../helpers/judgments.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { errorOf, startTestServer, type TestServer, answerOf } from '../../helpers/server.ts';
+import type { Suggestion } from '../../../server/services/memory.ts';
+
+/** What memory/suggest answers: the recommended side, and the other side where it has support too. */
+interface Suggestions {
+  primary: Suggestion | null;
+  conflict: Suggestion | null;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -40,7 +47,7 @@ describe('/v2/memory/suggest', () => {
   it('recommends the side with at least two supporting judgments in the narrowest scope', async () => {
     const res = await suggest({ query: 'should we keep the speed claim without a benchmark?', organizationId: 'acme', documentId: 'launch' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(answerOf(res)).toEqual({
       primary: {
         recommendation: 'approve',
         confidence: 0.67,
@@ -58,9 +65,9 @@ describe('/v2/memory/suggest', () => {
   });
 
   it('fills conflict when both sides have two or more, with a minority note', async () => {
-    const { primary, conflict } = (await suggest({ query: 'discount wording pricing', organizationId: 'acme', documentId: 'pricing' })).body.result;
+    const { primary, conflict } = answerOf<Suggestions>(await suggest({ query: 'discount wording pricing', organizationId: 'acme', documentId: 'pricing' }));
     expect(primary).toMatchObject({ recommendation: 'approve', confidence: 0.6, basedOn: 3, uniqueReviewers: 3, scope: 'document' });
-    expect(primary.caveats[0]).toBe('Evidence is split: 2 relevant judgments recommend reject, against 3 for approve.');
+    expect(primary!.caveats[0]).toBe('Evidence is split: 2 relevant judgments recommend reject, against 3 for approve.');
     expect(conflict).toMatchObject({
       recommendation: 'reject',
       confidence: 0.4,
@@ -69,34 +76,34 @@ describe('/v2/memory/suggest', () => {
       scope: 'document',
       scopeLabel: 'This document',
     });
-    expect(conflict.caveats).toEqual(['Minority view: 2 of 5 relevant judgments recommend reject.']);
+    expect(conflict!.caveats).toEqual(['Minority view: 2 of 5 relevant judgments recommend reject.']);
   });
 
   it('widens to the organization, then to all content, when a narrower scope has too little', async () => {
-    const org = (await suggest({ query: 'discount wording', organizationId: 'acme', documentId: 'launch' })).body.result.primary;
+    const org = answerOf<Suggestions>(await suggest({ query: 'discount wording', organizationId: 'acme', documentId: 'launch' })).primary;
     expect(org).toMatchObject({ scope: 'organization', scopeLabel: 'This organization', recommendation: 'approve' });
-    const all = (await suggest({ query: 'rename the launch event' })).body.result.primary;
+    const all = answerOf<Suggestions>(await suggest({ query: 'rename the launch event' })).primary;
     expect(all).toMatchObject({ scope: 'apiKey', scopeLabel: 'All content', recommendation: 'reject', basedOn: 2, uniqueReviewers: 2, confidence: 1 });
-    expect([...all.topReasons].sort()).toEqual(['Rename the launch event to Hearthfest (proposal 1)', 'Rename the launch event to Hearthfest (proposal 2)']);
+    expect([...all!.topReasons].sort()).toEqual(['Rename the launch event to Hearthfest (proposal 1)', 'Rename the launch event to Hearthfest (proposal 2)']);
   });
 
   it('answers null when nothing matches or fewer than two records support a side', async () => {
-    expect((await suggest({ query: 'quarterly tax filing' })).body.result).toEqual({ primary: null, conflict: null });
-    expect((await suggest({ query: '" OR * NEAR(' })).body.result).toEqual({ primary: null, conflict: null });
+    expect(answerOf(await suggest({ query: 'quarterly tax filing' }))).toEqual({ primary: null, conflict: null });
+    expect(answerOf(await suggest({ query: '" OR * NEAR(' }))).toEqual({ primary: null, conflict: null });
     // only dave disagrees in launch: one record on the reject side makes no conflict
-    const res = (await suggest({ query: 'superlative speed claim', organizationId: 'acme', documentId: 'launch' })).body.result;
+    const res = answerOf<Suggestions>(await suggest({ query: 'superlative speed claim', organizationId: 'acme', documentId: 'launch' }));
     expect(res.conflict).toBeNull();
   });
 
   it('keeps API keys apart', async () => {
     const other = await createWorkspace(t);
-    expect((await suggest({ query: 'discount wording pricing' }, other.headersK)).body.result).toEqual({ primary: null, conflict: null });
+    expect(answerOf(await suggest({ query: 'discount wording pricing' }, other.headersK))).toEqual({ primary: null, conflict: null });
   });
 
   it('refuses an empty query and a documentId without organizationId', async () => {
-    expect((await suggest({ query: '  ' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'query must not be empty.' });
-    expect((await suggest({})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'query is required.' });
-    expect((await suggest({ query: 'x', documentId: 'launch' })).body.error).toEqual({
+    expect(errorOf(await suggest({ query: '  ' }))).toEqual({ status: 'INVALID_ARGUMENT', message: 'query must not be empty.' });
+    expect(errorOf(await suggest({}))).toEqual({ status: 'INVALID_ARGUMENT', message: 'query is required.' });
+    expect(errorOf(await suggest({ query: 'x', documentId: 'launch' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'organizationId is required when documentId is given.',
     });

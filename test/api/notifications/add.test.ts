@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { startSmtpServer } from '../../helpers/smtp.ts';
+import type { NotificationItem } from '../../../server/services/notifications.ts';
+import type { authTokensAnswer } from '../../../shared/schemas/answers.ts';
 
 let t: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
@@ -44,14 +47,14 @@ const base = {
 const add = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK('/v2/notifications/add', { ...base, ...data }, headers);
 const byId = async (notificationId: string, documentId = 'doc') => {
   const res = await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId, notificationIds: [notificationId] });
-  return res.body.result.data[0];
+  return dataOf<NotificationItem[]>(res)[0]!;
 };
 
 describe('/v2/notifications/add', () => {
   it('notifies everyone with access to the document by default, except the acting user', async () => {
     const res = await add({ notificationId: 'n-all' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Notification added successfully.',
       data: { success: true, message: 'Notification added successfully.', notificationId: 'n-all' },
@@ -94,17 +97,17 @@ describe('/v2/notifications/add', () => {
     await add({ notificationId: 'n-once', notifyAll: false, notifyUsers: [{ userId: 'bob' }] });
     const again = await add({ notificationId: 'n-once', notifyAll: false, notifyUsers: [{ userId: 'cat' }], displayBodyMessage: 'changed' });
     expect(again.status).toBe(200);
-    expect(again.body.result.data.message).toBe('Notification already exists.');
+    expect(dataOf<{ message: string }>(again).message).toBe('Notification already exists.');
     const stored = await byId('n-once');
     expect(stored.displayBodyMessage).toBe('Look at this');
     expect(Object.keys(stored.notifyUsersByUserId)).toEqual(['bob']);
     const all = await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', notificationIds: ['n-once'] });
-    expect(all.body.result.data).toHaveLength(1);
+    expect(dataOf(all)).toHaveLength(1);
   });
 
   it('generates a 16-digit id when none is given', async () => {
     const res = await add({ notifyAll: false, notifyUsers: [{ userId: 'bob' }] });
-    expect(res.body.result.data.notificationId).toMatch(/^[1-9]\d{15}$/);
+    expect(dataOf<{ notificationId: string }>(res).notificationId).toMatch(/^[1-9]\d{15}$/);
   });
 
   it('resolver mode needs no headline or body and stores no personal data of the action user', async () => {
@@ -179,7 +182,7 @@ describe('/v2/notifications/add', () => {
     ];
     for (const [data, message] of cases) {
       const res = await add(data);
-      expect({ data, status: res.status, error: res.body.error }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ data, status: res.status, error: errorOf(res) }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
     const missingDoc = await add({ documentId: 'nope' });
     expect(missingDoc.status).toBe(404);
@@ -191,15 +194,15 @@ describe('/v2/notifications/add', () => {
     const res = await add({ notificationId: 'n-foreign' }, other.headersK);
     expect(res.status).toBe(404);
     const theirs = await t.callPublic('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc' }, other.headersK);
-    expect(theirs.body.result.data).toEqual([]);
+    expect(dataOf(theirs)).toEqual([]);
   });
 });
 
 describe('notification e-mail', () => {
   it('mails recipients with an e-mail address when the key uses the e-mail service, honouring their setting', async () => {
     const created = await t.callW('/v2/workspace/apikey/create', { ownerEmail: 'owner@example.com', type: 'testing', useEmailService: true });
-    const apiKey = created.body.result.data.apiKey;
-    const token = (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens[0].token;
+    const apiKey = dataOf<{ apiKey: string }>(created).apiKey;
+    const token = dataOf<z.infer<typeof authTokensAnswer>>(await t.callW('/v2/workspace/authtokens/get', { apiKey })).authTokens[0]!.token;
     const K = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
     await t.callK('/v2/organizations/documents/add', { organizationId: 'mailco', createOrganization: true, documents: [{ documentId: 'd' }] }, K);
     await t.callK(

@@ -1,6 +1,8 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { NotificationItem } from '../../../server/services/notifications.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
 
 let t: TestServer;
 afterAll(() => t?.close());
@@ -31,14 +33,14 @@ beforeEach(async () => {
 
 const remaining = async () => {
   const docs = await Promise.all(['d1', 'd2'].map((documentId) => t.callK('/v2/notifications/get', { organizationId: 'acme', documentId })));
-  return docs.flatMap((r) => r.body.result.data.map((n: any) => n.id)).sort();
+  return docs.flatMap((r) => dataOf<NotificationItem[]>(r).map((n) => n.id)).sort();
 };
 
 describe('/v1/notifications/delete', () => {
   it('deletes by ids, reporting missing ones as failed inside a success envelope', async () => {
     const res = await t.callK('/v1/notifications/delete', { organizationId: 'acme', notificationIds: ['a', 'zzz'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Notification(s) deleted successfully.',
       data: { a: { success: true, message: 'Notification deleted.' }, zzz: { success: false, message: 'Failed to delete notification.' } },
@@ -55,18 +57,18 @@ describe('/v1/notifications/delete', () => {
 
   it('does not delete an id that fails another filter', async () => {
     const res = await t.callK('/v2/notifications/delete', { organizationId: 'acme', documentId: 'd2', notificationIds: ['a'] });
-    expect(res.body.result.data.a.success).toBe(false);
+    expect(dataOf<Outcomes>(res).a!.success).toBe(false);
     expect(await remaining()).toEqual(['a', 'b', 'c']);
   });
 
   it('removes the recipients too: the inbox no longer lists it', async () => {
     await t.callK('/v1/notifications/delete', { organizationId: 'acme', notificationIds: ['c'] });
     const inbox = await t.callK('/v2/notifications/get', { organizationId: 'acme', userId: 'ann' });
-    expect(inbox.body.result.data.map((n: any) => n.id)).toEqual(['a']);
+    expect(dataOf<NotificationItem[]>(inbox).map((n) => n.id)).toEqual(['a']);
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v1/notifications/delete', {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationId is required.' });
+    expect(errorOf(await t.callK('/v1/notifications/delete', {}))).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationId is required.' });
     const other = await createWorkspace(t);
     await t.callPublic('/v1/notifications/delete', { organizationId: 'acme' }, other.headersK);
     expect(await remaining()).toEqual(['a', 'b', 'c']);

@@ -12,9 +12,9 @@ import { notificationsGetInput } from '../../../shared/schemas/feed.ts';
 import { commentAnnotations, notificationRecipients, notifications } from '../../../server/db/schema.ts';
 import { explainNotificationPage } from '../../../server/db/repos/notification-page.ts';
 import { tenantScope } from '../../../server/db/scope.ts';
-import { describeNotification, getNotifications } from '../../../server/services/notifications.ts';
+import { describeNotification, getNotifications, type NotificationItem } from '../../../server/services/notifications.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
@@ -339,7 +339,7 @@ describe('/v2/notifications/get answers what the tables say', () => {
       const [first] = reference(t.credentials.apiKey, data);
       for (let i = 0; i < 2; i++) {
         const res = await t.callK('/v2/notifications/get', data);
-        expect(res.body.result).toEqual({
+        expect(resultOf(res)).toEqual({
           status: 'success',
           message: 'Notification(s) retrieved successfully.',
           data: JSON.parse(first!.items),
@@ -419,13 +419,13 @@ describe('/v2/notifications/get answers what the tables say', () => {
       const res = await t.callK('/v2/notifications/get', data);
       expect(res.status).toBe(200);
       const [first] = reference(t.credentials.apiKey, data);
-      expect(res.body.result).toEqual({
+      expect(resultOf(res)).toEqual({
         status: 'success',
         message: 'Notification(s) retrieved successfully.',
         data: JSON.parse(first!.items),
         pageToken: first!.pageToken,
       });
-      return res.body.result.data as Array<{ id: string; displayBodyMessage: string; readByUserIds: string[] }>;
+      return dataOf<NotificationItem[]>(res);
     };
     const add = (notificationId: string) =>
       t.callK('/v2/notifications/add', {
@@ -460,6 +460,6 @@ describe('/v2/notifications/get answers what the tables say', () => {
     await t.callK('/v1/notifications/delete', { organizationId: 'poll', notificationIds: ['p2'] });
     expect((await poll()).map((n) => n.id)).toEqual(['p1']);
     // another key asking with the same body is not answered from this key's page
-    expect((await t.callK('/v2/notifications/get', data, other.headersK)).body.result.data).toEqual([]);
+    expect(dataOf(await t.callK('/v2/notifications/get', data, other.headersK))).toEqual([]);
   });
 });

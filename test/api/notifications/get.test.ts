@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { NotificationItem } from '../../../server/services/notifications.ts';
 
 let t: TestServer;
 const ids: { doc: string[]; other: string[]; locA: string[] } = { doc: [], other: [], locA: [] };
@@ -40,9 +41,9 @@ async function walk(data: Record<string, unknown>, pageSize: number) {
   for (let pages = 0; pages < 200; pages++) {
     const res = await t.callK('/v2/notifications/get', { organizationId: 'acme', ...data, pageSize, pageToken });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Notification(s) retrieved successfully.');
-    seen.push(...res.body.result.data.map((n: any) => n.id));
-    pageToken = res.body.result.pageToken ?? undefined;
+    expect(resultOf(res).message).toBe('Notification(s) retrieved successfully.');
+    seen.push(...dataOf<NotificationItem[]>(res).map((n) => n.id));
+    pageToken = resultOf(res).pageToken ?? undefined;
     if (!pageToken) return seen;
   }
   throw new Error('pagination did not end');
@@ -76,28 +77,28 @@ describe('/v2/notifications/get', () => {
       documentId: 'doc',
       notificationIds: Array.from({ length: 31 }, (_, i) => `n${i}`),
     });
-    expect(tooMany.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'notificationIds must have at most 30 item(s).' });
+    expect(errorOf(tooMany)).toEqual({ status: 'INVALID_ARGUMENT', message: 'notificationIds must have at most 30 item(s).' });
   });
 
   it('needs documentId or userId, and validates the rest', async () => {
-    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme' })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/notifications/get', { organizationId: 'acme' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'Pass documentId or userId.',
     });
-    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', order: 'newest' })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', order: 'newest' })).message).toBe(
       'order must be one of: asc, desc.',
     );
-    expect((await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', pageSize: 0 })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', pageSize: 0 })).message).toBe(
       'pageSize must be at least 1.',
     );
   });
 
   it('refuses forged and foreign page tokens', async () => {
     const first = await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc', pageSize: 2 });
-    const token = first.body.result.pageToken;
+    const token = resultOf(first).pageToken;
     const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) => {
       const res = await t.callK('/v2/notifications/get', { organizationId: 'acme', pageSize: 2, ...data }, headers);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
     };
     await bad({ documentId: 'doc', pageToken: 'x.y' });
     await bad({ documentId: 'other', pageToken: token });
@@ -109,7 +110,7 @@ describe('/v2/notifications/get', () => {
   it('shows read state per user', async () => {
     await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{ id: 'n00', readByUserIds: ['bob'] }] });
     const res = await t.callK('/v2/notifications/get', { organizationId: 'acme', userId: 'bob', notificationIds: ['n00'] });
-    expect(res.body.result.data[0].readByUserIds).toEqual(['bob']);
+    expect(dataOf<NotificationItem[]>(res)[0]!.readByUserIds).toEqual(['bob']);
   });
 
   it("leaves a private comment's notification out of a reader's page while the reader may not see the thread", async () => {
@@ -118,7 +119,9 @@ describe('/v2/notifications/get', () => {
     expect((await t.callK('/v2/commentannotations/add', { organizationId: 'acme', documentId: 'doc', commentAnnotations: [thread] })).status).toBe(200);
     const mentions = async (data: Record<string, unknown>) => {
       const res = await t.callK('/v2/notifications/get', { organizationId: 'acme', ...data });
-      return res.body.result.data.filter((n: any) => n.notificationSourceData.annotationId === 'secret').map((n: any) => n.displayBodyMessage);
+      return dataOf<NotificationItem[]>(res)
+        .filter((n) => n.notificationSourceData.annotationId === 'secret')
+        .map((n) => n.displayBodyMessage);
     };
     expect(await mentions({ userId: 'ann' })).toEqual(['the plan']);
     const visibility = (userIds: string[] | undefined) =>

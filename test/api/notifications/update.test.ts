@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { NotificationItem } from '../../../server/services/notifications.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -19,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = async () => (await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'd', notificationIds: ['n1'] })).body.result.data[0];
+const get = async () =>
+  dataOf<NotificationItem[]>(await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'd', notificationIds: ['n1'] }))[0]!;
 
 describe('/v2/notifications/update', () => {
   it('edits content and read state per user', async () => {
@@ -28,7 +31,7 @@ describe('/v2/notifications/update', () => {
       notifications: [{ id: 'n1', displayHeadlineMessageTemplate: 'new', displayBodyMessage: 'new body', readByUserIds: ['ann', 'bob'] }, { id: 'missing' }],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Notification(s) updated successfully.',
       data: { n1: { success: true, message: 'Notification updated.' }, missing: { success: false, message: 'Failed to update notification.' } },
@@ -39,7 +42,7 @@ describe('/v2/notifications/update', () => {
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{}] })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/notifications/update', { organizationId: 'acme', notifications: [{}] })).message).toBe(
       'notifications[0].id is required.',
     );
     const other = await createWorkspace(t);
@@ -48,7 +51,7 @@ describe('/v2/notifications/update', () => {
       { organizationId: 'acme', notifications: [{ id: 'n1', displayBodyMessage: 'hijacked' }] },
       other.headersK,
     );
-    expect(res.body.result.data.n1.success).toBe(false);
+    expect(dataOf<Outcomes>(res).n1!.success).toBe(false);
     expect((await get()).displayBodyMessage).toBe('new body');
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserAccess } from '../../helpers/access.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -16,7 +18,7 @@ describe('/v2/organizations/delete', () => {
     await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'g' }] });
 
     const res = await t.callK('/v2/organizations/delete', { organizationIds: ['acme', 'ghost'] });
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Organization(s) deleted successfully.',
       data: {
@@ -24,28 +26,28 @@ describe('/v2/organizations/delete', () => {
         ghost: { success: false, id: 'ghost', message: 'Organization does not exist' },
       },
     });
-    expect((await t.callK('/v2/organizations/get', { organizationIds: ['acme'] })).body.result.data).toEqual([]);
+    expect(dataOf<unknown[]>(await t.callK('/v2/organizations/get', { organizationIds: ['acme'] }))).toEqual([]);
 
     // re-created empty: nothing of the old content is there
     await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'acme' }] });
-    expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'acme' })).body.result.data).toEqual([]);
-    expect((await t.callK('/v2/organizations/folders/get', { organizationId: 'acme' })).body.result.data).toEqual([]);
+    expect(dataOf<unknown[]>(await t.callK('/v2/organizations/documents/get', { organizationId: 'acme' }))).toEqual([]);
+    expect(dataOf<unknown[]>(await t.callK('/v2/organizations/folders/get', { organizationId: 'acme' }))).toEqual([]);
     const access = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ann'] });
-    expect(access.body.result.data.ann.organization.acme.errorCode).toBe('permission_denied');
+    expect(dataOf<Record<string, UserAccess>>(access).ann!.organization.acme!.errorCode).toBe('permission_denied');
     // the group went with its organization: adding to it fails per user (user-group bulk outcomes, interface.md)
     expect(
-      (await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'g', userIds: ['ann'] })).body.result.data,
+      dataOf<unknown>(await t.callK('/v1/organizations/usergroups/users/add', { organizationId: 'acme', organizationUserGroupId: 'g', userIds: ['ann'] })),
     ).toEqual({
       ann: { success: false, organizationUserGroupId: 'g', message: 'Organization user group does not exist: g.' },
     });
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/organizations/delete', { organizationIds: [] })).body.error.message).toBe('organizationIds must have at least 1 item(s).');
+    expect(errorOf(await t.callK('/v2/organizations/delete', { organizationIds: [] })).message).toBe('organizationIds must have at least 1 item(s).');
     await t.callK('/v2/organizations/add', { organizations: [{ organizationId: 'kept' }] });
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/organizations/delete', { organizationIds: ['kept'] }, other.headersK);
-    expect(res.body.result.data.kept.success).toBe(false);
-    expect((await t.callK('/v2/organizations/get', { organizationIds: ['kept'] })).body.result.data).toHaveLength(1);
+    expect(dataOf<Outcomes>(res).kept!.success).toBe(false);
+    expect(dataOf<unknown[]>(await t.callK('/v2/organizations/get', { organizationIds: ['kept'] }))).toHaveLength(1);
   });
 });

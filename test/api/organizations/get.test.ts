@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 const ids = Array.from({ length: 12 }, (_, i) => `org-${String(i).padStart(2, '0')}`);
@@ -16,10 +16,10 @@ async function walk(pageSize: number, organizationIds?: string[]) {
   for (let pages = 0; pages < 50; pages++) {
     const res = await t.callK('/v2/organizations/get', { pageSize, pageToken, organizationIds });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Organization(s) retrieved successfully.');
-    expect('pageToken' in res.body.result).toBe(false);
-    seen.push(...res.body.result.data.map((o: any) => o.id));
-    pageToken = res.body.result.nextPageToken ?? undefined;
+    expect(resultOf(res).message).toBe('Organization(s) retrieved successfully.');
+    expect('pageToken' in resultOf(res)).toBe(false);
+    seen.push(...dataOf<Array<{ id: string }>>(res).map((o) => o.id));
+    pageToken = resultOf(res).nextPageToken ?? undefined;
     if (!pageToken) return seen;
   }
   throw new Error('pagination did not end');
@@ -35,9 +35,9 @@ describe('/v2/organizations/get', () => {
   });
 
   it('refuses forged, altered and foreign page tokens', async () => {
-    const token = (await t.callK('/v2/organizations/get', { pageSize: 2 })).body.result.nextPageToken;
+    const token = resultOf(await t.callK('/v2/organizations/get', { pageSize: 2 })).nextPageToken!;
     const bad = async (data: Record<string, unknown>, headers?: Record<string, string>) =>
-      expect((await t.callK('/v2/organizations/get', { pageSize: 2, ...data }, headers)).body.error).toEqual({
+      expect(errorOf(await t.callK('/v2/organizations/get', { pageSize: 2, ...data }, headers))).toEqual({
         status: 'INVALID_ARGUMENT',
         message: 'Invalid pageToken.',
       });
@@ -50,6 +50,6 @@ describe('/v2/organizations/get', () => {
 
   it("shows nothing of another API key's organizations", async () => {
     const other = await createWorkspace(t);
-    expect((await t.callPublic('/v2/organizations/get', {}, other.headersK)).body.result.data).toEqual([]);
+    expect(dataOf<unknown[]>(await t.callPublic('/v2/organizations/get', {}, other.headersK))).toEqual([]);
   });
 });

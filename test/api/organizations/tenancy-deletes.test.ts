@@ -8,7 +8,7 @@ import { DOCUMENT_DATA, ORGANIZATION_DATA, USER_DATA, type Fate } from '../../..
 import { configureProviders, startProviders, type Providers } from '../../helpers/ai-providers.ts';
 import { b64, WEBM } from '../../helpers/media.ts';
 import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { eventually, type Success, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { enableWithEndpoint } from '../../helpers/webhooks.ts';
 import { REVIEW_FLOW } from '../../helpers/workflows.ts';
 
@@ -33,8 +33,11 @@ afterAll(async () => {
   await receiver.close();
 });
 
-async function ok(path: string, data: unknown) {
-  const res = await t.callK(path, data);
+/** A classic answer's `result` (message and data); the agents and workflow operations answer their record as `result` itself. */
+type Classic<T> = Success<T>['result'];
+
+async function ok<T = unknown>(path: string, data: unknown) {
+  const res = await t.callK<{ result: T }>(path, data);
   if (res.status !== 200) throw new Error(`${path} failed: ${JSON.stringify(res.body)}`);
   return res.body.result;
 }
@@ -50,9 +53,18 @@ async function populate(organizationId: string, documentId: string, userId: stri
   const other = `${userId}-colleague`;
   await ok('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders: [{ folderId }] });
   await ok('/v2/organizations/documents/add', { organizationId, folderId, documents: [{ documentId: `${documentId}-draft` }] });
-  const { migrationId } = (await ok('/v2/organizations/documents/migrate', { organizationId, documentId: `${documentId}-draft`, newDocumentId: documentId }))
-    .data;
-  await eventually(async () => expect((await ok('/v2/organizations/documents/migrate/status', { organizationId, migrationId })).data.status).toBe('completed'));
+  const { migrationId } = (
+    await ok<Classic<{ migrationId: string }>>('/v2/organizations/documents/migrate', {
+      organizationId,
+      documentId: `${documentId}-draft`,
+      newDocumentId: documentId,
+    })
+  ).data;
+  await eventually(async () =>
+    expect((await ok<Classic<{ status: string }>>('/v2/organizations/documents/migrate/status', { organizationId, migrationId })).data.status).toBe(
+      'completed',
+    ),
+  );
   await ok('/v2/users/add', { organizationId, users: [{ userId }, { userId: other }] });
   await ok('/v2/users/add', { organizationId, folderId, users: [{ userId, accessRole: 'viewer' }] });
   await ok('/v2/users/add', { organizationId, documentId, users: [{ userId }, { userId: other }] });
@@ -75,12 +87,12 @@ async function populate(organizationId: string, documentId: string, userId: stri
     documentId,
     activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: { userId }, targetEntityId: 'x' }],
   });
-  const thread = await ok('/v2/commentannotations/add', {
+  const thread = await ok<Classic<Record<string, { annotationId: string; commentIds: number[] }>>>('/v2/commentannotations/add', {
     organizationId,
     documentId,
     commentAnnotations: [{ commentData: [{ commentText: 'a claim', from: { userId } }] }],
   });
-  const { annotationId, commentIds } = (Object.values(thread.data) as Array<{ annotationId: string; commentIds: number[] }>)[0]!;
+  const { annotationId, commentIds } = Object.values(thread.data)[0]!;
   await ok('/v2/commentannotations/read/update', { organizationId, annotationIds: [annotationId], userId });
   await ok('/v2/reactions/add', { organizationId, annotationId, commentId: commentIds[0], icon: '👍', from: { userId } });
   await ok('/v2/recordings/add', {
@@ -98,8 +110,8 @@ async function populate(organizationId: string, documentId: string, userId: stri
     ...REVIEW_FLOW,
     scope: { level: 'document', organizationId, documentId },
   });
-  const run = await ok('/v2/agents/execution/run', { agentId: 'claims', organizationId, documentId, userId });
-  await eventually(async () => expect((await ok('/v2/agents/execution/get', { executionId: run.id })).status).not.toBe('running'));
+  const run = await ok<{ id: string }>('/v2/agents/execution/run', { agentId: 'claims', organizationId, documentId, userId });
+  await eventually(async () => expect((await ok<{ status: string }>('/v2/agents/execution/get', { executionId: run.id })).status).not.toBe('running'));
 }
 
 type Row = Record<string, unknown>;
@@ -193,13 +205,13 @@ describe('what each deletion clears (db/tenancy.ts), through the API', () => {
     await expectClears(ORGANIZATION_DATA, inOrganization('torg'), () => ok('/v2/organizations/delete', { organizationIds: ['torg'] }));
     // its collaborative content is gone: the organization made again has none
     await ok('/v2/organizations/add', { organizations: [{ organizationId: 'torg' }] });
-    expect((await ok('/v2/crdt/get', { organizationId: 'torg', documentId: 'doc', editorId: 'body' })).data).toEqual([]);
+    expect((await ok<Classic<unknown>>('/v2/crdt/get', { organizationId: 'torg', documentId: 'doc', editorId: 'body' })).data).toEqual([]);
   });
 
   it("a user's removal from an organization takes their access there (memberships, groups) and keeps what they did", async () => {
     // an erasure job of the user's, run before what they do here (it would erase that)
-    const { jobId } = (await ok('/v2/users/data/delete', { userId: 'fay' })).data;
-    await eventually(async () => expect((await ok('/v2/users/data/delete/status', { jobId })).data.status).toBe('completed'));
+    const { jobId } = (await ok<Classic<{ jobId: string }>>('/v2/users/data/delete', { userId: 'fay' })).data;
+    await eventually(async () => expect((await ok<Classic<{ status: string }>>('/v2/users/data/delete/status', { jobId })).data.status).toBe('completed'));
     await populate('tuser', 'doc', 'fay', 'f');
     await populate('tuser-elsewhere', 'doc', 'fay', 'f');
     await expectClears(USER_DATA, namesUser('tuser', 'fay'), () => ok('/v2/users/delete', { organizationId: 'tuser', userIds: ['fay'] }));

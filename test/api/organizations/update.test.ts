@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -9,14 +10,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = async (headers?: Record<string, string>) => (await t.callK('/v2/organizations/get', { organizationIds: ['acme'] }, headers)).body.result.data[0];
+const get = async (headers?: Record<string, string>) =>
+  dataOf<Array<{ organizationName: string }>>(await t.callK('/v2/organizations/get', { organizationIds: ['acme'] }, headers))[0];
 
 describe('/v2/organizations/update', () => {
   it('renames and merges metadata, reporting missing ones per item', async () => {
     const res = await t.callK('/v2/organizations/update', {
       organizations: [{ organizationId: 'acme', organizationName: 'Acme Inc', metadata: { b: 2 } }, { organizationId: 'ghost' }],
     });
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Organization(s) updated successfully.',
       data: {
@@ -28,12 +30,12 @@ describe('/v2/organizations/update', () => {
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/organizations/update', { organizations: [{ organizationName: 'x' }] })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/organizations/update', { organizations: [{ organizationName: 'x' }] })).message).toBe(
       'organizations[0].organizationId is required.',
     );
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/organizations/update', { organizations: [{ organizationId: 'acme', organizationName: 'Hijacked' }] }, other.headersK);
-    expect(res.body.result.data.acme.success).toBe(false);
-    expect((await get()).organizationName).toBe('Acme Inc');
+    expect(dataOf<Outcomes>(res).acme!.success).toBe(false);
+    expect((await get())!.organizationName).toBe('Acme Inc');
   });
 });

@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activitiesOf, addAnnotation } from '../../helpers/comments.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+
+interface Reaction {
+  reactionId: string;
+  commentId: number;
+  icon: string;
+  from: { userId: string };
+}
+/** A comment as comments/get answers it, with its reactions. */
+interface CommentItem {
+  commentId: number;
+  reactionAnnotations: Reaction[];
+  reactionAnnotationIds: string[];
+}
 
 const PATH = '/v2/reactions/add';
 let t: TestServer;
@@ -28,13 +41,13 @@ afterAll(() => t.close());
 
 const react = (data: Record<string, unknown>, headers?: Record<string, string>) =>
   t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId, icon: 'thumbsup', from: { userId: 'bob', name: 'Bob' }, ...data }, headers);
-const reactionsOf = async (annotationId = id) => (await t.callK('/v2/reactions/get', { organizationId: 'acme', annotationId })).body.result.data as any[];
+const reactionsOf = async (annotationId = id) => dataOf<Reaction[]>(await t.callK('/v2/reactions/get', { organizationId: 'acme', annotationId }));
 
 describe('/v2/reactions/add', () => {
   it('adds a reaction, recording reaction.add', async () => {
     const res = await react({});
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Reaction added successfully.',
       data: {
@@ -46,7 +59,7 @@ describe('/v2/reactions/add', () => {
         createdAt: expect.any(Number),
       },
     });
-    expect(await reactionsOf()).toEqual([res.body.result.data]);
+    expect(await reactionsOf()).toEqual([dataOf(res)]);
     expect(await activitiesOf(t, id)).toEqual([
       expect.objectContaining({
         featureType: 'reaction',
@@ -67,17 +80,17 @@ describe('/v2/reactions/add', () => {
     for (const icon of ['thumbsup', '  thumbsup ']) {
       const again = await react({ icon });
       expect(again.status).toBe(200);
-      expect(again.body.result).toEqual({ status: 'success', message: 'Reaction already exists.', data: existing });
+      expect(resultOf(again)).toEqual({ status: 'success', message: 'Reaction already exists.', data: existing });
     }
     expect(await reactionsOf()).toHaveLength(1);
     expect(await activitiesOf(t, id)).toHaveLength(1);
   });
 
   it('counts another icon, another user or another comment as a new reaction', async () => {
-    const first = (await reactionsOf())[0].reactionId;
+    const first = (await reactionsOf())[0]!.reactionId;
     const added = [await react({ icon: 'heart' }), await react({ from: { userId: 'cat' } }), await react({ commentId: secondCommentId })];
-    for (const res of added) expect(res.body.result.message).toBe('Reaction added successfully.');
-    const ids = added.map((r) => r.body.result.data.reactionId);
+    for (const res of added) expect(resultOf(res).message).toBe('Reaction added successfully.');
+    const ids = added.map((r) => dataOf<Reaction>(r).reactionId);
     expect(new Set([first, ...ids]).size).toBe(4);
     expect((await reactionsOf()).map((r) => [r.commentId, r.icon, r.from.userId])).toEqual([
       [commentId, 'thumbsup', 'bob'],
@@ -89,11 +102,11 @@ describe('/v2/reactions/add', () => {
   });
 
   it('shows reactions in comments/get reactionAnnotations', async () => {
-    const comments = (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).body.result.data;
+    const comments = dataOf<CommentItem[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id }));
     const all = await reactionsOf();
-    expect(comments[0].reactionAnnotations).toEqual(all.filter((r) => r.commentId === commentId));
-    expect(comments[0].reactionAnnotationIds).toEqual(all.filter((r) => r.commentId === commentId).map((r) => r.reactionId));
-    expect(comments[1].reactionAnnotations.map((r: any) => r.icon)).toEqual(['thumbsup']);
+    expect(comments[0]!.reactionAnnotations).toEqual(all.filter((r) => r.commentId === commentId));
+    expect(comments[0]!.reactionAnnotationIds).toEqual(all.filter((r) => r.commentId === commentId).map((r) => r.reactionId));
+    expect(comments[1]!.reactionAnnotations.map((r) => r.icon)).toEqual(['thumbsup']);
   });
 
   it('answers NOT_FOUND for an unknown annotation or comment, including a comment of another annotation', async () => {
@@ -134,7 +147,7 @@ describe('/v2/reactions/add', () => {
     const before = await reactionsOf();
     const res = await react({ icon: 'intruder' }, other.headersK);
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     expect(await reactionsOf()).toEqual(before);
     expect((await activitiesOf(t, id)).map((a) => a.entityData?.icon)).not.toContain('intruder');
   });

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activitiesOf, addAnnotation } from '../../helpers/comments.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+
+interface Reaction {
+  reactionId: string;
+  icon: string;
+}
+/** A comment as comments/get answers it, with its reactions. */
+interface CommentItem {
+  reactionAnnotations: Reaction[];
+  reactionAnnotationIds: string[];
+}
 
 const PATH = '/v2/reactions/delete';
 let t: TestServer;
@@ -23,20 +33,20 @@ beforeAll(async () => {
     [commentIds[0], 'y', { userId: 'cat' }],
     [commentIds[1], 'z', { userId: 'dan' }],
   ] as const) {
-    reactionIds.push((await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from })).body.result.data.reactionId);
+    reactionIds.push(dataOf<Reaction>(await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from })).reactionId);
   }
   other = await createWorkspace(t);
 });
 afterAll(() => t.close());
 
-const remaining = async () => (await t.callK('/v2/reactions/get', { organizationId: 'acme', annotationId: id })).body.result.data.map((r: any) => r.reactionId);
+const remaining = async () => dataOf<Reaction[]>(await t.callK('/v2/reactions/get', { organizationId: 'acme', annotationId: id })).map((r) => r.reactionId);
 const deletions = async () => (await activitiesOf(t, id)).filter((a) => a.actionType === 'reaction.delete');
 
 describe('/v2/reactions/delete', () => {
   it("cannot delete another API key's reactions", async () => {
     const res = await t.callPublic(PATH, { organizationId: 'acme', reactionIds }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual(Object.fromEntries(reactionIds.map((r) => [r, { success: false, message: 'Reaction not found.' }])));
+    expect(dataOf(res)).toEqual(Object.fromEntries(reactionIds.map((r) => [r, { success: false, message: 'Reaction not found.' }])));
     expect(await remaining()).toEqual(reactionIds);
     expect(await deletions()).toEqual([]);
   });
@@ -44,15 +54,15 @@ describe('/v2/reactions/delete', () => {
   it('deletes reactions per id, recording reaction.delete by the reacting user', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', reactionIds: [reactionIds[0], 'ghost', reactionIds[0]] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Reaction(s) deleted successfully.',
       data: { [reactionIds[0]!]: { success: true, message: 'Reaction deleted.' }, ghost: { success: false, message: 'Reaction not found.' } },
     });
     expect(await remaining()).toEqual(reactionIds.slice(1));
-    const comments = (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).body.result.data;
-    expect(comments[0].reactionAnnotationIds).toEqual([reactionIds[1]]);
-    expect(comments[0].reactionAnnotations.map((r: any) => r.icon)).toEqual(['y']);
+    const comments = dataOf<CommentItem[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id }));
+    expect(comments[0]!.reactionAnnotationIds).toEqual([reactionIds[1]]);
+    expect(comments[0]!.reactionAnnotations.map((r) => r.icon)).toEqual(['y']);
     expect(await deletions()).toEqual([
       expect.objectContaining({
         featureType: 'reaction',
@@ -67,7 +77,7 @@ describe('/v2/reactions/delete', () => {
       }),
     ]);
     // a second delete finds nothing and records nothing
-    expect((await t.callK(PATH, { organizationId: 'acme', reactionIds: [reactionIds[0]] })).body.result.data).toEqual({
+    expect(dataOf(await t.callK(PATH, { organizationId: 'acme', reactionIds: [reactionIds[0]] }))).toEqual({
       [reactionIds[0]!]: { success: false, message: 'Reaction not found.' },
     });
     expect(await deletions()).toHaveLength(1);
@@ -75,7 +85,7 @@ describe('/v2/reactions/delete', () => {
 
   it('deletes several at once; the same reaction can then be added again with a new id', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', reactionIds: [reactionIds[1], reactionIds[2]] });
-    expect(res.body.result.data).toEqual({
+    expect(dataOf(res)).toEqual({
       [reactionIds[1]!]: { success: true, message: 'Reaction deleted.' },
       [reactionIds[2]!]: { success: true, message: 'Reaction deleted.' },
     });
@@ -92,8 +102,8 @@ describe('/v2/reactions/delete', () => {
       icon: 'y',
       from: { userId: 'cat' },
     });
-    expect(again.body.result.message).toBe('Reaction added successfully.');
-    expect(again.body.result.data.reactionId).not.toBe(reactionIds[1]);
+    expect(resultOf(again).message).toBe('Reaction added successfully.');
+    expect(dataOf<Reaction>(again).reactionId).not.toBe(reactionIds[1]);
   });
 
   it('validates the input, naming the field', async () => {

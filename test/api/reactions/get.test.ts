@@ -1,14 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../helpers/comments.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+
+interface Reaction {
+  reactionId: string;
+}
+/** A comment as comments/get answers it, with its reactions. */
+interface CommentItem {
+  commentId: number;
+  reactionAnnotations: Reaction[];
+}
 
 const PATH = '/v2/reactions/get';
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 let id: string;
 let commentIds: number[];
-const added: any[] = [];
+const added: Reaction[] = [];
 beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
@@ -29,7 +38,7 @@ beforeAll(async () => {
     [commentIds[0], 'c', { userId: 'cat' }],
     [commentIds[1], 'a', { userId: 'cat' }],
   ] as const) {
-    added.push((await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from })).body.result.data);
+    added.push(dataOf<Reaction>(await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from })));
   }
   other = await createWorkspace(t);
 });
@@ -39,7 +48,7 @@ describe('/v2/reactions/get', () => {
   it('lists the reactions of an annotation, oldest first', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', annotationId: id });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Reactions retrieved successfully.', data: added });
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Reactions retrieved successfully.', data: added });
     expect(added[0]).toEqual({
       reactionId: expect.stringMatching(/^[A-Za-z0-9]{20}$/),
       annotationId: id,
@@ -52,15 +61,15 @@ describe('/v2/reactions/get', () => {
 
   it('lists the reactions of one comment', async () => {
     const one = await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId: commentIds[1] });
-    expect(one.body.result.data).toEqual([added[1], added[3]]);
-    expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId: commentIds[2] })).body.result.data).toEqual([]);
-    expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId: 1 })).body.result.data).toEqual([]);
+    expect(dataOf(one)).toEqual([added[1], added[3]]);
+    expect(dataOf(await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId: commentIds[2] }))).toEqual([]);
+    expect(dataOf(await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId: 1 }))).toEqual([]);
   });
 
   it('matches what comments/get shows per comment', async () => {
-    const comments = (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).body.result.data;
+    const comments = dataOf<CommentItem[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id }));
     for (const comment of comments) {
-      const direct = (await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId: comment.commentId })).body.result.data;
+      const direct = dataOf<Reaction[]>(await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentId: comment.commentId }));
       expect(comment.reactionAnnotations).toEqual(direct);
     }
   });
@@ -72,7 +81,7 @@ describe('/v2/reactions/get', () => {
     ]) {
       const res = await t.callK(PATH, data);
       expect(res.status).toBe(404);
-      expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+      expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     }
   });
 
@@ -92,7 +101,7 @@ describe('/v2/reactions/get', () => {
   it("never shows another API key's reactions", async () => {
     const res = await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK);
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     // the other key's annotation with the same id has only its own reactions
     const theirs = await t.callPublic(
       '/v2/commentannotations/add',
@@ -106,7 +115,7 @@ describe('/v2/reactions/get', () => {
       other.headersK,
     );
     expect(theirs.status).toBe(200);
-    expect((await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK)).body.result.data).toEqual([]);
-    expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id })).body.result.data).toEqual(added);
+    expect(dataOf(await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK))).toEqual([]);
+    expect(dataOf(await t.callK(PATH, { organizationId: 'acme', annotationId: id }))).toEqual(added);
   });
 });

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
 import { b64, PNG, WEBM } from '../../helpers/media.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { describeRecording } from '../../../server/services/recordings.ts';
+import type { ActivityRecord } from '../../helpers/comments.ts';
+
+/** A recording as recordings/get answers it. */
+type Recording = ReturnType<typeof describeRecording>;
+/** recordings/add answers the recording with its id. */
+type AddedRecording = Recording & { recordingId: string };
+type Attachment = Recording['attachments'][number];
 
 let t: TestServer;
 beforeAll(async () => {
@@ -53,8 +61,8 @@ describe('/v2/recordings/add', () => {
   it('stores the recording and serves its attachments back byte for byte', async () => {
     const res = await add(recording({ recordingId: 'rec-1' }));
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Recording added successfully.');
-    const data = res.body.result.data;
+    expect(resultOf(res).message).toBe('Recording added successfully.');
+    const data = dataOf<AddedRecording>(res);
     expect(data).toMatchObject({
       type: 'recorder',
       annotationId: 'rec-1',
@@ -65,11 +73,11 @@ describe('/v2/recordings/add', () => {
       latestVersion: 1,
       metadata: { apiKey: t.credentials.apiKey, documentId: 'doc', organizationId: 'acme' },
     });
-    expect(data.attachments.map((a: any) => [a.attachmentId, a.name, a.mimeType, a.type, a.size, a.version])).toEqual([
+    expect(data.attachments.map((a) => [a.attachmentId, a.name, a.mimeType, a.type, a.size, a.version])).toEqual([
       [1, 'rec.webm', 'video/webm', 'video', WEBM.length, 1],
       [2, 'thumb.png', 'image/png', 'image', PNG.length, 1],
     ]);
-    const served = await fetch(data.attachments[0].url);
+    const served = await fetch(data.attachments[0]!.url);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('video/webm');
     expect(Buffer.from(await served.arrayBuffer()).equals(WEBM)).toBe(true);
@@ -79,15 +87,15 @@ describe('/v2/recordings/add', () => {
     const res = await add(
       recording({ recordingId: 'rec-1', recordedTime: { duration: 5000 }, attachments: [{ name: 'v2.webm', mimeType: 'video/webm', data: b64(WEBM) }] }),
     );
-    expect(res.body.result.data).toMatchObject({ latestVersion: 2, recordedTime: { duration: 5000, display: '00:00:05' } });
-    expect(res.body.result.data.attachments.map((a: any) => [a.attachmentId, a.version])).toEqual([
+    expect(dataOf(res)).toMatchObject({ latestVersion: 2, recordedTime: { duration: 5000, display: '00:00:05' } });
+    expect(dataOf<AddedRecording>(res).attachments.map((a) => [a.attachmentId, a.version])).toEqual([
       [1, 1],
       [2, 1],
       [3, 2],
     ]);
-    const activities = (await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'], order: 'asc' })).body.result.data;
+    const activities = dataOf<ActivityRecord[]>(await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'], order: 'asc' }));
     // (sorted: two calls within one millisecond share a timestamp)
-    expect(activities.map((a: any) => [a.actionType, a.targetEntityId]).sort()).toEqual([
+    expect(activities.map((a) => [a.actionType, a.targetEntityId]).sort()).toEqual([
       ['recorder.add', 'rec-1'],
       ['recorder.update', 'rec-1'],
     ]);
@@ -105,7 +113,7 @@ describe('/v2/recordings/add', () => {
     ];
     for (const [attachment, message] of cases) {
       const res = await add(recording({ attachments: [attachment] }));
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ status: res.status, error: errorOf(res) }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
     // a valid file with a missing document: refused after the file was written, which is then removed
     expect((await add(recording(), { documentId: 'nope' })).status).toBe(404);
@@ -121,15 +129,15 @@ describe('/v2/recordings/add', () => {
         documentId: 'doc',
         recording: recording({ attachments: [{ name: 'x', mimeType: 'image/png', data: b64(Buffer.concat([PNG, Buffer.alloc(8 * 1024 * 1024)])) }] }),
       });
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'recording.attachments[0] is larger than 8388608 bytes.' });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'recording.attachments[0] is larger than 8388608 bytes.' });
     } finally {
       await big.close();
     }
   });
 
   it('validates the rest and keeps API keys apart', async () => {
-    expect((await add(recording({ recordedTime: {} }))).body.error.message).toBe('recording.recordedTime.duration is required.');
-    expect((await add(recording({ recordingType: 'hologram' }))).body.error.message).toBe('recording.recordingType must be one of: screen, video, audio.');
+    expect(errorOf(await add(recording({ recordedTime: {} }))).message).toBe('recording.recordedTime.duration is required.');
+    expect(errorOf(await add(recording({ recordingType: 'hologram' }))).message).toBe('recording.recordingType must be one of: screen, video, audio.');
     const other = await createWorkspace(t);
     expect((await add(recording(), {}, other.headersK)).status).toBe(404);
   });
@@ -139,15 +147,15 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
   it('returns recordingId, latestVersion and the attachments; a generated id is 20 alphanumerics', async () => {
     const res = await add(recording({ displayName: undefined, from: { userId: 'bob' }, recordedTime: { duration: 0 } }));
     expect(res.status).toBe(200);
-    expect(res.body.result.status).toBe('success');
-    const data = res.body.result.data;
+    expect(resultOf(res).status).toBe('success');
+    const data = dataOf<AddedRecording>(res);
     expect(data.recordingId).toMatch(/^[A-Za-z0-9]{20}$/);
     expect(data.annotationId).toBe(data.recordingId);
     expect(data).toMatchObject({ latestVersion: 1, displayName: '', recordedTime: { duration: 0, display: '00:00:00' }, from: { userId: 'bob' } });
     expect(data.attachments).toHaveLength(2);
     for (const a of data.attachments) expect(a.url).toMatch(new RegExp(`^${t.url}/attachments/[A-Za-z0-9]{32}$`));
     // the activity names the user by userId when there is no name
-    const activity = (await t.callK('/v2/activities/get', { organizationId: 'acme', targetEntityId: data.recordingId })).body.result.data;
+    const activity = dataOf<ActivityRecord[]>(await t.callK('/v2/activities/get', { organizationId: 'acme', targetEntityId: data.recordingId }));
     expect(activity).toHaveLength(1);
     expect(activity[0]).toMatchObject({
       featureType: 'recorder',
@@ -164,18 +172,22 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
     await add(recording({ recordingId: 'rec-act', from: { userId: 'ann', name: 'Ann', email: 'ann@example.com' } }));
     await add(recording({ recordingId: 'rec-act', displayName: 'Second take' }));
     const res = await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'], targetEntityId: 'rec-act', order: 'asc' });
-    expect(res.body.result.data.map((a: any) => [a.actionType, a.displayMessageTemplate, a.displayMessageTemplateData, a.actionUser]).sort()).toEqual([
+    expect(
+      dataOf<ActivityRecord[]>(res)
+        .map((a) => [a.actionType, a.displayMessageTemplate, a.displayMessageTemplateData, a.actionUser])
+        .sort(),
+    ).toEqual([
       ['recorder.add', '{{actionUser}} added a recording', { actionUser: 'Ann' }, { userId: 'ann', name: 'Ann', email: 'ann@example.com' }],
       ['recorder.update', '{{actionUser}} added a new version of a recording', { actionUser: 'Ann' }, { userId: 'ann', name: 'Ann' }],
     ]);
     // the new version updated the display name
     const got = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['rec-act'] });
-    expect(got.body.result.data[0]).toMatchObject({ displayName: 'Second take', latestVersion: 2 });
+    expect(dataOf<Recording[]>(got)[0]).toMatchObject({ displayName: 'Second take', latestVersion: 2 });
   });
 
   it('serves each attachment with its type, length and cache headers; unknown keys are 404', async () => {
-    const data = (await add(recording({ recordingId: 'rec-serve' }))).body.result.data;
-    const png = data.attachments.find((a: any) => a.name === 'thumb.png');
+    const data = dataOf<AddedRecording>(await add(recording({ recordingId: 'rec-serve' })));
+    const png = data.attachments.find((a) => a.name === 'thumb.png')!;
     const served = await fetch(png.url);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/png');
@@ -193,11 +205,11 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
   it('accepts every allowed MIME type whose bytes match, and derives or keeps the attachment type', async () => {
     const attachments = Object.entries(SAMPLES).map(([mimeType, bytes]) => ({ name: mimeType, mimeType, data: b64(bytes) }));
     attachments.push({ name: 'frame.mp3', mimeType: 'audio/mpeg', data: b64(MP3_FRAME) });
-    const stored: any[] = [];
+    const stored: Attachment[] = [];
     for (let i = 0; i < attachments.length; i += 5) {
       const res = await add(recording({ recordingId: 'rec-types', attachments: attachments.slice(i, i + 5) }));
       expect(res.status).toBe(200);
-      stored.splice(0, stored.length, ...res.body.result.data.attachments);
+      stored.splice(0, stored.length, ...dataOf<AddedRecording>(res).attachments);
     }
     expect(stored.map((a) => [a.mimeType, a.type])).toEqual(attachments.map((a) => [a.mimeType, a.mimeType.split('/')[0]]));
     expect(stored.map((a) => a.version)).toEqual([1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3]);
@@ -207,7 +219,7 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
       expect(Buffer.from(await served.arrayBuffer()).toString('base64')).toBe(attachments[i]!.data);
     }
     const typed = await add(recording({ attachments: [{ name: 'cover', mimeType: 'image/png', type: 'thumbnail', data: b64(PNG) }] }));
-    expect(typed.body.result.data.attachments[0]).toMatchObject({ type: 'thumbnail', mimeType: 'image/png', size: PNG.length, version: 1 });
+    expect(dataOf<AddedRecording>(typed).attachments[0]).toMatchObject({ type: 'thumbnail', mimeType: 'image/png', size: PNG.length, version: 1 });
   });
 
   it('refuses bytes that do not match the declared type, an empty attachment, and 0 or 6 attachments', async () => {
@@ -231,7 +243,7 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
           ],
         }),
       );
-      expect({ status: res.status, error: res.body.error }).toEqual({
+      expect({ status: res.status, error: errorOf(res) }).toEqual({
         status: 400,
         error: { status: 'INVALID_ARGUMENT', message: `recording.attachments[1] is not a valid ${mimeType} file.` },
       });
@@ -245,7 +257,7 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
     ];
     for (const [attachments, message] of cases) {
       const res = await add(recording({ attachments }));
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ status: res.status, error: errorOf(res) }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
     expect(files()).toBe(before);
   });
@@ -258,7 +270,7 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
     ];
     for (const [extra, message] of cases) {
       const res = await add(recording(extra));
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ status: res.status, error: errorOf(res) }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
   });
 
@@ -271,19 +283,19 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
       [86_400_000, '24:00:00'],
     ] as const) {
       const res = await add(recording({ recordedTime: { duration } }));
-      expect(res.body.result.data.recordedTime).toEqual({ duration, display });
+      expect(dataOf<AddedRecording>(res).recordedTime).toEqual({ duration, display });
     }
   });
 
   it('needs the organization and the document unless asked to create them', async () => {
     const before = files();
     const org = await add(recording(), { organizationId: 'neworg', documentId: 'nd' });
-    expect({ status: org.status, error: org.body.error }).toEqual({
+    expect({ status: org.status, error: errorOf(org) }).toEqual({
       status: 404,
       error: { status: 'NOT_FOUND', message: 'Organization does not exist: neworg. Pass createOrganization: true to create it.' },
     });
     const doc = await add(recording(), { organizationId: 'neworg', documentId: 'nd', createOrganization: true });
-    expect({ status: doc.status, error: doc.body.error }).toEqual({
+    expect({ status: doc.status, error: errorOf(doc) }).toEqual({
       status: 404,
       error: { status: 'NOT_FOUND', message: 'Document does not exist: nd. Pass createDocument: true to create it.' },
     });
@@ -295,9 +307,9 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
       createDocument: true,
     });
     expect(ok.status).toBe(200);
-    expect(ok.body.result.data.metadata).toEqual({ apiKey: t.credentials.apiKey, documentId: 'nd', organizationId: 'neworg' });
+    expect(dataOf<AddedRecording>(ok).metadata).toEqual({ apiKey: t.credentials.apiKey, documentId: 'nd', organizationId: 'neworg' });
     const docs = await t.callK('/v2/organizations/documents/get', { organizationId: 'neworg' });
-    expect(docs.body.result.data.map((d: any) => d.id)).toEqual(['nd']);
+    expect(dataOf<Array<{ id: string }>>(docs).map((d) => d.id)).toEqual(['nd']);
     expect(files()).toBe(before + 2);
   });
 
@@ -305,24 +317,24 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'other-doc' }] });
     const before = files();
     const res = await add(recording({ recordingId: 'rec-1' }), { documentId: 'other-doc' });
-    expect({ status: res.status, error: res.body.error }).toEqual({
+    expect({ status: res.status, error: errorOf(res) }).toEqual({
       status: 400,
       error: { status: 'INVALID_ARGUMENT', message: 'Recording rec-1 belongs to document doc.' },
     });
     expect(files()).toBe(before);
     const got = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['rec-1'] });
-    expect(got.body.result.data[0]).toMatchObject({ latestVersion: 2, metadata: { documentId: 'doc' } });
-    expect(got.body.result.data[0].attachments).toHaveLength(3);
+    expect(dataOf<Recording[]>(got)[0]).toMatchObject({ latestVersion: 2, metadata: { documentId: 'doc' } });
+    expect(dataOf<Recording[]>(got)[0]!.attachments).toHaveLength(3);
   });
 
   it('another API key with the same organization and recording ids has its own recordings', async () => {
     const other = await createWorkspace(t);
     const mine = await add(recording({ recordingId: 'rec-1' }), { createOrganization: true, createDocument: true }, other.headersK);
     expect(mine.status).toBe(200);
-    expect(mine.body.result.data).toMatchObject({ recordingId: 'rec-1', latestVersion: 1, metadata: { apiKey: other.apiKey } });
-    expect(mine.body.result.data.attachments.map((a: any) => a.attachmentId)).toEqual([1, 2]);
+    expect(dataOf(mine)).toMatchObject({ recordingId: 'rec-1', latestVersion: 1, metadata: { apiKey: other.apiKey } });
+    expect(dataOf<AddedRecording>(mine).attachments.map((a) => a.attachmentId)).toEqual([1, 2]);
     const theirs = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['rec-1'] });
-    expect(theirs.body.result.data[0]).toMatchObject({ latestVersion: 2, metadata: { apiKey: t.credentials.apiKey } });
-    expect(theirs.body.result.data[0].attachments).toHaveLength(3);
+    expect(dataOf<Recording[]>(theirs)[0]).toMatchObject({ latestVersion: 2, metadata: { apiKey: t.credentials.apiKey } });
+    expect(dataOf<Recording[]>(theirs)[0]!.attachments).toHaveLength(3);
   });
 });

@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
 import { b64, PNG, WEBM } from '../../helpers/media.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { describeRecording } from '../../../server/services/recordings.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
+import type { ActivityRecord } from '../../helpers/comments.ts';
+
+/** A recording as recordings/get (and, with its id, recordings/add) answers it. */
+type Recording = ReturnType<typeof describeRecording>;
 
 let t: TestServer;
 let url: string;
@@ -21,26 +27,26 @@ beforeAll(async () => {
       attachments: [{ name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) }],
     },
   });
-  url = res.body.result.data.attachments[0].url;
+  url = dataOf<Recording>(res).attachments[0]!.url;
 });
 afterAll(() => t.close());
 
 describe('/v2/recordings/delete', () => {
   it('deletes rows and files; the URL stops serving; records recorder.delete', async () => {
     const other = await createWorkspace(t);
-    expect((await t.callPublic('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['r1'] }, other.headersK)).body.result.data.r1.success).toBe(
+    expect(dataOf<Outcomes>(await t.callPublic('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['r1'] }, other.headersK)).r1!.success).toBe(
       false,
     );
     expect((await fetch(url)).status).toBe(200);
     const res = await t.callK('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['r1', 'ghost'] });
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Recording(s) deleted successfully.',
       data: { r1: { success: true, message: 'Recording deleted.' }, ghost: { success: false, message: 'Recording does not exist.' } },
     });
     expect((await fetch(url)).status).toBe(404);
     expect(readdirSync(join(t.dataDir, 'attachments'))).toEqual([]);
-    const activities = (await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'] })).body.result.data;
+    const activities = dataOf<ActivityRecord[]>(await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'] }));
     expect(activities[0]).toMatchObject({ actionType: 'recorder.delete', targetEntityId: 'r1' });
   });
 
@@ -55,7 +61,7 @@ describe('/v2/recordings/delete', () => {
         attachments: [{ name: 'v.webm', mimeType: 'video/webm', data: b64(WEBM) }],
       },
     });
-    const key = res.body.result.data.attachments[0].url.split('/').pop();
+    const key = dataOf<Recording>(res).attachments[0]!.url.split('/').pop()!;
     await t.callK('/v2/organizations/documents/delete', { organizationId: 'acme', documentIds: ['doc'] });
     expect(existsSync(join(t.dataDir, 'attachments', key))).toBe(true);
     await t.restart();
@@ -63,7 +69,7 @@ describe('/v2/recordings/delete', () => {
   });
 
   it('validates the input', async () => {
-    expect((await t.callK('/v2/recordings/delete', { organizationId: 'acme' })).body.error.message).toBe('recordingIds is required.');
+    expect(errorOf(await t.callK('/v2/recordings/delete', { organizationId: 'acme' })).message).toBe('recordingIds is required.');
   });
 });
 
@@ -89,16 +95,16 @@ describe('/v2/recordings/delete: every version, activities, isolation', () => {
 
   it('removes every version: rows (gone from get), the served files and the files on disk', async () => {
     await addRec('multi', { userId: 'cy', name: 'Cy' });
-    const v2 = (await addRec('multi', { userId: 'dee' })).body.result.data;
+    const v2 = dataOf<Recording>(await addRec('multi', { userId: 'dee' }));
     await addRec('keep', { userId: 'cy' });
     expect(v2.latestVersion).toBe(2);
-    const urls: string[] = v2.attachments.map((a: any) => a.url);
+    const urls: string[] = v2.attachments.map((a) => a.url);
     expect(urls).toHaveLength(4);
     for (const url of urls) expect(existsSync(join(t.dataDir, 'attachments', keyOf(url)))).toBe(true);
 
     const res = await t.callK('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['multi', 'multi'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Recording(s) deleted successfully.',
       data: { multi: { success: true, message: 'Recording deleted.' } },
@@ -110,17 +116,17 @@ describe('/v2/recordings/delete: every version, activities, isolation', () => {
       expect(await served.text()).toBe('Not Found');
     }
     const left = await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'doc2' });
-    expect(left.body.result.data.map((r: any) => r.annotationId)).toEqual(['keep']);
+    expect(dataOf<Recording[]>(left).map((r) => r.annotationId)).toEqual(['keep']);
     const again = await t.callK('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['multi'] });
-    expect(again.body.result.data).toEqual({ multi: { success: false, message: 'Recording does not exist.' } });
+    expect(dataOf(again)).toEqual({ multi: { success: false, message: 'Recording does not exist.' } });
   });
 
   it('records recorder.delete in the name of the recording author', async () => {
     const res = await t.callK('/v2/activities/get', { organizationId: 'acme', featureTypes: ['recorder'], targetEntityId: 'multi' });
     // (sorted by action: calls within one millisecond share a timestamp)
     const rank = ['recorder.add', 'recorder.update', 'recorder.delete'];
-    const byAction = [...res.body.result.data].sort((a: any, b: any) => rank.indexOf(a.actionType) - rank.indexOf(b.actionType));
-    expect(byAction.map((a: any) => a.actionType)).toEqual(rank);
+    const byAction = [...dataOf<ActivityRecord[]>(res)].sort((a, b) => rank.indexOf(a.actionType) - rank.indexOf(b.actionType));
+    expect(byAction.map((a) => a.actionType)).toEqual(rank);
     expect(byAction[2]).toMatchObject({
       featureType: 'recorder',
       actionUser: { userId: 'cy', name: 'Cy' },
@@ -131,22 +137,22 @@ describe('/v2/recordings/delete: every version, activities, isolation', () => {
     });
     // a failed delete (unknown id) records nothing
     const ghost = await t.callK('/v2/activities/get', { organizationId: 'acme', targetEntityId: 'ghost' });
-    expect(ghost.body.result.data).toEqual([]);
+    expect(dataOf(ghost)).toEqual([]);
   });
 
   it('another API key can neither delete these recordings nor touch their files; its own are separate', async () => {
     const other = await createWorkspace(t);
-    const theirs = (await addRec('keep', { userId: 'eve' }, other.headersK)).body.result.data;
-    const mine = (await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['keep'] })).body.result.data[0];
+    const theirs = dataOf<Recording>(await addRec('keep', { userId: 'eve' }, other.headersK));
+    const mine = dataOf<Recording[]>(await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['keep'] }))[0]!;
     const res = await t.callPublic('/v2/recordings/delete', { organizationId: 'acme', recordingIds: ['keep', 'r1'] }, other.headersK);
-    expect(res.body.result.data).toEqual({
+    expect(dataOf(res)).toEqual({
       keep: { success: true, message: 'Recording deleted.' },
       r1: { success: false, message: 'Recording does not exist.' },
     });
-    expect((await fetch(theirs.attachments[0].url)).status).toBe(404);
+    expect((await fetch(theirs.attachments[0]!.url)).status).toBe(404);
     // the first key's recording of the same id is still there, files included
     const still = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['keep'] });
-    expect(still.body.result.data).toEqual([mine]);
+    expect(dataOf(still)).toEqual([mine]);
     for (const a of mine.attachments) {
       const served = await fetch(a.url);
       expect(served.status).toBe(200);
@@ -162,7 +168,7 @@ describe('/v2/recordings/delete: every version, activities, isolation', () => {
     ];
     for (const [data, message] of cases) {
       const res = await t.callK('/v2/recordings/delete', data);
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ status: res.status, error: errorOf(res) }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
   });
 });

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
 import { b64, WEBM } from '../../helpers/media.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+
+interface RecordingItem {
+  annotationId: string;
+}
 
 let t: TestServer;
 const ids: string[] = [];
@@ -24,7 +28,7 @@ beforeAll(async () => {
         attachments: [{ name: 'a.webm', mimeType: 'audio/webm', data: b64(WEBM) }],
       },
     });
-    ids.push(res.body.result.data.annotationId);
+    ids.push(dataOf<RecordingItem>(res).annotationId);
   }
 });
 afterAll(() => t.close());
@@ -35,9 +39,9 @@ async function walk(filters: Record<string, unknown>, pageSize: number) {
   for (let pages = 0; pages < 50; pages++) {
     const res = await t.callK('/v2/recordings/get', { organizationId: 'acme', ...filters, pageSize, pageToken });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Recorder annotations retrieved successfully.');
-    seen.push(...res.body.result.data.map((r: any) => r.annotationId));
-    pageToken = res.body.result.pageToken ?? undefined;
+    expect(resultOf(res).message).toBe('Recorder annotations retrieved successfully.');
+    seen.push(...dataOf<RecordingItem[]>(res).map((r) => r.annotationId));
+    pageToken = resultOf(res).pageToken ?? undefined;
     if (!pageToken) return seen;
   }
   throw new Error('pagination did not end');
@@ -54,23 +58,23 @@ describe('/v2/recordings/get', () => {
   });
 
   it('validates pageSize, refuses foreign tokens, and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 0 })).body.error.message).toBe('pageSize must be at least 1.');
-    const token = (await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2 })).body.result.pageToken;
-    expect((await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'd1', pageToken: token })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 0 })).message).toBe('pageSize must be at least 1.');
+    const token = resultOf(await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2 })).pageToken;
+    expect(errorOf(await t.callK('/v2/recordings/get', { organizationId: 'acme', documentId: 'd1', pageToken: token }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'Invalid pageToken.',
     });
     const other = await createWorkspace(t);
-    expect((await t.callPublic('/v2/recordings/get', { organizationId: 'acme' }, other.headersK)).body.result.data).toEqual([]);
+    expect(dataOf(await t.callPublic('/v2/recordings/get', { organizationId: 'acme' }, other.headersK))).toEqual([]);
   });
 });
 
 describe('/v2/recordings/get: items and tokens', () => {
   it('returns the Recording resource of interface.md', async () => {
     const res = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['r3'] });
-    expect(res.body.result.status).toBe('success');
-    expect(res.body.result.pageToken).toBeNull();
-    const [item] = res.body.result.data;
+    expect(resultOf(res).status).toBe('success');
+    expect(resultOf(res).pageToken).toBeNull();
+    const [item] = dataOf<unknown[]>(res);
     expect(item).toEqual({
       type: 'recorder',
       annotationId: 'r3',
@@ -101,30 +105,30 @@ describe('/v2/recordings/get: items and tokens', () => {
     expect(await walk({ documentId: 'd1', recordingIds: ['r0', 'r1', 'r2'] }, 1)).toEqual(['r2', 'r0']);
     expect(await walk({ documentId: 'ghost' }, 10)).toEqual([]);
     const res = await t.callK('/v2/recordings/get', { organizationId: 'nobody' });
-    expect(res.body.result).toEqual({ status: 'success', message: 'Recorder annotations retrieved successfully.', data: [], pageToken: null });
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Recorder annotations retrieved successfully.', data: [], pageToken: null });
   });
 
   it('refuses forged, altered and foreign page tokens', async () => {
-    const token: string = (await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2 })).body.result.pageToken;
+    const token: string = resultOf(await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2 })).pageToken!;
     expect(token).toEqual(expect.any(String));
     const [payload, signature] = token.split('.') as [string, string];
     const forged = `${Buffer.from(JSON.stringify([0, 'zzz'])).toString('base64url')}.${signature}`;
     const flipped = `${payload}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
     for (const bad of [forged, flipped, 'not-a-token', `${payload}.`]) {
       const res = await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2, pageToken: bad });
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' } });
+      expect({ status: res.status, error: errorOf(res) }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' } });
     }
     // the same token with other filters, or from another API key, is not valid either
     for (const filters of [{ recordingIds: ['r1'] }, { organizationId: 'other' }]) {
       const res = await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2, ...filters, pageToken: token });
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
     }
     const other = await createWorkspace(t);
     const foreign = await t.callPublic('/v2/recordings/get', { organizationId: 'acme', pageSize: 2, pageToken: token }, other.headersK);
-    expect(foreign.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+    expect(errorOf(foreign)).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
     // while the token still works for its own query
     const next = await t.callK('/v2/recordings/get', { organizationId: 'acme', pageSize: 2, pageToken: token });
-    expect(next.body.result.data.map((r: any) => r.annotationId)).toEqual(['r4', 'r3']);
+    expect(dataOf<RecordingItem[]>(next).map((r) => r.annotationId)).toEqual(['r4', 'r3']);
   });
 
   it('validates its input', async () => {
@@ -136,7 +140,7 @@ describe('/v2/recordings/get: items and tokens', () => {
     ];
     for (const [data, message] of cases) {
       const res = await t.callK('/v2/recordings/get', data);
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ status: res.status, error: errorOf(res) }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
   });
 
@@ -149,7 +153,7 @@ describe('/v2/recordings/get: items and tokens', () => {
     );
     for (const filters of [{}, { documentId: 'd1' }, { recordingIds: ['r0', 'r1'] }]) {
       const res = await t.callPublic('/v2/recordings/get', { organizationId: 'acme', ...filters }, other.headersK);
-      expect(res.body.result.data).toEqual([]);
+      expect(dataOf(res)).toEqual([]);
     }
   });
 });

@@ -2,9 +2,16 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureProviders, startProviders, type Providers } from '../../helpers/ai-providers.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, startTestServer, type TestServer, answerOf } from '../../helpers/server.ts';
 
 const path = '/v2/rewriter/ask-ai';
+/** ask-ai answers the outcome itself: the model's text, or why there is none. */
+interface AskAnswer {
+  success: boolean;
+  text?: string;
+  error?: string;
+}
+
 let t: TestServer;
 let providers: Providers;
 
@@ -44,25 +51,25 @@ describe('/v2/rewriter/ask-ai', () => {
 
   it('sends the text and prompt as given: the whitespace around a selection is part of it', async () => {
     const res = await ask('gpt-4o-mini', '  Fix the grammar.\n', '\n  hello   world  \n');
-    expect(res.body.result.success).toBe(true);
+    expect(answerOf<AskAnswer>(res).success).toBe(true);
     expect(providers.received.at(-1)!.body.messages).toEqual([
       { role: 'system', content: '  Fix the grammar.\n' },
       { role: 'user', content: '\n  hello   world  \n' },
     ]);
     // whitespace is text too; only an empty string is refused
-    expect((await ask('gpt-4o-mini', 'Fix.', ' ')).body.result.success).toBe(true);
-    expect((await ask('gpt-4o-mini', 'Fix.', '')).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'text must not be empty.' });
+    expect(answerOf<AskAnswer>(await ask('gpt-4o-mini', 'Fix.', ' ')).success).toBe(true);
+    expect(errorOf(await ask('gpt-4o-mini', 'Fix.', ''))).toEqual({ status: 'INVALID_ARGUMENT', message: 'text must not be empty.' });
   });
 
   it('gives reasoning models (o1, o3, o4) the prompt prepended to the text in one user message', async () => {
     for (const model of ['o1-mini', 'o3-mini', 'o4-mini', 'o1', 'o3']) {
-      expect((await ask(model)).body.result).toEqual({ success: true, text: 'answer from openai' });
+      expect(answerOf(await ask(model))).toEqual({ success: true, text: 'answer from openai' });
       expect(providers.received.at(-1)!.body).toEqual({ model, messages: [{ role: 'user', content: 'Make it formal.\n\nhey there' }] });
     }
   });
 
   it('sends claude-* to the Anthropic Messages API with x-api-key and a system prompt', async () => {
-    expect((await ask('claude-sonnet-4-5')).body.result).toEqual({ success: true, text: 'answer from anthropic' });
+    expect(answerOf(await ask('claude-sonnet-4-5'))).toEqual({ success: true, text: 'answer from anthropic' });
     const r = providers.received.at(-1)!;
     expect(r.path).toBe('/anthropic/v1/messages');
     expect(r.headers['x-api-key']).toBe('sk-ant-test');
@@ -72,7 +79,7 @@ describe('/v2/rewriter/ask-ai', () => {
   });
 
   it('sends gemini-* to generateContent with x-goog-api-key and a system instruction', async () => {
-    expect((await ask('gemini-2.5-flash')).body.result).toEqual({ success: true, text: 'answer from gemini' });
+    expect(answerOf(await ask('gemini-2.5-flash'))).toEqual({ success: true, text: 'answer from gemini' });
     const r = providers.received.at(-1)!;
     expect(r.path).toBe('/gemini/v1beta/models/gemini-2.5-flash:generateContent');
     expect(r.headers['x-goog-api-key']).toBe('gm-test');
@@ -82,14 +89,14 @@ describe('/v2/rewriter/ask-ai', () => {
   it('answers success:false for a provider error, a timeout and an unknown model, in a success envelope', async () => {
     const refused = await ask('gpt-4o', 'please fail');
     expect(refused.status).toBe(200);
-    expect(refused.body.result).toEqual({ success: false, error: 'OpenAI answered 401: Incorrect API key provided' });
+    expect(answerOf(refused)).toEqual({ success: false, error: 'OpenAI answered 401: Incorrect API key provided' });
     const slow = await ask('claude-3-haiku', 'please hang');
-    expect(slow.body.result).toEqual({ success: false, error: 'Anthropic did not answer within 400 ms.' });
+    expect(answerOf(slow)).toEqual({ success: false, error: 'Anthropic did not answer within 400 ms.' });
     const unknown = await ask('llama-3-70b');
-    expect(unknown.body.result.success).toBe(false);
-    expect(unknown.body.result.error).toMatch(/^Unsupported model: llama-3-70b\. Model names start with gpt-/);
+    expect(answerOf<AskAnswer>(unknown).success).toBe(false);
+    expect(answerOf<AskAnswer>(unknown).error).toMatch(/^Unsupported model: llama-3-70b\. Model names start with gpt-/);
     // the o-series names are o1, o3, o4 with or without a suffix, not anything that starts with them
-    for (const model of ['o10', 'o3x', 'o2-mini']) expect((await ask(model)).body.result.error).toMatch(new RegExp(`^Unsupported model: ${model}\\.`));
+    for (const model of ['o10', 'o3x', 'o2-mini']) expect(answerOf<AskAnswer>(await ask(model)).error).toMatch(new RegExp(`^Unsupported model: ${model}\\.`));
   });
 
   it('answers success:false when the provider cannot be reached', async () => {
@@ -104,8 +111,8 @@ describe('/v2/rewriter/ask-ai', () => {
       aiModelApiKey: [{ provider: 'gemini', customerApiKey: 'gm-test', baseUrl: `http://127.0.0.1:${port}` }],
     });
     const res = await ask('gemini-2.0-flash');
-    expect(res.body.result.success).toBe(false);
-    expect(res.body.result.error).toMatch(new RegExp(`^Gemini could not be reached at http://127.0.0.1:${port}: `));
+    expect(answerOf<AskAnswer>(res).success).toBe(false);
+    expect(answerOf<AskAnswer>(res).error).toMatch(new RegExp(`^Gemini could not be reached at http://127.0.0.1:${port}: `));
     await configureProviders(t, providers);
   });
 
@@ -115,7 +122,7 @@ describe('/v2/rewriter/ask-ai', () => {
     expect(res.body).toEqual({ result: { success: false, error: 'No API key configured for provider: OpenAI' } });
     // removing a key (empty string) makes it missing again
     await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'anthropic', customerApiKey: '' }] });
-    expect((await ask('claude-3-haiku')).body.result).toEqual({ success: false, error: 'No API key configured for provider: Anthropic' });
+    expect(answerOf(await ask('claude-3-haiku'))).toEqual({ success: false, error: 'No API key configured for provider: Anthropic' });
     await configureProviders(t, providers);
   });
 
@@ -123,16 +130,20 @@ describe('/v2/rewriter/ask-ai', () => {
     const config = await t.callK('/v2/workspace/apikeyconfig/get', {});
     const text = JSON.stringify(config.body);
     for (const key of ['sk-openai-test', 'sk-ant-test', 'gm-test']) expect(text).not.toContain(key);
-    expect(config.body.result.data.aiModelApiKey).toContainEqual({ provider: 'openai', configured: true, baseUrl: providers.baseUrls.openai });
+    expect(dataOf<{ aiModelApiKey: unknown[] }>(config).aiModelApiKey).toContainEqual({
+      provider: 'openai',
+      configured: true,
+      baseUrl: providers.baseUrls.openai,
+    });
   });
 
   it('rejects bad arguments with INVALID_ARGUMENT', async () => {
-    expect((await t.callK(path, { prompt: 'p', text: 't' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'model is required.' });
-    expect((await t.callK(path, { model: 'gpt-4o', prompt: '', text: 't' })).body.error).toEqual({
+    expect(errorOf(await t.callK(path, { prompt: 'p', text: 't' }))).toEqual({ status: 'INVALID_ARGUMENT', message: 'model is required.' });
+    expect(errorOf(await t.callK(path, { model: 'gpt-4o', prompt: '', text: 't' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'prompt must not be empty.',
     });
-    expect((await t.callK(path, { model: 'gpt-4o', prompt: 'p', text: 5 })).body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK(path, { model: 'gpt-4o', prompt: 'p', text: 5 })).status).toBe('INVALID_ARGUMENT');
     const before = providers.received.length;
     expect((await t.callK(path, { model: 'gpt-4o', prompt: 'p' })).status).toBe(400);
     expect(providers.received.length).toBe(before);

@@ -3,8 +3,14 @@ import { isPrivateAddress } from '../../../server/security/outbound.ts';
 import { startProviders, type Providers } from '../../helpers/ai-providers.ts';
 import { addAnnotation } from '../../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, eventually, startTestServer, type TestServer, answerOf } from '../../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../../helpers/webhooks.ts';
+
+/** ask-ai answers the outcome itself: the model's text, or why there is none. */
+interface AskAnswer {
+  success: boolean;
+  error?: string;
+}
 
 const servers: TestServer[] = [];
 const peers: Array<Receiver | Providers> = [];
@@ -20,10 +26,9 @@ async function server(outboundPrivate: 'allow' | 'deny') {
 }
 
 const attemptsOf = async (t: TestServer, endpointId: string) =>
-  (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId })).body.result.data.attempts as Array<{
-    response: string;
-    responseStatusCode: number | null;
-  }>;
+  dataOf<{ attempts: Array<{ response: string; responseStatusCode: number | null }> }>(
+    await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId }),
+  ).attempts;
 
 describe('private addresses', () => {
   it('are told apart from public ones, IPv4-mapped and NAT64 forms included', () => {
@@ -68,17 +73,17 @@ describe('OUTBOUND_PRIVATE=deny', () => {
       'http://[::ffff:127.0.0.1]/',
     ]) {
       const res = await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url });
-      expect([url, res.status, res.body.error?.status]).toEqual([url, 400, 'INVALID_ARGUMENT']);
-      expect(res.body.error.message).toMatch(/^url: .*OUTBOUND_PRIVATE=deny/);
+      expect([url, res.status, errorOf(res).status]).toEqual([url, 400, 'INVALID_ARGUMENT']);
+      expect(errorOf(res).message).toMatch(/^url: .*OUTBOUND_PRIVATE=deny/);
     }
     const ai = await t.callK('/v2/workspace/apikeyconfig/update', {
       aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-x', baseUrl: 'http://127.0.0.1:11434/v1' }],
     });
     expect(ai.status).toBe(400);
-    expect(ai.body.error.message).toMatch(/^aiModelApiKey\[0\]\.baseUrl: .*OUTBOUND_PRIVATE=deny/);
+    expect(errorOf(ai).message).toMatch(/^aiModelApiKey\[0\]\.baseUrl: .*OUTBOUND_PRIVATE=deny/);
     const basic = await t.callK('/v2/workspace/webhookconfig/update', { webhookServiceConfig: { rawNotificationUrl: 'http://192.168.1.1/raw' } });
     expect(basic.status).toBe(400);
-    expect(basic.body.error.message).toContain('webhookServiceConfig.rawNotificationUrl');
+    expect(errorOf(basic).message).toContain('webhookServiceConfig.rawNotificationUrl');
     // a public address is taken
     expect((await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://93.184.215.14/hook' })).status).toBe(200);
   });
@@ -90,8 +95,9 @@ describe('OUTBOUND_PRIVATE=deny', () => {
     const t = servers.at(-1)!;
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
     const byAddress = await enableWithEndpoint(t, receiver.url);
-    const byName = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url.replace('127.0.0.1', 'localhost') })).body.result.data
-      .id as string;
+    const byName = dataOf<{ id: string }>(
+      await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url.replace('127.0.0.1', 'localhost') }),
+    ).id;
     await t.restart({ outboundPrivate: 'deny', dataDir });
     await t.server.app.webhooks.ready();
     await addAnnotation(t, { commentData: [{ commentText: 'hello', from: { userId: 'ann' } }] });
@@ -114,11 +120,11 @@ describe('OUTBOUND_PRIVATE=deny', () => {
     await t.callK('/v2/workspace/apikeyconfig/update', {
       aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-x', baseUrl: providers.baseUrls.openai.replace('127.0.0.1', 'localhost') }],
     });
-    expect((await t.callK('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'p', text: 't' })).body.result).toMatchObject({ success: true });
+    expect(answerOf(await t.callK('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'p', text: 't' }))).toMatchObject({ success: true });
     await t.restart({ outboundPrivate: 'deny' });
     const refused = await t.callK('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'p', text: 't' });
-    expect(refused.body.result.success, JSON.stringify([t.server.config.outboundPrivate, refused.body, providers.received.length])).toBe(false);
-    expect(refused.body.result.error).toContain('OUTBOUND_PRIVATE=deny');
+    expect(answerOf<AskAnswer>(refused).success, JSON.stringify([t.server.config.outboundPrivate, refused.body, providers.received.length])).toBe(false);
+    expect(answerOf<AskAnswer>(refused).error).toContain('OUTBOUND_PRIVATE=deny');
     expect(providers.received).toHaveLength(1);
   });
 });
@@ -144,8 +150,8 @@ describe('what Hearth reads back from a target, whatever the setting', () => {
 
     await t.callK('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-x', baseUrl: providers.baseUrls.openai }] });
     const failed = await t.callK('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'p', text: 't' });
-    expect(failed.body.result.success).toBe(false);
-    const error = failed.body.result.error as string;
+    expect(answerOf<AskAnswer>(failed).success).toBe(false);
+    const error = answerOf<AskAnswer>(failed).error!;
     expect(error.startsWith('OpenAI answered 500: internal-secret-')).toBe(true);
     expect(error.length).toBeLessThanOrEqual('OpenAI answered 500: '.length + 200);
   });

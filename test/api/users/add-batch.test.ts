@@ -5,7 +5,8 @@
 // expiry cleared), applied in the order of the list.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
 
 let t: TestServer;
 let apiKeyId: string;
@@ -102,7 +103,7 @@ describe('/v2/users/add with a batch', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'User(s) processed successfully.',
       data: {
@@ -118,7 +119,7 @@ describe('/v2/users/add with a batch', () => {
         'new-3': { success: true, id: internalUserId(apiKeyId, 'new-3'), message: 'User added.' },
       },
     });
-    expect(Object.keys(res.body.result.data)).toEqual(['new-1', 'ann', 'bea', 'cid', 'dan', 'eve', 'fay', 'gus', 'new-2', 'new-3']);
+    expect(Object.keys(dataOf<Outcomes>(res))).toEqual(['new-1', 'ann', 'bea', 'cid', 'dan', 'eve', 'fay', 'gus', 'new-2', 'new-3']);
 
     expect(profile(storedUser('new-1'))).toEqual({ name: 'émile zola', email: null, initial: 'É', photoUrl: null, metadata: {} });
     expect(profile(storedUser('ann'))).toEqual({
@@ -181,9 +182,9 @@ describe('/v2/users/add with a batch', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.result.data)).toEqual(['dup', 'other', 'given', 'role']);
+    expect(Object.keys(dataOf<Outcomes>(res))).toEqual(['dup', 'other', 'given', 'role']);
     for (const id of ['dup', 'other', 'given', 'role'])
-      expect(res.body.result.data[id]).toEqual({ success: true, id: internalUserId(apiKeyId, id), message: 'User added.' });
+      expect(dataOf<Outcomes>(res)[id]).toEqual({ success: true, id: internalUserId(apiKeyId, id), message: 'User added.' });
     expect(profile(storedUser('dup'))).toEqual({ name: 'First', email: 'dup@example.com', initial: 'F', photoUrl: null, metadata: {} });
     expect(profile(storedUser('given'))).toEqual({ name: 'Yan', email: null, initial: 'Y', photoUrl: null, metadata: {} });
     expect(storedMemberships(org, 'dup').map((m) => m.accessRole)).toEqual(['viewer']);
@@ -196,7 +197,7 @@ describe('/v2/users/add with a batch', () => {
         { userId: 'pad', email: 'pad@example.com' },
       ],
     });
-    expect(Object.keys(trimmed.body.result.data)).toEqual(['pad']);
+    expect(Object.keys(dataOf<Outcomes>(trimmed))).toEqual(['pad']);
     expect(profile(storedUser('pad'))).toEqual({ name: 'Pad', email: 'pad@example.com', initial: 'P', photoUrl: null, metadata: {} });
     expect(storedMemberships(org, 'pad').map((m) => m.accessRole)).toEqual(['viewer']);
   });
@@ -224,8 +225,8 @@ describe('/v2/users/add with a batch', () => {
     const batch = Array.from({ length: 1000 }, (_, i) => ({ userId: `u${i}`, email: `u${i}@example.com` }));
     const res = await add({ organizationId: org, users: batch });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.result.data)).toHaveLength(1000);
-    expect(res.body.result.data.u999).toEqual({ success: true, id: internalUserId(apiKeyId, 'u999'), message: 'User added.' });
+    expect(Object.keys(dataOf<Outcomes>(res))).toHaveLength(1000);
+    expect(dataOf<Outcomes>(res).u999).toEqual({ success: true, id: internalUserId(apiKeyId, 'u999'), message: 'User added.' });
     const counts = sql()
       .prepare(
         'SELECT access_role AS role, count(*) AS n FROM memberships WHERE api_key_id = ? AND organization_id = ? GROUP BY access_role ORDER BY access_role',
@@ -239,7 +240,7 @@ describe('/v2/users/add with a batch', () => {
     expect(profile(storedUser('u700'))).toEqual({ name: null, email: 'u700@example.com', initial: 'U', photoUrl: null, metadata: {} });
     const tooMany = await add({ organizationId: org, users: [...batch, { userId: 'one-more' }] });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'users must have at most 1000 item(s).' });
+    expect(errorOf(tooMany)).toEqual({ status: 'INVALID_ARGUMENT', message: 'users must have at most 1000 item(s).' });
   });
 
   it('writes nothing when the call fails: no organization, no users, no memberships', async () => {
@@ -252,12 +253,12 @@ describe('/v2/users/add with a batch', () => {
       ],
     });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: missing. Pass createDocument: true to create it.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: missing. Pass createDocument: true to create it.' });
     expect(storedUser('ghost')).toBeUndefined();
     expect(storedUser('ann')!.name).toBe('Ann Archer');
     expect(sql().prepare("SELECT count(*) AS n FROM organizations WHERE api_key_id = ? AND id = 'never-made'").get(apiKeyId)).toEqual({ n: 0 });
     const invalidLater = await add({ organizationId: 'acme', users: [{ userId: 'fine' }, { userId: 'bad', accessRole: 'owner' }] });
-    expect(invalidLater.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'users[1].accessRole must be one of: viewer, editor.' });
+    expect(errorOf(invalidLater)).toEqual({ status: 'INVALID_ARGUMENT', message: 'users[1].accessRole must be one of: viewer, editor.' });
     expect(storedUser('fine')).toBeUndefined();
   });
 });

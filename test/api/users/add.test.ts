@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../helpers/access.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -22,13 +23,13 @@ describe('/v2/users/add', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('User(s) processed successfully.');
-    expect(res.body.result.data).toEqual({
+    expect(resultOf(res).message).toBe('User(s) processed successfully.');
+    expect(dataOf(res)).toEqual({
       jane: { success: true, id: expect.stringMatching(/^[0-9a-f]{32}$/), message: 'User added.' },
       vic: { success: true, id: expect.stringMatching(/^[0-9a-f]{32}$/), message: 'User added.' },
     });
     const again = await add({ organizationId: 'acme', users: [{ userId: 'jane' }] });
-    expect(again.body.result.data.jane.id).toBe(res.body.result.data.jane.id);
+    expect(dataOf<Outcomes>(again).jane!.id).toBe(dataOf<Outcomes>(res).jane!.id);
     expect(await documentRole(t, 'acme', 'jane', 'plan')).toBe('editor');
     expect(await documentRole(t, 'acme', 'vic', 'plan')).toBe('viewer');
   });
@@ -44,7 +45,7 @@ describe('/v2/users/add', () => {
   it('creates a missing organization (rule 4)', async () => {
     expect((await add({ organizationId: 'fresh-org', users: [{ userId: 'u1' }] })).status).toBe(200);
     const orgs = await t.callK('/v2/organizations/get', { organizationIds: ['fresh-org'] });
-    expect(orgs.body.result.data.map((o: any) => o.id)).toEqual(['fresh-org']);
+    expect(dataOf<Array<{ id: string }>>(orgs).map((o) => o.id)).toEqual(['fresh-org']);
     expect((await permissionsOf(t, 'fresh-org', ['u1'])).u1!.organization['fresh-org']!.accessRole).toBe('editor');
   });
 
@@ -80,15 +81,15 @@ describe('/v2/users/add', () => {
   it('creates a missing document or folder only when asked', async () => {
     const noDoc = await add({ organizationId: 'acme', documentId: 'nope', users: [{ userId: 'x' }] });
     expect(noDoc.status).toBe(404);
-    expect(noDoc.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope. Pass createDocument: true to create it.' });
+    expect(errorOf(noDoc)).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope. Pass createDocument: true to create it.' });
     const noFolder = await add({ organizationId: 'acme', folderId: 'nope', users: [{ userId: 'x' }] });
-    expect(noFolder.body.error.status).toBe('NOT_FOUND');
+    expect(errorOf(noFolder).status).toBe('NOT_FOUND');
     expect((await add({ organizationId: 'acme', documentId: 'made', createDocument: true, users: [{ userId: 'x' }] })).status).toBe(200);
     expect((await add({ organizationId: 'acme', folderId: 'made-folder', createFolder: true, users: [{ userId: 'x' }] })).status).toBe(200);
     const docs = await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['made'] });
-    expect(docs.body.result.data[0].id).toBe('made');
+    expect(dataOf<Array<{ id: string }>>(docs)[0]!.id).toBe('made');
     const folders = await t.callK('/v2/organizations/folders/get', { organizationId: 'acme', folderId: 'made-folder' });
-    expect(folders.body.result.data[0].folderId).toBe('made-folder');
+    expect(dataOf<Array<{ folderId: string }>>(folders)[0]!.folderId).toBe('made-folder');
   });
 
   it('validates the input, naming the field', async () => {
@@ -103,7 +104,7 @@ describe('/v2/users/add', () => {
     ];
     for (const [data, message] of cases) {
       const res = await add(data);
-      expect({ data, status: res.status, error: res.body.error }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ data, status: res.status, error: errorOf(res) }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
   });
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../helpers/access.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -23,7 +24,7 @@ describe('/v1/users/delete', () => {
     await everywhere('ann');
     const res = await t.callK('/v1/users/delete', { organizationId: 'acme', userIds: ['ann', 'nobody'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'User(s) deleted successfully.',
       data: { ann: { success: true, message: 'User removed.' }, nobody: { success: false, message: 'User does not exist.' } },
@@ -44,25 +45,25 @@ describe('/v1/users/delete', () => {
     expect(await documentRole(t, 'acme', 'ben', 'in-f')).toBeNull();
     expect((await permissionsOf(t, 'acme', ['ben'])).ben!.organization.acme!.accessRole).toBe('editor');
     const again = await t.callK('/v1/users/delete', { organizationId: 'acme', folderId: 'f', userIds: ['ben'] });
-    expect(again.body.result.data.ben).toEqual({ success: false, message: 'User does not exist.' });
+    expect(dataOf<Outcomes>(again).ben).toEqual({ success: false, message: 'User does not exist.' });
   });
 
   it('is served at /v2/users/delete too', async () => {
     await everywhere('cid');
     const res = await t.callK('/v2/users/delete', { organizationId: 'acme', userIds: ['cid'] });
-    expect(res.body.result.data.cid).toEqual({ success: true, message: 'User removed.' });
+    expect(dataOf<Outcomes>(res).cid).toEqual({ success: true, message: 'User removed.' });
   });
 
   it('validates the input', async () => {
-    expect((await t.callK('/v1/users/delete', { organizationId: 'acme' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userIds is required.' });
-    expect((await t.callK('/v1/users/delete', { organizationId: 'acme', userIds: 'ann' })).body.error.message).toBe('userIds must be an array, not a string.');
+    expect(errorOf(await t.callK('/v1/users/delete', { organizationId: 'acme' }))).toEqual({ status: 'INVALID_ARGUMENT', message: 'userIds is required.' });
+    expect(errorOf(await t.callK('/v1/users/delete', { organizationId: 'acme', userIds: 'ann' })).message).toBe('userIds must be an array, not a string.');
   });
 
   it("cannot remove another API key's users", async () => {
     await everywhere('dee');
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v1/users/delete', { organizationId: 'acme', userIds: ['dee'] }, other.headersK);
-    expect(res.body.result.data.dee.success).toBe(false);
+    expect(dataOf<Outcomes>(res).dee!.success).toBe(false);
     expect(await documentRole(t, 'acme', 'dee', 'd')).toBe('editor');
   });
 });

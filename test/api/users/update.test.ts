@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole } from '../../helpers/access.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import type { Outcomes } from '../../../server/services/organizations.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ describe('/v2/users/update', () => {
   it('changes the role of a user at the level', async () => {
     const res = await t.callK('/v2/users/update', { organizationId: 'acme', users: [{ userId: 'jane', name: 'Jane D.', accessRole: 'viewer' }] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'User(s) processed successfully.',
       data: { jane: { success: true, id: expect.stringMatching(/^[0-9a-f]{32}$/), message: 'User updated.' } },
@@ -37,24 +38,24 @@ describe('/v2/users/update', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.data.ghost).toEqual({ success: false, id: expect.any(String), message: 'User does not exist.' });
+    expect(dataOf<Outcomes>(res).ghost).toEqual({ success: false, id: expect.any(String), message: 'User does not exist.' });
     // dora is a member of the document, not of the organization
-    expect(res.body.result.data.dora.message).toBe('User does not exist.');
+    expect(dataOf<Outcomes>(res).dora!.message).toBe('User does not exist.');
     expect(await documentRole(t, 'acme', 'dora', 'plan')).toBe('editor');
     const atDoc = await t.callK('/v2/users/update', { organizationId: 'acme', documentId: 'plan', users: [{ userId: 'dora', accessRole: 'viewer' }] });
-    expect(atDoc.body.result.data.dora.message).toBe('User updated.');
+    expect(dataOf<Outcomes>(atDoc).dora!.message).toBe('User updated.');
     expect(await documentRole(t, 'acme', 'dora', 'plan')).toBe('viewer');
   });
 
   it('validates the input', async () => {
-    expect((await t.callK('/v2/users/update', { organizationId: 'acme' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'users is required.' });
+    expect(errorOf(await t.callK('/v2/users/update', { organizationId: 'acme' }))).toEqual({ status: 'INVALID_ARGUMENT', message: 'users is required.' });
     expect((await t.callK('/v2/users/update', { organizationId: 'acme', users: [{ userId: 'jane', accessRole: 'admin' }] })).status).toBe(400);
   });
 
   it("cannot update another API key's users", async () => {
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/users/update', { organizationId: 'acme', users: [{ userId: 'jane', accessRole: 'editor' }] }, other.headersK);
-    expect(res.body.result.data.jane.success).toBe(false);
+    expect(dataOf<Outcomes>(res).jane!.success).toBe(false);
     expect(await documentRole(t, 'acme', 'jane', 'plan')).toBe('viewer');
   });
 });

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { errorOf, eventually, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
+
+interface Execution {
+  id: string;
+  status: string;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -11,18 +16,18 @@ afterAll(() => t.close());
 
 describe('/v2/agents/execution/get', () => {
   it('returns the execution with the provider failure as its message; NOT_FOUND across keys', async () => {
-    const id = (await t.callK('/v2/agents/execution/run', { agentId: 'tone', text: 'hello' })).body.result.id;
+    const id = answerOf<Execution>(await t.callK('/v2/agents/execution/run', { agentId: 'tone', text: 'hello' })).id;
     const done = await eventually(async () => {
-      const res = (await t.callK('/v2/agents/execution/get', { executionId: id })).body.result;
+      const res = answerOf<Execution>(await t.callK('/v2/agents/execution/get', { executionId: id }));
       expect(res.status).toBe('error');
       return res;
     });
     expect(done).toMatchObject({ id, agentId: 'tone', message: 'No API key configured for provider: Anthropic', tokenUsage: null, findings: [] });
     const other = await createWorkspace(t);
-    expect((await t.callK('/v2/agents/execution/get', { executionId: id }, other.headersK)).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/agents/execution/get', { executionId: id }, other.headersK))).toEqual({
       status: 'NOT_FOUND',
       message: `Execution not found: ${id}.`,
     });
-    expect((await t.callK('/v2/agents/execution/get', {})).body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK('/v2/agents/execution/get', {})).status).toBe('INVALID_ARGUMENT');
   });
 });

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { errorOf, eventually, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
+
+interface Execution {
+  id: string;
+  startedAt: number;
+  metadata: { documentId: string | null };
+}
+interface ExecutionPage {
+  items: Execution[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
 
 let t: TestServer;
 const TOTAL = 1000;
@@ -20,23 +31,24 @@ beforeAll(async () => {
       ),
     );
   }
-  await eventually(async () => expect((await t.callK('/v2/agents/execution/list', { status: 'running' })).body.result.items).toEqual([]), 20_000);
+  await eventually(async () => expect(answerOf<ExecutionPage>(await t.callK('/v2/agents/execution/list', { status: 'running' })).items).toEqual([]), 20_000);
 }, 60_000);
 afterAll(() => t.close());
 
 async function all(filters: Record<string, unknown>, pageSize: number) {
-  const items: any[] = [];
+  const items: Execution[] = [];
   let cursor: string | undefined;
   for (;;) {
     const res = await t.callK('/v2/agents/execution/list', { ...filters, pageSize, ...(cursor ? { cursor } : {}) });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.result).sort()).toEqual(['hasMore', 'items', 'nextCursor']);
-    items.push(...res.body.result.items);
-    if (!res.body.result.hasMore) {
-      expect(res.body.result.nextCursor).toBeNull();
+    const page = answerOf<ExecutionPage>(res);
+    expect(Object.keys(page).sort()).toEqual(['hasMore', 'items', 'nextCursor']);
+    items.push(...page.items);
+    if (!page.hasMore) {
+      expect(page.nextCursor).toBeNull();
       return items;
     }
-    cursor = res.body.result.nextCursor;
+    cursor = page.nextCursor!;
   }
 }
 
@@ -45,11 +57,11 @@ describe('/v2/agents/execution/list', () => {
     const desc = await all({}, 37);
     expect(desc).toHaveLength(TOTAL);
     expect(new Set(desc.map((e) => e.id)).size).toBe(TOTAL);
-    for (let i = 1; i < desc.length; i++) expect(desc[i - 1].startedAt).toBeGreaterThanOrEqual(desc[i].startedAt);
+    for (let i = 1; i < desc.length; i++) expect(desc[i - 1]!.startedAt).toBeGreaterThanOrEqual(desc[i]!.startedAt);
     const asc = await all({ orderDirection: 'asc' }, 500);
     expect(asc.map((e) => e.id)).toEqual(desc.map((e) => e.id).reverse());
     // default page size is 50
-    expect((await t.callK('/v2/agents/execution/list', {})).body.result.items).toHaveLength(50);
+    expect(answerOf<ExecutionPage>(await t.callK('/v2/agents/execution/list', {})).items).toHaveLength(50);
   }, 30_000);
 
   it('filters by agent, document, organization and status', async () => {
@@ -58,26 +70,26 @@ describe('/v2/agents/execution/list', () => {
     expect(inDoc).toHaveLength(TOTAL / 5);
     expect(inDoc.every((e) => e.metadata.documentId === 'doc')).toBe(true);
     expect(await all({ status: 'error' }, 500)).toHaveLength(TOTAL);
-    expect((await t.callK('/v2/agents/execution/list', { status: 'passed' })).body.result).toEqual({ items: [], nextCursor: null, hasMore: false });
+    expect(answerOf(await t.callK('/v2/agents/execution/list', { status: 'passed' }))).toEqual({ items: [], nextCursor: null, hasMore: false });
   });
 
   it('refuses out-of-range page sizes, bad or stale cursors and unknown fields', async () => {
-    for (const pageSize of [0, 501, 2.5]) expect((await t.callK('/v2/agents/execution/list', { pageSize })).body.error.status).toBe('INVALID_ARGUMENT');
-    expect((await t.callK('/v2/agents/execution/list', { cursor: 'nope' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
-    expect((await t.callK('/v2/agents/execution/list', { pageSize: 5, cursor: null })).body.result).toEqual(
-      (await t.callK('/v2/agents/execution/list', { pageSize: 5 })).body.result,
+    for (const pageSize of [0, 501, 2.5]) expect(errorOf(await t.callK('/v2/agents/execution/list', { pageSize })).status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK('/v2/agents/execution/list', { cursor: 'nope' }))).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
+    expect(answerOf(await t.callK('/v2/agents/execution/list', { pageSize: 5, cursor: null }))).toEqual(
+      answerOf(await t.callK('/v2/agents/execution/list', { pageSize: 5 })),
     );
-    const cursor = (await t.callK('/v2/agents/execution/list', { pageSize: 5 })).body.result.nextCursor;
-    expect((await t.callK('/v2/agents/execution/list', { pageSize: 5, agentId: 'a', cursor })).body.error.message).toBe('Invalid cursor.');
-    expect((await t.callK('/v2/agents/execution/list', { pageToken: 'x' })).body.error).toEqual({
+    const cursor = answerOf<ExecutionPage>(await t.callK('/v2/agents/execution/list', { pageSize: 5 })).nextCursor;
+    expect(errorOf(await t.callK('/v2/agents/execution/list', { pageSize: 5, agentId: 'a', cursor })).message).toBe('Invalid cursor.');
+    expect(errorOf(await t.callK('/v2/agents/execution/list', { pageToken: 'x' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'data has unknown field(s): pageToken.',
     });
-    expect((await t.callK('/v2/agents/execution/list', { status: 'done' })).body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK('/v2/agents/execution/list', { status: 'done' })).status).toBe('INVALID_ARGUMENT');
   });
 
   it("lists only the key's own executions", async () => {
     const other = await createWorkspace(t);
-    expect((await t.callK('/v2/agents/execution/list', {}, other.headersK)).body.result).toEqual({ items: [], nextCursor: null, hasMore: false });
+    expect(answerOf(await t.callK('/v2/agents/execution/list', {}, other.headersK))).toEqual({ items: [], nextCursor: null, hasMore: false });
   });
 });

@@ -1,6 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureProviders, startProviders, userText, type Providers } from '../../../helpers/ai-providers.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, eventually, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
+
+interface Execution {
+  id: string;
+  status: string;
+  startedAt: number;
+  completedAt: number;
+  durationMs: number;
+  resultsSummary: { totalAnnotationsCreated: number };
+  findings: Array<{ annotationId: string | null; comment: string; severity: string }>;
+}
+interface Annotation {
+  annotationId: string;
+  comments: Array<{ from: unknown; commentText: string }>;
+  context: unknown;
+}
 
 let t: TestServer;
 let providers: Providers;
@@ -41,7 +56,7 @@ afterAll(async () => {
 
 const finished = (id: string) =>
   eventually(async () => {
-    const res = (await t.callK('/v2/agents/execution/get', { executionId: id })).body.result;
+    const res = answerOf<Execution>(await t.callK('/v2/agents/execution/get', { executionId: id }));
     expect(res.status).not.toBe('running');
     return res;
   });
@@ -51,7 +66,7 @@ describe('/v2/agents/execution/run', () => {
     mode = 'review';
     const started = await t.callK('/v2/agents/execution/run', { agentId: 'claims', organizationId: 'acme', documentId: 'launch', userId: 'ann' });
     expect(started.status).toBe(200);
-    expect(started.body.result).toMatchObject({
+    expect(answerOf(started)).toMatchObject({
       id: expect.stringMatching(/^exec_\d+_[0-9a-f]{16}$/),
       status: 'running',
       agentName: 'Claims checker',
@@ -61,7 +76,7 @@ describe('/v2/agents/execution/run', () => {
       trigger: 'standalone',
       ranBy: { userId: 'ann' },
     });
-    const done = await finished(started.body.result.id);
+    const done = await finished(answerOf<Execution>(started).id);
     expect(done).toMatchObject({
       status: 'failed',
       message: 'Two claims need a source.',
@@ -77,17 +92,17 @@ describe('/v2/agents/execution/run', () => {
     expect(request.body.messages![0]!.content).toMatch(/^Flag unsupported claims\.\n\nReview the text/);
     expect(userText(request)).toBe('Hearth is the fastest database ever.\n\nLaunch post');
     // findings are annotations by the agent, on the document
-    const annotations = (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'launch' })).body.result.data;
+    const annotations = dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'launch' }));
     expect(annotations).toHaveLength(2);
-    const byId = new Map(annotations.map((a: any) => [a.annotationId, a]));
+    const byId = new Map(annotations.map((a) => [a.annotationId, a] as const));
     for (const finding of done.findings) {
-      const annotation: any = byId.get(finding.annotationId);
-      expect(annotation.comments[0].from).toMatchObject({ userId: 'agent:claims', name: 'Claims checker' });
-      expect(annotation.comments[0].commentText).toContain(finding.comment);
+      const annotation = byId.get(finding.annotationId!)!;
+      expect(annotation.comments[0]!.from).toMatchObject({ userId: 'agent:claims', name: 'Claims checker' });
+      expect(annotation.comments[0]!.commentText).toContain(finding.comment);
       expect(annotation.context).toMatchObject({ agentExecutionId: done.id, severity: finding.severity });
     }
     // and the agent's decision is a judgment
-    const judgments = (await t.callK('/v2/memory/judgments/query', { reviewerId: 'agent:claims' })).body.result.items;
+    const judgments = answerOf<{ items: unknown[] }>(await t.callK('/v2/memory/judgments/query', { reviewerId: 'agent:claims' })).items;
     expect(judgments[0]).toMatchObject({
       decision: 'rejected',
       source: { type: 'agent', id: done.id },
@@ -96,43 +111,43 @@ describe('/v2/agents/execution/run', () => {
   });
 
   it('reviews a given text without touching any document', async () => {
-    const started = (await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'A plain sentence.' })).body.result;
+    const started = answerOf<Execution>(await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'A plain sentence.' }));
     const done = await finished(started.id);
     expect(done.status).toBe('failed');
     expect(done.resultsSummary.totalAnnotationsCreated).toBe(0);
-    expect(done.findings.every((f: any) => f.annotationId === null)).toBe(true);
+    expect(done.findings.every((f) => f.annotationId === null)).toBe(true);
     expect(userText(providers.received.at(-1)!)).toBe('A plain sentence.');
   });
 
   it('ends in error when the model answers prose, and skipped when the document has no content', async () => {
     mode = 'prose';
-    const prose = await finished((await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'x' })).body.result.id);
+    const prose = await finished(answerOf<Execution>(await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'x' })).id);
     expect(prose).toMatchObject({ status: 'error', message: 'The model did not answer with the expected JSON: I think it is fine.' });
-    const skipped = (await t.callK('/v2/agents/execution/run', { agentId: 'claims', organizationId: 'acme', documentId: 'empty-doc' })).body.result;
+    const skipped = answerOf(await t.callK('/v2/agents/execution/run', { agentId: 'claims', organizationId: 'acme', documentId: 'empty-doc' }));
     expect(skipped).toMatchObject({ status: 'skipped', message: 'The document has no editor content to review.', durationMs: 0 });
   });
 
   it('marks an execution a crash left running as error at restart', async () => {
     mode = 'hang';
-    const started = (await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'x' })).body.result;
+    const started = answerOf<Execution>(await t.callK('/v2/agents/execution/run', { agentId: 'claims', text: 'x' }));
     await eventually(() => expect(providers.received.length).toBeGreaterThan(0));
     await t.restart();
-    const after = (await t.callK('/v2/agents/execution/get', { executionId: started.id })).body.result;
+    const after = answerOf<Execution>(await t.callK('/v2/agents/execution/get', { executionId: started.id }));
     expect(after).toMatchObject({ status: 'error', message: 'The server stopped while this execution was running.' });
     expect(after.durationMs).toBeGreaterThanOrEqual(0);
     mode = 'review';
   });
 
   it('validates its input', async () => {
-    expect((await t.callK('/v2/agents/execution/run', { agentId: 'claims' })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/agents/execution/run', { agentId: 'claims' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'text is required when documentId is not given.',
     });
-    expect((await t.callK('/v2/agents/execution/run', { agentId: 'claims', documentId: 'launch' })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/agents/execution/run', { agentId: 'claims', documentId: 'launch' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'organizationId is required with documentId.',
     });
-    expect((await t.callK('/v2/agents/execution/run', { agentId: 'nope', text: 'x' })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/agents/execution/run', { agentId: 'nope', text: 'x' }))).toEqual({
       status: 'NOT_FOUND',
       message: 'Agent not found: nope.',
     });

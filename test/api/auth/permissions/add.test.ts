@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentRole, permissionsOf } from '../../../helpers/access.ts';
+import { documentRole, permissionsOf, type UserAccess } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** permissions/get by user id: the access of test/helpers/access.ts, and the context permissions as accessFields. */
+type Permissions = Record<string, UserAccess & { context?: unknown }>;
 
 let t: TestServer;
 beforeAll(async () => {
@@ -56,14 +59,14 @@ describe('/v2/auth/permissions/add', () => {
       { type: 'document', id: 'nope', organizationId: 'acme' },
     ]);
     expect(missingDoc.status).toBe(404);
-    expect(missingDoc.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope in organization acme.' });
+    expect(errorOf(missingDoc)).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope in organization acme.' });
     // the organization grant of the same request was not written
     expect((await permissionsOf(t, 'acme', ['q'])).q!.organization.acme!.errorCode).toBe('permission_denied');
-    expect((await grant('q', [{ type: 'folder', id: 'nope', organizationId: 'acme' }])).body.error.message).toBe(
+    expect(errorOf(await grant('q', [{ type: 'folder', id: 'nope', organizationId: 'acme' }])).message).toBe(
       'Folder does not exist: nope in organization acme.',
     );
     const noOrg = await grant('q', [{ type: 'folder', id: 'f' }]);
-    expect(noOrg.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'permissions.resources[0].organizationId is required for a folder.' });
+    expect(errorOf(noOrg)).toEqual({ status: 'INVALID_ARGUMENT', message: 'permissions.resources[0].organizationId is required for a folder.' });
   });
 
   it('grants context permissions, reported by permissions get as accessFields', async () => {
@@ -74,16 +77,16 @@ describe('/v2/auth/permissions/add', () => {
     expect(res.status).toBe(200);
     await t.callK('/v2/auth/permissions/add', { user: { userId: 'ctx' }, permissions: { context: { access: { team: 'green' } } } });
     const got = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ctx', 'pat'] });
-    expect(got.body.result.data.ctx.context).toEqual({ accessFields: ['team:red', 'team:blue', 'team:green', 'level:3'] });
-    expect(got.body.result.data.pat.context).toBeUndefined();
+    expect(dataOf<Permissions>(got).ctx!.context).toEqual({ accessFields: ['team:red', 'team:blue', 'team:green', 'level:3'] });
+    expect(dataOf<Permissions>(got).pat!.context).toBeUndefined();
   });
 
   it('validates the input', async () => {
-    expect((await t.callK('/v2/auth/permissions/add', { permissions: { resources: [] } })).body.error.message).toBe('user is required.');
-    expect((await grant('q', [{ type: 'team', id: 'x' }])).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/auth/permissions/add', { permissions: { resources: [] } })).message).toBe('user is required.');
+    expect(errorOf(await grant('q', [{ type: 'team', id: 'x' }])).message).toBe(
       'permissions.resources[0].type must be one of: organization, folder, document.',
     );
-    expect((await grant('q', [{ type: 'organization', id: 'acme', expiresAt: 'tomorrow' }])).body.error.message).toBe(
+    expect(errorOf(await grant('q', [{ type: 'organization', id: 'acme', expiresAt: 'tomorrow' }])).message).toBe(
       'permissions.resources[0].expiresAt must be a number, not a string.',
     );
     expect((await grant('q', [{ type: 'organization', id: 'acme', accessRole: 'owner' }])).status).toBe(400);

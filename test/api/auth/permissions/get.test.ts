@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserAccess } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -37,13 +38,13 @@ describe('/v2/auth/permissions/get', () => {
       documentIds: ['memo', 'wiki', 'spec', 'missing'],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('User permissions retrieved successfully.');
-    const { 'org-viewer': viewer, 'eng-editor': engineer, stranger } = res.body.result.data;
+    expect(resultOf(res).message).toBe('User permissions retrieved successfully.');
+    const { 'org-viewer': viewer, 'eng-editor': engineer, stranger } = dataOf<Record<'org-viewer' | 'eng-editor' | 'stranger', UserAccess>>(res);
 
     expect(viewer.organization.acme).toEqual({ accessRole: 'viewer', reasons: ['viewer through organization membership'] });
     expect(viewer.documents.memo).toEqual({ accessRole: 'viewer', accessType: 'organizationPrivate', reasons: ['viewer through organization membership'] });
     // a membership says viewer, even on a public document
-    expect(viewer.documents.wiki.accessRole).toBe('viewer');
+    expect(viewer.documents.wiki!.accessRole).toBe('viewer');
     // spec is public, but its folder chain (eng-web inherits restricted from eng) makes it restricted
     expect(viewer.documents.spec).toEqual({
       errorCode: 'permission_denied',
@@ -53,7 +54,7 @@ describe('/v2/auth/permissions/get', () => {
         'no membership grants access',
       ],
     });
-    expect(viewer.folders['eng-web'].errorCode).toBe('permission_denied');
+    expect(viewer.folders['eng-web']!.errorCode).toBe('permission_denied');
     expect(viewer.documents.missing).toEqual({ errorCode: 'does_not_exist', reasons: ['the document does not exist'] });
 
     expect(engineer.documents.spec).toEqual({
@@ -62,30 +63,30 @@ describe('/v2/auth/permissions/get', () => {
       reasons: ['the document is public, but its folder "eng-web" makes it restricted', 'editor through membership of folder "eng"'],
     });
     expect(engineer.folders['eng-web']).toMatchObject({ accessRole: 'editor', accessType: 'restricted' });
-    expect(engineer.organization.acme.errorCode).toBe('permission_denied');
+    expect(engineer.organization.acme!.errorCode).toBe('permission_denied');
 
     expect(stranger.documents.wiki).toMatchObject({ accessRole: 'editor', accessType: 'public' });
-    expect(stranger.documents.memo.errorCode).toBe('permission_denied');
+    expect(stranger.documents.memo!.errorCode).toBe('permission_denied');
   });
 
   it('reports an unknown organization as does_not_exist', async () => {
     const res = await get({ organizationId: 'nope', userIds: ['org-viewer'], documentIds: ['memo'] });
-    expect(res.body.result.data['org-viewer'].organization.nope.errorCode).toBe('does_not_exist');
-    expect(res.body.result.data['org-viewer'].documents.memo.errorCode).toBe('does_not_exist');
+    expect(dataOf<Record<string, UserAccess>>(res)['org-viewer']!.organization.nope!.errorCode).toBe('does_not_exist');
+    expect(dataOf<Record<string, UserAccess>>(res)['org-viewer']!.documents.memo!.errorCode).toBe('does_not_exist');
   });
 
   it('validates the input', async () => {
-    expect((await get({ organizationId: 'acme' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userIds is required.' });
-    expect((await get({ organizationId: 'acme', userIds: Array.from({ length: 101 }, (_, i) => `u${i}`) })).body.error.message).toBe(
+    expect(errorOf(await get({ organizationId: 'acme' }))).toEqual({ status: 'INVALID_ARGUMENT', message: 'userIds is required.' });
+    expect(errorOf(await get({ organizationId: 'acme', userIds: Array.from({ length: 101 }, (_, i) => `u${i}`) })).message).toBe(
       'userIds must have at most 100 item(s).',
     );
-    expect((await get({ organizationId: 'acme', userIds: ['a'], documentIds: [1] })).body.error.message).toBe('documentIds[0] must be a string, not a number.');
+    expect(errorOf(await get({ organizationId: 'acme', userIds: ['a'], documentIds: [1] })).message).toBe('documentIds[0] must be a string, not a number.');
   });
 
   it("shows nothing of another API key's data", async () => {
     const other = await createWorkspace(t);
     const res = await get({ organizationId: 'acme', userIds: ['org-viewer'], documentIds: ['memo'] }, other.headersK);
-    expect(res.body.result.data['org-viewer'].organization.acme.errorCode).toBe('does_not_exist');
-    expect(res.body.result.data['org-viewer'].documents.memo.errorCode).toBe('does_not_exist');
+    expect(dataOf<Record<string, UserAccess>>(res)['org-viewer']!.organization.acme!.errorCode).toBe('does_not_exist');
+    expect(dataOf<Record<string, UserAccess>>(res)['org-viewer']!.documents.memo!.errorCode).toBe('does_not_exist');
   });
 });

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentRole } from '../../../helpers/access.ts';
+import { documentRole, type UserAccess } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** permissions/get by user id: the access of test/helpers/access.ts, and the context permissions as accessFields. */
+type Permissions = Record<string, UserAccess & { context?: unknown }>;
 
 let t: TestServer;
 beforeAll(async () => {
@@ -28,7 +31,7 @@ describe('/v2/auth/permissions/remove', () => {
     expect(res.body).toEqual({ result: { status: 'success', message: 'Permissions removed successfully.' } });
     expect(await documentRole(t, 'acme', 'pat', 'd')).toBeNull();
     const org = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['pat'] });
-    expect(org.body.result.data.pat.organization.acme.accessRole).toBe('editor');
+    expect(dataOf<Permissions>(org).pat!.organization.acme!.accessRole).toBe('editor');
   });
 
   it('also removes access given through /v2/users/add (one membership model)', async () => {
@@ -43,17 +46,17 @@ describe('/v2/auth/permissions/remove', () => {
   });
 
   it('validates the input', async () => {
-    expect((await change('remove', 'x', [{ type: 'folder', id: 'f' }])).body.error.message).toBe(
+    expect(errorOf(await change('remove', 'x', [{ type: 'folder', id: 'f' }])).message).toBe(
       'permissions.resources[0].organizationId is required for a folder.',
     );
-    expect((await change('remove', 'x', [])).body.error.message).toBe('permissions needs resources or context.');
+    expect(errorOf(await change('remove', 'x', [])).message).toBe('permissions needs resources or context.');
   });
 
   it('removes context permission values', async () => {
     await t.callK('/v2/auth/permissions/add', { user: { userId: 'ctx' }, permissions: { context: { access: { team: ['red', 'blue'], region: 'eu' } } } });
     await t.callK('/v2/auth/permissions/remove', { user: { userId: 'ctx' }, permissions: { context: { access: { team: 'red', region: 'eu' } } } });
     const res = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['ctx'] });
-    expect(res.body.result.data.ctx.context).toEqual({ accessFields: ['team:blue'] });
+    expect(dataOf<Permissions>(res).ctx!.context).toEqual({ accessFields: ['team:blue'] });
   });
 
   it('takes context keys named like object properties (constructor, toString) as keys (found by fuzzing: a 500)', async () => {
@@ -62,10 +65,10 @@ describe('/v2/auth/permissions/remove', () => {
     expect(removed.status).toBe(200);
     expect((await t.callK('/v2/auth/permissions/add', access({ constructor: ['c', 'd'], toString: 'z', hasOwnProperty: 'h' }))).status).toBe(200);
     const got = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['proto'] });
-    expect(got.body.result.data.proto.context).toEqual({ accessFields: ['constructor:c', 'constructor:d', 'toString:z', 'hasOwnProperty:h'] });
+    expect(dataOf<Permissions>(got).proto!.context).toEqual({ accessFields: ['constructor:c', 'constructor:d', 'toString:z', 'hasOwnProperty:h'] });
     expect((await t.callK('/v2/auth/permissions/remove', access({ constructor: 'c', hasOwnProperty: 'h' }))).status).toBe(200);
     const after = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['proto'] });
-    expect(after.body.result.data.proto.context).toEqual({ accessFields: ['constructor:d', 'toString:z'] });
+    expect(dataOf<Permissions>(after).proto!.context).toEqual({ accessFields: ['constructor:d', 'toString:z'] });
     // a "__proto__" key in the JSON body is dropped by validation (zod builds records by assignment): no error either
     const proto = await t.callK('/v2/auth/permissions/remove', access(JSON.parse('{"__proto__":["x"]}') as Record<string, unknown>));
     expect(proto.status).toBe(200);

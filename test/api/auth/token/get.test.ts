@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { verifyUserToken } from '../../../../server/services/permissions.ts';
+import type { userTokenAnswer } from '../../../../shared/schemas/answers.ts';
 import { permissionsOf } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { upgradeStatus } from '../../../helpers/yjs.ts';
+
+type UserToken = z.infer<typeof userTokenAnswer>;
 
 let t: TestServer;
 beforeAll(async () => {
@@ -26,9 +30,9 @@ describe('/v1/auth/token/get (legacy)', () => {
       userProperties: { organizationId: 'acme', isAdmin: true, email: 'leo@example.com', name: 'Leo' },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.status).toBe('success');
-    expect(res.body.result.message).toBe('Token generated successfully.');
-    const token = res.body.result.data.token as string;
+    expect(resultOf(res).status).toBe('success');
+    expect(resultOf(res).message).toBe('Token generated successfully.');
+    const token = dataOf<UserToken>(res).token;
     expect(decode(token)).toMatchObject({
       sub: 'leo',
       userId: 'leo',
@@ -70,7 +74,7 @@ describe('/v1/auth/token/get (legacy)', () => {
     // without an organization: a token that grants nothing
     const bare = await t.callPublic(path, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken, userId: 'ola' });
     expect(bare.status).toBe(200);
-    expect(decode(bare.body.result.data.token as string).organizationId).toBeUndefined();
+    expect(decode(dataOf<UserToken>(bare).token).organizationId).toBeUndefined();
     expect(await orgRole('acme', 'ola')).toBeNull();
   });
 
@@ -96,11 +100,11 @@ describe('/v1/auth/token/get (legacy)', () => {
     ] as const) {
       const res = await t.callPublic(path, data);
       expect(res.status).toBe(400);
-      expect(res.body.error.message).toContain(field);
+      expect(errorOf(res).message).toContain(field);
     }
     const other = await createWorkspace(t);
     const res = await t.callPublic(path, { apiKey: other.apiKey, authToken: other.authToken, userId: 'leo', userProperties: { organizationId: 'acme' } });
-    const token = res.body.result.data.token as string;
+    const token = dataOf<UserToken>(res).token;
     expect(await verifyUserToken(t.server.app, other.apiKey, token)).not.toBeNull();
     expect(await verifyUserToken(t.server.app, t.credentials.apiKey, token)).toBeNull();
     // the other key's organization acme is its own

@@ -1,9 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activitiesOf, addAnnotation } from '../../../helpers/comments.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/commentannotations/comments/add';
+
+interface StoredComment {
+  commentId: number;
+  commentText: string | null;
+  mentionedUserIds: string[];
+}
+interface Annotation {
+  lastUpdated: number;
+  comments: StoredComment[];
+}
+interface NotificationItem {
+  notificationSourceData: { annotationId?: string };
+}
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 let id: string;
@@ -32,33 +45,33 @@ afterAll(() => t.close());
 const addComments = (annotationId: string, commentData: unknown[], headers?: Record<string, string>) =>
   t.callK(PATH, { organizationId: 'acme', annotationId, commentData }, headers);
 const commentsOf = async (annotationId: string) =>
-  (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data as any[];
+  dataOf<StoredComment[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId }));
 const mentionsOf = async (userId: string, annotationId: string) =>
-  ((await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).body.result.data as any[]).filter(
+  dataOf<NotificationItem[]>(await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).filter(
     (n) => n.notificationSourceData.annotationId === annotationId,
   );
 
 describe('/v2/commentannotations/comments/add', () => {
   it('adds comments in order and answers the array of their new numeric ids', async () => {
-    const before = (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [id] })).body.result.data[0];
+    const before = dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [id] }))[0]!;
     const res = await addComments(id, [
       { commentText: 'reply @ann', commentHtml: '<p>reply</p>', from: { userId: 'bob', name: 'Bob' }, context: { v: 1 } },
       { commentText: 'more', from: { userId: 'bob' } },
       { commentId: 123, commentText: 'given id', from: { userId: 'cat' } },
     ]);
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Comment(s) added successfully.', data: [expect.any(Number), expect.any(Number), 123] });
-    const [a, b] = res.body.result.data as number[];
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Comment(s) added successfully.', data: [expect.any(Number), expect.any(Number), 123] });
+    const [a, b] = dataOf<number[]>(res);
     for (const n of [a!, b!]) expect(n >= 100_000 && n < 1_000_000).toBe(true);
     const comments = await commentsOf(id);
     expect(comments.map((c) => [c.commentId, c.commentText])).toEqual([
-      [comments[0].commentId, 'first'],
+      [comments[0]!.commentId, 'first'],
       [a, 'reply @ann'],
       [b, 'more'],
       [123, 'given id'],
     ]);
     expect(comments[1]).toMatchObject({ commentHtml: '<p>reply</p>', from: { userId: 'bob', name: 'Bob' }, context: { v: 1 }, mentionedUserIds: [] });
-    const after = (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [id] })).body.result.data[0];
+    const after = dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', annotationIds: [id] }))[0]!;
     expect(after.lastUpdated).toBeGreaterThanOrEqual(before.lastUpdated);
     expect(after.comments).toHaveLength(4);
   });
@@ -69,7 +82,7 @@ describe('/v2/commentannotations/comments/add', () => {
       { commentText: 'one', from: { userId: 'bob', name: 'Bob' } },
       { commentText: 'two', from: { userId: 'cat' } },
     ]);
-    const [one, two] = res.body.result.data as number[];
+    const [one, two] = dataOf<number[]>(res);
     const activities = (await activitiesOf(t, annotationId)).sort((x, y) => (x.targetSubEntityId ?? '').localeCompare(y.targetSubEntityId ?? ''));
     const expected = [
       { sub: String(one), actionUser: { userId: 'bob', name: 'Bob' }, label: 'Bob', text: 'one' },
@@ -101,8 +114,8 @@ describe('/v2/commentannotations/comments/add', () => {
         taggedUserContacts: [{ userId: 'ann' }, { contact: { userId: 'cat', name: 'Cat' } }, { userId: 'bob' }],
       },
     ]);
-    const [commentId] = res.body.result.data;
-    expect((await commentsOf(annotationId))[1].mentionedUserIds).toEqual(['ann', 'cat', 'bob']);
+    const [commentId] = dataOf<number[]>(res);
+    expect((await commentsOf(annotationId))[1]!.mentionedUserIds).toEqual(['ann', 'cat', 'bob']);
     for (const userId of ['ann', 'cat']) {
       const received = await mentionsOf(userId, annotationId);
       expect(received).toEqual([
@@ -145,7 +158,7 @@ describe('/v2/commentannotations/comments/add', () => {
   it('answers NOT_FOUND for an unknown annotation and ALREADY_EXISTS for a taken commentId, writing nothing', async () => {
     const missing = await addComments('ghost', [{ from: { userId: 'ann' } }]);
     expect(missing.status).toBe(404);
-    expect(missing.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(missing)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
 
     const before = await commentsOf(id);
     const taken = await addComments(id, [
@@ -153,7 +166,7 @@ describe('/v2/commentannotations/comments/add', () => {
       { commentId: 123, commentText: 'clash', from: { userId: 'ann' } },
     ]);
     expect(taken.status).toBe(409);
-    expect(taken.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'Comment already exists: 123.' });
+    expect(errorOf(taken)).toEqual({ status: 'ALREADY_EXISTS', message: 'Comment already exists: 123.' });
     expect(await commentsOf(id)).toEqual(before);
   });
 
@@ -188,7 +201,7 @@ describe('/v2/commentannotations/comments/add', () => {
     const activities = (await activitiesOf(t, id)).length;
     const res = await addComments(id, [{ commentText: 'intruder', from: { userId: 'x' } }], other.headersK);
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     expect(await commentsOf(id)).toEqual(before);
     expect(await activitiesOf(t, id)).toHaveLength(activities);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activitiesOf, addAnnotation } from '../../../helpers/comments.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/commentannotations/comments/delete';
 let t: TestServer;
@@ -26,9 +26,11 @@ afterAll(() => t.close());
 
 const del = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', annotationId: id, ...data }, headers);
 const texts = async () =>
-  (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).body.result.data.map((c: any) => c.commentText);
+  dataOf<Array<{ commentText: string | null }>>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).map(
+    (c) => c.commentText,
+  );
 const annotationsWhere = async (filters: Record<string, unknown>) =>
-  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', ...filters })).body.result.data.map((a: any) => a.annotationId);
+  dataOf<Array<{ annotationId: string }>>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', ...filters })).map((a) => a.annotationId);
 const deletions = async () => (await activitiesOf(t, id)).filter((a) => a.actionType === 'comment.delete');
 
 describe('/v2/commentannotations/comments/delete', () => {
@@ -36,14 +38,14 @@ describe('/v2/commentannotations/comments/delete', () => {
     expect(await annotationsWhere({ mentionedUserIds: ['cat'] })).toEqual([id]);
     const res = await del({ commentIds: [commentIds[1], 7, commentIds[1]] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Comments(s) deleted successfully.',
       data: { [commentIds[1]!]: { success: true, message: 'Deleted successfully' }, 7: { success: false, message: 'Not found' } },
     });
     expect(await texts()).toEqual(['keep', 'drop too']);
-    const reactions = (await t.callK('/v2/reactions/get', { organizationId: 'acme', annotationId: id })).body.result.data;
-    expect(reactions.map((r: any) => r.commentId)).toEqual([commentIds[0], commentIds[2]]);
+    const reactions = dataOf<Array<{ commentId: number }>>(await t.callK('/v2/reactions/get', { organizationId: 'acme', annotationId: id }));
+    expect(reactions.map((r) => r.commentId)).toEqual([commentIds[0], commentIds[2]]);
     expect(await deletions()).toEqual([
       expect.objectContaining({
         featureType: 'comment',
@@ -60,7 +62,9 @@ describe('/v2/commentannotations/comments/delete', () => {
     expect(await annotationsWhere({ mentionedUserIds: ['cat'] })).toEqual([]);
     expect(await annotationsWhere({ userIds: ['bob'] })).toEqual([]);
     // deleting it again finds nothing
-    expect((await del({ commentIds: [commentIds[1]] })).body.result.data).toEqual({ [commentIds[1]!]: { success: false, message: 'Not found' } });
+    expect(dataOf<Record<string, { success: boolean; message: string }>>(await del({ commentIds: [commentIds[1]] }))).toEqual({
+      [commentIds[1]!]: { success: false, message: 'Not found' },
+    });
   });
 
   it('records the given actionUser', async () => {
@@ -73,7 +77,7 @@ describe('/v2/commentannotations/comments/delete', () => {
   it('answers NOT_FOUND for an unknown annotation', async () => {
     const res = await del({ annotationId: 'ghost', commentIds: [commentIds[0]] });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
   });
 
   it('validates the input, naming the field', async () => {
@@ -97,7 +101,7 @@ describe('/v2/commentannotations/comments/delete', () => {
     const count = (await activitiesOf(t, id)).length;
     const res = await del({ commentIds: [commentIds[0]] }, other.headersK);
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     expect(await texts()).toEqual(before);
     expect(await activitiesOf(t, id)).toHaveLength(count);
   });

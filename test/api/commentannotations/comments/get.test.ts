@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../../helpers/comments.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/commentannotations/comments/get';
+
+/** A comment as /v2/commentannotations/comments/get answers it (the fields these tests read). */
+interface StoredComment {
+  commentId: number;
+  commentText: string | null;
+  reactionAnnotations: Array<{ reactionId: string; icon: string; from: { userId: string } }>;
+}
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 let id: string;
@@ -32,7 +39,8 @@ beforeAll(async () => {
     [commentIds[2], 'eyes', 'ann'],
   ] as const) {
     reactionIds.push(
-      (await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from: { userId } })).body.result.data.reactionId,
+      dataOf<{ reactionId: string }>(await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId: id, commentId, icon, from: { userId } }))
+        .reactionId,
     );
   }
   other = await createWorkspace(t);
@@ -43,10 +51,10 @@ describe('/v2/commentannotations/comments/get', () => {
   it('returns every comment in order, each with its reactions', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', annotationId: id });
     expect(res.status).toBe(200);
-    expect(res.body.result.status).toBe('success');
-    expect(res.body.result.message).toBe('Comments retrieved successfully.');
-    const data = res.body.result.data;
-    expect(data.map((c: any) => c.commentId)).toEqual(commentIds);
+    expect(resultOf(res).status).toBe('success');
+    expect(resultOf(res).message).toBe('Comments retrieved successfully.');
+    const data = dataOf<StoredComment[]>(res);
+    expect(data.map((c) => c.commentId)).toEqual(commentIds);
     expect(data[0]).toEqual({
       commentId: commentIds[0],
       type: 'text',
@@ -81,13 +89,13 @@ describe('/v2/commentannotations/comments/get', () => {
       reactionAnnotationIds: [],
       reactionAnnotations: [],
     });
-    expect(data[2].reactionAnnotations.map((r: any) => [r.reactionId, r.icon, r.from.userId])).toEqual([[reactionIds[3], 'eyes', 'ann']]);
+    expect(data[2]!.reactionAnnotations.map((r) => [r.reactionId, r.icon, r.from.userId])).toEqual([[reactionIds[3], 'eyes', 'ann']]);
   });
 
   it('filters by commentIds, leaving out unknown ids', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentIds: [commentIds[2], commentIds[1], 1] });
-    expect(res.body.result.data.map((c: any) => c.commentText)).toEqual(['b', 'c']);
-    expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentIds: [1] })).body.result.data).toEqual([]);
+    expect(dataOf<StoredComment[]>(res).map((c) => c.commentText)).toEqual(['b', 'c']);
+    expect(dataOf<StoredComment[]>(await t.callK(PATH, { organizationId: 'acme', annotationId: id, commentIds: [1] }))).toEqual([]);
   });
 
   it('answers an empty list for an annotation whose comments were all deleted', async () => {
@@ -98,7 +106,7 @@ describe('/v2/commentannotations/comments/get', () => {
     await t.callK('/v2/commentannotations/comments/delete', { organizationId: 'acme', annotationId, commentIds: [only] });
     const res = await t.callK(PATH, { organizationId: 'acme', annotationId });
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual([]);
+    expect(dataOf<StoredComment[]>(res)).toEqual([]);
   });
 
   it('answers NOT_FOUND for an unknown annotation, in this or another organization', async () => {
@@ -108,7 +116,7 @@ describe('/v2/commentannotations/comments/get', () => {
     ]) {
       const res = await t.callK(PATH, data);
       expect(res.status).toBe(404);
-      expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+      expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     }
   });
 
@@ -129,7 +137,7 @@ describe('/v2/commentannotations/comments/get', () => {
   it("never shows another API key's comments", async () => {
     const res = await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK);
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     // the other key's own annotation with the same id holds only its own comments
     await t.callPublic(
       '/v2/commentannotations/add',
@@ -143,7 +151,7 @@ describe('/v2/commentannotations/comments/get', () => {
       other.headersK,
     );
     const theirs = await t.callPublic(PATH, { organizationId: 'acme', annotationId: id }, other.headersK);
-    expect(theirs.body.result.data.map((c: any) => [c.commentText, c.reactionAnnotations])).toEqual([['theirs', []]]);
-    expect((await t.callK(PATH, { organizationId: 'acme', annotationId: id })).body.result.data.map((c: any) => c.commentText)).toEqual(['a', 'b', 'c']);
+    expect(dataOf<StoredComment[]>(theirs).map((c) => [c.commentText, c.reactionAnnotations])).toEqual([['theirs', []]]);
+    expect(dataOf<StoredComment[]>(await t.callK(PATH, { organizationId: 'acme', annotationId: id })).map((c) => c.commentText)).toEqual(['a', 'b', 'c']);
   });
 });

@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activitiesOf, addAnnotation } from '../../../helpers/comments.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/commentannotations/comments/update';
+
+/** A comment as /v2/commentannotations/comments/get answers it (the fields these tests read). */
+interface StoredComment {
+  commentText: string | null;
+  status: string;
+  mentionedUserIds: string[];
+  taggedUserContacts: unknown[];
+  lastUpdated: number;
+}
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 let id: string;
@@ -30,26 +39,28 @@ afterAll(() => t.close());
 
 const update = (data: Record<string, unknown>, headers?: Record<string, string>) =>
   t.callK(PATH, { organizationId: 'acme', annotationId: id, ...data }, headers);
-const comments = async () => (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id })).body.result.data as any[];
+const comments = async () => dataOf<StoredComment[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: id }));
 const mentioning = async (userId: string) =>
-  (await t.callK('/v2/commentannotations/get', { organizationId: 'acme', mentionedUserIds: [userId] })).body.result.data.map((a: any) => a.annotationId);
+  dataOf<Array<{ annotationId: string }>>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', mentionedUserIds: [userId] })).map(
+    (a) => a.annotationId,
+  );
 
 describe('/v2/commentannotations/comments/update', () => {
   it('edits the text per id, recording comment.update with the change; the author acts unless actionUser is given', async () => {
     const [before] = await comments();
     const res = await update({ commentIds: [commentIds[0], 1, commentIds[0]], updatedData: { commentText: 'new' } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Comment updated successfully.',
       data: { [commentIds[0]!]: { success: true, message: 'Updated successfully' }, 1: { success: false, message: 'Not found' } },
     });
     const [after, untouched] = await comments();
     // an edited text marks the comment updated, as the hosted SDK does
-    expect(before.status).toBe('added');
+    expect(before!.status).toBe('added');
     expect(after).toEqual({ ...before, commentText: 'new', status: 'updated', lastUpdated: expect.any(Number) });
-    expect(after.lastUpdated).toBeGreaterThanOrEqual(before.lastUpdated);
-    expect(untouched.commentText).toBe('other');
+    expect(after!.lastUpdated).toBeGreaterThanOrEqual(before!.lastUpdated);
+    expect(untouched!.commentText).toBe('other');
     expect(await activitiesOf(t, id)).toEqual([
       expect.objectContaining({
         featureType: 'comment',
@@ -85,15 +96,15 @@ describe('/v2/commentannotations/comments/update', () => {
       commentIds: [commentIds[0]],
       updatedData: { taggedUserContacts: [{ userId: 'bob' }, { contact: { userId: 'dan', name: 'Dan' } }, { userId: 'bob' }] },
     });
-    expect(res.body.result.data[commentIds[0]!]).toEqual({ success: true, message: 'Updated successfully' });
+    expect(dataOf<Record<string, { success: boolean; message: string }>>(res)[commentIds[0]!]).toEqual({ success: true, message: 'Updated successfully' });
     const [c] = await comments();
-    expect(c.mentionedUserIds).toEqual(['bob', 'dan']);
-    expect(c.taggedUserContacts).toEqual([{ userId: 'bob' }, { contact: { userId: 'dan', name: 'Dan' } }, { userId: 'bob' }]);
-    expect(c.commentText).toBe('new');
+    expect(c!.mentionedUserIds).toEqual(['bob', 'dan']);
+    expect(c!.taggedUserContacts).toEqual([{ userId: 'bob' }, { contact: { userId: 'dan', name: 'Dan' } }, { userId: 'bob' }]);
+    expect(c!.commentText).toBe('new');
     expect(await mentioning('cat')).toEqual([]);
     expect(await mentioning('dan')).toEqual([id]);
     await update({ commentIds: [commentIds[0]], updatedData: { taggedUserContacts: [] } });
-    expect((await comments())[0].mentionedUserIds).toEqual([]);
+    expect((await comments())[0]!.mentionedUserIds).toEqual([]);
     expect(await mentioning('bob')).toEqual([]);
   });
 
@@ -101,7 +112,7 @@ describe('/v2/commentannotations/comments/update', () => {
     const thread = await addAnnotation(t, { commentData: [{ commentText: 'draft', from: { userId: 'bob' }, recorders: [{ recorderId: 'r1' }] }] });
     const change = (updatedData: Record<string, unknown>) => update({ annotationId: thread.annotationId, commentIds: thread.commentIds, updatedData });
     const read = async () =>
-      (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: thread.annotationId })).body.result.data[0];
+      dataOf<StoredComment[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId: thread.annotationId }))[0];
     const attachment = { attachmentId: 1, name: 'a.png', url: 'https://files.example.com/a.png' };
     await change({ isDraft: true, attachments: [attachment], to: [{ userId: 'ann', name: 'Ann' }] });
     let c = await read();
@@ -132,7 +143,7 @@ describe('/v2/commentannotations/comments/update', () => {
   it('answers NOT_FOUND for an unknown annotation', async () => {
     const res = await update({ annotationId: 'ghost', commentIds: [commentIds[0]], updatedData: { commentText: 'x' } });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
   });
 
   it('validates the input, naming the field', async () => {
@@ -159,7 +170,7 @@ describe('/v2/commentannotations/comments/update', () => {
     const activities = (await activitiesOf(t, id)).length;
     const res = await update({ commentIds: [commentIds[0]], updatedData: { commentText: 'hijacked' } }, other.headersK);
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Annotation not found.' });
     expect(await comments()).toEqual(before);
     expect(await activitiesOf(t, id)).toHaveLength(activities);
   });

@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../../helpers/comments.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/commentannotations/count/get';
+
+/** One document's counts in /v2/commentannotations/count/get's answer. */
+interface Counts {
+  total: number;
+  unread: number;
+}
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 const ids: Record<string, string> = {};
@@ -28,7 +34,7 @@ afterAll(() => t.close());
 const count = async (userId: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) => {
   const res = await t.callK(PATH, { organizationId: 'acme', documentIds: ['doc', 'doc2'], userId, ...extra }, headers);
   expect(res.status).toBe(200);
-  return res.body.result.data;
+  return dataOf<Record<'doc' | 'doc2', Counts>>(res);
 };
 /** Unread compares millisecond timestamps: let the clock move on before the next write. */
 const nextMillisecond = async () => {
@@ -40,7 +46,7 @@ describe('/v2/commentannotations/count/get', () => {
   it('counts, per document, the annotations a user may see and those with unread comments by others', async () => {
     const res = await t.callK(PATH, { organizationId: 'acme', documentIds: ['doc', 'doc2', 'empty', 'unknown'], userId: 'ann' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Comment count retrieved successfully.',
       data: { doc: { total: 2, unread: 1 }, doc2: { total: 1, unread: 1 }, empty: { total: 0, unread: 0 }, unknown: { total: 0, unread: 0 } },

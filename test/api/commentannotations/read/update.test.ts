@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../../helpers/comments.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/commentannotations/read/update';
+
+/** The per-annotation outcomes of /v2/commentannotations/read/update, keyed by annotation id. */
+type Outcomes = Record<string, { success: boolean; message: string }>;
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
 let first: string;
@@ -18,7 +21,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const unread = async (userId: string) =>
-  (await t.callK('/v2/commentannotations/count/get', { organizationId: 'acme', documentIds: ['doc'], userId })).body.result.data.doc.unread;
+  dataOf<{ doc: { total: number; unread: number } }>(
+    await t.callK('/v2/commentannotations/count/get', { organizationId: 'acme', documentIds: ['doc'], userId }),
+  ).doc.unread;
 const markRead = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(PATH, { organizationId: 'acme', ...data }, headers);
 /** Read marks compare millisecond timestamps: let the clock move on before the next write. */
 const nextMillisecond = async () => {
@@ -31,7 +36,7 @@ describe('/v2/commentannotations/read/update', () => {
     expect(await unread('ann')).toBe(2);
     const res = await markRead({ annotationIds: [first, 'ghost', first], userId: 'ann' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Annotations marked as read successfully.',
       data: { [first]: { success: true, message: 'Marked as read.' }, ghost: { success: false, message: 'Annotation not found.' } },
@@ -42,7 +47,7 @@ describe('/v2/commentannotations/read/update', () => {
     await markRead({ annotationIds: [first, second], userId: 'ann' });
     expect(await unread('ann')).toBe(0);
     // marking again is harmless
-    expect((await markRead({ annotationIds: [second], userId: 'ann' })).body.result.data).toEqual({ [second]: { success: true, message: 'Marked as read.' } });
+    expect(dataOf<Outcomes>(await markRead({ annotationIds: [second], userId: 'ann' }))).toEqual({ [second]: { success: true, message: 'Marked as read.' } });
     expect(await unread('ann')).toBe(0);
   });
 
@@ -80,7 +85,7 @@ describe('/v2/commentannotations/read/update', () => {
     expect(await unread('eve')).toBe(2);
     const res = await markRead({ annotationIds: [first, second], userId: 'eve' }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       [first]: { success: false, message: 'Annotation not found.' },
       [second]: { success: false, message: 'Annotation not found.' },
     });

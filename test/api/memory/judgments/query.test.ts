@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../../helpers/comments.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { reviewThread } from '../../../helpers/judgments.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { errorOf, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
+
+interface Judgment {
+  decision: string;
+  reviewer: { userId: string };
+  source: { type: string };
+}
+interface JudgmentPage {
+  items: Judgment[];
+  nextCursor: string | null;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -24,9 +34,9 @@ describe('/v2/memory/judgments/query', () => {
   it('lists the judgments recorded from comments, reactions with a decision and status changes, newest first', async () => {
     const res = await query({});
     expect(res.status).toBe(200);
-    const items = res.body.result.items;
+    const items = answerOf<JudgmentPage>(res).items;
     // the 🎉 reaction is not a decision and records nothing
-    expect(items.map((j: any) => [j.decision, j.reviewer.userId, j.source.type])).toEqual([
+    expect(items.map((j) => [j.decision, j.reviewer.userId, j.source.type])).toEqual([
       ['resolve', 'dave', 'annotation_status'],
       ['comment', 'ann', 'comment'],
       ['agree', 'bob', 'reaction'],
@@ -40,29 +50,29 @@ describe('/v2/memory/judgments/query', () => {
       createdAt: expect.any(Number),
     });
     expect(items[0]).toMatchObject({ subject: 'Tighten the intro.', reasoning: 'Tighten the intro.' });
-    expect(res.body.result.nextCursor).toBeNull();
+    expect(answerOf<JudgmentPage>(res).nextCursor).toBeNull();
   });
 
   it('filters by decision, reviewer, scope and full-text query, and pages', async () => {
-    expect((await query({ decision: 'agree' })).body.result.items.map((j: any) => j.reviewer.userId)).toEqual(['bob']);
-    expect((await query({ reviewerId: 'ann' })).body.result.items).toHaveLength(2);
-    expect((await query({ query: 'intro' })).body.result.items.map((j: any) => j.decision)).toEqual(['resolve', 'comment']);
-    expect((await query({ organizationId: 'acme', documentId: 'elsewhere' })).body.result.items).toEqual([]);
-    const first = (await query({ pageSize: 3 })).body.result;
+    expect(answerOf<JudgmentPage>(await query({ decision: 'agree' })).items.map((j) => j.reviewer.userId)).toEqual(['bob']);
+    expect(answerOf<JudgmentPage>(await query({ reviewerId: 'ann' })).items).toHaveLength(2);
+    expect(answerOf<JudgmentPage>(await query({ query: 'intro' })).items.map((j) => j.decision)).toEqual(['resolve', 'comment']);
+    expect(answerOf<JudgmentPage>(await query({ organizationId: 'acme', documentId: 'elsewhere' })).items).toEqual([]);
+    const first = answerOf<JudgmentPage>(await query({ pageSize: 3 }));
     expect(first.items).toHaveLength(3);
-    const second = (await query({ pageSize: 3, cursor: first.nextCursor })).body.result;
+    const second = answerOf<JudgmentPage>(await query({ pageSize: 3, cursor: first.nextCursor }));
     expect(second).toMatchObject({ items: [expect.objectContaining({ decision: 'comment' })], nextCursor: null });
-    expect((await query({ pageSize: 3, decision: 'agree', cursor: first.nextCursor })).body.error).toEqual({
+    expect(errorOf(await query({ pageSize: 3, decision: 'agree', cursor: first.nextCursor }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'Invalid cursor.',
     });
-    expect((await query({ pageSize: 3, cursor: null })).body.result).toEqual(first);
+    expect(answerOf(await query({ pageSize: 3, cursor: null }))).toEqual(first);
   });
 
   it('keeps API keys apart and validates filters', async () => {
     const other = await createWorkspace(t);
-    expect((await query({}, other.headersK)).body.result).toEqual({ items: [], nextCursor: null });
-    expect((await query({ decision: 'maybe' })).body.error.status).toBe('INVALID_ARGUMENT');
-    expect((await query({ documentId: 'launch' })).body.error.message).toBe('organizationId is required when documentId is given.');
+    expect(answerOf(await query({}, other.headersK))).toEqual({ items: [], nextCursor: null });
+    expect(errorOf(await query({ decision: 'maybe' })).status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await query({ documentId: 'launch' })).message).toBe('organizationId is required when documentId is given.');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import type { NotificationItem } from '../../../../server/services/notifications.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -20,13 +21,13 @@ const notify = (notificationId: string, named: string[]) =>
     displayBodyMessage: 'b',
     notifyUsers: named.map((userId) => ({ userId })),
   });
-const inbox = async (userId: string) => (await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).body.result.data.map((n: any) => n.id);
+const inbox = async (userId: string) => dataOf<NotificationItem[]>(await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).map((n) => n.id);
 
 describe('/v2/notifications/config/set', () => {
   it("sets users' channels; the inbox setting decides what reaches them (NONE: nothing, MINE: only when named)", async () => {
     const res = await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['bob'], documentIds: ['d'], config: { inbox: 'NONE' } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'User config set successfully.',
       data: [{ success: true, userId: 'bob', documentId: 'd', message: 'User config set successfully.' }],
@@ -51,11 +52,11 @@ describe('/v2/notifications/config/set', () => {
   });
 
   it('validates the input', async () => {
-    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: {} })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: {} }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'config must set at least one of inbox, email or slack.',
     });
-    expect((await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { inbox: 'SOME' } })).body.error.message).toBe(
+    expect(errorOf(await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['ann'], config: { inbox: 'SOME' } })).message).toBe(
       'config.inbox must be one of: ALL, MINE, NONE.',
     );
     expect((await t.callK('/v2/notifications/config/set', { organizationId: 'nope', userIds: ['ann'], config: { inbox: 'ALL' } })).status).toBe(404);

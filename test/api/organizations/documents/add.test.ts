@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import type { describeDocument } from '../../../../server/services/documents.ts';
+import type { describeFolder } from '../../../../server/services/folders.ts';
+import type { Outcomes } from '../../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** A document as /v2/organizations/documents/get answers it. */
+type DocumentItem = ReturnType<typeof describeDocument>;
+/** A folder as /v2/organizations/folders/get answers it. */
+type FolderItem = ReturnType<typeof describeFolder>;
 
 const path = '/v2/organizations/documents/add';
 
@@ -18,13 +26,13 @@ const getDocs = (organizationId: string, documentIds: string[], headers?: Record
   t.callK('/v2/organizations/documents/get', { organizationId, documentIds }, headers);
 const exists = async (organizationId: string, documentId: string) => (await getDocs(organizationId, [documentId])).status === 200;
 const organizationExists = async (organizationId: string) =>
-  (await t.callK('/v2/organizations/get', { organizationIds: [organizationId] })).body.result.data.length === 1;
+  dataOf<unknown[]>(await t.callK('/v2/organizations/get', { organizationIds: [organizationId] })).length === 1;
 const folderExists = async (organizationId: string, folderId: string) =>
   (await t.callK('/v2/organizations/folders/get', { organizationId, folderId })).status === 200;
 const expectInvalid = async (data: Record<string, unknown>, message: string) => {
   const res = await add(data);
   expect(res.status).toBe(400);
-  expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+  expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
 };
 
 describe('/v2/organizations/documents/add', () => {
@@ -38,7 +46,7 @@ describe('/v2/organizations/documents/add', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Document(s) added successfully.',
       data: {
@@ -47,7 +55,7 @@ describe('/v2/organizations/documents/add', () => {
       },
     });
     expect(await organizationExists('acme')).toBe(true);
-    const docs = (await getDocs('acme', ['d1', 'd2'])).body.result.data;
+    const docs = dataOf<DocumentItem[]>(await getDocs('acme', ['d1', 'd2']));
     expect(docs).toEqual([
       {
         id: 'd1',
@@ -86,11 +94,11 @@ describe('/v2/organizations/documents/add', () => {
       documents: [{ documentId: 'in-new-1' }, { documentId: 'in-new-2' }],
     });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.result.data)).toEqual(['in-new-1', 'in-new-2']);
+    expect(Object.keys(dataOf<Outcomes>(res))).toEqual(['in-new-1', 'in-new-2']);
     const folder = await t.callK('/v2/organizations/folders/get', { organizationId: 'acme', folderId: 'made-on-demand' });
     expect(folder.status).toBe(200);
-    expect(folder.body.result.data).toHaveLength(1);
-    expect(folder.body.result.data[0]).toMatchObject({
+    expect(dataOf<FolderItem[]>(folder)).toHaveLength(1);
+    expect(dataOf<FolderItem[]>(folder)[0]).toMatchObject({
       folderId: 'made-on-demand',
       parentFolderId: 'root',
       ancestors: ['root'],
@@ -100,8 +108,8 @@ describe('/v2/organizations/documents/add', () => {
 
     expect((await add({ organizationId: 'acme', folderId: 'root', documents: [{ documentId: 'at-top' }] })).status).toBe(200);
 
-    const docs = (await getDocs('acme', ['in-existing', 'in-new-1', 'in-new-2', 'at-top'])).body.result.data;
-    expect(docs.map((d: any) => [d.id, d.folderId])).toEqual([
+    const docs = dataOf<DocumentItem[]>(await getDocs('acme', ['in-existing', 'in-new-1', 'in-new-2', 'at-top']));
+    expect(docs.map((d) => [d.id, d.folderId])).toEqual([
       ['in-existing', 'existing'],
       ['in-new-1', 'made-on-demand'],
       ['in-new-2', 'made-on-demand'],
@@ -109,25 +117,25 @@ describe('/v2/organizations/documents/add', () => {
     ]);
     // the folder filter of documents/get sees them there
     const inFolder = await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', folderId: 'made-on-demand' });
-    expect(inFolder.body.result.data.map((d: any) => d.id)).toEqual(['in-new-1', 'in-new-2']);
+    expect(dataOf<DocumentItem[]>(inFolder).map((d) => d.id)).toEqual(['in-new-1', 'in-new-2']);
   });
 
   it('answers NOT_FOUND for a missing organization or folder without the flag, writing nothing', async () => {
     const noOrg = await add({ organizationId: 'nope', documents: [{ documentId: 'x' }] });
     expect(noOrg.status).toBe(404);
-    expect(noOrg.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: nope. Pass createOrganization: true to create it.' });
+    expect(errorOf(noOrg)).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: nope. Pass createOrganization: true to create it.' });
     expect(await organizationExists('nope')).toBe(false);
 
     const noFolder = await add({ organizationId: 'acme', folderId: 'nope', documents: [{ documentId: 'x' }] });
     expect(noFolder.status).toBe(404);
-    expect(noFolder.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder does not exist: nope. Pass createFolder: true to create it.' });
+    expect(errorOf(noFolder)).toEqual({ status: 'NOT_FOUND', message: 'Folder does not exist: nope. Pass createFolder: true to create it.' });
     expect(await exists('acme', 'x')).toBe(false);
     expect(await folderExists('acme', 'nope')).toBe(false);
 
     // createOrganization without createFolder: the organization is not left behind either
     const both = await add({ organizationId: 'half-made', createOrganization: true, folderId: 'nope', documents: [{ documentId: 'x' }] });
     expect(both.status).toBe(404);
-    expect(both.body.error.message).toBe('Folder does not exist: nope. Pass createFolder: true to create it.');
+    expect(errorOf(both).message).toBe('Folder does not exist: nope. Pass createFolder: true to create it.');
     expect(await organizationExists('half-made')).toBe(false);
   });
 
@@ -139,7 +147,7 @@ describe('/v2/organizations/documents/add', () => {
       documents: [{ documentId: 'fresh', documentName: 'Fresh' }, { documentId: 'd1', documentName: 'Replaced?' }, { documentId: 'fresh-2' }],
     });
     expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({
+    expect(errorOf(res)).toEqual({
       status: 'ALREADY_EXISTS',
       message: 'Error adding document(s).',
       details: {
@@ -152,7 +160,7 @@ describe('/v2/organizations/documents/add', () => {
     expect(await exists('acme', 'fresh-2')).toBe(false);
     expect(await folderExists('acme', 'rolled-back-folder')).toBe(false);
     // the existing document is untouched
-    const d1 = (await getDocs('acme', ['d1'])).body.result.data[0];
+    const d1 = dataOf<DocumentItem[]>(await getDocs('acme', ['d1']))[0];
     expect(d1).toMatchObject({ documentName: 'One', folderId: 'root', metadata: { k: 1, nested: { a: [1, 2] } } });
   });
 
@@ -202,21 +210,21 @@ describe('/v2/organizations/documents/add', () => {
     );
     const badMetadata = await add({ organizationId: 'acme', documents: [{ documentId: 'x', metadata: [] }] });
     expect(badMetadata.status).toBe(400);
-    expect(badMetadata.body.error.status).toBe('INVALID_ARGUMENT');
-    expect(badMetadata.body.error.message).toMatch(/^documents\[0\]\.metadata must be /);
+    expect(errorOf(badMetadata).status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(badMetadata).message).toMatch(/^documents\[0\]\.metadata must be /);
     expect(await exists('acme', 'x')).toBe(false);
   });
 
   it("takes the default accessType from the API key's defaultDocumentAccessType, which apikeyconfig/update changes", async () => {
     await add({ organizationId: 'acme', documents: [{ documentId: 'default-before' }] });
-    expect((await getDocs('acme', ['default-before'])).body.result.data[0].accessType).toBe('public');
+    expect(dataOf<DocumentItem[]>(await getDocs('acme', ['default-before']))[0]!.accessType).toBe('public');
 
     const config = await t.callK('/v2/workspace/apikeyconfig/update', { defaultDocumentAccessType: 'restricted' });
     expect(config.status).toBe(200);
-    expect(config.body.result.data.defaultDocumentAccessType).toBe('restricted');
+    expect(dataOf<{ defaultDocumentAccessType: string }>(config).defaultDocumentAccessType).toBe('restricted');
     await add({ organizationId: 'acme', documents: [{ documentId: 'default-restricted' }, { documentId: 'explicit-public', accessType: 'public' }] });
-    const docs = (await getDocs('acme', ['default-restricted', 'explicit-public', 'default-before'])).body.result.data;
-    expect(docs.map((d: any) => d.accessType)).toEqual(['restricted', 'public', 'public']);
+    const docs = dataOf<DocumentItem[]>(await getDocs('acme', ['default-restricted', 'explicit-public', 'default-before']));
+    expect(docs.map((d) => d.accessType)).toEqual(['restricted', 'public', 'public']);
 
     // the default really restricts: an organization member has no access, a stranger none either
     await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'org-member' }] });
@@ -226,23 +234,23 @@ describe('/v2/organizations/documents/add', () => {
 
     await t.callK('/v2/workspace/apikeyconfig/update', { defaultDocumentAccessType: 'organizationPrivate' });
     await add({ organizationId: 'acme', documents: [{ documentId: 'default-org-private' }] });
-    expect((await getDocs('acme', ['default-org-private'])).body.result.data[0].accessType).toBe('organizationPrivate');
+    expect(dataOf<DocumentItem[]>(await getDocs('acme', ['default-org-private']))[0]!.accessType).toBe('organizationPrivate');
     expect(await documentRole(t, 'acme', 'org-member', 'default-org-private')).toBe('editor');
     expect(await documentRole(t, 'acme', 'stranger', 'default-org-private')).toBeNull();
 
     // another API key's default is its own
     await add({ organizationId: 'theirs', createOrganization: true, documents: [{ documentId: 'their-doc' }] }, other.headersK);
-    expect((await getDocs('theirs', ['their-doc'], other.headersK)).body.result.data[0].accessType).toBe('public');
+    expect(dataOf<DocumentItem[]>(await getDocs('theirs', ['their-doc'], other.headersK))[0]!.accessType).toBe('public');
 
     await t.callK('/v2/workspace/apikeyconfig/update', { defaultDocumentAccessType: 'public' });
     await add({ organizationId: 'acme', documents: [{ documentId: 'default-after' }] });
-    expect((await getDocs('acme', ['default-after'])).body.result.data[0].accessType).toBe('public');
+    expect(dataOf<DocumentItem[]>(await getDocs('acme', ['default-after']))[0]!.accessType).toBe('public');
   });
 
   it('keeps API keys apart: same organization and document ids are separate documents', async () => {
     const notTheirs = await t.callPublic(path, { organizationId: 'acme', documents: [{ documentId: 'd1' }] }, other.headersK);
     expect(notTheirs.status).toBe(404);
-    expect(notTheirs.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: acme. Pass createOrganization: true to create it.' });
+    expect(errorOf(notTheirs)).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: acme. Pass createOrganization: true to create it.' });
 
     const theirs = await t.callPublic(
       path,
@@ -250,9 +258,9 @@ describe('/v2/organizations/documents/add', () => {
       other.headersK,
     );
     expect(theirs.status).toBe(200);
-    expect(theirs.body.result.data.d1).toEqual({ success: true, id: 'd1', message: 'Added Successfully' });
-    expect((await getDocs('acme', ['d1'])).body.result.data[0].documentName).toBe('One');
-    expect((await getDocs('acme', ['d1'], other.headersK)).body.result.data[0].documentName).toBe('Theirs');
+    expect(dataOf<Outcomes>(theirs).d1).toEqual({ success: true, id: 'd1', message: 'Added Successfully' });
+    expect(dataOf<DocumentItem[]>(await getDocs('acme', ['d1']))[0]!.documentName).toBe('One');
+    expect(dataOf<DocumentItem[]>(await getDocs('acme', ['d1'], other.headersK))[0]!.documentName).toBe('Theirs');
     // our other documents stay invisible to them
     expect((await getDocs('acme', ['d2'], other.headersK)).status).toBe(404);
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import type { Outcomes } from '../../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const path = '/v2/organizations/documents/delete';
 
@@ -49,7 +50,7 @@ describe('/v2/organizations/documents/delete', () => {
   it('deletes documents, with per-id outcomes; the others stay', async () => {
     const res = await del({ organizationId: 'acme', documentIds: ['d3', 'd4'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Document(s) deleted successfully.',
       data: {
@@ -61,7 +62,7 @@ describe('/v2/organizations/documents/delete', () => {
     expect(await exists('d4')).toBe(false);
     expect(await exists('d2')).toBe(true);
     const listed = await t.callK('/v2/organizations/documents/get', { organizationId: 'acme' });
-    expect(listed.body.result.data.map((d: any) => d.id)).toEqual(['d1', 'd2', 'in-team', 'shared']);
+    expect(dataOf<Array<{ id: string }>>(listed).map((d) => d.id)).toEqual(['d1', 'd2', 'in-team', 'shared']);
   });
 
   it('removes document memberships: a user added at documentId has no access to a new document with the same id', async () => {
@@ -108,19 +109,19 @@ describe('/v2/organizations/documents/delete', () => {
       commentAnnotations: [{ commentData: [{ commentText: 'hi', from: { userId: 'org-member' } }] }],
     });
     expect(annotation.status).toBe(200);
-    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'with-data' })).body.result.data).toHaveLength(1);
-    expect((await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'with-data' })).body.result.data).toHaveLength(1);
+    expect(dataOf<unknown[]>(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'with-data' }))).toHaveLength(1);
+    expect(dataOf<unknown[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'with-data' }))).toHaveLength(1);
 
     expect((await del({ organizationId: 'acme', documentIds: ['with-data'] })).status).toBe(200);
     await readd([{ documentId: 'with-data' }]);
-    expect((await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'with-data' })).body.result.data).toEqual([]);
-    expect((await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'with-data' })).body.result.data).toEqual([]);
+    expect(dataOf<unknown[]>(await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'with-data' }))).toEqual([]);
+    expect(dataOf<unknown[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'with-data' }))).toEqual([]);
   });
 
   it('is all or nothing: a missing id fails the call with 404 and per-id details, and nothing is deleted', async () => {
     const res = await del({ organizationId: 'acme', documentIds: ['d2', 'ghost'] });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({
+    expect(errorOf(res)).toEqual({
       status: 'NOT_FOUND',
       message: 'Error deleting document(s).',
       details: {
@@ -132,14 +133,14 @@ describe('/v2/organizations/documents/delete', () => {
 
     const noOrg = await del({ organizationId: 'nope', documentIds: ['d2'] });
     expect(noOrg.status).toBe(404);
-    expect(noOrg.body.error.details).toEqual({ d2: { success: false, code: 'not-found', message: 'Document does not exist' } });
+    expect(errorOf(noOrg).details).toEqual({ d2: { success: false, code: 'not-found', message: 'Document does not exist' } });
   });
 
   it('deletes a document listed twice once', async () => {
     await readd([{ documentId: 'twice' }]);
     const res = await del({ organizationId: 'acme', documentIds: ['twice', 'twice'] });
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({ twice: { success: true, id: 'twice', message: 'Deleted Successfully' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ twice: { success: true, id: 'twice', message: 'Deleted Successfully' } });
     expect(await exists('twice')).toBe(false);
   });
 
@@ -154,7 +155,7 @@ describe('/v2/organizations/documents/delete', () => {
     for (const [data, message] of cases) {
       const res = await del(data);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
     }
     expect(await exists('d2')).toBe(true);
   });
@@ -163,7 +164,7 @@ describe('/v2/organizations/documents/delete', () => {
     // another key cannot delete ours: to it, d2 of ours does not exist, and deleting its own d2 leaves ours
     const foreign = await t.callPublic(path, { organizationId: 'acme', documentIds: ['in-team'] }, other.headersK);
     expect(foreign.status).toBe(404);
-    expect(foreign.body.error.details).toEqual({ 'in-team': { success: false, code: 'not-found', message: 'Document does not exist' } });
+    expect(errorOf(foreign).details).toEqual({ 'in-team': { success: false, code: 'not-found', message: 'Document does not exist' } });
     expect(await exists('in-team')).toBe(true);
 
     expect((await t.callPublic(path, { organizationId: 'acme', documentIds: ['d2'] }, other.headersK)).status).toBe(200);

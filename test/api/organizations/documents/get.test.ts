@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import type { describeDocument } from '../../../../server/services/documents.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** A document as /v2/organizations/documents/get answers it. */
+type DocumentItem = ReturnType<typeof describeDocument>;
 
 const path = '/v2/organizations/documents/get';
 
@@ -46,14 +50,14 @@ async function walk(filters: Record<string, unknown>, pageSize?: number) {
   for (let pages = 0; pages < 1000; pages++) {
     const res = await get({ ...filters, pageSize, pageToken });
     expect(res.status).toBe(200);
-    expect(res.body.result.status).toBe('success');
-    expect(res.body.result.message).toBe('Document(s) retrieved successfully.');
-    const ids = res.body.result.data.map((d: any) => d.id);
+    expect(resultOf(res).status).toBe('success');
+    expect(resultOf(res).message).toBe('Document(s) retrieved successfully.');
+    const ids = dataOf<DocumentItem[]>(res).map((d) => d.id);
     seen.push(...ids);
-    pageToken = res.body.result.pageToken ?? undefined;
+    pageToken = resultOf(res).pageToken ?? undefined;
     if (pageToken) expect(ids).toHaveLength(pageSize ?? 1000);
     else {
-      expect(res.body.result.pageToken).toBeNull();
+      expect(resultOf(res).pageToken).toBeNull();
       return seen;
     }
   }
@@ -63,7 +67,7 @@ async function walk(filters: Record<string, unknown>, pageSize?: number) {
 const expectInvalid = async (data: Record<string, unknown>, message: string, headers?: Record<string, string>) => {
   const res = await get(data, headers);
   expect(res.status).toBe(400);
-  expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+  expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
 };
 
 describe('/v2/organizations/documents/get', () => {
@@ -88,32 +92,32 @@ describe('/v2/organizations/documents/get', () => {
 
   it('uses a default pageSize of 1000', async () => {
     const whole = await get({});
-    expect(whole.body.result.data).toHaveLength(250);
-    expect(whole.body.result.pageToken).toBeNull();
+    expect(dataOf<DocumentItem[]>(whole)).toHaveLength(250);
+    expect(resultOf(whole).pageToken).toBeNull();
     // 1001 documents in another organization: the first page without pageSize holds 1000
     const many = Array.from({ length: 1001 }, (_, i) => ({ documentId: `m-${String(i).padStart(4, '0')}` }));
     await t.callK('/v2/organizations/documents/add', { organizationId: 'big', createOrganization: true, documents: many.slice(0, 1000) });
     await t.callK('/v2/organizations/documents/add', { organizationId: 'big', documents: many.slice(1000) });
     const first = await t.callK(path, { organizationId: 'big' });
-    expect(first.body.result.data).toHaveLength(1000);
-    expect(first.body.result.data[999].id).toBe('m-0999');
-    expect(typeof first.body.result.pageToken).toBe('string');
-    const second = await t.callK(path, { organizationId: 'big', pageToken: first.body.result.pageToken });
-    expect(second.body.result.data.map((d: any) => d.id)).toEqual(['m-1000']);
-    expect(second.body.result.pageToken).toBeNull();
+    expect(dataOf<DocumentItem[]>(first)).toHaveLength(1000);
+    expect(dataOf<DocumentItem[]>(first)[999]!.id).toBe('m-0999');
+    expect(typeof resultOf(first).pageToken).toBe('string');
+    const second = await t.callK(path, { organizationId: 'big', pageToken: resultOf(first).pageToken });
+    expect(dataOf<DocumentItem[]>(second).map((d) => d.id)).toEqual(['m-1000']);
+    expect(resultOf(second).pageToken).toBeNull();
   });
 
   it('keeps its place when pageSize changes between pages, and reads pageToken null as the first page', async () => {
     const first = await get({ pageSize: 3, pageToken: null });
-    expect(first.body.result.data.map((d: any) => d.id)).toEqual(all.slice(0, 3));
-    const next = await get({ pageSize: 10, pageToken: first.body.result.pageToken });
-    expect(next.body.result.data.map((d: any) => d.id)).toEqual(all.slice(3, 13));
+    expect(dataOf<DocumentItem[]>(first).map((d) => d.id)).toEqual(all.slice(0, 3));
+    const next = await get({ pageSize: 10, pageToken: resultOf(first).pageToken });
+    expect(dataOf<DocumentItem[]>(next).map((d) => d.id)).toEqual(all.slice(3, 13));
   });
 
   it('returns document records', async () => {
     const res = await get({ documentIds: ['doc-051'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Document(s) retrieved successfully.',
       data: [
@@ -135,27 +139,27 @@ describe('/v2/organizations/documents/get', () => {
 
   it('returns documentIds in request order, up to 30; 31 is INVALID_ARGUMENT', async () => {
     const res = await get({ documentIds: ['doc-009', 'doc-001', 'doc-120'] });
-    expect(res.body.result.data.map((d: any) => d.id)).toEqual(['doc-009', 'doc-001', 'doc-120']);
+    expect(dataOf<DocumentItem[]>(res).map((d) => d.id)).toEqual(['doc-009', 'doc-001', 'doc-120']);
     const thirty = [...all.slice(200, 230)].reverse();
     const max = await get({ documentIds: thirty });
     expect(max.status).toBe(200);
-    expect(max.body.result.data.map((d: any) => d.id)).toEqual(thirty);
+    expect(dataOf<DocumentItem[]>(max).map((d) => d.id)).toEqual(thirty);
     await expectInvalid({ documentIds: all.slice(0, 31) }, 'documentIds must have at most 30 item(s).');
     // the ids alone are what is asked for, in any folder; a folderId given with them narrows them to that folder
     const mixed = await get({ documentIds: ['doc-001', 'doc-051'] });
-    expect(mixed.body.result.data.map((d: any) => d.folderId)).toEqual(['root', 'f']);
-    expect((await get({ documentIds: ['doc-001', 'doc-051'], folderId: 'f' })).body.result.data.map((d: any) => d.id)).toEqual(['doc-051']);
-    expect((await get({ documentIds: ['doc-001', 'doc-051'], folderId: 'root' })).body.result.data.map((d: any) => d.id)).toEqual(['doc-001']);
-    expect((await get({ documentIds: ['doc-001'], folderId: '*' })).body.result.data).toEqual([]);
+    expect(dataOf<DocumentItem[]>(mixed).map((d) => d.folderId)).toEqual(['root', 'f']);
+    expect(dataOf<DocumentItem[]>(await get({ documentIds: ['doc-001', 'doc-051'], folderId: 'f' })).map((d) => d.id)).toEqual(['doc-051']);
+    expect(dataOf<DocumentItem[]>(await get({ documentIds: ['doc-001', 'doc-051'], folderId: 'root' })).map((d) => d.id)).toEqual(['doc-001']);
+    expect(dataOf<DocumentItem[]>(await get({ documentIds: ['doc-001'], folderId: '*' }))).toEqual([]);
   });
 
   it('fails with 404 NOT_FOUND on a missing id, details as an array in request order', async () => {
     const res = await get({ documentIds: ['doc-001', 'ghost', 'doc-051', 'beta-doc', 'theirs-only'] });
     expect(res.status).toBe(404);
-    expect(res.body.error.status).toBe('NOT_FOUND');
-    expect(res.body.error.message).toBe('Error retrieving document(s).');
+    expect(errorOf(res).status).toBe('NOT_FOUND');
+    expect(errorOf(res).message).toBe('Error retrieving document(s).');
     const notFound = (id: string) => ({ id, success: false, message: 'Document does not exist', code: 'not-found' });
-    expect(res.body.error.details).toEqual([
+    expect(errorOf(res).details).toEqual([
       expect.objectContaining({ id: 'doc-001', documentName: 'Doc 1', folderId: 'root' }),
       notFound('ghost'),
       expect.objectContaining({ id: 'doc-051', folderId: 'f' }),
@@ -166,8 +170,8 @@ describe('/v2/organizations/documents/get', () => {
   });
 
   it('refuses forged, altered and foreign page tokens with INVALID_ARGUMENT "Invalid pageToken."', async () => {
-    const token: string = (await get({ pageSize: 5 })).body.result.pageToken;
-    const folderToken: string = (await get({ pageSize: 5, folderId: 'f' })).body.result.pageToken;
+    const token: string = resultOf(await get({ pageSize: 5 })).pageToken!;
+    const folderToken: string = resultOf(await get({ pageSize: 5, folderId: 'f' })).pageToken!;
     const [payload, signature] = token.split('.') as [string, string];
     const bad = (data: Record<string, unknown>, headers?: Record<string, string>) => expectInvalid({ pageSize: 5, ...data }, 'Invalid pageToken.', headers);
 
@@ -189,13 +193,13 @@ describe('/v2/organizations/documents/get', () => {
 
     // the genuine token still works afterwards
     const ok = await get({ pageSize: 5, pageToken: token });
-    expect(ok.body.result.data.map((d: any) => d.id)).toEqual(all.slice(5, 10));
+    expect(dataOf<DocumentItem[]>(ok).map((d) => d.id)).toEqual(all.slice(5, 10));
   });
 
   it('validates the input, naming the field', async () => {
     const noOrg = await t.callK(path, {});
     expect(noOrg.status).toBe(400);
-    expect(noOrg.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationId is required.' });
+    expect(errorOf(noOrg)).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationId is required.' });
     await expectInvalid({ organizationId: '' }, 'organizationId must not be empty.');
     await expectInvalid({ pageSize: 0 }, 'pageSize must be at least 1.');
     await expectInvalid({ pageSize: 1001 }, 'pageSize must be at most 1000.');
@@ -209,17 +213,17 @@ describe('/v2/organizations/documents/get', () => {
   it('keeps API keys apart: another key sees only its own documents under the same organization id', async () => {
     const theirs = await get({}, other.headersK);
     expect(theirs.status).toBe(200);
-    expect(theirs.body.result.data.map((d: any) => [d.id, d.documentName])).toEqual([
+    expect(dataOf<DocumentItem[]>(theirs).map((d) => [d.id, d.documentName])).toEqual([
       ['doc-000', 'Theirs'],
       ['theirs-only', ''],
     ]);
     const byId = await get({ documentIds: ['doc-001'] }, other.headersK);
     expect(byId.status).toBe(404);
-    expect(byId.body.error.details).toEqual([{ id: 'doc-001', success: false, message: 'Document does not exist', code: 'not-found' }]);
-    expect((await get({ documentIds: ['doc-000'] })).body.result.data[0].documentName).toBe('Doc 0');
+    expect(errorOf(byId).details).toEqual([{ id: 'doc-001', success: false, message: 'Document does not exist', code: 'not-found' }]);
+    expect(dataOf<DocumentItem[]>(await get({ documentIds: ['doc-000'] }))[0]!.documentName).toBe('Doc 0');
     // a key without the organization at all lists nothing
     const third = await createWorkspace(t);
     const none = await t.callPublic(path, { organizationId: 'acme' }, third.headersK);
-    expect(none.body.result).toEqual({ status: 'success', message: 'Document(s) retrieved successfully.', data: [], pageToken: null });
+    expect(resultOf(none)).toEqual({ status: 'success', message: 'Document(s) retrieved successfully.', data: [], pageToken: null });
   });
 });

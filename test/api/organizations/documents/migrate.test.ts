@@ -3,10 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentRole } from '../../../helpers/access.ts';
+import { documentRole, type UserAccess } from '../../../helpers/access.ts';
 import { startCliServer } from '../../../helpers/cli.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { apiKeyHeaders, call, eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** A job as /v2/organizations/documents/migrate/status answers it (the fields these tests read). */
+interface MigrationStatus {
+  status: string;
+  createdAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -20,8 +28,8 @@ const status = (migrationId: string) => t.callK('/v2/organizations/documents/mig
 const completed = (migrationId: string) =>
   eventually(async () => {
     const res = await status(migrationId);
-    expect(res.body.result.data.status).toBe('completed');
-    return res.body.result.data;
+    expect(dataOf<MigrationStatus>(res).status).toBe('completed');
+    return dataOf<MigrationStatus>(res);
   });
 
 describe('/v2/organizations/documents/migrate', () => {
@@ -35,16 +43,16 @@ describe('/v2/organizations/documents/migrate', () => {
 
     const res = await migrate({ organizationId: 'acme', documentId: 'old', newDocumentId: 'new' });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Document migration started successfully.');
-    const { migrationId } = res.body.result.data;
+    expect(resultOf(res).message).toBe('Document migration started successfully.');
+    const { migrationId } = dataOf<{ migrationId: string }>(res);
     expect(migrationId).toMatch(/^mig_/);
 
     const done = await completed(migrationId);
     expect(done.startedAt).toBeGreaterThanOrEqual(done.createdAt);
-    expect(done.completedAt).toBeGreaterThanOrEqual(done.startedAt);
+    expect(done.completedAt).toBeGreaterThanOrEqual(done.startedAt!);
 
     const moved = await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['new'] });
-    expect(moved.body.result.data[0]).toMatchObject({ id: 'new', documentName: 'Plan', accessType: 'restricted', folderId: 'f' });
+    expect(dataOf<unknown[]>(moved)[0]).toMatchObject({ id: 'new', documentName: 'Plan', accessType: 'restricted', folderId: 'f' });
     expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['old'] })).status).toBe(404);
     expect(await documentRole(t, 'acme', 'ann', 'new')).toBe('viewer');
     expect(await documentRole(t, 'acme', 'bob', 'new')).toBe('editor');
@@ -55,15 +63,15 @@ describe('/v2/organizations/documents/migrate', () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'a' }, { documentId: 'b' }] });
     const missing = await migrate({ organizationId: 'acme', documentId: 'nope', newDocumentId: 'z' });
     expect(missing.status).toBe(404);
-    expect(missing.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope.' });
+    expect(errorOf(missing)).toEqual({ status: 'NOT_FOUND', message: 'Document does not exist: nope.' });
     const taken = await migrate({ organizationId: 'acme', documentId: 'a', newDocumentId: 'b' });
     expect(taken.status).toBe(409);
-    expect(taken.body.error).toEqual({ status: 'ALREADY_EXISTS', message: 'A document with id b already exists.' });
-    expect((await migrate({ organizationId: 'acme', documentId: 'a', newDocumentId: 'a' })).body.error).toEqual({
+    expect(errorOf(taken)).toEqual({ status: 'ALREADY_EXISTS', message: 'A document with id b already exists.' });
+    expect(errorOf(await migrate({ organizationId: 'acme', documentId: 'a', newDocumentId: 'a' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'newDocumentId must differ from documentId.',
     });
-    expect((await migrate({ organizationId: 'acme', documentId: 'a' })).body.error.message).toBe('newDocumentId is required.');
+    expect(errorOf(await migrate({ organizationId: 'acme', documentId: 'a' })).message).toBe('newDocumentId is required.');
   });
 
   it("cannot migrate another API key's document", async () => {
@@ -103,7 +111,7 @@ describe('migrations across restarts', () => {
     insertJob(t.dataDir, { id: 'mig_cursed', from: 'cursed', to: 'cursed-2', status: 'in_progress', attempts: 3 }, t.credentials.apiKey);
     await t.restart();
     const res = await status('mig_cursed');
-    expect(res.body.result.data).toMatchObject({ status: 'failed', error: 'interrupted 3 times; not retried' });
+    expect(dataOf<MigrationStatus>(res)).toMatchObject({ status: 'failed', error: 'interrupted 3 times; not retried' });
     expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['cursed'] })).status).toBe(200);
   });
 
@@ -112,7 +120,7 @@ describe('migrations across restarts', () => {
     insertJob(t.dataDir, { id: 'mig_orphan', from: 'never-existed', to: 'x', status: 'pending', attempts: 0 }, t.credentials.apiKey);
     await t.restart();
     await eventually(async () =>
-      expect((await status('mig_orphan')).body.result.data).toMatchObject({ status: 'failed', error: 'the document never-existed no longer exists' }),
+      expect(dataOf<MigrationStatus>(await status('mig_orphan'))).toMatchObject({ status: 'failed', error: 'the document never-existed no longer exists' }),
     );
   });
 
@@ -129,7 +137,7 @@ describe('migrations across restarts', () => {
         expect((await call(server.url, '/v2/users/add', { organizationId: 'acme', documentId: 'big', users }, K)).status).toBe(200);
       }
       const started = await call(server.url, '/v2/organizations/documents/migrate', { organizationId: 'acme', documentId: 'big', newDocumentId: 'big-2' }, K);
-      const { migrationId } = started.body.result.data;
+      const { migrationId } = dataOf<{ migrationId: string }>(started);
       server.child.kill('SIGKILL');
       await server.exited;
 
@@ -137,13 +145,15 @@ describe('migrations across restarts', () => {
       try {
         await eventually(async () => {
           const res = await call(server.url, '/v2/organizations/documents/migrate/status', { organizationId: 'acme', migrationId }, K);
-          expect(res.body.result.data.status).toBe('completed');
+          expect(dataOf<MigrationStatus>(res).status).toBe('completed');
         }, 20_000);
         const sample = Array.from({ length: 100 }, (_, i) => `u${i * 199}`);
         const res = await call(server.url, '/v2/auth/permissions/get', { organizationId: 'acme', userIds: sample, documentIds: ['big', 'big-2'] }, K);
         for (const userId of sample) {
-          expect(res.body.result.data[userId].documents['big-2'].accessRole).toBe((Number(userId.slice(1)) % 1000) % 2 ? 'viewer' : 'editor');
-          expect(res.body.result.data[userId].documents.big.errorCode).toBe('does_not_exist');
+          expect(dataOf<Record<string, UserAccess>>(res)[userId]!.documents['big-2']!.accessRole).toBe(
+            (Number(userId.slice(1)) % 1000) % 2 ? 'viewer' : 'editor',
+          );
+          expect(dataOf<Record<string, UserAccess>>(res)[userId]!.documents.big!.errorCode).toBe('does_not_exist');
         }
       } finally {
         server.child.kill('SIGTERM');

@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const path = '/v2/organizations/documents/move';
+
+/** A document as /v2/organizations/documents/get answers it (the fields these tests read). */
+interface DocumentItem {
+  id: string;
+  folderId: string;
+}
 
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
@@ -27,23 +33,23 @@ afterAll(() => t.close());
 
 const move = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(path, data, headers);
 const foldersOf = async (ids: string[]) =>
-  (await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ids })).body.result.data.map((d: any) => d.folderId);
+  dataOf<DocumentItem[]>(await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ids })).map((d) => d.folderId);
 const listedIn = async (folderId: string) =>
-  (await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', folderId })).body.result.data.map((d: any) => d.id);
+  dataOf<DocumentItem[]>(await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', folderId })).map((d) => d.id);
 
 describe('/v2/organizations/documents/move', () => {
   it("moves documents into a folder, where the folder's members gain access, and back to root", async () => {
     expect(await documentRole(t, 'acme', 'teammate', 'd1')).toBeNull();
     const res = await move({ organizationId: 'acme', documentIds: ['d1', 'd2'], folderId: 'team' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Documents moved successfully.' });
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Documents moved successfully.' });
     expect(await foldersOf(['d1', 'd2', 'd3'])).toEqual(['team', 'team', 'root']);
     expect(await listedIn('team')).toEqual(['d1', 'd2']);
     const perms = await permissionsOf(t, 'acme', ['teammate'], { documentIds: ['d1'] });
     expect(perms.teammate!.documents.d1).toEqual({ accessRole: 'editor', accessType: 'restricted', reasons: ['editor through membership of folder "team"'] });
 
     const back = await move({ organizationId: 'acme', documentIds: ['d1'], folderId: 'root' });
-    expect(back.body.result).toEqual({ status: 'success', message: 'Documents moved successfully.' });
+    expect(resultOf(back)).toEqual({ status: 'success', message: 'Documents moved successfully.' });
     expect(await foldersOf(['d1', 'd2'])).toEqual(['root', 'team']);
     expect(await listedIn('root')).toEqual(['d1', 'd3']);
     expect(await documentRole(t, 'acme', 'teammate', 'd1')).toBeNull();
@@ -73,14 +79,14 @@ describe('/v2/organizations/documents/move', () => {
     const res = await move({ organizationId: 'acme', documentIds: ['d1'], folderId: 'nope' });
     expect(res.status).toBe(404);
     // move has no createFolder flag, so the message does not suggest one
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder does not exist: nope.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Folder does not exist: nope.' });
     expect(await foldersOf(['d1'])).toEqual(['root']);
   });
 
   it('is all or nothing on an unknown document: 404 with per-id details, nothing moves', async () => {
     const res = await move({ organizationId: 'acme', documentIds: ['d1', 'ghost'], folderId: 'team' });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({
+    expect(errorOf(res)).toEqual({
       status: 'NOT_FOUND',
       message: 'Error moving document(s).',
       details: {
@@ -103,7 +109,7 @@ describe('/v2/organizations/documents/move', () => {
     for (const [data, message] of cases) {
       const res = await move(data);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
     }
     expect(await foldersOf(['d1'])).toEqual(['root']);
   });
@@ -112,12 +118,12 @@ describe('/v2/organizations/documents/move', () => {
     // our folder does not exist for another key, nor do our documents
     const intoOurs = await t.callPublic(path, { organizationId: 'acme', documentIds: ['d1'], folderId: 'team' }, other.headersK);
     expect(intoOurs.status).toBe(404);
-    expect(intoOurs.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder does not exist: team.' });
+    expect(errorOf(intoOurs)).toEqual({ status: 'NOT_FOUND', message: 'Folder does not exist: team.' });
     const intoTheirs = await t.callPublic(path, { organizationId: 'acme', documentIds: ['d1'], folderId: 'theirs' }, other.headersK);
     expect(intoTheirs.status).toBe(404);
-    expect(intoTheirs.body.error.details).toEqual({ d1: { success: false, code: 'not-found', message: 'Document does not exist' } });
+    expect(errorOf(intoTheirs).details).toEqual({ d1: { success: false, code: 'not-found', message: 'Document does not exist' } });
     // and their folder does not exist for us
-    expect((await move({ organizationId: 'acme', documentIds: ['d1'], folderId: 'theirs' })).body.error).toEqual({
+    expect(errorOf(await move({ organizationId: 'acme', documentIds: ['d1'], folderId: 'theirs' }))).toEqual({
       status: 'NOT_FOUND',
       message: 'Folder does not exist: theirs.',
     });

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import type { describeDocument } from '../../../../server/services/documents.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** A document as /v2/organizations/documents/get answers it. */
+type DocumentItem = ReturnType<typeof describeDocument>;
 
 const path = '/v2/organizations/documents/update';
 
@@ -30,11 +34,11 @@ afterAll(() => t.close());
 
 const update = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(path, data, headers);
 const doc = async (id: string, headers?: Record<string, string>) =>
-  (await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: [id] }, headers)).body.result.data[0];
+  dataOf<DocumentItem[]>(await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: [id] }, headers))[0]!;
 const expectInvalid = async (data: Record<string, unknown>, message: string) => {
   const res = await update(data);
   expect(res.status).toBe(400);
-  expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+  expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
 };
 
 describe('/v2/organizations/documents/update', () => {
@@ -48,7 +52,7 @@ describe('/v2/organizations/documents/update', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Document(s) updated successfully.',
       data: {
@@ -90,7 +94,7 @@ describe('/v2/organizations/documents/update', () => {
       ],
     });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({
+    expect(errorOf(res)).toEqual({
       status: 'NOT_FOUND',
       message: 'Error updating document(s).',
       details: {
@@ -104,7 +108,7 @@ describe('/v2/organizations/documents/update', () => {
     // in an unknown organization every document is missing
     const noOrg = await update({ organizationId: 'nope', documents: [{ documentId: 'd1' }] });
     expect(noOrg.status).toBe(404);
-    expect(noOrg.body.error).toEqual({
+    expect(errorOf(noOrg)).toEqual({
       status: 'NOT_FOUND',
       message: 'Error updating document(s).',
       details: { d1: { success: false, code: 'not-found', message: 'Document does not exist' } },
@@ -133,8 +137,8 @@ describe('/v2/organizations/documents/update', () => {
     );
     const badMetadata = await update({ organizationId: 'acme', documents: [{ documentId: 'd1', metadata: 'x' }] });
     expect(badMetadata.status).toBe(400);
-    expect(badMetadata.body.error.status).toBe('INVALID_ARGUMENT');
-    expect(badMetadata.body.error.message).toMatch(/^documents\[0\]\.metadata must be /);
+    expect(errorOf(badMetadata).status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(badMetadata).message).toMatch(/^documents\[0\]\.metadata must be /);
     expect((await doc('d1')).documentName).toBe('Uno again');
   });
 
@@ -142,7 +146,7 @@ describe('/v2/organizations/documents/update', () => {
     // another key cannot change ours: to it, d2 does not exist
     const hijack = await t.callPublic(path, { organizationId: 'acme', documents: [{ documentId: 'd2', documentName: 'Hijacked' }] }, other.headersK);
     expect(hijack.status).toBe(404);
-    expect(hijack.body.error.details).toEqual({ d2: { success: false, code: 'not-found', message: 'Document does not exist' } });
+    expect(errorOf(hijack).details).toEqual({ d2: { success: false, code: 'not-found', message: 'Document does not exist' } });
     expect((await doc('d2')).documentName).toBe('Dos');
     // its own d1 is a different document: updating it leaves ours alone, and the other way round
     expect(

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import type { describeFolder } from '../../../../server/services/folders.ts';
+import type { Outcomes } from '../../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** A folder as /v2/organizations/folders/get answers it, with its subfolders nested. */
+type FolderNode = ReturnType<typeof describeFolder> & { subFolders?: FolderNode[] };
 
 let t: TestServer;
 beforeAll(async () => {
@@ -13,17 +18,17 @@ const add = (data: unknown, headers?: Record<string, string>) => t.callK(PATH, d
 const tree = async (organizationId: string, headers?: Record<string, string>) => {
   const res = await t.callK('/v2/organizations/folders/get', { organizationId }, headers);
   expect(res.status).toBe(200);
-  return res.body.result.data as any[];
+  return dataOf<FolderNode[]>(res);
 };
 /** One folder as /v2/organizations/folders/get reports it (null: NOT_FOUND). */
 const one = async (organizationId: string, folderId: string, headers?: Record<string, string>) => {
   const res = await t.callK('/v2/organizations/folders/get', { organizationId, folderId, maxDepth: 0 }, headers);
   if (res.status === 404) return null;
   expect(res.status).toBe(200);
-  return res.body.result.data[0];
+  return dataOf<FolderNode[]>(res)[0];
 };
 /** `{ id: [children] }` of a folders/get tree, for comparing structure. */
-const shape = (nodes: any[]): Record<string, unknown> => Object.fromEntries(nodes.map((n) => [n.folderId, n.subFolders ? shape(n.subFolders) : {}]));
+const shape = (nodes: FolderNode[]): Record<string, unknown> => Object.fromEntries(nodes.map((n) => [n.folderId, n.subFolders ? shape(n.subFolders) : {}]));
 
 describe('/v2/organizations/folders/add', () => {
   it('creates a nested tree in one request (each parent earlier in the list), creating the organization', async () => {
@@ -41,7 +46,7 @@ describe('/v2/organizations/folders/add', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Folder created successfully.',
       data: {
@@ -68,7 +73,7 @@ describe('/v2/organizations/folders/add', () => {
       accessType: 'public',
       inheritAccessFromParent: true,
     });
-    expect(a.createdAt).toBeGreaterThanOrEqual(before);
+    expect(a!.createdAt).toBeGreaterThanOrEqual(before);
     expect(await one('acme', 'b')).toMatchObject({
       folderName: 'B',
       parentFolderId: 'a',
@@ -102,13 +107,13 @@ describe('/v2/organizations/folders/add', () => {
 
     // the organization now exists: a second add needs no createOrganization
     const again = await add({ organizationId: 'acme', folders: [{ folderId: 'later', parentFolderId: 'e' }] });
-    expect(again.body.result.data).toEqual({ later: { success: true, id: 'later', message: 'Folder added.' } });
+    expect(dataOf<Outcomes>(again)).toEqual({ later: { success: true, id: 'later', message: 'Folder added.' } });
     expect(await one('acme', 'later')).toMatchObject({ ancestors: ['root', 'a', 'b', 'c', 'd', 'e'], accessType: 'organizationPrivate' });
   });
 
   it('adds folders in list order: a child listed before its parent fails', async () => {
     const res = await add({ organizationId: 'order', createOrganization: true, folders: [{ folderId: 'kid', parentFolderId: 'mum' }, { folderId: 'mum' }] });
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       kid: { success: false, id: 'kid', message: 'Parent folder does not exist.' },
       mum: { success: true, id: 'mum', message: 'Folder added.' },
     });
@@ -127,8 +132,8 @@ describe('/v2/organizations/folders/add', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('Folder created successfully.');
-    expect(res.body.result.data).toEqual({
+    expect(resultOf(res).message).toBe('Folder created successfully.');
+    expect(dataOf<Outcomes>(res)).toEqual({
       x: { success: false, id: 'x', message: 'Folder already exists.' },
       orphan: { success: false, id: 'orphan', message: 'Parent folder does not exist.' },
       y: { success: true, id: 'y', message: 'Folder added.' },
@@ -150,7 +155,7 @@ describe('/v2/organizations/folders/add', () => {
         { folderId: 'kid', parentFolderId: 'only-in-1' },
       ],
     });
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       'shared-id': { success: true, id: 'shared-id', message: 'Folder added.' },
       kid: { success: false, id: 'kid', message: 'Parent folder does not exist.' },
     });
@@ -162,17 +167,17 @@ describe('/v2/organizations/folders/add', () => {
     for (const createOrganization of [undefined, false]) {
       const res = await add({ organizationId: 'nope', createOrganization, folders: [{ folderId: 'x' }] });
       expect(res.status).toBe(404);
-      expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: nope. Pass createOrganization: true to create it.' });
+      expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: nope. Pass createOrganization: true to create it.' });
     }
     expect(await tree('nope')).toEqual([]);
     const orgs = await t.callK('/v2/organizations/get', { organizationIds: ['nope'] });
-    expect(orgs.body.result.data).toEqual([]);
+    expect(dataOf<unknown[]>(orgs)).toEqual([]);
   });
 
   it('refuses folderId "root" with INVALID_ARGUMENT naming the field, and adds nothing of that request', async () => {
     const res = await add({ organizationId: 'acme', folders: [{ folderId: 'fine' }, { folderId: 'root' }] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'folders[1].folderId must not be "root" (the name of the top level).' });
+    expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'folders[1].folderId must not be "root" (the name of the top level).' });
     expect(await one('acme', 'fine')).toBeNull();
   });
 
@@ -182,22 +187,22 @@ describe('/v2/organizations/folders/add', () => {
       createOrganization: true,
       folders: [{ folderId: '📁 a/b %2F' }, { folderId: 'ünï', parentFolderId: '📁 a/b %2F' }],
     });
-    expect(Object.values(ok.body.result.data).map((o: any) => o.success)).toEqual([true, true]);
+    expect(Object.values(dataOf<Outcomes>(ok)).map((o) => o.success)).toEqual([true, true]);
     expect(await one('text-ids', 'ünï')).toMatchObject({ parentFolderId: '📁 a/b %2F', ancestors: ['root', '📁 a/b %2F'] });
     expect(shape(await tree('text-ids'))).toEqual({ '📁 a/b %2F': { ünï: {} } });
 
     const res = await add({ organizationId: 'lone', createOrganization: true, folders: [{ folderId: 'fine' }, { folderId: 'x\ud800' }] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'folders[1].folderId must be well-formed Unicode text.' });
+    expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'folders[1].folderId must be well-formed Unicode text.' });
     // the whole request is refused: neither the organization nor the first folder exists
-    expect((await t.callK('/v2/organizations/get', { organizationIds: ['lone'] })).body.result.data).toEqual([]);
+    expect(dataOf<unknown[]>(await t.callK('/v2/organizations/get', { organizationIds: ['lone'] }))).toEqual([]);
   });
 
   it('validates the rest of the input', async () => {
     const bad = async (data: unknown, message: string) => {
       const res = await add(data);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
     };
     await bad({ folders: [{ folderId: 'x' }] }, 'organizationId is required.');
     await bad({ organizationId: 'acme' }, 'folders is required.');
@@ -217,7 +222,7 @@ describe('/v2/organizations/folders/add', () => {
     // the organization of the first key does not exist for the second
     const missing = await add({ organizationId: 'acme', folders: [{ folderId: 'x' }] }, other.headersK);
     expect(missing.status).toBe(404);
-    expect(missing.body.error.status).toBe('NOT_FOUND');
+    expect(errorOf(missing).status).toBe('NOT_FOUND');
     // the same ids are free under the other key, and the first key's folders are no parents there
     const res = await add(
       {
@@ -230,7 +235,7 @@ describe('/v2/organizations/folders/add', () => {
       },
       other.headersK,
     );
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       a: { success: true, id: 'a', message: 'Folder added.' },
       z: { success: false, id: 'z', message: 'Parent folder does not exist.' },
     });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -10,6 +10,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const PATH = '/v2/organizations/folders/delete';
+
+/** A folder as /v2/organizations/folders/get answers it (the fields these tests read), with its subfolders nested. */
+interface FolderNode {
+  folderId: string;
+  subFolders?: FolderNode[];
+}
 let orgCount = 0;
 
 /**
@@ -52,9 +58,9 @@ async function seed() {
 }
 
 const del = (organizationId: string, folderId: string, headers?: Record<string, string>) => t.callK(PATH, { organizationId, folderId }, headers);
-const shape = (nodes: any[]): Record<string, unknown> => Object.fromEntries(nodes.map((n) => [n.folderId, n.subFolders ? shape(n.subFolders) : {}]));
+const shape = (nodes: FolderNode[]): Record<string, unknown> => Object.fromEntries(nodes.map((n) => [n.folderId, n.subFolders ? shape(n.subFolders) : {}]));
 const tree = async (organizationId: string, headers?: Record<string, string>) =>
-  shape((await t.callK('/v2/organizations/folders/get', { organizationId }, headers)).body.result.data);
+  shape(dataOf<FolderNode[]>(await t.callK('/v2/organizations/folders/get', { organizationId }, headers)));
 const docStatus = async (organizationId: string, documentId: string) =>
   (await t.callK('/v2/organizations/documents/get', { organizationId, documentIds: [documentId] })).status;
 
@@ -70,7 +76,7 @@ describe('/v2/organizations/folders/delete', () => {
     for (const folderId of ['a', 'b', 'c', 'a2']) {
       const res = await t.callK('/v2/organizations/folders/get', { organizationId: org, folderId });
       expect(res.status).toBe(404);
-      expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
+      expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
     }
   });
 
@@ -80,15 +86,19 @@ describe('/v2/organizations/folders/delete', () => {
     for (const documentId of ['in-a', 'in-b', 'in-c']) {
       const res = await t.callK('/v2/organizations/documents/get', { organizationId: org, documentIds: [documentId] });
       expect(res.status).toBe(404);
-      expect(res.body.error).toMatchObject({ status: 'NOT_FOUND', message: 'Error retrieving document(s).' });
-      expect(res.body.error.details).toEqual([{ id: documentId, success: false, message: 'Document does not exist', code: 'not-found' }]);
+      expect(errorOf(res)).toMatchObject({ status: 'NOT_FOUND', message: 'Error retrieving document(s).' });
+      expect(errorOf(res).details).toEqual([{ id: documentId, success: false, message: 'Document does not exist', code: 'not-found' }]);
     }
     // documents elsewhere stay
     const rest = await t.callK('/v2/organizations/documents/get', { organizationId: org, documentIds: ['in-ab', 'kept', 'loose'] });
     expect(rest.status).toBe(200);
-    expect(rest.body.result.data.map((d: any) => d.id)).toEqual(['in-ab', 'kept', 'loose']);
+    expect(dataOf<Array<{ id: string }>>(rest).map((d) => d.id)).toEqual(['in-ab', 'kept', 'loose']);
     const listed = await t.callK('/v2/organizations/documents/get', { organizationId: org });
-    expect(listed.body.result.data.map((d: any) => d.id).sort()).toEqual(['in-ab', 'kept', 'loose']);
+    expect(
+      dataOf<Array<{ id: string }>>(listed)
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual(['in-ab', 'kept', 'loose']);
   });
 
   it('deletes the folder memberships and the memberships of the deleted documents', async () => {
@@ -122,7 +132,7 @@ describe('/v2/organizations/folders/delete', () => {
   it('deletes a subfolder alone, leaving its parent and siblings', async () => {
     const org = await seed();
     const res = await del(org, 'b');
-    expect(res.body.result).toEqual({ status: 'success', message: 'Folder deletion initiated successfully.', data: null });
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Folder deletion initiated successfully.', data: null });
     expect(await tree(org)).toEqual({ a: { a2: {} }, ab: {}, keep: {} });
     expect(await docStatus(org, 'in-b')).toBe(404);
     expect(await docStatus(org, 'in-c')).toBe(404);
@@ -145,7 +155,7 @@ describe('/v2/organizations/folders/delete', () => {
     }
     // deleting twice: the second time the folder is gone
     expect((await del(org, 'c')).status).toBe(200);
-    expect((await del(org, 'c')).body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
+    expect(errorOf(await del(org, 'c'))).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
     expect(await tree(org)).toEqual({ a: { a2: {}, b: {} }, ab: {}, keep: {} });
     expect(await tree('elsewhere')).toEqual({ foreign: {} });
   });
@@ -154,7 +164,7 @@ describe('/v2/organizations/folders/delete', () => {
     const bad = async (data: unknown, message: string) => {
       const res = await t.callK(PATH, data);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
     };
     await bad({ organizationId: 'x' }, 'folderId is required.');
     await bad({ folderId: 'a' }, 'organizationId is required.');
@@ -166,7 +176,7 @@ describe('/v2/organizations/folders/delete', () => {
     const other = await createWorkspace(t);
     const res = await del(org, 'a', other.headersK);
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
     // deleting its own folder with the same id removes only its own
     await t.callPublic(
       '/v2/organizations/folders/add',

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../../helpers/access.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import type { describeFolder } from '../../../../server/services/folders.ts';
+import type { Outcomes } from '../../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** A folder as /v2/organizations/folders/get answers it, with its subfolders nested. */
+type FolderNode = ReturnType<typeof describeFolder> & { subFolders?: FolderNode[] };
 
 let t: TestServer;
 beforeAll(async () => {
@@ -41,7 +46,7 @@ async function seed() {
       { folderId: 'bb' },
     ],
   });
-  expect(Object.values(added.body.result.data).every((o: any) => o.success)).toBe(true);
+  expect(Object.values(dataOf<Outcomes>(added)).every((o) => o.success)).toBe(true);
   for (const [folderId, documentId] of [
     ['e', 'doc'],
     ['x', 'xdoc'],
@@ -57,14 +62,14 @@ async function seed() {
 
 const update = (organizationId: string, folders: unknown[], headers?: Record<string, string>) => t.callK(PATH, { organizationId, folders }, headers);
 const tree = async (organizationId: string, headers?: Record<string, string>) =>
-  (await t.callK('/v2/organizations/folders/get', { organizationId }, headers)).body.result.data as any[];
+  dataOf<FolderNode[]>(await t.callK('/v2/organizations/folders/get', { organizationId }, headers));
 const one = async (organizationId: string, folderId: string) => {
   const res = await t.callK('/v2/organizations/folders/get', { organizationId, folderId, maxDepth: 0 });
   expect(res.status).toBe(200);
-  return res.body.result.data[0];
+  return dataOf<FolderNode[]>(res)[0]!;
 };
-const shape = (nodes: any[]): Record<string, unknown> => Object.fromEntries(nodes.map((n) => [n.folderId, n.subFolders ? shape(n.subFolders) : {}]));
-const flatten = (nodes: any[]): any[] => nodes.flatMap((n) => [n, ...flatten(n.subFolders ?? [])]);
+const shape = (nodes: FolderNode[]): Record<string, unknown> => Object.fromEntries(nodes.map((n) => [n.folderId, n.subFolders ? shape(n.subFolders) : {}]));
+const flatten = (nodes: FolderNode[]): FolderNode[] => nodes.flatMap((n) => [n, ...flatten(n.subFolders ?? [])]);
 /** Every folder's place and access: `{ id: [ancestors, accessType, inheritAccessFromParent] }`. */
 const places = async (organizationId: string) =>
   Object.fromEntries(flatten(await tree(organizationId)).map((f) => [f.folderId, [f.ancestors.join('/'), f.accessType, f.inheritAccessFromParent]]));
@@ -75,7 +80,7 @@ describe('/v2/organizations/folders/update', () => {
     const before = await one(org, 'b');
     const res = await update(org, [{ folderId: 'b', folderName: 'Bravo' }]);
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Folder Updated successfully.',
       data: { b: { success: true, id: 'b', message: 'Folder Updated.' } },
@@ -92,7 +97,7 @@ describe('/v2/organizations/folders/update', () => {
   it('moves a folder with its deep subtree: ancestors recomputed everywhere, access propagated to inheriting subfolders only', async () => {
     const org = await seed();
     const res = await update(org, [{ folderId: 'b', parentFolderId: 'sec', folderName: 'Moved' }]);
-    expect(res.body.result.data).toEqual({ b: { success: true, id: 'b', message: 'Folder Updated.' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ b: { success: true, id: 'b', message: 'Folder Updated.' } });
     expect(shape(await tree(org))).toEqual({ a: {}, bb: {}, sec: { b: { c: { d: { e: {} }, y: { y1: {} } }, x: {} } } });
     expect(await one(org, 'b')).toMatchObject({ folderName: 'Moved', parentFolderId: 'sec' });
     expect(await places(org)).toEqual({
@@ -145,7 +150,7 @@ describe('/v2/organizations/folders/update', () => {
     const org = await seed();
     await update(org, [{ folderId: 'b', parentFolderId: 'sec' }]);
     const res = await update(org, [{ folderId: 'c', parentFolderId: 'root' }]);
-    expect(res.body.result.data).toEqual({ c: { success: true, id: 'c', message: 'Folder Updated.' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ c: { success: true, id: 'c', message: 'Folder Updated.' } });
     expect(shape(await tree(org))).toEqual({ a: {}, bb: {}, c: { d: { e: {} }, y: { y1: {} } }, sec: { b: { x: {} } } });
     const p = await places(org);
     expect(p).toMatchObject({
@@ -159,7 +164,7 @@ describe('/v2/organizations/folders/update', () => {
     expect(await one(org, 'c')).toMatchObject({ parentFolderId: 'root' });
     expect(await documentRole(t, org, 'member', 'doc')).toBe('editor');
     // already at the top: nothing to do, still a success
-    expect((await update(org, [{ folderId: 'c', parentFolderId: 'root' }])).body.result.data.c).toEqual({ success: true, id: 'c', message: 'Folder Updated.' });
+    expect(dataOf<Outcomes>(await update(org, [{ folderId: 'c', parentFolderId: 'root' }])).c).toEqual({ success: true, id: 'c', message: 'Folder Updated.' });
     expect(await places(org)).toEqual(p);
   });
 
@@ -172,7 +177,7 @@ describe('/v2/organizations/folders/update', () => {
       { folderId: 'c', parentFolderId: 'y1' },
     ]);
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Folder Updated successfully.',
       data: {
@@ -188,18 +193,18 @@ describe('/v2/organizations/folders/update', () => {
   it('moves a folder into a sibling whose id merely starts like its own (not a subfolder)', async () => {
     const org = await seed();
     const res = await update(org, [{ folderId: 'b', parentFolderId: 'bb' }]);
-    expect(res.body.result.data.b).toEqual({ success: true, id: 'b', message: 'Folder Updated.' });
+    expect(dataOf<Outcomes>(res).b).toEqual({ success: true, id: 'b', message: 'Folder Updated.' });
     expect(shape(await tree(org))).toEqual({ a: {}, bb: { b: { c: { d: { e: {} }, y: { y1: {} } }, x: {} } }, sec: {} });
     expect((await one(org, 'e')).ancestors).toEqual(['root', 'bb', 'b', 'c', 'd']);
     // and bb into b is no cycle either
     expect(
-      (
+      dataOf<Outcomes>(
         await update(org, [
           { folderId: 'bb', parentFolderId: 'sec' },
           { folderId: 'b', parentFolderId: 'root' },
           { folderId: 'bb', parentFolderId: 'x' },
-        ])
-      ).body.result.data,
+        ]),
+      ),
     ).toEqual({
       bb: { success: true, id: 'bb', message: 'Folder Updated.' },
       b: { success: true, id: 'b', message: 'Folder Updated.' },
@@ -219,7 +224,7 @@ describe('/v2/organizations/folders/update', () => {
       { folderId: 'a', folderName: 'Renamed' },
     ]);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       c: { success: false, id: 'c', message: 'Parent folder does not exist.' },
       d: { success: false, id: 'd', message: 'Parent folder does not exist.' },
       ghost: { success: false, id: 'ghost', message: 'Folder does not exist.' },
@@ -227,14 +232,14 @@ describe('/v2/organizations/folders/update', () => {
       a: { success: true, id: 'a', message: 'Folder Updated.' },
     });
     const after = await tree(org);
-    expect(flatten(after).find((f) => f.folderId === 'a').folderName).toBe('Renamed');
-    const strip = (nodes: any[]) =>
+    expect(flatten(after).find((f) => f.folderId === 'a')!.folderName).toBe('Renamed');
+    const strip = (nodes: FolderNode[]) =>
       flatten(nodes)
         .filter((f) => f.folderId !== 'a')
         .map(({ folderId, folderName, ancestors, accessType }) => ({ folderId, folderName, ancestors, accessType }));
     expect(strip(after)).toEqual(strip(treeBefore));
     // an unknown organization has no folders
-    expect((await update('no-such-org', [{ folderId: 'a', folderName: 'x' }])).body.result.data.a).toEqual({
+    expect(dataOf<Outcomes>(await update('no-such-org', [{ folderId: 'a', folderName: 'x' }])).a).toEqual({
       success: false,
       id: 'a',
       message: 'Folder does not exist.',
@@ -245,7 +250,7 @@ describe('/v2/organizations/folders/update', () => {
     const bad = async (data: unknown, message: string) => {
       const res = await t.callK(PATH, data);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
     };
     await bad({ folders: [{ folderId: 'a' }] }, 'organizationId is required.');
     await bad({ organizationId: 'x' }, 'folders is required.');
@@ -271,7 +276,7 @@ describe('/v2/organizations/folders/update', () => {
       other.headersK,
     );
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       a: { success: false, id: 'a', message: 'Folder does not exist.' },
       b: { success: false, id: 'b', message: 'Folder does not exist.' },
     });
@@ -281,7 +286,7 @@ describe('/v2/organizations/folders/update', () => {
       { organizationId: org, createOrganization: true, folders: [{ folderId: 'sec' }, { folderId: 'b' }] },
       other.headersK,
     );
-    expect((await update(org, [{ folderId: 'b', parentFolderId: 'sec', folderName: 'Theirs' }], other.headersK)).body.result.data.b.success).toBe(true);
+    expect(dataOf<Outcomes>(await update(org, [{ folderId: 'b', parentFolderId: 'sec', folderName: 'Theirs' }], other.headersK)).b!.success).toBe(true);
     expect(shape(await tree(org, other.headersK))).toEqual({ sec: { b: {} } });
     expect(await tree(org)).toEqual(before);
   });

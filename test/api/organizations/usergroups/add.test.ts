@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import type { Outcomes } from '../../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -15,7 +16,7 @@ describe('/v2/organizations/usergroups/add', () => {
       createOrganization: true,
       organizationUserGroups: [{ groupId: 'eng', groupName: 'Engineering' }, { groupId: 'ops' }],
     });
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Organization User Groups added successfully.',
       data: {
@@ -24,19 +25,19 @@ describe('/v2/organizations/usergroups/add', () => {
       },
     });
     const again = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'eng' }] });
-    expect(again.body.result.data.eng).toEqual({ success: false, id: 'eng', message: 'Organization user group already exists.' });
+    expect(dataOf<Outcomes>(again).eng).toEqual({ success: false, id: 'eng', message: 'Organization user group already exists.' });
   });
 
   it('needs an existing organization without createOrganization', async () => {
     const res = await t.callK('/v2/organizations/usergroups/add', { organizationId: 'nope', organizationUserGroups: [{ groupId: 'g' }] });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: nope. Pass createOrganization: true to create it.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'Organization does not exist: nope. Pass createOrganization: true to create it.' });
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect(
-      (await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupName: 'x' }] })).body.error.message,
-    ).toBe('organizationUserGroups[0].groupId is required.');
+    expect(errorOf(await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupName: 'x' }] })).message).toBe(
+      'organizationUserGroups[0].groupId is required.',
+    );
     // a group named twice: its one keyed outcome could not tell both, so the call is refused and writes nothing
     const twice = await t.callK('/v2/organizations/usergroups/add', {
       organizationId: 'acme',
@@ -45,9 +46,9 @@ describe('/v2/organizations/usergroups/add', () => {
         { groupId: 'twice', groupName: 'B' },
       ],
     });
-    expect(twice.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationUserGroups lists an id more than once.' });
+    expect(errorOf(twice)).toEqual({ status: 'INVALID_ARGUMENT', message: 'organizationUserGroups lists an id more than once.' });
     expect(
-      (await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'twice' }] })).body.result.data.twice
+      dataOf<Outcomes>(await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'twice' }] })).twice!
         .success,
     ).toBe(true);
     const other = await createWorkspace(t);

@@ -3,7 +3,21 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
+import type { UserAccess } from '../../../helpers/access.ts';
+
+interface ErasureStatus {
+  jobId: string;
+  status: string;
+}
+/** A comment as comments/get answers it. */
+interface CommentItem {
+  commentText: string;
+  mentionedUserIds: string[];
+  to: unknown[];
+  attachments: unknown[];
+  reactionAnnotations: unknown[];
+}
 
 let t: TestServer;
 const NAME = 'Zelda Quixotic';
@@ -27,7 +41,7 @@ beforeAll(async () => {
     documentId: 'd',
     commentAnnotations: [{ assignedTo: zelda, commentData: [{ commentText: 'from zelda quixotic', from: zelda }] }],
   });
-  annotationId = Object.keys(created.body.result.data)[0]!;
+  annotationId = Object.keys(dataOf<Record<string, unknown>>(created))[0]!;
   const bobs = await t.callK('/v2/commentannotations/comments/add', {
     organizationId: 'acme',
     annotationId,
@@ -41,7 +55,7 @@ beforeAll(async () => {
       },
     ],
   });
-  await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: bobs.body.result.data[0], icon: 'heart', from: zelda });
+  await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: dataOf<number[]>(bobs)[0], icon: 'heart', from: zelda });
   await t.callK('/v2/notifications/add', {
     organizationId: 'acme',
     documentId: 'd',
@@ -72,12 +86,12 @@ describe('/v2/users/data/delete', () => {
 
     const res = await t.callK('/v2/users/data/delete', { userId: 'zelda' });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('User data deletion started successfully.');
-    const { jobId } = res.body.result.data;
+    expect(resultOf(res).message).toBe('User data deletion started successfully.');
+    const { jobId } = dataOf<ErasureStatus>(res);
     expect(jobId).toMatch(/^del_/);
     await eventually(async () => {
       const status = await t.callK('/v2/users/data/delete/status', { jobId });
-      expect(status.body.result.data).toMatchObject({ jobId, userId: 'zelda', status: 'completed' });
+      expect(dataOf(status)).toMatchObject({ jobId, userId: 'zelda', status: 'completed' });
     });
 
     for (const bytes of bytesOfDataDir()) {
@@ -86,19 +100,19 @@ describe('/v2/users/data/delete', () => {
       // nor in the judgments' full-text index, which stores words lower-cased
       expect(bytes.includes('quixotic')).toBe(false);
     }
-    expect((await t.callK('/v2/memory/judgments/query', { query: 'zelda' })).body.result.items).toEqual([]);
+    expect(answerOf<{ items: unknown[] }>(await t.callK('/v2/memory/judgments/query', { query: 'zelda' })).items).toEqual([]);
     // what belonged to others stays: bob's comment, without the mention of zelda
-    const comments = (await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId })).body.result.data;
-    expect(comments.map((c: any) => c.commentText)).toEqual(['thanks Zelda']);
-    expect(comments[0].mentionedUserIds).toEqual([]);
+    const comments = dataOf<CommentItem[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId }));
+    expect(comments.map((c) => c.commentText)).toEqual(['thanks Zelda']);
+    expect(comments[0]!.mentionedUserIds).toEqual([]);
     // and without zelda among its recipients and attachments
-    expect(comments[0].to).toEqual([{ userId: 'cal' }]);
-    expect(comments[0].attachments).toEqual([{ name: 'keep.png' }]);
-    expect(comments[0].reactionAnnotations).toEqual([]);
+    expect(comments[0]!.to).toEqual([{ userId: 'cal' }]);
+    expect(comments[0]!.attachments).toEqual([{ name: 'keep.png' }]);
+    expect(comments[0]!.reactionAnnotations).toEqual([]);
     const exported = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'zelda' });
-    expect(exported.body.result.data).toEqual({ profile: null, comments: [], reactions: [], recordings: [], notifications: [] });
+    expect(dataOf(exported)).toEqual({ profile: null, comments: [], reactions: [], recordings: [], notifications: [] });
     const access = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['zelda'] });
-    expect(access.body.result.data.zelda.organization.acme.errorCode).toBe('permission_denied');
+    expect(dataOf<Record<string, UserAccess>>(access).zelda!.organization.acme!.errorCode).toBe('permission_denied');
   });
 
   it('runs a job that a restart interrupted', async () => {
@@ -114,22 +128,22 @@ describe('/v2/users/data/delete', () => {
     db.close();
     await t.restart();
     await eventually(async () =>
-      expect((await t.callK('/v2/users/data/delete/status', { jobId: 'del_interrupted' })).body.result.data.status).toBe('completed'),
+      expect(dataOf<ErasureStatus>(await t.callK('/v2/users/data/delete/status', { jobId: 'del_interrupted' })).status).toBe('completed'),
     );
     for (const bytes of bytesOfDataDir()) expect(bytes.includes('yuri.unforgettable@example.com')).toBe(false);
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/users/data/delete', {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'userId is required.' });
+    expect(errorOf(await t.callK('/v2/users/data/delete', {}))).toEqual({ status: 'INVALID_ARGUMENT', message: 'userId is required.' });
     await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'kept', name: 'Kept' }] });
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/users/data/delete', { userId: 'kept' }, other.headersK);
-    const jobId = res.body.result.data.jobId;
+    const jobId = dataOf<ErasureStatus>(res).jobId;
     await eventually(async () =>
-      expect((await t.callPublic('/v2/users/data/delete/status', { jobId }, other.headersK)).body.result.data.status).toBe('completed'),
+      expect(dataOf<ErasureStatus>(await t.callPublic('/v2/users/data/delete/status', { jobId }, other.headersK)).status).toBe('completed'),
     );
     const access = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['kept'] });
-    expect(access.body.result.data.kept.organization.acme.accessRole).toBe('editor');
+    expect(dataOf<Record<string, UserAccess>>(access).kept!.organization.acme!.accessRole).toBe('editor');
     expect((await t.callK('/v2/users/data/delete/status', { jobId })).status).toBe(404);
   });
 });

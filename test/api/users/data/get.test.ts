@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** One page of a user's data as users/data/get answers it. */
+interface UserData {
+  profile: unknown;
+  comments: Array<{ comment: { commentText: string }; annotation: unknown }>;
+  reactions: Array<{ icon: string }>;
+  notifications: Array<{ id: string }>;
+  recordings: unknown[];
+}
 
 let t: TestServer;
 const COMMENTS = 230;
@@ -16,7 +25,7 @@ beforeAll(async () => {
     documentId: 'd',
     commentAnnotations: [{ commentData: [{ commentText: 'c0', from: { userId: 'ann', name: 'Ann Archer' }, triggerActivities: false }] }],
   });
-  annotationId = Object.keys(created.body.result.data)[0]!;
+  annotationId = Object.keys(dataOf<Record<string, unknown>>(created))[0]!;
   for (let i = 1; i < COMMENTS; i += 50) {
     const commentData = Array.from({ length: Math.min(50, COMMENTS - i) }, (_, j) => ({
       commentText: `c${i + j}`,
@@ -25,13 +34,13 @@ beforeAll(async () => {
     }));
     await t.callK('/v2/commentannotations/comments/add', { organizationId: 'acme', annotationId, commentData });
   }
-  const bobsComment = (
+  const bobsComment = dataOf<number[]>(
     await t.callK('/v2/commentannotations/comments/add', {
       organizationId: 'acme',
       annotationId,
       commentData: [{ commentText: 'bob here', from: { userId: 'bob' } }],
-    })
-  ).body.result.data[0];
+    }),
+  )[0];
   for (let i = 0; i < REACTIONS; i++) {
     await t.callK('/v2/reactions/add', { organizationId: 'acme', annotationId, commentId: bobsComment, icon: `e${i}`, from: { userId: 'ann' } });
   }
@@ -58,16 +67,16 @@ describe('/v2/users/data/get', () => {
     for (;;) {
       const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken });
       expect(res.status).toBe(200);
-      expect(res.body.result.message).toBe('Data fetched successfully.');
-      const data = res.body.result.data;
+      expect(resultOf(res).message).toBe('Data fetched successfully.');
+      const data = dataOf<UserData>(res);
       expect(data.profile).toEqual({ userId: 'ann', name: 'Ann Archer', email: 'ann@example.com', initial: 'A', photoUrl: null });
       for (const feature of ['comments', 'reactions', 'notifications', 'recordings'] as const) expect(data[feature].length).toBeLessThanOrEqual(100);
-      seen.comments.push(...data.comments.map((c: any) => c.comment.commentText));
-      seen.reactions.push(...data.reactions.map((r: any) => r.icon));
-      seen.notifications.push(...data.notifications.map((n: any) => n.id));
+      seen.comments.push(...data.comments.map((c) => c.comment.commentText));
+      seen.reactions.push(...data.reactions.map((r) => r.icon));
+      seen.notifications.push(...data.notifications.map((n) => n.id));
       seen.recordings.push(...data.recordings);
       pages++;
-      pageToken = res.body.result.nextPageToken ?? undefined;
+      pageToken = resultOf(res).nextPageToken ?? undefined;
       if (!pageToken) break;
       expect(pages).toBeLessThan(10);
     }
@@ -94,11 +103,11 @@ describe('/v2/users/data/get', () => {
       });
     }
     let pageToken: string | undefined;
-    const recordings: any[] = [];
+    const recordings: unknown[] = [];
     do {
       const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken });
-      recordings.push(...res.body.result.data.recordings);
-      pageToken = res.body.result.nextPageToken ?? undefined;
+      recordings.push(...dataOf<UserData>(res).recordings);
+      pageToken = resultOf(res).nextPageToken ?? undefined;
     } while (pageToken);
     expect(recordings).toHaveLength(2);
     expect(recordings[0]).toMatchObject({ type: 'recorder', recordedTime: { display: '00:00:01' }, from: { userId: 'ann' } });
@@ -106,12 +115,12 @@ describe('/v2/users/data/get', () => {
 
   it('carries the annotation of each exported comment', async () => {
     const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' });
-    expect(res.body.result.data.comments[0].annotation).toMatchObject({ annotationId, documentId: 'd' });
+    expect(dataOf<UserData>(res).comments[0]!.annotation).toMatchObject({ annotationId, documentId: 'd' });
   });
 
   it('answers empty arrays for a user with nothing, and no token', async () => {
     const res = await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'nobody' });
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Data fetched successfully.',
       data: { profile: null, comments: [], reactions: [], recordings: [], notifications: [] },
@@ -120,23 +129,21 @@ describe('/v2/users/data/get', () => {
   });
 
   it('refuses forged and foreign page tokens', async () => {
-    const token = (await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' })).body.result.nextPageToken;
-    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'bob', pageToken: token })).body.error).toEqual({
+    const token = resultOf(await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' })).nextPageToken;
+    expect(errorOf(await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'bob', pageToken: token }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'Invalid pageToken.',
     });
-    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken: `${token}x` })).body.error.message).toBe(
-      'Invalid pageToken.',
-    );
+    expect(errorOf(await t.callK('/v2/users/data/get', { organizationId: 'acme', userId: 'ann', pageToken: `${token}x` })).message).toBe('Invalid pageToken.');
   });
 
   it('validates the input and keeps API keys apart', async () => {
-    expect((await t.callK('/v2/users/data/get', { organizationId: 'acme' })).body.error).toEqual({
+    expect(errorOf(await t.callK('/v2/users/data/get', { organizationId: 'acme' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'userId is required.',
     });
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/users/data/get', { organizationId: 'acme', userId: 'ann' }, other.headersK);
-    expect(res.body.result.data).toEqual({ profile: null, comments: [], reactions: [], recordings: [], notifications: [] });
+    expect(dataOf(res)).toEqual({ profile: null, comments: [], reactions: [], recordings: [], notifications: [] });
   });
 });

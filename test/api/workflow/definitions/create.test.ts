@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { errorOf, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
 import { REVIEW_FLOW } from '../../../helpers/workflows.ts';
+
+interface Definition {
+  scope: { level: string; organizationId: string | null; documentId: string | null };
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -12,8 +16,8 @@ afterAll(() => t.close());
 const create = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK('/v2/workflow/definitions/create', data, headers);
 const ruleOf = async (data: Record<string, unknown>) => {
   const res = await create({ definitionId: 'rule-check', ...REVIEW_FLOW, ...data });
-  expect(res.body.error?.status).toBe('INVALID_ARGUMENT');
-  return res.body.error.message as string;
+  expect(errorOf(res).status).toBe('INVALID_ARGUMENT');
+  return errorOf(res).message as string;
 };
 
 describe('/v2/workflow/definitions/create', () => {
@@ -24,7 +28,7 @@ describe('/v2/workflow/definitions/create', () => {
       webhookConfig: { url: 'https://hooks.example.com/x', secret: 'a-secret-of-16-chars' },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(answerOf(res)).toEqual({
       definitionId: 'legal-review',
       name: 'Legal review',
       description: null,
@@ -60,7 +64,7 @@ describe('/v2/workflow/definitions/create', () => {
   });
 
   it('refuses a taken id (per API key)', async () => {
-    expect((await create({ definitionId: 'legal-review', ...REVIEW_FLOW })).body.error).toEqual({
+    expect(errorOf(await create({ definitionId: 'legal-review', ...REVIEW_FLOW }))).toEqual({
       status: 'ALREADY_EXISTS',
       message: 'Workflow definition already exists: legal-review.',
     });
@@ -69,8 +73,8 @@ describe('/v2/workflow/definitions/create', () => {
   });
 
   it('checks the definition rules, naming each rule in the message', async () => {
-    expect((await create({ definitionId: 'Bad_Id', ...REVIEW_FLOW })).body.error.message).toContain('DEFINITION_ID_INVALID');
-    expect((await create({ definitionId: 'ab', ...REVIEW_FLOW })).body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await create({ definitionId: 'Bad_Id', ...REVIEW_FLOW })).message).toContain('DEFINITION_ID_INVALID');
+    expect(errorOf(await create({ definitionId: 'ab', ...REVIEW_FLOW })).status).toBe('INVALID_ARGUMENT');
     expect(
       await ruleOf({
         edges: [
@@ -109,13 +113,13 @@ describe('/v2/workflow/definitions/create', () => {
       /maxIterations must be at most 20/,
     );
     expect(await ruleOf({ webhookConfig: { url: 'https://x.example', secret: 'short' } })).toMatch(/secret must be at least 16 characters/);
-    expect((await t.callK('/v2/workflow/definitions/get', { definitionId: 'rule-check' })).body.error.status).toBe('NOT_FOUND');
+    expect(errorOf(await t.callK('/v2/workflow/definitions/get', { definitionId: 'rule-check' })).status).toBe('NOT_FOUND');
   });
 
   it('scopes a definition to an organization or a document', async () => {
     const org = await create({ definitionId: 'org-flow', ...REVIEW_FLOW, organizationId: 'acme' });
-    expect(org.body.result.scope).toEqual({ level: 'organization', organizationId: 'acme', documentId: null });
+    expect(answerOf<Definition>(org).scope).toEqual({ level: 'organization', organizationId: 'acme', documentId: null });
     const doc = await create({ definitionId: 'doc-flow', ...REVIEW_FLOW, scope: { level: 'document', organizationId: 'acme', documentId: 'launch' } });
-    expect(doc.body.result.scope).toEqual({ level: 'document', organizationId: 'acme', documentId: 'launch' });
+    expect(answerOf<Definition>(doc).scope).toEqual({ level: 'document', organizationId: 'acme', documentId: 'launch' });
   });
 });

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { errorOf, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
 import { REVIEW_FLOW } from '../../../helpers/workflows.ts';
+
+interface DefinitionPage {
+  items: Array<{ definitionId: string }>;
+  nextCursor: string | null;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -17,20 +22,18 @@ describe('/v2/workflow/definitions/list', () => {
     let cursor: string | undefined;
     do {
       const res = await t.callK('/v2/workflow/definitions/list', { pageSize: 5, ...(cursor ? { cursor } : {}) });
-      expect(Object.keys(res.body.result).sort()).toEqual(['items', 'nextCursor']);
-      ids.push(...res.body.result.items.map((d: any) => d.definitionId));
-      cursor = res.body.result.nextCursor ?? undefined;
+      expect(Object.keys(answerOf<DefinitionPage>(res)).sort()).toEqual(['items', 'nextCursor']);
+      ids.push(...answerOf<DefinitionPage>(res).items.map((d) => d.definitionId));
+      cursor = answerOf<DefinitionPage>(res).nextCursor ?? undefined;
     } while (cursor);
     expect(ids).toEqual(Array.from({ length: 12 }, (_, i) => `flow-${String(i).padStart(2, '0')}`).filter((id) => id !== 'flow-05'));
   });
 
   it('keeps API keys apart and refuses bad paging', async () => {
     const other = await createWorkspace(t);
-    expect((await t.callK('/v2/workflow/definitions/list', {}, other.headersK)).body.result).toEqual({ items: [], nextCursor: null });
-    expect((await t.callK('/v2/workflow/definitions/list', { pageSize: 501 })).body.error.status).toBe('INVALID_ARGUMENT');
-    expect((await t.callK('/v2/workflow/definitions/list', { cursor: 'x' })).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
-    expect((await t.callK('/v2/workflow/definitions/list', { cursor: null })).body.result).toEqual(
-      (await t.callK('/v2/workflow/definitions/list', {})).body.result,
-    );
+    expect(answerOf(await t.callK('/v2/workflow/definitions/list', {}, other.headersK))).toEqual({ items: [], nextCursor: null });
+    expect(errorOf(await t.callK('/v2/workflow/definitions/list', { pageSize: 501 })).status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK('/v2/workflow/definitions/list', { cursor: 'x' }))).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid cursor.' });
+    expect(answerOf(await t.callK('/v2/workflow/definitions/list', { cursor: null }))).toEqual(answerOf(await t.callK('/v2/workflow/definitions/list', {})));
   });
 });

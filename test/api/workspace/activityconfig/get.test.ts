@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -10,7 +10,15 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const path = '/v2/workspace/activityconfig/get';
-const createdAt = async () => (await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.createdAt as number;
+
+/** activityconfig/get's answer; apikeyconfig/get describes the same setting beside the key's createdAt. */
+interface ActivityConfig {
+  activityServiceConfig: { isEnabled: boolean; enabledTime: number | null };
+}
+interface KeyConfig extends ActivityConfig {
+  createdAt: number;
+}
+const createdAt = async () => dataOf<KeyConfig>(await t.callK('/v2/workspace/apikeyconfig/get', {})).createdAt;
 const addActivity = () =>
   t.callK('/v2/activities/add', {
     organizationId: 'acme',
@@ -21,13 +29,15 @@ describe('/v2/workspace/activityconfig/get', () => {
   it('answers the defaults of a new key: activity logs on since the key was created', async () => {
     const res = await t.callK(path, {});
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Activity logs configuration retrieved successfully.',
       data: { activityServiceConfig: { isEnabled: true, enabledTime: await createdAt() } },
     });
     // apikeyconfig/get describes the same setting
-    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.activityServiceConfig).toEqual(res.body.result.data.activityServiceConfig);
+    expect(dataOf<KeyConfig>(await t.callK('/v2/workspace/apikeyconfig/get', {})).activityServiceConfig).toEqual(
+      dataOf<ActivityConfig>(res).activityServiceConfig,
+    );
   });
 
   it('reads a key stored before the workspace configuration operations existed as on, and activities/add works for it', async () => {
@@ -49,22 +59,22 @@ describe('/v2/workspace/activityconfig/get', () => {
     };
     t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
     await t.restart();
-    expect((await t.callK(path, {})).body.result.data).toEqual({ activityServiceConfig: { isEnabled: true, enabledTime: await createdAt() } });
+    expect(dataOf<ActivityConfig>(await t.callK(path, {}))).toEqual({ activityServiceConfig: { isEnabled: true, enabledTime: await createdAt() } });
     expect((await addActivity()).status).toBe(200);
   });
 
   it("shows only the calling key's setting", async () => {
     const other = await createWorkspace(t);
     await t.callK('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: false } }, other.headersK);
-    expect((await t.callPublic(path, {}, other.headersK)).body.result.data.activityServiceConfig.isEnabled).toBe(false);
-    expect((await t.callK(path, {})).body.result.data.activityServiceConfig.isEnabled).toBe(true);
+    expect(dataOf<ActivityConfig>(await t.callPublic(path, {}, other.headersK)).activityServiceConfig.isEnabled).toBe(false);
+    expect(dataOf<ActivityConfig>(await t.callK(path, {})).activityServiceConfig.isEnabled).toBe(true);
   });
 
   it('refuses calls without the API key headers or with a wrong key', async () => {
     const missing = await t.callPublic(path, {});
     expect(missing.status).toBe(400);
-    expect(missing.body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(missing).status).toBe('INVALID_ARGUMENT');
     const wrong = await call(t.url, path, {}, { 'x-svc-api-key': 'nope', 'x-svc-auth-token': t.credentials.authToken });
-    expect(wrong.body.error).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid API key.' });
+    expect(errorOf(wrong)).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid API key.' });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type Headers_, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type Headers_, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -10,7 +10,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const path = '/v2/workspace/activityconfig/update';
-const get = async (headers?: Headers_) => (await t.callK('/v2/workspace/activityconfig/get', {}, headers)).body.result.data.activityServiceConfig;
+
+/** activityconfig/get and /update answer this; apikeyconfig/get describes the same setting. */
+interface ActivityConfig {
+  activityServiceConfig: { isEnabled: boolean; enabledTime: number | null };
+}
+const get = async (headers?: Headers_) => dataOf<ActivityConfig>(await t.callK('/v2/workspace/activityconfig/get', {}, headers)).activityServiceConfig;
 const addActivity = (id: string, headers?: Headers_) =>
   t.callK(
     '/v2/activities/add',
@@ -22,7 +27,7 @@ const addActivity = (id: string, headers?: Headers_) =>
     headers,
   );
 const stored = async (id: string, headers?: Headers_) =>
-  (await t.callK('/v2/activities/get', { organizationId: 'acme', activityIds: [id] }, headers)).body.result.data as unknown[];
+  dataOf<unknown[]>(await t.callK('/v2/activities/get', { organizationId: 'acme', activityIds: [id] }, headers));
 const REFUSAL = 'Activity logs are disabled for this API key: enable activityServiceConfig.isEnabled with /v2/workspace/activityconfig/update.';
 
 describe('/v2/workspace/activityconfig/update', () => {
@@ -30,44 +35,44 @@ describe('/v2/workspace/activityconfig/update', () => {
     const { enabledTime: createdAt } = await get();
     const off = await t.callK(path, { activityServiceConfig: { isEnabled: false } });
     expect(off.status).toBe(200);
-    expect(off.body.result).toEqual({
+    expect(resultOf(off)).toEqual({
       status: 'success',
       message: 'Activity logs configuration updated successfully.',
       data: { activityServiceConfig: { isEnabled: false, enabledTime: createdAt } },
     });
-    expect(await get()).toEqual(off.body.result.data.activityServiceConfig);
+    expect(await get()).toEqual(dataOf<ActivityConfig>(off).activityServiceConfig);
 
     const refused = await addActivity('while-off');
-    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 400, error: { status: 'FAILED_PRECONDITION', message: REFUSAL } });
+    expect({ status: refused.status, error: errorOf(refused) }).toEqual({ status: 400, error: { status: 'FAILED_PRECONDITION', message: REFUSAL } });
     expect(await stored('while-off')).toEqual([]);
     // the other activity operations still answer
     expect((await t.callK('/v2/activities/get', { organizationId: 'acme' })).status).toBe(200);
 
     const before = Date.now();
     const on = await t.callK(path, { activityServiceConfig: { isEnabled: true } });
-    expect(on.body.result.data.activityServiceConfig.isEnabled).toBe(true);
-    expect(on.body.result.data.activityServiceConfig.enabledTime).toBeGreaterThanOrEqual(before);
-    expect(on.body.result.data.activityServiceConfig.enabledTime).toBeLessThanOrEqual(Date.now());
+    expect(dataOf<ActivityConfig>(on).activityServiceConfig.isEnabled).toBe(true);
+    expect(dataOf<ActivityConfig>(on).activityServiceConfig.enabledTime).toBeGreaterThanOrEqual(before);
+    expect(dataOf<ActivityConfig>(on).activityServiceConfig.enabledTime).toBeLessThanOrEqual(Date.now());
     expect((await addActivity('after-on')).status).toBe(200);
     expect(await stored('after-on')).toHaveLength(1);
   });
 
   it('updates partially: enabledTime alone keeps isEnabled, turning off keeps enabledTime, turning on again when on keeps it', async () => {
     const set = await t.callK(path, { activityServiceConfig: { enabledTime: 1_700_000_000_000 } });
-    expect(set.body.result.data).toEqual({ activityServiceConfig: { isEnabled: true, enabledTime: 1_700_000_000_000 } });
-    expect((await t.callK(path, { activityServiceConfig: { isEnabled: true } })).body.result.data.activityServiceConfig).toEqual({
+    expect(dataOf<ActivityConfig>(set)).toEqual({ activityServiceConfig: { isEnabled: true, enabledTime: 1_700_000_000_000 } });
+    expect(dataOf<ActivityConfig>(await t.callK(path, { activityServiceConfig: { isEnabled: true } })).activityServiceConfig).toEqual({
       isEnabled: true,
       enabledTime: 1_700_000_000_000,
     });
-    expect((await t.callK(path, { activityServiceConfig: { isEnabled: false } })).body.result.data.activityServiceConfig).toEqual({
+    expect(dataOf<ActivityConfig>(await t.callK(path, { activityServiceConfig: { isEnabled: false } })).activityServiceConfig).toEqual({
       isEnabled: false,
       enabledTime: 1_700_000_000_000,
     });
     // turned on with a given time: that time
     expect(
-      (await t.callK(path, { activityServiceConfig: { isEnabled: true, enabledTime: 1_800_000_000_000 } })).body.result.data.activityServiceConfig,
+      dataOf<ActivityConfig>(await t.callK(path, { activityServiceConfig: { isEnabled: true, enabledTime: 1_800_000_000_000 } })).activityServiceConfig,
     ).toEqual({ isEnabled: true, enabledTime: 1_800_000_000_000 });
-    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data.activityServiceConfig).toEqual({
+    expect(dataOf<ActivityConfig>(await t.callK('/v2/workspace/apikeyconfig/get', {})).activityServiceConfig).toEqual({
       isEnabled: true,
       enabledTime: 1_800_000_000_000,
     });
@@ -86,7 +91,7 @@ describe('/v2/workspace/activityconfig/update', () => {
     ];
     for (const [data, message] of cases) {
       const res = await t.callK(path, data);
-      expect({ data, status: res.status, error: res.body.error }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
+      expect({ data, status: res.status, error: errorOf(res) }).toEqual({ data, status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
     expect(await get()).toEqual(before);
   });
@@ -95,14 +100,14 @@ describe('/v2/workspace/activityconfig/update', () => {
     const other = await createWorkspace(t);
     await t.callPublic('/v2/organizations/add', { organizations: [{ organizationId: 'acme' }] }, other.headersK);
     expect((await t.callK(path, { activityServiceConfig: { isEnabled: false } }, other.headersK)).status).toBe(200);
-    expect((await addActivity('theirs', other.headersK)).body.error).toEqual({ status: 'FAILED_PRECONDITION', message: REFUSAL });
+    expect(errorOf(await addActivity('theirs', other.headersK))).toEqual({ status: 'FAILED_PRECONDITION', message: REFUSAL });
     expect((await get()).isEnabled).toBe(true);
     expect((await addActivity('mine')).status).toBe(200);
     // and the other way round
     await t.callK(path, { activityServiceConfig: { isEnabled: false } });
     expect((await t.callK(path, { activityServiceConfig: { isEnabled: true } }, other.headersK)).status).toBe(200);
     expect((await addActivity('theirs', other.headersK)).status).toBe(200);
-    expect((await addActivity('mine-2')).body.error.status).toBe('FAILED_PRECONDITION');
+    expect(errorOf(await addActivity('mine-2')).status).toBe('FAILED_PRECONDITION');
     expect(await stored('mine-2')).toEqual([]);
   });
 });

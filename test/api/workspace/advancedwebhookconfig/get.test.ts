@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/workspace/advancedwebhookconfig/get';
 let t: TestServer;
@@ -11,14 +11,14 @@ afterAll(() => t.close());
 describe(PATH, () => {
   it('gives the defaults when never configured, then what was stored', async () => {
     const before = await t.callK(PATH, {});
-    expect(before.body.result).toEqual({
+    expect(resultOf(before)).toEqual({
       status: 'success',
       message: 'Advanced webhook configuration retrieved successfully.',
       data: { isEnabled: false, encryptData: false, encodeData: false, publicKey: '', enableDataProtection: false },
     });
     await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true, enableDataProtection: true });
     await t.restart();
-    expect((await t.callK(PATH, {})).body.result.data).toEqual({
+    expect(dataOf<unknown>(await t.callK(PATH, {}))).toEqual({
       isEnabled: true,
       encryptData: false,
       encodeData: false,
@@ -29,8 +29,8 @@ describe(PATH, () => {
 
   it('needs the API key headers', async () => {
     const res = await t.callPublic(PATH, {});
-    expect(res.body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(res).status).toBe('INVALID_ARGUMENT');
     const wrong = await t.callK(PATH, {}, { 'x-svc-auth-token': 'wrong' });
-    expect(wrong.body.error.status).toBe('PERMISSION_DENIED');
+    expect(errorOf(wrong).status).toBe('PERMISSION_DENIED');
   });
 });

@@ -1,9 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/workspace/advancedwebhookconfig/update';
+
+/** The advanced webhook configuration advancedwebhookconfig/get and /update answer (the field read here). */
+interface AdvancedWebhookConfig {
+  publicKey: string;
+}
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
@@ -20,31 +25,37 @@ describe(PATH, () => {
     const k = await createWorkspace(t);
     const first = await t.callK(PATH, { encodeData: true }, k.headersK);
     expect(first.status).toBe(400);
-    expect(first.body.error).toEqual({
+    expect(errorOf(first)).toEqual({
       status: 'FAILED_PRECONDITION',
       message:
         'Advanced webhooks are not configured for this workspace. Enable them first via POST /v2/workspace/advancedwebhookconfig/update with { "isEnabled": true }.',
     });
     const off = await t.callK(PATH, { isEnabled: false }, k.headersK);
-    expect(off.body.error.status).toBe('FAILED_PRECONDITION');
+    expect(errorOf(off).status).toBe('FAILED_PRECONDITION');
 
     const enabled = await t.callK(PATH, { isEnabled: true }, k.headersK);
     expect(enabled.status).toBe(200);
-    expect(enabled.body.result).toEqual({
+    expect(resultOf(enabled)).toEqual({
       status: 'success',
       message: 'Advanced webhook configuration updated successfully.',
       data: { isEnabled: true, encryptData: false, encodeData: false, publicKey: '', enableDataProtection: false },
     });
     const partial = await t.callK(PATH, { encodeData: true }, k.headersK);
-    expect(partial.body.result.data).toEqual({ isEnabled: true, encryptData: false, encodeData: true, publicKey: '', enableDataProtection: false });
+    expect(dataOf<AdvancedWebhookConfig>(partial)).toEqual({
+      isEnabled: true,
+      encryptData: false,
+      encodeData: true,
+      publicKey: '',
+      enableDataProtection: false,
+    });
     // once configured, disabling and re-enabling is allowed
-    expect((await t.callK(PATH, { isEnabled: false }, k.headersK)).body.result.data).toMatchObject({ isEnabled: false, encodeData: true });
+    expect(dataOf<AdvancedWebhookConfig>(await t.callK(PATH, { isEnabled: false }, k.headersK))).toMatchObject({ isEnabled: false, encodeData: true });
   });
 
   it('requires at least one field', async () => {
     const res = await t.callK(PATH, {});
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({
+    expect(errorOf(res)).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'At least one of isEnabled, encryptData, encodeData, publicKey or enableDataProtection must be provided.',
     });
@@ -54,26 +65,26 @@ describe(PATH, () => {
     await t.callK(PATH, { isEnabled: true });
     for (const pem of [spki, pkcs1]) {
       const res = await t.callK(PATH, { publicKey: pem });
-      expect(res.body.result.data.publicKey).toBe(body(pem));
-      expect((await t.callK(PATH, { publicKey: body(pem) })).body.result.data.publicKey).toBe(body(pem));
+      expect(dataOf<AdvancedWebhookConfig>(res).publicKey).toBe(body(pem));
+      expect(dataOf<AdvancedWebhookConfig>(await t.callK(PATH, { publicKey: body(pem) })).publicKey).toBe(body(pem));
     }
     for (const bad of ['not a key', 'AAAA', body(spki).slice(0, 100)]) {
       const res = await t.callK(PATH, { publicKey: bad });
       expect(res.status).toBe(400);
-      expect(res.body.error.message).toMatch(/^publicKey must be an RSA public key/);
+      expect(errorOf(res).message).toMatch(/^publicKey must be an RSA public key/);
     }
-    expect((await t.callK(PATH, { publicKey: '' })).body.result.data.publicKey).toBe('');
+    expect(dataOf<AdvancedWebhookConfig>(await t.callK(PATH, { publicKey: '' })).publicKey).toBe('');
   });
 
   it('refuses encryptData without a public key, and wrong types', async () => {
     await t.callK(PATH, { isEnabled: true, publicKey: '' });
     const res = await t.callK(PATH, { encryptData: true });
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'encryptData requires a publicKey: the base64 body of an RSA public key.' });
-    expect((await t.callK(PATH, { encryptData: true, publicKey: body(spki) })).body.result.data).toMatchObject({ encryptData: true });
+    expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'encryptData requires a publicKey: the base64 body of an RSA public key.' });
+    expect(dataOf<AdvancedWebhookConfig>(await t.callK(PATH, { encryptData: true, publicKey: body(spki) }))).toMatchObject({ encryptData: true });
     const wrong = await t.callK(PATH, { isEnabled: 'yes' });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.error.status).toBe('INVALID_ARGUMENT');
-    expect(wrong.body.error.message).toContain('isEnabled');
+    expect(errorOf(wrong).status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(wrong).message).toContain('isEnabled');
   });
 
   it("changes only the calling key's configuration", async () => {
@@ -81,6 +92,12 @@ describe(PATH, () => {
     const b = await createWorkspace(t);
     await t.callK(PATH, { isEnabled: true, encodeData: true }, a.headersK);
     const other = await t.callK('/v2/workspace/advancedwebhookconfig/get', {}, b.headersK);
-    expect(other.body.result.data).toEqual({ isEnabled: false, encryptData: false, encodeData: false, publicKey: '', enableDataProtection: false });
+    expect(dataOf<AdvancedWebhookConfig>(other)).toEqual({
+      isEnabled: false,
+      encryptData: false,
+      encodeData: false,
+      publicKey: '',
+      enableDataProtection: false,
+    });
   });
 });

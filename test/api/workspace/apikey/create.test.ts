@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateWorkspaceSettings } from '../../../../server/services/workspaces.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { apiKeyHeaders, call, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** apikey/create's answer. */
+interface CreatedKey {
+  apiKey: string;
+}
+/** A token as authtokens/get lists it (the field read here). */
+interface AuthToken {
+  token: string;
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -11,7 +20,7 @@ afterAll(() => t.close());
 
 const create = (data: unknown, headers?: Record<string, string>) => t.callW('/v2/workspace/apikey/create', data, headers);
 const config = (apiKey: string, authToken: string) => call(t.url, '/v2/workspace/apikeyconfig/get', {}, apiKeyHeaders({ apiKey, authToken }));
-const tokenOf = async (apiKey: string) => (await t.callW('/v2/workspace/authtokens/get', { apiKey })).body.result.data.authTokens;
+const tokenOf = async (apiKey: string) => dataOf<{ authTokens: AuthToken[] }>(await t.callW('/v2/workspace/authtokens/get', { apiKey })).authTokens;
 
 describe('/v2/workspace/apikey/create', () => {
   it('creates a testing key with every field stored', async () => {
@@ -45,16 +54,16 @@ describe('/v2/workspace/apikey/create', () => {
       realtimeDBRegion: 'europe-west1',
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'API key created successfully.',
       data: { apiKey: expect.stringMatching(/^[A-Za-z0-9]{20}$/) },
     });
-    const apiKey = res.body.result.data.apiKey;
+    const apiKey = dataOf<CreatedKey>(res).apiKey;
     const tokens = await tokenOf(apiKey);
     expect(tokens).toEqual([{ token: expect.any(String), name: 'Default Auth Token', domains: [] }]);
 
-    const stored = (await config(apiKey, tokens[0].token)).body.result.data;
+    const stored = dataOf<unknown>(await config(apiKey, tokens[0]!.token));
     expect(stored).toMatchObject({
       apiKey,
       apiKeyName: 'Staging',
@@ -91,9 +100,9 @@ describe('/v2/workspace/apikey/create', () => {
 
   it('defaults: a token is created, services off, no triggers; sendgrid is read as thirdparty', async () => {
     const res = await create({ ownerEmail: 'a@example.com', type: 'testing', emailServiceConfig: { type: 'sendgrid' } });
-    const apiKey = res.body.result.data.apiKey;
+    const apiKey = dataOf<CreatedKey>(res).apiKey;
     const [token] = await tokenOf(apiKey);
-    const stored = (await config(apiKey, token.token)).body.result.data;
+    const stored = dataOf<unknown>(await config(apiKey, token!.token));
     expect(stored).toMatchObject({
       apiKeyName: 'Test API Key',
       useEmailService: false,
@@ -107,7 +116,7 @@ describe('/v2/workspace/apikey/create', () => {
 
   it('creates no token when createAuthToken is false', async () => {
     const res = await create({ ownerEmail: 'a@example.com', type: 'testing', createAuthToken: false });
-    expect(await tokenOf(res.body.result.data.apiKey)).toEqual([]);
+    expect(await tokenOf(dataOf<CreatedKey>(res).apiKey)).toEqual([]);
   });
 
   it('rule 1: missing or invalid ownerEmail or type, unsupported regions: INVALID_ARGUMENT', async () => {
@@ -141,8 +150,8 @@ describe('/v2/workspace/apikey/create', () => {
   it('accepts a production key with a supported region in the default (paid) workspace', async () => {
     const res = await create({ ownerEmail: 'a@example.com', type: 'production', persistenceDBRegion: 'eur3', realtimeDBRegion: 'europe-west1' });
     expect(res.status).toBe(200);
-    const apiKey = res.body.result.data.apiKey;
-    const keys = (await t.callW('/v2/workspace/apikeys/get', { apiKeys: [apiKey] })).body.result.data;
+    const apiKey = dataOf<CreatedKey>(res).apiKey;
+    const keys = dataOf<unknown[]>(await t.callW('/v2/workspace/apikeys/get', { apiKeys: [apiKey] }));
     expect(keys[0]).toMatchObject({ type: 'production', persistenceDBRegion: 'eur3', realtimeDBRegion: 'europe-west1' });
   });
 
@@ -153,19 +162,19 @@ describe('/v2/workspace/apikey/create', () => {
     // a new workspace is free and not self-serve
     let res = await create(production, ws.headersW);
     expect(res.status).toBe(403);
-    expect(res.body.error.status).toBe('PERMISSION_DENIED');
+    expect(errorOf(res).status).toBe('PERMISSION_DENIED');
 
     await updateWorkspaceSettings(t.server.app, t.server.app.storage.workspaces.scopeOf({ id: ws.workspaceId }), { selfServeProduction: true });
     res = await create(production, ws.headersW);
     expect(res.status).toBe(400);
-    expect(res.body.error.status).toBe('FAILED_PRECONDITION');
+    expect(errorOf(res).status).toBe('FAILED_PRECONDITION');
 
     await updateWorkspaceSettings(t.server.app, t.server.app.storage.workspaces.scopeOf({ id: ws.workspaceId }), { plan: 'paid', maxProductionKeys: 2 });
     expect((await create(production, ws.headersW)).status).toBe(200);
     expect((await create(production, ws.headersW)).status).toBe(200);
     res = await create(production, ws.headersW);
     expect(res.status).toBe(429);
-    expect(res.body.error).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'This workspace has reached its maximum of 2 production API keys.' });
+    expect(errorOf(res)).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'This workspace has reached its maximum of 2 production API keys.' });
     // testing keys are not limited
     expect((await create({ ownerEmail: ws.ownerEmail, type: 'testing' }, ws.headersW)).status).toBe(200);
   });
@@ -173,13 +182,13 @@ describe('/v2/workspace/apikey/create', () => {
   it('refuses invalid workspace credentials before looking at the input', async () => {
     const res = await create({}, { 'x-svc-workspace-auth-token': 'wrong' });
     expect(res.status).toBe(403);
-    expect(res.body.error).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid workspace credentials.' });
+    expect(errorOf(res)).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid workspace credentials.' });
   });
 
   it('puts the key in the calling workspace only', async () => {
     const other = await createWorkspace(t);
     const res = await create({ ownerEmail: other.ownerEmail, type: 'testing' }, other.headersW);
-    const apiKey = res.body.result.data.apiKey;
+    const apiKey = dataOf<CreatedKey>(res).apiKey;
     const mine = await t.callW('/v2/workspace/authtokens/get', { apiKey });
     expect(mine.status).toBe(404);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -10,12 +10,17 @@ afterAll(() => t.close());
 
 const path = '/v2/workspace/apikeyconfig/get';
 
+/** apikeyconfig/get's answer describes the calling key, and apikey/create's names the new one: both by `apiKey`. */
+interface KeyAnswer {
+  apiKey: string;
+}
+
 describe('/v2/workspace/apikeyconfig/get', () => {
   it("returns the calling key's settings", async () => {
     const res = await t.callK(path, {});
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('API key metadata retrieved successfully.');
-    expect(res.body.result.data).toMatchObject({
+    expect(resultOf(res).message).toBe('API key metadata retrieved successfully.');
+    expect(dataOf<KeyAnswer>(res)).toMatchObject({
       apiKey: t.credentials.apiKey,
       type: 'testing',
       enablePrivateComments: false,
@@ -31,27 +36,27 @@ describe('header set B', () => {
   it('names a missing API key header', async () => {
     const res = await t.callPublic(path, {}, { 'x-svc-auth-token': t.credentials.authToken });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'API key not found in headers (x-svc-api-key).' });
+    expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'API key not found in headers (x-svc-api-key).' });
   });
 
   it('names a missing auth token header', async () => {
     const res = await t.callPublic(path, {}, { 'x-svc-api-key': t.credentials.apiKey });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Auth Token not found in headers (x-svc-auth-token).' });
+    expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'Auth Token not found in headers (x-svc-auth-token).' });
   });
 
   it('refuses an unknown key and a wrong token', async () => {
     const unknown = await t.callK(path, {}, { 'x-svc-api-key': 'unknownkey' });
     expect(unknown.status).toBe(403);
-    expect(unknown.body.error).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid API key.' });
+    expect(errorOf(unknown)).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid API key.' });
     const wrong = await t.callK(path, {}, { 'x-svc-auth-token': 'yauth_wrong' });
     expect(wrong.status).toBe(403);
-    expect(wrong.body.error).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid auth token for this API key.' });
+    expect(errorOf(wrong)).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid auth token for this API key.' });
   });
 
   it("refuses another key's token, even from the same workspace", async () => {
     const sibling = await t.callW('/v2/workspace/apikey/create', { ownerEmail: 'a@example.com', type: 'testing' });
-    const siblingKey = sibling.body.result.data.apiKey;
+    const siblingKey = dataOf<KeyAnswer>(sibling).apiKey;
     const res = await t.callK(path, {}, { 'x-svc-api-key': siblingKey });
     expect(res.status).toBe(403);
   });
@@ -63,7 +68,7 @@ describe('header set B', () => {
     expect(ws.status).toBe(403);
     // and its own credentials see its own key only
     const theirs = await t.callPublic(path, {}, other.headersK);
-    expect(theirs.body.result.data.apiKey).toBe(other.apiKey);
+    expect(dataOf<KeyAnswer>(theirs).apiKey).toBe(other.apiKey);
   });
 
   it('a public operation ignores credentials it does not need', async () => {

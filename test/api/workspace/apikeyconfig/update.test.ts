@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aiProviderSecretName, getSecret } from '../../../../server/services/apikeys.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -13,20 +13,26 @@ afterAll(() => t.close());
 
 const path = '/v2/workspace/apikeyconfig/update';
 
+/** The key's settings as apikeyconfig/get and /update answer them (the fields read here). */
+interface KeyConfig {
+  requireAutoOrgUser: boolean;
+  aiModelApiKey: unknown[];
+}
+
 describe('/v2/workspace/apikeyconfig/update', () => {
   it('updates only the fields sent', async () => {
     const res = await t.callK(path, { enablePrivateComments: true, defaultDocumentAccessType: 'restricted' });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('API key configuration updated successfully.');
-    expect(res.body.result.data).toMatchObject({ enablePrivateComments: true, defaultDocumentAccessType: 'restricted', requireJwtToken: false });
+    expect(resultOf(res).message).toBe('API key configuration updated successfully.');
+    expect(dataOf<KeyConfig>(res)).toMatchObject({ enablePrivateComments: true, defaultDocumentAccessType: 'restricted', requireJwtToken: false });
     const second = await t.callK(path, { requireJwtToken: true, requireAutoOrgUser: true });
-    expect(second.body.result.data).toMatchObject({
+    expect(dataOf<KeyConfig>(second)).toMatchObject({
       enablePrivateComments: true,
       requireJwtToken: true,
       requireAutoOrgUser: true,
       defaultDocumentAccessType: 'restricted',
     });
-    expect((await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data).toMatchObject({ enablePrivateComments: true, requireJwtToken: true });
+    expect(dataOf<KeyConfig>(await t.callK('/v2/workspace/apikeyconfig/get', {}))).toMatchObject({ enablePrivateComments: true, requireJwtToken: true });
   });
 
   it('stores AI provider keys encrypted and never returns them', async () => {
@@ -38,7 +44,7 @@ describe('/v2/workspace/apikeyconfig/update', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.result.data.aiModelApiKey).toEqual([
+    expect(dataOf<KeyConfig>(res).aiModelApiKey).toEqual([
       { provider: 'openai', configured: true, baseUrl: 'http://127.0.0.1:11434/v1' },
       { provider: 'anthropic', configured: true, baseUrl: null },
     ]);
@@ -51,29 +57,29 @@ describe('/v2/workspace/apikeyconfig/update', () => {
 
     // an empty key removes it
     const removed = await t.callK(path, { aiModelApiKey: [{ provider: 'anthropic', customerApiKey: '' }] });
-    expect(removed.body.result.data.aiModelApiKey).toEqual([{ provider: 'openai', configured: true, baseUrl: 'http://127.0.0.1:11434/v1' }]);
+    expect(dataOf<KeyConfig>(removed).aiModelApiKey).toEqual([{ provider: 'openai', configured: true, baseUrl: 'http://127.0.0.1:11434/v1' }]);
   });
 
   it('validates the input', async () => {
-    expect((await t.callK(path, {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one field must be provided for update' });
-    expect((await t.callK(path, { defaultDocumentAccessType: 'secret' })).body.error.message).toBe(
+    expect(errorOf(await t.callK(path, {}))).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one field must be provided for update' });
+    expect(errorOf(await t.callK(path, { defaultDocumentAccessType: 'secret' })).message).toBe(
       'defaultDocumentAccessType must be one of: public, restricted, organizationPrivate.',
     );
-    expect((await t.callK(path, { aiModelApiKey: [{ provider: 'mistral', customerApiKey: 'x' }] })).body.error.message).toBe(
+    expect(errorOf(await t.callK(path, { aiModelApiKey: [{ provider: 'mistral', customerApiKey: 'x' }] })).message).toBe(
       'aiModelApiKey[0].provider must be one of: openai, anthropic, gemini.',
     );
-    expect((await t.callK(path, { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'x', baseUrl: 'file:///etc' }] })).body.error.message).toBe(
+    expect(errorOf(await t.callK(path, { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'x', baseUrl: 'file:///etc' }] })).message).toBe(
       'aiModelApiKey[0].baseUrl must be an http or https URL.',
     );
     expect(
-      (
+      errorOf(
         await t.callK(path, {
           aiModelApiKey: [
             { provider: 'openai', customerApiKey: 'a' },
             { provider: 'openai', customerApiKey: 'b' },
           ],
-        })
-      ).body.error.message,
+        }),
+      ).message,
     ).toBe('aiModelApiKey lists a provider more than once.');
     expect((await t.callK(path, { enablePrivateComments: 'true' })).status).toBe(400);
   });
@@ -82,7 +88,7 @@ describe('/v2/workspace/apikeyconfig/update', () => {
     const other = await createWorkspace(t);
     await t.callK(path, { requireAutoOrgUser: true });
     const theirs = await t.callPublic('/v2/workspace/apikeyconfig/get', {}, other.headersK);
-    expect(theirs.body.result.data.requireAutoOrgUser).toBe(false);
-    expect(theirs.body.result.data.aiModelApiKey).toEqual([]);
+    expect(dataOf<KeyConfig>(theirs).requireAutoOrgUser).toBe(false);
+    expect(dataOf<KeyConfig>(theirs).aiModelApiKey).toEqual([]);
   });
 });

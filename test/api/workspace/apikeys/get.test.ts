@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** A key record of apikeys/get (the field read here); apikey/create answers the new key the same way. */
+interface ApiKeyRecord {
+  apiKey: string;
+}
 
 let t: TestServer;
 const created: string[] = [];
@@ -9,7 +14,7 @@ beforeAll(async () => {
   created.push(t.credentials.apiKey);
   for (let i = 0; i < 14; i++) {
     const res = await t.callW('/v2/workspace/apikey/create', { ownerEmail: 'a@example.com', type: 'testing', apiKeyName: `Key ${i}` });
-    created.push(res.body.result.data.apiKey);
+    created.push(dataOf<ApiKeyRecord>(res).apiKey);
   }
 });
 afterAll(() => t.close());
@@ -20,10 +25,10 @@ async function walk(pageSize: number, filter?: string[]) {
   for (let pages = 0; pages < 100; pages++) {
     const res = await t.callW('/v2/workspace/apikeys/get', { pageSize, pageToken, apiKeys: filter });
     expect(res.status).toBe(200);
-    expect(res.body.result.message).toBe('API keys retrieved successfully.');
-    expect(res.body.result.data.length).toBeLessThanOrEqual(pageSize);
-    seen.push(...res.body.result.data.map((k: any) => k.apiKey));
-    pageToken = res.body.result.pageToken ?? undefined;
+    expect(resultOf(res).message).toBe('API keys retrieved successfully.');
+    expect(dataOf<ApiKeyRecord[]>(res).length).toBeLessThanOrEqual(pageSize);
+    seen.push(...dataOf<ApiKeyRecord[]>(res).map((k) => k.apiKey));
+    pageToken = resultOf(res).pageToken ?? undefined;
     if (!pageToken) return seen;
   }
   throw new Error('pagination did not end');
@@ -41,7 +46,7 @@ describe('/v2/workspace/apikeys/get', () => {
 
   it('returns key records without secrets', async () => {
     const res = await t.callW('/v2/workspace/apikeys/get', { apiKeys: [t.credentials.apiKey] });
-    expect(res.body.result.data).toEqual([
+    expect(dataOf<ApiKeyRecord[]>(res)).toEqual([
       {
         apiKey: t.credentials.apiKey,
         apiKeyName: expect.any(String),
@@ -54,16 +59,16 @@ describe('/v2/workspace/apikeys/get', () => {
         updatedAt: expect.any(Number),
       },
     ]);
-    expect(res.body.result.pageToken).toBeNull();
+    expect(resultOf(res).pageToken).toBeNull();
   });
 
   it('refuses forged, altered and foreign page tokens with INVALID_ARGUMENT', async () => {
     const first = await t.callW('/v2/workspace/apikeys/get', { pageSize: 2 });
-    const token: string = first.body.result.pageToken;
+    const token: string = resultOf(first).pageToken!;
     const bad = async (data: unknown, headers?: Record<string, string>) => {
       const res = await t.callW('/v2/workspace/apikeys/get', data, headers);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid pageToken.' });
     };
     await bad({ pageSize: 2, pageToken: 'garbage' });
     const [payload, signature] = token.split('.');
@@ -80,17 +85,17 @@ describe('/v2/workspace/apikeys/get', () => {
   it('reads "pageToken": null (what the last page returns) as the first page', async () => {
     const res = await t.callW('/v2/workspace/apikeys/get', { pageSize: 50, pageToken: null });
     expect(res.status).toBe(200);
-    expect(res.body.result.data.map((k: any) => k.apiKey)).toEqual(created);
+    expect(dataOf<ApiKeyRecord[]>(res).map((k) => k.apiKey)).toEqual(created);
   });
 
   it('validates pageSize', async () => {
-    expect((await t.callW('/v2/workspace/apikeys/get', { pageSize: 0 })).body.error.message).toBe('pageSize must be at least 1.');
+    expect(errorOf(await t.callW('/v2/workspace/apikeys/get', { pageSize: 0 })).message).toBe('pageSize must be at least 1.');
     expect((await t.callW('/v2/workspace/apikeys/get', { pageSize: 1.5 })).status).toBe(400);
   });
 
   it("never lists another workspace's keys", async () => {
     const other = await createWorkspace(t);
     const res = await t.callPublic('/v2/workspace/apikeys/get', { apiKeys: created }, other.headersW);
-    expect(res.body.result.data).toEqual([]);
+    expect(dataOf<ApiKeyRecord[]>(res)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -12,7 +12,7 @@ describe('/v2/workspace/authtokens/get', () => {
   it("lists the key's tokens, including the one in credentials.json", async () => {
     const res = await t.callW('/v2/workspace/authtokens/get', { apiKey: t.credentials.apiKey });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Auth tokens retrieved successfully.',
       data: { apiKey: t.credentials.apiKey, authTokens: [{ token: t.credentials.authToken, name: 'Default Auth Token', domains: [] }] },
@@ -22,11 +22,11 @@ describe('/v2/workspace/authtokens/get', () => {
   it('answers NOT_FOUND for an unknown key', async () => {
     const res = await t.callW('/v2/workspace/authtokens/get', { apiKey: 'no-such-key' });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'API key not found.' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'API key not found.' });
   });
 
   it('requires apiKey', async () => {
-    expect((await t.callW('/v2/workspace/authtokens/get', {})).body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'apiKey is required.' });
+    expect(errorOf(await t.callW('/v2/workspace/authtokens/get', {}))).toEqual({ status: 'INVALID_ARGUMENT', message: 'apiKey is required.' });
   });
 });
 
@@ -35,12 +35,12 @@ describe('header set A', () => {
   it('names a missing workspace id header', async () => {
     const res = await t.callPublic(path, { apiKey: t.credentials.apiKey }, { 'x-svc-workspace-auth-token': t.credentials.workspaceAuthToken });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Workspace ID not found in headers.' });
+    expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'Workspace ID not found in headers.' });
   });
 
   it('names a missing workspace auth token header', async () => {
     const res = await t.callPublic(path, { apiKey: t.credentials.apiKey }, { 'x-svc-workspace-id': t.credentials.workspaceId });
-    expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Auth Token not found in headers.' });
+    expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'Auth Token not found in headers.' });
   });
 
   it('refuses a wrong token and an unknown workspace alike', async () => {
@@ -48,7 +48,7 @@ describe('header set A', () => {
     for (const headers of variants) {
       const res = await t.callW(path, { apiKey: t.credentials.apiKey }, headers);
       expect(res.status).toBe(403);
-      expect(res.body.error).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid workspace credentials.' });
+      expect(errorOf(res)).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid workspace credentials.' });
     }
   });
 
@@ -84,7 +84,7 @@ describe('header brand', () => {
       );
       expect(ok.status).toBe(200);
       const svc = await branded.callW(path(), { apiKey: c.apiKey });
-      expect(svc.body.error.message).toBe('Workspace ID not found in headers.');
+      expect(errorOf(svc).message).toBe('Workspace ID not found in headers.');
     } finally {
       await branded.close();
     }
@@ -99,7 +99,7 @@ describe('workspace operation rate limit', () => {
       for (let i = 0; i < 3; i++) expect((await limited.callW('/v2/workspace/get', {})).status).toBe(200);
       const res = await limited.callW('/v2/workspace/get', {});
       expect(res.status).toBe(429);
-      expect(res.body.error).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'Rate limit exceeded. Try again after 1 minute.' });
+      expect(errorOf(res)).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'Rate limit exceeded. Try again after 1 minute.' });
     } finally {
       await limited.close();
     }

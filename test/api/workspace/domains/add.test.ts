@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -9,29 +9,34 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const path = '/v2/workspace/domains/add';
-const list = async (headers: Record<string, string>) => (await t.callPublic('/v2/workspace/domains/get', {}, headers)).body.result.data.domains as string[];
+
+/** domains/get's answer. */
+interface Domains {
+  domains: string[];
+}
+const list = async (headers: Record<string, string>) => dataOf<Domains>(await t.callPublic('/v2/workspace/domains/get', {}, headers)).domains;
 
 describe('/v2/workspace/domains/add', () => {
   it('adds domains, normalized, and the key lists them (domains/get and apikeys/get)', async () => {
     const ws = await createWorkspace(t);
     const res = await t.callPublic(path, { domains: [' App.Example.com ', '*.example.org', 'localhost:5173'] }, ws.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Domain(s) added successfully to allowed domains.',
       data: { domains: ['app.example.com', '*.example.org', 'localhost:5173'], added: ['app.example.com', '*.example.org', 'localhost:5173'], skipped: [] },
     });
     expect(await list(ws.headersK)).toEqual(['app.example.com', '*.example.org', 'localhost:5173']);
     const keys = await t.callPublic('/v2/workspace/apikeys/get', {}, ws.headersW);
-    expect(keys.body.result.data[0].allowedDomains).toEqual(['app.example.com', '*.example.org', 'localhost:5173']);
+    expect(dataOf<{ allowedDomains: string[] }[]>(keys)[0]!.allowedDomains).toEqual(['app.example.com', '*.example.org', 'localhost:5173']);
   });
 
   it('skips domains already allowed, and says so', async () => {
     const ws = await createWorkspace(t);
     await t.callPublic(path, { domains: ['a.example.com'] }, ws.headersK);
     const res = await t.callPublic(path, { domains: ['b.example.com', 'A.example.com', 'b.example.com'] }, ws.headersK);
-    expect(res.body.result.message).toBe('Domain(s) added successfully to allowed domains. Skipped existing domains.');
-    expect(res.body.result.data).toEqual({
+    expect(resultOf(res).message).toBe('Domain(s) added successfully to allowed domains. Skipped existing domains.');
+    expect(dataOf<unknown>(res)).toEqual({
       domains: ['a.example.com', 'b.example.com'],
       added: ['b.example.com'],
       skipped: ['a.example.com', 'b.example.com'],
@@ -39,7 +44,7 @@ describe('/v2/workspace/domains/add', () => {
     expect(await list(ws.headersK)).toEqual(['a.example.com', 'b.example.com']);
     // nothing new: still a success, nothing written
     const again = await t.callPublic(path, { domains: ['a.example.com'] }, ws.headersK);
-    expect(again.body.result.data).toEqual({ domains: ['a.example.com', 'b.example.com'], added: [], skipped: ['a.example.com'] });
+    expect(dataOf<unknown>(again)).toEqual({ domains: ['a.example.com', 'b.example.com'], added: [], skipped: ['a.example.com'] });
   });
 
   it('refuses names that are not domains, an empty list, and more than 100 domains in all (nothing written)', async () => {
@@ -47,14 +52,14 @@ describe('/v2/workspace/domains/add', () => {
     for (const domains of [['https://app.example.com'], ['app example.com'], ['app.example.com/path'], [''], []]) {
       const res = await t.callPublic(path, { domains }, ws.headersK);
       expect(res.status, JSON.stringify(domains)).toBe(400);
-      expect(res.body.error.status).toBe('INVALID_ARGUMENT');
-      expect(res.body.error.message).toMatch(/domains/);
+      expect(errorOf(res).status).toBe('INVALID_ARGUMENT');
+      expect(errorOf(res).message).toMatch(/domains/);
     }
     const many = Array.from({ length: 60 }, (_, i) => `d${i}.example.com`);
     expect((await t.callPublic(path, { domains: many }, ws.headersK)).status).toBe(200);
     const over = await t.callPublic(path, { domains: [...many.slice(0, 10), ...Array.from({ length: 41 }, (_, i) => `e${i}.example.com`)] }, ws.headersK);
     expect(over.status).toBe(400);
-    expect(over.body.error.message).toBe('An API key can have at most 100 allowed domains (it has 60).');
+    expect(errorOf(over).message).toBe('An API key can have at most 100 allowed domains (it has 60).');
     expect(await list(ws.headersK)).toEqual(many);
     // exactly 100 is allowed
     expect((await t.callPublic(path, { domains: Array.from({ length: 40 }, (_, i) => `e${i}.example.com`) }, ws.headersK)).status).toBe(200);

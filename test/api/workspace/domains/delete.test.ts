@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -9,7 +9,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const path = '/v2/workspace/domains/delete';
-const list = async (headers: Record<string, string>) => (await t.callPublic('/v2/workspace/domains/get', {}, headers)).body.result.data.domains as string[];
+
+/** domains/get's answer. */
+interface Domains {
+  domains: string[];
+}
+const list = async (headers: Record<string, string>) => dataOf<Domains>(await t.callPublic('/v2/workspace/domains/get', {}, headers)).domains;
 
 describe('/v2/workspace/domains/delete', () => {
   it('removes the named domains (any case), keeps the others in order, and says which were not listed', async () => {
@@ -17,14 +22,14 @@ describe('/v2/workspace/domains/delete', () => {
     await t.callPublic('/v2/workspace/domains/add', { domains: ['a.example.com', 'b.example.com', 'c.example.com'] }, ws.headersK);
     const res = await t.callPublic(path, { domains: ['B.example.com', 'x.example.com'] }, ws.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Domain(s) removed successfully from allowed domains.',
       data: { domains: ['a.example.com', 'c.example.com'], removed: ['b.example.com'], notFound: ['x.example.com'] },
     });
     expect(await list(ws.headersK)).toEqual(['a.example.com', 'c.example.com']);
     const rest = await t.callPublic(path, { domains: ['a.example.com', 'c.example.com'] }, ws.headersK);
-    expect(rest.body.result.data).toEqual({ domains: [], removed: ['a.example.com', 'c.example.com'], notFound: [] });
+    expect(dataOf<unknown>(rest)).toEqual({ domains: [], removed: ['a.example.com', 'c.example.com'], notFound: [] });
     expect(await list(ws.headersK)).toEqual([]);
   });
 
@@ -36,7 +41,7 @@ describe('/v2/workspace/domains/delete', () => {
     for (const domains of [[], ['not a domain']]) {
       const res = await t.callPublic(path, { domains }, a.headersK);
       expect(res.status).toBe(400);
-      expect(res.body.error.status).toBe('INVALID_ARGUMENT');
+      expect(errorOf(res).status).toBe('INVALID_ARGUMENT');
     }
     await t.callPublic(path, { domains: ['shared.example.com'] }, a.headersK);
     expect(await list(a.headersK)).toEqual([]);

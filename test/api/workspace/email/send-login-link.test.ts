@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginLinks } from '../../../../server/db/schema.ts';
 import { createWorkspace, uniqueEmail } from '../../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
 
 let t: TestServer;
@@ -44,7 +44,7 @@ describe('/v2/workspace/email/send-login-link', () => {
     expect(outbox[0]).toMatchObject({ kind: 'login-link', to: OWNER, status: 'sent', attempts: 1 });
     expect(outbox[0]!.text).toContain(link);
 
-    const status = async () => (await t.callPublic('/v2/workspace/email/status', { ownerEmail: OWNER })).body.result.message;
+    const status = async () => resultOf(await t.callPublic('/v2/workspace/email/status', { ownerEmail: OWNER })).message;
     expect(await status()).toBe('Email not yet verified');
     // opening the link shows a button; a GET, as a mail scanner's, uses nothing up
     for (let i = 0; i < 2; i++) {
@@ -155,7 +155,7 @@ describe('/v2/workspace/email/send-login-link', () => {
   it('answers the same for an address that owns no workspace, and sends nothing', async () => {
     const before = (await t.server.app.mail.list()).length;
     const res = await t.callPublic(path, { email: uniqueEmail('stranger'), continueUrl: 'http://localhost:3000/' });
-    expect(res.body.result.message).toBe('Login link sent successfully');
+    expect(resultOf(res).message).toBe('Login link sent successfully');
     expect((await t.server.app.mail.list()).length).toBe(before);
   });
 
@@ -167,19 +167,19 @@ describe('/v2/workspace/email/send-login-link', () => {
     for (const continueUrl of ['https://evil.example.com/', 'https://localhost.evil.com/', 'https://console.example.com.evil.io/']) {
       const res = await t.callPublic(path, { email: ws.ownerEmail, continueUrl });
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'The continueUrl domain is not allowed.' });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'The continueUrl domain is not allowed.' });
     }
   });
 
   it('refuses an invalid URL, a disposable domain and missing fields', async () => {
     for (const continueUrl of ['not a url', 'javascript:alert(1)', 'ftp://localhost/file', '', '   ']) {
       const res = await t.callPublic(path, { email: OWNER, continueUrl });
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid url for continueUrl' });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message: 'Invalid url for continueUrl' });
     }
     const disposable = await t.callPublic(path, { email: 'x@mailinator.com', continueUrl: 'http://localhost/' });
-    expect(disposable.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'This email domain is not supported.' });
-    expect((await t.callPublic(path, { continueUrl: 'http://localhost/' })).body.error.message).toBe('email is required.');
-    expect((await t.callPublic(path, { email: OWNER })).body.error.message).toBe('continueUrl is required.');
+    expect(errorOf(disposable)).toEqual({ status: 'INVALID_ARGUMENT', message: 'This email domain is not supported.' });
+    expect(errorOf(await t.callPublic(path, { continueUrl: 'http://localhost/' })).message).toBe('email is required.');
+    expect(errorOf(await t.callPublic(path, { email: OWNER })).message).toBe('continueUrl is required.');
   });
 });
 
@@ -192,7 +192,7 @@ describe('login link rate limits', () => {
       expect((await send('a@example.com')).status).toBe(200);
       const perEmail = await send('a@example.com');
       expect(perEmail.status).toBe(429);
-      expect(perEmail.body.error).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'Rate limit exceeded for this endpoint. Try again later.' });
+      expect(errorOf(perEmail)).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'Rate limit exceeded for this endpoint. Try again later.' });
       // the address budget (3) is now used up too, whatever the e-mail
       expect((await send('b@example.com')).status).toBe(429);
     } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -13,16 +13,16 @@ describe('/v2/workspace/email/status', () => {
     const ws = await createWorkspace(t);
     const res = await t.callPublic('/v2/workspace/email/status', { ownerEmail: ws.ownerEmail });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Email not yet verified', data: { ownerEmail: ws.ownerEmail, verified: false } });
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Email not yet verified', data: { ownerEmail: ws.ownerEmail, verified: false } });
   });
 
   it('answers NOT_FOUND for an address that owns no workspace', async () => {
     const res = await t.callPublic('/v2/workspace/email/status', { ownerEmail: 'nobody@example.com' });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ status: 'NOT_FOUND', message: 'User not found' });
+    expect(errorOf(res)).toEqual({ status: 'NOT_FOUND', message: 'User not found' });
   });
 
   it('validates the e-mail', async () => {
-    expect((await t.callPublic('/v2/workspace/email/status', { ownerEmail: 'x' })).body.error.message).toBe('ownerEmail must be a valid email address.');
+    expect(errorOf(await t.callPublic('/v2/workspace/email/status', { ownerEmail: 'x' })).message).toBe('ownerEmail must be a valid email address.');
   });
 });

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** apikey/create's answer. */
+interface CreatedKey {
+  apiKey: string;
+}
+/** authtokens/get's answer (the field read here). */
+interface AuthTokens {
+  authTokens: { token: string }[];
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -14,7 +23,7 @@ describe('/v2/workspace/emailconfig/get', () => {
   it('answers the defaults of a new key: no mail, the default service, no provider key', async () => {
     const res = await t.callK(path, {});
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Email configuration retrieved successfully.',
       data: { useEmailService: false, emailServiceConfig: { type: 'default', apiKeyConfigured: false } },
@@ -34,21 +43,21 @@ describe('/v2/workspace/emailconfig/get', () => {
       other.headersW,
     );
     expect(created.status).toBe(200);
-    const apiKey = created.body.result.data.apiKey as string;
-    const token = (await t.callPublic('/v2/workspace/authtokens/get', { apiKey }, other.headersW)).body.result.data.authTokens[0].token as string;
+    const apiKey = dataOf<CreatedKey>(created).apiKey;
+    const token = dataOf<AuthTokens>(await t.callPublic('/v2/workspace/authtokens/get', { apiKey }, other.headersW)).authTokens[0]!.token;
     const res = await t.callPublic(path, {}, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token });
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<unknown>(res)).toEqual({
       useEmailService: true,
       emailServiceConfig: { type: 'thirdparty', fromEmail: 'team@example.com', fromCompany: 'Team', apiKeyConfigured: true },
     });
     expect(JSON.stringify(res.body)).not.toContain('SG.very-secret');
     // the default key is untouched
-    expect((await t.callK(path, {})).body.result.data.useEmailService).toBe(false);
+    expect(dataOf<{ useEmailService: boolean }>(await t.callK(path, {})).useEmailService).toBe(false);
   });
 
   it('refuses calls without the API key headers', async () => {
     const res = await t.callPublic(path, {});
     expect(res.status).toBe(400);
-    expect(res.body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(res).status).toBe('INVALID_ARGUMENT');
   });
 });

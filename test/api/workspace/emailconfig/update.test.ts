@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
 
 let t: TestServer;
@@ -17,7 +17,13 @@ afterAll(async () => {
 });
 
 const path = '/v2/workspace/emailconfig/update';
-const get = async () => (await t.callK('/v2/workspace/emailconfig/get', {})).body.result.data;
+
+/** emailconfig/get and /update answer the key's mail settings (the fields read here). */
+interface EmailConfig {
+  useEmailService: boolean;
+  emailServiceConfig: { fromCompany?: string };
+}
+const get = async () => dataOf<EmailConfig>(await t.callK('/v2/workspace/emailconfig/get', {}));
 
 /** Adds a notification for ann with `headline`, and answers the mail it caused (or null after a grace period). */
 async function notify(headline: string) {
@@ -43,12 +49,12 @@ describe('/v2/workspace/emailconfig/update', () => {
 
     const on = await t.callK(path, { useEmailService: true, emailServiceConfig: { fromEmail: 'Team@Example.com', fromCompany: 'Example Team' } });
     expect(on.status).toBe(200);
-    expect(on.body.result.message).toBe('Email configuration updated successfully.');
-    expect(on.body.result.data).toEqual({
+    expect(resultOf(on).message).toBe('Email configuration updated successfully.');
+    expect(dataOf<EmailConfig>(on)).toEqual({
       useEmailService: true,
       emailServiceConfig: { type: 'default', fromEmail: 'Team@Example.com', fromCompany: 'Example Team', apiKeyConfigured: false },
     });
-    expect(await get()).toEqual(on.body.result.data);
+    expect(await get()).toEqual(dataOf<EmailConfig>(on));
 
     await notify('while-on');
     const mail = await eventually(() => {
@@ -81,7 +87,7 @@ describe('/v2/workspace/emailconfig/update', () => {
     expect(stored.value_enc).not.toContain('SG.secret');
 
     const cleared = await t.callK(path, { emailServiceConfig: { apiKey: '', fromEmail: '', commentTemplateId: '', type: 'default' } });
-    expect(cleared.body.result.data).toEqual({
+    expect(dataOf<EmailConfig>(cleared)).toEqual({
       useEmailService: false,
       emailServiceConfig: { type: 'default', fromCompany: 'Example Team', tagTemplateId: 't1', apiKeyConfigured: false },
     });
@@ -98,7 +104,7 @@ describe('/v2/workspace/emailconfig/update', () => {
     ];
     for (const [data, message] of cases) {
       const res = await t.callK(path, data);
-      expect({ data, status: res.status, error: res.body.error }).toEqual({
+      expect({ data, status: res.status, error: errorOf(res) }).toEqual({
         data,
         status: 400,
         error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(message) },

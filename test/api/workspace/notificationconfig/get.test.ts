@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+
+/** apikey/create's answer. */
+interface CreatedKey {
+  apiKey: string;
+}
+/** authtokens/get's answer (the field read here). */
+interface AuthTokens {
+  authTokens: { token: string }[];
+}
 
 let t: TestServer;
 beforeAll(async () => {
@@ -10,11 +19,22 @@ afterAll(() => t.close());
 
 const path = '/v2/workspace/notificationconfig/get';
 
+/** notificationconfig/get's answer. */
+interface NotificationConfig {
+  useNotificationService: boolean;
+  notificationServiceConfig: { triggers: Record<string, boolean> };
+}
+/** apikeyconfig/get's answer (the fields read here): the same settings. */
+interface KeyConfig {
+  useNotificationService: boolean;
+  notificationTriggers: Record<string, boolean> | null;
+}
+
 describe('/v2/workspace/notificationconfig/get', () => {
   it('answers the defaults of a new key: the service off, no triggers', async () => {
     const res = await t.callK(path, {});
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Notification configuration retrieved successfully.',
       data: { useNotificationService: false, notificationServiceConfig: { triggers: {} } },
@@ -29,25 +49,25 @@ describe('/v2/workspace/notificationconfig/get', () => {
       other.headersW,
     );
     expect(created.status).toBe(200);
-    const apiKey = created.body.result.data.apiKey as string;
-    const token = (await t.callPublic('/v2/workspace/authtokens/get', { apiKey }, other.headersW)).body.result.data.authTokens[0].token as string;
+    const apiKey = dataOf<CreatedKey>(created).apiKey;
+    const token = dataOf<AuthTokens>(await t.callPublic('/v2/workspace/authtokens/get', { apiKey }, other.headersW)).authTokens[0]!.token;
     const res = await t.callPublic(path, {}, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token });
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<NotificationConfig>(res)).toEqual({
       useNotificationService: true,
       notificationServiceConfig: { triggers: { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true } },
     });
     // the same settings apikeyconfig/get describes
-    const config = (await t.callPublic('/v2/workspace/apikeyconfig/get', {}, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token })).body.result.data;
+    const config = dataOf<KeyConfig>(await t.callPublic('/v2/workspace/apikeyconfig/get', {}, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token }));
     expect({ useNotificationService: config.useNotificationService, triggers: config.notificationTriggers }).toEqual({
       useNotificationService: true,
-      triggers: res.body.result.data.notificationServiceConfig.triggers,
+      triggers: dataOf<NotificationConfig>(res).notificationServiceConfig.triggers,
     });
     // the workspace's other keys are untouched
-    expect((await t.callPublic(path, {}, other.headersK)).body.result.data).toEqual({
+    expect(dataOf<NotificationConfig>(await t.callPublic(path, {}, other.headersK))).toEqual({
       useNotificationService: false,
       notificationServiceConfig: { triggers: {} },
     });
-    expect((await t.callK(path, {})).body.result.data.useNotificationService).toBe(false);
+    expect(dataOf<NotificationConfig>(await t.callK(path, {})).useNotificationService).toBe(false);
   });
 
   it('reads a key stored before the workspace configuration operations existed', async () => {
@@ -69,14 +89,14 @@ describe('/v2/workspace/notificationconfig/get', () => {
     t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
     await t.restart();
     const res = await t.callK(path, {});
-    expect(res.body.result.data).toEqual({ useNotificationService: true, notificationServiceConfig: { triggers: legacy.notificationTriggers } });
+    expect(dataOf<NotificationConfig>(res)).toEqual({ useNotificationService: true, notificationServiceConfig: { triggers: legacy.notificationTriggers } });
   });
 
   it('refuses calls without the API key headers or with a wrong key', async () => {
     const missing = await t.callPublic(path, {});
     expect(missing.status).toBe(400);
-    expect(missing.body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(missing).status).toBe('INVALID_ARGUMENT');
     const wrong = await call(t.url, path, {}, { 'x-svc-api-key': 'nope', 'x-svc-auth-token': t.credentials.authToken });
-    expect(wrong.body.error).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid API key.' });
+    expect(errorOf(wrong)).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid API key.' });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { startTestServer, type Headers_, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type Headers_, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -9,7 +9,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const path = '/v2/workspace/notificationconfig/update';
-const get = async (headers?: Headers_) => (await t.callK('/v2/workspace/notificationconfig/get', {}, headers)).body.result.data;
+
+/** notificationconfig/get and /update answer this. */
+interface NotificationConfig {
+  useNotificationService: boolean;
+  notificationServiceConfig: { triggers: Record<string, boolean> };
+}
+/** apikeyconfig/get's answer (the fields read here): the same settings. */
+interface KeyConfig {
+  useNotificationService: boolean;
+  notificationTriggers: Record<string, boolean> | null;
+}
+const get = async (headers?: Headers_) => dataOf<NotificationConfig>(await t.callK('/v2/workspace/notificationconfig/get', {}, headers));
 const DEFAULT_TRIGGERS = { comment: true, reply: true, mention: true, statusChange: true, reaction: false, huddle: true };
 
 describe('/v2/workspace/notificationconfig/update', () => {
@@ -17,37 +28,37 @@ describe('/v2/workspace/notificationconfig/update', () => {
     expect(await get()).toEqual({ useNotificationService: false, notificationServiceConfig: { triggers: {} } });
     const on = await t.callK(path, { useNotificationService: true });
     expect(on.status).toBe(200);
-    expect(on.body.result).toEqual({
+    expect(resultOf(on)).toEqual({
       status: 'success',
       message: 'Notification configuration updated successfully.',
       data: { useNotificationService: true, notificationServiceConfig: { triggers: DEFAULT_TRIGGERS } },
     });
-    expect(await get()).toEqual(on.body.result.data);
-    const config = (await t.callK('/v2/workspace/apikeyconfig/get', {})).body.result.data;
+    expect(await get()).toEqual(dataOf<NotificationConfig>(on));
+    const config = dataOf<KeyConfig>(await t.callK('/v2/workspace/apikeyconfig/get', {}));
     expect([config.useNotificationService, config.notificationTriggers]).toEqual([true, DEFAULT_TRIGGERS]);
   });
 
   it('updates partially: triggers merge, either field alone leaves the other, turning on again does not re-seed', async () => {
     const merged = await t.callK(path, { notificationServiceConfig: { triggers: { reaction: true, comment: false } } });
-    expect(merged.body.result.data).toEqual({
+    expect(dataOf<NotificationConfig>(merged)).toEqual({
       useNotificationService: true,
       notificationServiceConfig: { triggers: { ...DEFAULT_TRIGGERS, reaction: true, comment: false } },
     });
 
     const off = await t.callK(path, { useNotificationService: false });
-    expect(off.body.result.data).toEqual({
+    expect(dataOf<NotificationConfig>(off)).toEqual({
       useNotificationService: false,
       notificationServiceConfig: { triggers: { ...DEFAULT_TRIGGERS, reaction: true, comment: false } },
     });
 
     const again = await t.callK(path, { useNotificationService: true, notificationServiceConfig: {} });
-    expect(again.body.result.data.notificationServiceConfig.triggers).toEqual({ ...DEFAULT_TRIGGERS, reaction: true, comment: false });
+    expect(dataOf<NotificationConfig>(again).notificationServiceConfig.triggers).toEqual({ ...DEFAULT_TRIGGERS, reaction: true, comment: false });
   });
 
   it('seeds nothing when turning the service off, and keeps only the triggers given on a key without any', async () => {
     const other = await createWorkspace(t);
     const res = await t.callK(path, { useNotificationService: false, notificationServiceConfig: { triggers: { huddle: false } } }, other.headersK);
-    expect(res.body.result.data).toEqual({ useNotificationService: false, notificationServiceConfig: { triggers: { huddle: false } } });
+    expect(dataOf<NotificationConfig>(res)).toEqual({ useNotificationService: false, notificationServiceConfig: { triggers: { huddle: false } } });
   });
 
   it('refuses an empty update and bad fields with the hosted message or one naming the field, changing nothing', async () => {
@@ -68,13 +79,13 @@ describe('/v2/workspace/notificationconfig/update', () => {
     ];
     for (const [data, message] of cases) {
       const res = await t.callK(path, data);
-      expect({ data, status: res.status, error: res.body.error }).toEqual({
+      expect({ data, status: res.status, error: errorOf(res) }).toEqual({
         data,
         status: 400,
         error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(message) },
       });
     }
-    expect((await t.callK(path, {})).body.error.message).toBe('At least one of useNotificationService or notificationServiceConfig must be provided');
+    expect(errorOf(await t.callK(path, {})).message).toBe('At least one of useNotificationService or notificationServiceConfig must be provided');
     expect(await get()).toEqual(before);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -9,13 +9,19 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const path = '/v2/workspace/permissionproviderconfig/get';
+
+/** permissionproviderconfig/get's answer; apikeyconfig/get describes the same two fields. */
+interface PermissionProviderConfig {
+  usePermissionProvider: boolean;
+  permissionProviderConfig: { permissionProviderUrl: string; authTokenConfigured: boolean };
+}
 const DEFAULTS = { usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl: '', authTokenConfigured: false } };
 
 describe('/v2/workspace/permissionproviderconfig/get', () => {
   it('answers the defaults of a new key: no provider, no URL, no token', async () => {
     const res = await t.callK(path, {});
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ status: 'success', message: 'Permission provider configuration retrieved successfully.', data: DEFAULTS });
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Permission provider configuration retrieved successfully.', data: DEFAULTS });
   });
 
   it('shows what update stored, the auth token only as a flag, and apikeyconfig/get describes the same', async () => {
@@ -28,12 +34,12 @@ describe('/v2/workspace/permissionproviderconfig/get', () => {
       usePermissionProvider: true,
       permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/check', authTokenConfigured: true },
     };
-    expect(res.body.result.data).toEqual(expected);
+    expect(dataOf<PermissionProviderConfig>(res)).toEqual(expected);
     expect(JSON.stringify(res.body)).not.toContain('pp-very-secret');
     const config = await t.callK('/v2/workspace/apikeyconfig/get', {});
     expect({
-      usePermissionProvider: config.body.result.data.usePermissionProvider,
-      permissionProviderConfig: config.body.result.data.permissionProviderConfig,
+      usePermissionProvider: dataOf<PermissionProviderConfig>(config).usePermissionProvider,
+      permissionProviderConfig: dataOf<PermissionProviderConfig>(config).permissionProviderConfig,
     }).toEqual(expected);
     expect(JSON.stringify(config.body)).not.toContain('pp-very-secret');
   });
@@ -56,14 +62,14 @@ describe('/v2/workspace/permissionproviderconfig/get', () => {
     const other = await createWorkspace(t);
     t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), other.apiKey);
     await t.restart();
-    expect((await t.callPublic(path, {}, other.headersK)).body.result.data).toEqual(DEFAULTS);
+    expect(dataOf<PermissionProviderConfig>(await t.callPublic(path, {}, other.headersK))).toEqual(DEFAULTS);
     // and its settings can be written from there
     const updated = await t.callPublic(
       '/v2/workspace/permissionproviderconfig/update',
       { permissionProviderConfig: { permissionProviderUrl: 'http://localhost:4000/perm' } },
       other.headersK,
     );
-    expect(updated.body.result.data).toEqual({
+    expect(dataOf<PermissionProviderConfig>(updated)).toEqual({
       usePermissionProvider: false,
       permissionProviderConfig: { permissionProviderUrl: 'http://localhost:4000/perm', authTokenConfigured: false },
     });
@@ -71,15 +77,15 @@ describe('/v2/workspace/permissionproviderconfig/get', () => {
 
   it("shows only the calling key's settings", async () => {
     const other = await createWorkspace(t);
-    expect((await t.callPublic(path, {}, other.headersK)).body.result.data).toEqual(DEFAULTS);
-    expect((await t.callK(path, {})).body.result.data.usePermissionProvider).toBe(true);
+    expect(dataOf<PermissionProviderConfig>(await t.callPublic(path, {}, other.headersK))).toEqual(DEFAULTS);
+    expect(dataOf<PermissionProviderConfig>(await t.callK(path, {})).usePermissionProvider).toBe(true);
   });
 
   it('refuses calls without the API key headers or with a wrong key', async () => {
     const missing = await t.callPublic(path, {});
     expect(missing.status).toBe(400);
-    expect(missing.body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(missing).status).toBe('INVALID_ARGUMENT');
     const wrong = await call(t.url, path, {}, { 'x-svc-api-key': 'nope', 'x-svc-auth-token': t.credentials.authToken });
-    expect(wrong.body.error).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid API key.' });
+    expect(errorOf(wrong)).toEqual({ status: 'PERMISSION_DENIED', message: 'Invalid API key.' });
   });
 });

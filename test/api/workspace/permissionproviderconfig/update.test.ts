@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../../../helpers/receiver.ts';
-import { startTestServer, type Headers_, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type Headers_, type TestServer } from '../../../helpers/server.ts';
 
 let t: TestServer;
 let provider: Receiver;
@@ -16,7 +16,21 @@ afterAll(async () => {
 });
 
 const path = '/v2/workspace/permissionproviderconfig/update';
-const get = async (headers?: Headers_) => (await t.callK('/v2/workspace/permissionproviderconfig/get', {}, headers)).body.result.data;
+
+/** permissionproviderconfig/get and /update answer this. */
+interface PermissionProviderConfig {
+  usePermissionProvider: boolean;
+  permissionProviderConfig: { permissionProviderUrl: string; authTokenConfigured: boolean };
+}
+/** auth/permissions/get's answer for the user and document of the last test. */
+interface DocumentAccess {
+  documents: { memo: { accessRole?: string; errorCode?: string } };
+}
+interface Permissions {
+  member: DocumentAccess;
+  stranger: DocumentAccess;
+}
+const get = async (headers?: Headers_) => dataOf<PermissionProviderConfig>(await t.callK('/v2/workspace/permissionproviderconfig/get', {}, headers));
 const storedToken = () =>
   t.server.app.storage.engine.main.sqlite
     .prepare("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'")
@@ -29,13 +43,13 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
       permissionProviderConfig: { permissionProviderUrl: `${provider.url}/access`, authToken: 'pp-secret-token' },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Permission provider configuration updated successfully.',
       data: { usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: `${provider.url}/access`, authTokenConfigured: true } },
     });
     expect(JSON.stringify(res.body)).not.toContain('pp-secret-token');
-    expect(await get()).toEqual(res.body.result.data);
+    expect(await get()).toEqual(dataOf<PermissionProviderConfig>(res));
     const row = storedToken();
     expect(row?.value_enc).toBeTruthy();
     expect(row?.value_enc).not.toContain('pp-secret-token');
@@ -53,7 +67,7 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
       permissionProviderConfig: { permissionProviderUrl: 'https://perm.example.com/v2/check', authTokenConfigured: true },
     });
     const cleared = await t.callK(path, { permissionProviderConfig: { authToken: '', permissionProviderUrl: '' } });
-    expect(cleared.body.result.data).toEqual({
+    expect(dataOf<PermissionProviderConfig>(cleared)).toEqual({
       usePermissionProvider: false,
       permissionProviderConfig: { permissionProviderUrl: '', authTokenConfigured: false },
     });
@@ -68,7 +82,7 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
     const before = await get();
     for (const permissionProviderUrl of ['not a url', 'example.com/perm', 'ftp://example.com/perm', 'javascript:alert(1)', 'mailto:a@example.com', 'http://']) {
       const res = await t.callK(path, { usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl, authToken: 'other-token' } });
-      expect({ permissionProviderUrl, status: res.status, error: res.body.error }).toEqual({
+      expect({ permissionProviderUrl, status: res.status, error: errorOf(res) }).toEqual({
         permissionProviderUrl,
         status: 400,
         error: { status: 'INVALID_ARGUMENT', message: 'Please enter a valid URL' },
@@ -86,7 +100,7 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
     ];
     for (const [data, message] of cases) {
       const res = await t.callK(path, data);
-      expect({ data: JSON.stringify(data).slice(0, 80), status: res.status, error: res.body.error }).toEqual({
+      expect({ data: JSON.stringify(data).slice(0, 80), status: res.status, error: errorOf(res) }).toEqual({
         data: JSON.stringify(data).slice(0, 80),
         status: 400,
         error: { status: 'INVALID_ARGUMENT', message },
@@ -107,8 +121,8 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
     });
     await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'memo', users: [{ userId: 'member' }] });
     const res = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['member', 'stranger'], documentIds: ['memo'] });
-    expect(res.body.result.data.member.documents.memo.accessRole).toBe('editor');
-    expect(res.body.result.data.stranger.documents.memo.errorCode).toBe('permission_denied');
+    expect(dataOf<Permissions>(res).member.documents.memo.accessRole).toBe('editor');
+    expect(dataOf<Permissions>(res).stranger.documents.memo.errorCode).toBe('permission_denied');
     const token = await t.callK('/v2/auth/generate_token', { userId: 'stranger', userProperties: { name: 'S' } });
     expect(token.status).toBe(200);
     expect(provider.received).toEqual([]);

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PATH = '/v2/workspace/webhookconfig/get';
+
+/** webhookconfig/get's answer (the fields read here). */
+interface WebhookConfig {
+  useWebhookService: boolean;
+  webhookServiceConfig: { triggers: Record<string, boolean> };
+}
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
@@ -11,8 +17,8 @@ afterAll(() => t.close());
 describe(PATH, () => {
   it('gives the basic service off with the documented default triggers', async () => {
     const res = await t.callK(PATH, {});
-    expect(res.body.result.message).toBe('Webhook configuration retrieved successfully.');
-    const data = res.body.result.data;
+    expect(resultOf(res).message).toBe('Webhook configuration retrieved successfully.');
+    const data = dataOf<WebhookConfig>(res);
     expect(data.useWebhookService).toBe(false);
     expect(data.webhookServiceConfig).toMatchObject({
       rawNotificationUrl: '',
@@ -41,10 +47,14 @@ describe(PATH, () => {
       useWebhookService: true,
       webhookServiceConfig: { authToken: 'basic-secret', rawNotificationUrl: 'https://hooks.example.com/raw' },
     });
-    const apiKey = created.body.result.data.apiKey;
+    const apiKey = dataOf<{ apiKey: string }>(created).apiKey;
     const tokens = await t.callW('/v2/workspace/authtokens/get', { apiKey });
-    const res = await t.callK(PATH, {}, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': tokens.body.result.data.authTokens[0].token });
-    expect(res.body.result.data).toMatchObject({
+    const res = await t.callK(
+      PATH,
+      {},
+      { 'x-svc-api-key': apiKey, 'x-svc-auth-token': dataOf<{ authTokens: { token: string }[] }>(tokens).authTokens[0]!.token },
+    );
+    expect(dataOf<WebhookConfig>(res)).toMatchObject({
       useWebhookService: true,
       webhookServiceConfig: { rawNotificationUrl: 'https://hooks.example.com/raw', authTokenConfigured: true },
     });

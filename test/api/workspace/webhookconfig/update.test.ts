@@ -2,11 +2,16 @@ import { constants, createDecipheriv, generateKeyPairSync, privateDecrypt } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../../../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { FAST_WEBHOOKS } from '../../../helpers/webhooks.ts';
 import { defaultBasicTriggers } from '../../../../shared/schemas/webhooks.ts';
 
 const PATH = '/v2/workspace/webhookconfig/update';
+
+/** webhookconfig/get and /update answer the basic webhook settings (the fields read here). */
+interface WebhookConfig {
+  webhookServiceConfig: { triggers: Record<string, boolean>; rawNotificationUrl: string; encodeData: boolean };
+}
 let t: TestServer;
 let r: Receiver;
 beforeAll(async () => {
@@ -25,8 +30,8 @@ describe(PATH, () => {
       useWebhookService: true,
       webhookServiceConfig: { authToken: 'tok3n', rawNotificationUrl: `${r.url}/raw`, processedNotificationUrl: `${r.url}/processed` },
     });
-    expect(res.body.result.message).toBe('Webhook configuration updated successfully.');
-    expect(res.body.result.data).toMatchObject({
+    expect(resultOf(res).message).toBe('Webhook configuration updated successfully.');
+    expect(dataOf<WebhookConfig>(res)).toMatchObject({
       useWebhookService: true,
       webhookServiceConfig: { authTokenConfigured: true, rawNotificationUrl: `${r.url}/raw` },
     });
@@ -60,7 +65,7 @@ describe(PATH, () => {
   it('follows the triggers: CRDT and recorder are off until turned on', async () => {
     r.received.length = 0;
     await t.callK(PATH, { webhookServiceConfig: { triggers: { 'comment_annotation.add': false } } });
-    const data = (await t.callK('/v2/workspace/webhookconfig/get', {})).body.result.data;
+    const data = dataOf<WebhookConfig>(await t.callK('/v2/workspace/webhookconfig/get', {}));
     expect(data.webhookServiceConfig.triggers['comment_annotation.add']).toBe(false);
     expect(data.webhookServiceConfig.triggers['comment.add']).toBe(true);
     const { annotationId } = await addAnnotation(t, { commentData: [{ commentText: 'quiet', from: { userId: 'ann' } }] });
@@ -97,20 +102,18 @@ describe(PATH, () => {
   });
 
   it('validates the configuration', async () => {
-    expect((await t.callK(PATH, {})).body.error).toEqual({
+    expect(errorOf(await t.callK(PATH, {}))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'At least one of useWebhookService or webhookServiceConfig must be provided.',
     });
-    expect((await t.callK(PATH, { webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } })).body.error.message).toMatch(
+    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } })).message).toMatch(
       /^Invalid webhook service configuration\./,
     );
-    expect((await t.callK(PATH, { webhookServiceConfig: { publicKey: 'nope' } })).body.error.message).toMatch(
-      /^Invalid webhook service configuration\. publicKey/,
-    );
-    expect((await t.callK(PATH, { webhookServiceConfig: { encryptData: true, publicKey: '' } })).body.error.message).toBe(
+    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { publicKey: 'nope' } })).message).toMatch(/^Invalid webhook service configuration\. publicKey/);
+    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { encryptData: true, publicKey: '' } })).message).toBe(
       'Invalid webhook service configuration. encryptData requires a publicKey.',
     );
-    expect((await t.callK(PATH, { webhookServiceConfig: { triggers: { 'nope.nope': true } } })).body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { triggers: { 'nope.nope': true } } })).status).toBe('INVALID_ARGUMENT');
   });
 });
 
@@ -132,7 +135,7 @@ describe(`${PATH}: updates made at the same time`, () => {
         s.callK(PATH, { webhookServiceConfig: { encodeData: true } }),
       ]);
       for (const answer of answers) expect(answer.status).toBe(200);
-      const after = (await s.callK('/v2/workspace/webhookconfig/get', {})).body.result.data.webhookServiceConfig;
+      const after = dataOf<WebhookConfig>(await s.callK('/v2/workspace/webhookconfig/get', {})).webhookServiceConfig;
       for (const type of types) expect(after.triggers[type], type).toBe(false);
       expect(hosts).toContain(after.rawNotificationUrl);
       expect(after.encodeData).toBe(true);

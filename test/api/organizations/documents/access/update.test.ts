@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../../../helpers/access.ts';
 import { createWorkspace } from '../../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import type { Outcomes } from '../../../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../../helpers/server.ts';
 
 const path = '/v2/organizations/documents/access/update';
 
@@ -41,7 +42,8 @@ afterAll(() => t.close());
 
 const update = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(path, data, headers);
 const accessTypeOf = async (id: string, headers?: Record<string, string>) =>
-  (await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: [id] }, headers)).body.result.data[0].accessType;
+  dataOf<Array<{ accessType: string }>>(await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: [id] }, headers))[0]!
+    .accessType;
 const roles = async (documentId: string) => {
   const users = ['org-member', 'doc-editor', 'doc-viewer', 'folder-member', 'stranger'];
   const data = await permissionsOf(t, 'acme', users, { documentIds: [documentId] });
@@ -56,7 +58,7 @@ describe('/v2/organizations/documents/access/update', () => {
   it("restricted removes organization members' access but keeps document members'", async () => {
     const res = await update({ organizationId: 'acme', documentIds: ['d'], accessType: 'restricted' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Updated access for documents successfully.',
       data: { d: { success: true, id: 'd', message: 'Document access type updated.' } },
@@ -99,7 +101,7 @@ describe('/v2/organizations/documents/access/update', () => {
   it('reports an unknown id as success:false per item and still updates the others', async () => {
     const res = await update({ organizationId: 'acme', documentIds: ['ghost', 'untouched', 'untouched'], accessType: 'public' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Updated access for documents successfully.',
       data: {
@@ -111,7 +113,7 @@ describe('/v2/organizations/documents/access/update', () => {
     expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['ghost'] })).status).toBe(404);
     // in an unknown organization every id is unknown
     const noOrg = await update({ organizationId: 'nope', documentIds: ['d'], accessType: 'public' });
-    expect(noOrg.body.result.data).toEqual({ d: { success: false, id: 'd', message: 'Document does not exist' } });
+    expect(dataOf<Outcomes>(noOrg)).toEqual({ d: { success: false, id: 'd', message: 'Document does not exist' } });
   });
 
   it('validates the input: an invalid accessType is INVALID_ARGUMENT', async () => {
@@ -126,7 +128,7 @@ describe('/v2/organizations/documents/access/update', () => {
     for (const [data, message] of cases) {
       const res = await update(data);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
     }
     expect(await accessTypeOf('d')).toBe('organizationPrivate');
   });
@@ -134,11 +136,11 @@ describe('/v2/organizations/documents/access/update', () => {
   it('keeps API keys apart', async () => {
     const res = await t.callPublic(path, { organizationId: 'acme', documentIds: ['in-folder'], accessType: 'public' }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data['in-folder']).toEqual({ success: false, id: 'in-folder', message: 'Document does not exist' });
+    expect(dataOf<Outcomes>(res)['in-folder']).toEqual({ success: false, id: 'in-folder', message: 'Document does not exist' });
     expect(await accessTypeOf('in-folder')).toBe('restricted');
     expect(await documentRole(t, 'acme', 'stranger', 'in-folder')).toBeNull();
     // their own d is a different document: changing it leaves ours, and the other way round
-    expect((await t.callPublic(path, { organizationId: 'acme', documentIds: ['d'], accessType: 'public' }, other.headersK)).body.result.data.d.success).toBe(
+    expect(dataOf<Outcomes>(await t.callPublic(path, { organizationId: 'acme', documentIds: ['d'], accessType: 'public' }, other.headersK)).d!.success).toBe(
       true,
     );
     expect(await accessTypeOf('d')).toBe('organizationPrivate');

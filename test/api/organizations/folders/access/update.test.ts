@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../../../helpers/access.ts';
 import { createWorkspace } from '../../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import type { describeFolder } from '../../../../../server/services/folders.ts';
+import type { Outcomes } from '../../../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../../helpers/server.ts';
+
+/** A folder as /v2/organizations/folders/get answers it, with its subfolders nested. */
+type FolderNode = ReturnType<typeof describeFolder> & { subFolders?: FolderNode[] };
 
 let t: TestServer;
 beforeAll(async () => {
@@ -41,11 +46,11 @@ async function seed() {
 }
 
 const access = (data: unknown, headers?: Record<string, string>) => t.callK(PATH, data, headers);
-const flatten = (nodes: any[]): any[] => nodes.flatMap((n) => [n, ...flatten(n.subFolders ?? [])]);
+const flatten = (nodes: FolderNode[]): FolderNode[] => nodes.flatMap((n) => [n, ...flatten(n.subFolders ?? [])]);
 /** `{ id: [accessType, inheritAccessFromParent] }` for every folder, as folders/get reports it. */
 const accessOf = async (organizationId: string, headers?: Record<string, string>) => {
   const res = await t.callK('/v2/organizations/folders/get', { organizationId }, headers);
-  return Object.fromEntries(flatten(res.body.result.data).map((f) => [f.folderId, [f.accessType, f.inheritAccessFromParent]]));
+  return Object.fromEntries(flatten(dataOf<FolderNode[]>(res)).map((f) => [f.folderId, [f.accessType, f.inheritAccessFromParent]]));
 };
 const INITIAL = {
   p: ['public', true],
@@ -63,7 +68,7 @@ describe('/v2/organizations/folders/access/update', () => {
     expect(await accessOf(org)).toEqual(INITIAL);
     const res = await access({ organizationId: org, folderIds: ['p'], accessType: 'restricted' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Updated access for folders successfully.',
       data: { p: { success: true, id: 'p', message: 'Folder access updated.' } },
@@ -100,7 +105,7 @@ describe('/v2/organizations/folders/access/update', () => {
     const org = await seed();
     await access({ organizationId: org, folderIds: ['p'], accessType: 'restricted' });
     const res = await access({ organizationId: org, folderIds: ['r'], inheritFromParent: true });
-    expect(res.body.result.data).toEqual({ r: { success: true, id: 'r', message: 'Folder access updated.' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ r: { success: true, id: 'r', message: 'Folder access updated.' } });
     let now = await accessOf(org);
     expect(now.r).toEqual(['restricted', true]);
     expect(now.s).toEqual(['restricted', true]);
@@ -137,7 +142,7 @@ describe('/v2/organizations/folders/access/update', () => {
     const org = await seed();
     await access({ organizationId: org, folderIds: ['q'], accessType: 'restricted' });
     const res = await access({ organizationId: org, folderIds: ['q2'], inheritFromParent: true, accessType: 'organizationPrivate' });
-    expect(res.body.result.data.q2).toEqual({ success: true, id: 'q2', message: 'Folder access updated.' });
+    expect(dataOf<Outcomes>(res).q2).toEqual({ success: true, id: 'q2', message: 'Folder access updated.' });
     const now = await accessOf(org);
     expect(now.q2).toEqual(['restricted', true]);
     expect(now.q3).toEqual(['restricted', true]);
@@ -148,7 +153,7 @@ describe('/v2/organizations/folders/access/update', () => {
     await t.callK('/v2/organizations/folders/add', { organizationId: 'elsewhere', createOrganization: true, folders: [{ folderId: 'foreign' }] });
     const res = await access({ organizationId: org, folderIds: ['solo', 'ghost', 'q2', 'foreign'], accessType: 'restricted' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Updated access for folders successfully.',
       data: {
@@ -161,7 +166,7 @@ describe('/v2/organizations/folders/access/update', () => {
     expect(await accessOf(org)).toEqual({ ...INITIAL, solo: ['restricted', false], q2: ['restricted', false], q3: ['restricted', true] });
     expect(await accessOf('elsewhere')).toEqual({ foreign: ['public', true] });
     // an unknown organization has no folders
-    expect((await access({ organizationId: 'no-such-org', folderIds: ['p'], accessType: 'public' })).body.result.data.p).toEqual({
+    expect(dataOf<Outcomes>(await access({ organizationId: 'no-such-org', folderIds: ['p'], accessType: 'public' })).p).toEqual({
       success: false,
       id: 'p',
       message: 'Folder does not exist.',
@@ -172,11 +177,11 @@ describe('/v2/organizations/folders/access/update', () => {
     const org = await seed();
     const neither = await access({ organizationId: org, folderIds: ['p'] });
     expect(neither.status).toBe(400);
-    expect(neither.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one of accessType or inheritFromParent must be provided.' });
+    expect(errorOf(neither)).toEqual({ status: 'INVALID_ARGUMENT', message: 'At least one of accessType or inheritFromParent must be provided.' });
     await access({ organizationId: org, folderIds: ['q'], accessType: 'restricted' });
     const falseAlone = await access({ organizationId: org, folderIds: ['q'], inheritFromParent: false });
     expect(falseAlone.status).toBe(400);
-    expect(falseAlone.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'accessType is required when inheritFromParent is false.' });
+    expect(errorOf(falseAlone)).toEqual({ status: 'INVALID_ARGUMENT', message: 'accessType is required when inheritFromParent is false.' });
     expect((await accessOf(org)).q).toEqual(['restricted', false]);
   });
 
@@ -184,7 +189,7 @@ describe('/v2/organizations/folders/access/update', () => {
     const bad = async (data: unknown, message: string) => {
       const res = await access(data);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
     };
     await bad({ folderIds: ['p'], accessType: 'public' }, 'organizationId is required.');
     await bad({ organizationId: 'x', accessType: 'public' }, 'folderIds is required.');
@@ -198,13 +203,13 @@ describe('/v2/organizations/folders/access/update', () => {
     const other = await createWorkspace(t);
     const res = await access({ organizationId: org, folderIds: ['p', 'q'], accessType: 'restricted' }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       p: { success: false, id: 'p', message: 'Folder does not exist.' },
       q: { success: false, id: 'q', message: 'Folder does not exist.' },
     });
     // its own folder with the same id changes under it alone
     await t.callPublic('/v2/organizations/folders/add', { organizationId: org, createOrganization: true, folders: [{ folderId: 'p' }] }, other.headersK);
-    expect((await access({ organizationId: org, folderIds: ['p'], accessType: 'restricted' }, other.headersK)).body.result.data.p.success).toBe(true);
+    expect(dataOf<Outcomes>(await access({ organizationId: org, folderIds: ['p'], accessType: 'restricted' }, other.headersK)).p!.success).toBe(true);
     expect(await accessOf(org, other.headersK)).toEqual({ p: ['restricted', false] });
     expect(await accessOf(org)).toEqual(INITIAL);
     expect(await documentRole(t, org, 'member', 'qdoc')).toBe('editor');

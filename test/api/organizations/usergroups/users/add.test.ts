@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../../helpers/server.ts';
+
+/** The per-user outcomes of the user-group membership operations, keyed by user id. */
+type UserOutcomes = Record<string, { success: boolean; organizationUserGroupId: string; message: string }>;
 
 let t: TestServer;
 beforeAll(async () => {
@@ -16,7 +19,7 @@ describe(path, () => {
   it('adds known users; unknown users fail per user inside a success envelope', async () => {
     const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['ann', 'bob', 'ghost'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Added organization users to group successfully.',
       data: {
@@ -27,13 +30,13 @@ describe(path, () => {
     });
     // they are in the group: deleteAll lists them
     const removed = await t.callK('/v2/organizations/usergroups/users/delete', { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true });
-    expect(Object.keys(removed.body.result.data).sort()).toEqual(['ann', 'bob']);
+    expect(Object.keys(dataOf<UserOutcomes>(removed)).sort()).toEqual(['ann', 'bob']);
   });
 
   it('an unknown group fails each user inside a success envelope, naming the group, and writes nothing', async () => {
     const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', userIds: ['ann', 'ghost', 'ann'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Added organization users to group successfully.',
       data: {
@@ -44,18 +47,17 @@ describe(path, () => {
     // a group of that id made afterwards has no members from the failed call
     await t.callK('/v2/organizations/usergroups/add', { organizationId: 'acme', organizationUserGroups: [{ groupId: 'nope' }] });
     expect(
-      (await t.callK('/v2/organizations/usergroups/users/delete', { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true })).body.result
-        .data,
+      resultOf(await t.callK('/v2/organizations/usergroups/users/delete', { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true })).data,
     ).toEqual({});
     // a group of another organization is not this one's
     const elsewhere = await t.callK(path, { organizationId: 'elsewhere', organizationUserGroupId: 'eng', userIds: ['ann'] });
-    expect(elsewhere.body.result.data).toEqual({
+    expect(dataOf<UserOutcomes>(elsewhere)).toEqual({
       ann: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
     });
   });
 
   it('validates the input', async () => {
-    expect((await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng' })).body.error.message).toBe('userIds is required.');
+    expect(errorOf(await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng' })).message).toBe('userIds is required.');
   });
 
   it("cannot use another API key's groups: each user fails, and the group keeps its members", async () => {
@@ -64,8 +66,10 @@ describe(path, () => {
     await t.callPublic('/v2/users/add', { organizationId: 'acme', createOrganization: true, users: [{ userId: 'bob' }] }, other.headersK);
     const res = await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['bob'] }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({ bob: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' } });
+    expect(dataOf<UserOutcomes>(res)).toEqual({
+      bob: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
+    });
     const members = await t.callK('/v2/organizations/usergroups/users/delete', { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true });
-    expect(Object.keys(members.body.result.data)).toEqual(['ann']);
+    expect(Object.keys(dataOf<UserOutcomes>(members))).toEqual(['ann']);
   });
 });

@@ -1,6 +1,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../../helpers/server.ts';
+
+/** The per-user outcomes of the user-group membership operations, keyed by user id. */
+type UserOutcomes = Record<string, { success: boolean; organizationUserGroupId: string; message: string }>;
 
 let t: TestServer;
 const path = '/v2/organizations/usergroups/users/delete';
@@ -16,13 +19,13 @@ beforeEach(async () => {
 const members = async () => {
   // deleteAll lists (and removes) every member: read membership by re-adding afterwards
   const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true });
-  return Object.keys(res.body.result.data).sort();
+  return Object.keys(dataOf<UserOutcomes>(res)).sort();
 };
 
 describe(path, () => {
   it('removes the given users; users not in the group fail per user', async () => {
     const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['ann', 'zed'] });
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Deleted users from group successfully.',
       data: {
@@ -35,12 +38,12 @@ describe(path, () => {
 
   it('deleteAll removes everyone, and wins over userIds when both are sent', async () => {
     const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['ann'], deleteAll: true });
-    expect(Object.keys(res.body.result.data).sort()).toEqual(['ann', 'bob', 'cat']);
+    expect(Object.keys(dataOf<UserOutcomes>(res)).sort()).toEqual(['ann', 'bob', 'cat']);
     expect(await members()).toEqual([]);
   });
 
   it('needs userIds or deleteAll', async () => {
-    expect((await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng' })).body.error).toEqual({
+    expect(errorOf(await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'eng' }))).toEqual({
       status: 'INVALID_ARGUMENT',
       message: 'Either userIds or deleteAll: true is required.',
     });
@@ -50,7 +53,7 @@ describe(path, () => {
   it('an unknown group fails each user inside a success envelope, naming the group; deleteAll alone answers no user', async () => {
     const res = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', userIds: ['ann', 'zed'] });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Deleted users from group successfully.',
       data: {
@@ -59,18 +62,18 @@ describe(path, () => {
       },
     });
     const all = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', deleteAll: true });
-    expect({ status: all.status, result: all.body.result }).toEqual({
+    expect({ status: all.status, result: resultOf(all) }).toEqual({
       status: 200,
       result: { status: 'success', message: 'Deleted users from group successfully.', data: {} },
     });
     // with userIds beside deleteAll, each of them is reported
     const both = await t.callK(path, { organizationId: 'acme', organizationUserGroupId: 'nope', userIds: ['ann'], deleteAll: true });
-    expect(both.body.result.data).toEqual({
+    expect(dataOf<UserOutcomes>(both)).toEqual({
       ann: { success: false, organizationUserGroupId: 'nope', message: 'Organization user group does not exist: nope.' },
     });
     // eng is the group of organization acme only
     const elsewhere = await t.callK(path, { organizationId: 'elsewhere', organizationUserGroupId: 'eng', userIds: ['ann'], deleteAll: true });
-    expect(elsewhere.body.result.data.ann.success).toBe(false);
+    expect(dataOf<UserOutcomes>(elsewhere).ann!.success).toBe(false);
     expect(await members()).toEqual(['ann', 'bob', 'cat']);
   });
 
@@ -78,11 +81,11 @@ describe(path, () => {
     const other = await createWorkspace(t);
     const res = await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', userIds: ['ann', 'bob'] }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<UserOutcomes>(res)).toEqual({
       ann: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
       bob: { success: false, organizationUserGroupId: 'eng', message: 'Organization user group does not exist: eng.' },
     });
-    expect((await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true }, other.headersK)).body.result.data).toEqual(
+    expect(dataOf<UserOutcomes>(await t.callPublic(path, { organizationId: 'acme', organizationUserGroupId: 'eng', deleteAll: true }, other.headersK))).toEqual(
       {},
     );
     expect(await members()).toEqual(['ann', 'bob', 'cat']);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../../helpers/factories.ts';
 import { ApiError } from '../../../../../server/errors.ts';
-import { startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import type { EndpointAnswer } from '../../../../helpers/webhooks.ts';
 
 const PATH = '/v2/workspace/advancedwebhook/endpoints/delete';
 let t: TestServer;
@@ -11,16 +12,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const create = async () =>
-  (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/x' })).body.result.data.id as string;
+const create = async () => dataOf<EndpointAnswer>(await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/x' })).id;
 
 describe(PATH, () => {
   it('deletes for good: the endpoint and its secret are gone', async () => {
     const id = await create();
     const res = await t.callK(PATH, { endpointId: id });
-    expect(res.body.result).toEqual({ status: 'success', message: 'Advanced webhook endpoint deleted successfully.', data: { endpointId: id, deleted: true } });
-    expect((await t.callK('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: id })).body.error.status).toBe('NOT_FOUND');
-    expect((await t.callK(PATH, { endpointId: id })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Advanced webhook provider request failed.' });
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Advanced webhook endpoint deleted successfully.', data: { endpointId: id, deleted: true } });
+    expect(errorOf(await t.callK('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: id })).status).toBe('NOT_FOUND');
+    expect(errorOf(await t.callK(PATH, { endpointId: id }))).toEqual({ status: 'NOT_FOUND', message: 'Advanced webhook provider request failed.' });
   });
 
   it('answers done while the delivery worker restarts, since the delete is committed', async () => {
@@ -31,20 +31,20 @@ describe(PATH, () => {
     try {
       const res = await t.callK(PATH, { endpointId: id });
       expect(res.status).toBe(200);
-      expect(res.body.result.data).toEqual({ endpointId: id, deleted: true });
+      expect(dataOf<unknown>(res)).toEqual({ endpointId: id, deleted: true });
     } finally {
       webhooks.cancelTarget = cancelTarget;
     }
-    expect((await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).body.error.status).toBe('NOT_FOUND');
+    expect(errorOf(await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).status).toBe('NOT_FOUND');
   });
 
   it('cannot delete another key’s endpoint, and needs the feature enabled', async () => {
     const id = await create();
     const other = await createWorkspace(t);
-    expect((await t.callK(PATH, { endpointId: id }, other.headersK)).body.error.status).toBe('FAILED_PRECONDITION');
+    expect(errorOf(await t.callK(PATH, { endpointId: id }, other.headersK)).status).toBe('FAILED_PRECONDITION');
     await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, other.headersK);
-    expect((await t.callK(PATH, { endpointId: id }, other.headersK)).body.error.status).toBe('NOT_FOUND');
+    expect(errorOf(await t.callK(PATH, { endpointId: id }, other.headersK)).status).toBe('NOT_FOUND');
     expect((await t.callK('/v2/workspace/advancedwebhook/endpoints/get', { endpointId: id })).status).toBe(200);
-    expect((await t.callK(PATH, {})).body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK(PATH, {})).status).toBe('INVALID_ARGUMENT');
   });
 });

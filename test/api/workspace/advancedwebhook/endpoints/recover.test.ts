@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../../../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../../../../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../../../../helpers/webhooks.ts';
 
 const PATH = '/v2/workspace/advancedwebhook/endpoints/recover';
+
+interface AttemptsPage {
+  attempts: unknown[];
+}
 let t: TestServer;
 let r: Receiver;
 let id: string;
@@ -24,28 +28,28 @@ describe(PATH, () => {
     await addAnnotation(t, { commentData: [{ commentText: 'old', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(1));
     await eventually(async () =>
-      expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).body.result.data.attempts).toHaveLength(1),
+      expect(dataOf<AttemptsPage>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id })).attempts).toHaveLength(1),
     );
     const since = Date.now() + 1;
     await eventually(() => expect(Date.now()).toBeGreaterThan(since));
     await addAnnotation(t, { commentData: [{ commentText: 'new', from: { userId: 'ann' } }] });
     await eventually(() => expect(r.received).toHaveLength(2));
     await eventually(async () =>
-      expect((await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id, status: 'failed' })).body.result.data.attempts).toHaveLength(2),
+      expect(dataOf<AttemptsPage>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { endpointId: id, status: 'failed' })).attempts).toHaveLength(2),
     );
     r.answer({ status: 200 });
     const res = await t.callK(PATH, { endpointId: id, since });
-    expect(res.body.result).toEqual({ status: 'success', message: 'Recovery started for 1 failed messages.', data: { endpointId: id, recovered: 1 } });
+    expect(resultOf(res)).toEqual({ status: 'success', message: 'Recovery started for 1 failed messages.', data: { endpointId: id, recovered: 1 } });
     await eventually(() => expect(r.received).toHaveLength(3));
     expect(JSON.parse(r.received[2]!.body).data.targetComment.commentText).toBe('new');
     // recovered: nothing left failed since then
-    expect((await t.callK(PATH, { endpointId: id, since: new Date(since).toISOString() })).body.result.data.recovered).toBe(0);
+    expect(dataOf<{ recovered: number }>(await t.callK(PATH, { endpointId: id, since: new Date(since).toISOString() })).recovered).toBe(0);
   });
 
   it('validates its input', async () => {
-    expect((await t.callK(PATH, { endpointId: id, since: 'yesterday' })).body.error.status).toBe('INVALID_ARGUMENT');
-    expect((await t.callK(PATH, { endpointId: 'ep_x', since: 0 })).body.error.status).toBe('NOT_FOUND');
+    expect(errorOf(await t.callK(PATH, { endpointId: id, since: 'yesterday' })).status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK(PATH, { endpointId: 'ep_x', since: 0 })).status).toBe('NOT_FOUND');
     await t.callK('/v2/workspace/advancedwebhook/endpoints/update', { endpointId: id, disabled: true });
-    expect((await t.callK(PATH, { endpointId: id, since: 0 })).body.error.status).toBe('FAILED_PRECONDITION');
+    expect(errorOf(await t.callK(PATH, { endpointId: id, since: 0 })).status).toBe('FAILED_PRECONDITION');
   });
 });

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '../../../../helpers/comments.ts';
 import { startReceiver, type Receiver } from '../../../../helpers/receiver.ts';
-import { eventually, startTestServer, type TestServer } from '../../../../helpers/server.ts';
-import { enableWithEndpoint, FAST_WEBHOOKS } from '../../../../helpers/webhooks.ts';
+import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../../helpers/server.ts';
+import { type EndpointAnswer, enableWithEndpoint, FAST_WEBHOOKS } from '../../../../helpers/webhooks.ts';
 
 const PATH = '/v2/workspace/advancedwebhook/messages/replay';
+
+interface AttemptsPage {
+  attempts: { trigger: string; status: string }[];
+}
 let t: TestServer;
 let a: Receiver;
 let b: Receiver;
@@ -16,7 +20,7 @@ beforeAll(async () => {
   b = await startReceiver();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
   ({ id: endpointA } = await enableWithEndpoint(t, a.url));
-  endpointB = (await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: b.url })).body.result.data.id;
+  endpointB = dataOf<EndpointAnswer>(await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: b.url })).id;
   await addAnnotation(t, { commentData: [{ commentText: 'x', from: { userId: 'ann' } }] });
   await eventually(() => expect(a.received.length + b.received.length).toBe(2));
 });
@@ -30,11 +34,11 @@ describe(PATH, () => {
   it('sends the message again to one endpoint, or to all it went to', async () => {
     const messageId = String(a.received[0]!.headers['webhook-id']);
     const one = await t.callK(PATH, { messageId, endpointId: endpointB });
-    expect(one.body.result).toEqual({ status: 'success', message: 'Advanced webhook message replay started.', data: { messageId, endpointIds: [endpointB] } });
+    expect(resultOf(one)).toEqual({ status: 'success', message: 'Advanced webhook message replay started.', data: { messageId, endpointIds: [endpointB] } });
     await eventually(() => expect(b.received).toHaveLength(2));
     expect(a.received).toHaveLength(1);
     const all = await t.callK(PATH, { messageId });
-    expect(all.body.result.data.endpointIds.sort()).toEqual([endpointA, endpointB].sort());
+    expect(dataOf<{ endpointIds: string[] }>(all).endpointIds.sort()).toEqual([endpointA, endpointB].sort());
     await eventually(() => expect([a.received.length, b.received.length]).toEqual([2, 3]));
     expect(b.received[2]!.headers['webhook-id']).toBe(messageId);
   });
@@ -50,8 +54,8 @@ describe(PATH, () => {
     a.release();
     await eventually(() => expect(a.received.filter((r) => r.headers['webhook-id'] === messageId)).toHaveLength(2));
     await eventually(async () => {
-      const list = (await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId, endpointId: endpointA })).body.result.data;
-      expect(list.attempts.map((i: any) => [i.trigger, i.status]).sort()).toEqual([
+      const list = dataOf<AttemptsPage>(await t.callK('/v2/workspace/advancedwebhook/attempts/list', { messageId, endpointId: endpointA }));
+      expect(list.attempts.map((i) => [i.trigger, i.status]).sort()).toEqual([
         ['replay', 'succeeded'],
         ['scheduled', 'succeeded'],
       ]);
@@ -59,13 +63,13 @@ describe(PATH, () => {
   });
 
   it('answers NOT_FOUND for an unknown message and refuses an endpoint that is gone', async () => {
-    expect((await t.callK(PATH, { messageId: 'msg_nope' })).body.error).toEqual({
+    expect(errorOf(await t.callK(PATH, { messageId: 'msg_nope' }))).toEqual({
       status: 'NOT_FOUND',
       message: 'No delivery of this message exists for this API key.',
     });
     const messageId = String(a.received[0]!.headers['webhook-id']);
     await t.callK('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: endpointB });
-    expect((await t.callK(PATH, { messageId, endpointId: endpointB })).body.error.status).toBe('FAILED_PRECONDITION');
-    expect((await t.callK(PATH, {})).body.error.status).toBe('INVALID_ARGUMENT');
+    expect(errorOf(await t.callK(PATH, { messageId, endpointId: endpointB })).status).toBe('FAILED_PRECONDITION');
+    expect(errorOf(await t.callK(PATH, {})).status).toBe('INVALID_ARGUMENT');
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, permissionsOf } from '../../../../../helpers/access.ts';
 import { createWorkspace } from '../../../../../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../../../../../helpers/server.ts';
+import type { Outcomes } from '../../../../../../server/services/organizations.ts';
+import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../../../helpers/server.ts';
 
 const path = '/v2/organizations/documents/access/disablestate/update';
 
@@ -27,14 +28,14 @@ afterAll(() => t.close());
 
 const update = (data: Record<string, unknown>, headers?: Record<string, string>) => t.callK(path, data, headers);
 const disabledOf = async (id: string, headers?: Record<string, string>) =>
-  (await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: [id] }, headers)).body.result.data[0].disabled;
+  dataOf<Array<{ disabled: boolean }>>(await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: [id] }, headers))[0]!.disabled;
 
 describe('/v2/organizations/documents/access/disablestate/update', () => {
   it('disables documents: every editor becomes a viewer, with the reason', async () => {
     expect(await documentRole(t, 'acme', 'ed', 'd')).toBe('editor');
     const res = await update({ organizationId: 'acme', documentIds: ['d', 'open'], disabled: true });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Updated disable state for documents successfully.',
       data: {
@@ -73,14 +74,14 @@ describe('/v2/organizations/documents/access/disablestate/update', () => {
 
   it('is idempotent: disabling a disabled document succeeds and keeps it disabled', async () => {
     const res = await update({ organizationId: 'acme', documentIds: ['d'], disabled: true });
-    expect(res.body.result.data).toEqual({ d: { success: true, id: 'd', message: 'Document disable state updated.' } });
+    expect(dataOf<Outcomes>(res)).toEqual({ d: { success: true, id: 'd', message: 'Document disable state updated.' } });
     expect(await documentRole(t, 'acme', 'ed', 'd')).toBe('viewer');
   });
 
   it('re-enabling restores the editors', async () => {
     const res = await update({ organizationId: 'acme', documentIds: ['d', 'open'], disabled: false });
     expect(res.status).toBe(200);
-    expect(res.body.result.data).toEqual({
+    expect(dataOf<Outcomes>(res)).toEqual({
       d: { success: true, id: 'd', message: 'Document disable state updated.' },
       open: { success: true, id: 'open', message: 'Document disable state updated.' },
     });
@@ -94,7 +95,7 @@ describe('/v2/organizations/documents/access/disablestate/update', () => {
   it('reports an unknown id as success:false per item and still updates the others', async () => {
     const res = await update({ organizationId: 'acme', documentIds: ['ghost', 'other-doc'], disabled: true });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({
+    expect(resultOf(res)).toEqual({
       status: 'success',
       message: 'Updated disable state for documents successfully.',
       data: {
@@ -118,7 +119,7 @@ describe('/v2/organizations/documents/access/disablestate/update', () => {
     for (const [data, message] of cases) {
       const res = await update(data);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ status: 'INVALID_ARGUMENT', message });
+      expect(errorOf(res)).toEqual({ status: 'INVALID_ARGUMENT', message });
     }
     expect(await disabledOf('d')).toBe(false);
   });
@@ -126,10 +127,10 @@ describe('/v2/organizations/documents/access/disablestate/update', () => {
   it('keeps API keys apart', async () => {
     const res = await t.callPublic(path, { organizationId: 'acme', documentIds: ['open'], disabled: true }, other.headersK);
     expect(res.status).toBe(200);
-    expect(res.body.result.data.open).toEqual({ success: false, id: 'open', message: 'Document does not exist' });
+    expect(dataOf<Outcomes>(res).open).toEqual({ success: false, id: 'open', message: 'Document does not exist' });
     expect(await disabledOf('open')).toBe(false);
     // their own d is a different document
-    expect((await t.callPublic(path, { organizationId: 'acme', documentIds: ['d'], disabled: true }, other.headersK)).body.result.data.d.success).toBe(true);
+    expect(dataOf<Outcomes>(await t.callPublic(path, { organizationId: 'acme', documentIds: ['d'], disabled: true }, other.headersK)).d!.success).toBe(true);
     expect(await disabledOf('d', other.headersK)).toBe(true);
     expect(await disabledOf('d')).toBe(false);
     expect(await documentRole(t, 'acme', 'ed', 'd')).toBe('editor');
