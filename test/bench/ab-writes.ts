@@ -1,9 +1,9 @@
 // A/B of write operations between this checkout's built server and another checkout's (AB_OTHER=<dir with dist/>),
 // alternated round by round, each figure the server's CPU time per request (from /proc) and its throughput.
-//   AB_OTHER=../main [AB_ONLY=notifications/add,users/add x1] node --import tsx test/bench/ab-writes.ts [rounds] [seconds]
+//   AB_OTHER=../main [AB_ONLY=notifications/add,users/add x1] [AB_PIN=1] node --import tsx test/bench/ab-writes.ts [rounds] [seconds]
 // The verdict is the median of each round's ratio: the two servers of a round run back to back, so they share the
 // machine's state of the moment (on a shared VM a round's figures move by ±30 % from one round to the next).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,11 +13,15 @@ import { cpuMicros, notificationAddBody } from './harness.ts';
 const rounds = Number(process.argv[2] ?? 4);
 const seconds = Number(process.argv[3] ?? 3);
 const other = process.env.AB_OTHER;
+const pin = process.env.AB_PIN === '1';
+if (pin) execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
 if (!other) throw new Error('AB_OTHER=<another checkout, built> is required');
 
 async function start(checkout: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-ab-'));
-  const child = spawn(process.execPath, [join(checkout, 'dist/server/cli.js'), '--port', '0', '--data-dir', dataDir], {
+  const args = [join(checkout, 'dist/server/cli.js'), '--port', '0', '--data-dir', dataDir];
+  // AB_PIN=1: the server on the second core, this process (the load) on the first
+  const child = spawn(pin ? 'taskset' : process.execPath, pin ? ['-c', '1', process.execPath, ...args] : args, {
     env: { ...process.env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
