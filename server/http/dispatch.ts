@@ -1,4 +1,4 @@
-import { nextRequestId } from './request-id.ts';
+import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
 import type { VerifiedKey } from '../services/apikeys.ts';
@@ -205,7 +205,7 @@ function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, r
  * with the request id and answered as INTERNAL without detail.
  */
 export async function dispatch(app: AppContext, op: AnyOperation, call: IncomingCall): Promise<CallOutcome> {
-  const requestId = nextRequestId();
+  const requestId = randomUUID();
   let text: string;
   try {
     checkCall(call, app.config.maxBodyBytes);

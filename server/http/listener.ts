@@ -1,9 +1,9 @@
+import { randomUUID } from 'node:crypto';
 // The operations' own way in: a POST to an operation's exact path is served straight on node:http, without
 // h3's web Request/Response adapters (which cost more than the rest of a small call together); every other
 // request (other methods, the UI, admin routes, unusual URLs) goes through h3 as before. Both ways run the
 // same steps of dispatch.ts (checkCall, runCall) and recordCall, so the rules, envelope and monitor record are
 // the same whichever way a call came.
-import { nextRequestId } from './request-id.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { checkCall, dispatch, failure, headerNames, runCall, tooLarge, type CallHeaders, type CallOutcome, type IncomingCall } from './dispatch.ts';
@@ -117,7 +117,7 @@ class NodeCall {
   readonly headers: NodeHeaders;
   readonly clientIp: string;
   readonly started = performance.now();
-  readonly requestId = nextRequestId();
+  readonly requestId = randomUUID();
   workspaceId: string | undefined = undefined;
   text: string | undefined;
   private first: Buffer | undefined;
