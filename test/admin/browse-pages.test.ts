@@ -24,11 +24,8 @@ import { tenantScope, workspaceScope } from '../../server/db/scope.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
+import type { WorkspaceAnswer } from '../helpers/answers.ts';
 
-/** workspace/get's data, as far as the tests read it. */
-interface WorkspaceAnswer {
-  owner: { email: string };
-}
 /** advancedwebhook/endpoints/create's data. */
 interface EndpointAnswer {
   id: string;

@@ -8,23 +8,8 @@ import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, dataOf, errorOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs, upgradeAnswer } from '../helpers/yjs.ts';
+import type { ApiKeyAnswer, AuthTokensAnswer, UserTokenAnswer, WorkspaceAnswer } from '../helpers/answers.ts';
 
-/** workspace/get's data, as far as the tests read it. */
-interface WorkspaceAnswer {
-  owner: { email: string };
-}
-/** workspace/apikey/create's data. */
-interface ApiKeyAnswer {
-  apiKey: string;
-}
-/** workspace/authtokens/get's data. */
-interface AuthTokensAnswer {
-  authTokens: { token: string }[];
-}
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
 /** crdt/get's data: one item per editor, its content decoded by type. */
 interface CrdtItem {
   data: unknown;

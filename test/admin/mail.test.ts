@@ -2,11 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
 import { adminCookie } from '../helpers/admin.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
-
-/** workspace/get's data, as far as the test reads it. */
-interface WorkspaceAnswer {
-  owner: { email: string };
-}
+import type { WorkspaceAnswer } from '../helpers/answers.ts';
 
 let t: TestServer;
 let cookie: string;

@@ -21,6 +21,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+import type { ApiKeyAnswer, AuthTokensAnswer, WorkspaceAnswer } from '../helpers/answers.ts';
 
 /** advancedwebhook/attempts/list's data: the attempts, each parsed by attemptView. */
 interface AttemptsAnswer {
@@ -29,18 +30,6 @@ interface AttemptsAnswer {
 /** advancedwebhook/endpoints/get's data: the endpoints, each parsed by endpointView. */
 interface EndpointsAnswer {
   endpoints: unknown[];
-}
-/** workspace/get's data, as far as the tests read it. */
-interface WorkspaceAnswer {
-  owner: { email: string };
-}
-/** workspace/apikey/create's data. */
-interface ApiKeyAnswer {
-  apiKey: string;
-}
-/** workspace/authtokens/get's data. */
-interface AuthTokensAnswer {
-  authTokens: { token: string }[];
 }
 /** crdt/get's data: one item per editor, its content decoded by type. */
 interface CrdtItem {

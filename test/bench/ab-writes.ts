@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMicros, notificationAddBody } from './harness.ts';
+import { cpuMicros, notificationAddBody, threadAddBody } from './harness.ts';
 
 const rounds = Number(process.argv[2] ?? 4);
 const seconds = Number(process.argv[3] ?? 3);
@@ -46,16 +46,7 @@ const scenarios: Record<string, (i: number) => string> = {
   'documents/get': () => JSON.stringify({ data: { organizationId: 'org', pageSize: 50 } }),
   'apikeyconfig/get': () => JSON.stringify({ data: {} }),
   ping: () => JSON.stringify({ data: {} }),
-  'commentannotations/add': () =>
-    JSON.stringify({
-      data: {
-        organizationId: 'threads',
-        createOrganization: true,
-        documentId: 'doc',
-        createDocument: true,
-        commentAnnotations: [{ commentData: [{ commentText: 'hello there', from: { userId: 'ann', name: 'Ann Archer' } }] }],
-      },
-    }),
+  'commentannotations/add': () => threadAddBody('threads'),
   'notifications/get': () => JSON.stringify({ data: { organizationId: 'org', documentId: 'doc', pageSize: 50 } }),
 };
 const only = process.env.AB_ONLY?.split(',').map((s) => s.trim());

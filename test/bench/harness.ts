@@ -252,6 +252,19 @@ export async function sequentialLatency(url: string, path: string, body: string,
 }
 
 /** The notifications/add request the write benches send: one notification to one reader, creating its organization and document on first use. */
+/** A commentannotations/add body: a new thread with one comment, organization and document made on the way. */
+export function threadAddBody(organizationId: string): string {
+  return JSON.stringify({
+    data: {
+      organizationId,
+      createOrganization: true,
+      documentId: 'doc',
+      createDocument: true,
+      commentAnnotations: [{ commentData: [{ commentText: 'hello there', from: { userId: 'ann', name: 'Ann Archer' } }] }],
+    },
+  });
+}
+
 export function notificationAddBody(organizationId: string): string {
   return JSON.stringify({
     data: {

@@ -11,6 +11,7 @@ import { apiKeyHeaders, call, dataOf, workspaceHeaders, type Headers_ } from '..
 import { filesContaining, serverOn, tempDirs } from '../helpers/transfer.ts';
 import { crdtContent, populateKey, readAll, readCalls, type KeyCredentials } from '../helpers/transfer-fixture.ts';
 import { FAST_WEBHOOKS } from '../helpers/webhooks.ts';
+import type { ApiKeyAnswer, AuthTokensAnswer } from '../helpers/answers.ts';
 
 const temp = tempDirs();
 const PASSPHRASE = 'correct horse battery staple';
@@ -25,14 +26,6 @@ interface Source {
   crdt: { alpha: Record<string, unknown>; bravo: Record<string, unknown> };
   secrets: string[];
   ciphertexts: string[];
-}
-/** workspace/apikey/create's data. */
-interface ApiKeyAnswer {
-  apiKey: string;
-}
-/** workspace/authtokens/get's data. */
-interface AuthTokensAnswer {
-  authTokens: { token: string }[];
 }
 /** advancedwebhook/endpoints/secret/get's data. */
 interface EndpointSecretAnswer {

@@ -6,11 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs, upgradeAnswer, upgradeStatus } from '../helpers/yjs.ts';
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
 /** crdt/get's data: one item per editor, its content decoded by type. */
 interface CrdtItem {
   data: unknown;

@@ -5,11 +5,7 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs, yjsMessage } from '../helpers/yjs.ts';
-
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -11,13 +11,9 @@ import { startCliServer, type CliServer } from '../helpers/cli.ts';
 import { apiKeyHeaders, call, dataOf, eventually, startTestServer } from '../helpers/server.ts';
 import { closePayload, connectTcp, encodeFrame, rawUpgrade, upgradeRequest, type FrameSpec, type RawConnection } from '../helpers/ws-raw.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
 const MAX_PAYLOAD = 10 * 1024 * 1024;
-
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
 
 interface Child {
   cli: CliServer;

@@ -6,11 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
 /** crdt/get's data for the text editors here: their text. */
 interface TextItem {
   data: string;

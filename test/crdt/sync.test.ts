@@ -8,11 +8,8 @@ import { startCliServer } from '../helpers/cli.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs, upgradeAnswer, upgradeStatus as upgradeWebsocket } from '../helpers/yjs.ts';
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
 /** crdt/get's data: one item per editor, its content decoded by type. */
 interface CrdtItem {
   data: unknown;

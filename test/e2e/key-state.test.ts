@@ -6,19 +6,7 @@ import { API_KEY_DISABLED } from '../../server/services/apikeys.ts';
 import { axeViolations, docScreenshot, launchBrowser, signedInPage } from '../helpers/browser.ts';
 import { apiKeyHeaders, dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
-
-/** workspace/get's data, as far as the tests read it. */
-interface WorkspaceAnswer {
-  owner: { email: string };
-}
-/** workspace/apikey/create's data. */
-interface ApiKeyAnswer {
-  apiKey: string;
-}
-/** workspace/authtokens/get's data. */
-interface AuthTokensAnswer {
-  authTokens: { token: string }[];
-}
+import type { ApiKeyAnswer, AuthTokensAnswer, WorkspaceAnswer } from '../helpers/answers.ts';
 
 let t: TestServer;
 let browser: Browser;

@@ -9,11 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, watchErrors } from '../helpers/browser.ts';
 import { againstServer, readmeBlocks } from '../helpers/readme.ts';
 import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
-
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let t: TestServer;

@@ -4,18 +4,11 @@ import { launchBrowser, screenshot, signedInPage, watchErrors } from '../helpers
 import { dataOf, resultOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 import { b64, WEBM } from '../helpers/media.ts';
+import type { AuthTokensAnswer, WorkspaceAnswer } from '../helpers/answers.ts';
 
-/** workspace/get's data, as far as the tests read it. */
-interface WorkspaceAnswer {
-  owner: { email: string };
-}
 /** organizations/get's items, as far as the tests read them. */
 interface OrganizationItem {
   organizationName: string;
-}
-/** workspace/authtokens/get's data. */
-interface AuthTokensAnswer {
-  authTokens: { token: string }[];
 }
 /** workspace/apikeyconfig/get's data, as far as the tests read it. */
 interface ApiKeyConfig {

@@ -9,11 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataDir, type SeedSummary } from '../../server/tooling/seed.ts';
 import { launchBrowser, signedInPage } from '../helpers/browser.ts';
 import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
-
-/** workspace/get's data, as far as the tests read it. */
-interface WorkspaceAnswer {
-  owner: { email: string };
-}
+import type { WorkspaceAnswer } from '../helpers/answers.ts';
 
 let t: TestServer;
 let browser: Browser;

@@ -10,11 +10,8 @@ import * as Y from 'yjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
 /** crdt/get's data for the text editors here. */
 interface TextItem {
   data: string;

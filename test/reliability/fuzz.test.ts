@@ -15,6 +15,7 @@ import { apiKeyHeaders, call, dataOf, resultOf, workspaceHeaders, type CallResul
 import type { Pools } from './helpers/arbitraries.ts';
 import { newDataDir, removeDataDir, rssMiB, startChild, type ChildServer, type Credentials } from './helpers/child.ts';
 import { requestArbitrary, sendOnceMore, type FuzzRequest } from './helpers/requests.ts';
+import type { AuthTokensAnswer } from '../helpers/answers.ts';
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -27,10 +28,6 @@ interface WorkspaceCreated {
   id: string;
   authToken: string;
   apiKeyList: Record<string, unknown>;
-}
-/** workspace/authtokens/get's data. */
-interface AuthTokensAnswer {
-  authTokens: { token: string }[];
 }
 /** notifications/get's items, as far as the test reads them. */
 interface NotificationItem {

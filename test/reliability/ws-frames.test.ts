@@ -14,6 +14,7 @@ import { apiKeyHeaders, call, dataOf, eventually } from '../helpers/server.ts';
 import { closePayload, connectTcp, encodeFrame, rawUpgrade, upgradeRequest, type FrameSpec } from '../helpers/ws-raw.ts';
 import { connectYjs, yjsMessage } from '../helpers/yjs.ts';
 import { newDataDir, removeDataDir, startChild, type ChildServer } from './helpers/child.ts';
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
 const SEED = Number(process.env.WS_FRAME_SEED ?? Date.now() % 2 ** 31);
 const MIN_CONNECTIONS = Number(process.env.WS_FRAME_CONNECTIONS ?? 400);
@@ -22,10 +23,6 @@ const MAX_PAYLOAD = 10 * 1024 * 1024;
 const PARALLEL = 6;
 const ORG = 'frames';
 
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
 /** crdt/get's data for the text editor here: its text. */
 interface TextItem {
   data: string;

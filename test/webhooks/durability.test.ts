@@ -8,11 +8,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { apiKeyHeaders, call, dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 import { connectYjs } from '../helpers/yjs.ts';
-
-/** auth/generate_token's data. */
-interface UserTokenAnswer {
-  token: string;
-}
+import type { UserTokenAnswer } from '../helpers/answers.ts';
 
 const receivers: Receiver[] = [];
 const receiver = async (options: Parameters<typeof startReceiver>[0] = {}) => {

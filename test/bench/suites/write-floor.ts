@@ -4,7 +4,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { authHeaders, DURATION, initDataDir, load, notificationAddBody, percentile, runScript, startChild, stopChild, type Row } from '../harness.ts';
+import {
+  authHeaders,
+  DURATION,
+  initDataDir,
+  load,
+  notificationAddBody,
+  percentile,
+  threadAddBody,
+  runScript,
+  startChild,
+  stopChild,
+  type Row,
+} from '../harness.ts';
 
 export const title = 'Write floor: raw SQLite inserts vs users/add (1,000 users a request), notifications/add and commentannotations/add';
 
@@ -64,15 +76,7 @@ export async function run(): Promise<Row[]> {
 
       const notifyBody = notificationAddBody('notify');
       const notify = await load(server.url, '/v2/notifications/add', notifyBody, authHeaders(creds), { connections: NOTIFY_CONNECTIONS });
-      const threadBody = JSON.stringify({
-        data: {
-          organizationId: 'threads',
-          createOrganization: true,
-          documentId: 'doc',
-          createDocument: true,
-          commentAnnotations: [{ commentData: [{ commentText: 'hello there', from: { userId: 'ann', name: 'Ann Archer' } }] }],
-        },
-      });
+      const threadBody = threadAddBody('threads');
       const threads = await load(server.url, '/v2/commentannotations/add', threadBody, authHeaders(creds), { connections: NOTIFY_CONNECTIONS });
 
       const rawUsersRow = 'floor: raw inserts, 1,000 users (users + membership rows) per transaction';
