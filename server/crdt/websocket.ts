@@ -87,10 +87,10 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   if (!token) throw new ApiError('UNAUTHENTICATED', 'authToken or token is required');
   const claims = await verifyUserToken(app, apiKey, token);
   if (!claims) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
-  const scope = await app.storage.keys.scopeFor(apiKey, { kind: 'user', userId: claims.userId });
-  if (!scope) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
-  const stored = await app.storage.keys.find(scope);
-  if (!stored || stored.disabled) throw new ApiKeyDisabledError();
+  const found = await app.storage.keys.withScope(apiKey, { kind: 'user', userId: claims.userId });
+  if (!found) throw new ApiError('PERMISSION_DENIED', 'invalid or expired token');
+  const { key: stored, scope } = found;
+  if (stored.disabled) throw new ApiKeyDisabledError();
   checkOrigin(stored.allowedDomains, origin);
   const decision = await documentAccess(app, scope, key.organizationId, key.documentId, claims.userId);
   if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);

@@ -55,6 +55,11 @@ export function keysRepo(engine: SqliteEngine) {
       const row = await engine.read((db) => queries(db).workspaceOfKey.get({ id: apiKeyId }));
       return row ? tenantScope(apiKeyId, row.workspaceId, grant) : undefined;
     },
+    /** A key's row and its scope under `grant`, in one read (a websocket's user-token upgrade needs both). */
+    withScope: async (apiKeyId: string, grant: Grant): Promise<{ key: ApiKeyRow; scope: TenantScope } | undefined> => {
+      const key = await engine.read((db) => queries(db).key.get({ id: apiKeyId }));
+      return key ? { key, scope: tenantScope(key.id, key.workspaceId, grant) } : undefined;
+    },
     /** The scope of a key row this repository answered (no lookup). */
     scopeOf: (row: Pick<ApiKeyRow, 'id' | 'workspaceId'>, grant: Grant = { kind: 'key' }): TenantScope => tenantScope(row.id, row.workspaceId, grant),
 
