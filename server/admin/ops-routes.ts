@@ -1,62 +1,13 @@
-// The dashboard's figures (server/metrics.ts, with gauges read here), the webhook test event, and the mailbox.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// The dashboard's figures (server/metrics.ts, with the gauges of http/ops-endpoints.ts), the webhook test event, and the mailbox.
 import type { H3 } from 'h3';
 import { z } from 'zod';
 import { mailQuery, webhookTestInput } from '../../shared/admin.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
+import type { Gauges } from '../http/ops-endpoints.ts';
 import { bodyOf, fail, guard, keyGuard, pager, queryOf, type AdminKit } from './kit.ts';
 
-/** The database files' size on disk (SQLite files and their write-ahead logs). */
-function databaseBytes(dataDir: string): number {
-  let total = 0;
-  for (const name of readdirSync(dataDir)) {
-    if (!/\.db(-wal|-shm)?$/.test(name)) continue;
-    try {
-      total += statSync(join(dataDir, name)).size;
-    } catch {
-      // removed meanwhile
-    }
-  }
-  return total;
-}
-
-/**
- * Registers the gauges every scrape and dashboard refresh reads. The gauges are read synchronously; the outbox's
- * depth is in hearth.db, behind the asynchronous storage, so it is read by `refresh` (the dashboard's endpoint
- * awaits it before each snapshot) and the gauge gives the last reading.
- */
-export function registerGauges(kit: AdminKit): { refresh(): Promise<void> } {
-  const { app } = kit;
-  const deliveryFile = app.storage.deliveries;
-  const deliveries = (status: 'pending' | 'failed') => {
-    try {
-      return deliveryFile.withStatus(status);
-    } catch {
-      return 0;
-    }
-  };
-  let outboxDepth = 0;
-  app.monitor.metrics.gauge(() => [
-    { name: 'hearth_websocket_connections', help: 'Open y-websocket connections.', value: app.crdt.totalConnections() },
-    { name: 'hearth_rooms_loaded', help: 'Yjs documents held in memory.', value: app.crdt.liveCount() },
-    {
-      name: 'hearth_webhook_queue_depth',
-      help: 'Webhook events not yet fanned out, and deliveries waiting for an attempt.',
-      value: outboxDepth + deliveries('pending'),
-    },
-    { name: 'hearth_webhook_failed_deliveries', help: 'Webhook deliveries that failed every attempt (kept in webhooks.db).', value: deliveries('failed') },
-    { name: 'hearth_database_bytes', help: 'Size of the SQLite files in the data dir, write-ahead logs included.', value: databaseBytes(app.config.dataDir) },
-  ]);
-  return {
-    async refresh() {
-      outboxDepth = await app.storage.inspection.outboxDepth();
-    },
-  };
-}
-
-export function registerOpsRoutes(h3: H3, kit: AdminKit, gauges: { refresh(): Promise<void> }) {
+export function registerOpsRoutes(h3: H3, kit: AdminKit, gauges: Gauges) {
   const { app } = kit;
   const q = app.storage.inspection;
 

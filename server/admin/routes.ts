@@ -21,7 +21,8 @@ import { registerBrowseRoutes } from './browse-routes.ts';
 import { registerCrdtRoutes } from './crdt-routes.ts';
 import { registerDataRoutes } from './data-routes.ts';
 import type { AdminKit } from './kit.ts';
-import { registerGauges, registerOpsRoutes } from './ops-routes.ts';
+import type { Gauges } from '../http/ops-endpoints.ts';
+import { registerOpsRoutes } from './ops-routes.ts';
 import type { KeyListRow } from '../db/repos/inspection.ts';
 import { bodyOf, fail, guard, keyGuard, queryOf } from './kit.ts';
 import { deliveryQuery, keyStateInput, type KeyItem } from '../../shared/admin.ts';
@@ -67,7 +68,7 @@ const summary = ({ request: _request, response: _response, workspaceId: _workspa
  * The admin UI's own endpoints under /admin/api (not operations of the interface): its session, the overview,
  * and the request monitor. Everything but signing in needs a session; state changes also need the UI header.
  */
-export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonly AnyOperation[]) {
+export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonly AnyOperation[], gauges: Gauges) {
   const sessions = createSessions();
   const queries = app.storage.inspection;
   const deliveries = app.storage.deliveries;
@@ -429,6 +430,6 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
 
   registerBrowseRoutes(h3, kit);
   registerCrdtRoutes(h3, kit);
-  registerOpsRoutes(h3, kit, registerGauges(kit));
+  registerOpsRoutes(h3, kit, gauges);
   registerDataRoutes(h3, kit);
 }

@@ -9,6 +9,7 @@ import { readBody, refuseRestOfBody } from './body.ts';
 import { answerOf, type IncomingCall } from './dispatch.ts';
 import { createRequestListener, serveCall } from './listener.ts';
 import { registerLoginLinkRoutes } from './login-link-routes.ts';
+import { registerGauges, registerOpsEndpoints } from './ops-endpoints.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { UI_SECURITY_HEADERS } from './html.ts';
@@ -109,7 +110,9 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
     });
   });
 
-  registerAdminRoutes(h3, app, operations);
+  const gauges = registerGauges(app);
+  registerOpsEndpoints(h3, app, gauges);
+  registerAdminRoutes(h3, app, operations, gauges);
 
   h3.all('/**', (event) => {
     if (event.req.method === 'GET' || event.req.method === 'HEAD') return serveUi(event.url.pathname);

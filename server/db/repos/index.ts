@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import { DATABASE_FILE } from '../../data-files.ts';
 import type { Logger } from '../../log.ts';
-import { openDatabase } from '../client.ts';
+import { openDatabase, schemaStatus } from '../client.ts';
+import { connectionOf } from '../connection.ts';
 import { createSqliteEngine, type SqliteEngine } from '../storage.ts';
 import { deliveryInspection } from './inspection.ts';
 import { openDeliveryStore, webhookDeliveriesRepo, type DeliveryStore } from './webhook-deliveries.ts';
@@ -54,6 +55,8 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore) {
       }
       deliveries.close();
     },
+    /** Where hearth.db stands against this build's migrations, read on the main connection (GET /readyz); throws when it cannot be read. */
+    readiness: () => engine.read((db) => schemaStatus(connectionOf(db))),
     transaction: engine.transaction,
     inTransaction: engine.inTransaction,
     organizations: organizationsRepo(engine),

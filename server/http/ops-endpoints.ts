@@ -1,0 +1,94 @@
+// What operators and load balancers ask of a running server, on its own port and outside the API: whether it is
+// alive (GET /healthz), whether it can serve (GET /readyz: the database answers and carries this build's
+// migrations), and its figures in the Prometheus text format (GET /metrics: server/metrics.ts's counters and
+// latency histograms per operation and status, and the gauges registered here). None needs credentials: they name
+// no tenant's data (operation paths, counts, sizes), as a Prometheus exporter's do; the host check applies as to
+// every request. The admin dashboard reads the same gauges.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { H3 } from 'h3';
+import type { AppContext } from '../context.ts';
+
+/** The gauges' sources that are read asynchronously; `refresh` reads them again before a scrape or a snapshot. */
+export interface Gauges {
+  refresh(): Promise<void>;
+}
+
+/** The database files' size on disk (SQLite files and their write-ahead logs). */
+function databaseBytes(dataDir: string): number {
+  let total = 0;
+  for (const name of readdirSync(dataDir)) {
+    if (!/\.db(-wal|-shm)?$/.test(name)) continue;
+    try {
+      total += statSync(join(dataDir, name)).size;
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return total;
+}
+
+/**
+ * Registers the gauges every scrape and dashboard refresh reads. The gauges are read synchronously; the outbox's
+ * depth is in hearth.db, behind the asynchronous storage, so it is read by `refresh` (awaited before each scrape
+ * and snapshot) and the gauge gives the last reading.
+ */
+export function registerGauges(app: AppContext): Gauges {
+  const deliveryFile = app.storage.deliveries;
+  const deliveries = (status: 'pending' | 'failed') => {
+    try {
+      return deliveryFile.withStatus(status);
+    } catch {
+      return 0;
+    }
+  };
+  let outboxDepth = 0;
+  app.monitor.metrics.gauge(() => [
+    { name: 'hearth_websocket_connections', help: 'Open y-websocket connections.', value: app.crdt.totalConnections() },
+    { name: 'hearth_rooms_loaded', help: 'Yjs documents held in memory.', value: app.crdt.liveCount() },
+    {
+      name: 'hearth_webhook_queue_depth',
+      help: 'Webhook events not yet fanned out, and deliveries waiting for an attempt.',
+      value: outboxDepth + deliveries('pending'),
+    },
+    { name: 'hearth_webhook_failed_deliveries', help: 'Webhook deliveries that failed every attempt (kept in webhooks.db).', value: deliveries('failed') },
+    { name: 'hearth_database_bytes', help: 'Size of the SQLite files in the data dir, write-ahead logs included.', value: databaseBytes(app.config.dataDir) },
+  ]);
+  return {
+    async refresh() {
+      outboxDepth = await app.storage.inspection.outboxDepth();
+    },
+  };
+}
+
+/** The Prometheus text exposition format's media type (version 0.0.4). */
+const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
+
+export function registerOpsEndpoints(h3: H3, app: AppContext, gauges: Gauges) {
+  h3.get('/healthz', () => ({ status: 'ok' }));
+
+  h3.get('/readyz', async (event) => {
+    let checks: { database: 'ok' | string; migrations: 'ok' | string };
+    try {
+      const schema = await app.storage.readiness();
+      checks = {
+        database: 'ok',
+        migrations: schema.pending === 0 && schema.unknown === 0 ? 'ok' : `${schema.pending} pending, ${schema.unknown} unknown to this build`,
+      };
+    } catch (error) {
+      checks = { database: `unreachable: ${error instanceof Error ? error.message : String(error)}`, migrations: 'unknown' };
+    }
+    const ready = checks.database === 'ok' && checks.migrations === 'ok';
+    event.res.status = ready ? 200 : 503;
+    return { status: ready ? 'ready' : 'not ready', checks };
+  });
+
+  h3.get('/metrics', async () => {
+    try {
+      await gauges.refresh();
+    } catch {
+      // the database's figures keep their last reading; the scrape still answers (readyz says what is wrong)
+    }
+    return new Response(app.monitor.metrics.prometheus(), { headers: { 'content-type': PROMETHEUS_TEXT } });
+  });
+}
