@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { configFromEnvAndArgs, LOG_LEVELS, type ConfigOverrides } from './config.ts';
+import { configFromEnvAndArgs, LOG_FORMATS, LOG_LEVELS, type ConfigOverrides } from './config.ts';
 
 export const CONFIG_FILE_NAME = 'hearth.config.json';
 
@@ -23,6 +23,7 @@ const configFileSchema = z.strictObject({
     .regex(/^[a-z0-9-]+$/, 'may contain only a-z, 0-9 and -')
     .optional(),
   logLevel: z.enum(LOG_LEVELS).optional(),
+  logFormat: z.enum(LOG_FORMATS).optional(),
   smtpUrl: z.string().min(1).optional(),
   mailFrom: z.string().min(1).optional(),
   loginLinkAllowedHosts: z.array(z.string().min(1)).optional(),
@@ -97,6 +98,7 @@ export function readConfigFile(path: string): ConfigOverrides {
     dataDir: file.dataDir === undefined ? undefined : resolve(dirname(path), file.dataDir),
     headerBrand: file.headerBrand,
     logLevel: file.logLevel,
+    logFormat: file.logFormat,
     smtpUrl: file.smtpUrl,
     mailFrom: file.mailFrom,
     loginLinkAllowedHosts: file.loginLinkAllowedHosts,

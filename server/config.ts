@@ -3,6 +3,8 @@ import { z } from 'zod';
 
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** A fixed-window limit: at most `max` hits per `windowMs` for one key. */
 export const rateLimitSchema = z.object({
@@ -17,6 +19,8 @@ export const configSchema = z.object({
   dataDir: z.string().min(1),
   headerBrand: z.string().regex(/^[a-z0-9-]+$/, 'HEADER_BRAND may contain only a-z, 0-9 and -'),
   logLevel: z.enum(LOG_LEVELS),
+  /** `text`: `time LEVEL message key=value…` lines; `json`: one JSON object a line, for log collectors. */
+  logFormat: z.enum(LOG_FORMATS),
   /** Largest accepted request body in bytes. */
   maxBodyBytes: z.number().int().positive(),
   /** Memory for answers of read operations kept while the database is unchanged (http/response-cache.ts); 0 turns it off. */
@@ -117,6 +121,7 @@ export function defaultConfig(): Config {
     dataDir: resolve('data'),
     headerBrand: 'svc',
     logLevel: 'info',
+    logFormat: 'text',
     maxBodyBytes: 10 * 1024 * 1024,
     responseCacheMb: 16,
     crdtHistoryUpdates: 1000,
@@ -193,12 +198,17 @@ export function configFromEnvAndArgs(
   if (logLevel && !(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
+  const logFormat = env.LOG_FORMAT?.toLowerCase();
+  if (logFormat && !(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new Error(`Invalid configuration: LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}`);
+  }
   return {
     port: portNumber,
     host: args.host ?? (env.HOST || undefined),
     dataDir: args['data-dir'] ?? (env.DATA_DIR || undefined),
     headerBrand: env.HEADER_BRAND || undefined,
     logLevel: (logLevel || undefined) as LogLevel | undefined,
+    logFormat: (logFormat || undefined) as LogFormat | undefined,
     smtpUrl: env.SMTP_URL || undefined,
     aiTimeoutMs: aiTimeout,
     responseCacheMb,

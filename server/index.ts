@@ -51,7 +51,7 @@ export interface HearthServer {
 /** Opens the data dir (master key, database, migrations) without listening: the CLI's admin commands use it. */
 export function openApp(config: Config): AppContext {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, config.logFormat);
   const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
   const storage = openStorage(config.dataDir, { log });
   const crdtChanges = createCrdtChangeFeed(config, storage);

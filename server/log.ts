@@ -1,4 +1,4 @@
-import type { LogLevel } from './config.ts';
+import type { LogFormat, LogLevel } from './config.ts';
 
 const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
@@ -11,11 +11,25 @@ export interface Logger {
   enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
-/** One line per event on stderr: `time level message key=value…`. Never pass secrets in `fields`. */
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
+/**
+ * One line per event on stderr: `time level message key=value…`, or with `json` one object a line
+ * (`{"time":…,"level":…,"msg":…, …fields}`: a call's lines carry its `requestId`, as its answer's `x-request-id`
+ * does). Never pass secrets in `fields`.
+ */
+export function createLogger(level: LogLevel, format: LogFormat = 'text', write: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Logger {
   const limit = RANK[level];
   const emit = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) => {
     if (RANK[at] > limit) return;
+    if (format === 'json') {
+      const time = new Date().toISOString();
+      const entry: Record<string, unknown> = { time, level: at, msg: message, ...fields };
+      // the fixed keys first, and kept: a field named like one of them does not overwrite it
+      entry.time = time;
+      entry.level = at;
+      entry.msg = message;
+      write(JSON.stringify(entry));
+      return;
+    }
     let line = `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} ${message}`;
     if (fields) {
       for (const [key, value] of Object.entries(fields)) {

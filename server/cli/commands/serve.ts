@@ -61,7 +61,7 @@ Saved states (like the emulator suites' flags; archives as made by hearth export
   --export-secrets include|omit   required with --export-on-exit: see hearth export --help
   --passphrase TEXT       for archives with secrets (better: env HEARTH_EXPORT_PASSPHRASE)
 
-Environment (and config file key): HEADER_BRAND (headerBrand), LOG_LEVEL (logLevel), SMTP_URL (smtpUrl),
+Environment (and config file key): HEADER_BRAND (headerBrand), LOG_LEVEL (logLevel), LOG_FORMAT text|json (logFormat), SMTP_URL (smtpUrl),
   MAIL_FROM (mailFrom), LOGIN_LINK_ALLOWED_HOSTS (loginLinkAllowedHosts), AI_TIMEOUT_MS (aiTimeoutMs),
   WEBHOOK_RETRY_SCHEDULE_MS (webhookRetryScheduleMs), RESPONSE_CACHE_MB (responseCacheMb). Precedence: flags > env > config file > defaults.
 
