@@ -227,7 +227,9 @@ export function createDeliveryEngine(deps: EngineDeps) {
       .filter((d) => !inFlight.has(deliveryKey(d)))
       .slice(0, free);
     for (const d of due) {
-      let startedAt: number | undefined;
+      // when this attempt starts, as recorded; a rate limit's slot is taken at the same instant (not the pass's
+      // `now`, which earlier sends of the pass make stale), so recorded starts are never closer than it allows
+      const startedAt = Date.now();
       const timestamp = Math.floor(now / 1000);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
@@ -249,9 +251,6 @@ export function createDeliveryEngine(deps: EngineDeps) {
           continue;
         }
         if (endpoint.rateLimit) {
-          // The slot is taken at the instant the attempt is recorded as started (not the pass's `now`, which
-          // earlier sends of the same pass make stale), so recorded starts are never closer than the limit allows.
-          startedAt = Date.now();
           const slot = nextSlot.get(endpoint.id) ?? 0;
           if (slot > startedAt) {
             q.postpone(slot, d.eventId, d.target);
@@ -268,8 +267,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
     }
   }
 
-  async function send(d: DeliveryRow, headers: Record<string, string>, controller: AbortController, startedAt?: number) {
-    const started = startedAt ?? Date.now();
+  async function send(d: DeliveryRow, headers: Record<string, string>, controller: AbortController, started: number) {
     let statusCode: number | null = null;
     let response = '';
     let retryAfter: number | null = null;
