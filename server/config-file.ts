@@ -18,6 +18,8 @@ const configFileSchema = z.strictObject({
   host: z.string().min(1).optional(),
   /** Relative to the config file's folder. */
   dataDir: z.string().min(1).optional(),
+  /** Relative to the config file's folder. */
+  masterKeyFile: z.string().min(1).optional(),
   headerBrand: z
     .string()
     .regex(/^[a-z0-9-]+$/, 'may contain only a-z, 0-9 and -')
@@ -96,6 +98,7 @@ export function readConfigFile(path: string): ConfigOverrides {
     port: file.port,
     host: file.host,
     dataDir: file.dataDir === undefined ? undefined : resolve(dirname(path), file.dataDir),
+    masterKeyFile: file.masterKeyFile === undefined ? undefined : resolve(dirname(path), file.masterKeyFile),
     headerBrand: file.headerBrand,
     logLevel: file.logLevel,
     logFormat: file.logFormat,

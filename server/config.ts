@@ -17,6 +17,11 @@ export const configSchema = z.object({
   port: z.number().int().min(0).max(65535),
   host: z.string().min(1),
   dataDir: z.string().min(1),
+  /**
+   * The master key's file when it is not DATA_DIR/master.key: the one key every instance of a cluster shares (a
+   * mounted secret), never stored in the database. Hearth reads it and never creates it.
+   */
+  masterKeyFile: z.string().min(1).optional(),
   headerBrand: z.string().regex(/^[a-z0-9-]+$/, 'HEADER_BRAND may contain only a-z, 0-9 and -'),
   logLevel: z.enum(LOG_LEVELS),
   /** `text`: `time LEVEL message key=value…` lines; `json`: one JSON object a line, for log collectors. */
@@ -173,7 +178,8 @@ export function resolveConfig(overrides: ConfigOverrides = {}): Config {
     const issue = parsed.error.issues[0];
     throw new Error(`Invalid configuration: ${issue?.path.join('.') || 'config'}: ${issue?.message}`);
   }
-  return { ...parsed.data, dataDir: resolve(parsed.data.dataDir) };
+  const { masterKeyFile } = parsed.data;
+  return { ...parsed.data, dataDir: resolve(parsed.data.dataDir), ...(masterKeyFile === undefined ? {} : { masterKeyFile: resolve(masterKeyFile) }) };
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
@@ -206,6 +212,7 @@ export function configFromEnvAndArgs(
     port: portNumber,
     host: args.host ?? (env.HOST || undefined),
     dataDir: args['data-dir'] ?? (env.DATA_DIR || undefined),
+    masterKeyFile: env.MASTER_KEY_FILE || undefined,
     headerBrand: env.HEADER_BRAND || undefined,
     logLevel: (logLevel || undefined) as LogLevel | undefined,
     logFormat: (logFormat || undefined) as LogFormat | undefined,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
@@ -8,14 +8,14 @@ import type { AppContext } from './context.ts';
 import { createCrdtStore } from './crdt/store.ts';
 import { createCrdtChangeFeed, crdtEventResolver } from './crdt/events.ts';
 import { attachYjsWebsocket } from './crdt/websocket.ts';
-import { openStorage } from './db/repos/index.ts';
+import { MasterKeyMismatchError, openStorage, type Storage } from './db/repos/index.ts';
 import { createPageTokens } from './db/pagination.ts';
 import { createHttpApp } from './http/app.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { createLogger } from './log.ts';
 import { createMailer } from './mail/mailer.ts';
 import { operations } from './operations/index.ts';
-import { createSecrets, loadOrCreateMasterKey } from './security/secrets.ts';
+import { createSecrets, loadMasterKey, masterKeyIdentity, masterKeyPath } from './security/secrets.ts';
 import { ensureDefaultCredentials, type Credentials } from './services/bootstrap.ts';
 import { createMonitor } from './admin/monitor.ts';
 import { createSignInLinks, signInLinkOf } from './admin/signin.ts';
@@ -52,8 +52,18 @@ export interface HearthServer {
 export function openApp(config: Config): AppContext {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, config.logFormat);
-  const secrets = createSecrets(loadOrCreateMasterKey(config.dataDir));
-  const storage = openStorage(config.dataDir, { log });
+  const keyPath = masterKeyPath(config);
+  // a key file named by MASTER_KEY_FILE is the cluster's: never made here
+  const master = loadMasterKey(keyPath, { create: config.masterKeyFile === undefined });
+  const secrets = createSecrets(master.key);
+  let storage: Storage;
+  try {
+    storage = openStorage(config.dataDir, { log, masterKey: masterKeyIdentity(secrets, keyPath) });
+  } catch (error) {
+    // a key this start made, for a database that holds another key's secrets: the data dir is left as it was
+    if (master.created && error instanceof MasterKeyMismatchError) rmSync(keyPath, { force: true });
+    throw error;
+  }
   const crdtChanges = createCrdtChangeFeed(config, storage);
   const accessEvents = createAccessEvents(log);
   return {

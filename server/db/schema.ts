@@ -889,3 +889,15 @@ export const judgments = sqliteTable(
   },
   (t) => [index('judgments_scope').on(t.apiKeyId, t.organizationId, t.documentId, t.createdAt), index('judgments_created').on(t.apiKeyId, t.createdAt, t.seq)],
 );
+
+/**
+ * The master key this database's secrets are encrypted under, recognized by a digest derived from it (never the key,
+ * which lives in a file: DATA_DIR/master.key or MASTER_KEY_FILE). One row; db/key-check.ts compares it at every
+ * open, so that a server (or a cluster's next instance) refuses a key that cannot read the secrets instead of
+ * failing on them later. It belongs to this database's key: exports leave it out, an import writes the target's.
+ */
+export const masterKeyCheck = sqliteTable('master_key_check', {
+  id: integer('id').primaryKey(),
+  fingerprint: text('fingerprint').notNull(),
+  createdAt: integer('created_at').notNull().default(now),
+});

@@ -21,23 +21,56 @@ export interface Secrets {
   derive(purpose: string): Buffer;
 }
 
-export function loadOrCreateMasterKey(dataDir: string): Buffer {
-  const path = join(dataDir, KEY_FILE);
+/** Where the master key is read from: MASTER_KEY_FILE when set (shared by a cluster's instances), else DATA_DIR/master.key. */
+export const masterKeyPath = (config: { dataDir: string; masterKeyFile?: string | undefined }) => config.masterKeyFile ?? join(config.dataDir, KEY_FILE);
+
+/**
+ * The master key: read from `path`, or, when `create` allows it and there is none yet, made and written there
+ * (mode 0600). `created` tells the caller that this start made it, so that it can take it back when the database
+ * turns out to hold secrets of another key (openApp).
+ */
+export function loadMasterKey(path: string, options: { create: boolean }): { key: Buffer; created: boolean } {
   if (existsSync(path)) {
     const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
     if (key.length !== 32) throw new Error(`${path} is not a 32-byte base64 key; refusing to start with a damaged master key`);
-    return key;
+    return { key, created: false };
   }
+  if (!options.create) throw new Error(`the master key file ${path} does not exist (MASTER_KEY_FILE names a key it does not create)`);
   const key = randomBytes(32);
   try {
     writeFileSync(path, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // another process (the CLI during a first start) created it first: use that one
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateMasterKey(dataDir);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadMasterKey(path, options);
     throw error;
   }
   chmodSync(path, 0o600);
-  return key;
+  return { key, created: true };
+}
+
+/** DATA_DIR/master.key, made on first use (the CLI's commands and imports that work on one data dir). */
+export function loadOrCreateMasterKey(dataDir: string): Buffer {
+  return loadMasterKey(join(dataDir, KEY_FILE), { create: true }).key;
+}
+
+/**
+ * How the database recognizes its master key (db/key-check.ts): a fingerprint derived from the key, which tells
+ * whether a key is the same without revealing it or any secret, and a trial decryption for databases that keep no
+ * fingerprint yet.
+ */
+export function masterKeyIdentity(secrets: Secrets, path: string) {
+  return {
+    path,
+    fingerprint: secrets.derive('master-key-check').toString('base64url'),
+    decrypts(ciphertext: string): boolean {
+      try {
+        secrets.decrypt(ciphertext);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
 }
 
 export function createSecrets(masterKey: Buffer): Secrets {

@@ -38,11 +38,13 @@ export interface TableSpec {
 
 /**
  * Tables that are not exported: one-time sign-in links (valid one hour, stored only as a digest under the source's
- * master key, so they could not work on the target) and the CRDT update log (folded into one update per document).
+ * master key, so they could not work on the target), the CRDT update log (folded into one update per document) and the
+ * master key's fingerprint (the target's database is checked against its own key).
  */
 export const NOT_EXPORTED: Record<string, string> = {
   login_links: 'one-time sign-in links expire within the hour and are stored only as digests under the source master key',
   crdt_updates: 'folded into one merged Yjs update per document (crdt_documents.state)',
+  master_key_check: "the fingerprint of the source's master key: the target keeps its own key's",
 };
 
 /** A stored table as the archive carries it, after the guards that keep secrets and digests from being copied as they are. */

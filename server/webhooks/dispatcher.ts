@@ -6,6 +6,7 @@ import type { TenantScope } from '../db/scope.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { DATABASE_FILE } from '../data-files.ts';
+import { masterKeyPath } from '../security/secrets.ts';
 import { WORKER_ENTRY } from '../paths.ts';
 import { emitEvent, onOutboxWrite, releaseDebouncedEvent, type DomainEvent } from './outbox.ts';
 import type { Command, FromWorker, MainWrite, ToWorker, WorkerData } from './protocol.ts';
@@ -73,6 +74,7 @@ export function createWebhookDispatcher(
   const { storage } = app;
   const data: WorkerData = {
     dataDir: app.config.dataDir,
+    masterKeyFile: masterKeyPath(app.config),
     databaseFile: DATABASE_FILE,
     version: app.version,
     settings: {

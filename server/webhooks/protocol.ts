@@ -45,6 +45,8 @@ export type FromWorker =
 
 export interface WorkerData {
   dataDir: string;
+  /** The master key's file (DATA_DIR/master.key or MASTER_KEY_FILE), already checked against hearth.db by the server. */
+  masterKeyFile: string;
   databaseFile: string;
   version: string;
   settings: {

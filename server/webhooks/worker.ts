@@ -4,7 +4,7 @@
 // connection to `hearth.db` off the request thread, it also runs that database's checkpointer (db/checkpointer.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDeliveryWorkerStorage } from '../db/repos/webhook-delivery.ts';
-import { createSecrets, loadOrCreateMasterKey } from '../security/secrets.ts';
+import { createSecrets, loadMasterKey } from '../security/secrets.ts';
 import { createDeliveryEngine } from './engine.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 
@@ -26,7 +26,7 @@ const pendingWrites = new Map<number, { resolve: () => void; reject: (error: Err
 
 const engine = createDeliveryEngine({
   queries: storage.queries,
-  secrets: createSecrets(loadOrCreateMasterKey(data.dataDir)),
+  secrets: createSecrets(loadMasterKey(data.masterKeyFile, { create: false }).key),
   settings: data.settings,
   version: data.version,
   log: (level, message, fields) => post({ type: 'log', level, message, ...(fields ? { fields } : {}) }),

@@ -63,7 +63,8 @@ Saved states (like the emulator suites' flags; archives as made by hearth export
 
 Environment (and config file key): HEADER_BRAND (headerBrand), LOG_LEVEL (logLevel), LOG_FORMAT text|json (logFormat), SMTP_URL (smtpUrl),
   MAIL_FROM (mailFrom), LOGIN_LINK_ALLOWED_HOSTS (loginLinkAllowedHosts), AI_TIMEOUT_MS (aiTimeoutMs),
-  WEBHOOK_RETRY_SCHEDULE_MS (webhookRetryScheduleMs), RESPONSE_CACHE_MB (responseCacheMb). Precedence: flags > env > config file > defaults.
+  WEBHOOK_RETRY_SCHEDULE_MS (webhookRetryScheduleMs), RESPONSE_CACHE_MB (responseCacheMb),
+  MASTER_KEY_FILE (masterKeyFile: the master key's file when not DATA_DIR/master.key; read, never created). Precedence: flags > env > config file > defaults.
 
 Examples:
   hearth serve --port 9000 --data-dir ./demo-data

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintSignInToken, signInLinkOf } from '../../admin/signin.ts';
-import { KEY_FILE } from '../../data-files.ts';
-import { createSecrets, loadOrCreateMasterKey } from '../../security/secrets.ts';
+import { createSecrets, loadMasterKey, masterKeyPath } from '../../security/secrets.ts';
 import { runningServer } from '../../server-lock.ts';
 import { CREDENTIALS_FILE } from '../../data-files.ts';
 import type { Credentials } from '../../services/bootstrap.ts';
@@ -37,14 +36,15 @@ Example:
         `No Hearth server is running on ${config.dataDir}: start it (npm start), then ask again; a running server prints its own link at start`,
         1,
       );
-    if (!existsSync(join(config.dataDir, KEY_FILE))) throw new CliError(`${config.dataDir} has no ${KEY_FILE}`, 1);
+    const keyFile = masterKeyPath(config);
+    if (!existsSync(keyFile)) throw new CliError(`${keyFile} is missing: the server's master key signs the link`, 1);
     let workspaceId = values.workspace;
     if (workspaceId === undefined) {
       const file = join(config.dataDir, CREDENTIALS_FILE);
       if (!existsSync(file)) throw new CliError(`${file} is missing: name the workspace with --workspace`, 1);
       workspaceId = (JSON.parse(readFileSync(file, 'utf8')) as Credentials).workspaceId;
     }
-    const key = createSecrets(loadOrCreateMasterKey(config.dataDir)).derive('admin-sign-in');
+    const key = createSecrets(loadMasterKey(keyFile, { create: false }).key).derive('admin-sign-in');
     const link = signInLinkOf(running.url, mintSignInToken(key, running.bootId, workspaceId));
     printResult(io, values.json, { link, workspaceId }, () => `${link}\n(one-time: opens the admin UI as ${workspaceId})`);
   },

@@ -6,6 +6,8 @@ import { DATABASE_FILE } from '../../data-files.ts';
 import type { Logger } from '../../log.ts';
 import { openDatabase, schemaStatus } from '../client.ts';
 import { connectionOf } from '../connection.ts';
+import { checkMasterKey, type MasterKeyCheck } from '../key-check.ts';
+export { MasterKeyMismatchError } from '../key-check.ts';
 import { createSqliteEngine, type SqliteEngine } from '../storage.ts';
 import { deliveryInspection } from './inspection.ts';
 import { openDeliveryStore, webhookDeliveriesRepo, type DeliveryStore } from './webhook-deliveries.ts';
@@ -93,13 +95,15 @@ export type Storage = ReturnType<typeof createStorage>;
 
 /**
  * A data dir's storage: hearth.db opened and migrated (with a backup first when a migration is pending, db/client.ts),
- * the engine's two connections over it, and webhooks.db's read connection.
+ * the engine's two connections over it, and webhooks.db's read connection. With `masterKey`, the key is checked against
+ * the one the database's secrets are encrypted under first (key-check.ts).
  */
-export function openStorage(dataDir: string, options: { log?: Logger } = {}): Storage {
+export function openStorage(dataDir: string, options: { log?: Logger; masterKey?: MasterKeyCheck } = {}): Storage {
   const file = join(dataDir, DATABASE_FILE);
   const main = openDatabase(file, options);
   let engine: SqliteEngine | undefined;
   try {
+    if (options.masterKey) checkMasterKey(main.sqlite, options.masterKey);
     engine = createSqliteEngine(file, main);
     return createStorage(engine, openDeliveryStore(dataDir, { readOnly: true, legacyFrom: main.sqlite }));
   } catch (error) {
