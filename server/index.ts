@@ -151,7 +151,8 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         clearTimeout(grace);
         await app.jobs.close();
         await app.agents.close();
-        await app.webhooks.close();
+        // webhook requests in flight and mail being relayed get the grace period to finish
+        await app.webhooks.close(config.shutdownGraceMs);
         await app.mail.close(config.shutdownGraceMs);
         await app.crdt.flushAll();
         app.crdt.close();

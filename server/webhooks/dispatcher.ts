@@ -34,7 +34,8 @@ export interface WebhookDispatcher {
   replay(apiKeyId: string, messageId: string, targets: string[]): Promise<void>;
   /** Every failed delivery to a target created since `since` goes out again on a fresh schedule; resolves to their number. */
   recover(apiKeyId: string, target: string, since: number): Promise<number>;
-  close(): Promise<void>;
+  /** Stops delivering; requests in flight get `graceMs` (default 0) to finish, then are cut and go out after restart. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** For a data dir opened without a server (CLI commands): the outbox waits for a server to deliver it. */
@@ -318,7 +319,7 @@ export function createWebhookDispatcher(
     async recover(apiKeyId, target, since) {
       return (await send({ type: 'recover', apiKeyId, target, since })) as number;
     },
-    async close() {
+    async close(graceMs = 0) {
       if (closed) return;
       closed = true;
       unsubscribe();
@@ -327,8 +328,8 @@ export function createWebhookDispatcher(
       if (current === undefined) return;
       // The worker records what finished and hands over its last writes (answered by onMessage meanwhile).
       const stopped = new Promise<void>((resolve) => (onClosed = resolve));
-      current.postMessage({ type: 'close' } satisfies ToWorker);
-      const timeout = setTimeout(() => void current.terminate(), app.config.webhooks.timeoutMs + 5_000);
+      current.postMessage({ type: 'close', graceMs } satisfies ToWorker);
+      const timeout = setTimeout(() => void current.terminate(), graceMs + app.config.webhooks.timeoutMs + 5_000);
       await stopped;
       clearTimeout(timeout);
       await current.terminate();

@@ -285,8 +285,9 @@ export function createDeliveryEngine(deps: EngineDeps) {
     } finally {
       clearTimeout(timeout);
     }
-    // Shutting down, or the endpoint was deleted: the attempt does not count; a pending delivery goes out after restart.
-    if (closed || controller.signal.reason === 'aborted') {
+    // Cut (the grace of a shutdown ran out, or the endpoint was deleted): the attempt does not count; a pending
+    // delivery goes out after restart. An attempt that finished within a shutdown's grace counts as any other.
+    if (controller.signal.reason === 'aborted') {
       inFlight.delete(deliveryKey(d));
       return;
     }
@@ -446,10 +447,19 @@ export function createDeliveryEngine(deps: EngineDeps) {
   return {
     wake,
     command,
-    /** Stops sending (requests in flight are cut and go out again after restart), records what finished, and hands the last writes to the main thread. */
-    async close() {
+    /**
+     * Stops sending; requests in flight get `graceMs` to finish (an answered attempt is recorded, so a receiver is
+     * not sent it again), then are cut and go out again after restart. Records what finished, and hands the last
+     * writes to the main thread.
+     */
+    async close(graceMs = 0) {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (running.size > 0 && graceMs > 0) {
+        let grace: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.allSettled([...running]), new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
+        clearTimeout(grace);
+      }
       for (const controller of inFlight.values()) controller.abort('aborted');
       await Promise.allSettled([...running]);
       flushOutcomes();

@@ -34,7 +34,8 @@ export type ToWorker =
   | { type: 'wake' }
   | { type: 'command'; id: number; command: Command }
   | { type: 'written'; id: number; error?: string }
-  | { type: 'close' };
+  /** Stop: requests in flight get `graceMs` to finish before they are cut. */
+  | { type: 'close'; graceMs: number };
 
 export type FromWorker =
   | { type: 'write'; id: number; writes: MainWrite[] }

@@ -59,7 +59,7 @@ port.on('message', (message: ToWorker) => {
       return;
     case 'close':
       storage.stopCheckpointer();
-      void engine.close().finally(() => {
+      void engine.close(message.graceMs).finally(() => {
         storage.close();
         post({ type: 'closed' });
         port.close();

@@ -4,7 +4,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, errorOf, workspaceHeaders } from '../helpers/server.ts';
+import type { UserTokenAnswer } from '../helpers/answers.ts';
+import { apiKeyHeaders, call, dataOf, errorOf, eventually, workspaceHeaders } from '../helpers/server.ts';
+import { connectYjs } from '../helpers/yjs.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = ['--import', 'tsx', join(ROOT, 'server', 'cli.ts')];
@@ -80,6 +82,45 @@ describe('npm start', () => {
     expect(JSON.parse(answered.body).result.message).toBe('pong');
     expect(await server.exited).toBe(0);
   });
+});
+
+describe('SIGTERM hands websocket clients over', () => {
+  it('closes them with 1001 (going away) after storing every update it received, so that providers reconnect elsewhere', async () => {
+    const server = await startCli();
+    const K = apiKeyHeaders(JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as { apiKey: string; authToken: string });
+    const room = { organizationId: 'acme', documentId: 'handover', editorId: 'e1' };
+    await call(server.url, '/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'handover' }] }, K);
+    await call(server.url, '/v2/users/add', { organizationId: 'acme', documentId: 'handover', users: [{ userId: 'ann', accessRole: 'editor' }] }, K);
+    await call(server.url, '/v2/crdt/add', { ...room, type: 'text', data: '' }, K);
+    const token = dataOf<UserTokenAnswer>(await call(server.url, '/v2/auth/generate_token', { userId: 'ann' }, K)).token;
+    const client = connectYjs(server.url, room, { apiKey: K['x-svc-api-key']!, token });
+    try {
+      await client.synced;
+      const closes: Array<{ code: number; reason: string }> = [];
+      client.provider.on('connection-close', (event: { code: number; reason: string } | null) => {
+        if (event) closes.push({ code: event.code, reason: String(event.reason) });
+      });
+      client.doc.getText('content').insert(0, 'typed before the stop');
+      // the server has it (a REST read answers the live document)
+      await eventually(async () => {
+        const res = await call(server.url, '/v2/crdt/get', room, K);
+        expect(dataOf<Array<{ data: unknown }>>(res)[0]?.data).toBe('typed before the stop');
+      });
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      await eventually(() => expect(closes[0]).toEqual({ code: 1001, reason: 'server shutting down' }));
+    } finally {
+      client.close();
+    }
+    const again = await startCli();
+    try {
+      const res = await call(again.url, '/v2/crdt/get', room, K);
+      expect(dataOf<Array<{ data: unknown }>>(res)[0]?.data).toBe('typed before the stop');
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
+  }, 60_000);
 });
 
 describe('hearth workspace settings', () => {

@@ -150,6 +150,56 @@ describe('deliveries survive restarts', () => {
     }
   });
 
+  it('lets a request in flight finish when the server stops: answered within the grace, it is recorded and not sent again', async () => {
+    const r = await receiver({ script: ['hang'] });
+    const t = await startTestServer({ webhooks: FAST_WEBHOOKS, shutdownGraceMs: 10_000 });
+    try {
+      await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
+      await enableWithEndpoint(t, r.url);
+      await t.callK('/v2/commentannotations/add', {
+        organizationId: 'acme',
+        documentId: 'doc',
+        commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' } }] }],
+      });
+      await eventually(() => expect(r.received).toHaveLength(1));
+      // the receiver answers while the server is stopping (its delivery engine has been told to close)
+      const closing = t.server.close();
+      setTimeout(() => r.release(200), 500);
+      await closing;
+      const attempts = queryDataFile<{ status: string; code: number | null }>(
+        t.dataDir,
+        'SELECT status, response_status_code AS code FROM webhook_attempts',
+        [],
+        'webhooks.db',
+      );
+      expect(attempts).toEqual([{ status: 'succeeded', code: 200 }]);
+      const pending = queryDataFile<{ n: number }>(t.dataDir, "SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'succeeded'", [], 'webhooks.db');
+      expect(pending).toEqual([{ n: 0 }]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('cuts a request still in flight when the grace runs out, and sends it again after the restart', async () => {
+    const r = await receiver({ script: ['hang'] });
+    const t = await startTestServer({ webhooks: FAST_WEBHOOKS, shutdownGraceMs: 200 });
+    try {
+      await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
+      await enableWithEndpoint(t, r.url);
+      await t.callK('/v2/commentannotations/add', {
+        organizationId: 'acme',
+        documentId: 'doc',
+        commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' } }] }],
+      });
+      await eventually(() => expect(r.received).toHaveLength(1));
+      await t.restart();
+      await eventually(() => expect(r.received).toHaveLength(2));
+      expect(r.received[1]!.headers['webhook-id']).toBe(r.received[0]!.headers['webhook-id']);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('delivers every acknowledged event after SIGKILL (at least once; receivers dedupe on webhook-id)', async () => {
     const r = await receiver({ fallback: 'hang' });
     const dataDir = mkdtempSync(join(tmpdir(), 'hearth-webhook-kill-'));
