@@ -22,6 +22,13 @@ export const configSchema = z.object({
    * mounted secret), never stored in the database. Hearth reads it and never creates it.
    */
   masterKeyFile: z.string().min(1).optional(),
+  /**
+   * `postgres://…`: PostgreSQL as the system of record instead of the embedded SQLite (DESIGN §1), and `REDIS_URL`
+   * between instances sharing it. Named in the contract; this build has no PostgreSQL engine yet, so a server or
+   * command given either refuses to start rather than quietly using SQLite (openApp).
+   */
+  databaseUrl: z.string().min(1).optional(),
+  redisUrl: z.string().min(1).optional(),
   headerBrand: z.string().regex(/^[a-z0-9-]+$/, 'HEADER_BRAND may contain only a-z, 0-9 and -'),
   logLevel: z.enum(LOG_LEVELS),
   /** `text`: `time LEVEL message key=value…` lines; `json`: one JSON object a line, for log collectors. */
@@ -213,6 +220,8 @@ export function configFromEnvAndArgs(
     host: args.host ?? (env.HOST || undefined),
     dataDir: args['data-dir'] ?? (env.DATA_DIR || undefined),
     masterKeyFile: env.MASTER_KEY_FILE || undefined,
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
     headerBrand: env.HEADER_BRAND || undefined,
     logLevel: (logLevel || undefined) as LogLevel | undefined,
     logFormat: (logFormat || undefined) as LogFormat | undefined,

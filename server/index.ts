@@ -50,6 +50,12 @@ export interface HearthServer {
 
 /** Opens the data dir (master key, database, migrations) without listening: the CLI's admin commands use it. */
 export function openApp(config: Config): AppContext {
+  // Data written to SQLite while the operator meant PostgreSQL would be lost to them: refuse instead.
+  if (config.databaseUrl !== undefined || config.redisUrl !== undefined)
+    throw new Error(
+      `${config.databaseUrl !== undefined ? 'DATABASE_URL' : 'REDIS_URL'} is set, but this build of Hearth has no PostgreSQL engine yet ` +
+        '(it stores everything in the embedded SQLite of DATA_DIR): unset DATABASE_URL and REDIS_URL to run on SQLite.',
+    );
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, config.logFormat);
   const keyPath = masterKeyPath(config);
