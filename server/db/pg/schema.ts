@@ -1,0 +1,177 @@
+// The PostgreSQL schema, made from the one schema source (../schema.ts and ../delivery-schema.ts, drizzle's SQLite
+// dialect) so that the two engines cannot drift: every table, column, default, primary key, foreign key and index
+// has its PostgreSQL counterpart here, converted by the rules below, and drizzle-kit generates the PostgreSQL
+// migrations from these tables (drizzle.pg.config.ts) as it generates SQLite's from the source.
+//
+// Types: text stays text (enums keep their values); integers become bigint (timestamps are milliseconds, past
+// int4), except boolean-mode integers, which become boolean; an integer primary key (SQLite's rowid) becomes an identity column; JSON
+// text becomes `json`, which keeps the text as written (key order and all: the API answers it byte for byte, which
+// jsonb's normalized form would not); blobs become bytea. SQLite-only expressions (NOCASE collations, the time
+// default) are mapped one by one below, and anything else stops the conversion, so that a new construct in the
+// source is translated on purpose, never by accident.
+import { getTableColumns, is, SQL, sql, type Column } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  customType,
+  foreignKey,
+  index,
+  json,
+  type PgColumn,
+  type PgColumnBuilderBase,
+  type PgTable,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { getTableConfig, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { webhookAttempts, webhookDeliveries } from '../delivery-schema.ts';
+import * as source from '../schema.ts';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/** The source's `now` default (milliseconds since the epoch, at the statement's time), in PostgreSQL. */
+const NOW_MS = sql`((extract(epoch from clock_timestamp()) * 1000)::bigint)`;
+
+/**
+ * Index expressions of the source that are SQLite's own, by index name: a case-insensitive sort on `name`
+ * (`COLLATE NOCASE`) is `lower(name)` here, which orders the same for the ASCII that NOCASE folds.
+ */
+const INDEX_EXPRESSIONS: Record<string, Record<string, SQL>> = {
+  organizations_name: { 'name COLLATE NOCASE': sql`lower("name")` },
+  documents_name: { 'name COLLATE NOCASE': sql`lower("name")` },
+  documents_folder_name: { 'name COLLATE NOCASE': sql`lower("name")` },
+  users_name: { "(CASE WHEN name IS NULL THEN '' ELSE name END) COLLATE NOCASE": sql`lower(coalesce("name", ''))` },
+};
+
+/** The SQL text of an expression without column references (an index expression of the source). */
+function plainText(expression: SQL): string {
+  return expression.queryChunks
+    .map((chunk) => {
+      if (typeof chunk === 'object' && chunk !== null && 'value' in chunk && Array.isArray(chunk.value)) return chunk.value.join('');
+      throw new Error('pg schema: an index expression with parameters or columns needs a rule');
+    })
+    .join('');
+}
+
+/** The builder methods the conversion chains, common to every PostgreSQL column builder it makes. */
+interface Chain extends PgColumnBuilderBase {
+  notNull(): Chain;
+  primaryKey(): Chain;
+  unique(name?: string): Chain;
+  default(value: unknown): Chain;
+}
+
+function columnOf(sqliteColumn: SQLiteColumn): PgColumnBuilderBase {
+  const name = sqliteColumn.name;
+  let builder: Chain;
+  switch (sqliteColumn.columnType) {
+    case 'SQLiteText': {
+      const values = sqliteColumn.enumValues;
+      builder = (values && values.length > 0 ? text(name, { enum: values as [string, ...string[]] }) : text(name)) as unknown as Chain;
+      break;
+    }
+    case 'SQLiteTextJson':
+      builder = json(name) as unknown as Chain;
+      break;
+    case 'SQLiteInteger':
+      // an integer primary key is SQLite's rowid, given a value when an insert names none: an identity column here
+      builder = (sqliteColumn.primary || (sqliteColumn as SQLiteColumn & { autoIncrement: boolean }).autoIncrement
+        ? bigint(name, { mode: 'number' }).generatedByDefaultAsIdentity()
+        : bigint(name, { mode: 'number' })) as unknown as Chain;
+      break;
+    case 'SQLiteBoolean':
+      builder = boolean(name) as unknown as Chain;
+      break;
+    case 'SQLiteBlobBuffer':
+      builder = bytea(name) as unknown as Chain;
+      break;
+    default:
+      throw new Error(`pg schema: ${name} has a column type (${sqliteColumn.columnType}) without a PostgreSQL rule`);
+  }
+  if (sqliteColumn.notNull) builder = builder.notNull();
+  if (sqliteColumn.primary) builder = builder.primaryKey();
+  if (sqliteColumn.isUnique) builder = builder.unique(sqliteColumn.uniqueName);
+  if (sqliteColumn.hasDefault && sqliteColumn.default !== undefined) {
+    const value = sqliteColumn.default;
+    if (is(value, SQL)) {
+      if (!plainText(value).includes('unixepoch')) throw new Error(`pg schema: ${name} has an SQL default without a PostgreSQL rule`);
+      builder = builder.default(NOW_MS);
+    } else builder = builder.default(value);
+  }
+  return builder;
+}
+
+/** A partial index's WHERE with the source's columns replaced by this table's. */
+function whereOf(where: SQL, columns: Record<string, PgColumn>): SQL {
+  return new SQL(
+    where.queryChunks.map((chunk) => {
+      if (is(chunk, SQLiteColumn)) {
+        const column = columns[(chunk as Column).name];
+        if (!column) throw new Error(`pg schema: a partial index names ${(chunk as Column).name}, which the table lacks`);
+        return column;
+      }
+      return chunk;
+    }),
+  );
+}
+
+const converted = new Map<SQLiteTable, PgTable>();
+
+/** The PostgreSQL table of a source table (made once: foreign keys refer to the same objects). */
+function pgTableOf(table: SQLiteTable): PgTable {
+  const done = converted.get(table);
+  if (done) return done;
+  const config = getTableConfig(table);
+  const builders = Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, column]) => [key, columnOf(column as SQLiteColumn)]));
+  const made = pgTable(config.name, builders, (t) => {
+    const columns = Object.fromEntries(Object.values(t as Record<string, PgColumn>).map((c) => [c.name, c]));
+    const byName = (c: Column) => columns[c.name] as PgColumn;
+    const extra = [];
+    for (const pk of config.primaryKeys) {
+      extra.push(primaryKey({ name: pk.getName(), columns: pk.columns.map(byName) as [PgColumn, ...PgColumn[]] }));
+    }
+    for (const fk of config.foreignKeys) {
+      const ref = fk.reference();
+      const target = pgTableOf(ref.foreignTable);
+      const targetColumns = Object.fromEntries(Object.values(getTableColumns(target)).map((c) => [c.name, c]));
+      let key = foreignKey({
+        name: fk.getName(),
+        columns: ref.columns.map(byName) as [PgColumn, ...PgColumn[]],
+        foreignColumns: ref.foreignColumns.map((c) => targetColumns[c.name] as PgColumn) as [PgColumn, ...PgColumn[]],
+      });
+      if (fk.onDelete) key = key.onDelete(fk.onDelete);
+      if (fk.onUpdate) key = key.onUpdate(fk.onUpdate);
+      extra.push(key);
+    }
+    for (const idx of config.indexes) {
+      const { name, columns: on, unique, where } = idx.config;
+      const parts = on.map((part) => {
+        if (is(part, SQL)) {
+          const mapped = INDEX_EXPRESSIONS[name]?.[plainText(part)];
+          if (!mapped) throw new Error(`pg schema: index ${name} has an expression without a PostgreSQL rule: ${plainText(part)}`);
+          return mapped;
+        }
+        return byName(part as Column);
+      });
+      let built = (unique ? uniqueIndex(name) : index(name)).on(...(parts as [PgColumn, ...PgColumn[]]));
+      if (where) built = built.where(whereOf(where, columns));
+      extra.push(built);
+    }
+    if (config.checks.length > 0 || config.uniqueConstraints.length > 0)
+      throw new Error(`pg schema: ${config.name} has checks or unique constraints without a PostgreSQL rule`);
+    return extra;
+  });
+  converted.set(table, made);
+  return made;
+}
+
+/** Every table of the source (hearth.db's and the delivery tables), as PostgreSQL tables, by the source's export names. */
+export const pgTables: Record<string, PgTable> = Object.fromEntries([
+  ...(Object.entries(source) as Array<[string, unknown]>)
+    .filter((entry): entry is [string, SQLiteTable] => is(entry[1], SQLiteTable))
+    .map(([key, table]) => [key, pgTableOf(table)]),
+  ['webhookDeliveries', pgTableOf(webhookDeliveries)],
+  ['webhookAttempts', pgTableOf(webhookAttempts)],
+]);

@@ -1,0 +1,88 @@
+// The PostgreSQL schema is made from the one schema source (server/db/pg/schema.ts): every table, column, key and
+// index has its counterpart, drizzle-kit sees every table, and the committed migrations of both dialects are what
+// drizzle-kit generates from the schema as it stands (a schema change without its migration fails here).
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { getTableColumns, is } from 'drizzle-orm';
+import { getTableConfig as pgConfig } from 'drizzle-orm/pg-core';
+import { getTableConfig as sqliteConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { webhookAttempts, webhookDeliveries } from '../../server/db/delivery-schema.ts';
+import { pgTables } from '../../server/db/pg/schema.ts';
+import * as entry from '../../server/db/pg/tables.ts';
+import * as source from '../../server/db/schema.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const scratch = mkdtempSync(join(tmpdir(), 'hearth-schema-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const sourceTables: Array<[string, SQLiteTable]> = [
+  ...(Object.entries(source) as Array<[string, unknown]>).filter((e): e is [string, SQLiteTable] => is(e[1], SQLiteTable)),
+  ['webhookDeliveries', webhookDeliveries],
+  ['webhookAttempts', webhookAttempts],
+];
+
+const PG_TYPE: Record<string, string> = {
+  SQLiteText: 'PgText',
+  SQLiteTextJson: 'PgJson',
+  SQLiteInteger: 'PgBigInt53',
+  SQLiteBoolean: 'PgBoolean',
+  SQLiteBlobBuffer: 'PgCustomColumn',
+};
+
+describe('the PostgreSQL schema', () => {
+  it('has every table of the source, and drizzle-kit’s entry exports each one', () => {
+    expect(Object.keys(pgTables).sort()).toEqual(sourceTables.map(([name]) => name).sort());
+    expect(Object.keys(entry).sort()).toEqual(Object.keys(pgTables).sort());
+    for (const [name, table] of Object.entries(pgTables)) expect((entry as Record<string, unknown>)[name]).toBe(table);
+  });
+
+  it('has each table’s columns with their types, nullability and defaults, its keys and its indexes', () => {
+    for (const [name, table] of sourceTables) {
+      const from = sqliteConfig(table);
+      const to = pgConfig(pgTables[name]!);
+      expect(to.name).toBe(from.name);
+      const columns = (t: Record<string, { name: string; columnType: string; notNull: boolean; hasDefault: boolean; primary: boolean }>) =>
+        Object.values(t).map((c) => ({ name: c.name, notNull: c.notNull, hasDefault: c.hasDefault, primary: c.primary }));
+      const toColumns = columns(getTableColumns(pgTables[name]!) as never);
+      expect(toColumns, from.name).toEqual(columns(getTableColumns(table) as never));
+      for (const column of from.columns) {
+        expect(to.columns.find((c) => c.name === column.name)?.columnType, `${from.name}.${column.name}`).toBe(PG_TYPE[column.columnType]);
+      }
+      expect(to.primaryKeys.map((k) => k.columns.map((c) => c.name))).toEqual(from.primaryKeys.map((k) => k.columns.map((c) => c.name)));
+      const keys = (fks: Array<{ getName(): string }>) => fks.map((k) => k.getName()).sort();
+      expect(keys(to.foreignKeys), from.name).toEqual(keys(from.foreignKeys));
+      const indexes = (list: Array<{ config: { name: string; unique: boolean; where?: unknown; columns: unknown[] } }>) =>
+        list
+          .map((i) => ({ name: i.config.name, unique: i.config.unique, partial: i.config.where !== undefined, parts: i.config.columns.length }))
+          .sort((a, b) => a.name.localeCompare(b.name));
+      expect(indexes(to.indexes as never), from.name).toEqual(indexes(from.indexes as never));
+    }
+  });
+});
+
+/** `drizzle-kit generate` against a copy of a dialect's committed migrations: what it prints. */
+function generateInto(dialect: 'sqlite' | 'postgresql', schema: string, migrations: string): Promise<string> {
+  // drizzle-kit takes its folders relative to the working directory
+  const out = relative(ROOT, join(scratch, dialect));
+  cpSync(join(ROOT, migrations), join(ROOT, out), { recursive: true });
+  const config = join(scratch, `${dialect}.config.json`);
+  writeFileSync(config, JSON.stringify({ dialect, schema: `./${schema}`, out }));
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'drizzle-kit', 'bin.cjs'), 'generate', '--config', config],
+      { cwd: ROOT },
+      (error, stdout, stderr) => (error ? reject(new Error(`${stdout}\n${stderr}`)) : resolve(stdout + stderr)),
+    );
+  });
+}
+
+describe('the committed migrations', () => {
+  it('are what drizzle-kit generates from the schema, for SQLite and for PostgreSQL', async () => {
+    expect(await generateInto('sqlite', 'server/db/schema.ts', 'server/db/migrations')).toContain('No schema changes');
+    expect(await generateInto('postgresql', 'server/db/pg/tables.ts', 'server/db/pg/migrations')).toContain('No schema changes');
+  }, 60_000);
+});
