@@ -4,6 +4,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 /**
  * Throwaway PostgreSQL and Redis servers for tests and benchmarks (issue 31): each on 127.0.0.1, on a free port,
@@ -267,6 +268,24 @@ export interface PostgresOptions {
 }
 
 /**
+ * Creates a database on the server `serverUrl` points at (its user must be allowed to) and returns the URL of the
+ * new database: how test files sharing one server (the globalSetup's) each get a database of their own.
+ */
+export async function createDatabase(serverUrl: string, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`database names here are lower-case identifiers: ${JSON.stringify(name)}`);
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
  * Settings for a throwaway server: no durability across an OS crash (fsync, full-page writes and commit waits
  * off: a test's data does not outlive the test) and enough connections for a run's workers sharing one server.
  */
@@ -315,15 +334,10 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Thro
       const pidFile = join(dataDir, 'postmaster.pid');
       await waitUntil('postgres', kept, () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').split('\n')[7]?.trim() === 'ready');
 
-      const adminUrl = (name: string) => `postgres://hearth:${password}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
       const server = kept;
-      const createDatabase = async (name: string) => {
-        await run(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'hearth', name], { env: { PGPASSWORD: password } });
-        return adminUrl(name);
-      };
-      const url = await createDatabase(database);
+      const url = await createDatabase(`postgres://hearth:${password}@127.0.0.1:${port}/postgres`, database);
       server.release();
-      return { url, port, pid: server.pid, dir, createDatabase, stop: server.stop };
+      return { url, port, pid: server.pid, dir, createDatabase: (name: string) => createDatabase(url, name), stop: server.stop };
     } catch (error) {
       if (kept) await kept.stop();
       rmSync(dir, { recursive: true, force: true });
