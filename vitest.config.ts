@@ -9,6 +9,7 @@ export default defineConfig({
       'test/webhooks/**/*.test.ts',
       'test/admin/**/*.test.ts',
       'test/cli/**/*.test.ts',
+      'test/infra/**/*.test.ts',
     ],
     // better-sqlite3 is a native module: separate processes keep each file's database and server apart.
     pool: 'forks',
