@@ -10,6 +10,7 @@ export default defineConfig({
       'test/admin/**/*.test.ts',
       'test/cli/**/*.test.ts',
       'test/infra/**/*.test.ts',
+      'test/pg/**/*.test.ts',
     ],
     // better-sqlite3 is a native module: separate processes keep each file's database and server apart.
     pool: 'forks',

@@ -52,8 +52,9 @@ describe('the PostgreSQL schema', () => {
         expect(to.columns.find((c) => c.name === column.name)?.columnType, `${from.name}.${column.name}`).toBe(PG_TYPE[column.columnType]);
       }
       expect(to.primaryKeys.map((k) => k.columns.map((c) => c.name))).toEqual(from.primaryKeys.map((k) => k.columns.map((c) => c.name)));
-      const keys = (fks: Array<{ getName(): string }>) => fks.map((k) => k.getName()).sort();
-      expect(keys(to.foreignKeys), from.name).toEqual(keys(from.foreignKeys));
+      const targets = (fks: Array<{ reference(): { columns: Array<{ name: string }>; foreignColumns: Array<{ name: string }> } }>) =>
+        fks.map((k) => JSON.stringify([k.reference().columns.map((c) => c.name), k.reference().foreignColumns.map((c) => c.name)])).sort();
+      expect(targets(to.foreignKeys), from.name).toEqual(targets(from.foreignKeys));
       const indexes = (list: Array<{ config: { name: string; unique: boolean; where?: unknown; columns: unknown[] } }>) =>
         list
           .map((i) => ({ name: i.config.name, unique: i.config.unique, partial: i.config.where !== undefined, parts: i.config.columns.length }))
@@ -79,6 +80,20 @@ function generateInto(dialect: 'sqlite' | 'postgresql', schema: string, migratio
     );
   });
 }
+
+describe('the PostgreSQL names', () => {
+  it('fit in 63 characters, and no two collide (PostgreSQL would cut them alike)', () => {
+    const schemaWide: string[] = [];
+    for (const table of Object.values(pgTables)) {
+      const config = pgConfig(table);
+      const perTable = [...config.primaryKeys.map((k) => k.getName()), ...config.foreignKeys.map((k) => k.getName())];
+      for (const name of [...perTable, ...config.indexes.map((i) => i.config.name!)]) expect(name.length, name).toBeLessThanOrEqual(63);
+      expect(new Set(perTable).size, config.name).toBe(perTable.length);
+      schemaWide.push(...config.primaryKeys.map((k) => k.getName()), ...config.indexes.map((i) => i.config.name!));
+    }
+    expect(new Set(schemaWide).size).toBe(schemaWide.length);
+  });
+});
 
 describe('the committed migrations', () => {
   it('are what drizzle-kit generates from the schema, for SQLite and for PostgreSQL', async () => {

@@ -8,7 +8,9 @@
 // text becomes `json`, which keeps the text as written (key order and all: the API answers it byte for byte, which
 // jsonb's normalized form would not); blobs become bytea. SQLite-only expressions (NOCASE collations, the time
 // default) are mapped one by one below, and anything else stops the conversion, so that a new construct in the
-// source is translated on purpose, never by accident.
+// source is translated on purpose, never by accident. Constraint names longer than PostgreSQL's 63 characters are
+// cut and suffixed with a digest of the whole (cut alone, two foreign keys of one table would collide).
+import { createHash } from 'node:crypto';
 import { getTableColumns, is, SQL, sql, type Column } from 'drizzle-orm';
 import {
   bigint,
@@ -103,6 +105,18 @@ function columnOf(sqliteColumn: SQLiteColumn): PgColumnBuilderBase {
   return builder;
 }
 
+/** PostgreSQL's longest identifier: longer names are cut, and two cut alike would collide. */
+const MAX_IDENTIFIER = 63;
+
+/**
+ * A constraint's name as PostgreSQL can hold it: the source's name when it fits, else its first characters and a
+ * digest of the whole (drizzle names foreign keys after both tables and all their columns).
+ */
+function fitName(name: string): string {
+  if (name.length <= MAX_IDENTIFIER) return name;
+  return `${name.slice(0, MAX_IDENTIFIER - 9)}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+}
+
 /** A partial index's WHERE with the source's columns replaced by this table's. */
 function whereOf(where: SQL, columns: Record<string, PgColumn>): SQL {
   return new SQL(
@@ -130,14 +144,14 @@ function pgTableOf(table: SQLiteTable): PgTable {
     const byName = (c: Column) => columns[c.name] as PgColumn;
     const extra = [];
     for (const pk of config.primaryKeys) {
-      extra.push(primaryKey({ name: pk.getName(), columns: pk.columns.map(byName) as [PgColumn, ...PgColumn[]] }));
+      extra.push(primaryKey({ name: fitName(pk.getName()), columns: pk.columns.map(byName) as [PgColumn, ...PgColumn[]] }));
     }
     for (const fk of config.foreignKeys) {
       const ref = fk.reference();
       const target = pgTableOf(ref.foreignTable);
       const targetColumns = Object.fromEntries(Object.values(getTableColumns(target)).map((c) => [c.name, c]));
       let key = foreignKey({
-        name: fk.getName(),
+        name: fitName(fk.getName()),
         columns: ref.columns.map(byName) as [PgColumn, ...PgColumn[]],
         foreignColumns: ref.foreignColumns.map((c) => targetColumns[c.name] as PgColumn) as [PgColumn, ...PgColumn[]],
       });
@@ -155,7 +169,7 @@ function pgTableOf(table: SQLiteTable): PgTable {
         }
         return byName(part as Column);
       });
-      let built = (unique ? uniqueIndex(name) : index(name)).on(...(parts as [PgColumn, ...PgColumn[]]));
+      let built = (unique ? uniqueIndex(fitName(name)) : index(fitName(name))).on(...(parts as [PgColumn, ...PgColumn[]]));
       if (where) built = built.where(whereOf(where, columns));
       extra.push(built);
     }

@@ -120,7 +120,7 @@ CREATE TABLE "comment_reads" (
 	"annotation_id" text NOT NULL,
 	"user_id" text NOT NULL,
 	"read_at" bigint NOT NULL,
-	CONSTRAINT "comment_reads_api_key_id_organization_id_annotation_id_user_id_pk" PRIMARY KEY("api_key_id","organization_id","annotation_id","user_id")
+	CONSTRAINT "comment_reads_api_key_id_organization_id_annotation_id_b4177357" PRIMARY KEY("api_key_id","organization_id","annotation_id","user_id")
 );
 --> statement-breakpoint
 CREATE TABLE "comments" (
@@ -155,7 +155,7 @@ CREATE TABLE "crdt_documents" (
 	"compacted_at" bigint,
 	"created_at" bigint NOT NULL,
 	"updated_at" bigint NOT NULL,
-	CONSTRAINT "crdt_documents_api_key_id_organization_id_document_id_editor_id_pk" PRIMARY KEY("api_key_id","organization_id","document_id","editor_id")
+	CONSTRAINT "crdt_documents_api_key_id_organization_id_document_id__5cb8a447" PRIMARY KEY("api_key_id","organization_id","document_id","editor_id")
 );
 --> statement-breakpoint
 CREATE TABLE "crdt_updates" (
@@ -275,7 +275,7 @@ CREATE TABLE "memberships" (
 	"expires_at" bigint,
 	"created_at" bigint NOT NULL,
 	"updated_at" bigint NOT NULL,
-	CONSTRAINT "memberships_api_key_id_organization_id_level_resource_id_user_id_pk" PRIMARY KEY("api_key_id","organization_id","level","resource_id","user_id")
+	CONSTRAINT "memberships_api_key_id_organization_id_level_resource__803fdb9f" PRIMARY KEY("api_key_id","organization_id","level","resource_id","user_id")
 );
 --> statement-breakpoint
 CREATE TABLE "notification_configs" (
@@ -288,7 +288,7 @@ CREATE TABLE "notification_configs" (
 	"slack" text NOT NULL,
 	"channels_set" bigint DEFAULT 7 NOT NULL,
 	"updated_at" bigint NOT NULL,
-	CONSTRAINT "notification_configs_api_key_id_organization_id_document_id_user_id_pk" PRIMARY KEY("api_key_id","organization_id","document_id","user_id")
+	CONSTRAINT "notification_configs_api_key_id_organization_id_docume_ec1796f1" PRIMARY KEY("api_key_id","organization_id","document_id","user_id")
 );
 --> statement-breakpoint
 CREATE TABLE "notification_recipients" (
@@ -300,7 +300,7 @@ CREATE TABLE "notification_recipients" (
 	"timestamp" bigint NOT NULL,
 	"explicit" boolean NOT NULL,
 	"read_at" bigint,
-	CONSTRAINT "notification_recipients_api_key_id_organization_id_notification_id_user_id_pk" PRIMARY KEY("api_key_id","organization_id","notification_id","user_id")
+	CONSTRAINT "notification_recipients_api_key_id_organization_id_not_6efe2ad2" PRIMARY KEY("api_key_id","organization_id","notification_id","user_id")
 );
 --> statement-breakpoint
 CREATE TABLE "notifications" (
@@ -358,7 +358,7 @@ CREATE TABLE "recording_attachments" (
 	"sha256" text NOT NULL,
 	"storage_key" text NOT NULL,
 	"created_at" bigint NOT NULL,
-	CONSTRAINT "recording_attachments_api_key_id_organization_id_recording_id_attachment_id_pk" PRIMARY KEY("api_key_id","organization_id","recording_id","attachment_id")
+	CONSTRAINT "recording_attachments_api_key_id_organization_id_recor_9af7d6d4" PRIMARY KEY("api_key_id","organization_id","recording_id","attachment_id")
 );
 --> statement-breakpoint
 CREATE TABLE "recordings" (
@@ -395,7 +395,7 @@ CREATE TABLE "user_group_members" (
 	"group_id" text NOT NULL,
 	"user_id" text NOT NULL,
 	"created_at" bigint NOT NULL,
-	CONSTRAINT "user_group_members_api_key_id_organization_id_group_id_user_id_pk" PRIMARY KEY("api_key_id","organization_id","group_id","user_id")
+	CONSTRAINT "user_group_members_api_key_id_organization_id_group_id_720e8103" PRIMARY KEY("api_key_id","organization_id","group_id","user_id")
 );
 --> statement-breakpoint
 CREATE TABLE "user_groups" (
@@ -535,50 +535,50 @@ CREATE TABLE "workspaces" (
 );
 --> statement-breakpoint
 ALTER TABLE "activities" ADD CONSTRAINT "activities_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "activities" ADD CONSTRAINT "activities_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "activities" ADD CONSTRAINT "activities_api_key_id_organization_id_organizations_ap_93804dcf" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agent_executions" ADD CONSTRAINT "agent_executions_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agents" ADD CONSTRAINT "agents_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_key_secrets" ADD CONSTRAINT "api_key_secrets_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "auth_tokens" ADD CONSTRAINT "auth_tokens_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "comment_annotations" ADD CONSTRAINT "comment_annotations_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "comment_annotations" ADD CONSTRAINT "comment_annotations_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "comment_annotations" ADD CONSTRAINT "comment_annotations_api_key_id_organization_id_organiz_3a6898d7" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "comment_reads" ADD CONSTRAINT "comment_reads_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "comment_reads" ADD CONSTRAINT "comment_reads_api_key_id_organization_id_annotation_id_comment_annotations_api_key_id_organization_id_id_fk" FOREIGN KEY ("api_key_id","organization_id","annotation_id") REFERENCES "public"."comment_annotations"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "comment_reads" ADD CONSTRAINT "comment_reads_api_key_id_organization_id_annotation_id_b90bc743" FOREIGN KEY ("api_key_id","organization_id","annotation_id") REFERENCES "public"."comment_annotations"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "comments" ADD CONSTRAINT "comments_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "comments" ADD CONSTRAINT "comments_api_key_id_organization_id_annotation_id_comment_annotations_api_key_id_organization_id_id_fk" FOREIGN KEY ("api_key_id","organization_id","annotation_id") REFERENCES "public"."comment_annotations"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "comments" ADD CONSTRAINT "comments_api_key_id_organization_id_annotation_id_comm_d1ee5354" FOREIGN KEY ("api_key_id","organization_id","annotation_id") REFERENCES "public"."comment_annotations"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "crdt_documents" ADD CONSTRAINT "crdt_documents_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "crdt_updates" ADD CONSTRAINT "crdt_updates_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "crdt_updates" ADD CONSTRAINT "crdt_updates_api_key_id_organization_id_document_id_editor_id_crdt_documents_api_key_id_organization_id_document_id_editor_id_fk" FOREIGN KEY ("api_key_id","organization_id","document_id","editor_id") REFERENCES "public"."crdt_documents"("api_key_id","organization_id","document_id","editor_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "crdt_updates" ADD CONSTRAINT "crdt_updates_api_key_id_organization_id_document_id_ed_6597294e" FOREIGN KEY ("api_key_id","organization_id","document_id","editor_id") REFERENCES "public"."crdt_documents"("api_key_id","organization_id","document_id","editor_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "document_migrations" ADD CONSTRAINT "document_migrations_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "documents" ADD CONSTRAINT "documents_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "documents" ADD CONSTRAINT "documents_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "documents" ADD CONSTRAINT "documents_api_key_id_organization_id_organizations_api_1991a3af" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "folders" ADD CONSTRAINT "folders_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "folders" ADD CONSTRAINT "folders_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "folders" ADD CONSTRAINT "folders_api_key_id_organization_id_organizations_api_k_bfed8ce6" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "judgments" ADD CONSTRAINT "judgments_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "login_links" ADD CONSTRAINT "login_links_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "mail_outbox" ADD CONSTRAINT "mail_outbox_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "mail_outbox" ADD CONSTRAINT "mail_outbox_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "memberships" ADD CONSTRAINT "memberships_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "memberships" ADD CONSTRAINT "memberships_api_key_id_organization_id_organizations_a_54380a53" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notification_configs" ADD CONSTRAINT "notification_configs_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "notification_configs" ADD CONSTRAINT "notification_configs_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "notification_configs" ADD CONSTRAINT "notification_configs_api_key_id_organization_id_organi_b9c18483" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notification_recipients" ADD CONSTRAINT "notification_recipients_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "notification_recipients" ADD CONSTRAINT "notification_recipients_api_key_id_organization_id_notification_id_notifications_api_key_id_organization_id_id_fk" FOREIGN KEY ("api_key_id","organization_id","notification_id") REFERENCES "public"."notifications"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "notification_recipients" ADD CONSTRAINT "notification_recipients_api_key_id_organization_id_not_2d9acc37" FOREIGN KEY ("api_key_id","organization_id","notification_id") REFERENCES "public"."notifications"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notifications" ADD CONSTRAINT "notifications_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "notifications" ADD CONSTRAINT "notifications_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "notifications" ADD CONSTRAINT "notifications_api_key_id_organization_id_organizations_da4f3127" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "organizations" ADD CONSTRAINT "organizations_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "reactions" ADD CONSTRAINT "reactions_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "reactions" ADD CONSTRAINT "reactions_api_key_id_organization_id_annotation_id_comment_id_comments_api_key_id_organization_id_annotation_id_id_fk" FOREIGN KEY ("api_key_id","organization_id","annotation_id","comment_id") REFERENCES "public"."comments"("api_key_id","organization_id","annotation_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "reactions" ADD CONSTRAINT "reactions_api_key_id_organization_id_annotation_id_com_f4110fde" FOREIGN KEY ("api_key_id","organization_id","annotation_id","comment_id") REFERENCES "public"."comments"("api_key_id","organization_id","annotation_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "recording_attachments" ADD CONSTRAINT "recording_attachments_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "recording_attachments" ADD CONSTRAINT "recording_attachments_api_key_id_organization_id_recording_id_recordings_api_key_id_organization_id_id_fk" FOREIGN KEY ("api_key_id","organization_id","recording_id") REFERENCES "public"."recordings"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "recording_attachments" ADD CONSTRAINT "recording_attachments_api_key_id_organization_id_recor_c5714974" FOREIGN KEY ("api_key_id","organization_id","recording_id") REFERENCES "public"."recordings"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "recordings" ADD CONSTRAINT "recordings_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "recordings" ADD CONSTRAINT "recordings_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "recordings" ADD CONSTRAINT "recordings_api_key_id_organization_id_organizations_ap_ef9c7f55" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "user_data_jobs" ADD CONSTRAINT "user_data_jobs_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "user_group_members" ADD CONSTRAINT "user_group_members_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "user_group_members" ADD CONSTRAINT "user_group_members_api_key_id_organization_id_group_id_user_groups_api_key_id_organization_id_id_fk" FOREIGN KEY ("api_key_id","organization_id","group_id") REFERENCES "public"."user_groups"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "user_group_members" ADD CONSTRAINT "user_group_members_api_key_id_organization_id_group_id_30543086" FOREIGN KEY ("api_key_id","organization_id","group_id") REFERENCES "public"."user_groups"("api_key_id","organization_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "user_groups" ADD CONSTRAINT "user_groups_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "user_groups" ADD CONSTRAINT "user_groups_api_key_id_organization_id_organizations_api_key_id_id_fk" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "user_groups" ADD CONSTRAINT "user_groups_api_key_id_organization_id_organizations_a_739d4921" FOREIGN KEY ("api_key_id","organization_id") REFERENCES "public"."organizations"("api_key_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "users" ADD CONSTRAINT "users_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_configs" ADD CONSTRAINT "webhook_configs_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_endpoints" ADD CONSTRAINT "webhook_endpoints_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

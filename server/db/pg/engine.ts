@@ -1,0 +1,186 @@
+// The PostgreSQL engine (issue 31): a connection pool, units of work on one pooled connection each, and the
+// migrations of ./migrations applied at start under a cluster-wide lock. The SQLite engine's contract (../storage.ts)
+// holds here too: every repository call made while a unit of work runs (in its async context) joins its transaction,
+// nested units of work are savepoints, and a write outside a unit of work is a unit of work of its own.
+//
+// Isolation. Units of work run at READ COMMITTED unless they ask for more: every statement sees what was committed
+// before it began, and row locks (`FOR UPDATE`, unique keys, `INSERT … ON CONFLICT`) settle the races a
+// read-then-write step has, the way the repositories write them. A unit of work whose correctness rests on what
+// it read staying true until it commits (a check across rows that no lock covers) asks for SERIALIZABLE and is
+// retried from the start when PostgreSQL refuses it (40001, or a deadlock, 40P01): its `work` must be safe to
+// run again, which the storage rule "a unit of work waits on nothing but storage" makes so.
+//
+// Every connection carries a statement timeout, so that no statement holds a connection (and its locks) without
+// end; and the pool is bounded, so that a burst of requests queues for connections instead of overwhelming the
+// database.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { join } from 'node:path';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+
+/** The drizzle database a repository's statements run on: the unit of work's connection, or the pool. */
+export type PgDb = NodePgDatabase<Record<string, never>>;
+
+export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
+
+export interface PgEngineOptions {
+  url: string;
+  /** Connections at most (default 10). */
+  poolSize?: number;
+  /** Longest a statement may run before PostgreSQL cancels it (default 30 s). */
+  statementTimeoutMs?: number;
+  /** Attempts of a SERIALIZABLE unit of work that PostgreSQL refuses before its error is thrown (default 5). */
+  serializableAttempts?: number;
+}
+
+const MIGRATIONS = join(import.meta.dirname, 'migrations');
+/** The advisory lock instances take to migrate one at a time (any fixed 64-bit number; this one spells "hearthdb"). */
+const MIGRATION_LOCK = '7522525534844469346';
+/** PostgreSQL's answers that say "run the transaction again": serialization failure, deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+/**
+ * The SQLSTATE PostgreSQL answered with, on the error or on the error drizzle wraps it in; undefined when the
+ * failure was below SQL (a connection reset or ended).
+ */
+function sqlStateOf(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+interface Unit {
+  client: pg.PoolClient;
+  db: PgDb;
+  depth: number;
+}
+
+export interface PgEngine {
+  readonly kind: 'postgres';
+  /** Runs statements that only read: in the caller's unit of work, else on a pooled connection. */
+  read<T>(statements: (db: PgDb) => Promise<T>): Promise<T>;
+  /** Runs statements that write: in the caller's unit of work, else as a unit of work of their own. */
+  write<T>(statements: (db: PgDb) => Promise<T>): Promise<T>;
+  /** One unit of work on one connection: committed when `work` resolves, rolled back when it throws; nested, a savepoint. */
+  transaction<T>(work: () => Promise<T>, options?: { isolation?: Isolation }): Promise<T>;
+  inTransaction(): boolean;
+  /** Applies this build's migrations (under a lock: instances starting together migrate one at a time). */
+  migrate(): Promise<void>;
+  /** How the database stands against this build's migrations: applied, pending, and unknown (newer) ones. */
+  schemaStatus(): Promise<{ applied: number; pending: number; unknown: number }>;
+  close(): Promise<void>;
+}
+
+export function createPgEngine(options: PgEngineOptions): PgEngine {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    application_name: 'hearth',
+  });
+  // an idle pooled connection that the server closed (a restart of PostgreSQL) must not crash the process
+  pool.on('error', () => undefined);
+  const poolDb: PgDb = drizzle(pool);
+  const units = new AsyncLocalStorage<Unit>();
+  const attempts = options.serializableAttempts ?? 5;
+
+  async function inUnit<T>(unit: Unit, work: () => Promise<T>): Promise<T> {
+    const name = `hearth_${++unit.depth}`;
+    await unit.client.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await work();
+      await unit.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      await unit.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      await unit.client.query(`RELEASE SAVEPOINT ${name}`);
+      throw error;
+    } finally {
+      unit.depth--;
+    }
+  }
+
+  async function once<T>(work: () => Promise<T>, isolation: Isolation): Promise<T> {
+    const client = await pool.connect();
+    // a connection that failed below SQL (reset, ended) or could not roll back is closed, not handed on
+    let broken = false;
+    const mark = (error: unknown) => {
+      if (sqlStateOf(error) === undefined) broken = true;
+      return error;
+    };
+    try {
+      await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`).catch((error: unknown) => Promise.reject(mark(error)));
+      const unit: Unit = { client, db: drizzle(client), depth: 0 };
+      let result: T;
+      try {
+        result = await units.run(unit, work);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => (broken = true));
+        throw error;
+      }
+      await client.query('COMMIT').catch((error: unknown) => Promise.reject(mark(error)));
+      return result;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  const transaction: PgEngine['transaction'] = async (work, opts = {}) => {
+    const unit = units.getStore();
+    if (unit) return inUnit(unit, work);
+    const isolation = opts.isolation ?? 'read committed';
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await once(work, isolation);
+      } catch (error) {
+        const code = sqlStateOf(error);
+        if (isolation === 'read committed' || code === undefined || !RETRYABLE.has(code) || attempt >= attempts) throw error;
+        // a short random pause, so that the units of work that collided do not collide again at once
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+      }
+    }
+  };
+
+  return {
+    kind: 'postgres',
+    read: (statements) => statements(units.getStore()?.db ?? poolDb),
+    write(statements) {
+      const unit = units.getStore();
+      if (unit) return statements(unit.db);
+      return transaction(() => statements((units.getStore() as Unit).db));
+    },
+    transaction,
+    inTransaction: () => units.getStore() !== undefined,
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+        try {
+          await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async schemaStatus() {
+      const known = readMigrationFiles({ migrationsFolder: MIGRATIONS });
+      const table = await pool.query<{ exists: boolean }>("SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS exists");
+      const rows = table.rows[0]?.exists
+        ? (await pool.query<{ created_at: string }>('SELECT created_at FROM drizzle.__drizzle_migrations')).rows.map((r) => Number(r.created_at))
+        : [];
+      const last = rows.length > 0 ? Math.max(...rows) : undefined;
+      const newestKnown = Math.max(0, ...known.map((m) => m.folderMillis));
+      return {
+        applied: rows.length,
+        pending: known.filter((m) => last === undefined || m.folderMillis > last).length,
+        unknown: rows.filter((at) => at > newestKnown).length,
+      };
+    },
+    close: () => pool.end(),
+  };
+}

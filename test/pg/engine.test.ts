@@ -1,0 +1,148 @@
+// The PostgreSQL engine (server/db/pg/engine.ts) against a real, throwaway PostgreSQL: the migrations generated
+// from the one schema source apply (once, under a lock, however many instances start together), and units of work
+// keep the SQLite engine's contract: one transaction per unit, savepoints inside, no partial write visible to
+// anyone, SERIALIZABLE units retried when PostgreSQL refuses them, and a statement timeout on every connection.
+import { getTableConfig } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgEngine, type PgEngine } from '../../server/db/pg/engine.ts';
+import { pgTables } from '../../server/db/pg/schema.ts';
+import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
+
+let server: ThrowawayPostgres;
+const engines: PgEngine[] = [];
+const engineOn = (url: string, options: { statementTimeoutMs?: number } = {}) => {
+  const engine = createPgEngine({ url, ...options });
+  engines.push(engine);
+  return engine;
+};
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  await Promise.all(engines.map((e) => e.close()));
+  await server?.stop();
+});
+
+async function tablesOf(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const rows = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1");
+    return rows.rows.map((r) => r.name);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('migrations', () => {
+  it('create every table of the schema, once, when three instances start together', async () => {
+    const url = await server.createDatabase('migrate_together');
+    const instances = [engineOn(url), engineOn(url), engineOn(url)];
+    expect(await instances[0]!.schemaStatus()).toMatchObject({ applied: 0, unknown: 0 });
+    await Promise.all(instances.map((e) => e.migrate()));
+    const expected = Object.values(pgTables)
+      .map((t) => getTableConfig(t).name)
+      .sort();
+    expect(await tablesOf(url)).toEqual(expected);
+    for (const engine of instances) expect(await engine.schemaStatus()).toEqual({ applied: 2, pending: 0, unknown: 0 });
+    // a later start finds nothing to do
+    await instances[0]!.migrate();
+    expect(await instances[0]!.schemaStatus()).toEqual({ applied: 2, pending: 0, unknown: 0 });
+  });
+});
+
+describe('units of work', () => {
+  let engine: PgEngine;
+  beforeAll(async () => {
+    const url = await server.createDatabase('units');
+    engine = engineOn(url, { statementTimeoutMs: 300 });
+    await engine.write((db) => db.execute(sql`CREATE TABLE items (id text PRIMARY KEY, n integer NOT NULL)`));
+  });
+
+  const count = () => engine.read(async (db) => Number((await db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM items`)).rows[0]!.n));
+  const insert = (id: string, n = 0) => engine.write((db) => db.execute(sql`INSERT INTO items (id, n) VALUES (${id}, ${n})`));
+
+  it('commits a unit of work whole, and rolls it back whole when it throws', async () => {
+    await engine.transaction(async () => {
+      await insert('a');
+      expect(engine.inTransaction()).toBe(true);
+      await insert('b');
+    });
+    expect(await count()).toBe(2);
+    await expect(
+      engine.transaction(async () => {
+        await insert('c');
+        throw new Error('stop');
+      }),
+    ).rejects.toThrow('stop');
+    expect(await count()).toBe(2);
+    expect(engine.inTransaction()).toBe(false);
+  });
+
+  it('frames a nested unit of work in a savepoint: its failure leaves the outer one going', async () => {
+    await engine.transaction(async () => {
+      await insert('outer');
+      await expect(
+        engine.transaction(async () => {
+          await insert('inner');
+          throw new Error('inner fails');
+        }),
+      ).rejects.toThrow('inner fails');
+      await insert('after');
+    });
+    const ids = await engine.read(async (db) => (await db.execute<{ id: string }>(sql`SELECT id FROM items ORDER BY id`)).rows.map((r) => r.id));
+    expect(ids).toEqual(['a', 'after', 'b', 'outer']);
+  });
+
+  it('never lets another request see a unit of work half done, while many interleave and await', async () => {
+    // each unit writes a pair of rows with an await between them; readers running meanwhile count pairs
+    const seen: number[] = [];
+    let stop = false;
+    const reader = (async () => {
+      while (!stop) {
+        const odd = await engine.read(
+          async (db) => Number((await db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM items WHERE id LIKE 'pair-%'`)).rows[0]!.n) % 2,
+        );
+        seen.push(odd);
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        engine.transaction(async () => {
+          await insert(`pair-${i}-1`);
+          await new Promise((resolve) => setImmediate(resolve));
+          await insert(`pair-${i}-2`);
+        }),
+      ),
+    );
+    stop = true;
+    await reader;
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((odd) => odd === 0)).toBe(true);
+    expect(await engine.read(async (db) => (await db.execute(sql`SELECT 1 FROM items WHERE id LIKE 'pair-%'`)).rows.length)).toBe(80);
+  });
+
+  it('runs a SERIALIZABLE unit of work again when PostgreSQL refuses it, so that no update is lost', async () => {
+    await insert('counter', 0);
+    const increment = () =>
+      engine.transaction(
+        async () => {
+          const [row] = (await engine.read((db) => db.execute<{ n: number }>(sql`SELECT n FROM items WHERE id = 'counter'`))).rows;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          await engine.write((db) => db.execute(sql`UPDATE items SET n = ${row!.n + 1} WHERE id = 'counter'`));
+        },
+        { isolation: 'serializable' },
+      );
+    await Promise.all(Array.from({ length: 4 }, increment));
+    const [row] = (await engine.read((db) => db.execute<{ n: number }>(sql`SELECT n FROM items WHERE id = 'counter'`))).rows;
+    expect(row!.n).toBe(4);
+  });
+
+  it('cancels a statement that runs past the timeout, and the pool goes on', async () => {
+    await expect(engine.read((db) => db.execute(sql`SELECT pg_sleep(2)`))).rejects.toMatchObject({ cause: { code: '57014' } });
+    expect(await count()).toBeGreaterThan(0);
+  });
+});
