@@ -52,6 +52,20 @@ describe('migrations', () => {
     await instances[0]!.migrate();
     expect(await instances[0]!.schemaStatus()).toEqual({ applied: 2, pending: 0, unknown: 0 });
   });
+  it('refuses a database that sorts text by a language, before writing anything', async () => {
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      await admin.query("CREATE DATABASE by_language TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'");
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(server.url);
+    url.pathname = '/by_language';
+    const engine = engineOn(url.toString());
+    await expect(engine.migrate()).rejects.toThrow(/sorts text by a language's collation \(ICU\); Hearth needs code point order/);
+    expect(await tablesOf(url.toString())).toEqual([]);
+  });
 });
 
 describe('units of work', () => {

@@ -40,6 +40,8 @@ const MIGRATIONS = join(import.meta.dirname, 'migrations');
 const MIGRATION_LOCK = '7522525534844469346';
 /** PostgreSQL's answers that say "run the transaction again": serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
+/** PostgreSQL's type id of bigint. */
+const INT8 = 20;
 /**
  * The SQLSTATE PostgreSQL answered with, on the error or on the error drizzle wraps it in; undefined when the
  * failure was below SQL (a connection reset or ended).
@@ -74,9 +76,36 @@ export interface PgEngine {
   close(): Promise<void>;
 }
 
+/**
+ * Text must compare as SQLite's BINARY does, byte by byte (code point order): keyset pages, sorted lists and range
+ * conditions depend on it, and a database's collation decides it in PostgreSQL. A database whose default collation
+ * is a language's (en_US, an ICU locale) would page and sort differently from the embedded engine, so it is refused
+ * before anything is written.
+ */
+async function checkCollation(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ name: string; collate: string; provider: string }>(
+    'SELECT datname AS name, datcollate AS collate, datlocprovider AS provider FROM pg_database WHERE datname = current_database()',
+  );
+  const db = rows[0];
+  if (!db) return;
+  const codePointOrder = db.provider === 'c' && /^(C|POSIX|C\.utf-?8)$/i.test(db.collate);
+  if (!codePointOrder) {
+    throw new Error(
+      `PostgreSQL database ${db.name} sorts text by a language's collation (${db.provider === 'i' ? 'ICU' : db.collate}); Hearth needs code point order, ` +
+        `as SQLite's: create it with CREATE DATABASE ${db.name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'. Nothing was changed.`,
+    );
+  }
+}
+
 export function createPgEngine(options: PgEngineOptions): PgEngine {
   const pool = new pg.Pool({
     connectionString: options.url,
+    // bigint (int8) as a number, as the SQLite engine hands integers: the schema's bigints are milliseconds and
+    // counts, far below 2^53 (pg hands them as strings by default, to be safe with any int8)
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8 ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
     max: options.poolSize ?? 10,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
     application_name: 'hearth',
@@ -157,6 +186,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     async migrate() {
       const client = await pool.connect();
       try {
+        await checkCollation(client);
         await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
         try {
           await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });

@@ -189,3 +189,17 @@ export const pgTables: Record<string, PgTable> = Object.fromEntries([
   ['webhookDeliveries', pgTableOf(webhookDeliveries)],
   ['webhookAttempts', pgTableOf(webhookAttempts)],
 ]);
+
+/** The source's exports that are tables. */
+type TableKey = { [K in keyof typeof source]: (typeof source)[K] extends SQLiteTable ? K : never }[keyof typeof source];
+
+/**
+ * A converted table and its columns by the source's property names, for a PostgreSQL repository's queries: the
+ * same names as the SQLite repository's, so that the two read alike (rows come back typed as the caller casts them
+ * to the source's row types, which the conversion keeps).
+ */
+export function pgTableFor<K extends TableKey>(key: K): { table: PgTable; c: Record<keyof (typeof source)[K]['_']['columns'], PgColumn> } {
+  const table = pgTables[key];
+  if (!table) throw new Error(`pg schema: no table ${key}`);
+  return { table, c: getTableColumns(table) as Record<keyof (typeof source)[K]['_']['columns'], PgColumn> };
+}
