@@ -1,5 +1,5 @@
 // The key's organizations on PostgreSQL: the same repository as ../../repos/organizations.ts (its type is the
-// contract, test/pg/repos.test.ts runs both on the same calls and compares), written for an engine whose statements
+// contract, test/pg/organizations.test.ts runs both on the same calls and compares), written for an engine whose statements
 // are awaited. The first repository ported; the others follow its shape (docs/storage.md, "The PostgreSQL engine").
 import { and, asc, eq, gt, inArray, type SQL } from 'drizzle-orm';
 import type { OrganizationRow, OrganizationsRepo } from '../../repos/organizations.ts';
