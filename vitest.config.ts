@@ -9,8 +9,6 @@ export default defineConfig({
       'test/webhooks/**/*.test.ts',
       'test/admin/**/*.test.ts',
       'test/cli/**/*.test.ts',
-      'test/infra/**/*.test.ts',
-      'test/pg/**/*.test.ts',
     ],
     // better-sqlite3 is a native module: separate processes keep each file's database and server apart.
     pool: 'forks',
