@@ -20,8 +20,11 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 
-/** The drizzle database a repository's statements run on: the unit of work's connection, or the pool. */
-export type PgDb = NodePgDatabase<Record<string, never>>;
+/**
+ * The drizzle database a repository's statements run on: the unit of work's connection, or the pool; `$client` is
+ * that connection (or pool) for the few statements written as SQL text (a hot read's named statement).
+ */
+export type PgDb = NodePgDatabase<Record<string, never>> & { $client: pg.Pool | pg.PoolClient };
 
 export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
 

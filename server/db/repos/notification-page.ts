@@ -72,7 +72,7 @@ const N = '"notifications"';
 const R = '"notification_recipients"';
 
 /** Raw columns in this order; then the recipients, and the document's id where the filters do not fix it. */
-const COLUMNS = [
+export const COLUMNS = [
   'id',
   'location_id',
   'source',
@@ -122,7 +122,8 @@ const VISIBLE_TO_READER =
 
 const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
-interface Shape {
+/** What decides a page's statement: which filters are given, the cursor, the order, the number of ids. */
+export interface Shape {
   byUser: boolean;
   document: boolean;
   location: boolean;
@@ -197,6 +198,83 @@ function recipientFields(text: string): RecipientFields {
   return { notifyUsers: flags(keys), notifyUsersByUserId: flags(userIds), readByUserIds: readBy };
 }
 
+/** The shape of a page's filters (by recipient or by document, and which optional filters are given). */
+export function pageShape(f: NotificationFilters, cursor: Cursor | null): Shape {
+  const byUser = f.userId !== undefined && f.userId !== '';
+  return {
+    byUser,
+    document: byUser && !!f.documentId,
+    location: !!f.locationId,
+    cursor: cursor !== null,
+    descending: f.order === 'desc',
+    ids: f.notificationIds?.length ?? 0,
+  };
+}
+
+/** The page statement's parameters, in the order its placeholders appear (pageSql's, and the PostgreSQL engine's). */
+export function pageParams(apiKeyId: string, f: NotificationFilters, cursor: Cursor | null, shape: Shape): unknown[] {
+  const params: unknown[] = [apiKeyId, f.organizationId];
+  if (shape.byUser) {
+    params.push(f.userId);
+    if (cursor) params.push(cursor[0], cursor[0], cursor[1]);
+    if (shape.document) params.push(f.documentId);
+    if (f.notificationIds) params.push(...f.notificationIds);
+    if (shape.location) params.push(f.locationId);
+    params.push(f.userId, f.userId);
+  } else {
+    params.push(f.documentId);
+    if (cursor) params.push(cursor[0], cursor[0], cursor[1]);
+    if (shape.location) params.push(f.locationId);
+    if (f.notificationIds) params.push(...f.notificationIds);
+  }
+  params.push(f.pageSize + 1);
+  return params;
+}
+
+/**
+ * The answer objects of a page's raw rows: the columns of COLUMNS in order (JSON columns as their text), the
+ * recipients' `[[userId, readAt], …]` text, and the document's id where the filters do not fix it. Either engine's
+ * page statement hands its rows in this form.
+ */
+export function describePage(rows: unknown[][], apiKeyId: string, f: NotificationFilters, documentFixed: boolean): NotificationItem[] {
+  const items = new Array<NotificationItem>(rows.length);
+  // with the document fixed, every item of the page has the same metadata
+  const shared = documentFixed ? { apiKey: apiKeyId, documentId: f.documentId as string, organizationId: f.organizationId } : undefined;
+  // a page names a few acting users many times: each distinct text is parsed once per page
+  const actionUsers = new Map<string, StoredUser>();
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as Row;
+    const text = row[Col.ActionUser] as string;
+    let actionUser = actionUsers.get(text);
+    if (actionUser === undefined) actionUsers.set(text, (actionUser = JSON.parse(text) as StoredUser));
+    items[i] = describe(row, actionUser, shared ?? { apiKey: apiKeyId, documentId: row[Col.Document] as string, organizationId: f.organizationId });
+  }
+  return items;
+}
+
+/** describeNotification's object for a raw row: the same keys in the same order, the same values. */
+function describe(row: Row, actionUser: StoredUser, metadata: NotificationItem['metadata']): NotificationItem {
+  const recipients = recipientFields(row[Col.Recipients] as string);
+  const contextAccess = json<Record<string, string | number>>(row[Col.ContextAccess]);
+  return {
+    id: row[Col.Id] as string,
+    notificationSource: row[Col.Source] as string,
+    notificationSourceData: json<Record<string, unknown>>(row[Col.SourceData]) ?? {},
+    actionUser,
+    displayHeadlineMessageTemplate: row[Col.HeadlineTemplate] as string | null,
+    displayHeadlineMessageTemplateData: json<Record<string, unknown>>(row[Col.HeadlineData]) ?? {},
+    displayBodyMessage: row[Col.Body] as string | null,
+    isNotificationResolverUsed: Number(row[Col.Resolver]) === 1,
+    locationId: row[Col.Location] as string | null,
+    context: contextAccess ? { access: contextAccess } : null,
+    metadata,
+    notifyUsers: recipients.notifyUsers,
+    notifyUsersByUserId: recipients.notifyUsersByUserId,
+    readByUserIds: recipients.readByUserIds,
+    timestamp: row[Col.Timestamp] as number,
+  };
+}
+
 class NotificationStatements {
   private readonly pages = new Map<string, { sql: string; statement: Database.Statement<unknown[], Row>; documentFixed: boolean }>();
 
@@ -204,79 +282,20 @@ class NotificationStatements {
 
   /** The statement of the filters' shape (prepared on first use) and its parameters. */
   statementFor(apiKeyId: string, f: NotificationFilters, cursor: Cursor | null) {
-    const byUser = f.userId !== undefined && f.userId !== '';
-    const shape: Shape = {
-      byUser,
-      document: byUser && !!f.documentId,
-      location: !!f.locationId,
-      cursor: cursor !== null,
-      descending: f.order === 'desc',
-      ids: f.notificationIds?.length ?? 0,
-    };
+    const shape = pageShape(f, cursor);
     const key = `${+shape.byUser}${+shape.document}${+shape.location}${+shape.cursor}${+shape.descending}${shape.ids}`;
     let page = this.pages.get(key);
     if (page === undefined) {
       const sql = pageSql(shape);
-      page = { sql, statement: this.sqlite.prepare<unknown[], Row>(sql).raw(), documentFixed: !byUser };
+      page = { sql, statement: this.sqlite.prepare<unknown[], Row>(sql).raw(), documentFixed: !shape.byUser };
       this.pages.set(key, page);
     }
-    const params: unknown[] = [apiKeyId, f.organizationId];
-    if (byUser) {
-      params.push(f.userId);
-      if (cursor) params.push(cursor[0], cursor[0], cursor[1]);
-      if (shape.document) params.push(f.documentId);
-      if (f.notificationIds) params.push(...f.notificationIds);
-      if (shape.location) params.push(f.locationId);
-      params.push(f.userId, f.userId);
-    } else {
-      params.push(f.documentId);
-      if (cursor) params.push(cursor[0], cursor[0], cursor[1]);
-      if (shape.location) params.push(f.locationId);
-      if (f.notificationIds) params.push(...f.notificationIds);
-    }
-    params.push(f.pageSize + 1);
-    return { page, params };
+    return { page, params: pageParams(apiKeyId, f, cursor, shape) };
   }
 
   read(apiKeyId: string, f: NotificationFilters, cursor: Cursor | null): NotificationItem[] {
     const { page, params } = this.statementFor(apiKeyId, f, cursor);
-    const rows = page.statement.all(...params);
-    const items = new Array<NotificationItem>(rows.length);
-    // with the document fixed, every item of the page has the same metadata
-    const shared = page.documentFixed ? { apiKey: apiKeyId, documentId: f.documentId as string, organizationId: f.organizationId } : undefined;
-    // a page names a few acting users many times: each distinct text is parsed once per page
-    const actionUsers = new Map<string, StoredUser>();
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i] as Row;
-      const text = row[Col.ActionUser] as string;
-      let actionUser = actionUsers.get(text);
-      if (actionUser === undefined) actionUsers.set(text, (actionUser = JSON.parse(text) as StoredUser));
-      items[i] = this.describe(row, actionUser, shared ?? { apiKey: apiKeyId, documentId: row[Col.Document] as string, organizationId: f.organizationId });
-    }
-    return items;
-  }
-
-  /** describeNotification's object for a raw row: the same keys in the same order, the same values. */
-  private describe(row: Row, actionUser: StoredUser, metadata: NotificationItem['metadata']): NotificationItem {
-    const recipients = recipientFields(row[Col.Recipients] as string);
-    const contextAccess = json<Record<string, string | number>>(row[Col.ContextAccess]);
-    return {
-      id: row[Col.Id] as string,
-      notificationSource: row[Col.Source] as string,
-      notificationSourceData: json<Record<string, unknown>>(row[Col.SourceData]) ?? {},
-      actionUser,
-      displayHeadlineMessageTemplate: row[Col.HeadlineTemplate] as string | null,
-      displayHeadlineMessageTemplateData: json<Record<string, unknown>>(row[Col.HeadlineData]) ?? {},
-      displayBodyMessage: row[Col.Body] as string | null,
-      isNotificationResolverUsed: Number(row[Col.Resolver]) === 1,
-      locationId: row[Col.Location] as string | null,
-      context: contextAccess ? { access: contextAccess } : null,
-      metadata,
-      notifyUsers: recipients.notifyUsers,
-      notifyUsersByUserId: recipients.notifyUsersByUserId,
-      readByUserIds: recipients.readByUserIds,
-      timestamp: row[Col.Timestamp] as number,
-    };
+    return describePage(page.statement.all(...params), apiKeyId, f, page.documentFixed);
   }
 }
 

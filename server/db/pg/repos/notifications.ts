@@ -1,0 +1,231 @@
+// Notifications on PostgreSQL: the same repository as ../../repos/notifications.ts (its type is the contract;
+// test/pg/notifications.test.ts runs both on the same calls and compares every answer). The page is one named
+// statement per filter shape, as on SQLite: the same columns in the same order (JSON columns read as their text,
+// which `json` keeps as written), each row's recipients as a JSON array from a correlated subquery, and the same
+// code turns the rows into the answer (describePage), so both engines answer the same bytes.
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import type { Cursor } from '../../pagination.ts';
+import { COLUMNS, describePage, type NotificationFilters, pageParams, pageShape, type Shape } from '../../repos/notification-page.ts';
+import type { ChannelRow, NewRecipient, NotificationConfigRow, NotificationRow, NotificationsRepo } from '../../repos/notifications.ts';
+import type { PgDb, PgEngine } from '../engine.ts';
+import { pgTableFor } from '../schema.ts';
+
+const { table: notifications, c: n } = pgTableFor('notifications');
+const { table: recipientsTable, c: r } = pgTableFor('notificationRecipients');
+const { table: configs, c: cfg } = pgTableFor('notificationConfigs');
+
+const N = '"notifications"';
+const R = '"notification_recipients"';
+const JSON_COLUMNS = new Set(['source_data', 'action_user', 'headline_data', 'context_access']);
+
+/** The recipients of the row's notification as `[[userId, readAt], …]` text, by user id (`[]` when it has none). */
+const RECIPIENTS =
+  `(select coalesce(json_agg(json_build_array(r."user_id", r."read_at") order by r."user_id"), '[]')::text from ${R} r` +
+  ` where r."api_key_id" = ${N}."api_key_id" and r."organization_id" = ${N}."organization_id" and r."notification_id" = ${N}."id")`;
+
+/** SQLite's VISIBLE_TO_READER (notification-page.ts): a private comment's notification only for who may see it. */
+const VISIBLE_TO_READER =
+  `(${N}."source" <> 'comment' or not exists (select 1 from "comment_annotations" a` +
+  ` where a."api_key_id" = ${N}."api_key_id" and a."organization_id" = ${N}."organization_id" and a."id" = (${N}."source_data"->>'annotationId')` +
+  ` and a."visibility" = 'restricted' and a."created_by_user_id" <> ? and not exists (select 1 from json_array_elements_text(a."visible_to_user_ids") v where v = ?)))`;
+
+/** pageSql of notification-page.ts in PostgreSQL's words, placeholders in the same order (pageParams). */
+function pageSql(shape: Shape): string {
+  const before = shape.descending ? '<' : '>';
+  const direction = shape.descending ? 'desc' : 'asc';
+  const documentFixed = !shape.byUser;
+  const column = (c: string) => (JSON_COLUMNS.has(c) ? `${N}."${c}"::text` : `${N}."${c}"`);
+  const select = [...COLUMNS.map(column), RECIPIENTS, ...(documentFixed ? [] : [`${N}."document_id"`])].join(', ');
+  const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+  let text: string;
+  if (shape.byUser) {
+    const conditions = [`${R}."api_key_id" = ?`, `${R}."organization_id" = ?`, `${R}."user_id" = ?`];
+    if (shape.cursor) conditions.push(`(${R}."timestamp" ${before} ? or (${R}."timestamp" = ? and ${R}."notification_id" ${before} ?))`);
+    if (shape.document) conditions.push(`${R}."document_id" = ?`);
+    if (shape.ids > 0) conditions.push(`${R}."notification_id" in (${list(shape.ids)})`);
+    if (shape.location) conditions.push(`${N}."location_id" = ?`);
+    conditions.push(VISIBLE_TO_READER);
+    text =
+      `select ${select} from ${R} inner join ${N} on (${N}."api_key_id" = ${R}."api_key_id" and ${N}."organization_id" = ${R}."organization_id" and ${N}."id" = ${R}."notification_id")` +
+      ` where (${conditions.join(' and ')}) order by ${R}."timestamp" ${direction}, ${R}."notification_id" ${direction} limit ?`;
+  } else {
+    const conditions = [`${N}."api_key_id" = ?`, `${N}."organization_id" = ?`, `${N}."document_id" = ?`];
+    if (shape.cursor) conditions.push(`(${N}."timestamp" ${before} ? or (${N}."timestamp" = ? and ${N}."id" ${before} ?))`);
+    if (shape.location) conditions.push(`${N}."location_id" = ?`);
+    if (shape.ids > 0) conditions.push(`${N}."id" in (${list(shape.ids)})`);
+    text = `select ${select} from ${N} where (${conditions.join(' and ')}) order by ${N}."timestamp" ${direction}, ${N}."id" ${direction} limit ?`;
+  }
+  let i = 0;
+  return text.replace(/\?/g, () => `$${++i}`);
+}
+
+const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+async function channelRows(db: PgDb, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): Promise<ChannelRow[]> {
+  if (userIds.length === 0) return [];
+  const { rows } = await db.$client.query<ChannelRow>({
+    name: 'hearth-notification-channels',
+    text:
+      'SELECT user_id AS "userId", document_id AS "documentId", inbox, email, slack, channels_set AS "channelsSet" FROM notification_configs' +
+      " WHERE api_key_id = $1 AND organization_id = $2 AND user_id = ANY($3::text[]) AND document_id IN ('', $4) ORDER BY document_id, user_id",
+    values: [apiKeyId, organizationId, [...userIds], documentId],
+  });
+  return rows;
+}
+
+async function insert(db: PgDb, row: NotificationRow, recipients: readonly NewRecipient[]) {
+  await db.$client.query({
+    name: 'hearth-notification-insert',
+    text:
+      'INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)' +
+      ' VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
+    values: [
+      row.apiKeyId,
+      row.organizationId,
+      row.id,
+      row.documentId,
+      row.locationId,
+      row.source,
+      jsonOrNull(row.sourceData),
+      JSON.stringify(row.actionUser),
+      row.headlineTemplate,
+      jsonOrNull(row.headlineData),
+      row.body,
+      row.resolver,
+      jsonOrNull(row.contextAccess),
+      row.timestamp,
+    ],
+  });
+  if (recipients.length === 0) return;
+  // all recipients in one statement: arrays unnested side by side
+  await db.$client.query({
+    name: 'hearth-notification-recipients',
+    text:
+      'INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at)' +
+      ' SELECT $1, $2, $3, u, $4, $5, e, NULL FROM unnest($6::text[], $7::boolean[]) AS t(u, e)',
+    values: [row.apiKeyId, row.organizationId, row.id, row.documentId, row.timestamp, recipients.map((x) => x.userId), recipients.map((x) => x.explicit)],
+  });
+}
+
+const configKey = (apiKeyId: string, organizationId: string, documentId: string, userId: string) =>
+  and(eq(cfg.apiKeyId, apiKeyId), eq(cfg.organizationId, organizationId), eq(cfg.documentId, documentId), eq(cfg.userId, userId));
+
+export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
+  return {
+    prelude: (scope, organizationId, documentId, id) =>
+      engine.read(async (db) => {
+        const { rows } = await db.$client.query<{ organization: boolean; document: boolean; taken: boolean }>({
+          name: 'hearth-notification-prelude',
+          text:
+            'SELECT EXISTS (SELECT 1 FROM organizations WHERE api_key_id = $1 AND id = $2) AS organization,' +
+            ' EXISTS (SELECT 1 FROM documents WHERE api_key_id = $1 AND organization_id = $2 AND id = $3) AS document,' +
+            ' EXISTS (SELECT 1 FROM notifications WHERE api_key_id = $1 AND organization_id = $2 AND id = $4) AS taken',
+          values: [scope.apiKeyId, organizationId, documentId, id],
+        });
+        return rows[0] as { organization: boolean; document: boolean; taken: boolean };
+      }),
+
+    channelRows: (scope, organizationId, documentId, userIds) => engine.read((db) => channelRows(db, scope.apiKeyId, organizationId, documentId, userIds)),
+
+    insert: (scope, row, userIds, decide) =>
+      engine.write(async (db) => {
+        const full = { ...row, apiKeyId: scope.apiKeyId };
+        const decided = decide(await channelRows(db, scope.apiKeyId, row.organizationId, row.documentId, userIds));
+        await insert(db, full, decided.inbox);
+        return decided;
+      }),
+
+    page: (scope, filters: NotificationFilters, cursor: Cursor | null) =>
+      engine.read(async (db) => {
+        const shape = pageShape(filters, cursor);
+        const key = `${+shape.byUser}${+shape.document}${+shape.location}${+shape.cursor}${+shape.descending}${shape.ids}`;
+        const { rows } = await db.$client.query<unknown[]>({
+          name: `hearth-notifications-page-${key}`,
+          text: pageSql(shape),
+          values: pageParams(scope.apiKeyId, filters, cursor, shape),
+          rowMode: 'array',
+        });
+        return describePage(rows, scope.apiKeyId, filters, !shape.byUser);
+      }),
+
+    update: (scope, organizationId, edits) =>
+      engine.write(async (db) => {
+        const answers: boolean[] = [];
+        for (const edit of edits) {
+          const where = and(eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, organizationId), eq(n.id, edit.id));
+          const [row] = (await db.select().from(notifications).where(where)) as NotificationRow[];
+          if (!row) {
+            answers.push(false);
+            continue;
+          }
+          await db
+            .update(notifications)
+            .set(edit.change(row) as never)
+            .where(where);
+          const named = (userIds: readonly string[]) =>
+            and(eq(r.apiKeyId, scope.apiKeyId), eq(r.organizationId, organizationId), eq(r.notificationId, edit.id), inArray(r.userId, [...userIds]));
+          if (edit.readBy?.length)
+            await db
+              .update(recipientsTable)
+              .set({ readAt: edit.readAt } as never)
+              .where(named(edit.readBy));
+          if (edit.unreadBy?.length)
+            await db
+              .update(recipientsTable)
+              .set({ readAt: null } as never)
+              .where(named(edit.unreadBy));
+          answers.push(true);
+        }
+        return answers;
+      }),
+
+    delete: (scope, filters) =>
+      engine.write(async (db) => {
+        const conditions: SQL[] = [eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, filters.organizationId)];
+        if (filters.documentId) conditions.push(eq(n.documentId, filters.documentId));
+        if (filters.locationId) conditions.push(eq(n.locationId, filters.locationId));
+        if (filters.notificationIds) conditions.push(inArray(n.id, filters.notificationIds));
+        if (filters.userId) {
+          const told = db
+            .select({ id: r.notificationId })
+            .from(recipientsTable)
+            .where(and(eq(r.apiKeyId, scope.apiKeyId), eq(r.organizationId, filters.organizationId), eq(r.userId, filters.userId)));
+          conditions.push(inArray(n.id, told));
+        }
+        // the ids in the order SQLite's plain select gives them: by the primary key
+        const deleted = (await db
+          .delete(notifications)
+          .where(and(...conditions))
+          .returning({ id: n.id })) as Array<{ id: string }>;
+        return deleted.map((x) => x.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      }),
+
+    configs: (scope, organizationId, userId) =>
+      engine.read(
+        async (db) =>
+          (await db
+            .select()
+            .from(configs)
+            .where(and(eq(cfg.apiKeyId, scope.apiKeyId), eq(cfg.organizationId, organizationId), eq(cfg.userId, userId)))
+            .orderBy(cfg.documentId)) as NotificationConfigRow[],
+      ),
+
+    saveConfigs: (scope, organizationId, keys, next) =>
+      engine.write(async (db) => {
+        for (const { userId, documentId } of keys) {
+          const [current] = (await db
+            .select()
+            .from(configs)
+            .where(configKey(scope.apiKeyId, organizationId, documentId, userId))) as NotificationConfigRow[];
+          const settings = next(current);
+          await db
+            .insert(configs)
+            .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: Date.now() } as never)
+            .onConflictDoUpdate({
+              target: [cfg.apiKeyId, cfg.organizationId, cfg.documentId, cfg.userId],
+              set: { ...settings, updatedAt: Date.now() } as never,
+            });
+        }
+      }),
+  };
+}
