@@ -21,8 +21,12 @@ export function workspacesRepoPg(engine: PgEngine): WorkspacesRepo {
 
     findDefault: () => engine.read(async (db) => (await db.select().from(workspaces).where(eq(c.isDefault, true)).limit(1))[0] as WorkspaceRow | undefined),
 
+    // workspaces of one createdAt: SQLite answers them in the order they were inserted (rowid order in its
+    // workspaces_owner_email index), which PostgreSQL has no column to reproduce; the lowest id first here
     ownedBy: (ownerEmail) =>
-      engine.read(async (db) => (await db.select().from(workspaces).where(eq(c.ownerEmail, ownerEmail)).orderBy(asc(c.createdAt))) as WorkspaceRow[]),
+      engine.read(
+        async (db) => (await db.select().from(workspaces).where(eq(c.ownerEmail, ownerEmail)).orderBy(asc(c.createdAt), asc(c.id))) as WorkspaceRow[],
+      ),
 
     insert: async (row) => {
       await engine.write(async (db) => {
