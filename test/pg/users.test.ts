@@ -74,6 +74,11 @@ describe('users', () => {
         )
       ).size,
       await repo.find(k1, 'u1199'),
+      // JSON text keeps what JavaScript's JSON writes for a lone surrogate (its escape), on insert and on update
+      await repo.save(k1, [insert(user('lone', { metadata: { s: 'a\ud800b', t: '\udc00' } }))]),
+      await repo.find(k1, 'lone'),
+      await repo.save(k1, [update(user('lone', { metadata: { u: 'x\udbffy' } }))]),
+      await repo.find(k1, 'lone'),
     ]);
     expect(answers.pg).toEqual(answers.sqlite);
     const s = answers.sqlite;
@@ -89,6 +94,8 @@ describe('users', () => {
     expect(s[16]).toMatchObject({ metadata: { b: [1, 2], a: 'x' }, updatedAt: 1_700_000_000_003 });
     expect(s[19]).toBe(1200);
     expect(s[20]).toMatchObject({ name: 'Changed u1199' });
+    expect(s[22]).toMatchObject({ metadata: { s: 'a\ud800b', t: '\udc00' } });
+    expect(s[24]).toMatchObject({ metadata: { u: 'x\udbffy' } });
     // JSON comes back as it was written, key order included
     expect(JSON.stringify((answers.pg[5] as UserRow).metadata)).toBe('{"second":2,"first":1}');
     expect(JSON.stringify((answers.pg[16] as UserRow).metadata)).toBe('{"b":[1,2],"a":"x"}');

@@ -10,19 +10,29 @@ import { pgTableFor } from '../schema.ts';
 
 const { table: users, c } = pgTableFor('users');
 
-/** The record a write's row travels as, by column name (metadata nested as JSON: `json` keeps its text, key order and all). */
+/** A lone UTF-16 surrogate, which JSON escapes as `\udXXX` and PostgreSQL refuses to turn into text. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/**
+ * The text as a text parameter reaches PostgreSQL (node-postgres encodes it as UTF-8, lone surrogates as U+FFFD):
+ * the rows travel inside JSON here, where a lone surrogate would make the statement fail instead.
+ */
+const text = <T extends string | null>(value: T): T => (value === null ? value : (value.replace(LONE_SURROGATE, '\ufffd') as T));
+
+/** The record a write's row travels as, by column name (metadata as its JSON text: `json` keeps it, key order and all). */
 const record = (row: UserWrite['row']) => ({
-  id: row.id,
-  internal_id: row.internalId,
-  name: row.name,
-  email: row.email,
-  initial: row.initial,
-  photo_url: row.photoUrl,
-  metadata: row.metadata,
+  id: text(row.id),
+  internal_id: text(row.internalId),
+  name: text(row.name),
+  email: text(row.email),
+  initial: text(row.initial),
+  photo_url: text(row.photoUrl),
+  // as JSON text inside the JSON: json_to_recordset turns every field of its input into a value and refuses a
+  // lone surrogate's escape anywhere in it, which the json type itself stores as written (as SQLite does)
+  metadata: JSON.stringify(row.metadata),
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });
-const RECORDSET = 'AS v(id text, internal_id text, name text, email text, initial text, photo_url text, metadata json, created_at bigint, updated_at bigint)';
+const RECORDSET = 'AS v(id text, internal_id text, name text, email text, initial text, photo_url text, metadata text, created_at bigint, updated_at bigint)';
 
 /** Runs one batch of writes of one kind whose ids are distinct (so that their order within it cannot matter). */
 async function saveBatch(db: PgDb, apiKeyId: string, insert: boolean, rows: ReadonlyArray<UserWrite['row']>) {
@@ -30,13 +40,13 @@ async function saveBatch(db: PgDb, apiKeyId: string, insert: boolean, rows: Read
   if (insert)
     await db.execute(
       sql`INSERT INTO users (api_key_id, id, internal_id, name, email, initial, photo_url, metadata, created_at, updated_at)
-        SELECT ${apiKeyId}, v.id, v.internal_id, v.name, v.email, v.initial, v.photo_url, v.metadata, v.created_at, v.updated_at
+        SELECT ${apiKeyId}, v.id, v.internal_id, v.name, v.email, v.initial, v.photo_url, v.metadata::json, v.created_at, v.updated_at
         FROM json_to_recordset(${values}::json) ${sql.raw(RECORDSET)}`,
     );
   else
     await db.execute(
       sql`UPDATE users AS u SET internal_id = v.internal_id, name = v.name, email = v.email, initial = v.initial, photo_url = v.photo_url,
-          metadata = v.metadata, created_at = v.created_at, updated_at = v.updated_at
+          metadata = v.metadata::json, created_at = v.created_at, updated_at = v.updated_at
         FROM json_to_recordset(${values}::json) ${sql.raw(RECORDSET)}
         WHERE u.api_key_id = ${apiKeyId} AND u.id = v.id`,
     );
