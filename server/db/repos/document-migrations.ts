@@ -10,7 +10,13 @@ export type MigrationRow = typeof documentMigrations.$inferSelect;
 
 const queue = {
   next: (db: Db): MigrationRow | undefined =>
-    db.select().from(documentMigrations).where(eq(documentMigrations.status, 'pending')).orderBy(asc(documentMigrations.createdAt), asc(documentMigrations.id)).limit(1).get(),
+    db
+      .select()
+      .from(documentMigrations)
+      .where(eq(documentMigrations.status, 'pending'))
+      .orderBy(asc(documentMigrations.createdAt), asc(documentMigrations.id))
+      .limit(1)
+      .get(),
   markStarted: (db: Db, job: Pick<MigrationRow, 'id' | 'attempts'>, now: number) =>
     void db
       .update(documentMigrations)

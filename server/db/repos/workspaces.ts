@@ -37,7 +37,9 @@ export function workspacesRepo(engine: SqliteEngine) {
 
     /** The workspaces an e-mail address owns, oldest first. */
     ownedBy: (ownerEmail: string) =>
-      engine.read((db) => db.select().from(workspaces).where(eq(workspaces.ownerEmail, ownerEmail)).orderBy(asc(workspaces.createdAt), asc(workspaces.id)).all()),
+      engine.read((db) =>
+        db.select().from(workspaces).where(eq(workspaces.ownerEmail, ownerEmail)).orderBy(asc(workspaces.createdAt), asc(workspaces.id)).all(),
+      ),
 
     /** Adds it; answers its scope. */
     insert: async (row: typeof workspaces.$inferInsert): Promise<WorkspaceScope> => {
