@@ -21,6 +21,8 @@ export interface BothEngines {
   k2: TenantScope;
   /** Rows inserted on both engines with the same statement (`?` placeholders; PostgreSQL's are made from them). */
   insertBoth(statement: string, values: unknown[]): Promise<void>;
+  /** Organizations on both engines, `[apiKeyId, organizationId]` each (named after their id, times fixed). */
+  insertOrganizations(keysAndIds: ReadonlyArray<readonly [string, string]>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,18 @@ export async function bothEngines(): Promise<BothEngines> {
     k1: tenantScope('k1', 'w1'),
     k2: tenantScope('k2', 'w2'),
     insertBoth,
+    async insertOrganizations(keysAndIds) {
+      for (const [key, id] of keysAndIds)
+        await insertBoth('INSERT INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+          key,
+          id,
+          id,
+          false,
+          '{}',
+          1,
+          1,
+        ]);
+    },
     async close() {
       storage.close();
       await engine.close();

@@ -8,20 +8,11 @@ import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 let both: BothEngines;
 beforeAll(async () => {
   both = await bothEngines();
-  for (const [key, org] of [
+  await both.insertOrganizations([
     ['k1', 'o1'],
     ['k1', 'o2'],
     ['k2', 'o1'],
-  ])
-    await both.insertBoth('INSERT INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-      key,
-      org,
-      org,
-      false,
-      '{}',
-      1,
-      1,
-    ]);
+  ] as const);
 });
 afterAll(() => both?.close());
 
