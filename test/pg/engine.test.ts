@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgEngine, type PgEngine } from '../../server/db/pg/engine.ts';
 import { pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
+import { eventually } from '../helpers/server.ts';
 
 let server: ThrowawayPostgres;
 const engines: PgEngine[] = [];
@@ -47,10 +48,10 @@ describe('migrations', () => {
       .map((t) => getTableConfig(t).name)
       .sort();
     expect(await tablesOf(url)).toEqual(expected);
-    for (const engine of instances) expect(await engine.schemaStatus()).toEqual({ applied: 2, pending: 0, unknown: 0 });
+    for (const engine of instances) expect(await engine.schemaStatus()).toEqual({ applied: 3, pending: 0, unknown: 0 });
     // a later start finds nothing to do
     await instances[0]!.migrate();
-    expect(await instances[0]!.schemaStatus()).toEqual({ applied: 2, pending: 0, unknown: 0 });
+    expect(await instances[0]!.schemaStatus()).toEqual({ applied: 3, pending: 0, unknown: 0 });
   });
   it('refuses a database that sorts text by a language, before writing anything', async () => {
     const admin = new pg.Client({ connectionString: server.url });
@@ -158,5 +159,55 @@ describe('units of work', () => {
   it('cancels a statement that runs past the timeout, and the pool goes on', async () => {
     await expect(engine.read((db) => db.execute(sql`SELECT pg_sleep(2)`))).rejects.toMatchObject({ cause: { code: '57014' } });
     expect(await count()).toBeGreaterThan(0);
+  });
+});
+
+describe('change notifications', () => {
+  it('tell every instance of a write to the tables it watches, its own writes at once', async () => {
+    const url = await server.createDatabase('changes');
+    const [a, b] = [engineOn(url), engineOn(url)];
+    await a.migrate();
+    const insertWorkspace = (engine: PgEngine, id: string) =>
+      engine.write((db) =>
+        db.execute(
+          sql`INSERT INTO workspaces (id, name, owner_id, owner_email, auth_token_enc, auth_token_digest) VALUES (${id}, 'W', 'o', 'o@x.test', 'enc', ${`digest-${id}`})`,
+        ),
+      );
+    const keysOfB = b.tableChanges(['api_keys']);
+    const workspacesOfB = b.tableChanges(['workspaces']);
+    const workspacesOfA = a.tableChanges(['workspaces']);
+    // until its connection listens, every read is a change
+    expect(keysOfB()).not.toBe(keysOfB());
+    const settled = async (read: () => number) => {
+      let last = read();
+      await eventually(() => {
+        const now = read();
+        const same = now === last;
+        last = now;
+        expect(same).toBe(true);
+      });
+      return last;
+    };
+    const [keys0, workspaces0] = [await settled(keysOfB), await settled(workspacesOfB)];
+    const own0 = await settled(workspacesOfA);
+    await insertWorkspace(a, 'w-a');
+    // the writer's own count moved before it returned: no waiting on the notification
+    expect(workspacesOfA()).not.toBe(own0);
+    // another instance hears of it: its workspaces count moves, its api_keys count does not
+    await eventually(() => expect(workspacesOfB()).toBe(workspaces0 + 1));
+    await a.write((db) =>
+      db.execute(
+        sql`INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k-a', 'w-a', 'K', 'testing', 'o@x.test', '[]', '{}')`,
+      ),
+    );
+    await eventually(() => expect(keysOfB()).toBe(keys0 + 1));
+    expect(workspacesOfB()).toBe(workspaces0 + 1);
+    // a write to a table nobody watches notifies nobody
+    await a.write((db) =>
+      db.execute(sql`INSERT INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES ('k-a', 'o', 'o', false, '{}', 1, 1)`),
+    );
+    await insertWorkspace(a, 'w-b');
+    await eventually(() => expect(workspacesOfB()).toBe(workspaces0 + 2));
+    expect(keysOfB()).toBe(keys0 + 1);
   });
 });

@@ -74,6 +74,13 @@ export interface PgEngine {
   inTransaction(): boolean;
   /** Applies this build's migrations (under a lock: instances starting together migrate one at a time). */
   migrate(): Promise<void>;
+  /**
+   * A number that changes whenever one of `tables` may have changed: at once for this instance's committed units of
+   * work (any of them counts: which tables a unit wrote is not tracked), and for every instance's commits when
+   * PostgreSQL's notification of them arrives (the triggers of migration 0002, LISTEN on one connection of its
+   * own). While that connection is down, every read is a change. For caches, as SQLite's change stamp.
+   */
+  tableChanges(tables: readonly string[]): () => number;
   /** How the database stands against this build's migrations: applied, pending, and unknown (newer) ones. */
   schemaStatus(): Promise<{ applied: number; pending: number; unknown: number }>;
   close(): Promise<void>;
@@ -119,6 +126,38 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
   const units = new AsyncLocalStorage<Unit>();
   const attempts = options.serializableAttempts ?? 5;
 
+  // Change notifications: commits of this instance, notifications per table, and changes that nobody heard (counted
+  // while the listening connection is down, and once when it is back).
+  let localCommits = 0;
+  let unheard = 0;
+  const notified = new Map<string, number>();
+  let listener: pg.Client | undefined;
+  let listening = false;
+  let closed = false;
+  function listen() {
+    if (listener || closed) return;
+    const client = new pg.Client({ connectionString: options.url, application_name: 'hearth-changes' });
+    listener = client;
+    const retry = () => {
+      listening = false;
+      listener = undefined;
+      if (!closed) setTimeout(listen, 1000).unref();
+    };
+    client.on('notification', (message) => {
+      if (message.payload) notified.set(message.payload, (notified.get(message.payload) ?? 0) + 1);
+    });
+    client.on('error', () => undefined);
+    client.on('end', retry);
+    client
+      .connect()
+      .then(() => client.query('LISTEN hearth_changes'))
+      .then(() => {
+        unheard++;
+        listening = true;
+      })
+      .catch(() => void client.end().catch(() => undefined));
+  }
+
   async function inUnit<T>(unit: Unit, work: () => Promise<T>): Promise<T> {
     const name = `hearth_${++unit.depth}`;
     await unit.client.query(`SAVEPOINT ${name}`);
@@ -154,6 +193,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
         throw error;
       }
       await client.query('COMMIT').catch((error: unknown) => Promise.reject(mark(error)));
+      localCommits++;
       return result;
     } finally {
       client.release(broken);
@@ -214,6 +254,19 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
         unknown: rows.filter((at) => at > newestKnown).length,
       };
     },
-    close: () => pool.end(),
+    tableChanges(tables) {
+      listen();
+      return () => {
+        if (!listening) return ++unheard;
+        let count = localCommits + unheard;
+        for (const table of tables) count += notified.get(table) ?? 0;
+        return count;
+      };
+    },
+    async close() {
+      closed = true;
+      await listener?.end().catch(() => undefined);
+      await pool.end();
+    },
   };
 }

@@ -1,8 +1,7 @@
 // API keys on PostgreSQL: the same repository as ../../repos/keys.ts (its type is the contract, test/pg/keys.test.ts
-// runs both on the same calls and compares), but for `credentialChanges`, which is not ported: on SQLite it is a
-// synchronous counter of this process's writes to the credential tables and of other processes' commits
-// (change-stamp.ts); PostgreSQL has no such counter to read without a round trip, and the engine offers no
-// change notification yet (LISTEN/NOTIFY from triggers on those tables would be one).
+// runs both on the same calls and compares). `credentialChanges` counts this instance's commits at once and every
+// instance's writes to the credential tables as PostgreSQL notifies them (engine.tableChanges), where SQLite's counts
+// this process's writes and other processes' commits (change-stamp.ts).
 import { and, asc, count, eq, gt, inArray, or, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { ApiKeyRow, AuthTokenRow, KeysRepo } from '../../repos/keys.ts';
@@ -15,8 +14,8 @@ const { table: apiKeys, c } = pgTableFor('apiKeys');
 const { table: authTokens, c: t } = pgTableFor('authTokens');
 const { table: apiKeySecrets, c: s } = pgTableFor('apiKeySecrets');
 
-/** The port's contract: the SQLite repository's, without the method it does not port (see above). */
-export type KeysRepoPg = Omit<KeysRepo, 'credentialChanges'>;
+/** The tables whose writes can change what a credential reaches (as ../../repos/keys.ts). */
+const CREDENTIAL_TABLES = ['workspaces', 'api_keys', 'auth_tokens'] as const;
 
 /** "Strictly after the cursor" for ORDER BY (first, second) ascending (../../pagination.ts's keysetAfter, on PostgreSQL's columns). */
 function keysetAfter(first: PgColumn, second: PgColumn, cursor: Cursor | null): SQL | undefined {
@@ -29,8 +28,10 @@ const keyById = async (db: PgDb, id: string) => (await db.select().from(apiKeys)
 
 const ownKey = (scope: TenantScope) => eq(c.id, scope.apiKeyId);
 
-export function keysRepoPg(engine: PgEngine): KeysRepoPg {
+export function keysRepoPg(engine: PgEngine): KeysRepo {
   return {
+    credentialChanges: () => engine.tableChanges(CREDENTIAL_TABLES),
+
     scopeFor: async (apiKeyId, grant = { kind: 'key' }) => {
       const row = await engine.read(
         async (db) =>
