@@ -4,7 +4,9 @@
 // each server's RSS after the run; propagation latency at a steady 200 edits/s from one writer to 50 readers
 // (crdt-steady.ts, alternated rounds); then the latency of a REST update on a 100 KB text and the memory per loaded
 // document. The bench process drives every client, so the two cores are shared between it and the server.
-// BENCH_CRDT=steady (or any of one-room, many-rooms, steady, rest, memory, comma-separated) runs only those.
+// BENCH_CRDT=steady (or any of one-room, many-rooms, steady, rest, memory, comma-separated) runs only those;
+// BENCH_CRDT_BASE=<another checkout, built> adds its Hearth as one more peer of the sync scenarios (an A/B of a
+// change side by side, in the same rounds).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,6 +182,7 @@ export async function run(): Promise<Row[]> {
   process.setMaxListeners(0);
   const rows: Row[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-crdt-'));
+  const dataDirs = [dataDir];
   const started: Child[] = [];
   try {
     const reference = await startChild(['test/bench/yws-reference-server.ts']);
@@ -189,6 +192,11 @@ export async function run(): Promise<Row[]> {
     const hearth = await startChild(['server/cli.ts', '--port', '0', '--data-dir', dataDir]);
     started.push(hearth);
     const creds = readCredentials(dataDir);
+    const baseDir = process.env.BENCH_CRDT_BASE;
+    const baseDataDir = baseDir ? mkdtempSync(join(tmpdir(), 'hearth-bench-crdt-base-')) : undefined;
+    if (baseDataDir) dataDirs.push(baseDataDir);
+    const base = baseDir && baseDataDir ? await startChild([join(baseDir, 'dist', 'server', 'cli.js'), '--port', '0', '--data-dir', baseDataDir]) : undefined;
+    if (base) started.push(base);
     const peers: Array<[string, Child, ConnectTo]> = [
       ['reference server (memory only)', reference, (room) => yWebsocketClient(reference.url.replace('http', 'ws'), room, {})],
       ['Hocuspocus (SQLite, whole state stored debounced 2 s)', hocuspocus, (room) => hocuspocusClient(hocuspocus.url.replace('http', 'ws'), room)],
@@ -198,6 +206,14 @@ export async function run(): Promise<Row[]> {
         (room) => yWebsocketClient(hearth.url.replace('http', 'ws') + '/yjs', `org/${room}/editor`, { apiKey: creds.apiKey, authToken: creds.authToken }),
       ],
     ];
+    if (base && baseDataDir) {
+      const baseCreds = readCredentials(baseDataDir);
+      peers.push([
+        `Hearth built from ${baseDir} (base of an A/B)`,
+        base,
+        (room) => yWebsocketClient(base.url.replace('http', 'ws') + '/yjs', `org/${room}/editor`, { apiKey: baseCreds.apiKey, authToken: baseCreds.authToken }),
+      ]);
+    }
 
     for (const [key, scenario, measure, updates] of [
       ['one-room', `${EDITS.toLocaleString('en-US')} edits to ${READERS} readers in one room`, oneRoom, 'edits/s'],
@@ -229,7 +245,7 @@ export async function run(): Promise<Row[]> {
     if (only.has('memory')) await memoryPerDocument(post, hearth, rows);
   } finally {
     for (const child of started) await stopChild(child.child);
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   }
   return rows;
 }
