@@ -38,6 +38,8 @@ export interface LiveDoc {
   /** Connections and the awareness client ids each controls. */
   conns: Map<object, Set<number>>;
   lastActivity: number;
+  /** When an update of the document was last stored: its compaction waits for a quiet moment (`compactWhenQuiet`). */
+  lastStoredAt: number;
   /** Sends an encoded message to every connection but `except`. */
   broadcast: (message: Uint8Array, except?: object) => void;
   /** Updates applied in memory, not yet stored nor broadcast (stored at the end of the event-loop turn). */
@@ -46,7 +48,22 @@ export interface LiveDoc {
 
 export type { CrdtRow };
 
+/** Stored updates since the last compaction after which a document is compacted, once it is quiet. */
 const COMPACT_AFTER_UPDATES = 200;
+/**
+ * How long a document with that many updates must go without one before it is compacted. A compaction holds the
+ * event loop for as long as it takes to encode, check and merge the whole document (~10–30 ms for a document of a
+ * few thousand edits), and an update arriving meanwhile waits: done every 200 updates while clients write, it was
+ * the tail of the propagation latency at a steady rate (issue 31). Hocuspocus waits likewise (2 s, at most 10 s).
+ */
+const COMPACT_QUIET_MS = 1_000;
+/**
+ * A document written to without a pause is compacted anyway once this many updates wait, so that its log stays
+ * bounded (loading applies it, update by update: ~10 ms per 1,000 small updates). That compaction merges the
+ * updates past the kept history into one row, which holds the event loop longest (~25 ms per 1,000 rows): at
+ * 200 updates a second, once every 50 s rather than once a second.
+ */
+const COMPACT_MAX_UPDATES = 10_000;
 /** Stored updates of each document kept as history by default (`crdtHistoryUpdates`, CRDT_HISTORY_UPDATES). */
 export const DEFAULT_HISTORY_UPDATES = 1000;
 /** Authors remembered per loaded document (who sent which stored update), for the history view. */
@@ -363,12 +380,49 @@ export function createCrdtStore(
       if (count === null) evict(entry);
       else {
         entry.broadcast(encodeUpdateMessage(merged), except);
-        if (count >= COMPACT_AFTER_UPDATES) await compact(entry).catch(compactionFailed(entry));
+        entry.lastStoredAt = now;
+        if (count >= COMPACT_MAX_UPDATES) await compact(entry).catch(compactionFailed(entry));
+        else if (count >= COMPACT_AFTER_UPDATES) compactWhenQuiet(entry);
       }
     }
   }
 
   const compactionFailed = (entry: LiveDoc) => (error: unknown) => app.log.error('CRDT compaction failed', { error: String(error), ...entry.key });
+
+  /** Documents waiting for a quiet moment to be compacted, with the timer that looks again. */
+  const compactTimers = new Map<LiveDoc, NodeJS.Timeout>();
+
+  /**
+   * Compacts the document once no update of it has been stored for `COMPACT_QUIET_MS`, in turn with the flushes
+   * (never between a flush's write and its broadcast), if it is still loaded and still has that many updates.
+   */
+  function compactWhenQuiet(entry: LiveDoc) {
+    if (compactTimers.has(entry)) return;
+    const look = () => {
+      const wait = entry.lastStoredAt + COMPACT_QUIET_MS - Date.now();
+      if (wait > 0) {
+        compactTimers.set(entry, setTimeout(look, wait).unref());
+        return;
+      }
+      compactTimers.delete(entry);
+      const stillLoaded = () => live.get(keyString(entry.key)) === entry;
+      if (!stillLoaded()) return;
+      flushing = flushing
+        .then(async () => {
+          if (!stillLoaded()) return;
+          const row = await storage.crdt.head(entry.scope, roomOf(entry.key));
+          if (row && row.createdAt === entry.createdAt && row.updateCount >= COMPACT_AFTER_UPDATES && stillLoaded()) await compact(entry);
+        })
+        .catch(compactionFailed(entry));
+    };
+    compactTimers.set(entry, setTimeout(look, COMPACT_QUIET_MS).unref());
+  }
+
+  function stopCompactTimer(entry: LiveDoc) {
+    const timer = compactTimers.get(entry);
+    if (timer) clearTimeout(timer);
+    compactTimers.delete(entry);
+  }
 
   /** Fixes a room's type and content key (learned from its content, or given by a REST write), in memory and stored. */
   async function settle(entry: LiveDoc, type: CrdtType, contentKey: string) {
@@ -392,6 +446,7 @@ export function createCrdtStore(
     if (live.get(id) !== entry) return;
     live.delete(id);
     dirty.delete(entry);
+    stopCompactTimer(entry);
     entry.pending.length = 0;
     for (const conn of entry.conns.keys()) (conn as { ws?: { close(code: number, reason: string): void } }).ws?.close(code, reason);
     entry.awareness.destroy();
@@ -407,6 +462,7 @@ export function createCrdtStore(
         if (row && row.createdAt === entry.createdAt && row.updateCount > 0) await compact(entry);
         // dropped by compact, or taken up again by a client meanwhile
         if (live.get(id) !== entry || entry.conns.size > 0 || dirty.has(entry)) continue;
+        stopCompactTimer(entry);
         entry.awareness.destroy();
         entry.doc.destroy();
         live.delete(id);
@@ -455,6 +511,7 @@ export function createCrdtStore(
       awareness,
       conns: new Map(),
       lastActivity: Date.now(),
+      lastStoredAt: 0,
       broadcast: () => undefined,
       pending: [],
     };
@@ -561,6 +618,8 @@ export function createCrdtStore(
 
     close() {
       clearInterval(sweeper);
+      for (const timer of compactTimers.values()) clearTimeout(timer);
+      compactTimers.clear();
     },
 
     unloadIfIdle,
