@@ -59,9 +59,9 @@ const COMPACT_AFTER_UPDATES = 200;
 const COMPACT_QUIET_MS = 1_000;
 /**
  * A document written to without a pause is compacted anyway once this many updates wait, so that its log stays
- * bounded (loading applies it, update by update: ~10 ms per 1,000 small updates). That compaction merges the
- * updates past the kept history into one row, which holds the event loop longest (~25 ms per 1,000 rows): at
- * 200 updates a second, once every 50 s rather than once a second.
+ * bounded (loading applies it, update by update). That compaction merges the updates past the kept history into one
+ * row, and holds the event loop longest (tens of ms here for 10,000 small updates): at 200 updates a second, once
+ * every 50 s rather than once a second. At 2,000 it fell inside the steady-rate bench's 10 s rounds.
  */
 const COMPACT_MAX_UPDATES = 10_000;
 /** Stored updates of each document kept as history by default (`crdtHistoryUpdates`, CRDT_HISTORY_UPDATES). */
@@ -78,7 +78,7 @@ export interface LogEntry {
 
 /**
  * Applies `updates` to `doc` in one transaction, one after another: linear in their number, where Y.mergeUpdates of
- * a long log is not (1,000 small updates took ~50 ms to merge, 3,000 ~400 ms, against ~20 ms applied).
+ * a long log is not (3,000 small updates took ~400 ms to merge on this machine, against 20–30 ms applied).
  */
 export function applyAll(doc: Y.Doc, updates: readonly Uint8Array[]) {
   doc.transact(() => {
