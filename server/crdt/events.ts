@@ -6,7 +6,7 @@ import type { TenantScope } from '../db/scope.ts';
 import type { DebouncedResolver } from '../webhooks/dispatcher.ts';
 import { openDebouncedEvent } from '../webhooks/outbox.ts';
 import { emptyContent, readContent } from './content.ts';
-import type { CrdtStore, DocKey } from './store.ts';
+import { applyAll, type CrdtStore, type DocKey } from './store.ts';
 
 const dedupeKey = (k: DocKey) => `crdt:${JSON.stringify([k.organizationId, k.documentId, k.editorId])}`;
 
@@ -45,7 +45,10 @@ function itemOfStored(stored: { row: CrdtRow; log: Array<{ update: Uint8Array }>
   const doc = new Y.Doc();
   try {
     if (stored.row.snapshot) Y.applyUpdate(doc, stored.row.snapshot);
-    if (stored.log.length) Y.applyUpdate(doc, Y.mergeUpdates(stored.log.map((u) => u.update)));
+    applyAll(
+      doc,
+      stored.log.map((u) => u.update),
+    );
     return describe(stored.row, doc);
   } finally {
     doc.destroy();

@@ -38,6 +38,8 @@ export interface LiveDoc {
   /** Connections and the awareness client ids each controls. */
   conns: Map<object, Set<number>>;
   lastActivity: number;
+  /** When an update of the document was last stored: its compaction waits for a quiet moment (`compactWhenQuiet`). */
+  lastStoredAt: number;
   /** Sends an encoded message to every connection but `except`. */
   broadcast: (message: Uint8Array, except?: object) => void;
   /** Updates applied in memory, not yet stored nor broadcast (stored at the end of the event-loop turn). */
@@ -46,7 +48,22 @@ export interface LiveDoc {
 
 export type { CrdtRow };
 
+/** Stored updates since the last compaction after which a document is compacted, once it is quiet. */
 const COMPACT_AFTER_UPDATES = 200;
+/**
+ * How long a document with that many updates must go without one before it is compacted. A compaction holds the
+ * event loop for as long as it takes to encode, check and merge the whole document (~10–30 ms for a document of a
+ * few thousand edits), and an update arriving meanwhile waits: done every 200 updates while clients write, it was
+ * the tail of the propagation latency at a steady rate (issue 31). Hocuspocus waits likewise (2 s, at most 10 s).
+ */
+const COMPACT_QUIET_MS = 1_000;
+/**
+ * A document written to without a pause is compacted anyway once this many updates wait, so that its log stays
+ * bounded (loading applies it, update by update). That compaction merges the updates past the kept history into one
+ * row, and holds the event loop longest (tens of ms here for 10,000 small updates): at 200 updates a second, once
+ * every 50 s rather than once a second. At 2,000 it fell inside the steady-rate bench's 10 s rounds.
+ */
+const COMPACT_MAX_UPDATES = 10_000;
 /** Stored updates of each document kept as history by default (`crdtHistoryUpdates`, CRDT_HISTORY_UPDATES). */
 export const DEFAULT_HISTORY_UPDATES = 1000;
 /** Authors remembered per loaded document (who sent which stored update), for the history view. */
@@ -59,30 +76,59 @@ export interface LogEntry {
   update: Uint8Array;
 }
 
-/** Applies updates one by one (a corrupted one is left out) and returns the document's full state. */
-function mergeRobust(updates: Uint8Array[]): Uint8Array {
+/**
+ * Applies `updates` to `doc` in one transaction, one after another: linear in their number, where Y.mergeUpdates of
+ * a long log is not (3,000 small updates took ~400 ms to merge on this machine, against 20–30 ms applied).
+ */
+export function applyAll(doc: Y.Doc, updates: readonly Uint8Array[]) {
+  doc.transact(() => {
+    for (const update of updates) Y.applyUpdate(doc, update);
+  });
+}
+
+/**
+ * A document built from `base` (a snapshot, or null) and `updates`. Should they not apply together (Yjs trusts its
+ * peers, and a client's corrupted updates can make that fail), they are applied one by one and any that fails is
+ * left out (`onLeftOut` hears of each), so that a document always builds. Throws when `base` cannot be applied.
+ */
+function buildDoc(base: Uint8Array | null, updates: readonly Uint8Array[], onLeftOut: (error: unknown) => void = () => undefined): Y.Doc {
+  const doc = new Y.Doc({ gc: true });
+  if (base) Y.applyUpdate(doc, base);
+  if (updates.length === 0) return doc;
   try {
-    return Y.mergeUpdates(updates);
+    applyAll(doc, updates);
+    return doc;
   } catch {
-    const doc = new Y.Doc({ gc: true });
+    doc.destroy();
+  }
+  const again = new Y.Doc({ gc: true });
+  if (base) Y.applyUpdate(again, base);
+  for (const update of updates) {
     try {
-      for (const update of updates) {
-        try {
-          Y.applyUpdate(doc, update);
-        } catch {
-          // left out, as storedDoc does
-        }
-      }
-      return Y.encodeStateAsUpdate(doc);
-    } finally {
-      doc.destroy();
+      Y.applyUpdate(again, update);
+    } catch (error) {
+      onLeftOut(error);
     }
+  }
+  return again;
+}
+
+/** Updates merged into one (a corrupted one is left out), through a document: the state they build. */
+function mergeRobust(updates: Uint8Array[]): Uint8Array {
+  if (updates.length === 1) return updates[0] as Uint8Array;
+  const doc = buildDoc(null, updates);
+  try {
+    return Y.encodeStateAsUpdate(doc);
+  } finally {
+    doc.destroy();
   }
 }
 
 /**
- * Whether every change in `snapshot` is also in `updates` (its state vector is covered by theirs): read from the
- * updates' metadata, without building the document; a log that cannot be merged counts as not covering.
+ * Whether every change in `snapshot` is also in `updates` (its state vector is covered by theirs): read from each
+ * update's metadata (per client, the lowest clock any update starts at and the highest any reaches, what the
+ * metadata of the merged log would say), without merging them: merging a history of 1,000 updates took ~90 ms,
+ * in one piece, on every compaction. A log with an update that cannot be read counts as not covering.
  */
 export function logCovers(updates: Uint8Array[], snapshot: Uint8Array | null): boolean {
   if (!snapshot) return true;
@@ -90,7 +136,13 @@ export function logCovers(updates: Uint8Array[], snapshot: Uint8Array | null): b
     const wanted = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(snapshot));
     if (wanted.size === 0) return true;
     if (updates.length === 0) return false;
-    const { from, to } = Y.parseUpdateMeta(updates.length === 1 ? (updates[0] as Uint8Array) : Y.mergeUpdates(updates));
+    const from = new Map<number, number>();
+    const to = new Map<number, number>();
+    for (const update of updates) {
+      const meta = Y.parseUpdateMeta(update);
+      for (const [client, clock] of meta.from) if (clock < (from.get(client) ?? Number.POSITIVE_INFINITY)) from.set(client, clock);
+      for (const [client, clock] of meta.to) if (clock > (to.get(client) ?? 0)) to.set(client, clock);
+    }
     for (const [client, clock] of wanted) if (from.get(client) !== 0 || (to.get(client) ?? 0) < clock) return false;
     return true;
   } catch {
@@ -168,31 +220,17 @@ export function createCrdtStore(
   const authors = new Map<string, Map<number, string>>();
 
   /**
-   * The stored document: its snapshot and the updates after it, merged. Should the merged log not apply (Yjs
-   * trusts its peers, and a client's corrupted updates can make its merge fail), the updates are applied one by
-   * one and any that fails is left out, so that a document always loads. Throws when the snapshot cannot be applied.
+   * The stored document: its snapshot and the updates after it. Should the log not apply (Yjs trusts its peers, and
+   * a client's corrupted updates can make that fail), the updates are applied one by one and any that fails is left
+   * out, so that a document always loads. Throws when the snapshot cannot be applied.
    */
   function storedDoc(k: DocKey, snapshot: Uint8Array | null, updates: Uint8Array[]): Y.Doc {
-    const doc = new Y.Doc({ gc: true });
-    if (snapshot) Y.applyUpdate(doc, snapshot);
-    if (updates.length === 0) return doc;
-    try {
-      Y.applyUpdate(doc, Y.mergeUpdates(updates));
-      return doc;
-    } catch (error) {
-      doc.destroy();
-      app.log.warn('CRDT update log does not apply merged; applying its updates one by one', { error: String(error), ...k });
-    }
-    const again = new Y.Doc({ gc: true });
-    if (snapshot) Y.applyUpdate(again, snapshot);
-    for (const update of updates) {
-      try {
-        Y.applyUpdate(again, update);
-      } catch (error) {
-        app.log.warn('CRDT stored update left out: it cannot be applied', { error: String(error), ...k });
-      }
-    }
-    return again;
+    let warned = false;
+    return buildDoc(snapshot, updates, (error) => {
+      if (!warned) app.log.warn('CRDT update log does not apply as a whole; applying its updates one by one', { ...k });
+      warned = true;
+      app.log.warn('CRDT stored update left out: it cannot be applied', { error: String(error), ...k });
+    });
   }
 
   /**
@@ -342,10 +380,48 @@ export function createCrdtStore(
       if (count === null) evict(entry);
       else {
         entry.broadcast(encodeUpdateMessage(merged), except);
-        if (count >= COMPACT_AFTER_UPDATES)
-          await compact(entry).catch((error: unknown) => app.log.error('CRDT compaction failed', { error: String(error), ...entry.key }));
+        entry.lastStoredAt = now;
+        if (count >= COMPACT_MAX_UPDATES) await compact(entry).catch(compactionFailed(entry));
+        else if (count >= COMPACT_AFTER_UPDATES) compactWhenQuiet(entry);
       }
     }
+  }
+
+  const compactionFailed = (entry: LiveDoc) => (error: unknown) => app.log.error('CRDT compaction failed', { error: String(error), ...entry.key });
+
+  /** Documents waiting for a quiet moment to be compacted, with the timer that looks again. */
+  const compactTimers = new Map<LiveDoc, NodeJS.Timeout>();
+
+  /**
+   * Compacts the document once no update of it has been stored for `COMPACT_QUIET_MS`, in turn with the flushes
+   * (never between a flush's write and its broadcast), if it is still loaded and still has that many updates.
+   */
+  function compactWhenQuiet(entry: LiveDoc) {
+    if (compactTimers.has(entry)) return;
+    const look = () => {
+      const wait = entry.lastStoredAt + COMPACT_QUIET_MS - Date.now();
+      if (wait > 0) {
+        compactTimers.set(entry, setTimeout(look, wait).unref());
+        return;
+      }
+      compactTimers.delete(entry);
+      const stillLoaded = () => live.get(keyString(entry.key)) === entry;
+      if (!stillLoaded()) return;
+      flushing = flushing
+        .then(async () => {
+          if (!stillLoaded()) return;
+          const row = await storage.crdt.head(entry.scope, roomOf(entry.key));
+          if (row && row.createdAt === entry.createdAt && row.updateCount >= COMPACT_AFTER_UPDATES && stillLoaded()) await compact(entry);
+        })
+        .catch(compactionFailed(entry));
+    };
+    compactTimers.set(entry, setTimeout(look, COMPACT_QUIET_MS).unref());
+  }
+
+  function stopCompactTimer(entry: LiveDoc) {
+    const timer = compactTimers.get(entry);
+    if (timer) clearTimeout(timer);
+    compactTimers.delete(entry);
   }
 
   /** Fixes a room's type and content key (learned from its content, or given by a REST write), in memory and stored. */
@@ -370,21 +446,32 @@ export function createCrdtStore(
     if (live.get(id) !== entry) return;
     live.delete(id);
     dirty.delete(entry);
+    stopCompactTimer(entry);
     entry.pending.length = 0;
     for (const conn of entry.conns.keys()) (conn as { ws?: { close(code: number, reason: string): void } }).ws?.close(code, reason);
     entry.awareness.destroy();
     entry.doc.destroy();
   }
 
+  /**
+   * Compacts and unloads the documents idle for `idleMs`. Background work: it lets the event loop turn between
+   * documents. Storage calls resolve without leaving the turn (better-sqlite3 is synchronous), so a sweep of 1,000
+   * documents held the loop for 0.4–0.6 s in one piece, and every update arriving meanwhile waited that long
+   * (issue 31's steady-rate bench, 30 s after its 1,000-room scenario).
+   */
   async function unloadIfIdle() {
     await flush();
     const now = Date.now();
     for (const [id, entry] of live) {
       if (entry.conns.size === 0 && now - entry.lastActivity >= idleMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // taken up again meanwhile (a client, a REST read): not idle any more
+        if (live.get(id) !== entry || entry.conns.size > 0 || Date.now() - entry.lastActivity < idleMs) continue;
         const row = await storage.crdt.head(entry.scope, roomOf(entry.key));
         if (row && row.createdAt === entry.createdAt && row.updateCount > 0) await compact(entry);
         // dropped by compact, or taken up again by a client meanwhile
         if (live.get(id) !== entry || entry.conns.size > 0 || dirty.has(entry)) continue;
+        stopCompactTimer(entry);
         entry.awareness.destroy();
         entry.doc.destroy();
         live.delete(id);
@@ -433,6 +520,7 @@ export function createCrdtStore(
       awareness,
       conns: new Map(),
       lastActivity: Date.now(),
+      lastStoredAt: 0,
       broadcast: () => undefined,
       pending: [],
     };
@@ -539,6 +627,8 @@ export function createCrdtStore(
 
     close() {
       clearInterval(sweeper);
+      for (const timer of compactTimers.values()) clearTimeout(timer);
+      compactTimers.clear();
     },
 
     unloadIfIdle,

@@ -48,7 +48,7 @@ const { values, positionals } = parseArgs({
 });
 if (values.help) {
   console.log(
-    `npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')}\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5)`,
+    `npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')}\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5); crdt: BENCH_CRDT (scenarios: one-room, many-rooms, steady, rest, memory), BENCH_STEADY_RATE (200), BENCH_STEADY_SECONDS (10), BENCH_STEADY_ROUNDS (5), BENCH_CRDT_BASE (a built checkout, added as a peer)`,
   );
   process.exit(0);
 }

@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { startCliServer } from '../helpers/cli.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { createCrdtStore } from '../../server/crdt/store.ts';
 import { connectYjs, upgradeAnswer, upgradeStatus as upgradeWebsocket } from '../helpers/yjs.ts';
 import type { UserTokenAnswer } from '../helpers/answers.ts';
 
@@ -173,9 +174,19 @@ describe('y-websocket sync', () => {
         const res = await t.callK('/v2/crdt/get', { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
         expect(dataOf<CrdtItem[]>(res)[0]!.data).toBe(expected);
       });
-      const row = await t.server.app.crdt.find(scope, { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
-      expect(row?.snapshot).toBeTruthy();
-      expect(row!.updateCount).toBeLessThan(200);
+      // compacted once the document is quiet (past 200 updates; not while they arrive)
+      await eventually(async () => {
+        const row = await t.server.app.crdt.find(scope, { organizationId: 'acme', documentId: 'doc', editorId: 'many' });
+        expect(row?.snapshot).toBeTruthy();
+        expect(row!.updateCount).toBeLessThan(200);
+      }, 10_000);
+      // and loads the same from the snapshot and what is left of the log
+      const fresh = createCrdtStore({ storage: t.server.app.storage, log: t.server.app.log });
+      try {
+        expect((await fresh.load(scope, { organizationId: 'acme', documentId: 'doc', editorId: 'many' }))!.doc.getText('content').toString()).toBe(expected);
+      } finally {
+        fresh.close();
+      }
     } finally {
       client.close();
     }
