@@ -1,0 +1,374 @@
+// The comments repository on PostgreSQL answers as on SQLite (test/helpers/pg-parity.ts), for every method it has:
+// annotations added (an id taken, checked or not), found, paged with every filter (order, keyset, documents, ids,
+// locations, statuses, authors, mentions, a reader's restricted visibility, resolver, folder and the organization's
+// top, time bounds), changed and deleted (with their threads), comments added (a given id taken, newId's proposals
+// taken), found, changed, deleted, a thread's texts, read marks, unread state, a thread's rewrite, and tenant
+// isolation between k1 and k2. The methods answering a thread in insertion order are left out of the port
+// (server/db/pg/repos/comments.ts says why).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CommentsRepoPg, commentsRepoPg } from '../../server/db/pg/repos/comments.ts';
+import { reactionsRepoPg } from '../../server/db/pg/repos/reactions.ts';
+import type { AnnotationRow, AnnotationSelection, CommentRow } from '../../server/db/repos/comments.ts';
+import type { ReactionRow } from '../../server/db/repos/reactions.ts';
+import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
+
+const T = 1_700_000_000_000;
+
+let both: BothEngines;
+beforeAll(async () => {
+  both = await bothEngines();
+  await both.insertOrganizations([
+    ['k1', 'o1'],
+    ['k2', 'o1'],
+  ]);
+  // d1 in folder f1, d2 at the organization's top, d3 not registered (in no folder)
+  for (const [id, folderId] of [
+    ['d1', 'f1'],
+    ['d2', null],
+  ] as const)
+    await both.insertBoth(
+      'INSERT INTO documents (api_key_id, organization_id, id, name, folder_id, access_type, disabled, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ['k1', 'o1', id, id, folderId, 'public', false, '{}', T, T],
+    );
+});
+afterAll(() => both?.close());
+
+const user = (userId: string) => ({ userId, name: `User ${userId}`, email: `${userId}@x.test` });
+
+const annotation = (id: string, documentId: string, createdAt: number, more: Partial<AnnotationRow> = {}): Omit<AnnotationRow, 'apiKeyId'> => ({
+  organizationId: 'o1',
+  id,
+  documentId,
+  locationId: null,
+  location: null,
+  targetElement: { id: 'el', z: 1, a: [2, 1] },
+  status: { id: 'open', name: 'Open' },
+  statusId: 'open',
+  priority: null,
+  assignedTo: null,
+  context: null,
+  visibility: 'public',
+  visibleToUserIds: null,
+  commentType: null,
+  suggestion: null,
+  createdByUserId: 'u1',
+  resolvedByUserId: null,
+  createdAt,
+  updatedAt: createdAt,
+  ...more,
+});
+
+const comment = (annotationId: string, fromUserId: string, createdAt: number, more: Partial<CommentRow> = {}): Omit<CommentRow, 'apiKeyId' | 'id'> => ({
+  organizationId: 'o1',
+  annotationId,
+  fromUser: user(fromUserId),
+  fromUserId,
+  text: `text ${annotationId} ${fromUserId} ${createdAt}`,
+  html: `<p>${annotationId}</p>`,
+  taggedUserContacts: null,
+  mentionedUserIds: [],
+  context: null,
+  extra: null,
+  createdAt,
+  updatedAt: createdAt,
+  ...more,
+});
+
+const reaction = (id: string, annotationId: string, commentId: number, fromUserId: string, createdAt: number): ReactionRow => ({
+  apiKeyId: 'k1',
+  organizationId: 'o1',
+  id,
+  annotationId,
+  commentId,
+  icon: 'heart',
+  fromUser: user(fromUserId),
+  fromUserId,
+  createdAt,
+});
+
+type Reactions = Pick<ReturnType<typeof reactionsRepoPg>, 'find'>;
+
+/** Runs the script on SQLite's repositories, then on PostgreSQL's. */
+async function onBoth(script: (repo: CommentsRepoPg, reactions: Reactions) => Promise<unknown[]>) {
+  return {
+    sqlite: await script(both.storage.comments, both.storage.reactions),
+    pg: await script(commentsRepoPg(both.engine), reactionsRepoPg(both.engine)),
+  };
+}
+
+const ids = (rows: unknown) => (rows as AnnotationRow[]).map((r) => r.id);
+const threw = (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    () => 'threw',
+  );
+
+describe('comments', () => {
+  it('answers every ported call as on SQLite', async () => {
+    const { k1, k2 } = both;
+    const sel = (more: Partial<AnnotationSelection> = {}): AnnotationSelection => ({ organizationId: 'o1', order: 'asc', ...more });
+    const answers = await onBoth(async (repo, reactions) => {
+      // newId's proposals: 10 (taken after the first comment of a2), then 11
+      const proposals = [10, 10, 11];
+      const newId = () => proposals.shift() ?? 99;
+      const out: unknown[] = [
+        // 0-8: annotations, inserted out of id order; a2 and a3 share a createdAt (ties by id)
+        await repo.insertAnnotation(k1, annotation('a3', 'd1', T + 20, { locationId: 'L1', statusId: 'resolved', resolvedByUserId: 'u2' }), true),
+        await repo.insertAnnotation(k1, annotation('a2', 'd1', T + 20, { visibility: 'restricted', visibleToUserIds: ['u3'], createdByUserId: 'u2' }), true),
+        await repo.insertAnnotation(k1, annotation('a1', 'd2', T + 10, { locationId: 'L2' }), false),
+        await repo.insertAnnotation(k1, annotation('a5', 'd3', T + 40, { visibility: 'restricted', visibleToUserIds: null }), true),
+        await repo.insertAnnotation(k1, annotation('a4', 'd2', T + 30, { updatedAt: T + 100 }), true),
+        await repo.insertAnnotation(k1, annotation('a1', 'd1', T + 50), true),
+        await threw(repo.insertAnnotation(k1, annotation('a1', 'd1', T + 50), false)),
+        await repo.insertAnnotation(k2, annotation('a1', 'd1', T + 60, { createdByUserId: 'x9' }), true),
+        await repo.findAnnotation(k1, 'o1', 'a2'),
+        // 9-12
+        await repo.findAnnotation(k1, 'o1', 'missing'),
+        await repo.findAnnotation(k2, 'o1', 'a2'),
+        await repo.findAnnotation(k2, 'o1', 'a1'),
+        await repo.findAnnotation(k1, 'o2', 'a1'),
+        // 13-20: comments
+        await repo.insertComment(k1, { ...comment('a2', 'u2', T + 21), id: 10 }, T + 21, newId),
+        await repo.insertComment(k1, comment('a2', 'u1', T + 22, { mentionedUserIds: ['u7'] }), T + 22, newId),
+        await repo.insertComment(k1, { ...comment('a2', 'u3', T + 23), id: 10 }, T + 23, newId),
+        await repo.insertComment(k1, { ...comment('a3', 'u1', T + 21), id: 5 }, T + 21, newId),
+        await repo.insertComment(k1, { ...comment('a3', 'u4', T + 24, { mentionedUserIds: ['u8', 'u9'] }), id: 2 }, T + 24, newId),
+        await repo.insertComment(k1, { ...comment('a3', 'u1', T + 24), id: 3 }, T + 24, newId),
+        await repo.insertComment(k1, { ...comment('a1', 'u5', T + 11), id: 1 }, T + 11, newId),
+        await repo.insertComment(k2, { ...comment('a1', 'x9', T + 61), id: 1 }, T + 61, newId),
+        // 21: a comment on a missing annotation is refused on both (foreign key)
+        await threw(repo.insertComment(k1, { ...comment('nope', 'u1', T), id: 1 }, T, newId)),
+      ];
+      // 22-: annotation pages
+      const pages = [
+        sel(),
+        sel({ order: 'desc' }),
+        sel({ documentId: 'd1' }),
+        sel({ documentIds: ['d2', 'd3'] }),
+        sel({ documentId: 'd1', documentIds: ['d2'] }),
+        sel({ annotationIds: ['a5', 'a2', 'zz'] }),
+        sel({ locationIds: ['L1', 'L2'] }),
+        sel({ statusIds: ['resolved'] }),
+        sel({ userIds: ['u1'] }),
+        sel({ userIds: ['u4', 'u5'] }),
+        sel({ mentionedUserIds: ['u9'] }),
+        sel({ mentionedUserIds: ['u7', 'u8'] }),
+        sel({ userId: 'u1' }),
+        sel({ userId: 'u2' }),
+        sel({ userId: 'u3' }),
+        sel({ resolvedBy: 'u2' }),
+        sel({ folderId: 'f1' }),
+        sel({ folderId: null }),
+        sel({ folderId: 'nofolder' }),
+        sel({ createdAfter: T + 20 }),
+        sel({ createdBefore: T + 20 }),
+        sel({ updatedAfter: T + 40, order: 'desc' }),
+        sel({ updatedBefore: T + 30 }),
+        sel({ createdAfter: T, createdBefore: T + 40, documentId: 'd1', userId: 'u1', statusIds: ['open', 'resolved'] }),
+        sel({ organizationId: 'o2' }),
+      ];
+      for (const s of pages) out.push(await repo.annotations(k1, s, 100));
+      out.push(await repo.annotations(k2, sel(), 100));
+      // keyset pages of two, both orders
+      for (const order of ['asc', 'desc'] as const) {
+        let cursor: readonly unknown[] | null = null;
+        const walked: string[][] = [];
+        for (let i = 0; i < 4; i++) {
+          const page = await repo.annotations(k1, sel({ order }), 2, cursor);
+          walked.push(ids(page));
+          const last = page.at(-1);
+          if (!last) break;
+          cursor = [last.createdAt, last.id];
+        }
+        out.push(walked);
+      }
+      // texts of threads
+      out.push(
+        await repo.threadTexts(k1, 'o1', 'a3'),
+        await repo.threadTexts(k1, 'o1', 'a3', 5),
+        await repo.threadTexts(k1, 'o1', 'a3', 77),
+        await repo.threadTexts(k1, 'o1', 'a4'),
+        await repo.threadTexts(k2, 'o1', 'a3'),
+        await repo.threadTexts(k2, 'o1', 'a1'),
+      );
+      // comments found, changed, deleted
+      out.push(
+        await repo.findComment(k1, 'o1', 'a3', 2),
+        await repo.findComment(k1, 'o1', 'a3', 4),
+        await repo.findComment(k2, 'o1', 'a3', 2),
+        await repo.updateComment(k1, 'o1', 'a3', 2, { text: 'edited', extra: { isDraft: true, z: 1, a: 2 } as never, updatedAt: T + 70 }),
+        await repo.updateComment(k2, 'o1', 'a3', 2, { text: 'not k2' }),
+        await repo.findComment(k1, 'o1', 'a3', 2),
+        await repo.deleteComment(k1, 'o1', 'a3', 3),
+        await repo.deleteComment(k2, 'o1', 'a1', 1),
+        await repo.findComment(k1, 'o1', 'a3', 3),
+        await repo.findComment(k2, 'o1', 'a1', 1),
+        await repo.threadTexts(k1, 'o1', 'a3'),
+      );
+      // read marks and unread state
+      const readState = async (scope = k1, documentIds = ['d1', 'd2', 'd3'], statusIds?: string[]) => {
+        const state = await repo.readState(scope, { organizationId: 'o1', documentIds, userId: 'u1', statusIds }, (r) => r.id !== 'a5');
+        return { rows: ids(state.rows), readAt: [...state.readAt], latestByOthers: [...state.latestByOthers] };
+      };
+      out.push(
+        await readState(),
+        [...(await repo.markRead(k1, 'o1', ['a4', 'missing', 'a1', 'a4', 'a2'], 'u1', T + 80))],
+        [...(await repo.markRead(k1, 'o1', new Set<string>(), 'u1', T + 80))],
+        [...(await repo.markRead(k2, 'o1', ['a2', 'a1'], 'u1', T + 81))],
+        await readState(),
+        await readState(k1, ['d1'], ['resolved']),
+        await readState(k1, []),
+        await readState(k2),
+      );
+      // a thread's rewrite: u1 replaced by u6
+      out.push(
+        await repo.rewriteThread(k1, 'o1', 'a2', {
+          comments: [{ id: 11, change: { fromUser: user('u6'), fromUserId: 'u6' } }],
+          reactions: [reaction('r1', 'a2', 10, 'u6', T + 90), reaction('r2', 'a2', 11, 'u2', T + 90)],
+          reads: new Map([
+            ['u6', T + 91],
+            ['u2', T + 21],
+          ]),
+          annotation: { createdByUserId: 'u6', updatedAt: T + 92 },
+        }),
+        await repo.findComment(k1, 'o1', 'a2', 11),
+        await reactions.find(k1, 'o1', 'r1'),
+        await reactions.find(k1, 'o1', 'r2'),
+        await repo.findAnnotation(k1, 'o1', 'a2'),
+        await readState(),
+        await repo.rewriteThread(k1, 'o1', 'a2', { comments: [], reactions: [], reads: new Map() }),
+        await reactions.find(k1, 'o1', 'r1'),
+        await readState(),
+      );
+      // an annotation changed, then deleted with its thread and read marks
+      out.push(
+        await repo.updateAnnotation(k1, 'o1', 'a3', { statusId: 'open', status: { id: 'open', b: 1, a: 2 }, resolvedByUserId: null, updatedAt: T + 95 }),
+        await repo.updateAnnotation(k2, 'o1', 'a3', { statusId: 'k2' }),
+        await repo.findAnnotation(k1, 'o1', 'a3'),
+        await repo.deleteAnnotation(k1, 'o1', 'a1'),
+        await repo.deleteAnnotation(k2, 'o1', 'a4'),
+        await repo.findAnnotation(k1, 'o1', 'a1'),
+        await repo.findComment(k1, 'o1', 'a1', 1),
+        [...(await repo.markRead(k1, 'o1', ['a1', 'a4'], 'u1', T + 96))],
+        await repo.findAnnotation(k2, 'o1', 'a1'),
+        await readState(),
+      );
+      return out;
+    });
+
+    expect(answers.pg).toEqual(answers.sqlite);
+    // the answers are what they should be (the test cannot pass by both being wrong)
+    const s = answers.sqlite;
+    expect(s.slice(0, 8)).toEqual([true, true, true, true, true, false, 'threw', true]);
+    expect(s[8]).toMatchObject({ apiKeyId: 'k1', id: 'a2', visibility: 'restricted', visibleToUserIds: ['u3'], targetElement: { id: 'el', z: 1, a: [2, 1] } });
+    expect(JSON.stringify((answers.pg[8] as AnnotationRow).targetElement)).toBe('{"id":"el","z":1,"a":[2,1]}');
+    expect(s.slice(9, 11)).toEqual([undefined, undefined]);
+    expect(s[11]).toMatchObject({ apiKeyId: 'k2', id: 'a1', createdByUserId: 'x9' });
+    expect(s[12]).toBeUndefined();
+    expect(s.slice(13, 22)).toEqual([10, 11, undefined, 5, 2, 3, 1, 1, 'threw']);
+    const pageIds = s.slice(22, 48).map(ids);
+    expect(pageIds).toEqual([
+      ['a1', 'a2', 'a3', 'a4', 'a5'],
+      ['a5', 'a4', 'a3', 'a2', 'a1'],
+      ['a2', 'a3'],
+      ['a1', 'a4', 'a5'],
+      ['a1', 'a2', 'a3', 'a4'],
+      ['a2', 'a5'],
+      ['a1', 'a3'],
+      ['a3'],
+      ['a2', 'a3'],
+      ['a1', 'a3'],
+      ['a3'],
+      ['a2', 'a3'],
+      ['a1', 'a3', 'a4', 'a5'],
+      ['a1', 'a2', 'a3', 'a4'],
+      ['a1', 'a2', 'a3', 'a4'],
+      ['a3'],
+      ['a2', 'a3'],
+      ['a1', 'a4'],
+      [],
+      ['a4', 'a5'],
+      ['a1'],
+      ['a4'],
+      ['a1', 'a2', 'a3'],
+      ['a3'],
+      [],
+      ['a1'],
+    ]);
+    expect(s[48]).toEqual([['a1', 'a2'], ['a3', 'a4'], ['a5'], []]);
+    expect(s[49]).toEqual([['a5', 'a4'], ['a3', 'a2'], ['a1'], []]);
+    expect(s[50]).toEqual({
+      first: { id: 5, text: `text a3 u1 ${T + 21}`, html: '<p>a3</p>' },
+      chosen: { id: 3, text: `text a3 u1 ${T + 24}`, html: '<p>a3</p>' },
+    });
+    expect((s[51] as { chosen: unknown }).chosen).toMatchObject({ id: 5 });
+    expect(s[52]).toMatchObject({ first: { id: 5 }, chosen: undefined });
+    expect(s[53]).toEqual({ first: undefined, chosen: undefined });
+    expect(s[54]).toEqual({ first: undefined, chosen: undefined });
+    expect(s[55]).toMatchObject({ first: { id: 1, text: `text a1 x9 ${T + 61}` } });
+    expect(s[56]).toMatchObject({ apiKeyId: 'k1', id: 2, fromUserId: 'u4', mentionedUserIds: ['u8', 'u9'], extra: null });
+    expect(s.slice(57, 59)).toEqual([undefined, undefined]);
+    expect(s[61]).toMatchObject({ id: 2, text: 'edited', extra: { isDraft: true, z: 1, a: 2 }, updatedAt: T + 70 });
+    expect(JSON.stringify((answers.pg[61] as CommentRow).extra)).toBe('{"isDraft":true,"z":1,"a":2}');
+    expect(s.slice(64, 66)).toEqual([undefined, undefined]);
+    expect(s[66]).toMatchObject({ first: { id: 5 }, chosen: { id: 2, text: 'edited' } });
+    // unread state: documents in order d1, d2, d3 (createdAt, id within each), a5 left out by `visible`
+    expect(s[67]).toEqual({
+      rows: ['a2', 'a3', 'a1', 'a4'],
+      readAt: [
+        ['a2', T + 22],
+        ['a3', T + 24],
+      ],
+      latestByOthers: [
+        ['a1', T + 11],
+        ['a2', T + 21],
+        ['a3', T + 24],
+      ],
+    });
+    expect(s.slice(68, 71)).toEqual([['a4', 'a1', 'a2'], [], ['a1']]);
+    expect(s[71]).toEqual({
+      rows: ['a2', 'a3', 'a1', 'a4'],
+      readAt: [
+        ['a1', T + 80],
+        ['a2', T + 80],
+        ['a3', T + 24],
+        ['a4', T + 80],
+      ],
+      latestByOthers: [
+        ['a1', T + 11],
+        ['a2', T + 21],
+        ['a3', T + 24],
+      ],
+    });
+    expect(s[72]).toMatchObject({ rows: ['a3'] });
+    expect(s[73]).toEqual({ rows: [], readAt: (s[71] as { readAt: unknown }).readAt, latestByOthers: [] });
+    expect(s[74]).toEqual({ rows: ['a1'], readAt: [['a1', T + 81]], latestByOthers: [] });
+    // the rewrite
+    expect(s[75]).toBeUndefined();
+    expect(s[76]).toMatchObject({ id: 11, fromUserId: 'u6', fromUser: user('u6'), mentionedUserIds: ['u7'] });
+    expect(s[77]).toMatchObject({ id: 'r1', commentId: 10, fromUserId: 'u6' });
+    expect(s[78]).toMatchObject({ id: 'r2', commentId: 11, fromUserId: 'u2' });
+    expect(s[79]).toMatchObject({ id: 'a2', createdByUserId: 'u6', updatedAt: T + 92 });
+    expect((s[80] as { readAt: unknown[] }).readAt).not.toContainEqual(['a2', T + 80]);
+    expect((s[80] as { latestByOthers: unknown[] }).latestByOthers).toContainEqual(['a2', T + 22]);
+    expect(s[82]).toBeUndefined();
+    expect((s[83] as { readAt: unknown[] }).readAt.map((r) => (r as [string])[0])).toEqual(['a1', 'a3', 'a4']);
+    // the annotation's change and deletion
+    expect(s[86]).toMatchObject({ id: 'a3', statusId: 'open', status: { id: 'open', b: 1, a: 2 }, resolvedByUserId: null, updatedAt: T + 95 });
+    expect(JSON.stringify((answers.pg[86] as AnnotationRow).status)).toBe('{"id":"open","b":1,"a":2}');
+    expect(s.slice(89, 91)).toEqual([undefined, undefined]);
+    expect(s[91]).toEqual(['a4']);
+    expect(s[92]).toMatchObject({ apiKeyId: 'k2', id: 'a1' });
+    expect(s[93]).toEqual({
+      rows: ['a2', 'a3', 'a4'],
+      readAt: [
+        ['a3', T + 24],
+        ['a4', T + 96],
+      ],
+      latestByOthers: [
+        ['a2', T + 22],
+        ['a3', T + 24],
+      ],
+    });
+  });
+});
