@@ -154,7 +154,8 @@ export function keyTransferRepo(engine: SqliteEngine) {
           for (const row of list) {
             const cols = Object.keys(row).filter((c) => known.has(c) && c !== 'api_key_id' && !skip(table, c));
             sqlite
-              .prepare(`INSERT OR REPLACE INTO ${table} (api_key_id, ${cols.join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`)
+              // column names quoted: crdt_updates has one named `update`, a keyword
+              .prepare(`INSERT OR REPLACE INTO ${table} (api_key_id, ${cols.map((c) => `"${c}"`).join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`)
               .run(apiKeyId, ...cols.map((c) => row[c]));
           }
           imported[table] = list.length;
