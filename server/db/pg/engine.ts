@@ -155,7 +155,12 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
         unheard++;
         listening = true;
       })
-      .catch(() => void client.end().catch(() => undefined));
+      .catch(() => {
+        // a connection that never listened may never report its end: retry from here, once
+        client.removeListener('end', retry);
+        void client.end().catch(() => undefined);
+        retry();
+      });
   }
 
   async function inUnit<T>(unit: Unit, work: () => Promise<T>): Promise<T> {
