@@ -46,8 +46,8 @@ export interface StoredRoom {
 }
 
 /** The tables a reset counts (what the answer reports removed), and those it deletes from (the rest cascades from organizations). */
-const RESET_COUNTED = ['organizations', 'documents', 'users', 'notifications', 'activities', 'comment_annotations', 'recordings'] as const;
-const RESET_DELETED = [
+export const RESET_COUNTED = ['organizations', 'documents', 'users', 'notifications', 'activities', 'comment_annotations', 'recordings'] as const;
+export const RESET_DELETED = [
   'organizations',
   'users',
   'agent_executions',

@@ -21,24 +21,11 @@ import { getTableColumns, getTableName } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { BulkRow, BulkTable, BulkWriter } from '../../bulk.ts';
-import { KEY_TABLES, type KeyRow, type KeyTable, type keyTransferRepo, type StoredRoom } from '../../repos/key-transfer.ts';
+import { KEY_TABLES, RESET_COUNTED, RESET_DELETED, type KeyRow, type KeyTable, type keyTransferRepo, type StoredRoom } from '../../repos/key-transfer.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
 import { pgTables } from '../schema.ts';
 
 export type KeyTransferRepo = ReturnType<typeof keyTransferRepo>;
-
-/** The tables a reset counts, and those it deletes from (the rest cascades from organizations), as on SQLite. */
-const RESET_COUNTED = ['organizations', 'documents', 'users', 'notifications', 'activities', 'comment_annotations', 'recordings'] as const;
-const RESET_DELETED = [
-  'organizations',
-  'users',
-  'agent_executions',
-  'agents',
-  'workflow_definitions',
-  'judgments',
-  'webhook_endpoints',
-  'user_data_jobs',
-] as const;
 
 /** PostgreSQL's multi-row inserts stay below its 65,535 parameters. */
 const MAX_PARAMETERS = 60_000;
