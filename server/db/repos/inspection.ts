@@ -367,7 +367,7 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
               .map((u) => u.userId),
           })),
           members: s.all<{ userId: string; level: string; resourceId: string; accessRole: string; expiresAt: number | null }>(
-            'SELECT user_id AS userId, level, resource_id AS resourceId, access_role AS accessRole, expires_at AS expiresAt FROM memberships WHERE api_key_id = ? AND organization_id = ? ORDER BY user_id, level LIMIT 5000',
+            'SELECT user_id AS userId, level, resource_id AS resourceId, access_role AS accessRole, expires_at AS expiresAt FROM memberships WHERE api_key_id = ? AND organization_id = ? ORDER BY user_id, level, resource_id LIMIT 5000',
             apiKeyId,
             organizationId,
           ),
@@ -538,7 +538,7 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
         const ids = new Set(
           s
             .all<{ userId: string }>(
-              'SELECT DISTINCT user_id AS userId FROM memberships WHERE api_key_id = ? AND organization_id = ? LIMIT ?',
+              'SELECT DISTINCT user_id AS userId FROM memberships WHERE api_key_id = ? AND organization_id = ? ORDER BY user_id LIMIT ?',
               apiKeyId,
               organizationId,
               limit,
@@ -647,14 +647,14 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
         const w = searchFilter(q, 'id', "url || ' ' || coalesce(description, '')");
         for (const { id: apiKeyId } of keys) {
           for (const r of s.all<{ id: string; name: string }>(
-            `SELECT id, name FROM organizations WHERE api_key_id = ?${f.where} LIMIT ?`,
+            `SELECT id, name FROM organizations WHERE api_key_id = ?${f.where} ORDER BY name COLLATE NOCASE, id LIMIT ?`,
             apiKeyId,
             ...f.params,
             each,
           ))
             hits.push({ kind: 'organization', apiKey: apiKeyId, organizationId: null, ...r });
           for (const r of s.all<{ id: string; name: string; organizationId: string }>(
-            `SELECT id, name, organization_id AS organizationId FROM documents WHERE api_key_id = ?${f.where} LIMIT ?`,
+            `SELECT id, name, organization_id AS organizationId FROM documents WHERE api_key_id = ?${f.where} ORDER BY organization_id, name COLLATE NOCASE, id LIMIT ?`,
             apiKeyId,
             ...f.params,
             each,
@@ -662,7 +662,7 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
             hits.push({ kind: 'document', apiKey: apiKeyId, organizationId: r.organizationId, id: r.id, name: r.name });
           }
           for (const r of s.all<{ id: string; name: string; organizationId: string }>(
-            `SELECT id, name, organization_id AS organizationId FROM folders WHERE api_key_id = ?${f.where} LIMIT ?`,
+            `SELECT id, name, organization_id AS organizationId FROM folders WHERE api_key_id = ?${f.where} ORDER BY organization_id, path LIMIT ?`,
             apiKeyId,
             ...f.params,
             each,
@@ -670,14 +670,14 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
             hits.push({ kind: 'folder', apiKey: apiKeyId, organizationId: r.organizationId, id: r.id, name: r.name });
           }
           for (const r of s.all<{ id: string; name: string | null }>(
-            `SELECT id, name FROM users WHERE api_key_id = ?${u.where} LIMIT ?`,
+            `SELECT id, name FROM users WHERE api_key_id = ?${u.where} ORDER BY ${USER_SORTS.name}, id LIMIT ?`,
             apiKeyId,
             ...u.params,
             each,
           ))
             hits.push({ kind: 'user', apiKey: apiKeyId, organizationId: null, ...r });
           for (const r of s.all<{ id: string; name: string }>(
-            `SELECT id, url AS name FROM webhook_endpoints WHERE api_key_id = ?${w.where} LIMIT ?`,
+            `SELECT id, url AS name FROM webhook_endpoints WHERE api_key_id = ?${w.where} ORDER BY created_at, id LIMIT ?`,
             apiKeyId,
             ...w.params,
             each,
