@@ -528,6 +528,13 @@ describe('inspection', () => {
       );
     }
     await step('memberships of bob in acme', (q) => q.membershipsPage(k1, { organizationId: 'acme', userId: 'u-bob' }, { after: null, dir: 'asc', limit: 10 }));
+    // neither filter (the admin refuses it; the repository answers it): ties on (organization, level, resource) by user
+    await step('memberships of the key', (q) => q.membershipsPage(k1, {}, { after: null, dir: 'asc', limit: 1000 }));
+    expect(
+      (answers['memberships of the key'] as { rows: Array<{ organizationId: string; userId: string; level: string }> }).rows
+        .filter((m) => m.organizationId === 'acme' && m.level === 'organization')
+        .map((m) => m.userId),
+    ).toEqual(['u-bob', 'u-ghost', 'u-null']);
     const memberIds = (name: string) =>
       (answers[name] as Array<Array<{ userId: string; organizationId: string; level: string; resourceId: string }>>)
         .flat()
