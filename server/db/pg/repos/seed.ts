@@ -14,8 +14,9 @@
 //   written, and until `rollback()` every row handed to the writer throws the error. `rollback()` drops the rows
 //   not yet in a batch and waits for the batches already taken (what they wrote stays, as what SQLite committed
 //   stays), without throwing their error again; the writer then takes rows again, as SQLite's does. `rows()`
-//   counts the rows taken (SQLite's, the rows its inserts ran: after a refusal the two differ). `finish()` has no WAL to checkpoint: it ANALYZEs the tables written instead, so
-//   that the planner knows their new sizes at once (autovacuum would, later).
+//   counts the rows taken (SQLite's, the rows its inserts ran: after a refusal the two differ). `finish()` has no
+//   WAL to checkpoint: it ANALYZEs the tables written instead, so that the planner knows their new sizes at once
+//   (autovacuum would, later).
 //   While the generator runs without awaiting, nothing reaches PostgreSQL and every row is held in memory: a large
 //   set needs a generator that awaits the writer between batches for the memory to stay bounded.
 import { eq, getTableColumns, getTableName } from 'drizzle-orm';
