@@ -190,7 +190,7 @@ export function commentsRepoPg(engine: PgEngine): CommentsRepoPg {
         async (db) =>
           (
             await db
-              .select()
+              .select(cm)
               .from(comments)
               .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))
               .limit(1)

@@ -23,7 +23,7 @@ export function reactionsRepoPg(engine: PgEngine): ReactionsRepoPg {
         const { organizationId, annotationId, commentId } = key;
         // one statement: the comment, and the user's reaction with this icon on it if any
         const rows = (await db
-          .select({ comment: cm.id, reaction: reactions })
+          .select({ comment: cm.id, reaction: c })
           .from(comments)
           .leftJoin(
             reactions,
@@ -50,7 +50,7 @@ export function reactionsRepoPg(engine: PgEngine): ReactionsRepoPg {
         async (db) =>
           (
             await db
-              .select()
+              .select(c)
               .from(reactions)
               .where(own(scope, organizationId, id))
               .limit(1)
