@@ -3,13 +3,14 @@
 // locations, statuses, authors, mentions, a reader's restricted visibility, resolver, folder and the organization's
 // top, time bounds), changed and deleted (with their threads), comments added (a given id taken, newId's proposals
 // taken), found, changed, deleted, a thread's texts, read marks, unread state, a thread's rewrite, and tenant
-// isolation between k1 and k2. The methods answering a thread in insertion order are left out of the port
-// (server/db/pg/repos/comments.ts says why).
+// isolation between k1 and k2; and the reads of threads (threads, annotationThread, annotationsWithThreads,
+// threadForRewrite) in creation order, comments and reactions of one millisecond in the order they were inserted
+// (SQLite's rowid, PostgreSQL's seq), also after rows were changed in place, deleted and inserted again, rewritten.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CommentsRepoPg, commentsRepoPg } from '../../server/db/pg/repos/comments.ts';
+import { commentsRepoPg } from '../../server/db/pg/repos/comments.ts';
 import { reactionsRepoPg } from '../../server/db/pg/repos/reactions.ts';
-import type { AnnotationRow, AnnotationSelection, CommentRow } from '../../server/db/repos/comments.ts';
-import type { ReactionRow } from '../../server/db/repos/reactions.ts';
+import type { AnnotationRow, AnnotationSelection, CommentRow, CommentsRepo, ThreadRows } from '../../server/db/repos/comments.ts';
+import type { ReactionRow, ReactionsRepo } from '../../server/db/repos/reactions.ts';
 import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
 
 const T = 1_700_000_000_000;
@@ -86,10 +87,10 @@ const reaction = (id: string, annotationId: string, commentId: number, fromUserI
   createdAt,
 });
 
-type Reactions = Pick<ReturnType<typeof reactionsRepoPg>, 'find'>;
+type Reactions = Pick<ReactionsRepo, 'find' | 'insert'>;
 
 /** Runs the script on SQLite's repositories, then on PostgreSQL's. */
-async function onBoth(script: (repo: CommentsRepoPg, reactions: Reactions) => Promise<unknown[]>) {
+async function onBoth(script: (repo: CommentsRepo, reactions: Reactions) => Promise<unknown[]>) {
   return {
     sqlite: await script(both.storage.comments, both.storage.reactions),
     pg: await script(commentsRepoPg(both.engine), reactionsRepoPg(both.engine)),
@@ -370,5 +371,138 @@ describe('comments', () => {
         ['a3', T + 24],
       ],
     });
+  });
+
+  it('reads threads in creation order as on SQLite, comments and reactions of one millisecond in the order they were inserted', async () => {
+    const { k1, k2 } = both;
+    const sel = (more: Partial<AnnotationSelection> = {}): AnnotationSelection => ({ organizationId: 'o1', order: 'asc', ...more });
+    /** A thread as `annotation/comment` ids and reaction ids, in the order answered. */
+    const shape = (thread: ThreadRows) => ({
+      comments: thread.comments.map((c) => `${c.annotationId}/${c.id}`),
+      reactions: thread.reactions.map((r) => r.id),
+    });
+    const { apiKeyId: _k, ...rx } = reaction('', '', 0, '', 0);
+    const answers = await onBoth(async (repo, reactions) => {
+      await repo.insertAnnotation(k1, annotation('t1', 'd1', T + 200), true);
+      await repo.insertAnnotation(k1, annotation('t2', 'd1', T + 201), true);
+      await repo.insertAnnotation(k2, annotation('t1', 'd1', T + 200), true);
+      // one millisecond (T + 300), ids in no order, the two threads interleaved; one earlier and one later around them
+      const proposals = [31];
+      const newId = () => proposals.shift() ?? 98;
+      for (const [annotationId, id, fromUserId, at] of [
+        ['t1', 40, 'u3', T + 300],
+        ['t2', 2, 'u1', T + 300],
+        ['t1', 7, 'u1', T + 300],
+        ['t1', 23, 'u2', T + 300],
+        ['t2', 1, 'u2', T + 300],
+        ['t1', 15, 'u4', T + 300],
+        ['t1', undefined, 'u5', T + 300],
+        ['t1', 99, 'u1', T + 299],
+        ['t1', 3, 'u2', T + 301],
+      ] as const)
+        await repo.insertComment(k1, { ...comment(annotationId, fromUserId, at), id }, at, newId);
+      await repo.insertComment(k2, { ...comment('t1', 'x9', T + 300), id: 5 }, T + 300, newId);
+      for (const [id, annotationId, commentId, fromUserId, at] of [
+        ['q9', 't1', 7, 'u2', T + 305],
+        ['q1', 't1', 40, 'u1', T + 305],
+        ['q5', 't2', 2, 'u3', T + 305],
+        ['q3', 't1', 23, 'u4', T + 305],
+        ['q0', 't1', 40, 'u5', T + 304],
+      ] as const)
+        await reactions.insert(k1, { ...rx, id, annotationId, commentId, fromUserId, fromUser: user(fromUserId), createdAt: at });
+      await reactions.insert(k2, { ...rx, id: 'q9', annotationId: 't1', commentId: 5, fromUserId: 'x9', fromUser: user('x9'), createdAt: T + 305 });
+      const out: unknown[] = [await repo.threads(k1, 'o1', ['t1', 't2'])];
+      // changed in place, the rows keep their places (PostgreSQL writes new row versions elsewhere in the table);
+      // comment 7 deleted (with its reaction q9) and added again comes last of its millisecond
+      await repo.updateComment(k1, 'o1', 't1', 40, { text: 'edited', updatedAt: T + 310 });
+      await both.insertBoth("UPDATE reactions SET icon = icon || '' WHERE api_key_id = ? AND id IN (?, ?)", ['k1', 'q1', 'q0']);
+      await repo.deleteComment(k1, 'o1', 't1', 7);
+      await repo.insertComment(k1, { ...comment('t1', 'u1', T + 300), id: 7 }, T + 300, newId);
+      out.push(
+        await repo.threads(k1, 'o1', ['t1', 't2']),
+        await repo.threads(k1, 'o1', ['t2', 't1', 't2', 'nope']),
+        await repo.threads(k1, 'o1', ['t1'], [23, 40, 1000]),
+        await repo.threads(k1, 'o1', ['t1'], []),
+        await repo.threads(k1, 'o1', []),
+        await repo.threads(k1, 'o2', ['t1']),
+        await repo.threads(k2, 'o1', ['t1', 't2']),
+        await repo.annotationThread(k1, 'o1', 't1'),
+        await repo.annotationThread(k1, 'o1', 't1', [15, 7]),
+        await repo.annotationThread(k1, 'o1', 'missing'),
+        await repo.annotationThread(k2, 'o1', 't1'),
+        await repo.annotationsWithThreads(k1, sel({ annotationIds: ['t1', 't2'] }), 10, null, 2),
+        await repo.annotationsWithThreads(k1, sel({ annotationIds: ['t1', 't2'], order: 'desc' }), 10, null, 1),
+        await repo.annotationsWithThreads(k1, sel({ annotationIds: ['t1', 't2'] }), 1, [T + 200, 't1'], 5),
+        await repo.annotationsWithThreads(k1, sel({ annotationIds: ['t1', 't2'] }), 10, null, 0),
+        await repo.annotationsWithThreads(k2, sel({ annotationIds: ['t1'] }), 10, null, 1),
+      );
+      // a rewrite writes the reactions in the order given (here the thread's, reversed): that is their order after it
+      const before = await repo.threadForRewrite(k1, 'o1', 't1');
+      out.push(before, await repo.threadForRewrite(k1, 'o1', 'missing'), await repo.threadForRewrite(k2, 'o1', 't1'));
+      await repo.rewriteThread(k1, 'o1', 't1', {
+        comments: [],
+        reactions: [...before.reactions].reverse().map((r) => (r.fromUserId === 'u1' ? { ...r, fromUserId: 'u6', fromUser: user('u6') } : r)),
+      });
+      out.push(await repo.threadForRewrite(k1, 'o1', 't1'), await repo.threads(k1, 'o1', ['t1', 't2']));
+      return out;
+    });
+
+    expect(answers.pg).toEqual(answers.sqlite);
+    // the answers are what they should be
+    const s = answers.sqlite;
+    const threadAt = (i: number) => shape(s[i] as ThreadRows);
+    expect(threadAt(0)).toEqual({
+      comments: ['t1/99', 't1/40', 't2/2', 't1/7', 't1/23', 't2/1', 't1/15', 't1/31', 't1/3'],
+      reactions: ['q0', 'q9', 'q1', 'q5', 'q3'],
+    });
+    const after = { comments: ['t1/99', 't1/40', 't2/2', 't1/23', 't2/1', 't1/15', 't1/31', 't1/7', 't1/3'], reactions: ['q0', 'q1', 'q5', 'q3'] };
+    expect(threadAt(1)).toEqual(after);
+    expect(threadAt(2)).toEqual(after);
+    expect((s[1] as ThreadRows).comments[1]).toMatchObject({ id: 40, text: 'edited', updatedAt: T + 310 });
+    expect(threadAt(3)).toEqual({ comments: ['t1/40', 't1/23'], reactions: ['q0', 'q1', 'q3'] });
+    expect(threadAt(4)).toEqual({ comments: [], reactions: ['q0', 'q1', 'q3'] });
+    expect(threadAt(5)).toEqual({ comments: [], reactions: [] });
+    expect(threadAt(6)).toEqual({ comments: [], reactions: [] });
+    expect(threadAt(7)).toEqual({ comments: ['t1/5'], reactions: ['q9'] });
+    expect((s[7] as ThreadRows).reactions[0]).toMatchObject({ apiKeyId: 'k2', fromUserId: 'x9' });
+    type WithThread = { annotation: AnnotationRow; thread: ThreadRows } | undefined;
+    const withThread = (i: number) => s[i] as WithThread;
+    expect(withThread(8)?.annotation).toMatchObject({ id: 't1', apiKeyId: 'k1' });
+    expect(shape(withThread(8)!.thread)).toEqual({
+      comments: ['t1/99', 't1/40', 't1/23', 't1/15', 't1/31', 't1/7', 't1/3'],
+      reactions: ['q0', 'q1', 'q3'],
+    });
+    expect(shape(withThread(9)!.thread)).toEqual({ comments: ['t1/15', 't1/7'], reactions: ['q0', 'q1', 'q3'] });
+    expect(s[10]).toBeUndefined();
+    expect(shape(withThread(11)!.thread)).toEqual({ comments: ['t1/5'], reactions: ['q9'] });
+    type Page = { rows: AnnotationRow[]; threads: ThreadRows };
+    const page = (i: number) => ({ rows: ids((s[i] as Page).rows), threads: shape((s[i] as Page).threads) });
+    expect(page(12)).toEqual({ rows: ['t1', 't2'], threads: after });
+    expect(page(13)).toEqual({ rows: ['t2', 't1'], threads: { comments: ['t2/2', 't2/1'], reactions: ['q5'] } });
+    expect(page(14)).toEqual({ rows: ['t2'], threads: { comments: ['t2/2', 't2/1'], reactions: ['q5'] } });
+    expect(page(15)).toEqual({ rows: ['t1', 't2'], threads: { comments: [], reactions: [] } });
+    expect(page(16)).toEqual({ rows: ['t1'], threads: { comments: ['t1/5'], reactions: ['q9'] } });
+    type ForRewrite = Awaited<ReturnType<CommentsRepo['threadForRewrite']>>;
+    const rewrite = (i: number) => {
+      const t = s[i] as ForRewrite;
+      return {
+        annotation: t.annotation?.id,
+        comments: t.comments.map((c) => c.id),
+        reactions: t.reactions.map((r) => r.id),
+        reads: t.reads.map((m) => m.userId),
+      };
+    };
+    // comments by (createdAt, id), reactions in creation order, read marks by user (the authors', marked as they wrote)
+    expect(rewrite(17)).toEqual({
+      annotation: 't1',
+      comments: [99, 7, 15, 23, 31, 40, 3],
+      reactions: ['q0', 'q1', 'q3'],
+      reads: ['u1', 'u2', 'u3', 'u4', 'u5'],
+    });
+    expect(rewrite(18)).toEqual({ annotation: undefined, comments: [], reactions: [], reads: [] });
+    expect(rewrite(19)).toEqual({ annotation: 't1', comments: [5], reactions: ['q9'], reads: ['x9'] });
+    expect(rewrite(20)).toMatchObject({ reactions: ['q0', 'q3', 'q1'] });
+    expect((s[20] as ForRewrite).reactions[2]).toMatchObject({ id: 'q1', fromUserId: 'u6', fromUser: user('u6') });
+    expect(shape(s[21] as ThreadRows)).toEqual({ comments: after.comments, reactions: ['q0', 'q5', 'q3', 'q1'] });
   });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyTransferRepoPg } from '../../server/db/pg/repos/key-transfer.ts';
+import { INSERTION_ORDER_COLUMN, INSERTION_ORDER_TABLES } from '../../server/db/pg/schema.ts';
 import { KEY_TABLES, type KeyRow, type KeyTable } from '../../server/db/repos/key-transfer.ts';
 import type { TenantScope } from '../../server/db/scope.ts';
 import { generateSet, type GeneratedSet, planOrganizations } from '../../server/tooling/seed-generate.ts';
@@ -47,15 +48,26 @@ const sorted = (rows: KeyRow[]) =>
     .sort()
     .map((s) => JSON.parse(s) as KeyRow);
 
+/**
+ * Every row of the tables, sorted; but the tables kept in creation order (INSERTION_ORDER_TABLES) in their insertion
+ * order, SQLite's rowid and PostgreSQL's `seq`, which must agree (the column itself is PostgreSQL's own: left out).
+ */
 async function dump(engine: 'sqlite' | 'pg') {
   const out: Record<string, KeyRow[]> = {};
   for (const table of TABLES) {
-    const text = `SELECT * FROM ${table}`;
+    const inOrder = INSERTION_ORDER_TABLES.has(table);
+    const text = `SELECT * FROM ${table}${inOrder ? ` ORDER BY ${engine === 'sqlite' ? 'rowid' : INSERTION_ORDER_COLUMN}` : ''}`;
     const rows =
       engine === 'sqlite'
         ? (both.storage.engine.main.sqlite.prepare(text).all() as KeyRow[])
         : await both.engine.read(async (db) => (await db.$client.query<KeyRow>({ text, types: asSqlite })).rows);
-    out[table] = sorted(rows);
+    if (engine === 'pg' && inOrder) {
+      // numbered by the database, in the order the rows went in
+      const numbers = rows.map((r) => r[INSERTION_ORDER_COLUMN] as number);
+      expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+      for (const row of rows) delete row[INSERTION_ORDER_COLUMN];
+    }
+    out[table] = inOrder ? rows.map((r) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)))) : sorted(rows);
   }
   return out;
 }

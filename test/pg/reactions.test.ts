@@ -1,9 +1,10 @@
 // The PostgreSQL port of the reactions repository answers as the SQLite one (see organizations.test.ts), for every
-// method it has: `list` is left out of the port (server/db/pg/repos/reactions.ts says why).
+// method; `list` in creation order, reactions of one millisecond in the order they were inserted (SQLite's rowid,
+// PostgreSQL's seq), also after a row was rewritten in place or deleted and inserted again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationsRepoPg } from '../../server/db/pg/repos/organizations.ts';
-import { type ReactionsRepoPg, reactionsRepoPg } from '../../server/db/pg/repos/reactions.ts';
-import type { ReactionRow } from '../../server/db/repos/reactions.ts';
+import { reactionsRepoPg } from '../../server/db/pg/repos/reactions.ts';
+import type { ReactionRow, ReactionsRepo } from '../../server/db/repos/reactions.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 const T = 1_700_000_000_000;
@@ -54,7 +55,7 @@ describe('reactions', () => {
       fromUserId,
       icon,
     });
-    const answers = await onBoth<ReactionsRepoPg>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => [
       await repo.lookup(k1, key('n1', 1, 'u1', 'heart')),
       await repo.lookup(k1, key('n1', 3, 'u1', 'heart')),
       await repo.lookup(k1, key('nope', 1, 'u1', 'heart')),
@@ -104,7 +105,7 @@ describe('reactions', () => {
 
     // a comment's deletion takes its reactions on both engines (the foreign key cascades)
     await both.insertBoth('DELETE FROM comments WHERE api_key_id = ? AND organization_id = ? AND annotation_id = ? AND id = ?', ['k1', 'o1', 'n1', 2]);
-    const after = await onBoth<ReactionsRepoPg>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => [
+    const after = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => [
       await repo.find(k1, 'o1', 'r4'),
       await repo.find(k1, 'o1', 'r5'),
       await repo.lookup(k1, key('n1', 2, 'u1', 'heart')),
@@ -113,5 +114,54 @@ describe('reactions', () => {
     expect(after.sqlite[0]).toBeUndefined();
     expect(after.sqlite[1]).toMatchObject({ id: 'r5' });
     expect(after.sqlite[2]).toEqual({ commentExists: false, existing: undefined });
+  });
+
+  it('lists a thread’s reactions in creation order as on SQLite, those of one millisecond in the order they were inserted', async () => {
+    const { k1, k2 } = both;
+    const ids = (rows: unknown) => (rows as ReactionRow[]).map((r) => r.id);
+    // one millisecond (T + 100), inserted in an order that no column holds (not by id, user, icon or comment),
+    // around it one earlier (inserted after them) and one later
+    const answers = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => {
+      for (const [id, commentId, fromUserId, icon, at] of [
+        ['s-x3', 1, 'u2', 'smile', T + 100],
+        ['s-a7', 2, 'u9', 'heart', T + 100],
+        ['s-m1', 1, 'u1', 'thumbs', T + 100],
+        ['s-b2', 2, 'u5', 'clap', T + 100],
+        ['s-z0', 1, 'u3', 'heart', T + 99],
+        ['s-c4', 1, 'u4', 'heart', T + 101],
+      ] as const)
+        await repo.insert(k1, reaction(id, 'n2', commentId, fromUserId, icon, at));
+      await repo.insert(k2, reaction('s-x3', 'n2', 1, 'u2', 'smile', T + 100));
+      return [await repo.list(k1, 'o1', 'n2'), await repo.list(k1, 'o1', 'n2', 1), await repo.list(k1, 'o1', 'n2', 2), await repo.list(k2, 'o1', 'n2')];
+    });
+    expect(answers.pg).toEqual(answers.sqlite);
+    // r5 (T + 5) is the first test's
+    expect(answers.sqlite.map(ids)).toEqual([
+      ['r5', 's-z0', 's-x3', 's-a7', 's-m1', 's-b2', 's-c4'],
+      ['r5', 's-z0', 's-x3', 's-m1', 's-c4'],
+      ['s-a7', 's-b2'],
+      ['s-x3'],
+    ]);
+    expect(answers.sqlite[3]).toMatchObject([{ apiKeyId: 'k2', fromUserId: 'u2' }]);
+
+    // a row rewritten in place keeps its place (PostgreSQL writes a new row version elsewhere in the table); one
+    // deleted and inserted again comes last of its millisecond
+    await both.insertBoth("UPDATE reactions SET icon = icon || '' WHERE api_key_id = ? AND id = ?", ['k1', 's-x3']);
+    const moved = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => {
+      const found = await repo.find(k1, 'o1', 's-a7');
+      if (!found) throw new Error('s-a7 is missing');
+      const { apiKeyId: _key, ...row } = found;
+      await repo.delete(k1, 'o1', 's-a7');
+      await repo.insert(k1, row);
+      return [
+        await repo.list(k1, 'o1', 'n2'),
+        await repo.list(k1, 'o1', 'n2', 2),
+        await repo.list(k1, 'o2', 'n2'),
+        await repo.list(k1, 'o1', 'nope'),
+        await repo.list(k1, 'o1', 'n2', 7),
+      ];
+    });
+    expect(moved.pg).toEqual(moved.sqlite);
+    expect(moved.sqlite.map(ids)).toEqual([['r5', 's-z0', 's-x3', 's-m1', 's-b2', 's-a7', 's-c4'], ['s-b2', 's-a7'], [], [], []]);
   });
 });

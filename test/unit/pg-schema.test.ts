@@ -1,6 +1,8 @@
 // The PostgreSQL schema is made from the one schema source (server/db/pg/schema.ts): every table, column, key and
 // index has its counterpart, drizzle-kit sees every table, and the committed migrations of both dialects are what
-// drizzle-kit generates from the schema as it stands (a schema change without its migration fails here).
+// drizzle-kit generates from the schema as it stands (a schema change without its migration fails here). The one
+// intended difference, the PostgreSQL-only insertion-order column of the tables SQLite orders by rowid, is checked
+// as such: on those tables, and on no other, one column more, exactly as the rule makes it.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,8 @@ import { getTableConfig as pgConfig } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { webhookAttempts, webhookDeliveries } from '../../server/db/delivery-schema.ts';
-import { pgTables } from '../../server/db/pg/schema.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { INSERTION_ORDER_COLUMN, INSERTION_ORDER_TABLES, pgTables } from '../../server/db/pg/schema.ts';
 import * as entry from '../../server/db/pg/tables.ts';
 import * as source from '../../server/db/schema.ts';
 
@@ -47,7 +50,10 @@ describe('the PostgreSQL schema', () => {
       const columns = (t: Record<string, { name: string; columnType: string; notNull: boolean; hasDefault: boolean; primary: boolean }>) =>
         Object.values(t).map((c) => ({ name: c.name, notNull: c.notNull, hasDefault: c.hasDefault, primary: c.primary }));
       const toColumns = columns(getTableColumns(pgTables[name]!) as never);
-      expect(toColumns, from.name).toEqual(columns(getTableColumns(table) as never));
+      const expected = columns(getTableColumns(table) as never);
+      // the intended difference: the insertion order, last, on exactly the tables the rule names
+      if (INSERTION_ORDER_TABLES.has(from.name)) expected.push({ name: INSERTION_ORDER_COLUMN, notNull: true, hasDefault: true, primary: false });
+      expect(toColumns, from.name).toEqual(expected);
       for (const column of from.columns) {
         expect(to.columns.find((c) => c.name === column.name)?.columnType, `${from.name}.${column.name}`).toBe(PG_TYPE[column.columnType]);
       }
@@ -80,6 +86,43 @@ function generateInto(dialect: 'sqlite' | 'postgresql', schema: string, migratio
     );
   });
 }
+
+describe('the PostgreSQL-only insertion order', () => {
+  it('is a bigint numbered by the database (GENERATED ALWAYS AS IDENTITY), in no key and no index', () => {
+    expect(INSERTION_ORDER_TABLES.size).toBeGreaterThan(0);
+    for (const name of INSERTION_ORDER_TABLES) {
+      const table = Object.values(pgTables).find((t) => pgConfig(t).name === name);
+      expect(table, name).toBeDefined();
+      const config = pgConfig(table!);
+      const column = config.columns.find((c) => c.name === INSERTION_ORDER_COLUMN);
+      expect(column?.columnType, name).toBe('PgBigInt53');
+      expect(column?.generatedIdentity?.type, name).toBe('always');
+      const named = (list: Array<{ name: string }>) => list.some((c) => c.name === INSERTION_ORDER_COLUMN);
+      expect(config.primaryKeys.some((k) => named(k.columns)) || config.foreignKeys.some((k) => named(k.reference().columns))).toBe(false);
+    }
+  });
+
+  it('is on exactly the tables whose rows a SQLite repository orders by rowid', () => {
+    // `sql\`rowid\`` after a table's createdAt in an ORDER BY of server/db/repos/: creation order
+    const dir = join(ROOT, 'server', 'db', 'repos');
+    const ordered = new Set<string>();
+    let uses = 0;
+    let read = 0;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      uses += text.split('sql`rowid`').length - 1;
+      for (const match of text.matchAll(/asc\((\w+)\.createdAt\),\s*sql`rowid`/g)) {
+        ordered.add(match[1]!);
+        read++;
+      }
+    }
+    // every rowid order is one the pattern reads (a new form must be taught here, not missed)
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBe(uses);
+    const tables = [...ordered].map((key) => sqliteConfig((source as unknown as Record<string, SQLiteTable>)[key]!).name).sort();
+    expect(tables).toEqual([...INSERTION_ORDER_TABLES].sort());
+  });
+});
 
 describe('the PostgreSQL names', () => {
   it('fit in 63 characters, and no two collide (PostgreSQL would cut them alike)', () => {

@@ -10,6 +10,9 @@
 // default) are mapped one by one below, and anything else stops the conversion, so that a new construct in the
 // source is translated on purpose, never by accident. Constraint names longer than PostgreSQL's 63 characters are
 // cut and suffixed with a digest of the whole (cut alone, two foreign keys of one table would collide).
+//
+// One intended difference, and only one: the tables SQLite answers in creation order (INSERTION_ORDER_TABLES below)
+// get a PostgreSQL-only insertion-order column, which the source does not have.
 import { createHash } from 'node:crypto';
 import { getTableColumns, is, SQL, sql, type Column } from 'drizzle-orm';
 import {
@@ -17,6 +20,7 @@ import {
   boolean,
   customType,
   foreignKey,
+  getTableConfig as pgTableConfig,
   index,
   json,
   type PgColumn,
@@ -105,6 +109,21 @@ function columnOf(sqliteColumn: SQLiteColumn): PgColumnBuilderBase {
   return builder;
 }
 
+/**
+ * The tables whose rows SQLite answers in creation order, by `created_at` and then by its implicit `rowid` (rows of one
+ * millisecond in the order they were inserted): a thread's comments and reactions (repos/comments.ts,
+ * repos/reactions.ts). PostgreSQL has no rowid (`ctid` is where a row version lies: an update or VACUUM moves it), so
+ * each gets an explicit insertion-order column, `seq bigint GENERATED ALWAYS AS IDENTITY`, that the source does not
+ * have: PostgreSQL-only, numbered by the database at insert (ALWAYS: no statement can write a value, so an import or
+ * a copy cannot carry another database's numbers into it), never part of a row the repositories answer (`pgTableFor`'s
+ * columns leave it out; `insertionOrderOf` names it for ORDER BY). SQLite keeps its rowid, which is the same order.
+ * A table added here must be one SQLite orders by rowid (test/unit/pg-schema.test.ts checks both ways).
+ */
+export const INSERTION_ORDER_TABLES: ReadonlySet<string> = new Set(['comments', 'reactions']);
+
+/** The insertion-order column's name (and property name) in the tables of INSERTION_ORDER_TABLES. */
+export const INSERTION_ORDER_COLUMN = 'seq';
+
 /** PostgreSQL's longest identifier: longer names are cut, and two cut alike would collide. */
 const MAX_IDENTIFIER = 63;
 
@@ -138,7 +157,14 @@ function pgTableOf(table: SQLiteTable): PgTable {
   const done = converted.get(table);
   if (done) return done;
   const config = getTableConfig(table);
-  const builders = Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, column]) => [key, columnOf(column as SQLiteColumn)]));
+  const builders: Record<string, PgColumnBuilderBase> = Object.fromEntries(
+    Object.entries(getTableColumns(table)).map(([key, column]) => [key, columnOf(column as SQLiteColumn)]),
+  );
+  if (INSERTION_ORDER_TABLES.has(config.name)) {
+    if (INSERTION_ORDER_COLUMN in builders || config.columns.some((c) => c.name === INSERTION_ORDER_COLUMN))
+      throw new Error(`pg schema: ${config.name} has a column named ${INSERTION_ORDER_COLUMN} already, the insertion order's name`);
+    builders[INSERTION_ORDER_COLUMN] = bigint(INSERTION_ORDER_COLUMN, { mode: 'number' }).generatedAlwaysAsIdentity().notNull();
+  }
   const made = pgTable(config.name, builders, (t) => {
     const columns = Object.fromEntries(Object.values(t as Record<string, PgColumn>).map((c) => [c.name, c]));
     const byName = (c: Column) => columns[c.name] as PgColumn;
@@ -190,16 +216,33 @@ export const pgTables: Record<string, PgTable> = Object.fromEntries([
   ['webhookAttempts', pgTableOf(webhookAttempts)],
 ]);
 
+/** A converted table's columns by property name, without the PostgreSQL-only insertion-order column: the source's columns. */
+export function sourceColumnsOf(table: PgTable): Record<string, PgColumn> {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  if (!INSERTION_ORDER_TABLES.has(pgTableConfig(table).name)) return columns;
+  const { [INSERTION_ORDER_COLUMN]: _order, ...source } = columns;
+  return source;
+}
+
 /** The source's exports that are tables. */
 type TableKey = { [K in keyof typeof source]: (typeof source)[K] extends SQLiteTable ? K : never }[keyof typeof source];
 
 /**
  * A converted table and its columns by the source's property names, for a PostgreSQL repository's queries: the
  * same names as the SQLite repository's, so that the two read alike (rows come back typed as the caller casts them
- * to the source's row types, which the conversion keeps).
+ * to the source's row types, which the conversion keeps). `c` holds the source's columns only: select a whole row as
+ * `db.select(c)`, since `db.select()` would add the insertion-order column of INSERTION_ORDER_TABLES.
  */
 export function pgTableFor<K extends TableKey>(key: K): { table: PgTable; c: Record<keyof (typeof source)[K]['_']['columns'], PgColumn> } {
   const table = pgTables[key];
   if (!table) throw new Error(`pg schema: no table ${key}`);
-  return { table, c: getTableColumns(table) as Record<keyof (typeof source)[K]['_']['columns'], PgColumn> };
+  return { table, c: sourceColumnsOf(table) as Record<keyof (typeof source)[K]['_']['columns'], PgColumn> };
+}
+
+/** The insertion-order column of a table of INSERTION_ORDER_TABLES (SQLite's rowid order), for ORDER BY. */
+export function insertionOrderOf(key: 'comments' | 'reactions'): PgColumn {
+  const table = pgTables[key];
+  const column = table && (getTableColumns(table) as Record<string, PgColumn>)[INSERTION_ORDER_COLUMN];
+  if (!column) throw new Error(`pg schema: ${key} has no insertion-order column`);
+  return column;
 }

@@ -426,7 +426,11 @@ export function commentsRepo(engine: SqliteEngine) {
         return { rows, readAt, latestByOthers };
       }),
 
-    /** Everything of one thread that holds users: its comments, its reactions (in creation order) and its read marks. */
+    /**
+     * Everything of one thread that holds users: its comments (by createdAt and id, the order of the index
+     * comments_thread_time that reads them), its reactions (in creation order) and its read marks (by user, the
+     * primary key's order). Each order is stated, so that another engine can answer it alike.
+     */
     threadForRewrite: (scope: TenantScope, organizationId: string, annotationId: string) =>
       engine.read((db) => {
         const annotation = findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId);
@@ -436,6 +440,7 @@ export function commentsRepo(engine: SqliteEngine) {
             .select()
             .from(comments)
             .where(ofThread(comments, scope.apiKeyId, organizationId, annotationId))
+            .orderBy(asc(comments.createdAt), asc(comments.id))
             .all(),
           reactions: db
             .select()
@@ -447,6 +452,7 @@ export function commentsRepo(engine: SqliteEngine) {
             .select()
             .from(commentReads)
             .where(ofThread(commentReads, scope.apiKeyId, organizationId, annotationId))
+            .orderBy(asc(commentReads.userId))
             .all(),
         };
       }),

@@ -1,27 +1,26 @@
 // Comment threads on PostgreSQL: the same repository as ../../repos/comments.ts (its type is the contract;
-// test/pg/comments.test.ts runs both on the same calls and compares every answer), but for the methods that answer a
-// thread's comments or reactions in creation order. SQLite orders those by createdAt and then by rowid (the order the
-// rows were inserted in): comments' ids are chosen by the caller (`newId`), not increasing, and neither table has a
-// column holding the insertion order, which PostgreSQL (no rowid; ctid is not insertion order) would need to answer
-// ties of createdAt alike. Left out so: `threads`, `annotationThread`, `annotationsWithThreads` (comments and
-// reactions by createdAt, rowid) and `threadForRewrite` (reactions by createdAt, rowid; its comments and read marks
-// in no stated order at all, SQLite's plan's).
+// test/pg/comments.test.ts runs both on the same calls and compares every answer). A thread's comments and reactions
+// come in creation order as on SQLite: by createdAt, then in the order the rows were inserted, SQLite's rowid and here
+// the PostgreSQL-only `seq` of both tables (../schema.ts, INSERTION_ORDER_TABLES); comments' ids are chosen by the
+// caller (`newId`), not increasing, so they cannot break ties. A read of several statements that SQLite answers from
+// one step (a page with its threads, an annotation with its thread, a thread for its rewrite) is one REPEATABLE READ
+// unit of work here, or the caller's: one instant, as SQLite's.
 import { and, asc, eq, gt, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Cursor } from '../../pagination.ts';
-import type { AnnotationRow, AnnotationSelection, CommentRow, CommentsRepo } from '../../repos/comments.ts';
+import type { AnnotationRow, AnnotationSelection, CommentRow, CommentsRepo, ReactionRow, ThreadRows } from '../../repos/comments.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
 import { keysetAfterPg } from '../pagination.ts';
-import { pgTableFor } from '../schema.ts';
+import { insertionOrderOf, pgTableFor } from '../schema.ts';
 
 const { table: annotations, c: a } = pgTableFor('commentAnnotations');
 const { table: comments, c: cm } = pgTableFor('comments');
 const { table: reads, c: rd } = pgTableFor('commentReads');
 const { table: reactions, c: rx } = pgTableFor('reactions');
 const { table: documents, c: d } = pgTableFor('documents');
-
-/** The SQLite repository's methods but those that answer a thread in insertion order (see above). */
-export type CommentsRepoPg = Omit<CommentsRepo, 'threads' | 'annotationThread' | 'annotationsWithThreads' | 'threadForRewrite'>;
+type ReadRow = Awaited<ReturnType<CommentsRepo['threadForRewrite']>>['reads'][number];
+const commentsInserted = insertionOrderOf('comments');
+const reactionsInserted = insertionOrderOf('reactions');
 
 /** `column` is one of the values: one array parameter, however many. */
 const anyOf = (column: PgColumn | SQL, values: readonly string[]) => sql`${column} = ANY(${sql.param([...values])}::text[])`;
@@ -128,6 +127,40 @@ async function selectAnnotations(db: PgDb, apiKeyId: string, input: AnnotationSe
     .limit(limit)) as AnnotationRow[];
 }
 
+/** The comments (with their reactions) of the given annotations, or of some of their comments, in creation order (SQLite's threadsOn). */
+async function threadsOn(
+  db: PgDb,
+  apiKeyId: string,
+  organizationId: string,
+  annotationIds: readonly string[],
+  commentIds?: readonly number[],
+): Promise<ThreadRows> {
+  if (annotationIds.length === 0) return { comments: [], reactions: [] };
+  const commentRows = (await db
+    .select(cm)
+    .from(comments)
+    .where(
+      and(
+        eq(cm.apiKeyId, apiKeyId),
+        eq(cm.organizationId, organizationId),
+        anyOf(cm.annotationId, annotationIds),
+        commentIds ? sql`${cm.id} = ANY(${sql.param([...commentIds])}::bigint[])` : undefined,
+      ),
+    )
+    .orderBy(asc(cm.createdAt), asc(commentsInserted))) as CommentRow[];
+  // the annotations' reactions, all of them (as SQLite's: not only those of the comments asked for)
+  const reactionRows = (await db
+    .select(rx)
+    .from(reactions)
+    .where(and(eq(rx.apiKeyId, apiKeyId), eq(rx.organizationId, organizationId), anyOf(rx.annotationId, annotationIds)))
+    .orderBy(asc(rx.createdAt), asc(reactionsInserted))) as ReactionRow[];
+  return { comments: commentRows, reactions: reactionRows };
+}
+
+/** Reads of several statements as of one instant: in the caller's unit of work, or in a REPEATABLE READ one of their own. */
+const atOneInstant = <T>(engine: PgEngine, statements: (db: PgDb) => Promise<T>): Promise<T> =>
+  engine.inTransaction() ? engine.read(statements) : engine.transaction(() => engine.read(statements), { isolation: 'repeatable read' });
+
 const annotationWhere = (apiKeyId: string, organizationId: string, annotationId: string) =>
   and(eq(a.apiKeyId, apiKeyId), eq(a.organizationId, organizationId), eq(a.id, annotationId));
 const commentWhere = (apiKeyId: string, organizationId: string, annotationId: string, commentId: number) =>
@@ -135,7 +168,7 @@ const commentWhere = (apiKeyId: string, organizationId: string, annotationId: st
 const ofThread = (c: typeof rx | typeof rd, apiKeyId: string, organizationId: string, annotationId: string) =>
   and(eq(c.apiKeyId, apiKeyId), eq(c.organizationId, organizationId), eq(c.annotationId, annotationId));
 
-export function commentsRepoPg(engine: PgEngine): CommentsRepoPg {
+export function commentsRepoPg(engine: PgEngine): CommentsRepo {
   return {
     findAnnotation: (scope, organizationId, annotationId) => engine.read((db) => findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId)),
 
@@ -165,6 +198,27 @@ export function commentsRepoPg(engine: PgEngine): CommentsRepoPg {
 
     annotations: (scope, selection, limit, cursor) => engine.read((db) => selectAnnotations(db, scope.apiKeyId, selection, limit, cursor)),
 
+    annotationsWithThreads: (scope, selection, limit, cursor, threadsOf) =>
+      atOneInstant(engine, async (db) => {
+        const rows = await selectAnnotations(db, scope.apiKeyId, selection, limit, cursor);
+        const threads = await threadsOn(
+          db,
+          scope.apiKeyId,
+          selection.organizationId,
+          rows.slice(0, threadsOf).map((r) => r.id),
+        );
+        return { rows, threads };
+      }),
+
+    threads: (scope, organizationId, annotationIds, commentIds) =>
+      atOneInstant(engine, (db) => threadsOn(db, scope.apiKeyId, organizationId, annotationIds, commentIds)),
+
+    annotationThread: (scope, organizationId, annotationId, commentIds) =>
+      atOneInstant(engine, async (db) => {
+        const annotation = await findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId);
+        return annotation && { annotation, thread: await threadsOn(db, scope.apiKeyId, organizationId, [annotationId], commentIds) };
+      }),
+
     threadTexts: (scope, organizationId, annotationId, commentId) =>
       engine.read(async (db) => {
         const thread = [scope.apiKeyId, organizationId, annotationId];
@@ -190,7 +244,7 @@ export function commentsRepoPg(engine: PgEngine): CommentsRepoPg {
         async (db) =>
           (
             await db
-              .select()
+              .select(cm)
               .from(comments)
               .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))
               .limit(1)
@@ -271,6 +325,29 @@ export function commentsRepoPg(engine: PgEngine): CommentsRepoPg {
           for (const l of latest) latestByOthers.set(l.annotationId, l.at);
         }
         return { rows, readAt, latestByOthers };
+      }),
+
+    threadForRewrite: (scope, organizationId, annotationId) =>
+      atOneInstant(engine, async (db) => {
+        const apiKeyId = scope.apiKeyId;
+        const annotation = await findAnnotationOn(db, apiKeyId, organizationId, annotationId);
+        // comments by (createdAt, id) and read marks by user, as SQLite states them; reactions in creation order
+        const threadComments = (await db
+          .select(cm)
+          .from(comments)
+          .where(and(eq(cm.apiKeyId, apiKeyId), eq(cm.organizationId, organizationId), eq(cm.annotationId, annotationId)))
+          .orderBy(asc(cm.createdAt), asc(cm.id))) as CommentRow[];
+        const threadReactions = (await db
+          .select(rx)
+          .from(reactions)
+          .where(ofThread(rx, apiKeyId, organizationId, annotationId))
+          .orderBy(asc(rx.createdAt), asc(reactionsInserted))) as ReactionRow[];
+        const threadReads = (await db
+          .select(rd)
+          .from(reads)
+          .where(ofThread(rd, apiKeyId, organizationId, annotationId))
+          .orderBy(asc(rd.userId))) as ReadRow[];
+        return { annotation, comments: threadComments, reactions: threadReactions, reads: threadReads };
       }),
 
     rewriteThread: (scope, organizationId, annotationId, rewrite) =>

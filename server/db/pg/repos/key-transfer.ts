@@ -13,17 +13,21 @@
 //   with their foreign key cascades, then inserts: here the same delete, then the insert, row by row in the same order.
 //   Written identity values (crdt_updates.seq) move the identity sequence past them, as SQLite's next rowid follows
 //   its largest.
+// - The PostgreSQL-only insertion-order column (`seq` of comments and reactions, ../schema.ts) is none of a row's
+//   columns here: an export leaves it out (SQLite's rows have no such column), an import and `fill` never write it
+//   (it is GENERATED ALWAYS: the database numbers each row as it is inserted, so the rows written take the order
+//   they are written in, as SQLite's rowids do).
 // - `fill`'s writer is synchronous, PostgreSQL's statements are not: the writer takes the rows while `fill` runs and
 //   they are written, in the order given, in the same step of the same unit of work right after it returns. A row
 //   PostgreSQL refuses therefore throws when `fill` has returned, not out of the writer's call (nothing is written
 //   either way); `fill`'s own side effects have all happened by then.
-import { getTableColumns, getTableName } from 'drizzle-orm';
+import { getTableName } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { BulkRow, BulkTable, BulkWriter } from '../../bulk.ts';
 import { KEY_TABLES, RESET_COUNTED, RESET_DELETED, type KeyRow, type KeyTable, type keyTransferRepo, type StoredRoom } from '../../repos/key-transfer.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
-import { pgTables } from '../schema.ts';
+import { pgTables, sourceColumnsOf } from '../schema.ts';
 
 export type KeyTransferRepo = ReturnType<typeof keyTransferRepo>;
 
@@ -41,6 +45,8 @@ interface TableFacts {
   uniqueKeys: string[][];
   /** The identity column (SQLite's integer primary key, its rowid), if any. */
   identity: string | undefined;
+  /** The columns an export reads, in the table's order (the source's: not the insertion order). */
+  selectList: string;
 }
 
 const tableByName = new Map<string, PgTable>(Object.values(pgTables).map((t) => [getTableName(t), t]));
@@ -48,7 +54,8 @@ const tableByName = new Map<string, PgTable>(Object.values(pgTables).map((t) => 
 function factsOf(name: string): TableFacts {
   const table = tableByName.get(name);
   if (!table) throw new Error(`key transfer: no PostgreSQL table ${name}`);
-  const columns = Object.values(getTableColumns(table)) as PgColumn[];
+  // the source's columns: the insertion-order column is the database's own, never read or written as a row's
+  const columns = Object.values(sourceColumnsOf(table));
   const config = getTableConfig(table);
   const primaryKey = config.primaryKeys[0]?.columns.map((c) => c.name) ?? columns.filter((c) => c.primary).map((c) => c.name);
   const uniqueKeys = [primaryKey];
@@ -70,6 +77,7 @@ function factsOf(name: string): TableFacts {
     primaryKey,
     uniqueKeys,
     identity: columns.find((c) => c.generatedIdentity)?.name,
+    selectList: columns.map((c) => quote(c.name)).join(', '),
   };
 }
 
@@ -101,7 +109,7 @@ async function exportTables(db: PgDb, apiKeyId: string, maxRows: number) {
     if (total > maxRows) return undefined;
     const rows = await query<KeyRow>(
       db,
-      `SELECT * FROM ${quote(table)} WHERE api_key_id = $1 ORDER BY ${facts.primaryKey.map(quote).join(', ')}`,
+      `SELECT ${facts.selectList} FROM ${quote(table)} WHERE api_key_id = $1 ORDER BY ${facts.primaryKey.map(quote).join(', ')}`,
       [apiKeyId],
       sqliteValues,
     );
@@ -234,7 +242,7 @@ function bufferedWriter(apiKeyId: string): { writer: BulkWriter; inserts: Insert
     into<T extends BulkTable>(name: T) {
       const table = pgTables[name];
       if (!table) throw new Error(`key transfer: no PostgreSQL table ${name}`);
-      const columns = Object.entries(getTableColumns(table)) as Array<[string, PgColumn]>;
+      const columns = Object.entries(sourceColumnsOf(table));
       const keyed = columns.some(([key]) => key === 'apiKeyId');
       let used: Array<[string, PgColumn]> | undefined;
       return (row: BulkRow<T>) => {

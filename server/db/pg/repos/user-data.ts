@@ -63,7 +63,7 @@ async function exportRows(
     from.comments === 'done'
       ? []
       : ((await db
-          .select()
+          .select(cm)
           .from(comments)
           .where(
             and(eq(cm.apiKeyId, apiKeyId), eq(cm.organizationId, organizationId), eq(cm.fromUserId, userId), after(cm.createdAt, commentKey, from.comments)),
@@ -74,7 +74,7 @@ async function exportRows(
     from.reactions === 'done'
       ? []
       : ((await db
-          .select()
+          .select(r)
           .from(reactions)
           .where(and(eq(r.apiKeyId, apiKeyId), eq(r.organizationId, organizationId), eq(r.fromUserId, userId), after(r.createdAt, r.id, from.reactions)))
           .orderBy(asc(r.createdAt), asc(r.id))
@@ -169,7 +169,7 @@ async function erase(db: PgDb, erased: ErasureJob, rules: ErasureRules): Promise
       );
     // the user in other people's comments (tagged, a recipient, in a kept list): drop those entries, keep the comment
     const mentioning = (await db
-      .select()
+      .select(cm)
       .from(comments)
       .where(and(eq(cm.apiKeyId, apiKeyId), or(contains(cm.taggedUserContacts), contains(cm.mentionedUserIds), contains(cm.extra))))) as CommentRow[];
     const without = <T>(list: T[] | undefined) => list?.filter((entry) => !JSON.stringify(entry).includes(trace));
