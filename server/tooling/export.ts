@@ -31,25 +31,25 @@ function readMasterKey(dataDir: string): Buffer {
   return key;
 }
 
-function resolveScope(source: ArchiveSource, options: ExportOptions): Scope {
+async function resolveScope(source: ArchiveSource, options: ExportOptions): Promise<Scope> {
   if (options.workspaceId !== undefined && options.apiKeyId !== undefined) throw new Error('Export one workspace or one API key, not both');
   if (options.apiKeyId !== undefined) {
-    const workspaceId = source.workspaceOfApiKey(options.apiKeyId);
+    const workspaceId = await source.workspaceOfApiKey(options.apiKeyId);
     if (workspaceId === undefined) throw new Error(`No API key ${options.apiKeyId} in this data dir`);
     return { kind: 'apiKey', apiKeyId: options.apiKeyId, workspaceId };
   }
   if (options.workspaceId !== undefined) {
-    if (!source.hasWorkspace(options.workspaceId)) throw new Error(`No workspace ${options.workspaceId} in this data dir`);
+    if (!(await source.hasWorkspace(options.workspaceId))) throw new Error(`No workspace ${options.workspaceId} in this data dir`);
     return { kind: 'workspace', workspaceId: options.workspaceId };
   }
   return { kind: 'all' };
 }
 
-/** The document as one Yjs update: its snapshot and every update logged after it, merged. */
-function mergedDocument(source: ArchiveSource, row: StoredRow): Buffer | null {
+/** The document as one Yjs update: its snapshot and every update logged after it (`log`), merged. */
+function mergedDocument(row: StoredRow, log: readonly Buffer[]): Buffer | null {
   const parts: Uint8Array[] = [];
   if (row.snapshot) parts.push(row.snapshot as Buffer);
-  for (const update of source.documentLog(row)) parts.push(update);
+  for (const update of log) parts.push(update);
   if (parts.length === 0) return null;
   return Buffer.from(parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts));
 }
@@ -69,14 +69,14 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     throw new Error('Exporting secrets needs a passphrase to seal them with (--passphrase or HEARTH_EXPORT_PASSPHRASE), or --secrets omit');
   const weak = options.secrets === 'include' && options.passphrase ? passphraseProblem(options.passphrase) : undefined;
   if (weak) throw new Error(weak);
-  const file = join(dataDir, DATABASE_FILE);
-  if (!existsSync(file)) throw new Error(`No Hearth database in ${dataDir}`);
+  if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No Hearth database in ${dataDir}`);
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`${out} is not empty: export into a new directory`);
 
   const database = openArchiveSource(dataDir);
+  const file = database.file;
   const partial = `${out}.partial-${process.pid}`;
   try {
-    const level = database.schemaLevel();
+    const level = await database.schemaLevel();
     const buildLevel = buildSchemaLevel();
     if (level > buildLevel)
       throw new Error(`${file} was made by a newer Hearth (schema level ${level}, this build knows ${buildLevel}): export it with that Hearth`);
@@ -84,16 +84,17 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       throw new Error(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then export`);
 
     // one read transaction over hearth.db and webhooks.db (attached): the archive is one instant
-    database.begin();
+    await database.begin();
     const source = options.secrets === 'include' ? createSecrets(readMasterKey(dataDir)) : undefined;
     const sealed = options.secrets === 'include' ? sealWithPassphrase(options.passphrase!) : undefined;
-    const scope = resolveScope(database, options);
+    const scope = await resolveScope(database, options);
 
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(join(partial, 'tables'), { recursive: true, mode: 0o700 });
     mkdirSync(join(partial, 'files', 'attachments'), { recursive: true, mode: 0o700 });
 
-    const counts = archiveTables().map((table) => database.count(table, scope));
+    const counts: number[] = [];
+    for (const table of archiveTables()) counts.push(await database.count(table, scope));
     const attachmentCount = counts[archiveTables().findIndex((t) => t.name === 'recording_attachments')] ?? 0;
     const total = counts.reduce((a, b) => a + b, 0) + attachmentCount;
     let done = 0;
@@ -126,14 +127,15 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       const relative = `tables/${table.name}.jsonl`;
       const writer = new HashedLineWriter(join(partial, relative));
       let rows = 0;
-      for (const batch of database.pages(
+      for await (const batch of database.pages(
         table,
         table.columns.map((c) => c.sql),
         scope,
       )) {
         for (const row of batch) {
           done++;
-          const line = archiveRow(table, row, { source, sealer: sealed?.sealer, omitAll: options.secrets === 'omit' || parentOnly, countOmitted, database });
+          const log = table.name === 'crdt_documents' ? await database.documentLog(row) : [];
+          const line = archiveRow(table, row, { source, sealer: sealed?.sealer, omitAll: options.secrets === 'omit' || parentOnly, countOmitted, log });
           if (!line) continue;
           writer.line(JSON.stringify(line));
           rows++;
@@ -161,7 +163,7 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       });
       progress(table.name);
     }
-    database.end();
+    await database.end();
     manifest.omittedSecrets = [...omitted.values()];
     writeFileSync(join(partial, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
     if (existsSync(out)) rmSync(out, { recursive: true });
@@ -182,7 +184,7 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     rmSync(partial, { recursive: true, force: true });
     throw error;
   } finally {
-    database.close();
+    await database.close();
   }
 }
 
@@ -195,7 +197,8 @@ function archiveRow(
     sealer: Secrets | undefined;
     omitAll: boolean;
     countOmitted: (table: string, column: string, label: string) => void;
-    database: ArchiveSource;
+    /** A crdt_documents row's update log (documentLog), merged into its snapshot. */
+    log: readonly Buffer[];
   },
 ): Row | undefined {
   const line: Row = {};
@@ -212,7 +215,7 @@ function archiveRow(
       }
       continue;
     }
-    if (table.name === 'crdt_documents' && column.key === 'snapshot') value = mergedDocument(context.database, row);
+    if (table.name === 'crdt_documents' && column.key === 'snapshot') value = mergedDocument(row, context.log);
     if (table.name === 'crdt_documents' && column.key === 'updateCount') value = 0;
     line[column.key] = toArchiveValue(column, value);
   }

@@ -69,7 +69,7 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
   const hadDeliveries = existsSync(deliveryFile);
   const database = openArchiveTarget(dataDir);
   // Delivery state has its own file (created with its schema when missing), attached so that one transaction covers both.
-  database.attachDeliveries();
+  await database.attachDeliveries();
   const copied: string[] = [];
   const counters: ImportCounters = { tables: {}, generated: new Map(), dropped: new Map() };
   const attachmentKeys: string[] = [];
@@ -79,8 +79,8 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
     if (rule && 'dropRow' in rule.whenOmitted) counters.dropped.set(omitted.table, { table: omitted.table, label: rule.label, rows: omitted.rows });
   }
   try {
-    database.begin();
-    const writer = createRowWriter(database, { manifest, conflict, opener, target, counters, dataDir });
+    await database.begin();
+    const writer = await createRowWriter(database, { manifest, conflict, opener, target, counters, dataDir });
     for (const table of manifest.tables) {
       const spec = archiveTables().find((t) => t.name === table.name)!;
       const lines = createInterface({ input: createReadStream(archivePath(from, table.file)), crlfDelay: Infinity });
@@ -88,7 +88,7 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
       for await (const line of lines) {
         lineNumber++;
         const where = `${table.file} line ${lineNumber}`;
-        const outcome = writer.write(spec, table, line, where);
+        const outcome = await writer.write(spec, table, line, where);
         if (outcome.storageKey) attachmentKeys.push(outcome.storageKey);
         done++;
         if (done % 1_000 === 0) options.onProgress?.(done, total, table.name);
@@ -108,18 +108,18 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
       copyFileSync(archivePath(from, relative), destination);
       narrowToOwner(destination);
     }
-    database.commit();
+    await database.commit();
   } catch (error) {
-    database.rollback();
+    await database.rollback();
     for (const path of copied) rmSync(path, { force: true });
-    database.close();
+    await database.close();
     if (!hadDatabase) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     if (!hadDeliveries) for (const suffix of ['', '-wal', '-shm']) rmSync(`${deliveryFile}${suffix}`, { force: true });
     if (!hadKey) rmSync(join(dataDir, KEY_FILE), { force: true });
     if (createdDir && readdirSync(dataDir).every((name) => name === 'attachments')) rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  database.close();
+  await database.close();
   const tables = counters.tables;
   const sum = (pick: 'inserted' | 'replaced' | 'skipped') => Object.values(tables).reduce((s, t) => s + t[pick], 0);
   return {
