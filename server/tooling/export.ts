@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join, resolve } from 'node:path';
 import * as Y from 'yjs';
 import { attachmentsDir, DATABASE_FILE } from '../data-files.ts';
-import { openArchiveSource, type ArchiveSource, type StoredRow } from '../db/repos/archive.ts';
+import { openArchiveSource, openPgArchiveSource, type ArchiveSource, type StoredRow } from '../db/repos/archive.ts';
 import { createSecrets, KEY_FILE, type Secrets } from '../security/secrets.ts';
 import { VERSION } from '../version.ts';
 import { HashedLineWriter } from './archive-files.ts';
@@ -59,6 +59,9 @@ function mergedDocument(row: StoredRow, log: readonly Buffer[]): Buffer | null {
  * database is read in one read transaction (the archive is one instant, even while a server writes) page by page,
  * and every table is written line by line, so memory does not grow with the data. The archive is assembled in a
  * sibling directory and renamed into place at the end: a failed export leaves no half archive.
+ *
+ * The rows are read from the data dir's SQLite files, or from a PostgreSQL database (`options.database`; the data
+ * dir then gives the master key and the attachment files): the archive is the same either way.
  */
 export async function exportArchive(options: ExportOptions): Promise<ExportSummary> {
   const started = Date.now();
@@ -69,10 +72,11 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     throw new Error('Exporting secrets needs a passphrase to seal them with (--passphrase or HEARTH_EXPORT_PASSPHRASE), or --secrets omit');
   const weak = options.secrets === 'include' && options.passphrase ? passphraseProblem(options.passphrase) : undefined;
   if (weak) throw new Error(weak);
-  if (!existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No Hearth database in ${dataDir}`);
+  const postgres = options.database?.engine === 'postgres' ? options.database : undefined;
+  if (!postgres && !existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No Hearth database in ${dataDir}`);
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`${out} is not empty: export into a new directory`);
 
-  const database = openArchiveSource(dataDir);
+  const database = postgres ? await openPgArchiveSource(postgres.url) : openArchiveSource(dataDir);
   const file = database.file;
   const partial = `${out}.partial-${process.pid}`;
   try {
@@ -220,4 +224,14 @@ function archiveRow(
     line[column.key] = toArchiveValue(column, value);
   }
   return line;
+}
+
+/**
+ * Exports a PostgreSQL database's rows as an archive (`hearth export` when the server runs on PostgreSQL): the same
+ * archive as from a data dir's SQLite files. `dataDir` is the server's data dir: its master key opens the stored
+ * secrets (with `secrets: 'include'`), and its attachments directory holds the files the recordings name.
+ */
+export function exportArchiveFromPostgres(out: string, options: Omit<ExportOptions, 'out' | 'database'> & { databaseUrl: string }): Promise<ExportSummary> {
+  const { databaseUrl, ...rest } = options;
+  return exportArchive({ ...rest, out, database: { engine: 'postgres', url: databaseUrl } });
 }
