@@ -316,6 +316,36 @@ describe('a whole data dir moved up to PostgreSQL', () => {
   }, 120_000);
 });
 
+describe('importing again into the same PostgreSQL database', () => {
+  it('fails on the first row that is there already, naming the database; replaces every row (and drops the log after a replaced CRDT state)', async () => {
+    await expect(
+      importArchiveIntoPostgres(archiveFromSqlite, { databaseUrl: postgres.url, dataDir: pgDataDir, passphrase: PASSPHRASE, conflict: 'fail' }),
+    ).rejects.toThrow(
+      /tables\/workspaces\.jsonl line 1: workspaces id=.* exists already in PostgreSQL database hearth on 127\.0\.0\.1:\d+; nothing was imported/,
+    );
+    const [room] = await pgRows(postgres.url, 'SELECT api_key_id, organization_id, document_id, editor_id FROM crdt_documents ORDER BY 1, 2, 3, 4 LIMIT 1');
+    await pgRows(
+      postgres.url,
+      `INSERT INTO crdt_updates (api_key_id, organization_id, document_id, editor_id, "update", created_at) VALUES ($1, $2, $3, $4, '\\x00'::bytea, 0)`,
+      [room!.api_key_id, room!.organization_id, room!.document_id, room!.editor_id],
+    );
+    const manifest = JSON.parse(readFileSync(join(archiveFromSqlite, 'manifest.json'), 'utf8')) as Manifest;
+    const replaced = await importArchiveIntoPostgres(archiveFromSqlite, {
+      databaseUrl: postgres.url,
+      dataDir: pgDataDir,
+      passphrase: PASSPHRASE,
+      conflict: 'replace',
+    });
+    expect(replaced.rows).toEqual({ inserted: 0, replaced: manifest.tables.reduce((sum, t) => sum + t.rows, 0), skipped: 0 });
+    expect(await pgRows(postgres.url, 'SELECT count(*) AS n FROM crdt_updates')).toEqual([{ n: 0 }]);
+    const again = join(temp('hearth-pg-archive-c-'), 'archive');
+    await exportArchiveFromPostgres(again, { databaseUrl: postgres.url, dataDir: pgDataDir, secrets: 'include', passphrase: PASSPHRASE });
+    const a = readArchive(archiveFromSqlite);
+    const c = readArchive(again);
+    for (const table of Object.keys(a.tables)) expect(c.tables[table], table).toEqual(a.tables[table]);
+  }, 120_000);
+});
+
 describe('one workspace moved up to PostgreSQL', () => {
   it('imports only that workspace, and exports it back row for row', async () => {
     const scoped = join(temp('hearth-pg-archive-ws-'), 'archive');
