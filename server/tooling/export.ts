@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join, resolve } from 'node:path';
 import * as Y from 'yjs';
 import { attachmentsDir, DATABASE_FILE } from '../data-files.ts';
-import { openArchiveSource, type ArchiveSource, type StoredRow } from '../db/repos/archive.ts';
+import { openArchiveSource, openPgArchiveSource, type ArchiveSource, type StoredRow } from '../db/repos/archive.ts';
 import { createSecrets, KEY_FILE, type Secrets } from '../security/secrets.ts';
 import { VERSION } from '../version.ts';
 import { HashedLineWriter } from './archive-files.ts';
@@ -31,25 +31,25 @@ function readMasterKey(dataDir: string): Buffer {
   return key;
 }
 
-function resolveScope(source: ArchiveSource, options: ExportOptions): Scope {
+async function resolveScope(source: ArchiveSource, options: ExportOptions): Promise<Scope> {
   if (options.workspaceId !== undefined && options.apiKeyId !== undefined) throw new Error('Export one workspace or one API key, not both');
   if (options.apiKeyId !== undefined) {
-    const workspaceId = source.workspaceOfApiKey(options.apiKeyId);
+    const workspaceId = await source.workspaceOfApiKey(options.apiKeyId);
     if (workspaceId === undefined) throw new Error(`No API key ${options.apiKeyId} in this data dir`);
     return { kind: 'apiKey', apiKeyId: options.apiKeyId, workspaceId };
   }
   if (options.workspaceId !== undefined) {
-    if (!source.hasWorkspace(options.workspaceId)) throw new Error(`No workspace ${options.workspaceId} in this data dir`);
+    if (!(await source.hasWorkspace(options.workspaceId))) throw new Error(`No workspace ${options.workspaceId} in this data dir`);
     return { kind: 'workspace', workspaceId: options.workspaceId };
   }
   return { kind: 'all' };
 }
 
-/** The document as one Yjs update: its snapshot and every update logged after it, merged. */
-function mergedDocument(source: ArchiveSource, row: StoredRow): Buffer | null {
+/** The document as one Yjs update: its snapshot and every update logged after it (`log`), merged. */
+function mergedDocument(row: StoredRow, log: readonly Buffer[]): Buffer | null {
   const parts: Uint8Array[] = [];
   if (row.snapshot) parts.push(row.snapshot as Buffer);
-  for (const update of source.documentLog(row)) parts.push(update);
+  for (const update of log) parts.push(update);
   if (parts.length === 0) return null;
   return Buffer.from(parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts));
 }
@@ -59,6 +59,9 @@ function mergedDocument(source: ArchiveSource, row: StoredRow): Buffer | null {
  * database is read in one read transaction (the archive is one instant, even while a server writes) page by page,
  * and every table is written line by line, so memory does not grow with the data. The archive is assembled in a
  * sibling directory and renamed into place at the end: a failed export leaves no half archive.
+ *
+ * The rows are read from the data dir's SQLite files, or from a PostgreSQL database (`options.database`; the data
+ * dir then gives the master key and the attachment files): the archive is the same either way.
  */
 export async function exportArchive(options: ExportOptions): Promise<ExportSummary> {
   const started = Date.now();
@@ -69,14 +72,15 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     throw new Error('Exporting secrets needs a passphrase to seal them with (--passphrase or HEARTH_EXPORT_PASSPHRASE), or --secrets omit');
   const weak = options.secrets === 'include' && options.passphrase ? passphraseProblem(options.passphrase) : undefined;
   if (weak) throw new Error(weak);
-  const file = join(dataDir, DATABASE_FILE);
-  if (!existsSync(file)) throw new Error(`No Hearth database in ${dataDir}`);
+  const postgres = options.database?.engine === 'postgres' ? options.database : undefined;
+  if (!postgres && !existsSync(join(dataDir, DATABASE_FILE))) throw new Error(`No Hearth database in ${dataDir}`);
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`${out} is not empty: export into a new directory`);
 
-  const database = openArchiveSource(dataDir);
+  const database = postgres ? await openPgArchiveSource(postgres.url) : openArchiveSource(dataDir);
+  const file = database.file;
   const partial = `${out}.partial-${process.pid}`;
   try {
-    const level = database.schemaLevel();
+    const level = await database.schemaLevel();
     const buildLevel = buildSchemaLevel();
     if (level > buildLevel)
       throw new Error(`${file} was made by a newer Hearth (schema level ${level}, this build knows ${buildLevel}): export it with that Hearth`);
@@ -84,16 +88,17 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       throw new Error(`${file} is at schema level ${level}, older than this Hearth's ${buildLevel}: start the server once on it to upgrade it, then export`);
 
     // one read transaction over hearth.db and webhooks.db (attached): the archive is one instant
-    database.begin();
+    await database.begin();
     const source = options.secrets === 'include' ? createSecrets(readMasterKey(dataDir)) : undefined;
     const sealed = options.secrets === 'include' ? sealWithPassphrase(options.passphrase!) : undefined;
-    const scope = resolveScope(database, options);
+    const scope = await resolveScope(database, options);
 
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(join(partial, 'tables'), { recursive: true, mode: 0o700 });
     mkdirSync(join(partial, 'files', 'attachments'), { recursive: true, mode: 0o700 });
 
-    const counts = archiveTables().map((table) => database.count(table, scope));
+    const counts: number[] = [];
+    for (const table of archiveTables()) counts.push(await database.count(table, scope));
     const attachmentCount = counts[archiveTables().findIndex((t) => t.name === 'recording_attachments')] ?? 0;
     const total = counts.reduce((a, b) => a + b, 0) + attachmentCount;
     let done = 0;
@@ -126,14 +131,15 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       const relative = `tables/${table.name}.jsonl`;
       const writer = new HashedLineWriter(join(partial, relative));
       let rows = 0;
-      for (const batch of database.pages(
+      for await (const batch of database.pages(
         table,
         table.columns.map((c) => c.sql),
         scope,
       )) {
         for (const row of batch) {
           done++;
-          const line = archiveRow(table, row, { source, sealer: sealed?.sealer, omitAll: options.secrets === 'omit' || parentOnly, countOmitted, database });
+          const log = table.name === 'crdt_documents' ? await database.documentLog(row) : [];
+          const line = archiveRow(table, row, { source, sealer: sealed?.sealer, omitAll: options.secrets === 'omit' || parentOnly, countOmitted, log });
           if (!line) continue;
           writer.line(JSON.stringify(line));
           rows++;
@@ -161,7 +167,7 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
       });
       progress(table.name);
     }
-    database.end();
+    await database.end();
     manifest.omittedSecrets = [...omitted.values()];
     writeFileSync(join(partial, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
     if (existsSync(out)) rmSync(out, { recursive: true });
@@ -182,7 +188,7 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
     rmSync(partial, { recursive: true, force: true });
     throw error;
   } finally {
-    database.close();
+    await database.close();
   }
 }
 
@@ -195,7 +201,8 @@ function archiveRow(
     sealer: Secrets | undefined;
     omitAll: boolean;
     countOmitted: (table: string, column: string, label: string) => void;
-    database: ArchiveSource;
+    /** A crdt_documents row's update log (documentLog), merged into its snapshot. */
+    log: readonly Buffer[];
   },
 ): Row | undefined {
   const line: Row = {};
@@ -212,9 +219,19 @@ function archiveRow(
       }
       continue;
     }
-    if (table.name === 'crdt_documents' && column.key === 'snapshot') value = mergedDocument(context.database, row);
+    if (table.name === 'crdt_documents' && column.key === 'snapshot') value = mergedDocument(row, context.log);
     if (table.name === 'crdt_documents' && column.key === 'updateCount') value = 0;
     line[column.key] = toArchiveValue(column, value);
   }
   return line;
+}
+
+/**
+ * Exports a PostgreSQL database's rows as an archive (`hearth export` when the server runs on PostgreSQL): the same
+ * archive as from a data dir's SQLite files. `dataDir` is the server's data dir: its master key opens the stored
+ * secrets (with `secrets: 'include'`), and its attachments directory holds the files the recordings name.
+ */
+export function exportArchiveFromPostgres(out: string, options: Omit<ExportOptions, 'out' | 'database'> & { databaseUrl: string }): Promise<ExportSummary> {
+  const { databaseUrl, ...rest } = options;
+  return exportArchive({ ...rest, out, database: { engine: 'postgres', url: databaseUrl } });
 }

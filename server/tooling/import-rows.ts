@@ -20,9 +20,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /**
  * Writes archive lines into the target database (inside the caller's transaction): checks each value against
  * the schema, seals secrets under the target's master key (or generates fresh ones), recomputes lookup digests,
- * and applies the conflict policy by the row's identity.
+ * and applies the conflict policy by the row's identity. The target's calls are awaited (PostgreSQL answers later;
+ * SQLite at once, which awaiting does not change): lines are written one after the other, in the archive's order.
  */
-export function createRowWriter(
+export async function createRowWriter(
   database: ArchiveTarget,
   context: { manifest: Manifest; conflict: ImportOptions['conflict']; opener: Secrets | undefined; target: Secrets; counters: ImportCounters; dataDir: string },
 ) {
@@ -38,7 +39,7 @@ export function createRowWriter(
     }
     return layout;
   };
-  const targetDefault = database.defaultWorkspaceId();
+  const targetDefault = await database.defaultWorkspaceId();
   const count = <T extends { rows: number }>(map: Map<string, T>, id: string, make: () => T) => {
     const entry = map.get(id) ?? make();
     entry.rows++;
@@ -69,7 +70,7 @@ export function createRowWriter(
 
   return {
     /** Writes one line; returns the attachment's storage key when a recording attachment row was written. */
-    write(spec: TableSpec, table: Manifest['tables'][number], line: string, where: string): { storageKey?: string } {
+    async write(spec: TableSpec, table: Manifest['tables'][number], line: string, where: string): Promise<{ storageKey?: string }> {
       const counts = (context.counters.tables[spec.name] ??= { inserted: 0, replaced: 0, skipped: 0 });
       let parsed: unknown;
       try {
@@ -125,7 +126,7 @@ export function createRowWriter(
       if (spec.name === 'workspaces' && values.get('is_default') === 1 && (table.parentOnly || (targetDefault !== undefined && targetDefault !== identity[0])))
         values.set('is_default', 0);
 
-      if (layout.rows.exists(identity)) {
+      if (await layout.rows.exists(identity)) {
         if (table.parentOnly || context.conflict === 'skip') {
           counts.skipped++;
           return {};
@@ -135,11 +136,11 @@ export function createRowWriter(
             `${where}: ${spec.name} ${spec.identity.map((k, i) => `${k}=${String(identity[i])}`).join(', ')} exists already in ${context.dataDir}; nothing was imported (choose --conflict skip or replace)`,
           );
         }
-        const refused = layout.rows.replace(values, identity);
+        const refused = await layout.rows.replace(values, identity);
         if (refused !== undefined) throw new ArchiveError(`${where}: ${refused}`);
         counts.replaced++;
       } else {
-        const refused = layout.rows.insert(values);
+        const refused = await layout.rows.insert(values);
         if (refused !== undefined) throw new ArchiveError(`${where}: ${refused}`);
         counts.inserted++;
       }

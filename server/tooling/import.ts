@@ -2,8 +2,8 @@ import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, rmS
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { attachmentsDir, DATABASE_FILE, DELIVERY_FILE } from '../data-files.ts';
-import { openArchiveTarget, schemaLevelOfFile } from '../db/repos/archive.ts';
-import { createSecrets, KEY_FILE, loadOrCreateMasterKey } from '../security/secrets.ts';
+import { openArchiveTarget, openPgArchiveTarget, schemaLevelOfFile, type ArchiveTarget } from '../db/repos/archive.ts';
+import { createSecrets, KEY_FILE, loadOrCreateMasterKey, masterKeyIdentity, type Secrets } from '../security/secrets.ts';
 import { runningServer } from '../server-lock.ts';
 import { ArchiveError, archivePath, readManifest, verifyFiles } from './archive-manifest.ts';
 import { archiveTables, buildSchemaLevel } from './archive-schema.ts';
@@ -30,11 +30,30 @@ function checkTargetSchema(file: string) {
 }
 
 /**
+ * Opens a PostgreSQL database for an import (refused when it holds secrets under another master key than the data
+ * dir's, is at another schema level, or has a Hearth server connected); a refusal removes the key and the directory
+ * the import made, as a failed import does.
+ */
+async function openPostgresTarget(url: string, dataDir: string, key: Secrets, made: { hadKey: boolean; createdDir: boolean }): Promise<ArchiveTarget> {
+  const keyFile = join(dataDir, KEY_FILE);
+  try {
+    return await openPgArchiveTarget(url, { masterKey: masterKeyIdentity(key, keyFile) });
+  } catch (error) {
+    if (!made.hadKey) rmSync(keyFile, { force: true });
+    if (made.createdDir && readdirSync(dataDir).length === 0) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
  * Imports an archive into a data dir (empty, or populated: the conflict policy decides what happens to rows that
  * exist already). Every file is checked against the manifest's checksums first; then every row is written in one
  * transaction, read line by line: a malformed line, a row whose parent is missing, or a conflict under `fail`
  * rolls everything back, removes the attachment files copied so far (and the database and key if the data dir
  * had none), and names the file and line.
+ *
+ * The rows go into the data dir's SQLite files, or into a PostgreSQL database (`options.database`: migrated by the
+ * PostgreSQL engine when it has no schema yet; the data dir then keeps the master key and the attachment files).
  */
 export async function importArchive(options: ImportOptions): Promise<ImportSummary> {
   const started = Date.now();
@@ -58,8 +77,9 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
   });
   options.onProgress?.(done, total, 'checksums');
 
+  const postgres = options.database?.engine === 'postgres' ? options.database : undefined;
   const file = join(dataDir, DATABASE_FILE);
-  checkTargetSchema(file);
+  if (!postgres) checkTargetSchema(file);
   const createdDir = !existsSync(dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const hadDatabase = existsSync(file);
@@ -67,9 +87,9 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
   const target = createSecrets(loadOrCreateMasterKey(dataDir));
   const deliveryFile = join(dataDir, DELIVERY_FILE);
   const hadDeliveries = existsSync(deliveryFile);
-  const database = openArchiveTarget(dataDir);
-  // Delivery state has its own file (created with its schema when missing), attached so that one transaction covers both.
-  database.attachDeliveries();
+  const database = postgres ? await openPostgresTarget(postgres.url, dataDir, target, { hadKey, createdDir }) : openArchiveTarget(dataDir);
+  // Delivery state has its own file on SQLite (created with its schema when missing), attached so that one transaction covers both.
+  await database.attachDeliveries();
   const copied: string[] = [];
   const counters: ImportCounters = { tables: {}, generated: new Map(), dropped: new Map() };
   const attachmentKeys: string[] = [];
@@ -79,8 +99,8 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
     if (rule && 'dropRow' in rule.whenOmitted) counters.dropped.set(omitted.table, { table: omitted.table, label: rule.label, rows: omitted.rows });
   }
   try {
-    database.begin();
-    const writer = createRowWriter(database, { manifest, conflict, opener, target, counters, dataDir });
+    await database.begin();
+    const writer = await createRowWriter(database, { manifest, conflict, opener, target, counters, dataDir: postgres ? database.file : dataDir });
     for (const table of manifest.tables) {
       const spec = archiveTables().find((t) => t.name === table.name)!;
       const lines = createInterface({ input: createReadStream(archivePath(from, table.file)), crlfDelay: Infinity });
@@ -88,7 +108,7 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
       for await (const line of lines) {
         lineNumber++;
         const where = `${table.file} line ${lineNumber}`;
-        const outcome = writer.write(spec, table, line, where);
+        const outcome = await writer.write(spec, table, line, where);
         if (outcome.storageKey) attachmentKeys.push(outcome.storageKey);
         done++;
         if (done % 1_000 === 0) options.onProgress?.(done, total, table.name);
@@ -108,18 +128,18 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
       copyFileSync(archivePath(from, relative), destination);
       narrowToOwner(destination);
     }
-    database.commit();
+    await database.commit();
   } catch (error) {
-    database.rollback();
+    await database.rollback();
     for (const path of copied) rmSync(path, { force: true });
-    database.close();
-    if (!hadDatabase) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    if (!hadDeliveries) for (const suffix of ['', '-wal', '-shm']) rmSync(`${deliveryFile}${suffix}`, { force: true });
+    await database.close();
+    if (!postgres && !hadDatabase) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    if (!postgres && !hadDeliveries) for (const suffix of ['', '-wal', '-shm']) rmSync(`${deliveryFile}${suffix}`, { force: true });
     if (!hadKey) rmSync(join(dataDir, KEY_FILE), { force: true });
     if (createdDir && readdirSync(dataDir).every((name) => name === 'attachments')) rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  database.close();
+  await database.close();
   const tables = counters.tables;
   const sum = (pick: 'inserted' | 'replaced' | 'skipped') => Object.values(tables).reduce((s, t) => s + t[pick], 0);
   return {
@@ -134,4 +154,19 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
     generatedSecrets: [...counters.generated.values()],
     droppedSecretRows: [...counters.dropped.values()],
   };
+}
+
+/**
+ * Imports an archive into a PostgreSQL database (`hearth import` when the server runs on PostgreSQL): every row of
+ * it (or of the one workspace or key it holds) in one transaction, secrets sealed again under the master key of
+ * `dataDir` (the server's data dir, which also receives the attachment files). A database without Hearth's schema
+ * is migrated first; one at another schema level, holding secrets under another master key, or with a Hearth server
+ * connected to it is refused.
+ */
+export function importArchiveIntoPostgres(
+  from: string,
+  options: Omit<ImportOptions, 'from' | 'database' | 'conflict'> & { databaseUrl: string; conflict?: ImportOptions['conflict'] },
+): Promise<ImportSummary> {
+  const { databaseUrl, conflict, ...rest } = options;
+  return importArchive({ ...rest, from, conflict: conflict ?? 'fail', database: { engine: 'postgres', url: databaseUrl } });
 }

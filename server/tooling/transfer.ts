@@ -15,8 +15,17 @@ import type { ArchiveSecrets, SecretsMode } from './archive-secrets.ts';
 
 export type ProgressCallback = (done: number, total: number, label: string) => void;
 
+/**
+ * Where a data dir's rows are: its own SQLite files (hearth.db and webhooks.db, the default), or a PostgreSQL
+ * database (issue 31), whose server's data dir keeps the rest (the master key and the attachment files).
+ */
+export type ArchiveDatabase = { engine: 'sqlite' } | { engine: 'postgres'; url: string };
+
 export interface ExportOptions {
+  /** The data dir; with PostgreSQL, the one whose master key opens the database's secrets and whose attachments the rows name. */
   dataDir: string;
+  /** Where the rows are read from (default: the data dir's SQLite files). */
+  database?: ArchiveDatabase;
   /** A directory that does not exist yet, or is empty. */
   out: string;
   workspaceId?: string;
@@ -28,7 +37,10 @@ export interface ExportOptions {
 }
 
 export interface ImportOptions {
+  /** The data dir; with PostgreSQL, the one whose master key seals the imported secrets and which receives the attachment files. */
   dataDir: string;
+  /** Where the rows are written (default: the data dir's SQLite files, created when missing). */
+  database?: ArchiveDatabase;
   from: string;
   /** `fail` (default): refuse if any row exists already; `skip`: keep existing rows; `replace`: overwrite them. */
   conflict: 'fail' | 'skip' | 'replace';

@@ -25,8 +25,8 @@ export type StoredRow = Record<string, unknown>;
 /** The table's name for SQL, qualified with the attached database it lives in. */
 export const qualified = (table: ArchiveTableRef) => (table.database === 'deliveries' ? `${DELIVERIES_SCHEMA}."${table.name}"` : `"${table.name}"`);
 
-/** The WHERE clause (with its parameters) that keeps a table's rows inside the scope. */
-function scopeFilter(table: ArchiveTableRef, scope: ArchiveScope): { where: string; params: string[] } {
+/** The WHERE clause (`?` for its parameters, in order) that keeps a table's rows inside the scope; PostgreSQL's reader (pg-source.ts) numbers them. */
+export function scopeFilter(table: ArchiveTableRef, scope: ArchiveScope): { where: string; params: string[] } {
   if (scope.kind === 'all') return { where: '1', params: [] };
   const keysOfWorkspace = 'api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)';
   if (table.name === 'workspaces') return { where: 'id = ?', params: [scope.workspaceId] };
@@ -51,27 +51,34 @@ const DELIVERY_COLUMNS_ADDED: Record<string, Record<string, string>> = {
   webhook_attempts: { request_headers: 'NULL', response_headers: 'NULL', response_headers_omitted: '0' },
 };
 
+/** A value, or a promise of it: SQLite's driver answers at once, PostgreSQL's (pg-source.ts) later. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * An archive's reader. SQLite's (below) answers synchronously, PostgreSQL's (pg-source.ts) with promises: the
+ * tooling awaits every call, which changes nothing for a value that is already there.
+ */
 export interface ArchiveSource {
-  /** hearth.db's path. */
+  /** Where the rows are read from, for messages: hearth.db's path, or the PostgreSQL database. */
   readonly file: string;
-  /** How many schema migrations the database has had applied. */
-  schemaLevel(): number;
+  /** How many schema migrations the database has had applied (for PostgreSQL: SQLite's count it stands for, when it is at this build's level). */
+  schemaLevel(): Awaitable<number>;
   /** Attaches webhooks.db (when the data dir has one) and starts the read transaction: every read after it sees one instant. */
-  begin(): void;
+  begin(): Awaitable<void>;
   /** Whether the table's file is there (webhooks.db may be missing). */
   readable(table: ArchiveTableRef): boolean;
   /** The workspace of an API key, or undefined when there is no such key. */
-  workspaceOfApiKey(apiKeyId: string): string | undefined;
-  hasWorkspace(workspaceId: string): boolean;
+  workspaceOfApiKey(apiKeyId: string): Awaitable<string | undefined>;
+  hasWorkspace(workspaceId: string): Awaitable<boolean>;
   /** How many of the table's rows are inside the scope. */
-  count(table: ArchiveTableRef, scope: ArchiveScope): number;
-  /** The table's rows inside the scope, `columns` of each (SQL names), a page at a time in rowid order. */
-  pages(table: ArchiveTableRef, columns: readonly string[], scope: ArchiveScope): Generator<StoredRow[]>;
+  count(table: ArchiveTableRef, scope: ArchiveScope): Awaitable<number>;
+  /** The table's rows inside the scope, `columns` of each (SQL names), a page at a time in rowid order (PostgreSQL: identity or primary key order). */
+  pages(table: ArchiveTableRef, columns: readonly string[], scope: ArchiveScope): Iterable<StoredRow[]> | AsyncIterable<StoredRow[]>;
   /** The Yjs updates logged after a CRDT document's snapshot (a crdt_documents row), oldest first. */
-  documentLog(document: StoredRow): Buffer[];
+  documentLog(document: StoredRow): Awaitable<Buffer[]>;
   /** Ends the read transaction. */
-  end(): void;
-  close(): void;
+  end(): Awaitable<void>;
+  close(): Awaitable<void>;
 }
 
 /** Opens the data dir's database for reading (read-only: an export never writes, and may run beside a server). */
@@ -133,6 +140,6 @@ export function openArchiveSource(dataDir: string): ArchiveSource {
       );
     },
     end: () => void sqlite.exec('COMMIT'),
-    close: () => sqlite.close(),
+    close: () => void sqlite.close(),
   };
 }

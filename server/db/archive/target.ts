@@ -7,32 +7,38 @@ import type Database from 'better-sqlite3';
 import { DATABASE_FILE, DELIVERY_FILE } from '../../data-files.ts';
 import { openDatabase } from '../client.ts';
 import { openDeliveryFile } from '../delivery-file.ts';
-import { DELIVERIES_SCHEMA, qualified, type ArchiveTableRef } from './source.ts';
+import { DELIVERIES_SCHEMA, qualified, type ArchiveTableRef, type Awaitable } from './source.ts';
 import type { Stored } from './values.ts';
 
+/**
+ * A table's writer. SQLite's (below) answers synchronously, PostgreSQL's (pg-target.ts) with promises: the tooling
+ * awaits every call.
+ */
 export interface TableTarget {
   /** Whether a row with this identity (values of the identity's columns, in order) is there. */
-  exists(identity: readonly Stored[]): boolean;
-  /** Inserts a row (values by SQL column name): undefined, or why SQLite refused it. */
-  insert(values: ReadonlyMap<string, Stored>): string | undefined;
-  /** Overwrites the row of this identity with these values (a CRDT document's update log goes with it): undefined, or why SQLite refused it. */
-  replace(values: ReadonlyMap<string, Stored>, identity: readonly Stored[]): string | undefined;
+  exists(identity: readonly Stored[]): Awaitable<boolean>;
+  /** Inserts a row (values by SQL column name): undefined, or why the database refused it. */
+  insert(values: ReadonlyMap<string, Stored>): Awaitable<string | undefined>;
+  /** Overwrites the row of this identity with these values (a CRDT document's update log goes with it): undefined, or why the database refused it. */
+  replace(values: ReadonlyMap<string, Stored>, identity: readonly Stored[]): Awaitable<string | undefined>;
 }
 
 export interface ArchiveTarget {
+  /** Where the rows go, for messages: hearth.db's path, or the PostgreSQL database. */
+  readonly file: string;
   /** Attaches webhooks.db (created with its schema when missing, upgraded when older). */
-  attachDeliveries(): void;
+  attachDeliveries(): Awaitable<void>;
   /** Starts the one write transaction of the import. */
-  begin(): void;
+  begin(): Awaitable<void>;
   /** The data dir's default workspace, if it has one. */
-  defaultWorkspaceId(): string | undefined;
+  defaultWorkspaceId(): Awaitable<string | undefined>;
   /** A table's writer; `identityColumns` (SQL names) identify its rows. */
   table(table: ArchiveTableRef, identityColumns: readonly string[]): TableTarget;
-  commit(): void;
-  /** Rolls the import back, unless SQLite did already (a full disk). */
-  rollback(): void;
-  /** Checkpoints the WAL into the file and closes. */
-  close(): void;
+  commit(): Awaitable<void>;
+  /** Rolls the import back, unless the database did already (SQLite on a full disk). */
+  rollback(): Awaitable<void>;
+  /** Checkpoints the WAL into the file (SQLite) and closes. */
+  close(): Awaitable<void>;
 }
 
 /** A SQLite error on one row, said in words a user can act on. */
@@ -47,7 +53,8 @@ function describeSqliteError(error: unknown): string {
 
 /** Opens (creating and migrating when new) the data dir's database for an import. */
 export function openArchiveTarget(dataDir: string): ArchiveTarget {
-  const database = openDatabase(join(dataDir, DATABASE_FILE));
+  const file = join(dataDir, DATABASE_FILE);
+  const database = openDatabase(file);
   const { sqlite } = database;
   const statements = new Map<string, Database.Statement>();
   const prepare = (source: string) => {
@@ -67,6 +74,7 @@ export function openArchiveTarget(dataDir: string): ArchiveTarget {
     }
   };
   return {
+    file,
     attachDeliveries() {
       openDeliveryFile(dataDir, { readOnly: false }).close();
       sqlite.prepare(`ATTACH DATABASE ? AS ${DELIVERIES_SCHEMA}`).run(join(dataDir, DELIVERY_FILE));
