@@ -12,6 +12,11 @@ const PERSONAL_FIELDS = new Set(['name', 'email', 'photoUrl', 'displayName', 'na
 const EVENT_BATCH = 200;
 /** How long dispatched marks and other `hearth.db` writes wait to be sent together to the main thread. */
 const WRITE_BATCH_MS = 20;
+/**
+ * How long a delivery taken for an attempt stays taken beyond the attempt's timeout, where engines share the store
+ * (takeDueDeliveries): room to record the attempt. An engine that died holding it lets another take it after that.
+ */
+const LEASE_MARGIN_MS = 60_000;
 
 /** `enableDataProtection`: user objects keep their ids; names, e-mail addresses and photos are left out everywhere. */
 export function withoutPersonalFields(value: unknown): unknown {
@@ -238,7 +243,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   async function startDueDeliveries(now: number) {
     const free = settings.concurrency - inFlight.size;
     if (free <= 0) return;
-    const due = (await q.dueDeliveries(now, free + inFlight.size)).filter((d) => !inFlight.has(deliveryKey(d))).slice(0, free);
+    const due = await q.takeDueDeliveries(now, free, now + settings.timeoutMs + LEASE_MARGIN_MS, [...inFlight.keys()]);
     for (const d of due) {
       // when this attempt starts, as recorded; a rate limit's slot is taken at the same instant (not the pass's
       // `now`, which earlier sends of the pass make stale), so recorded starts are never closer than it allows

@@ -364,3 +364,90 @@ describe('the delivery engine on the PostgreSQL store', () => {
     }
   });
 });
+
+describe('leases on PostgreSQL', () => {
+  it('takes a due delivery for one engine until its lease ends, then another engine may take it over', async () => {
+    const q = deliveryQueriesPg(both.engine);
+    const other = deliveryQueriesPg(both.engine);
+    await q.storeTransaction(async () => {
+      for (const target of ['l1', 'l2', 'l3']) await q.insertDelivery('k1', 'msg_lease', target, `https://hooks.test/${target}`, '{}', T + 1_000, T + 1_000);
+    });
+    const first = await q.takeDueDeliveries(T + 1_000, 2, T + 5_000, []);
+    expect(first.map((d) => d.target)).toEqual(['l1', 'l2']);
+    expect(first.map((d) => d.nextAttemptAt)).toEqual([T + 5_000, T + 5_000]);
+    // the other engine gets what is left, not what the first holds
+    expect((await other.takeDueDeliveries(T + 4_999, 10, T + 9_000, [])).map((d) => d.target)).toEqual(['l3']);
+    expect(await other.takeDueDeliveries(T + 4_999, 10, T + 9_000, [])).toEqual([]);
+    // the first engine died: once its lease is over, the other takes its deliveries over
+    expect((await other.takeDueDeliveries(T + 5_000, 10, T + 9_000, [])).map((d) => d.target)).toEqual(['l1', 'l2']);
+    // a delivery the engine has in flight is neither taken nor leased again
+    await q.setSchedule('pending', T + 6_000, 'replay', 'k1', 'msg_lease', 'l1');
+    expect(await q.takeDueDeliveries(T + 6_000, 10, T + 20_000, ['msg_lease|l1'])).toEqual([]);
+    expect((await q.delivery('msg_lease', 'l1'))?.nextAttemptAt).toBe(T + 6_000);
+    await q.cancelTarget('k1', 'l1');
+    await q.cancelTarget('k1', 'l2');
+    await q.cancelTarget('k1', 'l3');
+  });
+
+  it('two delivery engines on one PostgreSQL send every delivery once', async () => {
+    const receiver = await startReceiver();
+    const webhooks = webhooksRepoPg(both.engine);
+    const now = Date.now();
+    await both.engine.write(async (db) => {
+      await db.$client.query("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE status = 'pending'");
+      await db.$client.query('UPDATE webhook_events SET dispatched_at = $1 WHERE dispatched_at IS NULL', [now]);
+      await db.$client.query("UPDATE webhook_endpoints SET disabled = true WHERE api_key_id = 'k2'");
+    });
+    await both.insertBoth(
+      `INSERT INTO webhook_configs (api_key_id, is_enabled, encrypt_data, encode_data, public_key, enable_data_protection, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (api_key_id) DO NOTHING`,
+      ['k2', true, false, false, '', false, now, now],
+    );
+    for (const id of ['e_two_a', 'e_two_b'])
+      await both.insertBoth(
+        `INSERT INTO webhook_endpoints (id, api_key_id, url, description, filter_types, channels, disabled, metadata, secret_enc, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [id, 'k2', `${receiver.url}/${id}`, '', null, null, false, '{}', secrets.encrypt(SIGNING_SECRET), now, now],
+      );
+    const EVENTS = 60;
+    for (let i = 0; i < EVENTS; i++)
+      await both.insertBoth(
+        'INSERT INTO webhook_events (id, api_key_id, type, organization_id, document_id, payload, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [`msg_two_${String(i).padStart(3, '0')}`, 'k2', 'comment.added', null, null, `{"n":${i}}`, now, now],
+      );
+    const logged: string[] = [];
+    const start = () =>
+      createDeliveryEngine({
+        queries: deliveryQueriesPg(both.engine),
+        secrets,
+        settings: { retryScheduleMs: [0, 100, 200], jitter: 0, timeoutMs: 5_000, disableAfterMs: 3_600_000, concurrency: 8, outboundPrivate: 'allow' },
+        version: 'test',
+        log: (level, message, fields) => {
+          if (level === 'error' || level === 'warn') logged.push(`${message} ${JSON.stringify(fields)}`);
+        },
+        writeMain: (writes) => webhooks.applyDeliveryState(writes.filter((w): w is DeliveryStateWrite => w.kind !== 'exhausted')),
+      });
+    const engines = [start(), start()];
+    try {
+      await eventually(() => expect(receiver.received.length).toBeGreaterThanOrEqual(EVENTS * 2), 20_000);
+      for (const e of engines) e.wake();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const sent = receiver.received.map((r) => `${r.headers['webhook-id']}|${r.path}`);
+      expect(new Set(sent).size).toBe(EVENTS * 2);
+      expect(sent).toHaveLength(EVENTS * 2);
+      const recorded = await both.engine.read(
+        async (db) =>
+          (
+            await db.$client.query<{ n: number; succeeded: number }>(
+              "SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded FROM webhook_attempts WHERE event_id LIKE 'msg_two_%'",
+            )
+          ).rows[0],
+      );
+      expect(recorded).toEqual({ n: EVENTS * 2, succeeded: EVENTS * 2 });
+      expect(logged).toEqual([]);
+    } finally {
+      await Promise.all(engines.map((e) => e.close()));
+      await receiver.close();
+    }
+  });
+});

@@ -170,6 +170,14 @@ export interface DeliveryStoreQueries {
   delivery(eventId: string, target: string): Promise<DeliveryRow | undefined>;
   /** Pending deliveries due by `now`, the earliest first. */
   dueDeliveries(now: number, limit: number): Promise<DeliveryRow[]>;
+  /**
+   * The deliveries this engine sends now: pending, due by `now`, the earliest first, but those of `skip` (the
+   * `eventId|target` keys it has in flight). Where several engines share the store (PostgreSQL), each is taken until
+   * `leaseUntil`: its `next_attempt_at` moves there in the same statement (`FOR UPDATE SKIP LOCKED`), so no other
+   * engine takes it before then, and the row answered carries it; an engine that dies holding one lets it fall due
+   * again then. SQLite's store has one engine (the worker is webhooks.db's only writer): it answers as `dueDeliveries`.
+   */
+  takeDueDeliveries(now: number, limit: number, leaseUntil: number, skip: readonly string[]): Promise<DeliveryRow[]>;
   /** When the earliest pending delivery falls due. */
   nextDelivery(): Promise<{ at: number } | undefined>;
   insertAttempt(...values: AttemptValues): Promise<void>;
@@ -224,6 +232,12 @@ export function deliveryQueries(main: Database.Database, store: Database.Databas
       void q.insertDelivery.run(apiKeyId, eventId, target, url, body, nextAttemptAt, createdAt),
     delivery: async (eventId, target) => q.delivery.get(eventId, target),
     dueDeliveries: async (now, limit) => q.dueDeliveries.all(now, limit),
+    takeDueDeliveries: async (now, limit, _leaseUntil, skip) => {
+      const due = q.dueDeliveries.all(now, limit + skip.length);
+      if (skip.length === 0) return due;
+      const skipped = new Set(skip);
+      return due.filter((d) => !skipped.has(`${d.eventId}|${d.target}`)).slice(0, limit);
+    },
     nextDelivery: async () => q.nextDelivery.get(),
     insertAttempt: async (...values) => void q.insertAttempt.run(...values),
     setSchedule: async (status, nextAttemptAt, trigger, apiKeyId, eventId, target) =>

@@ -12,6 +12,11 @@
 //
 // A store transaction is a unit of work of the engine (READ COMMITTED): every call made while `work` runs joins it
 // (async context). Calls outside one are statements of their own.
+//
+// Several engines (one per instance) share these tables: an engine takes the deliveries it sends with a lease
+// (takeDueDeliveries: next_attempt_at moved to the lease's end, FOR UPDATE SKIP LOCKED), so no two send one delivery,
+// and one that died holding some lets them fall due again when the lease ends. Ready events need no lease: an event
+// fanned out twice finds its deliveries there (the primary key, ON CONFLICT DO NOTHING), and is marked dispatched twice.
 import type { AttemptValues, ConfigRow, DeliveryRow, DeliveryStoreQueries, EndpointRow, EventRow } from '../../repos/webhook-delivery.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
 import { endpointTakesEvent } from './webhooks.ts';
@@ -39,6 +44,17 @@ const STATEMENTS = {
   delivery: `SELECT ${DELIVERY} FROM webhook_deliveries WHERE event_id = $1 AND target = $2`,
   dueDeliveries: `SELECT ${DELIVERY} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
     ORDER BY next_attempt_at, created_at, event_id, target LIMIT $2`,
+  /**
+   * Due deliveries taken until $3 (see DeliveryStoreQueries.takeDueDeliveries): rows another engine is taking are
+   * skipped, and one it took meanwhile is due no more when its lock is granted (READ COMMITTED reads the row again).
+   */
+  takeDueDeliveries: `UPDATE webhook_deliveries d SET next_attempt_at = $3
+    FROM (SELECT event_id, target, next_attempt_at FROM webhook_deliveries
+      WHERE status = 'pending' AND next_attempt_at <= $1 AND NOT (event_id || '|' || target) = ANY ($4::text[])
+      ORDER BY next_attempt_at, created_at, event_id, target LIMIT $2 FOR UPDATE SKIP LOCKED) due
+    WHERE d.event_id = due.event_id AND d.target = due.target
+    RETURNING d.api_key_id AS "apiKeyId", d.event_id AS "eventId", d.target, d.url, d.body, d.status, d.attempts, d.next_attempt_at AS "nextAttemptAt",
+      d.next_trigger AS "nextTrigger", due.next_attempt_at AS "dueAt", d.created_at AS "createdAt"`,
   nextDelivery: `SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT 1`,
   insertAttempt: `INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp,
     request_headers, response_headers, response_headers_omitted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
@@ -52,6 +68,10 @@ const STATEMENTS = {
 } as const;
 
 type Statement = keyof typeof STATEMENTS;
+/** A taken delivery, with what it is ordered by. */
+type Taken = DeliveryRow & { dueAt: number; createdAt: number };
+/** Text order as the database's C collation (and SQLite's BINARY) compare ids (ASCII). */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Runs one of the statements above as a named statement on `db`'s connection (or the pool). */
 async function run<R extends object>(db: PgDb, statement: Statement, values: unknown[]): Promise<{ rows: R[]; rowCount: number }> {
@@ -77,6 +97,12 @@ export function deliveryQueriesPg(engine: PgEngine): DeliveryStoreQueries {
       void (await write('insertDelivery', [apiKeyId, eventId, target, url, body, nextAttemptAt, createdAt])),
     delivery: (eventId, target) => one<DeliveryRow>('delivery', [eventId, target]),
     dueDeliveries: (now, limit) => all<DeliveryRow>('dueDeliveries', [now, limit]),
+    takeDueDeliveries: async (now, limit, leaseUntil, skip) => {
+      const taken = await engine.write(async (db) => (await run<Taken>(db, 'takeDueDeliveries', [now, limit, leaseUntil, skip])).rows);
+      // RETURNING keeps no order: the order they were due in, as dueDeliveries answers
+      taken.sort((x, y) => x.dueAt - y.dueAt || x.createdAt - y.createdAt || compare(x.eventId, y.eventId) || compare(x.target, y.target));
+      return taken.map(({ dueAt: _due, createdAt: _created, ...row }) => row);
+    },
     nextDelivery: () => one<{ at: number }>('nextDelivery', []),
     insertAttempt: async (...values: AttemptValues) => void (await write('insertAttempt', values)),
     setSchedule: async (status, nextAttemptAt, trigger, apiKeyId, eventId, target) =>
