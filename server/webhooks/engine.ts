@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Secrets } from '../security/secrets.ts';
 import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
-import type { BasicSettings, DeliveryQueries, DeliveryRow, EndpointRow, EventRow } from '../db/repos/webhook-delivery.ts';
+import type { BasicSettings, DeliveryRow, DeliveryStoreQueries, EndpointRow, EventRow } from '../db/repos/webhook-delivery.ts';
 import { ATTEMPT_RESPONSE_HEADERS, type Command, type MainWrite, type WorkerData } from './protocol.ts';
 import { createSender, type KeptHeaders } from './sender.ts';
 
@@ -12,6 +12,11 @@ const PERSONAL_FIELDS = new Set(['name', 'email', 'photoUrl', 'displayName', 'na
 const EVENT_BATCH = 200;
 /** How long dispatched marks and other `hearth.db` writes wait to be sent together to the main thread. */
 const WRITE_BATCH_MS = 20;
+/**
+ * How long a delivery taken for an attempt stays taken beyond the attempt's timeout, where engines share the store
+ * (takeDueDeliveries): room to record the attempt. An engine that died holding it lets another take it after that.
+ */
+const LEASE_MARGIN_MS = 60_000;
 
 /** `enableDataProtection`: user objects keep their ids; names, e-mail addresses and photos are left out everywhere. */
 export function withoutPersonalFields(value: unknown): unknown {
@@ -39,8 +44,11 @@ function retryAfterMs(header: string | null, now: number): number | null {
 }
 
 export interface EngineDeps {
-  /** `hearth.db` read only (events, endpoints, configuration, secrets) and `webhooks.db`, this engine's own (deliveries and attempts). */
-  queries: DeliveryQueries;
+  /**
+   * `hearth.db` read only (events, endpoints, configuration, secrets) and `webhooks.db`, this engine's own (deliveries
+   * and attempts); or the same tables in PostgreSQL (pg/repos/webhook-delivery.ts). Every answer is awaited.
+   */
+  queries: DeliveryStoreQueries;
   secrets: Secrets;
   settings: WorkerData['settings'];
   version: string;
@@ -55,6 +63,11 @@ export interface EngineDeps {
  * state is in `webhooks.db`, so a restart or a `kill -9` resumes where it stopped (a request in flight at the
  * crash is sent again: at-least-once; an event fanned out but not yet marked dispatched is fanned out again,
  * which finds its deliveries already there).
+ *
+ * The store answers asynchronously (DeliveryStoreQueries), so the engine's store work runs as steps, one at a time
+ * (`exclusive`): a pass, the recording of finished attempts, a command. One at a time keeps what one synchronous
+ * step gave: a delivery is not picked while its attempt is being recorded, a replay does not interleave with the
+ * fan-out, and SQLite's one connection never has two transactions to hold.
  */
 export function createDeliveryEngine(deps: EngineDeps) {
   const { queries: q, settings } = deps;
@@ -66,11 +79,19 @@ export function createDeliveryEngine(deps: EngineDeps) {
   /** Endpoints this engine reported failing (or recovered) until the main thread's commit shows it. */
   const failingSince = new Map<string, number | null>();
   const sender = createSender({ maxSockets: settings.concurrency, policy: settings.outboundPrivate });
-  const storeTx = q.storeTransaction;
-  const settingsOf = (apiKeyId: string): BasicSettings | undefined => {
-    const row = q.keySettings(apiKeyId);
+  const storeTx = <T>(work: () => Promise<T>) => q.storeTransaction(work);
+  const settingsOf = async (apiKeyId: string): Promise<BasicSettings | undefined> => {
+    const row = await q.keySettings(apiKeyId);
     return row ? (JSON.parse(row.settings) as BasicSettings) : undefined;
   };
+
+  /** The engine's store steps, run one after the other (see above). */
+  let steps: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(step: () => Promise<T>): Promise<T> {
+    const result = steps.then(step);
+    steps = result.catch(() => undefined);
+    return result;
+  }
 
   /** Decrypted signing secrets by their ciphertext (a rotation makes a new ciphertext; old entries just go unused). */
   const secretCache = new Map<string, string>();
@@ -157,22 +178,22 @@ export function createDeliveryEngine(deps: EngineDeps) {
     });
   }
 
-  function fanOut(event: EventRow, now: number) {
-    const add = (target: string, url: string, text: string | null) => {
+  async function fanOut(event: EventRow, now: number) {
+    const add = async (target: string, url: string, text: string | null) => {
       if (text === null) {
         deps.log('warn', 'webhook payload not sent: encryptData is on without a usable publicKey', { apiKeyId: event.apiKeyId, target });
         return;
       }
-      q.insertDelivery(event.apiKeyId, event.id, target, url, text, now + delayFor(0), now);
+      await q.insertDelivery(event.apiKeyId, event.id, target, url, text, now + delayFor(0), now);
     };
     if (event.payload) {
-      const config = q.config(event.apiKeyId);
+      const config = await q.config(event.apiKeyId);
       if (config?.isEnabled) {
         // An event addressed to one endpoint goes to it alone (while it is enabled), past its filters.
-        const target = event.targetEndpointId === null ? undefined : q.endpoint(event.apiKeyId, event.targetEndpointId);
+        const target = event.targetEndpointId === null ? undefined : await q.endpoint(event.apiKeyId, event.targetEndpointId);
         const endpoints =
           event.targetEndpointId === null
-            ? q.takingEndpoints(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null)
+            ? await q.takingEndpoints(event.apiKeyId, event.type, event.organizationId || null, event.documentId || null)
             : target && !target.disabled
               ? [target]
               : [];
@@ -183,26 +204,26 @@ export function createDeliveryEngine(deps: EngineDeps) {
           enableDataProtection: !!config.enableDataProtection,
         };
         const text = endpoints.length ? body({ ...(JSON.parse(event.payload) as Record<string, unknown>), webhookId: event.id }, options) : null;
-        for (const ep of endpoints) add(ep.id, ep.url, text);
+        for (const ep of endpoints) await add(ep.id, ep.url, text);
       }
     }
     if (event.basicPayload && event.targetEndpointId === null) {
-      const settings = settingsOf(event.apiKeyId);
+      const settings = await settingsOf(event.apiKeyId);
       const config = settings?.useWebhookService ? settings.webhookServiceConfig : undefined;
       // The raw URL gets the event as it happened; the processed URL the same event with the recipients' notification settings resolved.
       const withId: Record<string, unknown> = { webhookId: event.id, ...(JSON.parse(event.basicPayload) as Record<string, unknown>) };
       const { usersOrganizationNotificationsConfig: _o, usersDocumentNotificationsConfig: _d, ...raw } = withId;
-      if (config?.rawNotificationUrl) add(BASIC_RAW, config.rawNotificationUrl, body(raw, config));
-      if (config?.processedNotificationUrl) add(BASIC_PROCESSED, config.processedNotificationUrl, body(withId, config));
+      if (config?.rawNotificationUrl) await add(BASIC_RAW, config.rawNotificationUrl, body(raw, config));
+      if (config?.processedNotificationUrl) await add(BASIC_PROCESSED, config.processedNotificationUrl, body(withId, config));
     }
   }
 
-  function dispatchReadyEvents(now: number) {
+  async function dispatchReadyEvents(now: number) {
     for (;;) {
-      const ready = q.readyEvents(now, EVENT_BATCH + awaitingMark.size).filter((e) => !awaitingMark.has(e.id));
+      const ready = (await q.readyEvents(now, EVENT_BATCH + awaitingMark.size)).filter((e) => !awaitingMark.has(e.id));
       if (ready.length === 0) return;
-      storeTx(() => {
-        for (const event of ready) fanOut(event, now);
+      await storeTx(async () => {
+        for (const event of ready) await fanOut(event, now);
       });
       for (const event of ready) {
         awaitingMark.add(event.id);
@@ -219,13 +240,10 @@ export function createDeliveryEngine(deps: EngineDeps) {
     return secrets;
   }
 
-  function startDueDeliveries(now: number) {
+  async function startDueDeliveries(now: number) {
     const free = settings.concurrency - inFlight.size;
     if (free <= 0) return;
-    const due = q
-      .dueDeliveries(now, free + inFlight.size)
-      .filter((d) => !inFlight.has(deliveryKey(d)))
-      .slice(0, free);
+    const due = await q.takeDueDeliveries(now, free, now + settings.timeoutMs + LEASE_MARGIN_MS, [...inFlight.keys()]);
     for (const d of due) {
       // when this attempt starts, as recorded; a rate limit's slot is taken at the same instant (not the pass's
       // `now`, which earlier sends of the pass make stale), so recorded starts are never closer than it allows
@@ -238,22 +256,22 @@ export function createDeliveryEngine(deps: EngineDeps) {
         'webhook-timestamp': String(timestamp),
       };
       if (d.target.startsWith('basic:')) {
-        if (!settingsOf(d.apiKeyId)?.useWebhookService) {
-          q.cancel(d.eventId, d.target);
+        if (!(await settingsOf(d.apiKeyId))?.useWebhookService) {
+          await q.cancel(d.eventId, d.target);
           continue;
         }
-        const token = q.basicToken(d.apiKeyId, BASIC_AUTH_SECRET);
+        const token = await q.basicToken(d.apiKeyId, BASIC_AUTH_SECRET);
         if (token) headers.authorization = `Basic ${deps.secrets.decrypt(token.valueEnc)}`;
       } else {
-        const endpoint = q.endpoint(d.apiKeyId, d.target);
-        if (!endpoint || endpoint.disabled || !q.config(d.apiKeyId)?.isEnabled) {
-          q.cancel(d.eventId, d.target);
+        const endpoint = await q.endpoint(d.apiKeyId, d.target);
+        if (!endpoint || endpoint.disabled || !(await q.config(d.apiKeyId))?.isEnabled) {
+          await q.cancel(d.eventId, d.target);
           continue;
         }
         if (endpoint.rateLimit) {
           const slot = nextSlot.get(endpoint.id) ?? 0;
           if (slot > startedAt) {
-            q.postpone(slot, d.eventId, d.target);
+            await q.postpone(slot, d.eventId, d.target);
             continue;
           }
           nextSlot.set(endpoint.id, startedAt + 1000 / endpoint.rateLimit);
@@ -295,18 +313,21 @@ export function createDeliveryEngine(deps: EngineDeps) {
     outcomes.push({ d, outcome: { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started, requestHeaders, responseHeaders } });
     if (!flushing) {
       flushing = true;
-      setImmediate(flushOutcomes);
+      setImmediate(() => void exclusive(flushOutcomes));
     }
   }
 
-  /** Records the attempts that completed during one event-loop turn in one transaction (one commit, not one each). */
-  function flushOutcomes() {
+  /**
+   * Records the attempts that completed while the store was busy or during one event-loop turn in one transaction
+   * (one commit, not one each). A step: run through `exclusive`.
+   */
+  async function flushOutcomes() {
     flushing = false;
     const batch = outcomes.splice(0);
     if (batch.length === 0) return;
     try {
-      storeTx(() => {
-        for (const { d, outcome } of batch) record(d, outcome);
+      await storeTx(async () => {
+        for (const { d, outcome } of batch) await record(d, outcome);
       });
     } catch (error) {
       // Not recorded: the deliveries stay pending and are attempted again (at-least-once).
@@ -318,13 +339,13 @@ export function createDeliveryEngine(deps: EngineDeps) {
     }
   }
 
-  function record(d: DeliveryRow, outcome: Outcome) {
+  async function record(d: DeliveryRow, outcome: Outcome) {
     const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const now = Date.now();
-    const current = q.delivery(d.eventId, d.target);
+    const current = await q.delivery(d.eventId, d.target);
     if (!current) return;
     const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
-    q.insertAttempt(
+    await q.insertAttempt(
       attemptId,
       d.apiKeyId,
       d.eventId,
@@ -341,16 +362,16 @@ export function createDeliveryEngine(deps: EngineDeps) {
       outcome.responseHeaders?.omitted ?? 0,
     );
     const attempts = current.attempts + 1;
-    q.setAttempted(attempts, outcome.timestamp, outcome.statusCode, d.eventId, d.target);
+    await q.setAttempted(attempts, outcome.timestamp, outcome.statusCode, d.eventId, d.target);
     const schedule = (status: string, nextAttemptAt: number | null) => q.setSchedule(status, nextAttemptAt, 'scheduled', d.apiKeyId, d.eventId, d.target);
     // A replay, recover or cancel asked for while this attempt was in flight changed the row: it stands (a replay
     // goes out again); this attempt is recorded without touching the new schedule.
     if (current.status !== 'pending' || current.nextAttemptAt !== d.nextAttemptAt || current.nextTrigger !== d.nextTrigger) return;
     const isEndpoint = !d.target.startsWith('basic:');
-    const endpoint = isEndpoint ? q.endpoint(d.apiKeyId, d.target) : undefined;
+    const endpoint = isEndpoint ? await q.endpoint(d.apiKeyId, d.target) : undefined;
     const since = endpoint ? (failingSince.has(endpoint.id) ? (failingSince.get(endpoint.id) ?? null) : endpoint.failingSince) : null;
     if (ok) {
-      schedule('succeeded', null);
+      await schedule('succeeded', null);
       if (endpoint && since !== null) {
         failingSince.set(endpoint.id, null);
         queueWrite({ kind: 'recovered', endpointId: endpoint.id });
@@ -368,12 +389,12 @@ export function createDeliveryEngine(deps: EngineDeps) {
       else if (now - start >= settings.disableAfterMs) disable = `Every attempt failed for ${Math.round(settings.disableAfterMs / 3_600_000)} hours.`;
       if (disable) {
         queueWrite({ kind: 'disable', endpointId: endpoint.id, reason: disable, at: now });
-        q.cancelTarget(d.apiKeyId, endpoint.id);
+        await q.cancelTarget(d.apiKeyId, endpoint.id);
       }
     }
     if (disable || attempts >= settings.retryScheduleMs.length) {
-      schedule('failed', null);
-      const event = q.eventType(d.eventId);
+      await schedule('failed', null);
+      const event = await q.eventType(d.eventId);
       if (isEndpoint && event && event.type !== 'message.attempt.exhausted') {
         queueWrite({
           kind: 'exhausted',
@@ -389,58 +410,64 @@ export function createDeliveryEngine(deps: EngineDeps) {
       return;
     }
     const delay = Math.max(delayFor(attempts), outcome.retryAfter ?? 0);
-    schedule('pending', now + delay);
+    await schedule('pending', now + delay);
   }
 
-  function pass() {
+  /** One pass: fans out ready events, starts due deliveries, and sets the timer for the next. A step. */
+  async function pass() {
     scheduled = false;
     if (closed) return;
     try {
       const now = Date.now();
-      dispatchReadyEvents(now);
-      startDueDeliveries(now);
+      await dispatchReadyEvents(now);
+      await startDueDeliveries(now);
       if (timer) clearTimeout(timer);
       timer = undefined;
-      const next = q.nextDelivery()?.at;
+      const next = (await q.nextDelivery())?.at;
       // A full set of requests in flight: their completion wakes the engine again. New events wake it too.
-      if (typeof next === 'number' && inFlight.size < settings.concurrency) {
-        timer = setTimeout(pass, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+      if (typeof next === 'number' && inFlight.size < settings.concurrency && !closed && !scheduled) {
+        timer = setTimeout(runPass, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
       }
     } catch (error) {
       deps.log('error', 'webhook delivery pass failed', { error: error instanceof Error ? error.message : String(error) });
-      timer = setTimeout(pass, 1000);
+      if (!closed) timer = setTimeout(runPass, 1000);
     }
+  }
+  function runPass() {
+    void exclusive(pass);
   }
 
   function wake() {
     if (scheduled || closed) return;
     scheduled = true;
-    setImmediate(pass);
+    setImmediate(runPass);
   }
 
   function abortTarget(target: string) {
     for (const [key, controller] of inFlight) if (key.endsWith(`|${target}`)) controller.abort('aborted');
   }
 
-  /** Requests from the main thread's operations; each changes `webhooks.db` only here, its one writer. */
-  function command(c: Command): unknown {
+  /** Requests from the main thread's operations; each changes `webhooks.db` only here, its one writer. A step. */
+  async function runCommand(c: Command): Promise<unknown> {
     if (c.type === 'cancelTarget') {
-      q.cancelTarget(c.apiKeyId, c.target);
+      await q.cancelTarget(c.apiKeyId, c.target);
       abortTarget(c.target);
       return null;
     }
     if (c.type === 'replay') {
       const now = Date.now();
-      storeTx(() => {
-        for (const target of c.targets) q.setSchedule('pending', now, 'replay', c.apiKeyId, c.messageId, target);
+      await storeTx(async () => {
+        for (const target of c.targets) await q.setSchedule('pending', now, 'replay', c.apiKeyId, c.messageId, target);
       });
       wake();
       return null;
     }
-    const count = q.recover(Date.now(), c.apiKeyId, c.target, c.since);
+    const count = await q.recover(Date.now(), c.apiKeyId, c.target, c.since);
     wake();
     return count;
   }
+  /** Resolves with the command's answer once its change is committed (the worker replies then). */
+  const command = (c: Command): Promise<unknown> => exclusive(() => runCommand(c));
 
   wake();
 
@@ -462,7 +489,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
       }
       for (const controller of inFlight.values()) controller.abort('aborted');
       await Promise.allSettled([...running]);
-      flushOutcomes();
+      await exclusive(flushOutcomes);
       sendWrites();
       await Promise.allSettled([...inFlightWrites]);
       sender.close();

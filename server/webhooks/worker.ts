@@ -51,11 +51,11 @@ port.on('message', (message: ToWorker) => {
       return;
     }
     case 'command':
-      try {
-        post({ type: 'reply', id: message.id, result: engine.command(message.command) });
-      } catch (error) {
-        post({ type: 'reply', id: message.id, error: error instanceof Error ? error.message : String(error) });
-      }
+      // answered once the command's change is committed
+      engine.command(message.command).then(
+        (result) => post({ type: 'reply', id: message.id, result }),
+        (error: unknown) => post({ type: 'reply', id: message.id, error: error instanceof Error ? error.message : String(error) }),
+      );
       return;
     case 'close':
       storage.stopCheckpointer();

@@ -1,7 +1,8 @@
 // The delivery worker's storage (webhooks/worker.ts, engine.ts): hearth.db through a query-only connection (events,
 // endpoints, configuration, secrets) and webhooks.db, the worker's own, both synchronous and prepared once: the
 // engine runs in its own thread, where nothing else waits on it, and a pass over a batch of events is one store
-// transaction. Plain SQL over better-sqlite3, no drizzle: the worker thread pays for every module it loads at
+// transaction. The engine asks through DeliveryStoreQueries, whose answers are promises (PostgreSQL's store waits
+// on its server); this one's are settled when returned. Plain SQL over better-sqlite3, no drizzle: the worker thread pays for every module it loads at
 // start-up (see delivery-file.ts). Column names are those of db/schema.ts (hearth.db) and delivery-file.ts.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -104,9 +105,7 @@ function prepareQueries(main: Database.Database, store: Database.Database) {
     nextDelivery: store.prepare<[], { at: number }>(
       "SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT 1",
     ),
-    insertAttempt: store.prepare<
-      [string, string, string, string, string, string, string, number | null, string, number, number, string, string | null, number]
-    >(
+    insertAttempt: store.prepare<AttemptValues>(
       `INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp,
       request_headers, response_headers, response_headers_omitted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
@@ -127,39 +126,129 @@ function prepareQueries(main: Database.Database, store: Database.Database) {
   };
 }
 
-/** The delivery engine's questions and writes, by name (each one prepared statement, run at once). */
-export function deliveryQueries(main: Database.Database, store: Database.Database) {
-  const q = prepareQueries(main, store);
-  return {
-    /** Runs the store writes of one step in one transaction of webhooks.db (one commit). */
-    storeTransaction: <T>(work: () => T): T => store.transaction(work).immediate(),
-    readyEvents: (now: number, limit: number) => q.readyEvents.all(now, limit),
-    eventType: (eventId: string) => q.eventType.get(eventId),
-    config: (apiKeyId: string) => q.config.get(apiKeyId),
-    endpoint: (apiKeyId: string, endpointId: string) => q.endpoint.get(apiKeyId, endpointId),
-    takingEndpoints: (apiKeyId: string, type: string, organizationId: string | null, documentId: string | null) =>
-      q.takingEndpoints.all(apiKeyId, type, organizationId, documentId),
-    keySettings: (apiKeyId: string) => q.keySettings.get(apiKeyId),
-    basicToken: (apiKeyId: string, name: string) => q.basicToken.get(apiKeyId, name),
-    insertDelivery: (apiKeyId: string, eventId: string, target: string, url: string, body: string, nextAttemptAt: number, createdAt: number) =>
-      void q.insertDelivery.run(apiKeyId, eventId, target, url, body, nextAttemptAt, createdAt),
-    delivery: (eventId: string, target: string) => q.delivery.get(eventId, target),
-    dueDeliveries: (now: number, limit: number) => q.dueDeliveries.all(now, limit),
-    nextDelivery: () => q.nextDelivery.get(),
-    insertAttempt: (...values: Parameters<typeof q.insertAttempt.run>) => void q.insertAttempt.run(...values),
-    setSchedule: (status: string, nextAttemptAt: number | null, trigger: string, apiKeyId: string, eventId: string, target: string) =>
-      void q.setSchedule.run(status, nextAttemptAt, trigger, apiKeyId, eventId, target),
-    setAttempted: (attempts: number, at: number, statusCode: number | null, eventId: string, target: string) =>
-      void q.setAttempted.run(attempts, at, statusCode, eventId, target),
-    postpone: (until: number, eventId: string, target: string) => void q.postpone.run(until, eventId, target),
-    cancel: (eventId: string, target: string) => void q.cancel.run(eventId, target),
-    cancelTarget: (apiKeyId: string, target: string) => void q.cancelTarget.run(apiKeyId, target),
-    /** How many failed deliveries were put back on a fresh schedule. */
-    recover: (now: number, apiKeyId: string, target: string, since: number) => q.recover.run(now, apiKeyId, target, since).changes,
-  };
+/** An attempt's columns, in the order `insertAttempt` takes them (see delivery-schema.ts's webhookAttempts). */
+export type AttemptValues = [
+  id: string,
+  apiKeyId: string,
+  eventId: string,
+  target: string,
+  url: string,
+  trigger: string,
+  status: string,
+  responseStatusCode: number | null,
+  response: string,
+  durationMs: number,
+  timestamp: number,
+  requestHeaders: string,
+  responseHeaders: string | null,
+  responseHeadersOmitted: number,
+];
+
+/**
+ * The delivery engine's questions and writes (webhooks/engine.ts), by name: the contract of every delivery store.
+ * Every answer is a promise, so that a store may wait on a server (PostgreSQL: pg/repos/webhook-delivery.ts);
+ * SQLite's answers are ready at once (statements run synchronously, results wrapped). Reads of the outbox,
+ * endpoints, configuration and secrets are the main database's; deliveries and attempts are the store's.
+ */
+export interface DeliveryStoreQueries {
+  /**
+   * Runs the store writes of one step in one transaction (one commit): every store call made while `work` runs
+   * joins it. Rolled back when `work` throws. Not nested: the engine runs one such step at a time.
+   */
+  storeTransaction<T>(work: () => Promise<T>): Promise<T>;
+  /** Events ready to fan out (not dispatched, not debouncing, available by `now`), oldest first. */
+  readyEvents(now: number, limit: number): Promise<EventRow[]>;
+  eventType(eventId: string): Promise<{ type: string } | undefined>;
+  config(apiKeyId: string): Promise<ConfigRow | undefined>;
+  endpoint(apiKeyId: string, endpointId: string): Promise<EndpointRow | undefined>;
+  /** The live endpoints that take an event (api key, type, organization, document), by creation. */
+  takingEndpoints(apiKeyId: string, type: string, organizationId: string | null, documentId: string | null): Promise<EndpointRow[]>;
+  keySettings(apiKeyId: string): Promise<{ settings: string } | undefined>;
+  basicToken(apiKeyId: string, name: string): Promise<{ valueEnc: string } | undefined>;
+  /** A pending delivery, unless the event already has one for this target. */
+  insertDelivery(apiKeyId: string, eventId: string, target: string, url: string, body: string, nextAttemptAt: number, createdAt: number): Promise<void>;
+  delivery(eventId: string, target: string): Promise<DeliveryRow | undefined>;
+  /** Pending deliveries due by `now`, the earliest first. */
+  dueDeliveries(now: number, limit: number): Promise<DeliveryRow[]>;
+  /**
+   * The deliveries this engine sends now: pending, due by `now`, the earliest first, but those of `skip` (the
+   * `eventId|target` keys it has in flight). Where several engines share the store (PostgreSQL), each is taken until
+   * `leaseUntil`: its `next_attempt_at` moves there in the same statement (`FOR UPDATE SKIP LOCKED`), so no other
+   * engine takes it before then, and the row answered carries it; an engine that dies holding one lets it fall due
+   * again then. SQLite's store has one engine (the worker is webhooks.db's only writer): it answers as `dueDeliveries`.
+   */
+  takeDueDeliveries(now: number, limit: number, leaseUntil: number, skip: readonly string[]): Promise<DeliveryRow[]>;
+  /** When the earliest pending delivery falls due. */
+  nextDelivery(): Promise<{ at: number } | undefined>;
+  insertAttempt(...values: AttemptValues): Promise<void>;
+  setSchedule(status: string, nextAttemptAt: number | null, trigger: string, apiKeyId: string, eventId: string, target: string): Promise<void>;
+  setAttempted(attempts: number, at: number, statusCode: number | null, eventId: string, target: string): Promise<void>;
+  postpone(until: number, eventId: string, target: string): Promise<void>;
+  cancel(eventId: string, target: string): Promise<void>;
+  /** Cancels the target's pending deliveries. */
+  cancelTarget(apiKeyId: string, target: string): Promise<void>;
+  /** Puts the target's deliveries that failed since `since` back on a fresh schedule; how many. */
+  recover(now: number, apiKeyId: string, target: string, since: number): Promise<number>;
 }
 
-export type DeliveryQueries = ReturnType<typeof deliveryQueries>;
+/**
+ * The SQLite delivery store: each call one prepared statement, run at once (the promise is already settled when it
+ * is returned). A store transaction is BEGIN IMMEDIATE … COMMIT on webhooks.db around `work`; transactions queue
+ * one behind the other (the connection holds one at a time), and a call made while one is open joins it, as on one
+ * SQLite connection any statement does.
+ */
+export function deliveryQueries(main: Database.Database, store: Database.Database): DeliveryStoreQueries {
+  const q = prepareQueries(main, store);
+  const begin = store.prepare('BEGIN IMMEDIATE');
+  const commit = store.prepare('COMMIT');
+  const rollback = store.prepare('ROLLBACK');
+  let queue: Promise<unknown> = Promise.resolve();
+  async function inTransaction<T>(work: () => Promise<T>): Promise<T> {
+    begin.run();
+    try {
+      const result = await work();
+      commit.run();
+      return result;
+    } catch (error) {
+      // a failed COMMIT (or a statement error that SQLite answered with a rollback) may have ended it already
+      if (store.inTransaction) rollback.run();
+      throw error;
+    }
+  }
+  return {
+    storeTransaction<T>(work: () => Promise<T>): Promise<T> {
+      const result = queue.then(() => inTransaction(work));
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    readyEvents: async (now, limit) => q.readyEvents.all(now, limit),
+    eventType: async (eventId) => q.eventType.get(eventId),
+    config: async (apiKeyId) => q.config.get(apiKeyId),
+    endpoint: async (apiKeyId, endpointId) => q.endpoint.get(apiKeyId, endpointId),
+    takingEndpoints: async (apiKeyId, type, organizationId, documentId) => q.takingEndpoints.all(apiKeyId, type, organizationId, documentId),
+    keySettings: async (apiKeyId) => q.keySettings.get(apiKeyId),
+    basicToken: async (apiKeyId, name) => q.basicToken.get(apiKeyId, name),
+    insertDelivery: async (apiKeyId, eventId, target, url, body, nextAttemptAt, createdAt) =>
+      void q.insertDelivery.run(apiKeyId, eventId, target, url, body, nextAttemptAt, createdAt),
+    delivery: async (eventId, target) => q.delivery.get(eventId, target),
+    dueDeliveries: async (now, limit) => q.dueDeliveries.all(now, limit),
+    takeDueDeliveries: async (now, limit, _leaseUntil, skip) => {
+      const due = q.dueDeliveries.all(now, limit + skip.length);
+      if (skip.length === 0) return due;
+      const skipped = new Set(skip);
+      return due.filter((d) => !skipped.has(`${d.eventId}|${d.target}`)).slice(0, limit);
+    },
+    nextDelivery: async () => q.nextDelivery.get(),
+    insertAttempt: async (...values) => void q.insertAttempt.run(...values),
+    setSchedule: async (status, nextAttemptAt, trigger, apiKeyId, eventId, target) =>
+      void q.setSchedule.run(status, nextAttemptAt, trigger, apiKeyId, eventId, target),
+    setAttempted: async (attempts, at, statusCode, eventId, target) => void q.setAttempted.run(attempts, at, statusCode, eventId, target),
+    postpone: async (until, eventId, target) => void q.postpone.run(until, eventId, target),
+    cancel: async (eventId, target) => void q.cancel.run(eventId, target),
+    cancelTarget: async (apiKeyId, target) => void q.cancelTarget.run(apiKeyId, target),
+    recover: async (now, apiKeyId, target, since) => q.recover.run(now, apiKeyId, target, since).changes,
+  };
+}
 
 /**
  * The worker's connections: hearth.db query-only (with its checkpointer: a query-only connection may checkpoint,

@@ -49,8 +49,15 @@ const names = (column: string, cond: string) =>
   ` WHEN 'array' THEN ${column} WHEN 'object' THEN (SELECT coalesce(json_agg(o.value), '[]'::json) FROM json_each(${column}) o) ELSE json_build_array(${column}) END) v` +
   ` WHERE json_typeof(v) = 'string' AND (v #>> '{}') ${cond}))`;
 
-/** webhook-delivery.ts's ENDPOINT_TAKES_EVENT: the type ($2), the organization ($3) or document ($4) channel. */
-const ENDPOINT_TAKES_EVENT = `${names('e.filter_types', '= $2')} AND ${names('e.channels', 'IN ($3, $4)')}`;
+/**
+ * webhook-delivery.ts's ENDPOINT_TAKES_EVENT for endpoint `e`, with the parameters that hold the event's type, its
+ * organization and its document: the one rule for the outbox's check here and the delivery store's fan-out
+ * (webhook-delivery.ts).
+ */
+export const endpointTakesEvent = (type: string, organization: string, document: string) =>
+  `${names('e.filter_types', `= ${type}`)} AND ${names('e.channels', `IN (${organization}, ${document})`)}`;
+
+const ENDPOINT_TAKES_EVENT = endpointTakesEvent('$2', '$3', '$4');
 
 const ADVANCED_SUBSCRIBED = `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
   WHERE c.api_key_id = $1 AND c.is_enabled AND NOT e.disabled AND ${ENDPOINT_TAKES_EVENT}) AS advanced`;
