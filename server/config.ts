@@ -23,11 +23,14 @@ export const configSchema = z.object({
    */
   masterKeyFile: z.string().min(1).optional(),
   /**
-   * `postgres://…`: PostgreSQL as the system of record instead of the embedded SQLite (DESIGN §1), and `REDIS_URL`
-   * between instances sharing it. Named in the contract; this build has no PostgreSQL engine yet, so a server or
-   * command given either refuses to start rather than quietly using SQLite (openApp).
+   * `postgres://…`: PostgreSQL as the system of record instead of the embedded SQLite (DESIGN §1; db/pg/), and
+   * `REDIS_URL` between instances sharing it. This build does not use Redis yet, so REDIS_URL is refused rather than
+   * believed (openApp): one instance per PostgreSQL database.
    */
-  databaseUrl: z.string().min(1).optional(),
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a PostgreSQL URL: postgres://user:password@host:port/database')
+    .optional(),
   redisUrl: z.string().min(1).optional(),
   headerBrand: z.string().regex(/^[a-z0-9-]+$/, 'HEADER_BRAND may contain only a-z, 0-9 and -'),
   logLevel: z.enum(LOG_LEVELS),

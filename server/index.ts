@@ -48,14 +48,14 @@ export interface HearthServer {
   close(): Promise<void>;
 }
 
-/** Opens the data dir (master key, database, migrations) without listening: the CLI's admin commands use it. */
-export function openApp(config: Config): AppContext {
-  // Data written to SQLite while the operator meant PostgreSQL would be lost to them: refuse instead.
-  if (config.databaseUrl !== undefined || config.redisUrl !== undefined)
-    throw new Error(
-      `${config.databaseUrl !== undefined ? 'DATABASE_URL' : 'REDIS_URL'} is set, but this build of Hearth has no PostgreSQL engine yet ` +
-        '(it stores everything in the embedded SQLite of DATA_DIR): unset DATABASE_URL and REDIS_URL to run on SQLite.',
-    );
+/**
+ * Opens the data dir (master key, database, migrations) without listening: the CLI's admin commands use it. The
+ * database is the data dir's SQLite, or the PostgreSQL of `databaseUrl` (DATABASE_URL) when it is set.
+ */
+export async function openApp(config: Config): Promise<AppContext> {
+  // Redis carries what instances tell each other; until Hearth speaks to it, a setting that promises a cluster is refused.
+  if (config.redisUrl !== undefined)
+    throw new Error('REDIS_URL is set, but this build of Hearth does not use Redis yet (one instance per database): unset REDIS_URL.');
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, config.logFormat);
   const keyPath = masterKeyPath(config);
@@ -64,7 +64,11 @@ export function openApp(config: Config): AppContext {
   const secrets = createSecrets(master.key);
   let storage: Storage;
   try {
-    storage = openStorage(config.dataDir, { log, masterKey: masterKeyIdentity(secrets, keyPath) });
+    const masterKey = masterKeyIdentity(secrets, keyPath);
+    storage =
+      config.databaseUrl === undefined
+        ? openStorage(config.dataDir, { log, masterKey })
+        : await (await import('./db/pg/storage.ts')).openPgStorage(config.databaseUrl, { log, masterKey });
   } catch (error) {
     // a key this start made, for a database that holds another key's secrets: the data dir is left as it was
     if (master.created && error instanceof MasterKeyMismatchError) rmSync(keyPath, { force: true });
@@ -114,7 +118,7 @@ function urlHost(host: string): string {
 /** The server used by `npm start`, the tests and the desktop app. */
 export async function createServer(overrides: ConfigOverrides = {}): Promise<HearthServer> {
   const config = resolveConfig(overrides);
-  const app = openApp(config);
+  const app = await openApp(config);
   let http: Server | undefined;
   try {
     const credentials = await ensureDefaultCredentials(app);
@@ -162,7 +166,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         await app.mail.close(config.shutdownGraceMs);
         await app.crdt.flushAll();
         app.crdt.close();
-        app.storage.close({ checkpoint: true });
+        await app.storage.close({ checkpoint: true });
         removeServerLock(config.dataDir);
       })());
 
@@ -174,7 +178,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     await app.jobs.close();
     await app.webhooks.close();
     await app.mail.close();
-    app.storage.close();
+    await app.storage.close();
     throw error;
   }
 }

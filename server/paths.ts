@@ -29,6 +29,8 @@ export const WORKER_ENTRY = join(CODE_ROOT, 'server', 'webhooks', 'worker-entry.
 export const PACKAGE_JSON = join(PACKAGE_ROOT, 'package.json');
 /** The committed drizzle-kit migrations (SQL and journal). */
 export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'server', 'db', 'migrations');
+/** PostgreSQL's migrations (drizzle-kit's pg dialect, from the same schema). */
+export const PG_MIGRATIONS_DIR = join(PACKAGE_ROOT, 'server', 'db', 'pg', 'migrations');
 /** The built admin UI (npm run build:renderer). */
 export const RENDERER_DIST = join(PACKAGE_ROOT, 'renderer', 'dist');
 /** Static lists the server reads (regions). */

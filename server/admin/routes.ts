@@ -345,9 +345,9 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     const { apiKey, messageId, endpointId, attemptId, at } = input.value;
     const g = await keyGuard(kit, event, apiKey);
     if (!g.ok) return g.error;
-    const row = deliveries.delivery(g.scope, messageId, endpointId);
+    const row = await deliveries.delivery(g.scope, messageId, endpointId);
     if (!row) return fail(event, 404, 'No such delivery.');
-    const attempt = attemptId ? deliveries.attemptHeaders(g.scope, attemptId) : undefined;
+    const attempt = attemptId ? await deliveries.attemptHeaders(g.scope, attemptId) : undefined;
     if (attemptId && (!attempt || attempt.eventId !== messageId || attempt.target !== endpointId))
       return fail(event, 404, `No attempt ${attemptId} of this delivery.`);
     const lines = (pairs: Array<[string, string]>) => pairs.map(([name, value]) => `${name}: ${value}`);

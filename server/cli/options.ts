@@ -6,6 +6,7 @@ import { resolveConfig, type Config, type ConfigOverrides } from '../config.ts';
 import { configFromAllSources, mergeOverrides } from '../config-file.ts';
 import type { AppContext } from '../context.ts';
 import { DATABASE_FILE, KEY_FILE } from '../data-files.ts';
+import { masterKeyPath } from '../security/secrets.ts';
 import { runningServer } from '../server-lock.ts';
 import { CliError, type CliIO } from './command.ts';
 
@@ -54,6 +55,17 @@ export function loadConfig(
  * key would make every stored secret unreadable).
  */
 export async function openExistingDataDir(config: Config): Promise<AppContext> {
+  if (config.databaseUrl !== undefined) {
+    // PostgreSQL (DATABASE_URL): the data dir holds the master key only; the database checks that it is its key
+    if (!existsSync(masterKeyPath(config))) {
+      throw new CliError(
+        `No master key at ${masterKeyPath(config)}: give the key the PostgreSQL database's secrets are encrypted under (MASTER_KEY_FILE, or --data-dir)`,
+        1,
+      );
+    }
+    const { openApp } = await import('../index.ts');
+    return await openApp({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
+  }
   if (!existsSync(join(config.dataDir, DATABASE_FILE))) {
     throw new CliError(`No Hearth data dir at ${config.dataDir}: start the server once (npm start), or check --data-dir`);
   }
@@ -64,7 +76,7 @@ export async function openExistingDataDir(config: Config): Promise<AppContext> {
   // Loaded on use: the whole server is not needed for --help or a configuration error.
   const { openApp } = await import('../index.ts');
   // Admin commands print results, not the server's info lines; warnings (a pre-migration backup) still show.
-  return openApp({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
+  return await openApp({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
 }
 
 /**
@@ -89,7 +101,7 @@ export async function withDataDir<T>(config: Config, work: (app: AppContext) => 
   try {
     return await work(app);
   } finally {
-    app.storage.close();
+    await app.storage.close();
   }
 }
 

@@ -19,10 +19,10 @@ export type BulkRow<T extends BulkTable> = Schema[T] extends SQLiteTable ? Schem
 export interface BulkWriter {
   /** An inserter for `table`: each call adds one row (all columns the first row names, in the same shape). */
   into<T extends BulkTable>(table: T): (row: BulkRow<T>) => void;
-  /** Commits the open batch. */
-  commit(): void;
+  /** Commits the open batch (on PostgreSQL, when the promise resolves: await it). */
+  commit(): void | Promise<void>;
   /** Rolls back the open batch (what was committed before stays). */
-  rollback(): void;
+  rollback(): void | Promise<void>;
   rows(): number;
 }
 
@@ -77,8 +77,8 @@ export function createBulkWriter(sqlite: Database.Database, batchRows = 10_000):
 }
 
 export interface BulkLoad extends BulkWriter {
-  /** Puts the connection's settings back and checkpoints the WAL into the database file. */
-  finish(): void;
+  /** Puts the connection's settings back and checkpoints the WAL into the database file (PostgreSQL: analyzes). */
+  finish(): void | Promise<void>;
 }
 
 /**

@@ -34,15 +34,11 @@ function databaseBytes(dataDir: string): number {
  * and snapshot) and the gauge gives the last reading.
  */
 export function registerGauges(app: AppContext): Gauges {
-  const deliveryFile = app.storage.deliveries;
-  const deliveries = (status: 'pending' | 'failed') => {
-    try {
-      return deliveryFile.withStatus(status);
-    } catch {
-      return 0;
-    }
-  };
+  // the last reading of each (refresh below): a gauge is read synchronously
   let outboxDepth = 0;
+  const deliveryCounts = { pending: 0, failed: 0 };
+  let size = 0;
+  const deliveries = (status: 'pending' | 'failed') => deliveryCounts[status];
   app.monitor.metrics.gauge(() => [
     { name: 'hearth_websocket_connections', help: 'Open y-websocket connections.', value: app.crdt.totalConnections() },
     { name: 'hearth_rooms_loaded', help: 'Yjs documents held in memory.', value: app.crdt.liveCount() },
@@ -52,11 +48,19 @@ export function registerGauges(app: AppContext): Gauges {
       value: outboxDepth + deliveries('pending'),
     },
     { name: 'hearth_webhook_failed_deliveries', help: 'Webhook deliveries that failed every attempt (kept in webhooks.db).', value: deliveries('failed') },
-    { name: 'hearth_database_bytes', help: 'Size of the SQLite files in the data dir, write-ahead logs included.', value: databaseBytes(app.config.dataDir) },
+    {
+      name: 'hearth_database_bytes',
+      help: "Size of the database on disk: SQLite's files in the data dir with their write-ahead logs, or PostgreSQL's database.",
+      value: app.storage.engine.kind === 'postgres' ? size : databaseBytes(app.config.dataDir),
+    },
   ]);
   return {
     async refresh() {
       outboxDepth = await app.storage.inspection.outboxDepth();
+      // each reading on its own: delivery state that cannot be read (webhooks.db being replaced) keeps the last one
+      for (const status of ['pending', 'failed'] as const)
+        deliveryCounts[status] = await app.storage.deliveries.withStatus(status).catch(() => deliveryCounts[status]);
+      if (app.storage.engine.kind === 'postgres') size = await app.storage.databaseBytes();
     },
   };
 }

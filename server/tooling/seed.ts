@@ -78,7 +78,7 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
   if (existsSync(join(dataDir, DATABASE_FILE)) && !existsSync(join(dataDir, KEY_FILE))) {
     throw new SeedRefusedError(`${dataDir} has a database but no ${KEY_FILE}: restore the key (or a backup) before seeding it.`);
   }
-  const app = openApp(resolveConfig({ dataDir, logLevel: 'warn' }));
+  const app = await openApp(resolveConfig({ dataDir, logLevel: 'warn' }));
   try {
     const credentials = await ensureDefaultCredentials(app);
     const apiKeyId = options.apiKeyId ?? credentials.apiKey;
@@ -103,10 +103,10 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
     const now = options.now ?? Date.now();
     try {
       generateSet({ writer, apiKey, dataDir, d, now, counts, plan, progress: report.tick, out: set });
-      writer.commit();
+      await writer.commit();
       const webhooks = await seedWebhooks(app, scope, tag, set);
       report.finish();
-      writer.finish();
+      await writer.finish();
       const attachmentBytes = set.storageKeys.reduce((sum, key) => sum + statSync(join(attachmentsDir(dataDir), key)).size, 0);
       return {
         dataDir,
@@ -119,14 +119,14 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
         notes: webhooks.notes,
         crdt: { editorId: EDITOR_ID, contentKey: CONTENT_KEY },
         durationMs: Math.round(performance.now() - started),
-        databaseBytes: statSync(join(dataDir, DATABASE_FILE)).size,
+        databaseBytes: await app.storage.databaseBytes(),
         attachmentBytes,
         credentialsFile: join(dataDir, CREDENTIALS_FILE),
       };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       try {
-        writer.rollback();
+        await writer.rollback();
         await removeSet(
           app,
           scope,
@@ -145,7 +145,7 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
     app.crdt.close();
     await app.jobs.close();
     await app.mail.close();
-    app.storage.close();
+    await app.storage.close();
   }
 }
 

@@ -77,6 +77,7 @@ export function createWebhookDispatcher(
     dataDir: app.config.dataDir,
     masterKeyFile: masterKeyPath(app.config),
     databaseFile: DATABASE_FILE,
+    databaseUrl: app.config.databaseUrl,
     version: app.version,
     settings: {
       retryScheduleMs: app.config.webhooks.retryScheduleMs,

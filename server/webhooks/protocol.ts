@@ -49,6 +49,8 @@ export interface WorkerData {
   /** The master key's file (DATA_DIR/master.key or MASTER_KEY_FILE), already checked against hearth.db by the server. */
   masterKeyFile: string;
   databaseFile: string;
+  /** PostgreSQL's URL when the server runs on it (DATABASE_URL): the delivery state is in its tables then. */
+  databaseUrl?: string | undefined;
   version: string;
   settings: {
     retryScheduleMs: number[];

@@ -1,6 +1,7 @@
 // The delivery worker thread: runs the delivery engine (engine.ts) away from the thread that answers requests.
 // It owns `webhooks.db`, reads `hearth.db` through a query-only connection, and asks the main thread for the
-// few writes `hearth.db` needs (protocol.ts). Started by dispatcher.ts through worker-entry.mjs. Since it holds a
+// few writes `hearth.db` needs (protocol.ts); on PostgreSQL, it has a pool of its own to the one database, where
+// the delivery state is, with the same division of the writes. Started by dispatcher.ts through worker-entry.mjs. Since it holds a
 // connection to `hearth.db` off the request thread, it also runs that database's checkpointer (db/checkpointer.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDeliveryWorkerStorage } from '../db/repos/webhook-delivery.ts';
@@ -14,12 +15,16 @@ const data = workerData as WorkerData;
 const post = (message: FromWorker) => port.postMessage(message);
 
 let lastCheckpointError: string | undefined;
-const storage = openDeliveryWorkerStorage(data.dataDir, data.databaseFile, (error) => {
-  // Once per distinct failure, not once a pass.
-  if (error.message === lastCheckpointError) return;
-  lastCheckpointError = error.message;
-  post({ type: 'log', level: 'warn', message: 'hearth.db checkpoint failed; the server thread checkpoints meanwhile', fields: { error: error.message } });
-});
+// On PostgreSQL (DATABASE_URL) the delivery state is in its tables: loaded only then (it brings drizzle and pg)
+const storage =
+  data.databaseUrl === undefined
+    ? openDeliveryWorkerStorage(data.dataDir, data.databaseFile, (error) => {
+        // Once per distinct failure, not once a pass.
+        if (error.message === lastCheckpointError) return;
+        lastCheckpointError = error.message;
+        post({ type: 'log', level: 'warn', message: 'hearth.db checkpoint failed; the server thread checkpoints meanwhile', fields: { error: error.message } });
+      })
+    : (await import('../db/pg/repos/webhook-delivery.ts')).openDeliveryWorkerStoragePg(data.databaseUrl);
 
 let nextWrite = 0;
 const pendingWrites = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
@@ -59,11 +64,13 @@ port.on('message', (message: ToWorker) => {
       return;
     case 'close':
       storage.stopCheckpointer();
-      void engine.close(message.graceMs).finally(() => {
-        storage.close();
-        post({ type: 'closed' });
-        port.close();
-      });
+      void engine
+        .close(message.graceMs)
+        .then(() => storage.close())
+        .finally(() => {
+          post({ type: 'closed' });
+          port.close();
+        });
       return;
   }
 });

@@ -25,6 +25,7 @@ import { adminCookie } from '../helpers/admin.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import type { WorkspaceAnswer } from '../helpers/answers.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 /** advancedwebhook/endpoints/create's data. */
 interface EndpointAnswer {
@@ -159,8 +160,8 @@ describe('paged lists', () => {
     const ofDoc = await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', documentId: 'd1', dir: 'desc', limit: 2 });
     expect(ofDoc.items.map((n) => n.headline)).toEqual(['Ann said 2', 'Ann said 1', 'Ann said 0']);
     const recipients = (
-      t.server.app.storage.engine.main.sqlite
-        .prepare('SELECT count(*) AS n FROM notification_recipients WHERE notification_id = ?')
+      sqliteEngineOf(t.server.app.storage)
+        .main.sqlite.prepare('SELECT count(*) AS n FROM notification_recipients WHERE notification_id = ?')
         .get(ofDoc.items[0]?.id) as { n: number }
     ).n;
     expect(recipients).toBeGreaterThan(0);
@@ -184,7 +185,7 @@ describe('paged lists', () => {
     expect(doc.body.counts.notifications).toBe(0);
     const user = await json(await get('/user', { apiKey: apiKey(), userId: 'bob' }));
     const toBob = (
-      t.server.app.storage.engine.main.sqlite.prepare("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'").get() as { n: number }
+      sqliteEngineOf(t.server.app.storage).main.sqlite.prepare("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'").get() as { n: number }
     ).n;
     expect(toBob).toBeGreaterThanOrEqual(3);
     expect(userAnswer.parse(user.body)).toMatchObject({ user: { id: 'bob', name: 'BOB' }, organizations: ['o1'], notifications: toBob });
@@ -254,7 +255,7 @@ describe('sorting', () => {
 
   it("lists an organization's notifications by time both ways, and the mailbox by time, paged", async () => {
     const stored = (
-      t.server.app.storage.engine.main.sqlite.prepare("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'").all() as Array<{
+      sqliteEngineOf(t.server.app.storage).main.sqlite.prepare("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'").all() as Array<{
         id: string;
         timestamp: number;
       }>
@@ -272,8 +273,8 @@ describe('sorting', () => {
       expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const ours = 'workspace_id = ? OR api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)';
     const mail = (
-      t.server.app.storage.engine.main.sqlite
-        .prepare(`SELECT id, created_at AS createdAt FROM mail_outbox WHERE ${ours}`)
+      sqliteEngineOf(t.server.app.storage)
+        .main.sqlite.prepare(`SELECT id, created_at AS createdAt FROM mail_outbox WHERE ${ours}`)
         .all(t.credentials.workspaceId, t.credentials.workspaceId) as Array<{ id: string; createdAt: number }>
     )
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
@@ -370,7 +371,7 @@ describe('query plans', () => {
    */
   async function statementsOf(run: (q: InspectionRepo) => void): Promise<string[]> {
     const seen: string[] = [];
-    const real = t.server.app.storage.engine.main.sqlite;
+    const real = sqliteEngineOf(t.server.app.storage).main.sqlite;
     const noting = new Proxy(real, {
       get(target, prop, receiver) {
         if (prop === 'prepare') return (text: string) => (seen.push(text), target.prepare(text));
@@ -394,7 +395,9 @@ describe('query plans', () => {
   const key = () => tenantScope(apiKey(), t.credentials.workspaceId, { kind: 'admin' });
   const planOf = (text: string) =>
     (
-      t.server.app.storage.engine.main.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{
+      sqliteEngineOf(t.server.app.storage)
+        .main.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`)
+        .all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{
         detail: string;
       }>
     ).map((p) => p.detail);

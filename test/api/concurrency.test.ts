@@ -8,6 +8,7 @@
 // every write is there in full.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 let t: TestServer;
 
@@ -349,7 +350,7 @@ describe('units of work under concurrent requests (real HTTP)', () => {
     // SQLite answers at once, so a unit of work runs from its first statement to its commit without other
     // requests' code between its awaits; a network database's would not. Every statement here waits a turn of
     // the event loop first: readers then run inside units of work, and a write split in two would show.
-    const engine = t.server.app.storage.engine;
+    const engine = sqliteEngineOf(t.server.app.storage);
     const { read: readNow, write: writeNow } = engine;
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
     engine.read = async (work) => {

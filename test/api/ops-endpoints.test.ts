@@ -2,6 +2,7 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -25,7 +26,7 @@ describe('the operations endpoints', () => {
   it('GET /readyz answers 503, naming the check, when the database cannot be read', async () => {
     const broken = await startTestServer();
     try {
-      broken.server.app.storage.engine.main.sqlite.close();
+      sqliteEngineOf(broken.server.app.storage).main.sqlite.close();
       const res = await fetch(`${broken.url}/readyz`);
       expect(res.status).toBe(503);
       const body = (await res.json()) as { status: string; checks: { database: string } };

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 let t: TestServer;
 let prepared: string[] = [];
@@ -14,7 +15,7 @@ beforeAll(async () => {
   t = await startTestServer();
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
   // both connections: reads outside units of work compile on the main one, units of work on the write one
-  const restores = [t.server.app.storage.engine.main.sqlite, t.server.app.storage.engine.writer.sqlite].map((sqlite) => {
+  const restores = [sqliteEngineOf(t.server.app.storage).main.sqlite, sqliteEngineOf(t.server.app.storage).writer.sqlite].map((sqlite) => {
     const prepare = sqlite.prepare;
     sqlite.prepare = ((source: string) => {
       prepared.push(source);
@@ -39,7 +40,7 @@ async function pagePlan(path: string, data: Record<string, unknown>, table: stri
   const page = prepared.filter((sql) => sql.includes(`from "${table}"`) && / limit [+]?\?$/.test(sql));
   expect(page, `${path} ${JSON.stringify(data)}: one page statement compiled`).toHaveLength(1);
   const sql = page[0] as string;
-  const sqlite: Database.Database = t.server.app.storage.engine.main.sqlite;
+  const sqlite: Database.Database = sqliteEngineOf(t.server.app.storage).main.sqlite;
   const parameters = Array.from({ length: sql.split('?').length - 1 }, () => 'x');
   return sqlite
     .prepare<unknown[], { detail: string }>(`explain query plan ${sql}`)
@@ -92,7 +93,7 @@ describe("a reply reads its thread's first and last comment from an index", () =
     expect(reply.status).toBe(200);
     const ends = prepared.filter((sql) => sql.includes('from "comments"') && sql.includes('order by "comments"."created_at"') && / limit [+]?\?$/.test(sql));
     expect(ends).toHaveLength(2);
-    const sqlite: Database.Database = t.server.app.storage.engine.main.sqlite;
+    const sqlite: Database.Database = sqliteEngineOf(t.server.app.storage).main.sqlite;
     for (const sql of ends) {
       const plan = sqlite
         .prepare<unknown[], { detail: string }>(`explain query plan ${sql}`)

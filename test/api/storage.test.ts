@@ -8,6 +8,7 @@ import { MAIN_AUTOCHECKPOINT_PAGES } from '../../server/db/checkpointer.ts';
 import { createServer } from '../../server/index.ts';
 import type { authTokenAnswer, authTokensAnswer } from '../../shared/schemas/answers.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -80,7 +81,7 @@ function notesInDatabaseFile(): number {
 describe('checkpoints', () => {
   it('copies new writes into the database file from the delivery worker, not from the request thread', async () => {
     // The request thread checkpoints only as a backstop while the worker's checkpointer runs.
-    expect(t.server.app.storage.engine.main.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(MAIN_AUTOCHECKPOINT_PAGES);
+    expect(sqliteEngineOf(t.server.app.storage).main.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(MAIN_AUTOCHECKPOINT_PAGES);
     for (let i = 0; i < 30; i++) {
       const added = await t.callK('/v2/notifications/add', {
         organizationId: 'org',

@@ -10,6 +10,7 @@ import * as Y from 'yjs';
 import { createCrdtStore, type DocKey } from '../../server/crdt/store.ts';
 import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
 import { corruptedMessages, yjsMessage } from '../helpers/yjs.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 /** crdt/get's data: one item per editor, its content decoded by type. */
 interface CrdtItem {
@@ -51,7 +52,7 @@ const contentOf = (doc: Y.Doc) =>
 describe('corrupted client updates', () => {
   it('leave a stored document that loads, and is the document in memory after each compaction', async () => {
     const app = t.server.app;
-    const apiKeyId = (app.storage.engine.main.sqlite.prepare('SELECT api_key_id AS k FROM crdt_documents').get() as { k: string }).k;
+    const apiKeyId = (sqliteEngineOf(app.storage).main.sqlite.prepare('SELECT api_key_id AS k FROM crdt_documents').get() as { k: string }).k;
     const key: DocKey = { apiKeyId, organizationId: 'o', documentId: 'd', editorId: 'e' };
     const scope = (await app.storage.keys.scopeFor(apiKeyId))!;
     // y-protocols catches and reports (console.error) each update Yjs refuses
@@ -87,8 +88,8 @@ describe('corrupted client updates', () => {
     await t.callK('/v2/crdt/add', { organizationId: 'o', documentId: 'd', editorId: 'log', type: 'text', data: 'one' });
     await t.callK('/v2/crdt/update', { organizationId: 'o', documentId: 'd', editorId: 'log', type: 'text', data: 'one two' });
     const app = t.server.app;
-    const row = app.storage.engine.main.sqlite
-      .prepare("SELECT api_key_id, organization_id, document_id, editor_id FROM crdt_documents WHERE editor_id = 'log'")
+    const row = sqliteEngineOf(app.storage)
+      .main.sqlite.prepare("SELECT api_key_id, organization_id, document_id, editor_id FROM crdt_documents WHERE editor_id = 'log'")
       .get() as Record<string, string>;
     const key: DocKey = { apiKeyId: row.api_key_id!, organizationId: 'o', documentId: 'd', editorId: 'log' };
     const scope = (await app.storage.keys.scopeFor(key.apiKeyId))!;
@@ -96,7 +97,7 @@ describe('corrupted client updates', () => {
     (await app.crdt.load(scope, key))!.lastActivity = 0;
     await app.crdt.unloadIfIdle();
     // a good update, then one Yjs throws on when applied (31 values announced, one there), in the log
-    const append = app.storage.engine.main.sqlite.prepare(
+    const append = sqliteEngineOf(app.storage).main.sqlite.prepare(
       'INSERT INTO crdt_updates (api_key_id, organization_id, document_id, editor_id, "update", created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     const writer = new Y.Doc();

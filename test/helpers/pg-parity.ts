@@ -7,13 +7,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createPgEngine, type PgEngine } from '../../server/db/pg/engine.ts';
-import { openStorage, type Storage } from '../../server/db/repos/index.ts';
+import { openStorage, sqliteEngineOf, type Storage } from '../../server/db/repos/index.ts';
+import type { SqliteEngine } from '../../server/db/storage.ts';
 import { type TenantScope, tenantScope } from '../../server/db/scope.ts';
 import { startPostgres, type ThrowawayPostgres } from './external-servers.ts';
 
 export interface BothEngines {
   /** The SQLite storage (its repositories are the originals). */
   storage: Storage;
+  /** Its engine (connections), for tests that read SQLite's tables directly. */
+  sqlite: SqliteEngine;
   /** The PostgreSQL engine the ported repositories run on. */
   engine: PgEngine;
   /** The scopes of the two API keys, the same on both engines. */
@@ -31,7 +34,7 @@ export async function bothEngines(): Promise<BothEngines> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-parity-'));
   const engine = createPgEngine({ url: server.url });
   await engine.migrate();
-  openStorage(dir).close();
+  await openStorage(dir).close();
   const insertBoth = async (statement: string, values: unknown[]) => {
     const sqlite = new Database(join(dir, 'hearth.db'));
     try {
@@ -76,6 +79,7 @@ export async function bothEngines(): Promise<BothEngines> {
   const storage = openStorage(dir);
   return {
     storage,
+    sqlite: sqliteEngineOf(storage),
     engine,
     k1: tenantScope('k1', 'w1'),
     k2: tenantScope('k2', 'w2'),
@@ -93,7 +97,7 @@ export async function bothEngines(): Promise<BothEngines> {
         ]);
     },
     async close() {
-      storage.close();
+      await storage.close();
       await engine.close();
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

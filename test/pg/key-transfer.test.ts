@@ -59,7 +59,7 @@ async function dump(engine: 'sqlite' | 'pg') {
     const text = `SELECT * FROM ${table}${inOrder ? ` ORDER BY ${engine === 'sqlite' ? 'rowid' : INSERTION_ORDER_COLUMN}` : ''}`;
     const rows =
       engine === 'sqlite'
-        ? (both.storage.engine.main.sqlite.prepare(text).all() as KeyRow[])
+        ? (both.sqlite.main.sqlite.prepare(text).all() as KeyRow[])
         : await both.engine.read(async (db) => (await db.$client.query<KeyRow>({ text, types: asSqlite })).rows);
     if (engine === 'pg' && inOrder) {
       // numbered by the database, in the order the rows went in
@@ -362,7 +362,7 @@ describe('key transfer', () => {
     expect(await port.importRows(k2, log, () => false)).toEqual(onSqlite);
     const seqs = async () =>
       both.engine.read(async (db) => (await db.$client.query<{ seq: number }>('SELECT seq FROM crdt_updates ORDER BY seq')).rows.map((r) => Number(r.seq)));
-    const sqliteSeqs = both.storage.engine.main.sqlite
+    const sqliteSeqs = both.sqlite.main.sqlite
       .prepare('SELECT seq FROM crdt_updates ORDER BY seq')
       .all()
       .map((r) => (r as { seq: number }).seq);

@@ -64,7 +64,7 @@ async function dump(engine: 'sqlite' | 'pg') {
     const text = `SELECT * FROM ${table}`;
     const rows =
       engine === 'sqlite'
-        ? (both.storage.engine.main.sqlite.prepare(text).all() as Row[])
+        ? (both.sqlite.main.sqlite.prepare(text).all() as Row[])
         : await both.engine.read(async (db) => (await db.$client.query<Row>({ text, types: asSqlite })).rows);
     out[table] = sorted(rows);
   }

@@ -38,7 +38,7 @@ async function dump(engine: 'sqlite' | 'pg') {
     const text = `SELECT ${row} AS r FROM ${table} ORDER BY 1`;
     out[table] =
       engine === 'sqlite'
-        ? (both.storage.engine.main.sqlite.prepare(text).pluck().all() as string[])
+        ? (both.sqlite.main.sqlite.prepare(text).pluck().all() as string[])
         : await both.engine.read(async (db) => (await db.$client.query<{ r: string }>(text)).rows.map((x) => x.r));
   }
   return out;

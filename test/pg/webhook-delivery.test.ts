@@ -87,7 +87,7 @@ beforeAll(async () => {
     'k1',
   ]);
   await both.insertBoth('INSERT INTO api_key_secrets (api_key_id, name, value_enc, updated_at) VALUES (?, ?, ?, ?)', ['k1', 'webhook:authToken', 'sealed', T]);
-  sqliteWorker = openDeliveryWorkerStorage(dirname(both.storage.engine.main.sqlite.name), 'hearth.db', (error) => {
+  sqliteWorker = openDeliveryWorkerStorage(dirname(both.sqlite.main.sqlite.name), 'hearth.db', (error) => {
     throw error;
   });
   sqliteWorker.stopCheckpointer();

@@ -26,9 +26,9 @@ function sqliteRepo(): Repo {
   return {
     ...both.storage.webhooks,
     events: async () =>
-      both.storage.engine.main.sqlite
-        .prepare(`SELECT ${EVENT_COLUMNS}, payload, basic_payload AS "basicPayload" FROM webhook_events ORDER BY id`)
-        .all() as Array<Record<string, unknown>>,
+      both.sqlite.main.sqlite.prepare(`SELECT ${EVENT_COLUMNS}, payload, basic_payload AS "basicPayload" FROM webhook_events ORDER BY id`).all() as Array<
+        Record<string, unknown>
+      >,
   };
 }
 

@@ -20,6 +20,7 @@ import type { AnyOperation } from '../../server/http/operation.ts';
 import { operations } from '../../server/operations/index.ts';
 import { apiKeyHeaders, eventually, startTestServer, workspaceHeaders, type TestServer } from '../helpers/server.ts';
 import { busyOf, copyTables, missingSeeded, must, ORG, requestData, seededIds, seedTenant } from './helpers/tenants.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 const TOTAL = Number(process.env.ATOMICITY_REQUESTS ?? 10_000);
 const SEED = Number(process.env.ATOMICITY_SEED ?? Date.now() % 2 ** 31);
@@ -98,7 +99,7 @@ describe('no half-done writes: a refused request changes nothing', () => {
         // every operation once a round, each time with other generated data
         if (n % ops.length === 0) order = roundOrder(ops, n / ops.length);
         const op = order[n % ops.length] as AnyOperation;
-        if (missingSeeded(t.server.app.storage.engine.main.sqlite, t.credentials.apiKey).length > 0) {
+        if (missingSeeded(sqliteEngineOf(t.server.app.storage).main.sqlite, t.credentials.apiKey).length > 0) {
           reseeded++;
           await seed(true);
           rows = allRows();

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 import type { UserTokenAnswer } from '../helpers/answers.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 /** crdt/get's data for the text editors here. */
 interface TextItem {
@@ -45,8 +46,8 @@ const room = (editorId: string) => ({ organizationId: ORG, documentId: DOC, edit
 const storedRow = async (editorId: string) => dataOf<TextItem[]>(await t.callK('/v2/crdt/get', room(editorId)))[0]!;
 const logLength = (editorId: string) =>
   (
-    t.server.app.storage.engine.main.sqlite
-      .prepare('select count(*) as n from crdt_updates where organization_id = ? and document_id = ? and editor_id = ?')
+    sqliteEngineOf(t.server.app.storage)
+      .main.sqlite.prepare('select count(*) as n from crdt_updates where organization_id = ? and document_id = ? and editor_id = ?')
       .get(ORG, DOC, editorId) as { n: number }
   ).n;
 

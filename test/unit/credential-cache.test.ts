@@ -12,6 +12,7 @@ import { DATABASE_FILE, openApp } from '../../server/index.ts';
 import { ensureDefaultCredentials } from '../../server/services/bootstrap.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { apiKeyHeaders, call, dataOf, errorOf, startTestServer, type TestServer } from '../helpers/server.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 /** The tables a verified API key or workspace is read from (storage's keys.credentialChanges watches these). */
 /** workspace/authtoken/reset's data: the key's new auth token. */
@@ -113,10 +114,10 @@ describe('VerifiedCredentials', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'hearth-credential-tables-'));
-    const app = openApp(resolveConfig({ dataDir: dir, logLevel: 'silent' }));
+    const app = await openApp(resolveConfig({ dataDir: dir, logLevel: 'silent' }));
     try {
       await ensureDefaultCredentials(app);
-      const sqlite = app.storage.engine.main.sqlite;
+      const sqlite = sqliteEngineOf(app.storage).main.sqlite;
       const pairs = counted(sqlite, CREDENTIAL_TABLES);
       const workspace = (sqlite.prepare('SELECT id FROM workspaces LIMIT 1').get() as { id: string }).id;
       const tokens = sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number };
@@ -134,7 +135,7 @@ describe('VerifiedCredentials', () => {
       expect(await pairs.after('DELETE FROM workspaces WHERE id = ?', workspace)).toBe(4);
       expect((sqlite.prepare('SELECT count(*) AS n FROM auth_tokens').get() as { n: number }).n).toBe(0);
     } finally {
-      app.storage.close();
+      await app.storage.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../../server/db/repos/index.ts';
+import { openStorage, sqliteEngineOf } from '../../server/db/repos/index.ts';
 import { tenantScope } from '../../server/db/scope.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hearth-storage-'));
 const storage = openStorage(dir);
-const opened = storage.engine.main;
+const opened = sqliteEngineOf(storage).main;
 // the key the rows belong to (organizations reference api_keys)
 opened.sqlite.exec(
   "INSERT INTO workspaces (id, name, owner_id, owner_email, auth_token_enc, auth_token_digest) VALUES ('w', 'w', 'o', 'o@example.com', 'x', 'x')",
@@ -16,8 +16,8 @@ opened.sqlite.exec(
   "INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k', 'w', 'k', 'testing', 'o@example.com', '[]', '{}')",
 );
 const scope = tenantScope('k', 'w');
-afterAll(() => {
-  storage.close();
+afterAll(async () => {
+  await storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

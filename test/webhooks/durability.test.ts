@@ -9,6 +9,7 @@ import { apiKeyHeaders, call, dataOf, eventually, startTestServer, type TestServ
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 import type { UserTokenAnswer } from '../helpers/answers.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 const receivers: Receiver[] = [];
 const receiver = async (options: Parameters<typeof startReceiver>[0] = {}) => {
@@ -121,7 +122,7 @@ describe('crdt.update_data, debounced per document', () => {
     const quiet = await startTestServer({ webhooks: FAST_WEBHOOKS });
     try {
       await quiet.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'd', editorId: 'e', type: 'text', data: 'x' });
-      const rows = quiet.server.app.storage.engine.main.sqlite.prepare('select count(*) as n from webhook_events').get() as { n: number };
+      const rows = sqliteEngineOf(quiet.server.app.storage).main.sqlite.prepare('select count(*) as n from webhook_events').get() as { n: number };
       expect(rows.n).toBe(0);
     } finally {
       await quiet.close();

@@ -6,6 +6,7 @@ import { emitEvent } from '../../server/webhooks/outbox.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { FAST_WEBHOOKS } from '../helpers/webhooks.ts';
+import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 // The outbox writes an event only when a live endpoint would take it: the same type and channel filters the
 // delivery worker applies when it fans the event out. Before, any enabled endpoint made every event be written
@@ -34,7 +35,7 @@ async function endpoint(name: keyof typeof endpoints, input: Record<string, unkn
 beforeAll(async () => {
   t = await startTestServer({ webhooks: FAST_WEBHOOKS });
   await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-  const apiKeyId = (t.server.app.storage.engine.main.sqlite.prepare('SELECT id FROM api_keys').get() as { id: string }).id;
+  const apiKeyId = (sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('SELECT id FROM api_keys').get() as { id: string }).id;
   scope = (await t.server.app.storage.keys.scopeFor(apiKeyId))!;
   await endpoint('types', { filterTypes: ['comment_annotation.add'] });
   await endpoint('doc', { channels: ['doc-b'] });
@@ -76,7 +77,7 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
       else expect(id, `${type} ${org}/${doc}`).toEqual(expect.any(String));
       for (const name of to) expected[name]!.push(id!);
     }
-    const count = (t.server.app.storage.engine.main.sqlite.prepare('SELECT count(*) AS n FROM webhook_events').get() as { n: number }).n;
+    const count = (sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('SELECT count(*) AS n FROM webhook_events').get() as { n: number }).n;
     expect(count).toBe(cases.filter((c) => c[3].length > 0).length);
     for (const [name, { r }] of Object.entries(endpoints)) {
       await eventually(() => expect(r.received.map((x) => String(x.headers['webhook-id'])).sort(), name).toEqual([...expected[name]!].sort()));
@@ -100,7 +101,11 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
       await new Promise((resolve) => setTimeout(resolve, FAST_WEBHOOKS.crdtDebounceMs + 20));
     }
     const pending = () =>
-      (t.server.app.storage.engine.main.sqlite.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'crdt.update_data'").get() as { n: number }).n;
+      (
+        sqliteEngineOf(t.server.app.storage).main.sqlite.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'crdt.update_data'").get() as {
+          n: number;
+        }
+      ).n;
     expect(pending()).toBe(0);
     // an endpoint that takes it (by its document) gets the burst, once
     const r = await startReceiver();

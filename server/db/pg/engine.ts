@@ -14,11 +14,11 @@
 // end; and the pool is bounded, so that a burst of requests queues for connections instead of overwhelming the
 // database.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { join } from 'node:path';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { PG_MIGRATIONS_DIR } from '../../paths.ts';
 
 /**
  * The drizzle database a repository's statements run on: the unit of work's connection, or the pool; `$client` is
@@ -38,7 +38,8 @@ export interface PgEngineOptions {
   serializableAttempts?: number;
 }
 
-const MIGRATIONS = join(import.meta.dirname, 'migrations');
+// found from the package root, as SQLite's: the built server is bundled into dist/ (paths.ts)
+const MIGRATIONS = PG_MIGRATIONS_DIR;
 /** The advisory lock instances take to migrate one at a time (any fixed 64-bit number; this one spells "hearthdb"). */
 const MIGRATION_LOCK = '7522525534844469346';
 /** PostgreSQL's answers that say "run the transaction again": serialization failure, deadlock. */

@@ -1,6 +1,7 @@
 // The repositories, one per area, over one engine: what services ask for their data. Each method that reads or
 // writes tenant data takes the tenant's scope and filters by it itself. `transaction` groups calls into one unit of
 // work (storage.ts).
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATABASE_FILE } from '../../data-files.ts';
 import type { Logger } from '../../log.ts';
@@ -39,17 +40,68 @@ import { webhooksRepo } from './webhooks.ts';
 import { inspectionRepo } from './inspection.ts';
 import { keyTransferRepo } from './key-transfer.ts';
 
+type Repos = {
+  organizations: ReturnType<typeof organizationsRepo>;
+  documentData: ReturnType<typeof documentDataRepo>;
+  activities: ReturnType<typeof activitiesRepo>;
+  notifications: ReturnType<typeof notificationsRepo>;
+  reactions: ReturnType<typeof reactionsRepo>;
+  recordings: ReturnType<typeof recordingsRepo>;
+  userData: ReturnType<typeof userDataRepo>;
+  crdt: ReturnType<typeof crdtRepo>;
+  workspaces: ReturnType<typeof workspacesRepo>;
+  keys: ReturnType<typeof keysRepo>;
+  loginLinks: ReturnType<typeof loginLinksRepo>;
+  mail: ReturnType<typeof mailRepo>;
+  comments: ReturnType<typeof commentsRepo>;
+  judgments: ReturnType<typeof judgmentsRepo>;
+  agents: ReturnType<typeof agentsRepo>;
+  workflows: ReturnType<typeof workflowsRepo>;
+  folders: ReturnType<typeof foldersRepo>;
+  documents: ReturnType<typeof documentsRepo>;
+  users: ReturnType<typeof usersRepo>;
+  memberships: ReturnType<typeof membershipsRepo>;
+  groups: ReturnType<typeof groupsRepo>;
+  access: ReturnType<typeof accessRepo>;
+  documentMigrations: ReturnType<typeof documentMigrationsRepo>;
+  seed: ReturnType<typeof seedRepo>;
+  webhooks: ReturnType<typeof webhooksRepo>;
+  inspection: ReturnType<typeof inspectionRepo>;
+  keyTransfer: ReturnType<typeof keyTransferRepo>;
+};
+
+/** What a storage's engine shows the rest of the server: which it is, and its change stamp (change-stamp.ts). */
+export type StorageEngine = SqliteEngine | { readonly kind: 'postgres'; changes(): number };
+
+/**
+ * A storage, over either engine (SQLite here; PostgreSQL in pg/storage.ts): the repositories, each with the SQLite
+ * original's type (the ports are held to it), and the unit of work that groups them.
+ */
+export type Storage = Repos & {
+  engine: StorageEngine;
+  /** Delivery state (webhooks.db on SQLite, its tables on PostgreSQL): attempts, replay targets, the admin's gauges and views. */
+  deliveries: ReturnType<typeof webhookDeliveriesRepo> & ReturnType<typeof deliveryInspection>;
+  /** Closes every connection; `checkpoint` first folds SQLite's write-ahead log into the file (a server's stop). */
+  close(options?: { checkpoint?: boolean }): Promise<void>;
+  /** Where the database stands against this build's migrations (GET /readyz); rejects when it cannot be read. */
+  readiness(): Promise<{ applied: number; pending: number; unknown: number }>;
+  /** The database's size on disk: hearth.db's file (its write-ahead log aside), or PostgreSQL's database. */
+  databaseBytes(): Promise<number>;
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  inTransaction(): boolean;
+};
+
 /**
  * The repositories over `engine` (hearth.db) and over webhooks.db's read connection (`deliveries`: the delivery
  * worker's file, read by the attempts list, replays and the admin's views). `close` closes every connection.
  */
-export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore) {
+export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore): Storage {
   return {
     engine,
     /** webhooks.db as the main thread reads it: attempts, replay targets, the admin's gauges and views. */
     deliveries: { ...webhookDeliveriesRepo(deliveries.db), ...deliveryInspection(deliveries.db) },
     /** Closes every connection; `checkpoint` first folds hearth.db's write-ahead log into the file (a server's stop). */
-    close(options: { checkpoint?: boolean } = {}) {
+    async close(options: { checkpoint?: boolean } = {}) {
       engine.close();
       if (engine.main.sqlite.open) {
         if (options.checkpoint) engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
@@ -59,6 +111,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore) {
     },
     /** Where hearth.db stands against this build's migrations, read on the main connection (GET /readyz); throws when it cannot be read. */
     readiness: () => engine.read((db) => schemaStatus(connectionOf(db))),
+    databaseBytes: async () => statSync(engine.main.sqlite.name).size,
     transaction: engine.transaction,
     inTransaction: engine.inTransaction,
     organizations: organizationsRepo(engine),
@@ -91,8 +144,6 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore) {
   };
 }
 
-export type Storage = ReturnType<typeof createStorage>;
-
 /**
  * A data dir's storage: hearth.db opened and migrated (with a backup first when a migration is pending, db/client.ts),
  * the engine's two connections over it, and webhooks.db's read connection. With `masterKey`, the key is checked against
@@ -111,4 +162,13 @@ export function openStorage(dataDir: string, options: { log?: Logger; masterKey?
     main.sqlite.close();
     throw error;
   }
+}
+
+/**
+ * The SQLite engine under a storage, for what only exists there (its connections, for tests and tools that inspect the
+ * file itself); on PostgreSQL it throws, naming the engine.
+ */
+export function sqliteEngineOf(storage: Pick<Storage, 'engine'>): SqliteEngine {
+  if (storage.engine.kind !== 'sqlite') throw new Error(`this reads SQLite's connections directly, and the storage runs on ${storage.engine.kind}`);
+  return storage.engine;
 }

@@ -783,17 +783,18 @@ export type InspectionRepo = ReturnType<typeof inspectionRepo>;
 export type DeliveryFile = BetterSQLite3Database<{ webhookDeliveries: typeof webhookDeliveries; webhookAttempts: typeof webhookAttempts }>;
 
 /**
- * The admin's reads of `webhooks.db` (its own file, not behind the engine of hearth.db: synchronous, read only):
- * the deliveries' gauges and, for one key, what a delivery sent and an attempt's headers.
+ * The admin's reads of `webhooks.db` (its own file, not behind the engine of hearth.db; read only): the deliveries'
+ * gauges and, for one key, what a delivery sent and an attempt's headers. Promises, as on PostgreSQL
+ * (pg/repos/webhook-deliveries.ts), where they are queries over the network.
  */
 export function deliveryInspection(deliveries: DeliveryFile) {
   return {
     /** Deliveries with a status (pending: waiting for an attempt; failed: every attempt failed), every key's: the server's gauge. */
-    withStatus: (status: 'pending' | 'failed'): number =>
+    withStatus: async (status: 'pending' | 'failed'): Promise<number> =>
       deliveries.select({ n: countOf() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, status)).get()?.n ?? 0,
 
     /** What a webhook delivery of the key sent: the exact body (the same on every attempt; each attempt is signed anew). */
-    delivery(scope: TenantScope, messageId: string, endpointId: string) {
+    async delivery(scope: TenantScope, messageId: string, endpointId: string) {
       const w = webhookDeliveries;
       return deliveries
         .select({ url: w.url, body: w.body, status: w.status, attempts: w.attempts })
@@ -803,7 +804,7 @@ export function deliveryInspection(deliveries: DeliveryFile) {
     },
 
     /** One attempt's headers: the request's as sent and the answer's as received (null on attempts recorded before they were kept). */
-    attemptHeaders(scope: TenantScope, attemptId: string) {
+    async attemptHeaders(scope: TenantScope, attemptId: string) {
       const row = deliveries.get<{
         eventId: string;
         target: string;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
 import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sqliteEngineOf } from '../../../server/db/repos/index.ts';
 
 let t: TestServer;
 interface Activity {
@@ -89,7 +90,7 @@ describe('/v2/activities/add', () => {
       },
     ]);
     expect((await get(['act-r']))[0]).toMatchObject({ actionUser: { userId: 'ghost' }, isActivityResolverUsed: true });
-    t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteEngineOf(t.server.app.storage).main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(join(t.dataDir, 'hearth.db')).includes('gina.hidden@example.com')).toBe(false);
   });
 

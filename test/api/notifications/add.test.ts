@@ -7,6 +7,7 @@ import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer
 import { startSmtpServer } from '../../helpers/smtp.ts';
 import type { NotificationItem } from '../../../server/services/notifications.ts';
 import type { authTokensAnswer } from '../../../shared/schemas/answers.ts';
+import { sqliteEngineOf } from '../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
@@ -126,7 +127,7 @@ describe('/v2/notifications/add', () => {
     expect(stored.actionUser).toEqual({ userId: 'zoe' });
     expect(stored.displayHeadlineMessageTemplateData).toEqual({ project: 'Apollo' });
     expect(stored.isNotificationResolverUsed).toBe(true);
-    t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteEngineOf(t.server.app.storage).main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     const bytes = readFileSync(join(t.dataDir, 'hearth.db'));
     expect(bytes.includes('zoe.secret@example.com')).toBe(false);
     expect(bytes.includes('Zoe Secret')).toBe(false);

@@ -15,6 +15,7 @@ import { tenantScope } from '../../../server/db/scope.ts';
 import { describeNotification, getNotifications, type NotificationItem } from '../../../server/services/notifications.ts';
 import { createWorkspace } from '../../helpers/factories.ts';
 import { dataOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sqliteEngineOf } from '../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let other: Awaited<ReturnType<typeof createWorkspace>>;
@@ -114,11 +115,11 @@ beforeAll(async () => {
   // Rows the API does not write: equal timestamps (the id breaks the tie, in SQLite's byte order), stored JSON
   // that is not in JSON.stringify's form, a JSON null source, a falsy context, recipients with no user row.
   const apiKeyId = t.credentials.apiKey;
-  const insert = t.server.app.storage.engine.main.sqlite.prepare(
+  const insert = sqliteEngineOf(t.server.app.storage).main.sqlite.prepare(
     `INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)
      VALUES (?, 'acme', ?, 'doc', ?, 'custom', ?, ?, 'h', ?, ?, 0, ?, ?)`,
   );
-  const recipient = t.server.app.storage.engine.main.sqlite.prepare(
+  const recipient = sqliteEngineOf(t.server.app.storage).main.sqlite.prepare(
     "INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, 'acme', ?, ?, 'doc', ?, 1, ?)",
   );
   const ties: Array<[string, string | null, string | null, string, string | null, string | null]> = [
@@ -136,8 +137,8 @@ beforeAll(async () => {
   // a recipient row that disagrees with its notification on the document: found through the recipient's,
   // described with the notification's
   insert.run(apiKeyId, 'drift', null, null, '{"userId":"sys"}', null, 'drift', null, TIE + 1);
-  t.server.app.storage.engine.main.sqlite
-    .prepare("UPDATE notifications SET document_id = 'other' WHERE api_key_id = ? AND organization_id = 'acme' AND id = 'drift'")
+  sqliteEngineOf(t.server.app.storage)
+    .main.sqlite.prepare("UPDATE notifications SET document_id = 'other' WHERE api_key_id = ? AND organization_id = 'acme' AND id = 'drift'")
     .run(apiKeyId);
   recipient.run(apiKeyId, 'drift', 'ann', TIE + 1, null);
 }, 60_000);
@@ -153,20 +154,20 @@ const scopeOf = (apiKeyId: string) =>
 function reference(apiKeyId: string, data: Input): Array<{ items: string; pageToken: string | null }> {
   const input = notificationsGetInput.parse(data);
   const app = t.server.app;
-  const rows = app.storage.engine.main.db
-    .select()
+  const rows = sqliteEngineOf(app.storage)
+    .main.db.select()
     .from(notifications)
     .where(and(eq(notifications.apiKeyId, apiKeyId), eq(notifications.organizationId, input.organizationId)))
     .all();
-  const recipients = app.storage.engine.main.db
-    .select()
+  const recipients = sqliteEngineOf(app.storage)
+    .main.db.select()
     .from(notificationRecipients)
     .where(and(eq(notificationRecipients.apiKeyId, apiKeyId), eq(notificationRecipients.organizationId, input.organizationId)))
     .orderBy(asc(notificationRecipients.userId))
     .all();
   const recipientsOf = (id: string) => recipients.filter((r) => r.notificationId === id);
-  const annotations = app.storage.engine.main.db
-    .select()
+  const annotations = sqliteEngineOf(app.storage)
+    .main.db.select()
     .from(commentAnnotations)
     .where(and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, input.organizationId)))
     .all();
@@ -372,7 +373,7 @@ describe('/v2/notifications/get answers what the tables say', () => {
 
   it('plans every filter shape on its index, without sorting', () => {
     const plan = (data: Input, cursor: [number, string] | null = null) =>
-      explainNotificationPage(t.server.app.storage.engine.main.sqlite, t.credentials.apiKey, notificationsGetInput.parse(data), cursor).join(' | ');
+      explainNotificationPage(sqliteEngineOf(t.server.app.storage).main.sqlite, t.credentials.apiKey, notificationsGetInput.parse(data), cursor).join(' | ');
     const recipients = 'SEARCH r USING INDEX sqlite_autoindex_notification_recipients_1 (api_key_id=? AND organization_id=? AND notification_id=?)';
     for (const cursor of [null, [TIE, 'n00'] as [number, string]]) {
       for (const order of ORDERS) {

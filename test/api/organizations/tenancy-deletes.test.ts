@@ -11,6 +11,7 @@ import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
 import { eventually, type Success, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { enableWithEndpoint } from '../../helpers/webhooks.ts';
 import { REVIEW_FLOW } from '../../helpers/workflows.ts';
+import { sqliteEngineOf } from '../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let providers: Providers;
@@ -115,7 +116,7 @@ async function populate(organizationId: string, documentId: string, userId: stri
 }
 
 type Row = Record<string, unknown>;
-const sqlite = () => t.server.app.storage.engine.main.sqlite;
+const sqlite = () => sqliteEngineOf(t.server.app.storage).main.sqlite;
 
 /** Each table's primary-key columns (or its rowid): what identifies a row whatever later updates change in it. */
 function keyColumns(table: string): string[] {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 import type { Outcomes } from '../../../server/services/organizations.ts';
+import { sqliteEngineOf } from '../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let apiKeyId: string;
@@ -42,7 +43,7 @@ interface StoredMembership {
   updatedAt: number;
 }
 
-const sql = () => t.server.app.storage.engine.main.sqlite;
+const sql = () => sqliteEngineOf(t.server.app.storage).main.sqlite;
 function storedUser(userId: string): StoredUser | undefined {
   return sql()
     .prepare(

@@ -12,6 +12,7 @@ import type { ApiKeyRow } from '../../../server/services/types.ts';
 import { addUsers, levelOf, upsertUser } from '../../../server/services/users.ts';
 import type { UserInput } from '../../../shared/schemas/access.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { sqliteEngineOf } from '../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let app: AppContext;
@@ -20,7 +21,9 @@ let scope: TenantScope;
 beforeAll(async () => {
   t = await startTestServer();
   app = t.server.app;
-  apiKey = app.storage.engine.main.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, t.credentials.apiKey) }).sync()!;
+  apiKey = sqliteEngineOf(app.storage)
+    .main.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, t.credentials.apiKey) })
+    .sync()!;
   scope = tenantScope(apiKey.id, apiKey.workspaceId);
   await t.callK('/v2/organizations/documents/add', { organizationId: 'eq', createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] });
   await t.callK('/v2/organizations/folders/add', { organizationId: 'eq', folders: [{ folderId: 'f1' }] });
@@ -49,7 +52,7 @@ async function perUser(input: Input): Promise<{ answer: string; rows: ReturnType
         await app.storage.memberships.upsert(scope, { ...key, accessRole: user.accessRole ?? current?.accessRole ?? 'editor', expiresAt: null }, Date.now());
         out[user.userId] = { success: true, id: row.internalId, message: 'User added.' };
       }
-      expected = { answer: JSON.stringify(out), rows: snapshot(app.storage.engine.writer.sqlite) };
+      expected = { answer: JSON.stringify(out), rows: snapshot(sqliteEngineOf(app.storage).writer.sqlite) };
       throw rollback;
     })
     .catch((error: unknown) => {
@@ -58,7 +61,7 @@ async function perUser(input: Input): Promise<{ answer: string; rows: ReturnType
   return expected!;
 }
 
-function snapshot(sqlite = app.storage.engine.main.sqlite) {
+function snapshot(sqlite = sqliteEngineOf(app.storage).main.sqlite) {
   return {
     users: sqlite.prepare('SELECT * FROM users WHERE api_key_id = ? ORDER BY id').all(apiKey.id),
     memberships: sqlite.prepare('SELECT * FROM memberships WHERE api_key_id = ? ORDER BY organization_id, level, resource_id, user_id').all(apiKey.id),
@@ -110,7 +113,7 @@ function randomBatch(rng: ReturnType<typeof random>, round: number): Input {
 
 /** Rows other paths can leave: imported ids and metadata (JSON not as drizzle writes it), no initial, expiring roles. */
 function alterBehindTheService() {
-  const run = (sql: string) => app.storage.engine.main.sqlite.prepare(sql).run(apiKey.id);
+  const run = (sql: string) => sqliteEngineOf(app.storage).main.sqlite.prepare(sql).run(apiKey.id);
   run(`UPDATE users SET metadata = '{ "tier" : "gold", "n": 1.50 }' WHERE api_key_id = ? AND id = 'p3'`);
   run(`UPDATE users SET internal_id = 'imported-' || id WHERE api_key_id = ? AND id IN ('p4', 'p5')`);
   run(`UPDATE users SET initial = NULL WHERE api_key_id = ? AND id IN ('p6', 'p7')`);

@@ -4,6 +4,7 @@
 
 import autocannon from 'autocannon';
 import { DURATION, load, notificationAddBody, startChild, startHearth, type Row } from '../harness.ts';
+import { sqliteEngineOf } from '../../../server/db/repos/index.ts';
 
 /** Latency at a fixed rate from one connection, well under saturation: what the request itself pays for its event. */
 async function atRate(url: string, headers: Record<string, string>, rate: number) {
@@ -66,10 +67,12 @@ async function inProcess(): Promise<{ without: number; withEvent: number }> {
   const perCall = { without: [] as number[], withEvent: [] as number[] };
   for (const hooked of [false, true, false, true, false, true]) {
     const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-emit-'));
-    const app = openApp(resolveConfig({ dataDir, logLevel: 'silent' }));
+    const app = await openApp(resolveConfig({ dataDir, logLevel: 'silent' }));
     try {
       const { apiKey } = await ensureDefaultCredentials(app);
-      const key = app.storage.engine.main.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, apiKey) }).sync();
+      const key = sqliteEngineOf(app.storage)
+        .main.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, apiKey) })
+        .sync();
       if (!key) throw new Error('no API key');
       const scope = tenantScope(key.id, key.workspaceId);
       if (hooked) {
@@ -82,7 +85,7 @@ async function inProcess(): Promise<{ without: number; withEvent: number }> {
       (hooked ? perCall.withEvent : perCall.without).push((performance.now() - started) / 2000);
     } finally {
       app.crdt.close();
-      app.storage.close();
+      await app.storage.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }

@@ -15,10 +15,8 @@ import { pgTables } from '../schema.ts';
 
 type WebhookDeliveriesRepo = ReturnType<typeof webhookDeliveriesRepo>;
 type DeliveryInspection = ReturnType<typeof deliveryInspection>;
-/** deliveryInspection's reads, each answering a promise here (SQLite's read webhooks.db synchronously). */
-export type DeliveryInspectionPg = {
-  [K in keyof DeliveryInspection]: (...args: Parameters<DeliveryInspection[K]>) => Promise<ReturnType<DeliveryInspection[K]>>;
-};
+/** deliveryInspection's reads: the same type as SQLite's. */
+export type DeliveryInspectionPg = DeliveryInspection;
 
 const tableOf = (key: 'webhookDeliveries' | 'webhookAttempts') => {
   const table = pgTables[key] as PgTable;
@@ -85,7 +83,7 @@ export function deliveryInspectionPg(engine: PgEngine): DeliveryInspectionPg {
           .select({ url: col(d, 'url'), body: col(d, 'body'), status: col(d, 'status'), attempts: col(d, 'attempts') })
           .from(webhookDeliveries)
           .where(and(eq(col(d, 'apiKeyId'), scope.apiKeyId), eq(col(d, 'eventId'), messageId), eq(col(d, 'target'), endpointId)));
-        return rows[0] as ReturnType<DeliveryInspection['delivery']>;
+        return rows[0] as Awaited<ReturnType<DeliveryInspection['delivery']>>;
       }),
 
     attemptHeaders: (scope, attemptId) =>

@@ -18,7 +18,7 @@
 // and one that died holding some lets them fall due again when the lease ends. Ready events need no lease: an event
 // fanned out twice finds its deliveries there (the primary key, ON CONFLICT DO NOTHING), and is marked dispatched twice.
 import type { AttemptValues, ConfigRow, DeliveryRow, DeliveryStoreQueries, EndpointRow, EventRow } from '../../repos/webhook-delivery.ts';
-import type { PgDb, PgEngine } from '../engine.ts';
+import { createPgEngine, type PgDb, type PgEngine } from '../engine.ts';
 import { endpointTakesEvent } from './webhooks.ts';
 
 const ENDPOINT = `id, url, filter_types::text AS "filterTypes", channels::text AS channels, disabled::int AS disabled, rate_limit AS "rateLimit",
@@ -112,5 +112,18 @@ export function deliveryQueriesPg(engine: PgEngine): DeliveryStoreQueries {
     cancel: async (eventId, target) => void (await write('cancel', [eventId, target])),
     cancelTarget: async (apiKeyId, target) => void (await write('cancelTarget', [apiKeyId, target])),
     recover: (now, apiKeyId, target, since) => write('recover', [now, apiKeyId, target, since]),
+  };
+}
+
+/**
+ * The delivery worker's storage on PostgreSQL: a small pool of its own (the worker is a thread of its own, with its
+ * own event loop) over the one database. No checkpointer: PostgreSQL checkpoints itself.
+ */
+export function openDeliveryWorkerStoragePg(url: string) {
+  const engine = createPgEngine({ url, poolSize: 4 });
+  return {
+    queries: deliveryQueriesPg(engine),
+    stopCheckpointer: () => undefined,
+    close: () => engine.close(),
   };
 }

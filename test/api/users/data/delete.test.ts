@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
 import type { UserAccess } from '../../../helpers/access.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 interface ErasureStatus {
   jobId: string;
@@ -81,7 +82,7 @@ const bytesOfDataDir = () =>
 
 describe('/v2/users/data/delete', () => {
   it("erases the user's personal data everywhere, leaving no trace of name or e-mail in the database files", async () => {
-    t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteEngineOf(t.server.app.storage).main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(bytesOfDataDir().some((b) => b.includes(EMAIL))).toBe(true);
 
     const res = await t.callK('/v2/users/data/delete', { userId: 'zelda' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -57,7 +58,7 @@ describe('/v2/workspace/activityconfig/get', () => {
       emailTriggers: null,
       aiProviders: {},
     };
-    t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
+    sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
     await t.restart();
     expect(dataOf<ActivityConfig>(await t.callK(path, {}))).toEqual({ activityServiceConfig: { isEnabled: true, enabledTime: await createdAt() } });
     expect((await addActivity()).status).toBe(200);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aiProviderSecretName, getSecret } from '../../../../server/services/apikeys.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -52,7 +53,7 @@ describe('/v2/workspace/apikeyconfig/update', () => {
     // the server can still read it for its own provider calls
     const scope = await t.server.app.storage.keys.scopeFor(t.credentials.apiKey);
     expect(scope && (await getSecret(t.server.app, scope, aiProviderSecretName('openai')))).toBe(secret);
-    t.server.app.storage.engine.main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteEngineOf(t.server.app.storage).main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(join(t.dataDir, 'hearth.db')).includes(secret)).toBe(false);
 
     // an empty key removes it

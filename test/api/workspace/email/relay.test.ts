@@ -5,6 +5,7 @@ import { dataDirWithMigrations, journal } from '../../../cli/data-dirs.ts';
 import { runHearth, tempDirs } from '../../../helpers/cli.ts';
 import { eventually, startTestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 const dirs = tempDirs();
 afterAll(() => dirs.cleanup());
@@ -93,7 +94,7 @@ describe('mail relay over SMTP', () => {
     sqlite.close();
     const t = await startTestServer({ dataDir });
     try {
-      const rows = t.server.app.storage.engine.main.sqlite.prepare('SELECT id, status FROM mail_outbox ORDER BY id').all();
+      const rows = sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('SELECT id, status FROM mail_outbox ORDER BY id').all();
       expect(rows).toEqual([
         { id: 'done', status: 'sent' },
         { id: 'never-tried', status: 'kept' },

@@ -4,6 +4,7 @@ import { loginLinks } from '../../../../server/db/schema.ts';
 import { createWorkspace, uniqueEmail } from '../../../helpers/factories.ts';
 import { errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
@@ -87,8 +88,8 @@ describe('/v2/workspace/email/send-login-link', () => {
       expiresAt,
       usedAt: null,
     });
-    t.server.app.storage.engine.main.db
-      .insert(loginLinks)
+    sqliteEngineOf(t.server.app.storage)
+      .main.db.insert(loginLinks)
       .values([row('page-live', t.server.app.secrets.digest(token), now + 60_000), row('page-expired', t.server.app.secrets.digest('expired-token'), now - 1)])
       .run();
     const opened = await fetch(`${t.url}/auth/email-link?token=${token}`);
@@ -119,8 +120,8 @@ describe('/v2/workspace/email/send-login-link', () => {
       expect(res.status).toBe(400);
       expect(await res.text()).toMatch(/invalid, used or expired/);
     }
-    const rows = t.server.app.storage.engine.main.db
-      .select({ id: loginLinks.id, usedAt: loginLinks.usedAt })
+    const rows = sqliteEngineOf(t.server.app.storage)
+      .main.db.select({ id: loginLinks.id, usedAt: loginLinks.usedAt })
       .from(loginLinks)
       .where(eq(loginLinks.workspaceId, ws.workspaceId))
       .all();
@@ -143,12 +144,16 @@ describe('/v2/workspace/email/send-login-link', () => {
       expiresAt,
       usedAt,
     });
-    t.server.app.storage.engine.main.db
-      .insert(loginLinks)
+    sqliteEngineOf(t.server.app.storage)
+      .main.db.insert(loginLinks)
       .values([row('expired', now - 1_000, null), row('expired-used', now - 1_000, now - 5_000), row('live-used', now + 60_000, now - 5_000)])
       .run();
     expect((await t.callPublic(path, { email: uniqueEmail('nobody'), continueUrl: `${t.url}/` })).status).toBe(200);
-    const left = t.server.app.storage.engine.main.db.select({ id: loginLinks.id }).from(loginLinks).where(eq(loginLinks.workspaceId, ws.workspaceId)).all();
+    const left = sqliteEngineOf(t.server.app.storage)
+      .main.db.select({ id: loginLinks.id })
+      .from(loginLinks)
+      .where(eq(loginLinks.workspaceId, ws.workspaceId))
+      .all();
     expect(left.map((l) => l.id)).toEqual(['live-used']);
   });
 

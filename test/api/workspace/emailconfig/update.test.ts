@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
@@ -81,7 +82,7 @@ describe('/v2/workspace/emailconfig/update', () => {
       tagTemplateId: 't1',
       apiKeyConfigured: true,
     });
-    const stored = t.server.app.storage.engine.main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'").get() as {
+    const stored = sqliteEngineOf(t.server.app.storage).main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'").get() as {
       value_enc: string;
     };
     expect(stored.value_enc).not.toContain('SG.secret');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 /** apikey/create's answer. */
 interface CreatedKey {
@@ -86,7 +87,7 @@ describe('/v2/workspace/notificationconfig/get', () => {
       emailTriggers: null,
       aiProviders: {},
     };
-    t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
+    sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
     await t.restart();
     const res = await t.callK(path, {});
     expect(dataOf<NotificationConfig>(res)).toEqual({ useNotificationService: true, notificationServiceConfig: { triggers: legacy.notificationTriggers } });

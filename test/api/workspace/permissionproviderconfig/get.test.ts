@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -60,7 +61,7 @@ describe('/v2/workspace/permissionproviderconfig/get', () => {
       aiProviders: {},
     };
     const other = await createWorkspace(t);
-    t.server.app.storage.engine.main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), other.apiKey);
+    sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), other.apiKey);
     await t.restart();
     expect(dataOf<PermissionProviderConfig>(await t.callPublic(path, {}, other.headersK))).toEqual(DEFAULTS);
     // and its settings can be written from there

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../../../helpers/receiver.ts';
 import { dataOf, errorOf, resultOf, startTestServer, type Headers_, type TestServer } from '../../../helpers/server.ts';
+import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let provider: Receiver;
@@ -32,8 +33,8 @@ interface Permissions {
 }
 const get = async (headers?: Headers_) => dataOf<PermissionProviderConfig>(await t.callK('/v2/workspace/permissionproviderconfig/get', {}, headers));
 const storedToken = () =>
-  t.server.app.storage.engine.main.sqlite
-    .prepare("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'")
+  sqliteEngineOf(t.server.app.storage)
+    .main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'")
     .get(t.credentials.apiKey) as { value_enc: string } | undefined;
 
 describe('/v2/workspace/permissionproviderconfig/update', () => {

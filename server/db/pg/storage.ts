@@ -1,0 +1,160 @@
+// The storage over PostgreSQL (DATABASE_URL): the same repositories as repos/index.ts's, each the port in
+// pg/repos/ of the SQLite original, over one PgEngine (a pool). What differs between the engines is here and
+// nowhere else: how the database is opened and checked, what a change stamp counts, and the few steps that only mean
+// something on SQLite (folding its write-ahead log; its checkpointer's coordination with the delivery worker).
+import { getTableName } from 'drizzle-orm';
+import type { Logger } from '../../log.ts';
+import { VERSION } from '../../version.ts';
+import { MasterKeyMismatchError, type MasterKeyCheck } from '../key-check.ts';
+import type { Storage } from '../repos/index.ts';
+import { createPgEngine, type PgEngine, type PgEngineOptions } from './engine.ts';
+import { accessRepoPg } from './repos/access.ts';
+import { activitiesRepoPg } from './repos/activities.ts';
+import { agentsRepoPg } from './repos/agents.ts';
+import { commentsRepoPg } from './repos/comments.ts';
+import { crdtRepoPg } from './repos/crdt.ts';
+import { documentDataRepoPg } from './repos/document-data.ts';
+import { documentMigrationsRepoPg } from './repos/document-migrations.ts';
+import { documentsRepoPg } from './repos/documents.ts';
+import { foldersRepoPg } from './repos/folders.ts';
+import { groupsRepoPg } from './repos/groups.ts';
+import { inspectionRepoPg } from './repos/inspection.ts';
+import { judgmentsRepoPg } from './repos/judgments.ts';
+import { keyTransferRepoPg } from './repos/key-transfer.ts';
+import { keysRepoPg } from './repos/keys.ts';
+import { loginLinksRepoPg } from './repos/login-links.ts';
+import { mailRepoPg } from './repos/mail.ts';
+import { membershipsRepoPg } from './repos/memberships.ts';
+import { notificationsRepoPg } from './repos/notifications.ts';
+import { organizationsRepoPg } from './repos/organizations.ts';
+import { reactionsRepoPg } from './repos/reactions.ts';
+import { recordingsRepoPg } from './repos/recordings.ts';
+import { seedRepoPg } from './repos/seed.ts';
+import { userDataRepoPg } from './repos/user-data.ts';
+import { usersRepoPg } from './repos/users.ts';
+import { deliveryInspectionPg, webhookDeliveriesRepoPg } from './repos/webhook-deliveries.ts';
+import { webhooksRepoPg } from './repos/webhooks.ts';
+import { workflowsRepoPg } from './repos/workflows.ts';
+import { workspacesRepoPg } from './repos/workspaces.ts';
+import { pgTables } from './schema.ts';
+
+/** The URL with its password hidden, for messages. */
+export function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'given in DATABASE_URL';
+  }
+}
+
+/** A database migrated by a newer Hearth: refused before anything is written, as on SQLite (client.ts). */
+export class NewerPgSchemaError extends Error {
+  constructor(unknown: number) {
+    super(
+      `the PostgreSQL database was migrated by a newer Hearth (${unknown} schema migration${unknown === 1 ? '' : 's'} unknown to Hearth ${VERSION}): ` +
+        'upgrade Hearth to use it. Nothing was changed.',
+    );
+    this.name = 'NewerPgSchemaError';
+  }
+}
+
+/**
+ * key-check.ts's rule on PostgreSQL: the first instance to open a database records its key's fingerprint (the first
+ * of several starting together wins: ON CONFLICT DO NOTHING, then read back), and every later open compares.
+ */
+async function checkMasterKeyPg(engine: PgEngine, key: MasterKeyCheck): Promise<void> {
+  const fingerprint = await engine.transaction(() =>
+    engine.write(async (db) => {
+      const client = db.$client;
+      const stored = async () => (await client.query<{ fingerprint: string }>('SELECT fingerprint FROM master_key_check WHERE id = 1')).rows[0]?.fingerprint;
+      const found = await stored();
+      if (found !== undefined) return found;
+      const secret = (await client.query<{ value: string }>('SELECT auth_token_enc AS value FROM workspaces LIMIT 1')).rows[0];
+      if (secret !== undefined && !key.decrypts(secret.value)) throw new MasterKeyMismatchError(key.path, 'a workspace token does not decrypt with it');
+      await client.query('INSERT INTO master_key_check (id, fingerprint) VALUES (1, $1) ON CONFLICT DO NOTHING', [key.fingerprint]);
+      return stored();
+    }),
+  );
+  if (fingerprint !== key.fingerprint) throw new MasterKeyMismatchError(key.path, 'its fingerprint differs from the one the database keeps');
+}
+
+/** The repositories over one PostgreSQL engine. */
+export function createPgStorage(engine: PgEngine): Storage {
+  // Every table: a write of this instance counts at once, another instance's when its notification arrives (the
+  // tables with a change trigger; see engine.ts). The response cache answers from memory only while it is unchanged.
+  const changes = engine.tableChanges(Object.values(pgTables).map(getTableName));
+  const userData = userDataRepoPg(engine);
+  const webhooks = webhooksRepoPg(engine);
+  return {
+    engine: { kind: 'postgres', changes },
+    deliveries: { ...webhookDeliveriesRepoPg(engine), ...deliveryInspectionPg(engine) },
+    close: () => engine.close(),
+    readiness: () => engine.schemaStatus(),
+    databaseBytes: () =>
+      engine.read(async (db) => Number((await db.$client.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n')).rows[0]?.n ?? 0)),
+    transaction: (work) => engine.transaction(work),
+    inTransaction: engine.inTransaction,
+    organizations: organizationsRepoPg(engine),
+    documentData: documentDataRepoPg(engine),
+    activities: activitiesRepoPg(engine),
+    notifications: notificationsRepoPg(engine),
+    reactions: reactionsRepoPg(engine),
+    recordings: recordingsRepoPg(engine),
+    userData: {
+      ...userData,
+      // SQLite's step that folds its write-ahead log into the file so that erased pages keep no copy; PostgreSQL has
+      // no such step a client can run: the erasure's deletes are committed, and the old row versions are reclaimed
+      // by (auto)vacuum and kept in its WAL archive as the operator configures (docs/storage.md).
+      checkpoint: async () => undefined,
+    },
+    crdt: crdtRepoPg(engine),
+    workspaces: workspacesRepoPg(engine),
+    keys: keysRepoPg(engine),
+    loginLinks: loginLinksRepoPg(engine),
+    mail: mailRepoPg(engine),
+    comments: commentsRepoPg(engine),
+    judgments: judgmentsRepoPg(engine),
+    agents: agentsRepoPg(engine),
+    workflows: workflowsRepoPg(engine),
+    folders: foldersRepoPg(engine),
+    documents: documentsRepoPg(engine),
+    users: usersRepoPg(engine),
+    memberships: membershipsRepoPg(engine),
+    groups: groupsRepoPg(engine),
+    access: accessRepoPg(engine),
+    documentMigrations: documentMigrationsRepoPg(engine),
+    seed: seedRepoPg(engine),
+    // SQLite's checkpointer coordination; PostgreSQL checkpoints itself
+    webhooks: { ...webhooks, workerCheckpoints: () => undefined },
+    inspection: inspectionRepoPg(engine),
+    keyTransfer: keyTransferRepoPg(engine),
+  };
+}
+
+/**
+ * The storage over the PostgreSQL database at `url`: migrated (under a lock, engine.ts), refused when a newer Hearth
+ * migrated it, and with `masterKey`, checked against the key its secrets are encrypted under.
+ */
+export async function openPgStorage(
+  url: string,
+  options: { log?: Logger; masterKey?: MasterKeyCheck; engine?: Omit<PgEngineOptions, 'url'> } = {},
+): Promise<Storage> {
+  const engine = createPgEngine({ ...options.engine, url });
+  try {
+    const before = await engine.schemaStatus().catch((error: unknown) => {
+      throw new Error(`could not connect to the PostgreSQL database ${redacted(url)}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    });
+    if (before.unknown > 0) throw new NewerPgSchemaError(before.unknown);
+    if (before.pending > 0 && before.applied > 0) options.log?.warn('Schema upgrade: applying PostgreSQL migrations', { pending: before.pending });
+    await engine.migrate();
+    if (options.masterKey) await checkMasterKeyPg(engine, options.masterKey);
+    return createPgStorage(engine);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+}
