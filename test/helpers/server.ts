@@ -5,6 +5,7 @@ import type { ConfigOverrides } from '../../server/config.ts';
 import { createServer, type HearthServer } from '../../server/index.ts';
 import type { Credentials } from '../../server/services/bootstrap.ts';
 import type { ErrorAnswer } from '../../shared/admin.ts';
+import { freshTestDatabase, testPostgres } from './pg-database.ts';
 
 export interface CallResult<T = Envelope> {
   status: number;
@@ -109,8 +110,19 @@ export interface TestServer {
 /** A real Hearth on an ephemeral 127.0.0.1 port with a temporary data dir, removed on close. */
 export async function startTestServer(overrides: ConfigOverrides = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'hearth-test-'));
+  // the suite's PostgreSQL run (pg-database.ts): a database of this server's own, kept across restarts
+  const postgres = testPostgres();
+  const database = postgres && overrides.databaseUrl === undefined ? await freshTestDatabase(postgres) : undefined;
   const start = async (more: ConfigOverrides = {}) => {
-    const started = await createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides, ...more, dataDir });
+    const started = await createServer({
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      ...(database ? { databaseUrl: database.url } : {}),
+      ...overrides,
+      ...more,
+      dataDir,
+    });
     // The delivery worker starts beside the listening server (events wait in the outbox meanwhile); tests that
     // time deliveries start their clock once it runs.
     await started.app.webhooks.ready();
@@ -132,6 +144,7 @@ export async function startTestServer(overrides: ConfigOverrides = {}): Promise<
     },
     async close() {
       await server.close();
+      await database?.drop();
       if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

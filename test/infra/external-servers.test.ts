@@ -15,6 +15,7 @@ import {
   type ThrowawayRedis,
 } from '../helpers/external-servers.ts';
 import setup from '../helpers/external-servers-setup.ts';
+import { freshTestDatabase } from '../helpers/pg-database.ts';
 
 // Issue 31's engine and cluster suites start these servers; here, that they start, answer through the chosen
 // client libraries (pg, ioredis: BENCHMARKS.md, issue 31) and leave nothing behind. Nothing is skipped when a
@@ -108,18 +109,27 @@ describe('throwaway PostgreSQL and Redis (issue 31)', () => {
     }
   });
 
-  it('globalSetup: one of each for a whole run, given to workers by provide() and the environment, stopped by its teardown', async () => {
-    const before = { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL };
-    delete process.env.DATABASE_URL;
-    delete process.env.REDIS_URL;
+  it('globalSetup: one of each for a whole run, given to workers by provide() and the environment (never as DATABASE_URL), stopped by its teardown', async () => {
+    const names = ['DATABASE_URL', 'REDIS_URL', 'HEARTH_TEST_POSTGRES', 'HEARTH_TEST_REDIS'] as const;
+    const before = Object.fromEntries(names.map((name) => [name, process.env[name]]));
+    for (const name of names) delete process.env[name];
     try {
       const provided: Record<string, unknown> = {};
       const teardown = await setup({ provide: (key: string, value: unknown) => void (provided[key] = value) } as Parameters<typeof setup>[0]);
-      expect(provided).toEqual({ databaseUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL });
+      expect(provided).toEqual({ databaseUrl: process.env.HEARTH_TEST_POSTGRES, redisUrl: process.env.HEARTH_TEST_REDIS });
+      // servers a test starts read DATABASE_URL: left unset, so that each gets a database of its own
+      expect(process.env.DATABASE_URL).toBeUndefined();
       await expectPostgresAnswers(String(provided.databaseUrl));
       await expectRedisRelays(String(provided.redisUrl));
+      // the template test databases are copied from is there, migrated
+      const copy = await freshTestDatabase(String(provided.databaseUrl));
+      const client = new pg.Client({ connectionString: copy.url });
+      await client.connect();
+      expect((await client.query("SELECT to_regclass('public.notifications') IS NOT NULL AS present")).rows[0]).toEqual({ present: true });
+      await client.end();
+      await copy.drop();
       await teardown();
-      expect(process.env.DATABASE_URL).toBeUndefined();
+      expect(process.env.HEARTH_TEST_POSTGRES).toBeUndefined();
       for (const url of [String(provided.databaseUrl), String(provided.redisUrl)]) expect(await portIsOpen(Number(new URL(url).port))).toBe(false);
     } finally {
       Object.assign(process.env, before);

@@ -106,6 +106,30 @@ describe('units of work', () => {
     expect(engine.inTransaction()).toBe(false);
   });
 
+  it('does not carry a unit of work past its end into work it scheduled (a timer set by a request runs on its own)', async () => {
+    let later: Promise<void> | undefined;
+    const scheduled = new Promise<void>((resolve) => {
+      void engine.transaction(async () => {
+        await insert('scheduled-by');
+        // the async context of this callback is the unit's, which has committed by the time it runs
+        setTimeout(() => {
+          later = (async () => {
+            expect(engine.inTransaction()).toBe(false);
+            await engine.transaction(async () => insert('scheduled'));
+          })();
+          resolve();
+        }, 20);
+      });
+    });
+    await scheduled;
+    await later;
+    expect(await engine.read(async (db) => (await db.execute<{ id: string }>(sql`SELECT id FROM items WHERE id LIKE 'scheduled%' ORDER BY id`)).rows)).toEqual([
+      { id: 'scheduled' },
+      { id: 'scheduled-by' },
+    ]);
+    await engine.write((db) => db.execute(sql`DELETE FROM items WHERE id LIKE 'scheduled%'`));
+  });
+
   it('frames a nested unit of work in a savepoint: its failure leaves the outer one going', async () => {
     await engine.transaction(async () => {
       await insert('outer');

@@ -62,6 +62,8 @@ interface Unit {
   client: pg.PoolClient;
   db: PgDb;
   depth: number;
+  /** Committed or rolled back: its connection is back in the pool. */
+  ended: boolean;
 }
 
 export interface PgEngine {
@@ -164,6 +166,16 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       });
   }
 
+  /**
+   * The unit of work the caller runs in. Async context outlives it: a timer or a promise chain started inside a unit
+   * of work (a debounce scheduled by a request) carries it on after the commit, when its connection may already
+   * serve someone else. An ended unit is no unit: such work runs on its own, as any other caller's.
+   */
+  const current = (): Unit | undefined => {
+    const unit = units.getStore();
+    return unit && !unit.ended ? unit : undefined;
+  };
+
   async function inUnit<T>(unit: Unit, work: () => Promise<T>): Promise<T> {
     const name = `hearth_${++unit.depth}`;
     await unit.client.query(`SAVEPOINT ${name}`);
@@ -184,30 +196,34 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     const client = await pool.connect();
     // a connection that failed below SQL (reset, ended) or could not roll back is closed, not handed on
     let broken = false;
+    let unit: Unit | undefined;
     const mark = (error: unknown) => {
       if (sqlStateOf(error) === undefined) broken = true;
       return error;
     };
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`).catch((error: unknown) => Promise.reject(mark(error)));
-      const unit: Unit = { client, db: drizzle(client), depth: 0 };
+      unit = { client, db: drizzle(client), depth: 0, ended: false };
       let result: T;
       try {
         result = await units.run(unit, work);
       } catch (error) {
+        unit.ended = true;
         await client.query('ROLLBACK').catch(() => (broken = true));
         throw error;
       }
+      unit.ended = true;
       await client.query('COMMIT').catch((error: unknown) => Promise.reject(mark(error)));
       localCommits++;
       return result;
     } finally {
+      if (unit) unit.ended = true;
       client.release(broken);
     }
   }
 
   const transaction: PgEngine['transaction'] = async (work, opts = {}) => {
-    const unit = units.getStore();
+    const unit = current();
     if (unit) return inUnit(unit, work);
     const isolation = opts.isolation ?? 'read committed';
     for (let attempt = 1; ; attempt++) {
@@ -224,14 +240,14 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
 
   return {
     kind: 'postgres',
-    read: (statements) => statements(units.getStore()?.db ?? poolDb),
+    read: (statements) => statements(current()?.db ?? poolDb),
     write(statements) {
-      const unit = units.getStore();
+      const unit = current();
       if (unit) return statements(unit.db);
-      return transaction(() => statements((units.getStore() as Unit).db));
+      return transaction(() => statements((current() as Unit).db));
     },
     transaction,
-    inTransaction: () => units.getStore() !== undefined,
+    inTransaction: () => current() !== undefined,
     async migrate() {
       const client = await pool.connect();
       try {
