@@ -127,7 +127,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
   pool.on('error', () => undefined);
   const poolDb: PgDb = drizzle(pool);
   const units = new AsyncLocalStorage<Unit>();
-  const attempts = options.serializableAttempts ?? 5;
+  const attempts = options.serializableAttempts ?? 12;
 
   // Change notifications: commits of this instance, notifications per table, and changes that nobody heard (counted
   // while the listening connection is down, and once when it is back).
@@ -233,7 +233,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
         const code = sqlStateOf(error);
         if (isolation === 'read committed' || code === undefined || !RETRYABLE.has(code) || attempt >= attempts) throw error;
         // a short random pause, so that the units of work that collided do not collide again at once
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt + 1, 8)));
       }
     }
   };

@@ -94,7 +94,12 @@ export function createPgStorage(engine: PgEngine): Storage {
     readiness: () => engine.schemaStatus(),
     databaseBytes: () =>
       engine.read(async (db) => Number((await db.$client.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n')).rows[0]?.n ?? 0)),
-    transaction: (work) => engine.transaction(work),
+    // SQLite runs one unit of work at a time, so a service's read-check-write (a version compare, a list read and
+    // rewritten) is never interleaved with another's. READ COMMITTED would let two interleave and lose one update
+    // (two writers of one ifVersion both won: found by the API suite on PostgreSQL). SERIALIZABLE gives the same
+    // guarantee; a unit PostgreSQL refuses is run again (engine.ts), which units of work allow: they wait on
+    // nothing but storage.
+    transaction: (work) => engine.transaction(work, { isolation: 'serializable' }),
     inTransaction: engine.inTransaction,
     organizations: organizationsRepoPg(engine),
     documentData: documentDataRepoPg(engine),
