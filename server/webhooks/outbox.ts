@@ -157,7 +157,8 @@ const payloadsFor = (event: DomainEvent) => (who: Subscribers) => ({
  */
 export async function emitEvent(deps: OutboxDeps, scope: TenantScope, event: DomainEvent, who?: Subscribers): Promise<string | null> {
   const id = await deps.storage.webhooks.emit(scope, outboxEvent(event), basicTakes, payloadsFor(event), who);
-  if (id !== null) signalOutbox('ready');
+  // the worker reads on a connection of its own: woken once the event is committed, not before
+  if (id !== null) deps.storage.afterCommit(() => signalOutbox('ready'));
   return id;
 }
 
@@ -172,7 +173,7 @@ export async function openDebouncedEvent(
   event: { type: WebhookEventType; organizationId: string; documentId: string; dedupeKey: string; createdAt: number; availableAt: number },
 ): Promise<boolean> {
   const opened = await deps.storage.webhooks.openDebounced(scope, { ...event, id: newMessageId(), hasBasicForm: true }, basicTakes);
-  if (opened === 'opened') signalOutbox('debounced');
+  if (opened === 'opened') deps.storage.afterCommit(() => signalOutbox('debounced'));
   return opened !== 'none';
 }
 

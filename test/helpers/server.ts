@@ -108,10 +108,11 @@ export interface TestServer {
 }
 
 /** A real Hearth on an ephemeral 127.0.0.1 port with a temporary data dir, removed on close. */
-export async function startTestServer(overrides: ConfigOverrides = {}): Promise<TestServer> {
+export async function startTestServer(overrides: ConfigOverrides = {}, options: { engine?: 'sqlite' } = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'hearth-test-'));
-  // the suite's PostgreSQL run (pg-database.ts): a database of this server's own, kept across restarts
-  const postgres = testPostgres();
+  // the suite's PostgreSQL run (pg-database.ts): a database of this server's own, kept across restarts; `engine:
+  // 'sqlite'` keeps a server on the data dir's SQLite even then (tests of a data dir's files)
+  const postgres = options.engine === 'sqlite' ? undefined : testPostgres();
   const database = postgres && overrides.databaseUrl === undefined ? await freshTestDatabase(postgres) : undefined;
   const start = async (more: ConfigOverrides = {}) => {
     const started = await createServer({

@@ -20,9 +20,9 @@ export function tempDirs() {
   };
 }
 
-/** A server on an existing data dir that is kept after close (the test removes it). */
+/** A server on an existing data dir's SQLite that is kept after close (the test removes it). */
 export const serverOn = (dataDir: string, overrides: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> =>
-  startTestServer({ ...overrides, dataDir });
+  startTestServer({ ...overrides, dataDir }, { engine: 'sqlite' });
 
 /** Every file under a directory, with its bytes. */
 export function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {

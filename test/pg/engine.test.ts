@@ -130,6 +130,27 @@ describe('units of work', () => {
     await engine.write((db) => db.execute(sql`DELETE FROM items WHERE id LIKE 'scheduled%'`));
   });
 
+  it('runs what waits for a commit after it, with the data visible to other connections, and never after a rollback', async () => {
+    const seen: Array<number | string> = [];
+    await engine.transaction(async () => {
+      await insert('committed-1');
+      engine.afterCommit(() => void count().then((n) => seen.push(n)));
+      expect(seen).toEqual([]);
+    });
+    const total = await count();
+    await eventually(() => expect(seen).toEqual([total]));
+    await expect(
+      engine.transaction(async () => {
+        await insert('rolled-back-1');
+        engine.afterCommit(() => seen.push('after a rollback'));
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    engine.afterCommit(() => seen.push('outside a unit: at once'));
+    expect(seen.slice(1)).toEqual(['outside a unit: at once']);
+    await engine.write((db) => db.execute(sql`DELETE FROM items WHERE id = 'committed-1'`));
+  });
+
   it('frames a nested unit of work in a savepoint: its failure leaves the outer one going', async () => {
     await engine.transaction(async () => {
       await insert('outer');

@@ -64,6 +64,8 @@ interface Unit {
   depth: number;
   /** Committed or rolled back: its connection is back in the pool. */
   ended: boolean;
+  /** What waits for its commit (afterCommit), dropped when it rolls back. */
+  committed: Array<() => void>;
 }
 
 export interface PgEngine {
@@ -75,6 +77,11 @@ export interface PgEngine {
   /** One unit of work on one connection: committed when `work` resolves, rolled back when it throws; nested, a savepoint. */
   transaction<T>(work: () => Promise<T>, options?: { isolation?: Isolation }): Promise<T>;
   inTransaction(): boolean;
+  /**
+   * Runs `callback` once the caller's unit of work commits (never when it rolls back), or at once outside one: for
+   * what must not be seen before the data is (waking the delivery worker, which reads on another connection).
+   */
+  afterCommit(callback: () => void): void;
   /** Applies this build's migrations (under a lock: instances starting together migrate one at a time). */
   migrate(): Promise<void>;
   /**
@@ -203,7 +210,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     };
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`).catch((error: unknown) => Promise.reject(mark(error)));
-      unit = { client, db: drizzle(client), depth: 0, ended: false };
+      unit = { client, db: drizzle(client), depth: 0, ended: false, committed: [] };
       let result: T;
       try {
         result = await units.run(unit, work);
@@ -215,6 +222,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       unit.ended = true;
       await client.query('COMMIT').catch((error: unknown) => Promise.reject(mark(error)));
       localCommits++;
+      for (const callback of unit.committed) callback();
       return result;
     } finally {
       if (unit) unit.ended = true;
@@ -248,6 +256,11 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     },
     transaction,
     inTransaction: () => current() !== undefined,
+    afterCommit(callback) {
+      const unit = current();
+      if (unit) unit.committed.push(callback);
+      else callback();
+    },
     async migrate() {
       const client = await pool.connect();
       try {

@@ -101,6 +101,7 @@ export function createPgStorage(engine: PgEngine): Storage {
     // nothing but storage.
     transaction: (work) => engine.transaction(work, { isolation: 'serializable' }),
     inTransaction: engine.inTransaction,
+    afterCommit: engine.afterCommit,
     organizations: organizationsRepoPg(engine),
     documentData: documentDataRepoPg(engine),
     activities: activitiesRepoPg(engine),

@@ -89,6 +89,12 @@ export type Storage = Repos & {
   databaseBytes(): Promise<number>;
   transaction<T>(work: () => Promise<T>): Promise<T>;
   inTransaction(): boolean;
+  /**
+   * Runs `callback` once the caller's unit of work has committed, never before: what tells another connection or
+   * thread to read (the delivery worker's wake). On SQLite at once: a unit commits synchronously when its work
+   * resolves, before any callback deferred to a later turn (setImmediate) runs.
+   */
+  afterCommit(callback: () => void): void;
 };
 
 /**
@@ -114,6 +120,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore): 
     databaseBytes: async () => statSync(engine.main.sqlite.name).size,
     transaction: engine.transaction,
     inTransaction: engine.inTransaction,
+    afterCommit: (callback) => callback(),
     organizations: organizationsRepo(engine),
     documentData: documentDataRepo(engine),
     activities: activitiesRepo(engine),
