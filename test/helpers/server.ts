@@ -1,4 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigOverrides } from '../../server/config.ts';
@@ -102,6 +105,12 @@ export interface TestServer {
   callW<T = Envelope>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
   /** Calls with no credentials (set C). */
   callPublic<T = Envelope>(path: string, data: unknown, headers?: Headers_): Promise<CallResult<T>>;
+  /**
+   * Runs one SQL statement (`?` placeholders) on the server's database, whichever engine it is, on a connection of
+   * the test's own, and answers its rows: for a state no operation makes (a key as an older Hearth stored it) or a
+   * count no operation shows. After a write on PostgreSQL, waits until the server's change stamp has seen it.
+   */
+  query<R = Record<string, unknown>>(statement: string, params?: unknown[], options?: { sqliteFile?: 'webhooks.db' }): Promise<R[]>;
   /** Stops the server and starts a new one on the same data dir. */
   restart(overrides?: ConfigOverrides): Promise<void>;
   close(): Promise<void>;
@@ -138,6 +147,39 @@ export async function startTestServer(overrides: ConfigOverrides = {}, options: 
     callK: (path, data, headers = {}) => call(t.url, path, data, { ...apiKeyHeaders(t.credentials), ...headers }),
     callW: (path, data, headers = {}) => call(t.url, path, data, { ...workspaceHeaders(t.credentials), ...headers }),
     callPublic: (path, data, headers = {}) => call(t.url, path, data, headers),
+    // the delivery tables are webhooks.db's on SQLite (sqliteFile), the one database's on PostgreSQL
+    async query<R>(statement: string, params: unknown[] = [], options: { sqliteFile?: 'webhooks.db' } = {}) {
+      // SQLite's stamp sees another connection's commit from the next turn on; PostgreSQL's when the notification
+      // of a watched table arrives: waited for
+      const writes = database !== undefined && !/^\s*select/i.test(statement);
+      const before = writes ? t.server.app.storage.engine.changes() : 0;
+      let rows: R[];
+      if (database) {
+        let n = 0;
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          rows = (
+            await client.query(
+              statement.replace(/\?/g, () => `$${++n}`),
+              params,
+            )
+          ).rows as R[];
+        } finally {
+          await client.end();
+        }
+      } else {
+        const sqlite = new Database(join(dataDir, options.sqliteFile ?? 'hearth.db'));
+        try {
+          const prepared = sqlite.prepare(statement);
+          rows = prepared.reader ? (prepared.all(...params) as R[]) : (prepared.run(...params), []);
+        } finally {
+          sqlite.close();
+        }
+      }
+      if (writes) await eventually(() => expect(t.server.app.storage.engine.changes()).not.toBe(before), 5_000, 5);
+      return rows;
+    },
     async restart(more = {}) {
       await server.close();
       server = await start(more);

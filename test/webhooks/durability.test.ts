@@ -3,13 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliServer } from '../helpers/cli.ts';
-import { queryDataFile } from '../helpers/data-file.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { apiKeyHeaders, call, dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
 import { connectYjs } from '../helpers/yjs.ts';
 import type { UserTokenAnswer } from '../helpers/answers.ts';
-import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 const receivers: Receiver[] = [];
 const receiver = async (options: Parameters<typeof startReceiver>[0] = {}) => {
@@ -103,10 +101,9 @@ describe('crdt.update_data, debounced per document', () => {
       // nothing more once the final state went out: no duplicate follow-up. Nothing can come any more once no
       // event of the document is open (only an edit opens one) and every event dispatched was received.
       const count = r.received.length;
-      await eventually(() => {
-        const [events] = queryDataFile<{ open: number; dispatched: number }>(
-          busy.dataDir,
-          "SELECT count(*) - count(dispatched_at) AS open, count(dispatched_at) AS dispatched FROM webhook_events WHERE type = 'crdt.update_data' AND document_id = ?",
+      await eventually(async () => {
+        const [events] = await busy.query<{ open: number; dispatched: number }>(
+          "SELECT CAST(count(*) - count(dispatched_at) AS INTEGER) AS open, CAST(count(dispatched_at) AS INTEGER) AS dispatched FROM webhook_events WHERE type = 'crdt.update_data' AND document_id = ?",
           [doc.documentId],
         );
         expect(events?.open).toBe(0);
@@ -122,8 +119,8 @@ describe('crdt.update_data, debounced per document', () => {
     const quiet = await startTestServer({ webhooks: FAST_WEBHOOKS });
     try {
       await quiet.callK('/v2/crdt/add', { organizationId: 'acme', documentId: 'd', editorId: 'e', type: 'text', data: 'x' });
-      const rows = sqliteEngineOf(quiet.server.app.storage).main.sqlite.prepare('select count(*) as n from webhook_events').get() as { n: number };
-      expect(rows.n).toBe(0);
+      const [rows] = await quiet.query<{ n: number }>('SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_events');
+      expect(rows!.n).toBe(0);
     } finally {
       await quiet.close();
     }
@@ -167,14 +164,13 @@ describe('deliveries survive restarts', () => {
       const closing = t.server.close();
       setTimeout(() => r.release(200), 500);
       await closing;
-      const attempts = queryDataFile<{ status: string; code: number | null }>(
-        t.dataDir,
-        'SELECT status, response_status_code AS code FROM webhook_attempts',
-        [],
-        'webhooks.db',
-      );
+      const attempts = await t.query<{ status: string; code: number | null }>('SELECT status, response_status_code AS code FROM webhook_attempts', [], {
+        sqliteFile: 'webhooks.db',
+      });
       expect(attempts).toEqual([{ status: 'succeeded', code: 200 }]);
-      const pending = queryDataFile<{ n: number }>(t.dataDir, "SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'succeeded'", [], 'webhooks.db');
+      const pending = await t.query<{ n: number }>("SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_deliveries WHERE status <> 'succeeded'", [], {
+        sqliteFile: 'webhooks.db',
+      });
       expect(pending).toEqual([{ n: 0 }]);
     } finally {
       await t.close();

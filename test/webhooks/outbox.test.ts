@@ -6,7 +6,6 @@ import { emitEvent } from '../../server/webhooks/outbox.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { FAST_WEBHOOKS } from '../helpers/webhooks.ts';
-import { sqliteEngineOf } from '../../server/db/repos/index.ts';
 
 // The outbox writes an event only when a live endpoint would take it: the same type and channel filters the
 // delivery worker applies when it fans the event out. Before, any enabled endpoint made every event be written
@@ -35,7 +34,7 @@ async function endpoint(name: keyof typeof endpoints, input: Record<string, unkn
 beforeAll(async () => {
   t = await startTestServer({ webhooks: FAST_WEBHOOKS });
   await t.callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
-  const apiKeyId = (sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('SELECT id FROM api_keys').get() as { id: string }).id;
+  const apiKeyId = (await t.query<{ id: string }>('SELECT id FROM api_keys'))[0]!.id;
   scope = (await t.server.app.storage.keys.scopeFor(apiKeyId))!;
   await endpoint('types', { filterTypes: ['comment_annotation.add'] });
   await endpoint('doc', { channels: ['doc-b'] });
@@ -77,7 +76,7 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
       else expect(id, `${type} ${org}/${doc}`).toEqual(expect.any(String));
       for (const name of to) expected[name]!.push(id!);
     }
-    const count = (sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('SELECT count(*) AS n FROM webhook_events').get() as { n: number }).n;
+    const count = (await t.query<{ n: number }>('SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_events'))[0]!.n;
     expect(count).toBe(cases.filter((c) => c[3].length > 0).length);
     for (const [name, { r }] of Object.entries(endpoints)) {
       await eventually(() => expect(r.received.map((x) => String(x.headers['webhook-id'])).sort(), name).toEqual([...expected[name]!].sort()));
@@ -100,19 +99,15 @@ describe('the outbox writes an event only when an endpoint would take it', () =>
       // past the change feed's own debounce, so that every change asks the outbox again
       await new Promise((resolve) => setTimeout(resolve, FAST_WEBHOOKS.crdtDebounceMs + 20));
     }
-    const pending = () =>
-      (
-        sqliteEngineOf(t.server.app.storage).main.sqlite.prepare("SELECT count(*) AS n FROM webhook_events WHERE type = 'crdt.update_data'").get() as {
-          n: number;
-        }
-      ).n;
-    expect(pending()).toBe(0);
+    const pending = async () =>
+      (await t.query<{ n: number }>("SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_events WHERE type = 'crdt.update_data'"))[0]!.n;
+    expect(await pending()).toBe(0);
     // an endpoint that takes it (by its document) gets the burst, once
     const r = await startReceiver();
     receivers.push(r);
     await t.callK('/v2/workspace/advancedwebhook/endpoints/create', { url: r.url, filterTypes: ['crdt.update_data'], channels: ['edited'] });
     await t.callK('/v2/crdt/update', { ...doc, type: 'text', data: 'e' });
-    expect(pending()).toBe(1);
+    expect(await pending()).toBe(1);
     await eventually(() => expect(r.received).toHaveLength(1));
     expect(JSON.parse(r.received[0]!.body).data.crdtData.data).toBe('e');
   });

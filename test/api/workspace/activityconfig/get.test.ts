@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
-import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -58,7 +57,7 @@ describe('/v2/workspace/activityconfig/get', () => {
       emailTriggers: null,
       aiProviders: {},
     };
-    sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
+    await t.query('UPDATE api_keys SET settings = ? WHERE id = ?', [JSON.stringify(legacy), t.credentials.apiKey]);
     await t.restart();
     expect(dataOf<ActivityConfig>(await t.callK(path, {}))).toEqual({ activityServiceConfig: { isEnabled: true, enabledTime: await createdAt() } });
     expect((await addActivity()).status).toBe(200);

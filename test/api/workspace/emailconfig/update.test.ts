@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
-import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
@@ -82,9 +81,7 @@ describe('/v2/workspace/emailconfig/update', () => {
       tagTemplateId: 't1',
       apiKeyConfigured: true,
     });
-    const stored = sqliteEngineOf(t.server.app.storage).main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'").get() as {
-      value_enc: string;
-    };
+    const [stored] = (await t.query<{ value_enc: string }>("SELECT value_enc FROM api_key_secrets WHERE name = 'email:apiKey'")) as [{ value_enc: string }];
     expect(stored.value_enc).not.toContain('SG.secret');
 
     const cleared = await t.callK(path, { emailServiceConfig: { apiKey: '', fromEmail: '', commentTemplateId: '', type: 'default' } });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
-import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 /** apikey/create's answer. */
 interface CreatedKey {
@@ -87,7 +86,7 @@ describe('/v2/workspace/notificationconfig/get', () => {
       emailTriggers: null,
       aiProviders: {},
     };
-    sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), t.credentials.apiKey);
+    await t.query('UPDATE api_keys SET settings = ? WHERE id = ?', [JSON.stringify(legacy), t.credentials.apiKey]);
     await t.restart();
     const res = await t.callK(path, {});
     expect(dataOf<NotificationConfig>(res)).toEqual({ useNotificationService: true, notificationServiceConfig: { triggers: legacy.notificationTriggers } });

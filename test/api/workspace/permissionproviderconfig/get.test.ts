@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { call, dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
-import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -61,7 +60,7 @@ describe('/v2/workspace/permissionproviderconfig/get', () => {
       aiProviders: {},
     };
     const other = await createWorkspace(t);
-    sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('UPDATE api_keys SET settings = ? WHERE id = ?').run(JSON.stringify(legacy), other.apiKey);
+    await t.query('UPDATE api_keys SET settings = ? WHERE id = ?', [JSON.stringify(legacy), other.apiKey]);
     await t.restart();
     expect(dataOf<PermissionProviderConfig>(await t.callPublic(path, {}, other.headersK))).toEqual(DEFAULTS);
     // and its settings can be written from there

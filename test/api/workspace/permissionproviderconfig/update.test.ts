@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../../../helpers/receiver.ts';
 import { dataOf, errorOf, resultOf, startTestServer, type Headers_, type TestServer } from '../../../helpers/server.ts';
-import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let provider: Receiver;
@@ -32,10 +31,12 @@ interface Permissions {
   stranger: DocumentAccess;
 }
 const get = async (headers?: Headers_) => dataOf<PermissionProviderConfig>(await t.callK('/v2/workspace/permissionproviderconfig/get', {}, headers));
-const storedToken = () =>
-  sqliteEngineOf(t.server.app.storage)
-    .main.sqlite.prepare("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'")
-    .get(t.credentials.apiKey) as { value_enc: string } | undefined;
+const storedToken = async () =>
+  (
+    await t.query<{ value_enc: string }>("SELECT value_enc FROM api_key_secrets WHERE api_key_id = ? AND name = 'permissionProvider:authToken'", [
+      t.credentials.apiKey,
+    ])
+  )[0];
 
 describe('/v2/workspace/permissionproviderconfig/update', () => {
   it('stores the provider URL and switch and the auth token encrypted, answering the token only as a flag', async () => {
@@ -51,7 +52,7 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
     });
     expect(JSON.stringify(res.body)).not.toContain('pp-secret-token');
     expect(await get()).toEqual(dataOf<PermissionProviderConfig>(res));
-    const row = storedToken();
+    const row = await storedToken();
     expect(row?.value_enc).toBeTruthy();
     expect(row?.value_enc).not.toContain('pp-secret-token');
   });
@@ -72,7 +73,7 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
       usePermissionProvider: false,
       permissionProviderConfig: { permissionProviderUrl: '', authTokenConfigured: false },
     });
-    expect(storedToken()).toBeUndefined();
+    expect(await storedToken()).toBeUndefined();
   });
 
   it('refuses a URL that is not http(s) with the hosted message, and an empty update, changing nothing', async () => {
@@ -138,7 +139,7 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
       other.headersK,
     );
     expect(await get()).toEqual(mine);
-    expect(storedToken()).toBeDefined();
+    expect(await storedToken()).toBeDefined();
     await t.callK(path, { permissionProviderConfig: { permissionProviderUrl: 'https://mine.example.com', authToken: 'mine-2' } });
     expect(await get(other.headersK)).toEqual({
       usePermissionProvider: !mine.usePermissionProvider,
