@@ -9,7 +9,7 @@
 // must be read here or be named in NOT_READS with the reason, so that the list cannot silently fall behind.
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,8 @@ import { operations } from '../../server/operations/index.ts';
 import type { Credentials } from '../../server/services/bootstrap.ts';
 import { seedDataDir } from '../../server/tooling/seed.ts';
 import { runHearth } from '../helpers/cli.ts';
-import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
 import { createWorkspace } from '../helpers/factories.ts';
+import { freshTestDatabase, testPostgres } from '../helpers/pg-database.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { reviewThread } from '../helpers/judgments.ts';
 import { apiKeyHeaders, call, dataOf, workspaceHeaders, type Headers_, type TestServer } from '../helpers/server.ts';
@@ -46,12 +46,10 @@ const NOT_READS: Record<string, string> = {
 const looksLikeRead = (path: string) => /\/(get|list|status|query|count|search|suggest|find)$/.test(path);
 
 // ---------------------------------------------------------------------------------------------------------------
-// PostgreSQL: the run's server when the suite provides one (HEARTH_TEST_POSTGRES), else one of this file's own;
-// every move goes into a fresh database (the import migrates it).
+// PostgreSQL: the run's server (its globalSetup hands workers the URL in HEARTH_TEST_POSTGRES); every move goes into
+// a fresh database of its own (copied from the migrated template), dropped at the end
 // ---------------------------------------------------------------------------------------------------------------
-let ownPostgres: ThrowawayPostgres | undefined;
-let serverUrl: string;
-const databases: string[] = [];
+const dropDatabases: Array<() => Promise<void>> = [];
 
 async function onPostgres<T = Record<string, unknown>>(url: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
@@ -64,12 +62,11 @@ async function onPostgres<T = Record<string, unknown>>(url: string, text: string
 }
 
 async function freshDatabase(): Promise<string> {
-  const name = `hearth_move_${randomBytes(6).toString('hex')}`;
-  await onPostgres(serverUrl, `CREATE DATABASE ${name}`);
-  databases.push(name);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const server = testPostgres();
+  if (!server) throw new Error('HEARTH_TEST_POSTGRES is not set: run this file with npm run test:pg (vitest.pg.config.ts)');
+  const database = await freshTestDatabase(server);
+  dropDatabases.push(database.drop);
+  return database.url;
 }
 
 /**
@@ -356,7 +353,6 @@ function fillTheRest(dataDir: string, apiKeyId: string, organizationId: string) 
 }
 
 beforeAll(async () => {
-  serverUrl = process.env.HEARTH_TEST_POSTGRES || (ownPostgres = await startPostgres()).url;
   sourceDir = temp('hearth-move-src-');
   await seedDataDir({ dataDir: sourceDir, size: 'small', now: NOW });
   credentials = JSON.parse(readFileSync(join(sourceDir, 'credentials.json'), 'utf8')) as Credentials;
@@ -398,8 +394,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  if (serverUrl) for (const name of databases) await onPostgres(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await ownPostgres?.stop();
+  for (const drop of dropDatabases) await drop();
 });
 
 describe('the reads the move is judged by', () => {
