@@ -362,6 +362,10 @@ beforeAll(async () => {
     t = await serve(sourceDir, { webhooks: FAST_WEBHOOKS });
     expect(t.credentials).toEqual(credentials);
     expect(t.server.app.storage.engine.kind).toBe('sqlite');
+    // judgments enough for a suggestion (4 approving, 3 rejecting: a primary and a conflict), made before the key
+    // has a webhook endpoint, so that no delivery of them is still due when the server stops
+    await reviewThread(t, 'launch', 'ann', 'MOVE ship the launch plan', { bob: '👍', cy: '👍', dee: '👍', eve: '👎', fay: '👎' });
+    await reviewThread(t, 'launch', 'bob', 'MOVE ship the launch plan now', { ann: '👍', cy: '👎' });
     await populateKey(t, { apiKey: credentials.apiKey, authToken: credentials.authToken, headersK: apiKeyHeaders(credentials) }, 'hearth-move', 'MOVE', {
       webhookReceiverUrl: receiver.url,
     });
@@ -370,9 +374,6 @@ beforeAll(async () => {
     await populateKey(t, { apiKey: made.apiKey, authToken: made.authToken, headersK: made.headersK }, 'initech', 'CHARLIE', {
       webhookReceiverUrl: receiver.url,
     });
-    // judgments enough for a suggestion (3 approving, 2 rejecting: a primary and a conflict)
-    await reviewThread(t, 'launch', 'ann', 'MOVE ship the launch plan', { bob: '👍', cy: '👍', dee: '👍', eve: '👎', fay: '👎' });
-    await reviewThread(t, 'launch', 'bob', 'MOVE ship the launch plan now', { ann: '👍', cy: '👎' });
     ownerEmail = dataOf<{ owner: { email: string } }>(await t.callW('/v2/workspace/get', {})).owner.email;
   } finally {
     await t?.close();
