@@ -50,6 +50,21 @@ export function loadConfig(
 }
 
 /**
+ * The commands that work on SQLite's files in the data dir (backup, restore, doctor) refuse when Hearth runs on
+ * PostgreSQL (DATABASE_URL, or databaseUrl in a config file): the data dir then holds the master key and the
+ * attachments but not the data, and copying, replacing or checking a SQLite file there would act on the wrong thing
+ * while looking like success. The refusal comes before anything is read or connected to, and names DATABASE_URL
+ * (not its value, which holds a password) and what to use instead.
+ */
+export function refuseOnPostgres(config: Pick<Config, 'databaseUrl'>, commandName: string, instead: string): void {
+  if (config.databaseUrl === undefined) return;
+  throw new CliError(
+    `hearth ${commandName} works on the SQLite files of the data dir, but DATABASE_URL (config databaseUrl) runs Hearth on PostgreSQL, ` +
+      `whose data is not in the data dir: ${instead}. Unset DATABASE_URL to ${commandName} a SQLite data dir.`,
+  );
+}
+
+/**
  * Opens an existing data dir for an admin command. A missing database is refused rather than created, so a
  * typo in --data-dir cannot leave a new empty data dir behind; so is a database without its master key (a new
  * key would make every stored secret unreadable).

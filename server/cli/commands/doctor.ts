@@ -1,6 +1,6 @@
 import type { Command } from '../command.ts';
 import { runChecks } from '../doctor.ts';
-import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
+import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult, refuseOnPostgres } from '../options.ts';
 
 const NAME = 'doctor';
 
@@ -22,7 +22,8 @@ Checks, without changing anything (safe while the server runs):
   deliveries   webhooks.db (webhook delivery state) passes PRAGMA integrity_check
   disk space   room for the database and a backup of it
   server       which Hearth server holds the data dir, or whether the port is free
-Prints ok, warn or fail per check; exits with 1 when any check fails.
+Prints ok, warn or fail per check; exits with 1 when any check fails. These are SQLite's files: on PostgreSQL
+(DATABASE_URL) it refuses (use PostgreSQL's own tools: pg_isready, pg_dump / pg_restore).
 
 Options:
   --port N, --host H      the address serve would listen on (env PORT, HOST)
@@ -35,6 +36,11 @@ Example:
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, port: { type: 'string' }, host: { type: 'string' } });
     const config = loadConfig(io, values);
+    refuseOnPostgres(
+      config,
+      NAME,
+      "check PostgreSQL with its own tools (pg_isready for the server, pg_dump / pg_restore for backups) and the server's GET /readyz",
+    );
     const checks = await runChecks(config);
     const ok = checks.every((c) => c.status !== 'fail');
     printResult(io, values.json, { ok, dataDir: config.dataDir, checks }, () =>

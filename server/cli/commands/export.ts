@@ -82,12 +82,14 @@ Examples:
       throw new CliError('--secrets include needs a passphrase: --passphrase or env HEARTH_EXPORT_PASSPHRASE');
     const weak = values.secrets === 'include' && passphrase !== undefined ? passphraseProblem(passphrase) : undefined;
     if (weak) throw new CliError(weak);
-    const { dataDir } = loadConfig(io, values);
+    const { dataDir, databaseUrl } = loadConfig(io, values);
     const reporter = progressReporter(io, 'Exporting');
     let summary: Awaited<ReturnType<typeof exportArchive>>;
     try {
       summary = await exportArchive({
         dataDir,
+        // DATABASE_URL: the rows go to (come from) PostgreSQL; the data dir keeps the key and the attachments
+        ...(databaseUrl !== undefined ? { database: { engine: 'postgres' as const, url: databaseUrl } } : {}),
         out: resolve(values.out),
         ...(values.workspace !== undefined ? { workspaceId: values.workspace } : {}),
         ...(values['api-key'] !== undefined ? { apiKeyId: values['api-key'] } : {}),

@@ -42,13 +42,15 @@ Example:
     if (values.from === undefined) throw new CliError('import needs --from DIR');
     const conflict = values.conflict ?? 'fail';
     if (!(POLICIES as readonly string[]).includes(conflict)) throw new CliError(`--conflict takes fail, skip or replace, not "${conflict}"`);
-    const { dataDir } = loadConfig(io, values);
+    const { dataDir, databaseUrl } = loadConfig(io, values);
     const passphrase = passphraseFrom(io, values.passphrase);
     const reporter = progressReporter(io, 'Importing');
     let summary: Awaited<ReturnType<typeof importArchive>>;
     try {
       summary = await importArchive({
         dataDir,
+        // DATABASE_URL: the rows go to (come from) PostgreSQL; the data dir keeps the key and the attachments
+        ...(databaseUrl !== undefined ? { database: { engine: 'postgres' as const, url: databaseUrl } } : {}),
         from: resolve(values.from),
         conflict: conflict as (typeof POLICIES)[number],
         ...(passphrase !== undefined ? { passphrase } : {}),

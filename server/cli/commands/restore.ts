@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { RESTORE_STEPS, restoreDataDir } from '../../db/backup.ts';
 import { CliError, type Command } from '../command.ts';
-import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult } from '../options.ts';
+import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult, refuseOnPostgres } from '../options.ts';
 
 const NAME = 'restore';
 
@@ -11,7 +11,8 @@ export const command: Command = {
 
 Puts a backup made by hearth backup (or a pre-migration backup in DATA_DIR/backups/) in place as the data
 dir. The backup is checked first (manifest, master key, PRAGMA integrity_check). Refused while a server runs
-on the data dir, and over an existing database unless --force.
+on the data dir, and over an existing database unless --force. On PostgreSQL (DATABASE_URL) it refuses:
+put a pg_dump back with pg_restore.
 
 Options:
   --from DIR              the backup (required)
@@ -24,8 +25,14 @@ Example:
 `,
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION, from: { type: 'string' }, force: { type: 'boolean' } });
+    const config = loadConfig(io, values);
+    refuseOnPostgres(
+      config,
+      NAME,
+      'restore the database with pg_restore (pg_restore --clean --if-exists -d "$DATABASE_URL" hearth.dump) and put back the data dir (master.key, attachments/) copied beside it',
+    );
     if (values.from === undefined) throw new CliError('restore needs --from DIR');
-    const { dataDir } = loadConfig(io, values);
+    const { dataDir } = config;
     const progress = io.progress('Restoring', RESTORE_STEPS);
     const result = restoreDataDir(resolve(values.from), dataDir, { force: values.force ?? false, onStep: () => progress.tick() });
     progress.done();
