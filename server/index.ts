@@ -8,7 +8,7 @@ import type { AppContext } from './context.ts';
 import { createCrdtStore } from './crdt/store.ts';
 import { createCrdtChangeFeed, crdtEventResolver } from './crdt/events.ts';
 import { attachYjsWebsocket } from './crdt/websocket.ts';
-import { MasterKeyMismatchError, openStorage, type Storage } from './db/repos/index.ts';
+import { MasterKeyMismatchError, openPostgresStorage, openStorage, type Storage } from './db/repos/index.ts';
 import { createPageTokens } from './db/pagination.ts';
 import { createHttpApp } from './http/app.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -68,7 +68,7 @@ export async function openApp(config: Config): Promise<AppContext> {
     storage =
       config.databaseUrl === undefined
         ? openStorage(config.dataDir, { log, masterKey })
-        : await (await import('./db/pg/storage.ts')).openPgStorage(config.databaseUrl, { log, masterKey });
+        : await openPostgresStorage(config.databaseUrl, { log, masterKey });
   } catch (error) {
     // a key this start made, for a database that holds another key's secrets: the data dir is left as it was
     if (master.created && error instanceof MasterKeyMismatchError) rmSync(keyPath, { force: true });

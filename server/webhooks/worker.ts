@@ -4,7 +4,7 @@
 // the delivery state is, with the same division of the writes. Started by dispatcher.ts through worker-entry.mjs. Since it holds a
 // connection to `hearth.db` off the request thread, it also runs that database's checkpointer (db/checkpointer.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDeliveryWorkerStorage } from '../db/repos/webhook-delivery.ts';
+import { openDeliveryWorkerStorage, openPostgresDeliveryWorkerStorage } from '../db/repos/webhook-delivery.ts';
 import { createSecrets, loadMasterKey } from '../security/secrets.ts';
 import { createDeliveryEngine } from './engine.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
@@ -24,7 +24,7 @@ const storage =
         lastCheckpointError = error.message;
         post({ type: 'log', level: 'warn', message: 'hearth.db checkpoint failed; the server thread checkpoints meanwhile', fields: { error: error.message } });
       })
-    : (await import('../db/pg/repos/webhook-delivery.ts')).openDeliveryWorkerStoragePg(data.databaseUrl);
+    : await openPostgresDeliveryWorkerStorage(data.databaseUrl);
 
 let nextWrite = 0;
 const pendingWrites = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();

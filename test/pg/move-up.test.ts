@@ -14,7 +14,6 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigOverrides } from '../../server/config.ts';
-import { createServer } from '../../server/index.ts';
 import { operations } from '../../server/operations/index.ts';
 import type { Credentials } from '../../server/services/bootstrap.ts';
 import { seedDataDir } from '../../server/tooling/seed.ts';
@@ -23,7 +22,7 @@ import { createWorkspace } from '../helpers/factories.ts';
 import { freshTestDatabase, testPostgres } from '../helpers/pg-database.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { reviewThread } from '../helpers/judgments.ts';
-import { apiKeyHeaders, call, dataOf, workspaceHeaders, type Headers_, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, startTestServer, workspaceHeaders, type Headers_, type TestServer } from '../helpers/server.ts';
 import { tempDirs } from '../helpers/transfer.ts';
 import { populateKey } from '../helpers/transfer-fixture.ts';
 import { FAST_WEBHOOKS } from '../helpers/webhooks.ts';
@@ -70,34 +69,12 @@ async function freshDatabase(): Promise<string> {
 }
 
 /**
- * A real server on a data dir, kept after close, on PostgreSQL when given a database URL and on the data dir's SQLite
- * otherwise (createServer itself, not startTestServer, which may pick a database of its own in the PostgreSQL run).
+ * A real server on a data dir, kept after close: on PostgreSQL when given a database URL, on the data dir's SQLite
+ * otherwise (never a database of startTestServer's own choosing in the PostgreSQL run).
  */
 type Served = TestServer;
-async function serve(dataDir: string, overrides: ConfigOverrides = {}): Promise<Served> {
-  const start = async (more: ConfigOverrides = {}) => {
-    const started = await createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides, ...more, dataDir });
-    await started.app.webhooks.ready();
-    return started;
-  };
-  let server = await start();
-  const t: Served = {
-    server,
-    url: server.url,
-    dataDir,
-    credentials: server.credentials,
-    callK: (path, data, headers = {}) => call(t.url, path, data, { ...apiKeyHeaders(t.credentials), ...headers }),
-    callW: (path, data, headers = {}) => call(t.url, path, data, { ...workspaceHeaders(t.credentials), ...headers }),
-    callPublic: (path, data, headers = {}) => call(t.url, path, data, headers),
-    async restart(more = {}) {
-      await server.close();
-      server = await start(more);
-      Object.assign(t, { server, url: server.url, credentials: server.credentials });
-    },
-    close: () => server.close(),
-  };
-  return t;
-}
+const serve = (dataDir: string, overrides: ConfigOverrides = {}): Promise<Served> =>
+  startTestServer({ ...overrides, dataDir }, overrides.databaseUrl === undefined ? { engine: 'sqlite' } : {});
 
 // ---------------------------------------------------------------------------------------------------------------
 // The reads: every read operation, with inputs for every id the key holds, read from the source database
