@@ -66,9 +66,7 @@ export async function openApp(config: Config): Promise<AppContext> {
   try {
     const masterKey = masterKeyIdentity(secrets, keyPath);
     storage =
-      config.databaseUrl === undefined
-        ? openStorage(config.dataDir, { log, masterKey })
-        : await openPostgresStorage(config.databaseUrl, { log, masterKey });
+      config.databaseUrl === undefined ? openStorage(config.dataDir, { log, masterKey }) : await openPostgresStorage(config.databaseUrl, { log, masterKey });
   } catch (error) {
     // a key this start made, for a database that holds another key's secrets: the data dir is left as it was
     if (master.created && error instanceof MasterKeyMismatchError) rmSync(keyPath, { force: true });
