@@ -72,6 +72,8 @@ export interface EngineDeps {
 export function createDeliveryEngine(deps: EngineDeps) {
   const { queries: q, settings } = deps;
   const inFlight = new Map<string, AbortController>();
+  /** Deliveries whose attempt a shutdown cut: due again at once (on PostgreSQL their lease would hold them back). */
+  const cut: DeliveryRow[] = [];
   const running = new Set<Promise<void>>();
   const nextSlot = new Map<string, number>();
   /** Events fanned out whose dispatched mark the main thread has not committed yet. */
@@ -307,6 +309,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
     // delivery goes out after restart. An attempt that finished within a shutdown's grace counts as any other.
     if (controller.signal.reason === 'aborted') {
       inFlight.delete(deliveryKey(d));
+      if (closed) cut.push(d);
       return;
     }
     const requestHeaders: Array<[string, string]> = [...Object.entries(headers), ['content-length', String(Buffer.byteLength(d.body))]];
@@ -490,6 +493,11 @@ export function createDeliveryEngine(deps: EngineDeps) {
       for (const controller of inFlight.values()) controller.abort('aborted');
       await Promise.allSettled([...running]);
       await exclusive(flushOutcomes);
+      // the lease taken for a cut attempt is given back, so that the next start (or another instance) sends it now
+      await exclusive(async () => {
+        const now = Date.now();
+        for (const d of cut) await q.postpone(now, d.eventId, d.target);
+      }).catch((error: unknown) => deps.log('warn', 'cut deliveries not released; they are due when their lease ends', { error: String(error) }));
       sendWrites();
       await Promise.allSettled([...inFlightWrites]);
       sender.close();

@@ -164,9 +164,13 @@ describe('deliveries survive restarts', () => {
       const closing = t.server.close();
       setTimeout(() => r.release(200), 500);
       await closing;
-      const attempts = await t.query<{ status: string; code: number | null }>('SELECT status, response_status_code AS code FROM webhook_attempts', [], {
-        sqliteFile: 'webhooks.db',
-      });
+      const attempts = await t.query<{ status: string; code: number | null }>(
+        'SELECT status, CAST(response_status_code AS INTEGER) AS code FROM webhook_attempts',
+        [],
+        {
+          sqliteFile: 'webhooks.db',
+        },
+      );
       expect(attempts).toEqual([{ status: 'succeeded', code: 200 }]);
       const pending = await t.query<{ n: number }>("SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_deliveries WHERE status <> 'succeeded'", [], {
         sqliteFile: 'webhooks.db',
