@@ -4,7 +4,8 @@
 // the delivery state is, with the same division of the writes. Started by dispatcher.ts through worker-entry.mjs. Since it holds a
 // connection to `hearth.db` off the request thread, it also runs that database's checkpointer (db/checkpointer.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDeliveryWorkerStorage, openPostgresDeliveryWorkerStorage } from '../db/repos/webhook-delivery.ts';
+import { openPostgresDeliveryWorkerStorage } from '../db/repos/postgres.ts';
+import { openDeliveryWorkerStorage } from '../db/repos/webhook-delivery.ts';
 import { createSecrets, loadMasterKey } from '../security/secrets.ts';
 import { createDeliveryEngine } from './engine.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';

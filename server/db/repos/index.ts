@@ -179,10 +179,3 @@ export function sqliteEngineOf(storage: Pick<Storage, 'engine'>): SqliteEngine {
   if (storage.engine.kind !== 'sqlite') throw new Error(`this reads SQLite's connections directly, and the storage runs on ${storage.engine.kind}`);
   return storage.engine;
 }
-
-/**
- * The storage over PostgreSQL (DATABASE_URL, pg/storage.ts), loaded on use: a server on SQLite never loads pg.
- */
-export async function openPostgresStorage(...args: Parameters<typeof import('../pg/storage.ts').openPgStorage>): Promise<Storage> {
-  return (await import('../pg/storage.ts')).openPgStorage(...args);
-}

@@ -272,8 +272,3 @@ export function openDeliveryWorkerStorage(dataDir: string, databaseFile: string,
     },
   };
 }
-
-/** The delivery worker's storage on PostgreSQL (DATABASE_URL): loaded on use, so the SQLite worker never loads pg or drizzle. */
-export async function openPostgresDeliveryWorkerStorage(url: string) {
-  return (await import('../pg/repos/webhook-delivery.ts')).openDeliveryWorkerStoragePg(url);
-}
