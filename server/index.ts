@@ -120,6 +120,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
   const app = await openApp(config);
   let http: Server | undefined;
   try {
+    await app.storage.claimServer();
     const credentials = await ensureDefaultCredentials(app);
     await sweepOrphanAttachments(app);
     const listener = toNodeHandler(createHttpApp(app, operations));

@@ -72,7 +72,8 @@ export async function importKey(app: Pick<AppContext, 'storage' | 'crdt'>, scope
     return await app.storage.transaction(async () => {
       // documents being replaced: their old rows (and logs) go first, so the imported log is the only one
       const { imported, rooms } = await app.storage.keyTransfer.importRows(scope, rows, local);
-      forgetRooms(app, scope, rooms);
+      // once committed: a room reloaded before would read the rows being replaced
+      app.storage.afterCommit(() => forgetRooms(app, scope, rooms));
       return imported;
     });
   } catch (error) {
@@ -91,7 +92,7 @@ export async function resetKey(app: AppContext, scope: TenantScope): Promise<{ r
   for (const id of await app.storage.keyTransfer.endpointIds(scope)) await app.webhooks.cancelTarget(scope.apiKeyId, id);
   const { removed, storageKeys } = await app.storage.transaction(async () => {
     const wiped = await app.storage.keyTransfer.wipe(scope);
-    forgetRooms(app, scope, wiped.rooms);
+    app.storage.afterCommit(() => forgetRooms(app, scope, wiped.rooms));
     return wiped;
   });
   for (const key of storageKeys) rmSync(join(attachmentsDir(app.config.dataDir), key), { force: true });

@@ -76,7 +76,8 @@ export function createCrdtChangeFeed(config: Pick<Config, 'webhooks'>, storage: 
       const last = checkedAt.get(id);
       if (last !== undefined && now - last < debounce) return;
       if (checkedAt.size > 100_000) checkedAt.clear();
-      checkedAt.set(id, now);
+      // once the unit of work commits: a unit PostgreSQL runs again must not find its own first attempt's mark
+      storage.afterCommit(() => checkedAt.set(id, now));
       await openDebouncedEvent({ storage }, scope, {
         type: 'crdt.update_data',
         organizationId: key.organizationId,

@@ -40,7 +40,7 @@ describe('DATABASE_URL and REDIS_URL', () => {
     expect(existsSync(join(dataDir, 'hearth.db'))).toBe(false);
   });
 
-  describe("backup, restore and doctor on PostgreSQL: refused, naming DATABASE_URL and PostgreSQL's own tools, and nothing touched", () => {
+  describe("backup, restore, doctor and seed on PostgreSQL: refused, naming DATABASE_URL and PostgreSQL's own tools, and nothing touched", () => {
     // No PostgreSQL runs here: the refusal comes before any connection (a URL that cannot be reached would be
     // named as such otherwise), and before the data dir's SQLite files are read or written.
     const url = async () => `postgres://hearth:s3cret@127.0.0.1:${await freePort()}/hearth`;
@@ -62,6 +62,14 @@ describe('DATABASE_URL and REDIS_URL', () => {
       expect(run.stderr).not.toContain('s3cret');
       expect(run.stderr).not.toContain('could not connect');
     };
+
+    it('seed: points at seeding SQLite and moving it up, and seeds nothing', async () => {
+      const dataDir = dataDirWithFiles();
+      const run = await runHearth(['seed', '--data-dir', dataDir], { env: { DATABASE_URL: await url() } });
+      refusal(run, 'seed');
+      expect(run.stderr).toContain('hearth export and hearth import');
+      untouched(dataDir);
+    });
 
     it('backup: points at pg_dump, and makes no backup dir', async () => {
       const dataDir = dataDirWithFiles();

@@ -3,7 +3,17 @@ import { SEED_SIZES, SeedRefusedError } from '../../tooling/seed-options.ts';
 import { seededRandom } from '../../tooling/seed-text.ts';
 import type { SeedSummary } from '../../tooling/seed.ts';
 import { CliError, type Command } from '../command.ts';
-import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseChoice, parseOptions, parseWholeNumber, printResult } from '../options.ts';
+import {
+  DATA_DIR_HELP,
+  DATA_DIR_OPTIONS,
+  JSON_OPTION,
+  loadConfig,
+  parseChoice,
+  parseOptions,
+  parseWholeNumber,
+  printResult,
+  refuseOnPostgres,
+} from '../options.ts';
 
 const NAME = 'seed';
 const { small, large } = SEED_SIZES;
@@ -49,7 +59,9 @@ Example:
     const size = parseChoice('size', values.size, ['small', 'large'] as const) ?? 'small';
     const seed = parseWholeNumber('seed', values.seed) ?? 1;
     if (values['api-key'] !== undefined && values['api-key'].trim() === '') throw new CliError('--api-key takes an API key id');
-    const { dataDir } = loadConfig(io, values);
+    const config = loadConfig(io, values);
+    const { dataDir } = config;
+    refuseOnPostgres(config, 'seed', 'seed a SQLite data dir and move it up with hearth export and hearth import (README, PostgreSQL)');
     // the server's modules load only now: the CLI's help and other commands stay fast
     const { seedDataDir } = await import('../../tooling/seed.ts');
     const progress = io.progress(`Seeding (${size})`);

@@ -34,7 +34,7 @@ export interface PgEngineOptions {
   poolSize?: number;
   /** Longest a statement may run before PostgreSQL cancels it (default 30 s). */
   statementTimeoutMs?: number;
-  /** Attempts of a SERIALIZABLE unit of work that PostgreSQL refuses before its error is thrown (default 5). */
+  /** Attempts of a SERIALIZABLE unit of work that PostgreSQL refuses before its error is thrown (default 12). */
   serializableAttempts?: number;
 }
 
@@ -42,6 +42,8 @@ export interface PgEngineOptions {
 const MIGRATIONS = PG_MIGRATIONS_DIR;
 /** The advisory lock instances take to migrate one at a time (any fixed 64-bit number; this one spells "hearthdb"). */
 const MIGRATION_LOCK = '7522525534844469346';
+/** Held by the one server instance a database has (claimInstance), on a connection of its own. */
+const INSTANCE_LOCK = '7522525534844469347';
 /** PostgreSQL's answers that say "run the transaction again": serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
 /** PostgreSQL's type id of bigint. */
@@ -82,6 +84,11 @@ export interface PgEngine {
    * what must not be seen before the data is (waking the delivery worker, which reads on another connection).
    */
   afterCommit(callback: () => void): void;
+  /**
+   * Claims the database for this server instance: a session lock on a connection of its own, held until `release`
+   * (or until the process dies and PostgreSQL drops the connection). False when another instance holds it.
+   */
+  claimInstance(): Promise<{ claimed: false } | { claimed: true; release(): Promise<void> }>;
   /** Applies this build's migrations (under a lock: instances starting together migrate one at a time). */
   migrate(): Promise<void>;
   /**
@@ -260,6 +267,20 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       const unit = current();
       if (unit) unit.committed.push(callback);
       else callback();
+    },
+    async claimInstance() {
+      const client = new pg.Client({ connectionString: options.url, application_name: 'hearth-instance' });
+      client.on('error', () => undefined);
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ claimed: boolean }>('SELECT pg_try_advisory_lock($1) AS claimed', [INSTANCE_LOCK]);
+        if (rows[0]?.claimed) return { claimed: true, release: () => client.end().catch(() => undefined) };
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      await client.end().catch(() => undefined);
+      return { claimed: false };
     },
     async migrate() {
       const client = await pool.connect();

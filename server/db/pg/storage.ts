@@ -43,6 +43,7 @@ export function redacted(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const name of ['password', 'sslpassword']) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
     return parsed.toString();
   } catch {
     return 'given in DATABASE_URL';
@@ -87,10 +88,23 @@ export function createPgStorage(engine: PgEngine): Storage {
   const changes = engine.tableChanges(Object.values(pgTables).map(getTableName));
   const userData = userDataRepoPg(engine);
   const webhooks = webhooksRepoPg(engine);
+  let release: (() => Promise<void>) | undefined;
   return {
     engine: { kind: 'postgres', changes },
     deliveries: { ...webhookDeliveriesRepoPg(engine), ...deliveryInspectionPg(engine) },
-    close: () => engine.close(),
+    async close() {
+      await release?.();
+      await engine.close();
+    },
+    async claimServer() {
+      const claim = await engine.claimInstance();
+      if (!claim.claimed)
+        throw new Error(
+          'another Hearth server runs on this PostgreSQL database: several instances of one database need Redis between them ' +
+            '(REDIS_URL), which this build does not support yet. Stop the other server, or give this one a database of its own.',
+        );
+      release = claim.release;
+    },
     readiness: () => engine.schemaStatus(),
     databaseBytes: () =>
       engine.read(async (db) => Number((await db.$client.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n')).rows[0]?.n ?? 0)),

@@ -83,6 +83,12 @@ export type Storage = Repos & {
   deliveries: ReturnType<typeof webhookDeliveriesRepo> & ReturnType<typeof deliveryInspection>;
   /** Closes every connection; `checkpoint` first folds SQLite's write-ahead log into the file (a server's stop). */
   close(options?: { checkpoint?: boolean }): Promise<void>;
+  /**
+   * Claims the database for the server about to start, refused with a clear error while another server holds it:
+   * on PostgreSQL one instance per database until Redis carries what instances must tell each other. Nothing on
+   * SQLite, where the data dir's server lock (server-lock.ts) tells CLI commands that a server runs.
+   */
+  claimServer(): Promise<void>;
   /** Where the database stands against this build's migrations (GET /readyz); rejects when it cannot be read. */
   readiness(): Promise<{ applied: number; pending: number; unknown: number }>;
   /** The database's size on disk: hearth.db's file (its write-ahead log aside), or PostgreSQL's database. */
@@ -121,6 +127,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore): 
     transaction: engine.transaction,
     inTransaction: engine.inTransaction,
     afterCommit: (callback) => callback(),
+    claimServer: async () => undefined,
     organizations: organizationsRepo(engine),
     documentData: documentDataRepo(engine),
     activities: activitiesRepo(engine),

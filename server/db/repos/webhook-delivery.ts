@@ -115,7 +115,9 @@ function prepareQueries(main: Database.Database, store: Database.Database) {
     setAttempted: store.prepare<[number, number, number | null, string, string]>(
       'UPDATE webhook_deliveries SET attempts = ?, last_attempt_at = ?, last_status_code = ? WHERE event_id = ? AND target = ?',
     ),
-    postpone: store.prepare<[number, string, string]>('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND target = ?'),
+    postpone: store.prepare<[number, string, string]>(
+      "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND target = ? AND status = 'pending'",
+    ),
     cancel: store.prepare<[string, string]>("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE event_id = ? AND target = ?"),
     cancelTarget: store.prepare<[string, string]>(
       "UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE api_key_id = ? AND target = ? AND status = 'pending'",

@@ -60,7 +60,7 @@ const STATEMENTS = {
     request_headers, response_headers, response_headers_omitted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
   setSchedule: 'UPDATE webhook_deliveries SET status = $1, next_attempt_at = $2, next_trigger = $3 WHERE api_key_id = $4 AND event_id = $5 AND target = $6',
   setAttempted: 'UPDATE webhook_deliveries SET attempts = $1, last_attempt_at = $2, last_status_code = $3 WHERE event_id = $4 AND target = $5',
-  postpone: 'UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE event_id = $2 AND target = $3',
+  postpone: "UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE event_id = $2 AND target = $3 AND status = 'pending'",
   cancel: "UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE event_id = $1 AND target = $2",
   cancelTarget: "UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE api_key_id = $1 AND target = $2 AND status = 'pending'",
   recover: `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $1, next_trigger = 'recover'
