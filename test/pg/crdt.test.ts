@@ -184,11 +184,15 @@ describe('crdt', () => {
     const E = room('d2', 'e9');
     await repo.create(k1, E, { type: 'text', contentKey: 'e', infer: 0, now: 1 });
     // appends commit while `stored` reads: every answer's count matches its log's length
+    let writing = true;
     const writes = (async () => {
       for (let i = 0; i < 40; i++) await repo.append([{ scope: k1, room: E, rowCreatedAt: 1, update: Uint8Array.of(i), lastUpdatedBy: null }], 2 + i);
-    })();
+    })().finally(() => {
+      writing = false;
+    });
+    // read for as long as the appends go on, so that the reads overlap them however the machine schedules
     const reads: Array<{ count: number; length: number }> = [];
-    for (let i = 0; i < 40; i++) {
+    while (writing) {
       const s = await repo.stored(k1, E);
       if (s) reads.push({ count: s.row.updateCount, length: s.log.length });
     }
