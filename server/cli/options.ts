@@ -78,6 +78,14 @@ export async function openExistingDataDir(config: Config): Promise<AppContext> {
         1,
       );
     }
+    const { postgresMigrationsPendingUnderServer } = await import('../db/repos/postgres.ts');
+    const pending = await postgresMigrationsPendingUnderServer(config.databaseUrl);
+    if (pending > 0) {
+      throw new CliError(
+        `A Hearth server of an older version runs on this PostgreSQL database and its schema needs ${pending} migration(s): stop it and start this version (which migrates)`,
+        1,
+      );
+    }
     const { openApp } = await import('../index.ts');
     return await openApp({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
   }

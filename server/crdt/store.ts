@@ -424,10 +424,13 @@ export function createCrdtStore(
     compactTimers.delete(entry);
   }
 
-  /** Fixes a room's type and content key (learned from its content, or given by a REST write), in memory and stored. */
+  /**
+   * Fixes a room's type and content key (learned from its content), stored, and in memory once that commits: a unit
+   * of work retried on PostgreSQL must find the entry still unsettled, or the retry would skip the stored settle.
+   */
   async function settle(entry: LiveDoc, type: CrdtType, contentKey: string) {
     await storage.crdt.settle(entry.scope, roomOf(entry.key), type, contentKey);
-    Object.assign(entry, { type, contentKey, infer: 0 });
+    storage.afterCommit(() => Object.assign(entry, { type, contentKey, infer: 0 }));
   }
 
   function queue(entry: LiveDoc, update: Uint8Array, origin: unknown) {

@@ -151,12 +151,14 @@ export async function startTestServer(overrides: ConfigOverrides = {}, options: 
     async query<R>(statement: string, params: unknown[] = [], options: { sqliteFile?: 'webhooks.db' } = {}) {
       // SQLite's stamp sees another connection's commit from the next turn on; PostgreSQL's when the notification
       // of a watched table arrives: waited for
-      const writes = database !== undefined && !/^\s*select/i.test(statement);
+      // the server's PostgreSQL database: this run's own, or one the test gave (databaseUrl)
+      const pgUrl = overrides.databaseUrl ?? database?.url;
+      const writes = pgUrl !== undefined && !/^\s*select/i.test(statement);
       const before = writes ? t.server.app.storage.engine.changes() : 0;
       let rows: R[];
-      if (database) {
+      if (pgUrl) {
         let n = 0;
-        const client = new pg.Client({ connectionString: database.url });
+        const client = new pg.Client({ connectionString: pgUrl });
         await client.connect();
         try {
           rows = (

@@ -2,8 +2,11 @@
 // second server on the same database refuses to start, saying why, while the CLI's admin commands still work beside
 // the running one; once the first stops (or dies: PostgreSQL drops its session lock with its connection), a server
 // starts again on the database.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../server/index.ts';
+import { CLEAN_ENV } from '../cli/data-dirs.ts';
+import { runHearth } from '../helpers/cli.ts';
 import { freshTestDatabase, testPostgres } from '../helpers/pg-database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDirs } from '../helpers/transfer.ts';
@@ -37,6 +40,29 @@ describe('instances of one PostgreSQL database', () => {
       }),
     ).rejects.toThrow(/another Hearth server runs on this PostgreSQL database: several instances of one database need Redis between them \(REDIS_URL\)/);
     expect((await first.callK('/v2/organizations/get', {})).status).toBe(200);
+  });
+
+  it('an admin command works beside the server, but refuses to migrate the schema beneath an older one', async () => {
+    const list = () => runHearth(['workspace', 'list', '--data-dir', first.dataDir, '--json'], { env: { ...CLEAN_ENV, DATABASE_URL: database.url } });
+    const works = await list();
+    expect(works.code, works.stderr).toBe(0);
+    expect(JSON.parse(works.stdout)).toHaveLength(1);
+    // the running server stands for an older Hearth: its database's journal lacks the newest migration
+    const journal = new pg.Client({ connectionString: database.url });
+    await journal.connect();
+    const newest = (await journal.query('SELECT id, hash, created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1')).rows[0];
+    await journal.query('DELETE FROM drizzle.__drizzle_migrations WHERE id = $1', [newest.id]);
+    try {
+      const refused = await list();
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain('A Hearth server of an older version runs on this PostgreSQL database and its schema needs 1 migration(s)');
+      // nothing migrated: the journal still lacks it
+      expect((await journal.query('SELECT 1 FROM drizzle.__drizzle_migrations WHERE id = $1', [newest.id])).rowCount).toBe(0);
+    } finally {
+      await journal.query('INSERT INTO drizzle.__drizzle_migrations (id, hash, created_at) VALUES ($1, $2, $3)', [newest.id, newest.hash, newest.created_at]);
+      await journal.end();
+    }
   });
 
   it('starts a server again once the first has stopped', async () => {

@@ -178,3 +178,24 @@ export async function openPgStorage(
     throw error;
   }
 }
+
+/**
+ * The migrations an admin command would apply beneath a running server of an older Hearth (one holds the instance
+ * lock): 0 when the schema is current, new, or no server runs. The CLI refuses then, as it does on SQLite's data dir.
+ */
+export async function migrationsPendingUnderServer(url: string): Promise<number> {
+  const engine = createPgEngine({ url, poolSize: 1 });
+  try {
+    // a database that cannot be reached: opening it says so, with its URL redacted
+    const status = await engine.schemaStatus().catch(() => undefined);
+    if (!status) return 0;
+    const { applied, pending } = status;
+    if (applied === 0 || pending === 0) return 0;
+    const claim = await engine.claimInstance();
+    if (!claim.claimed) return pending;
+    await claim.release();
+    return 0;
+  } finally {
+    await engine.close();
+  }
+}

@@ -12,3 +12,8 @@ export async function openPostgresStorage(...args: Parameters<typeof import('../
 export async function openPostgresDeliveryWorkerStorage(url: string) {
   return (await import('../pg/repos/webhook-delivery.ts')).openDeliveryWorkerStoragePg(url);
 }
+
+/** Migrations an admin command would apply beneath a running older server (pg/storage.ts). */
+export async function postgresMigrationsPendingUnderServer(url: string): Promise<number> {
+  return (await import('../pg/storage.ts')).migrationsPendingUnderServer(url);
+}
