@@ -109,3 +109,26 @@ export async function bothEngines(): Promise<BothEngines> {
 export async function onBoth<R>(original: R, port: R, script: (repo: R) => Promise<unknown[]>): Promise<{ sqlite: unknown[]; pg: unknown[] }> {
   return { sqlite: await script(original), pg: await script(port) };
 }
+
+/** Values as SQLite stores them (booleans 0/1, JSON as its text, bigint as numbers), for PostgreSQL's rows. */
+export const AS_SQLITE_TYPES = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === 16) return (v: string) => (v === 't' ? 1 : 0);
+    if (oid === 114) return (v: string) => v;
+    if (oid === 20) return Number;
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+/** A row with its columns in name order, so that rows compare whatever order an engine answers columns in. */
+export const keysSorted = <R extends Record<string, unknown>>(row: R): R => Object.fromEntries(Object.entries(row).sort(([a], [b]) => (a < b ? -1 : 1))) as R;
+
+/** A row as text, its columns in name order. */
+export const canonicalRow = (row: Record<string, unknown>): string => JSON.stringify(keysSorted(row));
+
+/** Rows in one order whatever order an engine answered them in (its plan's index order, or its primary key's). */
+export const sortedRows = <R extends Record<string, unknown>>(rows: R[]): R[] =>
+  rows
+    .map(canonicalRow)
+    .sort()
+    .map((text) => JSON.parse(text) as R);

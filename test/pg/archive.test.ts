@@ -20,6 +20,7 @@ import { seedDataDir } from '../../server/tooling/seed.ts';
 import type { Manifest } from '../../server/tooling/transfer.ts';
 import { createWorkspace } from '../helpers/factories.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
+import { AS_SQLITE_TYPES, canonicalRow } from '../helpers/pg-parity.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { serverOn, tempDirs } from '../helpers/transfer.ts';
 import { populateKey } from '../helpers/transfer-fixture.ts';
@@ -31,19 +32,9 @@ const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
 
 type Row = Record<string, unknown>;
 
-/** Values as SQLite stores them (booleans 0/1, JSON as its text, bigint as numbers), for PostgreSQL's rows. */
-const asSqlite = {
-  getTypeParser: ((oid: number, format?: string) => {
-    if (oid === 16) return (v: string) => (v === 't' ? 1 : 0);
-    if (oid === 114) return (v: string) => v;
-    if (oid === 20) return Number;
-    return pg.types.getTypeParser(oid, format as 'text');
-  }) as typeof pg.types.getTypeParser,
-};
-
 const keyOf = (dir: string): Secrets => createSecrets(Buffer.from(readFileSync(join(dir, 'master.key'), 'utf8').trim(), 'base64'));
-const canonical = (row: Row) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => (a < b ? -1 : 1))), (_, v) => v);
-const sortedRows = (rows: Row[]) => rows.map(canonical).sort();
+/** Rows as texts in one order. */
+const sortedTexts = (rows: Row[]) => rows.map(canonicalRow).sort();
 
 /** An archive's tables, row by row, secrets opened with the passphrase (each archive seals them under its own salt). */
 function readArchive(dir: string): { manifest: Manifest; tables: Record<string, string[]> } {
@@ -61,13 +52,13 @@ function readArchive(dir: string): { manifest: Manifest; tables: Record<string, 
           if (typeof row[column] === 'string') row[column] = `opened:${opener.decrypt(row[column] as string)}`;
         return row;
       });
-    tables[table.name] = sortedRows(rows);
+    tables[table.name] = sortedTexts(rows);
   }
   return { manifest, tables };
 }
 
 async function pgRows(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url, types: asSqlite });
+  const client = new pg.Client({ connectionString: url, types: AS_SQLITE_TYPES });
   await client.connect();
   try {
     return (await client.query<Row>(text, values)).rows;
@@ -104,7 +95,7 @@ async function comparableRows(table: string, rows: Row[], key: Secrets, crdtLog:
     for (const [column, value] of Object.entries(comparable)) if (Buffer.isBuffer(value)) comparable[column] = `bytes:${value.toString('base64')}`;
     out.push(comparable);
   }
-  return sortedRows(out);
+  return sortedTexts(out);
 }
 
 /**

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyTransferRepoPg } from '../../server/db/pg/repos/key-transfer.ts';
 import { INSERTION_ORDER_COLUMN, INSERTION_ORDER_TABLES } from '../../server/db/pg/schema.ts';
@@ -15,7 +14,7 @@ import type { TenantScope } from '../../server/db/scope.ts';
 import { generateSet, type GeneratedSet, planOrganizations } from '../../server/tooling/seed-generate.ts';
 import { SEED_SIZES } from '../../server/tooling/seed-options.ts';
 import { dice, seededRandom } from '../../server/tooling/seed-text.ts';
-import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
+import { AS_SQLITE_TYPES, type BothEngines, bothEngines, keysSorted, sortedRows } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
 const dirs: string[] = [];
@@ -32,22 +31,6 @@ const TABLES = [
   'user_data_jobs',
 ] as const;
 
-/** Values as SQLite stores them (booleans 0/1, JSON as text, bigint as numbers), for PostgreSQL's rows. */
-const asSqlite = {
-  getTypeParser: ((oid: number, format?: string) => {
-    if (oid === 16) return (v: string) => (v === 't' ? 1 : 0);
-    if (oid === 114) return (v: string) => v;
-    if (oid === 20) return Number;
-    return pg.types.getTypeParser(oid, format as 'text');
-  }) as typeof pg.types.getTypeParser,
-};
-
-const sorted = (rows: KeyRow[]) =>
-  rows
-    .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)))))
-    .sort()
-    .map((s) => JSON.parse(s) as KeyRow);
-
 /**
  * Every row of the tables, sorted; but the tables kept in creation order (INSERTION_ORDER_TABLES) in their insertion
  * order, SQLite's rowid and PostgreSQL's `seq`, which must agree (the column itself is PostgreSQL's own: left out).
@@ -60,14 +43,14 @@ async function dump(engine: 'sqlite' | 'pg') {
     const rows =
       engine === 'sqlite'
         ? (both.sqlite.main.sqlite.prepare(text).all() as KeyRow[])
-        : await both.engine.read(async (db) => (await db.$client.query<KeyRow>({ text, types: asSqlite })).rows);
+        : await both.engine.read(async (db) => (await db.$client.query<KeyRow>({ text, types: AS_SQLITE_TYPES })).rows);
     if (engine === 'pg' && inOrder) {
       // numbered by the database, in the order the rows went in
       const numbers = rows.map((r) => r[INSERTION_ORDER_COLUMN] as number);
       expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
       for (const row of rows) delete row[INSERTION_ORDER_COLUMN];
     }
-    out[table] = inOrder ? rows.map((r) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)))) : sorted(rows);
+    out[table] = inOrder ? rows.map(keysSorted) : sortedRows(rows);
   }
   return out;
 }
@@ -75,7 +58,7 @@ async function dump(engine: 'sqlite' | 'pg') {
 /** An export's answer with each table's rows sorted (SQLite answers them in its plan's index order, PostgreSQL by primary key). */
 const normalized = (answer: unknown) => {
   const tables = answer as Partial<Record<KeyTable, KeyRow[]>> | undefined;
-  return tables ? Object.fromEntries(Object.entries(tables).map(([t, rows]) => [t, sorted(rows ?? [])])) : undefined;
+  return tables ? Object.fromEntries(Object.entries(tables).map(([t, rows]) => [t, sortedRows(rows ?? [])])) : undefined;
 };
 
 const ofKey = (rows: KeyRow[] | undefined, key: string) => (rows ?? []).filter((r) => r.api_key_id === key);

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRepoPg } from '../../server/db/pg/repos/seed.ts';
 import type { BulkLoad, seedRepo } from '../../server/db/repos/seed.ts';
@@ -14,7 +13,7 @@ import type { TenantScope } from '../../server/db/scope.ts';
 import { type GeneratedSet, generateSet, planOrganizations } from '../../server/tooling/seed-generate.ts';
 import { SEED_SIZES } from '../../server/tooling/seed-options.ts';
 import { dice, seededRandom } from '../../server/tooling/seed-text.ts';
-import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
+import { AS_SQLITE_TYPES, type BothEngines, bothEngines, sortedRows } from '../helpers/pg-parity.ts';
 
 type SeedRepo = ReturnType<typeof seedRepo>;
 type Row = Record<string, unknown>;
@@ -42,22 +41,6 @@ const TABLES = [
   'webhook_endpoints',
 ] as const;
 
-/** Values as SQLite stores them (booleans 0/1, JSON as text, bigint as numbers, bytea as Buffers), for PostgreSQL's rows. */
-const asSqlite = {
-  getTypeParser: ((oid: number, format?: string) => {
-    if (oid === 16) return (v: string) => (v === 't' ? 1 : 0);
-    if (oid === 114) return (v: string) => v;
-    if (oid === 20) return Number;
-    return pg.types.getTypeParser(oid, format as 'text');
-  }) as typeof pg.types.getTypeParser,
-};
-
-const sorted = (rows: Row[]) =>
-  rows
-    .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)))))
-    .sort()
-    .map((s) => JSON.parse(s) as Row);
-
 async function dump(engine: 'sqlite' | 'pg') {
   const out: Record<string, Row[]> = {};
   for (const table of TABLES) {
@@ -65,8 +48,8 @@ async function dump(engine: 'sqlite' | 'pg') {
     const rows =
       engine === 'sqlite'
         ? (both.sqlite.main.sqlite.prepare(text).all() as Row[])
-        : await both.engine.read(async (db) => (await db.$client.query<Row>({ text, types: asSqlite })).rows);
-    out[table] = sorted(rows);
+        : await both.engine.read(async (db) => (await db.$client.query<Row>({ text, types: AS_SQLITE_TYPES })).rows);
+    out[table] = sortedRows(rows);
   }
   return out;
 }
