@@ -11,18 +11,11 @@ import type { Db } from '../client.ts';
 import { type webhookAttempts, webhookDeliveries } from '../delivery-schema.ts';
 import { connectionOf } from '../connection.ts';
 import { preparedFor } from '../prepared.ts';
-import { tenantScope, type TenantScope, type WorkspaceScope } from '../scope.ts';
+import type { TenantScope, WorkspaceScope } from '../scope.ts';
+import { adminScope, crdtFilter, daysSince, keyset, lastDays, type PageArgs, searchFilter, type Sort, sortedBy } from './inspection-sql.ts';
 import type { SqliteEngine } from '../storage.ts';
 
-export type Dir = 'asc' | 'desc';
-export type SortKey = ReadonlyArray<string | number>;
-export interface PageArgs {
-  after: SortKey | null;
-  dir: Dir;
-  limit: number;
-}
-
-const DAY = 24 * 60 * 60 * 1000;
+export type { Dir, PageArgs, SortKey } from './inspection-sql.ts';
 
 /** Rows as SQLite gives them: integers for booleans. */
 type Row = Record<string, unknown>;
@@ -46,57 +39,12 @@ const statementsOf = preparedFor((db: Db) => {
 });
 type Statements = ReturnType<typeof statementsOf>;
 
-/**
- * The keyset condition and order for sort columns `cols`: `(a, b) > (?, ?)` ascending, `<` descending (SQLite
- * compares row values and uses the index for them).
- */
-function keyset(cols: string[], page: PageArgs) {
-  const op = page.dir === 'asc' ? '>' : '<';
-  const tuple = cols.length === 1 ? (cols[0] as string) : `(${cols.join(', ')})`;
-  const marks = cols.length === 1 ? '?' : `(${cols.map(() => '?').join(', ')})`;
-  return {
-    where: page.after ? ` AND ${tuple} ${op} ${marks}` : '',
-    params: page.after ? [...page.after] : [],
-    order: ` ORDER BY ${cols.map((c) => `${c} ${page.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')} LIMIT ${page.limit + 1}`,
-  };
-}
-
-/**
- * The keyset condition and order for a sort on `expr` (a column or an indexed expression, with its collation)
- * then `idCol`. Written as `expr >= ? AND (expr > ? OR id > ?)` rather than as a row value: SQLite seeks an index
- * on the first term even when the expression carries a collation (a row value with COLLATE NOCASE is searched
- * from the start of the key's range instead, which reads every earlier page).
- */
-function sortedKeyset(expr: string, idCol: string, page: PageArgs) {
-  const [op, d] = page.dir === 'asc' ? ['>', 'ASC'] : ['<', 'DESC'];
-  return {
-    where: page.after ? ` AND ${expr} ${op}= ? AND (${expr} ${op} ? OR ${idCol} ${op} ?)` : '',
-    params: page.after ? [page.after[0], page.after[0], page.after[1]] : [],
-    order: ` ORDER BY ${expr} ${d}, ${idCol} ${d} LIMIT ${page.limit + 1}`,
-  };
-}
-
-/** The keyset of a list sorted by its id or by one of `sorts` (each indexed with the id after it). */
-function sortedBy(sort: string, idCol: string, sorts: Record<string, string>, page: PageArgs) {
-  const expr = sorts[sort];
-  return expr === undefined ? keyset([idCol], page) : sortedKeyset(expr, idCol, page);
-}
-
-/** A search: an id prefix (an index range) or a part of the name (a scan that stops at the page's end). */
-function searchFilter(q: string | undefined, idCol: string, nameCol: string): { where: string; params: unknown[] } {
-  return q
-    ? {
-        where: ` AND ((${idCol} >= ? AND ${idCol} < ?) OR ${nameCol} LIKE ? ESCAPE '\\')`,
-        params: [q, `${q}\uffff`, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
-      }
-    : { where: '', params: [] };
-}
-
 /** How the organizations and documents lists sort: by id (the key), by name ignoring case, by last update. */
-export const ENTITY_SORTS: Record<string, string> = { name: 'name COLLATE NOCASE', updated: 'updated_at' };
+const ENTITY_SORTS: Record<string, Sort> = { name: { expr: 'name COLLATE NOCASE', param: '?' }, updated: { expr: 'updated_at', param: '?' } };
 export type EntitySort = 'id' | 'name' | 'updated';
 /** The users list: by id, or by name as the users_name index has it (no name sorts as ''). */
-export const USER_SORTS: Record<string, string> = { name: "(CASE WHEN name IS NULL THEN '' ELSE name END) COLLATE NOCASE" };
+const USER_NAME = "(CASE WHEN name IS NULL THEN '' ELSE name END) COLLATE NOCASE";
+const USER_SORTS: Record<string, Sort> = { name: { expr: USER_NAME, param: '?' } };
 export type UserSort = 'id' | 'name';
 
 export interface KeyListRow {
@@ -194,48 +142,23 @@ const keysOf = (s: Statements, workspace: WorkspaceScope) =>
 
 /** Activity per day over the last `days` days (oldest first, empty days included), for sparklines. */
 function activityByDay(s: Statements, scope: TenantScope, organizationId: string, documentId: string | null, days = 30) {
-  const apiKeyId = scope.apiKeyId;
-  const since = Date.now() - days * DAY;
-  const rows = documentId
-    ? s.all<{ day: number; n: number }>(
-        'SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND timestamp >= ? GROUP BY day',
-        apiKeyId,
-        organizationId,
-        documentId,
-        since,
-      )
-    : s.all<{ day: number; n: number }>(
-        'SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ? AND timestamp >= ? GROUP BY day',
-        apiKeyId,
-        organizationId,
-        since,
-      );
-  const byDay = new Map(rows.map((r) => [Math.floor(r.day), r.n]));
-  const today = Math.floor(Date.now() / DAY);
-  return Array.from({ length: days }, (_, i) => {
-    const day = today - days + 1 + i;
-    return { day: new Date(day * DAY).toISOString().slice(0, 10), count: byDay.get(day) ?? 0 };
-  });
+  const doc = documentId ? ' AND document_id = ?' : '';
+  const rows = s.all<{ day: number; n: number }>(
+    `SELECT timestamp / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ?${doc} AND timestamp >= ? GROUP BY day`,
+    scope.apiKeyId,
+    organizationId,
+    ...(documentId ? [documentId] : []),
+    daysSince(days),
+  );
+  return lastDays(rows, days);
 }
 
 /** A page of a key's collaborative documents by (organization, document, editor). */
 function crdtPageOf(s: Statements, scope: TenantScope, organizationId: string | undefined, q: string | undefined, page: PageArgs) {
   const k = keyset(['organization_id', 'document_id', 'editor_id'], page);
-  const org = organizationId === undefined ? '' : ' AND organization_id = ?';
-  const f = q
-    ? { where: ' AND ((document_id >= ? AND document_id < ?) OR (organization_id >= ? AND organization_id < ?))', params: [q, `${q}\uffff`, q, `${q}\uffff`] }
-    : { where: '', params: [] };
-  return s.all<CrdtListRow>(
-    `${CRDT_COLUMNS} WHERE api_key_id = ?${org}${f.where}${k.where}${k.order}`,
-    scope.apiKeyId,
-    ...(organizationId === undefined ? [] : [organizationId]),
-    ...f.params,
-    ...k.params,
-  );
+  const f = crdtFilter(organizationId, q);
+  return s.all<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ?${f.where}${k.where}${k.order}`, scope.apiKeyId, ...f.params, ...k.params);
 }
-
-/** The admin's scope of one of the workspace's keys (the session acts on that key's data). */
-const adminScope = (apiKeyId: string, workspace: WorkspaceScope) => tenantScope(apiKeyId, workspace.workspaceId, { kind: 'admin' });
 
 export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
   const read = <T>(run: (s: Statements) => T) => engine.read((db) => run(statementsOf(db)));
@@ -289,7 +212,7 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     /** By id, by name (ignoring case) or by last update: each on its index (organizations_name, organizations_updated). */
     organizationsPage: (scope: TenantScope, q: string | undefined, sort: EntitySort, page: PageArgs) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name');
+        const f = searchFilter(q, 'id', 'name', 'LIKE');
         const k = sortedBy(sort, 'id', ENTITY_SORTS, page);
         return s.all<OrganizationListRow>(
           `SELECT id, name, disabled, created_at AS createdAt, updated_at AS updatedAt FROM organizations WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
@@ -381,7 +304,7 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
      */
     documentsPage: (scope: TenantScope, organizationId: string, folderId: string | undefined, q: string | undefined, sort: EntitySort, page: PageArgs) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name');
+        const f = searchFilter(q, 'id', 'name', 'LIKE');
         const k = sortedBy(sort, 'id', ENTITY_SORTS, page);
         const folder = folderId === undefined ? '' : ' AND folder_id = ?';
         return s.all<DocumentRow>(
@@ -476,7 +399,7 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     /** By id, or by name (ignoring case; users without a name first, as ''): the users_name index's expression. */
     usersPage: (scope: TenantScope, q: string | undefined, sort: UserSort, page: PageArgs) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name');
+        const f = searchFilter(q, 'id', 'name', 'LIKE');
         const k = sortedBy(sort, 'id', USER_SORTS, page);
         return s.all<{ id: string; name: string | null; email: string | null }>(
           `SELECT id, name, email FROM users WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
@@ -642,9 +565,9 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
       read((s) => {
         const keys = keysOf(s, workspace);
         const hits: SearchHitRow[] = [];
-        const f = searchFilter(q, 'id', 'name');
-        const u = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')");
-        const w = searchFilter(q, 'id', "url || ' ' || coalesce(description, '')");
+        const f = searchFilter(q, 'id', 'name', 'LIKE');
+        const u = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')", 'LIKE');
+        const w = searchFilter(q, 'id', "url || ' ' || coalesce(description, '')", 'LIKE');
         for (const { id: apiKeyId } of keys) {
           for (const r of s.all<{ id: string; name: string }>(
             `SELECT id, name FROM organizations WHERE api_key_id = ?${f.where} ORDER BY name COLLATE NOCASE, id LIMIT ?`,
@@ -670,7 +593,7 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
             hits.push({ kind: 'folder', apiKey: apiKeyId, organizationId: r.organizationId, id: r.id, name: r.name });
           }
           for (const r of s.all<{ id: string; name: string | null }>(
-            `SELECT id, name FROM users WHERE api_key_id = ?${u.where} ORDER BY ${USER_SORTS.name}, id LIMIT ?`,
+            `SELECT id, name FROM users WHERE api_key_id = ?${u.where} ORDER BY ${USER_NAME}, id LIMIT ?`,
             apiKeyId,
             ...u.params,
             each,

@@ -25,13 +25,11 @@ import type {
   MailRow,
   NotificationRow,
   OrganizationListRow,
-  PageArgs,
   SearchHitRow,
 } from '../../repos/inspection.ts';
-import { tenantScope, type TenantScope, type WorkspaceScope } from '../../scope.ts';
+import { adminScope, crdtFilter, daysSince, keyset, lastDays, type PageArgs, searchFilter, type Sort, sortedBy } from '../../repos/inspection-sql.ts';
+import type { TenantScope, WorkspaceScope } from '../../scope.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
-
-const DAY = 24 * 60 * 60 * 1000;
 
 type Row = Record<string, unknown>;
 
@@ -48,49 +46,6 @@ function statementsOf(db: PgDb) {
   return { all, one, count };
 }
 type Statements = ReturnType<typeof statementsOf>;
-
-/** As SQLite's keyset: `(a, b) > (?, ?)` ascending, `<` descending (PostgreSQL compares row values too). */
-function keyset(cols: string[], page: PageArgs, tieBreak: string[] = []) {
-  const op = page.dir === 'asc' ? '>' : '<';
-  const tuple = cols.length === 1 ? (cols[0] as string) : `(${cols.join(', ')})`;
-  const marks = cols.length === 1 ? '?' : `(${cols.map(() => '?').join(', ')})`;
-  return {
-    where: page.after ? ` AND ${tuple} ${op} ${marks}` : '',
-    params: page.after ? [...page.after] : [],
-    order: ` ORDER BY ${[...cols, ...tieBreak].map((c) => `${c} ${page.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')} LIMIT ${page.limit + 1}`,
-  };
-}
-
-/** A sort expression and the same expression applied to the cursor's value (SQLite's collation applies to both sides). */
-interface Sort {
-  expr: string;
-  param: string;
-}
-
-/** As SQLite's sortedKeyset: `expr >= ? AND (expr > ? OR id > ?)`, then by the expression and the id. */
-function sortedKeyset(sort: Sort, idCol: string, page: PageArgs) {
-  const [op, d] = page.dir === 'asc' ? ['>', 'ASC'] : ['<', 'DESC'];
-  return {
-    where: page.after ? ` AND ${sort.expr} ${op}= ${sort.param} AND (${sort.expr} ${op} ${sort.param} OR ${idCol} ${op} ?)` : '',
-    params: page.after ? [page.after[0], page.after[0], page.after[1]] : [],
-    order: ` ORDER BY ${sort.expr} ${d}, ${idCol} ${d} LIMIT ${page.limit + 1}`,
-  };
-}
-
-function sortedBy(sort: string, idCol: string, sorts: Record<string, Sort>, page: PageArgs) {
-  const expr = sorts[sort];
-  return expr === undefined ? keyset([idCol], page) : sortedKeyset(expr, idCol, page);
-}
-
-/** As SQLite's searchFilter: an id prefix or a part of the name, ignoring the case of ASCII letters as SQLite's LIKE. */
-function searchFilter(q: string | undefined, idCol: string, nameCol: string): { where: string; params: unknown[] } {
-  return q
-    ? {
-        where: ` AND ((${idCol} >= ? AND ${idCol} < ?) OR ${nameCol} ILIKE ? ESCAPE '\\')`,
-        params: [q, `${q}\uffff`, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
-      }
-    : { where: '', params: [] };
-}
 
 /** SQLite's ENTITY_SORTS and USER_SORTS, by the PostgreSQL indexes' expressions. */
 const ENTITY_SORTS: Record<string, Sort> = { name: { expr: 'lower(name)', param: 'lower(?)' }, updated: { expr: 'updated_at', param: '?' } };
@@ -110,36 +65,21 @@ const keysOf = (s: Statements, workspace: WorkspaceScope) =>
 
 /** As SQLite's activityByDay: activity per day over the last `days` days (oldest first, empty days included). */
 async function activityByDay(s: Statements, scope: TenantScope, organizationId: string, documentId: string | null, days = 30) {
-  const since = Date.now() - days * DAY;
   const doc = documentId ? ' AND document_id = ?' : '';
   const rows = await s.all<{ day: number; n: number }>(
     `SELECT "timestamp" / 86400000 AS day, count(*) AS n FROM activities WHERE api_key_id = ? AND organization_id = ?${doc} AND "timestamp" >= ? GROUP BY day`,
     scope.apiKeyId,
     organizationId,
     ...(documentId ? [documentId] : []),
-    since,
+    daysSince(days),
   );
-  const byDay = new Map(rows.map((r) => [Math.floor(r.day), r.n]));
-  const today = Math.floor(Date.now() / DAY);
-  return Array.from({ length: days }, (_, i) => {
-    const day = today - days + 1 + i;
-    return { day: new Date(day * DAY).toISOString().slice(0, 10), count: byDay.get(day) ?? 0 };
-  });
+  return lastDays(rows, days);
 }
 
 function crdtPageOf(s: Statements, scope: TenantScope, organizationId: string | undefined, q: string | undefined, page: PageArgs) {
   const k = keyset(['organization_id', 'document_id', 'editor_id'], page);
-  const org = organizationId === undefined ? '' : ' AND organization_id = ?';
-  const f = q
-    ? { where: ' AND ((document_id >= ? AND document_id < ?) OR (organization_id >= ? AND organization_id < ?))', params: [q, `${q}\uffff`, q, `${q}\uffff`] }
-    : { where: '', params: [] };
-  return s.all<CrdtListRow>(
-    `${CRDT_COLUMNS} WHERE api_key_id = ?${org}${f.where}${k.where}${k.order}`,
-    scope.apiKeyId,
-    ...(organizationId === undefined ? [] : [organizationId]),
-    ...f.params,
-    ...k.params,
-  );
+  const f = crdtFilter(organizationId, q);
+  return s.all<CrdtListRow>(`${CRDT_COLUMNS} WHERE api_key_id = ?${f.where}${k.where}${k.order}`, scope.apiKeyId, ...f.params, ...k.params);
 }
 
 /** The folder and its ancestors, root first (ancestors that are not folders, the organization's root, left out). */
@@ -172,8 +112,6 @@ async function folderPath(s: Statements, scope: TenantScope, organizationId: str
   const named = ancestors.flatMap((id) => found.get(id) ?? []);
   return [...named, { id: folder.id, name: folder.name }];
 }
-
-const adminScope = (apiKeyId: string, workspace: WorkspaceScope) => tenantScope(apiKeyId, workspace.workspaceId, { kind: 'admin' });
 
 export function inspectionRepoPg(engine: PgEngine): InspectionRepo {
   /** One statement's read. */
@@ -220,7 +158,7 @@ export function inspectionRepoPg(engine: PgEngine): InspectionRepo {
     // ----- organizations ---------------------------------------------------------------------------------
     organizationsPage: (scope, q, sort, page) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name');
+        const f = searchFilter(q, 'id', 'name', 'ILIKE');
         const k = sortedBy(sort, 'id', ENTITY_SORTS, page);
         return s.all<OrganizationListRow>(
           `${ORGANIZATION_COLUMNS} WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
@@ -314,7 +252,7 @@ export function inspectionRepoPg(engine: PgEngine): InspectionRepo {
     // ----- documents -------------------------------------------------------------------------------------
     documentsPage: (scope, organizationId, folderId, q, sort, page) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name');
+        const f = searchFilter(q, 'id', 'name', 'ILIKE');
         const k = sortedBy(sort, 'id', ENTITY_SORTS, page);
         const folder = folderId === undefined ? '' : ' AND folder_id = ?';
         return s.all<DocumentRow>(
@@ -387,7 +325,7 @@ export function inspectionRepoPg(engine: PgEngine): InspectionRepo {
     // ----- users and memberships -------------------------------------------------------------------------
     usersPage: (scope, q, sort, page) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name');
+        const f = searchFilter(q, 'id', 'name', 'ILIKE');
         const k = sortedBy(sort, 'id', USER_SORTS, page);
         return s.all<{ id: string; name: string | null; email: string | null }>(
           `SELECT id, name, email FROM users WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
@@ -534,9 +472,9 @@ export function inspectionRepoPg(engine: PgEngine): InspectionRepo {
       view(async (s) => {
         const keys = await keysOf(s, workspace);
         const hits: SearchHitRow[] = [];
-        const f = searchFilter(q, 'id', 'name');
-        const u = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')");
-        const w = searchFilter(q, 'id', "url || ' ' || coalesce(description, '')");
+        const f = searchFilter(q, 'id', 'name', 'ILIKE');
+        const u = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')", 'ILIKE');
+        const w = searchFilter(q, 'id', "url || ' ' || coalesce(description, '')", 'ILIKE');
         for (const { id: apiKeyId } of keys) {
           for (const r of await s.all<{ id: string; name: string }>(
             `SELECT id, name FROM organizations WHERE api_key_id = ?${f.where} ORDER BY lower(name), id LIMIT ?`,

@@ -1,0 +1,105 @@
+// What the admin UI's views build the same way on both engines (repos/inspection.ts on SQLite, pg/repos/inspection.ts
+// on PostgreSQL): keyset pages, searches, the filter of the collaborative documents' list, days of activity. Pure:
+// text and parameters with `?` placeholders (PostgreSQL's statements number them), no connection.
+import { tenantScope, type WorkspaceScope } from '../scope.ts';
+
+export type Dir = 'asc' | 'desc';
+export type SortKey = ReadonlyArray<string | number>;
+export interface PageArgs {
+  /** The sort key of the last row of the previous page (null: the first page). */
+  after: SortKey | null;
+  dir: Dir;
+  limit: number;
+}
+
+export const DAY = 24 * 60 * 60 * 1000;
+
+/** A statement's extra condition, its parameters, and for a page its order and limit. */
+export interface Clause {
+  where: string;
+  params: unknown[];
+}
+
+/**
+ * The keyset condition and order for sort columns `cols`: `(a, b) > (?, ?)` ascending, `<` descending (both engines
+ * compare row values and use the index for them); `tieBreak` columns only order rows the sort leaves equal.
+ */
+export function keyset(cols: string[], page: PageArgs, tieBreak: string[] = []): Clause & { order: string } {
+  const op = page.dir === 'asc' ? '>' : '<';
+  const tuple = cols.length === 1 ? (cols[0] as string) : `(${cols.join(', ')})`;
+  const marks = cols.length === 1 ? '?' : `(${cols.map(() => '?').join(', ')})`;
+  return {
+    where: page.after ? ` AND ${tuple} ${op} ${marks}` : '',
+    params: page.after ? [...page.after] : [],
+    order: ` ORDER BY ${[...cols, ...tieBreak].map((c) => `${c} ${page.dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')} LIMIT ${page.limit + 1}`,
+  };
+}
+
+/**
+ * A sort expression (a column or an indexed expression), and the same applied to the cursor's value: `?` where the
+ * expression's collation applies to both sides (SQLite's COLLATE NOCASE), `lower(?)` for PostgreSQL's `lower(name)`.
+ */
+export interface Sort {
+  expr: string;
+  param: string;
+}
+
+/**
+ * The keyset condition and order for a sort on `sort` then `idCol`. Written as `expr >= ? AND (expr > ? OR id > ?)`
+ * rather than as a row value: SQLite seeks an index on the first term even when the expression carries a collation
+ * (a row value with COLLATE NOCASE is searched from the start of the key's range instead, which reads every earlier
+ * page).
+ */
+export function sortedKeyset(sort: Sort, idCol: string, page: PageArgs): Clause & { order: string } {
+  const [op, d] = page.dir === 'asc' ? ['>', 'ASC'] : ['<', 'DESC'];
+  return {
+    where: page.after ? ` AND ${sort.expr} ${op}= ${sort.param} AND (${sort.expr} ${op} ${sort.param} OR ${idCol} ${op} ?)` : '',
+    params: page.after ? [page.after[0], page.after[0], page.after[1]] : [],
+    order: ` ORDER BY ${sort.expr} ${d}, ${idCol} ${d} LIMIT ${page.limit + 1}`,
+  };
+}
+
+/** The keyset of a list sorted by its id or by one of `sorts` (each indexed with the id after it). */
+export function sortedBy(sort: string, idCol: string, sorts: Record<string, Sort>, page: PageArgs) {
+  const by = sorts[sort];
+  return by === undefined ? keyset([idCol], page) : sortedKeyset(by, idCol, page);
+}
+
+/**
+ * A search: an id prefix (an index range) or a part of the name (a scan that stops at the page's end), ignoring the
+ * case of ASCII letters: SQLite's `LIKE` does, PostgreSQL's `ILIKE` (under the C character type the engine requires).
+ */
+export function searchFilter(q: string | undefined, idCol: string, nameCol: string, like: 'LIKE' | 'ILIKE'): Clause {
+  return q
+    ? {
+        where: ` AND ((${idCol} >= ? AND ${idCol} < ?) OR ${nameCol} ${like} ? ESCAPE '\\')`,
+        params: [q, `${q}\uffff`, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
+      }
+    : { where: '', params: [] };
+}
+
+/** The collaborative documents' list of a key: in one organization or all, and by a prefix of a document's or organization's id. */
+export function crdtFilter(organizationId: string | undefined, q: string | undefined): Clause {
+  const org = organizationId === undefined ? { where: '', params: [] } : { where: ' AND organization_id = ?', params: [organizationId] };
+  if (!q) return org;
+  return {
+    where: `${org.where} AND ((document_id >= ? AND document_id < ?) OR (organization_id >= ? AND organization_id < ?))`,
+    params: [...org.params, q, `${q}\uffff`, q, `${q}\uffff`],
+  };
+}
+
+/** Since when `days` days of activity count. */
+export const daysSince = (days: number, now = Date.now()) => now - days * DAY;
+
+/** Activity per day over the last `days` days, oldest first, empty days included: from counts by day number. */
+export function lastDays(rows: ReadonlyArray<{ day: number; n: number }>, days: number, now = Date.now()) {
+  const byDay = new Map(rows.map((r) => [Math.floor(Number(r.day)), Number(r.n)]));
+  const today = Math.floor(now / DAY);
+  return Array.from({ length: days }, (_, i) => {
+    const day = today - days + 1 + i;
+    return { day: new Date(day * DAY).toISOString().slice(0, 10), count: byDay.get(day) ?? 0 };
+  });
+}
+
+/** The admin's scope of one of the workspace's keys (the session acts on that key's data). */
+export const adminScope = (apiKeyId: string, workspace: WorkspaceScope) => tenantScope(apiKeyId, workspace.workspaceId, { kind: 'admin' });
