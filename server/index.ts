@@ -144,7 +144,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
     app.publicUrl = config.publicUrl ?? app.baseUrl;
     writeServerLock(config.dataDir, app.baseUrl, app.signIn.bootId);
-    app.mail.flush();
+    await app.mail.recover();
     await app.jobs.recover();
     await app.agents.recover(app);
     app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(config) } });

@@ -137,6 +137,8 @@ export const mailOutbox = sqliteTable(
     lastError: text('last_error'),
     createdAt: integer('created_at').notNull(),
     sentAt: integer('sent_at'),
+    /** Until when the instance relaying a queued mail holds it (ms); past that, another instance may relay it. */
+    leaseUntil: integer('lease_until'),
   },
   (t) => [
     index('mail_outbox_created').on(t.createdAt, t.id),
@@ -332,6 +334,8 @@ export const documentMigrations = sqliteTable(
     createdAt: integer('created_at').notNull(),
     startedAt: integer('started_at'),
     completedAt: integer('completed_at'),
+    /** Until when the instance that took it holds it (ms); past that, another instance may take it over (a cluster's leases). */
+    leaseUntil: integer('lease_until'),
   },
   (t) => [index('document_migrations_status').on(t.status, t.createdAt)],
 );
@@ -648,6 +652,8 @@ export const userDataJobs = sqliteTable(
     attempts: integer('attempts').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     completedAt: integer('completed_at'),
+    /** Until when the instance that took it holds it (ms); past that, another instance may take it over (a cluster's leases). */
+    leaseUntil: integer('lease_until'),
   },
   (t) => [index('user_data_jobs_status').on(t.status, t.createdAt)],
 );

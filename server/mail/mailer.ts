@@ -35,13 +35,28 @@ export interface Mailer {
   queue(mail: OutgoingMail): Promise<string>;
   /** Whether mail is relayed over SMTP (SMTP_URL is set). */
   readonly relaying: boolean;
-  /** Relays what is waiting in the outbox over SMTP (no-op without SMTP). Called after commits and at start. */
+  /** Relays what is waiting in the outbox over SMTP (no-op without SMTP). Called after commits. */
   flush(): void;
+  /**
+   * At start: ends the holds the database's only instance (every Hearth today) left on mail it was relaying when it
+   * stopped, so that mail goes out now rather than when its lease runs out; then flushes.
+   */
+  recover(): Promise<void>;
   list(options?: { limit?: number }): Promise<StoredMail[]>;
   close(graceMs?: number): Promise<void>;
 }
 
 const MAX_ATTEMPTS = 5;
+
+/**
+ * How long a relay holds a mail it took: past that, another instance of a cluster relays it (its holder died).
+ * Longer than an SMTP exchange may take (nodemailer's timeouts); a relay that outlives it may send the mail twice,
+ * which SMTP's at-least-once delivery allows.
+ */
+const MAIL_LEASE_MS = 15 * 60_000;
+
+/** How many mails one relay pass sends at the most before it lets the event loop breathe (it is woken again). */
+const PASS_SIZE = 50;
 
 /** The sender kept with an outbox row; undefined: the server's `from`. */
 const senderOf = (row: { fromAddress: string | null; fromName: string | null }) =>
@@ -86,9 +101,11 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
 
   const relayPending = async () => {
     if (!smtpUrl) return;
-    const pending = await storage.mail.queued(MAX_ATTEMPTS, 50);
-    for (const row of pending) {
+    for (let n = 0; n < PASS_SIZE; n++) {
       if (closed) return;
+      const now = Date.now();
+      const row = await storage.mail.claimQueued(MAX_ATTEMPTS, now, now + MAIL_LEASE_MS);
+      if (!row) return;
       const reason = await spent(row);
       if (reason) {
         await storage.mail.setState(row.id, { status: 'skipped', lastError: reason });
@@ -155,6 +172,10 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
       return row.id;
     },
     flush,
+    async recover() {
+      if (smtpUrl) await storage.mail.releaseQueued(MAX_ATTEMPTS);
+      flush();
+    },
     async list({ limit = 100 } = {}) {
       return (await storage.mail.newest(limit)).map((row) => {
         const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };

@@ -3,7 +3,17 @@ import type { Logger } from '../log.ts';
 /** A job interrupted this many times (a crash or kill each time) is failed rather than retried forever. */
 export const MAX_ATTEMPTS = 3;
 
-/** What the runner knows of a job: its id, and how many times it was started before. */
+/**
+ * How long an instance holds a job it took (its lease): past that, another instance of a cluster takes it as
+ * abandoned (its holder died). Longer than any job runs (a document's move, a user's erasure: seconds); a job that
+ * outlives it may run twice, and each job's unit of work is written to be run again.
+ */
+export const JOB_LEASE_MS = 5 * 60_000;
+
+/** `heldBefore` that counts every job in progress as abandoned: at the start of the database's only instance. */
+export const EVERY_HOLDER = Number.MAX_SAFE_INTEGER;
+
+/** What the runner knows of a job: its id, and how many times it was started (this run included, once taken). */
 export interface Job {
   id: string;
   attempts: number;
@@ -16,20 +26,26 @@ export interface Job {
  */
 export interface JobQueue<J extends Job = Job> {
   name: string;
-  /** The oldest pending job of any key. */
-  next(): Promise<J | undefined>;
-  markStarted(job: J): Promise<void>;
-  /** Does the job (its `attempts` counts this run); a throw fails it with the error's message. */
+  /**
+   * Takes the oldest pending job of any key (or one whose holder's lease ran out before `now`): in_progress, held
+   * until `leaseUntil`, its `attempts` counting this run. Each job goes to one taker, across instances too.
+   */
+  claim(now: number, leaseUntil: number): Promise<J | undefined>;
+  /** Does the job; a throw fails it with the error's message. */
   run(job: J): Promise<void>;
   markFailed(job: J, message: string): Promise<void>;
-  /** Jobs left in_progress by a crash: back to pending, or failed after MAX_ATTEMPTS. */
-  recover(): Promise<void>;
+  /** Jobs left in_progress by a holder gone (leases held until before `heldBefore`): back to pending, or failed after MAX_ATTEMPTS. */
+  recover(heldBefore: number): Promise<void>;
 }
 
 export interface JobRunner {
   /** Looks for pending work soon (after the current event-loop turn, so the caller's answer goes first). */
   wake(): void;
-  /** Puts back (or fails) the jobs a crash interrupted, then looks for work. */
+  /**
+   * Puts back (or fails) the jobs a crash interrupted, then looks for work. The database's only instance (every
+   * Hearth today: one server per data dir or PostgreSQL database) takes back every job in progress at its start;
+   * in a cluster only leases that ran out are, as `claim` does.
+   */
   recover(): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,13 +58,16 @@ export function createJobRunner(deps: { log: Logger }, queues: readonly JobQueue
 
   const drain = async () => {
     for (const queue of queues) {
-      for (let job = await queue.next(); job && !closed; job = await queue.next()) {
-        await queue.markStarted(job);
+      const claim = () => {
+        const now = Date.now();
+        return queue.claim(now, now + JOB_LEASE_MS);
+      };
+      for (let job = await claim(); job && !closed; job = await claim()) {
         // Yield between the two commits so that status polls can see in_progress on a busy server.
         await new Promise((resolve) => setImmediate(resolve));
         if (closed) return;
         try {
-          await queue.run({ ...job, attempts: job.attempts + 1 });
+          await queue.run(job);
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           await queue.markFailed(job, message);
@@ -79,7 +98,7 @@ export function createJobRunner(deps: { log: Logger }, queues: readonly JobQueue
   return {
     wake,
     async recover() {
-      for (const queue of queues) await queue.recover();
+      for (const queue of queues) await queue.recover(EVERY_HOLDER);
       wake();
     },
     async close() {

@@ -28,6 +28,7 @@ export async function startMigration(
       status: 'pending',
       error: null,
       attempts: 0,
+      leaseUntil: null,
       createdAt: Date.now(),
       startedAt: null,
       completedAt: null,
@@ -83,14 +84,13 @@ export function migrationQueue(deps: Deps & { accessEvents: AccessEvents }): Job
   const { documentMigrations } = deps.storage;
   return {
     name: 'document migration',
-    next: () => documentMigrations.next(),
-    markStarted: (job) => documentMigrations.markStarted(job, Date.now()),
+    claim: (now, leaseUntil) => documentMigrations.claim(now, leaseUntil, MAX_ATTEMPTS),
     async run(job) {
       const scope = await deps.storage.keys.scopeFor(job.apiKeyId);
       if (!scope) throw new Error(`the API key ${job.apiKeyId} no longer exists`);
       await runMigration(deps, scope, job);
     },
     markFailed: (job, message) => documentMigrations.markFailed(job.id, message, Date.now()),
-    recover: () => documentMigrations.recover(MAX_ATTEMPTS, Date.now()),
+    recover: (heldBefore) => documentMigrations.recover(MAX_ATTEMPTS, Date.now(), heldBefore),
   };
 }

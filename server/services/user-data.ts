@@ -126,7 +126,16 @@ export async function exportUserData(
 
 /** /v2/users/data/delete: queues the erasure of a user's personal data across the API key. */
 export async function startErasure(deps: Deps & { jobs: Pick<JobRunner, 'wake'> }, scope: TenantScope, userId: string): Promise<ErasureJob> {
-  const job = { id: `del_${randomAlphanumeric(20)}`, userId, status: 'pending' as const, error: null, attempts: 0, createdAt: Date.now(), completedAt: null };
+  const job = {
+    id: `del_${randomAlphanumeric(20)}`,
+    userId,
+    status: 'pending' as const,
+    error: null,
+    attempts: 0,
+    createdAt: Date.now(),
+    completedAt: null,
+    leaseUntil: null,
+  };
   await deps.storage.userData.insertJob(scope, job);
   deps.jobs.wake();
   return { ...job, apiKeyId: scope.apiKeyId };
@@ -164,10 +173,9 @@ export function erasureQueue(deps: ErasureDeps): JobQueue<ErasureJob> {
   const { userData } = deps.storage;
   return {
     name: 'user-data erasure',
-    next: () => userData.nextJob(),
-    markStarted: (job) => userData.markStarted(job),
+    claim: (now, leaseUntil) => userData.claimJob(now, leaseUntil, MAX_ATTEMPTS),
     run: (job) => erase(deps, job),
     markFailed: (job, message) => userData.markFailed(job.id, message, Date.now()),
-    recover: () => userData.recover(MAX_ATTEMPTS),
+    recover: (heldBefore) => userData.recover(MAX_ATTEMPTS, heldBefore),
   };
 }

@@ -17,6 +17,7 @@ const job = (
   createdAt: number,
   status: MigrationRow['status'] = 'pending',
   attempts = 0,
+  leaseUntil: number | null = null,
 ): Omit<MigrationRow, 'apiKeyId'> => ({
   id,
   organizationId,
@@ -28,57 +29,79 @@ const job = (
   createdAt,
   startedAt: null,
   completedAt: null,
+  leaseUntil,
 });
 
+const EVERY = Number.MAX_SAFE_INTEGER;
+
 describe('document migrations', () => {
-  it('answers every call as on SQLite: insert, find per key and organization, the queue across keys, recovery', async () => {
+  it('answers every call as on SQLite: insert, find per key and organization, the leased queue across keys, recovery', async () => {
     const { k1, k2 } = both;
     const answers = await onBoth<DocumentMigrationsRepo>(both.storage.documentMigrations, documentMigrationsRepoPg(both.engine), async (repo) => [
-      await repo.next(),
+      await repo.claim(100, 1000, 2),
       await repo.find(k1, 'o1', 'j1'),
       await repo.insert(k1, job('j1', 'o1', 20)),
       await repo.insert(k2, job('j2', 'o1', 10)),
       await repo.insert(k1, job('j3', 'o2', 30)),
+      // left in progress: by a crash before leases (none), by a holder whose lease ran out, by a live holder
       await repo.insert(k1, job('j4', 'o1', 5, 'in_progress', 2)),
-      await repo.insert(k1, job('j5', 'o1', 6, 'in_progress', 1)),
+      await repo.insert(k1, job('j5', 'o1', 6, 'in_progress', 1, 150)),
+      await repo.insert(k1, job('j6', 'o1', 7, 'in_progress', 1, 500)),
       await repo.find(k1, 'o1', 'j1'),
       await repo.find(k2, 'o1', 'j1'),
-      await repo.find(k1, 'o2', 'j1'),
-      // the oldest pending job of any key: k2's
-      await repo.next(),
-      await repo.markStarted({ id: 'j2', attempts: 0 }, 100),
-      await repo.markStarted({ id: 'missing', attempts: 0 }, 100),
-      await repo.find(k2, 'o1', 'j2'),
-      await repo.next(),
-      await repo.markFailed('j1', 'boom', 110),
-      await repo.markFailed('missing', 'boom', 110),
-      await repo.find(k1, 'o1', 'j1'),
-      await repo.complete(k2, 'j3', 120),
-      await repo.find(k1, 'o2', 'j3'),
-      await repo.complete(k1, 'j3', 120),
-      await repo.find(k1, 'o2', 'j3'),
-      await repo.next(),
-      await repo.recover(2, 130),
+      await repo.find(k1, 'o2', 'j1'), // 10
+      // j4 fails (abandoned twice), j5 is pending again and, the oldest, taken; j6's holder still holds it
+      await repo.claim(200, 1200, 2),
       await repo.find(k1, 'o1', 'j4'),
+      await repo.find(k1, 'o1', 'j6'),
+      // then the oldest pending job of any key: k2's
+      await repo.claim(210, 1210, 2),
+      await repo.find(k2, 'o1', 'j2'), // 15
+      await repo.markFailed('j1', 'boom', 220),
+      await repo.markFailed('missing', 'boom', 220),
+      await repo.find(k1, 'o1', 'j1'),
+      await repo.complete(k2, 'j3', 230),
+      await repo.find(k1, 'o2', 'j3'), // 20
+      await repo.complete(k1, 'j3', 230),
+      await repo.find(k1, 'o2', 'j3'),
+      // j6's lease has run out: taken over
+      await repo.claim(600, 1600, 2),
+      // nothing left that nobody holds
+      await repo.claim(700, 1700, 2),
+      // the only instance's start: every job in progress is abandoned
+      await repo.recover(2, 240, EVERY), // 25
       await repo.find(k1, 'o1', 'j5'),
       await repo.find(k2, 'o1', 'j2'),
-      await repo.next(),
+      await repo.find(k1, 'o1', 'j6'),
+      await repo.claim(800, 1800, 2),
     ]);
     expect(answers.pg).toEqual(answers.sqlite);
     const s = answers.sqlite;
     expect(s[0]).toBeUndefined();
-    expect(s[7]).toEqual({ ...job('j1', 'o1', 20), apiKeyId: 'k1' });
-    expect(s.slice(8, 10)).toEqual([undefined, undefined]);
-    expect((s[10] as MigrationRow).id).toBe('j2');
-    expect(s[13]).toMatchObject({ status: 'in_progress', attempts: 1, startedAt: 100 });
-    expect((s[14] as MigrationRow).id).toBe('j1');
-    expect(s[17]).toMatchObject({ status: 'failed', error: 'boom', completedAt: 110 });
-    expect(s[19]).toMatchObject({ status: 'pending', completedAt: null });
-    expect(s[21]).toMatchObject({ status: 'completed', completedAt: 120, error: null });
-    expect(s[22]).toBeUndefined();
-    expect(s[24]).toMatchObject({ status: 'failed', error: 'interrupted 2 times; not retried', completedAt: 130 });
-    expect(s[25]).toMatchObject({ status: 'pending', attempts: 1, completedAt: null });
-    expect(s[26]).toMatchObject({ status: 'pending', attempts: 1 });
-    expect((s[27] as MigrationRow).id).toBe('j5');
+    expect(s[8]).toEqual({ ...job('j1', 'o1', 20), apiKeyId: 'k1' });
+    expect(s.slice(9, 11)).toEqual([undefined, undefined]);
+    expect(s[11]).toMatchObject({ id: 'j5', status: 'in_progress', attempts: 2, startedAt: 200, leaseUntil: 1200 });
+    expect(s[12]).toMatchObject({ status: 'failed', error: 'interrupted 2 times; not retried', completedAt: 200, leaseUntil: null });
+    expect(s[13]).toMatchObject({ status: 'in_progress', attempts: 1, leaseUntil: 500 });
+    expect(s[14]).toMatchObject({ id: 'j2', apiKeyId: 'k2', attempts: 1, startedAt: 210, leaseUntil: 1210 });
+    expect(s[15]).toEqual(s[14]);
+    expect(s[18]).toMatchObject({ status: 'failed', error: 'boom', completedAt: 220 });
+    expect(s[20]).toMatchObject({ status: 'pending', completedAt: null });
+    expect(s[22]).toMatchObject({ status: 'completed', completedAt: 230, error: null });
+    expect(s[23]).toMatchObject({ id: 'j6', status: 'in_progress', attempts: 2, startedAt: 600, leaseUntil: 1600 });
+    expect(s[24]).toBeUndefined();
+    expect(s[26]).toMatchObject({ status: 'failed', error: 'interrupted 2 times; not retried', completedAt: 240, leaseUntil: null });
+    expect(s[27]).toMatchObject({ status: 'pending', attempts: 1, leaseUntil: null });
+    expect(s[28]).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(s[29]).toMatchObject({ id: 'j2', attempts: 2, startedAt: 800 });
+  });
+
+  it('gives each job to one taker when instances take at the same moment (PostgreSQL)', async () => {
+    const repo = documentMigrationsRepoPg(both.engine);
+    for (let i = 0; i < 30; i++) await repo.insert(both.k1, job(`race${String(i).padStart(2, '0')}`, 'o9', 1_000 + i));
+    const taken = await Promise.all(Array.from({ length: 40 }, () => repo.claim(5_000, 9_000, 3)));
+    const ids = taken.flatMap((t) => (t && t.organizationId === 'o9' ? [t.id] : []));
+    expect(ids).toHaveLength(30);
+    expect(new Set(ids).size).toBe(30);
   });
 });

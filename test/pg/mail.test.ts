@@ -30,41 +30,60 @@ const mail = (id: string, status: NewMail['status'], createdAt: number, owner: {
 });
 
 describe('mail', () => {
-  it('answers every call as on SQLite: the queue oldest first, relay states, newest first, login links', async () => {
+  it('answers every call as on SQLite: the leased queue oldest first, relay states, newest first, login links', async () => {
     const answers = await onBoth<MailRepo>(both.storage.mail, mailRepoPg(both.engine), async (repo) => [
-      await repo.queued(3, 10),
+      await repo.claimQueued(3, 0, 1000),
       await repo.newest(10),
       await repo.insert(mail('m-b', 'queued', 100, { workspaceId: 'w1', loginLinkId: 'L1' })),
       await repo.insert(mail('m-A', 'queued', 100, { apiKeyId: 'k1' })),
       await repo.insert(mail('m-c', 'kept', 50, { workspaceId: 'w1' })),
       await repo.insert(mail('m-d', 'queued', 30, { apiKeyId: 'k2' })),
-      // oldest first; mails of one time in id order (code point: 'm-A' before 'm-b')
-      await repo.queued(3, 10),
-      await repo.queued(3, 2),
+      // oldest first, each taken once; mails of one time in id order (code point: 'm-A' before 'm-b')
+      await repo.claimQueued(3, 10, 1000),
+      await repo.claimQueued(3, 10, 1000),
+      // an outcome ends the hold
       await repo.setState('m-d', { attempts: 3, lastError: 'refused' }),
-      await repo.queued(3, 10),
-      await repo.queued(4, 10),
+      await repo.claimQueued(3, 20, 1000),
+      await repo.claimQueued(3, 20, 1000), // 10
+      await repo.claimQueued(4, 20, 1000),
+      // the holds of m-A and m-b ran out at 1000: taken over
+      await repo.claimQueued(3, 1500, 2500),
       await repo.setState('m-b', { status: 'sent', attempts: 1, sentAt: 120 }),
       await repo.setState('missing', { status: 'failed' }),
-      await repo.queued(5, 10),
+      // the only instance's start ends every hold
+      await repo.releaseQueued(5), // 15
+      await repo.claimQueued(5, 1500, 3000),
       await repo.newest(10),
       await repo.newest(2),
       await repo.loginLink('L1'),
-      await repo.loginLink('L2'),
+      await repo.loginLink('L2'), // 20
       await repo.loginLink('missing'),
     ]);
     expect(answers.pg).toEqual(answers.sqlite);
     const s = answers.sqlite;
-    const ids = (rows: unknown) => (rows as Array<{ id: string }>).map((r) => r.id);
-    expect(s[0]).toEqual([]);
-    expect(ids(s[6])).toEqual(['m-d', 'm-A', 'm-b']);
-    expect(ids(s[7])).toEqual(['m-d', 'm-A']);
-    expect(ids(s[9])).toEqual(['m-A', 'm-b']);
-    expect(ids(s[10])).toEqual(['m-d', 'm-A', 'm-b']);
-    expect(ids(s[13])).toEqual(['m-d', 'm-A']);
-    expect(ids(s[14])).toEqual(['m-b', 'm-A', 'm-c', 'm-d']);
-    expect((s[14] as Array<Record<string, unknown>>)[0]).toMatchObject({ status: 'sent', attempts: 1, sentAt: 120, lastError: null });
-    expect((s[14] as Array<Record<string, unknown>>)[3]).toMatchObject({ status: 'queued', attempts: 3, lastError: 'refused', sentAt: null });
-    expect(s.slice(16)).toEqual([{ usedAt: null, expiresAt: 500 }, { usedAt: 20, expiresAt: 600 }, undefined]);
+    const id = (row: unknown) => (row as { id: string } | undefined)?.id;
+    expect(s[0]).toBeUndefined();
+    expect(s[6]).toMatchObject({ id: 'm-d', leaseUntil: 1000 });
+    expect(id(s[7])).toBe('m-A');
+    expect(id(s[9])).toBe('m-b');
+    expect(s[10]).toBeUndefined();
+    expect(s[11]).toMatchObject({ id: 'm-d', attempts: 3 });
+    expect(s[12]).toMatchObject({ id: 'm-A', leaseUntil: 2500 });
+    expect(s[16]).toMatchObject({ id: 'm-d', leaseUntil: 3000 });
+    const newest = s[17] as Array<Record<string, unknown>>;
+    expect(newest.map((r) => r.id)).toEqual(['m-b', 'm-A', 'm-c', 'm-d']);
+    expect(newest[0]).toMatchObject({ status: 'sent', attempts: 1, sentAt: 120, lastError: null, leaseUntil: null });
+    expect(newest[1]).toMatchObject({ status: 'queued', leaseUntil: null });
+    expect(newest[3]).toMatchObject({ status: 'queued', attempts: 3, lastError: 'refused', sentAt: null, leaseUntil: 3000 });
+    expect(s.slice(19)).toEqual([{ usedAt: null, expiresAt: 500 }, { usedAt: 20, expiresAt: 600 }, undefined]);
+  });
+
+  it('gives each mail to one relay when instances take at the same moment (PostgreSQL)', async () => {
+    const repo = mailRepoPg(both.engine);
+    for (let i = 0; i < 30; i++) await repo.insert(mail(`race${String(i).padStart(2, '0')}`, 'queued', 5_000 + i, { apiKeyId: 'k1' }));
+    const taken = await Promise.all(Array.from({ length: 40 }, () => repo.claimQueued(5, 10_000, 20_000)));
+    const ids = taken.flatMap((t) => (t?.id.startsWith('race') ? [t.id] : []));
+    expect(ids).toHaveLength(30);
+    expect(new Set(ids).size).toBe(30);
   });
 });

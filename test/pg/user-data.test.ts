@@ -216,6 +216,7 @@ const newJob = (id: string, userId: string, createdAt: number): Omit<ErasureJob,
   attempts: 0,
   createdAt,
   completedAt: null,
+  leaseUntil: null,
 });
 /** A job with its clock stamp by type (`completed_at` of a completed erasure is Date.now()). */
 const stamped = (row: unknown) => {
@@ -234,10 +235,10 @@ describe('user data', () => {
       const tables: unknown[] = [];
       const all = { comments: null, reactions: null, recordings: null } as const;
       // 0-3: jobs: none yet; inserted; found only in their key
-      out.push(await repo.findJob(k1, 'job1'), await repo.nextJob());
+      out.push(await repo.findJob(k1, 'job1'), await repo.claimJob(1, 1_000, 3));
       await repo.insertJob(k1, newJob('job1', 'ann', 10));
       await repo.insertJob(k2, newJob('job2', 'ann', 20));
-      await repo.insertJob(k1, newJob('job3', 'bob', 30));
+      await repo.insertJob(k1, { ...newJob('job3', 'bob', 30), attempts: 4 });
       await repo.insertJob(k2, newJob('job4', 'ghost', 40));
       tables.push(await dump(engine));
       out.push(await repo.findJob(k1, 'job1'), await repo.findJob(k2, 'job1'));
@@ -253,16 +254,15 @@ describe('user data', () => {
       const byId = (rows: Array<{ id: string }>) => [...rows].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
       out.push(byId(await repo.annotations(k1, 'acme', ['t2', 'nope', 't1', 't9'])), await repo.annotations(k1, 'acme', []));
       out.push(byId(await repo.annotations(k2, 'beta', ['t9'])));
-      // 14-19: the queue: oldest pending first; started; a crash's recovery (back to pending, or failed after max)
-      const next = await repo.nextJob();
-      out.push(next);
-      await repo.markStarted({ id: 'job1', attempts: 0 });
-      out.push(await repo.nextJob());
-      await repo.markStarted({ id: 'job3', attempts: 4 });
+      // 14-19: the queue: oldest pending first, each taken once under a lease; the only instance's start recovers
+      // every job in progress (back to pending, or failed after max: job3 had been interrupted 4 times before)
+      out.push(await repo.claimJob(50, 1_050, 3));
+      out.push(await repo.claimJob(60, 1_060, 3));
+      await repo.claimJob(70, 1_070, 3);
       tables.push(await dump(engine));
-      await repo.recover(3);
+      await repo.recover(3, Number.MAX_SAFE_INTEGER);
       tables.push(await dump(engine));
-      out.push(await repo.findJob(k1, 'job1'), await repo.findJob(k1, 'job3'), await repo.nextJob());
+      out.push(await repo.findJob(k1, 'job1'), await repo.findJob(k1, 'job3'), await repo.claimJob(80, 1_080, 3));
       await repo.markFailed('job2', 'boom', 1234);
       out.push(await repo.findJob(k2, 'job2'));
       tables.push(await dump(engine));
@@ -274,7 +274,7 @@ describe('user data', () => {
       // 23-25: an erasure of a user without data in k2 (nothing but the job changes); k2's ann untouched; the queue
       out.push(await repo.erase(k2, (await repo.findJob(k2, 'job4')) as ErasureJob, rules));
       tables.push(await dump(engine));
-      out.push(await repo.exportRows(k2, 'acme', 'ann', all, 10), await repo.nextJob());
+      out.push(await repo.exportRows(k2, 'acme', 'ann', all, 10), await repo.claimJob(90, 1_090, 3));
       return { out, tables };
     };
     const sqlite = await run(both.storage.userData, 'sqlite');
@@ -339,8 +339,8 @@ describe('user data', () => {
     expect(after.judgments).toEqual(['k1|k1-j4|bob', 'k2|k2-j1|ann', 'k2|k2-j2|bob', 'k2|k2-j3|bob', 'k2|k2-j4|bob']);
     expect(after.mail_outbox).toEqual(['k1|k1-m2|bob@x.test', 'k2|k2-m1|ann@x.test', 'k2|k2-m2|bob@x.test']);
     expect(after.user_data_jobs).toEqual([
-      'job1|k1|ann|completed|1|-|stamped',
-      'job2|k2|ann|failed|0|boom|1234',
+      'job1|k1|ann|completed|2|-|stamped',
+      'job2|k2|ann|failed|1|boom|1234',
       'job3|k1|bob|failed|5|interrupted 3 times; not retried|-',
       'job4|k2|ghost|pending|0|-|-',
     ]);

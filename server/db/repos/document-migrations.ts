@@ -1,6 +1,6 @@
 // Document migrations: the jobs that move a document's data to a new id (services/migrations.ts), and the queue
 // the job runner takes them from. The queue's methods span every key: the runner works for all of them.
-import { and, asc, eq, gte, lt } from 'drizzle-orm';
+import { and, asc, eq, gte, isNull, lt, or } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { documentMigrations } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
@@ -8,32 +8,40 @@ import type { SqliteEngine } from '../storage.ts';
 
 export type MigrationRow = typeof documentMigrations.$inferSelect;
 
+/** Jobs left in_progress whose holder is gone: a crash (at start, every one: `heldBefore` Infinity) or an expired lease. */
+const abandoned = (heldBefore: number) =>
+  and(eq(documentMigrations.status, 'in_progress'), or(isNull(documentMigrations.leaseUntil), lt(documentMigrations.leaseUntil, heldBefore)));
+
 const queue = {
-  next: (db: Db): MigrationRow | undefined =>
-    db
+  /**
+   * Takes the oldest job waiting (pending, or abandoned by an instance whose lease ran out), marking it in_progress
+   * under a lease until `leaseUntil`, and counting this attempt; jobs abandoned `maxAttempts` times are failed first.
+   */
+  claim(db: Db, now: number, leaseUntil: number, maxAttempts: number): MigrationRow | undefined {
+    queue.recover(db, maxAttempts, now, now);
+    const job = db
       .select()
       .from(documentMigrations)
       .where(eq(documentMigrations.status, 'pending'))
       .orderBy(asc(documentMigrations.createdAt), asc(documentMigrations.id))
       .limit(1)
-      .get(),
-  markStarted: (db: Db, job: Pick<MigrationRow, 'id' | 'attempts'>, now: number) =>
-    void db
-      .update(documentMigrations)
-      .set({ status: 'in_progress', startedAt: now, attempts: job.attempts + 1 })
-      .where(eq(documentMigrations.id, job.id))
-      .run(),
+      .get();
+    if (!job) return undefined;
+    const taken = { status: 'in_progress' as const, startedAt: now, attempts: job.attempts + 1, leaseUntil };
+    db.update(documentMigrations).set(taken).where(eq(documentMigrations.id, job.id)).run();
+    return { ...job, ...taken };
+  },
   markFailed: (db: Db, id: string, message: string, now: number) =>
-    void db.update(documentMigrations).set({ status: 'failed', error: message, completedAt: now }).where(eq(documentMigrations.id, id)).run(),
-  /** Jobs left in_progress by a crash: failed once interrupted `maxAttempts` times, else pending again. */
-  recover(db: Db, maxAttempts: number, now: number) {
+    void db.update(documentMigrations).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(eq(documentMigrations.id, id)).run(),
+  /** Jobs abandoned (see `abandoned`): failed once interrupted `maxAttempts` times, else pending again. */
+  recover(db: Db, maxAttempts: number, now: number, heldBefore: number) {
     db.update(documentMigrations)
-      .set({ status: 'failed', error: `interrupted ${maxAttempts} times; not retried`, completedAt: now })
-      .where(and(eq(documentMigrations.status, 'in_progress'), gte(documentMigrations.attempts, maxAttempts)))
+      .set({ status: 'failed', error: `interrupted ${maxAttempts} times; not retried`, completedAt: now, leaseUntil: null })
+      .where(and(abandoned(heldBefore), gte(documentMigrations.attempts, maxAttempts)))
       .run();
     db.update(documentMigrations)
-      .set({ status: 'pending' })
-      .where(and(eq(documentMigrations.status, 'in_progress'), lt(documentMigrations.attempts, maxAttempts)))
+      .set({ status: 'pending', leaseUntil: null })
+      .where(and(abandoned(heldBefore), lt(documentMigrations.attempts, maxAttempts)))
       .run();
   },
 };
@@ -61,16 +69,15 @@ export function documentMigrationsRepo(engine: SqliteEngine) {
     complete: (scope: TenantScope, id: string, now: number) =>
       engine.write((db) => {
         db.update(documentMigrations)
-          .set({ status: 'completed', completedAt: now, error: null })
+          .set({ status: 'completed', completedAt: now, error: null, leaseUntil: null })
           .where(and(eq(documentMigrations.apiKeyId, scope.apiKeyId), eq(documentMigrations.id, id)))
           .run();
       }),
 
-    /** The oldest pending job of any key. */
-    next: () => engine.read((db) => queue.next(db)),
-    markStarted: (job: Pick<MigrationRow, 'id' | 'attempts'>, now: number) => engine.write((db) => queue.markStarted(db, job, now)),
+    /** The queue of every key's jobs (services/jobs.ts): see `queue`. */
+    claim: (now: number, leaseUntil: number, maxAttempts: number) => engine.write((db) => queue.claim(db, now, leaseUntil, maxAttempts)),
     markFailed: (id: string, message: string, now: number) => engine.write((db) => queue.markFailed(db, id, message, now)),
-    recover: (maxAttempts: number, now: number) => engine.write((db) => queue.recover(db, maxAttempts, now)),
+    recover: (maxAttempts: number, now: number, heldBefore: number) => engine.write((db) => queue.recover(db, maxAttempts, now, heldBefore)),
   };
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { loginLinks, mailOutbox, type MailStatus } from '../schema.ts';
 import type { SqliteEngine } from '../storage.ts';
@@ -7,9 +7,12 @@ export type MailRow = typeof mailOutbox.$inferSelect;
 export type { MailStatus };
 
 /** A mail as written: encrypted body, relay state. */
-export type NewMail = Omit<MailRow, 'attempts' | 'lastError' | 'sentAt'>;
+export type NewMail = Omit<MailRow, 'attempts' | 'lastError' | 'sentAt' | 'leaseUntil'>;
 
 const insertIn = (db: Db, row: NewMail) => void db.insert(mailOutbox).values(row).run();
+
+/** Mail queued for relay with attempts left. */
+const waiting = (maxAttempts: number) => and(eq(mailOutbox.status, 'queued'), lt(mailOutbox.attempts, maxAttempts));
 
 /**
  * The outbox of mail Hearth writes (login links, notification e-mails): the server's, not a tenant's alone (a login
@@ -21,25 +24,42 @@ export function mailRepo(engine: SqliteEngine) {
     /** Keeps a mail, in the caller's unit of work. */
     insert: (row: NewMail) => engine.write((db) => insertIn(db, row)),
 
-    /** Mail waiting for relay, oldest first. */
-    queued: (maxAttempts: number, limit: number) =>
-      engine.read((db) =>
-        db
+    /**
+     * Takes the oldest mail waiting for relay that no relay holds (or whose holder's lease ran out before `now`),
+     * holding it until `leaseUntil`: each mail goes to one relay, across instances too. Its outcome (`setState`)
+     * ends the hold.
+     */
+    claimQueued: (maxAttempts: number, now: number, leaseUntil: number) =>
+      engine.write((db): MailRow | undefined => {
+        const row = db
           .select()
           .from(mailOutbox)
-          .where(and(eq(mailOutbox.status, 'queued'), lt(mailOutbox.attempts, maxAttempts)))
+          .where(and(waiting(maxAttempts), or(isNull(mailOutbox.leaseUntil), lt(mailOutbox.leaseUntil, now))))
           .orderBy(asc(mailOutbox.createdAt))
-          .limit(limit)
-          .all(),
-      ),
+          .limit(1)
+          .get();
+        if (!row) return undefined;
+        db.update(mailOutbox).set({ leaseUntil }).where(eq(mailOutbox.id, row.id)).run();
+        return { ...row, leaseUntil };
+      }),
+
+    /** Ends the holds on mail waiting for relay: at the start of the database's only instance, what its previous run held. */
+    releaseQueued: (maxAttempts: number) => engine.write((db) => void db.update(mailOutbox).set({ leaseUntil: null }).where(waiting(maxAttempts)).run()),
 
     /** The login link a mail carries, for whether it may still go out. */
     loginLink: (id: string) =>
       engine.read((db) => db.select({ usedAt: loginLinks.usedAt, expiresAt: loginLinks.expiresAt }).from(loginLinks).where(eq(loginLinks.id, id)).get()),
 
-    /** Records a relay's outcome. */
+    /** Records a relay's outcome, which ends the relay's hold on it. */
     setState: (id: string, change: Partial<Pick<MailRow, 'status' | 'attempts' | 'lastError' | 'sentAt'>>) =>
-      engine.write((db) => void db.update(mailOutbox).set(change).where(eq(mailOutbox.id, id)).run()),
+      engine.write(
+        (db) =>
+          void db
+            .update(mailOutbox)
+            .set({ ...change, leaseUntil: null })
+            .where(eq(mailOutbox.id, id))
+            .run(),
+      ),
 
     /** The newest mail, newest first. */
     newest: (limit: number) => engine.read((db) => db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id)).limit(limit).all()),

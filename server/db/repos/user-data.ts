@@ -1,6 +1,6 @@
 // One user's data across the feed and the comments: what users/data/get exports a page at a time, and what the
 // erasure job (users/data/delete) removes in one transaction, with the jobs' own rows.
-import { and, asc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../client.ts';
 import type { CheckpointRow } from '../checkpointer.ts';
@@ -270,28 +270,37 @@ function erase(db: Db, job: ErasureJob, rules: ErasureRules): string[] {
   // FTS5 keeps deleted entries' tokens in its segments until they are merged: merge them now, so no word of the
   // user's stays in the index.
   db.run(sql`INSERT INTO judgments_fts(judgments_fts) VALUES ('optimize')`);
-  db.update(userDataJobs).set({ status: 'completed', completedAt: Date.now(), error: null }).where(eq(userDataJobs.id, job.id)).run();
+  db.update(userDataJobs).set({ status: 'completed', completedAt: Date.now(), error: null, leaseUntil: null }).where(eq(userDataJobs.id, job.id)).run();
   return files;
 }
 
+/** Erasures left in_progress whose holder is gone: a crash (at start, every one: `heldBefore` Infinity) or an expired lease. */
+const abandonedJob = (heldBefore: number) =>
+  and(eq(userDataJobs.status, 'in_progress'), or(isNull(userDataJobs.leaseUntil), lt(userDataJobs.leaseUntil, heldBefore)));
+
 /** The erasure jobs' queue: the job runner takes every key's (services/jobs.ts). */
 const queue = {
-  next: (db: Db) => db.select().from(userDataJobs).where(eq(userDataJobs.status, 'pending')).orderBy(asc(userDataJobs.createdAt)).limit(1).get(),
-  markStarted: (db: Db, job: Pick<ErasureJob, 'id' | 'attempts'>) =>
-    void db
-      .update(userDataJobs)
-      .set({ status: 'in_progress', attempts: job.attempts + 1 })
-      .where(eq(userDataJobs.id, job.id))
-      .run(),
+  /**
+   * Takes the oldest erasure waiting (pending, or abandoned by an instance whose lease ran out), marking it
+   * in_progress under a lease until `leaseUntil` and counting this attempt; jobs abandoned `maxAttempts` times fail.
+   */
+  claim(db: Db, now: number, leaseUntil: number, maxAttempts: number): ErasureJob | undefined {
+    queue.recover(db, maxAttempts, now);
+    const job = db.select().from(userDataJobs).where(eq(userDataJobs.status, 'pending')).orderBy(asc(userDataJobs.createdAt)).limit(1).get();
+    if (!job) return undefined;
+    const taken = { status: 'in_progress' as const, attempts: job.attempts + 1, leaseUntil };
+    db.update(userDataJobs).set(taken).where(eq(userDataJobs.id, job.id)).run();
+    return { ...job, ...taken };
+  },
   markFailed: (db: Db, id: string, message: string, now: number) =>
-    void db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: now }).where(eq(userDataJobs.id, id)).run(),
-  /** Jobs left in_progress by a crash: back to pending, or failed after `maxAttempts`. */
-  recover(db: Db, maxAttempts: number) {
-    const stuck = db.select().from(userDataJobs).where(eq(userDataJobs.status, 'in_progress')).all();
+    void db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(eq(userDataJobs.id, id)).run(),
+  /** Abandoned jobs (see `abandonedJob`): back to pending, or failed after `maxAttempts`. */
+  recover(db: Db, maxAttempts: number, heldBefore: number) {
+    const stuck = db.select().from(userDataJobs).where(abandonedJob(heldBefore)).all();
     for (const job of stuck) {
       const status = job.attempts >= maxAttempts ? 'failed' : 'pending';
       db.update(userDataJobs)
-        .set({ status, error: status === 'failed' ? `interrupted ${maxAttempts} times; not retried` : null })
+        .set({ status, error: status === 'failed' ? `interrupted ${maxAttempts} times; not retried` : null, leaseUntil: null })
         .where(eq(userDataJobs.id, job.id))
         .run();
     }
@@ -366,11 +375,10 @@ export function userDataRepo(engine: SqliteEngine) {
       throw new Error(`the write-ahead log could not be checkpointed after ${CHECKPOINT_ATTEMPTS} attempts`);
     },
 
-    /** The oldest pending erasure of any key. */
-    nextJob: () => engine.read((db) => queue.next(db)),
-    markStarted: (job: Pick<ErasureJob, 'id' | 'attempts'>) => engine.write((db) => queue.markStarted(db, job)),
+    /** The queue of every key's erasures (services/jobs.ts): see `queue`. */
+    claimJob: (now: number, leaseUntil: number, maxAttempts: number) => engine.write((db) => queue.claim(db, now, leaseUntil, maxAttempts)),
     markFailed: (id: string, message: string, now: number) => engine.write((db) => queue.markFailed(db, id, message, now)),
-    recover: (maxAttempts: number) => engine.write((db) => queue.recover(db, maxAttempts)),
+    recover: (maxAttempts: number, heldBefore: number) => engine.write((db) => queue.recover(db, maxAttempts, heldBefore)),
   };
 }
 

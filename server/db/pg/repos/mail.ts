@@ -1,6 +1,6 @@
 // The mail outbox on PostgreSQL: the same repository as ../../repos/mail.ts (its type is the contract,
 // test/pg/mail.test.ts runs both on the same calls and compares).
-import { and, asc, desc, eq, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { MailRow, mailRepo } from '../../repos/mail.ts';
 import type { PgEngine } from '../engine.ts';
 import { pgTableFor } from '../schema.ts';
@@ -10,6 +10,9 @@ export type MailRepo = ReturnType<typeof mailRepo>;
 const { table: mailOutbox, c } = pgTableFor('mailOutbox');
 const { table: loginLinks, c: l } = pgTableFor('loginLinks');
 
+/** As SQLite's: mail queued for relay with attempts left. */
+const waiting = (maxAttempts: number) => and(eq(c.status, 'queued'), lt(c.attempts, maxAttempts));
+
 export function mailRepoPg(engine: PgEngine): MailRepo {
   return {
     insert: (row) =>
@@ -18,18 +21,34 @@ export function mailRepoPg(engine: PgEngine): MailRepo {
         return undefined;
       }),
 
-    // SQLite answers mails of one createdAt in id order (it reads them from the mail_outbox_created index on
+    // As SQLite's, skipping mail another instance is taking at the same moment (FOR UPDATE SKIP LOCKED). SQLite
+    // answers mails of one createdAt in id order (it reads them from the mail_outbox_created index on
     // (created_at, id)); PostgreSQL promises no order among ties, so id is named
-    queued: (maxAttempts, limit) =>
-      engine.read(
-        async (db) =>
-          (await db
-            .select()
-            .from(mailOutbox)
-            .where(and(eq(c.status, 'queued'), lt(c.attempts, maxAttempts)))
-            .orderBy(asc(c.createdAt), asc(c.id))
-            .limit(limit)) as MailRow[],
-      ),
+    claimQueued: (maxAttempts, now, leaseUntil) =>
+      engine.write(async (db) => {
+        const next = db
+          .select({ id: c.id })
+          .from(mailOutbox)
+          .where(and(waiting(maxAttempts), or(isNull(c.leaseUntil), lt(c.leaseUntil, now))))
+          .orderBy(asc(c.createdAt), asc(c.id))
+          .limit(1)
+          .for('update', { skipLocked: true });
+        const [taken] = await db
+          .update(mailOutbox)
+          .set({ leaseUntil } as never)
+          .where(inArray(c.id, next))
+          .returning();
+        return taken as MailRow | undefined;
+      }),
+
+    releaseQueued: (maxAttempts) =>
+      engine.write(async (db) => {
+        await db
+          .update(mailOutbox)
+          .set({ leaseUntil: null } as never)
+          .where(waiting(maxAttempts));
+        return undefined;
+      }),
 
     loginLink: (id) =>
       engine.read(
@@ -43,7 +62,7 @@ export function mailRepoPg(engine: PgEngine): MailRepo {
       engine.write(async (db) => {
         await db
           .update(mailOutbox)
-          .set(change as never)
+          .set({ ...change, leaseUntil: null } as never)
           .where(eq(c.id, id));
         return undefined;
       }),

@@ -9,7 +9,7 @@
 // unit of work commits, every row it deletes or rewrites is gone for every later statement of every connection;
 // the old row versions stay in the table's and its indexes' files (the `judgments_search` index included, where
 // SQLite's FTS5 is merged by 'optimize') until (auto)VACUUM reclaims them, and in the WAL as long as it is kept.
-import { and, asc, eq, gt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { ErasureJob, ErasureRules, ExportFrom, UserDataRepo } from '../../repos/user-data.ts';
 import type { CommentExtra, StoredUser } from '../../schema.ts';
@@ -195,9 +195,22 @@ async function erase(db: PgDb, erased: ErasureJob, rules: ErasureRules): Promise
   // entries no query can reach once the unit of work commits (VACUUM reclaims them: the operator's)
   await db
     .update(userDataJobs)
-    .set({ status: 'completed', completedAt: Date.now(), error: null } as never)
+    .set({ status: 'completed', completedAt: Date.now(), error: null, leaseUntil: null } as never)
     .where(eq(job.id, erased.id));
   return files;
+}
+
+/** As SQLite's recover: erasures in_progress whose holder is gone (a crash, an expired lease) back to pending, or failed after `maxAttempts` (one statement; SQLite's loop). */
+async function recoverJobs(db: PgDb, maxAttempts: number, heldBefore: number) {
+  const failed = sql`${job.attempts} >= ${maxAttempts}`;
+  await db
+    .update(userDataJobs)
+    .set({
+      status: sql`CASE WHEN ${failed} THEN 'failed' ELSE 'pending' END`,
+      error: sql`CASE WHEN ${failed} THEN ${`interrupted ${maxAttempts} times; not retried`} ELSE NULL END`,
+      leaseUntil: null,
+    } as never)
+    .where(and(eq(job.status, 'in_progress'), or(isNull(job.leaseUntil), lt(job.leaseUntil, heldBefore))));
 }
 
 export function userDataRepoPg(engine: PgEngine): UserDataRepoPg {
@@ -235,44 +248,38 @@ export function userDataRepoPg(engine: PgEngine): UserDataRepoPg {
     /** erase (above) as a unit of work of its own, or of the caller's: committed, the rows are gone (see the top). */
     erase: (scope, erased, rules) => engine.write((db) => erase(db, { ...erased, apiKeyId: scope.apiKeyId }, rules)),
 
-    /** The oldest pending erasure of any key; ties of `created_at` by id (SQLite's are in its index's rowid order). */
-    nextJob: () =>
-      engine.read(
-        async (db) =>
-          (await db.select().from(userDataJobs).where(eq(job.status, 'pending')).orderBy(asc(job.createdAt), asc(job.id)).limit(1))[0] as
-            | ErasureJob
-            | undefined,
-      ),
-
-    markStarted: (started) =>
+    /**
+     * As SQLite's: abandoned erasures recovered, then the oldest pending one taken, skipping rows another instance is
+     * taking at the same moment (FOR UPDATE SKIP LOCKED); ties of `created_at` by id (SQLite's are in its index's
+     * rowid order).
+     */
+    claimJob: (now, leaseUntil, maxAttempts) =>
       engine.write(async (db) => {
-        await db
+        await recoverJobs(db, maxAttempts, now);
+        const next = db
+          .select({ id: job.id })
+          .from(userDataJobs)
+          .where(eq(job.status, 'pending'))
+          .orderBy(asc(job.createdAt), asc(job.id))
+          .limit(1)
+          .for('update', { skipLocked: true });
+        const [taken] = await db
           .update(userDataJobs)
-          .set({ status: 'in_progress', attempts: started.attempts + 1 } as never)
-          .where(eq(job.id, started.id));
-        return undefined;
+          .set({ status: 'in_progress', attempts: sql`${job.attempts} + 1`, leaseUntil } as never)
+          .where(inArray(job.id, next))
+          .returning();
+        return taken as ErasureJob | undefined;
       }),
 
     markFailed: (id, message, now) =>
       engine.write(async (db) => {
         await db
           .update(userDataJobs)
-          .set({ status: 'failed', error: message, completedAt: now } as never)
+          .set({ status: 'failed', error: message, completedAt: now, leaseUntil: null } as never)
           .where(eq(job.id, id));
         return undefined;
       }),
 
-    /** Jobs left in_progress by a crash: back to pending, or failed after `maxAttempts` (one statement; SQLite's loop). */
-    recover: (maxAttempts) =>
-      engine.write(async (db) => {
-        const failed = sql`${job.attempts} >= ${maxAttempts}`;
-        await db
-          .update(userDataJobs)
-          .set({
-            status: sql`CASE WHEN ${failed} THEN 'failed' ELSE 'pending' END`,
-            error: sql`CASE WHEN ${failed} THEN ${`interrupted ${maxAttempts} times; not retried`} ELSE NULL END`,
-          } as never)
-          .where(eq(job.status, 'in_progress'));
-      }),
+    recover: (maxAttempts, heldBefore) => engine.write((db) => recoverJobs(db, maxAttempts, heldBefore)),
   };
 }

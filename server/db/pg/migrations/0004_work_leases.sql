@@ -1,0 +1,5 @@
+-- Leases on queued work (issue 31): until when the instance that took a job or a mail holds it; past that, another
+-- instance of the cluster may take it over. Null: not taken (or taken before leases, recovered at start).
+ALTER TABLE "document_migrations" ADD COLUMN "lease_until" bigint;--> statement-breakpoint
+ALTER TABLE "mail_outbox" ADD COLUMN "lease_until" bigint;--> statement-breakpoint
+ALTER TABLE "user_data_jobs" ADD COLUMN "lease_until" bigint;
