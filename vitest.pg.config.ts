@@ -30,7 +30,6 @@ const SQLITE_ENGINE = [
 const READS_SQLITE = [
   'test/api/organizations/tenancy-deletes.test.ts',
   'test/api/notifications/get-equivalence.test.ts',
-  'test/api/tenant-isolation.test.ts',
   'test/api/organizations/documents/migrate.test.ts',
   'test/api/users/data/delete.test.ts',
   'test/api/notifications/add.test.ts',
