@@ -36,7 +36,6 @@ const READS_SQLITE = [
   'test/api/activities/add.test.ts',
   'test/api/ops-endpoints.test.ts',
   'test/api/workspace/email/relay.test.ts',
-  'test/api/workspace/email/send-login-link.test.ts',
   'test/api/workspace/apikeyconfig/update.test.ts',
   'test/admin/browse-pages.test.ts',
   'test/admin/webhook-attempts.test.ts',
