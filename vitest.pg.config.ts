@@ -34,7 +34,6 @@ const READS_SQLITE = [
   'test/api/users/data/delete.test.ts',
   'test/api/notifications/add.test.ts',
   'test/api/activities/add.test.ts',
-  'test/api/ops-endpoints.test.ts',
   'test/api/workspace/email/relay.test.ts',
   'test/api/workspace/apikeyconfig/update.test.ts',
   'test/admin/browse-pages.test.ts',
