@@ -208,6 +208,22 @@ export async function startTestServer(overrides: ConfigOverrides = {}, options: 
   return t;
 }
 
+/**
+ * The tables of the server's PostgreSQL database (its schema's base tables) with a row that holds `text`, as
+ * PostgreSQL writes the row out as text: what an erasure or a secret kept encrypted must leave no trace in. (On
+ * SQLite the tests read the bytes of hearth.db itself.)
+ */
+export async function pgTablesHolding(t: TestServer, text: string): Promise<string[]> {
+  const tables = await t.query<{ name: string }>(
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
+  );
+  const holding: string[] = [];
+  for (const { name } of tables) {
+    if ((await t.query(`SELECT 1 FROM "${name}" AS r WHERE strpos(r::text, ?) > 0 LIMIT 1`, [text])).length > 0) holding.push(name);
+  }
+  return holding;
+}
+
 /** Retries an assertion until it passes or the time is up (no bare sleeps in tests). */
 export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
