@@ -32,10 +32,7 @@ const READS_SQLITE = [
   'test/api/notifications/get-equivalence.test.ts',
   'test/api/organizations/documents/migrate.test.ts',
   'test/api/users/data/delete.test.ts',
-  'test/api/notifications/add.test.ts',
-  'test/api/activities/add.test.ts',
   'test/api/workspace/email/relay.test.ts',
-  'test/api/workspace/apikeyconfig/update.test.ts',
   'test/admin/browse-pages.test.ts',
   'test/admin/webhook-attempts.test.ts',
 ];
