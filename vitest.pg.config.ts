@@ -31,7 +31,6 @@ const READS_SQLITE = [
   'test/api/organizations/tenancy-deletes.test.ts',
   'test/api/notifications/get-equivalence.test.ts',
   'test/api/organizations/documents/migrate.test.ts',
-  'test/api/workspace/email/relay.test.ts',
   'test/admin/browse-pages.test.ts',
   'test/admin/webhook-attempts.test.ts',
 ];
