@@ -30,7 +30,6 @@ const SQLITE_ENGINE = [
 const READS_SQLITE = [
   'test/api/organizations/tenancy-deletes.test.ts',
   'test/api/notifications/get-equivalence.test.ts',
-  'test/api/organizations/documents/migrate.test.ts',
   'test/admin/browse-pages.test.ts',
   'test/admin/webhook-attempts.test.ts',
 ];
