@@ -28,7 +28,6 @@ const SQLITE_ENGINE = [
  * (issue 31's next step). The isolation sweep is among them: its snapshots of a key's rows read hearth.db.
  */
 const READS_SQLITE = [
-  'test/api/organizations/tenancy-deletes.test.ts',
   'test/api/notifications/get-equivalence.test.ts',
   'test/admin/browse-pages.test.ts',
   'test/admin/webhook-attempts.test.ts',
