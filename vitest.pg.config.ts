@@ -29,8 +29,6 @@ const SQLITE_ENGINE = [
  */
 const READS_SQLITE = [
   'test/api/notifications/get-equivalence.test.ts',
-  'test/admin/browse-pages.test.ts',
-  'test/admin/webhook-attempts.test.ts',
 ];
 
 const SQLITE_ONLY = [...SQLITE_ENGINE, ...READS_SQLITE];
