@@ -159,11 +159,9 @@ describe('paged lists', () => {
     // a document's, newest first; a user's (as recipient)
     const ofDoc = await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', documentId: 'd1', dir: 'desc', limit: 2 });
     expect(ofDoc.items.map((n) => n.headline)).toEqual(['Ann said 2', 'Ann said 1', 'Ann said 0']);
-    const recipients = (
-      sqliteEngineOf(t.server.app.storage)
-        .main.sqlite.prepare('SELECT count(*) AS n FROM notification_recipients WHERE notification_id = ?')
-        .get(ofDoc.items[0]?.id) as { n: number }
-    ).n;
+    const recipients = Number(
+      (await t.query<{ n: unknown }>('SELECT count(*) AS n FROM notification_recipients WHERE notification_id = ?', [ofDoc.items[0]?.id]))[0]?.n,
+    );
     expect(recipients).toBeGreaterThan(0);
     expect(ofDoc.items[0]?.recipients).toBe(recipients);
     expect((await walk('/notifications', { apiKey: apiKey(), organizationId: 'o1', userId: 'ann' })).items.map((n) => n.headline)).toEqual([
@@ -184,9 +182,7 @@ describe('paged lists', () => {
     expect(doc.body.path).toEqual([{ id: 'legal', name: 'Legal' }]);
     expect(doc.body.counts.notifications).toBe(0);
     const user = await json(await get('/user', { apiKey: apiKey(), userId: 'bob' }));
-    const toBob = (
-      sqliteEngineOf(t.server.app.storage).main.sqlite.prepare("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'").get() as { n: number }
-    ).n;
+    const toBob = Number((await t.query<{ n: unknown }>("SELECT count(*) AS n FROM notification_recipients WHERE user_id = 'bob'"))[0]?.n);
     expect(toBob).toBeGreaterThanOrEqual(3);
     expect(userAnswer.parse(user.body)).toMatchObject({ user: { id: 'bob', name: 'BOB' }, organizations: ['o1'], notifications: toBob });
     const usage = keyAnswer.parse(await (await get('/key', { apiKey: apiKey() })).json());
@@ -254,12 +250,8 @@ describe('sorting', () => {
   });
 
   it("lists an organization's notifications by time both ways, and the mailbox by time, paged", async () => {
-    const stored = (
-      sqliteEngineOf(t.server.app.storage).main.sqlite.prepare("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'").all() as Array<{
-        id: string;
-        timestamp: number;
-      }>
-    )
+    const stored = (await t.query<{ id: string; timestamp: unknown }>("SELECT id, timestamp FROM notifications WHERE organization_id = 'o1'"))
+      .map((n) => ({ id: n.id, timestamp: Number(n.timestamp) }))
       .sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1))
       .map((n) => n.id);
     expect(stored.length).toBe(4);
@@ -273,10 +265,12 @@ describe('sorting', () => {
       expect((await t.callPublic('/v2/workspace/email/send-login-link', { email: owner, continueUrl: `${t.url}/` })).status).toBe(200);
     const ours = 'workspace_id = ? OR api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = ?)';
     const mail = (
-      sqliteEngineOf(t.server.app.storage)
-        .main.sqlite.prepare(`SELECT id, created_at AS createdAt FROM mail_outbox WHERE ${ours}`)
-        .all(t.credentials.workspaceId, t.credentials.workspaceId) as Array<{ id: string; createdAt: number }>
+      await t.query<{ id: string; createdAt: unknown }>(`SELECT id, created_at AS "createdAt" FROM mail_outbox WHERE ${ours}`, [
+        t.credentials.workspaceId,
+        t.credentials.workspaceId,
+      ])
     )
+      .map((m) => ({ id: m.id, createdAt: Number(m.createdAt) }))
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
       .map((m) => m.id);
     expect(mail.length).toBeGreaterThanOrEqual(3);
@@ -365,13 +359,21 @@ describe("the command palette's search", () => {
 });
 
 describe('query plans', () => {
+  // SQLite's statements and SQLite's plans: on the suite's server when it runs on SQLite, else (npm run test:pg) on
+  // a SQLite server of their own (no ANALYZE statistics: the plans do not depend on the rows)
+  let onSqlite: TestServer | undefined;
+  beforeAll(async () => {
+    if (t.server.app.storage.engine.kind === 'postgres') onSqlite = await startTestServer({}, { engine: 'sqlite' });
+  });
+  afterAll(() => onSqlite?.close());
+  const sqlite = () => sqliteEngineOf((onSqlite ?? t).server.app.storage).main.sqlite;
   /**
    * The statements the admin views' repository prepares while `run` calls it, through the driver (Hearth's code runs
    * as it is, on a connection of its own: statements are prepared once per connection).
    */
   async function statementsOf(run: (q: InspectionRepo) => void): Promise<string[]> {
     const seen: string[] = [];
-    const real = sqliteEngineOf(t.server.app.storage).main.sqlite;
+    const real = sqlite();
     const noting = new Proxy(real, {
       get(target, prop, receiver) {
         if (prop === 'prepare') return (text: string) => (seen.push(text), target.prepare(text));
@@ -395,8 +397,8 @@ describe('query plans', () => {
   const key = () => tenantScope(apiKey(), t.credentials.workspaceId, { kind: 'admin' });
   const planOf = (text: string) =>
     (
-      sqliteEngineOf(t.server.app.storage)
-        .main.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`)
+      sqlite()
+        .prepare(`EXPLAIN QUERY PLAN ${text}`)
         .all(...(text.match(/\?/g) ?? []).map(() => 'x')) as Array<{
         detail: string;
       }>

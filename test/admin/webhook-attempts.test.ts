@@ -194,9 +194,7 @@ describe('webhooks.db from before attempts kept headers', () => {
     });
     // the attempt as an older Hearth wrote it: without headers (the server is stopped: the worker is the file's writer)
     await t.server.close();
-    const store = new Database(join(t.dataDir, 'webhooks.db'));
-    store.prepare('UPDATE webhook_attempts SET request_headers = NULL, response_headers = NULL WHERE id = ?').run(attempt.id);
-    store.close();
+    await t.query('UPDATE webhook_attempts SET request_headers = NULL, response_headers = NULL WHERE id = ?', [attempt.id], { sqliteFile: 'webhooks.db' });
     await t.restart();
     cookie = await adminCookie(t);
     const d = deliveryAnswer.parse((await delivery(messageId, endpointId, attempt.id)).body);
@@ -224,12 +222,9 @@ describe('the admin test event', () => {
       data: { test: true, endpointId: chosenId },
     });
     // one delivery in all (the fan-out writes every delivery of an event at once): to the chosen endpoint
-    const store = new Database(join(t.dataDir, 'webhooks.db'), { readonly: true });
-    try {
-      expect(store.prepare('SELECT target FROM webhook_deliveries WHERE event_id = ?').all(messageId)).toEqual([{ target: chosenId }]);
-    } finally {
-      store.close();
-    }
+    expect(await t.query('SELECT target FROM webhook_deliveries WHERE event_id = ?', [messageId], { sqliteFile: 'webhooks.db' })).toEqual([
+      { target: chosenId },
+    ]);
     expect(other.received.filter((x) => x.headers['webhook-id'] === messageId)).toEqual([]);
     expect((await attemptsOf(otherId)).filter((a) => a.messageId === messageId)).toEqual([]);
     await eventually(async () => expect((await attemptsOf(chosenId)).map((a) => [a.messageId, a.status])).toContainEqual([messageId, 'succeeded']));

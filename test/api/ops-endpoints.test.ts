@@ -1,5 +1,6 @@
 // GET /healthz, /readyz and /metrics: what a load balancer and a Prometheus scrape ask of a running server.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { sqliteEngineOf } from '../../server/db/repos/index.ts';
@@ -26,7 +27,24 @@ describe('the operations endpoints', () => {
   it('GET /readyz answers 503, naming the check, when the database cannot be read', async () => {
     const broken = await startTestServer();
     try {
-      sqliteEngineOf(broken.server.app.storage).main.sqlite.close();
+      if (broken.server.app.storage.engine.kind === 'postgres') {
+        // PostgreSQL: the server's database takes no new connection, and the ones the server holds are ended
+        // (from the maintenance database: a database cannot refuse connections from a session of its own)
+        const url = new URL(broken.server.app.config.databaseUrl ?? '');
+        const name = decodeURIComponent(url.pathname.slice(1));
+        url.pathname = '/postgres';
+        const admin = new pg.Client({ connectionString: url.toString() });
+        await admin.connect();
+        try {
+          await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS false`);
+          const ended = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+          expect(ended.rowCount).toBeGreaterThan(0);
+        } finally {
+          await admin.end();
+        }
+      } else {
+        sqliteEngineOf(broken.server.app.storage).main.sqlite.close();
+      }
       const res = await fetch(`${broken.url}/readyz`);
       expect(res.status).toBe(503);
       const body = (await res.json()) as { status: string; checks: { database: string } };

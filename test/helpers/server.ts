@@ -108,7 +108,10 @@ export interface TestServer {
   /**
    * Runs one SQL statement (`?` placeholders) on the server's database, whichever engine it is, on a connection of
    * the test's own, and answers its rows: for a state no operation makes (a key as an older Hearth stored it) or a
-   * count no operation shows. After a write on PostgreSQL, waits until the server's change stamp has seen it.
+   * count no operation shows. After a write on PostgreSQL to a table the server hears other processes write (one
+   * with a change trigger: the credential tables), waits until the server's change stamp has seen it; a write to
+   * any other table is not waited for, as the server never hears of it (its response cache does not drop what it
+   * kept, where on SQLite another connection's commit to the file drops it).
    */
   query<R = Record<string, unknown>>(statement: string, params?: unknown[], options?: { sqliteFile?: 'webhooks.db' }): Promise<R[]>;
   /** Stops the server and starts a new one on the same data dir. */
@@ -153,14 +156,23 @@ export async function startTestServer(overrides: ConfigOverrides = {}, options: 
       // of a watched table arrives: waited for
       // the server's PostgreSQL database: this run's own, or one the test gave (databaseUrl)
       const pgUrl = overrides.databaseUrl ?? database?.url;
-      const writes = pgUrl !== undefined && !/^\s*select/i.test(statement);
-      const before = writes ? t.server.app.storage.engine.changes() : 0;
+      const before = pgUrl !== undefined ? t.server.app.storage.engine.changes() : 0;
+      let heard = false;
       let rows: R[];
       if (pgUrl) {
         let n = 0;
         const client = new pg.Client({ connectionString: pgUrl });
         await client.connect();
         try {
+          // the table a write goes to, and whether PostgreSQL tells the server of it (migration 0002's triggers)
+          const table = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(\w+)/i.exec(statement)?.[1];
+          if (table !== undefined) {
+            const triggers = await client.query(
+              "SELECT 1 FROM information_schema.triggers WHERE event_object_schema = current_schema() AND event_object_table = $1 AND action_statement LIKE '%hearth_notify_change%'",
+              [table],
+            );
+            heard = (triggers.rowCount ?? 0) > 0;
+          }
           rows = (
             await client.query(
               statement.replace(/\?/g, () => `$${++n}`),
@@ -179,7 +191,7 @@ export async function startTestServer(overrides: ConfigOverrides = {}, options: 
           sqlite.close();
         }
       }
-      if (writes) await eventually(() => expect(t.server.app.storage.engine.changes()).not.toBe(before), 5_000, 5);
+      if (heard) await eventually(() => expect(t.server.app.storage.engine.changes()).not.toBe(before), 5_000, 5);
       return rows;
     },
     async restart(more = {}) {
@@ -194,6 +206,22 @@ export async function startTestServer(overrides: ConfigOverrides = {}, options: 
     },
   };
   return t;
+}
+
+/**
+ * The tables of the server's PostgreSQL database (its schema's base tables) with a row that holds `text`, as
+ * PostgreSQL writes the row out as text: what an erasure or a secret kept encrypted must leave no trace in. (On
+ * SQLite the tests read the bytes of hearth.db itself.)
+ */
+export async function pgTablesHolding(t: TestServer, text: string): Promise<string[]> {
+  const tables = await t.query<{ name: string }>(
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
+  );
+  const holding: string[] = [];
+  for (const { name } of tables) {
+    if ((await t.query(`SELECT 1 FROM "${name}" AS r WHERE strpos(r::text, ?) > 0 LIMIT 1`, [text])).length > 0) holding.push(name);
+  }
+  return holding;
 }
 
 /** Retries an assertion until it passes or the time is up (no bare sleeps in tests). */

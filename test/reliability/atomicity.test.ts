@@ -55,7 +55,7 @@ function roundOrder(ops: AnyOperation[], round: number): AnyOperation[] {
   return order;
 }
 
-const settled = () => eventually(() => expect(busyOf(t.dataDir, t.credentials.apiKey)).toBe(0), 30_000, 20);
+const settled = () => eventually(async () => expect(await busyOf(t, t.credentials.apiKey)).toBe(0), 30_000, 20);
 
 beforeAll(async () => {
   // AI providers a generated agent or ask-AI call names are not reachable here: fail fast; no idle compaction

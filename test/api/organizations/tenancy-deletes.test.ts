@@ -11,7 +11,6 @@ import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
 import { eventually, type Success, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { enableWithEndpoint } from '../../helpers/webhooks.ts';
 import { REVIEW_FLOW } from '../../helpers/workflows.ts';
-import { sqliteEngineOf } from '../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let providers: Providers;
@@ -116,23 +115,37 @@ async function populate(organizationId: string, documentId: string, userId: stri
 }
 
 type Row = Record<string, unknown>;
-const sqlite = () => sqliteEngineOf(t.server.app.storage).main.sqlite;
+const onPostgres = () => t.server.app.storage.engine.kind === 'postgres';
 
-/** Each table's primary-key columns (or its rowid): what identifies a row whatever later updates change in it. */
-function keyColumns(table: string): string[] {
-  const pk = (sqlite().prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string; pk: number }>).filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+/**
+ * Each table's primary-key columns (on SQLite, its rowid when it has none): what identifies a row whatever later
+ * updates change in it. PostgreSQL has no rowid that survives an update: a table without a primary key there fails
+ * the test rather than being compared by less.
+ */
+async function keyColumns(table: string): Promise<string[]> {
+  if (onPostgres()) {
+    const pk = await t.query<{ name: string }>(
+      `SELECT k.column_name AS name FROM information_schema.table_constraints c
+       JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name AND k.table_schema = c.table_schema AND k.table_name = c.table_name
+       WHERE c.table_schema = current_schema() AND c.table_name = ? AND c.constraint_type = 'PRIMARY KEY' ORDER BY k.ordinal_position`,
+      [table],
+    );
+    if (pk.length === 0) throw new Error(`${table} has no primary key on PostgreSQL: its rows cannot be told apart across an update`);
+    return pk.map((c) => c.name);
+  }
+  const pk = (await t.query<{ name: string; pk: number }>(`PRAGMA table_info(${table})`)).filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
   return pk.length > 0 ? pk.map((c) => c.name) : ['__rowid'];
 }
 
 /** The key's rows of these tables, each with its identity. */
-function snapshot(tables: string[]): Map<string, Map<string, Row>> {
-  return new Map(
-    tables.map((table) => {
-      const keys = keyColumns(table);
-      const rows = sqlite().prepare(`SELECT rowid AS __rowid, * FROM ${table} WHERE api_key_id = ?`).all(t.credentials.apiKey) as Row[];
-      return [table, new Map(rows.map((row) => [JSON.stringify(keys.map((k) => row[k])), row]))];
-    }),
-  );
+async function snapshot(tables: string[]): Promise<Map<string, Map<string, Row>>> {
+  const out = new Map<string, Map<string, Row>>();
+  for (const table of tables) {
+    const keys = await keyColumns(table);
+    const rows = await t.query(`SELECT ${onPostgres() ? '' : 'rowid AS __rowid, '}* FROM ${table} WHERE api_key_id = ?`, [t.credentials.apiKey]);
+    out.set(table, new Map(rows.map((row) => [JSON.stringify(keys.map((k) => row[k])), row])));
+  }
+  return out;
 }
 
 const valuesOf = (row: Row, pattern: RegExp) =>
@@ -156,11 +169,11 @@ const namesUser = (organizationId: string, userId: string) => (table: string, ro
  */
 async function expectClears(list: Readonly<Record<string, Fate>>, owned: (table: string, row: Row) => boolean, deletion: () => Promise<unknown>) {
   const tables = Object.keys(list);
-  const before = snapshot(tables);
+  const before = await snapshot(tables);
   for (const table of tables)
     expect([...before.get(table)!.values()].filter((row) => owned(table, row)).length, `${table}: rows of what is deleted`).toBeGreaterThan(0);
   await deletion();
-  const after = snapshot(tables);
+  const after = await snapshot(tables);
   const wrong: string[] = [];
   for (const [table, fate] of Object.entries(list)) {
     const gone = fate === 'deleted' || fate === 'cascade';
@@ -189,15 +202,15 @@ describe('what each deletion clears (db/tenancy.ts), through the API', () => {
     await ok('/v2/organizations/folders/add', { organizationId: 'tfolder', folders: [{ folderId: 'sub', parentFolderId: 'top' }] });
     await ok('/v2/users/add', { organizationId: 'tfolder', folderId: 'sub', users: [{ userId: 'cy' }] });
     await populate('tfolder', 'outside', 'dee', 'elsewhere');
-    const folders = () => sqlite().prepare("SELECT id FROM folders WHERE api_key_id = ? AND organization_id = 'tfolder' ORDER BY id").all(t.credentials.apiKey);
-    expect(folders()).toEqual([{ id: 'elsewhere' }, { id: 'sub' }, { id: 'top' }]);
+    const folders = () => t.query("SELECT id FROM folders WHERE api_key_id = ? AND organization_id = 'tfolder' ORDER BY id", [t.credentials.apiKey]);
+    expect(await folders()).toEqual([{ id: 'elsewhere' }, { id: 'sub' }, { id: 'top' }]);
     // the documents' data, and the memberships on the folders
     const inside = namesDocument('tfolder', 'inside');
     const owned = (table: string, row: Row) =>
       inside(table, row) ||
       (table === 'memberships' && row.organization_id === 'tfolder' && row.level === 'folder' && ['top', 'sub'].includes(row.resource_id as string));
     await expectClears(DOCUMENT_DATA, owned, () => ok('/v2/organizations/folders/delete', { organizationId: 'tfolder', folderId: 'top' }));
-    expect(folders()).toEqual([{ id: 'elsewhere' }]);
+    expect(await folders()).toEqual([{ id: 'elsewhere' }]);
   });
 
   it("an organization's deletion clears everything in it (its collaborative content, judgments, agent runs and migrations too), and no other organization's", async () => {

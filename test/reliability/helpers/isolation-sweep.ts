@@ -62,7 +62,16 @@ export function describeIsolationSweep(options: SweepOptions) {
   let dataFor = requestData(pools);
 
   const upgradeStatus = (path: string) => upgradeWebsocket(t.url, path);
-  const settled = (...keys: string[]) => eventually(() => expect(keys.reduce((n, key) => n + busyOf(t.dataDir, key), 0)).toBe(0), 60_000, 100);
+  const settled = (...keys: string[]) =>
+    eventually(
+      async () => {
+        let busy = 0;
+        for (const key of keys) busy += await busyOf(t, key);
+        expect(busy).toBe(0);
+      },
+      60_000,
+      100,
+    );
 
   beforeAll(async () => {
     // AI providers a generated agent or ask-AI call names are not reachable here: fail fast
@@ -140,7 +149,7 @@ export function describeIsolationSweep(options: SweepOptions) {
         // snapshot ~30 s after its last change, which rewrites A's rows without changing A's content
         await settled(a.apiKey);
         await t.server.app.crdt.flushAll();
-        const before = rowsOfKey(t.dataDir, a.apiKey, a.workspaceId);
+        const before = await rowsOfKey(t, a.apiKey, a.workspaceId);
         console.log(`${name}: seed ${SEED}`);
         // A's texts (and its users' emails, made from the marker in lower case), tokens and webhook secret; to C also
         // B's token (C's workspace calls may name B's key); to each of B and C the other's texts
@@ -236,7 +245,7 @@ export function describeIsolationSweep(options: SweepOptions) {
         // A still reads its own document as it was
         const mine = await must<{ data?: string }[]>(t.callK('/v2/crdt/get', room));
         expect(mine[0]?.data).toBe(MARK);
-        const after = rowsOfKey(t.dataDir, a.apiKey, a.workspaceId);
+        const after = await rowsOfKey(t, a.apiKey, a.workspaceId);
         const changed = changedTables(before, after);
         const seconds = (Date.now() - started) / 1000;
         const opsAnsweredOk = okByOp.size;

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import type { AnyOperation } from '../../../server/http/operation.ts';
-import { apiKeyHeaders, call, type Failure } from '../../helpers/server.ts';
+import { apiKeyHeaders, call, type Failure, type TestServer } from '../../helpers/server.ts';
 import { b64, WEBM } from '../../helpers/media.ts';
 import { REVIEW_FLOW } from '../../helpers/workflows.ts';
 import { arbitraryFor, type JsonSchema, type Pools } from './arbitraries.ts';
@@ -195,10 +195,12 @@ export function copyTables(path: string, pick: (table: string, columns: string[]
 }
 
 /**
- * Every row of a key: in each table of hearth.db and webhooks.db with an `api_key_id` column, the key's rows;
- * its own key row, and its workspace's row when given. By `file:table`.
+ * Every row of a key: in each table with an `api_key_id` column, the key's rows; its own key row, and its
+ * workspace's row when given. On SQLite, the tables of hearth.db and webhooks.db (not the virtual ones), in rowid
+ * order, by `file:table`; on PostgreSQL, the base tables of the server's schema (the delivery tables among them),
+ * by table, the rows in the order of their JSON text (PostgreSQL has no rowid, and its json columns no ordering).
  */
-export function rowsOfKey(dataDir: string, apiKey: string, workspaceId?: string): Record<string, string> {
+export async function rowsOfKey(t: TestServer, apiKey: string, workspaceId?: string): Promise<Record<string, string>> {
   const pick = (name: string, columns: string[]): TablePick =>
     columns.includes('api_key_id')
       ? { where: 'api_key_id = ?', params: [apiKey] }
@@ -208,8 +210,24 @@ export function rowsOfKey(dataDir: string, apiKey: string, workspaceId?: string)
           ? { where: 'id = ?', params: [workspaceId] }
           : undefined;
   const out: Record<string, string> = {};
-  for (const file of ['hearth.db', 'webhooks.db']) {
-    for (const [table, rows] of Object.entries(copyTables(join(dataDir, file), pick))) out[`${file}:${table}`] = rows;
+  if (t.server.app.storage.engine.kind !== 'postgres') {
+    for (const file of ['hearth.db', 'webhooks.db']) {
+      for (const [table, rows] of Object.entries(copyTables(join(t.dataDir, file), pick))) out[`${file}:${table}`] = rows;
+    }
+    return out;
+  }
+  const columns = await t.query<{ table: string; column: string }>(
+    `select c.table_name as "table", c.column_name as "column" from information_schema.columns c
+     join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+     where c.table_schema = current_schema() and t.table_type = 'BASE TABLE' order by c.table_name, c.ordinal_position`,
+  );
+  const byTable = new Map<string, string[]>();
+  for (const { table, column } of columns) byTable.set(table, [...(byTable.get(table) ?? []), column]);
+  for (const [table, names] of byTable) {
+    const picked = pick(table, names);
+    if (picked === undefined) continue;
+    const rows = await t.query(`select ${picked.columns ?? '*'} from "${table}"${picked.where ? ` where ${picked.where}` : ''}`, picked.params ?? []);
+    out[table] = JSON.stringify(rows.map((row) => JSON.stringify(Object.values(row))).sort());
   }
   return out;
 }
@@ -219,21 +237,16 @@ export const changedTables = (before: Record<string, string>, after: Record<stri
   [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((table) => before[table] !== after[table]);
 
 /**
- * A key's agent executions still running and its jobs not yet done, read from the data dir's database file (a
- * connection of the test's own, read-only: the server's are behind its storage layer).
+ * A key's agent executions still running and its jobs not yet done, read from the server's database (a connection
+ * of the test's own: the server's are behind its storage layer).
  */
-export function busyOf(dataDir: string, apiKey: string): number {
-  const sqlite = new Database(join(dataDir, 'hearth.db'), { readonly: true, fileMustExist: true });
-  try {
-    const count = (sql: string) => (sqlite.prepare<[string], { n: number }>(sql).get(apiKey) as { n: number }).n;
-    return (
-      count("select count(*) as n from agent_executions where api_key_id = ? and status = 'running'") +
-      count("select count(*) as n from user_data_jobs where api_key_id = ? and status in ('pending', 'in_progress')") +
-      count("select count(*) as n from document_migrations where api_key_id = ? and status in ('pending', 'in_progress')")
-    );
-  } finally {
-    sqlite.close();
-  }
+export async function busyOf(t: TestServer, apiKey: string): Promise<number> {
+  const count = async (sql: string) => Number((await t.query<{ n: number | string }>(sql, [apiKey]))[0]?.n);
+  return (
+    (await count("select count(*) as n from agent_executions where api_key_id = ? and status = 'running'")) +
+    (await count("select count(*) as n from user_data_jobs where api_key_id = ? and status in ('pending', 'in_progress')")) +
+    (await count("select count(*) as n from document_migrations where api_key_id = ? and status in ('pending', 'in_progress')"))
+  );
 }
 
 /** Operations that only read, by their names (…/get, …/list, …/status, memory's query and suggest). */

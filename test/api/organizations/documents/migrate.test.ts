@@ -2,10 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentRole, type UserAccess } from '../../../helpers/access.ts';
 import { startCliServer } from '../../../helpers/cli.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
+import { freshTestDatabase, testPostgres } from '../../../helpers/pg-database.ts';
 import { apiKeyHeaders, call, dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 /** A job as /v2/organizations/documents/migrate/status answers it (the fields these tests read). */
@@ -82,16 +84,12 @@ describe('/v2/organizations/documents/migrate', () => {
 });
 
 /** Writes a job row as a crash would have left it (the server is stopped meanwhile). */
-function insertJob(dataDir: string, row: { id: string; from: string; to: string; status: string; attempts: number }, apiKey: string) {
-  const db = new Database(join(dataDir, 'hearth.db'));
-  try {
-    db.prepare(
-      `INSERT INTO document_migrations (id, api_key_id, organization_id, from_document_id, to_document_id, status, attempts, created_at, started_at)
-       VALUES (?, ?, 'acme', ?, ?, ?, ?, ?, ?)`,
-    ).run(row.id, apiKey, row.from, row.to, row.status, row.attempts, Date.now(), row.status === 'in_progress' ? Date.now() : null);
-  } finally {
-    db.close();
-  }
+async function insertJob(row: { id: string; from: string; to: string; status: string; attempts: number }, apiKey: string) {
+  await t.query(
+    `INSERT INTO document_migrations (id, api_key_id, organization_id, from_document_id, to_document_id, status, attempts, created_at, started_at)
+     VALUES (?, ?, 'acme', ?, ?, ?, ?, ?, ?)`,
+    [row.id, apiKey, row.from, row.to, row.status, row.attempts, Date.now(), row.status === 'in_progress' ? Date.now() : null],
+  );
 }
 
 describe('migrations across restarts', () => {
@@ -99,7 +97,7 @@ describe('migrations across restarts', () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'crash-src' }] });
     await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'crash-src', users: [{ userId: 'cat' }] });
     await t.server.close();
-    insertJob(t.dataDir, { id: 'mig_interrupted', from: 'crash-src', to: 'crash-dst', status: 'in_progress', attempts: 1 }, t.credentials.apiKey);
+    await insertJob({ id: 'mig_interrupted', from: 'crash-src', to: 'crash-dst', status: 'in_progress', attempts: 1 }, t.credentials.apiKey);
     await t.restart();
     await completed('mig_interrupted');
     expect(await documentRole(t, 'acme', 'cat', 'crash-dst')).toBe('editor');
@@ -108,7 +106,7 @@ describe('migrations across restarts', () => {
   it('fails a job interrupted three times, leaving the document untouched', async () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'cursed' }] });
     await t.server.close();
-    insertJob(t.dataDir, { id: 'mig_cursed', from: 'cursed', to: 'cursed-2', status: 'in_progress', attempts: 3 }, t.credentials.apiKey);
+    await insertJob({ id: 'mig_cursed', from: 'cursed', to: 'cursed-2', status: 'in_progress', attempts: 3 }, t.credentials.apiKey);
     await t.restart();
     const res = await status('mig_cursed');
     expect(dataOf<MigrationStatus>(res)).toMatchObject({ status: 'failed', error: 'interrupted 3 times; not retried' });
@@ -117,7 +115,7 @@ describe('migrations across restarts', () => {
 
   it('fails cleanly when the source disappeared before the job ran', async () => {
     await t.server.close();
-    insertJob(t.dataDir, { id: 'mig_orphan', from: 'never-existed', to: 'x', status: 'pending', attempts: 0 }, t.credentials.apiKey);
+    await insertJob({ id: 'mig_orphan', from: 'never-existed', to: 'x', status: 'pending', attempts: 0 }, t.credentials.apiKey);
     await t.restart();
     await eventually(async () =>
       expect(dataOf<MigrationStatus>(await status('mig_orphan'))).toMatchObject({ status: 'failed', error: 'the document never-existed no longer exists' }),
@@ -126,8 +124,12 @@ describe('migrations across restarts', () => {
 
   it('survives SIGKILL during a large migration: after restart it is complete, never half-done', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'hearth-migrate-kill-'));
+    // the suite's PostgreSQL run: the child servers on a database of their own (DATABASE_URL)
+    const postgres = testPostgres();
+    const database = postgres ? await freshTestDatabase(postgres) : undefined;
+    const env = database ? { DATABASE_URL: database.url } : {};
     try {
-      let server = await startCliServer(dataDir);
+      let server = await startCliServer(dataDir, env);
       const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
       const K = apiKeyHeaders(creds);
       await call(server.url, '/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'big' }] }, K);
@@ -141,7 +143,7 @@ describe('migrations across restarts', () => {
       server.child.kill('SIGKILL');
       await server.exited;
 
-      server = await startCliServer(dataDir);
+      server = await startCliServer(dataDir, env);
       try {
         await eventually(async () => {
           const res = await call(server.url, '/v2/organizations/documents/migrate/status', { organizationId: 'acme', migrationId }, K);
@@ -159,15 +161,27 @@ describe('migrations across restarts', () => {
         server.child.kill('SIGTERM');
         await server.exited;
       }
-      const db = new Database(join(dataDir, 'hearth.db'), { readonly: true });
-      try {
-        const counts = db.prepare(`SELECT resource_id AS doc, COUNT(*) AS n FROM memberships WHERE level = 'document' GROUP BY resource_id`).all();
-        expect(counts).toEqual([{ doc: 'big-2', n: USERS }]);
-        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      } finally {
-        db.close();
+      const counting = `SELECT resource_id AS doc, COUNT(*) AS n FROM memberships WHERE level = 'document' GROUP BY resource_id`;
+      if (database) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          const counts = (await client.query<{ doc: string; n: string }>(counting)).rows.map((row) => ({ doc: row.doc, n: Number(row.n) }));
+          expect(counts).toEqual([{ doc: 'big-2', n: USERS }]);
+        } finally {
+          await client.end();
+        }
+      } else {
+        const db = new Database(join(dataDir, 'hearth.db'), { readonly: true });
+        try {
+          expect(db.prepare(counting).all()).toEqual([{ doc: 'big-2', n: USERS }]);
+          expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        } finally {
+          db.close();
+        }
       }
     } finally {
+      await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aiProviderSecretName, getSecret } from '../../../../server/services/apikeys.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { dataOf, errorOf, pgTablesHolding, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
@@ -53,8 +53,14 @@ describe('/v2/workspace/apikeyconfig/update', () => {
     // the server can still read it for its own provider calls
     const scope = await t.server.app.storage.keys.scopeFor(t.credentials.apiKey);
     expect(scope && (await getSecret(t.server.app, scope, aiProviderSecretName('openai')))).toBe(secret);
-    sqliteEngineOf(t.server.app.storage).main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    expect(readFileSync(join(t.dataDir, 'hearth.db')).includes(secret)).toBe(false);
+    if (t.server.app.storage.engine.kind === 'postgres') {
+      // no row of the database holds it in the clear (the scan does find the key's stored provider settings)
+      expect(await pgTablesHolding(t, secret)).toEqual([]);
+      expect(await pgTablesHolding(t, 'http://127.0.0.1:11434/v1')).not.toEqual([]);
+    } else {
+      sqliteEngineOf(t.server.app.storage).main.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      expect(readFileSync(join(t.dataDir, 'hearth.db')).includes(secret)).toBe(false);
+    }
 
     // an empty key removes it
     const removed = await t.callK(path, { aiModelApiKey: [{ provider: 'anthropic', customerApiKey: '' }] });

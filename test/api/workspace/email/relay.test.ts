@@ -5,7 +5,6 @@ import { dataDirWithMigrations, journal } from '../../../cli/data-dirs.ts';
 import { runHearth, tempDirs } from '../../../helpers/cli.ts';
 import { eventually, startTestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
-import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 const dirs = tempDirs();
 afterAll(() => dirs.cleanup());
@@ -92,9 +91,11 @@ describe('mail relay over SMTP', () => {
     insert.run('tried', 'stored', 2);
     insert.run('done', 'sent', 1);
     sqlite.close();
-    const t = await startTestServer({ dataDir });
+    // SQLite's migration 0014 over a data dir an older Hearth left (PostgreSQL's schema had relay states from its
+    // first migration): the server stays on the data dir's SQLite in the PostgreSQL run too
+    const t = await startTestServer({ dataDir }, { engine: 'sqlite' });
     try {
-      const rows = sqliteEngineOf(t.server.app.storage).main.sqlite.prepare('SELECT id, status FROM mail_outbox ORDER BY id').all();
+      const rows = await t.query('SELECT id, status FROM mail_outbox ORDER BY id');
       expect(rows).toEqual([
         { id: 'done', status: 'sent' },
         { id: 'never-tried', status: 'kept' },
@@ -109,17 +110,24 @@ describe('mail relay over SMTP', () => {
     const dataDir = dirs.make();
     const t = await startTestServer({ dataDir });
     try {
-      expect((await ask(t)).status).toBe(200);
+      try {
+        expect((await ask(t)).status).toBe(200);
+      } finally {
+        await t.server.close();
+      }
+      // the server's database: the data dir's SQLite, or its PostgreSQL database (DATABASE_URL)
+      const databaseUrl = t.server.app.config.databaseUrl;
+      const env = databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl };
+      const listed = await runHearth(['mail', 'list', '--data-dir', dataDir, '--json'], { env });
+      expect(listed.code, listed.stderr).toBe(0);
+      const rows = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+      expect(rows).toMatchObject([{ kind: 'login-link', to: OWNER, status: 'kept', attempts: 0, lastError: null }]);
+      // no body, so no login link, in the listing
+      expect(listed.stdout).not.toContain('token=');
+      const plain = await runHearth(['mail', 'list', '--data-dir', dataDir], { env });
+      expect(plain.stdout).toMatch(/kept\s+owner@hearth\.local\s+Your Hearth sign-in link/);
     } finally {
-      await t.server.close();
+      await t.close();
     }
-    const listed = await runHearth(['mail', 'list', '--data-dir', dataDir, '--json']);
-    expect(listed.code, listed.stderr).toBe(0);
-    const rows = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
-    expect(rows).toMatchObject([{ kind: 'login-link', to: OWNER, status: 'kept', attempts: 0, lastError: null }]);
-    // no body, so no login link, in the listing
-    expect(listed.stdout).not.toContain('token=');
-    const plain = await runHearth(['mail', 'list', '--data-dir', dataDir]);
-    expect(plain.stdout).toMatch(/kept\s+owner@hearth\.local\s+Your Hearth sign-in link/);
   });
 });

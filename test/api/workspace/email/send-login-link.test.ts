@@ -1,10 +1,7 @@
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginLinks } from '../../../../server/db/schema.ts';
 import { createWorkspace, uniqueEmail } from '../../../helpers/factories.ts';
 import { errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { startSmtpServer } from '../../../helpers/smtp.ts';
-import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
 
 let t: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
@@ -18,6 +15,25 @@ afterAll(async () => {
 });
 
 const path = '/v2/workspace/email/send-login-link';
+
+type LinkRow = {
+  id: string;
+  workspaceId: string;
+  email: string;
+  tokenDigest: string;
+  continueUrl: string;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+};
+
+/** Login links written into the server's database as they would be stored, whichever the engine. */
+async function insertLinks(rows: LinkRow[]) {
+  await t.query(
+    `INSERT INTO login_links (id, workspace_id, email, token_digest, continue_url, created_at, expires_at, used_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    rows.flatMap((r) => [r.id, r.workspaceId, r.email, r.tokenDigest, r.continueUrl, r.createdAt, r.expiresAt, r.usedAt]),
+  );
+}
 const OWNER = 'owner@hearth.local';
 
 describe('/v2/workspace/email/send-login-link', () => {
@@ -88,10 +104,10 @@ describe('/v2/workspace/email/send-login-link', () => {
       expiresAt,
       usedAt: null,
     });
-    sqliteEngineOf(t.server.app.storage)
-      .main.db.insert(loginLinks)
-      .values([row('page-live', t.server.app.secrets.digest(token), now + 60_000), row('page-expired', t.server.app.secrets.digest('expired-token'), now - 1)])
-      .run();
+    await insertLinks([
+      row('page-live', t.server.app.secrets.digest(token), now + 60_000),
+      row('page-expired', t.server.app.secrets.digest('expired-token'), now - 1),
+    ]);
     const opened = await fetch(`${t.url}/auth/email-link?token=${token}`);
     expect(opened.status).toBe(200);
     expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -120,11 +136,8 @@ describe('/v2/workspace/email/send-login-link', () => {
       expect(res.status).toBe(400);
       expect(await res.text()).toMatch(/invalid, used or expired/);
     }
-    const rows = sqliteEngineOf(t.server.app.storage)
-      .main.db.select({ id: loginLinks.id, usedAt: loginLinks.usedAt })
-      .from(loginLinks)
-      .where(eq(loginLinks.workspaceId, ws.workspaceId))
-      .all();
+    const rows = await t.query<{ id: string; usedAt: unknown }>('SELECT id, used_at AS "usedAt" FROM login_links WHERE workspace_id = ?', [ws.workspaceId]);
+    expect(rows.map((r) => r.id)).toContain('page-live');
     expect(rows.every((r) => r.usedAt === null)).toBe(true);
     const used = await fetch(form, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
     expect(used.status).toBe(303);
@@ -144,16 +157,9 @@ describe('/v2/workspace/email/send-login-link', () => {
       expiresAt,
       usedAt,
     });
-    sqliteEngineOf(t.server.app.storage)
-      .main.db.insert(loginLinks)
-      .values([row('expired', now - 1_000, null), row('expired-used', now - 1_000, now - 5_000), row('live-used', now + 60_000, now - 5_000)])
-      .run();
+    await insertLinks([row('expired', now - 1_000, null), row('expired-used', now - 1_000, now - 5_000), row('live-used', now + 60_000, now - 5_000)]);
     expect((await t.callPublic(path, { email: uniqueEmail('nobody'), continueUrl: `${t.url}/` })).status).toBe(200);
-    const left = sqliteEngineOf(t.server.app.storage)
-      .main.db.select({ id: loginLinks.id })
-      .from(loginLinks)
-      .where(eq(loginLinks.workspaceId, ws.workspaceId))
-      .all();
+    const left = await t.query<{ id: string }>('SELECT id FROM login_links WHERE workspace_id = ?', [ws.workspaceId]);
     expect(left.map((l) => l.id)).toEqual(['live-used']);
   });
 
