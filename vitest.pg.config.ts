@@ -23,9 +23,9 @@ const SQLITE_ENGINE = [
 
 /**
  * Then a file whose tests read hearth.db directly and that is not engine-neutral yet: its reference reading of the
- * notifications goes through SQLite's connection, and its last test writes a notification from another connection
- * and expects the next poll to show it, which on PostgreSQL the server's response cache does not see (only the
- * credential tables have a change trigger; the server keeps answering the page it kept).
+ * notifications goes through SQLite's connection (drizzle over better-sqlite3), and it pins SQLite's query plans.
+ * (Its last test, another connection's write seen on the next poll, holds on PostgreSQL since every table has a
+ * change trigger: test/pg/instances.test.ts checks it there.)
  */
 const READS_SQLITE = [
   'test/api/notifications/get-equivalence.test.ts', // SQLite's connection read by hand; another connection's write to notifications

@@ -109,9 +109,8 @@ export interface TestServer {
    * Runs one SQL statement (`?` placeholders) on the server's database, whichever engine it is, on a connection of
    * the test's own, and answers its rows: for a state no operation makes (a key as an older Hearth stored it) or a
    * count no operation shows. After a write on PostgreSQL to a table the server hears other processes write (one
-   * with a change trigger: the credential tables), waits until the server's change stamp has seen it; a write to
-   * any other table is not waited for, as the server never hears of it (its response cache does not drop what it
-   * kept, where on SQLite another connection's commit to the file drops it).
+   * with a change trigger: every table but the delivery tables, pg migrations 0002 and 0005), waits until the
+   * server's change stamp has seen it, as SQLite's data_version shows another connection's commit at once.
    */
   query<R = Record<string, unknown>>(statement: string, params?: unknown[], options?: { sqliteFile?: 'webhooks.db' }): Promise<R[]>;
   /** Stops the server and starts a new one on the same data dir. */

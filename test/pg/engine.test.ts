@@ -249,6 +249,8 @@ describe('change notifications', () => {
     expect(workspacesOfA()).not.toBe(own0);
     // another instance hears of it: its workspaces count moves, its api_keys count does not
     await eventually(() => expect(workspacesOfB()).toBe(workspaces0 + 1));
+    // and the writer, which counted its commit at once, does not count it again when its notification comes back
+    expect(await settled(workspacesOfA)).toBe(own0 + 1);
     await a.write((db) =>
       db.execute(
         sql`INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k-a', 'w-a', 'K', 'testing', 'o@x.test', '[]', '{}')`,
@@ -256,12 +258,35 @@ describe('change notifications', () => {
     );
     await eventually(() => expect(keysOfB()).toBe(keys0 + 1));
     expect(workspacesOfB()).toBe(workspaces0 + 1);
-    // a write to a table nobody watches notifies nobody
+    // a write to a table neither watches moves neither count
     await a.write((db) =>
       db.execute(sql`INSERT INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES ('k-a', 'o', 'o', false, '{}', 1, 1)`),
     );
     await insertWorkspace(a, 'w-b');
     await eventually(() => expect(workspacesOfB()).toBe(workspaces0 + 2));
     expect(keysOfB()).toBe(keys0 + 1);
+  });
+});
+
+describe('change triggers', () => {
+  it('every table tells of its writes but the delivery tables, which no answer the response cache keeps depends on', async () => {
+    const url = await server.createDatabase('triggers');
+    const engine = engineOn(url);
+    await engine.migrate();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ name: string }>(
+        "SELECT DISTINCT event_object_table AS name FROM information_schema.triggers WHERE event_object_schema = 'public' AND action_statement LIKE '%hearth_notify_change%' ORDER BY 1",
+      );
+      const silent = ['webhook_attempts', 'webhook_deliveries'];
+      const tables = Object.values(pgTables)
+        .map((table) => getTableConfig(table).name)
+        .filter((name) => !silent.includes(name))
+        .sort();
+      expect(rows.map((r) => r.name)).toEqual(tables);
+    } finally {
+      await client.end();
+    }
   });
 });

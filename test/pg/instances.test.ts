@@ -8,7 +8,7 @@ import { createServer } from '../../server/index.ts';
 import { CLEAN_ENV } from '../cli/data-dirs.ts';
 import { runHearth } from '../helpers/cli.ts';
 import { freshTestDatabase, testPostgres } from '../helpers/pg-database.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDirs } from '../helpers/transfer.ts';
 
 const temp = tempDirs();
@@ -63,6 +63,33 @@ describe('instances of one PostgreSQL database', () => {
       await journal.query('INSERT INTO drizzle.__drizzle_migrations (id, hash, created_at) VALUES ($1, $2, $3)', [newest.id, newest.hash, newest.created_at]);
       await journal.end();
     }
+  });
+
+  it("shows another process's write on the next read: the response cache hears of it (every table's change trigger)", async () => {
+    await first.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'doc' }] });
+    await first.callK('/v2/notifications/add', {
+      organizationId: 'acme',
+      documentId: 'doc',
+      notificationId: 'n1',
+      actionUser: { userId: 'sys' },
+      displayHeadlineMessageTemplate: 'h',
+      displayBodyMessage: 'as written',
+      notifyAll: false,
+      notifyUsers: [{ userId: 'ann' }],
+    });
+    const body = async () =>
+      dataOf<Array<{ displayBodyMessage?: string }>>(await first.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'doc' }))[0]
+        ?.displayBodyMessage;
+    // read twice: the second answer may come from the cache
+    expect([await body(), await body()]).toEqual(['as written', 'as written']);
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    try {
+      await other.query("UPDATE notifications SET body = 'changed elsewhere' WHERE id = 'n1'");
+    } finally {
+      await other.end();
+    }
+    await eventually(async () => expect(await body()).toBe('changed elsewhere'), 5_000);
   });
 
   it('starts a server again once the first has stopped', async () => {

@@ -139,6 +139,15 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
   });
   // an idle pooled connection that the server closed (a restart of PostgreSQL) must not crash the process
   pool.on('error', () => undefined);
+  // the server processes behind this pool's connections: their notifications are this instance's own commits,
+  // counted at once (localCommits), not heard again a moment later (which would drop the caches twice per write)
+  const ownBackends = new Set<number>();
+  pool.on('connect', (client) => {
+    const backend = (client as pg.Client & { processID?: number }).processID;
+    if (backend === undefined) return;
+    ownBackends.add(backend);
+    client.once('end', () => ownBackends.delete(backend));
+  });
   const poolDb: PgDb = drizzle(pool);
   const units = new AsyncLocalStorage<Unit>();
   const attempts = options.serializableAttempts ?? 12;
@@ -161,7 +170,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       if (!closed) setTimeout(listen, 1000).unref();
     };
     client.on('notification', (message) => {
-      if (message.payload) notified.set(message.payload, (notified.get(message.payload) ?? 0) + 1);
+      if (message.payload && !ownBackends.has(message.processId)) notified.set(message.payload, (notified.get(message.payload) ?? 0) + 1);
     });
     client.on('error', () => undefined);
     client.on('end', retry);
