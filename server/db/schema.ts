@@ -837,6 +837,8 @@ export const agentExecutions = sqliteTable(
     findings: text('findings', { mode: 'json' }).$type<
       Array<{ quote: string | null; comment: string; severity: 'high' | 'medium' | 'low'; annotationId: string | null }>
     >(),
+    /** Until when the instance running it holds it (ms), renewed while it runs; past that, its holder is gone and it ends as failed. */
+    leaseUntil: integer('lease_until'),
   },
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.id] }),

@@ -18,6 +18,13 @@ import type { ApiKeyRow } from './types.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../log.ts';
 import type { CrdtStore } from '../crdt/store.ts';
+import { EVERY_HOLDER } from './jobs.ts';
+
+/**
+ * How long an instance holds an execution it runs (its lease), renewed every third of it while the model is awaited:
+ * past it, the instance is gone (a crash, a kill), and the execution ends as failed rather than running forever.
+ */
+export const AGENT_LEASE_MS = 60_000;
 
 type Deps = { storage: Storage };
 
@@ -194,6 +201,13 @@ export function createAgentRunner(): AgentRunner {
   return {
     start(deps, scope, apiKey, execution, agent, text) {
       const controller = new AbortController();
+      // the lease, renewed while the execution runs (a renewal that fails is retried at the next beat)
+      const beat = setInterval(() => {
+        deps.storage.agents
+          .renewLease(scope, execution.id, Date.now() + AGENT_LEASE_MS)
+          .catch((error: unknown) => deps.log.warn('agent execution lease not renewed', { executionId: execution.id, error: String(error) }));
+      }, AGENT_LEASE_MS / 3);
+      beat.unref();
       const done = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => execute(deps, scope, apiKey, execution, agent, text, controller.signal))
         .catch(async (error) => {
@@ -206,11 +220,15 @@ export function createAgentRunner(): AgentRunner {
             deps.log.error('agent execution could not be recorded', { executionId: execution.id, error: String(again) });
           }
         })
-        .finally(() => inFlight.delete(execution.id));
+        .finally(() => {
+          clearInterval(beat);
+          inFlight.delete(execution.id);
+        });
       inFlight.set(execution.id, { controller, done });
     },
     async recover(deps) {
-      await deps.storage.agents.endAbandoned('The server stopped while this execution was running.', Date.now());
+      // the database's only instance (every Hearth until Redis): every running execution is its previous run's
+      await deps.storage.agents.endAbandoned('The server stopped while this execution was running.', Date.now(), EVERY_HOLDER);
     },
     async close() {
       for (const run of inFlight.values()) run.controller.abort();
@@ -226,7 +244,7 @@ async function finish(
   set: Partial<ExecutionRow> & { status: ExecutionRow['status']; message: string },
 ) {
   const completedAt = Date.now();
-  const row: ExecutionRow = { ...execution, ...set, completedAt, durationMs: completedAt - execution.startedAt };
+  const row: ExecutionRow = { ...execution, ...set, completedAt, durationMs: completedAt - execution.startedAt, leaseUntil: null };
   await deps.storage.agents.updateExecution(scope, execution.id, row);
   return row;
 }
@@ -348,6 +366,7 @@ export async function runExecution(
     durationMs: text ? null : 0,
     tokenUsage: null,
     findings: null,
+    leaseUntil: text ? now + AGENT_LEASE_MS : null,
   };
   await deps.storage.agents.insertExecution(scope, execution);
   if (text) deps.agents.start(deps, scope, apiKey, execution, agent, text);

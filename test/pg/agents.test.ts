@@ -43,6 +43,7 @@ const execution = (id: string, startedAt: number, extra: Partial<ExecutionRow> =
   durationMs: 10,
   tokenUsage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
   findings: [{ quote: null, comment: 'fine', severity: 'low', annotationId: null }],
+  leaseUntil: null,
   ...extra,
 });
 
@@ -82,7 +83,7 @@ describe('agents', () => {
       await repo.insertExecution(k1, execution('e2', T + 1, { status: 'running', completedAt: null, durationMs: null, tokenUsage: null, findings: null })),
       await repo.insertExecution(k1, execution('E3', T + 1, { agentId: 'B2', organizationId: 'o2', status: 'failed' })),
       await repo.insertExecution(k1, execution('e4', T + 2, { documentId: null, organizationId: null, input: null, ranBy: null })),
-      await repo.insertExecution(k1, execution('e5', T + 3, { status: 'running', documentId: 'd2', completedAt: null, durationMs: null })),
+      await repo.insertExecution(k1, execution('e5', T + 3, { status: 'running', documentId: 'd2', completedAt: null, durationMs: null, leaseUntil: T + 500 })),
       await repo.insertExecution(k2, execution('e1', T, { status: 'running', completedAt: null, durationMs: null })),
       await repo.findExecution(k1, 'e1'),
       await repo.findExecution(k1, 'e4'),
@@ -101,12 +102,20 @@ describe('agents', () => {
       await repo.executions(k2, { order: 'asc' }, null, 10),
       await repo.providerSettings(k1),
       await repo.providerSettings(k2),
-      await repo.endAbandoned('the server stopped', T + 100),
+      // leases: renewed while running (not once ended, not in another key); what a gone runner held ends as error
+      await repo.renewLease(k1, 'e2', T + 150),
+      await repo.renewLease(k1, 'e1', T + 150), // 45
+      await repo.renewLease(k2, 'e2', T + 150),
+      await repo.endAbandoned('the server stopped', T + 100, T + 100),
+      await repo.endAbandoned('lease ran out', T + 200, T + 200),
       await repo.findExecution(k1, 'e2'),
-      await repo.findExecution(k1, 'e5'),
+      await repo.findExecution(k1, 'e5'), // 50
       await repo.findExecution(k2, 'e1'),
       await repo.findExecution(k1, 'e1'),
-      await repo.endAbandoned('again', T + 200),
+      // the only instance's start: every running execution was its previous run's
+      await repo.endAbandoned('at start', T + 300, Number.MAX_SAFE_INTEGER),
+      await repo.findExecution(k1, 'e5'),
+      await repo.endAbandoned('again', T + 400, Number.MAX_SAFE_INTEGER), // 55
     ]);
     expect(answers.pg).toEqual(answers.sqlite);
     const s = answers.sqlite;
@@ -134,11 +143,14 @@ describe('agents', () => {
     expect(ids(s[41])).toEqual(['e1']);
     expect(s[42]).toEqual({ openai: { baseUrl: 'https://llm.test/v1' }, anthropic: { baseUrl: 'https://a.test' } });
     expect(s[43]).toBeUndefined();
-    expect(s[44]).toBe(3);
-    expect(s[45]).toMatchObject({ status: 'error', message: 'the server stopped', completedAt: T + 100, durationMs: 99 });
-    expect(s[46]).toMatchObject({ status: 'error', completedAt: T + 100, durationMs: 97 });
-    expect(s[47]).toMatchObject({ status: 'error', durationMs: 100 });
-    expect(s[48]).toMatchObject({ status: 'passed', message: 'changed' });
-    expect(s[49]).toBe(0);
+    expect(s.slice(44, 47)).toEqual([true, false, false]);
+    expect(s.slice(47, 49)).toEqual([1, 1]);
+    expect(s[49]).toMatchObject({ status: 'error', message: 'lease ran out', completedAt: T + 200, durationMs: 199, leaseUntil: null });
+    expect(s[50]).toMatchObject({ status: 'running', leaseUntil: T + 500 });
+    expect(s[51]).toMatchObject({ status: 'error', message: 'the server stopped', durationMs: 100 });
+    expect(s[52]).toMatchObject({ status: 'passed', message: 'changed' });
+    expect(s[53]).toBe(1);
+    expect(s[54]).toMatchObject({ status: 'error', message: 'at start', completedAt: T + 300, durationMs: 297 });
+    expect(s[55]).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 // Agents and their executions, and what an execution reads besides them: the key's AI provider settings.
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { keysetAfter, type Cursor } from '../pagination.ts';
 import { compiledRows } from '../prepared.ts';
 import { agentExecutions, agents, apiKeys } from '../schema.ts';
@@ -126,17 +126,29 @@ export function agentsRepo(engine: SqliteEngine) {
         return executionPage(db, shape, { ...filters, apiKeyId: scope.apiKeyId, afterStartedAt: cursor?.[0], afterId: cursor?.[1], limit });
       }),
 
-    /**
-     * At start, for every key: executions a stopped server left `running` end as `error` with `message`. Not a
-     * tenant's query: it runs once, before any request, over the whole database.
-     */
-    endAbandoned: (message: string, now: number) =>
+    /** Holds a running execution until `leaseUntil` (its runner renews the lease while it runs); false once it ended. */
+    renewLease: (scope: TenantScope, id: string, leaseUntil: number) =>
       engine.write(
         (db) =>
           db
             .update(agentExecutions)
-            .set({ status: 'error', message, completedAt: now, durationMs: sql`${now} - ${agentExecutions.startedAt}` })
-            .where(eq(agentExecutions.status, 'running'))
+            .set({ leaseUntil })
+            .where(and(ownExecution(scope, id), eq(agentExecutions.status, 'running')))
+            .run().changes > 0,
+      ),
+
+    /**
+     * Ends as `error` with `message` the executions whose runner is gone: running under a lease held until before
+     * `heldBefore`, or none (every running one at the start of the database's only instance: `heldBefore`
+     * MAX_SAFE_INTEGER). Not a tenant's query: it runs over the whole database, before any request at the start.
+     */
+    endAbandoned: (message: string, now: number, heldBefore: number) =>
+      engine.write(
+        (db) =>
+          db
+            .update(agentExecutions)
+            .set({ status: 'error', message, completedAt: now, durationMs: sql`${now} - ${agentExecutions.startedAt}`, leaseUntil: null })
+            .where(and(eq(agentExecutions.status, 'running'), or(isNull(agentExecutions.leaseUntil), lt(agentExecutions.leaseUntil, heldBefore))))
             .run().changes,
       ),
 

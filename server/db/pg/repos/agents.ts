@@ -1,6 +1,6 @@
 // The key's agents and executions on PostgreSQL: the same repository as ../../repos/agents.ts (its type is the
 // contract; test/pg/agents.test.ts runs both on the same calls and compares).
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { AgentRow, AgentsRepo, ExecutionRow } from '../../repos/agents.ts';
 import type { ApiKeyRow } from '../../repos/keys.ts';
 import type { TenantScope } from '../../scope.ts';
@@ -84,14 +84,25 @@ export function agentsRepoPg(engine: PgEngine): AgentsRepo {
           .limit(limit)) as ExecutionRow[];
       }),
 
-    endAbandoned: (message, now) =>
+    renewLease: (scope, id, leaseUntil) =>
+      engine.write(
+        async (db) =>
+          ((
+            await db
+              .update(agentExecutions)
+              .set({ leaseUntil } as never)
+              .where(and(ownExecution(scope, id), eq(e.status, 'running')))
+          ).rowCount ?? 0) > 0,
+      ),
+
+    endAbandoned: (message, now, heldBefore) =>
       engine.write(
         async (db) =>
           (
             await db
               .update(agentExecutions)
-              .set({ status: 'error', message, completedAt: now, durationMs: sql`${now}::bigint - ${e.startedAt}` } as never)
-              .where(eq(e.status, 'running'))
+              .set({ status: 'error', message, completedAt: now, durationMs: sql`${now}::bigint - ${e.startedAt}`, leaseUntil: null } as never)
+              .where(and(eq(e.status, 'running'), or(isNull(e.leaseUntil), lt(e.leaseUntil, heldBefore))))
           ).rowCount ?? 0,
       ),
 
