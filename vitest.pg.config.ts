@@ -8,8 +8,8 @@ import { defineConfig } from 'vitest/config';
  * `npm test`, which needs nothing but Node: a newcomer's first run works on a machine without them.
  */
 /**
- * Files left out of the PostgreSQL run, each for what it reads besides the API. First, files about the SQLite engine
- * itself, with no PostgreSQL counterpart to check:
+ * Files left out of the PostgreSQL run, each for what it reads besides the API: files about the SQLite engine itself,
+ * with no PostgreSQL counterpart to check.
  */
 const SQLITE_ENGINE = [
   'test/api/storage.test.ts', // WAL checkpoints and autocheckpoint pages of hearth.db
@@ -21,18 +21,6 @@ const SQLITE_ENGINE = [
   'test/api/users/add-batch.test.ts', // the statements a batch runs on hearth.db's connection
 ];
 
-/**
- * Then a file whose tests read hearth.db directly and that is not engine-neutral yet: its reference reading of the
- * notifications goes through SQLite's connection (drizzle over better-sqlite3), and it pins SQLite's query plans.
- * (Its last test, another connection's write seen on the next poll, holds on PostgreSQL since every table has a
- * change trigger: test/pg/instances.test.ts checks it there.)
- */
-const READS_SQLITE = [
-  'test/api/notifications/get-equivalence.test.ts', // SQLite's connection read by hand; another connection's write to notifications
-];
-
-const SQLITE_ONLY = [...SQLITE_ENGINE, ...READS_SQLITE];
-
 export default defineConfig({
   test: {
     include: [
@@ -43,7 +31,7 @@ export default defineConfig({
       'test/webhooks/**/*.test.ts',
       'test/admin/**/*.test.ts',
     ],
-    exclude: SQLITE_ONLY,
+    exclude: SQLITE_ENGINE,
     globalSetup: ['test/helpers/external-servers-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
