@@ -30,6 +30,7 @@ export default defineConfig({
       'test/crdt/**/*.test.ts',
       'test/webhooks/**/*.test.ts',
       'test/admin/**/*.test.ts',
+      'test/cluster/**/*.test.ts',
     ],
     exclude: SQLITE_ENGINE,
     globalSetup: ['test/helpers/external-servers-setup.ts'],

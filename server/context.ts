@@ -4,6 +4,7 @@ import type { Tickets } from './admin/tickets.ts';
 import type { Config } from './config.ts';
 import type { HostCheck } from './http/host-check.ts';
 import type { ResponseCache } from './http/response-cache.ts';
+import type { ClusterBus } from './cluster/bus.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Storage } from './db/repos/index.ts';
 import type { PageTokens } from './db/pagination.ts';
@@ -39,6 +40,11 @@ export interface AppContext {
   responses: ResponseCache;
   /** Read-only websocket tickets the admin UI's CRDT inspector opens documents with. */
   uiTickets: Tickets;
+  /**
+   * Redis between the instances of a cluster (REDIS_URL; cluster/bus.ts): undefined for a lone server, which has
+   * no one to tell.
+   */
+  cluster?: ClusterBus;
   /** "Access changed" events of committed changes: open websockets are checked again (crdt/revocation.ts). */
   accessEvents: AccessEvents;
   /** One-time sign-in links of this server run (admin/signin.ts). */

@@ -21,7 +21,8 @@ import { ensureDefaultCredentials, type Credentials } from './services/bootstrap
 import { createMonitor } from './admin/monitor.ts';
 import { createSignInLinks, signInLinkOf } from './admin/signin.ts';
 import { createTickets } from './admin/tickets.ts';
-import { createAccessEvents } from './services/access-events.ts';
+import { createAccessEvents, type AccessEvents } from './services/access-events.ts';
+import { connectClusterBus, type ClusterBus } from './cluster/bus.ts';
 import { createAgentRunner } from './services/agents.ts';
 import { DATABASE_FILE } from './data-files.ts';
 import { removeServerLock, writeServerLock } from './server-lock.ts';
@@ -54,9 +55,11 @@ export interface HearthServer {
  * database is the data dir's SQLite, or the PostgreSQL of `databaseUrl` (DATABASE_URL) when it is set.
  */
 export async function openApp(config: Config): Promise<AppContext> {
-  // Redis carries what instances tell each other; until Hearth speaks to it, a setting that promises a cluster is refused.
-  if (config.redisUrl !== undefined)
-    throw new Error('REDIS_URL is set, but this build of Hearth does not use Redis yet (one instance per database): unset REDIS_URL.');
+  // Redis carries what the instances of one database tell each other; the embedded SQLite has one process only.
+  if (config.redisUrl !== undefined && config.databaseUrl === undefined)
+    throw new Error(
+      'REDIS_URL is set without DATABASE_URL: instances of a cluster share a PostgreSQL database (README, "Run as a cluster"); unset REDIS_URL for the embedded SQLite.',
+    );
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const log = createLogger(config.logLevel, config.logFormat);
   const keyPath = masterKeyPath(config);
@@ -73,10 +76,20 @@ export async function openApp(config: Config): Promise<AppContext> {
     if (master.created && error instanceof MasterKeyMismatchError) rmSync(keyPath, { force: true });
     throw error;
   }
+  let cluster: ClusterBus | undefined;
+  let accessEvents: AccessEvents;
+  try {
+    cluster = config.redisUrl === undefined ? undefined : await connectClusterBus(config.redisUrl, log);
+    accessEvents = await createAccessEvents(log, cluster);
+  } catch (error) {
+    await cluster?.close();
+    await storage.close();
+    throw error;
+  }
   const crdtChanges = createCrdtChangeFeed(config, storage);
-  const accessEvents = createAccessEvents(log);
   return {
-    crdt: createCrdtStore({ storage, log }, { idleMs: config.crdtIdleMs, historyUpdates: config.crdtHistoryUpdates, onChange: crdtChanges.onChange }),
+    cluster,
+    crdt: createCrdtStore({ storage, log, cluster }, { idleMs: config.crdtIdleMs, historyUpdates: config.crdtHistoryUpdates, onChange: crdtChanges.onChange }),
     // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
     webhooks: offlineDispatcher,
     jobs: createJobRunner({ log }, [migrationQueue({ storage, accessEvents }), erasureQueue({ storage, config, accessEvents })]),
@@ -120,7 +133,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
   const app = await openApp(config);
   let http: Server | undefined;
   try {
-    await app.storage.claimServer();
+    await app.storage.claimServer(app.cluster ? 'cluster' : 'alone');
     const credentials = await ensureDefaultCredentials(app);
     await sweepOrphanAttachments(app);
     const listener = toNodeHandler(createHttpApp(app, operations));
@@ -166,6 +179,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         await app.mail.close(config.shutdownGraceMs);
         await app.crdt.flushAll();
         app.crdt.close();
+        await app.cluster?.close();
         await app.storage.close({ checkpoint: true });
         removeServerLock(config.dataDir);
       })());
@@ -178,6 +192,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     await app.jobs.close();
     await app.webhooks.close();
     await app.mail.close();
+    await app.cluster?.close();
     await app.storage.close();
     throw error;
   }

@@ -124,6 +124,7 @@ export async function withDataDir<T>(config: Config, work: (app: AppContext) => 
   try {
     return await work(app);
   } finally {
+    await app.cluster?.close();
     await app.storage.close();
   }
 }

@@ -5,6 +5,7 @@ import * as Y from 'yjs';
 import type { CrdtRow, RoomId } from '../db/repos/crdt.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
+import type { ClusterBus } from '../cluster/bus.ts';
 import type { Logger } from '../log.ts';
 import { contentJson, inferContent, type CrdtType } from './content.ts';
 
@@ -44,7 +45,30 @@ export interface LiveDoc {
   broadcast: (message: Uint8Array, except?: object) => void;
   /** Updates applied in memory, not yet stored nor broadcast (stored at the end of the event-loop turn). */
   pending: Array<{ update: Uint8Array; origin: unknown }>;
+  /**
+   * In a cluster: the stored row's `updated_at` as of the last update this instance stored or heard of. A load that
+   * finds another value reads what it missed from storage (another instance's update still on its way here).
+   */
+  storedAt: number;
+  /** In a cluster: stops listening to the room's channel (when the document leaves memory). */
+  leave?: () => void;
 }
+
+/**
+ * The origin of what another instance of the cluster stored (an update) or was told (presence): applied here and
+ * sent to this instance's clients, never stored again nor sent back (cluster/bus.ts).
+ */
+export const REMOTE = Object.freeze({ remote: true });
+
+/** The kinds of message on a room's channel: the first byte of each. */
+const ROOM_UPDATE = 0;
+const ROOM_AWARENESS = 1;
+/** "Send me your clients' presence": a room just loaded by an instance. */
+const ROOM_QUERY = 2;
+/** "The room was removed or replaced": each instance checks its stored row, and drops a loaded room that is gone. */
+const ROOM_CHECK = 3;
+/** How long a room's compaction lock holds (the expiry frees the lock of an instance that died compacting). */
+const COMPACT_LOCK_MS = 60_000;
 
 export type { CrdtRow };
 
@@ -185,6 +209,8 @@ function reproduces(snapshot: Uint8Array, doc: Y.Doc): boolean {
 }
 
 const keyString = (k: DocKey) => JSON.stringify([k.apiKeyId, k.organizationId, k.documentId, k.editorId]);
+/** A room's channel between the instances of a cluster. */
+const roomChannel = (k: DocKey) => `room:${keyString(k)}`;
 const keyOf = (scope: TenantScope, room: RoomId): DocKey => ({
   apiKeyId: scope.apiKeyId,
   organizationId: room.organizationId,
@@ -207,10 +233,10 @@ const roomOf = (k: DocKey): RoomId => ({ organizationId: k.organizationId, docum
  * log at each compaction, as before there was history.
  */
 export function createCrdtStore(
-  app: { storage: Storage; log: Logger },
+  app: { storage: Storage; log: Logger; cluster?: ClusterBus },
   options: { idleMs?: number; historyUpdates?: number; onChange?: (scope: TenantScope, key: DocKey, now: number) => Promise<void> } = {},
 ) {
-  const { storage } = app;
+  const { storage, cluster } = app;
   const idleMs = options.idleMs ?? 30_000;
   const historyUpdates = options.historyUpdates ?? DEFAULT_HISTORY_UPDATES;
   const live = new Map<string, LiveDoc>();
@@ -242,18 +268,99 @@ export function createCrdtStore(
    * not. Its clients reconnect and sync with it.
    */
   async function compact(entry: LiveDoc) {
-    const snapshot = Buffer.from(Y.encodeStateAsUpdate(entry.doc));
-    if (!reproduces(snapshot, entry.doc)) {
+    if (!cluster) return compactHeld(entry);
+    // one instance at a time per room; another holds it: that one compacts
+    const release = await cluster.lock(`compact:${keyString(entry.key)}`, COMPACT_LOCK_MS);
+    if (!release) return;
+    try {
+      await compactHeld(entry);
+    } finally {
+      await release().catch((error: unknown) => app.log.warn('CRDT compaction lock not released (it expires)', { error: String(error), ...entry.key }));
+    }
+  }
+
+  /**
+   * In a cluster the document in memory may lack updates other instances stored (their messages still on the way):
+   * the stored snapshot and log, read in the compaction's unit of work, are applied to it first, so that the snapshot
+   * that replaces them holds all of them. Yjs skips what the document already has.
+   */
+  async function compactHeld(entry: LiveDoc) {
+    const checked = () => {
+      const snapshot = Buffer.from(Y.encodeStateAsUpdate(entry.doc));
+      return reproduces(snapshot, entry.doc) ? snapshot : undefined;
+    };
+    let snapshot = cluster ? undefined : checked();
+    const room = roomOf(entry.key);
+    let corrupted = !cluster && snapshot === undefined;
+    if (!corrupted)
+      await storage.transaction(async () => {
+        const previous = await storage.crdt.snapshot(entry.scope, room);
+        if (cluster) {
+          applyStored(entry, previous, await storage.crdt.log(entry.scope, room));
+          snapshot = checked();
+          corrupted = snapshot === undefined;
+          if (!snapshot) return;
+        }
+        await storage.crdt.setSnapshot(entry.scope, room, snapshot as Buffer, Date.now());
+        if (historyUpdates === 0 || !(await trimHistory(entry, previous))) await storage.crdt.deleteLog(entry.scope, room);
+      });
+    if (corrupted) {
       app.log.warn('CRDT document not reproduced by its own snapshot (corrupted updates from a client); reloading it from storage', { ...entry.key });
       evict(entry, 1011, 'document reloaded from storage; reconnect');
-      return;
     }
-    const room = roomOf(entry.key);
-    await storage.transaction(async () => {
-      const previous = await storage.crdt.snapshot(entry.scope, room);
-      await storage.crdt.setSnapshot(entry.scope, room, snapshot, Date.now());
-      if (historyUpdates === 0 || !(await trimHistory(entry, previous))) await storage.crdt.deleteLog(entry.scope, room);
-    });
+  }
+
+  /** Applies a stored snapshot and log to a loaded document, as another instance's updates (REMOTE). */
+  function applyStored(entry: LiveDoc, snapshot: Uint8Array | null, log: ReadonlyArray<{ update: Uint8Array }>) {
+    for (const update of [...(snapshot ? [snapshot] : []), ...log.map((l) => l.update)]) {
+      try {
+        Y.applyUpdate(entry.doc, update, REMOTE);
+      } catch {
+        // left out when the document was loaded too (storedDoc), and logged then
+      }
+    }
+  }
+
+  /** Sends a message to the other instances that have the room loaded. */
+  function tellRoom(entry: LiveDoc, kind: number, body: Uint8Array = new Uint8Array(0), stamp = 0) {
+    if (!cluster) return;
+    const message = Buffer.allocUnsafe(9 + body.length);
+    message[0] = kind;
+    message.writeDoubleBE(stamp, 1);
+    message.set(body, 9);
+    cluster.publish(roomChannel(entry.key), message);
+  }
+
+  /** A message of another instance about a loaded room. */
+  function heard(entry: LiveDoc, message: Buffer) {
+    if (live.get(keyString(entry.key)) !== entry || message.length < 9) return;
+    const kind = message[0];
+    const stamp = message.readDoubleBE(1);
+    const body = message.subarray(9);
+    if (kind === ROOM_UPDATE) {
+      entry.storedAt = stamp;
+      try {
+        Y.applyUpdate(entry.doc, body, REMOTE);
+      } catch (error) {
+        app.log.warn('CRDT update from another instance cannot be applied', { error: String(error), ...entry.key });
+      }
+    } else if (kind === ROOM_AWARENESS) {
+      try {
+        awarenessProtocol.applyAwarenessUpdate(entry.awareness, body, REMOTE);
+      } catch (error) {
+        app.log.warn('presence from another instance cannot be applied', { error: String(error), ...entry.key });
+      }
+    } else if (kind === ROOM_QUERY) {
+      const ids = [...entry.conns.values()].flatMap((controlled) => [...controlled]).filter((id) => entry.awareness.getStates().has(id));
+      if (ids.length > 0) tellRoom(entry, ROOM_AWARENESS, awarenessProtocol.encodeAwarenessUpdate(entry.awareness, ids));
+    } else if (kind === ROOM_CHECK) {
+      void storage.crdt
+        .head(entry.scope, roomOf(entry.key))
+        .then((row) => {
+          if (row?.createdAt !== entry.createdAt) evict(entry);
+        })
+        .catch((error: unknown) => app.log.warn('CRDT room check failed', { error: String(error), ...entry.key }));
+    }
   }
 
   /**
@@ -380,6 +487,8 @@ export function createCrdtStore(
       if (count === null) evict(entry);
       else {
         entry.broadcast(encodeUpdateMessage(merged), except);
+        entry.storedAt = now;
+        tellRoom(entry, ROOM_UPDATE, merged, now);
         entry.lastStoredAt = now;
         if (count >= COMPACT_MAX_UPDATES) await compact(entry).catch(compactionFailed(entry));
         else if (count >= COMPACT_AFTER_UPDATES) compactWhenQuiet(entry);
@@ -448,6 +557,7 @@ export function createCrdtStore(
     const id = keyString(entry.key);
     if (live.get(id) !== entry) return;
     live.delete(id);
+    entry.leave?.();
     dirty.delete(entry);
     stopCompactTimer(entry);
     entry.pending.length = 0;
@@ -478,6 +588,7 @@ export function createCrdtStore(
         entry.awareness.destroy();
         entry.doc.destroy();
         live.delete(id);
+        entry.leave?.();
       }
     }
   }
@@ -492,18 +603,55 @@ export function createCrdtStore(
   );
   sweeper.unref();
 
+  /** Once the caller's unit of work commits: the other instances drop the room if its stored row is gone. */
+  function tellOthersToCheck(k: DocKey) {
+    if (!cluster) return;
+    const message = Buffer.alloc(9);
+    message[0] = ROOM_CHECK;
+    storage.afterCommit(() => cluster.publish(roomChannel(k), message));
+  }
+
   async function loadNow(scope: TenantScope, room: RoomId, id: string): Promise<LiveDoc | undefined> {
     const k = keyOf(scope, room);
     const loaded = live.get(id);
     if (loaded) {
-      if ((await storage.crdt.head(scope, room))?.createdAt === loaded.createdAt && live.get(id) === loaded) {
+      const head = await storage.crdt.head(scope, room);
+      if (head?.createdAt === loaded.createdAt && live.get(id) === loaded) {
         loaded.lastActivity = Date.now();
+        // another instance learned the room's type and content key from what its client wrote
+        if (cluster && loaded.infer !== 0) {
+          const row = await storage.crdt.find(scope, room);
+          if (row?.createdAt === loaded.createdAt && row.infer === 0) Object.assign(loaded, { type: row.type, contentKey: row.contentKey, infer: 0 });
+        }
+        // another instance stored an update whose message has not arrived yet: read it, so that a reader (a REST
+        // call, a new connection) sees every update stored before it asked, on whichever instance
+        if (cluster && head.updatedAt !== loaded.storedAt) {
+          const stored = await storage.crdt.stored(scope, room);
+          if (stored && stored.row.createdAt === loaded.createdAt && live.get(id) === loaded) {
+            applyStored(loaded, stored.row.snapshot, stored.log);
+            loaded.storedAt = stored.row.updatedAt;
+          }
+        }
         return loaded;
       }
       evict(loaded);
     }
-    const stored = await storage.crdt.stored(scope, room);
-    if (!stored) return undefined;
+    // In a cluster, the room's channel is heard before storage is read: an update another instance stores meanwhile
+    // is in what is read, or in a message heard (or both: Yjs applies an update once).
+    let target: LiveDoc | undefined;
+    const early: Buffer[] = [];
+    const leave = await cluster?.subscribe(roomChannel(k), (message) => (target ? heard(target, message) : early.push(message)));
+    let stored: Awaited<ReturnType<typeof storage.crdt.stored>>;
+    try {
+      stored = await storage.crdt.stored(scope, room);
+    } catch (error) {
+      leave?.();
+      throw error;
+    }
+    if (!stored || live.has(id)) {
+      leave?.();
+      return stored ? live.get(id) : undefined;
+    }
     // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
     const doc = storedDoc(
       k,
@@ -526,12 +674,26 @@ export function createCrdtStore(
       lastStoredAt: 0,
       broadcast: () => undefined,
       pending: [],
+      storedAt: stored.row.updatedAt,
+      leave,
     };
     doc.on('update', (update: Uint8Array, origin: unknown) => {
       entry.lastActivity = Date.now();
-      queue(entry, update, origin);
+      // stored by the instance that accepted it: this one only tells its own clients
+      if (origin === REMOTE) entry.broadcast(encodeUpdateMessage(update));
+      else queue(entry, update, origin);
     });
+    if (cluster) {
+      awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
+        // each instance times out the presence it holds by itself
+        if (origin === REMOTE || origin === 'timeout') return;
+        tellRoom(entry, ROOM_AWARENESS, awarenessProtocol.encodeAwarenessUpdate(awareness, [...added, ...updated, ...removed]));
+      });
+    }
     live.set(id, entry);
+    target = entry;
+    for (const message of early.splice(0)) heard(entry, message);
+    tellRoom(entry, ROOM_QUERY);
     return entry;
   }
 
@@ -563,6 +725,7 @@ export function createCrdtStore(
     forget(k: DocKey) {
       const entry = live.get(keyString(k));
       if (entry) evict(entry);
+      tellOthersToCheck(k);
     },
 
     /** The document already in memory, without looking at storage (the websocket's re-checks). */
@@ -583,7 +746,9 @@ export function createCrdtStore(
     async remove(scope: TenantScope, room: RoomId) {
       const entry = live.get(keyString(keyOf(scope, room)));
       if (entry) evict(entry);
-      return storage.crdt.remove(scope, room);
+      const removed = await storage.crdt.remove(scope, room);
+      tellOthersToCheck(keyOf(scope, room));
+      return removed;
     },
 
     /** Stores and unloads every document (on shutdown). */

@@ -3,7 +3,8 @@
 // An event names where to look, not what was decided: the listener decides again from what is stored, with the
 // same rules as when the connection opened. So an event is small, plain JSON, and harmless when the transaction
 // that published it rolled back or when it reaches a process that holds no connection: an instance in front of
-// the same database can be told through Redis (DESIGN §6) and check its own connections alike.
+// the same database is told through Redis (cluster/bus.ts) and checks its own connections alike.
+import type { ClusterBus } from '../cluster/bus.ts';
 import type { Logger } from '../log.ts';
 
 /** Which open connections to check again: an API key's, narrowed by each field given. */
@@ -29,18 +30,39 @@ export interface AccessEvents {
   subscribe(listener: AccessListener): () => void;
 }
 
-export function createAccessEvents(log: Pick<Logger, 'error'>): AccessEvents {
+/** The channel every instance of a cluster hears access changes on (cluster/bus.ts). */
+const ACCESS_CHANNEL = 'access';
+
+/**
+ * Events of this process, and with `cluster` of every instance: a change published here is sent to the others,
+ * and theirs are told to this instance's listeners as if published here. Resolves once the other instances'
+ * changes are heard.
+ */
+export async function createAccessEvents(log: Pick<Logger, 'error' | 'warn'>, cluster?: ClusterBus): Promise<AccessEvents> {
   const listeners = new Set<AccessListener>();
+  const tell = (change: AccessChange) => {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        // the change is committed and answered: a listener's failure is logged, never the caller's error
+        log.error('access change listener failed', { error: String(error), apiKeyId: change.apiKeyId });
+      }
+    }
+  };
+  await cluster?.subscribe(ACCESS_CHANNEL, (payload) => {
+    let change: AccessChange;
+    try {
+      change = JSON.parse(payload.toString('utf8')) as AccessChange;
+    } catch {
+      return log.warn('cluster access change dropped: not JSON');
+    }
+    if (typeof change?.apiKeyId === 'string') tell(change);
+  });
   return {
     publish(change) {
-      for (const listener of listeners) {
-        try {
-          listener(change);
-        } catch (error) {
-          // the change is committed and answered: a listener's failure is logged, never the caller's error
-          log.error('access change listener failed', { error: String(error), apiKeyId: change.apiKeyId });
-        }
-      }
+      tell(change);
+      cluster?.publish(ACCESS_CHANNEL, Buffer.from(JSON.stringify(change)));
     },
     subscribe(listener) {
       listeners.add(listener);

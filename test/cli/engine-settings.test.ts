@@ -1,7 +1,7 @@
 // DATABASE_URL selects the PostgreSQL engine (its behaviour is tested by `npm run test:pg`, which runs the API suite
 // on it); what a user meets without a PostgreSQL is tested here: a database that cannot be reached stops the start
-// with a message that names it (its password hidden), and nothing goes to SQLite instead. REDIS_URL is refused
-// until Hearth speaks to Redis, so that nobody believes instances share what they do not. The commands that work on
+// with a message that names it (its password hidden), and nothing goes to SQLite instead. REDIS_URL without
+// DATABASE_URL is refused: instances of a cluster share a PostgreSQL database, never a data dir's SQLite. The commands that work on
 // SQLite's files (backup, restore, doctor) refuse on PostgreSQL, before connecting to anything, pointing at pg_dump.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,11 +32,11 @@ describe('DATABASE_URL and REDIS_URL', () => {
     expect(existsSync(join(dataDir, 'hearth.db'))).toBe(false);
   });
 
-  it('REDIS_URL: refuses to start, naming the setting, and writes no database', async () => {
+  it('REDIS_URL without DATABASE_URL: refuses to start, naming both settings, and writes no database', async () => {
     const dataDir = dirs.make();
     const run = await runHearth(['--port', '0', '--data-dir', dataDir], { env: { REDIS_URL: 'redis://127.0.0.1:6379' } });
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('REDIS_URL is set, but this build of Hearth does not use Redis yet');
+    expect(run.stderr).toContain('REDIS_URL is set without DATABASE_URL: instances of a cluster share a PostgreSQL database');
     expect(existsSync(join(dataDir, 'hearth.db'))).toBe(false);
   });
 

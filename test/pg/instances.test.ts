@@ -1,12 +1,15 @@
-// One server instance per PostgreSQL database until Redis carries what instances tell each other (issue 31): a
-// second server on the same database refuses to start, saying why, while the CLI's admin commands still work beside
-// the running one; once the first stops (or dies: PostgreSQL drops its session lock with its connection), a server
-// starts again on the database.
+// A server without REDIS_URL holds its PostgreSQL database alone (issue 31): a second server on the same database
+// refuses to start, saying what is missing, whether it comes alone or as an instance of a cluster (REDIS_URL), while
+// the CLI's admin commands still work beside the running one; once the first stops (or dies: PostgreSQL drops its
+// session lock with its connection), a server starts again on the database. Instances of a cluster share it
+// (test/cluster/), and refuse a Redis they cannot reach.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../server/index.ts';
 import { CLEAN_ENV } from '../cli/data-dirs.ts';
 import { runHearth } from '../helpers/cli.ts';
+import { testRedis } from '../helpers/cluster.ts';
+import { freePort } from '../helpers/external-servers.ts';
 import { freshTestDatabase, testPostgres } from '../helpers/pg-database.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDirs } from '../helpers/transfer.ts';
@@ -38,8 +41,40 @@ describe('instances of one PostgreSQL database', () => {
         dataDir: secondDir,
         masterKeyFile: `${first.dataDir}/master.key`,
       }),
-    ).rejects.toThrow(/another Hearth server runs on this PostgreSQL database: several instances of one database need Redis between them \(REDIS_URL\)/);
+    ).rejects.toThrow(
+      /another Hearth server runs on this PostgreSQL database: instances that share one database need Redis between them\. Start every instance with the same REDIS_URL/,
+    );
+    // nor as an instance of a cluster: the lone server holds the database alone
+    await expect(
+      createServer({
+        port: 0,
+        host: '127.0.0.1',
+        logLevel: 'silent',
+        databaseUrl: database.url,
+        redisUrl: testRedis(),
+        dataDir: temp('hearth-instances-'),
+        masterKeyFile: `${first.dataDir}/master.key`,
+      }),
+    ).rejects.toThrow(/a Hearth server without REDIS_URL runs on this PostgreSQL database and holds it alone/);
     expect((await first.callK('/v2/organizations/get', {})).status).toBe(200);
+  });
+
+  it('refuses a REDIS_URL it cannot reach, naming it', async () => {
+    const other = await freshTestDatabase(testPostgres() as string);
+    try {
+      await expect(
+        createServer({
+          port: 0,
+          host: '127.0.0.1',
+          logLevel: 'silent',
+          databaseUrl: other.url,
+          redisUrl: `redis://127.0.0.1:${await freePort()}`,
+          dataDir: temp('hearth-instances-'),
+        }),
+      ).rejects.toThrow(/REDIS_URL: Redis cannot be reached/);
+    } finally {
+      await other.drop();
+    }
   });
 
   it('an admin command works beside the server, but refuses to migrate the schema beneath an older one', async () => {

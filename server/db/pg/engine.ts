@@ -86,9 +86,10 @@ export interface PgEngine {
   afterCommit(callback: () => void): void;
   /**
    * Claims the database for this server instance: a session lock on a connection of its own, held until `release`
-   * (or until the process dies and PostgreSQL drops the connection). False when another instance holds it.
+   * (or until the process dies and PostgreSQL drops the connection). Exclusive for a lone instance; `shared` for the
+   * instances of a cluster, which hold it together. False when it is held in the other way.
    */
-  claimInstance(): Promise<{ claimed: false } | { claimed: true; release(): Promise<void> }>;
+  claimInstance(shared?: boolean): Promise<{ claimed: false } | { claimed: true; release(): Promise<void> }>;
   /** Applies this build's migrations (under a lock: instances starting together migrate one at a time). */
   migrate(): Promise<void>;
   /**
@@ -277,12 +278,14 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       if (unit) unit.committed.push(callback);
       else callback();
     },
-    async claimInstance() {
+    async claimInstance(shared = false) {
       const client = new pg.Client({ connectionString: options.url, application_name: 'hearth-instance' });
       client.on('error', () => undefined);
       await client.connect();
       try {
-        const { rows } = await client.query<{ claimed: boolean }>('SELECT pg_try_advisory_lock($1) AS claimed', [INSTANCE_LOCK]);
+        const { rows } = await client.query<{ claimed: boolean }>(`SELECT ${shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock'}($1) AS claimed`, [
+          INSTANCE_LOCK,
+        ]);
         if (rows[0]?.claimed) return { claimed: true, release: () => client.end().catch(() => undefined) };
       } catch (error) {
         await client.end().catch(() => undefined);

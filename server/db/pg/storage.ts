@@ -96,12 +96,14 @@ export function createPgStorage(engine: PgEngine): Storage {
       await release?.();
       await engine.close();
     },
-    async claimServer() {
-      const claim = await engine.claimInstance();
+    async claimServer(mode) {
+      const claim = await engine.claimInstance(mode === 'cluster');
       if (!claim.claimed)
         throw new Error(
-          'another Hearth server runs on this PostgreSQL database: several instances of one database need Redis between them ' +
-            '(REDIS_URL), which this build does not support yet. Stop the other server, or give this one a database of its own.',
+          mode === 'cluster'
+            ? 'a Hearth server without REDIS_URL runs on this PostgreSQL database and holds it alone: stop it, then start every instance with the same REDIS_URL.'
+            : 'another Hearth server runs on this PostgreSQL database: instances that share one database need Redis between them. ' +
+                'Start every instance with the same REDIS_URL (README, "Run as a cluster"), or give this one a database of its own.',
         );
       release = claim.release;
     },

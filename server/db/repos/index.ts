@@ -84,11 +84,12 @@ export type Storage = Repos & {
   /** Closes every connection; `checkpoint` first folds SQLite's write-ahead log into the file (a server's stop). */
   close(options?: { checkpoint?: boolean }): Promise<void>;
   /**
-   * Claims the database for the server about to start, refused with a clear error while another server holds it:
-   * on PostgreSQL one instance per database until Redis carries what instances must tell each other. Nothing on
-   * SQLite, where the data dir's server lock (server-lock.ts) tells CLI commands that a server runs.
+   * Claims the database for the server about to start, refused with a clear error when it cannot share it: on
+   * PostgreSQL a lone instance (no REDIS_URL) holds it alone, and instances of a cluster (REDIS_URL) share it with
+   * each other but never with a lone one. Nothing on SQLite, where the data dir's server lock (server-lock.ts) tells
+   * CLI commands that a server runs.
    */
-  claimServer(): Promise<void>;
+  claimServer(mode: 'alone' | 'cluster'): Promise<void>;
   /** Where the database stands against this build's migrations (GET /readyz); rejects when it cannot be read. */
   readiness(): Promise<{ applied: number; pending: number; unknown: number }>;
   /** The database's size on disk: hearth.db's file (its write-ahead log aside), or PostgreSQL's database. */
