@@ -24,8 +24,8 @@ export const configSchema = z.object({
   masterKeyFile: z.string().min(1).optional(),
   /**
    * `postgres://…`: PostgreSQL as the system of record instead of the embedded SQLite (DESIGN §1; db/pg/), and
-   * `REDIS_URL` between instances sharing it. This build does not use Redis yet, so REDIS_URL is refused rather than
-   * believed (openApp): one instance per PostgreSQL database.
+   * `REDIS_URL` between the instances sharing it (cluster/bus.ts; docs/cluster.md). Without REDIS_URL a server holds
+   * its database alone; REDIS_URL without DATABASE_URL is refused (openApp).
    */
   databaseUrl: z
     .string()

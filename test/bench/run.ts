@@ -18,6 +18,7 @@ import {
   type RunResult,
 } from './results.ts';
 import * as access from './suites/access.ts';
+import * as cluster from './suites/cluster.ts';
 import * as coldStart from './suites/cold-start.ts';
 import * as crdt from './suites/crdt.ts';
 import * as feed from './suites/feed.ts';
@@ -39,7 +40,10 @@ const suites: Record<string, { title: string; run(): Promise<Row[]> }> = {
   'cold-start': coldStart,
   'idle-memory': idleMemory,
   start,
+  cluster,
 };
+/** Suites run only when named: they need more than Node (the cluster suite: Debian's postgresql and redis-server). */
+const BY_NAME_ONLY = new Set(['cluster']);
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -48,7 +52,7 @@ const { values, positionals } = parseArgs({
 });
 if (values.help) {
   console.log(
-    `npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')}\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5); crdt: BENCH_CRDT (scenarios: one-room, many-rooms, steady, rest, memory), BENCH_STEADY_RATE (200), BENCH_STEADY_SECONDS (10), BENCH_STEADY_ROUNDS (5), BENCH_CRDT_BASE (a built checkout, added as a peer)`,
+    `npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')} (cluster only when named: it starts PostgreSQL and Redis)\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5); crdt: BENCH_CRDT (scenarios: one-room, many-rooms, steady, rest, memory), BENCH_STEADY_RATE (200), BENCH_STEADY_SECONDS (10), BENCH_STEADY_ROUNDS (5), BENCH_CRDT_BASE (a built checkout, added as a peer)`,
   );
   process.exit(0);
 }
@@ -65,7 +69,7 @@ try {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(2);
 }
-const chosen = positionals.length ? positionals : Object.keys(suites);
+const chosen = positionals.length ? positionals : Object.keys(suites).filter((name) => !BY_NAME_ONLY.has(name));
 // Hearth is measured as npm start runs it: built from the sources being measured
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
 

@@ -18,6 +18,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { Gate } from './gate.ts';
 import { PG_MIGRATIONS_DIR } from '../../paths.ts';
 
 /**
@@ -152,6 +153,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
   const poolDb: PgDb = drizzle(pool);
   const units = new AsyncLocalStorage<Unit>();
   const attempts = options.serializableAttempts ?? 12;
+  const gate = new Gate();
 
   // Change notifications: commits of this instance, notifications per table, and changes that nobody heard (counted
   // while the listening connection is down, and once when it is back).
@@ -252,14 +254,20 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     if (unit) return inUnit(unit, work);
     const isolation = opts.isolation ?? 'read committed';
     for (let attempt = 1; ; attempt++) {
+      // a serializable unit runs again alone in this instance (gate.ts); read committed ones never wait
+      const alone = attempt > 1;
+      const gated = isolation === 'serializable';
+      if (gated) await gate.enter(alone);
       try {
         return await once(work, isolation);
       } catch (error) {
         const code = sqlStateOf(error);
         if (isolation === 'read committed' || code === undefined || !RETRYABLE.has(code) || attempt >= attempts) throw error;
-        // a short random pause, so that the units of work that collided do not collide again at once
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt + 1, 8)));
+      } finally {
+        if (gated) gate.leave(alone);
       }
+      // a short random pause, so that the units of work that collided (other instances' among them) do not collide again at once
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt + 1, 8)));
     }
   };
 
