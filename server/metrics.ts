@@ -23,6 +23,8 @@ export interface GaugeReading {
   value: number;
   /** Prometheus labels of this reading (one gauge can give several readings). */
   labels?: Record<string, string>;
+  /** `counter` for a total that only grows since the process started (Prometheus takes its rate); a gauge otherwise. */
+  kind?: 'counter';
 }
 
 /** One second of the dashboard's series. */
@@ -189,7 +191,7 @@ export function createMetrics(options: { now?: () => number } = {}) {
       const byName = new Map<string, GaugeReading[]>();
       for (const reading of this.readings()) byName.set(reading.name, [...(byName.get(reading.name) ?? []), reading]);
       for (const [name, readings] of byName) {
-        lines.push(`# HELP ${name} ${(readings[0] as GaugeReading).help}`, `# TYPE ${name} gauge`);
+        lines.push(`# HELP ${name} ${(readings[0] as GaugeReading).help}`, `# TYPE ${name} ${(readings[0] as GaugeReading).kind ?? 'gauge'}`);
         for (const r of readings) lines.push(`${name}${labelText(r.labels ?? {})} ${Number.isFinite(r.value) ? r.value : 0}`);
       }
       lines.push(

@@ -242,6 +242,8 @@ export function createCrdtStore(
   const live = new Map<string, LiveDoc>();
   /** Documents being loaded: a second load of the same key waits for the first instead of building a twin. */
   const loading = new Map<string, Promise<LiveDoc | undefined>>();
+  /** Totals since the process started (GET /metrics). */
+  const totals = { stored: 0, sent: 0, heard: 0 };
   /** Who sent each stored update (by log seq), per document, while this process runs: the log keeps no author. */
   const authors = new Map<string, Map<number, string>>();
 
@@ -339,6 +341,7 @@ export function createCrdtStore(
     const body = message.subarray(9);
     if (kind === ROOM_UPDATE) {
       entry.storedAt = stamp;
+      totals.heard++;
       try {
         Y.applyUpdate(entry.doc, body, REMOTE);
       } catch (error) {
@@ -486,6 +489,8 @@ export function createCrdtStore(
       // Deleted, created again, or moved to another document id (a migration) while loaded: nothing to append to.
       if (count === null) evict(entry);
       else {
+        totals.stored++;
+        totals.sent += entry.conns.size - (except ? 1 : 0);
         entry.broadcast(encodeUpdateMessage(merged), except);
         entry.storedAt = now;
         tellRoom(entry, ROOM_UPDATE, merged, now);
@@ -680,8 +685,10 @@ export function createCrdtStore(
     doc.on('update', (update: Uint8Array, origin: unknown) => {
       entry.lastActivity = Date.now();
       // stored by the instance that accepted it: this one only tells its own clients
-      if (origin === REMOTE) entry.broadcast(encodeUpdateMessage(update));
-      else queue(entry, update, origin);
+      if (origin === REMOTE) {
+        totals.sent += entry.conns.size;
+        entry.broadcast(encodeUpdateMessage(update));
+      } else queue(entry, update, origin);
     });
     if (cluster) {
       awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
@@ -703,10 +710,11 @@ export function createCrdtStore(
 
     /** Creates the stored document (no content yet); the caller writes content through `transact`. */
     async create(scope: TenantScope, room: RoomId, type: CrdtType, contentKey: string, infer = 0) {
-      // A document still loaded under this key belongs to a row deleted meanwhile (a document delete): drop it.
+      await storage.crdt.create(scope, room, { type, contentKey, infer, now: Date.now() });
+      // A document still loaded under this key belongs to a row deleted meanwhile (a document delete): drop it. Only
+      // once the row is made: a create that fails (another client made the room first) leaves the loaded one be.
       const stale = live.get(keyString(keyOf(scope, room)));
       if (stale) evict(stale);
-      await storage.crdt.create(scope, room, { type, contentKey, infer, now: Date.now() });
     },
 
     /** The loaded document, loading it from storage first when needed; undefined when none is stored. */
@@ -787,6 +795,12 @@ export function createCrdtStore(
       for (const entry of live.values()) n += entry.conns.size;
       return n;
     },
+
+    /**
+     * Updates stored (one a document per flush: the updates of one event-loop turn merged), update messages sent to
+     * this instance's clients, and updates heard from other instances of the cluster, since the process started.
+     */
+    totals: () => ({ ...totals }),
 
     /** Clients connected to the document now (0 when it is not loaded). */
     connections(k: DocKey): number {

@@ -250,13 +250,19 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
         const given = { type: url.searchParams.get('type'), contentKey: url.searchParams.get('contentKey') || null };
         const type = (given.type ?? 'text') as CrdtType;
         if (!CRDT_DATA_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_DATA_TYPES.join(', ')}`);
-        await store.create(
-          auth.scope,
-          room,
-          type,
-          given.contentKey ?? DEFAULT_CONTENT_KEY,
-          (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0),
-        );
+        try {
+          await store.create(
+            auth.scope,
+            room,
+            type,
+            given.contentKey ?? DEFAULT_CONTENT_KEY,
+            (given.type === null ? INFER_TYPE : 0) | (given.contentKey === null ? INFER_KEY : 0),
+          );
+        } catch (error) {
+          // Clients that open a new room at once (on this instance or another) each try to create it: the first
+          // one's row stands, and the others open it. Any other failure leaves no row, and is thrown below.
+          if (!(await store.find(auth.scope, room))) throw error;
+        }
         entry = await store.load(auth.scope, room);
         if (!entry) throw new Error('the new document could not be loaded');
       }

@@ -28,6 +28,31 @@ function databaseBytes(dataDir: string): number {
   return total;
 }
 
+/** The Yjs updates stored, sent to clients and heard from other instances (crdt/store.ts `totals`). */
+function crdtTotals(app: AppContext) {
+  const totals = app.crdt.totals();
+  return [
+    {
+      name: 'hearth_yjs_updates_stored_total',
+      help: 'Yjs updates stored (those of one event-loop turn merged into one).',
+      value: totals.stored,
+      kind: 'counter' as const,
+    },
+    {
+      name: 'hearth_yjs_update_messages_sent_total',
+      help: "Yjs update messages sent to this instance's websocket clients.",
+      value: totals.sent,
+      kind: 'counter' as const,
+    },
+    {
+      name: 'hearth_yjs_updates_heard_total',
+      help: 'Yjs updates stored by other instances of the cluster and applied here (over Redis).',
+      value: totals.heard,
+      kind: 'counter' as const,
+    },
+  ];
+}
+
 /**
  * Registers the gauges every scrape and dashboard refresh reads. The gauges are read synchronously; the outbox's
  * depth is in hearth.db, behind the asynchronous storage, so it is read by `refresh` (awaited before each scrape
@@ -42,6 +67,7 @@ export function registerGauges(app: AppContext): Gauges {
   app.monitor.metrics.gauge(() => [
     { name: 'hearth_websocket_connections', help: 'Open y-websocket connections.', value: app.crdt.totalConnections() },
     { name: 'hearth_rooms_loaded', help: 'Yjs documents held in memory.', value: app.crdt.liveCount() },
+    ...crdtTotals(app),
     {
       name: 'hearth_webhook_queue_depth',
       help: 'Webhook events not yet fanned out, and deliveries waiting for an attempt.',

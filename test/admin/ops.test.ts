@@ -86,6 +86,9 @@ describe('dashboard metrics', () => {
     const text = t.server.app.monitor.metrics.prometheus();
     expect(text).toMatch(/hearth_requests_total\{path="\/v2\/agents\/get",status="404"\} 1\n/);
     expect(text).toContain('# TYPE hearth_websocket_connections gauge');
+    // crdt/add stored the room's first update: a counter, as Prometheus takes rates of
+    expect(text).toContain('# TYPE hearth_yjs_updates_stored_total counter');
+    expect(Number(/\nhearth_yjs_updates_stored_total (\d+)\n/.exec(text)?.[1])).toBeGreaterThanOrEqual(1);
     expect((await get('/metrics', { seconds: '5' })).status).toBe(400);
     expect((await get('/metrics', {}, '')).status).toBe(401);
   });

@@ -59,6 +59,9 @@ describe('Yjs rooms across instances', () => {
         const hex = rows.map((r) => Buffer.from(r.update).toString('hex'));
         expect(new Set(hex).size).toBe(hex.length);
       });
+      // each instance heard the other's updates over Redis (GET /metrics: hearth_yjs_updates_heard_total)
+      expect(a.server.app.crdt.totals().heard).toBeGreaterThan(0);
+      expect(b.server.app.crdt.totals().heard).toBeGreaterThan(0);
     } finally {
       onA.close();
       onB.close();

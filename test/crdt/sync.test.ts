@@ -64,6 +64,22 @@ describe('y-websocket sync', () => {
     }
   });
 
+  it('opens a new room to many clients at once: every one syncs on its first connection, none is closed', async () => {
+    // Each upgrade finds no room and creates it; the first row stands and the others open it. Before, the others
+    // were refused (503), and a create that failed dropped the room the first client had opened (4404).
+    const clients = Array.from({ length: 8 }, () => connectYjs(t.url, room('opened-at-once'), server()));
+    const closes: number[] = [];
+    for (const client of clients) client.provider.on('connection-close', (event: { code: number } | null) => closes.push(event?.code ?? 0));
+    try {
+      await Promise.all(clients.map((client) => client.synced));
+      clients[0]!.doc.getText('content').insert(0, 'for all');
+      await eventually(() => expect(clients.map((client) => client.doc.getText('content').toString())).toEqual(clients.map(() => 'for all')));
+      expect(closes).toEqual([]);
+    } finally {
+      for (const client of clients) client.close();
+    }
+  });
+
   it('shares awareness between clients', async () => {
     const a = connectYjs(t.url, room('aware'), server());
     const b = connectYjs(t.url, room('aware'), server());
