@@ -162,7 +162,7 @@ function run(command: string, args: string[], options: { runAs?: RunAs | undefin
 }
 
 /** A server under its keeper (see the top of this file). */
-interface Kept {
+export interface Kept {
   keeper: ChildProcess;
   /** The server's process id, as the keeper reports it. */
   pid: number;
@@ -173,7 +173,12 @@ interface Kept {
   release(): void;
 }
 
-async function keep(dir: string, signal: 'INT' | 'TERM', command: string[], runAs: RunAs | undefined): Promise<Kept> {
+/**
+ * Runs `command` under a keeper (see the top of this file): its output goes to `dir/server.log`, `dir` is removed once
+ * it has exited, and it is sent `signal` when this process closes the pipe or dies. Also used for Hearth instances
+ * in child processes (cluster-processes.ts).
+ */
+export async function keep(dir: string, signal: 'INT' | 'TERM', command: string[], runAs: RunAs | undefined): Promise<Kept> {
   const keeper = spawn('/bin/sh', ['-c', KEEPER, 'keeper', dir, signal, ...command], {
     // its own process group (the server and PostgreSQL's backends join it), so that stop() can kill them all
     detached: true,
@@ -222,7 +227,7 @@ async function keep(dir: string, signal: 'INT' | 'TERM', command: string[], runA
 }
 
 /** Polls `ready` until it answers true; fails as soon as the server's keeper has exited, with its log tail. */
-async function waitUntil(what: string, kept: Kept, ready: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
+export async function waitUntil(what: string, kept: Kept, ready: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
   let gone: { code: number | null; signal: NodeJS.Signals | null; stderr: string } | undefined;
   void kept.exited.then((e) => (gone = e));
   const deadline = Date.now() + timeoutMs;

@@ -201,7 +201,24 @@ export function copyTables(path: string, pick: (table: string, columns: string[]
  * by table, the rows in the order of their JSON text (PostgreSQL has no rowid, and its json columns no ordering).
  */
 export async function rowsOfKey(t: TestServer, apiKey: string, workspaceId?: string): Promise<Record<string, string>> {
-  const pick = (name: string, columns: string[]): TablePick =>
+  if (t.server.app.storage.engine.kind === 'postgres') return pgRowsOfKey(t, apiKey, workspaceId);
+  const pick = keyRows(apiKey, workspaceId);
+  const out: Record<string, string> = {};
+  for (const file of ['hearth.db', 'webhooks.db']) {
+    for (const [table, rows] of Object.entries(copyTables(join(t.dataDir, file), pick))) out[`${file}:${table}`] = rows;
+  }
+  return out;
+}
+
+/** A connection to a server's database that runs one statement (`?` placeholders): a TestServer, a process cluster. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(statement: string, params?: unknown[]): Promise<R[]>;
+}
+
+/** The rows of a key (see rowsOfKey) in each table, by its columns. */
+const keyRows =
+  (apiKey: string, workspaceId?: string) =>
+  (name: string, columns: string[]): TablePick =>
     columns.includes('api_key_id')
       ? { where: 'api_key_id = ?', params: [apiKey] }
       : name === 'api_keys'
@@ -209,13 +226,11 @@ export async function rowsOfKey(t: TestServer, apiKey: string, workspaceId?: str
         : name === 'workspaces' && workspaceId
           ? { where: 'id = ?', params: [workspaceId] }
           : undefined;
+
+/** rowsOfKey on a PostgreSQL database, read through any connection to it (a cluster's instances share one). */
+export async function pgRowsOfKey(t: Queryable, apiKey: string, workspaceId?: string): Promise<Record<string, string>> {
+  const pick = keyRows(apiKey, workspaceId);
   const out: Record<string, string> = {};
-  if (t.server.app.storage.engine.kind !== 'postgres') {
-    for (const file of ['hearth.db', 'webhooks.db']) {
-      for (const [table, rows] of Object.entries(copyTables(join(t.dataDir, file), pick))) out[`${file}:${table}`] = rows;
-    }
-    return out;
-  }
   const columns = await t.query<{ table: string; column: string }>(
     `select c.table_name as "table", c.column_name as "column" from information_schema.columns c
      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
@@ -240,7 +255,7 @@ export const changedTables = (before: Record<string, string>, after: Record<stri
  * A key's agent executions still running and its jobs not yet done, read from the server's database (a connection
  * of the test's own: the server's are behind its storage layer).
  */
-export async function busyOf(t: TestServer, apiKey: string): Promise<number> {
+export async function busyOf(t: Queryable, apiKey: string): Promise<number> {
   const count = async (sql: string) => Number((await t.query<{ n: number | string }>(sql, [apiKey]))[0]?.n);
   return (
     (await count("select count(*) as n from agent_executions where api_key_id = ? and status = 'running'")) +
