@@ -10,7 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.ts';
 
-/** The prefix of every key and channel Hearth uses: one Redis may serve other programs (or other clusters, by db). */
+/**
+ * The prefix of every key and channel Hearth uses, so that one Redis may serve other programs too. Two clusters
+ * should not share a Redis: pub/sub channels ignore database numbers. (Their rooms would not mix, since channels
+ * name API key ids, but each would hear the other's access changes and check its sockets for nothing.)
+ */
 export const KEY_PREFIX = 'hearth:';
 const ID_BYTES = 12;
 
