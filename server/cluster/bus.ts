@@ -82,6 +82,8 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
     throw new Error(`REDIS_URL: Redis cannot be reached (${error instanceof Error ? error.message : String(error)})`);
   }
 
+  /** Messages lost since the last one published (Redis unreachable). */
+  let unpublished = 0;
   const handlers = new Map<string, Set<MessageHandler>>();
   /** Subscriptions being made or dropped, per channel: a subscribe waits for an unsubscribe of the same channel. */
   const changing = new Map<string, Promise<unknown>>();
@@ -111,9 +113,16 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
   return {
     instanceId,
     publish(channel, payload) {
-      commands.publish(KEY_PREFIX + channel, Buffer.concat([idBytes, payload])).catch((error: unknown) => {
-        log.warn('cluster message not published', { channel, error: String(error) });
-      });
+      commands.publish(KEY_PREFIX + channel, Buffer.concat([idBytes, payload])).then(
+        () => {
+          if (unpublished > 0) log.info('cluster messages published again', { lost: unpublished });
+          unpublished = 0;
+        },
+        (error: unknown) => {
+          // once an outage, not once a keystroke
+          if (unpublished++ === 0) log.warn('cluster messages not published (Redis unreachable): other instances miss them', { channel, error: String(error) });
+        },
+      );
     },
     async subscribe(channel, handler) {
       const name = KEY_PREFIX + channel;
