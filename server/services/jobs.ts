@@ -1,5 +1,5 @@
 import { defaultConfig, type Config } from '../config.ts';
-import { LeaseLostError } from '../db/lease.ts';
+import { LeaseLostError } from '../db/repos/lease.ts';
 import type { Logger } from '../log.ts';
 
 /** A job interrupted this many times (a crash or kill each time) is failed rather than retried forever. */

@@ -1,7 +1,7 @@
 import type { MigrationRow } from '../db/repos/document-migrations.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
-import { LeaseLostError } from '../db/lease.ts';
+import { LeaseLostError } from '../db/repos/lease.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import type { AccessEvents } from './access-events.ts';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionRow } from '../../server/db/repos/agents.ts';
 import type { TenantScope } from '../../server/db/scope.ts';
-import { LeaseLostError } from '../../server/db/lease.ts';
+import { LeaseLostError } from '../../server/db/repos/lease.ts';
 import { erasureQueue } from '../../server/services/user-data.ts';
 import { migrationQueue } from '../../server/services/migrations.ts';
 import { startCluster, type Cluster } from '../helpers/cluster.ts';

@@ -23,7 +23,7 @@ import {
   users,
   type StoredUser,
 } from '../schema.ts';
-import { LeaseLostError } from '../lease.ts';
+import { LeaseLostError } from './lease.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 

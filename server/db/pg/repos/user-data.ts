@@ -13,7 +13,7 @@ import { and, asc, eq, gt, inArray, isNull, lt, or, type SQL, sql } from 'drizzl
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { ErasureJob, ErasureRules, ExportFrom, UserDataRepo } from '../../repos/user-data.ts';
 import type { CommentExtra, StoredUser } from '../../schema.ts';
-import { LeaseLostError } from '../../lease.ts';
+import { LeaseLostError } from '../../repos/lease.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
 import { pgTableFor } from '../schema.ts';
 
