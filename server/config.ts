@@ -106,6 +106,23 @@ export const configSchema = z.object({
     /** Deliveries in flight at once. */
     concurrency: z.number().int().positive().max(256),
   }),
+  /**
+   * Leases on queued work (docs/storage.md), and how often an instance of a cluster looks for leases that ran out.
+   * Not settings an operator needs (no environment variable): tests shorten them so as not to wait minutes.
+   */
+  leases: z.object({
+    /**
+     * A document migration's or user-data erasure's: longer than any job runs (seconds); a job that outlives it is
+     * taken over, and its holder's completion is then refused (each job's unit of work may run again).
+     */
+    jobMs: z.number().int().positive(),
+    /** A mail being relayed: longer than an SMTP exchange may take (a relay that outlives it may send it twice). */
+    mailMs: z.number().int().positive(),
+    /** An agent execution's, renewed every third of it while it runs: past it, its instance is gone. */
+    agentMs: z.number().int().positive(),
+    /** In a cluster: the mean time between two looks for expired leases of every kind (each look jittered). */
+    lookMs: z.number().int().positive(),
+  }),
 });
 export type Config = z.infer<typeof configSchema>;
 
@@ -166,12 +183,15 @@ export function defaultConfig(): Config {
       rotationOverlapMs: 24 * HOUR,
       concurrency: 16,
     },
+    // the look: half the shortest lease, so that work an instance left behind waits at most about 1.5 leases
+    leases: { jobMs: 5 * MINUTE, mailMs: 15 * MINUTE, agentMs: MINUTE, lookMs: 30_000 },
   };
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'rateLimits' | 'webhooks'>> & {
+export type ConfigOverrides = Partial<Omit<Config, 'rateLimits' | 'webhooks' | 'leases'>> & {
   rateLimits?: Partial<Config['rateLimits']>;
   webhooks?: Partial<Config['webhooks']>;
+  leases?: Partial<Config['leases']>;
 };
 
 /** Defaults, then overrides; validated so that a bad value fails at start with a clear message. */
@@ -182,6 +202,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}): Config {
     ...stripUndefined(overrides),
     rateLimits: { ...base.rateLimits, ...stripUndefined(overrides.rateLimits ?? {}) },
     webhooks: { ...base.webhooks, ...stripUndefined(overrides.webhooks ?? {}) },
+    leases: { ...base.leases, ...stripUndefined(overrides.leases ?? {}) },
   };
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {

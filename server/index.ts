@@ -27,6 +27,7 @@ import { createAgentRunner } from './services/agents.ts';
 import { DATABASE_FILE } from './data-files.ts';
 import { removeServerLock, writeServerLock } from './server-lock.ts';
 import { createJobRunner } from './services/jobs.ts';
+import { watchLeases } from './services/leases.ts';
 import { migrationQueue } from './services/migrations.ts';
 import { sweepOrphanAttachments } from './services/recordings.ts';
 import { erasureQueue } from './services/user-data.ts';
@@ -157,10 +158,12 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     app.baseUrl = `http://${urlHost(config.host)}:${port}`;
     app.publicUrl = config.publicUrl ?? app.baseUrl;
     writeServerLock(config.dataDir, app.baseUrl, app.signIn.bootId);
-    await app.mail.recover();
-    await app.jobs.recover();
+    await app.mail.recover(app);
+    await app.jobs.recover(app);
     await app.agents.recover(app);
     app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(config) } });
+    // in a cluster, work other instances left behind under leases that ran out
+    const leases = watchLeases(app);
 
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -172,6 +175,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await stopped;
         clearTimeout(grace);
+        await leases.stop();
         await app.jobs.close();
         await app.agents.close();
         // webhook requests in flight and mail being relayed get the grace period to finish

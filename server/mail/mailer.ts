@@ -1,7 +1,9 @@
 import type { Transporter } from 'nodemailer';
 import type { Storage } from '../db/repos/index.ts';
 import type { MailRow, MailStatus, NewMail } from '../db/repos/mail.ts';
+import { defaultConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
+import { heldBeforeAtStart, type LeaseDeps } from '../services/jobs.ts';
 import { randomAlphanumeric, type Secrets } from '../security/secrets.ts';
 
 export interface OutgoingMail {
@@ -38,22 +40,18 @@ export interface Mailer {
   /** Relays what is waiting in the outbox over SMTP (no-op without SMTP). Called after commits. */
   flush(): void;
   /**
-   * At start: ends the holds the database's only instance (every Hearth today) left on mail it was relaying when it
-   * stopped, so that mail goes out now rather than when its lease runs out; then flushes.
+   * At the server's start: takes the lease length of the app's config, ends the holds the database's only instance
+   * left on mail it was relaying when it stopped, so that mail goes out now rather than when its lease runs out (an
+   * instance of a cluster only those whose lease ran out: live instances hold the rest); then flushes.
    */
-  recover(): Promise<void>;
+  recover(deps: LeaseDeps): Promise<void>;
+  /** In a cluster, every so often (services/leases.ts): ends the holds whose lease ran out, then flushes. */
+  takeBackExpired(): Promise<void>;
   list(options?: { limit?: number }): Promise<StoredMail[]>;
   close(graceMs?: number): Promise<void>;
 }
 
 const MAX_ATTEMPTS = 5;
-
-/**
- * How long a relay holds a mail it took: past that, another instance of a cluster relays it (its holder died).
- * Longer than an SMTP exchange may take (nodemailer's timeouts); a relay that outlives it may send the mail twice,
- * which SMTP's at-least-once delivery allows.
- */
-const MAIL_LEASE_MS = 15 * 60_000;
 
 /** How many mails one relay pass sends at the most before it lets the event loop breathe (it is woken again). */
 const PASS_SIZE = 50;
@@ -79,6 +77,10 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let retryDelay = 5_000;
+  // How long a relay holds a mail it took (config.leases.mailMs, told at the start): past that, another instance of
+  // a cluster relays it (its holder died). A relay that outlives it may send the mail twice, which SMTP's
+  // at-least-once delivery allows; its outcome is then dropped (setState's fence).
+  let leaseMs = defaultConfig().leases.mailMs;
   /** Tries the outbox again later, backing off up to ten minutes, while the SMTP server is unreachable. */
   const scheduleRetry = () => {
     if (closed || retryTimer) return;
@@ -104,11 +106,16 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
     for (let n = 0; n < PASS_SIZE; n++) {
       if (closed) return;
       const now = Date.now();
-      const row = await storage.mail.claimQueued(MAX_ATTEMPTS, now, now + MAIL_LEASE_MS);
+      const row = await storage.mail.claimQueued(MAX_ATTEMPTS, now, now + leaseMs);
       if (!row) return;
+      /** Records the outcome, unless the hold ran out and the mail was taken back meanwhile (then it is another relay's). */
+      const record = async (change: Parameters<typeof storage.mail.setState>[1]) => {
+        if (!(await storage.mail.setState(row.id, change, row.leaseUntil)))
+          log.warn("mail relay's lease ran out; its outcome is dropped", { mailId: row.id, status: change.status });
+      };
       const reason = await spent(row);
       if (reason) {
-        await storage.mail.setState(row.id, { status: 'skipped', lastError: reason });
+        await record({ status: 'skipped', lastError: reason });
         continue;
       }
       const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
@@ -116,14 +123,14 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
       try {
         await (await transportNow()).sendMail({ from: senderOf(row) ?? opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
         if (closed) return;
-        await storage.mail.setState(row.id, { status: 'sent', attempts, sentAt: Date.now(), lastError: null });
+        await record({ status: 'sent', attempts, sentAt: Date.now(), lastError: null });
       } catch (error) {
         if (closed) return;
         const message = error instanceof Error ? error.message : String(error);
         // a permanent refusal (5xx) concerns this message only: fail it and go on with the others
         const permanent = ((error as { responseCode?: number }).responseCode ?? 0) >= 500;
         const status = permanent || attempts >= MAX_ATTEMPTS ? 'failed' : 'queued';
-        await storage.mail.setState(row.id, { status, attempts, lastError: message.slice(0, 500) });
+        await record({ status, attempts, lastError: message.slice(0, 500) });
         log.warn('mail relay failed', { mailId: row.id, attempts, error: message });
         if (permanent) continue;
         scheduleRetry();
@@ -172,8 +179,14 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
       return row.id;
     },
     flush,
-    async recover() {
-      if (smtpUrl) await storage.mail.releaseQueued(MAX_ATTEMPTS);
+    async recover(start) {
+      leaseMs = start.config.leases.mailMs;
+      if (smtpUrl) await storage.mail.releaseQueued(MAX_ATTEMPTS, heldBeforeAtStart(start, Date.now()));
+      flush();
+    },
+    async takeBackExpired() {
+      if (!smtpUrl || closed) return;
+      await storage.mail.releaseQueued(MAX_ATTEMPTS, Date.now());
       flush();
     },
     async list({ limit = 100 } = {}) {

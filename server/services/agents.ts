@@ -18,13 +18,8 @@ import type { ApiKeyRow } from './types.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../log.ts';
 import type { CrdtStore } from '../crdt/store.ts';
-import { EVERY_HOLDER } from './jobs.ts';
-
-/**
- * How long an instance holds an execution it runs (its lease), renewed every third of it while the model is awaited:
- * past it, the instance is gone (a crash, a kill), and the execution ends as failed rather than running forever.
- */
-export const AGENT_LEASE_MS = 60_000;
+import { defaultConfig } from '../config.ts';
+import { heldBeforeAtStart, type LeaseDeps } from './jobs.ts';
 
 type Deps = { storage: Storage };
 
@@ -190,23 +185,41 @@ export type RunnerDeps = CompletionDeps & { storage: Storage; mail: Mailer; log:
 export interface AgentRunner {
   /** Starts an execution in the background (after the caller's answer). */
   start(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, execution: ExecutionRow, agent: AgentRow, text: string): void;
-  /** Marks executions a crash left `running` as `error` (at start). */
-  recover(deps: Deps): Promise<void>;
+  /**
+   * How long an instance holds an execution it runs (its lease, config.leases.agentMs), renewed every third of it
+   * while the model is awaited: past it, the instance is gone (a crash, a kill), and the execution ends as failed
+   * rather than running forever.
+   */
+  readonly leaseMs: number;
+  /**
+   * At the server's start: takes the lease length of the app's config, and marks executions a crash left `running`
+   * as `error`: every one at the start of the database's only instance, in a cluster those whose lease ran out.
+   */
+  recover(deps: Deps & LeaseDeps): Promise<void>;
+  /** In a cluster, every so often (services/leases.ts): ends as `error` the executions whose lease ran out. */
+  takeBackExpired(deps: Deps): Promise<void>;
   /** Aborts running executions, which end as `error`, and waits for them to be recorded. */
   close(): Promise<void>;
 }
 
+/** What an execution whose instance is gone ends with. */
+const ABANDONED = 'The server stopped while this execution was running.';
+
 export function createAgentRunner(): AgentRunner {
   const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  let leaseMs = defaultConfig().leases.agentMs;
   return {
+    get leaseMs() {
+      return leaseMs;
+    },
     start(deps, scope, apiKey, execution, agent, text) {
       const controller = new AbortController();
       // the lease, renewed while the execution runs (a renewal that fails is retried at the next beat)
       const beat = setInterval(() => {
         deps.storage.agents
-          .renewLease(scope, execution.id, Date.now() + AGENT_LEASE_MS)
+          .renewLease(scope, execution.id, Date.now() + leaseMs)
           .catch((error: unknown) => deps.log.warn('agent execution lease not renewed', { executionId: execution.id, error: String(error) }));
-      }, AGENT_LEASE_MS / 3);
+      }, leaseMs / 3);
       beat.unref();
       const done = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => execute(deps, scope, apiKey, execution, agent, text, controller.signal))
@@ -227,8 +240,13 @@ export function createAgentRunner(): AgentRunner {
       inFlight.set(execution.id, { controller, done });
     },
     async recover(deps) {
-      // the database's only instance (every Hearth until Redis): every running execution is its previous run's
-      await deps.storage.agents.endAbandoned('The server stopped while this execution was running.', Date.now(), EVERY_HOLDER);
+      leaseMs = deps.config.leases.agentMs;
+      // the database's only instance: every running execution is its previous run's
+      await deps.storage.agents.endAbandoned(ABANDONED, Date.now(), heldBeforeAtStart(deps, Date.now()));
+    },
+    async takeBackExpired(deps) {
+      const now = Date.now();
+      await deps.storage.agents.endAbandoned(ABANDONED, now, now);
     },
     async close() {
       for (const run of inFlight.values()) run.controller.abort();
@@ -366,7 +384,7 @@ export async function runExecution(
     durationMs: text ? null : 0,
     tokenUsage: null,
     findings: null,
-    leaseUntil: text ? now + AGENT_LEASE_MS : null,
+    leaseUntil: text ? now + deps.agents.leaseMs : null,
   };
   await deps.storage.agents.insertExecution(scope, execution);
   if (text) deps.agents.start(deps, scope, apiKey, execution, agent, text);

@@ -1,17 +1,22 @@
+import { defaultConfig, type Config } from '../config.ts';
+import { LeaseLostError } from '../db/repos/lease.ts';
 import type { Logger } from '../log.ts';
 
 /** A job interrupted this many times (a crash or kill each time) is failed rather than retried forever. */
 export const MAX_ATTEMPTS = 3;
 
-/**
- * How long an instance holds a job it took (its lease): past that, another instance of a cluster takes it as
- * abandoned (its holder died). Longer than any job runs (a document's move, a user's erasure: seconds); a job that
- * outlives it may run twice, and each job's unit of work is written to be run again.
- */
-export const JOB_LEASE_MS = 5 * 60_000;
-
 /** `heldBefore` that counts every job in progress as abandoned: at the start of the database's only instance. */
 export const EVERY_HOLDER = Number.MAX_SAFE_INTEGER;
+
+/** What a runner of leased work (jobs, mail, agents) learns of the app at the server's start. */
+export type LeaseDeps = { config: Pick<Config, 'leases'>; cluster?: unknown };
+
+/**
+ * Whose work counts as abandoned at an instance's start: the database's only instance takes back everything in
+ * progress (its previous run's); an instance of a cluster only what is held under a lease that ran out, since live
+ * instances hold the rest.
+ */
+export const heldBeforeAtStart = (deps: LeaseDeps, now: number) => (deps.cluster ? now : EVERY_HOLDER);
 
 /** What the runner knows of a job: its id, and how many times it was started (this run included, once taken). */
 export interface Job {
@@ -31,9 +36,13 @@ export interface JobQueue<J extends Job = Job> {
    * until `leaseUntil`, its `attempts` counting this run. Each job goes to one taker, across instances too.
    */
   claim(now: number, leaseUntil: number): Promise<J | undefined>;
-  /** Does the job; a throw fails it with the error's message. */
+  /**
+   * Does the job; a throw fails it with the error's message. Its completion applies only while the job is still
+   * held under the lease its claim set (`leaseUntil`): else it throws LeaseLostError and nothing of it is kept.
+   */
   run(job: J): Promise<void>;
-  markFailed(job: J, message: string): Promise<void>;
+  /** Fails the job, if it is still held under the lease its claim set; whether it did. */
+  markFailed(job: J, message: string): Promise<boolean>;
   /** Jobs left in_progress by a holder gone (leases held until before `heldBefore`): back to pending, or failed after MAX_ATTEMPTS. */
   recover(heldBefore: number): Promise<void>;
 }
@@ -42,25 +51,34 @@ export interface JobRunner {
   /** Looks for pending work soon (after the current event-loop turn, so the caller's answer goes first). */
   wake(): void;
   /**
-   * Puts back (or fails) the jobs a crash interrupted, then looks for work. The database's only instance (every
-   * Hearth today: one server per data dir or PostgreSQL database) takes back every job in progress at its start;
-   * in a cluster only leases that ran out are, as `claim` does.
+   * At the server's start: takes the lease length of the app's config, puts back (or fails) the jobs a crash
+   * interrupted, then looks for work. The database's only instance takes back every job in progress; an instance of
+   * a cluster only those whose lease ran out (`heldBeforeAtStart`).
    */
-  recover(): Promise<void>;
+  recover(deps: LeaseDeps): Promise<void>;
+  /**
+   * In a cluster, every so often (services/leases.ts): puts back (or fails) the jobs whose lease ran out, then looks
+   * for work. Claims do it too, but only when this instance has work to look for.
+   */
+  takeBackExpired(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The jobs' lease until the server's start says otherwise: the default config's. */
+const DEFAULT_LEASE_MS = defaultConfig().leases.jobMs;
 
 export function createJobRunner(deps: { log: Logger }, queues: readonly JobQueue[]): JobRunner {
   const { log } = deps;
   let running: Promise<void> | null = null;
   let again = false;
   let closed = false;
+  let leaseMs = DEFAULT_LEASE_MS;
 
   const drain = async () => {
     for (const queue of queues) {
       const claim = () => {
         const now = Date.now();
-        return queue.claim(now, now + JOB_LEASE_MS);
+        return queue.claim(now, now + leaseMs);
       };
       for (let job = await claim(); job && !closed; job = await claim()) {
         // Yield between the two commits so that status polls can see in_progress on a busy server.
@@ -70,7 +88,11 @@ export function createJobRunner(deps: { log: Logger }, queues: readonly JobQueue
           await queue.run(job);
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
-          await queue.markFailed(job, message);
+          // taken over (its lease ran out): the job is another run's now, whose outcome stands
+          if (error instanceof LeaseLostError || !(await queue.markFailed(job, message))) {
+            log.warn(`${queue.name} job's lease ran out; its outcome is dropped`, { jobId: job.id, error: message });
+            continue;
+          }
           log.warn(`${queue.name} job failed`, { jobId: job.id, error: message });
         }
       }
@@ -97,8 +119,16 @@ export function createJobRunner(deps: { log: Logger }, queues: readonly JobQueue
 
   return {
     wake,
-    async recover() {
-      for (const queue of queues) await queue.recover(EVERY_HOLDER);
+    async recover(start) {
+      leaseMs = start.config.leases.jobMs;
+      const heldBefore = heldBeforeAtStart(start, Date.now());
+      for (const queue of queues) await queue.recover(heldBefore);
+      wake();
+    },
+    async takeBackExpired() {
+      if (closed) return;
+      const now = Date.now();
+      for (const queue of queues) await queue.recover(now);
       wake();
     },
     async close() {

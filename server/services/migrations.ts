@@ -1,6 +1,7 @@
 import type { MigrationRow } from '../db/repos/document-migrations.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
+import { LeaseLostError } from '../db/repos/lease.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import type { AccessEvents } from './access-events.ts';
@@ -62,7 +63,8 @@ const moved = (deps: { accessEvents: AccessEvents }, job: MigrationRow) =>
 /**
  * Moves a document to its new id in one unit of work: the document row, every table's data
  * (db/repos/document-data.ts) and the job's `completed` state commit together, so a crash leaves either the old
- * state (and the job is run again) or the whole move, never half of it. A failure (the document gone, the new id
+ * state (and the job is run again) or the whole move, never half of it. A job taken back meanwhile (its lease ran
+ * out) is not completed: the move is undone and LeaseLostError thrown. A failure (the document gone, the new id
  * taken) throws, and the job runner fails the job with its message.
  */
 export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, job: MigrationRow) {
@@ -74,7 +76,8 @@ export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, 
     await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: Date.now() }]);
     await storage.documentData.move(scope, job.organizationId, job.fromDocumentId, job.toDocumentId);
     await storage.documents.delete(scope, job.organizationId, [job.fromDocumentId]);
-    await storage.documentMigrations.complete(scope, job.id, Date.now());
+    // taken back meanwhile (its lease ran out): the move is undone, the job's new holder makes it
+    if (!(await storage.documentMigrations.complete(scope, job.id, Date.now(), job.leaseUntil))) throw new LeaseLostError(`document migration ${job.id}`);
   });
   moved(deps, job);
 }
@@ -90,7 +93,7 @@ export function migrationQueue(deps: Deps & { accessEvents: AccessEvents }): Job
       if (!scope) throw new Error(`the API key ${job.apiKeyId} no longer exists`);
       await runMigration(deps, scope, job);
     },
-    markFailed: (job, message) => documentMigrations.markFailed(job.id, message, Date.now()),
+    markFailed: (job, message) => documentMigrations.markFailed(job.id, message, Date.now(), job.leaseUntil),
     recover: (heldBefore) => documentMigrations.recover(MAX_ATTEMPTS, Date.now(), heldBefore),
   };
 }

@@ -175,7 +175,7 @@ export function erasureQueue(deps: ErasureDeps): JobQueue<ErasureJob> {
     name: 'user-data erasure',
     claim: (now, leaseUntil) => userData.claimJob(now, leaseUntil, MAX_ATTEMPTS),
     run: (job) => erase(deps, job),
-    markFailed: (job, message) => userData.markFailed(job.id, message, Date.now()),
+    markFailed: (job, message) => userData.markFailed(job.id, message, Date.now(), job.leaseUntil),
     recover: (heldBefore) => userData.recover(MAX_ATTEMPTS, heldBefore),
   };
 }

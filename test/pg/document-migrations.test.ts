@@ -57,12 +57,12 @@ describe('document migrations', () => {
       // then the oldest pending job of any key: k2's
       await repo.claim(210, 1210, 2),
       await repo.find(k2, 'o1', 'j2'), // 15
-      await repo.markFailed('j1', 'boom', 220),
-      await repo.markFailed('missing', 'boom', 220),
+      await repo.markFailed('j1', 'boom', 220, null),
+      await repo.markFailed('missing', 'boom', 220, null),
       await repo.find(k1, 'o1', 'j1'),
-      await repo.complete(k2, 'j3', 230),
+      await repo.complete(k2, 'j3', 230, null),
       await repo.find(k1, 'o2', 'j3'), // 20
-      await repo.complete(k1, 'j3', 230),
+      await repo.complete(k1, 'j3', 230, null),
       await repo.find(k1, 'o2', 'j3'),
       // j6's lease has run out: taken over
       await repo.claim(600, 1600, 2),
@@ -94,6 +94,43 @@ describe('document migrations', () => {
     expect(s[27]).toMatchObject({ status: 'pending', attempts: 1, leaseUntil: null });
     expect(s[28]).toMatchObject({ status: 'failed', attempts: 2 });
     expect(s[29]).toMatchObject({ id: 'j2', attempts: 2, startedAt: 800 });
+  });
+
+  it("refuses a holder's completion or failure once its lease ran out and the job was put back or taken over", async () => {
+    const { k1 } = both;
+    const answers = await onBoth<DocumentMigrationsRepo>(both.storage.documentMigrations, documentMigrationsRepoPg(both.engine), async (repo) => [
+      // held by an instance under a lease until 1000 (j2 of the test above is held until 1800)
+      await repo.insert(k1, job('s1', 'o3', 900, 'in_progress', 1, 1000)),
+      await repo.insert(k1, job('s2', 'o3', 901, 'in_progress', 1, 1000)),
+      // a look for expired leases at 1500: both back to pending
+      await repo.recover(5, 1500, 1500),
+      await repo.complete(k1, 's1', 1600, 1000),
+      await repo.find(k1, 'o3', 's1'),
+      // taken over by another instance: the old holder's outcome is still refused
+      await repo.claim(1600, 2600, 5), // 5
+      await repo.complete(k1, 's1', 1700, 1000),
+      await repo.markFailed('s1', 'late', 1700, 1000),
+      await repo.find(k1, 'o3', 's1'),
+      // the new holder's applies, once
+      await repo.complete(k1, 's1', 1710, 2600),
+      await repo.complete(k1, 's1', 1720, 2600), // 10
+      await repo.find(k1, 'o3', 's1'),
+      await repo.claim(1750, 2750, 5),
+      await repo.markFailed('s2', 'boom', 1760, 2750),
+      await repo.find(k1, 'o3', 's2'),
+    ]);
+    expect(answers.pg).toEqual(answers.sqlite);
+    const s = answers.sqlite;
+    expect(s[3]).toBe(false);
+    expect(s[4]).toMatchObject({ status: 'pending', leaseUntil: null, completedAt: null });
+    expect(s[5]).toMatchObject({ id: 's1', attempts: 2, leaseUntil: 2600 });
+    expect([s[6], s[7]]).toEqual([false, false]);
+    expect(s[8]).toMatchObject({ status: 'in_progress', error: null, leaseUntil: 2600 });
+    expect([s[9], s[10]]).toEqual([true, false]);
+    expect(s[11]).toMatchObject({ status: 'completed', completedAt: 1710, leaseUntil: null });
+    expect(s[12]).toMatchObject({ id: 's2', leaseUntil: 2750 });
+    expect(s[13]).toBe(true);
+    expect(s[14]).toMatchObject({ status: 'failed', error: 'boom', completedAt: 1760 });
   });
 
   it('gives each job to one taker when instances take at the same moment (PostgreSQL)', async () => {

@@ -42,22 +42,33 @@ describe('mail', () => {
       await repo.claimQueued(3, 10, 1000),
       await repo.claimQueued(3, 10, 1000),
       // an outcome ends the hold
-      await repo.setState('m-d', { attempts: 3, lastError: 'refused' }),
+      await repo.setState('m-d', { attempts: 3, lastError: 'refused' }, 1000),
       await repo.claimQueued(3, 20, 1000),
       await repo.claimQueued(3, 20, 1000), // 10
       await repo.claimQueued(4, 20, 1000),
       // the holds of m-A and m-b ran out at 1000: taken over
       await repo.claimQueued(3, 1500, 2500),
-      await repo.setState('m-b', { status: 'sent', attempts: 1, sentAt: 120 }),
-      await repo.setState('missing', { status: 'failed' }),
+      await repo.setState('m-b', { status: 'sent', attempts: 1, sentAt: 120 }, 1000),
+      await repo.setState('missing', { status: 'failed' }, null),
       // the only instance's start ends every hold
-      await repo.releaseQueued(5), // 15
+      await repo.releaseQueued(5, Number.MAX_SAFE_INTEGER), // 15
       await repo.claimQueued(5, 1500, 3000),
       await repo.newest(10),
       await repo.newest(2),
       await repo.loginLink('L1'),
       await repo.loginLink('L2'), // 20
       await repo.loginLink('missing'),
+      // a cluster's fence: m-d is held until 3000 now, an outcome recorded under its old hold (1000) is dropped
+      await repo.setState('m-d', { status: 'sent', attempts: 4, sentAt: 1600 }, 1000),
+      await repo.claimQueued(5, 1600, 2600),
+      // a look for expired leases at 2700: m-A's hold (2600) ends, m-d's (3000) stays
+      await repo.releaseQueued(5, 2700),
+      await repo.claimQueued(5, 2700, 5000), // 25
+      await repo.claimQueued(5, 2700, 5000),
+      // m-A's first relay, its hold taken over, records nothing; its new holder does
+      await repo.setState('m-A', { status: 'failed', attempts: 1, lastError: 'late' }, 2600),
+      await repo.setState('m-A', { status: 'sent', attempts: 1, sentAt: 2800 }, 5000),
+      await repo.newest(10),
     ]);
     expect(answers.pg).toEqual(answers.sqlite);
     const s = answers.sqlite;
@@ -75,7 +86,17 @@ describe('mail', () => {
     expect(newest[0]).toMatchObject({ status: 'sent', attempts: 1, sentAt: 120, lastError: null, leaseUntil: null });
     expect(newest[1]).toMatchObject({ status: 'queued', leaseUntil: null });
     expect(newest[3]).toMatchObject({ status: 'queued', attempts: 3, lastError: 'refused', sentAt: null, leaseUntil: 3000 });
-    expect(s.slice(19)).toEqual([{ usedAt: null, expiresAt: 500 }, { usedAt: 20, expiresAt: 600 }, undefined]);
+    expect(s.slice(19, 22)).toEqual([{ usedAt: null, expiresAt: 500 }, { usedAt: 20, expiresAt: 600 }, undefined]);
+    // the outcomes: recorded under the hold the relay took, dropped under one taken over
+    expect([s[8], s[13], s[14]]).toEqual([true, true, false]);
+    expect(s[22]).toBe(false);
+    expect(s[23]).toMatchObject({ id: 'm-A', leaseUntil: 2600 });
+    expect(s[25]).toMatchObject({ id: 'm-A', leaseUntil: 5000 });
+    expect(s[26]).toBeUndefined();
+    expect([s[27], s[28]]).toEqual([false, true]);
+    const after = s[29] as Array<Record<string, unknown>>;
+    expect(after.find((r) => r.id === 'm-A')).toMatchObject({ status: 'sent', attempts: 1, sentAt: 2800, lastError: null, leaseUntil: null });
+    expect(after.find((r) => r.id === 'm-d')).toMatchObject({ status: 'queued', attempts: 3, sentAt: null, leaseUntil: 3000 });
   });
 
   it('gives each mail to one relay when instances take at the same moment (PostgreSQL)', async () => {

@@ -263,7 +263,7 @@ describe('user data', () => {
       await repo.recover(3, Number.MAX_SAFE_INTEGER);
       tables.push(await dump(engine));
       out.push(await repo.findJob(k1, 'job1'), await repo.findJob(k1, 'job3'), await repo.claimJob(80, 1_080, 3));
-      await repo.markFailed('job2', 'boom', 1234);
+      await repo.markFailed('job2', 'boom', 1234, null);
       out.push(await repo.findJob(k2, 'job2'));
       tables.push(await dump(engine));
       // 20-22: the erasure of k1's ann (files sorted: the list's order is the join's, not a contract), then what is left
@@ -348,5 +348,43 @@ describe('user data', () => {
     const ghost = sqlite.tables[5] as Record<string, string[]>;
     expect({ ...ghost, user_data_jobs: [] }).toEqual({ ...after, user_data_jobs: [] });
     expect(ghost.user_data_jobs?.[3]).toBe('job4|k2|ghost|completed|0|-|stamped');
+  });
+
+  it("undoes an erasure whose lease ran out and was taken over, and refuses its holder's failure", async () => {
+    const { k2 } = both;
+    const all = { comments: null, reactions: null, recordings: null } as const;
+    const run = async (repo: UserDataRepoPg, engine: 'sqlite' | 'pg') => {
+      const out: unknown[] = [];
+      // k2's ann still has data (the test above erased k1's): an erasure taken at 2000 under a lease until 3000
+      await repo.insertJob(k2, newJob('stale', 'ann', 2000));
+      const first = (await repo.claimJob(2000, 3000, 3)) as ErasureJob;
+      // its holder stalls; at 3500 another instance takes it over (the claim puts back what ran out first)
+      const second = (await repo.claimJob(3500, 4500, 3)) as ErasureJob;
+      out.push(first, second);
+      const before = await dump(engine);
+      try {
+        await repo.erase(k2, first, rules);
+        out.push('erased under the stale lease');
+      } catch (error) {
+        out.push((error as Error).name);
+      }
+      // nothing of it is kept: every table as before, the job the new holder's
+      out.push(JSON.stringify(await dump(engine)) === JSON.stringify(before), await repo.findJob(k2, 'stale'));
+      out.push(await repo.markFailed('stale', 'late', 3600, first.leaseUntil));
+      // the new holder's erasure applies
+      out.push((await repo.erase(k2, second, rules)).length, await repo.exportRows(k2, 'acme', 'ann', all, 10));
+      return out;
+    };
+    const sqlite = await run(both.storage.userData, 'sqlite');
+    const pg = await run(userDataRepoPg(both.engine), 'pg');
+    expect(pg).toEqual(sqlite);
+    expect(sqlite[0]).toMatchObject({ id: 'stale', attempts: 1, leaseUntil: 3000 });
+    expect(sqlite[1]).toMatchObject({ id: 'stale', attempts: 2, leaseUntil: 4500 });
+    expect(sqlite[2]).toBe('LeaseLostError');
+    expect(sqlite[3]).toBe(true);
+    expect(sqlite[4]).toMatchObject({ status: 'in_progress', leaseUntil: 4500 });
+    expect(sqlite[5]).toBe(false);
+    expect(sqlite[6]).toBeGreaterThan(0);
+    expect(sqlite[7]).toEqual({ comments: [], reactions: [], recordings: [] });
   });
 });

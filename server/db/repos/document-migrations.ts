@@ -12,6 +12,14 @@ export type MigrationRow = typeof documentMigrations.$inferSelect;
 const abandoned = (heldBefore: number) =>
   and(eq(documentMigrations.status, 'in_progress'), or(isNull(documentMigrations.leaseUntil), lt(documentMigrations.leaseUntil, heldBefore)));
 
+/**
+ * The job as its holder read it: lease_until still the value its claim set. A lease that ran out was put back
+ * (lease_until cleared) or taken over (a new lease_until), and a job completed or failed has none: the old holder's
+ * outcome must not apply then (a cluster's fence).
+ */
+const held = (id: string, leaseUntil: number | null) =>
+  and(eq(documentMigrations.id, id), leaseUntil === null ? isNull(documentMigrations.leaseUntil) : eq(documentMigrations.leaseUntil, leaseUntil));
+
 const queue = {
   /**
    * Takes the oldest job waiting (pending, or abandoned by an instance whose lease ran out), marking it in_progress
@@ -31,8 +39,9 @@ const queue = {
     db.update(documentMigrations).set(taken).where(eq(documentMigrations.id, job.id)).run();
     return { ...job, ...taken };
   },
-  markFailed: (db: Db, id: string, message: string, now: number) =>
-    void db.update(documentMigrations).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(eq(documentMigrations.id, id)).run(),
+  /** Fails the job if its holder still holds it (`held`); whether it did. */
+  markFailed: (db: Db, id: string, message: string, now: number, leaseUntil: number | null) =>
+    db.update(documentMigrations).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(held(id, leaseUntil)).run().changes > 0,
   /** Jobs abandoned (see `abandoned`): failed once interrupted `maxAttempts` times, else pending again. */
   recover(db: Db, maxAttempts: number, now: number, heldBefore: number) {
     db.update(documentMigrations)
@@ -65,18 +74,24 @@ export function documentMigrationsRepo(engine: SqliteEngine) {
           .get(),
       ),
 
-    /** Marks it completed (in the unit of work that moved the document). */
-    complete: (scope: TenantScope, id: string, now: number) =>
-      engine.write((db) => {
-        db.update(documentMigrations)
-          .set({ status: 'completed', completedAt: now, error: null, leaseUntil: null })
-          .where(and(eq(documentMigrations.apiKeyId, scope.apiKeyId), eq(documentMigrations.id, id)))
-          .run();
-      }),
+    /**
+     * Marks it completed (in the unit of work that moved the document), if its holder still holds it under the lease
+     * `leaseUntil` its claim set (`held`); whether it did. The caller undoes its unit of work when not.
+     */
+    complete: (scope: TenantScope, id: string, now: number, leaseUntil: number | null) =>
+      engine.write(
+        (db) =>
+          db
+            .update(documentMigrations)
+            .set({ status: 'completed', completedAt: now, error: null, leaseUntil: null })
+            .where(and(eq(documentMigrations.apiKeyId, scope.apiKeyId), held(id, leaseUntil)))
+            .run().changes > 0,
+      ),
 
     /** The queue of every key's jobs (services/jobs.ts): see `queue`. */
     claim: (now: number, leaseUntil: number, maxAttempts: number) => engine.write((db) => queue.claim(db, now, leaseUntil, maxAttempts)),
-    markFailed: (id: string, message: string, now: number) => engine.write((db) => queue.markFailed(db, id, message, now)),
+    markFailed: (id: string, message: string, now: number, leaseUntil: number | null) =>
+      engine.write((db) => queue.markFailed(db, id, message, now, leaseUntil)),
     recover: (maxAttempts: number, now: number, heldBefore: number) => engine.write((db) => queue.recover(db, maxAttempts, now, heldBefore)),
   };
 }

@@ -43,22 +43,37 @@ export function mailRepo(engine: SqliteEngine) {
         return { ...row, leaseUntil };
       }),
 
-    /** Ends the holds on mail waiting for relay: at the start of the database's only instance, what its previous run held. */
-    releaseQueued: (maxAttempts: number) => engine.write((db) => void db.update(mailOutbox).set({ leaseUntil: null }).where(waiting(maxAttempts)).run()),
+    /**
+     * Ends the holds on mail waiting for relay held until before `heldBefore`: at the start of the database's only
+     * instance every one (what its previous run held); in a cluster those whose lease ran out.
+     */
+    releaseQueued: (maxAttempts: number, heldBefore: number) =>
+      engine.write(
+        (db) =>
+          void db
+            .update(mailOutbox)
+            .set({ leaseUntil: null })
+            .where(and(waiting(maxAttempts), lt(mailOutbox.leaseUntil, heldBefore)))
+            .run(),
+      ),
 
     /** The login link a mail carries, for whether it may still go out. */
     loginLink: (id: string) =>
       engine.read((db) => db.select({ usedAt: loginLinks.usedAt, expiresAt: loginLinks.expiresAt }).from(loginLinks).where(eq(loginLinks.id, id)).get()),
 
-    /** Records a relay's outcome, which ends the relay's hold on it. */
-    setState: (id: string, change: Partial<Pick<MailRow, 'status' | 'attempts' | 'lastError' | 'sentAt'>>) =>
+    /**
+     * Records a relay's outcome, which ends the relay's hold on it, if the relay still holds it under the lease
+     * `leaseUntil` its claim set; whether it did. A hold that ran out and was taken over (or released) is another
+     * relay's now: the old relay's outcome must not apply (a cluster's fence).
+     */
+    setState: (id: string, change: Partial<Pick<MailRow, 'status' | 'attempts' | 'lastError' | 'sentAt'>>, leaseUntil: number | null) =>
       engine.write(
         (db) =>
-          void db
+          db
             .update(mailOutbox)
             .set({ ...change, leaseUntil: null })
-            .where(eq(mailOutbox.id, id))
-            .run(),
+            .where(and(eq(mailOutbox.id, id), leaseUntil === null ? isNull(mailOutbox.leaseUntil) : eq(mailOutbox.leaseUntil, leaseUntil)))
+            .run().changes > 0,
       ),
 
     /** The newest mail, newest first. */

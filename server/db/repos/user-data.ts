@@ -23,6 +23,7 @@ import {
   users,
   type StoredUser,
 } from '../schema.ts';
+import { LeaseLostError } from './lease.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 
@@ -270,8 +271,20 @@ function erase(db: Db, job: ErasureJob, rules: ErasureRules): string[] {
   // FTS5 keeps deleted entries' tokens in its segments until they are merged: merge them now, so no word of the
   // user's stays in the index.
   db.run(sql`INSERT INTO judgments_fts(judgments_fts) VALUES ('optimize')`);
-  db.update(userDataJobs).set({ status: 'completed', completedAt: Date.now(), error: null, leaseUntil: null }).where(eq(userDataJobs.id, job.id)).run();
+  // completed only if the job is still as its holder read it (`heldJob`): else the whole erasure is undone, and the
+  // job's new holder does it
+  if (db.update(userDataJobs).set({ status: 'completed', completedAt: Date.now(), error: null, leaseUntil: null }).where(heldJob(job)).run().changes === 0)
+    throw new LeaseLostError(`user-data erasure ${job.id}`);
   return files;
+}
+
+/**
+ * The erasure as its holder read it: lease_until still the value its claim set. A lease that ran out was put back
+ * (lease_until cleared) or taken over (a new lease_until), and a job completed or failed has none: the old holder's
+ * outcome must not apply then (a cluster's fence).
+ */
+function heldJob(job: { id: string; leaseUntil: number | null }) {
+  return and(eq(userDataJobs.id, job.id), job.leaseUntil === null ? isNull(userDataJobs.leaseUntil) : eq(userDataJobs.leaseUntil, job.leaseUntil));
 }
 
 /** Erasures left in_progress whose holder is gone: a crash (at start, every one: `heldBefore` Infinity) or an expired lease. */
@@ -292,8 +305,9 @@ const queue = {
     db.update(userDataJobs).set(taken).where(eq(userDataJobs.id, job.id)).run();
     return { ...job, ...taken };
   },
-  markFailed: (db: Db, id: string, message: string, now: number) =>
-    void db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(eq(userDataJobs.id, id)).run(),
+  /** Fails the erasure if its holder still holds it (`heldJob`); whether it did. */
+  markFailed: (db: Db, id: string, message: string, now: number, leaseUntil: number | null) =>
+    db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(heldJob({ id, leaseUntil })).run().changes > 0,
   /** Abandoned jobs (see `abandonedJob`): back to pending, or failed after `maxAttempts`. */
   recover(db: Db, maxAttempts: number, heldBefore: number) {
     const stuck = db.select().from(userDataJobs).where(abandonedJob(heldBefore)).all();
@@ -377,7 +391,8 @@ export function userDataRepo(engine: SqliteEngine) {
 
     /** The queue of every key's erasures (services/jobs.ts): see `queue`. */
     claimJob: (now: number, leaseUntil: number, maxAttempts: number) => engine.write((db) => queue.claim(db, now, leaseUntil, maxAttempts)),
-    markFailed: (id: string, message: string, now: number) => engine.write((db) => queue.markFailed(db, id, message, now)),
+    markFailed: (id: string, message: string, now: number, leaseUntil: number | null) =>
+      engine.write((db) => queue.markFailed(db, id, message, now, leaseUntil)),
     recover: (maxAttempts: number, heldBefore: number) => engine.write((db) => queue.recover(db, maxAttempts, heldBefore)),
   };
 }

@@ -10,6 +10,9 @@ const { table: documentMigrations, c } = pgTableFor('documentMigrations');
 /** As SQLite's: jobs in_progress whose holder is gone (a crash, or an expired lease). */
 const abandoned = (heldBefore: number) => and(eq(c.status, 'in_progress'), or(isNull(c.leaseUntil), lt(c.leaseUntil, heldBefore)));
 
+/** As SQLite's: the job as its holder read it, lease_until still the value its claim set (a cluster's fence). */
+const held = (id: string, leaseUntil: number | null) => and(eq(c.id, id), leaseUntil === null ? isNull(c.leaseUntil) : eq(c.leaseUntil, leaseUntil));
+
 /** As SQLite's recover, both statements in the caller's unit of work. */
 async function recover(db: PgDb, maxAttempts: number, now: number, heldBefore: number) {
   await db
@@ -41,12 +44,14 @@ export function documentMigrationsRepoPg(engine: PgEngine): DocumentMigrationsRe
           )[0] as MigrationRow | undefined,
       ),
 
-    complete: (scope, id, now) =>
+    complete: (scope, id, now, leaseUntil) =>
       engine.write(async (db) => {
-        await db
+        const done = await db
           .update(documentMigrations)
           .set({ status: 'completed', completedAt: now, error: null, leaseUntil: null } as never)
-          .where(and(eq(c.apiKeyId, scope.apiKeyId), eq(c.id, id)));
+          .where(and(eq(c.apiKeyId, scope.apiKeyId), held(id, leaseUntil)))
+          .returning({ id: c.id });
+        return done.length > 0;
       }),
 
     // As SQLite's: abandoned jobs recovered, then the oldest pending one taken, skipping rows another instance is
@@ -71,13 +76,14 @@ export function documentMigrationsRepoPg(engine: PgEngine): DocumentMigrationsRe
         return taken as MigrationRow | undefined;
       }),
 
-    markFailed: (id, message, now) =>
+    markFailed: (id, message, now, leaseUntil) =>
       engine.write(async (db) => {
-        await db
+        const failed = await db
           .update(documentMigrations)
           .set({ status: 'failed', error: message, completedAt: now, leaseUntil: null } as never)
-          .where(eq(c.id, id));
-        return undefined;
+          .where(held(id, leaseUntil))
+          .returning({ id: c.id });
+        return failed.length > 0;
       }),
 
     recover: (maxAttempts, now, heldBefore) => engine.write((db) => recover(db, maxAttempts, now, heldBefore)),

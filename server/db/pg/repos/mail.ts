@@ -41,12 +41,12 @@ export function mailRepoPg(engine: PgEngine): MailRepo {
         return taken as MailRow | undefined;
       }),
 
-    releaseQueued: (maxAttempts) =>
+    releaseQueued: (maxAttempts, heldBefore) =>
       engine.write(async (db) => {
         await db
           .update(mailOutbox)
           .set({ leaseUntil: null } as never)
-          .where(waiting(maxAttempts));
+          .where(and(waiting(maxAttempts), lt(c.leaseUntil, heldBefore)));
         return undefined;
       }),
 
@@ -58,13 +58,14 @@ export function mailRepoPg(engine: PgEngine): MailRepo {
             | undefined,
       ),
 
-    setState: (id, change) =>
+    setState: (id, change, leaseUntil) =>
       engine.write(async (db) => {
-        await db
+        const set = await db
           .update(mailOutbox)
           .set({ ...change, leaseUntil: null } as never)
-          .where(eq(c.id, id));
-        return undefined;
+          .where(and(eq(c.id, id), leaseUntil === null ? isNull(c.leaseUntil) : eq(c.leaseUntil, leaseUntil)))
+          .returning({ id: c.id });
+        return set.length > 0;
       }),
 
     newest: (limit) => engine.read(async (db) => (await db.select().from(mailOutbox).orderBy(desc(c.createdAt), desc(c.id)).limit(limit)) as MailRow[]),

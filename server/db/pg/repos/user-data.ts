@@ -13,6 +13,7 @@ import { and, asc, eq, gt, inArray, isNull, lt, or, type SQL, sql } from 'drizzl
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { ErasureJob, ErasureRules, ExportFrom, UserDataRepo } from '../../repos/user-data.ts';
 import type { CommentExtra, StoredUser } from '../../schema.ts';
+import { LeaseLostError } from '../../repos/lease.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
 import { pgTableFor } from '../schema.ts';
 
@@ -193,12 +194,19 @@ async function erase(db: PgDb, erased: ErasureJob, rules: ErasureRules): Promise
   }
   // SQLite merges its FTS5 segments here ('optimize'); judgments_search is an index of the table, whose deleted
   // entries no query can reach once the unit of work commits (VACUUM reclaims them: the operator's)
-  await db
+  // as SQLite's: completed only if still as its holder read it, else undone
+  const completed = await db
     .update(userDataJobs)
     .set({ status: 'completed', completedAt: Date.now(), error: null, leaseUntil: null } as never)
-    .where(eq(job.id, erased.id));
+    .where(heldJob(erased))
+    .returning({ id: job.id });
+  if (completed.length === 0) throw new LeaseLostError(`user-data erasure ${erased.id}`);
   return files;
 }
+
+/** As SQLite's: the erasure as its holder read it, lease_until still the value its claim set (a cluster's fence). */
+const heldJob = (held: { id: string; leaseUntil: number | null }) =>
+  and(eq(job.id, held.id), held.leaseUntil === null ? isNull(job.leaseUntil) : eq(job.leaseUntil, held.leaseUntil));
 
 /** As SQLite's recover: erasures in_progress whose holder is gone (a crash, an expired lease) back to pending, or failed after `maxAttempts` (one statement; SQLite's loop). */
 async function recoverJobs(db: PgDb, maxAttempts: number, heldBefore: number) {
@@ -271,13 +279,14 @@ export function userDataRepoPg(engine: PgEngine): UserDataRepoPg {
         return taken as ErasureJob | undefined;
       }),
 
-    markFailed: (id, message, now) =>
+    markFailed: (id, message, now, leaseUntil) =>
       engine.write(async (db) => {
-        await db
+        const failed = await db
           .update(userDataJobs)
           .set({ status: 'failed', error: message, completedAt: now, leaseUntil: null } as never)
-          .where(eq(job.id, id));
-        return undefined;
+          .where(heldJob({ id, leaseUntil }))
+          .returning({ id: job.id });
+        return failed.length > 0;
       }),
 
     recover: (maxAttempts, heldBefore) => engine.write((db) => recoverJobs(db, maxAttempts, heldBefore)),
