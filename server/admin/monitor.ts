@@ -51,8 +51,7 @@ interface Sharing {
   cluster: ClusterBus;
   pending: SharedCalls['calls'];
   timer?: ReturnType<typeof setTimeout>;
-  /** Unsubscribes (once subscribed). */
-  stop: () => void;
+  /** Set by endAll: other instances' calls arriving until the bus closes are dropped. */
   ended: boolean;
 }
 
@@ -148,13 +147,15 @@ export function createMonitor() {
     },
     /**
      * Shares calls with the other instances of a cluster: publishes this instance's, keeps theirs. Resolves once
-     * subscribed; `endAll` stops it.
+     * subscribed; `endAll` stops it. The subscription is left to the bus's close, which follows: unsubscribing
+     * while Redis is away fails, and there is nothing to gain from it on the way out.
      */
     async share(cluster: ClusterBus, log: Logger) {
       if (sharing) return;
-      const state: Sharing = { cluster, pending: [], stop: () => undefined, ended: false };
+      const state: Sharing = { cluster, pending: [], ended: false };
       sharing = state;
-      const unsubscribe = await cluster.subscribe(CHANNEL, (payload) => {
+      await cluster.subscribe(CHANNEL, (payload) => {
+        if (state.ended) return;
         let message: SharedCalls;
         try {
           message = JSON.parse(payload.toString('utf8')) as SharedCalls;
@@ -165,9 +166,6 @@ export function createMonitor() {
         }
         for (const call of message.calls) keep({ ...call, instance: message.instance } as MonitoredCall);
       });
-      state.stop = unsubscribe;
-      // ended while subscribing
-      if (state.ended) unsubscribe();
     },
     /** The workspace's kept calls, oldest first. */
     recent(workspaceId: string): MonitoredCall[] {
@@ -192,7 +190,6 @@ export function createMonitor() {
         // calls of the last interval are published before the bus closes
         clearTimeout(sharing.timer);
         publish();
-        sharing.stop();
         sharing.ended = true;
         sharing = undefined;
       }
