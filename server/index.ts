@@ -12,7 +12,7 @@ import { MasterKeyMismatchError, openStorage, type Storage } from './db/repos/in
 import { openPostgresStorage } from './db/repos/postgres.ts';
 import { createPageTokens } from './db/pagination.ts';
 import { createHttpApp } from './http/app.ts';
-import { RateLimiter } from './http/rate-limit.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
 import { createLogger } from './log.ts';
 import { createMailer } from './mail/mailer.ts';
 import { operations } from './operations/index.ts';
@@ -105,7 +105,7 @@ export async function openApp(config: Config): Promise<AppContext> {
     storage,
     secrets,
     pageTokens: createPageTokens(secrets.derive('page-tokens')),
-    limiter: new RateLimiter(),
+    limiter: createRateLimiter(cluster, log),
     mail: createMailer({ storage, secrets, log, smtpUrl: config.smtpUrl, from: config.mailFrom }),
     log,
     version: VERSION,
@@ -183,6 +183,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
         await app.mail.close(config.shutdownGraceMs);
         await app.crdt.flushAll();
         app.crdt.close();
+        app.limiter.close();
         await app.cluster?.close();
         await app.storage.close({ checkpoint: true });
         removeServerLock(config.dataDir);

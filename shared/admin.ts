@@ -16,6 +16,12 @@ export interface CallSummary {
   requestId: string;
   /** Whether request and response bodies were kept (only while a UI watched). */
   hasBodies: boolean;
+  /**
+   * The cluster instance that answered the call, when it was another instance than the one asked (issue 31): its
+   * summary came over Redis, and its bodies stay on that instance. The id is the instance's cluster id (its Redis
+   * connections are named `hearth-<id>`).
+   */
+  instance?: string;
 }
 
 /** A call with its bodies (redacted), as `GET /admin/api/requests/:id` answers. */

@@ -4,7 +4,15 @@
 // (public operations, wrong credentials) are kept for nobody. A summary of every call is kept (cheap); request
 // and response bodies only while somebody of that workspace watches, so an unwatched server does not serialize
 // every answer twice. Bodies arrive redacted by the operations' schemas (http/redact.ts).
+//
+// In a cluster (issue 31) each instance publishes the summaries of the calls it answered over Redis, in one message
+// per SHARE_INTERVAL_MS, and keeps the other instances' in the same rings, marked with the instance that answered
+// them: a session sees its workspace's calls whichever instance it is signed in to. Bodies stay on the instance that
+// answered (they are large and only kept while watched there). The metrics stay per instance, as Prometheus
+// scrapes each instance.
 import type { CallSummary } from '../../shared/admin.ts';
+import type { ClusterBus } from '../cluster/bus.ts';
+import type { Logger } from '../log.ts';
 import { createMetrics, type RequestSample } from '../metrics.ts';
 
 /** A call as kept: the summary's fields, and the bodies when it was made while the monitor was watched. */
@@ -22,6 +30,30 @@ const MAX_BODY = 64 * 1024;
 
 /** A body cut at 64 KiB. */
 const bounded = (text: string) => (text.length > MAX_BODY ? `${text.slice(0, MAX_BODY)}… (${text.length - MAX_BODY} more characters)` : text);
+
+/** The channel of the call summaries every instance of a cluster publishes. */
+const CHANNEL = 'monitor:calls';
+/** How often an instance publishes the summaries of the calls it answered since (one message each time). */
+export const SHARE_INTERVAL_MS = 100;
+/**
+ * The most summaries one message carries: past it the oldest of the interval are left out of the shared feed (they
+ * stay in this instance's monitor). 10,000 calls a second per instance; a ring keeps 500 a workspace anyway.
+ */
+const SHARE_BATCH = 1_000;
+
+/** What one message carries: the sending instance, and its calls' summaries with their workspace. */
+interface SharedCalls {
+  instance: string;
+  calls: Array<Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance'>>;
+}
+
+interface Sharing {
+  cluster: ClusterBus;
+  pending: SharedCalls['calls'];
+  timer?: ReturnType<typeof setTimeout>;
+  /** Set by endAll: other instances' calls arriving until the bus closes are dropped. */
+  ended: boolean;
+}
 
 interface Watcher {
   send: (call: MonitoredCall) => void;
@@ -61,6 +93,24 @@ export function createMonitor() {
     for (let n = Math.max(1, ring.count - KEEP + 1); n <= ring.count; n++) out.push(ring.calls[(n - 1) % KEEP] as MonitoredCall);
     return out;
   };
+  /** Keeps one call in its workspace's ring and sends it to the workspace's live watchers. */
+  const keep = (entry: MonitoredCall) => {
+    const ring = ringOf(entry.workspaceId);
+    entry.id = next++;
+    ring.calls[ring.count % KEEP] = entry;
+    ring.count++;
+    for (const watcher of ring.watchers) watcher.send(entry);
+  };
+  /** The cluster this instance shares its calls with, and the summaries not published yet (share below). */
+  let sharing: Sharing | undefined;
+  const publish = () => {
+    if (!sharing) return;
+    sharing.timer = undefined;
+    const calls = sharing.pending.splice(0).slice(-SHARE_BATCH);
+    if (calls.length === 0) return;
+    const message: SharedCalls = { instance: sharing.cluster.instanceId, calls };
+    sharing.cluster.publish(CHANNEL, Buffer.from(JSON.stringify(message)));
+  };
   const metrics = createMetrics();
   return {
     /** Request counters and latency histograms of every call, authenticated or not (server/metrics.ts). */
@@ -77,18 +127,45 @@ export function createMonitor() {
      * Keeps one call of `call.workspaceId`. `bodies` gives its request and response text, already redacted; it
      * runs only while that workspace's monitor is watched.
      */
-    record(call: Omit<MonitoredCall, 'id' | 'request' | 'response'>, bodies?: () => { request: string; response: string }) {
-      const ring = ringOf(call.workspaceId);
+    record(call: Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance'>, bodies?: () => { request: string; response: string }) {
       const entry = call as MonitoredCall;
-      entry.id = next++;
-      if (bodies && ring.watchers.size > 0) {
+      if (sharing) {
+        // the summary as it is now (no id, no bodies), published with the others of the interval
+        sharing.pending.push({ ...call });
+        if (sharing.pending.length > 2 * SHARE_BATCH) sharing.pending.splice(0, sharing.pending.length - SHARE_BATCH);
+        if (sharing.timer === undefined) {
+          sharing.timer = setTimeout(publish, SHARE_INTERVAL_MS);
+          sharing.timer.unref?.();
+        }
+      }
+      if (bodies && (rings.get(call.workspaceId)?.watchers.size ?? 0) > 0) {
         const { request, response } = bodies();
         entry.request = bounded(request);
         entry.response = bounded(response);
       }
-      ring.calls[ring.count % KEEP] = entry;
-      ring.count++;
-      for (const watcher of ring.watchers) watcher.send(entry);
+      keep(entry);
+    },
+    /**
+     * Shares calls with the other instances of a cluster: publishes this instance's, keeps theirs. Resolves once
+     * subscribed; `endAll` stops it. The subscription is left to the bus's close, which follows: unsubscribing
+     * while Redis is away fails, and there is nothing to gain from it on the way out.
+     */
+    async share(cluster: ClusterBus, log: Logger) {
+      if (sharing) return;
+      const state: Sharing = { cluster, pending: [], ended: false };
+      sharing = state;
+      await cluster.subscribe(CHANNEL, (payload) => {
+        if (state.ended) return;
+        let message: SharedCalls;
+        try {
+          message = JSON.parse(payload.toString('utf8')) as SharedCalls;
+          if (typeof message.instance !== 'string' || !Array.isArray(message.calls)) throw new Error('not a batch of calls');
+        } catch {
+          log.warn('monitor: an unreadable message of another instance was dropped');
+          return;
+        }
+        for (const call of message.calls) keep({ ...call, instance: message.instance } as MonitoredCall);
+      });
     },
     /** The workspace's kept calls, oldest first. */
     recent(workspaceId: string): MonitoredCall[] {
@@ -109,6 +186,13 @@ export function createMonitor() {
     },
     /** Ends every live feed (on shutdown, so open UIs do not hold the server's connections). */
     endAll() {
+      if (sharing) {
+        // calls of the last interval are published before the bus closes
+        clearTimeout(sharing.timer);
+        publish();
+        sharing.ended = true;
+        sharing = undefined;
+      }
       for (const ring of rings.values()) {
         for (const watcher of [...ring.watchers]) watcher.end();
         ring.watchers.clear();

@@ -1,12 +1,13 @@
 // What operators and load balancers ask of a running server, on its own port and outside the API: whether it is
 // alive (GET /healthz), whether it can serve (GET /readyz: the database answers and carries this build's
-// migrations), and its figures in the Prometheus text format (GET /metrics: server/metrics.ts's counters and
-// latency histograms per operation and status, and the gauges registered here). None needs credentials: they name
-// no tenant's data (operation paths, counts, sizes), as a Prometheus exporter's do; the host check applies as to
-// every request. The admin dashboard reads the same gauges.
+// migrations, and a cluster instance's Redis answers), and its figures in the Prometheus text format (GET /metrics:
+// server/metrics.ts's counters and latency histograms per operation and status, and the gauges registered here).
+// None needs credentials: they name no tenant's data (operation paths, counts, sizes), as a Prometheus exporter's
+// do; the host check applies as to every request. The admin dashboard reads the same gauges.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { H3 } from 'h3';
+import type { ClusterBus } from '../cluster/bus.ts';
 import type { AppContext } from '../context.ts';
 
 /** The gauges' sources that are read asynchronously; `refresh` reads them again before a scrape or a snapshot. */
@@ -94,11 +95,36 @@ export function registerGauges(app: AppContext): Gauges {
 /** The Prometheus text exposition format's media type (version 0.0.4). */
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 
+/**
+ * How long GET /readyz waits for Redis's answer: ioredis queues commands while it reconnects, and a load balancer's
+ * probe must get an answer within its own timeout.
+ */
+const REDIS_CHECK_MS = 2_000;
+
+/** 'ok' when Redis answers a PING within REDIS_CHECK_MS, else what went wrong; never rejects. */
+async function redisCheck(cluster: Pick<ClusterBus, 'ping'>): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${REDIS_CHECK_MS} ms`)), REDIS_CHECK_MS);
+  });
+  try {
+    await Promise.race([cluster.ping(), timeout]);
+    return 'ok';
+  } catch (error) {
+    return `unreachable: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function registerOpsEndpoints(h3: H3, app: AppContext, gauges: Gauges) {
   h3.get('/healthz', () => ({ status: 'ok' }));
 
   h3.get('/readyz', async (event) => {
-    let checks: { database: 'ok' | string; migrations: 'ok' | string };
+    let checks: { database: 'ok' | string; migrations: 'ok' | string; redis?: 'ok' | string };
+    // a cluster instance's Redis, asked beside the database: an instance that cannot reach it would serve rooms
+    // whose updates never reach the other instances (a lone server has none: no field)
+    const redis = app.cluster ? redisCheck(app.cluster) : undefined;
     try {
       const schema = await app.storage.readiness();
       checks = {
@@ -108,7 +134,8 @@ export function registerOpsEndpoints(h3: H3, app: AppContext, gauges: Gauges) {
     } catch (error) {
       checks = { database: `unreachable: ${error instanceof Error ? error.message : String(error)}`, migrations: 'unknown' };
     }
-    const ready = checks.database === 'ok' && checks.migrations === 'ok';
+    if (redis) checks.redis = await redis;
+    const ready = checks.database === 'ok' && checks.migrations === 'ok' && (checks.redis === undefined || checks.redis === 'ok');
     event.res.status = ready ? 200 : 503;
     return { status: ready ? 'ready' : 'not ready', checks };
   });

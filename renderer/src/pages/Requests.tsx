@@ -1,7 +1,8 @@
 // The request monitor: this workspace's API calls live (server-sent events), filters (status, path, key,
 // duration), search, sorting by time or by duration, a call's bodies (secrets redacted), copy as curl, and open in
 // the explorer. The monitor keeps each workspace's last 500 calls in memory (server/admin/monitor.ts): they are all
-// here, so filters and sorts run on them in the page.
+// here, so filters and sorts run on them in the page. In a cluster they include the other instances' calls, whose
+// bodies stay on the instance that answered them.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { CallDetail, CallSummary } from '../../../shared/admin.ts';
 import { CopyButton, ErrorBox, PageHead, Section } from '../components/ui.tsx';
@@ -190,7 +191,11 @@ function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
     <Section title={`${call.method} ${call.path} → ${call.status}`} id="request-detail">
       <p class="muted" id="request-note">
         {ms(call.durationMs)} · {call.requestId} ·{' '}
-        {call.request === undefined ? 'Bodies are kept only for calls made while a monitor is open.' : 'Secret fields are shown as [redacted].'}
+        {call.instance !== undefined
+          ? `Answered by another instance of the cluster (${call.instance.slice(0, 8)}); its bodies stay there.`
+          : call.request === undefined
+            ? 'Bodies are kept only for calls made while a monitor is open.'
+            : 'Secret fields are shown as [redacted].'}
       </p>
       <div class="row">
         <CopyButton value={curl} label="Copy as curl" name="curl" />
