@@ -135,6 +135,8 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
   let http: Server | undefined;
   try {
     await app.storage.claimServer(app.cluster ? 'cluster' : 'alone');
+    // a cluster instance's request monitor shows every instance's calls (admin/monitor.ts)
+    if (app.cluster) await app.monitor.share(app.cluster, app.log);
     const credentials = await ensureDefaultCredentials(app);
     await sweepOrphanAttachments(app);
     const listener = toNodeHandler(createHttpApp(app, operations));

@@ -104,9 +104,12 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
   const after = (channel: string, step: () => Promise<unknown>) => {
     const next = (changing.get(channel) ?? Promise.resolve()).then(step, step);
     changing.set(channel, next);
-    void next.finally(() => {
-      if (changing.get(channel) === next) changing.delete(channel);
-    });
+    // the caller hears of a failure through `next`; this branch only forgets it
+    next
+      .finally(() => {
+        if (changing.get(channel) === next) changing.delete(channel);
+      })
+      .catch(() => undefined);
     return next;
   };
 

@@ -113,13 +113,6 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
   const gauges = registerGauges(app);
   registerOpsEndpoints(h3, app, gauges);
   registerAdminRoutes(h3, app, operations, gauges);
-  // A cluster instance's request monitor shows every instance's calls (admin/monitor.ts): subscribed in the
-  // background, as Redis pub/sub delivers at most once anyway (calls of others before it are not shown).
-  if (app.cluster) {
-    app.monitor.share(app.cluster, app.log).catch((error: unknown) => {
-      app.log.error('request monitor: the other instances’ calls are not shown', { error: String(error) });
-    });
-  }
 
   h3.all('/**', (event) => {
     if (event.req.method === 'GET' || event.req.method === 'HEAD') return serveUi(event.url.pathname);
