@@ -263,7 +263,9 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
           // one's row stands, and the others open it. Any other failure leaves no row, and is thrown below.
           if (!(await store.find(auth.scope, room))) throw error;
         }
-        entry = await store.load(auth.scope, room);
+        // A load begun before the row existed (another client's, found nothing) may still be the one in flight: a
+        // fresh one follows it.
+        entry = (await store.load(auth.scope, room)) ?? (await store.load(auth.scope, room));
         if (!entry) throw new Error('the new document could not be loaded');
       }
     } catch (error) {
