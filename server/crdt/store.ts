@@ -710,11 +710,13 @@ export function createCrdtStore(
 
     /** Creates the stored document (no content yet); the caller writes content through `transact`. */
     async create(scope: TenantScope, room: RoomId, type: CrdtType, contentKey: string, infer = 0) {
-      await storage.crdt.create(scope, room, { type, contentKey, infer, now: Date.now() });
+      const now = Date.now();
+      await storage.crdt.create(scope, room, { type, contentKey, infer, now });
       // A document still loaded under this key belongs to a row deleted meanwhile (a document delete): drop it. Only
-      // once the row is made: a create that fails (another client made the room first) leaves the loaded one be.
+      // once the row is made (a create that fails, another client having made the room first, leaves the loaded one
+      // be), and not the row just made, which another client's load may have found already.
       const stale = live.get(keyString(keyOf(scope, room)));
-      if (stale) evict(stale);
+      if (stale && stale.createdAt !== now) evict(stale);
     },
 
     /** The loaded document, loading it from storage first when needed; undefined when none is stored. */

@@ -281,6 +281,11 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
   }
 
   function open(ws: WebSocket, loaded: LiveDoc, key: DocKey, auth: Authorization) {
+    // dropped from memory while the handshake ran (deleted, or reloaded from storage): the client connects again
+    if (store.loaded(auth.scope, key) !== loaded) {
+      ws.close(1013, 'document reloaded; reconnect');
+      return;
+    }
     const conn: Connection = { ws, key, scope: auth.scope, readOnly: auth.readOnly, userId: auth.userId, recheck: auth.recheck };
     // A bad frame (a reserved opcode or bit, an unmasked or oversized frame, bad UTF-8, a bad close code) or a write
     // that fails: ws has closed the connection with the code RFC 6455 names, and emits it here; without a listener

@@ -67,16 +67,20 @@ describe('y-websocket sync', () => {
   it('opens a new room to many clients at once: every one syncs on its first connection, none is closed', async () => {
     // Each upgrade finds no room and creates it; the first row stands and the others open it. Before, the others
     // were refused (503), and a create that failed dropped the room the first client had opened (4404).
+    // 8 clients of one room, and 2 of each of 30 more rooms, all at once
     const clients = Array.from({ length: 8 }, () => connectYjs(t.url, room('opened-at-once'), server()));
+    const pairs = Array.from({ length: 60 }, (_, i) => connectYjs(t.url, room(`opened-in-pairs-${i >> 1}`), server()));
     const closes: number[] = [];
-    for (const client of clients) client.provider.on('connection-close', (event: { code: number } | null) => closes.push(event?.code ?? 0));
+    for (const client of [...clients, ...pairs]) client.provider.on('connection-close', (event: { code: number } | null) => closes.push(event?.code ?? 0));
     try {
-      await Promise.all(clients.map((client) => client.synced));
+      await Promise.all([...clients, ...pairs].map((client) => client.synced));
+      for (const [i, client] of pairs.entries()) if (i % 2 === 0) client.doc.getText('content').insert(0, `room ${i >> 1}`);
       clients[0]!.doc.getText('content').insert(0, 'for all');
+      await eventually(() => expect(pairs.map((client) => client.doc.getText('content').toString())).toEqual(pairs.map((_, i) => `room ${i >> 1}`)));
       await eventually(() => expect(clients.map((client) => client.doc.getText('content').toString())).toEqual(clients.map(() => 'for all')));
       expect(closes).toEqual([]);
     } finally {
-      for (const client of clients) client.close();
+      for (const client of [...clients, ...pairs]) client.close();
     }
   });
 
