@@ -25,13 +25,13 @@ import {
   isRead,
   type Key,
   must,
-  NOTIFICATION_ID,
   ORG as ISO_ORG,
   pgRowsOfKey,
   requestData,
   room as isoRoom,
   seededIds,
   seedTenant,
+  sweepPools,
 } from '../reliability/helpers/tenants.ts';
 
 let cluster: ProcessCluster;
@@ -178,26 +178,7 @@ async function isolationSweep() {
   // A's and C's texts under the same ids, each written through another instance
   const ofA = await seedTenant(at(1).url, a, MARK_A);
   const ofC = await seedTenant(at(2).url, c, MARK_C);
-  Object.assign(pools, {
-    organizationId: [ISO_ORG, 'gen-org'],
-    documentId: ['doc-1', 'doc-2', 'gen-doc-1'],
-    folderId: ['fold-1', 'gen-fold'],
-    parentFolderId: ['fold-1', 'gen-fold'],
-    userId: ['ann', 'bob', 'gen-ann'],
-    groupId: ['grp-1', 'gen-grp'],
-    editorId: ['e1', 'gen-e1'],
-    notificationId: [NOTIFICATION_ID],
-    organizationUserGroupId: ['grp-1', 'gen-grp'],
-    annotationId: ['ann-1'],
-    activityId: ['act-1'],
-    id: ['act-1'],
-    recordingId: ['rec-1'],
-    agentId: ['agent-1', 'gen-agent'],
-    definitionId: ['flow-1', 'gen-flow'],
-    endpointId: [ofA.endpointId, ofC.endpointId],
-    apiKey: [a.apiKey],
-    ownerEmail: ['owner@hearth.local'],
-  } satisfies Pools);
+  Object.assign(pools, sweepPools(ISO_ORG, { endpointId: [ofA.endpointId, ofC.endpointId], apiKey: [a.apiKey], ownerEmail: ['owner@hearth.local'] }));
   dataFor = requestData(pools, { ...seededIds(ofA, a.apiKey), id: ['act-1'] });
 
   // A's background work (agent runs, erasures, migrations its generated calls started) done before the copy

@@ -21,7 +21,7 @@ import { apiKeyHeaders, call, eventually, startTestServer, workspaceHeaders, typ
 import { connectYjs, upgradeStatus as upgradeWebsocket } from '../../helpers/yjs.ts';
 import type { Pools } from './arbitraries.ts';
 import { sendOnceMore } from './requests.ts';
-import { busyOf, changedTables, isRead, must, NOTIFICATION_ID, ORG, requestData, room, rowsOfKey, seededIds, seedTenant, type Key } from './tenants.ts';
+import { busyOf, changedTables, isRead, must, ORG, requestData, room, rowsOfKey, seededIds, seedTenant, sweepPools, type Key } from './tenants.ts';
 
 export interface SweepOptions {
   /** Requests of the other keys: the first half reads only, the rest every operation. */
@@ -110,28 +110,11 @@ export function describeIsolationSweep(options: SweepOptions) {
     await seedTenant(t.url, c, MARK_C);
 
     // the other keys' requests name A's ids, of both kinds (three in four narrowed to the seeded ones)
-    Object.assign(pools, {
-      organizationId: [ORG, 'gen-org'],
-      documentId: ['doc-1', 'doc-2', 'gen-doc-1'],
-      folderId: ['fold-1', 'gen-fold'],
-      parentFolderId: ['fold-1', 'gen-fold'],
-      userId: ['ann', 'bob', 'gen-ann'],
-      groupId: ['grp-1', 'gen-grp'],
-      editorId: ['e1', 'gen-e1'],
-      notificationId: [NOTIFICATION_ID],
-      organizationUserGroupId: ['grp-1', 'gen-grp'],
-      annotationId: ['ann-1'],
-      activityId: ['act-1'],
-      // (an activity's own id, in activities/update)
-      id: ['act-1'],
-      recordingId: ['rec-1'],
-      agentId: ['agent-1', 'gen-agent'],
-      definitionId: ['flow-1', 'gen-flow'],
-      endpointId: [ofA.endpointId],
+    Object.assign(
+      pools,
       // the workspace-level calls name A's key (and its workspace's second key)
-      apiKey: [a.apiKey, b.apiKey],
-      ownerEmail: ['owner@hearth.local', 'second@example.com'],
-    } satisfies Pools);
+      sweepPools(ORG, { endpointId: [ofA.endpointId], apiKey: [a.apiKey, b.apiKey], ownerEmail: ['owner@hearth.local', 'second@example.com'] }),
+    );
     dataFor = requestData(pools, { ...seededIds(ofA, a.apiKey), id: ['act-1'] });
   }, 5 * 60_000);
   afterAll(() => t?.close());

@@ -136,6 +136,30 @@ export function missingSeeded(sqlite: Database.Database, apiKey: string): string
   return missing;
 }
 
+/**
+ * What a sweep's requests name, by field: the seeded tenant's ids (in `organizationId`'s organization) and ids no one
+ * seeded, of both kinds, with the endpoints, API keys and owner emails given.
+ */
+export const sweepPools = (organizationId: string, more: { endpointId: string[]; apiKey: string[]; ownerEmail: string[] }): Pools => ({
+  organizationId: [organizationId, 'gen-org'],
+  documentId: ['doc-1', 'doc-2', 'gen-doc-1'],
+  folderId: ['fold-1', 'gen-fold'],
+  parentFolderId: ['fold-1', 'gen-fold'],
+  userId: ['ann', 'bob', 'gen-ann'],
+  groupId: ['grp-1', 'gen-grp'],
+  editorId: ['e1', 'gen-e1'],
+  notificationId: [NOTIFICATION_ID],
+  organizationUserGroupId: ['grp-1', 'gen-grp'],
+  annotationId: ['ann-1'],
+  activityId: ['act-1'],
+  // (an activity's own id, in activities/update)
+  id: ['act-1'],
+  recordingId: ['rec-1'],
+  agentId: ['agent-1', 'gen-agent'],
+  definitionId: ['flow-1', 'gen-flow'],
+  ...more,
+});
+
 /** The seeded ids by field name, one each: what `aimed` narrows a schema to. */
 export const seededIds = (seeded: Awaited<ReturnType<typeof seedTenant>>, apiKey: string): Pools => ({
   organizationId: [ORG],
