@@ -27,7 +27,7 @@ import { createAgentRunner } from './services/agents.ts';
 import { DATABASE_FILE } from './data-files.ts';
 import { removeServerLock, writeServerLock } from './server-lock.ts';
 import { createJobRunner } from './services/jobs.ts';
-import { watchLeases } from './services/leases.ts';
+import { watchLeases } from './lease-watch.ts';
 import { migrationQueue } from './services/migrations.ts';
 import { sweepOrphanAttachments } from './services/recordings.ts';
 import { erasureQueue } from './services/user-data.ts';

@@ -3,7 +3,7 @@ import type { Storage } from '../db/repos/index.ts';
 import type { MailRow, MailStatus, NewMail } from '../db/repos/mail.ts';
 import { defaultConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { heldBeforeAtStart, type LeaseDeps } from '../services/jobs.ts';
+import { heldBeforeAtStart, type LeaseDeps } from '../db/repos/lease.ts';
 import { randomAlphanumeric, type Secrets } from '../security/secrets.ts';
 
 export interface OutgoingMail {
@@ -45,7 +45,7 @@ export interface Mailer {
    * instance of a cluster only those whose lease ran out: live instances hold the rest); then flushes.
    */
   recover(deps: LeaseDeps): Promise<void>;
-  /** In a cluster, every so often (services/leases.ts): ends the holds whose lease ran out, then flushes. */
+  /** In a cluster, every so often (lease-watch.ts): ends the holds whose lease ran out, then flushes. */
   takeBackExpired(): Promise<void>;
   list(options?: { limit?: number }): Promise<StoredMail[]>;
   close(graceMs?: number): Promise<void>;

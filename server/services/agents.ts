@@ -19,7 +19,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../log.ts';
 import type { CrdtStore } from '../crdt/store.ts';
 import { defaultConfig } from '../config.ts';
-import { heldBeforeAtStart, type LeaseDeps } from './jobs.ts';
+import { heldBeforeAtStart, type LeaseDeps } from '../db/repos/lease.ts';
 
 type Deps = { storage: Storage };
 
@@ -196,7 +196,7 @@ export interface AgentRunner {
    * as `error`: every one at the start of the database's only instance, in a cluster those whose lease ran out.
    */
   recover(deps: Deps & LeaseDeps): Promise<void>;
-  /** In a cluster, every so often (services/leases.ts): ends as `error` the executions whose lease ran out. */
+  /** In a cluster, every so often (lease-watch.ts): ends as `error` the executions whose lease ran out. */
   takeBackExpired(deps: Deps): Promise<void>;
   /** Aborts running executions, which end as `error`, and waits for them to be recorded. */
   close(): Promise<void>;

@@ -1,22 +1,9 @@
-import { defaultConfig, type Config } from '../config.ts';
-import { LeaseLostError } from '../db/repos/lease.ts';
+import { defaultConfig } from '../config.ts';
+import { heldBeforeAtStart, LeaseLostError, type LeaseDeps } from '../db/repos/lease.ts';
 import type { Logger } from '../log.ts';
 
 /** A job interrupted this many times (a crash or kill each time) is failed rather than retried forever. */
 export const MAX_ATTEMPTS = 3;
-
-/** `heldBefore` that counts every job in progress as abandoned: at the start of the database's only instance. */
-export const EVERY_HOLDER = Number.MAX_SAFE_INTEGER;
-
-/** What a runner of leased work (jobs, mail, agents) learns of the app at the server's start. */
-export type LeaseDeps = { config: Pick<Config, 'leases'>; cluster?: unknown };
-
-/**
- * Whose work counts as abandoned at an instance's start: the database's only instance takes back everything in
- * progress (its previous run's); an instance of a cluster only what is held under a lease that ran out, since live
- * instances hold the rest.
- */
-export const heldBeforeAtStart = (deps: LeaseDeps, now: number) => (deps.cluster ? now : EVERY_HOLDER);
 
 /** What the runner knows of a job: its id, and how many times it was started (this run included, once taken). */
 export interface Job {
@@ -57,7 +44,7 @@ export interface JobRunner {
    */
   recover(deps: LeaseDeps): Promise<void>;
   /**
-   * In a cluster, every so often (services/leases.ts): puts back (or fails) the jobs whose lease ran out, then looks
+   * In a cluster, every so often (lease-watch.ts): puts back (or fails) the jobs whose lease ran out, then looks
    * for work. Claims do it too, but only when this instance has work to look for.
    */
   takeBackExpired(): Promise<void>;

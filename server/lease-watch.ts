@@ -3,7 +3,7 @@
 // out; a claim does that, but only when an instance looks for work of its own, and one with nothing to do never
 // looks. So each instance of a cluster looks every so often. A lone server needs none: it takes back everything at
 // its start, and nobody else holds its work.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from './context.ts';
 
 export interface LeaseWatch {
   /** Stops looking; waits for a look in progress. */
