@@ -165,9 +165,10 @@ const integer = (value: unknown) => (value === null ? null : Number(value));
 const boolean = (value: unknown) => Number(value) === 1;
 
 /** The rows of the tables the reference reads, for one organization of one key: plain SQL through t.query. */
+/** The rows in a total order: PostgreSQL returns rows in whatever order its pages hold them, which a vacuum changes. */
 async function readTables(apiKeyId: string, organizationId: string) {
   const where = 'WHERE api_key_id = ? AND organization_id = ?';
-  const rows = (await t.query(`SELECT * FROM notifications ${where}`, [apiKeyId, organizationId])).map(
+  const rows = (await t.query(`SELECT * FROM notifications ${where} ORDER BY id`, [apiKeyId, organizationId])).map(
     (r: Row): NotificationRow => ({
       apiKeyId: r.api_key_id as string,
       organizationId: r.organization_id as string,
@@ -185,13 +186,15 @@ async function readTables(apiKeyId: string, organizationId: string) {
       timestamp: integer(r.timestamp)!,
     }),
   );
-  const recipients = (await t.query(`SELECT * FROM notification_recipients ${where} ORDER BY user_id`, [apiKeyId, organizationId])).map((r: Row) => ({
-    notificationId: r.notification_id as string,
-    userId: r.user_id as string,
-    documentId: r.document_id as string,
-    readAt: integer(r.read_at),
-  }));
-  const annotations = (await t.query(`SELECT * FROM comment_annotations ${where}`, [apiKeyId, organizationId])).map((r: Row) => ({
+  const recipients = (await t.query(`SELECT * FROM notification_recipients ${where} ORDER BY user_id, notification_id`, [apiKeyId, organizationId])).map(
+    (r: Row) => ({
+      notificationId: r.notification_id as string,
+      userId: r.user_id as string,
+      documentId: r.document_id as string,
+      readAt: integer(r.read_at),
+    }),
+  );
+  const annotations = (await t.query(`SELECT * FROM comment_annotations ${where} ORDER BY id`, [apiKeyId, organizationId])).map((r: Row) => ({
     id: r.id as string,
     visibility: r.visibility as string,
     visibleToUserIds: json<string[] | null>(r.visible_to_user_ids),
