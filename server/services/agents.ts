@@ -19,7 +19,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../log.ts';
 import type { CrdtStore } from '../crdt/store.ts';
 import { defaultConfig } from '../config.ts';
-import { heldBeforeAtStart, type LeaseDeps } from '../db/repos/lease.ts';
+import { heldBeforeAtStart, LeaseLostError, type LeaseDeps } from '../db/repos/lease.ts';
 
 type Deps = { storage: Storage };
 
@@ -222,8 +222,12 @@ export function createAgentRunner(): AgentRunner {
       }, leaseMs / 3);
       beat.unref();
       const done = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => execute(deps, scope, apiKey, execution, agent, text, controller.signal))
+        .then(() => execute(deps, scope, apiKey, execution, agent, text, { signal: controller.signal, leaseMs }))
         .catch(async (error) => {
+          if (error instanceof LeaseLostError) {
+            deps.log.warn('agent execution outcome dropped', { executionId: execution.id, error: error.message });
+            return;
+          }
           // anything unexpected (writing the findings failed, say) still ends the execution, never leaves it running
           const message = error instanceof Error ? error.message : String(error);
           deps.log.error('agent execution failed', { executionId: execution.id, error: message });
@@ -256,14 +260,15 @@ export function createAgentRunner(): AgentRunner {
 }
 
 async function finish(
-  deps: Deps,
+  deps: Deps & { log: Logger },
   scope: TenantScope,
   execution: ExecutionRow,
   set: Partial<ExecutionRow> & { status: ExecutionRow['status']; message: string },
 ) {
   const completedAt = Date.now();
   const row: ExecutionRow = { ...execution, ...set, completedAt, durationMs: completedAt - execution.startedAt, leaseUntil: null };
-  await deps.storage.agents.updateExecution(scope, execution.id, row);
+  if (!(await deps.storage.agents.completeExecution(scope, execution.id, row)))
+    deps.log.warn('agent execution outcome dropped: it was ended while it ran (its lease ran out)', { executionId: execution.id, status: set.status });
   return row;
 }
 
@@ -272,7 +277,16 @@ async function finish(
  * become annotations (a unit of work of their own, as /v2/commentannotations/add's), then the result and its
  * judgment are recorded together.
  */
-async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, execution: ExecutionRow, agent: AgentRow, text: string, signal: AbortSignal) {
+async function execute(
+  deps: RunnerDeps,
+  scope: TenantScope,
+  apiKey: ApiKeyRow,
+  execution: ExecutionRow,
+  agent: AgentRow,
+  text: string,
+  run: { signal: AbortSignal; leaseMs: number },
+) {
+  const { signal, leaseMs } = run;
   let answerText: string;
   let usage: ExecutionRow['tokenUsage'];
   try {
@@ -307,6 +321,9 @@ async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, 
   }));
   const organizationId = execution.organizationId;
   const documentId = execution.documentId;
+  // still this runner's (renewed, not ended as abandoned meanwhile) before it writes anything; the completion below
+  // is fenced again, in the unit of work that records it
+  if (!(await deps.storage.agents.renewLease(scope, execution.id, Date.now() + leaseMs))) throw new LeaseLostError(`Agent execution ${execution.id}`);
   if (organizationId && documentId && findings.length > 0) {
     const from = { userId: `agent:${agent.id}`, name: agent.name };
     const input = annotationsAddInput.parse({
@@ -333,14 +350,17 @@ async function execute(deps: RunnerDeps, scope: TenantScope, apiKey: ApiKeyRow, 
     (findings.length ? `${findings.length} finding(s).` : status === 'passed' ? 'No findings.' : 'The text does not meet the instructions.');
   await deps.storage.transaction(async () => {
     const completedAt = Date.now();
-    await deps.storage.agents.updateExecution(scope, execution.id, {
+    const recorded = await deps.storage.agents.completeExecution(scope, execution.id, {
       status,
       message: summary,
       completedAt,
       durationMs: completedAt - execution.startedAt,
       tokenUsage: usage,
       findings,
+      leaseUntil: null,
     });
+    // ended as abandoned while the model was awaited: neither its outcome nor its judgment is kept
+    if (!recorded) throw new LeaseLostError(`Agent execution ${execution.id}`);
     await recordJudgment(deps, scope, {
       organizationId,
       documentId,

@@ -27,7 +27,7 @@ export type ProviderReply = { text: string; usage?: { prompt: number; completion
  * `/anthropic`, `/gemini`): OpenAI chat completions, Anthropic Messages, Gemini generateContent. It records
  * every request and answers with `reply(request)` (text by default: "rewritten: <user text>").
  */
-export async function startProviders(reply: (r: ProviderRequest) => ProviderReply = (r) => ({ text: `rewritten: ${userText(r)}` })) {
+export async function startProviders(reply: (r: ProviderRequest) => ProviderReply | Promise<ProviderReply> = (r) => ({ text: `rewritten: ${userText(r)}` })) {
   const received: ProviderRequest[] = [];
   const hanging = new Set<import('node:http').ServerResponse>();
   const server = createServer(async (req, res) => {
@@ -37,7 +37,7 @@ export async function startProviders(reply: (r: ProviderRequest) => ProviderRepl
     const provider = path.startsWith('/openai/') ? 'openai' : path.startsWith('/anthropic/') ? 'anthropic' : 'gemini';
     const request: ProviderRequest = { provider, path, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') };
     received.push(request);
-    const answer = reply(request);
+    const answer = await reply(request);
     if (answer === 'hang') {
       hanging.add(res);
       return;

@@ -87,9 +87,9 @@ describe('agents', () => {
       await repo.insertExecution(k2, execution('e1', T, { status: 'running', completedAt: null, durationMs: null })),
       await repo.findExecution(k1, 'e1'),
       await repo.findExecution(k1, 'e4'),
-      await repo.updateExecution(k1, 'e1', { message: 'changed', tokenUsage: { totalTokens: 9, promptTokens: 4, completionTokens: 5 } }),
-      await repo.updateExecution(k1, 'missing', { message: 'x' }),
-      await repo.findExecution(k1, 'e1'),
+      await repo.completeExecution(k1, 'e2', { message: 'changed', tokenUsage: { totalTokens: 9, promptTokens: 4, completionTokens: 5 } }),
+      await repo.completeExecution(k1, 'missing', { message: 'x' }), // 30
+      await repo.findExecution(k1, 'e2'),
       await repo.executions(k1, { order: 'asc' }, null, 10),
       await repo.executions(k1, { order: 'desc' }, null, 10),
       await repo.executions(k1, { order: 'asc' }, [T + 1, 'E3'], 2),
@@ -116,6 +116,12 @@ describe('agents', () => {
       await repo.endAbandoned('at start', T + 300, Number.MAX_SAFE_INTEGER),
       await repo.findExecution(k1, 'e5'),
       await repo.endAbandoned('again', T + 400, Number.MAX_SAFE_INTEGER), // 55
+      // the fence on completion: an outcome is recorded only while the execution runs
+      await repo.insertExecution(k1, execution('e6', T + 5, { status: 'running', completedAt: null, durationMs: null, leaseUntil: T + 600 })),
+      await repo.completeExecution(k2, 'e6', { status: 'passed', message: 'not this key' }),
+      await repo.completeExecution(k1, 'e6', { status: 'passed', message: 'done', completedAt: T + 9, durationMs: 4, leaseUntil: null }),
+      await repo.completeExecution(k1, 'e6', { status: 'failed', message: 'too late' }),
+      await repo.findExecution(k1, 'e6'), // 60
     ]);
     expect(answers.pg).toEqual(answers.sqlite);
     const s = answers.sqlite;
@@ -129,6 +135,8 @@ describe('agents', () => {
     expect((s[16] as AgentRow[]).map((r) => r.name)).toEqual(['other tenant']);
     expect(s.slice(17, 19)).toEqual([true, false]);
     expect(ids(s[19])).toEqual(['a1', 'B2', 'a0']);
+    expect(s.slice(29, 31)).toEqual([true, false]);
+    expect(s[31]).toMatchObject({ status: 'running', message: 'changed' });
     expect(s[28]).toMatchObject({ organizationId: null, documentId: null, input: null, ranBy: null });
     expect(JSON.stringify((answers.pg[31] as ExecutionRow).tokenUsage)).toBe('{"totalTokens":9,"promptTokens":4,"completionTokens":5}');
     expect(ids(s[32])).toEqual(['e1', 'E3', 'e2', 'e4', 'e5']);
@@ -148,9 +156,11 @@ describe('agents', () => {
     expect(s[49]).toMatchObject({ status: 'error', message: 'lease ran out', completedAt: T + 200, durationMs: 199, leaseUntil: null });
     expect(s[50]).toMatchObject({ status: 'running', leaseUntil: T + 500 });
     expect(s[51]).toMatchObject({ status: 'error', message: 'the server stopped', durationMs: 100 });
-    expect(s[52]).toMatchObject({ status: 'passed', message: 'changed' });
+    expect(s[52]).toMatchObject({ status: 'passed', message: 'ok' });
     expect(s[53]).toBe(1);
     expect(s[54]).toMatchObject({ status: 'error', message: 'at start', completedAt: T + 300, durationMs: 297 });
     expect(s[55]).toBe(0);
+    expect(s.slice(57, 60)).toEqual([false, true, false]);
+    expect(s[60]).toMatchObject({ status: 'passed', message: 'done', durationMs: 4, leaseUntil: null });
   });
 });

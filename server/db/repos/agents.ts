@@ -95,14 +95,18 @@ export function agentsRepo(engine: SqliteEngine) {
             .run(),
       ),
 
-    updateExecution: (scope: TenantScope, id: string, change: Partial<ExecutionRow>) =>
+    /**
+     * Records a running execution's outcome; false (nothing written) once it is no longer running: ended as
+     * abandoned by a look for expired leases while its runner was still at work (the fence on completion).
+     */
+    completeExecution: (scope: TenantScope, id: string, change: Partial<ExecutionRow>) =>
       engine.write(
         (db) =>
-          void db
+          db
             .update(agentExecutions)
             .set({ ...change, apiKeyId: scope.apiKeyId })
-            .where(ownExecution(scope, id))
-            .run(),
+            .where(and(ownExecution(scope, id), eq(agentExecutions.status, 'running')))
+            .run().changes > 0,
       ),
 
     /** By startedAt (then id) in `order`, filtered, after `cursor`, at most `limit`. */

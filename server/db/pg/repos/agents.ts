@@ -57,13 +57,15 @@ export function agentsRepoPg(engine: PgEngine): AgentsRepo {
 
     insertExecution: (scope, row) => engine.write(async (db) => void (await db.insert(agentExecutions).values({ ...row, apiKeyId: scope.apiKeyId } as never))),
 
-    updateExecution: (scope, id, change) =>
+    completeExecution: (scope, id, change) =>
       engine.write(
         async (db) =>
-          void (await db
-            .update(agentExecutions)
-            .set({ ...change, apiKeyId: scope.apiKeyId } as never)
-            .where(ownExecution(scope, id))),
+          ((
+            await db
+              .update(agentExecutions)
+              .set({ ...change, apiKeyId: scope.apiKeyId } as never)
+              .where(and(ownExecution(scope, id), eq(e.status, 'running')))
+          ).rowCount ?? 0) > 0,
       ),
 
     executions: (scope, filters, cursor, limit) =>

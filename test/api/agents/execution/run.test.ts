@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { configureProviders, startProviders, userText, type Providers } from '../../../helpers/ai-providers.ts';
 import { dataOf, errorOf, eventually, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
 
@@ -19,7 +19,9 @@ interface Annotation {
 
 let t: TestServer;
 let providers: Providers;
-let mode: 'review' | 'prose' | 'hang' = 'review';
+let mode: 'review' | 'prose' | 'hang' | 'late' = 'review';
+/** In 'late' mode the model answers only once this is resolved. */
+let release: () => void = () => {};
 
 const REVIEW = {
   decision: 'fail',
@@ -31,10 +33,17 @@ const REVIEW = {
 };
 
 beforeAll(async () => {
-  providers = await startProviders(() => {
+  const review = () => ({ text: '```json\n' + JSON.stringify(REVIEW) + '\n```', usage: { prompt: 120, completion: 40 } });
+  providers = await startProviders(async () => {
     if (mode === 'hang') return 'hang';
+    if (mode === 'late') {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return review();
+    }
     if (mode === 'prose') return { text: 'I think it is fine.' };
-    return { text: '```json\n' + JSON.stringify(REVIEW) + '\n```', usage: { prompt: 120, completion: 40 } };
+    return review();
   });
   t = await startTestServer();
   await configureProviders(t, providers);
@@ -135,6 +144,30 @@ describe('/v2/agents/execution/run', () => {
     const after = answerOf<Execution>(await t.callK('/v2/agents/execution/get', { executionId: started.id }));
     expect(after).toMatchObject({ status: 'error', message: 'The server stopped while this execution was running.' });
     expect(after.durationMs).toBeGreaterThanOrEqual(0);
+    mode = 'review';
+  });
+
+  it('drops the outcome of an execution ended as abandoned while the model was awaited (the fence on completion)', async () => {
+    mode = 'late';
+    const before = answerOf<{ items: unknown[] }>(await t.callK('/v2/memory/judgments/query', { reviewerId: 'agent:claims' })).items.length;
+    const annotations = async () => dataOf<Annotation[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'acme', documentId: 'launch' })).length;
+    const annotated = await annotations();
+    const warn = vi.spyOn(t.server.app.log, 'warn');
+    const requests = providers.received.length;
+    const started = answerOf<Execution>(await t.callK('/v2/agents/execution/run', { agentId: 'claims', organizationId: 'acme', documentId: 'launch' }));
+    await eventually(() => expect(providers.received.length).toBe(requests + 1));
+    // what a look for expired leases does to it, as if its runner had stalled past its lease
+    await t.server.app.storage.agents.endAbandoned('The server stopped while this execution was running.', Date.now(), Number.MAX_SAFE_INTEGER);
+    release();
+    // the runner's answer comes back and is dropped: neither the outcome, the findings nor the judgment is kept
+    await eventually(() => expect(warn).toHaveBeenCalledWith('agent execution outcome dropped', expect.objectContaining({ executionId: started.id })));
+    warn.mockRestore();
+    expect(answerOf<Execution>(await t.callK('/v2/agents/execution/get', { executionId: started.id }))).toMatchObject({
+      status: 'error',
+      message: 'The server stopped while this execution was running.',
+    });
+    expect(answerOf<{ items: unknown[] }>(await t.callK('/v2/memory/judgments/query', { reviewerId: 'agent:claims' })).items).toHaveLength(before);
+    expect(await annotations()).toBe(annotated);
     mode = 'review';
   });
 
