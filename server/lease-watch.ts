@@ -4,6 +4,7 @@
 // looks. So each instance of a cluster looks every so often. A lone server needs none: it takes back everything at
 // its start, and nobody else holds its work.
 import type { AppContext } from './context.ts';
+import { sweepOrphanAttachments } from './services/recordings.ts';
 
 export interface LeaseWatch {
   /** Stops looking; waits for a look in progress. */
@@ -13,8 +14,8 @@ export interface LeaseWatch {
 /**
  * Every `config.leases.lookMs` on average (each wait drawn between half and one and a half of it, so that instances
  * started together do not look in step), takes back work whose lease ran out: jobs back to pending (or failed after
- * their attempts), mail released for relay, agent executions ended as abandoned; and wakes the webhook delivery
- * worker. Nothing for a lone server.
+ * their attempts), mail released for relay, agent executions ended as abandoned; wakes the webhook delivery
+ * worker; and sweeps attachment bytes no row points at. Nothing for a lone server.
  */
 export function watchLeases(app: AppContext): LeaseWatch {
   if (!app.cluster) return { stop: async () => undefined };
@@ -37,6 +38,9 @@ export function watchLeases(app: AppContext): LeaseWatch {
         if (await app.storage.webhooks.inUse()) app.webhooks.wake();
       },
     ],
+    // Not a lease, but left behind the same way: attachment bytes whose row never committed (the instance that
+    // stored them died first) or was deleted with its document; a lone server sweeps at its start only.
+    ['orphan attachments', async () => void (await sweepOrphanAttachments(app))],
   ];
 
   const look = async () => {

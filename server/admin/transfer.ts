@@ -3,12 +3,9 @@
 // (db/repos/key-transfer.ts); this keeps the archive's format and the order of things. Loaded Yjs documents of the
 // key are dropped in the unit of work that changes their rows (their clients reconnect and sync with what is
 // stored), so that memory never holds what the database does not.
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { KEY_TABLES, type KeyRow, type KeyTable, type StoredRoom } from '../db/repos/key-transfer.ts';
 import type { TenantScope } from '../db/scope.ts';
-import { attachmentsDir } from '../services/recordings.ts';
 import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
 import { generateSet, planOrganizations, type GeneratedSet } from '../tooling/seed-generate.ts';
 import { SEED_SIZES } from '../tooling/seed-options.ts';
@@ -95,15 +92,14 @@ export async function resetKey(app: AppContext, scope: TenantScope): Promise<{ r
     app.storage.afterCommit(() => forgetRooms(app, scope, wiped.rooms));
     return wiped;
   });
-  for (const key of storageKeys) rmSync(join(attachmentsDir(app.config.dataDir), key), { force: true });
+  await app.storage.attachments.remove(storageKeys);
 
   const counts = SEED_SIZES.small;
   const d = dice(seededRandom(1));
   const plan = planOrganizations(d, counts.organizations);
-  const set: GeneratedSet = { organizations: [], userIds: [], storageKeys: [], rows: {} };
-  await app.storage.keyTransfer.fill(scope, (writer) =>
-    generateSet({ writer, apiKey, dataDir: app.config.dataDir, d, now: Date.now(), counts, plan, progress: () => undefined, out: set }),
-  );
+  const set: GeneratedSet = { organizations: [], userIds: [], attachments: [], rows: {} };
+  await app.storage.keyTransfer.fill(scope, (writer) => generateSet({ writer, apiKey, d, now: Date.now(), counts, plan, progress: () => undefined, out: set }));
+  await app.storage.attachments.put(set.attachments);
   // the seed's demo endpoints: disabled, pointing where nothing listens (as `hearth seed` makes them)
   const config = await app.storage.seed.webhookConfig(scope);
   if (!config || config.isEnabled) {

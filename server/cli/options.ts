@@ -51,8 +51,8 @@ export function loadConfig(
 
 /**
  * The commands that work on SQLite's files in the data dir (backup, restore, doctor) refuse when Hearth runs on
- * PostgreSQL (DATABASE_URL, or databaseUrl in a config file): the data dir then holds the master key and the
- * attachments but not the data, and copying, replacing or checking a SQLite file there would act on the wrong thing
+ * PostgreSQL (DATABASE_URL, or databaseUrl in a config file): the data dir then holds the master key but not the
+ * data, and copying, replacing or checking a SQLite file there would act on the wrong thing
  * while looking like success. The refusal comes before anything is read or connected to, and names DATABASE_URL
  * (not its value, which holds a password) and what to use instead.
  */

@@ -99,11 +99,12 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
 
   h3.get('/attachments/:key', async (event) => {
     const found = await findAttachment(app, event.context.params?.key ?? '');
-    if (!found || !existsSync(found.path)) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
-    return new Response(readFileSync(found.path), {
+    if (!found) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
+    // a Buffer of its own (read from a file, or PostgreSQL's answer): never a SharedArrayBuffer's view
+    return new Response(found.bytes as Uint8Array<ArrayBuffer>, {
       headers: {
         'content-type': found.mimeType,
-        'content-length': String(found.size),
+        'content-length': String(found.bytes.length),
         'cache-control': 'private, max-age=31536000, immutable',
         'x-content-type-options': 'nosniff',
       },

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { z } from 'zod';
 import type { recordingsAddInput, recordingsGetInput } from '../../shared/schemas/recordings.ts';
 import type { PageTokens } from '../db/pagination.ts';
@@ -20,15 +18,10 @@ import { keyed } from './keyed.ts';
 
 export type { AttachmentRow, RecordingRow };
 export const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
-export { attachmentsDir } from '../data-files.ts';
-import { attachmentsDir } from '../data-files.ts';
-import type { Config } from '../config.ts';
 
 type Deps = { storage: Storage };
 /** Where a recording's attachment URLs point. */
 type Urls = { publicUrl: string };
-/** Where attachment files live. */
-type Files = { config: Pick<Config, 'dataDir'> };
 
 /** `3723000` ms → `01:02:03`. */
 export function clock(durationMs: number): string {
@@ -101,11 +94,11 @@ const label = (user: { userId: string; name?: string | undefined }) => user.name
 
 /**
  * /v2/recordings/add: a new recording, or (with an existing recordingId) a new version of it. Attachment bytes
- * are checked (size, allowed MIME type, magic numbers) and written under DATA_DIR/attachments before the unit of
- * work (no file I/O inside it); a failed commit removes them, so there are neither orphan files nor rows without
- * files.
+ * are checked (size, allowed MIME type, magic numbers) and stored (storage.attachments: files of the data dir, or
+ * the database's) before the unit of work (no file I/O inside it); a failed commit removes them, so there are
+ * neither orphan bytes nor rows without bytes.
  */
-export async function addRecording(deps: Deps & Urls & Files, scope: TenantScope, apiKey: ApiKeyRow, input: z.output<typeof recordingsAddInput>) {
+export async function addRecording(deps: Deps & Urls, scope: TenantScope, apiKey: ApiKeyRow, input: z.output<typeof recordingsAddInput>) {
   const r = input.recording;
   const files = r.attachments.map((a, i) => {
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(a.data) || a.data.length % 4 !== 0) throw invalid(`recording.attachments[${i}].data is not valid base64.`);
@@ -115,11 +108,9 @@ export async function addRecording(deps: Deps & Urls & Files, scope: TenantScope
     if (!matchesMimeType(bytes, a.mimeType)) throw invalid(`recording.attachments[${i}] is not a valid ${a.mimeType} file.`);
     return { ...a, bytes, storageKey: randomAlphanumeric(32), type: a.type ?? a.mimeType.split('/')[0] ?? 'file' };
   });
-  const dir = attachmentsDir(deps.config.dataDir);
+  // a put that fails half-way (disk full) removes what it stored itself
+  await deps.storage.attachments.put(files.map((f) => ({ key: f.storageKey, bytes: f.bytes })));
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // inside the try: a write that fails half-way (disk full) removes the files already written
-    for (const f of files) writeFileSync(join(dir, f.storageKey), f.bytes, { mode: 0o600 });
     const recordingId = await deps.storage.transaction(async () => {
       await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
       if (!(await findDocument(deps, scope, input.organizationId, input.documentId))) {
@@ -197,7 +188,7 @@ export async function addRecording(deps: Deps & Urls & Files, scope: TenantScope
     };
     return { recordingId, ...describeRecording(deps, saved.row, saved.attachments) };
   } catch (error) {
-    for (const f of files) rmSync(join(dir, f.storageKey), { force: true });
+    await deps.storage.attachments.remove(files.map((f) => f.storageKey));
     throw error;
   }
 }
@@ -218,7 +209,7 @@ export async function getRecordings(deps: Deps & Urls & { pageTokens: PageTokens
 }
 
 /** /v2/recordings/delete: rows (attachments by cascade), then their files; per-id outcomes. */
-export async function deleteRecordings(deps: Deps & Files, scope: TenantScope, input: { organizationId: string; recordingIds: string[] }) {
+export async function deleteRecordings(deps: Deps, scope: TenantScope, input: { organizationId: string; recordingIds: string[] }) {
   const ids = [...new Set(input.recordingIds)];
   const deleted = await deps.storage.transaction(async () => {
     const gone = await deps.storage.recordings.delete(scope, input.organizationId, ids);
@@ -239,29 +230,30 @@ export async function deleteRecordings(deps: Deps & Files, scope: TenantScope, i
   const removed = new Set(deleted.map((d) => d.row.id));
   const out: Record<string, { success: boolean; message: string }> = keyed();
   for (const id of ids) out[id] = removed.has(id) ? { success: true, message: 'Recording deleted.' } : { success: false, message: 'Recording does not exist.' };
-  for (const { storageKeys } of deleted) for (const key of storageKeys) rmSync(join(attachmentsDir(deps.config.dataDir), key), { force: true });
+  await deps.storage.attachments.remove(deleted.flatMap((d) => d.storageKeys));
   return out;
 }
 
-/** The stored attachment behind an `/attachments/<key>` URL, or undefined. */
-export async function findAttachment(deps: Deps & Files, storageKey: string) {
+/** The stored attachment behind an `/attachments/<key>` URL (its row and its bytes), or undefined. */
+export async function findAttachment(deps: Deps, storageKey: string) {
   if (!/^[A-Za-z0-9]{32}$/.test(storageKey)) return undefined;
   const row = await deps.storage.recordings.attachmentByStorageKey(storageKey);
-  return row ? { path: join(attachmentsDir(deps.config.dataDir), row.storageKey), mimeType: row.mimeType, size: row.size } : undefined;
+  const bytes = row && (await deps.storage.attachments.get(row.storageKey));
+  return row && bytes ? { bytes, mimeType: row.mimeType } : undefined;
 }
 
-/** Removes attachment files that no row points at any more (a deleted document's, a crash between write and commit). */
-export async function sweepOrphanAttachments(deps: Deps & Files) {
-  const dir = attachmentsDir(deps.config.dataDir);
-  if (!existsSync(dir)) return 0;
-  const names = readdirSync(dir);
-  const stored = await deps.storage.recordings.storedKeys(names);
-  let removed = 0;
-  for (const name of names) {
-    if (!stored.has(name)) {
-      rmSync(join(dir, name), { force: true });
-      removed++;
-    }
-  }
-  return removed;
+/**
+ * How long stored bytes may wait for the unit of work that records their row: the sweep leaves younger ones alone
+ * (another instance of a cluster may be between the two), and takes the rest once no row points at them.
+ */
+export const ATTACHMENT_SWEEP_GRACE_MS = 10 * 60_000;
+
+/**
+ * Removes attachment bytes that no row points at any more (a deleted document's, a crash between the store and the
+ * commit). The database's only instance, at its start, sweeps everything (nothing of its own is in flight); an
+ * instance of a cluster only bytes older than ATTACHMENT_SWEEP_GRACE_MS, at its start and at each look for
+ * expired leases.
+ */
+export async function sweepOrphanAttachments(deps: Deps & { cluster?: unknown }, now = Date.now()) {
+  return deps.storage.attachments.sweep(deps.cluster ? now - ATTACHMENT_SWEEP_GRACE_MS : now);
 }

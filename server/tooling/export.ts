@@ -61,7 +61,8 @@ function mergedDocument(row: StoredRow, log: readonly Buffer[]): Buffer | null {
  * sibling directory and renamed into place at the end: a failed export leaves no half archive.
  *
  * The rows are read from the data dir's SQLite files, or from a PostgreSQL database (`options.database`; the data
- * dir then gives the master key and the attachment files): the archive is the same either way.
+ * dir then gives the master key, and the attachments' bytes come from the database): the archive is the same
+ * either way.
  */
 export async function exportArchive(options: ExportOptions): Promise<ExportSummary> {
   const started = Date.now();
@@ -145,10 +146,11 @@ export async function exportArchive(options: ExportOptions): Promise<ExportSumma
           rows++;
           if (table.name === 'recording_attachments') {
             const key = row.storage_key as string;
-            const bytes = readFileSync(join(attachments, key));
+            const bytes = await database.attachment(key);
+            const where = postgres ? `attachment ${key} of the database` : `attachment file ${join(attachments, key)}`;
+            if (!bytes) throw new Error(`The ${where} is missing: the data is damaged`);
             const sha256 = createHash('sha256').update(bytes).digest('hex');
-            if (sha256 !== row.sha256)
-              throw new Error(`The attachment file ${join(attachments, key)} does not match its recorded sha256: the data dir is damaged`);
+            if (sha256 !== row.sha256) throw new Error(`The ${where} does not match its recorded sha256: the data is damaged`);
             writeFileSync(join(partial, 'files', 'attachments', key), bytes, { mode: 0o600 });
             manifest.files[`files/attachments/${key}`] = { sha256, bytes: bytes.length };
             done++;

@@ -1,4 +1,4 @@
-import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { attachmentsDir, DATABASE_FILE, DELIVERY_FILE } from '../data-files.ts';
@@ -53,7 +53,8 @@ async function openPostgresTarget(url: string, dataDir: string, key: Secrets, ma
  * had none), and names the file and line.
  *
  * The rows go into the data dir's SQLite files, or into a PostgreSQL database (`options.database`: migrated by the
- * PostgreSQL engine when it has no schema yet; the data dir then keeps the master key and the attachment files).
+ * PostgreSQL engine when it has no schema yet; the data dir then keeps the master key, and the attachments' bytes go
+ * into the database with the rows).
  */
 export async function importArchive(options: ImportOptions): Promise<ImportSummary> {
   const started = Date.now();
@@ -118,10 +119,15 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
       options.onProgress?.(done, total, table.name);
     }
     const attachments = attachmentsDir(dataDir);
-    mkdirSync(attachments, { recursive: true, mode: 0o700 });
+    if (!database.putAttachment) mkdirSync(attachments, { recursive: true, mode: 0o700 });
     for (const key of attachmentKeys) {
       const relative = `files/attachments/${key}`;
       if (!manifest.files[relative]) throw new ArchiveError(`recording_attachments: the file of attachment ${key} (${relative}) is not in the archive`);
+      // PostgreSQL keeps the bytes in the database, in the import's transaction; SQLite in files, copied here
+      if (database.putAttachment) {
+        await database.putAttachment(key, readFileSync(archivePath(from, relative)), conflict === 'replace');
+        continue;
+      }
       const destination = join(attachments, key);
       if (existsSync(destination) && conflict !== 'replace') continue;
       if (!existsSync(destination)) copied.push(destination);
@@ -159,7 +165,7 @@ export async function importArchive(options: ImportOptions): Promise<ImportSumma
 /**
  * Imports an archive into a PostgreSQL database (`hearth import` when the server runs on PostgreSQL): every row of
  * it (or of the one workspace or key it holds) in one transaction, secrets sealed again under the master key of
- * `dataDir` (the server's data dir, which also receives the attachment files). A database without Hearth's schema
+ * `dataDir` (the server's data dir); the attachments' bytes go into the database with the rows. A database without Hearth's schema
  * is migrated first; one at another schema level, holding secrets under another master key, or with a Hearth server
  * connected to it is refused.
  */

@@ -5,12 +5,9 @@
  * fixed order, so the same random source and clock give the same rows.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as Y from 'yjs';
 import type { DocumentAccessType } from '../../shared/schemas/common.ts';
 import { writeContent, type CrdtType } from '../crdt/content.ts';
-import { attachmentsDir } from '../data-files.ts';
 import type { ApiKeyRow, BulkRow, BulkTable, BulkWriter } from '../db/repos/seed.ts';
 import { deriveInitial, internalUserId } from '../services/users.ts';
 import { writeComments, type Member } from './seed-comments.ts';
@@ -44,8 +41,8 @@ export interface SeededOrganization {
 export interface GeneratedSet {
   organizations: SeededOrganization[];
   userIds: string[];
-  /** Attachment files written under DATA_DIR/attachments (removed again if the seed fails). */
-  storageKeys: string[];
+  /** The recordings' attachment bytes, by storage key: stored by the caller (storage.attachments), removed again if the seed fails. */
+  attachments: Array<{ key: string; bytes: Buffer }>;
   rows: Record<string, number>;
 }
 
@@ -71,7 +68,6 @@ export function generateSet(input: {
   writer: BulkWriter;
   /** The key filled (its default access type decides most documents'). */
   apiKey: Pick<ApiKeyRow, 'id' | 'settings'>;
-  dataDir: string;
   d: Dice;
   now: number;
   counts: SeedCounts;
@@ -82,7 +78,7 @@ export function generateSet(input: {
 }): void {
   const { writer, apiKey, d, now, counts, plan, progress, out } = input;
   const apiKeyId = apiKey.id;
-  const { rows, storageKeys, organizations } = out;
+  const { rows, attachments, organizations } = out;
   /** An inserter of the table's rows that counts them (the summary's rows, by table). */
   const put = <T extends BulkTable>(table: T) => {
     const insert = writer.into(table);
@@ -327,8 +323,6 @@ export function generateSet(input: {
   });
 
   // Recordings: each with one small, valid file (a WAV voice note or a PNG frame of a screen recording).
-  const dir = attachmentsDir(input.dataDir);
-  if (counts.recordings > 0) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tones = [440, 523, 659].map((hz) => wavTone(hz, 1500));
   const frames = (
     [
@@ -347,8 +341,7 @@ export function generateSet(input: {
     const createdAt = Math.max(doc.createdAt, when(20));
     const id = d.alphanumeric(20);
     const storageKey = d.alphanumeric(32);
-    storageKeys.push(storageKey);
-    writeFileSync(join(dir, storageKey), bytes, { mode: 0o600 });
+    attachments.push({ key: storageKey, bytes });
     const durationMs = audio ? 1500 : d.int(20, 240) * 1000;
     insertRecording({
       apiKeyId,

@@ -7,7 +7,7 @@
  * and would not see rows written under it. The same random source gives the same data; a seed already present
  * in the API key is refused (another seed adds a second, separate set).
  */
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { resolveConfig } from '../config.ts';
 import type { AppContext } from '../context.ts';
@@ -102,12 +102,14 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
     const tag = plan[0]?.tag ?? 'demo';
     const now = options.now ?? Date.now();
     try {
-      generateSet({ writer, apiKey, dataDir, d, now, counts, plan, progress: report.tick, out: set });
+      generateSet({ writer, apiKey, d, now, counts, plan, progress: report.tick, out: set });
+      // the bytes before the rows that point at them (as /v2/recordings/add stores them)
+      await app.storage.attachments.put(set.attachments);
       await writer.commit();
       const webhooks = await seedWebhooks(app, scope, tag, set);
       report.finish();
       await writer.finish();
-      const attachmentBytes = set.storageKeys.reduce((sum, key) => sum + statSync(join(attachmentsDir(dataDir), key)).size, 0);
+      const attachmentBytes = set.attachments.reduce((sum, a) => sum + a.bytes.length, 0);
       return {
         dataDir,
         workspaceId: credentials.workspaceId,
@@ -150,7 +152,7 @@ export async function seedDataDir(options: SeedOptions): Promise<SeedSummary> {
 }
 
 type SeedWrites = GeneratedSet & { webhookEndpointIds: string[]; webhookConfigCreated: boolean };
-const emptySet = (): SeedWrites => ({ organizations: [], userIds: [], storageKeys: [], rows: {}, webhookEndpointIds: [], webhookConfigCreated: false });
+const emptySet = (): SeedWrites => ({ organizations: [], userIds: [], attachments: [], rows: {}, webhookEndpointIds: [], webhookConfigCreated: false });
 
 /**
  * Advanced webhooks: turned on when the key has no configuration yet, with two endpoints that are disabled (so
@@ -202,7 +204,7 @@ async function seedWebhooks(app: AppContext, scope: TenantScope, tag: string, se
   };
 }
 
-/** Undoes a failed seed: what the committed batches wrote, and the attachment files. */
+/** Undoes a failed seed: what the committed batches wrote, and the attachments' bytes. */
 async function removeSet(app: AppContext, scope: TenantScope, organizationIds: string[], set: SeedWrites) {
   await app.storage.seed.remove(scope, {
     organizationIds,
@@ -210,8 +212,9 @@ async function removeSet(app: AppContext, scope: TenantScope, organizationIds: s
     webhookEndpointIds: set.webhookEndpointIds,
     webhookConfigCreated: set.webhookConfigCreated,
   });
+  await app.storage.attachments.remove(set.attachments.map((a) => a.key));
+  // the attachments folder the seed made, when nothing else is in it
   const dir = attachmentsDir(app.config.dataDir);
-  for (const key of set.storageKeys) rmSync(join(dir, key), { force: true });
   if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
 }
 

@@ -17,7 +17,7 @@ export type ProgressCallback = (done: number, total: number, label: string) => v
 
 /**
  * Where a data dir's rows are: its own SQLite files (hearth.db and webhooks.db, the default), or a PostgreSQL
- * database (issue 31), whose server's data dir keeps the rest (the master key and the attachment files).
+ * database (issue 31), which keeps the attachments' bytes too; the server's data dir keeps the master key.
  */
 export type ArchiveDatabase = { engine: 'sqlite' } | { engine: 'postgres'; url: string };
 
@@ -37,7 +37,7 @@ export interface ExportOptions {
 }
 
 export interface ImportOptions {
-  /** The data dir; with PostgreSQL, the one whose master key seals the imported secrets and which receives the attachment files. */
+  /** The data dir; with PostgreSQL, the one whose master key seals the imported secrets (the attachments go into the database). */
   dataDir: string;
   /** Where the rows are written (default: the data dir's SQLite files, created when missing). */
   database?: ArchiveDatabase;

@@ -5,7 +5,7 @@
 // PostgreSQL with the SQLite original (secrets opened with each side's master key, digests recomputed). One
 // workspace goes the same way into a database of its own. The import refuses a database whose secrets are under
 // another master key, or that a server is connected to, and changes nothing then.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -181,6 +181,9 @@ describe('a whole data dir moved up to PostgreSQL', () => {
     expect(summary.rows).toEqual({ inserted: manifest.tables.reduce((sum, t) => sum + t.rows, 0), replaced: 0, skipped: 0 });
     expect(summary.generatedSecrets).toEqual([]);
     expect(summary.files).toBe(manifest.tables.find((t) => t.name === 'recording_attachments')!.rows);
+    // the attachments' bytes are in the database, where every instance of a cluster reads them, not in the data dir
+    expect(await pgRows(postgres.url, 'SELECT count(*) AS n FROM attachment_blobs')).toEqual([{ n: summary.files }]);
+    expect(existsSync(join(pgDataDir, 'attachments'))).toBe(false);
     // the fixture fills every table the archive holds, so that no comparison below is of two empty sets, and one
     // past a page of the readers
     expect(manifest.tables.filter((t) => t.rows === 0).map((t) => t.name)).toEqual([]);

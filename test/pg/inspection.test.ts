@@ -45,9 +45,9 @@ async function fillKey(engine: 'sqlite' | 'pg', scope: TenantScope, seed: number
   const d = dice(seededRandom(seed));
   const counts = SEED_SIZES.small;
   const plan = planOrganizations(d, counts.organizations);
-  const set: GeneratedSet = { organizations: [], userIds: [], storageKeys: [], rows: {} };
+  const set: GeneratedSet = { organizations: [], userIds: [], attachments: [], rows: {} };
   const repo = engine === 'sqlite' ? both.storage.keyTransfer : keyTransferRepoPg(both.engine);
-  await repo.fill(scope, (writer) => generateSet({ writer, apiKey, dataDir, d, now: SEED_NOW, counts, plan, progress: () => undefined, out: set }));
+  await repo.fill(scope, (writer) => generateSet({ writer, apiKey, d, now: SEED_NOW, counts, plan, progress: () => undefined, out: set }));
   return set.organizations.map((o) => o.id);
 }
 

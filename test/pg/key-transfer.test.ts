@@ -184,12 +184,12 @@ describe('key transfer', () => {
       const d = dice(seededRandom(seed));
       const counts = SEED_SIZES.small;
       const plan = planOrganizations(d, counts.organizations);
-      const set: GeneratedSet = { organizations: [], userIds: [], storageKeys: [], rows: {} };
+      const set: GeneratedSet = { organizations: [], userIds: [], attachments: [], rows: {} };
       const written = await repo.fill(scope, (writer) => {
-        generateSet({ writer, apiKey, dataDir, d, now: 1_700_000_000_000, counts, plan, progress: () => undefined, out: set });
+        generateSet({ writer, apiKey, d, now: 1_700_000_000_000, counts, plan, progress: () => undefined, out: set });
         return writer.rows();
       });
-      return { written, rows: set.rows, organizations: set.organizations, storageKeys: set.storageKeys.length };
+      return { written, rows: set.rows, organizations: set.organizations, attachments: set.attachments.length };
     };
 
     const answers: Record<string, unknown> = {};

@@ -98,13 +98,12 @@ describe('seed', () => {
       const counts = SEED_SIZES.small;
       const plan = planOrganizations(d, counts.organizations);
       plans[scope.apiKeyId] = plan;
-      const set: GeneratedSet = { organizations: [], userIds: [], storageKeys: [], rows: {} };
+      const set: GeneratedSet = { organizations: [], userIds: [], attachments: [], rows: {} };
       sets[scope.apiKeyId] = set;
       const writer = repo.openBulkLoad({ batchRows: 50 });
       generateSet({
         writer,
         apiKey: { ...apiKey, settings: { ...apiKey.settings, defaultDocumentAccessType: 'public' } },
-        dataDir,
         d,
         now: NOW,
         counts,

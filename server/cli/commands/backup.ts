@@ -30,7 +30,7 @@ Example:
     refuseOnPostgres(
       config,
       NAME,
-      'back the database up with pg_dump (pg_dump -Fc "$DATABASE_URL" -f hearth.dump) and copy the data dir (master.key, attachments/) beside it',
+      'back the database up with pg_dump (pg_dump -Fc "$DATABASE_URL" -f hearth.dump) and copy the data dir (master.key) beside it',
     );
     if (values.out === undefined) throw new CliError('backup needs --out DIR');
     const { dataDir } = config;

@@ -88,7 +88,7 @@ Examples:
     try {
       summary = await exportArchive({
         dataDir,
-        // DATABASE_URL: the rows go to (come from) PostgreSQL; the data dir keeps the key and the attachments
+        // DATABASE_URL: the rows and attachments come from PostgreSQL; the data dir keeps the key
         ...(databaseUrl !== undefined ? { database: { engine: 'postgres' as const, url: databaseUrl } } : {}),
         out: resolve(values.out),
         ...(values.workspace !== undefined ? { workspaceId: values.workspace } : {}),

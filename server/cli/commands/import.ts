@@ -49,7 +49,7 @@ Example:
     try {
       summary = await importArchive({
         dataDir,
-        // DATABASE_URL: the rows go to (come from) PostgreSQL; the data dir keeps the key and the attachments
+        // DATABASE_URL: the rows and attachments go to PostgreSQL; the data dir keeps the key
         ...(databaseUrl !== undefined ? { database: { engine: 'postgres' as const, url: databaseUrl } } : {}),
         from: resolve(values.from),
         conflict: conflict as (typeof POLICIES)[number],

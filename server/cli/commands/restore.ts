@@ -29,7 +29,7 @@ Example:
     refuseOnPostgres(
       config,
       NAME,
-      'restore the database with pg_restore (pg_restore --clean --if-exists -d "$DATABASE_URL" hearth.dump) and put back the data dir (master.key, attachments/) copied beside it',
+      'restore the database with pg_restore (pg_restore --clean --if-exists -d "$DATABASE_URL" hearth.dump) and put back the data dir (master.key) copied beside it',
     );
     if (values.from === undefined) throw new CliError('restore needs --from DIR');
     const { dataDir } = config;

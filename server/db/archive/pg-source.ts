@@ -78,6 +78,9 @@ export async function openPgArchiveSource(url: string): Promise<ArchiveSource> {
       );
       return rows.map((logged) => logged.update);
     },
+    async attachment(storageKey) {
+      return (await query<{ bytes: Buffer }>('SELECT bytes FROM attachment_blobs WHERE storage_key = $1', [storageKey]))[0]?.bytes;
+    },
     async end() {
       await client.query('COMMIT');
     },

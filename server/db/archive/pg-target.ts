@@ -107,6 +107,12 @@ export async function openPgArchiveTarget(url: string, options: { masterKey: Mas
       await client.query('BEGIN');
       inTransaction = true;
     },
+    async putAttachment(storageKey, bytes, replace) {
+      await client.query(
+        `INSERT INTO attachment_blobs (storage_key, bytes, created_at) VALUES ($1, $2, $3) ON CONFLICT (storage_key) DO ${replace ? 'UPDATE SET bytes = EXCLUDED.bytes' : 'NOTHING'}`,
+        [storageKey, bytes, Date.now()],
+      );
+    },
     defaultWorkspaceId: async () => (await client.query<{ id: string }>('SELECT id FROM workspaces WHERE is_default ORDER BY id LIMIT 1')).rows[0]?.id,
     table(table, identityColumns) {
       const known = facts.get(table.name);

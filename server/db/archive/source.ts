@@ -1,10 +1,10 @@
 // An export's reader: hearth.db opened read-only with webhooks.db attached, read in one read transaction (one instant
 // of both files, even while a server writes) and page by page in rowid order, so that memory does not grow with the
 // data.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DATABASE_FILE, DELIVERY_FILE } from '../../data-files.ts';
+import { attachmentsDir, DATABASE_FILE, DELIVERY_FILE } from '../../data-files.ts';
 import { databaseSchemaLevel } from './level.ts';
 import type { StoredTable } from './tables.ts';
 
@@ -76,6 +76,12 @@ export interface ArchiveSource {
   pages(table: ArchiveTableRef, columns: readonly string[], scope: ArchiveScope): Iterable<StoredRow[]> | AsyncIterable<StoredRow[]>;
   /** The Yjs updates logged after a CRDT document's snapshot (a crdt_documents row), oldest first. */
   documentLog(document: StoredRow): Awaitable<Buffer[]>;
+  /**
+   * The bytes of a recording's attachment (a recording_attachments row's storage key), or undefined when they are
+   * missing: a file of the data dir's attachments folder on SQLite, a row of attachment_blobs on PostgreSQL (read in
+   * the read transaction).
+   */
+  attachment(storageKey: string): Awaitable<Buffer | undefined>;
   /** Ends the read transaction. */
   end(): Awaitable<void>;
   close(): Awaitable<void>;
@@ -138,6 +144,14 @@ export function openArchiveSource(dataDir: string): ArchiveSource {
       return (crdtLog.all(document.api_key_id, document.organization_id, document.document_id, document.editor_id) as Array<{ update: Buffer }>).map(
         (logged) => logged.update,
       );
+    },
+    attachment(storageKey) {
+      try {
+        return readFileSync(join(attachmentsDir(dirname(file)), storageKey));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
     },
     end: () => void sqlite.exec('COMMIT'),
     close: () => void sqlite.close(),

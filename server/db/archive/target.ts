@@ -34,6 +34,12 @@ export interface ArchiveTarget {
   defaultWorkspaceId(): Awaitable<string | undefined>;
   /** A table's writer; `identityColumns` (SQL names) identify its rows. */
   table(table: ArchiveTableRef, identityColumns: readonly string[]): TableTarget;
+  /**
+   * Stores a recording attachment's bytes in the import's transaction, where the database keeps them (PostgreSQL's
+   * attachment_blobs): `replace` overwrites bytes already stored under the key, else they are kept. Absent where
+   * they are files of the data dir (SQLite), which the import copies itself.
+   */
+  putAttachment?(storageKey: string, bytes: Buffer, replace: boolean): Promise<void>;
   commit(): Awaitable<void>;
   /** Rolls the import back, unless the database did already (SQLite on a full disk). */
   rollback(): Awaitable<void>;

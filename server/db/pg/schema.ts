@@ -11,8 +11,9 @@
 // source is translated on purpose, never by accident. Constraint names longer than PostgreSQL's 63 characters are
 // cut and suffixed with a digest of the whole (cut alone, two foreign keys of one table would collide).
 //
-// One intended difference, and only one: the tables SQLite answers in creation order (INSERTION_ORDER_TABLES below)
-// get a PostgreSQL-only insertion-order column, which the source does not have.
+// Two intended differences, and only two: the tables SQLite answers in creation order (INSERTION_ORDER_TABLES below)
+// get a PostgreSQL-only insertion-order column, which the source does not have; and one PostgreSQL-only table,
+// attachment_blobs (recordings' attachment bytes, which SQLite keeps as files of the data dir; below).
 import { createHash } from 'node:crypto';
 import { getTableColumns, is, SQL, sql, type Column } from 'drizzle-orm';
 import {
@@ -215,6 +216,19 @@ export const pgTables: Record<string, PgTable> = Object.fromEntries([
   ['webhookDeliveries', pgTableOf(webhookDeliveries)],
   ['webhookAttempts', pgTableOf(webhookAttempts)],
 ]);
+
+/**
+ * The one PostgreSQL-only table: recordings' attachment bytes. SQLite keeps them as files in DATA_DIR/attachments,
+ * on the disk of the one process that serves them; a cluster's instances each have their own disk, so on
+ * PostgreSQL the bytes live in the database every instance reads (an attachment is at most 8 MB). Keyed by the
+ * random storage key of its recording_attachments row; written before the unit of work that records the row, so a
+ * blob no row points at is swept once it is older than any unit of work (repos/attachments.ts).
+ */
+export const attachmentBlobs = pgTable('attachment_blobs', {
+  storageKey: text('storage_key').primaryKey(),
+  bytes: bytea('bytes').notNull(),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+});
 
 /** A converted table's columns by property name, without the PostgreSQL-only insertion-order column: the source's columns. */
 export function sourceColumnsOf(table: PgTable): Record<string, PgColumn> {

@@ -2,6 +2,7 @@
 // pg/repos/ of the SQLite original, over one PgEngine (a pool). What differs between the engines is here and
 // nowhere else: how the database is opened and checked, what a change stamp counts, and the few steps that only mean
 // something on SQLite (folding its write-ahead log; its checkpointer's coordination with the delivery worker).
+import { pgAttachmentStore } from './repos/attachments.ts';
 import { getTableName } from 'drizzle-orm';
 import type { Logger } from '../../log.ts';
 import { VERSION } from '../../version.ts';
@@ -91,6 +92,7 @@ export function createPgStorage(engine: PgEngine): Storage {
   let release: (() => Promise<void>) | undefined;
   return {
     engine: { kind: 'postgres', changes },
+    attachments: pgAttachmentStore(engine),
     deliveries: { ...webhookDeliveriesRepoPg(engine), ...deliveryInspectionPg(engine) },
     async close() {
       await release?.();

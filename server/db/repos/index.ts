@@ -39,6 +39,7 @@ import { seedRepo } from './seed.ts';
 import { webhooksRepo } from './webhooks.ts';
 import { inspectionRepo } from './inspection.ts';
 import { keyTransferRepo } from './key-transfer.ts';
+import { fileAttachmentStore, type AttachmentStore } from './attachments.ts';
 
 type Repos = {
   organizations: ReturnType<typeof organizationsRepo>;
@@ -79,6 +80,8 @@ export type StorageEngine = SqliteEngine | { readonly kind: 'postgres'; changes(
  */
 export type Storage = Repos & {
   engine: StorageEngine;
+  /** Recordings' attachment bytes: files of the data dir on SQLite, rows of the database on PostgreSQL (attachments.ts). */
+  attachments: AttachmentStore;
   /** Delivery state (webhooks.db on SQLite, its tables on PostgreSQL): attempts, replay targets, the admin's gauges and views. */
   deliveries: ReturnType<typeof webhookDeliveriesRepo> & ReturnType<typeof deliveryInspection>;
   /** Closes every connection; `checkpoint` first folds SQLite's write-ahead log into the file (a server's stop). */
@@ -106,11 +109,14 @@ export type Storage = Repos & {
 
 /**
  * The repositories over `engine` (hearth.db) and over webhooks.db's read connection (`deliveries`: the delivery
- * worker's file, read by the attempts list, replays and the admin's views). `close` closes every connection.
+ * worker's file, read by the attempts list, replays and the admin's views), with the data dir's attachment files.
+ * `close` closes every connection.
  */
-export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore): Storage {
+export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, dataDir: string): Storage {
+  const recordings = recordingsRepo(engine);
   return {
     engine,
+    attachments: fileAttachmentStore(dataDir, recordings.storedKeys),
     /** webhooks.db as the main thread reads it: attempts, replay targets, the admin's gauges and views. */
     deliveries: { ...webhookDeliveriesRepo(deliveries.db), ...deliveryInspection(deliveries.db) },
     /** Closes every connection; `checkpoint` first folds hearth.db's write-ahead log into the file (a server's stop). */
@@ -134,7 +140,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore): 
     activities: activitiesRepo(engine),
     notifications: notificationsRepo(engine),
     reactions: reactionsRepo(engine),
-    recordings: recordingsRepo(engine),
+    recordings,
     userData: userDataRepo(engine),
     crdt: crdtRepo(engine),
     workspaces: workspacesRepo(engine),
@@ -171,7 +177,7 @@ export function openStorage(dataDir: string, options: { log?: Logger; masterKey?
   try {
     if (options.masterKey) checkMasterKey(main.sqlite, options.masterKey);
     engine = createSqliteEngine(file, main);
-    return createStorage(engine, openDeliveryStore(dataDir, { readOnly: true, legacyFrom: main.sqlite }));
+    return createStorage(engine, openDeliveryStore(dataDir, { readOnly: true, legacyFrom: main.sqlite }), dataDir);
   } catch (error) {
     engine?.close();
     main.sqlite.close();

@@ -1,5 +1,5 @@
-// Recordings and their attachments' rows (the bytes are files under DATA_DIR/attachments, written and removed by
-// the recordings service around its units of work).
+// Recordings and their attachments' rows (the bytes are in the attachment store, attachments.ts, which the
+// recordings service fills and empties around its units of work).
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { keysetAfter } from '../pagination.ts';

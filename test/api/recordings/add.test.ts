@@ -49,7 +49,9 @@ const recording = (extra: Record<string, unknown> = {}) => ({
 });
 const add = (rec: Record<string, unknown>, extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
   t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'doc', recording: rec, ...extra }, headers);
-const files = () => {
+/** How many attachments' bytes are stored: files of the data dir on SQLite, rows of attachment_blobs on PostgreSQL. */
+const files = async () => {
+  if (t.server.app.storage.attachments.kind === 'database') return Number((await t.query<{ n: string }>('SELECT count(*) AS n FROM attachment_blobs'))[0]?.n);
   try {
     return readdirSync(join(t.dataDir, 'attachments')).length;
   } catch {
@@ -102,7 +104,7 @@ describe('/v2/recordings/add', () => {
   });
 
   it('checks attachments: base64, size, MIME type and the bytes matching it; a refused add leaves no file', async () => {
-    const before = files();
+    const before = await files();
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: 'x', mimeType: 'video/webm', data: 'not base64!' }, 'recording.attachments[0].data is not valid base64.'],
       [{ name: 'x', mimeType: 'video/webm', data: b64(PNG) }, 'recording.attachments[0] is not a valid video/webm file.'],
@@ -117,7 +119,7 @@ describe('/v2/recordings/add', () => {
     }
     // a valid file with a missing document: refused after the file was written, which is then removed
     expect((await add(recording(), { documentId: 'nope' })).status).toBe(404);
-    expect(files()).toBe(before);
+    expect(await files()).toBe(before);
   });
 
   it('refuses an attachment over 8 MiB (with a body limit that lets it through)', async () => {
@@ -223,7 +225,7 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
   });
 
   it('refuses bytes that do not match the declared type, an empty attachment, and 0 or 6 attachments', async () => {
-    const before = files();
+    const before = await files();
     const mismatches: Array<[string, Buffer]> = [
       ['image/webp', SAMPLES['audio/wav']!],
       ['audio/wav', SAMPLES['image/webp']!],
@@ -259,7 +261,7 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
       const res = await add(recording({ attachments }));
       expect({ status: res.status, error: errorOf(res) }).toEqual({ status: 400, error: { status: 'INVALID_ARGUMENT', message } });
     }
-    expect(files()).toBe(before);
+    expect(await files()).toBe(before);
   });
 
   it('validates recordingId and duration', async () => {
@@ -288,7 +290,7 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
   });
 
   it('needs the organization and the document unless asked to create them', async () => {
-    const before = files();
+    const before = await files();
     const org = await add(recording(), { organizationId: 'neworg', documentId: 'nd' });
     expect({ status: org.status, error: errorOf(org) }).toEqual({
       status: 404,
@@ -299,7 +301,7 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
       status: 404,
       error: { status: 'NOT_FOUND', message: 'Document does not exist: nd. Pass createDocument: true to create it.' },
     });
-    expect(files()).toBe(before);
+    expect(await files()).toBe(before);
     const ok = await add(recording({ recordingId: 'in-new-doc' }), {
       organizationId: 'neworg',
       documentId: 'nd',
@@ -310,18 +312,18 @@ describe('/v2/recordings/add: response, attachments, activities', () => {
     expect(dataOf<AddedRecording>(ok).metadata).toEqual({ apiKey: t.credentials.apiKey, documentId: 'nd', organizationId: 'neworg' });
     const docs = await t.callK('/v2/organizations/documents/get', { organizationId: 'neworg' });
     expect(dataOf<Array<{ id: string }>>(docs).map((d) => d.id)).toEqual(['nd']);
-    expect(files()).toBe(before + 2);
+    expect(await files()).toBe(before + 2);
   });
 
   it('a new version in another document fails inside the transaction and leaves no file and no row', async () => {
     await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'other-doc' }] });
-    const before = files();
+    const before = await files();
     const res = await add(recording({ recordingId: 'rec-1' }), { documentId: 'other-doc' });
     expect({ status: res.status, error: errorOf(res) }).toEqual({
       status: 400,
       error: { status: 'INVALID_ARGUMENT', message: 'Recording rec-1 belongs to document doc.' },
     });
-    expect(files()).toBe(before);
+    expect(await files()).toBe(before);
     const got = await t.callK('/v2/recordings/get', { organizationId: 'acme', recordingIds: ['rec-1'] });
     expect(dataOf<Recording[]>(got)[0]).toMatchObject({ latestVersion: 2, metadata: { documentId: 'doc' } });
     expect(dataOf<Recording[]>(got)[0]!.attachments).toHaveLength(3);

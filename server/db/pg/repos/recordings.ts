@@ -1,6 +1,6 @@
 // Recordings and their attachments' rows on PostgreSQL: the same repository as ../../repos/recordings.ts (its type is
 // the contract; test/pg/recordings.test.ts runs both on the same calls and compares every answer). The bytes are
-// files, as on SQLite: the recordings service writes and removes them around its units of work.
+// rows of attachment_blobs (attachments.ts), which the recordings service fills and empties around its units of work.
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { AttachmentRow, RecordingRow, RecordingsRepo } from '../../repos/recordings.ts';
