@@ -100,7 +100,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
   h3.get('/attachments/:key', async (event) => {
     const found = await findAttachment(app, event.context.params?.key ?? '');
     if (!found) return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
-    // a Buffer of its own (read from a file, or PostgreSQL's answer): never a SharedArrayBuffer's view
+    // a file read or PostgreSQL's answer: a view of an ArrayBuffer, never of a SharedArrayBuffer (which the type allows)
     return new Response(found.bytes as Uint8Array<ArrayBuffer>, {
       headers: {
         'content-type': found.mimeType,
