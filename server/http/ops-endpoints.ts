@@ -80,6 +80,16 @@ export function registerGauges(app: AppContext): Gauges {
       help: "Size of the database on disk: SQLite's files in the data dir with their write-ahead logs, or PostgreSQL's database.",
       value: app.storage.engine.kind === 'postgres' ? size : databaseBytes(app.config.dataDir),
     },
+    ...(app.storage.engine.kind === 'postgres'
+      ? [
+          {
+            name: 'hearth_db_transaction_retries_total',
+            help: 'Units of work PostgreSQL refused (a serialization failure or a deadlock) and this instance ran again.',
+            value: app.storage.engine.retries(),
+            kind: 'counter' as const,
+          },
+        ]
+      : []),
   ]);
   return {
     async refresh() {

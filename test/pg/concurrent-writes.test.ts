@@ -11,7 +11,12 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-it('adds 400 notifications to one document, 16 at a time, every one answered 200 and stored', async () => {
+const retries = () => {
+  const engine = t.server.app.storage.engine;
+  return engine.kind === 'postgres' ? engine.retries() : 0;
+};
+
+it('adds 400 notifications to one document, 16 at a time, every one answered 200 and stored, with few units refused', async () => {
   const statuses: number[] = [];
   let next = 0;
   const worker = async () => {
@@ -29,8 +34,12 @@ it('adds 400 notifications to one document, 16 at a time, every one answered 200
       statuses.push(res.status);
     }
   };
+  const retriesBefore = retries();
   await Promise.all(Array.from({ length: 16 }, worker));
   expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  // Adds whose id Hearth makes do not look it up, which was the read that made them refuse each other (every insert
+  // lands in index pages the others had read): 16 at a time, 400 adds were refused some 270 times (two runs: 271, 276); now a few (17, mostly the first adds, which all create the document).
+  expect(retries() - retriesBefore).toBeLessThan(40);
   const [row] = await t.query<{ n: number | string }>('SELECT count(*) AS n FROM notifications');
   expect(Number(row?.n)).toBe(400);
   expect(dataOf<unknown[]>(await t.callK('/v2/notifications/get', { organizationId: 'org', documentId: 'doc', pageSize: 50 }))).toHaveLength(50);

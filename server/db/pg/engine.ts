@@ -73,6 +73,8 @@ interface Unit {
 
 export interface PgEngine {
   readonly kind: 'postgres';
+  /** Units of work PostgreSQL refused (a serialization failure or a deadlock) and this instance ran again, since its start. */
+  retries(): number;
   /** Runs statements that only read: in the caller's unit of work, else on a pooled connection. */
   read<T>(statements: (db: PgDb) => Promise<T>): Promise<T>;
   /** Runs statements that write: in the caller's unit of work, else as a unit of work of their own. */
@@ -249,6 +251,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     }
   }
 
+  let retried = 0;
   const transaction: PgEngine['transaction'] = async (work, opts = {}) => {
     const unit = current();
     if (unit) return inUnit(unit, work);
@@ -263,6 +266,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       } catch (error) {
         const code = sqlStateOf(error);
         if (isolation === 'read committed' || code === undefined || !RETRYABLE.has(code) || attempt >= attempts) throw error;
+        retried++;
       } finally {
         if (gated) gate.leave(alone);
       }
@@ -273,6 +277,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
 
   return {
     kind: 'postgres',
+    retries: () => retried,
     read: (statements) => statements(current()?.db ?? poolDb),
     write(statements) {
       const unit = current();

@@ -91,7 +91,7 @@ export function createPgStorage(engine: PgEngine): Storage {
   const webhooks = webhooksRepoPg(engine);
   let release: (() => Promise<void>) | undefined;
   return {
-    engine: { kind: 'postgres', changes },
+    engine: { kind: 'postgres', changes, retries: engine.retries },
     attachments: pgAttachmentStore(engine),
     deliveries: { ...webhookDeliveriesRepoPg(engine), ...deliveryInspectionPg(engine) },
     async close() {

@@ -71,8 +71,11 @@ type Repos = {
   keyTransfer: ReturnType<typeof keyTransferRepo>;
 };
 
-/** What a storage's engine shows the rest of the server: which it is, and its change stamp (change-stamp.ts). */
-export type StorageEngine = SqliteEngine | { readonly kind: 'postgres'; changes(): number };
+/**
+ * What a storage's engine shows the rest of the server: which it is, its change stamp (change-stamp.ts), and on
+ * PostgreSQL how many units of work the database refused and were run again (SQLite runs one at a time: none).
+ */
+export type StorageEngine = SqliteEngine | { readonly kind: 'postgres'; changes(): number; retries(): number };
 
 /**
  * A storage, over either engine (SQLite here; PostgreSQL in pg/storage.ts): the repositories, each with the SQLite

@@ -45,11 +45,14 @@ const exists = (db: Db, apiKeyId: string, organizationId: string, id: string) =>
 const channelRows = (db: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): ChannelRow[] =>
   userIds.length ? connectionOf(db).prepare<unknown[], ChannelRow>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId) : [];
 
-/** What notifications/add looks at first: whether the organization and the document exist, and whether the id is taken. */
-const prelude = (db: Db, apiKeyId: string, organizationId: string, documentId: string, id: string) => ({
+/**
+ * What notifications/add looks at first: whether the organization and the document exist, and whether the id the
+ * caller gave is taken (an id Hearth makes is not looked up: see the repository's `prelude`).
+ */
+const prelude = (db: Db, apiKeyId: string, organizationId: string, documentId: string, id: string | undefined) => ({
   organization: findOrganizationOn(db, apiKeyId, organizationId) !== undefined,
   document: findDocumentOn(db, apiKeyId, organizationId, documentId) !== undefined,
-  taken: exists(db, apiKeyId, organizationId, id),
+  taken: id !== undefined && exists(db, apiKeyId, organizationId, id),
 });
 
 /**
@@ -145,9 +148,11 @@ export function notificationsRepo(engine: SqliteEngine) {
   return {
     /**
      * Whether the organization and the document exist and the notification id is taken, in one step (what
-     * notifications/add decides its first steps by).
+     * notifications/add decides its first steps by). `id` is the one the caller gave (notificationId), undefined when
+     * Hearth makes one: a made id is not looked up (`taken` is false), since that read is what made concurrent adds
+     * refuse each other on PostgreSQL (SERIALIZABLE: every insert lands in index pages other adds had read).
      */
-    prelude: (scope: TenantScope, organizationId: string, documentId: string, id: string) =>
+    prelude: (scope: TenantScope, organizationId: string, documentId: string, id: string | undefined) =>
       engine.read((db) => prelude(db, scope.apiKeyId, organizationId, documentId, id)),
 
     /** The stored channel settings of these users for the organization ('') and for the document. */

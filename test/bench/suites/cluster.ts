@@ -6,7 +6,7 @@
 // - The computed notifications page (response cache off): 50 notifications with their recipient, of 2,000 on one
 //   document, seeded through the API on each engine. Goal: one instance on PostgreSQL ≥ 50 % of SQLite's rate.
 // - Hot-row writes: notifications/add to one document from every connection, on each engine (no goal: PostgreSQL's
-//   serializable retries are the figure to watch, and that no write ends as a 500).
+//   serializable retries, counted, are the figure to watch, and that no write ends as a 500).
 // - The same page from two instances of a cluster against one (load split evenly). Goal: ≥ 1.5× where the machine
 //   has the cores for it; said plainly when it has not (each instance wants one, PostgreSQL another, the load
 //   generator a fourth).
@@ -30,6 +30,12 @@ const NOTIFICATIONS = 2000;
 const ROOMS = 1000;
 const EDITS_PER_ROOM = 10;
 const page = JSON.stringify({ data: { organizationId: 'org', documentId: 'doc', pageSize: 50 } });
+
+/** The instance's count of units of work PostgreSQL refused and it ran again (GET /metrics). */
+async function retriesOf(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^hearth_db_transaction_retries_total (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
 
 const median = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -108,9 +114,9 @@ export async function run(): Promise<Row[]> {
     });
 
     // Hot-row writes: every connection adds a notification to one document at once. On PostgreSQL these units of
-    // work (SERIALIZABLE: each reads the document and its channels, then writes) refuse each other, and a refused one
-    // runs again alone in its instance (db/pg/gate.ts); `load` fails on any non-2xx, so the figure also says that
-    // none of them ended as a 500.
+    // work are SERIALIZABLE (each reads the document and its channels, then writes); one PostgreSQL refuses runs
+    // again alone in its instance (db/pg/gate.ts), and the row counts them (hearth_db_transaction_retries_total).
+    // `load` fails on any non-2xx, so the figure also says that none of them ended as a 500.
     const hot = (i: number) =>
       JSON.stringify({
         data: {
@@ -124,6 +130,7 @@ export async function run(): Promise<Row[]> {
         },
       });
     const writes = { sqlite: [] as number[], postgres: [] as number[] };
+    const retriesBefore = await retriesOf(first.url);
     let sent = 0;
     for (let round = 0; round < 3; round++) {
       for (const engine of round % 2 === 0 ? (['sqlite', 'postgres'] as const) : (['postgres', 'sqlite'] as const)) {
@@ -146,7 +153,7 @@ export async function run(): Promise<Row[]> {
       rps: median(writes.postgres),
       p50: 0,
       p99: 0,
-      vs: `rounds ${writes.postgres.map(Math.round).join(', ')} req/s`,
+      vs: `rounds ${writes.postgres.map(Math.round).join(', ')} req/s; ${(await retriesOf(first.url)) - retriesBefore} units refused and run again`,
       baseline: { scenario: 'one instance on SQLite', figure: median(writes.sqlite) },
     });
 

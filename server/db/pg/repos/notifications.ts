@@ -59,6 +59,11 @@ function pageSql(shape: Shape): string {
   return text.replace(/\?/g, () => `$${++i}`);
 }
 
+/** notifications/add's first read: the organization and the document (the caller's id is looked up beside them). */
+const PRELUDE =
+  'SELECT EXISTS (SELECT 1 FROM organizations WHERE api_key_id = $1 AND id = $2) AS organization,' +
+  ' EXISTS (SELECT 1 FROM documents WHERE api_key_id = $1 AND organization_id = $2 AND id = $3) AS document';
+
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 async function channelRows(db: PgDb, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): Promise<ChannelRow[]> {
@@ -114,14 +119,16 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
   return {
     prelude: (scope, organizationId, documentId, id) =>
       engine.read(async (db) => {
-        const { rows } = await db.$client.query<{ organization: boolean; document: boolean; taken: boolean }>({
-          name: 'hearth-notification-prelude',
-          text:
-            'SELECT EXISTS (SELECT 1 FROM organizations WHERE api_key_id = $1 AND id = $2) AS organization,' +
-            ' EXISTS (SELECT 1 FROM documents WHERE api_key_id = $1 AND organization_id = $2 AND id = $3) AS document,' +
-            ' EXISTS (SELECT 1 FROM notifications WHERE api_key_id = $1 AND organization_id = $2 AND id = $4) AS taken',
-          values: [scope.apiKeyId, organizationId, documentId, id],
-        });
+        // a made id (undefined) is not looked up: see the SQLite repository's prelude
+        const { rows } = await db.$client.query<{ organization: boolean; document: boolean; taken: boolean }>(
+          id === undefined
+            ? { name: 'hearth-notification-prelude', text: PRELUDE + ', false AS taken', values: [scope.apiKeyId, organizationId, documentId] }
+            : {
+                name: 'hearth-notification-prelude-id',
+                text: PRELUDE + ', EXISTS (SELECT 1 FROM notifications WHERE api_key_id = $1 AND organization_id = $2 AND id = $4) AS taken',
+                values: [scope.apiKeyId, organizationId, documentId, id],
+              },
+        );
         return rows[0] as { organization: boolean; document: boolean; taken: boolean };
       }),
 
