@@ -13,8 +13,9 @@ export interface Job {
 
 /**
  * One kind of durable background job (document migrations, user-data erasure), made from the storage it works on.
- * Jobs live in the database; `run` commits the work and the `completed` state in one unit of work, so a crash leaves
- * either nothing done (the job runs again) or everything.
+ * Jobs live in the database; `run` commits the `completed` state last, after all of the work (a document migration
+ * in the same unit of work; an erasure once its files and SQLite's write-ahead log are gone too), and the work is
+ * safe to do again: a crash leaves the job in progress, and it runs again.
  */
 export interface JobQueue<J extends Job = Job> {
   name: string;
@@ -25,7 +26,8 @@ export interface JobQueue<J extends Job = Job> {
   claim(now: number, leaseUntil: number): Promise<J | undefined>;
   /**
    * Does the job; a throw fails it with the error's message. Its completion applies only while the job is still
-   * held under the lease its claim set (`leaseUntil`): else it throws LeaseLostError and nothing of it is kept.
+   * held under the lease its claim set (`leaseUntil`): else it throws LeaseLostError and its outcome does not apply
+   * (what it did before it learnt that must be safe to do again: the job's new holder runs it again).
    */
   run(job: J): Promise<void>;
   /** Fails the job, if it is still held under the lease its claim set; whether it did. */

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Storage } from '../db/repos/index.ts';
+import { LeaseLostError } from '../db/repos/lease.ts';
 import type { ErasureJob, ExportFrom } from '../db/repos/user-data.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { notFound } from '../errors.ts';
@@ -156,7 +157,9 @@ type ErasureDeps = Deps & { config: Pick<Config, 'dataDir'>; accessEvents: Acces
 /**
  * Erases one user's personal data in one unit of work (db/repos/user-data.ts says what goes), then removes the
  * user's recordings' files. The database runs with secure_delete, and the WAL is checkpointed after, so the freed
- * pages keep no copy.
+ * pages keep no copy. Only then is the job completed: a client that sees `completed` finds no trace left on disk.
+ * A holder whose lease was taken over meanwhile is refused (LeaseLostError); what it erased stays erased, and the
+ * new holder's run finds nothing more to erase.
  */
 async function erase(deps: ErasureDeps, job: ErasureJob) {
   const scope = await deps.storage.keys.scopeFor(job.apiKeyId);
@@ -166,6 +169,7 @@ async function erase(deps: ErasureDeps, job: ErasureJob) {
   deps.accessEvents.publish({ apiKeyId: job.apiKeyId, userIds: [job.userId] });
   for (const key of files) rmSync(join(deps.config.dataDir, 'attachments', key), { force: true });
   await deps.storage.userData.checkpoint();
+  if (!(await deps.storage.userData.complete(job.id, Date.now(), job.leaseUntil))) throw new LeaseLostError(`user-data erasure ${job.id}`);
 }
 
 /** The erasure jobs, for the job runner (services/jobs.ts). */

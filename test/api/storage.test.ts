@@ -99,6 +99,33 @@ describe('checkpoints', () => {
     // (Until the first pass, the copy may not even hold the tables yet: `eventually` retries.)
     await eventually(() => expect(notesInDatabaseFile()).toBe(30));
   });
+
+  it("completes a user's erasure only once the write-ahead log is folded into the file: completed means no trace on disk", async () => {
+    const email = 'wendy.wal@example.com';
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'wal-org', createOrganization: true, documents: [{ documentId: 'd' }] });
+    await t.callK('/v2/users/add', { organizationId: 'wal-org', users: [{ userId: 'wendy', name: 'Wendy Wal', email }] });
+    const holds = () => readdirSync(t.dataDir).some((f) => f.startsWith('hearth.db') && readFileSync(join(t.dataDir, f)).includes(email));
+    const status = async (jobId: string) => dataOf<{ status: string }>(await t.callK('/v2/users/data/delete/status', { jobId })).status;
+    // a reader on a snapshot from before the erasure: no checkpoint can copy the erasure's pages past it
+    const reader = new Database(join(t.dataDir, 'hearth.db'), { readonly: true });
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM users').get();
+      const { jobId } = dataOf<{ jobId: string }>(await t.callK('/v2/users/data/delete', { userId: 'wendy' }));
+      // erased for every request...
+      await eventually(async () =>
+        expect(dataOf(await t.callK('/v2/users/data/get', { organizationId: 'wal-org', userId: 'wendy' }))).toMatchObject({ profile: null }),
+      );
+      // ...but still in the files, so the job is not completed
+      expect(holds()).toBe(true);
+      expect(await status(jobId)).toBe('in_progress');
+      reader.exec('COMMIT');
+      await eventually(async () => expect(await status(jobId)).toBe('completed'));
+      expect(holds()).toBe(false);
+    } finally {
+      reader.close();
+    }
+  });
 });
 
 describe('restart', () => {

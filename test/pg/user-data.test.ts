@@ -269,10 +269,14 @@ describe('user data', () => {
       // 20-22: the erasure of k1's ann (files sorted: the list's order is the join's, not a contract), then what is left
       const job1 = (await repo.findJob(k1, 'job1')) as ErasureJob;
       out.push([...(await repo.erase(k1, job1, rules))].sort());
+      // the erasure's holder completes the job once the files and SQLite's WAL are gone too (services/user-data.ts)
+      expect(await repo.complete('job1', Date.now(), job1.leaseUntil)).toBe(true);
       tables.push(await dump(engine));
       out.push(stamped(await repo.findJob(k1, 'job1')), await repo.exportRows(k1, 'acme', 'ann', all, 10));
       // 23-25: an erasure of a user without data in k2 (nothing but the job changes); k2's ann untouched; the queue
-      out.push(await repo.erase(k2, (await repo.findJob(k2, 'job4')) as ErasureJob, rules));
+      const job4 = (await repo.findJob(k2, 'job4')) as ErasureJob;
+      out.push(await repo.erase(k2, job4, rules));
+      expect(await repo.complete('job4', Date.now(), job4.leaseUntil)).toBe(true);
       tables.push(await dump(engine));
       out.push(await repo.exportRows(k2, 'acme', 'ann', all, 10), await repo.claimJob(90, 1_090, 3));
       return { out, tables };
@@ -370,9 +374,10 @@ describe('user data', () => {
       }
       // nothing of it is kept: every table as before, the job the new holder's
       out.push(JSON.stringify(await dump(engine)) === JSON.stringify(before), await repo.findJob(k2, 'stale'));
-      out.push(await repo.markFailed('stale', 'late', 3600, first.leaseUntil));
-      // the new holder's erasure applies
+      out.push([await repo.markFailed('stale', 'late', 3600, first.leaseUntil), await repo.complete('stale', 3600, first.leaseUntil)]);
+      // the new holder's erasure applies, and it completes the job
       out.push((await repo.erase(k2, second, rules)).length, await repo.exportRows(k2, 'acme', 'ann', all, 10));
+      out.push(await repo.complete('stale', 4000, second.leaseUntil), await repo.findJob(k2, 'stale'));
       return out;
     };
     const sqlite = await run(both.storage.userData, 'sqlite');
@@ -383,8 +388,10 @@ describe('user data', () => {
     expect(sqlite[2]).toBe('LeaseLostError');
     expect(sqlite[3]).toBe(true);
     expect(sqlite[4]).toMatchObject({ status: 'in_progress', leaseUntil: 4500 });
-    expect(sqlite[5]).toBe(false);
+    expect(sqlite[5]).toEqual([false, false]);
     expect(sqlite[6]).toBeGreaterThan(0);
     expect(sqlite[7]).toEqual({ comments: [], reactions: [], recordings: [] });
+    expect(sqlite[8]).toBe(true);
+    expect(sqlite[9]).toMatchObject({ status: 'completed', completedAt: 4000, leaseUntil: null });
   });
 });

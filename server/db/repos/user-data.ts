@@ -1,4 +1,5 @@
 // One user's data across the feed and the comments: what users/data/get exports a page at a time, and what the
+import type Database from 'better-sqlite3';
 // erasure job (users/data/delete) removes in one transaction, with the jobs' own rows.
 import { and, asc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
@@ -119,8 +120,9 @@ export interface ErasureRules {
  * Erases one user's personal data in the caller's transaction: profile, memberships, groups, notification
  * settings and inbox rows, the comments, reactions and recordings the user made, notifications and activities
  * the user acted in or that carry the user's name or e-mail, mentions of the user in others' comments,
- * assignments, mail sent to the user, judgments by or quoting the user; then marks the job completed. Returns the
- * storage keys of the removed recordings' attachment files.
+ * assignments, mail sent to the user, judgments by or quoting the user. The job stays in_progress (the erasure's
+ * holder completes it when the files and the write-ahead log are gone too: `complete`). Returns the storage keys of
+ * the removed recordings' attachment files.
  */
 function erase(db: Db, job: ErasureJob, rules: ErasureRules): string[] {
   const { apiKeyId, userId } = job;
@@ -271,10 +273,9 @@ function erase(db: Db, job: ErasureJob, rules: ErasureRules): string[] {
   // FTS5 keeps deleted entries' tokens in its segments until they are merged: merge them now, so no word of the
   // user's stays in the index.
   db.run(sql`INSERT INTO judgments_fts(judgments_fts) VALUES ('optimize')`);
-  // completed only if the job is still as its holder read it (`heldJob`): else the whole erasure is undone, and the
-  // job's new holder does it
-  if (db.update(userDataJobs).set({ status: 'completed', completedAt: Date.now(), error: null, leaseUntil: null }).where(heldJob(job)).run().changes === 0)
-    throw new LeaseLostError(`user-data erasure ${job.id}`);
+  // kept only if the job is still as its holder read it (`heldJob`): else the whole erasure is undone, and the job's
+  // new holder does it. The job stays in_progress: `complete` ends it once the files and the WAL are gone too.
+  if (db.update(userDataJobs).set({ error: null }).where(heldJob(job)).run().changes === 0) throw new LeaseLostError(`user-data erasure ${job.id}`);
   return files;
 }
 
@@ -305,6 +306,9 @@ const queue = {
     db.update(userDataJobs).set(taken).where(eq(userDataJobs.id, job.id)).run();
     return { ...job, ...taken };
   },
+  /** Completes the erasure if its holder still holds it (`heldJob`); whether it did. */
+  complete: (db: Db, id: string, now: number, leaseUntil: number | null) =>
+    db.update(userDataJobs).set({ status: 'completed', completedAt: now, error: null, leaseUntil: null }).where(heldJob({ id, leaseUntil })).run().changes > 0,
   /** Fails the erasure if its holder still holds it (`heldJob`); whether it did. */
   markFailed: (db: Db, id: string, message: string, now: number, leaseUntil: number | null) =>
     db.update(userDataJobs).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(heldJob({ id, leaseUntil })).run().changes > 0,
@@ -321,8 +325,25 @@ const queue = {
   },
 };
 
-const CHECKPOINT_ATTEMPTS = 100;
+/** How long an erasure's checkpoint waits for the readers of older snapshots to move on, trying again after 20 ms, then twice as long each time up to 1 s. */
+const CHECKPOINT_WAIT_MS = 60_000;
 const CHECKPOINT_RETRY_MS = 20;
+const CHECKPOINT_MAX_RETRY_MS = 1_000;
+
+/**
+ * wal_checkpoint(TRUNCATE) without its busy handler: with it, SQLite waits on the calling thread (busy_timeout,
+ * 5 s) for every reader of an older snapshot, and the request thread's event loop stops meanwhile. Without it, the
+ * checkpoint copies what it can and answers busy at once; the caller waits between tries with a timer.
+ */
+function checkpointWithoutWaiting(sqlite: Database.Database): CheckpointRow[] {
+  const timeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
+  sqlite.pragma('busy_timeout = 0');
+  try {
+    return sqlite.pragma('wal_checkpoint(TRUNCATE)') as CheckpointRow[];
+  } finally {
+    sqlite.pragma(`busy_timeout = ${timeout}`);
+  }
+}
 
 /** The key's users' data: export pages, erasure jobs, and the queue of all keys' pending erasures. */
 export function userDataRepo(engine: SqliteEngine) {
@@ -379,18 +400,22 @@ export function userDataRepo(engine: SqliteEngine) {
     /** Folds the WAL back into the database file, so that the pages an erasure freed keep no copy in it. */
     checkpoint: async () => {
       // The delivery worker's checkpointer (another connection, another thread) may hold the checkpoint lock at
-      // that moment: SQLite then answers busy without waiting, and the pages stay in the log. Try again until the
-      // whole log is copied, and fail the job (retried later) rather than report an erasure that is not on disk.
-      for (let attempt = 0; attempt < CHECKPOINT_ATTEMPTS; attempt++) {
-        const [row] = await engine.read((db) => connectionOf(db).pragma('wal_checkpoint(TRUNCATE)') as CheckpointRow[]);
+      // that moment, or a reader (the worker, a backup, an operator's sqlite3) an older snapshot: the pages then
+      // stay in the log. Try again until the whole log is copied, and fail the job rather than report an erasure
+      // that is not on disk.
+      const deadline = Date.now() + CHECKPOINT_WAIT_MS;
+      for (let wait = CHECKPOINT_RETRY_MS; ; wait = Math.min(wait * 2, CHECKPOINT_MAX_RETRY_MS)) {
+        const [row] = await engine.read((db) => checkpointWithoutWaiting(connectionOf(db)));
         if (row && row.busy === 0 && row.checkpointed === row.log) return;
-        await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_RETRY_MS));
+        if (Date.now() + wait > deadline)
+          throw new Error(`the write-ahead log could not be checkpointed within ${CHECKPOINT_WAIT_MS / 1000} s: a reader holds an older snapshot of hearth.db`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
-      throw new Error(`the write-ahead log could not be checkpointed after ${CHECKPOINT_ATTEMPTS} attempts`);
     },
 
     /** The queue of every key's erasures (services/jobs.ts): see `queue`. */
     claimJob: (now: number, leaseUntil: number, maxAttempts: number) => engine.write((db) => queue.claim(db, now, leaseUntil, maxAttempts)),
+    complete: (id: string, now: number, leaseUntil: number | null) => engine.write((db) => queue.complete(db, id, now, leaseUntil)),
     markFailed: (id: string, message: string, now: number, leaseUntil: number | null) =>
       engine.write((db) => queue.markFailed(db, id, message, now, leaseUntil)),
     recover: (maxAttempts: number, heldBefore: number) => engine.write((db) => queue.recover(db, maxAttempts, heldBefore)),

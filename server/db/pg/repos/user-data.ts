@@ -194,13 +194,13 @@ async function erase(db: PgDb, erased: ErasureJob, rules: ErasureRules): Promise
   }
   // SQLite merges its FTS5 segments here ('optimize'); judgments_search is an index of the table, whose deleted
   // entries no query can reach once the unit of work commits (VACUUM reclaims them: the operator's)
-  // as SQLite's: completed only if still as its holder read it, else undone
-  const completed = await db
+  // as SQLite's: kept only if still as its holder read it, else undone; the job stays in_progress (`complete`)
+  const held = await db
     .update(userDataJobs)
-    .set({ status: 'completed', completedAt: Date.now(), error: null, leaseUntil: null } as never)
+    .set({ error: null } as never)
     .where(heldJob(erased))
     .returning({ id: job.id });
-  if (completed.length === 0) throw new LeaseLostError(`user-data erasure ${erased.id}`);
+  if (held.length === 0) throw new LeaseLostError(`user-data erasure ${erased.id}`);
   return files;
 }
 
@@ -277,6 +277,16 @@ export function userDataRepoPg(engine: PgEngine): UserDataRepoPg {
           .where(inArray(job.id, next))
           .returning();
         return taken as ErasureJob | undefined;
+      }),
+
+    complete: (id, now, leaseUntil) =>
+      engine.write(async (db) => {
+        const completed = await db
+          .update(userDataJobs)
+          .set({ status: 'completed', completedAt: now, error: null, leaseUntil: null } as never)
+          .where(heldJob({ id, leaseUntil }))
+          .returning({ id: job.id });
+        return completed.length > 0;
       }),
 
     markFailed: (id, message, now, leaseUntil) =>
