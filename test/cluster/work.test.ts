@@ -144,35 +144,26 @@ describe('leased work across instances', () => {
     const deps = { storage: storage(), config: a.server.app.config, accessEvents: a.server.app.accessEvents };
     const erasures = erasureQueue(deps);
     const migrations = migrationQueue(deps);
+    // taken by a holder that stalls past its short lease (no runner: the test is the holder). Written as its claim
+    // leaves them: inserted pending and claimed here, the other instances' looks could claim them in between.
+    const now = Date.now();
+    const lease = { status: 'in_progress' as const, attempts: 1, leaseUntil: now + 150 };
     await storage().documentMigrations.insert(scope, {
       id: 'mig_stale',
       organizationId: 'acme',
       fromDocumentId: 'stale',
       toDocumentId: 'stale-moved',
-      status: 'pending',
       error: null,
-      attempts: 0,
-      leaseUntil: null,
-      createdAt: Date.now(),
-      startedAt: null,
+      createdAt: now,
+      startedAt: now,
       completedAt: null,
+      ...lease,
     });
-    await storage().userData.insertJob(scope, {
-      id: 'del_stale',
-      userId: 'gone',
-      status: 'pending',
-      error: null,
-      attempts: 0,
-      createdAt: Date.now(),
-      completedAt: null,
-      leaseUntil: null,
-    });
-    // taken by a holder that stalls past its short lease (no runner: the test is the holder)
-    const now = Date.now();
-    const job = await migrations.claim(now, now + 150);
-    const erasure = await erasures.claim(now, now + 150);
-    expect(job).toMatchObject({ id: 'mig_stale' });
-    expect(erasure).toMatchObject({ id: 'del_stale' });
+    await storage().userData.insertJob(scope, { id: 'del_stale', userId: 'gone', error: null, createdAt: now, completedAt: null, ...lease });
+    const job = await storage().documentMigrations.find(scope, 'acme', 'mig_stale');
+    const erasure = await storage().userData.findJob(scope, 'del_stale');
+    expect(job).toMatchObject({ id: 'mig_stale', ...lease });
+    expect(erasure).toMatchObject({ id: 'del_stale', ...lease });
     // another instance's look takes both back, and the jobs are done
     await eventually(async () => {
       expect(await storage().documentMigrations.find(scope, 'acme', 'mig_stale')).toMatchObject({ status: 'completed', attempts: 2 });
