@@ -1,6 +1,6 @@
 // One user's data across the feed and the comments: what users/data/get exports a page at a time, and what the
-import type Database from 'better-sqlite3';
 // erasure job (users/data/delete) removes in one transaction, with the jobs' own rows.
+import type Database from 'better-sqlite3';
 import { and, asc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../client.ts';
