@@ -93,7 +93,7 @@ export async function openApp(config: Config): Promise<AppContext> {
     crdt: createCrdtStore({ storage, log, cluster }, { idleMs: config.crdtIdleMs, historyUpdates: config.crdtHistoryUpdates, onChange: crdtChanges.onChange }),
     // Deliveries are the running server's work: a CLI command's events wait in the outbox until a server picks them up.
     webhooks: offlineDispatcher,
-    jobs: createJobRunner({ log }, [migrationQueue({ storage, accessEvents }), erasureQueue({ storage, config, accessEvents })]),
+    jobs: createJobRunner({ log }, [migrationQueue({ storage, accessEvents }), erasureQueue({ storage, accessEvents })]),
     agents: createAgentRunner(),
     monitor: createMonitor(),
     responses: new ResponseCache(storage.engine.changes, config.responseCacheMb * 1024 * 1024),

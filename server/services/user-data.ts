@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Storage } from '../db/repos/index.ts';
 import { LeaseLostError } from '../db/repos/lease.ts';
 import type { ErasureJob, ExportFrom } from '../db/repos/user-data.ts';
@@ -14,7 +12,6 @@ import { getNotifications } from './notifications.ts';
 import { describeRecording } from './recordings.ts';
 import { describeUser, findUser } from './users.ts';
 import { readPageToken } from './paging.ts';
-import type { Config } from '../config.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import type { JobRunner } from './jobs.ts';
 
@@ -151,13 +148,14 @@ export async function erasureStatus(deps: Deps, scope: TenantScope, jobId: strin
 /** What an erasure needs of the comment services: a comment as plain text (judgments quoting it go with it). */
 const ERASURE_RULES = { plainText: commentPlainText };
 
-/** What the erasure queue works with: storage, the data dir (the recordings' files) and who to tell of lost access. */
-type ErasureDeps = Deps & { config: Pick<Config, 'dataDir'>; accessEvents: AccessEvents };
+/** What the erasure queue works with: storage (the recordings' bytes included) and who to tell of lost access. */
+type ErasureDeps = Deps & { accessEvents: AccessEvents };
 
 /**
  * Erases one user's personal data in one unit of work (db/repos/user-data.ts says what goes), then removes the
- * user's recordings' files. The database runs with secure_delete, and the WAL is checkpointed after, so the freed
- * pages keep no copy. Only then is the job completed: a client that sees `completed` finds no trace left on disk.
+ * bytes of the user's recordings (the attachment store's: files on SQLite, rows on PostgreSQL). SQLite runs with
+ * secure_delete, and the WAL is checkpointed after, so the freed pages keep no copy. Only then is the job
+ * completed: a client that sees `completed` finds no trace left on disk.
  * A holder whose lease was taken over meanwhile is refused (LeaseLostError); what it erased stays erased, and the
  * new holder's run finds nothing more to erase.
  */
@@ -167,7 +165,8 @@ async function erase(deps: ErasureDeps, job: ErasureJob) {
   const files = await deps.storage.userData.erase(scope, job, ERASURE_RULES);
   // the user's memberships are gone: so is their access
   deps.accessEvents.publish({ apiKeyId: job.apiKeyId, userIds: [job.userId] });
-  for (const key of files) rmSync(join(deps.config.dataDir, 'attachments', key), { force: true });
+  // through the store: files of the data dir on SQLite, rows of attachment_blobs on PostgreSQL
+  await deps.storage.attachments.remove(files);
   await deps.storage.userData.checkpoint();
   if (!(await deps.storage.userData.complete(job.id, Date.now(), job.leaseUntil))) throw new LeaseLostError(`user-data erasure ${job.id}`);
 }

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
+import { b64, PNG, WEBM } from '../../../helpers/media.ts';
 import { dataOf, errorOf, eventually, pgTablesHolding, resultOf, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
 import type { UserAccess } from '../../../helpers/access.ts';
 import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
@@ -71,6 +72,20 @@ beforeAll(async () => {
     activities: [{ featureType: 'custom', actionType: 'custom.x', actionUser: zelda, targetEntityId: 't' }],
   });
   await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['zelda'], config: { email: 'NONE' } });
+  const recorded = await t.callK('/v2/recordings/add', {
+    organizationId: 'acme',
+    documentId: 'd',
+    recording: {
+      recordingType: 'audio',
+      from: zelda,
+      recordedTime: { duration: 1000 },
+      attachments: [
+        { name: 'voice.webm', mimeType: 'audio/webm', data: b64(WEBM) },
+        { name: 'thumb.png', mimeType: 'image/png', data: b64(PNG) },
+      ],
+    },
+  });
+  expect(recorded.status, JSON.stringify(recorded.body)).toBe(200);
 });
 afterAll(() => t.close());
 
@@ -78,6 +93,14 @@ const bytesOfDataDir = () =>
   readdirSync(t.dataDir)
     .filter((f) => f.startsWith('hearth.db'))
     .map((f) => readFileSync(join(t.dataDir, f)));
+
+/** How many recordings' attachments have their bytes stored: files of the data dir on SQLite, rows of attachment_blobs on PostgreSQL. */
+const storedAttachments = async () =>
+  t.server.app.storage.attachments.kind === 'database'
+    ? Number((await t.query<{ n: string }>('SELECT count(*) AS n FROM attachment_blobs'))[0]?.n)
+    : existsSync(join(t.dataDir, 'attachments'))
+      ? readdirSync(join(t.dataDir, 'attachments')).length
+      : 0;
 
 /** Whether the database holds `text`: in the bytes of hearth.db's files on SQLite, in some row on PostgreSQL. */
 const databaseHolds = async (text: string) =>
@@ -89,6 +112,7 @@ describe('/v2/users/data/delete', () => {
     expect(await databaseHolds(EMAIL)).toBe(true);
     expect(await databaseHolds(NAME)).toBe(true);
     expect(await databaseHolds('quixotic')).toBe(true);
+    expect(await storedAttachments()).toBe(2);
 
     const res = await t.callK('/v2/users/data/delete', { userId: 'zelda' });
     expect(res.status).toBe(200);
@@ -105,6 +129,8 @@ describe('/v2/users/data/delete', () => {
     // nor in the judgments' full-text index, which stores words lower-cased (SQLite's; PostgreSQL's is an index
     // over the judgments' own columns)
     expect(await databaseHolds('quixotic')).toBe(false);
+    // nor the bytes of the user's recording (on PostgreSQL rows of attachment_blobs, which only a sweep took before)
+    expect(await storedAttachments()).toBe(0);
     expect(answerOf<{ items: unknown[] }>(await t.callK('/v2/memory/judgments/query', { query: 'zelda' })).items).toEqual([]);
     // what belonged to others stays: bob's comment, without the mention of zelda
     const comments = dataOf<CommentItem[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId }));
