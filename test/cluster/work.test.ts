@@ -141,7 +141,7 @@ describe('leased work across instances', () => {
   });
 
   it("a holder's completion after its job was taken over is refused, and nothing of it is kept", async () => {
-    const deps = { storage: storage(), config: a.server.app.config, accessEvents: a.server.app.accessEvents };
+    const deps = { storage: storage(), accessEvents: a.server.app.accessEvents };
     const erasures = erasureQueue(deps);
     const migrations = migrationQueue(deps);
     // taken by a holder that stalls past its short lease (no runner: the test is the holder). Written as its claim

@@ -1,8 +1,6 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../helpers/factories.ts';
-import { b64, PNG, WEBM } from '../../helpers/media.ts';
+import { b64, PNG, storedAttachments, WEBM } from '../../helpers/media.ts';
 import { dataOf, errorOf, resultOf, startTestServer, type TestServer } from '../../helpers/server.ts';
 import type { describeRecording } from '../../../server/services/recordings.ts';
 import type { ActivityRecord } from '../../helpers/comments.ts';
@@ -49,15 +47,7 @@ const recording = (extra: Record<string, unknown> = {}) => ({
 });
 const add = (rec: Record<string, unknown>, extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
   t.callK('/v2/recordings/add', { organizationId: 'acme', documentId: 'doc', recording: rec, ...extra }, headers);
-/** How many attachments' bytes are stored: files of the data dir on SQLite, rows of attachment_blobs on PostgreSQL. */
-const files = async () => {
-  if (t.server.app.storage.attachments.kind === 'database') return Number((await t.query<{ n: string }>('SELECT count(*) AS n FROM attachment_blobs'))[0]?.n);
-  try {
-    return readdirSync(join(t.dataDir, 'attachments')).length;
-  } catch {
-    return 0;
-  }
-};
+const files = () => storedAttachments(t);
 
 describe('/v2/recordings/add', () => {
   it('stores the recording and serves its attachments back byte for byte', async () => {

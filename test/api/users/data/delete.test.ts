@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../../helpers/factories.ts';
-import { b64, PNG, WEBM } from '../../../helpers/media.ts';
+import { b64, PNG, storedAttachments, WEBM } from '../../../helpers/media.ts';
 import { dataOf, errorOf, eventually, pgTablesHolding, resultOf, startTestServer, type TestServer, answerOf } from '../../../helpers/server.ts';
 import type { UserAccess } from '../../../helpers/access.ts';
 import { sqliteEngineOf } from '../../../../server/db/repos/index.ts';
@@ -94,14 +94,6 @@ const bytesOfDataDir = () =>
     .filter((f) => f.startsWith('hearth.db'))
     .map((f) => readFileSync(join(t.dataDir, f)));
 
-/** How many recordings' attachments have their bytes stored: files of the data dir on SQLite, rows of attachment_blobs on PostgreSQL. */
-const storedAttachments = async () =>
-  t.server.app.storage.attachments.kind === 'database'
-    ? Number((await t.query<{ n: string }>('SELECT count(*) AS n FROM attachment_blobs'))[0]?.n)
-    : existsSync(join(t.dataDir, 'attachments'))
-      ? readdirSync(join(t.dataDir, 'attachments')).length
-      : 0;
-
 /** Whether the database holds `text`: in the bytes of hearth.db's files on SQLite, in some row on PostgreSQL. */
 const databaseHolds = async (text: string) =>
   t.server.app.storage.engine.kind === 'postgres' ? (await pgTablesHolding(t, text)).length > 0 : bytesOfDataDir().some((b) => b.includes(text));
@@ -112,7 +104,7 @@ describe('/v2/users/data/delete', () => {
     expect(await databaseHolds(EMAIL)).toBe(true);
     expect(await databaseHolds(NAME)).toBe(true);
     expect(await databaseHolds('quixotic')).toBe(true);
-    expect(await storedAttachments()).toBe(2);
+    expect(await storedAttachments(t)).toBe(2);
 
     const res = await t.callK('/v2/users/data/delete', { userId: 'zelda' });
     expect(res.status).toBe(200);
@@ -130,7 +122,7 @@ describe('/v2/users/data/delete', () => {
     // over the judgments' own columns)
     expect(await databaseHolds('quixotic')).toBe(false);
     // nor the bytes of the user's recording (on PostgreSQL rows of attachment_blobs, which only a sweep took before)
-    expect(await storedAttachments()).toBe(0);
+    expect(await storedAttachments(t)).toBe(0);
     expect(answerOf<{ items: unknown[] }>(await t.callK('/v2/memory/judgments/query', { query: 'zelda' })).items).toEqual([]);
     // what belonged to others stays: bob's comment, without the mention of zelda
     const comments = dataOf<CommentItem[]>(await t.callK('/v2/commentannotations/comments/get', { organizationId: 'acme', annotationId }));
