@@ -36,6 +36,16 @@ const configFileSchema = z.strictObject({
   responseCacheMb: z.number().min(0).max(4096).optional(),
   crdtHistoryUpdates: z.number().int().min(0).max(100_000).optional(),
   webhookRetryScheduleMs: z.array(z.number().int().nonnegative()).min(1).max(20).optional(),
+  /** Connection limits and timeouts (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, MAX_CONNECTIONS_PER_ADDRESS, …). */
+  connections: z
+    .strictObject({
+      firstByteTimeoutMs: z.number().int().positive().optional(),
+      headersTimeoutMs: z.number().int().positive().optional(),
+      requestTimeoutMs: z.number().int().positive().optional(),
+      maxPerAddress: z.number().int().positive().optional(),
+      maxWebsocketsPerAddress: z.number().int().positive().optional(),
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
@@ -112,6 +122,7 @@ export function readConfigFile(path: string): ConfigOverrides {
     responseCacheMb: file.responseCacheMb,
     crdtHistoryUpdates: file.crdtHistoryUpdates,
     webhooks: file.webhookRetryScheduleMs ? { retryScheduleMs: file.webhookRetryScheduleMs } : undefined,
+    connections: file.connections,
   };
 }
 
@@ -124,6 +135,7 @@ export function mergeOverrides(lower: ConfigOverrides, higher: ConfigOverrides):
     ...defined(higher),
     rateLimits: { ...defined(lower.rateLimits), ...defined(higher.rateLimits) },
     webhooks: { ...defined(lower.webhooks), ...defined(higher.webhooks) },
+    connections: { ...defined(lower.connections), ...defined(higher.connections) },
   };
 }
 

@@ -38,6 +38,25 @@ export const configSchema = z.object({
   logFormat: z.enum(LOG_FORMATS),
   /** Largest accepted request body in bytes. */
   maxBodyBytes: z.number().int().positive(),
+  /**
+   * Largest body read before its caller is identified (public operations, the admin sign-in), and the size past
+   * which an operation's credentials (headers) are verified before its body is read at all (issue 42): a client
+   * nobody knows cannot make the server read or parse megabytes.
+   */
+  preAuthBodyBytes: z.number().int().positive(),
+  /** Limits on connections (http/connections.ts); docs/decisions.md has the reasons for the defaults. */
+  connections: z.object({
+    /** A connection that sends nothing at all for this long is closed (node closes none by itself). */
+    firstByteTimeoutMs: z.number().int().positive(),
+    /** A request's headers must be complete within this long of its first byte (node's `headersTimeout`). */
+    headersTimeoutMs: z.number().int().positive(),
+    /** A whole request, body included, must arrive within this long (node's `requestTimeout`). */
+    requestTimeoutMs: z.number().int().positive(),
+    /** Open connections (websockets included) from one client address; more are closed at once. */
+    maxPerAddress: z.number().int().positive(),
+    /** Open websockets from one client address; more are refused at the upgrade (503). */
+    maxWebsocketsPerAddress: z.number().int().positive(),
+  }),
   /** Memory for answers of read operations kept while the database is unchanged (http/response-cache.ts); 0 turns it off. */
   responseCacheMb: z.number().min(0).max(4096),
   /**
@@ -155,6 +174,14 @@ export function defaultConfig(): Config {
     logLevel: 'info',
     logFormat: 'text',
     maxBodyBytes: 10 * 1024 * 1024,
+    preAuthBodyBytes: 64 * 1024,
+    connections: {
+      firstByteTimeoutMs: 10_000,
+      headersTimeoutMs: 15_000,
+      requestTimeoutMs: 60_000,
+      maxPerAddress: 4096,
+      maxWebsocketsPerAddress: 4096,
+    },
     responseCacheMb: 16,
     crdtHistoryUpdates: 1000,
     mailFrom: 'Hearth <no-reply@hearth.local>',
@@ -188,7 +215,8 @@ export function defaultConfig(): Config {
   };
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'rateLimits' | 'webhooks' | 'leases'>> & {
+export type ConfigOverrides = Partial<Omit<Config, 'rateLimits' | 'webhooks' | 'leases' | 'connections'>> & {
+  connections?: Partial<Config['connections']>;
   rateLimits?: Partial<Config['rateLimits']>;
   webhooks?: Partial<Config['webhooks']>;
   leases?: Partial<Config['leases']>;
@@ -200,6 +228,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}): Config {
   const merged = {
     ...base,
     ...stripUndefined(overrides),
+    connections: { ...base.connections, ...stripUndefined(overrides.connections ?? {}) },
     rateLimits: { ...base.rateLimits, ...stripUndefined(overrides.rateLimits ?? {}) },
     webhooks: { ...base.webhooks, ...stripUndefined(overrides.webhooks ?? {}) },
     leases: { ...base.leases, ...stripUndefined(overrides.leases ?? {}) },
@@ -267,5 +296,20 @@ export function configFromEnvAndArgs(
           .filter(Boolean)
       : undefined,
     outboundPrivate: (outboundPrivate || undefined) as Config['outboundPrivate'] | undefined,
+    connections: {
+      headersTimeoutMs: whole(env, 'HEADERS_TIMEOUT_MS'),
+      requestTimeoutMs: whole(env, 'REQUEST_TIMEOUT_MS'),
+      maxPerAddress: whole(env, 'MAX_CONNECTIONS_PER_ADDRESS'),
+      maxWebsocketsPerAddress: whole(env, 'MAX_WEBSOCKETS_PER_ADDRESS'),
+    },
   };
+}
+
+/** A whole number from an environment variable, undefined when unset; a clear error otherwise. */
+function whole(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new Error(`Invalid configuration: ${name}: "${text}" is not a whole number`);
+  return value;
 }

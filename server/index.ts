@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
+import { guardConnections } from './http/connections.ts';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import { resolveConfig, type Config, type ConfigOverrides } from './config.ts';
@@ -140,15 +141,27 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     const credentials = await ensureDefaultCredentials(app);
     await sweepOrphanAttachments(app);
     const listener = toNodeHandler(createHttpApp(app, operations));
-    http = createHttpServer({ keepAliveTimeout: KEEP_ALIVE_MS, headersTimeout: KEEP_ALIVE_MS + 1_000 }, listener);
+    const { headersTimeoutMs, requestTimeoutMs } = config.connections;
+    http = createHttpServer(
+      {
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        // from a request's first byte (node 20 does not count the idle time of a kept-alive connection); checked
+        // every second rather than node's 30 s, so that a slow client is closed near its deadline
+        headersTimeout: headersTimeoutMs,
+        requestTimeout: Math.max(requestTimeoutMs, headersTimeoutMs),
+        connectionsCheckingInterval: 1_000,
+      },
+      listener,
+    );
     const server = http;
+    const guard = guardConnections(server, config.connections);
     // `Expect: 100-continue`: node would send 100 Continue before any handler ran; a body declared over the limit
     // is refused first instead, so that the client does not send it at all
     server.on('checkContinue', (req, res) => {
       if (!(Number(req.headers['content-length']) > config.maxBodyBytes)) res.writeContinue();
       listener(req, res);
     });
-    const yjs = attachYjsWebsocket(app, server, app.crdt);
+    const yjs = attachYjsWebsocket(app, server, app.crdt, guard);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {

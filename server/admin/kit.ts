@@ -5,7 +5,7 @@ import type { H3Event } from 'h3';
 import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { readBody, refuseRestOfBody } from '../http/body.ts';
-import { BodyTooLarge } from '../http/dispatch.ts';
+import { BodyTooLarge, checkLongJson } from '../http/dispatch.ts';
 import { ApiError } from '../errors.ts';
 import type { PageTokens } from '../db/pagination.ts';
 import type { Dir, PageArgs, SortKey } from '../db/repos/inspection.ts';
@@ -61,6 +61,13 @@ export async function bodyOf<S extends z.ZodType>(
     throw error;
   }
   let value: unknown;
+  try {
+    // an import (a larger limit) holds many more values than a call, and is parsed by its own route
+    if (limit <= app.config.maxBodyBytes) checkLongJson(text);
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, error: answer(event, 400, { error: { status: error.status, message: error.message } }) };
+    throw error;
+  }
   try {
     value = JSON.parse(text || '{}');
   } catch {

@@ -1,7 +1,7 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../context.ts';
 import { readBody, refuseRestOfBody } from '../http/body.ts';
-import { answerOf, BodyTooLarge, dispatch, headerNames } from '../http/dispatch.ts';
+import { answerOf, BodyTooLarge, checkLongJson, dispatch, headerNames } from '../http/dispatch.ts';
 import { ApiError } from '../errors.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { createAccessResolver } from '../services/access.ts';
@@ -43,6 +43,12 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
     text = await readBody(event, limit);
   } catch (error) {
     if (error instanceof BodyTooLarge) refuseRestOfBody(event, limit);
+    if (error instanceof ApiError) return { error: { status: 400, body: { error: { status: error.status, message: error.message } } } };
+    throw error;
+  }
+  try {
+    checkLongJson(text);
+  } catch (error) {
     if (error instanceof ApiError) return { error: { status: 400, body: { error: { status: error.status, message: error.message } } } };
     throw error;
   }
@@ -118,7 +124,8 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
 
   h3.post('/admin/api/session', async (event) => {
     if (!fromUi(event)) return refuse(event, 403, `The admin API needs the ${UI_HEADER} header.`);
-    const body = await readJson(event, app.config.maxBodyBytes);
+    // read before anyone is signed in: no more than a pre-auth body (issue 42)
+    const body = await readJson(event, app.config.preAuthBodyBytes);
     if ('error' in body) return json(event, body.error.status, body.error.body);
     const input = body.value as { workspaceId?: unknown; workspaceAuthToken?: unknown };
     if (typeof input.workspaceId !== 'string' || typeof input.workspaceAuthToken !== 'string') {

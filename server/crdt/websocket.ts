@@ -8,6 +8,7 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import type { AppContext } from '../context.ts';
+import type { ConnectionGuard } from '../http/connections.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { ApiError } from '../errors.ts';
 import { hostRefusal } from '../http/host-check.ts';
@@ -192,7 +193,7 @@ function detach(entry: LiveDoc, conn: Connection) {
 }
 
 /** y-websocket on the HTTP server's port: sync and awareness, persisted through the CRDT store. */
-export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtStore) {
+export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtStore, guard?: Pick<ConnectionGuard, 'admitWebsocket'>) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: app.config.maxBodyBytes });
   const revocation = createRevocation(app, store);
 
@@ -213,6 +214,8 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, onSocketError: (error: Error) => void) {
     // a page whose name rebinds to this machine must not reach the documents either (http/host-check.ts)
     if (!app.hostAllowed(req.headers.host)) return reject(socket, 403, hostRefusal(req.headers.host as string));
+    // each address's share of websockets (http/connections.ts); 503: the stock provider tries again later
+    if (guard && !guard.admitWebsocket(socket)) return reject(socket, 503, 'Too many websockets from this address');
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!url.pathname.startsWith(YJS_PATH)) return reject(socket, 404, 'Not Found');
     const parts = url.pathname.slice(YJS_PATH.length).split('/');

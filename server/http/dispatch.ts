@@ -82,8 +82,9 @@ export function checkCall(call: Pick<IncomingCall, 'method' | 'headers'>, maxByt
 
 /** The `data` of a callable request's body text: JSON, then its shape (one `data` key, bounded nesting). */
 export function parseData(text: string): unknown {
-  // JSON.parse of millions of nested brackets takes seconds (2 s for a 10 MB body); a long body is scanned first
-  if (text.length > SCAN_NESTING_FROM && nestedDeeperThan(text, MAX_DEPTH)) throw badRequest(`the body is nested more than ${MAX_DEPTH} levels deep.`);
+  // JSON.parse of millions of nested brackets takes seconds (2 s for a 10 MB body), of millions of small values
+  // most of one (0.7 s for 8 MB of `{},`): a long body is scanned first
+  checkLongJson(text);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -98,6 +99,18 @@ export function parseData(text: string): unknown {
   const data = (body as { data: unknown }).data;
   // `"data": null` counts as present (reference §1.2); it means "no parameters".
   return data === null ? {} : data;
+}
+
+/**
+ * Refuses JSON text too deep or of too many values to parse without holding the server (scanJson), before
+ * JSON.parse: the check every body takes before it is parsed, the API's and the admin UI's alike. Short text is
+ * not scanned (it parses in milliseconds whatever it holds).
+ */
+export function checkLongJson(text: string) {
+  if (text.length <= SCAN_NESTING_FROM) return;
+  const scan = scanJson(text, MAX_DEPTH, MAX_VALUES);
+  if (scan === 'deep') throw badRequest(`the body is nested more than ${MAX_DEPTH} levels deep.`);
+  if (scan === 'many') throw badRequest(`the body holds more than ${MAX_VALUES.toLocaleString('en-US')} JSON values.`);
 }
 
 export class BodyTooLarge extends ApiError {
@@ -115,29 +128,47 @@ const MAX_DEPTH = 64;
 const SCAN_NESTING_FROM = 256 * 1024;
 
 /**
- * Whether JSON text opens more than `max` objects or arrays inside one another, as depthExceeds counts them on the
- * parsed value (the outer object is level 1); brackets inside strings do not count. Stops at the first level too
- * many: a body of nested brackets is refused after `max` characters. ~2 ms a MB of structured JSON (strings are
- * skipped with indexOf).
+ * The most values (objects, arrays and the items and members in them) a body may hold: what the largest call takes
+ * (notifications/add to 10,000 users, each a small object: ~50,000) with room to spare, and what JSON.parse and the
+ * checks after it get through in tens of milliseconds, where 10 MB of small values held the server for 0.7 s
+ * before anything looked at them (issue 42).
  */
-export function nestedDeeperThan(text: string, max: number): boolean {
+const MAX_VALUES = 250_000;
+
+/**
+ * Whether JSON text opens more than `max` objects or arrays inside one another, as depthExceeds counts them on the
+ * parsed value (the outer object is level 1); brackets inside strings do not count.
+ */
+export const nestedDeeperThan = (text: string, max: number) => scanJson(text, max, Number.POSITIVE_INFINITY) === 'deep';
+
+/**
+ * One pass over JSON text before it is parsed: `deep` when it opens more than `maxDepth` objects or arrays inside
+ * one another (as depthExceeds counts them on the parsed value: the outer object is level 1), `many` when it holds
+ * more than about `maxValues` values (each object, array and comma counts one: an object's members and an array's
+ * items, less one each); brackets and commas inside strings do not count. Stops at the first level or value too
+ * many. ~2 ms a MB of structured JSON (strings are skipped with indexOf).
+ */
+export function scanJson(text: string, maxDepth: number, maxValues: number): 'deep' | 'many' | null {
   let depth = 0;
+  let values = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
       // to the string's closing quote: one not escaped by an odd run of backslashes
       for (;;) {
         i = text.indexOf('"', i + 1);
-        if (i === -1) return false;
+        if (i === -1) return null;
         let slashes = 0;
         while (text.charCodeAt(i - 1 - slashes) === 92) slashes++;
         if (slashes % 2 === 0) break;
       }
     } else if (c === 123 || c === 91) {
-      if (++depth > max) return true;
+      if (++depth > maxDepth) return 'deep';
+      if (++values > maxValues) return 'many';
     } else if (c === 125 || c === 93) depth--;
+    else if (c === 44 && ++values > maxValues) return 'many';
   }
-  return false;
+  return null;
 }
 
 /** Whether an object or array at `depth` has objects below it past MAX_DEPTH; recursion stops at the limit. */
@@ -170,7 +201,13 @@ export const tooLarge = (maxBytes: number) => new BodyTooLarge(maxBytes);
  * The call's request context once its credentials are verified: synchronously for credentials the cache knows
  * (the common case: no promise turn), else after one read.
  */
-function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, requestId: string, clientIp: string): RequestContext | Promise<RequestContext> {
+export function authenticate(
+  app: AppContext,
+  op: AnyOperation,
+  headers: CallHeaders,
+  requestId: string,
+  clientIp: string,
+): RequestContext | Promise<RequestContext> {
   const names = headerNames(app.config.headerBrand);
   if (op.auth === 'workspace') {
     const workspaceId = headers.get(names.workspaceId);
@@ -206,14 +243,41 @@ function authenticate(app: AppContext, op: AnyOperation, headers: CallHeaders, r
  */
 export async function dispatch(app: AppContext, op: AnyOperation, call: IncomingCall): Promise<CallOutcome> {
   const requestId = randomUUID();
+  const limit = bodyLimit(app.config, op);
+  let verified: RequestContext | undefined;
+  try {
+    checkCall(call, limit);
+    if (verifiesFirst(app.config, op, call.headers)) verified = await authenticate(app, op, call.headers, requestId, call.clientIp);
+  } catch (error) {
+    // refused before a byte of the body was read: the rest is dropped, unparsed (dropRestOfBody)
+    return { ...failure(app, op, requestId, error), bodyUnread: true };
+  }
   let text: string;
   try {
-    checkCall(call, app.config.maxBodyBytes);
-    text = await call.readBody(app.config.maxBodyBytes);
+    text = await call.readBody(limit);
   } catch (error) {
     return failure(app, op, requestId, error);
   }
-  return runCall(app, op, call, text, requestId);
+  return runCall(app, op, call, text, requestId, verified);
+}
+
+/**
+ * The most body a call may send: an operation anyone may call (ping, workspace/create, login links) reads no more
+ * than `preAuthBodyBytes`, none of them needing more; the others the whole `maxBodyBytes`.
+ */
+export const bodyLimit = (config: AppContext['config'], op: AnyOperation) =>
+  op.auth === 'public' ? Math.min(config.preAuthBodyBytes, config.maxBodyBytes) : config.maxBodyBytes;
+
+/**
+ * Whether a call's credentials are verified before its body is read: when it names a body larger than
+ * `preAuthBodyBytes`, or none (chunked), so that nobody unknown makes the server read and parse megabytes (issue
+ * 42: 8 MB of JSON without credentials held every other client 1 to 3 s). A short body is read first, as before,
+ * so that a malformed call is told what is wrong with it before whether its credentials are.
+ */
+export function verifiesFirst(config: AppContext['config'], op: AnyOperation, headers: CallHeaders): boolean {
+  if (op.auth === 'public') return false;
+  const length = headers.get('content-length');
+  return length === null || !(Number(length) <= config.preAuthBodyBytes);
 }
 
 /**
@@ -226,10 +290,11 @@ export function runCall(
   call: Pick<IncomingCall, 'headers' | 'clientIp' | 'workspaceId'>,
   text: string,
   requestId: string,
+  verified?: RequestContext,
 ): CallOutcome | Promise<CallOutcome> {
   try {
     const data = parseData(text);
-    const ctx = authenticate(app, op, call.headers, requestId, call.clientIp);
+    const ctx = verified ?? authenticate(app, op, call.headers, requestId, call.clientIp);
     if (ctx instanceof Promise) {
       return ctx.then(
         (verified) => authenticatedCall(app, op, call, verified, data, text, requestId),

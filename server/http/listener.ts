@@ -6,13 +6,26 @@ import { randomUUID } from 'node:crypto';
 // the same whichever way a call came.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import { checkCall, dispatch, failure, headerNames, runCall, tooLarge, type CallHeaders, type CallOutcome, type IncomingCall } from './dispatch.ts';
+import {
+  authenticate,
+  bodyLimit,
+  checkCall,
+  dispatch,
+  failure,
+  headerNames,
+  runCall,
+  tooLarge,
+  verifiesFirst,
+  type CallHeaders,
+  type CallOutcome,
+  type IncomingCall,
+} from './dispatch.ts';
 import { dropBytes, dropRestOfBody } from './body.ts';
 import { ApiError } from '../errors.ts';
 import { INTERNAL_ERROR } from './errors.ts';
 import { hostRefusal, rawHost } from './host-check.ts';
 import { redactAnswer, redactRequest } from './redact.ts';
-import type { AnyOperation } from './operation.ts';
+import type { AnyOperation, RequestContext } from './operation.ts';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -120,6 +133,10 @@ class NodeCall {
   readonly requestId = randomUUID();
   workspaceId: string | undefined = undefined;
   text: string | undefined;
+  /** The most body this call reads (bodyLimit). */
+  private readonly limit: number;
+  /** The caller, when its credentials were verified before the body was read (verifiesFirst). */
+  private verified: RequestContext | undefined;
   private first: Buffer | undefined;
   private more: Buffer[] | undefined;
   private size = 0;
@@ -134,31 +151,64 @@ class NodeCall {
   ) {
     this.headers = new NodeHeaders(req.rawHeaders);
     this.clientIp = req.socket.remoteAddress ?? 'unknown';
+    this.limit = bodyLimit(app.config, op);
   }
 
   start() {
     try {
-      checkCall(this, this.app.config.maxBodyBytes);
+      checkCall(this, this.limit);
     } catch (error) {
       this.answer(failure(this.app, this.op, this.requestId, error));
       return;
     }
     const req = this.req as CallRequest;
     req[CALL] = this;
-    // `on`, not `once` (which wraps each listener in a new bound function): the call runs and answers once anyway.
     // A client gone mid-upload is a bad request, not a server failure; the request emits 'error' then.
+    req.on('error', onAbort);
+    if (!verifiesFirst(this.app.config, this.op, this.headers)) {
+      this.read();
+      return;
+    }
+    // a long or chunked body: its caller is known before a byte of it is read (issue 42)
+    try {
+      const verified = authenticate(this.app, this.op, this.headers, this.requestId, this.clientIp);
+      if (verified instanceof Promise)
+        verified.then(
+          (ctx) => this.readAs(ctx),
+          (error: unknown) => this.refuseUnread(error),
+        );
+      else this.readAs(verified);
+    } catch (error) {
+      this.refuseUnread(error);
+    }
+  }
+
+  private readAs(ctx: RequestContext) {
+    if (this.settled) return;
+    this.verified = ctx;
+    this.read();
+  }
+
+  private read() {
+    const req = this.req;
+    // `on`, not `once` (which wraps each listener in a new bound function): the call runs and answers once anyway.
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', onAbort);
+  }
+
+  /** Answers a call refused before its body was read; the rest of the body is dropped unparsed. */
+  private refuseUnread(error: unknown) {
+    if (this.settled) return;
+    this.answer({ ...failure(this.app, this.op, this.requestId, error), bodyUnread: true });
   }
 
   chunk(chunk: Buffer) {
     if (this.settled) return;
     this.size += chunk.byteLength;
-    if (this.size > this.app.config.maxBodyBytes) {
+    if (this.size > this.limit) {
       this.req.off('data', onData);
       this.req.pause();
-      this.answer(failure(this.app, this.op, this.requestId, tooLarge(this.app.config.maxBodyBytes)));
+      this.answer(failure(this.app, this.op, this.requestId, tooLarge(this.limit)));
       return;
     }
     if (this.first === undefined) this.first = chunk;
@@ -169,7 +219,7 @@ class NodeCall {
     if (this.settled) return;
     this.text = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : this.first ? this.first.toString('utf8') : '';
     this.first = this.more = undefined;
-    const outcome = runCall(this.app, this.op, this, this.text, this.requestId);
+    const outcome = runCall(this.app, this.op, this, this.text, this.requestId, this.verified);
     if (outcome instanceof Promise)
       outcome.then(
         (o) => this.answer(o),

@@ -13,9 +13,12 @@ describe('stripTags (a comment’s HTML as plain text)', () => {
   it('answers as the regular expression did, on markup made of tags, brackets, text and whitespace', () => {
     const piece = fc.constantFrom('<', '>', '<b>', '</b>', '<a href="x">', 'text', ' ', '\n', '<<', '>>', 'é', '<p', 'x>');
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 40 }).map((parts) => parts.join('')), (html) => {
-        expect(stripTags(html)).toBe(byRegex(html));
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 40 }).map((parts) => parts.join('')),
+        (html) => {
+          expect(stripTags(html)).toBe(byRegex(html));
+        },
+      ),
       { numRuns: 2000, seed: 42 },
     );
   });
