@@ -2,21 +2,13 @@
 import type { H3 } from 'h3';
 import { z } from 'zod';
 import { resetInput } from '../../shared/admin.ts';
+import { ApiError } from '../errors.ts';
+import { readBytes, refuseRestOfBody } from '../http/body.ts';
+import { BodyTooLarge } from '../http/dispatch.ts';
+import { importChunks, readImport } from './import-stream.ts';
 import { bodyOf, fail, guard, keyGuard, queryOf, type AdminKit } from './kit.ts';
-import { EXPORT_FORMAT, EXPORT_TABLES, exportKey, importKey, resetKey, TransferRefused, type Archive } from './transfer.ts';
+import { exportKey, resetKey, TransferRefused } from './transfer.ts';
 
-/** What an import accepts: an export of this UI (rows as objects of JSON values; blobs as { $base64 }). */
-const cell = z.union([z.string(), z.number(), z.null(), z.object({ $base64: z.string() })]);
-const importInput = z.object({
-  apiKey: z.string().trim().min(1).max(256),
-  archive: z.object({
-    format: z.literal(EXPORT_FORMAT, { error: `must be an export of the Hearth admin UI (format ${EXPORT_FORMAT})` }),
-    version: z.literal(1),
-    exportedAt: z.string(),
-    apiKey: z.string(),
-    tables: z.partialRecord(z.enum(EXPORT_TABLES), z.array(z.record(z.string().regex(/^[a-z_]+$/), cell))),
-  }),
-});
 /** Imports may be larger than API calls. */
 const IMPORT_LIMIT = 256 * 1024 * 1024;
 
@@ -43,12 +35,28 @@ export function registerDataRoutes(h3: H3, kit: AdminKit) {
   h3.post('/admin/api/data/import', async (event) => {
     const g0 = guard(kit, event, { change: true });
     if (!g0.ok) return g0.error;
-    const input = await bodyOf(event, app, importInput, IMPORT_LIMIT);
-    if (!input.ok) return input.error;
-    const g = await keyGuard(kit, event, input.value.apiKey, { change: true });
-    if (!g.ok) return g.error;
+    let bytes: Buffer;
     try {
-      return { imported: await importKey(app, g.scope, input.value.archive as Archive) };
+      bytes = await readBytes(event, IMPORT_LIMIT);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) refuseRestOfBody(event, IMPORT_LIMIT);
+      if (error instanceof ApiError) return fail(event, 400, error.message);
+      throw error;
+    }
+    // read, parsed and checked off the event loop (import-stream.ts), then written a chunk at a time
+    const reader = readImport(bytes);
+    const head = await reader.head;
+    if ('refused' in head) {
+      reader.stop();
+      return fail(event, 400, head.refused);
+    }
+    const g = await keyGuard(kit, event, head.apiKey, { change: true });
+    if (!g.ok) {
+      reader.stop();
+      return g.error;
+    }
+    try {
+      return { imported: await importChunks(app, g.scope, reader.chunks()) };
     } catch (error) {
       if (error instanceof TransferRefused) return fail(event, 412, error.message);
       throw error;

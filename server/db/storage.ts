@@ -25,7 +25,7 @@ export interface SqliteEngine {
    * committed when `work` resolves and rolled back when it throws. Inside another unit of work it is a savepoint of
    * it. `work` should wait on nothing but storage: the write connection is held while it runs.
    */
-  transaction<T>(work: () => Promise<T>): Promise<T>;
+  transaction<T>(work: () => Promise<T>, options?: { bulk?: boolean }): Promise<T>;
   /** Whether the caller runs inside a unit of work. */
   inTransaction(): boolean;
   /**
@@ -81,6 +81,37 @@ function transactionStatements(sqlite: Database.Database) {
   return { top, savepoint };
 }
 
+/**
+ * `top` with the connection's automatic checkpoint off from its begin to its end: the commit of a unit that wrote
+ * tens of MB would otherwise copy the whole log into the database file on this thread, holding the event loop
+ * (1.6 s for a 50 MB import, issue 42); the checkpointer's thread copies it instead (checkpointer.ts).
+ */
+function withoutAutoCheckpoint(sqlite: Database.Database, top: Transactional): Transactional {
+  let pages = 0;
+  const restore = () => void sqlite.pragma(`wal_autocheckpoint = ${pages}`);
+  return {
+    begin() {
+      pages = sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
+      sqlite.pragma('wal_autocheckpoint = 0');
+      top.begin();
+    },
+    commit() {
+      try {
+        top.commit();
+      } finally {
+        restore();
+      }
+    },
+    rollback() {
+      try {
+        top.rollback();
+      } finally {
+        restore();
+      }
+    },
+  };
+}
+
 /** The engine over a database openDatabase opened (and migrated): `main` is that connection. */
 export function createSqliteEngine(file: string, main: { db: Db; sqlite: Database.Database }): SqliteEngine {
   const writer = openConnection(file);
@@ -88,7 +119,8 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
   const stamp = changeStampOf(main.sqlite, [writer.sqlite]);
   const turns = new WriterTurns();
   const { top, savepoint } = transactionStatements(writer.sqlite);
-  const transaction = <T>(work: () => Promise<T>) => turns.hold(work, top, savepoint);
+  const bulk = withoutAutoCheckpoint(writer.sqlite, top);
+  const transaction = <T>(work: () => Promise<T>, options?: { bulk?: boolean }) => turns.hold(work, options?.bulk ? bulk : top, savepoint);
   return {
     kind: 'sqlite',
     main,

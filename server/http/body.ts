@@ -9,6 +9,11 @@ const abortedRequest = () => new ApiError('INVALID_ARGUMENT', 'Bad Request: the 
 export async function readBody(event: H3Event, limit: number): Promise<string> {
   const nodeReq = (event.runtime?.node as { req?: IncomingMessage } | undefined)?.req;
   if (nodeReq) return readNodeBody(nodeReq, limit);
+  return (await readBytes(event, limit)).toString('utf8');
+}
+
+/** Reads the request body up to `limit` bytes as bytes, undecoded (an import's, decoded off the event loop). */
+export async function readBytes(event: H3Event, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   if (event.req.body) {
@@ -26,7 +31,7 @@ export async function readBody(event: H3Event, limit: number): Promise<string> {
       throw error;
     }
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }
 
 /**

@@ -147,16 +147,19 @@ export function keyTransferRepo(engine: SqliteEngine) {
         }));
         removeRooms(sqlite, apiKeyId, rooms);
         const imported: Partial<Record<KeyTable, number>> = {};
+        // one statement per set of columns (an export's rows of a table all have the same), not one per row
+        const statements = new Map<string, Database.Statement>();
         for (const table of KEY_TABLES) {
           const list = rows[table];
           if (!list?.length) continue;
           const known = new Set(columnsOf(sqlite, table));
           for (const row of list) {
             const cols = Object.keys(row).filter((c) => known.has(c) && c !== 'api_key_id' && !skip(table, c));
-            sqlite
-              // column names quoted: crdt_updates has one named `update`, a keyword
-              .prepare(`INSERT OR REPLACE INTO ${table} (api_key_id, ${cols.map((c) => `"${c}"`).join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`)
-              .run(apiKeyId, ...cols.map((c) => row[c]));
+            // column names quoted: crdt_updates has one named `update`, a keyword
+            const sql = `INSERT OR REPLACE INTO ${table} (api_key_id, ${cols.map((c) => `"${c}"`).join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`;
+            let statement = statements.get(sql);
+            if (statement === undefined) statements.set(sql, (statement = sqlite.prepare(sql)));
+            statement.run(apiKeyId, ...cols.map((c) => row[c]));
           }
           imported[table] = list.length;
         }
