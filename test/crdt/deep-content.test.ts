@@ -117,6 +117,15 @@ describe('a document nesting 30,000 XML elements', () => {
           message: expect.stringMatching(/deeper than 512 levels/),
         });
       }
+      // a restore would delete the live content and copy a past one (both recursive in Yjs): refused first
+      const history = (await (await admin('/crdt/history', {})).json()) as { entries: Array<{ seq: number }> };
+      const restore = await fetch(`${t.url}/admin/api/crdt/restore`, {
+        method: 'POST',
+        headers: { cookie, 'x-hearth-ui': '1' },
+        body: JSON.stringify({ apiKey: t.credentials.apiKey, ...deep, seq: history.entries[0]!.seq }),
+      });
+      expect(restore.status).toBe(400);
+      expect(((await restore.json()) as { error: { status: string } }).error.status).toBe('FAILED_PRECONDITION');
       // the raw update is kept: the binary export has it
       const raw = await admin('/crdt/export', { format: 'yjs' });
       expect(raw.status).toBe(200);
