@@ -16,9 +16,12 @@ const tree: fc.Memo<Tree> = fc.memo((n) =>
         fc.record({ text: fc.string({ maxLength: 8 }), bold: fc.boolean() }),
         fc.record({
           name: fc.constantFrom('p', 'Heading', 'li', 'ul', 'x-y', 'IMG'),
-          attrs: fc.array(fc.tuple(fc.constantFrom('b', 'a', 'Z', 'level', 'href', '10', '2'), fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.boolean())), {
-            maxLength: 3,
-          }),
+          attrs: fc.array(
+            fc.tuple(fc.constantFrom('b', 'a', 'Z', 'level', 'href', '10', '2'), fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.boolean())),
+            {
+              maxLength: 3,
+            },
+          ),
           children: fc.array(tree(n - 1), { maxLength: 3 }),
         }),
       ),
@@ -131,8 +134,12 @@ describe('depth', () => {
       }
     });
     expect(statusOf(() => readContent(nestedMaps, 'map', 'default'))).toMatch(/^FAILED_PRECONDITION/);
-    expect(statusOf(() => checkData('map', { deep: json }))).toBe(`INVALID_ARGUMENT: data.deep${'[0]'.repeat(MAX_CONTENT_DEPTH)} nests deeper than 512 levels (the depth limit).`);
-    expect(statusOf(() => checkData('xml', `${'<p>'.repeat(600)}${'</p>'.repeat(600)}`))).toMatch(/^INVALID_ARGUMENT: data is not well-formed XML: elements nest deeper than 512/);
+    expect(statusOf(() => checkData('map', { deep: json }))).toBe(
+      `INVALID_ARGUMENT: data.deep${'[0]'.repeat(MAX_CONTENT_DEPTH)} nests deeper than 512 levels (the depth limit).`,
+    );
+    expect(statusOf(() => checkData('xml', `${'<p>'.repeat(600)}${'</p>'.repeat(600)}`))).toMatch(
+      /^INVALID_ARGUMENT: data is not well-formed XML: elements nest deeper than 512/,
+    );
   });
 });
 
