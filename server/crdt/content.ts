@@ -182,6 +182,8 @@ function plain(value: unknown): unknown {
   if (value instanceof Y.Array) return (value as Y.Array<unknown>).toArray().map(plain);
   if (value instanceof Y.XmlFragment) return xmlString(value);
   if (value instanceof Y.AbstractType) return value.toJSON();
+  // a subdocument is a document of its own (and its fields lead back to this one): named by its guid
+  if (value instanceof Y.Doc) return { guid: value.guid };
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
   if (Array.isArray(value)) return value.map(plain);
   const out: Record<string, unknown> = {};

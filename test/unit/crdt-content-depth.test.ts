@@ -163,6 +163,14 @@ describe('a map key "__proto__"', () => {
     expect(JSON.stringify(readContent(doc, 'map', 'default'))).toBe('{}');
   });
 
+  it('reads a subdocument as its guid (its fields lead back to the parent: walked, they never ended)', () => {
+    const doc = new Y.Doc();
+    doc.getMap('default').set('sub', new Y.Doc({ guid: 'child-guid' }));
+    const copy = new Y.Doc();
+    Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc));
+    expect(readContent(copy, 'map', 'default')).toEqual({ sub: { guid: 'child-guid' } });
+  });
+
   it('below the top level of REST data is refused (Yjs stores it as JSON, whose decoder drops it)', () => {
     expect(statusOf(() => checkData('map', JSON.parse('{"a": {"__proto__": 1}}')))).toBe(
       `INVALID_ARGUMENT: data.a.__proto__ cannot be stored: below the top level a key "__proto__" would be lost (Yjs's JSON decoder drops it).`,
