@@ -1,15 +1,22 @@
 // Collaborative documents in the admin UI: a paged list, and for one document its history from the stored update
 // log, its content at any kept point, restore of a past state (a new update through the server-side edit
 // helper, so connected clients converge), and export as JSON or as one Yjs update.
-import type { H3 } from 'h3';
+import type { H3, H3Event } from 'h3';
 import * as Y from 'yjs';
 import { z } from 'zod';
 import { crdtKey, listQuery, restoreInput, stateQuery, type CrdtKey } from '../../shared/admin.ts';
-import type { CrdtType } from '../crdt/content.ts';
+import { refuseTooDeepDoc, type CrdtType } from '../crdt/content.ts';
 import { contentAt, historyOf, restoreState, stateAt } from '../crdt/history.ts';
 import type { DocKey } from '../crdt/store.ts';
 import type { TenantScope } from '../db/scope.ts';
+import { ApiError } from '../errors.ts';
 import { bodyOf, fail, guard, keyGuard, pager, queryOf, type AdminKit } from './kit.ts';
+
+/** A content error (a document nesting deeper than the depth limit) answered as the API answers it: 400 with its status. */
+const contentError = (event: H3Event, error: unknown) => {
+  if (error instanceof ApiError) return fail(event, 400, error.message, error.status);
+  throw error;
+};
 
 const docKey = (k: CrdtKey): DocKey => ({ apiKeyId: k.apiKey, organizationId: k.organizationId, documentId: k.documentId, editorId: k.editorId });
 
@@ -64,6 +71,8 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
     try {
       const content = contentAt(doc, row.type as CrdtType, row.contentKey);
       return { seq: input.value.seq ?? null, type: row.type, contentKey: row.contentKey, content, roots: { [row.contentKey]: content } };
+    } catch (error) {
+      return contentError(event, error);
     } finally {
       doc.destroy();
     }
@@ -77,6 +86,17 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
     const g = await keyGuard(kit, event, input.value.apiKey, { change: true });
     if (!g.ok) return g.error;
     if (!(await rowOf(g.scope, input.value))) return fail(event, 404, missing);
+    // a restore deletes the live content and copies the past one, both recursive in Yjs: neither may be too deep
+    const live = await app.crdt.load(g.scope, docKey(input.value));
+    const past = await stateAt(app.crdt, g.scope, docKey(input.value), input.value.seq);
+    try {
+      if (live) refuseTooDeepDoc(live.doc, 'write');
+      if (past) refuseTooDeepDoc(past, 'write');
+    } catch (error) {
+      return contentError(event, error);
+    } finally {
+      past?.destroy();
+    }
     const bytes = await restoreState(app.crdt, g.scope, docKey(input.value), input.value.seq);
     if (bytes === null) return fail(event, 404, `No history entry ${input.value.seq}.`);
     return { restored: true, seq: input.value.seq, bytes };
@@ -117,6 +137,8 @@ export function registerCrdtRoutes(h3: H3, kit: AdminKit) {
           'cache-control': 'no-store',
         },
       });
+    } catch (error) {
+      return contentError(event, error);
     } finally {
       doc.destroy();
     }

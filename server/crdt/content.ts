@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { invalid } from '../errors.ts';
+import { failedPrecondition, invalid } from '../errors.ts';
 
 export type CrdtType = 'text' | 'map' | 'array' | 'xml';
 
@@ -27,6 +27,7 @@ export function checkData(type: CrdtType, data: unknown) {
         : data !== null && typeof data === 'object' && !Array.isArray(data);
   if (!ok) throw invalid(`Data must be ${type === 'array' ? 'an array' : type === 'map' ? 'an object' : 'a string'} for type ${type}.`);
   if (type === 'xml') parseXml(data as string);
+  if (type === 'map' || type === 'array') checkJsonData(data);
   // Yjs picks the content kind of each map value and array item by its `constructor`: an object with its own
   // "constructor" key is not a value it can hold (it throws). Deeper objects are encoded as plain JSON and pass.
   if (type === 'map') for (const [key, value] of Object.entries(data as object)) refuseOwnConstructor(value, `data.${key}`);
@@ -91,24 +92,159 @@ export function readContent(doc: Y.Doc, type: CrdtType, contentKey: string): unk
   // Reading never defines a root: one defined here as the wrong kind would make a client's content unreadable.
   if (!doc.share.has(contentKey)) return emptyContent(type);
   const shared = sharedType(doc, type, contentKey);
-  if (shared instanceof Y.Text || shared instanceof Y.XmlFragment) return shared.toString();
-  return withoutBigints(shared.toJSON());
+  refuseTooDeep(shared, 'read');
+  if (shared instanceof Y.XmlFragment) return xmlString(shared);
+  if (shared instanceof Y.Text) return shared.toString();
+  return plain(shared);
 }
 
 /**
- * A map's or array's content with its bigints (which Yjs clients may store, and JSON has no form for) as decimal
- * strings: serialized as they were, they made the answer fail with INTERNAL.
+ * How deep content may nest to be read or written whole (an element in an element, a map in a map, JSON in an
+ * array, each one level). Yjs's own readers and writers of nested content (toJSON, toString, deleting a subtree)
+ * recurse once per level: a client's update of 30,000 nested elements made each of them throw "Maximum call stack
+ * size exceeded" (issue 42). Every walk here is iterative or runs after the content's depth is checked (iteratively)
+ * against this limit; a deeper document's raw updates still store and sync, only its content is not rendered.
  */
-function withoutBigints(value: unknown): unknown {
+export const MAX_CONTENT_DEPTH = 512;
+
+const tooDeep = (what: 'read' | 'write') =>
+  failedPrecondition(
+    what === 'read'
+      ? `This document's content nests deeper than ${MAX_CONTENT_DEPTH} levels (the depth limit), so it cannot be rendered; its updates are still stored and synced to its clients.`
+      : `This document's content nests deeper than ${MAX_CONTENT_DEPTH} levels (the depth limit), so the server cannot replace it (REST writes, restores); delete it, or change it from a client.`,
+  );
+
+/** Throws FAILED_PRECONDITION when any root of `doc` nests deeper than MAX_CONTENT_DEPTH (before a walk of every root). */
+export function refuseTooDeepDoc(doc: Y.Doc, what: 'read' | 'write') {
+  for (const root of doc.share.values()) refuseTooDeep(root, what);
+}
+
+/** Throws FAILED_PRECONDITION when the live content of `root` nests deeper than MAX_CONTENT_DEPTH. */
+function refuseTooDeep(root: object, what: 'read' | 'write') {
+  if (contentDepth(root, MAX_CONTENT_DEPTH) > MAX_CONTENT_DEPTH) throw tooDeep(what);
+}
+
+/**
+ * How deep the live content of `root` nests (its own items are level 1), counted without recursion; stops at
+ * `limit + 1`. Counts nested shared types (list items and map entries, XML attributes included) and the JSON
+ * values clients store in them (and in text formats and embeds), whose readers recurse as well.
+ */
+export function contentDepth(root: object, limit = Number.POSITIVE_INFINITY): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[root, 0]];
+  const values = (content: unknown): unknown[] => {
+    if (content instanceof Y.ContentType) return [content.type];
+    if (content instanceof Y.ContentAny) return content.arr;
+    if (content instanceof Y.ContentJSON) return content.arr;
+    if (content instanceof Y.ContentEmbed) return [content.embed];
+    if (content instanceof Y.ContentFormat) return [content.value];
+    return [];
+  };
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (depth > deepest) {
+      deepest = depth;
+      if (deepest > limit) return deepest;
+    }
+    if (value instanceof Y.AbstractType) {
+      const type = value as Y.AbstractType<unknown>;
+      for (let item = type._start; item; item = item.right) if (!item.deleted) for (const v of values(item.content)) stack.push([v, depth + 1]);
+      for (const item of type._map.values()) if (!item.deleted) for (const v of values(item.content)) stack.push([v, depth + 1]);
+    } else if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value) && !(value instanceof Y.Doc)) {
+      // a JSON array or object: its values are one level deeper (only containers among them are walked)
+      const children = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
+      if (children.length > 0) stack.push([null, depth + 1]);
+      for (const v of children) if (v !== null && typeof v === 'object') stack.push([v, depth + 1]);
+    }
+  }
+  return deepest;
+}
+
+/** Defines `key` on `out` as an own property, `__proto__` too (an assignment would set the prototype, or nothing). */
+function put(out: Record<string, unknown>, key: string, value: unknown) {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
+/**
+ * A map's or array's content as JSON values, run after its depth was checked (it recurses once per level). Unlike
+ * Yjs's toJSON it keeps a map key `__proto__` (toJSON assigns it, which drops it), and writes bigints (which Yjs
+ * clients may store, and JSON has no form for) as decimal strings: serialized as they were, they made the answer
+ * fail with INTERNAL.
+ */
+function plain(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Y.Map) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of (value as Y.Map<unknown>)._map) if (!item.deleted) put(out, key, plain(item.content.getContent()[item.length - 1]));
+    return out;
+  }
+  if (value instanceof Y.Array) return (value as Y.Array<unknown>).toArray().map(plain);
+  if (value instanceof Y.XmlFragment) return xmlString(value);
+  if (value instanceof Y.AbstractType) return value.toJSON();
+  // a subdocument is a document of its own (and its fields lead back to this one): named by its guid
+  if (value instanceof Y.Doc) return { guid: value.guid };
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
-  if (Array.isArray(value)) return value.map(withoutBigints);
+  if (Array.isArray(value)) return value.map(plain);
   const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
-    if (key === '__proto__') Object.defineProperty(out, key, { value: withoutBigints(child), enumerable: true, writable: true, configurable: true });
-    else out[key] = withoutBigints(child);
+  for (const [key, child] of Object.entries(value)) put(out, key, plain(child));
+  return out;
+}
+
+/**
+ * An XML fragment or element as Yjs's toString writes it (elements' names lower-cased, attributes sorted by name,
+ * text as XmlText writes it), without recursion. Unlike Yjs it keeps an attribute named `__proto__`.
+ */
+export function xmlString(fragment: Y.XmlFragment): string {
+  let out = '';
+  // what is left to write, last first: a node, or the closing tag of an element whose children come before it
+  const stack: Array<unknown> = [];
+  const children = (parent: Y.XmlFragment) => {
+    const list = parent.toArray();
+    for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]);
+  };
+  if (fragment instanceof Y.XmlElement) stack.push(fragment);
+  else children(fragment);
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      out += node;
+    } else if (node instanceof Y.XmlElement) {
+      const attributes: Record<string, unknown> = {};
+      for (const [key, item] of node._map) if (!item.deleted) put(attributes, key, item.content.getContent()[item.length - 1]);
+      const names = Object.keys(attributes).sort();
+      // concatenated as Yjs does (a value that is not a string is converted as `+` converts it)
+      const written = names.map((key) => key + '="' + attributes[key] + '"');
+      const name = node.nodeName.toLocaleLowerCase();
+      out += `<${name}${written.length > 0 ? ' ' + written.join(' ') : ''}>`;
+      stack.push(`</${name}>`);
+      children(node);
+    } else {
+      out += String((node as { toString(): string }).toString());
+    }
   }
   return out;
+}
+
+/**
+ * The depth of REST `data` for a map or array (its own entries are level 1), counted without recursion; and an
+ * object below the top level may not have a key `__proto__`: such objects are stored as JSON values, whose
+ * decoder (lib0's) drops that key, so it would be lost silently. (A top-level map key is a map entry and is kept.)
+ */
+function checkJsonData(data: unknown) {
+  const stack: Array<[unknown, number, string]> = [[data, 0, 'data']];
+  while (stack.length > 0) {
+    const [value, depth, field] = stack.pop() as [unknown, number, string];
+    if (depth > MAX_CONTENT_DEPTH) throw invalid(`${field} nests deeper than ${MAX_CONTENT_DEPTH} levels (the depth limit).`);
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) if (v !== null && typeof v === 'object') stack.push([v, depth + 1, `${field}[${i}]`]);
+      continue;
+    }
+    if (depth > 0 && Object.hasOwn(value, '__proto__'))
+      throw invalid(`${field}.__proto__ cannot be stored: below the top level a key "__proto__" would be lost (Yjs's JSON decoder drops it).`);
+    for (const [key, v] of Object.entries(value)) if (v !== null && typeof v === 'object') stack.push([v, depth + 1, `${field}.${key}`]);
+  }
 }
 
 /** JSON text of CRDT content, bigints written as `<digits>n` (for comparisons; JSON has no form for them). */
@@ -122,6 +258,8 @@ const same = (a: unknown, b: unknown) => contentJson(a) === contentJson(b);
  */
 export function writeContent(doc: Y.Doc, type: CrdtType, contentKey: string, data: unknown) {
   const shared = sharedType(doc, type, contentKey);
+  // what is replaced is read (maps, arrays) or deleted (XML), both of which recurse in Yjs: checked before any change
+  if (!(shared instanceof Y.Text)) refuseTooDeep(shared, 'write');
   if (shared instanceof Y.Text) {
     const before = shared.toString();
     const after = data as string;
@@ -135,14 +273,13 @@ export function writeContent(doc: Y.Doc, type: CrdtType, contentKey: string, dat
     if (inserted) shared.insert(start, inserted);
   } else if (shared instanceof Y.Map) {
     const next = data as Record<string, unknown>;
-    for (const key of [...shared.keys()]) if (!(key in next)) shared.delete(key);
+    // own keys only: `"toString" in next` holds for any object, and so would a key named like a prototype's member
+    for (const key of [...shared.keys()]) if (!Object.hasOwn(next, key)) shared.delete(key);
     for (const [key, value] of Object.entries(next)) {
-      const current = shared.get(key);
-      const currentJson = current instanceof Y.AbstractType ? current.toJSON() : current;
-      if (!shared.has(key) || !same(currentJson, value)) shared.set(key, value);
+      if (!shared.has(key) || !same(plain(shared.get(key)), value)) shared.set(key, value);
     }
   } else if (shared instanceof Y.Array) {
-    const before = shared.toJSON() as unknown[];
+    const before = plain(shared) as unknown[];
     const after = data as unknown[];
     let start = 0;
     while (start < before.length && start < after.length && same(before[start], after[start])) start++;
@@ -216,7 +353,10 @@ export function parseXml(source: string): XmlNode[] {
       for (const a of (attrs ?? '').matchAll(/([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) attributes[a[1] as string] = decode(a[2] ?? a[3] ?? '');
       const node: XmlNode = { name: name as string, attributes, children: [] };
       stack[stack.length - 1]?.children?.push(node);
-      if (!selfClosing) stack.push(node);
+      if (!selfClosing) {
+        if (stack.length > MAX_CONTENT_DEPTH) fail(`elements nest deeper than ${MAX_CONTENT_DEPTH} levels (the depth limit) at ${i}`);
+        stack.push(node);
+      }
     }
     i += whole.length;
   }

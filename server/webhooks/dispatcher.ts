@@ -61,6 +61,9 @@ export const offlineDispatcher: WebhookDispatcher = {
 const WORKER_HEAP_MB = 24;
 const WORKER_HEAP_MAX_MB = 1024;
 
+/** Tries of a debounced event's resolution that failed for a reason other than its content, before it is quarantined. */
+const QUARANTINE_AFTER = 5;
+
 /**
  * The main thread's side of webhook delivery. Requests write events to the outbox in their own transaction; the
  * delivery worker (worker.ts) fans them out, sends them and records attempts in its own `webhooks.db`, so a
@@ -234,7 +237,48 @@ export function createWebhookDispatcher(
   let resolving = false;
   let resolveAgain = false;
 
-  /** Turns the debounced events that fell due into ready ones (or postpones or drops them), in one unit of work. */
+  /**
+   * Failed resolutions of a pending debounced event, by event id (this process's count: a restart starts it again,
+   * bounded all the same). Cleared when it grows past any real backlog.
+   */
+  const failures = new Map<string, number>();
+
+  /**
+   * One debounced event whose resolution failed. A failure of its content (an ApiError, such as a document too deep
+   * to render, or a RangeError from a recursion) fails the same way each time: the event is quarantined at once,
+   * closed with its reason logged. Any other failure (the database) is tried again later, 1 s doubling, and
+   * quarantined after QUARANTINE_AFTER tries. Either way the other events go on, and none is tried every second for ever.
+   */
+  async function failed(row: WebhookEventRow, error: unknown, now: number) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const attempts = (failures.get(row.id) ?? 0) + 1;
+    const poisoned = error instanceof ApiError || error instanceof RangeError || attempts >= QUARANTINE_AFTER;
+    const fields = {
+      eventId: row.id,
+      apiKeyId: row.apiKeyId,
+      type: row.type,
+      organizationId: row.organizationId,
+      documentId: row.documentId,
+      attempts,
+      reason,
+    };
+    // a write that fails here fails the pass, which is tried again (resolveDebounced's catch)
+    if (poisoned) {
+      await storage.webhooks.dropDebounced(row.id, now);
+      failures.delete(row.id);
+      app.log.error('debounced webhook event quarantined: its resolution failed; it is closed without a delivery', fields);
+    } else {
+      if (failures.size >= 10_000) failures.clear();
+      failures.set(row.id, attempts);
+      await storage.webhooks.postponeDebounced(row.id, now + 1000 * 2 ** (attempts - 1));
+      app.log.warn('debounced webhook event not resolved; trying it again later', fields);
+    }
+  }
+
+  /**
+   * Turns the debounced events that fell due into ready ones (or postpones or drops them), each in a unit of work of
+   * its own: one event that cannot be resolved (a poisoned document) is quarantined alone and holds up no other.
+   */
   async function resolveDebounced() {
     debounceScheduled = false;
     if (closed) return;
@@ -247,10 +291,14 @@ export function createWebhookDispatcher(
     try {
       const now = Date.now();
       const due = await storage.webhooks.dueDebounced(now);
-      if (due.length) {
-        await storage.transaction(async () => {
-          for (const { row, scope } of due) released = (await release(row, scope, now)) || released;
-        });
+      for (const { row, scope } of due) {
+        if (closed) return;
+        try {
+          released = (await storage.transaction(() => release(row, scope, now))) || released;
+          failures.delete(row.id);
+        } catch (error) {
+          await failed(row, error, now);
+        }
       }
       if (released) wake();
       if (debounceTimer) clearTimeout(debounceTimer);

@@ -41,6 +41,17 @@ const kindName = (t: unknown) =>
               ? 'Array'
               : typeof t;
 
+/**
+ * How many levels the tree and the rich text show: a client's document may nest elements thousands deep (issue 42),
+ * which rendered as components one inside the other overflows the page's stack. Deeper levels are summarized.
+ */
+const MAX_VIEW_DEPTH = 64;
+const tooDeep = (key: string | number) => (
+  <li key={key} class="muted">
+    (deeper levels not shown)
+  </li>
+);
+
 function TypeNode({ name, value, depth }: { name: string; value: unknown; depth: number }): ComponentChildren {
   if (value instanceof Y.Text) {
     return (
@@ -61,9 +72,9 @@ function TypeNode({ name, value, depth }: { name: string; value: unknown; depth:
             {attrs.length > 0 && <span class="muted"> {attrs.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}</span>}
           </summary>
           <ul>
-            {entries.map(([k, v]) => (
-              <TypeNode key={k} name={k} value={v} depth={depth + 1} />
-            ))}
+            {depth + 1 >= MAX_VIEW_DEPTH && entries.length > 0
+              ? tooDeep('deeper')
+              : entries.map(([k, v]) => <TypeNode key={k} name={k} value={v} depth={depth + 1} />)}
           </ul>
         </details>
       </li>
@@ -122,9 +133,15 @@ function inline(text: Y.XmlText): ComponentChildren {
   );
 }
 
-function block(node: Y.XmlElement | Y.XmlText, key: number): ComponentChildren {
+function block(node: Y.XmlElement | Y.XmlText, key: number, depth = 0): ComponentChildren {
   if (node instanceof Y.XmlText) return <span key={key}>{inline(node)}</span>;
-  const children = node.toArray().map((c, i) => (c instanceof Y.XmlElement || c instanceof Y.XmlText ? block(c, i) : null));
+  if (depth >= MAX_VIEW_DEPTH)
+    return (
+      <span key={key} class="muted">
+        (deeper levels not shown)
+      </span>
+    );
+  const children = node.toArray().map((c, i) => (c instanceof Y.XmlElement || c instanceof Y.XmlText ? block(c, i, depth + 1) : null));
   const attrs = node.getAttributes() as Record<string, unknown>;
   switch (node.nodeName) {
     case 'heading': {
