@@ -96,3 +96,37 @@ export function createLogger(level: LogLevel, format: LogFormat = 'text', write:
     enabled: (at) => RANK[at] <= limit,
   };
 }
+
+/** The longest SQL text a fatal error's line carries. */
+const QUERY_CHARS = 300;
+
+/**
+ * What a person needs of an error that ends a command or a start: its message followed by its causes' (drizzle's
+ * "Failed query: … params: …" becomes "a database query failed: " and PostgreSQL's own words, such as `permission
+ * denied for table …`), and fields for the line: the failed query's SQL (shortened; never its parameters, which
+ * may hold secrets) and the first error code found (a SQLSTATE, ECONNREFUSED…), with PostgreSQL's detail and hint.
+ */
+export function describeError(error: unknown): { message: string; fields: Record<string, unknown> } {
+  const fields: Record<string, unknown> = {};
+  let message = '';
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
+    if (!(current instanceof Error)) {
+      message = joinCause(message, String(current));
+      break;
+    }
+    const e = current as Error & { query?: unknown; params?: unknown; code?: unknown; detail?: unknown; hint?: unknown };
+    if (typeof e.query === 'string' && 'params' in e) {
+      message = joinCause(message, 'a database query failed');
+      fields.query ??= e.query.length > QUERY_CHARS ? `${e.query.slice(0, QUERY_CHARS)}…` : e.query;
+    } else message = joinCause(message, e.message || e.name);
+    if ((typeof e.code === 'string' || typeof e.code === 'number') && fields.code === undefined) fields.code = e.code;
+    if (typeof e.detail === 'string' && e.detail) fields.detail ??= e.detail;
+    if (typeof e.hint === 'string' && e.hint) fields.hint ??= e.hint;
+    current = e.cause;
+  }
+  return { message: message || 'unknown error', fields };
+}
+
+/** `outer: inner`, unless the outer message already says the inner one (a wrapper that quotes its cause). */
+const joinCause = (outer: string, inner: string) => (!outer ? inner : !inner || outer.includes(inner) ? outer : `${outer}: ${inner}`);

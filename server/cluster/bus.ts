@@ -59,12 +59,15 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
   const commands = new Redis(url, options);
   const subscriber = new Redis(url, options);
   let closing = false;
+  /** The last connection error: ioredis rejects a failed first connect with "Connection is closed." only. */
+  let lastError: Error | undefined;
   for (const [name, connection] of [
     ['commands', commands],
     ['subscriber', subscriber],
   ] as const) {
     let down = false;
     connection.on('error', (error: Error) => {
+      lastError = error;
       if (closing || down) return;
       down = true;
       log.error('Redis connection lost; reconnecting', { connection: name, error: error.message });
@@ -79,7 +82,8 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
   } catch (error) {
     commands.disconnect();
     subscriber.disconnect();
-    throw new Error(`REDIS_URL: Redis cannot be reached (${error instanceof Error ? error.message : String(error)})`);
+    const reason = lastError?.message ?? (error instanceof Error ? error.message : String(error));
+    throw new Error(`REDIS_URL: Redis cannot be reached (${reason})`, { cause: lastError ?? error });
   }
 
   /** Messages lost since the last one published (Redis unreachable). */
