@@ -9,7 +9,13 @@ import { fileURLToPath } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 19)) {
-  process.stderr.write(`hearth: Node.js 20.19 or newer is needed (this is ${process.versions.node})\n`);
+  const message = `Node.js 20.19 or newer is needed (this is ${process.versions.node})`;
+  // in the log format, as the CLI writes its other fatal failures (server/cli/run.ts)
+  process.stderr.write(
+    process.env.LOG_FORMAT?.toLowerCase() === 'json'
+      ? `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: message, exitCode: 1 })}\n`
+      : `hearth: ${message}\n`,
+  );
   process.exit(1);
 }
 

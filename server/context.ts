@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { HostCheck } from './http/host-check.ts';
 import type { ResponseCache } from './http/response-cache.ts';
 import type { ClusterBus } from './cluster/bus.ts';
+import type { ClusterCheck } from './cluster/identity.ts';
 import type { CrdtStore } from './crdt/store.ts';
 import type { Storage } from './db/repos/index.ts';
 import type { PageTokens } from './db/pagination.ts';
@@ -45,6 +46,8 @@ export interface AppContext {
    * no one to tell.
    */
   cluster?: ClusterBus;
+  /** Whether this cluster instance's Redis is its database's cluster's (cluster/identity.ts; GET /readyz): set by a server's start. */
+  clusterCheck?: ClusterCheck;
   /** "Access changed" events of committed changes: open websockets are checked again (crdt/revocation.ts). */
   accessEvents: AccessEvents;
   /** One-time sign-in links of this server run (admin/signin.ts). */

@@ -24,6 +24,7 @@ import { createSignInLinks, signInLinkOf } from './admin/signin.ts';
 import { createTickets } from './admin/tickets.ts';
 import { createAccessEvents, type AccessEvents } from './services/access-events.ts';
 import { connectClusterBus, type ClusterBus } from './cluster/bus.ts';
+import { createClusterCheck } from './cluster/identity.ts';
 import { createAgentRunner } from './services/agents.ts';
 import { DATABASE_FILE } from './data-files.ts';
 import { removeServerLock, writeServerLock } from './server-lock.ts';
@@ -135,7 +136,13 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
   const app = await openApp(config);
   let http: Server | undefined;
   try {
-    await app.storage.claimServer(app.cluster ? 'cluster' : 'alone');
+    await app.storage.claimServer(app.cluster ? 'cluster' : 'alone', app.cluster?.instanceId);
+    if (app.cluster) {
+      // one cluster, one bus: an instance whose Redis is not its database's cluster's is refused (issue 42)
+      app.clusterCheck = createClusterCheck(app.storage, app.cluster, app.log);
+      const verdict = await app.clusterCheck.check();
+      if (verdict !== 'ok') throw new Error(`REDIS_URL: ${verdict}`);
+    }
     // a cluster instance's request monitor shows every instance's calls (admin/monitor.ts)
     if (app.cluster) await app.monitor.share(app.cluster, app.log);
     const credentials = await ensureDefaultCredentials(app);

@@ -1,8 +1,9 @@
 // Emulator comforts while the server runs, for one API key: export its data as one JSON file, import such a file,
 // and reset it to the seeded state (`hearth seed`'s small set). Their SQL is the storage layer's
 // (db/repos/key-transfer.ts); this keeps the archive's format and the order of things. Loaded Yjs documents of the
-// key are dropped in the unit of work that changes their rows (their clients reconnect and sync with what is
-// stored), so that memory never holds what the database does not.
+// key are dropped in the unit of work that changes their rows (their clients are closed with 1012, which the stock
+// y-websocket provider retries, and reconnect and sync with what is stored), so that memory never holds what the
+// database does not.
 import type { AppContext } from '../context.ts';
 import { KEY_TABLES, type KeyRow, type KeyTable, type StoredRoom } from '../db/repos/key-transfer.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -87,18 +88,25 @@ export async function resetKey(app: AppContext, scope: TenantScope): Promise<{ r
   if (!apiKey) throw new TransferRefused(`No API key ${scope.apiKeyId}.`);
   // the worker stops delivering to the endpoints first (it answers over its channel: not inside a unit of work)
   for (const id of await app.storage.keyTransfer.endpointIds(scope)) await app.webhooks.cancelTarget(scope.apiKeyId, id);
+  const counts = SEED_SIZES.small;
+  let plan: ReturnType<typeof planOrganizations> = [];
+  let set: GeneratedSet = { organizations: [], userIds: [], attachments: [], rows: {} };
+  // The wipe and the seed in one unit of work: the live documents' clients, closed once it commits, reconnect (in
+  // 200 ms, y-websocket's first backoff) to the seeded rooms. With the seed written after the wipe's commit, a
+  // client back sooner than the seed created its room empty, and the seed's row for it then failed the reset.
   const { removed, storageKeys } = await app.storage.transaction(async () => {
+    // made here, not before: a unit of work PostgreSQL refused runs again, from the same dice
+    const d = dice(seededRandom(1));
+    plan = planOrganizations(d, counts.organizations);
+    set = { organizations: [], userIds: [], attachments: [], rows: {} };
     const wiped = await app.storage.keyTransfer.wipe(scope);
+    await app.storage.keyTransfer.fill(scope, (writer) =>
+      generateSet({ writer, apiKey, d, now: Date.now(), counts, plan, progress: () => undefined, out: set }),
+    );
     app.storage.afterCommit(() => forgetRooms(app, scope, wiped.rooms));
     return wiped;
   });
   await app.storage.attachments.remove(storageKeys);
-
-  const counts = SEED_SIZES.small;
-  const d = dice(seededRandom(1));
-  const plan = planOrganizations(d, counts.organizations);
-  const set: GeneratedSet = { organizations: [], userIds: [], attachments: [], rows: {} };
-  await app.storage.keyTransfer.fill(scope, (writer) => generateSet({ writer, apiKey, d, now: Date.now(), counts, plan, progress: () => undefined, out: set }));
   await app.storage.attachments.put(set.attachments);
   // the seed's demo endpoints: disabled, pointing where nothing listens (as `hearth seed` makes them)
   const config = await app.storage.seed.webhookConfig(scope);

@@ -3,6 +3,7 @@
  * server/cli/commands/index.ts; server/cli.ts (the `npm start` / `hearth` entry) finds the command by its name,
  * prints its `help` for `--help`, and turns a thrown CliError into a one-line message and its exit code.
  */
+import type { LogFormat } from '../config.ts';
 import type { Progress } from './progress.ts';
 
 export interface CliIO {
@@ -15,6 +16,11 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   /** stderr is a terminal (progress bars are drawn), else plain lines. */
   isTTY: boolean;
+  /**
+   * The log format of the configuration a command resolved (loadConfig sets it): the failure that ends the command
+   * is written in it. Before a configuration is resolved, LOG_FORMAT of `env` decides.
+   */
+  logFormat?: LogFormat;
 }
 
 export interface Command {

@@ -43,7 +43,10 @@ export function loadConfig(
 ): Config & { configFile: string | undefined } {
   try {
     const { overrides, configFile } = configFromAllSources({ env: io.env, cwd: process.cwd(), args });
-    return { ...resolveConfig(mergeOverrides(overrides, extra)), configFile };
+    const config = resolveConfig(mergeOverrides(overrides, extra));
+    // a failure from here on (a start that cannot reach its database, say) is written as the server's log is
+    io.logFormat = config.logFormat;
+    return { ...config, configFile };
   } catch (error) {
     throw new CliError((error as Error).message);
   }

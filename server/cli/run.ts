@@ -2,6 +2,7 @@
  * The dispatcher of the `hearth` CLI: finds the command from the leading words, answers `--help`, runs it, and
  * turns every failure into one line on stderr and an exit code (a CliError's, 1 for anything else).
  */
+import { createLogger, describeError, escapeControl } from '../log.ts';
 import { VERSION } from '../version.ts';
 import { CliError, type CliIO, type CommandEntry } from './command.ts';
 import { createProgress } from './progress.ts';
@@ -76,13 +77,28 @@ export async function runCli(argv: string[], io: CliIO, commands: CommandEntry[]
     const code = await command.run(found.rest, io);
     return code ?? 0;
   } catch (error) {
-    if (error instanceof CliError) {
-      io.err(`hearth: ${error.message}\n`);
-      return error.exitCode;
-    }
-    io.err(`hearth: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    const exitCode = error instanceof CliError ? error.exitCode : 1;
+    reportFailure(io, error, exitCode);
+    return exitCode;
   }
+}
+
+/**
+ * The failure that ends a command, on stderr in the log format (LOG_FORMAT, or the resolved configuration's): with
+ * `json` one log object (`level: error`, the message, its causes' fields and the exit code), so that a log collector
+ * reads a failed start (a database refusing a query, Redis unreachable, a shutdown that failed) as it reads the
+ * server's other lines; else one `hearth: …` line for a person, with the causes (PostgreSQL's own words under
+ * drizzle's "Failed query") and the failed query's SQL. Control characters are escaped either way.
+ */
+function reportFailure(io: CliIO, error: unknown, exitCode: number) {
+  const format = io.logFormat ?? (io.env.LOG_FORMAT?.toLowerCase() === 'json' ? 'json' : 'text');
+  const { message, fields } = error instanceof CliError ? { message: error.message, fields: {} } : describeError(error);
+  if (format === 'json') {
+    createLogger('error', 'json', (line) => io.err(`${line}\n`)).error(message, { ...fields, exitCode });
+    return;
+  }
+  const extra = Object.entries(fields).map(([key, value]) => `${key} ${String(value)}`);
+  io.err(`hearth: ${escapeControl(message)}${extra.length > 0 ? ` (${escapeControl(extra.join('; '))})` : ''}\n`);
 }
 
 /** `hearth workspace` (a group without its verb) lists the group; anything else is an unknown command. */

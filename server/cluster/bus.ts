@@ -17,6 +17,10 @@ import type { Logger } from '../log.ts';
  */
 export const KEY_PREFIX = 'hearth:';
 const ID_BYTES = 12;
+/** Each connection's name: this prefix and the instance's id (CLIENT LIST names the instances a Redis serves). */
+const CONNECTION_PREFIX = 'hearth-';
+/** The id of the cluster this Redis serves (cluster/identity.ts). */
+const CLUSTER_ID_KEY = `${KEY_PREFIX}cluster-id`;
 
 export type MessageHandler = (payload: Buffer) => void;
 
@@ -39,6 +43,16 @@ export interface ClusterBus {
   count(increments: ReadonlyArray<{ key: string; by: number; ttlMs: number }>): Promise<number[]>;
   /** Rejects unless Redis answers (GET /readyz). */
   ping(): Promise<void>;
+  /**
+   * Writes `clusterId` as this Redis's cluster id unless it holds one already (cluster/identity.ts): the id it holds
+   * now, and whether this call wrote it.
+   */
+  claimClusterId(clusterId: string): Promise<{ held: string; written: boolean }>;
+  /**
+   * The instance ids of the Hearth instances connected to this Redis (their connection names, CLIENT LIST);
+   * undefined when Redis refuses the command (a managed Redis may).
+   */
+  connectedInstances(): Promise<Set<string> | undefined>;
   close(): Promise<void>;
 }
 
@@ -54,17 +68,20 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
     // a start fails at once when Redis cannot be reached; later outages are retried (ioredis reconnects)
     lazyConnect: true,
     maxRetriesPerRequest: 2,
-    connectionName: `hearth-${instanceId}`,
+    connectionName: `${CONNECTION_PREFIX}${instanceId}`,
   };
   const commands = new Redis(url, options);
   const subscriber = new Redis(url, options);
   let closing = false;
+  /** The last connection error: ioredis rejects a failed first connect with "Connection is closed." only. */
+  let lastError: Error | undefined;
   for (const [name, connection] of [
     ['commands', commands],
     ['subscriber', subscriber],
   ] as const) {
     let down = false;
     connection.on('error', (error: Error) => {
+      lastError = error;
       if (closing || down) return;
       down = true;
       log.error('Redis connection lost; reconnecting', { connection: name, error: error.message });
@@ -79,7 +96,8 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
   } catch (error) {
     commands.disconnect();
     subscriber.disconnect();
-    throw new Error(`REDIS_URL: Redis cannot be reached (${error instanceof Error ? error.message : String(error)})`);
+    const reason = lastError?.message ?? (error instanceof Error ? error.message : String(error));
+    throw new Error(`REDIS_URL: Redis cannot be reached (${reason})`, { cause: lastError ?? error });
   }
 
   /** Messages lost since the last one published (Redis unreachable). */
@@ -170,6 +188,28 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
     },
     async ping() {
       await commands.ping();
+    },
+    async claimClusterId(clusterId) {
+      for (;;) {
+        if ((await commands.set(CLUSTER_ID_KEY, clusterId, 'NX')) === 'OK') return { held: clusterId, written: true };
+        const held = await commands.get(CLUSTER_ID_KEY);
+        // deleted between the two (a flush): try again
+        if (held !== null) return { held, written: false };
+      }
+    },
+    async connectedInstances() {
+      let list: string;
+      try {
+        list = String(await commands.client('LIST'));
+      } catch {
+        return undefined;
+      }
+      const ids = new Set<string>();
+      for (const line of list.split('\n')) {
+        const name = / name=(\S*)/.exec(` ${line}`)?.[1];
+        if (name?.startsWith(CONNECTION_PREFIX)) ids.add(name.slice(CONNECTION_PREFIX.length));
+      }
+      return ids;
     },
     async close() {
       closing = true;

@@ -67,6 +67,13 @@ const ROOM_AWARENESS = 1;
 const ROOM_QUERY = 2;
 /** "The room was removed or replaced": each instance checks its stored row, and drops a loaded room that is gone. */
 const ROOM_CHECK = 3;
+/**
+ * A ROOM_CHECK's body when the room's rows were replaced (an admin reset or import), not deleted: its clients are
+ * closed with 1012 ("service restart"), which y-websocket's stock provider retries, where 4404 (deleted) tells it
+ * to stop for good (it gives up on 4400–4499).
+ */
+const REPLACED = 1;
+const REPLACED_CLOSE = { code: 1012, reason: 'document replaced (reset or import); reconnect' } as const;
 /** How long a room's compaction lock holds (the expiry frees the lock of an instance that died compacting). */
 const COMPACT_LOCK_MS = 60_000;
 
@@ -360,7 +367,9 @@ export function createCrdtStore(
       void storage.crdt
         .head(entry.scope, roomOf(entry.key))
         .then((row) => {
-          if (row?.createdAt !== entry.createdAt) evict(entry);
+          if (row?.createdAt === entry.createdAt) return;
+          if (body[0] === REPLACED) evict(entry, REPLACED_CLOSE.code, REPLACED_CLOSE.reason);
+          else evict(entry);
         })
         .catch((error: unknown) => app.log.warn('CRDT room check failed', { error: String(error), ...entry.key }));
     }
@@ -609,10 +618,11 @@ export function createCrdtStore(
   sweeper.unref();
 
   /** Once the caller's unit of work commits: the other instances drop the room if its stored row is gone. */
-  function tellOthersToCheck(k: DocKey) {
+  function tellOthersToCheck(k: DocKey, replaced = false) {
     if (!cluster) return;
-    const message = Buffer.alloc(9);
+    const message = Buffer.alloc(replaced ? 10 : 9);
     message[0] = ROOM_CHECK;
+    if (replaced) message[9] = REPLACED;
     storage.afterCommit(() => cluster.publish(roomChannel(k), message));
   }
 
@@ -731,11 +741,14 @@ export function createCrdtStore(
       return loaded;
     },
 
-    /** Drops the document from memory (if loaded) and disconnects its clients; its rows are the caller's to change. */
+    /**
+     * Drops the document from memory (if loaded) and disconnects its clients, with a code they reconnect on (the
+     * rows were replaced: a reset or an import); its rows are the caller's to change.
+     */
     forget(k: DocKey) {
       const entry = live.get(keyString(k));
-      if (entry) evict(entry);
-      tellOthersToCheck(k);
+      if (entry) evict(entry, REPLACED_CLOSE.code, REPLACED_CLOSE.reason);
+      tellOthersToCheck(k, true);
     },
 
     /** The document already in memory, without looking at storage (the websocket's re-checks). */

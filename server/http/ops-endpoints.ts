@@ -131,10 +131,12 @@ export function registerOpsEndpoints(h3: H3, app: AppContext, gauges: Gauges) {
   h3.get('/healthz', () => ({ status: 'ok' }));
 
   h3.get('/readyz', async (event) => {
-    let checks: { database: 'ok' | string; migrations: 'ok' | string; redis?: 'ok' | string };
+    let checks: { database: 'ok' | string; migrations: 'ok' | string; redis?: 'ok' | string; cluster?: 'ok' | string };
     // a cluster instance's Redis, asked beside the database: an instance that cannot reach it would serve rooms
     // whose updates never reach the other instances (a lone server has none: no field)
     const redis = app.cluster ? redisCheck(app.cluster) : undefined;
+    // and that this Redis is the bus of the database's cluster (cluster/identity.ts): another one splits the cluster
+    const bus = app.clusterCheck?.current();
     try {
       const schema = await app.storage.readiness();
       checks = {
@@ -145,7 +147,12 @@ export function registerOpsEndpoints(h3: H3, app: AppContext, gauges: Gauges) {
       checks = { database: `unreachable: ${error instanceof Error ? error.message : String(error)}`, migrations: 'unknown' };
     }
     if (redis) checks.redis = await redis;
-    const ready = checks.database === 'ok' && checks.migrations === 'ok' && (checks.redis === undefined || checks.redis === 'ok');
+    if (bus) checks.cluster = checks.redis === 'ok' ? await bus : 'unknown';
+    const ready =
+      checks.database === 'ok' &&
+      checks.migrations === 'ok' &&
+      (checks.redis === undefined || checks.redis === 'ok') &&
+      (checks.cluster === undefined || checks.cluster === 'ok');
     event.res.status = ready ? 200 : 503;
     return { status: ready ? 'ready' : 'not ready', checks };
   });

@@ -15,10 +15,10 @@ beforeAll(async () => {
 afterAll(() => cluster?.close());
 
 describe('GET /readyz of a cluster instance', () => {
-  it('is ready when the database and Redis answer, and says so for Redis', async () => {
+  it('is ready when the database and Redis answer, and says so for Redis and the cluster bus', async () => {
     const res = await fetch(`${cluster.instances[0]?.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', redis: 'ok' } });
+    expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', redis: 'ok', cluster: 'ok' } });
   });
 
   it('answers 503 naming Redis once it cannot be reached; the instance still serves calls and closes', async () => {

@@ -4,6 +4,7 @@
 // instance see what a client of the other wrote, and an access change made on one closes connections on the other.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
+import { adminCookie } from '../helpers/admin.ts';
 import type { UserTokenAnswer } from '../helpers/answers.ts';
 import { dataOf, eventually, type TestServer } from '../helpers/server.ts';
 import { connectYjs } from '../helpers/yjs.ts';
@@ -129,6 +130,36 @@ describe('Yjs rooms across instances', () => {
       expect((await a.callK('/v2/crdt/delete', { organizationId: 'acme', documentId: 'doc', editorIds: ['gone'] })).status).toBe(200);
       expect(await closed).toBe(4404);
     } finally {
+      onB.close();
+    }
+  });
+
+  // last: the reset wipes the key's organizations, users and rooms the tests above use
+  it("a reset through one instance closes the other's editors with 1012, which the stock provider retries (issue 42)", async () => {
+    const onB = connectYjs(b.url, room('reset'), keyParams(b));
+    const closes: number[] = [];
+    let syncs = 0;
+    onB.provider.on('connection-close', (event: { code: number } | null) => closes.push(event?.code ?? -1));
+    onB.provider.on('sync', (synced: boolean) => synced && syncs++);
+    let onA: ReturnType<typeof connectYjs> | undefined;
+    try {
+      await onB.synced;
+      const cookie = await adminCookie(a);
+      const reset = await fetch(`${a.url}/admin/api/data/reset`, {
+        method: 'POST',
+        headers: { cookie, 'x-hearth-ui': '1' },
+        body: JSON.stringify({ apiKey: a.credentials.apiKey, confirm: 'reset' }),
+      });
+      expect(reset.status).toBe(200);
+      await eventually(() => expect(closes).toEqual([1012]), 10_000);
+      await eventually(() => expect(syncs).toBe(2), 10_000);
+      // live again: an edit by a client of the other instance reaches it
+      onA = connectYjs(a.url, room('reset'), keyParams(a));
+      await onA.synced;
+      onA.doc.getText('default').insert(0, 'after the reset ');
+      await eventually(() => expect(textOf(onB)).toContain('after the reset '), 10_000);
+    } finally {
+      onA?.close();
       onB.close();
     }
   });

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { createPgEngine } from '../../server/db/pg/engine.ts';
 import { startPostgres, startRedis, type ThrowawayPostgres, type ThrowawayRedis } from './external-servers.ts';
-import { TEMPLATE_DATABASE } from './pg-database.ts';
+import { TEMPLATE_DATABASE, TEST_RUN_CLUSTER_ID } from './pg-database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -69,5 +69,15 @@ async function prepareTemplate(serverUrl: string): Promise<void> {
     await engine.migrate();
   } finally {
     await engine.close();
+  }
+  // The run's test databases share its one Redis, so they share a cluster id too: an instance refuses a Redis that
+  // holds another cluster's (server/cluster/identity.ts). test/cluster/bus-identity.test.ts gives its databases ids
+  // of their own.
+  const template = new pg.Client({ connectionString: url.toString() });
+  await template.connect();
+  try {
+    await template.query('INSERT INTO cluster_identity (id, cluster_id, created_at) VALUES (1, $1, $2)', [TEST_RUN_CLUSTER_ID, Date.now()]);
+  } finally {
+    await template.end();
   }
 }

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 export const TEMPLATE_DATABASE = 'hearth_template';
+/** The cluster id of every test database (the template's): they share the run's one Redis (cluster/identity.ts). */
+export const TEST_RUN_CLUSTER_ID = 'hearth-test-run';
 
 /** The PostgreSQL server test servers run on, when the suite runs on PostgreSQL. */
 export const testPostgres = (): string | undefined => process.env.HEARTH_TEST_POSTGRES || undefined;

@@ -2,8 +2,8 @@
 // index has its counterpart, drizzle-kit sees every table, and the committed migrations of both dialects are what
 // drizzle-kit generates from the schema as it stands (a schema change without its migration fails here). The one
 // intended differences are checked as such: the PostgreSQL-only insertion-order column of the tables SQLite orders by
-// rowid (on those tables, and on no other, one column more, exactly as the rule makes it), and the one
-// PostgreSQL-only table, attachment_blobs (recordings' attachment bytes, which SQLite keeps as files).
+// rowid (on those tables, and on no other, one column more, exactly as the rule makes it), and the
+// PostgreSQL-only tables, attachment_blobs (recordings' attachment bytes, which SQLite keeps as files) and cluster_identity.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { getTableConfig as sqliteConfig, SQLiteTable } from 'drizzle-orm/sqlite-
 import { afterAll, describe, expect, it } from 'vitest';
 import { webhookAttempts, webhookDeliveries } from '../../server/db/delivery-schema.ts';
 import { readdirSync, readFileSync } from 'node:fs';
-import { attachmentBlobs, INSERTION_ORDER_COLUMN, INSERTION_ORDER_TABLES, pgTables } from '../../server/db/pg/schema.ts';
+import { attachmentBlobs, clusterIdentity, INSERTION_ORDER_COLUMN, INSERTION_ORDER_TABLES, pgTables } from '../../server/db/pg/schema.ts';
 import * as entry from '../../server/db/pg/tables.ts';
 import * as source from '../../server/db/schema.ts';
 
@@ -37,12 +37,15 @@ const PG_TYPE: Record<string, string> = {
 };
 
 describe('the PostgreSQL schema', () => {
-  it('has every table of the source, and drizzle-kit’s entry exports each one, and the one PostgreSQL-only table', () => {
+  it('has every table of the source, and drizzle-kit’s entry exports each one, and the PostgreSQL-only tables', () => {
     expect(Object.keys(pgTables).sort()).toEqual(sourceTables.map(([name]) => name).sort());
-    // the second intended difference: recordings' attachment bytes, files of the data dir on SQLite
-    expect(Object.keys(entry).sort()).toEqual([...Object.keys(pgTables), 'attachmentBlobs'].sort());
+    // the second intended difference: recordings' attachment bytes, files of the data dir on SQLite; and the cluster's
+    // identity (issue 42), which SQLite, one process, has no use for
+    expect(Object.keys(entry).sort()).toEqual([...Object.keys(pgTables), 'attachmentBlobs', 'clusterIdentity'].sort());
     expect(entry.attachmentBlobs).toBe(attachmentBlobs);
+    expect(entry.clusterIdentity).toBe(clusterIdentity);
     expect(Object.keys(source)).not.toContain('attachmentBlobs');
+    expect(Object.keys(source)).not.toContain('clusterIdentity');
     for (const [name, table] of Object.entries(pgTables)) expect((entry as Record<string, unknown>)[name]).toBe(table);
   });
 

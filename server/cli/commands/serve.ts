@@ -99,7 +99,7 @@ function untilStopped(server: HearthServer, io: { err(text: string): void }): Pr
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
-        io.err(`${signal} again: exiting at once\n`);
+        server.app.log.warn(`${signal} again: exiting at once`);
         process.exit(1);
       }
       stopping = true;

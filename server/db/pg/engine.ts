@@ -45,6 +45,8 @@ const MIGRATIONS = PG_MIGRATIONS_DIR;
 const MIGRATION_LOCK = '7522525534844469346';
 /** Held by the one server instance a database has (claimInstance), on a connection of its own. */
 const INSTANCE_LOCK = '7522525534844469347';
+/** The application_name of the connection that holds an instance's claim (`…:<instance id>` for a cluster's). */
+export const INSTANCE_CONNECTION = 'hearth-instance';
 /** PostgreSQL's answers that say "run the transaction again": serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
 /** PostgreSQL's type id of bigint. */
@@ -92,7 +94,7 @@ export interface PgEngine {
    * (or until the process dies and PostgreSQL drops the connection). Exclusive for a lone instance; `shared` for the
    * instances of a cluster, which hold it together. False when it is held in the other way.
    */
-  claimInstance(shared?: boolean): Promise<{ claimed: false } | { claimed: true; release(): Promise<void> }>;
+  claimInstance(shared?: boolean, instanceId?: string): Promise<{ claimed: false } | { claimed: true; release(): Promise<void> }>;
   /** Applies this build's migrations (under a lock: instances starting together migrate one at a time). */
   migrate(): Promise<void>;
   /**
@@ -291,8 +293,10 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       if (unit) unit.committed.push(callback);
       else callback();
     },
-    async claimInstance(shared = false) {
-      const client = new pg.Client({ connectionString: options.url, application_name: 'hearth-instance' });
+    async claimInstance(shared = false, instanceId?: string) {
+      // named after the instance (its cluster bus id): the cluster's identity check lists the instances running
+      const name = instanceId === undefined ? INSTANCE_CONNECTION : `${INSTANCE_CONNECTION}:${instanceId}`;
+      const client = new pg.Client({ connectionString: options.url, application_name: name });
       client.on('error', () => undefined);
       await client.connect();
       try {

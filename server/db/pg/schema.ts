@@ -12,8 +12,9 @@
 // cut and suffixed with a digest of the whole (cut alone, two foreign keys of one table would collide).
 //
 // Two intended differences, and only two: the tables SQLite answers in creation order (INSERTION_ORDER_TABLES below)
-// get a PostgreSQL-only insertion-order column, which the source does not have; and one PostgreSQL-only table,
-// attachment_blobs (recordings' attachment bytes, which SQLite keeps as files of the data dir; below).
+// get a PostgreSQL-only insertion-order column, which the source does not have; and the PostgreSQL-only tables,
+// attachment_blobs (recordings' attachment bytes, which SQLite keeps as files of the data dir) and cluster_identity
+// (the id instances check their Redis against; SQLite has no cluster), both below.
 import { createHash } from 'node:crypto';
 import { getTableColumns, is, SQL, sql, type Column } from 'drizzle-orm';
 import {
@@ -29,6 +30,7 @@ import {
   type PgTable,
   pgTable,
   primaryKey,
+  smallint,
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
@@ -227,6 +229,18 @@ export const pgTables: Record<string, PgTable> = Object.fromEntries([
 export const attachmentBlobs = pgTable('attachment_blobs', {
   storageKey: text('storage_key').primaryKey(),
   bytes: bytea('bytes').notNull(),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+});
+
+/**
+ * PostgreSQL-only too: the cluster's identity (issue 42). One row, written by the first instance that starts on the
+ * database; every instance writes the same id into its Redis and refuses to start (or reports not ready) when its
+ * Redis holds another cluster's id, so that instances given different REDIS_URLs cannot split one database's
+ * cluster unnoticed (cluster/identity.ts). SQLite runs one process and has no cluster.
+ */
+export const clusterIdentity = pgTable('cluster_identity', {
+  id: smallint('id').primaryKey(),
+  clusterId: text('cluster_id').notNull(),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
 });
 

@@ -8,7 +8,7 @@ import type { Logger } from '../../log.ts';
 import { VERSION } from '../../version.ts';
 import { MasterKeyMismatchError, type MasterKeyCheck } from '../key-check.ts';
 import type { Storage } from '../repos/index.ts';
-import { createPgEngine, type PgEngine, type PgEngineOptions } from './engine.ts';
+import { createPgEngine, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
 import { accessRepoPg } from './repos/access.ts';
 import { activitiesRepoPg } from './repos/activities.ts';
 import { agentsRepoPg } from './repos/agents.ts';
@@ -98,8 +98,8 @@ export function createPgStorage(engine: PgEngine): Storage {
       await release?.();
       await engine.close();
     },
-    async claimServer(mode) {
-      const claim = await engine.claimInstance(mode === 'cluster');
+    async claimServer(mode, instanceId) {
+      const claim = await engine.claimInstance(mode === 'cluster', instanceId);
       if (!claim.claimed)
         throw new Error(
           mode === 'cluster'
@@ -108,6 +108,25 @@ export function createPgStorage(engine: PgEngine): Storage {
                 'Start every instance with the same REDIS_URL (README, "Run as a cluster"), or give this one a database of its own.',
         );
       release = claim.release;
+    },
+    async clusterIdentity(candidate) {
+      return engine.read(async (db) => {
+        const inserted = await db.$client.query('INSERT INTO cluster_identity (id, cluster_id, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING', [
+          candidate,
+          Date.now(),
+        ]);
+        const row = (await db.$client.query<{ cluster_id: string }>('SELECT cluster_id FROM cluster_identity WHERE id = 1')).rows[0];
+        if (!row) throw new Error('cluster_identity has no row after it was written');
+        const live = await db.$client.query<{ name: string }>(
+          'SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1',
+          [`${INSTANCE_CONNECTION}:%`],
+        );
+        return {
+          clusterId: row.cluster_id,
+          created: inserted.rowCount === 1,
+          liveInstances: live.rows.map((r) => r.name.slice(INSTANCE_CONNECTION.length + 1)),
+        };
+      });
     },
     readiness: () => engine.schemaStatus(),
     databaseBytes: () =>

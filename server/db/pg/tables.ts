@@ -1,9 +1,9 @@
 // drizzle-kit's entry for the PostgreSQL migrations (drizzle.pg.config.ts): it collects the tables a module exports
 // by name, so each converted table is exported here (test/unit/pg-schema.test.ts checks that none is missing), and
-// the one PostgreSQL-only table beside them.
+// the PostgreSQL-only tables beside them.
 import { pgTables } from './schema.ts';
 
-export { attachmentBlobs } from './schema.ts';
+export { attachmentBlobs, clusterIdentity } from './schema.ts';
 
 export const {
   workspaces,

@@ -95,7 +95,13 @@ export type Storage = Repos & {
    * each other but never with a lone one. Nothing on SQLite, where the data dir's server lock (server-lock.ts) tells
    * CLI commands that a server runs.
    */
-  claimServer(mode: 'alone' | 'cluster'): Promise<void>;
+  claimServer(mode: 'alone' | 'cluster', instanceId?: string): Promise<void>;
+  /**
+   * The cluster's identity (issue 42; cluster/identity.ts): the database's cluster id, written as `candidate` by the
+   * first instance that asks (`created`), and the ids of the cluster instances running on the database now (each
+   * named by its claim's connection; claimServer's `instanceId`). Undefined on SQLite, which has no cluster.
+   */
+  clusterIdentity(candidate: string): Promise<{ clusterId: string; created: boolean; liveInstances: string[] } | undefined>;
   /** Where the database stands against this build's migrations (GET /readyz); rejects when it cannot be read. */
   readiness(): Promise<{ applied: number; pending: number; unknown: number }>;
   /** The database's size on disk: hearth.db's file (its write-ahead log aside), or PostgreSQL's database. */
@@ -143,6 +149,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     inTransaction: engine.inTransaction,
     afterCommit: (callback) => callback(),
     claimServer: async () => undefined,
+    clusterIdentity: async () => undefined,
     organizations: organizationsRepo(engine),
     documentData: documentDataRepo(engine),
     activities: activitiesRepo(engine),
