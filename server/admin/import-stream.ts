@@ -8,13 +8,10 @@ import type { KeyRow, KeyTable } from '../db/repos/key-transfer.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { IMPORT_WORKER_ENTRY } from '../paths.ts';
 import type { FromImportWorker, ImportWorkerData } from './import-archive.ts';
-import { EXPORT_FORMAT, EXPORT_TABLES, TransferRefused } from './transfer.ts';
+import { EXPORT_FORMAT, EXPORT_TABLES, forgetRooms, local, TransferRefused } from './transfer.ts';
 
 /** Rows written per step: 250 rows of a busy table took ~10 ms here (2,000 took 250 ms on a loaded machine). */
 const CHUNK_ROWS = 250;
-
-/** crdt_updates' `seq` is the log's order in this data dir, made anew on import (as transfer.ts's import). */
-const local = (table: KeyTable, column: string) => table === 'crdt_updates' && column === 'seq';
 
 export interface ImportReader {
   /** The key the archive is to go into, once the whole archive has been read and checked; or why it is refused. */
@@ -106,10 +103,7 @@ export async function importChunks(app: Pick<AppContext, 'storage' | 'crdt'>, sc
           const written = await app.storage.keyTransfer.importRows(scope, { [table]: rows }, local);
           imported[table] = (imported[table] ?? 0) + (written.imported[table] ?? 0);
           // once committed: a room reloaded before would read the rows being replaced
-          app.storage.afterCommit(() => {
-            for (const r of written.rooms)
-              app.crdt.forget({ apiKeyId: scope.apiKeyId, organizationId: r.organization_id, documentId: r.document_id, editorId: r.editor_id });
-          });
+          app.storage.afterCommit(() => forgetRooms(app, scope, written.rooms));
           await nextTurn();
         }
       },

@@ -5,7 +5,7 @@
 // y-websocket provider retries, and reconnect and sync with what is stored), so that memory never holds what the
 // database does not.
 import type { AppContext } from '../context.ts';
-import { KEY_TABLES, type KeyRow, type KeyTable, type StoredRoom } from '../db/repos/key-transfer.ts';
+import { KEY_TABLES, type KeyTable, type StoredRoom } from '../db/repos/key-transfer.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
 import { generateSet, planOrganizations, type GeneratedSet } from '../tooling/seed-generate.ts';
@@ -31,13 +31,12 @@ export class TransferRefused extends Error {}
 
 const encode = (value: unknown): Value =>
   Buffer.isBuffer(value) || value instanceof Uint8Array ? { $base64: Buffer.from(value).toString('base64') } : (value as Value);
-const decode = (value: Value): unknown => (value !== null && typeof value === 'object' ? Buffer.from(value.$base64, 'base64') : value);
 
 /** crdt_updates' `seq` is the log's order in this data dir, made anew on import. */
-const local = (table: KeyTable, column: string) => table === 'crdt_updates' && column === 'seq';
+export const local = (table: KeyTable, column: string) => table === 'crdt_updates' && column === 'seq';
 
 /** Drops the key's loaded Yjs documents whose rows the caller's unit of work changed. */
-function forgetRooms(app: Pick<AppContext, 'crdt'>, scope: TenantScope, rooms: readonly StoredRoom[]) {
+export function forgetRooms(app: Pick<AppContext, 'crdt'>, scope: TenantScope, rooms: readonly StoredRoom[]) {
   for (const r of rooms) app.crdt.forget({ apiKeyId: scope.apiKeyId, organizationId: r.organization_id, documentId: r.document_id, editorId: r.editor_id });
 }
 
@@ -57,26 +56,6 @@ export async function exportKey(app: Pick<AppContext, 'storage' | 'crdt'>, scope
     });
   }
   return { format: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), apiKey: scope.apiKeyId, tables };
-}
-
-/** Writes an export's rows into the key (rows with the same keys are replaced), in one unit of work. */
-export async function importKey(app: Pick<AppContext, 'storage' | 'crdt'>, scope: TenantScope, archive: Archive): Promise<Record<string, number>> {
-  const rows: Partial<Record<KeyTable, KeyRow[]>> = {};
-  for (const table of EXPORT_TABLES) {
-    const list = archive.tables[table];
-    if (list) rows[table] = list.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, decode(v)])));
-  }
-  try {
-    return await app.storage.transaction(async () => {
-      // documents being replaced: their old rows (and logs) go first, so the imported log is the only one
-      const { imported, rooms } = await app.storage.keyTransfer.importRows(scope, rows, local);
-      // once committed: a room reloaded before would read the rows being replaced
-      app.storage.afterCommit(() => forgetRooms(app, scope, rooms));
-      return imported;
-    });
-  } catch (error) {
-    throw new TransferRefused(`The import changed nothing: ${error instanceof Error ? error.message : String(error)}`);
-  }
 }
 
 /**
