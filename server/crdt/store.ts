@@ -45,6 +45,10 @@ export interface LiveDoc {
   broadcast: (message: Uint8Array, except?: object) => void;
   /** Updates applied in memory, not yet stored nor broadcast (stored at the end of the event-loop turn). */
   pending: Array<{ update: Uint8Array; origin: unknown }>;
+  /** What `pending` changed, gathered as they came, for `encodeBatch`; null while nothing is pending. */
+  batch: Batch | null;
+  /** Batches of pending updates closed at `MAX_BATCH_UPDATES` or `MAX_BATCH_BYTES`, encoded, waiting for the flush. */
+  sealed: Array<{ update: Uint8Array; origins: unknown[] }>;
   /**
    * In a cluster: the stored row's `updated_at` as of the last update this instance stored or heard of. A load that
    * finds another value reads what it missed from storage (another instance's update still on its way here).
@@ -99,6 +103,101 @@ const COMPACT_MAX_UPDATES = 10_000;
 export const DEFAULT_HISTORY_UPDATES = 1000;
 /** Authors remembered per loaded document (who sent which stored update), for the history view. */
 const AUTHORS_KEPT = 2000;
+
+/**
+ * A flush stores and broadcasts the pending updates of a document as one update, but encodes at most this many
+ * updates (or `MAX_BATCH_BYTES` of them) in one: past it, the batch is closed and encoded as it stands and another
+ * begins, so that a writer far ahead of the flush (an editing trace replayed open-loop, a client back online with
+ * 20,000 offline edits) gets rows and messages of a bounded size.
+ */
+export const MAX_BATCH_UPDATES = 10_000;
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** The pending updates of a document, as the flush needs them: the state before the first and what they deleted. */
+export interface Batch {
+  /** The document's state vector before the batch's first update (its transaction's `beforeState`). */
+  before: Map<number, number>;
+  /** The ranges the batch's updates deleted, by client: clock and length, one after the other, as they came. */
+  deletes: Map<number, number[]>;
+  bytes: number;
+}
+
+/** Adds a transaction (a pending update) to a batch, starting one if none is open: linear in its delete set. */
+export function addToBatch(batch: Batch | null, transaction: Y.Transaction, bytes: number): Batch {
+  const open = batch ?? { before: transaction.beforeState, deletes: new Map(), bytes: 0 };
+  open.bytes += bytes;
+  for (const [client, items] of transaction.deleteSet.clients) {
+    let ranges = open.deletes.get(client);
+    if (!ranges) open.deletes.set(client, (ranges = []));
+    for (const item of items) ranges.push(item.clock, item.len);
+  }
+  return open;
+}
+
+/**
+ * The batch's updates as one Yjs update (v1), in work linear in what the batch added and deleted. They are already
+ * applied to `doc`: the structs are those the document has past the state before the batch, written from its store
+ * as `Y.encodeStateAsUpdate(doc, before)` writes them, and the deletions are the batch's own (that call would write
+ * the delete set of the whole document, found by walking every struct of it). `Y.mergeUpdates` of the updates
+ * themselves costs more than linear in their number (it sorts its decoders again for each struct it writes): 63 of
+ * 77 s of a server's CPU on the automerge-paper trace once the writer got ahead of the flush (issue 46).
+ *
+ * In a cluster, an update another instance stored and this one applied in the meantime lies past `before` too, and
+ * is written again: Yjs applies an update once, so it costs bytes, never content.
+ */
+export function encodeBatch(doc: Y.Doc, batch: Batch): Uint8Array {
+  const encoder = new Y.UpdateEncoderV1();
+  const rest = encoder.restEncoder;
+  const from: Array<[number, number]> = [];
+  for (const [client, structs] of doc.store.clients) {
+    const last = structs[structs.length - 1];
+    const clock = batch.before.get(client) ?? 0;
+    if (last && last.id.clock + last.length > clock) from.push([client, clock]);
+  }
+  // higher client ids first, as Yjs writes them
+  from.sort((a, b) => b[0] - a[0]);
+  encoding.writeVarUint(rest, from.length);
+  for (const [client, after] of from) {
+    const structs = doc.store.clients.get(client) as Array<Y.Item | Y.GC>;
+    const clock = Math.max(after, (structs[0] as Y.Item | Y.GC).id.clock);
+    const start = Y.findIndexSS(structs, clock);
+    const first = structs[start] as Y.Item | Y.GC;
+    encoding.writeVarUint(rest, structs.length - start);
+    encoder.writeClient(client);
+    encoding.writeVarUint(rest, clock);
+    first.write(encoder, clock - first.id.clock);
+    for (let i = start + 1; i < structs.length; i++) (structs[i] as Y.Item | Y.GC).write(encoder, 0);
+  }
+  const deletes = [...batch.deletes].sort((a, b) => b[0] - a[0]);
+  encoding.writeVarUint(rest, deletes.length);
+  for (const [client, flat] of deletes) {
+    const ranges = mergedRanges(flat);
+    encoder.resetDsCurVal();
+    encoding.writeVarUint(rest, client);
+    encoding.writeVarUint(rest, ranges.length / 2);
+    for (let i = 0; i < ranges.length; i += 2) {
+      encoder.writeDsClock(ranges[i] as number);
+      encoder.writeDsLen(ranges[i + 1] as number);
+    }
+  }
+  return encoder.toUint8Array();
+}
+
+/** Ranges (clock, length, one after the other) sorted by clock, those that touch or overlap made one. */
+function mergedRanges(flat: number[]): number[] {
+  const order: number[] = [];
+  for (let i = 0; i < flat.length; i += 2) order.push(i);
+  order.sort((a, b) => (flat[a] as number) - (flat[b] as number));
+  const out: number[] = [];
+  for (const i of order) {
+    const clock = flat[i] as number;
+    const len = flat[i + 1] as number;
+    const n = out.length;
+    if (n > 0 && (out[n - 2] as number) + (out[n - 1] as number) >= clock) out[n - 1] = Math.max(out[n - 1] as number, clock + len - (out[n - 2] as number));
+    else out.push(clock, len);
+  }
+  return out;
+}
 
 /** One stored update of a document's log: the history's unit. */
 export interface LogEntry {
@@ -430,7 +529,8 @@ export function createCrdtStore(
 
   /**
    * Stores, then broadcasts, every update applied since the last flush: one unit of work for all documents and
-   * one merged update per document. Under a burst of keystrokes this costs one commit and one message per reader
+   * one update per document that combines its pending ones (`encodeBatch`, linear in them; one per
+   * `MAX_BATCH_UPDATES` past that). Under a burst of keystrokes this costs one commit and one message per reader
    * per event-loop turn instead of one per keystroke. If the write fails, the documents of the batch are dropped
    * from memory and their clients disconnected: they reconnect, sync from what is stored, and send their edits
    * again, so memory never holds what the disk does not. Resolves once everything dirty when it was called is
@@ -442,18 +542,35 @@ export function createCrdtStore(
     return flushing;
   }
 
+  /**
+   * Closes the document's open batch: its pending updates encoded as one (`encodeBatch`, linear in them; a lone
+   * update as it is), to be stored and broadcast by the next flush.
+   */
+  function seal(entry: LiveDoc) {
+    const pending = entry.pending.splice(0);
+    const batch = entry.batch;
+    entry.batch = null;
+    if (pending.length === 0 || !batch) return;
+    const update = pending.length === 1 ? (pending[0] as { update: Uint8Array }).update : encodeBatch(entry.doc, batch);
+    entry.sealed.push({ update, origins: pending.map((i) => i.origin) });
+  }
+
   async function flushNow() {
     if (dirty.size === 0) return;
     const batch = [...dirty];
     dirty.clear();
     const now = Date.now();
-    const items = batch.map((entry) => {
-      const pending = entry.pending.splice(0);
-      const merged = pending.length === 1 ? (pending[0] as { update: Uint8Array }).update : Y.mergeUpdates(pending.map((i) => i.update));
-      const origins = new Set(pending.map((i) => i.origin));
-      const only = origins.size === 1 ? [...origins][0] : undefined;
-      const except = typeof only === 'object' && only !== null && entry.conns.has(only) ? only : undefined;
-      return { entry, merged, except, origins: pending.map((i) => i.origin), lastUpdatedBy: authorOf(pending[pending.length - 1]?.origin) };
+    const items = batch.flatMap((entry) => {
+      seal(entry);
+      const chunks = entry.sealed.splice(0);
+      return chunks.map(({ update, origins }, n) => {
+        const distinct = new Set(origins);
+        const only = distinct.size === 1 ? [...distinct][0] : undefined;
+        const except = typeof only === 'object' && only !== null && entry.conns.has(only) ? only : undefined;
+        // the document's last batch of the flush: what its content is learned from and its change told after
+        const last = n === chunks.length - 1;
+        return { entry, merged: update, except, origins, last, lastUpdatedBy: authorOf(origins[origins.length - 1]) };
+      });
     });
     let counts: Array<number | null>;
     try {
@@ -477,6 +594,10 @@ export function createCrdtStore(
           }
           const { entry } = item;
           rememberAuthor(entry.key, written.seq, item.origins);
+          if (!item.last) {
+            out.push(written.updateCount);
+            continue;
+          }
           if (entry.infer) {
             const learned = inferContent(entry.doc, entry.infer, entry.type, entry.contentKey);
             if (learned) await settle(entry, learned.type, learned.contentKey);
@@ -493,10 +614,12 @@ export function createCrdtStore(
       for (const entry of batch) evict(entry, 1011, 'storage failed; reconnect');
       return;
     }
-    for (const [n, { entry, merged, except }] of items.entries()) {
+    for (const [n, { entry, merged, except, last }] of items.entries()) {
       const count = counts[n] ?? null;
       // Deleted, created again, or moved to another document id (a migration) while loaded: nothing to append to.
       if (count === null) evict(entry);
+      // dropped meanwhile (an earlier batch of the document found its row gone)
+      else if (live.get(keyString(entry.key)) !== entry) continue;
       else {
         totals.stored++;
         totals.sent += entry.conns.size - (except ? 1 : 0);
@@ -504,6 +627,7 @@ export function createCrdtStore(
         entry.storedAt = now;
         tellRoom(entry, ROOM_UPDATE, merged, now);
         entry.lastStoredAt = now;
+        if (!last) continue;
         if (count >= COMPACT_MAX_UPDATES) await compact(entry).catch(compactionFailed(entry));
         else if (count >= COMPACT_AFTER_UPDATES) compactWhenQuiet(entry);
       }
@@ -556,8 +680,10 @@ export function createCrdtStore(
     storage.afterCommit(() => Object.assign(entry, { type, contentKey, infer: 0 }));
   }
 
-  function queue(entry: LiveDoc, update: Uint8Array, origin: unknown) {
+  function queue(entry: LiveDoc, update: Uint8Array, origin: unknown, transaction: Y.Transaction) {
+    entry.batch = addToBatch(entry.batch, transaction, update.length);
     entry.pending.push({ update, origin });
+    if (entry.pending.length >= MAX_BATCH_UPDATES || entry.batch.bytes >= MAX_BATCH_BYTES) seal(entry);
     dirty.add(entry);
     // A server-side write (REST) waits for `flush` itself (transact's caller); a client's waits for the turn's end.
     if (!flushQueued) {
@@ -575,6 +701,8 @@ export function createCrdtStore(
     dirty.delete(entry);
     stopCompactTimer(entry);
     entry.pending.length = 0;
+    entry.batch = null;
+    entry.sealed.length = 0;
     for (const conn of entry.conns.keys()) (conn as { ws?: { close(code: number, reason: string): void } }).ws?.close(code, reason);
     entry.awareness.destroy();
     entry.doc.destroy();
@@ -689,16 +817,18 @@ export function createCrdtStore(
       lastStoredAt: 0,
       broadcast: () => undefined,
       pending: [],
+      batch: null,
+      sealed: [],
       storedAt: stored.row.updatedAt,
       leave,
     };
-    doc.on('update', (update: Uint8Array, origin: unknown) => {
+    doc.on('update', (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction) => {
       entry.lastActivity = Date.now();
       // stored by the instance that accepted it: this one only tells its own clients
       if (origin === REMOTE) {
         totals.sent += entry.conns.size;
         entry.broadcast(encodeUpdateMessage(update));
-      } else queue(entry, update, origin);
+      } else queue(entry, update, origin, transaction);
     });
     if (cluster) {
       awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {

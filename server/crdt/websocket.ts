@@ -164,7 +164,7 @@ async function onMessage(store: CrdtStore, entry: LiveDoc, conn: Connection, dat
     const step = decoding.readVarUint(decoder);
     if (step === syncProtocol.messageYjsSyncStep1) {
       // The answer to step 1 carries the document's state: only what is stored may go out.
-      if (entry.pending.length > 0) await store.flush();
+      if (entry.pending.length > 0 || entry.sealed.length > 0) await store.flush();
       encoding.writeVarUint(encoder, MESSAGE_SYNC);
       syncProtocol.readSyncStep1(decoder, encoder, entry.doc);
       send(conn, encoding.toUint8Array(encoder));

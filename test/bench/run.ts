@@ -26,6 +26,7 @@ import * as httpFloor from './suites/http-floor.ts';
 import * as idleMemory from './suites/idle-memory.ts';
 import * as memory from './suites/memory.ts';
 import * as start from './suites/start.ts';
+import * as trace from './suites/trace.ts';
 import * as webhooks from './suites/webhooks.ts';
 import * as writeFloor from './suites/write-floor.ts';
 
@@ -40,6 +41,7 @@ const suites: Record<string, { title: string; run(): Promise<Row[]> }> = {
   'cold-start': coldStart,
   'idle-memory': idleMemory,
   start,
+  trace,
   cluster,
 };
 /** Suites run only when named: they need more than Node (the cluster suite: Debian's postgresql and redis-server). */
@@ -52,7 +54,7 @@ const { values, positionals } = parseArgs({
 });
 if (values.help) {
   console.log(
-    `npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')} (cluster only when named: it starts PostgreSQL and Redis)\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5); crdt: BENCH_CRDT (scenarios: one-room, many-rooms, steady, rest, memory), BENCH_STEADY_RATE (200), BENCH_STEADY_SECONDS (10), BENCH_STEADY_ROUNDS (5), BENCH_CRDT_BASE (a built checkout, added as a peer)`,
+    `npm run bench [-- suite… --compare FILE.json]\nsuites: ${Object.keys(suites).join(', ')} (cluster only when named: it starts PostgreSQL and Redis)\nenv: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 5); crdt: BENCH_CRDT (scenarios: one-room, many-rooms, steady, rest, memory), BENCH_STEADY_RATE (200), BENCH_STEADY_SECONDS (10), BENCH_STEADY_ROUNDS (5), BENCH_CRDT_BASE (a built checkout, added as a peer); trace: BENCH_TRACE (trace, burst, offline), BENCH_TRACE_ROUNDS (3), BENCH_TRACE_EDITS (a prefix of the trace), BENCH_TRACE_UNLOAD=0 (skip the minute after unload)`,
   );
   process.exit(0);
 }
