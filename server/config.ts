@@ -80,7 +80,11 @@ export const configSchema = z.object({
     loginLinkPerEmail: rateLimitSchema,
     loginLinkPerIp: rateLimitSchema,
     workspaceOperations: rateLimitSchema,
+    /** E-mail recipients an API key's calls may name in a window (server/mail/limits.ts). */
+    mailRecipientsPerKey: rateLimitSchema,
   }),
+  /** E-mail recipients one call may name (notifications/add, comment mentions); past it the call is refused. */
+  mailRecipientsPerCall: z.number().int().positive(),
   /** Print the startup banner (the CLI does; tests and Electron do not). */
   banner: z.boolean(),
   /** A Yjs document with no connection and no activity for this long is stored and unloaded from memory. */
@@ -168,7 +172,9 @@ export function defaultConfig(): Config {
       loginLinkPerEmail: { max: 5, windowMs: 10 * MINUTE },
       loginLinkPerIp: { max: 30, windowMs: 10 * MINUTE },
       workspaceOperations: { max: 600, windowMs: MINUTE },
+      mailRecipientsPerKey: { max: 500, windowMs: MINUTE },
     },
+    mailRecipientsPerCall: 100,
     banner: false,
     crdtIdleMs: 30_000,
     shutdownGraceMs: 5_000,
@@ -227,6 +233,8 @@ export function configFromEnvAndArgs(
   if (portNumber !== undefined && !Number.isInteger(portNumber)) throw new Error(`Invalid configuration: port: "${port}" is not a whole number`);
   const logLevel = env.LOG_LEVEL?.toLowerCase();
   const aiTimeout = env.AI_TIMEOUT_MS ? Number(env.AI_TIMEOUT_MS) : undefined;
+  const mailPerCall = env.MAIL_RECIPIENTS_PER_CALL ? Number(env.MAIL_RECIPIENTS_PER_CALL) : undefined;
+  const mailPerMinute = env.MAIL_RECIPIENTS_PER_MINUTE ? Number(env.MAIL_RECIPIENTS_PER_MINUTE) : undefined;
   const responseCacheMb = env.RESPONSE_CACHE_MB ? Number(env.RESPONSE_CACHE_MB) : undefined;
   const crdtHistoryUpdates = env.CRDT_HISTORY_UPDATES ? Number(env.CRDT_HISTORY_UPDATES) : undefined;
   const outboundPrivate = env.OUTBOUND_PRIVATE?.toLowerCase();
@@ -251,6 +259,8 @@ export function configFromEnvAndArgs(
     logFormat: (logFormat || undefined) as LogFormat | undefined,
     smtpUrl: env.SMTP_URL || undefined,
     aiTimeoutMs: aiTimeout,
+    mailRecipientsPerCall: mailPerCall,
+    rateLimits: mailPerMinute === undefined ? undefined : { mailRecipientsPerKey: { max: mailPerMinute, windowMs: 60_000 } },
     responseCacheMb,
     crdtHistoryUpdates,
     mailFrom: env.MAIL_FROM || undefined,

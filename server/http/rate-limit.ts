@@ -4,8 +4,8 @@ import type { Logger } from '../log.ts';
 
 /** What the operations ask of a limiter: synchronous, since the workspace limit is checked on every request. */
 export interface RateLimiter {
-  /** Counts one hit for `key` and tells whether it is still within `limit`. */
-  hit(key: string, limit: RateLimit): boolean;
+  /** Counts `cost` hits (one by default) for `key` and tells whether they are still within `limit`. */
+  hit(key: string, limit: RateLimit, cost?: number): boolean;
   /** Stops its timer (on shutdown); hits after it are counted locally. */
   close(): void;
 }
@@ -25,15 +25,15 @@ export class LocalRateLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  hit(key: string, limit: RateLimit): boolean {
+  hit(key: string, limit: RateLimit, cost = 1): boolean {
     const now = this.now();
     this.sweep(now, limit.windowMs);
     const current = this.windows.get(key);
     if (!current || now - current.start >= limit.windowMs) {
-      this.windows.set(key, { start: now, count: 1 });
-      return true;
+      this.windows.set(key, { start: now, count: cost });
+      return cost <= limit.max;
     }
-    current.count += 1;
+    current.count += cost;
     return current.count <= limit.max;
   }
 
@@ -98,7 +98,7 @@ export class ClusterRateLimiter implements RateLimiter {
     private readonly intervalMs = SYNC_INTERVAL_MS,
   ) {}
 
-  hit(key: string, limit: RateLimit): boolean {
+  hit(key: string, limit: RateLimit, cost = 1): boolean {
     const now = this.now();
     this.sweep(now);
     const start = now - (now % limit.windowMs);
@@ -108,7 +108,7 @@ export class ClusterRateLimiter implements RateLimiter {
       window = { start, windowMs: limit.windowMs, synced: 0, sending: 0, unsent: 0 };
       this.windows.set(key, window);
     }
-    window.unsent += 1;
+    window.unsent += cost;
     const count = window.synced + window.sending + window.unsent;
     if (!this.closed) {
       this.dirty.add(key);
