@@ -69,7 +69,13 @@ const bounded = (text: string) =>
 
 const bodyBytes = (call: MonitoredCall) => (call.request?.length ?? 0) + (call.response?.length ?? 0);
 const summaryBytes = (call: MonitoredCall) =>
-  CALL_OVERHEAD + call.method.length + call.path.length + (call.caller?.length ?? 0) + call.requestId.length + call.workspaceId.length + (call.instance?.length ?? 0);
+  CALL_OVERHEAD +
+  call.method.length +
+  call.path.length +
+  (call.caller?.length ?? 0) +
+  call.requestId.length +
+  call.workspaceId.length +
+  (call.instance?.length ?? 0);
 
 /** The channel of the call summaries every instance of a cluster publishes. */
 const CHANNEL = 'monitor:calls';

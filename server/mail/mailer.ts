@@ -76,8 +76,13 @@ export function parseMailbox(value: string): { name: string; address: string } {
  * cannot carry an address of its own or break the header; cut at 100 characters.
  */
 export function displayName(name: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  return name.replace(/[\u0000-\u001f\u007f<>"]/g, '').trim().slice(0, 100);
+  return (
+    name
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+      .replace(/[\u0000-\u001f\u007f<>"]/g, '')
+      .trim()
+      .slice(0, 100)
+  );
 }
 
 /**

@@ -40,7 +40,10 @@ const bigCall = (headers: Record<string, string>, n: number) =>
   call(
     t.url,
     '/v2/users/add',
-    { organizationId: `org-${n}`, users: Array.from({ length: 40 }, (_, i) => ({ userId: `u${i}`, name: `${'x'.repeat(450)}${i}`, photoUrl: `https://example.com/${'p'.repeat(1900)}` })) },
+    {
+      organizationId: `org-${n}`,
+      users: Array.from({ length: 40 }, (_, i) => ({ userId: `u${i}`, name: `${'x'.repeat(450)}${i}`, photoUrl: `https://example.com/${'p'.repeat(1900)}` })),
+    },
     headers,
   );
 

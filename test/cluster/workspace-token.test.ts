@@ -16,7 +16,8 @@ describe('workspace auth token rotation in a cluster', () => {
   it('the old token stops working on the other instance, the new one works there', async () => {
     const [a, b] = cluster.instances as [NonNullable<Cluster['instances'][0]>, NonNullable<Cluster['instances'][0]>];
     const ws = await createWorkspace(a);
-    const getOn = (url: string, token: string) => call(url, '/v2/workspace/get', {}, workspaceHeaders({ workspaceId: ws.workspaceId, workspaceAuthToken: token }));
+    const getOn = (url: string, token: string) =>
+      call(url, '/v2/workspace/get', {}, workspaceHeaders({ workspaceId: ws.workspaceId, workspaceAuthToken: token }));
     // b verifies the old token and keeps it in its credentials cache
     expect((await getOn(b.url, ws.workspaceAuthToken)).status).toBe(200);
     expect((await getOn(b.url, ws.workspaceAuthToken)).status).toBe(200);

@@ -33,7 +33,7 @@ describe('request monitor limits', () => {
     monitor.endAll();
   });
 
-  it("keeps a workspace under its cap by dropping its oldest bodies first, and the summaries stay", () => {
+  it('keeps a workspace under its cap by dropping its oldest bodies first, and the summaries stay', () => {
     const monitor = createMonitor({ totalBytes: 10 * 1024 * KB, workspaceBytes: 100 * KB, closeGraceMs: 1000, maxAgeMs: 3_600_000 });
     const stop = monitor.watch('w', noWatcher);
     for (let i = 0; i < 10; i++) monitor.record(summary('w', i), body(10 * KB));

@@ -1,5 +1,5 @@
 import { rotateWorkspaceCredentials } from '../../services/bootstrap.ts';
-import { type Command } from '../command.ts';
+import type { Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, parseOptions, printResult, withDataDir } from '../options.ts';
 import { chosenWorkspace } from './workspace-settings.ts';
 

@@ -19,7 +19,8 @@ const hearth = (...args: string[]) => {
   const databaseUrl = t.server.app.config.databaseUrl;
   return runHearth([...args, '--data-dir', t.dataDir], { env: { ...CLEAN_ENV, ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) } });
 };
-const getWith = (workspaceId: string, workspaceAuthToken: string) => call(t.url, '/v2/workspace/get', {}, workspaceHeaders({ workspaceId, workspaceAuthToken }));
+const getWith = (workspaceId: string, workspaceAuthToken: string) =>
+  call(t.url, '/v2/workspace/get', {}, workspaceHeaders({ workspaceId, workspaceAuthToken }));
 
 describe('hearth workspace rotate-token', () => {
   it("rotates a named workspace's token while the server runs: the old one is refused at once", async () => {

@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const getWith = (workspaceId: string, workspaceAuthToken: string) => call(t.url, '/v2/workspace/get', {}, workspaceHeaders({ workspaceId, workspaceAuthToken }));
+const getWith = (workspaceId: string, workspaceAuthToken: string) =>
+  call(t.url, '/v2/workspace/get', {}, workspaceHeaders({ workspaceId, workspaceAuthToken }));
 const credentialsFile = () => JSON.parse(readFileSync(join(t.dataDir, 'credentials.json'), 'utf8')) as { workspaceId: string; workspaceAuthToken: string };
 
 describe(path, () => {
