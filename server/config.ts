@@ -99,9 +99,23 @@ export const configSchema = z.object({
     loginLinkPerEmail: rateLimitSchema,
     loginLinkPerIp: rateLimitSchema,
     workspaceOperations: rateLimitSchema,
+    /** E-mail recipients an API key's calls may name in a window (server/mail/limits.ts). */
+    mailRecipientsPerKey: rateLimitSchema,
   }),
+  /** E-mail recipients one call may name (notifications/add, comment mentions); past it the call is refused. */
+  mailRecipientsPerCall: z.number().int().positive(),
   /** Print the startup banner (the CLI does; tests and Electron do not). */
   banner: z.boolean(),
+  /**
+   * The admin UI's request monitor (admin/monitor.ts): MB kept across all workspaces (MONITOR_MB) and per workspace,
+   * how long a workspace's bodies outlive its last watcher, and how old a kept call may get.
+   */
+  monitor: z.object({
+    totalMb: z.number().positive().max(4096),
+    workspaceMb: z.number().positive().max(4096),
+    closeGraceMs: z.number().int().nonnegative(),
+    maxAgeMs: z.number().int().positive(),
+  }),
   /** A Yjs document with no connection and no activity for this long is stored and unloaded from memory. */
   crdtIdleMs: z.number().int().positive(),
   /** Milliseconds that in-flight requests get to finish on shutdown before connections are cut. */
@@ -195,8 +209,11 @@ export function defaultConfig(): Config {
       loginLinkPerEmail: { max: 5, windowMs: 10 * MINUTE },
       loginLinkPerIp: { max: 30, windowMs: 10 * MINUTE },
       workspaceOperations: { max: 600, windowMs: MINUTE },
+      mailRecipientsPerKey: { max: 500, windowMs: MINUTE },
     },
+    mailRecipientsPerCall: 100,
     banner: false,
+    monitor: { totalMb: 64, workspaceMb: 8, closeGraceMs: MINUTE, maxAgeMs: HOUR },
     crdtIdleMs: 30_000,
     shutdownGraceMs: 5_000,
     aiTimeoutMs: 60_000,
@@ -215,9 +232,10 @@ export function defaultConfig(): Config {
   };
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'rateLimits' | 'webhooks' | 'leases' | 'connections'>> & {
+export type ConfigOverrides = Partial<Omit<Config, 'rateLimits' | 'webhooks' | 'leases' | 'monitor' | 'connections'>> & {
   connections?: Partial<Config['connections']>;
   rateLimits?: Partial<Config['rateLimits']>;
+  monitor?: Partial<Config['monitor']>;
   webhooks?: Partial<Config['webhooks']>;
   leases?: Partial<Config['leases']>;
 };
@@ -232,6 +250,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}): Config {
     rateLimits: { ...base.rateLimits, ...stripUndefined(overrides.rateLimits ?? {}) },
     webhooks: { ...base.webhooks, ...stripUndefined(overrides.webhooks ?? {}) },
     leases: { ...base.leases, ...stripUndefined(overrides.leases ?? {}) },
+    monitor: { ...base.monitor, ...stripUndefined(overrides.monitor ?? {}) },
   };
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
@@ -256,6 +275,9 @@ export function configFromEnvAndArgs(
   if (portNumber !== undefined && !Number.isInteger(portNumber)) throw new Error(`Invalid configuration: port: "${port}" is not a whole number`);
   const logLevel = env.LOG_LEVEL?.toLowerCase();
   const aiTimeout = env.AI_TIMEOUT_MS ? Number(env.AI_TIMEOUT_MS) : undefined;
+  const mailPerCall = env.MAIL_RECIPIENTS_PER_CALL ? Number(env.MAIL_RECIPIENTS_PER_CALL) : undefined;
+  const mailPerMinute = env.MAIL_RECIPIENTS_PER_MINUTE ? Number(env.MAIL_RECIPIENTS_PER_MINUTE) : undefined;
+  const monitorMb = env.MONITOR_MB ? Number(env.MONITOR_MB) : undefined;
   const responseCacheMb = env.RESPONSE_CACHE_MB ? Number(env.RESPONSE_CACHE_MB) : undefined;
   const crdtHistoryUpdates = env.CRDT_HISTORY_UPDATES ? Number(env.CRDT_HISTORY_UPDATES) : undefined;
   const outboundPrivate = env.OUTBOUND_PRIVATE?.toLowerCase();
@@ -280,6 +302,9 @@ export function configFromEnvAndArgs(
     logFormat: (logFormat || undefined) as LogFormat | undefined,
     smtpUrl: env.SMTP_URL || undefined,
     aiTimeoutMs: aiTimeout,
+    mailRecipientsPerCall: mailPerCall,
+    monitor: monitorMb === undefined ? undefined : { totalMb: monitorMb },
+    rateLimits: mailPerMinute === undefined ? undefined : { mailRecipientsPerKey: { max: mailPerMinute, windowMs: 60_000 } },
     responseCacheMb,
     crdtHistoryUpdates,
     mailFrom: env.MAIL_FROM || undefined,

@@ -97,7 +97,12 @@ export async function openApp(config: Config): Promise<AppContext> {
     webhooks: offlineDispatcher,
     jobs: createJobRunner({ log }, [migrationQueue({ storage, accessEvents }), erasureQueue({ storage, accessEvents })]),
     agents: createAgentRunner(),
-    monitor: createMonitor(),
+    monitor: createMonitor({
+      totalBytes: config.monitor.totalMb * 1024 * 1024,
+      workspaceBytes: Math.min(config.monitor.workspaceMb, config.monitor.totalMb) * 1024 * 1024,
+      closeGraceMs: config.monitor.closeGraceMs,
+      maxAgeMs: config.monitor.maxAgeMs,
+    }),
     responses: new ResponseCache(storage.engine.changes, config.responseCacheMb * 1024 * 1024),
     uiTickets: createTickets(),
     accessEvents,

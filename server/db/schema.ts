@@ -119,7 +119,10 @@ export const mailOutbox = sqliteTable(
     apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'cascade' }),
     kind: text('kind').notNull(),
     toAddress: text('to_address').notNull(),
-    /** The sender an API key set (emailconfig's fromEmail and fromCompany); null: the server's `from`. */
+    /**
+     * What an API key said of the sender (emailconfig's fromEmail and fromCompany): the address is relayed as Reply-To
+     * and the name as From's display name; From's address and the envelope sender are always the server's (issue 42).
+     */
     fromAddress: text('from_address'),
     fromName: text('from_name'),
     subject: text('subject').notNull(),

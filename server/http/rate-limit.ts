@@ -4,8 +4,8 @@ import type { Logger } from '../log.ts';
 
 /** What the operations ask of a limiter: synchronous, since the workspace limit is checked on every request. */
 export interface RateLimiter {
-  /** Counts one hit for `key` and tells whether it is still within `limit`. */
-  hit(key: string, limit: RateLimit): boolean;
+  /** Counts `cost` hits (one by default) for `key` and tells whether they are still within `limit`. */
+  hit(key: string, limit: RateLimit, cost?: number): boolean;
   /** Stops its timer (on shutdown); hits after it are counted locally. */
   close(): void;
 }
@@ -16,24 +16,35 @@ export function createRateLimiter(cluster: ClusterBus | undefined, log: Logger):
 }
 
 /**
+ * The most counters a limiter keeps (issue 42): a caller with many addresses (an IPv6 prefix) or e-mail addresses
+ * must not grow them without end. Past it, the windows that are over go, then the oldest (their callers start a new
+ * window: a flood's own first keys, most likely).
+ */
+export const MAX_WINDOWS = 100_000;
+
+/**
  * Fixed-window counters kept in memory: enough for one process guarding a local backend. A window's
  * counter is dropped once the window has passed, so memory stays proportional to recent callers.
  */
 export class LocalRateLimiter implements RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly windows = new Map<string, { start: number; count: number; windowMs: number }>();
   private lastSweep = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxWindows = MAX_WINDOWS,
+  ) {}
 
-  hit(key: string, limit: RateLimit): boolean {
+  hit(key: string, limit: RateLimit, cost = 1): boolean {
     const now = this.now();
     this.sweep(now, limit.windowMs);
     const current = this.windows.get(key);
     if (!current || now - current.start >= limit.windowMs) {
-      this.windows.set(key, { start: now, count: 1 });
-      return true;
+      if (!current && this.windows.size >= this.maxWindows) this.trim(now);
+      this.windows.set(key, { start: now, count: cost, windowMs: limit.windowMs });
+      return cost <= limit.max;
     }
-    current.count += 1;
+    current.count += cost;
     return current.count <= limit.max;
   }
 
@@ -43,6 +54,21 @@ export class LocalRateLimiter implements RateLimiter {
     if (now - this.lastSweep < windowMs || this.windows.size < 1024) return;
     this.lastSweep = now;
     for (const [key, window] of this.windows) if (now - window.start >= windowMs * 10) this.windows.delete(key);
+  }
+
+  /** At the cap: drops the windows that are over, then the oldest, down to nine tenths of it. */
+  private trim(now: number) {
+    for (const [key, window] of this.windows) if (now - window.start >= window.windowMs) this.windows.delete(key);
+    const keep = Math.floor(this.maxWindows * 0.9);
+    for (const key of this.windows.keys()) {
+      if (this.windows.size <= keep) break;
+      this.windows.delete(key);
+    }
+  }
+
+  /** How many counters are kept (tests). */
+  get size(): number {
+    return this.windows.size;
   }
 }
 
@@ -98,17 +124,18 @@ export class ClusterRateLimiter implements RateLimiter {
     private readonly intervalMs = SYNC_INTERVAL_MS,
   ) {}
 
-  hit(key: string, limit: RateLimit): boolean {
+  hit(key: string, limit: RateLimit, cost = 1): boolean {
     const now = this.now();
     this.sweep(now);
     const start = now - (now % limit.windowMs);
     let window = this.windows.get(key);
     // a new window; hits of the last one still being sent are dropped with it (their window is over)
     if (!window || window.start !== start || window.windowMs !== limit.windowMs) {
+      if (!window && this.windows.size >= MAX_WINDOWS) this.trim(now);
       window = { start, windowMs: limit.windowMs, synced: 0, sending: 0, unsent: 0 };
       this.windows.set(key, window);
     }
-    window.unsent += 1;
+    window.unsent += cost;
     const count = window.synced + window.sending + window.unsent;
     if (!this.closed) {
       this.dirty.add(key);
@@ -186,6 +213,17 @@ export class ClusterRateLimiter implements RateLimiter {
       this.again = false;
       this.syncSoon(this.down ? this.intervalMs : 0);
     } else if (this.dirty.size > 0) this.syncSoon(this.intervalMs);
+  }
+
+  /** At the cap: forgets the windows that are over, then the oldest with nothing to send, down to nine tenths of it. */
+  private trim(now: number) {
+    for (const [key, window] of this.windows)
+      if (now >= window.start + window.windowMs && window.unsent === 0 && window.sending === 0) this.windows.delete(key);
+    const keep = Math.floor(MAX_WINDOWS * 0.9);
+    for (const [key, window] of this.windows) {
+      if (this.windows.size <= keep) break;
+      if (window.unsent === 0 && window.sending === 0) this.windows.delete(key);
+    }
   }
 
   /** Forgets windows that are over and have nothing left to send. */

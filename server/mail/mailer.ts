@@ -9,7 +9,11 @@ import { randomAlphanumeric, type Secrets } from '../security/secrets.ts';
 export interface OutgoingMail {
   kind: string;
   to: string;
-  /** The sender; the server's `from` when absent. */
+  /**
+   * What an API key may say about the sender: a display name (the server's when absent) and the address replies go
+   * to. The envelope sender and the From address are always the server's (`MAIL_FROM`): a tenant cannot make the
+   * operator's relay send mail in another domain's name (issue 42).
+   */
   from?: { name: string; address: string } | undefined;
   subject: string;
   text: string;
@@ -20,8 +24,12 @@ export interface OutgoingMail {
   loginLinkId?: string | null;
 }
 
-export interface StoredMail extends OutgoingMail {
+export interface StoredMail extends Omit<OutgoingMail, 'from'> {
   id: string;
+  /** The From the relay sends: the server's address, with the key's display name when it set one. */
+  from: { name: string; address: string };
+  /** The key's own address, given as Reply-To; null when it set none. */
+  replyTo: string | null;
   status: MailStatus;
   attempts: number;
   lastError: string | null;
@@ -56,9 +64,35 @@ const MAX_ATTEMPTS = 5;
 /** How many mails one relay pass sends at the most before it lets the event loop breathe (it is woken again). */
 const PASS_SIZE = 50;
 
-/** The sender kept with an outbox row; undefined: the server's `from`. */
-const senderOf = (row: { fromAddress: string | null; fromName: string | null }) =>
-  row.fromAddress ? { name: row.fromName ?? '', address: row.fromAddress } : undefined;
+/** `Name <address>` or a bare address (MAIL_FROM) as nodemailer's address object. */
+export function parseMailbox(value: string): { name: string; address: string } {
+  const match = /^\s*(.*?)\s*<([^<>]+)>\s*$/.exec(value);
+  if (!match) return { name: '', address: value.trim() };
+  return { name: (match[1] ?? '').replace(/^"(.*)"$/, '$1'), address: (match[2] ?? '').trim() };
+}
+
+/**
+ * A key's display name as the From shows it: control characters, angle brackets and quotes removed, so that a name
+ * cannot carry an address of its own or break the header; cut at 100 characters.
+ */
+export function displayName(name: string): string {
+  return (
+    name
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+      .replace(/[\u0000-\u001f\u007f<>"]/g, '')
+      .trim()
+      .slice(0, 100)
+  );
+}
+
+/**
+ * The sender of an outbox row as it is relayed: From is the server's address, under the key's display name when it
+ * set one (kept in from_name), else the server's; the key's address (kept in from_address) becomes Reply-To.
+ */
+function senderOf(row: { fromAddress: string | null; fromName: string | null }, server: { name: string; address: string }) {
+  const name = row.fromName ? displayName(row.fromName) : '';
+  return { from: { name: name || server.name, address: server.address }, replyTo: row.fromAddress };
+}
 
 /**
  * Outgoing mail. Every message is kept in the `mail_outbox` table first (the admin UI's mailbox shows it, so
@@ -70,6 +104,7 @@ const senderOf = (row: { fromAddress: string | null; fromName: string | null }) 
 export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Logger; smtpUrl?: string | undefined; from: string }): Mailer {
   const { storage, secrets, log } = opts;
   const smtpUrl = opts.smtpUrl;
+  const server = parseMailbox(opts.from);
   let transport: Promise<Transporter> | null = null;
   const transportNow = () => (transport ??= import('nodemailer').then((m) => m.default.createTransport(smtpUrl)));
   let running: Promise<void> | null = null;
@@ -121,7 +156,17 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
       const body = JSON.parse(secrets.decrypt(row.bodyEnc)) as { text: string; html: string };
       const attempts = row.attempts + 1;
       try {
-        await (await transportNow()).sendMail({ from: senderOf(row) ?? opts.from, to: row.toAddress, subject: row.subject, text: body.text, html: body.html });
+        const { from, replyTo } = senderOf(row, server);
+        await (await transportNow()).sendMail({
+          from,
+          ...(replyTo ? { replyTo } : {}),
+          // the envelope too (MAIL FROM): bounces go to the operator's address, never to one a key named
+          envelope: { from: server.address, to: row.toAddress },
+          to: row.toAddress,
+          subject: row.subject,
+          text: body.text,
+          html: body.html,
+        });
         if (closed) return;
         await record({ status: 'sent', attempts, sentAt: Date.now(), lastError: null });
       } catch (error) {
@@ -162,8 +207,8 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
     workspaceId: mail.workspaceId ?? null,
     apiKeyId: mail.apiKeyId ?? null,
     toAddress: mail.to,
-    fromAddress: mail.from?.address ?? null,
-    fromName: mail.from?.name ?? null,
+    fromAddress: mail.from?.address || null,
+    fromName: mail.from?.name || null,
     subject: mail.subject,
     bodyEnc: secrets.encrypt(JSON.stringify({ text: mail.text, html: mail.html })),
     status: smtpUrl ? 'queued' : 'kept',
@@ -196,7 +241,7 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
           id: row.id,
           kind: row.kind,
           to: row.toAddress,
-          from: senderOf(row),
+          ...senderOf(row, server),
           subject: row.subject,
           text: body.text,
           html: body.html,

@@ -96,6 +96,7 @@ import apiKeyCreate from './workspace/apikey/create.ts';
 import apiKeyUpdate from './workspace/apikey/update.ts';
 import apiKeysGet from './workspace/apikeys/get.ts';
 import authTokenReset from './workspace/authtoken/reset.ts';
+import workspaceAuthTokenRotate from './workspace/workspaceauthtoken/rotate.ts';
 import authTokensGet from './workspace/authtokens/get.ts';
 import workspaceCreate from './workspace/create.ts';
 import sendLoginLink from './workspace/email/send-login-link.ts';
@@ -126,6 +127,7 @@ export const operations: readonly AnyOperation[] = [
   apiKeysGet,
   authTokensGet,
   authTokenReset,
+  workspaceAuthTokenRotate,
   apiKeyConfigGet,
   apiKeyConfigUpdate,
   emailConfigGet,

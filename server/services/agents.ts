@@ -20,6 +20,7 @@ import type { Logger } from '../log.ts';
 import type { CrdtStore } from '../crdt/store.ts';
 import { defaultConfig } from '../config.ts';
 import { heldBeforeAtStart, LeaseLostError, type LeaseDeps } from '../db/repos/lease.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
 
 type Deps = { storage: Storage };
 
@@ -180,7 +181,7 @@ async function inputText(deps: Deps & { crdt: CrdtStore }, scope: TenantScope, i
 }
 
 /** What an execution uses: storage, the key's AI provider (settings and secret), the mailer (findings become annotations) and the log. */
-export type RunnerDeps = CompletionDeps & { storage: Storage; mail: Mailer; log: Logger };
+export type RunnerDeps = CompletionDeps & { storage: Storage; mail: Mailer; log: Logger; limiter: RateLimiter };
 
 export interface AgentRunner {
   /** Starts an execution in the background (after the caller's answer). */

@@ -383,10 +383,13 @@ export async function updateEmailConfig(deps: KeyDeps, scope: TenantScope, input
   });
 }
 
-/** The From of the key's notification mail: `fromCompany <fromEmail>` when it has a sender, else the server's. */
+/**
+ * What the key says of its notification mail's sender: `fromCompany` as the display name, `fromEmail` as the
+ * Reply-To. The mailer sends From and the envelope in the server's address whatever they are (issue 42).
+ */
 export function mailSender(row: ApiKeyRow): { name: string; address: string } | undefined {
   const { fromEmail, fromCompany } = row.settings.emailServiceConfig;
-  return fromEmail ? { name: fromCompany ?? '', address: fromEmail } : undefined;
+  return fromEmail || fromCompany ? { name: fromCompany ?? '', address: fromEmail ?? '' } : undefined;
 }
 
 /** /v2/workspace/apikeyconfig/update: partial update of the key's settings and AI provider keys. */

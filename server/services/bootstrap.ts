@@ -1,7 +1,7 @@
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { issueAuthToken, listAuthTokens } from './apikeys.ts';
-import { DEFAULT_WORKSPACE_SETTINGS, findDefaultWorkspace, insertWorkspace } from './workspaces.ts';
+import { DEFAULT_WORKSPACE_SETTINGS, findDefaultWorkspace, insertWorkspace, rotateWorkspaceAuthToken } from './workspaces.ts';
 
 export interface Credentials {
   workspaceId: string;
@@ -15,6 +15,7 @@ import { CREDENTIALS_FILE } from '../data-files.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { Secrets } from '../security/secrets.ts';
 import type { Config } from '../config.ts';
+import type { WorkspaceScope } from '../db/scope.ts';
 
 /**
  * First start makes the default workspace (paid, self-serve production keys, at most 3) with its testing
@@ -54,4 +55,15 @@ export async function ensureDefaultCredentials(app: { storage: Storage; secrets:
   chmodSync(temporary, 0o600);
   renameSync(temporary, file);
   return credentials;
+}
+
+/**
+ * Rotates a workspace's auth token (services/workspaces.ts) and, when it is the default workspace, rewrites
+ * DATA_DIR/credentials.json so that scripts reading it keep working. Answers the new token.
+ */
+export async function rotateWorkspaceCredentials(app: { storage: Storage; secrets: Secrets; config: Config }, scope: WorkspaceScope): Promise<string> {
+  const authToken = await app.storage.transaction(() => rotateWorkspaceAuthToken(app, scope));
+  const row = await app.storage.workspaces.find(scope);
+  if (row?.isDefault) await ensureDefaultCredentials(app);
+  return authToken;
 }

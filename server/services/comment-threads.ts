@@ -10,6 +10,7 @@ import { emitCommentEvent } from './comment-events.ts';
 import { commentExtra, commentTimes, describeThreads, label, mentionedIds, userOf, visibleTo } from './comment-presenters.ts';
 import { keyed } from './keyed.ts';
 import { commentPlainText, recordJudgment, threadTexts } from './memory.ts';
+import type { MailLimitDeps } from '../mail/limits.ts';
 import { insertNotification } from './notifications.ts';
 import type { ApiKeyRow } from './types.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -20,7 +21,7 @@ type CommentInput = z.output<typeof commentInput>;
 type Outcomes = Record<string, { success: boolean; message: string }>;
 
 /** What the comment services use: the storage, and the mailer (mentions may queue e-mail, sent after the commit). */
-export type CommentDeps = { storage: Storage; mail: Mailer };
+export type CommentDeps = { storage: Storage; mail: Mailer } & MailLimitDeps;
 type Deps = { storage: Storage };
 
 /** The annotation, else NOT_FOUND. */

@@ -16,6 +16,7 @@ import {
 import type { TenantScope } from '../db/scope.ts';
 import { invalid, notFound } from '../errors.ts';
 import { escapeHtml } from '../http/html.ts';
+import { admitMailRecipients, type MailLimitDeps } from '../mail/limits.ts';
 import type { Mailer, OutgoingMail } from '../mail/mailer.ts';
 import { createAccessResolver, type AccessResolver } from './access.ts';
 import { mailSender } from './apikeys.ts';
@@ -37,9 +38,12 @@ type Deps = { storage: Storage };
 /** The access rules one batch of the resolver answers with. */
 type AccessRules = Parameters<Parameters<AccessResolver['batch']>[0]>[0];
 /** What notifications/add uses: storage, and the mailer (its outbox is written in the unit of work, relayed after). */
-type AddDeps = Deps & { mail: Pick<Mailer, 'queue' | 'flush'> };
-/** What the write of a notification uses inside the caller's unit of work (the caller flushes the mailer). */
-type InsertDeps = Deps & { mail: Pick<Mailer, 'queue'> };
+type AddDeps = Deps & MailLimitDeps & { mail: Pick<Mailer, 'queue' | 'flush'> };
+/**
+ * What the write of a notification uses inside the caller's unit of work (the caller flushes the mailer), and the
+ * limits of how many it may mail (server/mail/limits.ts).
+ */
+type InsertDeps = Deps & MailLimitDeps & { mail: Pick<Mailer, 'queue'> };
 
 /** 16-digit numeric ids, like the hosted service's. */
 const newNotificationId = () => `${randomInt(1, 10)}${String(randomInt(0, 1e8)).padStart(8, '0')}${String(randomInt(0, 1e7)).padStart(7, '0')}`;
@@ -158,7 +162,10 @@ export async function insertNotification(
   let mails = 0;
   if (told.mailed.length > 0) {
     const profiles = await deps.storage.users.findMany(scope, told.mailed);
-    for (const mail of mailsTo(apiKey, input, told.mailed, (userId) => profiles.get(userId)?.email)) {
+    const outgoing = mailsTo(apiKey, input, told.mailed, (userId) => profiles.get(userId)?.email);
+    // refused here, the unit of work rolls back: nothing of the call is written
+    admitMailRecipients(deps, scope.apiKeyId, outgoing.length);
+    for (const mail of outgoing) {
       await deps.mail.queue(mail);
       mails++;
     }

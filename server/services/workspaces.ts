@@ -106,6 +106,22 @@ export async function authenticateWorkspace(deps: WorkspaceDeps, workspaceId: st
   return { workspace: row, scope: deps.storage.workspaces.scopeOf(row) };
 }
 
+/**
+ * Replaces the workspace's auth token with a new random one and answers it. The old value is refused by the next
+ * call on every instance: the credentials caches drop what they verified whenever the workspaces table is written
+ * (this process's writes at once; other processes' and instances' through the change stamp or PostgreSQL's change
+ * notifications, http/credentials.ts). Admin UI sessions already signed in stay signed in.
+ */
+export async function rotateWorkspaceAuthToken(deps: WorkspaceDeps, scope: WorkspaceScope): Promise<string> {
+  const authToken = randomHex(16);
+  const changed = await deps.storage.workspaces.setAuthToken(scope, {
+    authTokenEnc: deps.secrets.encrypt(authToken),
+    authTokenDigest: deps.secrets.digest(authToken),
+  });
+  if (!changed) throw notFound(`No workspace ${scope.workspaceId}`);
+  return authToken;
+}
+
 /** The hosted create/get shape: `{ id, name, owner, authToken, apiKeyList }`. */
 export async function describeWorkspace(deps: WorkspaceDeps, workspace: WorkspaceRow) {
   const keys = await deps.storage.keys.listInWorkspace(deps.storage.workspaces.scopeOf(workspace));

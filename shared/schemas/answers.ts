@@ -8,6 +8,9 @@ import { secret } from './common.ts';
 /** workspace/create, workspace/get: the workspace's own auth token. */
 export const workspaceAnswer = z.looseObject({ authToken: secret(z.string()) });
 
+/** workspace/workspaceauthtoken/rotate: the workspace's new auth token. */
+export const workspaceAuthTokenAnswer = z.looseObject({ workspaceId: z.string(), authToken: secret(z.string()) });
+
 /** workspace/authtoken/reset: the new auth token of the key (with its name and domains). */
 export const authTokenAnswer = z.looseObject({ authToken: z.looseObject({ token: secret(z.string()) }) });
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import type { authTokenAnswer, authTokensAnswer, endpointSecretAnswer, userTokenAnswer, workspaceAnswer } from '../../shared/schemas/answers.ts';
+import type {
+  authTokenAnswer,
+  authTokensAnswer,
+  endpointSecretAnswer,
+  userTokenAnswer,
+  workspaceAnswer,
+  workspaceAuthTokenAnswer,
+} from '../../shared/schemas/answers.ts';
 import { isSecret } from '../../shared/schemas/common.ts';
 import { operations } from '../../server/operations/index.ts';
 import type { AnyOperation } from '../../server/http/operation.ts';
@@ -266,6 +273,10 @@ describe('secret fields in the request monitor', () => {
     // last: it replaces the key's token the other calls use
     const reset = await w<z.infer<typeof authTokenAnswer>>('/v2/workspace/authtoken/reset', { apiKey: t.credentials.apiKey });
     keep(reset.authToken.token);
+    // and the workspace's own token (issue 42)
+    const rotated = await w<z.infer<typeof workspaceAuthTokenAnswer>>('/v2/workspace/workspaceauthtoken/rotate', {});
+    keep(rotated.authToken);
+    t.credentials.workspaceAuthToken = rotated.authToken;
     await until(() => feed.events.some((e) => e.requestId === last), 'the calls');
     feed.stop();
 

@@ -50,7 +50,7 @@ describe('hearth --help', () => {
   it('answers unknown commands, unknown options and missing arguments with one line and exit code 2', async () => {
     const cases: [string[], string][] = [
       [['bogus'], 'unknown command "bogus"'],
-      [['workspace', 'delete'], 'unknown command "workspace delete": choose one of create, list, settings'],
+      [['workspace', 'delete'], 'unknown command "workspace delete": choose one of create, list, settings, rotate-token'],
       [['backup', '--data-dir', dataDir, '--nope'], "Unknown option '--nope'; see npx hearth backup --help"],
       [['backup', '--data-dir', dataDir], 'backup needs --out DIR'],
       [['apikey', 'tokens', '--data-dir', dataDir], 'apikey tokens needs --api-key ID'],
@@ -66,7 +66,7 @@ describe('hearth --help', () => {
       expect(result.stdout, args.join(' ')).toBe('');
     }
     const group = await hearth('workspace');
-    expect(group).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: hearth workspace <create|list|settings>') });
+    expect(group).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: hearth workspace <create|list|settings|rotate-token>') });
   }, 300_000);
 });
 

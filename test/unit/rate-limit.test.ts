@@ -201,3 +201,24 @@ describe('ClusterRateLimiter', () => {
     expect(redis.calls).toHaveLength(0);
   });
 });
+
+describe('LocalRateLimiter memory (issue 42)', () => {
+  it('keeps at most its cap of counters: windows that are over go first, then the oldest', () => {
+    let now = 0;
+    const limiter = new LocalRateLimiter(() => now, 100);
+    const limit = { max: 1, windowMs: 60_000 };
+    for (let i = 0; i < 100; i++) limiter.hit(`ip-${i}`, limit);
+    expect(limiter.size).toBe(100);
+    // one more caller at the cap: nothing is over yet, so the oldest tenth goes
+    limiter.hit('ip-new', limit);
+    expect(limiter.size).toBe(91);
+    expect(limiter.hit('ip-99', limit)).toBe(false);
+    // a minute later every window is over: they all go at the next new caller past the cap
+    for (let i = 100; limiter.size < 100; i++) limiter.hit(`ip-${i}`, limit);
+    now += 60_000;
+    limiter.hit('later', limit);
+    expect(limiter.size).toBe(1);
+    for (let i = 0; i < 10_000; i++) limiter.hit(`flood-${i}`, limit);
+    expect(limiter.size).toBeLessThanOrEqual(100);
+  });
+});

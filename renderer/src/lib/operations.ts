@@ -36,6 +36,7 @@ export interface OperationInputs {
   '/v2/workspace/apikey/update': In<typeof apiKeyUpdateInput>;
   '/v2/workspace/authtokens/get': In<typeof apiKeyRef>;
   '/v2/workspace/authtoken/reset': In<typeof authTokenResetInput>;
+  '/v2/workspace/workspaceauthtoken/rotate': Nothing;
   '/v2/workspace/apikeyconfig/get': Nothing;
   '/v2/workspace/apikeyconfig/update': In<typeof apiKeyConfigUpdateInput>;
   '/v2/workspace/emailconfig/get': Nothing;

@@ -67,6 +67,15 @@ export default function Workspace() {
     tell(answer.status === 200, answer.status === 200 ? 'Auth token replaced.' : (answer.body.error?.message ?? 'Reset failed.'));
     if (tokens[apiKey]) await show(apiKey);
   };
+  // the workspace's own auth token (issue 42): this session stays signed in, scripts need the new value
+  const [workspaceToken, setWorkspaceToken] = useState<string | null>(null);
+  const rotateWorkspaceToken = async () => {
+    if (!confirm('Replace the workspace auth token? The old one stops working at once, on every instance.')) return;
+    const answer = await api.call('/v2/workspace/workspaceauthtoken/rotate', '', {});
+    const token = (answer.body.result?.data as { authToken?: string } | undefined)?.authToken;
+    tell(answer.status === 200, answer.status === 200 ? 'Workspace auth token replaced.' : (answer.body.error?.message ?? 'Rotation failed.'));
+    if (token) setWorkspaceToken(token);
+  };
 
   return (
     <>
@@ -81,6 +90,12 @@ export default function Workspace() {
             ['Plan', info.data?.plan ?? ''],
           ]}
         />
+        <p class="row">
+          <button type="button" id="workspace-token-rotate" class="small" onClick={() => void rotateWorkspaceToken()}>
+            Rotate workspace auth token
+          </button>
+          {workspaceToken ? <code id="workspace-token">{workspaceToken}</code> : null}
+        </p>
       </Section>
       <Section title="API keys" id="keys">
         <table id="key-list">

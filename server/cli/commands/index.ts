@@ -18,6 +18,7 @@ export const commands: CommandEntry[] = [
   entry('workspace create', 'create a workspace with its testing API key and auth token', () => import('./workspace-create.ts')),
   entry('workspace list', 'list the workspaces with their plan and production-key settings', () => import('./workspace-list.ts')),
   entry('workspace settings', "show or change a workspace's plan and production-key settings", () => import('./workspace-settings.ts')),
+  entry('workspace rotate-token', "replace a workspace's auth token (the old one is refused at once)", () => import('./workspace-rotate-token.ts')),
   entry('apikey create', 'create an API key (testing or production) with an auth token', () => import('./apikey-create.ts')),
   entry('apikey list', "list a workspace's API keys", () => import('./apikey-list.ts')),
   entry('apikey tokens', "show an API key's auth tokens", () => import('./apikey-tokens.ts')),

@@ -62,7 +62,7 @@ Saved states (like the emulator suites' flags; archives as made by hearth export
   --passphrase TEXT       for archives with secrets (better: env HEARTH_EXPORT_PASSPHRASE)
 
 Environment (and config file key): HEADER_BRAND (headerBrand), LOG_LEVEL (logLevel), LOG_FORMAT text|json (logFormat), SMTP_URL (smtpUrl),
-  MAIL_FROM (mailFrom), LOGIN_LINK_ALLOWED_HOSTS (loginLinkAllowedHosts), AI_TIMEOUT_MS (aiTimeoutMs),
+  MAIL_FROM (mailFrom), MAIL_RECIPIENTS_PER_CALL, MAIL_RECIPIENTS_PER_MINUTE, MONITOR_MB, LOGIN_LINK_ALLOWED_HOSTS (loginLinkAllowedHosts), AI_TIMEOUT_MS (aiTimeoutMs),
   WEBHOOK_RETRY_SCHEDULE_MS (webhookRetryScheduleMs), RESPONSE_CACHE_MB (responseCacheMb),
   MASTER_KEY_FILE (masterKeyFile: the master key's file when not DATA_DIR/master.key; read, never created). Precedence: flags > env > config file > defaults.
 

@@ -51,6 +51,10 @@ export function workspacesRepo(engine: SqliteEngine) {
     updateSettings: (scope: WorkspaceScope, change: Partial<WorkspaceSettingsRow>) =>
       engine.write((db) => void db.update(workspaces).set(change).where(eq(workspaces.id, scope.workspaceId)).run()),
 
+    /** Replaces its auth token (sealed and digested by the service); answers whether the workspace was there. */
+    setAuthToken: (scope: WorkspaceScope, token: Pick<WorkspaceRow, 'authTokenEnc' | 'authTokenDigest'>) =>
+      engine.write((db) => db.update(workspaces).set(token).where(eq(workspaces.id, scope.workspaceId)).run().changes > 0),
+
     /** The owner opened a login link: every workspace of the address has its e-mail verified. */
     markEmailVerified: (ownerEmail: string) =>
       engine.write((db) => void db.update(workspaces).set({ emailVerified: true }).where(eq(workspaces.ownerEmail, ownerEmail)).run()),

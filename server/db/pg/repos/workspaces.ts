@@ -44,6 +44,16 @@ export function workspacesRepoPg(engine: PgEngine): WorkspacesRepo {
         return undefined;
       }),
 
+    setAuthToken: (scope, token) =>
+      engine.write(async (db) => {
+        const updated = await db
+          .update(workspaces)
+          .set(token as never)
+          .where(eq(c.id, scope.workspaceId))
+          .returning({ id: c.id });
+        return updated.length > 0;
+      }),
+
     markEmailVerified: (ownerEmail) =>
       engine.write(async (db) => {
         await db

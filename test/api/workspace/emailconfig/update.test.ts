@@ -43,7 +43,7 @@ const mailed = (headline: string) => smtp.received.find((m) => m.decoded.include
 const queued = async (headline: string) => (await t.server.app.mail.list()).some((m) => m.subject === headline);
 
 describe('/v2/workspace/emailconfig/update', () => {
-  it('turns notification mail on for an existing key, with the key’s sender as From; off again stops it', async () => {
+  it('turns notification mail on for an existing key, with the key’s name on the server’s From and its address as Reply-To; off again stops it', async () => {
     expect((await get()).useEmailService).toBe(false);
     await notify('before-on');
 
@@ -63,8 +63,10 @@ describe('/v2/workspace/emailconfig/update', () => {
       return found;
     });
     expect(mail.to).toEqual(['ann@mail.example']);
-    expect(mail.from.toLowerCase()).toBe('team@example.com');
-    expect(mail.decoded).toMatch(/^From: Example Team <team@example\.com>/im);
+    // the operator's address (MAIL_FROM's default) sends; the key's address only receives the replies (issue 42)
+    expect(mail.from).toBe('no-reply@hearth.local');
+    expect(mail.decoded).toMatch(/^From: Example Team <no-reply@hearth\.local>/im);
+    expect(mail.decoded).toMatch(/^Reply-To: Team@Example\.com/im);
 
     expect((await t.callK(path, { useEmailService: false })).status).toBe(200);
     await notify('after-off');
