@@ -9,13 +9,18 @@ import { time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import { useLocation, type Params } from '../lib/router.ts';
 import { useLoad } from '../lib/use.ts';
+import { OpForm } from '../components/Edit.tsx';
+import { MemberActions } from '../edit/organization.tsx';
 
 export default function User({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
   const userId = params.userId as string;
   const { query } = useLocation();
   const tab = query.get('tab') ?? 'memberships';
-  const user = useLoad(() => api.user(apiKey, userId), [apiKey, userId]);
+  // every edit bumps the version: the user and their memberships load again
+  const [version, setVersion] = useState(0);
+  const changed = () => setVersion((v) => v + 1);
+  const user = useLoad(() => api.user(apiKey, userId), [apiKey, userId, version]);
   const u = user.data;
   const [org, setOrg] = useState('');
   const organizationId = org || u?.organizations[0] || '';
@@ -48,6 +53,26 @@ export default function User({ params }: { params: Params }) {
               ['Notifications to them', u.notifications.toLocaleString('en-US')],
             ]}
           />
+          {organizationId && (
+            <details class="edit" id="user-edit">
+              <summary>Edit this user</summary>
+              <OpForm
+                id="user-update"
+                title={`Profile (as seen in ${organizationId})`}
+                apiKey={apiKey}
+                op="/v2/users/update"
+                at={['users']}
+                fields={['name', 'email']}
+                initial={{ ...(u.user.name ? { name: u.user.name } : {}), ...(u.user.email ? { email: u.user.email } : {}) }}
+                keep
+                build={(v) => ({ organizationId, users: [{ userId, ...v }] })}
+                submitLabel="Save"
+                done={() => 'Saved.'}
+                onDone={changed}
+              />
+              <p class="muted">Roles and removal: on each membership below (removing the organization membership takes the user out of it).</p>
+            </details>
+          )}
           <Tabs
             label="User"
             current={tab}
@@ -73,7 +98,7 @@ export default function User({ params }: { params: Params }) {
                 id="memberships"
                 caption="Memberships"
                 search={false}
-                deps={[apiKey, userId]}
+                deps={[apiKey, userId, version]}
                 load={(a) => api.memberships({ apiKey, userId, ...a })}
                 rowKey={(m) => `${m.organizationId}/${m.level}/${m.resourceId}`}
                 columns={[
@@ -96,7 +121,7 @@ export default function User({ params }: { params: Params }) {
                         m.resourceId
                       ),
                   },
-                  { id: 'role', label: 'Role', render: (m) => m.accessRole },
+                  { id: 'role', label: 'Role', render: (m) => <MemberActions apiKey={apiKey} m={m} onChanged={changed} /> },
                   { id: 'expires', label: 'Expires', render: (m) => (m.expiresAt ? time(m.expiresAt) : 'never') },
                 ]}
               />
