@@ -94,7 +94,7 @@ export function Table<T>(props: Props<T>) {
   const limit = props.limit ?? 50;
   const page = useLoad(() => props.load({ q: q || undefined, sort, cursor, dir, limit }), [q, sort, dir, cursor, ...props.deps]);
   const rows = page.data?.items ?? [];
-  const previousKnown = pageNumber === 2 || seen.current.has(pageNumber - 1);
+  const previousKnown = pageNumber <= 2 || seen.current.has(pageNumber - 1);
   return (
     <div class="table-wrap" id={props.id}>
       {(props.search !== false || props.filters) && (
