@@ -222,6 +222,7 @@ describe('admin UI: editing through the operations', () => {
 
     // a group, a member added and removed
     await page.goto(`${t.url}/k/${key()}/organizations/lab`);
+    await page.click('#groups-edit summary');
     await fill(page, 'group-create', 'groupId', 'reviewers');
     await fill(page, 'group-create', 'groupName', 'Reviewers');
     await submit(page, 'group-create');
@@ -229,7 +230,8 @@ describe('admin UI: editing through the operations', () => {
     await fill(page, 'group-reviewers-add', 'userIds', 'ada');
     await submit(page, 'group-reviewers-add');
     await expect.poll(async () => (await groups('lab'))[0]?.userIds).toEqual(['ada']);
-    await expect.poll(() => page.locator('#group-list li[data-member="ada"]').count()).toBe(1);
+    await expect.poll(() => page.locator('#group-members li[data-member="ada"]').count()).toBe(1);
+    expect(await page.textContent('#group-list li[data-group="reviewers"]')).toBe('Reviewers (1 members)');
     await docScreenshot(page, 'edit-organization');
     expect(await axeViolations(page)).toEqual([]);
     await page.click('#group-reviewers-remove-ada');

@@ -14,9 +14,11 @@ export function DocumentSettings({ apiKey, d, onChanged }: { apiKey: string; d: 
   const organizationId = d.document.organizationId;
   const documentId = d.document.id;
   const disabled = d.document.disabled;
-  const folders = useLoad(() => api.organization(apiKey, organizationId), [apiKey, organizationId]);
+  // the folders to move to are read once the editor is opened: the document page's first paint does not wait on them
+  const [open, setOpen] = useState(false);
+  const folders = useLoad(async () => (open ? (await api.organization(apiKey, organizationId)).folders : []), [apiKey, organizationId, open]);
   return (
-    <details class="edit" id="document-edit">
+    <details class="edit" id="document-edit" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Edit this document</summary>
       <div class="edit-grid">
         <OpForm
@@ -64,7 +66,7 @@ export function DocumentSettings({ apiKey, d, onChanged }: { apiKey: string; d: 
                 onChange={(e) => set({ ...v, folderId: (e.target as HTMLSelectElement).value })}
               >
                 <option value="root">root (the top level)</option>
-                {(folders.data?.folders ?? []).map((f) => (
+                {(folders.data ?? []).map((f) => (
                   <option key={f.id} value={f.id}>
                     {f.name ? `${f.name} (${f.id})` : f.id}
                   </option>

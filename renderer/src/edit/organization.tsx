@@ -224,19 +224,57 @@ export function NewDocument({
   );
 }
 
-/** The organization's user groups with their members: create a group, add members, remove one (asking first). */
-export function Groups({ apiKey, organizationId, version, onChanged }: { apiKey: string; organizationId: string; version: number; onChanged: () => void }) {
+/**
+ * The organization's user groups (from the organization's own answer), and their editing: create a group, add
+ * members, remove one (asking first). The members' ids are read only once the editor is opened: the organization
+ * page's first paint does not wait on them.
+ */
+export function Groups({
+  apiKey,
+  organizationId,
+  groups,
+  version,
+  onChanged,
+}: {
+  apiKey: string;
+  organizationId: string;
+  groups: OrganizationAnswer['groups'];
+  version: number;
+  onChanged: () => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  return (
+    <>
+      {groups.length === 0 ? (
+        <p class="muted">No user groups.</p>
+      ) : (
+        <ul id="group-list">
+          {groups.map((g) => (
+            <li key={g.id} data-group={g.id}>
+              {g.name || g.id} <span class="muted">({g.members} members)</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <details class="edit" id="groups-edit" onToggle={(e) => setEditing((e.currentTarget as HTMLDetailsElement).open)}>
+        <summary>Edit groups and their members</summary>
+        {editing && <GroupEditor apiKey={apiKey} organizationId={organizationId} version={version} onChanged={onChanged} />}
+      </details>
+    </>
+  );
+}
+
+function GroupEditor({ apiKey, organizationId, version, onChanged }: { apiKey: string; organizationId: string; version: number; onChanged: () => void }) {
   const tree = useLoad(() => api.organizationTree(apiKey, organizationId), [apiKey, organizationId, version]);
   const groups = tree.data?.groups ?? [];
   return (
     <>
       <ErrorBox error={tree.error} />
-      {tree.data && groups.length === 0 && <p class="muted">No user groups.</p>}
       {groups.length > 0 && (
-        <ul id="group-list" class="groups">
+        <ul id="group-members" class="groups">
           {groups.map((g) => (
             <li key={g.id} data-group={g.id}>
-              <strong>{g.name || g.id}</strong> <span class="muted">({g.userIds.length} members)</span>
+              <strong>{g.name || g.id}</strong>
               <ul class="group-members">
                 {g.userIds.map((userId) => (
                   <li key={userId} data-member={userId}>

@@ -56,7 +56,7 @@ export default function Organization({ params }: { params: Params }) {
               </details>
             </Section>
             <Section title="User groups" id="groups">
-              <Groups apiKey={apiKey} organizationId={organizationId} version={version} onChanged={changed} />
+              <Groups apiKey={apiKey} organizationId={organizationId} groups={o.groups} version={version} onChanged={changed} />
             </Section>
             <Section title="Organization" id="organization-settings">
               <OrganizationSettings apiKey={apiKey} o={o} onChanged={changed} />
