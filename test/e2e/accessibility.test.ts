@@ -86,4 +86,23 @@ describe('admin UI: focus and the URL', () => {
     expect(await pageLabel(page)).toContain('Page 1');
     expect(errors).toEqual([]);
   });
+
+  it('finds a call of the request monitor by the first characters of its request id in the palette', async () => {
+    const answer = await fetch(`${t.url}/v2/organizations/get`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-api-key': t.credentials.apiKey, 'x-svc-auth-token': t.credentials.authToken },
+      body: JSON.stringify({ data: { organizationIds: ['org-007'] } }),
+    });
+    const requestId = answer.headers.get('x-request-id') as string;
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const { page, errors } = await signedInPage(browser, t);
+    await page.keyboard.press('Control+k');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('palette-input');
+    await page.keyboard.type(requestId.slice(0, 8));
+    await expect.poll(() => page.textContent('#palette-0')).toContain('POST /v2/organizations/get → 200');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/requests\/\d+$/);
+    await expect.poll(() => page.textContent('#main')).toContain(requestId);
+    expect(errors).toEqual([]);
+  });
 });
