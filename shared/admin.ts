@@ -196,6 +196,28 @@ export const membershipsQuery = listQuery.extend({ organizationId: z.string().ma
 export const userAnswer = z.object({ user: userItem, organizations: z.array(z.string()), notifications: z.number() });
 export type UserAnswer = z.infer<typeof userAnswer>;
 
+/**
+ * What a user can open, as the access resolver decides it (the same decision the websocket and the operations take),
+ * in each organization they are a member of: documents with the role and the reasons, and their groups. Each
+ * organization's first 2,000 documents are checked (`truncated` says when there were more).
+ */
+export const userAccessAnswer = z.object({
+  documents: z.array(
+    z.object({
+      organizationId: z.string(),
+      documentId: z.string(),
+      name: z.string().nullable(),
+      accessRole: z.string().nullable(),
+      accessType: z.string().nullable(),
+      reasons: z.array(z.string()),
+    }),
+  ),
+  groups: z.array(z.object({ organizationId: z.string(), id: z.string(), name: z.string().nullable() })),
+  checked: z.number(),
+  truncated: z.boolean(),
+});
+export type UserAccessAnswer = z.infer<typeof userAccessAnswer>;
+
 export const accessAnswer = z.object({
   users: z.array(
     z.object({

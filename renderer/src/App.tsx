@@ -1,6 +1,6 @@
 // The shell: navigation, the API-key picker, the theme switch, the command palette, and the page the URL names.
 import type { ComponentType } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Palette, type Command } from './components/Palette.tsx';
 import { api, onSignedOut } from './lib/api.ts';
 import { keyLabel, SessionContext, type Session } from './lib/keys.ts';
@@ -111,6 +111,16 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
   useEffect(() => setNavOpen(false), [path]);
+  // after a navigation (not the first load) the focus goes to the page, not left in the sidebar or on a removed
+  // element: the next Tab reaches the page's first control, and a screen reader starts reading it
+  const firstPath = useRef(true);
+  useEffect(() => {
+    if (firstPath.current) {
+      firstPath.current = false;
+      return;
+    }
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [path]);
 
   if (session === 'checking') return <p class="muted boot">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={() => void start()} />;
@@ -170,7 +180,7 @@ export function App() {
         </button>
         <label class="key-picker">
           <span>API key</span>
-          <select id="key-picker" value={currentKey} onChange={(e) => switchKey((e.target as HTMLSelectElement).value)}>
+          <select id="key-picker" aria-label="API key" value={currentKey} onChange={(e) => switchKey((e.target as HTMLSelectElement).value)}>
             {session.keys.map((k) => (
               <option key={k.apiKey} value={k.apiKey}>
                 {keyLabel(k)}

@@ -3,8 +3,18 @@
 // command palette's search. Every read is the inspection repository's (db/repos/inspection.ts), one step per view.
 import type { H3 } from 'h3';
 import { z } from 'zod';
-import { documentsQuery, feedQuery, membershipsQuery, organizationsQuery, searchQuery, usersQuery, type SearchHit } from '../../shared/admin.ts';
+import {
+  documentsQuery,
+  feedQuery,
+  membershipsQuery,
+  organizationsQuery,
+  searchQuery,
+  usersQuery,
+  type SearchHit,
+  type UserAccessAnswer,
+} from '../../shared/admin.ts';
 import type { ActivityRow, EntitySort, NotificationRow, SortKey } from '../db/repos/inspection.ts';
+import { createAccessResolver } from '../services/access.ts';
 import { fail, guard, keyGuard, pager, queryOf, type AdminKit } from './kit.ts';
 
 /** `{name}` / `{{name}}` placeholders filled from the template data (users by name or id). */
@@ -28,6 +38,9 @@ const parseJson = (text: string | null): Record<string, unknown> => {
     return {};
   }
 };
+
+/** The organizations a user's access page looks into (each one's first 2,000 documents). */
+const USER_ACCESS_ORGANIZATIONS = 20;
 
 const one = z.object({ apiKey: z.string().trim().min(1).max(256), organizationId: z.string().trim().min(1).max(256) });
 
@@ -153,6 +166,40 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     const view = await q.userView(g.scope, userId);
     if (!view) return fail(event, 404, `No user ${userId} under this key.`);
     return { user: view.user ?? { id: userId, name: null, email: null }, organizations: view.organizations, notifications: view.notifications };
+  });
+
+  // A user's whole picture: every document of their organizations they can open, with the role and the reasons the
+  // access resolver gives (one batch per organization), and their groups.
+  h3.get('/admin/api/user/access', async (event) => {
+    const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256), userId: z.string().trim().min(1).max(256) }));
+    if (!input.ok) return input.error;
+    const { apiKey, userId } = input.value;
+    const g = await keyGuard(kit, event, apiKey);
+    if (!g.ok) return g.error;
+    const view = await q.userView(g.scope, userId);
+    if (!view) return fail(event, 404, `No user ${userId} under this key.`);
+    const answer: UserAccessAnswer = { documents: [], groups: [], checked: 0, truncated: false };
+    for (const organizationId of view.organizations.slice(0, USER_ACCESS_ORGANIZATIONS)) {
+      const tree = await q.organizationTree(g.scope, organizationId);
+      answer.truncated ||= tree.documents.length >= 2000;
+      answer.checked += tree.documents.length;
+      const decisions = await createAccessResolver(kit.app, g.scope, organizationId).batch((resolver) =>
+        tree.documents.map((d) => ({ d, decision: resolver.document(userId, d.id) })),
+      );
+      for (const { d, decision } of decisions)
+        if (decision.access)
+          answer.documents.push({
+            organizationId,
+            documentId: d.id,
+            name: d.name || null,
+            accessRole: decision.accessRole,
+            accessType: decision.accessType,
+            reasons: decision.reasons,
+          });
+      for (const group of tree.groups) if (group.userIds.includes(userId)) answer.groups.push({ organizationId, id: group.id, name: group.name || null });
+    }
+    answer.truncated ||= view.organizations.length > USER_ACCESS_ORGANIZATIONS;
+    return answer;
   });
 
   h3.get('/admin/api/memberships', async (event) => {

@@ -79,4 +79,33 @@ describe('admin data browser', () => {
     ).toBe(404);
     expect((await fetch(`${t.url}/admin/api/browse/organizations?apiKey=${t.credentials.apiKey}`)).status).toBe(401);
   });
+
+  it("answers what a user can open in their organizations, with the access resolver's role and reasons, and their groups", async () => {
+    const get = (params: Record<string, string>) => fetch(`${t.url}/admin/api/user/access?${new URLSearchParams(params)}`, { headers: { cookie } });
+    const pat = await (await get({ apiKey: t.credentials.apiKey, userId: 'pat' })).json();
+    // the restricted folder's contract is not open to an organization member
+    expect(pat).toEqual({
+      documents: [{ organizationId: 'acme', documentId: 'readme', name: 'Readme', accessRole: 'editor', accessType: 'public', reasons: expect.any(Array) }],
+      groups: [{ organizationId: 'acme', id: 'lawyers', name: 'Lawyers' }],
+      checked: 2,
+      truncated: false,
+    });
+    const permissions = (await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['pat', 'vic'], documentIds: ['readme', 'contract'] }))
+      .body as { result: { data: Record<string, { documents: Record<string, { reasons: string[] }> }> } };
+    expect(pat.documents[0].reasons).toEqual(permissions.result.data.pat?.documents.readme?.reasons);
+    // vic's folder role opens the contract (the public readme is open to every user of the key)
+    const vic = await (await get({ apiKey: t.credentials.apiKey, userId: 'vic' })).json();
+    expect(vic.documents.map((d: { documentId: string; accessRole: string; reasons: string[] }) => [d.documentId, d.accessRole, d.reasons])).toEqual(
+      ['contract', 'readme'].map((id) => {
+        const entry = permissions.result.data.vic?.documents[id] as { accessRole?: string; reasons: string[] };
+        return [id, entry.accessRole, entry.reasons];
+      }),
+    );
+    expect(vic.documents[0].accessRole).toBe('viewer');
+    expect(vic.groups).toEqual([]);
+    expect((await get({ apiKey: t.credentials.apiKey, userId: 'nobody' })).status).toBe(404);
+    const missing = await get({ apiKey: t.credentials.apiKey });
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).error.status).toBe('INVALID_ARGUMENT');
+  });
 });

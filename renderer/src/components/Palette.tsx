@@ -1,8 +1,10 @@
 // The command palette (Ctrl+K, ⌘K or /): the UI's pages, and the workspace's organizations, folders, documents,
-// users, keys and webhook endpoints by id or name (GET /admin/api/search). Arrow keys choose, Enter opens.
+// users, keys and webhook endpoints by id or name (GET /admin/api/search), and the request monitor's calls by request
+// id. Arrow keys choose, Enter opens.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SearchHit } from '../../../shared/admin.ts';
 import { api } from '../lib/api.ts';
+import { links } from '../lib/links.ts';
 import { navigate } from '../lib/router.ts';
 import { useDebounced } from '../lib/use.ts';
 
@@ -24,6 +26,7 @@ export function Palette({ commands, open, onClose }: { commands: Command[]; open
   const input = useRef<HTMLInputElement>(null);
   const [typed, setTyped] = useState('');
   const [hits, setHits] = useState<SearchHit[]>([]);
+  const [calls, setCalls] = useState<Choice[]>([]);
   const [searching, setSearching] = useState(false);
   const [active, setActive] = useState(0);
   const q = useDebounced(typed.trim(), 150);
@@ -43,9 +46,29 @@ export function Palette({ commands, open, onClose }: { commands: Command[]; open
   useEffect(() => {
     if (!q) {
       setHits([]);
+      setCalls([]);
       return;
     }
     let stale = false;
+    // a request id (or its first characters, as a log line or an error answer shows it): the monitor's calls
+    setCalls([]);
+    if (/^[0-9a-f-]{4,36}$/i.test(q))
+      api.requests().then(
+        (answer) =>
+          !stale &&
+          setCalls(
+            answer.items
+              .filter((c) => c.requestId.toLowerCase().startsWith(q.toLowerCase()))
+              .slice(0, 5)
+              .map((c) => ({
+                key: `request:${c.id}`,
+                label: `${c.method} ${c.path} → ${c.status}`,
+                hint: `request ${c.requestId.slice(0, 8)}`,
+                href: links.request(c.id),
+              })),
+          ),
+        () => undefined,
+      );
     setSearching(true);
     api.search(q).then(
       (answer) => {
@@ -70,7 +93,7 @@ export function Palette({ commands, open, onClose }: { commands: Command[]; open
     hint: h.organizationId ? `${h.kind} in ${h.organizationId}` : h.kind,
     href: h.href,
   }));
-  const choices = [...found, ...pages].slice(0, 30);
+  const choices = [...calls, ...found, ...pages].slice(0, 30);
 
   const go = (choice: Choice | undefined) => {
     if (!choice) return;

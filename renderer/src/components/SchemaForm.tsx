@@ -12,6 +12,7 @@ function Field({
   value,
   onChange,
   path,
+  error,
 }: {
   name: string;
   schema: JsonSchema;
@@ -19,10 +20,18 @@ function Field({
   value: unknown;
   onChange: (v: unknown) => void;
   path: string;
+  /** The server's message about this field (its error envelope named it): shown under it, the field marked invalid. */
+  error?: string;
 }) {
   const { schema: s } = unwrap(schema);
   const type = typeOf(s);
   const id = `field-${path.replace(/[^\w-]/g, '_')}`;
+  const invalid = error ? { 'aria-invalid': true as const, 'aria-describedby': `${id}-error` } : {};
+  const said = error ? (
+    <span class="field-error" id={`${id}-error`}>
+      {error}
+    </span>
+  ) : null;
   const label = (
     <span>
       {name}
@@ -43,6 +52,7 @@ function Field({
           id={id}
           name={path}
           required={required}
+          {...invalid}
           value={value === undefined ? '' : String(value)}
           onChange={(e) => {
             const text = (e.target as HTMLSelectElement).value;
@@ -56,6 +66,7 @@ function Field({
             </option>
           ))}
         </select>
+        {said}
       </label>
     );
   }
@@ -88,6 +99,7 @@ function Field({
           name={path}
           type="number"
           required={required}
+          {...invalid}
           value={typeof value === 'number' ? String(value) : ''}
           step={type === 'integer' ? 1 : 'any'}
           min={s.minimum}
@@ -97,6 +109,7 @@ function Field({
             onChange(text === '' ? undefined : Number(text));
           }}
         />
+        {said}
       </label>
     );
   }
@@ -108,6 +121,7 @@ function Field({
           id={id}
           name={path}
           required={required}
+          {...invalid}
           value={typeof value === 'string' ? value : ''}
           type={s.format === 'email' ? 'email' : 'text'}
           list={undefined}
@@ -116,6 +130,7 @@ function Field({
             onChange(text === '' && !required ? undefined : text);
           }}
         />
+        {said}
       </label>
     );
   }
@@ -197,6 +212,52 @@ function ObjectFields({ schema, value, onChange, path }: { schema: JsonSchema; v
           }}
         />
       ))}
+    </>
+  );
+}
+
+/**
+ * Some fields of an operation's schema (an entity's form on its page): the named properties of `schema`, in that
+ * order, with ids `field-<prefix>_<name>`, and the server's message under the field it names.
+ */
+export function SchemaFields({
+  schema,
+  names,
+  value,
+  onChange,
+  prefix,
+  errors = {},
+}: {
+  schema: JsonSchema;
+  names: string[];
+  value: Value;
+  onChange: (v: Value) => void;
+  prefix: string;
+  errors?: Record<string, string>;
+}) {
+  const { schema: s } = unwrap(schema);
+  const required = new Set(s.required ?? []);
+  return (
+    <>
+      {names
+        .filter((name) => s.properties?.[name])
+        .map((name) => (
+          <Field
+            key={name}
+            name={name}
+            path={`${prefix}.${name}`}
+            schema={s.properties?.[name] as JsonSchema}
+            required={required.has(name)}
+            value={value[name]}
+            error={errors[name]}
+            onChange={(v) => {
+              const next = { ...value };
+              if (v === undefined) delete next[name];
+              else next[name] = v;
+              onChange(next);
+            }}
+          />
+        ))}
     </>
   );
 }

@@ -1,9 +1,9 @@
 // The one table of the UI: keyset paging (the server's opaque cursors, next and back), a search box, the sort column
-// and direction, all kept in the URL (a filtered or sorted list can be linked to and survives a reload), and rows
+// and direction, and the page, all kept in the URL (a filtered or sorted list can be linked to and survives a reload), and rows
 // that link to their entity's page. Every sort is the server's: a keyset order on an index, never a client-side
 // sort of one page.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Page } from '../../../shared/admin.ts';
 import { setQueries, setQuery, useLocation } from '../lib/router.ts';
 import { useDebounced, useLoad } from '../lib/use.ts';
@@ -66,18 +66,35 @@ export function Table<T>(props: Props<T>) {
     if (c === sortColumn) return setQuery(dirParam, dir === 'asc' ? 'desc' : 'asc');
     setQueries({ [sortParam]: c === sortable[0] ? null : (c.sort ?? null), [dirParam]: null });
   };
-  // the cursors of the pages before this one: "Previous" pops
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
+  // The page is in the URL (`<id>-page`, and its keyset cursor `<id>-at`), each page a history entry: a reload or a
+  // shared link opens the same page, Back returns to the one before. The cursors of the pages seen before it are
+  // kept in memory for "Previous"; a page opened from a link has none, and "Previous" then goes to the first page.
+  const pageParam = `${props.id}-page`;
+  const atParam = `${props.id}-at`;
+  // a cursor belongs to the query it was made for: after a new search, sort or scope it is not sent (the server
+  // would refuse it) while the URL is brought back to the first page
+  const scope = JSON.stringify([q, sort, dir, ...props.deps.map(String)]);
+  const pagedFor = useRef(scope);
+  const cursor = pagedFor.current === scope ? (query.get(atParam) ?? undefined) : undefined;
+  const pageNumber = cursor ? Math.max(2, Number.parseInt(query.get(pageParam) ?? '2', 10) || 2) : 1;
+  const seen = useRef(new Map<number, string | undefined>());
+  const goTo = (n: number, at: string | undefined) => setQueries({ [pageParam]: n > 1 && at ? String(n) : null, [atParam]: n > 1 && at ? at : null }, true);
+  const firstRun = useRef(true);
   useEffect(() => {
-    setCursors([]);
+    // a new search, sort or scope starts at the first page (not on the first render: the URL's page is kept)
+    if (firstRun.current) firstRun.current = false;
+    else {
+      pagedFor.current = scope;
+      seen.current.clear();
+      if (query.get(atParam)) setQueries({ [pageParam]: null, [atParam]: null });
+    }
     if ((query.get(qParam) ?? '') !== q) setQuery(qParam, q || null);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [q, sort, dir, ...props.deps]);
   const limit = props.limit ?? 50;
   const page = useLoad(() => props.load({ q: q || undefined, sort, cursor, dir, limit }), [q, sort, dir, cursor, ...props.deps]);
   const rows = page.data?.items ?? [];
-  const pageNumber = cursors.length + 1;
+  const previousKnown = pageNumber <= 2 || seen.current.has(pageNumber - 1);
   return (
     <div class="table-wrap" id={props.id}>
       {(props.search !== false || props.filters) && (
@@ -146,8 +163,14 @@ export function Table<T>(props: Props<T>) {
         </tbody>
       </table>
       <div class="pager">
-        <button type="button" class="small" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          Previous
+        <button
+          type="button"
+          class="small"
+          data-previous
+          disabled={pageNumber === 1}
+          onClick={() => (previousKnown ? goTo(pageNumber - 1, seen.current.get(pageNumber - 1)) : goTo(1, undefined))}
+        >
+          {previousKnown ? 'Previous' : 'First page'}
         </button>
         <span class="muted">
           Page {pageNumber}
@@ -158,7 +181,12 @@ export function Table<T>(props: Props<T>) {
           class="small"
           data-next
           disabled={!page.data?.nextCursor}
-          onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data?.nextCursor as string])}
+          onClick={() => {
+            const next = page.data?.nextCursor;
+            if (!next) return;
+            seen.current.set(pageNumber, cursor);
+            goTo(pageNumber + 1, next);
+          }}
         >
           Next
         </button>

@@ -31,6 +31,7 @@ import type {
   SessionAnswer,
   SignInInput,
   StateAnswer,
+  UserAccessAnswer,
   UserAnswer,
   UserItem,
   WorkspaceSettings,
@@ -117,7 +118,12 @@ export const api = {
     send<DocumentAnswer>('GET', '/document', { query: { apiKey, organizationId, documentId } }),
   users: (query: ListQuery & { sort?: 'id' | 'name' }) => send<Page<UserItem>>('GET', '/users', { query }),
   user: (apiKey: string, userId: string) => send<UserAnswer>('GET', '/user', { query: { apiKey, userId } }),
+  /** What the user can open (the access resolver's decision, with the reasons) and their groups, in each of their organizations. */
+  userAccess: (apiKey: string, userId: string) => send<UserAccessAnswer>('GET', '/user/access', { query: { apiKey, userId } }),
   memberships: (query: ListQuery & { organizationId?: string; userId?: string }) => send<Page<MembershipItem>>('GET', '/memberships', { query }),
+  /** An organization's groups with their members' ids (up to 1,000 of each), for editing the groups. */
+  organizationTree: (apiKey: string, organizationId: string) =>
+    send<{ groups: Array<{ id: string; name: string | null; userIds: string[] }> }>('GET', '/browse/organization', { query: { apiKey, organizationId } }),
   access: (query: { apiKey: string; organizationId: string; documentId: string; userId?: string }) => send<AccessAnswer>('GET', '/browse/access', { query }),
   notifications: (query: FeedQuery) => send<Page<NotificationItem>>('GET', '/notifications', { query: query as Query }),
   activity: (query: FeedQuery) => send<Page<ActivityItem>>('GET', '/activity', { query: query as Query }),

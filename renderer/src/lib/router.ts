@@ -38,15 +38,15 @@ export function setQuery(name: string, value: string | null, push = false) {
   navigate(location.pathname + (text ? `?${text}` : ''), !push, false);
 }
 
-/** Sets several query parameters in one history entry (null removes one). */
-export function setQueries(values: Record<string, string | null>) {
+/** Sets several query parameters in one history entry (null removes one); `push` makes a new entry (a page of a list). */
+export function setQueries(values: Record<string, string | null>, push = false) {
   const query = new URLSearchParams(location.search);
   for (const [name, value] of Object.entries(values)) {
     if (value === null || value === '') query.delete(name);
     else query.set(name, value);
   }
   const text = query.toString();
-  navigate(location.pathname + (text ? `?${text}` : ''), true, false);
+  navigate(location.pathname + (text ? `?${text}` : ''), !push, false);
 }
 
 export function useLocation(): Location {

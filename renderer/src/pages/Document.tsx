@@ -10,6 +10,7 @@ import { ago, bytes } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import { useLocation, type Params } from '../lib/router.ts';
 import { useLoad } from '../lib/use.ts';
+import { DocumentMemberActions, DocumentSettings, NewDocumentMember } from '../edit/document.tsx';
 
 export default function DocumentPage({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
@@ -17,7 +18,10 @@ export default function DocumentPage({ params }: { params: Params }) {
   const documentId = params.documentId as string;
   const { query } = useLocation();
   const tab = query.get('tab') ?? 'content';
-  const doc = useLoad(() => api.document(apiKey, organizationId, documentId), [apiKey, organizationId, documentId]);
+  // every edit bumps the version: the document and its tabs load again
+  const [version, setVersion] = useState(0);
+  const changed = () => setVersion((v) => v + 1);
+  const doc = useLoad(() => api.document(apiKey, organizationId, documentId), [apiKey, organizationId, documentId, version]);
   const d = doc.data;
   const orgHref = links.organization(apiKey, organizationId);
   return (
@@ -52,6 +56,7 @@ export default function DocumentPage({ params }: { params: Params }) {
               ],
             ]}
           />
+          {d.document.updatedAt !== null && <DocumentSettings apiKey={apiKey} d={d} onChanged={changed} />}
           <Tabs
             label="Document"
             current={tab}
@@ -107,7 +112,7 @@ export default function DocumentPage({ params }: { params: Params }) {
                   </tbody>
                 </table>
               ))}
-            {tab === 'access' && <Access apiKey={apiKey} organizationId={organizationId} documentId={documentId} />}
+            {tab === 'access' && <Access apiKey={apiKey} organizationId={organizationId} documentId={documentId} version={version} onChanged={changed} />}
             {tab === 'comments' && <Comments apiKey={apiKey} organizationId={organizationId} documentId={documentId} />}
             {tab === 'notifications' && <Notifications scope={{ apiKey, organizationId, documentId }} />}
             {tab === 'activity' && <Activity scope={{ apiKey, organizationId, documentId }} />}
@@ -121,11 +126,17 @@ export default function DocumentPage({ params }: { params: Params }) {
 
 type Where = { apiKey: string; organizationId: string; documentId: string };
 
+/** The role of a user's document membership, from the access resolver's reasons (`editor through document membership`). */
+const documentRole = (reasons: string[]) => reasons.map((r) => /^(viewer|editor) through document membership$/.exec(r)?.[1]).find(Boolean);
+
 /** Who can open the document, and why: everyone with a membership in the organization, and any user asked about. */
-function Access({ apiKey, organizationId, documentId }: Where) {
+function Access({ apiKey, organizationId, documentId, version, onChanged }: Where & { version: number; onChanged: () => void }) {
   const [asked, setAsked] = useState('');
   const [ask, setAsk] = useState('');
-  const access = useLoad(() => api.access({ apiKey, organizationId, documentId, ...(ask ? { userId: ask } : {}) }), [apiKey, organizationId, documentId, ask]);
+  const access = useLoad(
+    () => api.access({ apiKey, organizationId, documentId, ...(ask ? { userId: ask } : {}) }),
+    [apiKey, organizationId, documentId, ask, version],
+  );
   return (
     <Section title="Who can open it, and why" id="access">
       <form
@@ -149,6 +160,7 @@ function Access({ apiKey, organizationId, documentId }: Where) {
             <th scope="col">User</th>
             <th scope="col">Access</th>
             <th scope="col">Why</th>
+            <th scope="col">Document membership</th>
           </tr>
         </thead>
         <tbody>
@@ -165,10 +177,23 @@ function Access({ apiKey, organizationId, documentId }: Where) {
                   ))}
                 </ul>
               </td>
+              <td>
+                {documentRole(u.reasons) && (
+                  <DocumentMemberActions
+                    apiKey={apiKey}
+                    organizationId={organizationId}
+                    documentId={documentId}
+                    userId={u.userId}
+                    role={documentRole(u.reasons) as string}
+                    onChanged={onChanged}
+                  />
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      <NewDocumentMember apiKey={apiKey} organizationId={organizationId} documentId={documentId} onChanged={onChanged} />
     </Section>
   );
 }

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import type { CrdtItem, DocumentItem, MembershipItem } from '../../../shared/admin.ts';
 import { Activity, Notifications } from '../components/Feed.tsx';
 import { FolderTree } from '../components/FolderTree.tsx';
@@ -8,6 +9,7 @@ import { time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import { useLocation, type Params } from '../lib/router.ts';
 import { useLoad } from '../lib/use.ts';
+import { FolderEdit, Groups, MemberActions, NewDocument, NewMember, OrganizationSettings } from '../edit/organization.tsx';
 
 export default function Organization({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
@@ -15,7 +17,10 @@ export default function Organization({ params }: { params: Params }) {
   const { query } = useLocation();
   const folder = query.get('folder');
   const tab = query.get('tab') ?? 'documents';
-  const org = useLoad(() => api.organization(apiKey, organizationId), [apiKey, organizationId]);
+  // every edit bumps the version: the organization, its lists and its groups load again
+  const [version, setVersion] = useState(0);
+  const changed = () => setVersion((v) => v + 1);
+  const org = useLoad(() => api.organization(apiKey, organizationId), [apiKey, organizationId, version]);
   const o = org.data;
   const folderName = folder ? (o?.folders.find((f) => f.id === folder)?.name ?? folder) : null;
   return (
@@ -45,19 +50,16 @@ export default function Organization({ params }: { params: Params }) {
               </p>
               <FolderTree folders={o.folders} current={folder} hrefOf={(id) => links.folder(apiKey, organizationId, id)} />
               {o.foldersTruncated && <p class="muted">Only the first 2,000 folders are shown.</p>}
+              <details class="edit" id="folders-edit" open={!!folder}>
+                <summary>{folder ? 'Edit this folder, or add one in it' : 'New folder'}</summary>
+                <FolderEdit apiKey={apiKey} organizationId={organizationId} folders={o.folders} current={folder} onChanged={changed} />
+              </details>
             </Section>
             <Section title="User groups" id="groups">
-              {o.groups.length === 0 ? (
-                <p class="muted">No user groups.</p>
-              ) : (
-                <ul id="group-list">
-                  {o.groups.map((g) => (
-                    <li key={g.id}>
-                      {g.name || g.id} <span class="muted">({g.members} members)</span>
-                    </li>
-                  ))}
-                </ul>
-              )}
+              <Groups apiKey={apiKey} organizationId={organizationId} groups={o.groups} version={version} onChanged={changed} />
+            </Section>
+            <Section title="Organization" id="organization-settings">
+              <OrganizationSettings apiKey={apiKey} o={o} onChanged={changed} />
             </Section>
           </div>
           <div>
@@ -73,11 +75,12 @@ export default function Organization({ params }: { params: Params }) {
               ]}
             />
             <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
+              {tab === 'documents' && <NewDocument apiKey={apiKey} organizationId={organizationId} folder={folder} onChanged={changed} />}
               {tab === 'documents' && (
                 <Table<DocumentItem>
                   id="documents"
                   caption="Documents"
-                  deps={[apiKey, organizationId, folder]}
+                  deps={[apiKey, organizationId, folder, version]}
                   load={(a) => api.documents({ apiKey, organizationId, ...(folder ? { folderId: folder } : {}), ...a, sort: entitySort(a.sort) })}
                   rowKey={(d) => d.id}
                   rowData={(d) => ({ document: d.id })}
@@ -100,11 +103,12 @@ export default function Organization({ params }: { params: Params }) {
                   ]}
                 />
               )}
+              {tab === 'members' && <NewMember apiKey={apiKey} organizationId={organizationId} onChanged={changed} />}
               {tab === 'members' && (
                 <Table<MembershipItem>
                   id="members"
                   caption="Memberships"
-                  deps={[apiKey, organizationId]}
+                  deps={[apiKey, organizationId, version]}
                   load={(a) => api.memberships({ apiKey, organizationId, ...a })}
                   rowKey={(m) => `${m.userId}/${m.level}/${m.resourceId}`}
                   rowData={(m) => ({ user: m.userId })}
@@ -123,7 +127,7 @@ export default function Organization({ params }: { params: Params }) {
                           m.resourceId
                         ),
                     },
-                    { id: 'role', label: 'Role', render: (m) => m.accessRole },
+                    { id: 'role', label: 'Role', render: (m) => <MemberActions apiKey={apiKey} m={m} onChanged={changed} /> },
                     { id: 'expires', label: 'Expires', render: (m) => (m.expiresAt ? time(m.expiresAt) : 'never') },
                   ]}
                 />

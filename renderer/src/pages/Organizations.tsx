@@ -1,10 +1,11 @@
 import type { OrganizationItem } from '../../../shared/admin.ts';
+import { OpForm } from '../components/Edit.tsx';
 import { Table } from '../components/Table.tsx';
-import { Badge, PageHead, Since } from '../components/ui.tsx';
+import { Badge, PageHead, Section, Since } from '../components/ui.tsx';
 import { api, entitySort } from '../lib/api.ts';
 import { time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
-import type { Params } from '../lib/router.ts';
+import { navigate, type Params } from '../lib/router.ts';
 
 export default function Organizations({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
@@ -26,6 +27,19 @@ export default function Organizations({ params }: { params: Params }) {
           { id: 'updated', label: 'Updated', sort: 'updated', sortDir: 'desc', render: (o) => <Since at={o.updatedAt} /> },
         ]}
       />
+      <Section title="New organization" id="organization-new">
+        <OpForm
+          id="org-create"
+          apiKey={apiKey}
+          op="/v2/organizations/add"
+          at={['organizations']}
+          fields={['organizationId', 'organizationName']}
+          build={(v) => ({ organizations: [v] })}
+          submitLabel="Create organization"
+          done={(v) => `Created organization ${String(v.organizationId)}.`}
+          onDone={(v) => navigate(links.organization(apiKey, String(v.organizationId)))}
+        />
+      </Section>
     </>
   );
 }

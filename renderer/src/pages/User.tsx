@@ -1,21 +1,27 @@
 // A user: memberships (with links to what they are members of), notifications, and their data export.
 import { useState } from 'preact/hooks';
-import type { MembershipItem } from '../../../shared/admin.ts';
-import { Notifications } from '../components/Feed.tsx';
+import type { MembershipItem, UserAccessAnswer } from '../../../shared/admin.ts';
+import { Activity, Notifications } from '../components/Feed.tsx';
 import { Table } from '../components/Table.tsx';
 import { ErrorBox, Facts, Loading, PageHead, Section, Status, Tabs, type Said } from '../components/ui.tsx';
 import { api, dataOf, type OperationAnswer } from '../lib/api.ts';
 import { time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import { useLocation, type Params } from '../lib/router.ts';
-import { useLoad } from '../lib/use.ts';
+import { type Loaded, useLoad } from '../lib/use.ts';
+import { OpForm } from '../components/Edit.tsx';
+import { MemberActions } from '../edit/organization.tsx';
 
 export default function User({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
   const userId = params.userId as string;
   const { query } = useLocation();
   const tab = query.get('tab') ?? 'memberships';
-  const user = useLoad(() => api.user(apiKey, userId), [apiKey, userId]);
+  // every edit bumps the version: the user and their memberships load again
+  const [version, setVersion] = useState(0);
+  const changed = () => setVersion((v) => v + 1);
+  const user = useLoad(() => api.user(apiKey, userId), [apiKey, userId, version]);
+  const access = useLoad(() => api.userAccess(apiKey, userId), [apiKey, userId, version]);
   const u = user.data;
   const [org, setOrg] = useState('');
   const organizationId = org || u?.organizations[0] || '';
@@ -45,19 +51,64 @@ export default function User({ params }: { params: Params }) {
                     ))
                   : 'none',
               ],
+              [
+                'Groups',
+                access.data ? (
+                  access.data.groups.length ? (
+                    <span id="user-groups">
+                      {access.data.groups.map((g, i) => (
+                        <>
+                          {i > 0 && ', '}
+                          <a href={links.organization(apiKey, g.organizationId)} data-group={g.id}>
+                            {g.name || g.id}
+                          </a>{' '}
+                          <span class="muted">({g.organizationId})</span>
+                        </>
+                      ))}
+                    </span>
+                  ) : (
+                    'none'
+                  )
+                ) : (
+                  '…'
+                ),
+              ],
               ['Notifications to them', u.notifications.toLocaleString('en-US')],
             ]}
           />
+          {organizationId && (
+            <details class="edit" id="user-edit">
+              <summary>Edit this user</summary>
+              <OpForm
+                id="user-update"
+                title={`Profile (as seen in ${organizationId})`}
+                apiKey={apiKey}
+                op="/v2/users/update"
+                at={['users']}
+                fields={['name', 'email']}
+                initial={{ ...(u.user.name ? { name: u.user.name } : {}), ...(u.user.email ? { email: u.user.email } : {}) }}
+                keep
+                build={(v) => ({ organizationId, users: [{ userId, ...v }] })}
+                submitLabel="Save"
+                done={() => 'Saved.'}
+                onDone={changed}
+              />
+              <p class="muted">Roles and removal: on each membership below (removing the organization membership takes the user out of it).</p>
+            </details>
+          )}
           <Tabs
             label="User"
             current={tab}
             tabs={[
               { id: 'memberships', label: 'Memberships' },
+              { id: 'access', label: 'Can open', count: access.data?.documents.length },
+              { id: 'activity', label: 'Activity' },
+              { id: 'comments', label: 'Comments' },
               { id: 'notifications', label: 'Notifications', count: u.notifications },
               { id: 'export', label: 'Data export' },
             ]}
           />
-          {u.organizations.length > 1 && tab !== 'memberships' && (
+          {u.organizations.length > 1 && tab !== 'memberships' && tab !== 'access' && (
             <label class="inline">
               Organization
               <select value={organizationId} onChange={(e) => setOrg((e.target as HTMLSelectElement).value)}>
@@ -73,7 +124,7 @@ export default function User({ params }: { params: Params }) {
                 id="memberships"
                 caption="Memberships"
                 search={false}
-                deps={[apiKey, userId]}
+                deps={[apiKey, userId, version]}
                 load={(a) => api.memberships({ apiKey, userId, ...a })}
                 rowKey={(m) => `${m.organizationId}/${m.level}/${m.resourceId}`}
                 columns={[
@@ -96,11 +147,20 @@ export default function User({ params }: { params: Params }) {
                         m.resourceId
                       ),
                   },
-                  { id: 'role', label: 'Role', render: (m) => m.accessRole },
+                  { id: 'role', label: 'Role', render: (m) => <MemberActions apiKey={apiKey} m={m} onChanged={changed} /> },
                   { id: 'expires', label: 'Expires', render: (m) => (m.expiresAt ? time(m.expiresAt) : 'never') },
                 ]}
               />
             )}
+            {tab === 'access' && <CanOpen apiKey={apiKey} loaded={access} />}
+            {tab === 'activity' &&
+              (organizationId ? <Activity scope={{ apiKey, organizationId, userId }} /> : <p class="muted">This user is in no organization.</p>)}
+            {tab === 'comments' &&
+              (organizationId ? (
+                <Comments apiKey={apiKey} organizationId={organizationId} userId={userId} />
+              ) : (
+                <p class="muted">This user is in no organization.</p>
+              ))}
             {tab === 'notifications' &&
               (organizationId ? <Notifications scope={{ apiKey, organizationId, userId }} /> : <p class="muted">This user is in no organization.</p>)}
             {tab === 'export' && <Export apiKey={apiKey} organizationId={organizationId} userId={userId} />}
@@ -108,6 +168,93 @@ export default function User({ params }: { params: Params }) {
         </>
       )}
     </>
+  );
+}
+
+/** Every document the user can open, with the role and why (the access resolver's own reasons). */
+function CanOpen({ apiKey, loaded }: { apiKey: string; loaded: Loaded<UserAccessAnswer> }) {
+  const a = loaded.data;
+  return (
+    <Section title="Documents they can open, and why" id="can-open">
+      <ErrorBox error={loaded.error} />
+      {!a && !loaded.error && <Loading />}
+      {a && (
+        <>
+          <p class="muted">
+            {a.documents.length.toLocaleString('en-US')} of the {a.checked.toLocaleString('en-US')} documents of their organizations
+            {a.truncated ? ' (only the first 2,000 of each of their first 20 organizations were checked)' : ''}, as the access resolver decides for the
+            websocket and the operations.
+          </p>
+          <table id="can-open-list">
+            <caption class="visually-hidden">Documents the user can open</caption>
+            <thead>
+              <tr>
+                <th scope="col">Document</th>
+                <th scope="col">Organization</th>
+                <th scope="col">Role</th>
+                <th scope="col">Why</th>
+              </tr>
+            </thead>
+            <tbody>
+              {a.documents.map((d) => (
+                <tr key={`${d.organizationId}/${d.documentId}`} data-document={d.documentId}>
+                  <td>
+                    <a href={links.document(apiKey, d.organizationId, d.documentId, 'access')}>{d.name ? `${d.name} (${d.documentId})` : d.documentId}</a>
+                  </td>
+                  <td>{d.organizationId}</td>
+                  <td>{d.accessRole ?? ''}</td>
+                  <td>
+                    <ul>
+                      {d.reasons.map((r, i) => (
+                        <li key={i}>{r}</li>
+                      ))}
+                    </ul>
+                  </td>
+                </tr>
+              ))}
+              {a.documents.length === 0 && (
+                <tr>
+                  <td colSpan={4} class="muted">
+                    No document: no membership grants access to any.
+                  </td>
+                </tr>
+              )}
+            </tbody>
+          </table>
+        </>
+      )}
+    </Section>
+  );
+}
+
+interface ExportedComment {
+  annotation: { annotationId?: string; documentId?: string };
+  comment: { commentId?: string; commentText?: string; createdAt?: number; lastUpdated?: number } | null;
+}
+
+/** The comments the user wrote in one organization (the first page of /v2/users/data/get, the newest last). */
+function Comments({ apiKey, organizationId, userId }: { apiKey: string; organizationId: string; userId: string }) {
+  const list = useLoad(
+    async () => dataOf<{ comments: ExportedComment[] }>(await api.call('/v2/users/data/get', apiKey, { organizationId, userId })).comments,
+    [apiKey, organizationId, userId],
+  );
+  return (
+    <Section title={`Comments they wrote in ${organizationId}`} id="user-comments">
+      <ErrorBox error={list.error} />
+      {list.data?.length === 0 && <p class="muted">No comments.</p>}
+      <ul id="user-comment-list">
+        {(list.data ?? []).map((c, i) => (
+          <li key={c.comment?.commentId ?? i} data-annotation={c.annotation.annotationId}>
+            {c.annotation.documentId ? (
+              <a href={links.document(apiKey, organizationId, c.annotation.documentId, 'comments')}>{c.annotation.documentId}</a>
+            ) : (
+              'no document'
+            )}
+            : {c.comment?.commentText ?? ''}
+          </li>
+        ))}
+      </ul>
+    </Section>
   );
 }
 
