@@ -6,7 +6,7 @@ import type { VerifiedWorkspace } from '../services/workspaces.ts';
 import { ApiError, invalid, resourceExhausted, StorageConflict } from '../errors.ts';
 import { errorBody, httpStatusOf, INTERNAL_ERROR } from './errors.ts';
 import type { AnyOperation, ApiKeyRequestContext, RequestContext, WorkspaceRequestContext } from './operation.ts';
-import { parseInput } from './validation.ts';
+import { parseInput, refuseUnstorableText } from './validation.ts';
 
 /** The request headers a call is read from: the Fetch API's `Headers`, or node:http's behind the same `get`. */
 export interface CallHeaders {
@@ -254,6 +254,7 @@ function authenticatedCall(
 ): CallOutcome | Promise<CallOutcome> {
   try {
     call.workspaceId = (ctx as Partial<WorkspaceRequestContext>).workspace?.id ?? (ctx as Partial<ApiKeyRequestContext>).apiKey?.workspaceId;
+    refuseUnstorableText(data, text);
     if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
     const input = parseInput(op.input, data, op.missingMessages);
     if (op.cache === 'constant') return constantCall(app, op, ctx, input, requestId);
