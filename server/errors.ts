@@ -41,3 +41,16 @@ export const permissionDenied = (message: string) => new ApiError('PERMISSION_DE
 export const failedPrecondition = (message: string) => new ApiError('FAILED_PRECONDITION', message);
 export const resourceExhausted = (message: string) => new ApiError('RESOURCE_EXHAUSTED', message);
 export const alreadyExists = (message: string) => new ApiError('ALREADY_EXISTS', message);
+
+/**
+ * A write the database refused because a unique key is taken (issue 43): another unit of work created the same row
+ * first. The storage engines throw it in place of their driver's error (PostgreSQL 23505 once its retries are spent,
+ * SQLite's SQLITE_CONSTRAINT_UNIQUE / PRIMARYKEY), and the HTTP layer answers ALREADY_EXISTS, never INTERNAL. Creates
+ * that may race are written not to get there (`INSERT … ON CONFLICT DO NOTHING`, then a read); this is the net.
+ */
+export class StorageConflict extends Error {
+  constructor(cause: unknown) {
+    super('a unique key of the row is taken', { cause });
+    this.name = 'StorageConflict';
+  }
+}

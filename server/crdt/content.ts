@@ -73,7 +73,8 @@ export function inferContent(doc: Y.Doc, infer: number, type: CrdtType, contentK
   const kinds = new Map<string, CrdtType>();
   for (const [name, root] of doc.share) {
     const kind = kindOf(root);
-    if (kind) kinds.set(name, kind);
+    // a root named with U+0000 is never the content key: PostgreSQL could not store it (issue 43)
+    if (kind && !name.includes('\u0000')) kinds.set(name, kind);
   }
   let key = contentKey;
   if (infer & INFER_KEY && !kinds.has(contentKey)) {

@@ -848,15 +848,19 @@ export function createCrdtStore(
     find: (scope: TenantScope, room: RoomId) => storage.crdt.find(scope, room),
     liveCount: () => live.size,
 
-    /** Creates the stored document (no content yet); the caller writes content through `transact`. */
+    /**
+     * Creates the stored document (no content yet); the caller writes content through `transact`. False when the
+     * room has one already (another client or request made it first), which is left as it is.
+     */
     async create(scope: TenantScope, room: RoomId, type: CrdtType, contentKey: string, infer = 0) {
       const now = Date.now();
-      await storage.crdt.create(scope, room, { type, contentKey, infer, now });
+      if (!(await storage.crdt.create(scope, room, { type, contentKey, infer, now }))) return false;
       // A document still loaded under this key belongs to a row deleted meanwhile (a document delete): drop it. Only
       // once the row is made (a create that fails, another client having made the room first, leaves the loaded one
       // be), and not the row just made, which another client's load may have found already.
       const stale = live.get(keyString(keyOf(scope, room)));
       if (stale && stale.createdAt !== now) evict(stale);
+      return true;
     },
 
     /** The loaded document, loading it from storage first when needed; undefined when none is stored. */

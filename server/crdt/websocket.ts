@@ -253,6 +253,8 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
         const given = { type: url.searchParams.get('type'), contentKey: url.searchParams.get('contentKey') || null };
         const type = (given.type ?? 'text') as CrdtType;
         if (!CRDT_DATA_TYPES.includes(type)) return reject(socket, 400, `type must be one of ${CRDT_DATA_TYPES.join(', ')}`);
+        // PostgreSQL stores no U+0000, SQLite would: refused on both (issue 43)
+        if (given.contentKey?.includes('\u0000')) return reject(socket, 400, 'contentKey must not contain the NUL character (U+0000).');
         try {
           await store.create(
             auth.scope,

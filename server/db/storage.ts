@@ -13,6 +13,7 @@ import type Database from 'better-sqlite3';
 import { changeStampOf, tableChanges } from './change-stamp.ts';
 import { openConnection, type Db } from './client.ts';
 import { WriterTurns, type Transactional } from './gate.ts';
+import { StorageConflict } from '../errors.ts';
 
 export interface SqliteEngine {
   readonly kind: 'sqlite';
@@ -43,6 +44,17 @@ export interface SqliteEngine {
   /** The write connection. */
   readonly writer: { db: Db; sqlite: Database.Database };
   close(): void;
+}
+
+/** SQLite's codes for a unique key already taken (a primary key is one). */
+const UNIQUE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+/** A unit of work's failure as its callers see it: a unique key taken becomes a StorageConflict (issue 43). */
+function conflictOf(error: unknown): never {
+  // on the driver's error, or on the error drizzle wraps it in
+  for (let e = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++)
+    if (UNIQUE_CODES.has(String((e as { code?: unknown }).code))) throw new StorageConflict(error);
+  throw error;
 }
 
 /** Prepared BEGIN/COMMIT/ROLLBACK of one connection, and its savepoints by depth. */
@@ -120,7 +132,8 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
   const turns = new WriterTurns();
   const { top, savepoint } = transactionStatements(writer.sqlite);
   const bulk = withoutAutoCheckpoint(writer.sqlite, top);
-  const transaction = <T>(work: () => Promise<T>, options?: { bulk?: boolean }) => turns.hold(work, options?.bulk ? bulk : top, savepoint);
+  const transaction = <T>(work: () => Promise<T>, options?: { bulk?: boolean }) =>
+    turns.hold(work, options?.bulk ? bulk : top, savepoint).catch(conflictOf);
   return {
     kind: 'sqlite',
     main,
@@ -131,7 +144,7 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
     async write(statements) {
       if (turns.owns()) return statements(writer.db);
       // synchronous statements alone: nothing can run inside them, so they need no async context
-      return turns.holdAlone(() => statements(writer.db), top);
+      return turns.holdAlone(() => statements(writer.db), top).catch(conflictOf);
     },
     transaction,
     inTransaction: () => turns.owns(),

@@ -3,10 +3,10 @@ import type { AppContext } from '../context.ts';
 import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
 import type { VerifiedKey } from '../services/apikeys.ts';
 import type { VerifiedWorkspace } from '../services/workspaces.ts';
-import { ApiError, invalid, resourceExhausted } from '../errors.ts';
+import { ApiError, invalid, resourceExhausted, StorageConflict } from '../errors.ts';
 import { errorBody, httpStatusOf, INTERNAL_ERROR } from './errors.ts';
 import type { AnyOperation, ApiKeyRequestContext, RequestContext, WorkspaceRequestContext } from './operation.ts';
-import { parseInput } from './validation.ts';
+import { parseInput, refuseUnstorableText } from './validation.ts';
 
 /** The request headers a call is read from: the Fetch API's `Headers`, or node:http's behind the same `get`. */
 export interface CallHeaders {
@@ -319,6 +319,7 @@ function authenticatedCall(
 ): CallOutcome | Promise<CallOutcome> {
   try {
     call.workspaceId = (ctx as Partial<WorkspaceRequestContext>).workspace?.id ?? (ctx as Partial<ApiKeyRequestContext>).apiKey?.workspaceId;
+    refuseUnstorableText(data, text);
     if (op.cache === 'read' && app.responses.enabled) return cachedCall(app, op, ctx, data, text, requestId);
     const input = parseInput(op.input, data, op.missingMessages);
     if (op.cache === 'constant') return constantCall(app, op, ctx, input, requestId);
@@ -404,6 +405,12 @@ function success(op: AnyOperation, result: unknown, requestId: string): CallOutc
 }
 
 export function failure(app: AppContext, op: AnyOperation, requestId: string, error: unknown): CallOutcome {
+  // a unique key another request took first, that no service turned into its own answer (issue 43): logged, since
+  // a create that may race should not get here, and answered as the conflict it is
+  if (error instanceof StorageConflict) {
+    app.log.warn('a write met a unique key taken by another', { requestId, path: op.path, error: String(error.cause) });
+    error = new ApiError('ALREADY_EXISTS', 'The record was created by another request at the same time; read it or try again.');
+  }
   if (error instanceof ApiError) {
     return { status: httpStatusOf(error.status), body: errorBody(error), requestId, bodyUnread: error instanceof BodyTooLarge };
   }

@@ -83,3 +83,53 @@ export function parseInput<S extends z.ZodType>(schema: S, data: unknown, missin
   const own = missingMessages && issue.path.length === 1 && issue.input === undefined ? missingMessages[String(issue.path[0])] : undefined;
   throw new ApiError('INVALID_ARGUMENT', own ?? issueMessage(issue));
 }
+
+/**
+ * The escapes through which a JSON text can carry what no engine stores alike: U+0000 (PostgreSQL refuses it in text
+ * and jsonb; SQLite stores it) and a UTF-16 surrogate, which may be lone (PostgreSQL's driver sends U+FFFD, SQLite's
+ * three). A raw NUL is not valid JSON and UTF-8 cannot carry a lone surrogate, so a text without these escapes holds
+ * neither and is not walked.
+ */
+const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+
+/** Where in `value` the first string or field name holding U+0000 or a lone surrogate is, and which it is. */
+function unstorableIn(value: unknown, path: PropertyKey[]): { path: PropertyKey[]; nul: boolean; key: boolean } | undefined {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return { path, nul: true, key: false };
+    return value.isWellFormed() ? undefined : { path, nul: false, key: false };
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableIn(value[i], [...path, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return { path, nul: true, key: true };
+    if (!key.isWellFormed()) return { path, nul: false, key: true };
+    const found = unstorableIn(item, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a request whose data holds, in any string or field name, U+0000 or a lone UTF-16 surrogate, as
+ * INVALID_ARGUMENT naming the field (issue 43, docs/decisions.md "Text both engines store alike"): PostgreSQL cannot
+ * store the one and stores the other unlike SQLite, so both engines refuse both, before any handler runs. `text` is
+ * the body the data was parsed from: only a body with such an escape is walked.
+ */
+export function refuseUnstorableText(data: unknown, text: string): void {
+  if (!SUSPECT_ESCAPE.test(text)) return;
+  const found = unstorableIn(data, []);
+  if (!found) return;
+  const field = formatPath(found.path);
+  if (found.key)
+    throw new ApiError(
+      'INVALID_ARGUMENT',
+      `${field} has a field name that ${found.nul ? 'contains the NUL character (U+0000)' : 'is not well-formed Unicode text'}.`,
+    );
+  throw new ApiError('INVALID_ARGUMENT', found.nul ? `${field} must not contain the NUL character (U+0000).` : `${field} must be well-formed Unicode text.`);
+}

@@ -22,7 +22,8 @@ export async function addCrdt(deps: Deps, scope: TenantScope, input: WriteInput)
   const room = { organizationId: input.organizationId, documentId: input.documentId, editorId: input.editorId };
   if (await deps.crdt.find(scope, room)) throw alreadyExists('CRDT data already exists for this editor ID.');
   const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
-  await deps.crdt.create(scope, room, input.type, contentKey);
+  // two adds at once both find none: the second one's create finds the first one's row (issue 43)
+  if (!(await deps.crdt.create(scope, room, input.type, contentKey))) throw alreadyExists('CRDT data already exists for this editor ID.');
   const entry = await deps.crdt.load(scope, room);
   if (!entry) throw new Error('the new document could not be loaded');
   await deps.crdt.transact(entry, REST, (doc) => writeContent(doc, input.type, contentKey, input.data));

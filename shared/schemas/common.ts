@@ -17,8 +17,10 @@ export const nonEmpty = (max = 1024) =>
     .trim()
     .min(1, { error: 'must not be empty' })
     .max(max)
-    // a lone surrogate would not survive storage unchanged
-    .refine((s) => s.isWellFormed(), { error: 'must be well-formed Unicode text' });
+    // a lone surrogate would not survive storage unchanged, and PostgreSQL stores no U+0000 (issue 43; an operation's
+    // body is refused for both before its schema runs, http/validation.ts: this holds ids read elsewhere, a room's URL)
+    .refine((s) => s.isWellFormed(), { error: 'must be well-formed Unicode text' })
+    .refine((s) => !s.includes('\u0000'), { error: 'must not contain the NUL character (U+0000)' });
 
 /**
  * Text sent on as it is (a prompt, a selection to rewrite): non-empty, never trimmed, since a rewritten selection is
@@ -29,7 +31,8 @@ export const content = (max: number) =>
     .string()
     .min(1, { error: 'must not be empty' })
     .max(max)
-    .refine((s) => s.isWellFormed(), { error: 'must be well-formed Unicode text' });
+    .refine((s) => s.isWellFormed(), { error: 'must be well-formed Unicode text' })
+    .refine((s) => !s.includes('\u0000'), { error: 'must not contain the NUL character (U+0000)' });
 
 export const email = z.email({ error: 'must be a valid email address' }).max(320);
 

@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgEngine, type PgEngine } from '../../server/db/pg/engine.ts';
+import { StorageConflict } from '../../server/errors.ts';
 import { attachmentBlobs, pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
 import { eventually } from '../helpers/server.ts';
@@ -207,6 +208,32 @@ describe('units of work', () => {
     await Promise.all(Array.from({ length: 4 }, increment));
     const [row] = (await engine.read((db) => db.execute<{ n: number }>(sql`SELECT n FROM items WHERE id = 'counter'`))).rows;
     expect(row!.n).toBe(4);
+  });
+
+  it('runs a SERIALIZABLE check-then-insert again when another unit took the key, and answers a key taken for good as a StorageConflict', async () => {
+    // ten units find no row, then insert it: one commits, the others meet its key (23505) and, run again, find it
+    const create = () =>
+      engine.transaction(
+        async () => {
+          const found = (await engine.read((db) => db.execute(sql`SELECT 1 FROM items WHERE id = 'raced'`))).rows.length > 0;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (found) return 'found';
+          await insert('raced');
+          return 'made';
+        },
+        { isolation: 'serializable' },
+      );
+    const answers = await Promise.all(Array.from({ length: 10 }, create));
+    expect(answers.filter((a) => a === 'made')).toHaveLength(1);
+    expect(answers.filter((a) => a === 'found')).toHaveLength(9);
+    // a key that is taken whatever the unit reads: a StorageConflict once the attempts are spent, and at once in a
+    // READ COMMITTED write (not retried there)
+    const before = engine.retries();
+    const again = engine.transaction(() => insert('raced'), { isolation: 'serializable' });
+    await expect(again).rejects.toBeInstanceOf(StorageConflict);
+    expect(engine.retries() - before).toBe(11);
+    await expect(insert('raced')).rejects.toBeInstanceOf(StorageConflict);
+    await expect(insert('raced')).rejects.toMatchObject({ cause: { cause: { code: '23505' } } });
   });
 
   it('cancels a statement that runs past the timeout, and the pool goes on', async () => {

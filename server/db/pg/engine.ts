@@ -18,6 +18,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { StorageConflict } from '../../errors.ts';
 import { Gate } from './gate.ts';
 import { PG_MIGRATIONS_DIR } from '../../paths.ts';
 
@@ -49,6 +50,13 @@ const INSTANCE_LOCK = '7522525534844469347';
 export const INSTANCE_CONNECTION = 'hearth-instance';
 /** PostgreSQL's answers that say "run the transaction again": serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
+/**
+ * unique_violation. In a SERIALIZABLE unit of work it is a serialization failure by another name (PostgreSQL's
+ * manual advises retrying it): the unit checked that a row was absent and another unit committed it in between, so
+ * run again it sees the row and answers as SQLite's one writer does (ALREADY_EXISTS, "exists" per item). Escaping
+ * any unit, it becomes a StorageConflict (issue 43).
+ */
+const UNIQUE_VIOLATION = '23505';
 /** PostgreSQL's type id of bigint. */
 const INT8 = 20;
 /**
@@ -267,7 +275,9 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
         return await once(work, isolation);
       } catch (error) {
         const code = sqlStateOf(error);
-        if (isolation === 'read committed' || code === undefined || !RETRYABLE.has(code) || attempt >= attempts) throw error;
+        const again =
+          code !== undefined && isolation !== 'read committed' && (RETRYABLE.has(code) || (code === UNIQUE_VIOLATION && isolation === 'serializable'));
+        if (!again || attempt >= attempts) throw code === UNIQUE_VIOLATION ? new StorageConflict(error) : error;
         retried++;
       } finally {
         if (gated) gate.leave(alone);

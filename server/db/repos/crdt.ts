@@ -123,21 +123,25 @@ export function crdtRepo(engine: SqliteEngine) {
           .map((r) => r.editorId);
       }),
 
+    /** Makes the room's row; false when one is there (another request made it first), which stays as it is. */
     create: (scope: TenantScope, room: RoomId, fields: { type: CrdtType; contentKey: string; infer: number; now: number }) =>
-      engine.write((db) => {
-        db.insert(crdtDocuments)
-          .values({
-            ...args(scope, room),
-            type: fields.type,
-            contentKey: fields.contentKey,
-            infer: fields.infer,
-            snapshot: null,
-            updateCount: 0,
-            createdAt: fields.now,
-            updatedAt: fields.now,
-          })
-          .run();
-      }),
+      engine.write(
+        (db) =>
+          db
+            .insert(crdtDocuments)
+            .values({
+              ...args(scope, room),
+              type: fields.type,
+              contentKey: fields.contentKey,
+              infer: fields.infer,
+              snapshot: null,
+              updateCount: 0,
+              createdAt: fields.now,
+              updatedAt: fields.now,
+            })
+            .onConflictDoNothing()
+            .run().changes > 0,
+      ),
 
     /**
      * Appends each item's update to its document's log and bumps the row, in the caller's unit of work. For each

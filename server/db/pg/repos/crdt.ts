@@ -112,21 +112,26 @@ export function crdtRepoPg(engine: PgEngine): CrdtRepo {
         return rows.map((r) => r.editorId);
       }),
 
+    // another request's row for the room stands (issue 43): false, as SQLite's repository answers
     create: (scope: TenantScope, room: RoomId, fields: { type: CrdtType; contentKey: string; infer: number; now: number }) =>
       engine.write(async (db) => {
-        await db.insert(crdtDocuments).values({
-          apiKeyId: scope.apiKeyId,
-          organizationId: room.organizationId,
-          documentId: room.documentId,
-          editorId: room.editorId,
-          type: fields.type,
-          contentKey: fields.contentKey,
-          infer: fields.infer,
-          snapshot: null,
-          updateCount: 0,
-          createdAt: fields.now,
-          updatedAt: fields.now,
-        } as never);
+        const made = await db
+          .insert(crdtDocuments)
+          .values({
+            apiKeyId: scope.apiKeyId,
+            organizationId: room.organizationId,
+            documentId: room.documentId,
+            editorId: room.editorId,
+            type: fields.type,
+            contentKey: fields.contentKey,
+            infer: fields.infer,
+            snapshot: null,
+            updateCount: 0,
+            createdAt: fields.now,
+            updatedAt: fields.now,
+          } as never)
+          .onConflictDoNothing();
+        return (made.rowCount ?? 0) > 0;
       }),
 
     append: (items: readonly AppendItem[], now: number) =>
