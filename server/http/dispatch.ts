@@ -22,6 +22,8 @@ export interface IncomingCall {
   readBody(limit: number): Promise<string>;
   /** The workspace the call's credentials belong to, once they are verified: whose request monitor keeps it. */
   workspaceId?: string | undefined;
+  /** The body was scanned (JsonScan) while it arrived: parseData need not scan it again. */
+  bodyScanned?: boolean;
 }
 
 export interface CallOutcome {
@@ -81,10 +83,10 @@ export function checkCall(call: Pick<IncomingCall, 'method' | 'headers'>, maxByt
 }
 
 /** The `data` of a callable request's body text: JSON, then its shape (one `data` key, bounded nesting). */
-export function parseData(text: string): unknown {
+export function parseData(text: string, scanned = false): unknown {
   // JSON.parse of millions of nested brackets takes seconds (2 s for a 10 MB body), of millions of small values
   // most of one (0.7 s for 8 MB of `{},`): a long body is scanned first
-  checkLongJson(text);
+  if (!scanned) checkLongJson(text);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -109,9 +111,53 @@ export function parseData(text: string): unknown {
 export function checkLongJson(text: string) {
   if (text.length <= SCAN_NESTING_FROM) return;
   const scan = scanJson(text, MAX_DEPTH, MAX_VALUES);
-  if (scan === 'deep') throw badRequest(`the body is nested more than ${MAX_DEPTH} levels deep.`);
-  if (scan === 'many') throw badRequest(`the body holds more than ${MAX_VALUES.toLocaleString('en-US')} JSON values.`);
+  if (scan) throw scanRefusal(scan);
 }
+
+/** checkLongJson's refusal of a scan's finding. */
+export function scanRefusal(scan: 'deep' | 'many') {
+  return scan === 'deep'
+    ? badRequest(`the body is nested more than ${MAX_DEPTH} levels deep.`)
+    : badRequest(`the body holds more than ${MAX_VALUES.toLocaleString('en-US')} JSON values.`);
+}
+
+/**
+ * scanJson over a body's bytes as they arrive, a chunk at a time (node:http's way in): a long body is judged while
+ * it is read, without a turn that scans it whole, and one of too many values is refused once it has sent them,
+ * not after all of its megabytes are read and decoded. JSON's brackets, commas, quotes and backslashes are ASCII,
+ * and no byte of a multi-byte UTF-8 character is, so the bytes are scanned as they are.
+ */
+export class JsonScan {
+  private depth = 0;
+  private values = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(
+    private readonly maxDepth = MAX_DEPTH,
+    private readonly maxValues = MAX_VALUES,
+  ) {}
+
+  feed(bytes: Uint8Array): 'deep' | 'many' | null {
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i] as number;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 92) this.escaped = true;
+        else if (c === 34) this.inString = false;
+      } else if (c === 34) this.inString = true;
+      else if (c === 123 || c === 91) {
+        if (++this.depth > this.maxDepth) return 'deep';
+        if (++this.values > this.maxValues) return 'many';
+      } else if (c === 125 || c === 93) this.depth--;
+      else if (c === 44 && ++this.values > this.maxValues) return 'many';
+    }
+    return null;
+  }
+}
+
+/** From this many bytes on, a body is scanned before it is parsed (SCAN_NESTING_FROM, in bytes). */
+export const SCAN_BYTES_FROM = 256 * 1024;
 
 export class BodyTooLarge extends ApiError {
   constructor(maxBytes: number) {
@@ -287,13 +333,13 @@ export function verifiesFirst(config: AppContext['config'], op: AnyOperation, he
 export function runCall(
   app: AppContext,
   op: AnyOperation,
-  call: Pick<IncomingCall, 'headers' | 'clientIp' | 'workspaceId'>,
+  call: Pick<IncomingCall, 'headers' | 'clientIp' | 'workspaceId' | 'bodyScanned'>,
   text: string,
   requestId: string,
   verified?: RequestContext,
 ): CallOutcome | Promise<CallOutcome> {
   try {
-    const data = parseData(text);
+    const data = parseData(text, call.bodyScanned);
     const ctx = verified ?? authenticate(app, op, call.headers, requestId, call.clientIp);
     if (ctx instanceof Promise) {
       return ctx.then(

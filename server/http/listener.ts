@@ -11,6 +11,9 @@ import {
   bodyLimit,
   checkCall,
   dispatch,
+  JsonScan,
+  SCAN_BYTES_FROM,
+  scanRefusal,
   failure,
   headerNames,
   runCall,
@@ -133,6 +136,9 @@ class NodeCall {
   readonly requestId = randomUUID();
   workspaceId: string | undefined = undefined;
   text: string | undefined;
+  /** Whether the body was scanned as it arrived (a long one): runCall does not scan it again. */
+  bodyScanned = false;
+  private scan: JsonScan | undefined;
   /** The most body this call reads (bodyLimit). */
   private readonly limit: number;
   /** The caller, when its credentials were verified before the body was read (verifiesFirst). */
@@ -213,6 +219,21 @@ class NodeCall {
     }
     if (this.first === undefined) this.first = chunk;
     else (this.more ??= [this.first]).push(chunk);
+    // a long body is scanned as it comes: what came before the limit at once, then each chunk
+    if (this.size > SCAN_BYTES_FROM) {
+      let found: 'deep' | 'many' | null = null;
+      if (this.scan === undefined) {
+        this.scan = new JsonScan();
+        this.bodyScanned = true;
+        for (const piece of this.more ?? [chunk]) if ((found = this.scan.feed(piece))) break;
+      } else found = this.scan.feed(chunk);
+      if (found) {
+        this.req.off('data', onData);
+        this.req.pause();
+        this.first = this.more = undefined;
+        this.answer({ ...failure(this.app, this.op, this.requestId, scanRefusal(found)), bodyUnread: true });
+      }
+    }
   }
 
   end() {

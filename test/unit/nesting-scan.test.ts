@@ -2,7 +2,7 @@
 // parsed value does, brackets inside strings (escaped quotes and backslashes included) not counting.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nestedDeeperThan, parseData } from '../../server/http/dispatch.ts';
+import { JsonScan, nestedDeeperThan, parseData, scanJson } from '../../server/http/dispatch.ts';
 
 /** Levels of objects and arrays, the outer one counting 1 (0 for a primitive). */
 function levels(value: unknown): number {
@@ -63,5 +63,29 @@ describe('parseData on a long body', () => {
   it('parses one of 64 levels, whatever its strings hold', () => {
     const data = parseData(`{"data":{"pad":${pad},"deep":${'['.repeat(62)}${']'.repeat(62)}}}`) as { pad: string };
     expect(data.pad.length).toBe(300_000);
+  });
+});
+
+describe('JsonScan (the same scan over bytes, as a body arrives in chunks)', () => {
+  it('finds what scanJson finds, wherever the chunks are cut', () => {
+    const text = fc.oneof(
+      nested.map((value) => JSON.stringify({ data: value })),
+      fc.array(fc.constantFrom('[', ']', '{', '}', ',', '"', '\\', 'é', 'a', ':'), { maxLength: 200 }).map((parts) => parts.join('')),
+    );
+    fc.assert(
+      fc.property(text, fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 40 }), (body, cuts, depth, values) => {
+        const bytes = Buffer.from(body);
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const scan = new JsonScan(depth, values);
+        let found: ReturnType<JsonScan['feed']> = null;
+        let from = 0;
+        for (const to of [...at, bytes.length]) {
+          found ??= scan.feed(bytes.subarray(from, to));
+          from = to;
+        }
+        expect(found).toBe(scanJson(body, depth, values));
+      }),
+      { numRuns: 500, seed: 7 },
+    );
   });
 });
