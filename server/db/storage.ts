@@ -132,8 +132,7 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
   const turns = new WriterTurns();
   const { top, savepoint } = transactionStatements(writer.sqlite);
   const bulk = withoutAutoCheckpoint(writer.sqlite, top);
-  const transaction = <T>(work: () => Promise<T>, options?: { bulk?: boolean }) =>
-    turns.hold(work, options?.bulk ? bulk : top, savepoint).catch(conflictOf);
+  const transaction = <T>(work: () => Promise<T>, options?: { bulk?: boolean }) => turns.hold(work, options?.bulk ? bulk : top, savepoint).catch(conflictOf);
   return {
     kind: 'sqlite',
     main,
