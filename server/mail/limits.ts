@@ -2,13 +2,15 @@
 // `mailRecipientsPerCall` mailed recipients, and a key mails at most `rateLimits.mailRecipientsPerKey` in a window
 // (counted across a cluster like every rate limit). Past either, the whole call is refused before anything of it is
 // written: a notification half-mailed cannot be told apart from one mailed to all, and the caller can retry it.
-import type { Config } from '../config.ts';
+import type { Config, RateLimit } from '../config.ts';
 import { resourceExhausted } from '../errors.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
 
-/** What the recipient limits read: the limiter and the two limits of the config. */
+/**
+ * What the recipient limits read: the limiter (the app's, http/rate-limit.ts, which mail does not import: it sits
+ * above it) and the two limits of the config.
+ */
 export interface MailLimitDeps {
-  limiter: RateLimiter;
+  limiter: { hit(key: string, limit: RateLimit, cost?: number): boolean };
   config: Pick<Config, 'mailRecipientsPerCall' | 'rateLimits'>;
 }
 

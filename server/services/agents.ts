@@ -15,12 +15,12 @@ import { addAnnotations } from './comment-annotations.ts';
 import { recordJudgment, stripTags } from './memory.ts';
 import { readPageToken } from './paging.ts';
 import type { ApiKeyRow } from './types.ts';
+import type { MailLimitDeps } from '../mail/limits.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../log.ts';
 import type { CrdtStore } from '../crdt/store.ts';
 import { defaultConfig } from '../config.ts';
 import { heldBeforeAtStart, LeaseLostError, type LeaseDeps } from '../db/repos/lease.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
 
 type Deps = { storage: Storage };
 
@@ -181,7 +181,7 @@ async function inputText(deps: Deps & { crdt: CrdtStore }, scope: TenantScope, i
 }
 
 /** What an execution uses: storage, the key's AI provider (settings and secret), the mailer (findings become annotations) and the log. */
-export type RunnerDeps = CompletionDeps & { storage: Storage; mail: Mailer; log: Logger; limiter: RateLimiter };
+export type RunnerDeps = CompletionDeps & { storage: Storage; mail: Mailer; log: Logger; limiter: MailLimitDeps['limiter'] };
 
 export interface AgentRunner {
   /** Starts an execution in the background (after the caller's answer). */
