@@ -28,6 +28,8 @@ export function readImport(bytes: Buffer): ImportReader {
   const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : new Uint8Array(bytes).buffer;
   const data: ImportWorkerData = { bytes: owned, format: EXPORT_FORMAT, tables: EXPORT_TABLES, chunkRows: CHUNK_ROWS };
   const worker = new Worker(IMPORT_WORKER_ENTRY, { workerData: data, transferList: [data.bytes] });
+  // a server stopping mid-import does not wait for the reader (its import answers, refused, as the thread ends)
+  worker.unref();
   const queue: FromImportWorker[] = [];
   let next = 0;
   let wake: (() => void) | undefined;
@@ -48,7 +50,7 @@ export function readImport(bytes: Buffer): ImportReader {
     for (;;) {
       if (next < queue.length) {
         const message = queue[next] as FromImportWorker;
-        // what was taken is let go: an archive's rows are held once, by the reader's messages not yet written
+        // what was taken is let go here (the unit of work holds the rows it is given until it ends)
         queue[next++] = { kind: 'end' };
         return message;
       }

@@ -48,6 +48,8 @@ export interface ClusterBus {
    * now, and whether this call wrote it.
    */
   claimClusterId(clusterId: string): Promise<{ held: string; written: boolean }>;
+  /** The cluster id this Redis holds, or null (a new Redis, a flushed one, or the wrong one, empty). */
+  heldClusterId(): Promise<string | null>;
   /**
    * The instance ids of the Hearth instances connected to this Redis (their connection names, CLIENT LIST);
    * undefined when Redis refuses the command (a managed Redis may).
@@ -197,6 +199,7 @@ export async function connectClusterBus(url: string, log: Logger): Promise<Clust
         if (held !== null) return { held, written: false };
       }
     },
+    heldClusterId: () => commands.get(CLUSTER_ID_KEY),
     async connectedInstances() {
       let list: string;
       try {

@@ -5,7 +5,7 @@
 // - The database's cluster id (cluster_identity, written once by the first instance) must be the one its Redis holds
 //   under hearth:cluster-id. A Redis that holds none (a new cluster, or a Redis restarted without persistence or
 //   flushed) is given it, and that is logged. A Redis that holds another id serves another cluster.
-// - A Redis that holds no id cannot tell a flush from a wrong, empty Redis. So the instances running on the database
+// - A Redis that holds no id cannot tell a flush from a wrong, empty Redis. So then (and only then) the instances running on the database
 //   (named by the connection each holds its claim on: pg_stat_activity) must also be connected to this Redis (named
 //   by their connections there: CLIENT LIST). One that is not is on another bus. A flush or a restart of Redis keeps
 //   or restores the connections (ioredis reconnects under the same name), so it does not fail this check.
@@ -43,7 +43,18 @@ export function createClusterCheck(storage: Pick<Storage, 'clusterIdentity'>, bu
     }
   }
 
+  const anotherCluster = (held: string, clusterId: string) =>
+    `this Redis serves another Hearth cluster (its cluster id is ${held}; this PostgreSQL database's is ${clusterId}): ` +
+    "REDIS_URL must name the Redis of this database's cluster, and each cluster needs a Redis of its own";
+
   async function check(): Promise<string> {
+    const identity = await storage.clusterIdentity(randomUUID());
+    if (!identity) return 'ok';
+    const already = await bus.heldClusterId();
+    if (already !== null) return already === identity.clusterId ? 'ok' : anotherCluster(already, identity.clusterId);
+    // A Redis with no id: flushed, or the wrong one. Only then are the running instances asked for: a host that died
+    // keeps its claim in pg_stat_activity until TCP gives up on it (hours), and asked on every probe it would take
+    // every instance of the cluster out of /readyz meanwhile.
     const found = await peersMissing();
     if (!found) return 'ok';
     const { missing, others, clusterId, created } = found;
@@ -53,11 +64,7 @@ export function createClusterCheck(storage: Pick<Storage, 'clusterIdentity'>, bu
         `to this Redis (instance ${missing.join(', ')}): REDIS_URL must name the Redis the database's other instances use`
       );
     const { held, written } = await bus.claimClusterId(clusterId);
-    if (held !== clusterId)
-      return (
-        `this Redis serves another Hearth cluster (its cluster id is ${held}; this PostgreSQL database's is ${clusterId}): ` +
-        "REDIS_URL must name the Redis of this database's cluster, and each cluster needs a Redis of its own"
-      );
+    if (held !== clusterId) return anotherCluster(held, clusterId);
     if (written && created) log.info('new cluster: its id written to the database and to Redis', { clusterId });
     else if (written) log.warn("Redis held no cluster id (restarted without persistence, or flushed): the database's written to it again", { clusterId });
     return 'ok';

@@ -103,9 +103,10 @@ function withoutAutoCheckpoint(sqlite: Database.Database, top: Transactional): T
   const restore = () => void sqlite.pragma(`wal_autocheckpoint = ${pages}`);
   return {
     begin() {
+      // once the transaction is open: a BEGIN that fails (busy) is followed by no commit or rollback to restore it
+      top.begin();
       pages = sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
       sqlite.pragma('wal_autocheckpoint = 0');
-      top.begin();
     },
     commit() {
       try {

@@ -12,8 +12,17 @@ export async function readBody(event: H3Event, limit: number): Promise<string> {
   return (await readBytes(event, limit)).toString('utf8');
 }
 
-/** Reads the request body up to `limit` bytes as bytes, undecoded (an import's, decoded off the event loop). */
+/**
+ * Reads the request body up to `limit` bytes as bytes, undecoded (an import's, decoded off the event loop); from the
+ * Node stream when there is one, which a refusal only pauses (the web stream's cancel destroys the socket, and the
+ * client lost the answer).
+ */
 export async function readBytes(event: H3Event, limit: number): Promise<Buffer> {
+  const nodeReq = (event.runtime?.node as { req?: IncomingMessage } | undefined)?.req;
+  if (nodeReq) {
+    if (Number(nodeReq.headers['content-length']) > limit) throw tooLarge(limit);
+    return readNodeBytes(nodeReq, limit);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   if (event.req.body) {
@@ -39,7 +48,14 @@ export async function readBytes(event: H3Event, limit: number): Promise<Buffer> 
  * iterator costs a visible share of a small request); a body of one chunk, the usual case, is decoded as is.
  */
 export function readNodeBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
+  return readNode(req, limit, (bytes) => bytes.toString('utf8'));
+}
+
+/** readNodeBody's bytes, undecoded. */
+export const readNodeBytes = (req: IncomingMessage, limit: number): Promise<Buffer> => readNode(req, limit, (bytes) => bytes);
+
+function readNode<T>(req: IncomingMessage, limit: number, as: (bytes: Buffer) => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
     let first: Buffer | undefined;
     let more: Buffer[] | undefined;
     let size = 0;
@@ -55,7 +71,7 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<strin
       else (more ??= [first]).push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(more ? Buffer.concat(more, size).toString('utf8') : first ? first.toString('utf8') : ''));
+    req.once('end', () => resolve(as(more ? Buffer.concat(more, size) : (first ?? Buffer.alloc(0)))));
     // the client went away mid-upload: a bad request, not a server failure
     req.once('error', () => reject(abortedRequest()));
     req.once('aborted', () => reject(abortedRequest()));

@@ -41,6 +41,9 @@ export class LocalRateLimiter implements RateLimiter {
     const current = this.windows.get(key);
     if (!current || now - current.start >= limit.windowMs) {
       if (!current && this.windows.size >= this.maxWindows) this.trim(now);
+      // renewed at the end of the Map's order, which trim() reads as oldest first: a Map keeps a key set again
+      // where it first was, and a caller's long-lived counter would go first, not the newcomers' (a limit undone)
+      if (current) this.windows.delete(key);
       this.windows.set(key, { start: now, count: cost, windowMs: limit.windowMs });
       return cost <= limit.max;
     }
@@ -132,6 +135,8 @@ export class ClusterRateLimiter implements RateLimiter {
     // a new window; hits of the last one still being sent are dropped with it (their window is over)
     if (!window || window.start !== start || window.windowMs !== limit.windowMs) {
       if (!window && this.windows.size >= MAX_WINDOWS) this.trim(now);
+      // renewed at the end of the Map's order, as in LocalRateLimiter.hit
+      if (window) this.windows.delete(key);
       window = { start, windowMs: limit.windowMs, synced: 0, sending: 0, unsent: 0 };
       this.windows.set(key, window);
     }
