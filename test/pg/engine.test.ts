@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgEngine, type PgEngine } from '../../server/db/pg/engine.ts';
 import { StorageConflict } from '../../server/errors.ts';
-import { attachmentBlobs, pgTables } from '../../server/db/pg/schema.ts';
+import { attachmentBlobs, clusterIdentity, pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
 import { eventually } from '../helpers/server.ts';
 
@@ -54,8 +54,8 @@ describe('migrations', () => {
     const instances = [engineOn(url), engineOn(url), engineOn(url)];
     expect(await instances[0]!.schemaStatus()).toMatchObject({ applied: 0, unknown: 0 });
     await Promise.all(instances.map((e) => e.migrate()));
-    // the source's tables, and the one PostgreSQL-only table
-    const expected = [...Object.values(pgTables), attachmentBlobs].map((t) => getTableConfig(t).name).sort();
+    // the source's tables, and the two PostgreSQL-only tables
+    const expected = [...Object.values(pgTables), attachmentBlobs, clusterIdentity].map((t) => getTableConfig(t).name).sort();
     expect(await tablesOf(url)).toEqual(expected);
     for (const engine of instances) expect(await engine.schemaStatus()).toEqual({ applied: MIGRATIONS, pending: 0, unknown: 0 });
     // a later start finds nothing to do
