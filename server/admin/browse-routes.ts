@@ -1,7 +1,7 @@
 // The data browser's endpoints: paged lists (keyset cursors) of organizations, documents, users, memberships,
 // notifications and activity; one organization, document or user with its counts and activity per day; and the
 // command palette's search. Every read is the inspection repository's (db/repos/inspection.ts), one step per view.
-import type { H3 } from 'h3';
+import type { H3, H3Event } from 'h3';
 import { z } from 'zod';
 import {
   documentsQuery,
@@ -157,33 +157,37 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     );
   });
 
-  h3.get('/admin/api/user', async (event) => {
+  /** The user a `?apiKey&userId` query names, under a key of the session's: or the error to answer with. */
+  async function userOf(event: H3Event) {
     const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256), userId: z.string().trim().min(1).max(256) }));
-    if (!input.ok) return input.error;
+    if (!input.ok) return { error: input.error } as const;
     const { apiKey, userId } = input.value;
     const g = await keyGuard(kit, event, apiKey);
-    if (!g.ok) return g.error;
+    if (!g.ok) return { error: g.error } as const;
     const view = await q.userView(g.scope, userId);
-    if (!view) return fail(event, 404, `No user ${userId} under this key.`);
+    if (!view) return { error: fail(event, 404, `No user ${userId} under this key.`) } as const;
+    return { scope: g.scope, userId, view } as const;
+  }
+
+  h3.get('/admin/api/user', async (event) => {
+    const found = await userOf(event);
+    if ('error' in found) return found.error;
+    const { userId, view } = found;
     return { user: view.user ?? { id: userId, name: null, email: null }, organizations: view.organizations, notifications: view.notifications };
   });
 
   // A user's whole picture: every document of their organizations they can open, with the role and the reasons the
   // access resolver gives (one batch per organization), and their groups.
   h3.get('/admin/api/user/access', async (event) => {
-    const input = queryOf(event, z.object({ apiKey: z.string().trim().min(1).max(256), userId: z.string().trim().min(1).max(256) }));
-    if (!input.ok) return input.error;
-    const { apiKey, userId } = input.value;
-    const g = await keyGuard(kit, event, apiKey);
-    if (!g.ok) return g.error;
-    const view = await q.userView(g.scope, userId);
-    if (!view) return fail(event, 404, `No user ${userId} under this key.`);
+    const found = await userOf(event);
+    if ('error' in found) return found.error;
+    const { scope, userId, view } = found;
     const answer: UserAccessAnswer = { documents: [], groups: [], checked: 0, truncated: false };
     for (const organizationId of view.organizations.slice(0, USER_ACCESS_ORGANIZATIONS)) {
-      const tree = await q.organizationTree(g.scope, organizationId);
+      const tree = await q.organizationTree(scope, organizationId);
       answer.truncated ||= tree.documents.length >= 2000;
       answer.checked += tree.documents.length;
-      const decisions = await createAccessResolver(kit.app, g.scope, organizationId).batch((resolver) =>
+      const decisions = await createAccessResolver(kit.app, scope, organizationId).batch((resolver) =>
         tree.documents.map((d) => ({ d, decision: resolver.document(userId, d.id) })),
       );
       for (const { d, decision } of decisions)

@@ -122,7 +122,8 @@ export function scanRefusal(scan: 'deep' | 'many') {
 }
 
 /**
- * scanJson over a body's bytes as they arrive, a chunk at a time (node:http's way in): a long body is judged while
+ * The pre-parse scan (scanJson) over a body's bytes, fed a chunk at a time as they arrive on node:http's way in, or
+ * all at once: a long body is judged while
  * it is read, without a turn that scans it whole, and one of too many values is refused once it has sent them,
  * not after all of its megabytes are read and decoded. JSON's brackets, commas, quotes and backslashes are ASCII,
  * and no byte of a multi-byte UTF-8 character is, so the bytes are scanned as they are.
@@ -191,31 +192,10 @@ export const nestedDeeperThan = (text: string, max: number) => scanJson(text, ma
  * One pass over JSON text before it is parsed: `deep` when it opens more than `maxDepth` objects or arrays inside
  * one another (as depthExceeds counts them on the parsed value: the outer object is level 1), `many` when it holds
  * more than about `maxValues` values (each object, array and comma counts one: an object's members and an array's
- * items, less one each); brackets and commas inside strings do not count. Stops at the first level or value too
- * many. ~2 ms a MB of structured JSON (strings are skipped with indexOf).
+ * items, less one each); brackets and commas inside strings do not count. JsonScan over the text's bytes: the one
+ * scanner, whether a body is judged whole (here) or as it arrives.
  */
-export function scanJson(text: string, maxDepth: number, maxValues: number): 'deep' | 'many' | null {
-  let depth = 0;
-  let values = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      // to the string's closing quote: one not escaped by an odd run of backslashes
-      for (;;) {
-        i = text.indexOf('"', i + 1);
-        if (i === -1) return null;
-        let slashes = 0;
-        while (text.charCodeAt(i - 1 - slashes) === 92) slashes++;
-        if (slashes % 2 === 0) break;
-      }
-    } else if (c === 123 || c === 91) {
-      if (++depth > maxDepth) return 'deep';
-      if (++values > maxValues) return 'many';
-    } else if (c === 125 || c === 93) depth--;
-    else if (c === 44 && ++values > maxValues) return 'many';
-  }
-  return null;
-}
+export const scanJson = (text: string, maxDepth: number, maxValues: number) => new JsonScan(maxDepth, maxValues).feed(Buffer.from(text));
 
 /** Whether an object or array at `depth` has objects below it past MAX_DEPTH; recursion stops at the limit. */
 function depthExceeds(value: object, depth: number): boolean {
