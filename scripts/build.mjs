@@ -19,7 +19,7 @@ const started = Date.now();
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: ['server/cli.ts', 'server/index.ts', 'server/webhooks/worker.ts', 'server/admin/import-worker.ts', 'main/main.ts'],
+  entryPoints: ['server/cli.ts', 'server/index.ts', 'server/webhooks/worker.ts', 'server/admin/import-worker.ts', 'server/crdt/yjs-worker.ts', 'main/main.ts'],
   outdir: OUT,
   outbase: ROOT,
   entryNames: '[dir]/[name]',
@@ -44,6 +44,8 @@ mkdirSync(join(OUT, 'server', 'webhooks'), { recursive: true });
 copyFileSync(join(ROOT, 'server', 'webhooks', 'worker-entry.mjs'), join(OUT, 'server', 'webhooks', 'worker-entry.mjs'));
 mkdirSync(join(OUT, 'server', 'admin'), { recursive: true });
 copyFileSync(join(ROOT, 'server', 'admin', 'import-worker-entry.mjs'), join(OUT, 'server', 'admin', 'import-worker-entry.mjs'));
+mkdirSync(join(OUT, 'server', 'crdt'), { recursive: true });
+copyFileSync(join(ROOT, 'server', 'crdt', 'yjs-worker-entry.mjs'), join(OUT, 'server', 'crdt', 'yjs-worker-entry.mjs'));
 writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
 process.stdout.write(

@@ -28,6 +28,8 @@ export const CODE_ROOT = typeof HEARTH_BUILD === 'string' ? join(PACKAGE_ROOT, '
 export const WORKER_ENTRY = join(CODE_ROOT, 'server', 'webhooks', 'worker-entry.mjs').replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
 /** The admin import reader thread's entry (admin/import-worker.ts), found and packaged as WORKER_ENTRY is. */
 export const IMPORT_WORKER_ENTRY = join(CODE_ROOT, 'server', 'admin', 'import-worker-entry.mjs').replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
+/** The Yjs worker thread's entry (crdt/yjs-worker.ts), found and packaged as WORKER_ENTRY is. */
+export const YJS_WORKER_ENTRY = join(CODE_ROOT, 'server', 'crdt', 'yjs-worker-entry.mjs').replace(`app.asar${sep}`, `app.asar.unpacked${sep}`);
 export const PACKAGE_JSON = join(PACKAGE_ROOT, 'package.json');
 /** The committed drizzle-kit migrations (SQL and journal). */
 export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'server', 'db', 'migrations');

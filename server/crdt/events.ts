@@ -6,6 +6,7 @@ import type { TenantScope } from '../db/scope.ts';
 import type { DebouncedResolver } from '../webhooks/dispatcher.ts';
 import { openDebouncedEvent } from '../webhooks/outbox.ts';
 import { emptyContent, readContent } from './content.ts';
+import { renderStored } from './offload.ts';
 import { applyAll, type CrdtStore, type DocKey } from './store.ts';
 
 const dedupeKey = (k: DocKey) => `crdt:${JSON.stringify([k.organizationId, k.documentId, k.editorId])}`;
@@ -22,8 +23,8 @@ function keyOf(apiKeyId: string, key: string | null): DocKey | null {
  * The item of a stored row, its content read from `doc`. A room whose kind is still to be learned holds nothing
  * live yet: it reads as empty, and defines no root.
  */
-const describe = (row: CrdtRow, doc: Y.Doc) => ({
-  data: row.infer ? emptyContent(row.type) : readContent(doc, row.type, row.contentKey),
+const describe = (row: CrdtRow, doc: Y.Doc | null) => ({
+  data: row.infer || !doc ? emptyContent(row.type) : readContent(doc, row.type, row.contentKey),
   id: row.editorId,
   type: row.type,
   contentKey: row.contentKey,
@@ -40,25 +41,30 @@ export async function crdtItem(store: CrdtStore, scope: TenantScope, room: Omit<
   return describe(row, entry.doc);
 }
 
-/** The item of a stored row and its update log (snapshot + log): every acknowledged change is there. */
-function itemOfStored(stored: { row: CrdtRow; log: Array<{ update: Uint8Array }> }) {
-  const doc = new Y.Doc();
-  try {
-    if (stored.row.snapshot) Y.applyUpdate(doc, stored.row.snapshot);
-    applyAll(
-      doc,
-      stored.log.map((u) => u.update),
-    );
-    return describe(stored.row, doc);
-  } finally {
-    doc.destroy();
-  }
+/**
+ * The item of a stored row and its update log (snapshot + log): every acknowledged change is there. A large document
+ * is rebuilt and rendered in the Yjs worker thread (offload.ts), not on the event loop.
+ */
+async function itemOfStored(stored: { row: CrdtRow; log: Array<{ update: Uint8Array }> }) {
+  const { row } = stored;
+  const updates = stored.log.map((u) => u.update);
+  const data = await renderStored({ snapshot: row.snapshot, log: updates }, { type: row.type, contentKey: row.contentKey, infer: Boolean(row.infer) }, () => {
+    const doc = new Y.Doc();
+    try {
+      if (row.snapshot) Y.applyUpdate(doc, row.snapshot);
+      applyAll(doc, updates);
+      return describe(row, doc).data;
+    } finally {
+      doc.destroy();
+    }
+  });
+  return { ...describe(row, null), data };
 }
 
 /** The same item read from storage alone, in the caller's unit of work (the webhook dispatcher's). */
 export async function storedCrdtItem(storage: Storage, scope: TenantScope, room: Omit<DocKey, 'apiKeyId'>) {
   const stored = await storage.crdt.stored(scope, room);
-  return stored ? itemOfStored(stored) : null;
+  return stored ? await itemOfStored(stored) : null;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { TenantScope } from '../db/scope.ts';
 import type { ClusterBus } from '../cluster/bus.ts';
 import type { Logger } from '../log.ts';
 import { contentJson, inferContent, type CrdtType } from './content.ts';
+import { OFFLOAD_BYTES, sliceOffThread } from './offload.ts';
 
 /** A room of a key, as the store keys its documents (the key's id with the room's ids). */
 export interface DocKey extends RoomId {
@@ -216,22 +217,46 @@ export function applyAll(doc: Y.Doc, updates: readonly Uint8Array[]) {
   });
 }
 
+/** A new document with `update` applied in slices cut in the Yjs worker thread, one per turn of the event loop. */
+async function applySliced(update: Uint8Array): Promise<Y.Doc> {
+  const slices = await sliceOffThread(update);
+  const doc = new Y.Doc({ gc: true });
+  try {
+    for (const [i, slice] of slices.entries()) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      Y.applyUpdate(doc, slice);
+    }
+    return doc;
+  } catch (error) {
+    doc.destroy();
+    throw error;
+  }
+}
+
 /**
  * A document built from `base` (a snapshot, or null) and `updates`. Should they not apply together (Yjs trusts its
  * peers, and a client's corrupted updates can make that fail), they are applied one by one and any that fails is
  * left out (`onLeftOut` hears of each), so that a document always builds. Throws when `base` cannot be applied.
  */
-function buildDoc(base: Uint8Array | null, updates: readonly Uint8Array[], onLeftOut: (error: unknown) => void = () => undefined): Y.Doc {
-  const doc = new Y.Doc({ gc: true });
+function buildDoc(
+  base: Uint8Array | null,
+  updates: readonly Uint8Array[],
+  onLeftOut: (error: unknown) => void = () => undefined,
+  built?: Y.Doc,
+): Y.Doc {
+  const doc = built ?? new Y.Doc({ gc: true });
   if (base) Y.applyUpdate(doc, base);
   if (updates.length === 0) return doc;
-  try {
-    applyAll(doc, updates);
-    return doc;
-  } catch {
-    doc.destroy();
+  // a document built beforehand (a snapshot applied in slices) is kept: the updates are tried one by one on it
+  if (!built) {
+    try {
+      applyAll(doc, updates);
+      return doc;
+    } catch {
+      doc.destroy();
+    }
   }
-  const again = new Y.Doc({ gc: true });
+  const again = built ?? new Y.Doc({ gc: true });
   if (base) Y.applyUpdate(again, base);
   for (const update of updates) {
     try {
@@ -358,13 +383,18 @@ export function createCrdtStore(
    * a client's corrupted updates can make that fail), the updates are applied one by one and any that fails is left
    * out, so that a document always loads. Throws when the snapshot cannot be applied.
    */
-  function storedDoc(k: DocKey, snapshot: Uint8Array | null, updates: Uint8Array[]): Y.Doc {
+  function storedDoc(k: DocKey, snapshot: Uint8Array | null, updates: Uint8Array[], base?: Y.Doc): Y.Doc {
     let warned = false;
-    return buildDoc(snapshot, updates, (error) => {
-      if (!warned) app.log.warn('CRDT update log does not apply as a whole; applying its updates one by one', { ...k });
-      warned = true;
-      app.log.warn('CRDT stored update left out: it cannot be applied', { error: String(error), ...k });
-    });
+    return buildDoc(
+      snapshot,
+      updates,
+      (error) => {
+        if (!warned) app.log.warn('CRDT update log does not apply as a whole; applying its updates one by one', { ...k });
+        warned = true;
+        app.log.warn('CRDT stored update left out: it cannot be applied', { error: String(error), ...k });
+      },
+      base,
+    );
   }
 
   /**
@@ -795,11 +825,31 @@ export function createCrdtStore(
       leave?.();
       return stored ? live.get(id) : undefined;
     }
+    // A large snapshot is applied in slices (cut in the Yjs worker thread), one per turn of the event loop: 30,000
+    // nested XML elements held it 90–170 ms in one piece (issue 42). Should the room change meanwhile (deleted,
+    // replaced, written by another instance), it is read again.
+    let base: Y.Doc | undefined;
+    if (stored.row.snapshot && stored.row.snapshot.length > OFFLOAD_BYTES) {
+      try {
+        base = await applySliced(stored.row.snapshot);
+        const head = await storage.crdt.head(scope, room);
+        if (live.has(id) || !head || head.createdAt !== stored.row.createdAt || head.updatedAt !== stored.row.updatedAt) {
+          base.destroy();
+          leave?.();
+          return live.get(id) ?? (head ? loadNow(scope, room, id) : undefined);
+        }
+      } catch (error) {
+        base?.destroy();
+        leave?.();
+        throw error;
+      }
+    }
     // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
     const doc = storedDoc(
       k,
-      stored.row.snapshot,
+      base ? null : stored.row.snapshot,
       stored.log.map((l) => l.update),
+      base,
     );
     const awareness = new awarenessProtocol.Awareness(doc);
     awareness.setLocalState(null);

@@ -89,7 +89,13 @@ describe('a document nesting 30,000 XML elements', () => {
       expect((await t.callK('/v2/crdt/add', { ...theirDoc, type: 'text', data: 'theirs' }, other.headersK)).status).toBe(200);
       await eventually(() => expect(updatesOf(mine, 'plain').map((p) => p.data.crdtData.data)).toEqual(['mine']), 10_000);
       await eventually(() => expect(updatesOf(theirs, 'theirs').map((p) => p.data.crdtData.data)).toEqual(['theirs']), 10_000);
-      await eventually(async () => expect(await deepEvents()).toEqual([{ closed: 1, empty: 1 }]), 10_000);
+      // each quarantined: closed without a payload (the server applies the update in slices, one per turn of its
+      // event loop, so a slow machine may see more than one debounce window pass, and open more than one event)
+      await eventually(async () => {
+        const events = await deepEvents();
+        expect(events.length).toBeGreaterThan(0);
+        expect(events.filter((e) => e.closed !== 1 || e.empty !== 1)).toEqual([]);
+      }, 10_000);
       expect(updatesOf(mine, 'deep')).toEqual([]);
 
       // reads answer FAILED_PRECONDITION naming the limit, never a 500
