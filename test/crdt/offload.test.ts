@@ -61,7 +61,9 @@ describe('the Yjs worker thread', () => {
   });
 
   it('renders a small document on the event loop, and refuses an unreadable update as Yjs would', async () => {
-    expect(await renderStored({ snapshot: null, log: [new Uint8Array([0, 0])] }, { type: 'text', contentKey: 'c', infer: false }, () => 'inline')).toBe('inline');
+    expect(await renderStored({ snapshot: null, log: [new Uint8Array([0, 0])] }, { type: 'text', contentKey: 'c', infer: false }, () => 'inline')).toBe(
+      'inline',
+    );
     const garbage = new Uint8Array(OFFLOAD_BYTES + 10).fill(200);
     await expect(sliceOffThread(garbage)).rejects.toThrow();
   });
