@@ -8,6 +8,7 @@ import type { TenantScope } from '../db/scope.ts';
 import type { ClusterBus } from '../cluster/bus.ts';
 import type { Logger } from '../log.ts';
 import { contentJson, inferContent, type CrdtType } from './content.ts';
+import { collectSoon } from '../heap.ts';
 import { OFFLOAD_BYTES, sliceOffThread } from './offload.ts';
 
 /** A room of a key, as the store keys its documents (the key's id with the room's ids). */
@@ -238,12 +239,7 @@ async function applySliced(update: Uint8Array): Promise<Y.Doc> {
  * peers, and a client's corrupted updates can make that fail), they are applied one by one and any that fails is
  * left out (`onLeftOut` hears of each), so that a document always builds. Throws when `base` cannot be applied.
  */
-function buildDoc(
-  base: Uint8Array | null,
-  updates: readonly Uint8Array[],
-  onLeftOut: (error: unknown) => void = () => undefined,
-  built?: Y.Doc,
-): Y.Doc {
+function buildDoc(base: Uint8Array | null, updates: readonly Uint8Array[], onLeftOut: (error: unknown) => void = () => undefined, built?: Y.Doc): Y.Doc {
   const doc = built ?? new Y.Doc({ gc: true });
   if (base) Y.applyUpdate(doc, base);
   if (updates.length === 0) return doc;
@@ -761,6 +757,8 @@ export function createCrdtStore(
         entry.doc.destroy();
         live.delete(id);
         entry.leave?.();
+        // their heap is garbage now, but an idle server allocates too little for V8 to collect it (heap.ts)
+        collectSoon();
       }
     }
   }
