@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestHearth } from '../../types/testing.d.ts';
 import { startHearth } from '../../server/testing/index.ts';
-import { apiKeyHeaders, call, dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { apiKeyHeaders, call, dataOf, eventually, startTestServer, workspaceHeaders, type TestServer } from '../helpers/server.ts';
 import { connectYjs, upgradeStatus } from '../helpers/yjs.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
@@ -174,5 +174,38 @@ describe('outbox', () => {
     expect(h.outbox.webhooks()).toEqual([]);
     expect((await testing('GET', '/testing/outbox?kind=bogus')).body.error?.status).toBe('INVALID_ARGUMENT');
     await h.clock.reset();
+  });
+
+  it('lists the mail Hearth wrote (of one key when asked) and clears it', async () => {
+    const W = workspaceHeaders(h.credentials);
+    const created = await call(h.url, '/v2/workspace/apikey/create', { ownerEmail: 'owner@example.com', type: 'testing', useEmailService: true }, W);
+    const apiKey = dataOf<{ apiKey: string }>(created).apiKey;
+    const tokens = await call(h.url, '/v2/workspace/authtokens/get', { apiKey }, W);
+    const K = apiKeyHeaders({ apiKey, authToken: dataOf<{ authTokens: Array<{ token: string }> }>(tokens).authTokens[0]!.token });
+    await call(h.url, '/v2/organizations/documents/add', { organizationId: 'mailco', createOrganization: true, documents: [{ documentId: 'd' }] }, K);
+    await call(h.url, '/v2/users/add', { organizationId: 'mailco', users: [{ userId: 'ann', name: 'Ann', email: 'ann@mail.example' }] }, K);
+    const sent = await call(
+      h.url,
+      '/v2/notifications/add',
+      {
+        organizationId: 'mailco',
+        documentId: 'd',
+        actionUser: { userId: 'boss', name: 'The Boss' },
+        displayHeadlineMessageTemplate: '{actionUser} needs you',
+        displayBodyMessage: 'Look at this',
+        notifyAll: false,
+        notifyUsers: [{ userId: 'ann' }],
+      },
+      K,
+    );
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const mail = await h.outbox.mail({ apiKeyId: apiKey });
+    expect(mail).toHaveLength(1);
+    expect(mail[0]).toMatchObject({ to: 'ann@mail.example', subject: 'The Boss needs you', status: 'kept' });
+    const listed = (await testing('GET', `/testing/outbox?kind=mail&apiKey=${apiKey}`)).body.result?.data as { mail: Array<{ to: string }> };
+    expect(listed.mail.map((m) => m.to)).toEqual(['ann@mail.example']);
+    expect(await h.outbox.mail({ apiKeyId: h.credentials.apiKey })).toEqual([]);
+    expect((await testing('POST', '/testing/outbox/clear', { apiKey })).status).toBe(200);
+    expect(await h.outbox.mail({ apiKeyId: apiKey })).toEqual([]);
   });
 });
