@@ -253,7 +253,9 @@ export function createDeliveryEngine(deps: EngineDeps) {
       // when this attempt starts, as recorded; a rate limit's slot is taken at the same instant (not the pass's
       // `now`, which earlier sends of the pass make stale), so recorded starts are never closer than it allows
       const startedAt = currentTime();
-      const timestamp = Math.floor(now / 1000);
+      // the real time, not Hearth's clock (server/clock.ts): receivers check it against theirs (Standard Webhooks'
+      // five-minute tolerance), and a test that advanced Hearth's clock must still verify the signature
+      const timestamp = Math.floor(Date.now() / 1000);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         'user-agent': `Hearth-Webhooks/${deps.version}`,
