@@ -179,6 +179,28 @@ describe('outbox', () => {
     await h.clock.reset();
   });
 
+  it('sends a debounced crdt.update_data event once the clock passes its wait', async () => {
+    receiver.answer({ status: 200, body: 'ok' });
+    expect((await callK('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true })).status).toBe(200);
+    if (h.outbox.webhooks().length === 0 && receiver.received.length === 0)
+      expect((await callK('/v2/workspace/advancedwebhook/endpoints/create', { url: `${receiver.url}/hook` })).status).toBe(200);
+    await callK('/v2/organizations/documents/add', { organizationId: 'deb', createOrganization: true, documents: [{ documentId: 'doc' }] });
+    await h.outbox.clear();
+    const client = connectYjs(
+      h.url,
+      { organizationId: 'deb', documentId: 'doc', editorId: 'e' },
+      { apiKey: h.credentials.apiKey, authToken: h.credentials.authToken },
+    );
+    await client.synced;
+    client.doc.getText('content').insert(0, 'debounced');
+    const crdtEvents = () => h.outbox.webhooks().filter((w) => (JSON.parse(w.body) as { event?: string }).event === 'crdt.update_data');
+    await h.clock.advance(2 * 60_000);
+    // well within the 5 s debounce (crdtDebounceMs): without the clock's move this fails
+    await eventually(() => expect(crdtEvents().length).toBeGreaterThanOrEqual(1), 4_000);
+    client.close();
+    await h.clock.reset();
+  });
+
   it('lists the mail Hearth wrote (of one key when asked) and clears it', async () => {
     const W = workspaceHeaders(h.credentials);
     const created = await call(h.url, '/v2/workspace/apikey/create', { ownerEmail: 'owner@example.com', type: 'testing', useEmailService: true }, W);
