@@ -37,7 +37,9 @@ function newestSource() {
   return newest;
 }
 
-const fresh = existsSync(built) && existsSync(stamp) && (!existsSync(`${root}server`) || statSync(stamp).mtimeMs >= newestSource());
+// An installed package has no TypeScript sources (package.json "files": its server/ holds the migrations only):
+// its build is what runs, whatever the file times the tarball's extraction gave.
+const fresh = existsSync(built) && existsSync(stamp) && (!existsSync(`${root}server/cli.ts`) || statSync(stamp).mtimeMs >= newestSource());
 if (fresh) {
   await import(new URL('../dist/server/cli.js', import.meta.url).href);
 } else {

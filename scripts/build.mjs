@@ -19,7 +19,15 @@ const started = Date.now();
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: ['server/cli.ts', 'server/index.ts', 'server/webhooks/worker.ts', 'server/admin/import-worker.ts', 'server/crdt/yjs-worker.ts', 'main/main.ts'],
+  entryPoints: [
+    'server/cli.ts',
+    'server/index.ts',
+    'server/testing/index.ts',
+    'server/webhooks/worker.ts',
+    'server/admin/import-worker.ts',
+    'server/crdt/yjs-worker.ts',
+    'main/main.ts',
+  ],
   outdir: OUT,
   outbase: ROOT,
   entryNames: '[dir]/[name]',

@@ -107,6 +107,11 @@ export const configSchema = z.object({
   /** Print the startup banner (the CLI does; tests and Electron do not). */
   banner: z.boolean(),
   /**
+   * Testing mode (`serve --testing`, `hearth exec`, `startHearth`): the /testing/ routes (reset, clock, captured
+   * outbound traffic) answer; off, they refuse (server/testing/routes.ts).
+   */
+  testing: z.boolean(),
+  /**
    * The admin UI's request monitor (admin/monitor.ts): MB kept across all workspaces (MONITOR_MB) and per workspace,
    * how long a workspace's bodies outlive its last watcher, and how old a kept call may get.
    */
@@ -213,6 +218,7 @@ export function defaultConfig(): Config {
     },
     mailRecipientsPerCall: 100,
     banner: false,
+    testing: false,
     monitor: { totalMb: 64, workspaceMb: 8, closeGraceMs: MINUTE, maxAgeMs: HOUR },
     crdtIdleMs: 30_000,
     shutdownGraceMs: 5_000,

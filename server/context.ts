@@ -17,6 +17,7 @@ import type { AccessEvents } from './services/access-events.ts';
 import type { AgentRunner } from './services/agents.ts';
 import type { JobRunner } from './services/jobs.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import type { TestingState } from './testing/state.ts';
 
 /** The services one running Hearth shares between its operations, its websocket and its CLI commands. */
 export interface AppContext {
@@ -56,6 +57,8 @@ export interface AppContext {
   hostAllowed: HostCheck;
   log: Logger;
   version: string;
+  /** Testing mode's state (captured outbound traffic): set only when `config.testing` (server/testing/). */
+  testing?: TestingState;
   /** The URL this server listens at (known once it listens). */
   baseUrl: string;
   /** The base URL of links handed out to clients: `publicUrl` when set, else `baseUrl`. */

@@ -37,6 +37,8 @@ import { VERSION } from './version.ts';
 import { createHostCheck } from './http/host-check.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { createWebhookDispatcher, offlineDispatcher } from './webhooks/dispatcher.ts';
+import { createTestingState } from './testing/state.ts';
+import type { SentWebhook } from './webhooks/protocol.ts';
 
 export { DATABASE_FILE };
 
@@ -115,6 +117,7 @@ export async function openApp(config: Config): Promise<AppContext> {
     limiter: createRateLimiter(cluster, log),
     mail: createMailer({ storage, secrets, log, smtpUrl: config.smtpUrl, from: config.mailFrom }),
     log,
+    ...(config.testing ? { testing: createTestingState() } : {}),
     version: VERSION,
     baseUrl: '',
     publicUrl: '',
@@ -188,7 +191,11 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     await app.mail.recover(app);
     await app.jobs.recover(app);
     await app.agents.recover(app);
-    app.webhooks = createWebhookDispatcher(app, { debounced: { 'crdt.update_data': crdtEventResolver(config) } });
+    const testing = app.testing;
+    app.webhooks = createWebhookDispatcher(app, {
+      debounced: { 'crdt.update_data': crdtEventResolver(config) },
+      ...(testing ? { onSent: (sent: SentWebhook) => testing.recordWebhook(sent) } : {}),
+    });
     // in a cluster, work other instances left behind under leases that ran out
     const leases = watchLeases(app);
 

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import * as Y from 'yjs';
 import type { Config } from '../config.ts';
 import type { CrdtRow } from '../db/repos/crdt.ts';
@@ -108,7 +109,7 @@ export function crdtEventResolver(config: Pick<Config, 'webhooks'>): DebouncedRe
   return async (row, scope, storage) => {
     const key = keyOf(row.apiKeyId, row.dedupeKey);
     if (!key) return null;
-    const now = Date.now();
+    const now = currentTime();
     // The time of the last change decides first: the document is rebuilt from storage only for the event itself,
     // not on each postponement while it is being edited (a large document every few seconds, all garbage).
     const stored = await storage.crdt.head(scope, key);

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import * as decoding from 'lib0/decoding';
@@ -97,7 +98,7 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   const decision = await documentAccess(app, scope, key.organizationId, key.documentId, claims.userId);
   if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
   const recheck = async (resolvers: Resolvers): Promise<Verdict> => {
-    if (claims.exp !== undefined && claims.exp * 1000 <= Date.now()) return revoked(4401, 'token expired');
+    if (claims.exp !== undefined && claims.exp * 1000 <= currentTime()) return revoked(4401, 'token expired');
     const now = await app.storage.keys.find(scope);
     if (!now || now.disabled) return revoked(4403, 'API key disabled');
     if (origin !== undefined && !originAllowed(now.allowedDomains, origin)) return revoked(4403, 'origin no longer allowed');

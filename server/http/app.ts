@@ -13,6 +13,7 @@ import { registerGauges, registerOpsEndpoints } from './ops-endpoints.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { UI_SECURITY_HEADERS } from './html.ts';
+import { registerTestingRoutes } from '../testing/routes.ts';
 
 /** Throws on a path registered twice: two files claiming one path is always a mistake. */
 export function checkRegistry(operations: readonly AnyOperation[]) {
@@ -114,6 +115,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
   const gauges = registerGauges(app);
   registerOpsEndpoints(h3, app, gauges);
   registerAdminRoutes(h3, app, operations, gauges);
+  registerTestingRoutes(h3, app);
 
   h3.all('/**', (event) => {
     if (event.req.method === 'GET' || event.req.method === 'HEAD') return serveUi(event.url.pathname);

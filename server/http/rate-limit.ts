@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { ClusterBus } from '../cluster/bus.ts';
 import type { RateLimit } from '../config.ts';
 import type { Logger } from '../log.ts';
@@ -31,7 +32,7 @@ export class LocalRateLimiter implements RateLimiter {
   private lastSweep = 0;
 
   constructor(
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = currentTime,
     private readonly maxWindows = MAX_WINDOWS,
   ) {}
 
@@ -123,7 +124,7 @@ export class ClusterRateLimiter implements RateLimiter {
   constructor(
     private readonly cluster: Pick<ClusterBus, 'count'>,
     private readonly log: Logger,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = currentTime,
     private readonly intervalMs = SYNC_INTERVAL_MS,
   ) {}
 

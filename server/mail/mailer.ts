@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { Transporter } from 'nodemailer';
 import type { Storage } from '../db/repos/index.ts';
 import type { MailRow, MailStatus, NewMail } from '../db/repos/mail.ts';
@@ -131,7 +132,7 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
   const spent = async (row: MailRow): Promise<string | null> => {
     if (row.loginLinkId === null) return null;
     const link = await storage.mail.loginLink(row.loginLinkId);
-    if (!link || link.expiresAt <= Date.now()) return 'not sent: the login link expired before it could be relayed';
+    if (!link || link.expiresAt <= currentTime()) return 'not sent: the login link expired before it could be relayed';
     if (link.usedAt !== null) return 'not sent: the login link was used before it could be relayed';
     return null;
   };
@@ -140,7 +141,7 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
     if (!smtpUrl) return;
     for (let n = 0; n < PASS_SIZE; n++) {
       if (closed) return;
-      const now = Date.now();
+      const now = currentTime();
       const row = await storage.mail.claimQueued(MAX_ATTEMPTS, now, now + leaseMs);
       if (!row) return;
       /** Records the outcome, unless the hold ran out and the mail was taken back meanwhile (then it is another relay's). */
@@ -168,7 +169,7 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
           html: body.html,
         });
         if (closed) return;
-        await record({ status: 'sent', attempts, sentAt: Date.now(), lastError: null });
+        await record({ status: 'sent', attempts, sentAt: currentTime(), lastError: null });
       } catch (error) {
         if (closed) return;
         const message = error instanceof Error ? error.message : String(error);
@@ -213,7 +214,7 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
     bodyEnc: secrets.encrypt(JSON.stringify({ text: mail.text, html: mail.html })),
     status: smtpUrl ? 'queued' : 'kept',
     loginLinkId: mail.loginLinkId ?? null,
-    createdAt: Date.now(),
+    createdAt: currentTime(),
   });
 
   return {
@@ -226,12 +227,12 @@ export function createMailer(opts: { storage: Storage; secrets: Secrets; log: Lo
     flush,
     async recover(start) {
       leaseMs = start.config.leases.mailMs;
-      if (smtpUrl) await storage.mail.releaseQueued(MAX_ATTEMPTS, heldBeforeAtStart(start, Date.now()));
+      if (smtpUrl) await storage.mail.releaseQueued(MAX_ATTEMPTS, heldBeforeAtStart(start, currentTime()));
       flush();
     },
     async takeBackExpired() {
       if (!smtpUrl || closed) return;
-      await storage.mail.releaseQueued(MAX_ATTEMPTS, Date.now());
+      await storage.mail.releaseQueued(MAX_ATTEMPTS, currentTime());
       flush();
     },
     async list({ limit = 100 } = {}) {

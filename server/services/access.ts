@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { AccessRole, DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { AccessFacts } from '../db/repos/access.ts';
 import type { DocumentRow } from '../db/repos/documents.ts';
@@ -184,7 +185,7 @@ type Rules = ReturnType<typeof rules>;
  * about many users and resources (permissions get, notification recipients) reads each row once. Each question
  * is one step of storage (inside the caller's unit of work, if any); `batch` asks several in one.
  */
-export function createAccessResolver(deps: { storage: Pick<Storage, 'access'> }, scope: TenantScope, organizationId: string, now = Date.now()) {
+export function createAccessResolver(deps: { storage: Pick<Storage, 'access'> }, scope: TenantScope, organizationId: string, now = currentTime()) {
   const cache = newCache();
   const batch = <T>(ask: (resolver: Rules) => T): Promise<T> =>
     deps.storage.access.read(scope, organizationId, (facts) => ask(rules(facts, cache, organizationId, now)));

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { z } from 'zod';
 import type { activitiesDeleteInput, activitiesGetInput, activitiesUpdateInput, activityInput, FEATURE_TYPES } from '../../shared/schemas/feed.ts';
 import type { PageTokens } from '../db/pagination.ts';
@@ -61,7 +62,7 @@ function activityRow(entry: ActivityEntry): Omit<ActivityRow, 'apiKeyId'> {
     displayMessageTemplateData: entry.displayMessageTemplateData ?? null,
     actionIcon: entry.actionIcon ?? null,
     resolver,
-    timestamp: entry.timestamp ?? Date.now(),
+    timestamp: entry.timestamp ?? currentTime(),
   };
 }
 

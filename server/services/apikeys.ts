@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { z } from 'zod';
 import {
   AI_PROVIDERS,
@@ -107,7 +108,7 @@ export async function insertApiKey(deps: KeyDeps, workspace: WorkspaceScope, inp
   }
   const domains = new Set(input.allowedDomains ?? []);
   if (input.addLocalHostToAllowedDomains) domains.add('localhost');
-  const now = Date.now();
+  const now = currentTime();
   const fields = {
     id: randomAlphanumeric(20),
     name: input.apiKeyName ?? (input.type === 'production' ? 'Production API Key' : 'Test API Key'),
@@ -161,7 +162,7 @@ export async function issueAuthToken(deps: KeyDeps, scope: TenantScope, name = D
     domains,
     tokenEnc: deps.secrets.encrypt(token),
     tokenDigest: deps.secrets.digest(token),
-    createdAt: Date.now(),
+    createdAt: currentTime(),
   });
   return token;
 }
@@ -200,7 +201,7 @@ export async function resetAuthToken(deps: KeyDeps & { accessEvents: AccessEvent
 }
 
 export async function renameApiKey(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, name: string) {
-  await deps.storage.keys.update(scope, { name, updatedAt: Date.now() });
+  await deps.storage.keys.update(scope, { name, updatedAt: currentTime() });
 }
 
 /** /v2/workspace/apikeys/get: the workspace's keys, oldest first, keyset-paginated. */
@@ -258,7 +259,7 @@ export async function apiKeyDisabled(deps: Pick<KeyDeps, 'storage'>, scope: Tena
 }
 
 export async function setSecret(deps: KeyDeps, scope: TenantScope, name: string, value: string) {
-  await deps.storage.keys.setSecret(scope, name, deps.secrets.encrypt(value), Date.now());
+  await deps.storage.keys.setSecret(scope, name, deps.secrets.encrypt(value), currentTime());
 }
 
 export async function deleteSecret(deps: Pick<KeyDeps, 'storage'>, scope: TenantScope, name: string) {
@@ -289,7 +290,7 @@ export async function updateSettings(
     if (!row) throw notFound('API key not found.');
     const settings: ApiKeySettings = structuredClone(row.settings);
     await change(settings);
-    const updatedAt = Date.now();
+    const updatedAt = currentTime();
     await storage.keys.update(scope, { settings, updatedAt });
     return { ...row, settings, updatedAt };
   });

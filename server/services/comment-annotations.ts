@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import type { z } from 'zod';
 import type { WebhookEventType } from '../../shared/schemas/webhooks.ts';
@@ -113,7 +114,7 @@ async function insertAnnotation(
   const id = item.annotationId ?? randomAlphanumeric(20);
   const status = item.status ?? DEFAULT_STATUS;
   // the thread's times: its first comment's creation and its latest edit (as given when older comments are imported)
-  const now = Date.now();
+  const now = currentTime();
   const times = item.commentData.map((c: CommentInput) => commentTimes(c, now));
   const row: Omit<AnnotationRow, 'apiKeyId'> = {
     organizationId,
@@ -247,7 +248,7 @@ async function replaceUsers(deps: Deps, scope: TenantScope, selected: Annotation
     rewrite.reads = readAt;
   }
   const changed = rewrite.comments.length > 0 || rewrite.reactions !== undefined || rewrite.reads !== undefined;
-  if (changed || Object.keys(set).length > 0) rewrite.annotation = { ...set, updatedAt: Date.now() };
+  if (changed || Object.keys(set).length > 0) rewrite.annotation = { ...set, updatedAt: currentTime() };
   if (changed || rewrite.annotation) await deps.storage.comments.rewriteThread(scope, row.organizationId, row.id, rewrite);
 }
 
@@ -260,7 +261,7 @@ async function applyUpdatedData(
   data: NonNullable<z.output<typeof annotationsUpdateInput>['updatedData']>,
 ) {
   const annotationId = row.id;
-  const set: Partial<AnnotationRow> = { updatedAt: Date.now() };
+  const set: Partial<AnnotationRow> = { updatedAt: currentTime() };
   if (data.status) Object.assign(set, { status: data.status, statusId: data.status.id });
   if (data.priority !== undefined) set.priority = data.priority;
   if (data.assignedTo !== undefined) set.assignedTo = data.assignedTo ? userOf(data.assignedTo) : null;
@@ -378,7 +379,7 @@ export async function markAnnotationsRead(
   input: { organizationId: string; annotationIds: string[]; userId: string },
 ): Promise<Outcomes> {
   const annotationIds = new Set(input.annotationIds);
-  const found = await deps.storage.comments.markRead(scope, input.organizationId, annotationIds, input.userId, Date.now());
+  const found = await deps.storage.comments.markRead(scope, input.organizationId, annotationIds, input.userId, currentTime());
   const out: Outcomes = keyed();
   for (const annotationId of annotationIds)
     out[annotationId] = found.has(annotationId) ? { success: true, message: 'Marked as read.' } : { success: false, message: 'Annotation not found.' };

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { randomInt } from 'node:crypto';
 import type { z } from 'zod';
 import type { commentInput, commentsUpdateInput } from '../../shared/schemas/comments.ts';
@@ -53,7 +54,7 @@ export async function insertComments(w: ThreadWrite, items: CommentInput[], opti
   const organizationId = annotation.organizationId;
   const ids: number[] = [];
   for (const item of items) {
-    const now = Date.now();
+    const now = currentTime();
     const { createdAt, updatedAt } = commentTimes(item, now);
     const mentioned = mentionedIds(item.taggedUserContacts);
     const from = userOf(item.from);
@@ -148,7 +149,7 @@ export async function addComments(
   const ids = await deps.storage.transaction(async () => {
     const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
     const ids = await insertComments({ deps, scope, apiKey, annotation, mails }, input.commentData);
-    await deps.storage.comments.updateAnnotation(scope, input.organizationId, input.annotationId, { updatedAt: Date.now() });
+    await deps.storage.comments.updateAnnotation(scope, input.organizationId, input.annotationId, { updatedAt: currentTime() });
     return ids;
   });
   if (mails.count > 0) deps.mail.flush();
@@ -185,7 +186,7 @@ export async function updateComments(deps: Deps, scope: TenantScope, input: z.ou
           data.status === undefined && (data.commentText !== undefined || data.commentHtml !== undefined) ? { ...data, status: 'updated' } : data,
           row.extra,
         ),
-        updatedAt: Date.now(),
+        updatedAt: currentTime(),
       });
       const actionUser = input.actionUser ?? row.fromUser;
       await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.update', actionUser, commentId });

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { z } from 'zod';
 import type { documentsAddInput, documentsGetInput, documentsUpdateInput } from '../../shared/schemas/access.ts';
 import type { DocumentAccessType } from '../../shared/schemas/common.ts';
@@ -47,7 +48,7 @@ export const findDocument = (deps: Deps, scope: TenantScope, organizationId: str
 
 /** Adds a document (the caller checked it is not there). */
 export async function insertDocument(deps: Deps, scope: TenantScope, apiKey: KeySettings, organizationId: string, input: NewDocument): Promise<DocumentRow> {
-  const row = newDocument(apiKey, organizationId, input, Date.now());
+  const row = newDocument(apiKey, organizationId, input, currentTime());
   await deps.storage.documents.insert(scope, [row]);
   return { ...row, apiKeyId: scope.apiKeyId };
 }
@@ -117,7 +118,7 @@ export async function addDocuments(deps: Deps, scope: TenantScope, apiKey: KeySe
       throw bulkFailure('ALREADY_EXISTS', 'Error adding document(s).', details);
     }
     const out: Outcomes = keyed();
-    const rows = input.documents.map((doc) => newDocument(apiKey, input.organizationId, { ...doc, folderId }, Date.now()));
+    const rows = input.documents.map((doc) => newDocument(apiKey, input.organizationId, { ...doc, folderId }, currentTime()));
     await deps.storage.documents.insert(scope, rows);
     for (const doc of input.documents) out[doc.documentId] = { success: true, id: doc.documentId, message: 'Added Successfully' };
     return out;
@@ -154,7 +155,7 @@ export async function updateDocuments(deps: Deps, scope: TenantScope, input: z.o
         set: {
           name: doc.documentName ?? current.name,
           metadata: doc.metadata ? { ...current.metadata, ...doc.metadata } : current.metadata,
-          updatedAt: Date.now(),
+          updatedAt: currentTime(),
         },
       };
     });
@@ -190,7 +191,7 @@ export async function moveDocuments(
   await deps.storage.transaction(async () => {
     const folderId = await targetFolder(deps, scope, input.organizationId, input.folderId, null);
     await requireAll(deps, scope, input.organizationId, ids, 'Error moving document(s).');
-    await deps.storage.documents.changeAll(scope, input.organizationId, ids, { folderId, updatedAt: Date.now() });
+    await deps.storage.documents.changeAll(scope, input.organizationId, ids, { folderId, updatedAt: currentTime() });
   });
   // a folder of a stricter access type can shut users out
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId: input.organizationId, documentIds: ids });
@@ -210,7 +211,7 @@ export async function setDocumentsField(
     const changed = await deps.storage.documents.change(
       scope,
       organizationId,
-      ids.map((id) => ({ id, set: { ...change, updatedAt: Date.now() } })),
+      ids.map((id) => ({ id, set: { ...change, updatedAt: currentTime() } })),
     );
     const out: Outcomes = keyed();
     ids.forEach((id, i) => {

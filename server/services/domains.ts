@@ -2,6 +2,7 @@
 // key's documents. Browsers are the only clients that state an origin, and the websocket is the only way a page
 // reaches Hearth with a key's credentials (the REST operations answer no CORS preflight), so the list is enforced
 // where browsers connect: the y-websocket upgrade (server/crdt/websocket.ts). An empty list allows every origin.
+import { currentTime } from '../clock.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { invalid } from '../errors.ts';
@@ -17,7 +18,7 @@ async function change(deps: Deps & { accessEvents: AccessEvents }, scope: Tenant
     // the stored list, not the caller's cached row: the CLI may have changed it since
     const current = (await deps.storage.keys.find(scope))?.allowedDomains ?? [];
     const next = edit(current);
-    if (next.length !== current.length) await deps.storage.keys.update(scope, { allowedDomains: next, updatedAt: Date.now() });
+    if (next.length !== current.length) await deps.storage.keys.update(scope, { allowedDomains: next, updatedAt: currentTime() });
     return next;
   });
   // pages of an origin no longer allowed lose their connections

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { z } from 'zod';
 import type { foldersAddInput, foldersUpdateInput } from '../../shared/schemas/access.ts';
 import type { DocumentAccessType } from '../../shared/schemas/common.ts';
@@ -39,7 +40,7 @@ export async function insertFolder(
   parent: FolderRow | null,
   input: { folderId: string; folderName?: string | undefined; accessType?: DocumentAccessType | undefined },
 ): Promise<FolderRow> {
-  const now = Date.now();
+  const now = currentTime();
   const inheritAccess = input.accessType === undefined;
   const row: Omit<FolderRow, 'apiKeyId'> = {
     organizationId,
@@ -96,7 +97,7 @@ async function rewriteSubtree(
   const oldDepth = top.ancestors.length;
   const moved = placement(next.parent, top.id);
   const accessById = new Map<string, DocumentAccessType>();
-  const now = Date.now();
+  const now = currentTime();
   const changes: Array<{ id: string; set: FolderChange }> = [];
   for (const row of rows) {
     const isTop = row.id === top.id;
@@ -153,7 +154,7 @@ export async function updateFolders(
         await rewriteSubtree(deps, scope, folder, { parent, ownAccessType: folder.ownAccessType, inheritAccess: folder.inheritAccess });
         moved = true;
       }
-      if (item.folderName !== undefined) await folders.rename(scope, input.organizationId, item.folderId, item.folderName, Date.now());
+      if (item.folderName !== undefined) await folders.rename(scope, input.organizationId, item.folderId, item.folderName, currentTime());
       out[item.folderId] = { success: true, id: item.folderId, message: 'Folder Updated.' };
     }
     return out;

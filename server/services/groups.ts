@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { checkUniqueIds, ensureOrganization, type Outcomes } from './organizations.ts';
@@ -36,7 +37,7 @@ export async function addGroups(
     const added = await deps.storage.groups.insert(
       scope,
       input.organizationId,
-      groups.map((group) => ({ id: group.groupId, name: group.groupName ?? '', createdAt: Date.now() })),
+      groups.map((group) => ({ id: group.groupId, name: group.groupName ?? '', createdAt: currentTime() })),
     );
     const out: Outcomes = keyed();
     groups.forEach((group, i) => {
@@ -71,7 +72,7 @@ export async function addGroupUsers(
       input.organizationId,
       groupId,
       userIds.filter((userId) => known.has(userId)),
-      Date.now(),
+      currentTime(),
     );
     return out;
   });

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { randomBytes } from 'node:crypto';
 import type { Config, RateLimit } from '../config.ts';
 import type { Storage } from '../db/repos/index.ts';
@@ -66,11 +67,11 @@ export async function sendLoginLink(app: SendDeps, input: { email: string; conti
   const { storage } = app;
   const queued = await storage.transaction(async () => {
     // links past their hour can never be opened again: each request clears them away (a few rows at most)
-    await storage.loginLinks.deleteExpired(Date.now());
+    await storage.loginLinks.deleteExpired(currentTime());
     const owner = (await storage.workspaces.ownedBy(email))[0];
     if (!owner) return false;
     const token = randomBytes(32).toString('base64url');
-    const now = Date.now();
+    const now = currentTime();
     const linkId = randomAlphanumeric(16);
     await storage.loginLinks.insert({
       id: linkId,
@@ -103,7 +104,7 @@ type LinkDeps = { storage: Storage; secrets: Secrets };
 /** The unused, unexpired login link of a token, or null. */
 async function usableLink(deps: LinkDeps, token: string) {
   const link = await deps.storage.loginLinks.unused(deps.secrets.digest(token));
-  return link && link.expiresAt >= Date.now() ? link : null;
+  return link && link.expiresAt >= currentTime() ? link : null;
 }
 
 /** Whose login link a token is, while it can still be used; changes nothing (GET of the link's page). */
@@ -117,7 +118,7 @@ export function consumeLoginLink(deps: LinkDeps, token: string): Promise<string 
   return deps.storage.transaction(async () => {
     const link = await usableLink(deps, token);
     if (!link) return null;
-    await deps.storage.loginLinks.markUsed(link.id, Date.now());
+    await deps.storage.loginLinks.markUsed(link.id, currentTime());
     await deps.storage.workspaces.markEmailVerified(link.email);
     return link.continueUrl;
   });

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { judgmentsQueryInput, suggestInput } from '../../shared/schemas/ai.ts';
@@ -49,7 +50,7 @@ function newJudgment(j: JudgmentInput, now: number): NewJudgment {
 }
 
 /** Records a judgment (in the caller's unit of work, with the change it comes from). */
-export async function recordJudgment(deps: Deps, scope: TenantScope, j: JudgmentInput, now = Date.now()) {
+export async function recordJudgment(deps: Deps, scope: TenantScope, j: JudgmentInput, now = currentTime()) {
   await deps.storage.judgments.insert(scope, newJudgment(j, now));
 }
 
@@ -186,7 +187,7 @@ function describe(side: 'approve' | 'reject', rows: Scored[], total: number, sco
  * null below 2 supporting records; `conflict` when both sides have 2 or more. A tie goes to the side with the
  * greater total relevance, then to the one with the newer judgment.
  */
-export function suggestFrom(relevant: Scored[], scope: ScopeName, now = Date.now()): { primary: Suggestion | null; conflict: Suggestion | null } {
+export function suggestFrom(relevant: Scored[], scope: ScopeName, now = currentTime()): { primary: Suggestion | null; conflict: Suggestion | null } {
   const approve = relevant.filter((r) => APPROVE.has(r.decision));
   const reject = relevant.filter((r) => REJECT.has(r.decision));
   const weight = (rows: Scored[]) => rows.reduce((s, r) => s + r.rank, 0);
@@ -233,7 +234,7 @@ export async function suggest(deps: Deps, scope: TenantScope, input: z.output<ty
   if (input.documentId !== undefined) scopes.push(['document', { organizationId: input.organizationId, documentId: input.documentId }]);
   if (input.organizationId !== undefined) scopes.push(['organization', { organizationId: input.organizationId }]);
   scopes.push(['apiKey', {}]);
-  const now = Date.now();
+  const now = currentTime();
   let answer: ReturnType<typeof suggestFrom> = { primary: null, conflict: null };
   for (const [name, where] of scopes) {
     answer = suggestFrom(await deps.storage.judgments.search(scope, match, where), name, now);

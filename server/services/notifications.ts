@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { randomInt } from 'node:crypto';
 import type { z } from 'zod';
 import type { notificationsAddInput, notificationsDeleteInput, notificationsGetInput, notificationsUpdateInput } from '../../shared/schemas/feed.ts';
@@ -213,7 +214,7 @@ function notificationRow(input: AddInput, id: string): Omit<NotificationRow, 'ap
     body: input.displayBodyMessage ?? null,
     resolver: resolverMode,
     contextAccess: input.context?.access ?? null,
-    timestamp: Date.now(),
+    timestamp: currentTime(),
   };
 }
 
@@ -334,7 +335,7 @@ export async function updateNotifications(deps: Deps, scope: TenantScope, input:
     }),
     readBy: item.readByUserIds,
     unreadBy: item.unreadByUserIds,
-    readAt: Date.now(),
+    readAt: currentTime(),
   }));
   const found = await deps.storage.notifications.update(scope, input.organizationId, edits);
   const out: Outcomes = keyed();

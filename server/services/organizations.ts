@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { z } from 'zod';
 import type { organizationsAddInput, organizationsGetInput } from '../../shared/schemas/access.ts';
 import type { PageTokens } from '../db/pagination.ts';
@@ -28,7 +29,7 @@ export function checkUniqueIds(list: string[], field: string) {
 
 const missing = (organizationId: string) => notFound(`Organization does not exist: ${organizationId}. Pass createOrganization: true to create it.`);
 const newRow = (id: string, name = '', metadata: Record<string, unknown> = {}): Omit<OrganizationRow, 'apiKeyId'> => {
-  const now = Date.now();
+  const now = currentTime();
   return { id, name, disabled: false, metadata, createdAt: now, updatedAt: now };
 };
 
@@ -79,7 +80,7 @@ export async function updateOrganizations(deps: Deps, scope: TenantScope, record
       await deps.storage.organizations.update(scope, record.organizationId, {
         name: record.organizationName ?? existing.name,
         metadata: record.metadata ? { ...existing.metadata, ...record.metadata } : existing.metadata,
-        updatedAt: Date.now(),
+        updatedAt: currentTime(),
       });
       out[record.organizationId] = { success: true, id: record.organizationId, message: 'Updated Successfully' };
     }
@@ -113,7 +114,7 @@ export async function setOrganizationsDisabled(
   const outcomes = await deps.storage.transaction(async () => {
     const out: Outcomes = keyed();
     for (const organizationId of unique) {
-      out[organizationId] = (await deps.storage.organizations.update(scope, organizationId, { disabled, updatedAt: Date.now() }))
+      out[organizationId] = (await deps.storage.organizations.update(scope, organizationId, { disabled, updatedAt: currentTime() }))
         ? { success: true, id: organizationId, message: 'Organization disable state updated.' }
         : { success: false, id: organizationId, message: 'Organization does not exist' };
     }

@@ -1,3 +1,4 @@
+import { currentDate, currentTime } from '../clock.ts';
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { ContextPermissions, PermissionResource } from '../../shared/schemas/access.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
@@ -12,7 +13,8 @@ import { upsertUser } from './users.ts';
 import { keyed } from './keyed.ts';
 import type { Secrets } from '../security/secrets.ts';
 
-const TOKEN_LIFETIME = '48h';
+/** 48 hours, in seconds; counted on Hearth's clock (server/clock.ts), which testing mode can advance. */
+const TOKEN_LIFETIME_S = 48 * 60 * 60;
 const ISSUER = 'hearth';
 
 type Deps = { storage: Storage };
@@ -50,7 +52,7 @@ async function changePermissions(deps: Deps, scope: TenantScope, userId: string,
     await storage.memberships.upsert(
       scope,
       { ...key, accessRole: resource.accessRole ?? 'editor', expiresAt: resource.expiresAt ? resource.expiresAt * 1000 : null },
-      Date.now(),
+      currentTime(),
     );
   }
 }
@@ -99,7 +101,7 @@ async function changeContextAccess(deps: Deps, scope: TenantScope, userId: strin
     if (set.size > 0) current.set(key, [...set]);
     else current.delete(key);
   }
-  await deps.storage.users.setMetadata(scope, userId, { ...user.metadata, contextAccess: Object.fromEntries(current) }, Date.now());
+  await deps.storage.users.setMetadata(scope, userId, { ...user.metadata, contextAccess: Object.fromEntries(current) }, currentTime());
 }
 
 type Entry = { accessRole: AccessRole; accessType?: string; reasons: string[] } | { errorCode: 'permission_denied' | 'does_not_exist'; reasons: string[] };
@@ -188,13 +190,14 @@ export async function generateUserToken(
   if (input.userProperties?.isAdmin !== undefined) claims.isAdmin = input.userProperties.isAdmin;
   if (resources.length > 0) claims.resources = resources;
   if (organizationId !== undefined) claims.organizationId = organizationId;
+  const issuedAt = Math.floor(currentTime() / 1000);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(input.userId)
     .setIssuer(ISSUER)
     .setAudience(scope.apiKeyId)
-    .setIssuedAt()
-    .setExpirationTime(TOKEN_LIFETIME)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + TOKEN_LIFETIME_S)
     .sign(signingKey(deps, scope.apiKeyId));
 }
 
@@ -223,7 +226,12 @@ export async function legacyUserToken(
 /** The claims of a token made by generateUserToken for this API key, or null (bad signature, expired, other key). */
 export async function verifyUserToken(deps: Signing, apiKeyId: string, token: string): Promise<UserTokenClaims | null> {
   try {
-    const { payload } = await jwtVerify<UserTokenClaims>(token, signingKey(deps, apiKeyId), { issuer: ISSUER, audience: apiKeyId, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify<UserTokenClaims>(token, signingKey(deps, apiKeyId), {
+      issuer: ISSUER,
+      audience: apiKeyId,
+      algorithms: ['HS256'],
+      currentDate: currentDate(),
+    });
     return payload.apiKey === apiKeyId ? payload : null;
   } catch {
     return null;

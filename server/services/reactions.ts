@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { StoredUser } from '../db/repos/notifications.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -42,7 +43,7 @@ export async function addReaction(
       icon: input.icon,
       fromUser: from,
       fromUserId: from.userId,
-      createdAt: Date.now(),
+      createdAt: currentTime(),
     };
     await deps.storage.reactions.insert(scope, row);
     const decision = reactionDecision(input.icon);

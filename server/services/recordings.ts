@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { recordingsAddInput, recordingsGetInput } from '../../shared/schemas/recordings.ts';
@@ -119,7 +120,7 @@ export async function addRecording(deps: Deps & Urls, scope: TenantScope, apiKey
       }
       const id = r.recordingId ?? randomAlphanumeric(20);
       const existing = await deps.storage.recordings.find(scope, input.organizationId, id);
-      const now = Date.now();
+      const now = currentTime();
       const from = Object.fromEntries(Object.entries(r.from).filter(([, v]) => v !== undefined)) as RecordingRow['fromUser'];
       const version = existing ? existing.latestVersion + 1 : 1;
       if (existing && existing.documentId !== input.documentId) throw invalid(`Recording ${id} belongs to document ${existing.documentId}.`);
@@ -254,6 +255,6 @@ export const ATTACHMENT_SWEEP_GRACE_MS = 10 * 60_000;
  * instance of a cluster only bytes older than ATTACHMENT_SWEEP_GRACE_MS, at its start and at each look for
  * expired leases.
  */
-export async function sweepOrphanAttachments(deps: Deps & { cluster?: unknown }, now = Date.now()) {
+export async function sweepOrphanAttachments(deps: Deps & { cluster?: unknown }, now = currentTime()) {
   return deps.storage.attachments.sweep(deps.cluster ? now - ATTACHMENT_SWEEP_GRACE_MS : now);
 }

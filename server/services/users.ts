@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { hash } from 'node:crypto';
 import type { UserInput } from '../../shared/schemas/access.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
@@ -80,7 +81,7 @@ function writeOf(row: UserRow, existing: UserRow | undefined): UserWrite | undef
 export async function upsertUser(deps: Deps, scope: TenantScope, user: Omit<UserInput, 'accessRole'>): Promise<UserRow> {
   const upsert = async () => {
     const existing = await deps.storage.users.find(scope, user.userId);
-    const row = mergeUser(scope.apiKeyId, user, existing, Date.now());
+    const row = mergeUser(scope.apiKeyId, user, existing, currentTime());
     const write = writeOf(row, existing);
     if (!write) return existing as UserRow;
     await deps.storage.users.save(scope, [write]);
@@ -100,7 +101,7 @@ export function upsertUsers(deps: Deps, scope: TenantScope, list: ReadonlyArray<
     const writes: UserWrite[] = [];
     for (const user of list) {
       const existing = known.get(user.userId);
-      const merged = mergeUser(scope.apiKeyId, user, existing, Date.now());
+      const merged = mergeUser(scope.apiKeyId, user, existing, currentTime());
       const write = writeOf(merged, existing);
       if (!write) continue;
       writes.push(write);
@@ -173,7 +174,7 @@ async function addUsersInBulk(
   const grants: Array<{ userId: string; accessRole: AccessRole | null; now: number }> = [];
   const out: Outcomes = keyed();
   for (const user of list) {
-    const now = Date.now();
+    const now = currentTime();
     const existing = known.get(user.userId);
     const merged = mergeUser(scope.apiKeyId, user, existing, now);
     const write = writeOf(merged, existing);
@@ -206,7 +207,7 @@ export async function updateUsers(
       }
       const row = await upsertUser(deps, scope, user);
       if (user.accessRole && user.accessRole !== current.accessRole) {
-        await deps.storage.memberships.upsert(scope, { ...key, accessRole: user.accessRole, expiresAt: current.expiresAt }, Date.now());
+        await deps.storage.memberships.upsert(scope, { ...key, accessRole: user.accessRole, expiresAt: current.expiresAt }, currentTime());
       }
       out[user.userId] = { success: true, id: row.internalId, message: 'User updated.' };
     }

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { ApiKeySettings } from '../../shared/schemas/apikey.ts';
@@ -89,7 +90,7 @@ export async function updateAdvancedConfig(deps: Pick<WebhookDeps, 'storage'>, s
       ...(publicKey === undefined ? {} : { publicKey }),
     };
     checkEncryption(next.encryptData, next.publicKey);
-    await storage.webhooks.saveConfig(scope, next, Date.now());
+    await storage.webhooks.saveConfig(scope, next, currentTime());
     return next;
   });
 }
@@ -137,7 +138,7 @@ export async function createEndpoint(deps: Pick<WebhookDeps, 'storage' | 'secret
   const { storage } = deps;
   return storage.transaction(async () => {
     await requireEnabled(storage, scope);
-    const now = Date.now();
+    const now = currentTime();
     const row: WebhookEndpointRow = {
       id: `ep_${randomBytes(20).toString('base64url').slice(0, 27)}`,
       apiKeyId: scope.apiKeyId,
@@ -186,7 +187,7 @@ export async function updateEndpoint(deps: Pick<WebhookDeps, 'storage'>, scope: 
   return storage.transaction(async () => {
     await requireEnabled(storage, scope);
     const row = await requireEndpoint(storage, scope, endpointId);
-    const set: EndpointChange = { updatedAt: Date.now() };
+    const set: EndpointChange = { updatedAt: currentTime() };
     if (url !== undefined) set.url = url;
     if (changes.description !== undefined) set.description = changes.description;
     if (changes.filterTypes !== undefined) set.filterTypes = changes.filterTypes?.length ? [...new Set(changes.filterTypes)] : null;
@@ -235,7 +236,7 @@ export async function rotateSecret(deps: Pick<WebhookDeps, 'storage' | 'secrets'
     await requireEnabled(storage, scope);
     const row = await requireEndpoint(storage, scope, input.endpointId);
     const secret = input.key ?? newSigningSecret();
-    const now = Date.now();
+    const now = currentTime();
     const previousSecretExpiresAt = now + deps.config.webhooks.rotationOverlapMs;
     await storage.webhooks.updateEndpoint(scope, input.endpointId, {
       secretEnc: deps.secrets.encrypt(secret),

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { z } from 'zod';
 import type { definitionCreateInput, definitionDeleteInput, definitionGetInput, definitionListInput, definitionUpdateInput } from '../../shared/schemas/ai.ts';
 import type { PageTokens } from '../db/pagination.ts';
@@ -131,7 +132,7 @@ function scopeOf(input: Pick<Body, 'scope' | 'organizationId' | 'documentId'>) {
 function toRow(deps: { secrets: Secrets }, input: Body, version: number, createdAt: number): Omit<Row, 'apiKeyId'> {
   const compiled = compileDefinition(input);
   const scope = scopeOf(input);
-  const now = Date.now();
+  const now = currentTime();
   return {
     definitionId: input.definitionId,
     name: input.name,
@@ -181,7 +182,7 @@ export function describeDefinition(r: Omit<Row, 'apiKeyId'>) {
 }
 
 export async function createDefinition(deps: WriteDeps, scope: TenantScope, input: Body) {
-  const row = toRow(deps, input, 1, Date.now());
+  const row = toRow(deps, input, 1, currentTime());
   return deps.storage.transaction(async () => {
     const existing = await deps.storage.workflows.find(scope, input.definitionId);
     if (existing?.status === 'deleted')
@@ -239,7 +240,7 @@ export async function deleteDefinition(deps: Deps, scope: TenantScope, input: z.
     if (!row || (row.status === 'deleted' && !input.purge)) throw notFound(`Workflow definition not found: ${input.definitionId}.`);
     if (row.status === 'active') await requireActive(deps, scope, input);
     if (input.purge) await deps.storage.workflows.purge(scope, input.definitionId);
-    else await deps.storage.workflows.tombstone(scope, input.definitionId, Date.now());
+    else await deps.storage.workflows.tombstone(scope, input.definitionId, currentTime());
     return { deleted: true, purged: input.purge, definitionId: input.definitionId };
   });
 }

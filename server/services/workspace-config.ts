@@ -1,6 +1,7 @@
 // The hosted service's per-key service switches beyond mail and webhooks (reference §3.1): notificationconfig,
 // activityconfig and permissionproviderconfig. They live in the key's settings (api_keys.settings) like the
 // others; keys written before these operations existed have no value and read the defaults of apikeys.ts.
+import { currentTime } from '../clock.ts';
 import type { z } from 'zod';
 import type { activityConfigUpdateInput, notificationConfigUpdateInput, permissionProviderConfigUpdateInput } from '../../shared/schemas/apikey.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -58,7 +59,7 @@ export async function updateActivityConfig(
     const turnedOn = isEnabled === true && !current.isEnabled;
     settings.activityServiceConfig = {
       isEnabled: isEnabled ?? current.isEnabled,
-      enabledTime: enabledTime ?? (turnedOn ? Date.now() : current.enabledTime),
+      enabledTime: enabledTime ?? (turnedOn ? currentTime() : current.enabledTime),
     };
   });
 }

@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { WORKSPACE_PLANS } from '../../shared/schemas/workspace.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { WorkspaceScope } from '../db/scope.ts';
@@ -57,7 +58,7 @@ export function insertWorkspace(deps: WorkspaceDeps, input: NewWorkspace, settin
     selfServeProduction: settings.selfServeProduction,
     maxProductionKeys: settings.maxProductionKeys,
     isDefault,
-    createdAt: Date.now(),
+    createdAt: currentTime(),
   };
   const insert = async () => {
     const scope = await deps.storage.workspaces.insert(row);

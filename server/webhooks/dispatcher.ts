@@ -1,3 +1,4 @@
+import { clock, currentTime } from '../clock.ts';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.ts';
 import type { Storage } from '../db/repos/index.ts';
@@ -9,7 +10,7 @@ import { DATABASE_FILE } from '../data-files.ts';
 import { masterKeyPath } from '../security/secrets.ts';
 import { WORKER_ENTRY } from '../paths.ts';
 import { emitEvent, onOutboxWrite, releaseDebouncedEvent, type DomainEvent } from './outbox.ts';
-import type { Command, FromWorker, MainWrite, ToWorker, WorkerData } from './protocol.ts';
+import type { Command, FromWorker, MainWrite, SentWebhook, ToWorker, WorkerData } from './protocol.ts';
 
 /**
  * A debounced event's resolution when it falls due: wait longer, send this (with `followUpAt` when the burst is
@@ -73,7 +74,7 @@ const QUARANTINE_AFTER = 5;
  */
 export function createWebhookDispatcher(
   app: { storage: Storage; log: Logger; config: Config; version: string },
-  options: { debounced?: Record<string, DebouncedResolver> } = {},
+  options: { debounced?: Record<string, DebouncedResolver>; onSent?: (sent: SentWebhook) => void } = {},
 ): WebhookDispatcher {
   const { storage } = app;
   const data: WorkerData = {
@@ -82,6 +83,8 @@ export function createWebhookDispatcher(
     databaseFile: DATABASE_FILE,
     databaseUrl: app.config.databaseUrl,
     version: app.version,
+    clockOffsetMs: clock.offsetMs(),
+    capture: options.onSent !== undefined,
     settings: {
       retryScheduleMs: app.config.webhooks.retryScheduleMs,
       jitter: app.config.webhooks.jitter,
@@ -160,6 +163,9 @@ export function createWebhookDispatcher(
         // The worker's checkpointer runs: the request thread's own checkpoint becomes the rarer backstop.
         storage.webhooks.workerCheckpoints(true);
         markReady();
+        return;
+      case 'sent':
+        options.onSent?.(message.delivery);
         return;
       case 'closed':
         onClosed?.();
@@ -289,7 +295,7 @@ export function createWebhookDispatcher(
     resolving = true;
     let released = false;
     try {
-      const now = Date.now();
+      const now = currentTime();
       const due = await storage.webhooks.dueDebounced(now);
       for (const { row, scope } of due) {
         if (closed) return;
@@ -305,7 +311,7 @@ export function createWebhookDispatcher(
       debounceTimer = undefined;
       const next = due.length === 100 ? now : await storage.webhooks.nextDebounced();
       if (typeof next === 'number' && !closed) {
-        debounceTimer = setTimeout(() => void resolveDebounced(), Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+        debounceTimer = setTimeout(() => void resolveDebounced(), Math.min(Math.max(0, next - currentTime()), 2 ** 31 - 1));
         debounceTimer.unref();
       }
     } catch (error) {
@@ -350,7 +356,18 @@ export function createWebhookDispatcher(
     },
     (error: unknown) => app.log.error('webhook delivery not started', { error: error instanceof Error ? error.message : String(error) }),
   );
-  const unsubscribe = onOutboxWrite((kind) => (kind === 'debounced' ? scheduleDebounced() : wake()));
+  const unsubscribeOutbox = onOutboxWrite((kind) => (kind === 'debounced' ? scheduleDebounced() : wake()));
+  // Hearth's clock moved (testing mode): debounced events and deliveries that became due go now
+  const unsubscribeClock = clock.onChange((offsetMs) => {
+    data.clockOffsetMs = offsetMs;
+    if (closed) return;
+    scheduleDebounced();
+    if (running) worker?.postMessage({ type: 'clock', offsetMs } satisfies ToWorker);
+  });
+  const unsubscribe = () => {
+    unsubscribeOutbox();
+    unsubscribeClock();
+  };
   scheduleDebounced();
 
   return {

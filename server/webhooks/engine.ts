@@ -1,8 +1,9 @@
+import { currentTime } from '../clock.ts';
 import { randomBytes } from 'node:crypto';
 import type { Secrets } from '../security/secrets.ts';
 import { encodeBody, parsePublicKey, signatureHeader } from './crypto.ts';
 import type { BasicSettings, DeliveryRow, DeliveryStoreQueries, EndpointRow, EventRow } from '../db/repos/webhook-delivery.ts';
-import { ATTEMPT_RESPONSE_HEADERS, type Command, type MainWrite, type WorkerData } from './protocol.ts';
+import { ATTEMPT_RESPONSE_HEADERS, type Command, type MainWrite, type SentWebhook, type WorkerData } from './protocol.ts';
 import { createSender, type KeptHeaders } from './sender.ts';
 
 /** What an attempt keeps of the receiver's answer: enough to debug it, too little to read an internal service with. */
@@ -55,6 +56,8 @@ export interface EngineDeps {
   log(level: 'error' | 'warn' | 'info' | 'debug', message: string, fields?: Record<string, unknown>): void;
   /** Asks the main thread to apply these writes to `hearth.db` in one transaction; resolves once committed. */
   writeMain(writes: MainWrite[]): Promise<void>;
+  /** Testing mode: told of each attempt that went out (the worker posts it to the testing outbox). */
+  onSent?(sent: SentWebhook): void;
 }
 
 /**
@@ -249,8 +252,10 @@ export function createDeliveryEngine(deps: EngineDeps) {
     for (const d of due) {
       // when this attempt starts, as recorded; a rate limit's slot is taken at the same instant (not the pass's
       // `now`, which earlier sends of the pass make stale), so recorded starts are never closer than it allows
-      const startedAt = Date.now();
-      const timestamp = Math.floor(now / 1000);
+      const startedAt = currentTime();
+      // the real time, not Hearth's clock (server/clock.ts): receivers check it against theirs (Standard Webhooks'
+      // five-minute tolerance), and a test that advanced Hearth's clock must still verify the signature
+      const timestamp = Math.floor(Date.now() / 1000);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         'user-agent': `Hearth-Webhooks/${deps.version}`,
@@ -298,7 +303,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
       statusCode = answer.status;
       response = answer.excerpt;
       responseHeaders = answer.headers;
-      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(answer.retryAfter, Date.now()) : null;
+      retryAfter = answer.status === 429 || answer.status === 503 ? retryAfterMs(answer.retryAfter, currentTime()) : null;
     } catch (error) {
       const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : error instanceof Error ? error.message : String(error);
       response = reason;
@@ -313,7 +318,21 @@ export function createDeliveryEngine(deps: EngineDeps) {
       return;
     }
     const requestHeaders: Array<[string, string]> = [...Object.entries(headers), ['content-length', String(Buffer.byteLength(d.body))]];
-    outcomes.push({ d, outcome: { statusCode, response, retryAfter, durationMs: Date.now() - started, timestamp: started, requestHeaders, responseHeaders } });
+    deps.onSent?.({
+      apiKeyId: d.apiKeyId,
+      eventId: d.eventId,
+      target: d.target,
+      url: d.url,
+      sentAt: started,
+      requestHeaders: Object.fromEntries(requestHeaders),
+      body: d.body,
+      statusCode,
+      response,
+    });
+    outcomes.push({
+      d,
+      outcome: { statusCode, response, retryAfter, durationMs: currentTime() - started, timestamp: started, requestHeaders, responseHeaders },
+    });
     if (!flushing) {
       flushing = true;
       setImmediate(() => void exclusive(flushOutcomes));
@@ -344,7 +363,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
 
   async function record(d: DeliveryRow, outcome: Outcome) {
     const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
-    const now = Date.now();
+    const now = currentTime();
     const current = await q.delivery(d.eventId, d.target);
     if (!current) return;
     const attemptId = `atmpt_${randomBytes(20).toString('base64url').slice(0, 27)}`;
@@ -421,7 +440,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
     scheduled = false;
     if (closed) return;
     try {
-      const now = Date.now();
+      const now = currentTime();
       await dispatchReadyEvents(now);
       await startDueDeliveries(now);
       if (timer) clearTimeout(timer);
@@ -429,7 +448,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
       const next = (await q.nextDelivery())?.at;
       // A full set of requests in flight: their completion wakes the engine again. New events wake it too.
       if (typeof next === 'number' && inFlight.size < settings.concurrency && !closed && !scheduled) {
-        timer = setTimeout(runPass, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+        timer = setTimeout(runPass, Math.min(Math.max(0, next - currentTime()), 2 ** 31 - 1));
       }
     } catch (error) {
       deps.log('error', 'webhook delivery pass failed', { error: error instanceof Error ? error.message : String(error) });
@@ -458,14 +477,14 @@ export function createDeliveryEngine(deps: EngineDeps) {
       return null;
     }
     if (c.type === 'replay') {
-      const now = Date.now();
+      const now = currentTime();
       await storeTx(async () => {
         for (const target of c.targets) await q.setSchedule('pending', now, 'replay', c.apiKeyId, c.messageId, target);
       });
       wake();
       return null;
     }
-    const count = await q.recover(Date.now(), c.apiKeyId, c.target, c.since);
+    const count = await q.recover(currentTime(), c.apiKeyId, c.target, c.since);
     wake();
     return count;
   }
@@ -495,7 +514,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
       await exclusive(flushOutcomes);
       // the lease taken for a cut attempt is given back, so that the next start (or another instance) sends it now
       await exclusive(async () => {
-        const now = Date.now();
+        const now = currentTime();
         for (const d of cut) await q.postpone(now, d.eventId, d.target);
       }).catch((error: unknown) => deps.log('warn', 'cut deliveries not released; they are due when their lease ends', { error: String(error) }));
       sendWrites();

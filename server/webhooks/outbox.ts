@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import { createHash, randomFillSync } from 'node:crypto';
 import { defaultBasicTriggers, type WebhookEventType } from '../../shared/schemas/webhooks.ts';
 import type { StoredUser } from '../db/repos/comments.ts';
@@ -18,7 +19,7 @@ export type OutboxDeps = { storage: Storage };
  * same last page of the outbox's primary-key index instead of on a random page each, which is most of what an
  * event costs the commit of the change that writes it.
  */
-export const newMessageId = () => `msg_${Date.now().toString(16).padStart(12, '0')}${randomId()}`;
+export const newMessageId = () => `msg_${currentTime().toString(16).padStart(12, '0')}${randomId()}`;
 
 /** 15 base64url characters (90 random bits) from a pool refilled 4 KiB at a time: one syscall per 300 ids. */
 const ID_BYTES = 12;

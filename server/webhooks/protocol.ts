@@ -34,6 +34,8 @@ export type ToWorker =
   | { type: 'wake' }
   | { type: 'command'; id: number; command: Command }
   | { type: 'written'; id: number; error?: string }
+  /** Hearth's clock moved (testing mode: server/clock.ts): the worker takes the offset and recomputes what is due. */
+  | { type: 'clock'; offsetMs: number }
   /** Stop: requests in flight get `graceMs` to finish before they are cut. */
   | { type: 'close'; graceMs: number };
 
@@ -42,7 +44,26 @@ export type FromWorker =
   | { type: 'reply'; id: number; result?: unknown; error?: string }
   | { type: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; message: string; fields?: Record<string, unknown> }
   | { type: 'ready' }
+  /** An attempt that went out, in testing mode only (WorkerData.capture): the testing outbox records it. */
+  | { type: 'sent'; delivery: SentWebhook }
   | { type: 'closed' };
+
+/** A webhook request as it went out and what came back (testing mode's outbox: server/testing/state.ts). */
+export interface SentWebhook {
+  apiKeyId: string;
+  eventId: string;
+  /** The endpoint id, or `basic:…` for the basic service's URLs. */
+  target: string;
+  url: string;
+  /** When the attempt started, in Hearth's time (server/clock.ts), ms since the epoch. */
+  sentAt: number;
+  requestHeaders: Record<string, string>;
+  body: string;
+  /** The receiver's status, or null when no HTTP answer came (refused, timed out). */
+  statusCode: number | null;
+  /** An excerpt of the answer, or why none came. */
+  response: string;
+}
 
 export interface WorkerData {
   dataDir: string;
@@ -52,6 +73,10 @@ export interface WorkerData {
   /** PostgreSQL's URL when the server runs on it (DATABASE_URL): the delivery state is in its tables then. */
   databaseUrl?: string | undefined;
   version: string;
+  /** Hearth's clock offset at the worker's start (server/clock.ts); later changes come as `clock` messages. */
+  clockOffsetMs: number;
+  /** Testing mode: each attempt is also posted back as a `sent` message. */
+  capture: boolean;
   settings: {
     retryScheduleMs: number[];
     jitter: number;

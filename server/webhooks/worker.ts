@@ -4,16 +4,19 @@
 // the delivery state is, with the same division of the writes. Started by dispatcher.ts through worker-entry.mjs. Since it holds a
 // connection to `hearth.db` off the request thread, it also runs that database's checkpointer (db/checkpointer.ts).
 import { parentPort, workerData } from 'node:worker_threads';
+import { clock } from '../clock.ts';
 import { openPostgresDeliveryWorkerStorage } from '../db/repos/postgres.ts';
 import { openDeliveryWorkerStorage } from '../db/repos/webhook-delivery.ts';
 import { createSecrets, loadMasterKey } from '../security/secrets.ts';
 import { createDeliveryEngine } from './engine.ts';
-import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
+import type { FromWorker, SentWebhook, ToWorker, WorkerData } from './protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs as a worker thread');
 const data = workerData as WorkerData;
 const post = (message: FromWorker) => port.postMessage(message);
+// Hearth's time in this thread is the server's (testing mode moves it: server/clock.ts)
+clock.setOffset(data.clockOffsetMs);
 
 let lastCheckpointError: string | undefined;
 // On PostgreSQL (DATABASE_URL) the delivery state is in its tables: loaded only then (it brings drizzle and pg)
@@ -42,11 +45,16 @@ const engine = createDeliveryEngine({
       pendingWrites.set(id, { resolve, reject });
       post({ type: 'write', id, writes });
     }),
+  ...(data.capture ? { onSent: (delivery: SentWebhook) => post({ type: 'sent', delivery }) } : {}),
 });
 
 port.on('message', (message: ToWorker) => {
   switch (message.type) {
     case 'wake':
+      engine.wake();
+      return;
+    case 'clock':
+      clock.setOffset(message.offsetMs);
       engine.wake();
       return;
     case 'written': {

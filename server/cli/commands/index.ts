@@ -14,6 +14,7 @@ const entry = (name: string, summary: string, load: () => Promise<{ command: Com
 
 export const commands: CommandEntry[] = [
   entry('serve', 'run the server (the default command: npm start)', () => import('./serve.ts')),
+  entry('exec', 'run a command against a throwaway Hearth in testing mode, then exit with its code', () => import('./exec.ts')),
   entry('signin-link', "a new one-time link that signs a browser in to the running server's admin UI", () => import('./signin-link.ts')),
   entry('workspace create', 'create a workspace with its testing API key and auth token', () => import('./workspace-create.ts')),
   entry('workspace list', 'list the workspaces with their plan and production-key settings', () => import('./workspace-list.ts')),

@@ -15,6 +15,7 @@ const OPTIONS = {
   'export-on-exit': { type: 'string' },
   'export-secrets': { type: 'string' },
   passphrase: { type: 'string' },
+  testing: { type: 'boolean' },
 } as const;
 
 const TRANSFER_FLAGS = ['import', 'import-conflict', 'export-on-exit', 'export-secrets', 'passphrase'] as const;
@@ -28,6 +29,7 @@ function banner(server: HearthServer): string {
     `  Sign in    ${server.signInLink()}`,
     `             (one-time link; a new one: npx hearth signin-link)`,
     ...(server.app.publicUrl !== server.url ? [`  Links to   ${server.app.publicUrl} (PUBLIC_URL: login links and attachment URLs)`] : []),
+    ...(server.config.testing ? [`  Testing    ${server.url}/testing/ (reset, clock, outbox)`] : []),
     `  Data dir   ${server.config.dataDir}`,
     `  Credentials (also in ${join(server.config.dataDir, CREDENTIALS_FILE)}):`,
     `    workspaceId         ${c.workspaceId}`,
@@ -52,6 +54,9 @@ Options:
   --port N                port to listen on (env PORT; default 8787; 0 picks a free one)
   --host H                address to listen on (env HOST; default 127.0.0.1)
 ${DATA_DIR_HELP}
+  --testing               testing mode: the /testing/ routes answer (reset, clock, captured mail and webhooks;
+                          README, "Hearth in your test suite"). Never on a server others rely on: anyone who
+                          reaches it can delete all its data.
 
 Saved states (like the emulator suites' flags; archives as made by hearth export):
   --import DIR            load this archive into the data dir before serving (refused on conflicting rows)
@@ -72,7 +77,7 @@ Examples:
 `,
   async run(argv, io) {
     const { values } = parseOptions(NAME, argv, OPTIONS);
-    const { configFile, ...config } = loadConfig(io, values, { banner: true });
+    const { configFile, ...config } = loadConfig(io, values, { banner: true, ...(values.testing ? { testing: true } : {}) });
     const wantsTransfer = TRANSFER_FLAGS.some((flag) => values[flag] !== undefined);
     const transfer = wantsTransfer ? await import('../serve-transfer.ts') : undefined;
     const plan = transfer?.planTransfer(io, values);
