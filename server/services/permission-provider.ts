@@ -171,6 +171,9 @@ async function ask(app: Deps, scope: TenantScope, url: string, questions: Access
       return fail('the answer is unsigned or its signature does not match its permissions (/v2/auth/generate_signature)');
     }
     return decide(app, scope, questions, read.data.permissions);
+  } catch (error) {
+    // anything else (the token unreadable under this master key): still a denial, never an error of the caller
+    return fail(`could not be asked (${error instanceof Error ? error.message : String(error)})`);
   } finally {
     app.monitor.record({
       workspaceId: scope.workspaceId,
