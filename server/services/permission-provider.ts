@@ -226,3 +226,25 @@ export async function userDocumentAccess(
   if (asked) return asked[0] as ProviderDecision;
   return documentAccess(app, scope, organizationId, documentId, userId);
 }
+
+/**
+ * In the permission provider mode, the provider's answer on whether each user may open the document (one request,
+ * asked before any unit of work, so that no transaction waits on the network); null when the key is not in that mode.
+ */
+export async function providerDocumentAccess(
+  app: Deps,
+  scope: TenantScope,
+  key: Pick<ApiKeyRow, 'settings'>,
+  organizationId: string,
+  documentId: string,
+  userIds: readonly string[],
+): Promise<Map<string, boolean> | null> {
+  const unique = [...new Set(userIds)];
+  const decisions = await askPermissionProvider(
+    app,
+    scope,
+    key,
+    unique.map((userId) => ({ userId, type: 'document', resourceId: documentId, organizationId })),
+  );
+  return decisions && new Map(unique.map((userId, i) => [userId, decisions[i]?.access === true]));
+}

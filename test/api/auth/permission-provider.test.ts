@@ -130,6 +130,23 @@ describe('permission provider mode', () => {
     expect(stale.reasons.join()).toMatch(/expired/);
   });
 
+  it("comment annotations' verifyUserPermissions asks the provider: its grant admits an author Hearth's rules would not, its denial refuses", async () => {
+    rules.set('ann:document:granted', { hasAccess: true });
+    rules.set('zed:document:granted', { hasAccess: false });
+    const add = (userId: string) =>
+      t.callK('/v2/commentannotations/add', {
+        organizationId: 'acme',
+        documentId: 'granted',
+        verifyUserPermissions: true,
+        commentAnnotations: [{ location: { id: 'L' }, commentData: [{ commentText: 'hi', from: { userId } }] }],
+      });
+    // ann is no member of the restricted document: only the provider lets her in
+    expect((await add('ann')).status).toBe(200);
+    const refused = await add('zed');
+    expect(refused.status).toBe(403);
+    expect(errorOf(refused)).toMatchObject({ status: 'PERMISSION_DENIED', details: [{ annotationIndex: 0, usersWithoutAccess: ['zed'] }] });
+  });
+
   it('fails closed on a tampered or unsigned answer, and says why in the request monitor', async () => {
     const signature = dataOf<{ signature: string }>(
       await t.callK('/v2/auth/generate_signature', { permissions: [{ userId: 'dee', resourceId: 'x', type: 'document', hasAccess: false }] }),
