@@ -127,6 +127,13 @@ export const configSchema = z.object({
   shutdownGraceMs: z.number().int().nonnegative(),
   /** How long a call to an AI provider (ask-AI, agent runs) may take before it fails with a timeout. */
   aiTimeoutMs: z.number().int().positive(),
+  /**
+   * The permission provider mode (services/permission-provider.ts): how long a provider may take to answer before
+   * the access it was asked about is denied (PERMISSION_PROVIDER_TIMEOUT_MS), and how long a decision without its own
+   * `expiresAt` is kept (PERMISSION_PROVIDER_CACHE_MS).
+   */
+  permissionProviderTimeoutMs: z.number().int().positive().max(120_000),
+  permissionProviderCacheMs: z.number().int().nonnegative(),
   webhooks: z.object({
     /** Delay before each attempt, the first included (reference.md 4.5); tests shrink it to milliseconds. */
     retryScheduleMs: z.array(z.number().int().nonnegative()).min(1).max(20),
@@ -223,6 +230,8 @@ export function defaultConfig(): Config {
     crdtIdleMs: 30_000,
     shutdownGraceMs: 5_000,
     aiTimeoutMs: 60_000,
+    permissionProviderTimeoutMs: 5_000,
+    permissionProviderCacheMs: 60_000,
     webhooks: {
       retryScheduleMs: [0, 5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
       jitter: 0.1,
@@ -308,6 +317,8 @@ export function configFromEnvAndArgs(
     logFormat: (logFormat || undefined) as LogFormat | undefined,
     smtpUrl: env.SMTP_URL || undefined,
     aiTimeoutMs: aiTimeout,
+    permissionProviderTimeoutMs: whole(env, 'PERMISSION_PROVIDER_TIMEOUT_MS'),
+    permissionProviderCacheMs: whole(env, 'PERMISSION_PROVIDER_CACHE_MS'),
     mailRecipientsPerCall: mailPerCall,
     monitor: monitorMb === undefined ? undefined : { totalMb: monitorMb },
     rateLimits: mailPerMinute === undefined ? undefined : { mailRecipientsPerKey: { max: mailPerMinute, windowMs: 60_000 } },

@@ -65,7 +65,7 @@ export async function openApp(config: Config): Promise<AppContext> {
     throw new Error(
       'REDIS_URL is set without DATABASE_URL: instances of a cluster share a PostgreSQL database (README, "Run as a cluster"); unset REDIS_URL for the embedded SQLite.',
     );
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const madeDataDir = mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }) !== undefined;
   const log = createLogger(config.logLevel, config.logFormat);
   const keyPath = masterKeyPath(config);
   // a key file named by MASTER_KEY_FILE is the cluster's: never made here
@@ -79,6 +79,13 @@ export async function openApp(config: Config): Promise<AppContext> {
   } catch (error) {
     // a key this start made, for a database that holds another key's secrets: the data dir is left as it was
     if (master.created && error instanceof MasterKeyMismatchError) rmSync(keyPath, { force: true });
+    // A PostgreSQL that refused (unreachable, no such database, permission denied, wrong locale) before it recorded
+    // the key (the record is the last step of opening it, and the first start of a database has no secrets to lose):
+    // nothing of this start is left behind, so that the next start, once the database is fixed, is a first start.
+    else if (master.created && config.databaseUrl !== undefined) {
+      rmSync(keyPath, { force: true });
+      if (madeDataDir) rmSync(config.dataDir, { recursive: true, force: true });
+    }
     throw error;
   }
   let cluster: ClusterBus | undefined;

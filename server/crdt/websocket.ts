@@ -14,9 +14,9 @@ import type { TenantScope } from '../db/scope.ts';
 import { ApiError } from '../errors.ts';
 import { hostRefusal } from '../http/host-check.ts';
 import { parseInput } from '../http/validation.ts';
-import { documentAccess } from '../services/access.ts';
 import { ApiKeyDisabledError, authenticateApiKey } from '../services/apikeys.ts';
 import { originAllowed } from '../services/domains.ts';
+import { askPermissionProvider, userDocumentAccess } from '../services/permission-provider.ts';
 import { verifyUserToken } from '../services/permissions.ts';
 import { id } from '../../shared/schemas/access.ts';
 import { CRDT_DATA_TYPES, DEFAULT_CONTENT_KEY } from '../../shared/schemas/crdt.ts';
@@ -95,14 +95,17 @@ async function authorize(app: AppContext, key: Omit<DocKey, 'apiKeyId'>, params:
   const { key: stored, scope } = found;
   if (stored.disabled) throw new ApiKeyDisabledError();
   checkOrigin(stored.allowedDomains, origin);
-  const decision = await documentAccess(app, scope, key.organizationId, key.documentId, claims.userId);
+  // the permission provider's decision when the key is in that mode (services/permission-provider.ts)
+  const decision = await userDocumentAccess(app, scope, stored, key.organizationId, key.documentId, claims.userId);
   if (!decision.access) throw new ApiError('PERMISSION_DENIED', `no access to this document: ${decision.reasons.join('; ')}`);
   const recheck = async (resolvers: Resolvers): Promise<Verdict> => {
     if (claims.exp !== undefined && claims.exp * 1000 <= currentTime()) return revoked(4401, 'token expired');
     const now = await app.storage.keys.find(scope);
     if (!now || now.disabled) return revoked(4403, 'API key disabled');
     if (origin !== undefined && !originAllowed(now.allowedDomains, origin)) return revoked(4403, 'origin no longer allowed');
-    const access = await resolvers(scope, key.organizationId).document(claims.userId, key.documentId);
+    const question = { userId: claims.userId, type: 'document' as const, resourceId: key.documentId, organizationId: key.organizationId };
+    const access =
+      (await askPermissionProvider(app, scope, now, [question]))?.[0] ?? (await resolvers(scope, key.organizationId).document(claims.userId, key.documentId));
     if (!access.access) return revoked(4403, 'access revoked');
     return { allow: access.accessRole === 'editor' ? 'write' : 'read' };
   };

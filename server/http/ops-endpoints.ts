@@ -74,7 +74,11 @@ export function registerGauges(app: AppContext): Gauges {
       help: 'Webhook events not yet fanned out, and deliveries waiting for an attempt.',
       value: outboxDepth + deliveries('pending'),
     },
-    { name: 'hearth_webhook_failed_deliveries', help: 'Webhook deliveries that failed every attempt (kept in webhooks.db).', value: deliveries('failed') },
+    {
+      name: 'hearth_webhook_failed_deliveries',
+      help: `Webhook deliveries that failed every attempt (kept in ${app.storage.engine.kind === 'postgres' ? "PostgreSQL's webhook_deliveries table" : "the data dir's webhooks.db"}).`,
+      value: deliveries('failed'),
+    },
     {
       name: 'hearth_database_bytes',
       help: "Size of the database on disk: SQLite's files in the data dir with their write-ahead logs, or PostgreSQL's database.",

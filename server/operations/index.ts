@@ -36,6 +36,7 @@ import recordingsAdd from './recordings/add.ts';
 import recordingsDelete from './recordings/delete.ts';
 import recordingsGet from './recordings/get.ts';
 import generateToken from './auth/generate_token.ts';
+import generateSignature from './auth/generate_signature.ts';
 import legacyTokenGet from './auth/token/get.ts';
 import crdtAdd from './crdt/add.ts';
 import crdtDelete from './crdt/delete.ts';
@@ -204,6 +205,7 @@ export const operations: readonly AnyOperation[] = [
   permissionsRemove,
   permissionsGet,
   generateToken,
+  generateSignature,
   legacyTokenGet,
   // the feed
   notificationsAdd,

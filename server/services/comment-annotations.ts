@@ -41,7 +41,17 @@ const selectionOf = <T extends Omit<AnnotationSelection, 'folderId'> & { folderI
  * With `verifyUserPermissions`, an author without access to the document fails the whole call
  * (PERMISSION_DENIED with the per-annotation breakdown in `details`).
  */
-export async function addAnnotations(deps: CommentDeps, scope: TenantScope, apiKey: ApiKeyRow, input: z.output<typeof annotationsAddInput>) {
+/**
+ * `authorAccess`: whether each author may open the document, as a permission provider decided it (the provider mode,
+ * services/permission-provider.ts); without it, `verifyUserPermissions` asks Hearth's own rules.
+ */
+export async function addAnnotations(
+  deps: CommentDeps,
+  scope: TenantScope,
+  apiKey: ApiKeyRow,
+  input: z.output<typeof annotationsAddInput>,
+  authorAccess?: ReadonlyMap<string, boolean>,
+) {
   const privateOnes = input.commentAnnotations.filter((a) => a.visibility?.type === 'restricted');
   if (privateOnes.length > 0 && !apiKey.settings.enablePrivateComments) {
     throw failedPrecondition('Private comments are disabled for this API key: enable enablePrivateComments with /v2/workspace/apikeyconfig/update.');
@@ -61,12 +71,11 @@ export async function addAnnotations(deps: CommentDeps, scope: TenantScope, apiK
     }
     if (input.verifyUserPermissions) {
       // every author's access in one step
-      const denied = await createAccessResolver(deps, scope, input.organizationId).batch((access) =>
-        input.commentAnnotations.map((a, i) => ({
-          index: i,
-          authors: a.commentData.map((c) => c.from.userId).filter((u) => !access.document(u, input.documentId).access),
-        })),
-      );
+      const deniedBy = (mayOpen: (userId: string) => boolean) =>
+        input.commentAnnotations.map((a, i) => ({ index: i, authors: a.commentData.map((c) => c.from.userId).filter((u) => !mayOpen(u)) }));
+      const denied = authorAccess
+        ? deniedBy((u) => authorAccess.get(u) === true)
+        : await createAccessResolver(deps, scope, input.organizationId).batch((access) => deniedBy((u) => access.document(u, input.documentId).access));
       if (denied.some((d) => d.authors.length > 0)) {
         throw new ApiError(
           'PERMISSION_DENIED',

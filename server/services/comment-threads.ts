@@ -117,7 +117,7 @@ export async function insertComments(w: ThreadWrite, items: CommentInput[], opti
       );
     }
     const recipients = mentioned.filter((u) => u !== from.userId && visibleTo(annotation, u));
-    if (item.triggerNotification !== false && recipients.length > 0) {
+    if (item.triggerNotification !== false && recipients.length > 0 && mentionNotificationsOn(apiKey)) {
       const contacts = new Map((item.taggedUserContacts ?? []).map((c) => [c.userId ?? c.contact?.userId, c.contact]));
       const result = await insertNotification(deps, scope, apiKey, {
         organizationId,
@@ -241,4 +241,14 @@ export async function deleteComments(
     }
     return out;
   });
+}
+
+/**
+ * Whether the key's notification triggers (/v2/workspace/notificationconfig) let Hearth make a comment's @mention
+ * notification, the one kind it makes by itself: `comment` (every notification about comments) and `mention` must
+ * not be off. A key that never set triggers keeps them on; `useNotificationService` does not gate it (docs/decisions.md).
+ */
+function mentionNotificationsOn(apiKey: ApiKeyRow): boolean {
+  const triggers = apiKey.settings.notificationTriggers;
+  return triggers?.comment !== false && triggers?.mention !== false;
 }

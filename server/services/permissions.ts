@@ -7,6 +7,7 @@ import type { UserRow } from '../db/repos/users.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { invalid, notFound } from '../errors.ts';
 import { createAccessResolver, type AccessDecision } from './access.ts';
+import { askPermissionProvider, type AccessQuestion, type ProviderDecision } from './permission-provider.ts';
 import type { AccessEvents } from './access-events.ts';
 import { ensureOrganization } from './organizations.ts';
 import { upsertUser } from './users.ts';
@@ -119,22 +120,60 @@ type UserPermissions = {
   context?: { accessFields: string[] };
 };
 
-/** /v2/auth/permissions/get: each user's effective access to the organization and the given folders and documents. */
+/** A permission provider's decision as a permissions get entry (the provider says nothing of access types). */
+const providerEntry = (decision: ProviderDecision): Entry =>
+  decision.accessRole ? { accessRole: decision.accessRole, reasons: decision.reasons } : { errorCode: 'permission_denied', reasons: decision.reasons };
+
+/**
+ * In the permission provider mode: the provider's decisions, asked in one request (services/permission-provider.ts);
+ * null when the key is not in that mode.
+ */
+async function providerPermissions(
+  deps: Parameters<typeof askPermissionProvider>[0],
+  scope: TenantScope,
+  input: { organizationId: string; folderIds?: string[] | undefined; documentIds?: string[] | undefined },
+  userIds: string[],
+) {
+  const key = await deps.storage.keys.find(scope);
+  if (!key) return null;
+  const { organizationId } = input;
+  const questions = userIds.flatMap((userId): AccessQuestion[] => [
+    { userId, type: 'organization', resourceId: organizationId, organizationId },
+    ...(input.folderIds ?? []).map((resourceId): AccessQuestion => ({ userId, type: 'folder', resourceId, organizationId })),
+    ...(input.documentIds ?? []).map((resourceId): AccessQuestion => ({ userId, type: 'document', resourceId, organizationId })),
+  ]);
+  const decisions = await askPermissionProvider(deps, scope, key, questions);
+  if (!decisions) return null;
+  let i = 0;
+  const next = () => providerEntry(decisions[i++] as ProviderDecision);
+  return userIds.map(() => ({
+    organization: { [organizationId]: next() },
+    folders: Object.fromEntries((input.folderIds ?? []).map((id) => [id, next()])),
+    documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, next()])),
+  }));
+}
+
+/**
+ * /v2/auth/permissions/get: each user's effective access to the organization and the given folders and documents
+ * (the permission provider's decisions in that mode).
+ */
 export async function getPermissions(
-  deps: Deps,
+  deps: Deps & Parameters<typeof askPermissionProvider>[0],
   scope: TenantScope,
   input: { organizationId: string; userIds: string[]; folderIds?: string[] | undefined; documentIds?: string[] | undefined },
 ) {
   const userIds = [...new Set(input.userIds)];
   const resolver = createAccessResolver(deps, scope, input.organizationId);
   // every decision in one step of storage, and the users' profiles in one more
-  const decided = await resolver.batch((r) =>
-    userIds.map((userId) => ({
-      organization: { [input.organizationId]: entry(r.organization(userId), false) },
-      folders: Object.fromEntries((input.folderIds ?? []).map((id) => [id, entry(r.folder(userId, id), true)])),
-      documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, entry(r.document(userId, id), true)])),
-    })),
-  );
+  const decided =
+    (await providerPermissions(deps, scope, input, userIds)) ??
+    (await resolver.batch((r) =>
+      userIds.map((userId) => ({
+        organization: { [input.organizationId]: entry(r.organization(userId), false) },
+        folders: Object.fromEntries((input.folderIds ?? []).map((id) => [id, entry(r.folder(userId, id), true)])),
+        documents: Object.fromEntries((input.documentIds ?? []).map((id) => [id, entry(r.document(userId, id), true)])),
+      })),
+    ));
   const profiles = await deps.storage.users.findMany(scope, userIds);
   const out: Record<string, UserPermissions> = keyed();
   userIds.forEach((userId, i) => {

@@ -320,7 +320,11 @@ export async function describeBasicConfig(deps: Pick<WebhookDeps, 'storage'>, sc
   };
 }
 
-const BAD_BASIC = 'Invalid webhook service configuration.';
+/**
+ * The hosted message, exactly (reference §3.1); what is wrong goes to the error's `details` (`{ field, reason }`),
+ * never into the message.
+ */
+const badBasic = (field: string, reason: string) => invalid('Invalid webhook service configuration.', { field, reason });
 
 /**
  * /v2/workspace/webhookconfig/update: partial; the auth token is stored encrypted and never returned ('' removes
@@ -335,20 +339,21 @@ export async function updateBasicConfig(
   if (input.useWebhookService === undefined && input.webhookServiceConfig === undefined)
     throw invalid('At least one of useWebhookService or webhookServiceConfig must be provided.');
   const given = input.webhookServiceConfig ?? {};
-  for (const url of [given.rawNotificationUrl, given.processedNotificationUrl]) {
+  for (const field of ['rawNotificationUrl', 'processedNotificationUrl'] as const) {
+    const url = given[field];
     if (!url) continue;
     try {
       const parsed = new URL(url);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
     } catch {
-      throw invalid(`${BAD_BASIC} rawNotificationUrl and processedNotificationUrl must be http(s) URLs.`);
+      throw badBasic(`webhookServiceConfig.${field}`, `${field} must be an http(s) URL.`);
     }
   }
   let publicKey: string | undefined;
   try {
     publicKey = given.publicKey === undefined ? undefined : readPublicKey(given.publicKey);
   } catch (error) {
-    throw invalid(`${BAD_BASIC} ${(error as Error).message}`);
+    throw badBasic('webhookServiceConfig.publicKey', (error as Error).message);
   }
   const { authToken, ...rest } = given;
   return deps.storage.transaction(async () => {
@@ -360,7 +365,7 @@ export async function updateBasicConfig(
         ...(publicKey === undefined ? {} : { publicKey }),
       };
       if (given.triggers) merged.triggers = { ...settings.webhookServiceConfig.triggers, ...given.triggers };
-      if (merged.encryptData && !merged.publicKey) throw invalid(`${BAD_BASIC} encryptData requires a publicKey.`);
+      if (merged.encryptData && !merged.publicKey) throw badBasic('webhookServiceConfig.publicKey', 'encryptData requires a publicKey.');
       settings.webhookServiceConfig = merged;
     });
     if (authToken === '') await deleteSecret(deps, scope, BASIC_AUTH_SECRET);

@@ -5,7 +5,10 @@ import { currentTime } from '../clock.ts';
 import type { z } from 'zod';
 import type { activityConfigUpdateInput, notificationConfigUpdateInput, permissionProviderConfigUpdateInput } from '../../shared/schemas/apikey.ts';
 import type { TenantScope } from '../db/scope.ts';
+import type { Config } from '../config.ts';
 import { invalid } from '../errors.ts';
+import { checkOutboundTargets } from './outbound-targets.ts';
+import { forgetProviderDecisions } from './permission-provider.ts';
 import {
   activityServiceOf,
   DEFAULT_NOTIFICATION_TRIGGERS,
@@ -81,11 +84,11 @@ function providerUrl(value: string): string {
 }
 
 /**
- * /v2/workspace/permissionproviderconfig/update: stored and shown, never called (Hearth decides access itself:
- * docs/decisions.md). The auth token is encrypted with the key's other secrets.
+ * /v2/workspace/permissionproviderconfig/update: the settings of the permission provider mode
+ * (services/permission-provider.ts). The auth token is encrypted with the key's other secrets.
  */
 export async function updatePermissionProviderConfig(
-  deps: KeyDeps,
+  deps: KeyDeps & { config: Config },
   scope: TenantScope,
   input: z.output<typeof permissionProviderConfigUpdateInput>,
 ): Promise<ApiKeyRow> {
@@ -94,10 +97,15 @@ export async function updatePermissionProviderConfig(
   }
   const { permissionProviderUrl, authToken } = input.permissionProviderConfig ?? {};
   const url = permissionProviderUrl === undefined ? undefined : providerUrl(permissionProviderUrl);
-  return updateSettings(deps, scope, async (settings) => {
+  // Hearth calls it (the permission provider mode): refused early under OUTBOUND_PRIVATE=deny, as webhook targets are
+  await checkOutboundTargets(deps, [['permissionProviderConfig.permissionProviderUrl', url]]);
+  const row = await updateSettings(deps, scope, async (settings) => {
     if (input.usePermissionProvider !== undefined) settings.usePermissionProvider = input.usePermissionProvider;
     if (url !== undefined) settings.permissionProviderConfig = { permissionProviderUrl: url };
     if (authToken === '') await deleteSecret(deps, scope, PERMISSION_PROVIDER_SECRET);
     else if (authToken !== undefined) await setSecret(deps, scope, PERMISSION_PROVIDER_SECRET, authToken);
   });
+  // decisions the former settings' provider made are not this one's
+  forgetProviderDecisions(deps, scope.apiKeyId);
+  return row;
 }

@@ -177,3 +177,21 @@ export const legacyTokenInput = z.object({
     .object({ organizationId: id.optional(), isAdmin: z.boolean().optional(), name: z.string().max(500).optional(), email: z.string().max(320).optional() })
     .optional(),
 });
+
+/**
+ * One access decision of a permission provider, as /v2/auth/generate_signature signs it and as Hearth reads it back
+ * in the provider's answer (the same schema both ways, so both see the same values): `expiresAt` in milliseconds,
+ * `accessRole` for documents only.
+ */
+export const signedPermission = z
+  .object({
+    userId: id,
+    resourceId: id,
+    type: z.enum(RESOURCE_TYPES),
+    hasAccess: z.boolean(),
+    accessRole: accessRole.optional(),
+    expiresAt: z.number().int().nonnegative().optional(),
+  })
+  .refine((p) => p.accessRole === undefined || p.type === 'document', { error: 'accessRole is allowed for documents only', path: ['accessRole'] });
+export type SignedPermission = z.infer<typeof signedPermission>;
+export const generateSignatureInput = z.object({ permissions: z.array(signedPermission).min(1).max(1000) });

@@ -103,5 +103,11 @@ describe('the operations endpoints', () => {
       expect(retries?.type).toBe('COUNTER');
       expect(Number(retries?.metrics[0]?.value)).toBeGreaterThanOrEqual(0);
     } else expect(retries).toBeUndefined();
+    // where failed deliveries are kept, per engine (issue 45)
+    expect(families.get('hearth_webhook_failed_deliveries')?.help).toBe(
+      t.server.app.storage.engine.kind === 'postgres'
+        ? "Webhook deliveries that failed every attempt (kept in PostgreSQL's webhook_deliveries table)."
+        : "Webhook deliveries that failed every attempt (kept in the data dir's webhooks.db).",
+    );
   });
 });

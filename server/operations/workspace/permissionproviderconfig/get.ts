@@ -5,7 +5,8 @@ import { describePermissionProviderConfig } from '../../../services/apikeys.ts';
 export default defineOperation({
   path: '/v2/workspace/permissionproviderconfig/get',
   auth: 'apiKey',
-  summary: "The API key's permission provider settings (stored only: Hearth decides access itself); the auth token appears only as authTokenConfigured.",
+  summary:
+    "The API key's permission provider settings (with usePermissionProvider on, Hearth asks the provider for access decisions); the auth token appears only as authTokenConfigured.",
   input: z.object({}),
   async handler(_input, ctx) {
     return {

@@ -7,7 +7,7 @@ export default defineOperation({
   path: '/v2/workspace/permissionproviderconfig/update',
   auth: 'apiKey',
   summary:
-    "Stores the API key's permission provider settings (usePermissionProvider, an http(s) permissionProviderUrl, an auth token kept encrypted); partial, '' clears a field. Hearth never calls the provider.",
+    "Stores the API key's permission provider settings (usePermissionProvider, an http(s) permissionProviderUrl, an auth token kept encrypted); partial, '' clears a field. In the permission provider mode Hearth asks that URL for access decisions (README).",
   input: permissionProviderConfigUpdateInput,
   async handler(input, ctx) {
     const row = await updatePermissionProviderConfig(ctx.app, ctx.scope, input);

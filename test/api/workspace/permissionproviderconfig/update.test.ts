@@ -111,7 +111,7 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
     expect(await get()).toEqual(before);
   });
 
-  it('is never called: access is decided by Hearth from its own memberships', async () => {
+  it("is asked in the provider mode (a bad answer denies), Hearth's own memberships decide when it is off", async () => {
     await t.callK(path, {
       usePermissionProvider: true,
       permissionProviderConfig: { permissionProviderUrl: `${provider.url}/access`, authToken: 'pp-secret-token' },
@@ -122,12 +122,19 @@ describe('/v2/workspace/permissionproviderconfig/update', () => {
       documents: [{ documentId: 'memo', accessType: 'restricted' }],
     });
     await t.callK('/v2/users/add', { organizationId: 'acme', documentId: 'memo', users: [{ userId: 'member' }] });
+    const asked = provider.received.length;
+    const during = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['member'], documentIds: ['memo'] });
+    // the receiver answers {"data":[]}, no signed decisions: fail closed, whatever the memberships say
+    expect(dataOf<Permissions>(during).member.documents.memo.errorCode).toBe('permission_denied');
+    expect(provider.received.length).toBe(asked + 1);
+    expect(provider.received.at(-1)?.path).toBe('/access');
+    expect(provider.received.at(-1)?.headers.authorization).toBe('Bearer pp-secret-token');
+
+    await t.callK(path, { usePermissionProvider: false });
     const res = await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['member', 'stranger'], documentIds: ['memo'] });
     expect(dataOf<Permissions>(res).member.documents.memo.accessRole).toBe('editor');
     expect(dataOf<Permissions>(res).stranger.documents.memo.errorCode).toBe('permission_denied');
-    const token = await t.callK('/v2/auth/generate_token', { userId: 'stranger', userProperties: { name: 'S' } });
-    expect(token.status).toBe(200);
-    expect(provider.received).toEqual([]);
+    expect(provider.received.length).toBe(asked + 1);
   });
 
   it("changes only the calling key's settings", async () => {

@@ -106,13 +106,26 @@ describe(PATH, () => {
       status: 'INVALID_ARGUMENT',
       message: 'At least one of useWebhookService or webhookServiceConfig must be provided.',
     });
-    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } })).message).toMatch(
-      /^Invalid webhook service configuration\./,
-    );
-    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { publicKey: 'nope' } })).message).toMatch(/^Invalid webhook service configuration\. publicKey/);
-    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { encryptData: true, publicKey: '' } })).message).toBe(
-      'Invalid webhook service configuration. encryptData requires a publicKey.',
-    );
+    // the hosted message exactly (reference §3.1); what is wrong is in details
+    const BAD = 'Invalid webhook service configuration.';
+    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } }))).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: BAD,
+      details: { field: 'webhookServiceConfig.rawNotificationUrl', reason: 'rawNotificationUrl must be an http(s) URL.' },
+    });
+    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { processedNotificationUrl: 'not a url' } }))).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: BAD,
+      details: { field: 'webhookServiceConfig.processedNotificationUrl', reason: 'processedNotificationUrl must be an http(s) URL.' },
+    });
+    const badKey = errorOf(await t.callK(PATH, { webhookServiceConfig: { publicKey: 'nope' } }));
+    expect(badKey.message).toBe(BAD);
+    expect(badKey.details).toMatchObject({ field: 'webhookServiceConfig.publicKey', reason: expect.stringMatching(/^publicKey/) });
+    expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { encryptData: true, publicKey: '' } }))).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: BAD,
+      details: { field: 'webhookServiceConfig.publicKey', reason: 'encryptData requires a publicKey.' },
+    });
     expect(errorOf(await t.callK(PATH, { webhookServiceConfig: { triggers: { 'nope.nope': true } } })).status).toBe('INVALID_ARGUMENT');
   });
 });
