@@ -52,7 +52,9 @@ describe('fixtures on PostgreSQL', () => {
       ],
     });
     await expect(loadFixtures(t.server.app, fixtures)).rejects.toThrow(FixturesError);
-    await expect(loadFixtures(t.server.app, fixtures)).rejects.toThrow(/organizations\[1\].documents\[0\].comments: \/v2\/commentannotations\/add answered FAILED_PRECONDITION/);
+    await expect(loadFixtures(t.server.app, fixtures)).rejects.toThrow(
+      /organizations\[1\].documents\[0\].comments: \/v2\/commentannotations\/add answered FAILED_PRECONDITION/,
+    );
     expect(await t.query('SELECT id FROM workspaces WHERE id = ?', ['ws_pg_late'])).toEqual([]);
     expect(await t.query('SELECT id FROM organizations WHERE id IN (?, ?)', ['pg-first', 'pg-second'])).toEqual([]);
     expect(await t.query('SELECT document_id FROM crdt_documents WHERE api_key_id = ?', ['key_pg_late'])).toEqual([]);
