@@ -210,13 +210,13 @@ async function operation(path: string): Promise<AnyOperation> {
 }
 
 /** What one API key's writes run with: the request context an authenticated call of that key would have. */
-type KeyContext = ApiKeyRequestContext;
+export type KeyContext = ApiKeyRequestContext;
 
 /**
  * Runs one operation as an authenticated call of the key would: its input schema, its handler. A refusal (an error,
  * or a per-item `success: false`) becomes a FixturesError naming the fixture field that caused it.
  */
-async function run(ctx: KeyContext, path: string, data: unknown, at: string): Promise<unknown> {
+export async function run(ctx: KeyContext, path: string, data: unknown, at: string): Promise<unknown> {
   const op = await operation(path);
   const input = op.input.safeParse(data);
   if (!input.success) {

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { DATABASE_FILE } from '../../data-files.ts';
 import type { Fixtures, FixturesSummary } from '../../testing/fixtures.ts';
-import { CliError, type Command } from '../command.ts';
+import { CliError, type CliIO, type Command } from '../command.ts';
 import { DATA_DIR_HELP, DATA_DIR_OPTIONS, JSON_OPTION, loadConfig, openExistingDataDir, parseOptions, printResult } from '../options.ts';
 
 const NAME = 'fixtures load';
@@ -90,3 +90,40 @@ Example:
     });
   },
 };
+
+/** `hearth export --as-fixtures [FILE] [--workspace ID]`: the database as a fixtures file (stdout without FILE). */
+export async function exportFixturesCommand(
+  io: CliIO,
+  values: {
+    workspace?: string | undefined;
+    out?: string | undefined;
+    secrets?: string | undefined;
+    'api-key'?: string | undefined;
+    'data-dir'?: string | undefined;
+    config?: string | undefined;
+  },
+  positionals: string[],
+): Promise<void> {
+  if (values.out !== undefined || values.secrets !== undefined || values['api-key'] !== undefined) {
+    throw new CliError('--as-fixtures writes a fixtures FILE: --out, --secrets and --api-key are for archives (see npx hearth export --help)');
+  }
+  if (positionals.length > 1) throw new CliError('export --as-fixtures takes at most one FILE');
+  const file = positionals[0];
+  const config = loadConfig(io, values);
+  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, DATABASE_FILE))) {
+    throw new CliError(`No Hearth data dir at ${config.dataDir}: check --data-dir`);
+  }
+  const { exportFixtures } = await import('../../testing/fixtures-export.ts');
+  const fixtures = await withFixtureTarget(config, (app) =>
+    exportFixtures(app, values.workspace !== undefined ? { workspaceId: values.workspace } : {}).catch((error: Error) => {
+      throw new CliError(error.message, 1);
+    }),
+  );
+  const text = `${JSON.stringify(fixtures, null, 2)}\n`;
+  if (file === undefined) io.out(text);
+  else {
+    writeFileSync(file, text);
+    const keys = fixtures.workspaces.reduce((n, w) => n + w.apiKeys.length, 0);
+    io.err(`Wrote ${fixtures.workspaces.length} workspace(s) and ${keys} API key(s) as fixtures to ${file}\n`);
+  }
+}
