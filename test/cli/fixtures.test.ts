@@ -2,7 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixturesError, type FixturesInput, loadFixtures, parseFixtures, readFixturesFile } from '../../server/testing/fixtures.ts';
-import { runHearth, tempDirs } from '../helpers/cli.ts';
+import { fixturesAtStart } from '../../server/cli/commands/fixtures-load.ts';
+import { resolveConfig } from '../../server/config.ts';
+import { runHearth, startHearth, tempDirs } from '../helpers/cli.ts';
 import { call, errorOf, startTestServer, type TestServer, workspaceHeaders } from '../helpers/server.ts';
 import { EXAMPLE, EXAMPLE_FILE, expectExampleOverApi } from './fixtures-checks.ts';
 
@@ -69,6 +71,20 @@ describe('hearth fixtures load', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('serve --fixtures loads them before serving; a restart on the loaded data dir keeps them', async () => {
+    const dataDir = join(dirs.make('hearth-fixtures-'), 'data');
+    const server = await startHearth(['serve', '--port', '0', '--data-dir', dataDir, '--fixtures', EXAMPLE_FILE]);
+    try {
+      expect(server.output()).toContain(`Fixtures   ${EXAMPLE_FILE}: loaded in`);
+      await expectExampleOverApi(server.url);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+    const config = resolveConfig({ dataDir, logLevel: 'silent' });
+    expect(await fixturesAtStart(config, EXAMPLE_FILE)).toContain('already loaded');
   });
 
   it('names the file and the field of a bad file', async () => {

@@ -127,3 +127,30 @@ export async function exportFixturesCommand(
     io.err(`Wrote ${fixtures.workspaces.length} workspace(s) and ${keys} API key(s) as fixtures to ${file}\n`);
   }
 }
+
+/**
+ * `serve --fixtures FILE`: loads the file into the data dir before the server opens it. A start on a data dir that
+ * holds every workspace of the file already (a restart) keeps them as they are; one that holds some of them only
+ * is refused, as `fixtures load` refuses it. Answers what was done, for the banner.
+ */
+export async function fixturesAtStart(config: Config, file: string): Promise<string> {
+  const { FixturesError, readFixturesFile } = await import('../../testing/fixtures.ts');
+  let ids: string[];
+  try {
+    ids = readFixturesFile(file).workspaces.map((w) => w.id);
+  } catch (error) {
+    if (error instanceof FixturesError) throw new CliError(error.message);
+    throw error;
+  }
+  if (ids.length > 0 && (config.databaseUrl !== undefined || existsSync(join(config.dataDir, DATABASE_FILE)))) {
+    const present = await withFixtureTarget(config, async (app) => {
+      let n = 0;
+      for (const id of ids) if (await app.storage.workspaces.forCredentials(id)) n++;
+      return n;
+    });
+    if (present === ids.length) return `Fixtures   ${file}: already loaded (its ${ids.length} workspace(s) are in the database; kept as they are)`;
+  }
+  const summary = await loadFixturesInto(config, file);
+  const c = summary.credentials;
+  return `Fixtures   ${file}: loaded in ${summary.durationMs} ms${c ? ` (workspace ${c.workspaceId}, apiKey ${c.apiKey})` : ''}`;
+}
