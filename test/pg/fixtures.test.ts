@@ -2,8 +2,9 @@
 // loads into a PostgreSQL Hearth as into SQLite (test/cli/fixtures.test.ts) and the API answers it alike; a refusal
 // of a late part rolls the whole file back there too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportFixtures } from '../../server/testing/fixtures-export.ts';
 import { FixturesError, loadFixtures, parseFixtures, readFixturesFile } from '../../server/testing/fixtures.ts';
-import { EXAMPLE_FILE, expectExampleOverApi } from '../cli/fixtures-checks.ts';
+import { EXAMPLE, EXAMPLE_FILE, expectExampleOverApi } from '../cli/fixtures-checks.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -23,6 +24,19 @@ describe('fixtures on PostgreSQL', () => {
     const summary = await loadFixtures(t.server.app, readFixturesFile(EXAMPLE_FILE));
     expect(summary.counts.contents).toBe(3);
     await expectExampleOverApi(t.url);
+  });
+
+  it('exports them from PostgreSQL as fixtures that load into another fresh database with the same answers', async () => {
+    const exported = await exportFixtures(t.server.app, { workspaceId: EXAMPLE.workspaceId });
+    expect(exported.workspaces.map((w) => w.id)).toEqual([EXAMPLE.workspaceId]);
+    const other = await startTestServer();
+    try {
+      await loadFixtures(other.server.app, parseFixtures(exported));
+      await expectExampleOverApi(other.url);
+      expect(await exportFixtures(other.server.app, { workspaceId: EXAMPLE.workspaceId })).toEqual(exported);
+    } finally {
+      await other.close();
+    }
   });
 
   it('rolls the whole file back when an operation refuses a late part', async () => {
