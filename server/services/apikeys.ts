@@ -89,7 +89,13 @@ function checkWebhookUrls(config: ApiKeyCreateInput['webhookServiceConfig']) {
  * Inserts the key row and its secret settings; no rules (the bootstrap and workspace creation use it too). Joins the
  * caller's unit of work (or makes its statements one of their own each).
  */
-export async function insertApiKey(deps: KeyDeps, workspace: WorkspaceScope, input: ApiKeyCreateInput): Promise<{ row: ApiKeyRow; scope: TenantScope }> {
+export async function insertApiKey(
+  deps: KeyDeps,
+  workspace: WorkspaceScope,
+  input: ApiKeyCreateInput,
+  /** A fixed id (the fixtures loader's); a random one otherwise. */
+  id = randomAlphanumeric(20),
+): Promise<{ row: ApiKeyRow; scope: TenantScope }> {
   const settings = defaultSettings();
   settings.useEmailService = input.useEmailService ?? false;
   settings.useWebhookService = input.useWebhookService ?? false;
@@ -110,7 +116,7 @@ export async function insertApiKey(deps: KeyDeps, workspace: WorkspaceScope, inp
   if (input.addLocalHostToAllowedDomains) domains.add('localhost');
   const now = currentTime();
   const fields = {
-    id: randomAlphanumeric(20),
+    id,
     name: input.apiKeyName ?? (input.type === 'production' ? 'Production API Key' : 'Test API Key'),
     type: input.type,
     ownerEmail: input.ownerEmail.toLowerCase(),
@@ -154,8 +160,14 @@ export async function createApiKey(deps: KeyDeps, workspace: WorkspaceScope, inp
 }
 
 /** A new auth token for the key; returns its plaintext (the only time it exists outside the ciphertext). */
-export async function issueAuthToken(deps: KeyDeps, scope: TenantScope, name = DEFAULT_AUTH_TOKEN_NAME, domains: string[] = []): Promise<string> {
-  const token = `yauth_${randomAlphanumeric(40)}`;
+export async function issueAuthToken(
+  deps: KeyDeps,
+  scope: TenantScope,
+  name = DEFAULT_AUTH_TOKEN_NAME,
+  domains: string[] = [],
+  /** A fixed value (the fixtures loader's); a random one otherwise. */
+  token = `yauth_${randomAlphanumeric(40)}`,
+): Promise<string> {
   await deps.storage.keys.insertToken(scope, {
     id: randomAlphanumeric(16),
     name,

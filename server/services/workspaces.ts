@@ -44,22 +44,7 @@ export function defaultKeyName(ownerEmail: string): string {
  */
 export function insertWorkspace(deps: WorkspaceDeps, input: NewWorkspace, settings: WorkspaceSettings, isDefault = false) {
   const authToken = randomHex(16);
-  const ownerName = input.name ?? '';
-  const row = {
-    id: `workspace_${randomAlphanumeric(20)}`,
-    name: input.workspaceName ?? (ownerName ? `${ownerName} workspace` : `${input.ownerEmail} workspace`),
-    ownerId: randomHex(16),
-    ownerEmail: input.ownerEmail,
-    ownerName,
-    ownerAvatar: input.avatar ?? '',
-    authTokenEnc: deps.secrets.encrypt(authToken),
-    authTokenDigest: deps.secrets.digest(authToken),
-    plan: settings.plan,
-    selfServeProduction: settings.selfServeProduction,
-    maxProductionKeys: settings.maxProductionKeys,
-    isDefault,
-    createdAt: currentTime(),
-  };
+  const row = newWorkspaceRow(deps, input, settings, { id: `workspace_${randomAlphanumeric(20)}`, authToken, isDefault });
   const insert = async () => {
     const scope = await deps.storage.workspaces.insert(row);
     const apiKey = await insertApiKey(deps, scope, { ownerEmail: input.ownerEmail, type: 'testing', apiKeyName: defaultKeyName(input.ownerEmail) });
@@ -67,6 +52,34 @@ export function insertWorkspace(deps: WorkspaceDeps, input: NewWorkspace, settin
     return { workspaceId: row.id, scope, authToken, apiKeyId: apiKey.row.id, apiKeyAuthToken: token };
   };
   return deps.storage.inTransaction() ? insert() : deps.storage.transaction(insert);
+}
+
+/**
+ * A workspace's row with the given id and auth token (sealed and digested), no keys: insertWorkspace's, and the
+ * fixtures loader's (server/testing/fixtures.ts), whose workspaces have fixed ids and tokens.
+ */
+export function newWorkspaceRow(
+  deps: Pick<WorkspaceDeps, 'secrets'>,
+  input: NewWorkspace,
+  settings: WorkspaceSettings,
+  fixed: { id: string; authToken: string; isDefault?: boolean },
+) {
+  const ownerName = input.name ?? '';
+  return {
+    id: fixed.id,
+    name: input.workspaceName ?? (ownerName ? `${ownerName} workspace` : `${input.ownerEmail} workspace`),
+    ownerId: randomHex(16),
+    ownerEmail: input.ownerEmail,
+    ownerName,
+    ownerAvatar: input.avatar ?? '',
+    authTokenEnc: deps.secrets.encrypt(fixed.authToken),
+    authTokenDigest: deps.secrets.digest(fixed.authToken),
+    plan: settings.plan,
+    selfServeProduction: settings.selfServeProduction,
+    maxProductionKeys: settings.maxProductionKeys,
+    isDefault: fixed.isDefault ?? false,
+    createdAt: currentTime(),
+  };
 }
 
 /** /v2/workspace/create: the hosted rules for who may open another workspace. */

@@ -32,6 +32,7 @@ export function passphraseFrom(io: CliIO, flag: string | undefined): string | un
 export const command: Command = {
   name: NAME,
   help: `Usage: hearth export --out DIR [options]
+       hearth export --as-fixtures [FILE] [--workspace ID] [options]
 
 Writes the data dir's state into DIR (a new or empty directory): manifest.json (format version, Hearth
 version, schema level, scope, row counts, sha256 of every file), one JSON-lines file per table under tables/,
@@ -45,8 +46,14 @@ data dir's master key; an archive never depends on that key:
   --secrets omit          leave them out; the import generates fresh tokens and secrets where a row needs one
                           and leaves out AI provider keys (configure them again)
 
+--as-fixtures writes a fixtures file instead (JSON; stdout without FILE): the workspaces with their auth tokens,
+API keys with theirs, organizations, folders, documents with access, users, groups, expiring permissions,
+notifications, comments and collaborative content, read through the API; hearth fixtures load brings it into a
+fresh database (docs/fixtures.md says what a fixtures file leaves out).
+
 Options:
-  --out DIR               where the archive goes (required)
+  --out DIR               where the archive goes (required without --as-fixtures)
+  --as-fixtures           a fixtures file, not an archive
   --workspace ID          only this workspace (its API keys and all their data)
   --api-key ID            only this API key (and its workspace's row, without the workspace's auth token)
   --secrets include|omit  (required) see above
@@ -59,15 +66,26 @@ Examples:
   hearth export --out ./one-key --api-key AbCdEf0123456789ghIJ --secrets omit
 `,
   async run(argv, io) {
-    const { values } = parseOptions(NAME, argv, {
-      ...DATA_DIR_OPTIONS,
-      ...JSON_OPTION,
-      out: { type: 'string' },
-      workspace: { type: 'string' },
-      'api-key': { type: 'string' },
-      secrets: { type: 'string' },
-      passphrase: { type: 'string' },
-    });
+    const { values, positionals } = parseOptions(
+      NAME,
+      argv,
+      {
+        ...DATA_DIR_OPTIONS,
+        ...JSON_OPTION,
+        'as-fixtures': { type: 'boolean' },
+        out: { type: 'string' },
+        workspace: { type: 'string' },
+        'api-key': { type: 'string' },
+        secrets: { type: 'string' },
+        passphrase: { type: 'string' },
+      },
+      true,
+    );
+    if (values['as-fixtures']) {
+      const { exportFixturesCommand } = await import('./fixtures-load.ts');
+      return exportFixturesCommand(io, values, positionals);
+    }
+    if (positionals.length > 0) throw new CliError(`export takes no FILE without --as-fixtures (got ${positionals[0]}); see npx hearth export --help`);
     if (values.out === undefined) throw new CliError('export needs --out DIR');
     if (values.secrets !== 'include' && values.secrets !== 'omit') {
       throw new CliError(

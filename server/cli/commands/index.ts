@@ -29,5 +29,10 @@ export const commands: CommandEntry[] = [
   entry('export', 'the state of the data dir (or one workspace, or one API key) as a portable archive directory', () => import('./export.ts')),
   entry('import', 'load an archive made by hearth export into a data dir (empty or populated)', () => import('./import.ts')),
   entry('seed', 'fill an API key with a realistic demo data set (small for a first look, large for benchmarks)', () => import('./seed.ts')),
+  entry(
+    'fixtures load',
+    'load a fixtures file (workspaces, keys with fixed tokens, documents, users, content…) into a data dir',
+    () => import('./fixtures-load.ts'),
+  ),
   entry('doctor', 'check the data dir, master key, database, schema version, free disk and the port', () => import('./doctor.ts')),
 ];

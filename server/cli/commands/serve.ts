@@ -16,6 +16,7 @@ const OPTIONS = {
   'export-secrets': { type: 'string' },
   passphrase: { type: 'string' },
   testing: { type: 'boolean' },
+  fixtures: { type: 'string' },
 } as const;
 
 const TRANSFER_FLAGS = ['import', 'import-conflict', 'export-on-exit', 'export-secrets', 'passphrase'] as const;
@@ -66,6 +67,10 @@ Saved states (like the emulator suites' flags; archives as made by hearth export
   --export-secrets include|omit   required with --export-on-exit: see hearth export --help
   --passphrase TEXT       for archives with secrets (better: env HEARTH_EXPORT_PASSPHRASE)
 
+Fixtures (README, "Fixtures"):
+  --fixtures FILE         load this fixtures file before serving (as hearth fixtures load); a restart on a data dir
+                          that holds its workspaces already keeps them as they are
+
 Environment (and config file key): HEADER_BRAND (headerBrand), LOG_LEVEL (logLevel), LOG_FORMAT text|json (logFormat), SMTP_URL (smtpUrl),
   MAIL_FROM (mailFrom), MAIL_RECIPIENTS_PER_CALL, MAIL_RECIPIENTS_PER_MINUTE, MONITOR_MB, LOGIN_LINK_ALLOWED_HOSTS (loginLinkAllowedHosts), AI_TIMEOUT_MS (aiTimeoutMs),
   WEBHOOK_RETRY_SCHEDULE_MS (webhookRetryScheduleMs), RESPONSE_CACHE_MB (responseCacheMb),
@@ -82,6 +87,7 @@ Examples:
     const transfer = wantsTransfer ? await import('../serve-transfer.ts') : undefined;
     const plan = transfer?.planTransfer(io, values);
     if (transfer && plan) await transfer.importAtStart(io, config.dataDir, plan);
+    const fixtures = values.fixtures === undefined ? undefined : await (await import('./fixtures-load.ts')).fixturesAtStart(config, values.fixtures);
     // Loaded on use: the whole server is not needed for --help or a configuration error.
     const { createServer } = await import('../../index.ts');
     const server = await createServer(config).catch((error: NodeJS.ErrnoException) => {
@@ -92,7 +98,7 @@ Examples:
     if (configFile) server.app.log.info('configuration file read', { file: configFile });
     // Signal handlers before the banner: a supervisor (or a test) may send SIGTERM as soon as it reads the banner.
     const stopped = untilStopped(server, io);
-    io.out(banner(server));
+    io.out(banner(server) + (fixtures ? `${fixtures}\n` : ''));
     await stopped;
     if (transfer && plan) await transfer.exportAtExit(io, config.dataDir, plan);
   },
