@@ -16,6 +16,8 @@ export interface StartHearthOptions {
   dataDir?: string;
   /** PostgreSQL instead of the data dir's SQLite (postgres://…); default: DATABASE_URL is not read. */
   databaseUrl?: string;
+  /** A fixtures file (README, "Fixtures") loaded before Hearth starts; its keys and tokens are the file's own. */
+  fixtures?: string;
   /** Keep a temporary data dir after stop() (its path is `dataDir`). */
   keep?: boolean;
   /** Hearth's log level; default `warn`. */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StartHearthOptions, TestHearth, startHearth as StartHearthType } from '../../types/testing.d.ts';
 import { clock, currentTime } from '../clock.ts';
+import { resolveConfig } from '../config.ts';
 import { createServer } from '../index.ts';
 import { resetData } from './reset.ts';
 import { moveClock } from './routes.ts';
@@ -17,7 +18,7 @@ export const startHearth: typeof StartHearthType = async (options: StartHearthOp
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hearth-'));
   let server: Awaited<ReturnType<typeof createServer>>;
   try {
-    server = await createServer({
+    const overrides = {
       port: options.port ?? 0,
       host: '127.0.0.1',
       dataDir,
@@ -25,7 +26,12 @@ export const startHearth: typeof StartHearthType = async (options: StartHearthOp
       testing: true,
       ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
       ...(options.headerBrand ? { headerBrand: options.headerBrand } : {}),
-    });
+    } as const;
+    if (options.fixtures !== undefined) {
+      const { fixturesAtStart } = await import('../cli/commands/fixtures-load.ts');
+      await fixturesAtStart(resolveConfig(overrides), options.fixtures);
+    }
+    server = await createServer(overrides);
   } catch (error) {
     if (temporary) rmSync(dataDir, { recursive: true, force: true });
     throw error;

@@ -47,6 +47,24 @@ describe('outside testing mode', () => {
   });
 });
 
+describe('startHearth({ fixtures })', () => {
+  it('loads the fixtures before it starts: their fixed key and token read their content', async () => {
+    const withFixtures = await startHearth({ logLevel: 'silent', fixtures: new URL('../../docs/fixtures.example.json', import.meta.url).pathname });
+    try {
+      const got = await call(
+        withFixtures.url,
+        '/v2/crdt/get',
+        { organizationId: 'acme', documentId: 'readme' },
+        apiKeyHeaders({ apiKey: 'key_fixture_acme', authToken: 'yauth_fixture_acme_0001' }),
+      );
+      expect(got.status).toBe(200);
+      expect(JSON.stringify(got.body)).toContain('Hello from the fixtures.');
+    } finally {
+      await withFixtures.stop();
+    }
+  });
+});
+
 describe('reset', () => {
   it('deletes all data, keeps the credentials, and closes open websockets with 1012 (the provider reconnects)', async () => {
     const add = await callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd1' }] });

@@ -20,19 +20,24 @@ const e = process.env;
 const call = async (path, data, headers = {}) => (await fetch(e.HEARTH_URL + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data }) })).json();
 const keyHeaders = { 'x-svc-api-key': e.HEARTH_API_KEY, 'x-svc-auth-token': e.HEARTH_AUTH_TOKEN };
 const added = await call('/v2/organizations/documents/add', { organizationId: 'o', createOrganization: true, documents: [{ documentId: 'd' }] }, keyHeaders);
+const fixture = await call('/v2/crdt/get', { organizationId: 'acme', documentId: 'readme' }, { 'x-svc-api-key': 'key_fixture_acme', 'x-svc-auth-token': 'yauth_fixture_acme_0001' });
 const reset = await call('/testing/reset', {});
-console.log(JSON.stringify({ vars: Object.fromEntries(Object.entries(e).filter(([k]) => k.startsWith('HEARTH_'))), port: e.PORT, added, reset }));
+console.log(JSON.stringify({ vars: Object.fromEntries(Object.entries(e).filter(([k]) => k.startsWith('HEARTH_'))), port: e.PORT, added, fixture, reset }));
 process.exit(Number(process.argv[1] ?? 0));
 `;
 
 describe('hearth exec', () => {
-  it('runs the command with the HEARTH_ variables against a testing-mode Hearth, exits with its code and removes the data', async () => {
-    const run = await runHearth(['exec', '--', process.execPath, '--input-type=module', '-e', probe, '3'], { env });
+  it('runs the command with the HEARTH_ variables against a testing-mode Hearth holding the fixtures, exits with its code and removes the data', async () => {
+    const run = await runHearth(
+      ['exec', '--fixtures', join(ROOT, 'docs', 'fixtures.example.json'), '--', process.execPath, '--input-type=module', '-e', probe, '3'],
+      { env },
+    );
     expect(run.code, run.stderr).toBe(3);
     const seen = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as {
       vars: Record<string, string>;
       port: string;
       added: { result?: unknown };
+      fixture: unknown;
       reset: { result?: { data: { apiKeys: number } } };
     };
     expect(Object.keys(seen.vars).sort()).toEqual([
@@ -45,11 +50,13 @@ describe('hearth exec', () => {
       'HEARTH_WS_URL',
     ]);
     expect(seen.vars.HEARTH_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // the fixtures' key, with its fixed token, reads the fixtures' content
+    expect(JSON.stringify(seen.fixture)).toContain('Hello from the fixtures.');
     expect(seen.vars.HEARTH_WS_URL).toBe(`${seen.vars.HEARTH_URL!.replace('http', 'ws')}/yjs`);
     // the app's own PORT and DATABASE_URL reach the command and do not configure Hearth (which started on SQLite)
     expect(seen.port).toBe('1');
     expect(seen.added.result).toBeDefined();
-    expect(seen.reset.result?.data.apiKeys).toBe(1);
+    expect(seen.reset.result?.data.apiKeys).toBe(2); // the default workspace's key and the fixtures' key, both kept
     expect(existsSync(seen.vars.HEARTH_DATA_DIR!)).toBe(false);
   });
 

@@ -12,6 +12,7 @@ const OPTIONS = {
   port: { type: 'string' },
   'database-url': { type: 'string' },
   keep: { type: 'boolean' },
+  fixtures: { type: 'string' },
 } as const;
 
 /**
@@ -43,6 +44,8 @@ Options:
   --data-dir DIR          use this data dir (made when missing) and keep it afterwards
   --database-url URL      PostgreSQL instead of SQLite (postgres://…); the app's own DATABASE_URL is not read
   --keep                  keep the temporary data dir and print where it is
+  --fixtures FILE         load this fixtures file before the command starts (README, "Fixtures"); the HEARTH_*
+                          variables still name the default workspace: the file's keys and tokens are fixed already
   --config FILE           a config file (env HEARTH_CONFIG; default ./hearth.config.json when present)
 
 The app's PORT, HOST, DATA_DIR, DATABASE_URL, REDIS_URL and PUBLIC_URL are left to the command: only the flags
@@ -77,6 +80,7 @@ Examples:
           ...(values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : {}),
         },
       );
+      if (values.fixtures !== undefined) await (await import('./fixtures-load.ts')).fixturesAtStart(config, values.fixtures);
       const { createServer } = await import('../../index.ts');
       server = await createServer(config).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'EADDRINUSE') throw new CliError(`port ${config.port} on 127.0.0.1 is in use: pass another --port, or none for a free one`, 1);
