@@ -57,6 +57,27 @@ const RETRYABLE = new Set(['40001', '40P01']);
  * any unit, it becomes a StorageConflict (issue 43).
  */
 const UNIQUE_VIOLATION = '23505';
+/**
+ * Thrown by a repository whose write found that rows its unit of work read have changed since (an optimistic check:
+ * users.save's merge of a profile). Its code is a serialization failure's: the unit runs again from the start, at
+ * any isolation, and reads the rows as they are now.
+ */
+export class ConcurrentChange extends Error {
+  readonly code = '40001';
+  constructor(what: string) {
+    super(`${what} changed while this unit of work ran; it runs again`);
+    this.name = 'ConcurrentChange';
+  }
+}
+/**
+ * Takes a lock on a key until the caller's unit of work ends (pg_advisory_xact_lock of the parts' hash): the mutex
+ * of a row that may not exist yet (a caller's id about to be created), which no row lock can cover. A second unit
+ * that asks waits for the first's commit; it must then read in a statement of its own (READ COMMITTED reads as of
+ * each statement's start). Hash collisions only make unrelated units wait for each other.
+ */
+export async function lockKey(db: PgDb, ...parts: string[]): Promise<void> {
+  await db.$client.query({ name: 'hearth-key-lock', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [JSON.stringify(parts)] });
+}
 /** PostgreSQL's type id of bigint. */
 const INT8 = 20;
 /**
@@ -275,8 +296,9 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
         return await once(work, isolation);
       } catch (error) {
         const code = sqlStateOf(error);
-        const again =
-          code !== undefined && isolation !== 'read committed' && (RETRYABLE.has(code) || (code === UNIQUE_VIOLATION && isolation === 'serializable'));
+        // a deadlock, or a repository's optimistic check that found the rows it read changed (ConcurrentChange), at any
+        // level; a unique key met is a retry only where SERIALIZABLE's read-then-insert made it one
+        const again = code !== undefined && (RETRYABLE.has(code) || (code === UNIQUE_VIOLATION && isolation === 'serializable'));
         if (!again || attempt >= attempts) throw code === UNIQUE_VIOLATION ? new StorageConflict(error) : error;
         retried++;
       } finally {
