@@ -52,7 +52,7 @@ it("stores a caller's notificationId once when 20 adds of it run at once: one cr
       ),
     );
     ok(answers);
-    const messages = answers.map((a) => (a.body.result?.data as { message?: string }).message);
+    const messages = answers.map((a) => (a.body.result?.data as { message?: string } | undefined)?.message);
     expect(messages.filter((m) => m === 'Notification added successfully.')).toHaveLength(1);
     expect(messages.filter((m) => m === 'Notification already exists.')).toHaveLength(19);
     expect(await count('notifications', 'organization_id = $1 AND id = $2', ['ids', notificationId])).toBe(1);
