@@ -36,7 +36,11 @@ it('runs on PostgreSQL', () => {
 it('creates an organization and a document once when 20 adds that create them run at once, every add answered 200', async () => {
   for (let round = 0; round < 3; round++) {
     const [organizationId, documentId] = [`org-${round}`, `doc-${round}`];
-    ok(await Promise.all(Array.from({ length: 20 }, (_, i) => add({ organizationId, createOrganization: true, documentId, createDocument: true, displayBodyMessage: `n${i}` }))));
+    ok(
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => add({ organizationId, createOrganization: true, documentId, createDocument: true, displayBodyMessage: `n${i}` })),
+      ),
+    );
     expect(await count('organizations', 'id = $1', [organizationId])).toBe(1);
     expect(await count('documents', 'organization_id = $1 AND id = $2', [organizationId, documentId])).toBe(1);
     expect(await count('notifications', 'organization_id = $1 AND document_id = $2', [organizationId, documentId])).toBe(20);
@@ -68,7 +72,11 @@ it('keeps every field of a profile that concurrent adds each give one of (new us
     { userId, photoUrl: `https://example.test/${userId}.png` },
   ];
   const known = Array.from({ length: 10 }, (_, i) => `known-${i}`);
-  ok(await Promise.all(known.map((userId) => add({ organizationId: 'people', createOrganization: true, documentId: 'd', createDocument: true, actionUser: { userId } }))));
+  ok(
+    await Promise.all(
+      known.map((userId) => add({ organizationId: 'people', createOrganization: true, documentId: 'd', createDocument: true, actionUser: { userId } })),
+    ),
+  );
   const fresh = Array.from({ length: 10 }, (_, i) => `fresh-${i}`);
   const calls = [...known, ...fresh].flatMap((userId) =>
     fields(userId).map((actionUser) => () => add({ organizationId: 'people', createOrganization: true, documentId: 'd', createDocument: true, actionUser })),
