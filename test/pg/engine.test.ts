@@ -8,7 +8,7 @@ import { getTableConfig } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgEngine, type PgEngine } from '../../server/db/pg/engine.ts';
+import { ConcurrentChange, createPgEngine, lockKey, type PgEngine } from '../../server/db/pg/engine.ts';
 import { StorageConflict } from '../../server/errors.ts';
 import { attachmentBlobs, clusterIdentity, pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
@@ -208,6 +208,35 @@ describe('units of work', () => {
     await Promise.all(Array.from({ length: 4 }, increment));
     const [row] = (await engine.read((db) => db.execute<{ n: number }>(sql`SELECT n FROM items WHERE id = 'counter'`))).rows;
     expect(row!.n).toBe(4);
+  });
+
+  it('runs a READ COMMITTED unit again when a write finds what it read changed (ConcurrentChange), and a key lock makes the second creator wait and find the row', async () => {
+    // an optimistic update: applies only while n is as read, else the unit runs again and reads it anew
+    await insert('optimistic', 0);
+    const bump = () =>
+      engine.transaction(async () => {
+        const [row] = (await engine.read((db) => db.execute<{ n: number }>(sql`SELECT n FROM items WHERE id = 'optimistic'`))).rows;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const result = await engine.write((db) => db.execute(sql`UPDATE items SET n = ${row!.n + 1} WHERE id = 'optimistic' AND n = ${row!.n}`));
+        if (result.rowCount !== 1) throw new ConcurrentChange('the counter');
+      });
+    const before = engine.retries();
+    await Promise.all(Array.from({ length: 4 }, bump));
+    expect((await engine.read((db) => db.execute<{ n: number }>(sql`SELECT n FROM items WHERE id = 'optimistic'`))).rows[0]!.n).toBe(4);
+    expect(engine.retries() - before).toBeGreaterThan(0);
+    // a row that does not exist yet: ten units lock its key, look, and create it; one makes it, nine find it
+    const create = () =>
+      engine.transaction(async () => {
+        await engine.read((db) => lockKey(db, 'items', 'locked'));
+        const found = (await engine.read((db) => db.execute(sql`SELECT 1 FROM items WHERE id = 'locked'`))).rows.length > 0;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (found) return 'found';
+        await insert('locked');
+        return 'made';
+      });
+    const answers = await Promise.all(Array.from({ length: 10 }, create));
+    expect(answers.filter((a) => a === 'made')).toHaveLength(1);
+    expect(answers.filter((a) => a === 'found')).toHaveLength(9);
   });
 
   it('runs a SERIALIZABLE check-then-insert again when another unit took the key, and answers a key taken for good as a StorageConflict', async () => {
