@@ -323,6 +323,71 @@ describe('change notifications', () => {
   });
 });
 
+describe('own commits', () => {
+  it("count at once for the watched tables their statements named, and a write elsewhere leaves the credentials' count as it was", async () => {
+    const url = await server.createDatabase('own_commits');
+    const engine = engineOn(url);
+    await engine.migrate();
+    const credentials = engine.tableChanges(['workspaces', 'api_keys', 'auth_tokens']);
+    const organizations = engine.tableChanges(['organizations']);
+    await eventually(() => expect(credentials()).toBe(credentials()));
+    const [c0, o0] = [credentials(), organizations()];
+    await engine.transaction(async () => {
+      await engine.write((db) =>
+        db.execute(
+          sql`INSERT INTO workspaces (id, name, owner_id, owner_email, auth_token_enc, auth_token_digest) VALUES ('w', 'W', 'o', 'o@x.test', 'enc', 'd')`,
+        ),
+      );
+      await engine.write((db) =>
+        db.$client.query(
+          "INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k', 'w', 'K', 'testing', 'o@x.test', '[]', '{}')",
+        ),
+      );
+    });
+    const c1 = credentials();
+    expect(c1).toBeGreaterThan(c0);
+    expect(organizations()).toBe(o0);
+    await engine.write((db) =>
+      db.execute(sql`INSERT INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES ('k', 'o', 'o', false, '{}', 1, 1)`),
+    );
+    expect(organizations()).toBe(o0 + 1);
+    // what its own notifications say later is not counted again
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect([credentials(), organizations()]).toEqual([c1, o0 + 1]);
+    // a rolled-back unit counts nothing
+    await expect(
+      engine.transaction(async () => {
+        await engine.write((db) => db.execute(sql`DELETE FROM api_keys WHERE id = 'k'`));
+        throw new Error('undone');
+      }),
+    ).rejects.toThrow('undone');
+    expect(credentials()).toBe(c1);
+  });
+
+  it('has no foreign key or trigger by which a write to another table changes a credential table', async () => {
+    const url = await server.createDatabase('credential_cascades');
+    const engine = engineOn(url);
+    await engine.migrate();
+    const credential = ['workspaces', 'api_keys', 'auth_tokens'];
+    const keys = await engine.read(
+      async (db) =>
+        (
+          await db.execute<{ child: string; parent: string; del: string; upd: string }>(
+            sql`SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent, confdeltype AS del, confupdtype AS upd FROM pg_constraint WHERE contype = 'f'`,
+          )
+        ).rows,
+    );
+    // a cascade or a set-null writes the child: into a credential table only from a credential table
+    const into = keys.filter((k) => credential.includes(k.child) && (!['a', 'r'].includes(k.del) || !['a', 'r'].includes(k.upd)));
+    expect(into.length).toBeGreaterThan(0);
+    for (const k of into) expect(credential, `${k.parent} → ${k.child}`).toContain(k.parent);
+    const functions = await engine.read(async (db) =>
+      (await db.execute<{ fn: string }>(sql`SELECT DISTINCT tgfoid::regproc::text AS fn FROM pg_trigger WHERE NOT tgisinternal`)).rows.map((r) => r.fn),
+    );
+    expect(functions).toEqual(['hearth_notify_change']);
+  });
+});
+
 describe('change triggers', () => {
   it('every table tells of its writes but the delivery tables, which no answer the response cache keeps depends on', async () => {
     const url = await server.createDatabase('triggers');
