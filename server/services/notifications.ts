@@ -108,7 +108,9 @@ const wants = (channel: Channel, explicit: boolean) => channel === 'ALL' || (cha
  */
 export async function addNotification(deps: AddDeps, scope: TenantScope, apiKey: ApiKeyRow, input: AddInput): Promise<{ created: boolean; id: string }> {
   checkContent(input);
-  const result = await deps.storage.transaction(() => insertNotification(deps, scope, apiKey, input));
+  // audited for READ COMMITTED on PostgreSQL (docs/storage.md, "Invariants"): organization and document created ON
+  // CONFLICT DO NOTHING, a caller's notificationId under a key lock, profiles merged only over the row as read
+  const result = await deps.storage.transaction(() => insertNotification(deps, scope, apiKey, input), { rowLevel: true });
   if (result.mails > 0) deps.mail.flush();
   return { created: result.created, id: result.id };
 }

@@ -74,7 +74,7 @@ function writeOf(row: UserRow, existing: UserRow | undefined): UserWrite | undef
   ) {
     return undefined;
   }
-  return { row, insert: existing === undefined };
+  return { row, insert: existing === undefined, before: existing };
 }
 
 /** Creates the user's profile or updates the fields given; `initial` follows `name` unless given. */

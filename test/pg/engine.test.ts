@@ -8,7 +8,7 @@ import { getTableConfig } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgEngine, type PgEngine } from '../../server/db/pg/engine.ts';
+import { ConcurrentChange, createPgEngine, lockKey, type PgEngine } from '../../server/db/pg/engine.ts';
 import { StorageConflict } from '../../server/errors.ts';
 import { attachmentBlobs, clusterIdentity, pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
@@ -210,6 +210,35 @@ describe('units of work', () => {
     expect(row!.n).toBe(4);
   });
 
+  it('runs a READ COMMITTED unit again when a write finds what it read changed (ConcurrentChange), and a key lock makes the second creator wait and find the row', async () => {
+    // an optimistic update: applies only while n is as read, else the unit runs again and reads it anew
+    await insert('optimistic', 0);
+    const bump = () =>
+      engine.transaction(async () => {
+        const [row] = (await engine.read((db) => db.execute<{ n: number }>(sql`SELECT n FROM items WHERE id = 'optimistic'`))).rows;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const result = await engine.write((db) => db.execute(sql`UPDATE items SET n = ${row!.n + 1} WHERE id = 'optimistic' AND n = ${row!.n}`));
+        if (result.rowCount !== 1) throw new ConcurrentChange('the counter');
+      });
+    const before = engine.retries();
+    await Promise.all(Array.from({ length: 4 }, bump));
+    expect((await engine.read((db) => db.execute<{ n: number }>(sql`SELECT n FROM items WHERE id = 'optimistic'`))).rows[0]!.n).toBe(4);
+    expect(engine.retries() - before).toBeGreaterThan(0);
+    // a row that does not exist yet: ten units lock its key, look, and create it; one makes it, nine find it
+    const create = () =>
+      engine.transaction(async () => {
+        await engine.read((db) => lockKey(db, 'items', 'locked'));
+        const found = (await engine.read((db) => db.execute(sql`SELECT 1 FROM items WHERE id = 'locked'`))).rows.length > 0;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (found) return 'found';
+        await insert('locked');
+        return 'made';
+      });
+    const answers = await Promise.all(Array.from({ length: 10 }, create));
+    expect(answers.filter((a) => a === 'made')).toHaveLength(1);
+    expect(answers.filter((a) => a === 'found')).toHaveLength(9);
+  });
+
   it('runs a SERIALIZABLE check-then-insert again when another unit took the key, and answers a key taken for good as a StorageConflict', async () => {
     // ten units find no row, then insert it: one commits, the others meet its key (23505) and, run again, find it
     const create = () =>
@@ -291,6 +320,71 @@ describe('change notifications', () => {
     await insertWorkspace(a, 'w-b');
     await eventually(() => expect(workspacesOfB()).toBe(workspaces0 + 2));
     expect(keysOfB()).toBe(keys0 + 1);
+  });
+});
+
+describe('own commits', () => {
+  it("count at once for the watched tables their statements named, and a write elsewhere leaves the credentials' count as it was", async () => {
+    const url = await server.createDatabase('own_commits');
+    const engine = engineOn(url);
+    await engine.migrate();
+    const credentials = engine.tableChanges(['workspaces', 'api_keys', 'auth_tokens']);
+    const organizations = engine.tableChanges(['organizations']);
+    await eventually(() => expect(credentials()).toBe(credentials()));
+    const [c0, o0] = [credentials(), organizations()];
+    await engine.transaction(async () => {
+      await engine.write((db) =>
+        db.execute(
+          sql`INSERT INTO workspaces (id, name, owner_id, owner_email, auth_token_enc, auth_token_digest) VALUES ('w', 'W', 'o', 'o@x.test', 'enc', 'd')`,
+        ),
+      );
+      await engine.write((db) =>
+        db.$client.query(
+          "INSERT INTO api_keys (id, workspace_id, name, type, owner_email, allowed_domains, settings) VALUES ('k', 'w', 'K', 'testing', 'o@x.test', '[]', '{}')",
+        ),
+      );
+    });
+    const c1 = credentials();
+    expect(c1).toBeGreaterThan(c0);
+    expect(organizations()).toBe(o0);
+    await engine.write((db) =>
+      db.execute(sql`INSERT INTO organizations (api_key_id, id, name, disabled, metadata, created_at, updated_at) VALUES ('k', 'o', 'o', false, '{}', 1, 1)`),
+    );
+    expect(organizations()).toBe(o0 + 1);
+    // what its own notifications say later is not counted again
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect([credentials(), organizations()]).toEqual([c1, o0 + 1]);
+    // a rolled-back unit counts nothing
+    await expect(
+      engine.transaction(async () => {
+        await engine.write((db) => db.execute(sql`DELETE FROM api_keys WHERE id = 'k'`));
+        throw new Error('undone');
+      }),
+    ).rejects.toThrow('undone');
+    expect(credentials()).toBe(c1);
+  });
+
+  it('has no foreign key or trigger by which a write to another table changes a credential table', async () => {
+    const url = await server.createDatabase('credential_cascades');
+    const engine = engineOn(url);
+    await engine.migrate();
+    const credential = ['workspaces', 'api_keys', 'auth_tokens'];
+    const keys = await engine.read(
+      async (db) =>
+        (
+          await db.execute<{ child: string; parent: string; del: string; upd: string }>(
+            sql`SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent, confdeltype AS del, confupdtype AS upd FROM pg_constraint WHERE contype = 'f'`,
+          )
+        ).rows,
+    );
+    // a cascade or a set-null writes the child: into a credential table only from a credential table
+    const into = keys.filter((k) => credential.includes(k.child) && (!['a', 'r'].includes(k.del) || !['a', 'r'].includes(k.upd)));
+    expect(into.length).toBeGreaterThan(0);
+    for (const k of into) expect(credential, `${k.parent} → ${k.child}`).toContain(k.parent);
+    const functions = await engine.read(async (db) =>
+      (await db.execute<{ fn: string }>(sql`SELECT DISTINCT tgfoid::regproc::text AS fn FROM pg_trigger WHERE NOT tgisinternal`)).rows.map((r) => r.fn),
+    );
+    expect(functions).toEqual(['hearth_notify_change']);
   });
 });
 

@@ -57,6 +57,27 @@ const RETRYABLE = new Set(['40001', '40P01']);
  * any unit, it becomes a StorageConflict (issue 43).
  */
 const UNIQUE_VIOLATION = '23505';
+/**
+ * Thrown by a repository whose write found that rows its unit of work read have changed since (an optimistic check:
+ * users.save's merge of a profile). Its code is a serialization failure's: the unit runs again from the start, at
+ * any isolation, and reads the rows as they are now.
+ */
+export class ConcurrentChange extends Error {
+  readonly code = '40001';
+  constructor(what: string) {
+    super(`${what} changed while this unit of work ran; it runs again`);
+    this.name = 'ConcurrentChange';
+  }
+}
+/**
+ * Takes a lock on a key until the caller's unit of work ends (pg_advisory_xact_lock of the parts' hash): the mutex
+ * of a row that may not exist yet (a caller's id about to be created), which no row lock can cover. A second unit
+ * that asks waits for the first's commit; it must then read in a statement of its own (READ COMMITTED reads as of
+ * each statement's start). Hash collisions only make unrelated units wait for each other.
+ */
+export async function lockKey(db: PgDb, ...parts: string[]): Promise<void> {
+  await db.$client.query({ name: 'hearth-key-lock', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [JSON.stringify(parts)] });
+}
 /** PostgreSQL's type id of bigint. */
 const INT8 = 20;
 /**
@@ -79,6 +100,8 @@ interface Unit {
   ended: boolean;
   /** What waits for its commit (afterCommit), dropped when it rolls back. */
   committed: Array<() => void>;
+  /** The watched tables (tableChanges) its statements named: the ones its commit counts as changed. */
+  named: Set<string>;
 }
 
 export interface PgEngine {
@@ -107,7 +130,7 @@ export interface PgEngine {
   migrate(): Promise<void>;
   /**
    * A number that changes whenever one of `tables` may have changed: at once for this instance's committed units of
-   * work (any of them counts: which tables a unit wrote is not tracked), and for every instance's commits when
+   * work whose statements named one of them (see `watched` below), and for every instance's commits when
    * PostgreSQL's notification of them arrives (the triggers of migration 0002, LISTEN on one connection of its
    * own). While that connection is down, every read is a change. For caches, as SQLite's change stamp.
    */
@@ -154,7 +177,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
   // an idle pooled connection that the server closed (a restart of PostgreSQL) must not crash the process
   pool.on('error', () => undefined);
   // the server processes behind this pool's connections: their notifications are this instance's own commits,
-  // counted at once (localCommits), not heard again a moment later (which would drop the caches twice per write)
+  // counted at once (localByTable), not heard again a moment later (which would drop the caches twice per write)
   const ownBackends = new Set<number>();
   pool.on('connect', (client) => {
     const backend = (client as pg.Client & { processID?: number }).processID;
@@ -167,9 +190,16 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
   const attempts = options.serializableAttempts ?? 12;
   const gate = new Gate();
 
-  // Change notifications: commits of this instance, notifications per table, and changes that nobody heard (counted
-  // while the listening connection is down, and once when it is back).
-  let localCommits = 0;
+  // Change notifications: commits of this instance per table, notifications per table, and changes that nobody heard
+  // (counted while the listening connection is down, and once when it is back).
+  //
+  // A commit of this instance counts at once for the watched tables its statements named (a statement's text names
+  // every table it writes; a foreign key's cascade writes a table it does not name, but the tables watched apart, the
+  // credential tables, cascade only from one another: test/pg/engine.test.ts holds the schema to that). Counting every
+  // commit for every table, as before, dropped the credentials cache at each write of any kind, and each request of
+  // a write load then verified its key again (a statement more per request, issue 43's hot-row bench).
+  const watched = new Set<string>();
+  const localByTable = new Map<string, number>();
   let unheard = 0;
   const notified = new Map<string, number>();
   let listener: pg.Client | undefined;
@@ -235,13 +265,26 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     // a connection that failed below SQL (reset, ended) or could not roll back is closed, not handed on
     let broken = false;
     let unit: Unit | undefined;
+    let restore: (() => void) | undefined;
     const mark = (error: unknown) => {
       if (sqlStateOf(error) === undefined) broken = true;
       return error;
     };
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`).catch((error: unknown) => Promise.reject(mark(error)));
-      unit = { client, db: drizzle(client), depth: 0, ended: false, committed: [] };
+      const named = new Set<string>();
+      unit = { client, db: drizzle(client), depth: 0, ended: false, committed: [], named };
+      // the watched tables each statement of the unit names (its text, whichever way it was sent)
+      const query = client.query;
+      (client as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+        const first = args[0];
+        const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text;
+        if (typeof text === 'string') for (const table of watched) if (!named.has(table) && text.includes(table)) named.add(table);
+        return (query as (...a: unknown[]) => unknown).apply(client, args);
+      };
+      restore = () => {
+        client.query = query;
+      };
       let result: T;
       try {
         result = await units.run(unit, work);
@@ -252,11 +295,12 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       }
       unit.ended = true;
       await client.query('COMMIT').catch((error: unknown) => Promise.reject(mark(error)));
-      localCommits++;
+      for (const table of named) localByTable.set(table, (localByTable.get(table) ?? 0) + 1);
       for (const callback of unit.committed) callback();
       return result;
     } finally {
       if (unit) unit.ended = true;
+      restore?.();
       client.release(broken);
     }
   }
@@ -275,8 +319,9 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
         return await once(work, isolation);
       } catch (error) {
         const code = sqlStateOf(error);
-        const again =
-          code !== undefined && isolation !== 'read committed' && (RETRYABLE.has(code) || (code === UNIQUE_VIOLATION && isolation === 'serializable'));
+        // a deadlock, or a repository's optimistic check that found the rows it read changed (ConcurrentChange), at any
+        // level; a unique key met is a retry only where SERIALIZABLE's read-then-insert made it one
+        const again = code !== undefined && (RETRYABLE.has(code) || (code === UNIQUE_VIOLATION && isolation === 'serializable'));
         if (!again || attempt >= attempts) throw code === UNIQUE_VIOLATION ? new StorageConflict(error) : error;
         retried++;
       } finally {
@@ -351,10 +396,11 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     },
     tableChanges(tables) {
       listen();
+      for (const table of tables) watched.add(table);
       return () => {
         if (!listening) return ++unheard;
-        let count = localCommits + unheard;
-        for (const table of tables) count += notified.get(table) ?? 0;
+        let count = unheard;
+        for (const table of tables) count += (notified.get(table) ?? 0) + (localByTable.get(table) ?? 0);
         return count;
       };
     },

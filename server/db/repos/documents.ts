@@ -93,13 +93,20 @@ export function documentsRepo(engine: SqliteEngine) {
         return pageQuery(db, shape).all({ apiKeyId: scope.apiKeyId, organizationId, folderId, after, limit: options.limit });
       }),
 
-    /** Adds them, in one step; the caller checked none is there. */
+    /**
+     * Adds them, in one step, but for any the key has already (ON CONFLICT DO NOTHING: two units that both found a
+     * document absent cannot both insert it, issue 43); how many this call made.
+     */
     insert: (scope: TenantScope, rows: ReadonlyArray<Omit<DocumentRow, 'apiKeyId'>>) =>
       engine.write((db) => {
+        let made = 0;
         for (const row of rows)
-          db.insert(documents)
+          made += db
+            .insert(documents)
             .values({ ...row, apiKeyId: scope.apiKeyId })
-            .run();
+            .onConflictDoNothing()
+            .run().changes;
+        return made;
       }),
 
     /** Writes each change to its document, in one step; whether each existed, in order. */

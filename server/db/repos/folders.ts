@@ -50,13 +50,19 @@ export function foldersRepo(engine: SqliteEngine) {
     /** The folder whose path is `path` and everything below it ('/' for the whole tree), parents before children. */
     subtree: (scope: TenantScope, organizationId: string, path: string) => engine.read((db) => subtreeOn(db, scope.apiKeyId, organizationId, path)),
 
-    /** Adds it; the caller checked it is not there. */
+    /**
+     * Adds it unless the organization has a folder of that id (ON CONFLICT DO NOTHING: two units that both found it
+     * absent cannot both insert it, issue 43); whether this call made it.
+     */
     insert: (scope: TenantScope, row: Omit<FolderRow, 'apiKeyId'>) =>
-      engine.write((db) => {
-        db.insert(folders)
-          .values({ ...row, apiKeyId: scope.apiKeyId })
-          .run();
-      }),
+      engine.write(
+        (db) =>
+          db
+            .insert(folders)
+            .values({ ...row, apiKeyId: scope.apiKeyId })
+            .onConflictDoNothing()
+            .run().changes > 0,
+      ),
 
     /** Writes each change to its folder, in one step. */
     change: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: FolderChange }>) =>

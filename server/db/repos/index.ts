@@ -109,9 +109,12 @@ export type Storage = Repos & {
   /**
    * One unit of work. `bulk`: a unit that writes much (an import): on SQLite its commit leaves the write-ahead log to
    * the checkpointer's thread, where an automatic checkpoint would copy it into the database file on the event loop
-   * (1.6 s for 50 MB); PostgreSQL has nothing to do for it.
+   * (1.6 s for 50 MB); PostgreSQL has nothing to do for it. `rowLevel`: a unit audited for PostgreSQL's READ
+   * COMMITTED (docs/storage.md, "Invariants"): what it reads, checks and writes is held by the repositories' row
+   * locks, advisory locks and conflict clauses, so it runs at READ COMMITTED there instead of SERIALIZABLE; SQLite
+   * runs one writer at a time either way.
    */
-  transaction<T>(work: () => Promise<T>, options?: { bulk?: boolean }): Promise<T>;
+  transaction<T>(work: () => Promise<T>, options?: { bulk?: boolean; rowLevel?: boolean }): Promise<T>;
   inTransaction(): boolean;
   /**
    * Runs `callback` once the caller's unit of work has committed, never before: what tells another connection or

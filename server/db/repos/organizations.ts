@@ -25,13 +25,19 @@ export function organizationsRepo(engine: SqliteEngine) {
   return {
     find: (scope: TenantScope, id: string) => engine.read((db) => findOrganizationOn(db, scope.apiKeyId, id)),
 
-    /** Adds it; the caller checked it is not there. */
+    /**
+     * Adds it unless the key has one of that id (ON CONFLICT DO NOTHING: two units that both found it absent
+     * cannot both insert, issue 43); whether this call made it.
+     */
     insert: (scope: TenantScope, row: Omit<OrganizationRow, 'apiKeyId'>) =>
-      engine.write((db) => {
-        db.insert(organizations)
-          .values({ ...row, apiKeyId: scope.apiKeyId })
-          .run();
-      }),
+      engine.write(
+        (db) =>
+          db
+            .insert(organizations)
+            .values({ ...row, apiKeyId: scope.apiKeyId })
+            .onConflictDoNothing()
+            .run().changes > 0,
+      ),
 
     /** Changes the given fields; whether it existed. */
     update: (scope: TenantScope, id: string, change: Partial<Pick<OrganizationRow, 'name' | 'metadata' | 'disabled' | 'updatedAt'>>) =>

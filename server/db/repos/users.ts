@@ -9,7 +9,12 @@ import type { SqliteEngine } from '../storage.ts';
 
 export type UserRow = typeof users.$inferSelect;
 /** A profile to write: a new one (`insert`) or a change of the stored one. */
-export type UserWrite = { row: Omit<UserRow, 'apiKeyId'>; insert: boolean };
+/**
+ * A profile to write: an insert of a user the unit found absent, or an update of `before`, the row as the unit read
+ * it (PostgreSQL writes it only if it is still so, else the unit runs again: pg/repos/users.ts; SQLite's one writer
+ * needs no check).
+ */
+export type UserWrite = { row: Omit<UserRow, 'apiKeyId'>; insert: boolean; before?: UserRow | undefined };
 
 const byId = preparedFor((db) =>
   db

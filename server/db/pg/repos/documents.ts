@@ -75,11 +75,18 @@ export function documentsRepoPg(engine: PgEngine): DocumentsRepo {
       }),
 
     // one statement per slice rather than one per row
+    // at READ COMMITTED an insert that meets another unit's uncommitted document waits for its commit, then skips it
     insert: (scope, rows) =>
       engine.write(async (db) => {
+        let made = 0;
         for (let i = 0; i < rows.length; i += SLICE) {
-          await db.insert(documents).values(rows.slice(i, i + SLICE).map((row) => ({ ...row, apiKeyId: scope.apiKeyId })) as never);
+          const result = await db
+            .insert(documents)
+            .values(rows.slice(i, i + SLICE).map((row) => ({ ...row, apiKeyId: scope.apiKeyId })) as never)
+            .onConflictDoNothing();
+          made += result.rowCount ?? 0;
         }
+        return made;
       }),
 
     change: (scope, organizationId, changes) =>

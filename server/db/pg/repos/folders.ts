@@ -42,10 +42,17 @@ export function foldersRepoPg(engine: PgEngine): FoldersRepo {
             .orderBy(asc(c.path))) as FolderRow[],
       ),
 
+    // a unit at READ COMMITTED that found it absent waits here for the other creator's commit, then does nothing
     insert: (scope, row) =>
-      engine.write(async (db) => {
-        await db.insert(folders).values({ ...row, apiKeyId: scope.apiKeyId } as never);
-      }),
+      engine.write(
+        async (db) =>
+          ((
+            await db
+              .insert(folders)
+              .values({ ...row, apiKeyId: scope.apiKeyId } as never)
+              .onConflictDoNothing()
+          ).rowCount ?? 0) > 0,
+      ),
 
     change: (scope, organizationId, changes) =>
       engine.write(async (db) => {

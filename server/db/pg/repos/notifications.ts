@@ -7,7 +7,7 @@ import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Cursor } from '../../pagination.ts';
 import { COLUMNS, describePage, type NotificationFilters, pageParams, pageShape, type Shape } from '../../repos/notification-page.ts';
 import type { ChannelRow, NewRecipient, NotificationConfigRow, NotificationRow, NotificationsRepo } from '../../repos/notifications.ts';
-import type { PgDb, PgEngine } from '../engine.ts';
+import { lockKey, type PgDb, type PgEngine } from '../engine.ts';
 import { pgTableFor } from '../schema.ts';
 
 const { table: notifications, c: n } = pgTableFor('notifications');
@@ -119,7 +119,11 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
   return {
     prelude: (scope, organizationId, documentId, id) =>
       engine.read(async (db) => {
-        // a made id (undefined) is not looked up: see the SQLite repository's prelude
+        // a made id (undefined) is not looked up: see the SQLite repository's prelude. A caller's id is a row that may
+        // not exist yet, so no row lock can keep two adds of it from both finding it free: they take a lock on the id
+        // itself (transaction-scoped, advisory), the second waits for the first's commit and then, in a statement of
+        // its own (READ COMMITTED reads as of each statement's start), finds it taken and answers created: false.
+        if (id !== undefined) await lockKey(db, 'notification', scope.apiKeyId, organizationId, id);
         const { rows } = await db.$client.query<{ organization: boolean; document: boolean; taken: boolean }>(
           id === undefined
             ? { name: 'hearth-notification-prelude', text: PRELUDE + ', false AS taken', values: [scope.apiKeyId, organizationId, documentId] }
@@ -160,7 +164,9 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
         const answers: boolean[] = [];
         for (const edit of edits) {
           const where = and(eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, organizationId), eq(n.id, edit.id));
-          const [row] = (await db.select().from(notifications).where(where)) as NotificationRow[];
+          // read-modify-write of the row (edit.change reads it): locked until the commit, so that two updates of one
+          // notification apply one after the other (READ COMMITTED)
+          const [row] = (await db.select().from(notifications).where(where).for('update')) as NotificationRow[];
           if (!row) {
             answers.push(false);
             continue;
@@ -220,6 +226,8 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
     saveConfigs: (scope, organizationId, keys, next) =>
       engine.write(async (db) => {
         for (const { userId, documentId } of keys) {
+          // read-modify-write of a setting that may not exist yet: its key locked first, then read (READ COMMITTED)
+          await lockKey(db, 'notification-config', scope.apiKeyId, organizationId, documentId, userId);
           const [current] = (await db
             .select()
             .from(configs)

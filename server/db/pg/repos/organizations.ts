@@ -16,10 +16,17 @@ export function organizationsRepoPg(engine: PgEngine): OrganizationsRepo {
   return {
     find: (scope, id) => engine.read(async (db) => (await db.select().from(organizations).where(own(scope, id)).limit(1))[0] as OrganizationRow | undefined),
 
+    // a unit at READ COMMITTED that found it absent waits here for the other creator's commit, then does nothing
     insert: (scope, row) =>
-      engine.write(async (db) => {
-        await db.insert(organizations).values({ ...row, apiKeyId: scope.apiKeyId } as never);
-      }),
+      engine.write(
+        async (db) =>
+          ((
+            await db
+              .insert(organizations)
+              .values({ ...row, apiKeyId: scope.apiKeyId } as never)
+              .onConflictDoNothing()
+          ).rowCount ?? 0) > 0,
+      ),
 
     update: (scope, id, change) =>
       engine.write(

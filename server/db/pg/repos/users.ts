@@ -5,7 +5,7 @@
 // array parameter (SQLite's json_each of the ids).
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { UserRow, UsersRepo, UserWrite } from '../../repos/users.ts';
-import type { PgDb, PgEngine } from '../engine.ts';
+import { ConcurrentChange, type PgDb, type PgEngine } from '../engine.ts';
 import { pgTableFor } from '../schema.ts';
 
 const { table: users, c } = pgTableFor('users');
@@ -19,7 +19,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 const text = <T extends string | null>(value: T): T => (value === null ? value : (value.replace(LONE_SURROGATE, '\ufffd') as T));
 
 /** The record a write's row travels as, by column name (metadata as its JSON text: `json` keeps it, key order and all). */
-const record = (row: UserWrite['row']) => ({
+const record = ({ row, before }: UserWrite) => ({
   id: text(row.id),
   internal_id: text(row.internalId),
   name: text(row.name),
@@ -31,25 +31,53 @@ const record = (row: UserWrite['row']) => ({
   metadata: JSON.stringify(row.metadata),
   created_at: row.createdAt,
   updated_at: row.updatedAt,
+  // the profile as the unit read it (an update's check); checked = false: an update without it writes unchecked
+  checked: before !== undefined,
+  b_name: before ? text(before.name) : null,
+  b_email: before ? text(before.email) : null,
+  b_initial: before ? text(before.initial) : null,
+  b_photo_url: before ? text(before.photoUrl) : null,
+  b_updated_at: before?.updatedAt ?? null,
 });
-const RECORDSET = 'AS v(id text, internal_id text, name text, email text, initial text, photo_url text, metadata text, created_at bigint, updated_at bigint)';
+const RECORDSET =
+  'AS v(id text, internal_id text, name text, email text, initial text, photo_url text, metadata text, created_at bigint, updated_at bigint,' +
+  ' checked boolean, b_name text, b_email text, b_initial text, b_photo_url text, b_updated_at bigint)';
 
-/** Runs one batch of writes of one kind whose ids are distinct (so that their order within it cannot matter). */
-async function saveBatch(db: PgDb, apiKeyId: string, insert: boolean, rows: ReadonlyArray<UserWrite['row']>) {
-  const values = JSON.stringify(rows.map(record));
-  if (insert)
-    await db.execute(
-      sql`INSERT INTO users (api_key_id, id, internal_id, name, email, initial, photo_url, metadata, created_at, updated_at)
+/**
+ * Runs one batch of writes of one kind whose ids are distinct (so that their order within it cannot matter).
+ *
+ * A profile is a read-merge-write (services/users.ts: the call's fields over the stored ones). Under READ COMMITTED
+ * two units could both read it and the later write would drop the earlier one's fields, and two that both found a
+ * user absent would both insert it. So each write applies only to the row the unit read: an insert only while the
+ * user is absent (ON CONFLICT DO NOTHING), an update only while the profile's fields and `updated_at` are as read
+ * (setMetadata moves `updated_at` too). A write that applies to fewer rows than it names throws ConcurrentChange and
+ * the unit runs again, reading the profiles as they are now. Writes are rare (a call that names a user unchanged
+ * writes nothing), so the common case takes no lock before the write.
+ */
+async function saveBatch(db: PgDb, apiKeyId: string, insert: boolean, writes: readonly UserWrite[]) {
+  const values = JSON.stringify(writes.map(record));
+  const result = insert
+    ? await db.execute(
+        sql`INSERT INTO users (api_key_id, id, internal_id, name, email, initial, photo_url, metadata, created_at, updated_at)
         SELECT ${apiKeyId}, v.id, v.internal_id, v.name, v.email, v.initial, v.photo_url, v.metadata::json, v.created_at, v.updated_at
-        FROM json_to_recordset(${values}::json) ${sql.raw(RECORDSET)}`,
-    );
-  else
-    await db.execute(
-      sql`UPDATE users AS u SET internal_id = v.internal_id, name = v.name, email = v.email, initial = v.initial, photo_url = v.photo_url,
+        FROM json_to_recordset(${values}::json) ${sql.raw(RECORDSET)}
+        ON CONFLICT (api_key_id, id) DO NOTHING`,
+      )
+    : await db.execute(
+        sql`UPDATE users AS u SET internal_id = v.internal_id, name = v.name, email = v.email, initial = v.initial, photo_url = v.photo_url,
           metadata = v.metadata::json, created_at = v.created_at, updated_at = v.updated_at
         FROM json_to_recordset(${values}::json) ${sql.raw(RECORDSET)}
-        WHERE u.api_key_id = ${apiKeyId} AND u.id = v.id`,
-    );
+        WHERE u.api_key_id = ${apiKeyId} AND u.id = v.id
+          AND (NOT v.checked OR (u.name, u.email, u.initial, u.photo_url, u.updated_at) IS NOT DISTINCT FROM (v.b_name, v.b_email, v.b_initial, v.b_photo_url, v.b_updated_at))
+        RETURNING u.id`,
+      );
+  if (insert) {
+    if ((result.rowCount ?? 0) < writes.length) throw new ConcurrentChange('a user this unit of work found absent');
+    return;
+  }
+  // an unchecked update of a profile that is gone applies to nothing, as on SQLite; a checked one must apply
+  const written = new Set((result.rows as Array<{ id: string }>).map((r) => r.id));
+  if (writes.some((w) => w.before !== undefined && !written.has(text(w.row.id)))) throw new ConcurrentChange('a user profile this unit of work read');
 }
 
 export function usersRepoPg(engine: PgEngine): UsersRepo {
@@ -82,7 +110,7 @@ export function usersRepoPg(engine: PgEngine): UsersRepo {
     // in order: a batch ends where the kind of write changes or an id comes again (a later write of it must win)
     save: (scope, writes) =>
       engine.write(async (db) => {
-        let batch: Array<UserWrite['row']> = [];
+        let batch: UserWrite[] = [];
         let ids = new Set<string>();
         let insert = false;
         for (const write of writes) {
@@ -92,7 +120,7 @@ export function usersRepoPg(engine: PgEngine): UsersRepo {
             ids = new Set();
           }
           insert = write.insert;
-          batch.push(write.row);
+          batch.push(write);
           ids.add(write.row.id);
         }
         if (batch.length > 0) await saveBatch(db, scope.apiKeyId, insert, batch);

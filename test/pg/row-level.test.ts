@@ -1,0 +1,92 @@
+// The invariants of the units of work that run at READ COMMITTED on PostgreSQL (issue 43, docs/storage.md
+// "Invariants"), each by concurrent calls through HTTP: what SERIALIZABLE held before is held here by a conflict
+// clause, a lock or an optimistic check, and each case fails when its guard is taken away (a second creator's unique
+// violation answered 500, a caller's notificationId stored twice, a profile's field lost).
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t?.close());
+
+type Body = { result?: { data?: unknown }; error?: { status: string; message: string } };
+
+const add = (data: Record<string, unknown>) =>
+  t.callK<Body>('/v2/notifications/add', {
+    actionUser: { userId: 'actor' },
+    displayHeadlineMessageTemplate: 'h',
+    displayBodyMessage: 'b',
+    notifyUsers: [],
+    ...data,
+  });
+
+const count = async (table: string, where: string, params: unknown[]) =>
+  Number((await t.query<{ n: number | string }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, params))[0]?.n);
+
+const ok = (answers: CallResult<Body>[]) => {
+  for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+};
+
+it('runs on PostgreSQL', () => {
+  expect(t.server.app.storage.engine.kind).toBe('postgres');
+});
+
+it('creates an organization and a document once when 20 adds that create them run at once, every add answered 200', async () => {
+  for (let round = 0; round < 3; round++) {
+    const [organizationId, documentId] = [`org-${round}`, `doc-${round}`];
+    ok(
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => add({ organizationId, createOrganization: true, documentId, createDocument: true, displayBodyMessage: `n${i}` })),
+      ),
+    );
+    expect(await count('organizations', 'id = $1', [organizationId])).toBe(1);
+    expect(await count('documents', 'organization_id = $1 AND id = $2', [organizationId, documentId])).toBe(1);
+    expect(await count('notifications', 'organization_id = $1 AND document_id = $2', [organizationId, documentId])).toBe(20);
+  }
+});
+
+it("stores a caller's notificationId once when 20 adds of it run at once: one created, 19 told it exists", async () => {
+  for (let round = 0; round < 3; round++) {
+    const notificationId = `once-${round}`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        add({ organizationId: 'ids', createOrganization: true, documentId: 'd', createDocument: true, notificationId, displayBodyMessage: `try ${i}` }),
+      ),
+    );
+    ok(answers);
+    const messages = answers.map((a) => (a.body.result?.data as { message?: string } | undefined)?.message);
+    expect(messages.filter((m) => m === 'Notification added successfully.')).toHaveLength(1);
+    expect(messages.filter((m) => m === 'Notification already exists.')).toHaveLength(19);
+    expect(await count('notifications', 'organization_id = $1 AND id = $2', ['ids', notificationId])).toBe(1);
+  }
+});
+
+it('keeps every field of a profile that concurrent adds each give one of (new users and known ones): no merge is lost', async () => {
+  // each user is named by three adds at once, one giving its name, one its e-mail, one its photo; read-merge-write
+  // under READ COMMITTED would keep only the last writer's field (each merged over the profile as it read it)
+  const fields = (userId: string) => [
+    { userId, name: `Name ${userId}` },
+    { userId, email: `${userId}@example.test` },
+    { userId, photoUrl: `https://example.test/${userId}.png` },
+  ];
+  const known = Array.from({ length: 10 }, (_, i) => `known-${i}`);
+  ok(
+    await Promise.all(
+      known.map((userId) => add({ organizationId: 'people', createOrganization: true, documentId: 'd', createDocument: true, actionUser: { userId } })),
+    ),
+  );
+  const fresh = Array.from({ length: 10 }, (_, i) => `fresh-${i}`);
+  const calls = [...known, ...fresh].flatMap((userId) =>
+    fields(userId).map((actionUser) => () => add({ organizationId: 'people', createOrganization: true, documentId: 'd', createDocument: true, actionUser })),
+  );
+  ok(await Promise.all(calls.map((call) => call())));
+  const rows = await t.query<{ id: string; name: string | null; email: string | null; photo_url: string | null }>(
+    "SELECT id, name, email, photo_url FROM users WHERE id LIKE 'known-%' OR id LIKE 'fresh-%' ORDER BY id",
+  );
+  expect(rows).toHaveLength(20);
+  for (const row of rows) {
+    expect(row, row.id).toMatchObject({ name: `Name ${row.id}`, email: `${row.id}@example.test`, photo_url: `https://example.test/${row.id}.png` });
+  }
+});
