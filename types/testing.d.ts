@@ -80,6 +80,8 @@ export interface ResetResult {
   workspaces: number;
   apiKeys: number;
   removed: Record<string, number>;
+  /** Whether the fixtures Hearth was started with were loaded again (the whole file, or the reset workspace's part). */
+  fixturesReloaded: boolean;
 }
 
 export interface TestHearth {

@@ -185,11 +185,25 @@ const KEY_NAME = { testing: 'Test API Key', production: 'Production API Key' } a
  * unit of work, through the operations; the collaborative content after it commits. Refused before anything is
  * written when a workspace or API key id of the file exists already, or when the file contradicts itself.
  */
-export async function loadFixtures(app: AppContext, fixtures: Fixtures): Promise<FixturesSummary> {
+export async function loadFixtures(app: AppContext, fixtures: Fixtures, options: { intoExisting?: boolean } = {}): Promise<FixturesSummary> {
   const started = performance.now();
   checkFile(fixtures);
   const { storage } = app;
+  // A testing-mode reset keeps workspaces and keys (and their credentials): it loads the rest of the file into them.
+  const existing = new Set<string>();
   for (const [wi, w] of fixtures.workspaces.entries()) {
+    if (options.intoExisting) {
+      const workspace = await storage.workspaces.forCredentials(w.id);
+      if (workspace) existing.add(w.id);
+      for (const [ki, k] of w.apiKeys.entries()) {
+        const key = await storage.keys.withScope(k.id, { kind: 'key' });
+        if (key && key.key.workspaceId !== w.id) {
+          throw new FixturesError(`workspaces[${wi}].apiKeys[${ki}].id: API key ${k.id} belongs to another workspace in this database: nothing was loaded`);
+        }
+        if (key) existing.add(`key:${k.id}`);
+      }
+      continue;
+    }
     if (await storage.workspaces.forCredentials(w.id)) {
       throw new FixturesError(
         `workspaces[${wi}].id: workspace ${w.id} exists already in this database (fixtures load into a fresh one, or after a reset): nothing was loaded`,
@@ -224,22 +238,25 @@ export async function loadFixtures(app: AppContext, fixtures: Fixtures): Promise
         id: w.id,
         authToken: w.authToken,
       });
-      const workspaceScope = await storage.workspaces.insert(row);
+      const workspaceScope = existing.has(w.id) ? storage.workspaces.scopeOf(row) : await storage.workspaces.insert(row);
       for (const [ki, k] of w.apiKeys.entries()) {
         const keyAt = `workspaces[${wi}].apiKeys[${ki}]`;
-        const made = await insertApiKey(
-          app,
-          workspaceScope,
-          {
-            ownerEmail: k.ownerEmail ?? w.ownerEmail,
-            type: k.type,
-            apiKeyName: k.name ?? KEY_NAME[k.type],
-            allowedDomains: k.allowedDomains,
-            enablePrivateComments: k.enablePrivateComments,
-          },
-          k.id,
-        );
-        for (const t of k.authTokens) await issueAuthToken(app, made.scope, t.name, t.domains ?? [], t.token);
+        const kept = existing.has(`key:${k.id}`) ? await storage.keys.withScope(k.id, { kind: 'key' }) : undefined;
+        const made = kept
+          ? { row: kept.key, scope: kept.scope }
+          : await insertApiKey(
+              app,
+              workspaceScope,
+              {
+                ownerEmail: k.ownerEmail ?? w.ownerEmail,
+                type: k.type,
+                apiKeyName: k.name ?? KEY_NAME[k.type],
+                allowedDomains: k.allowedDomains,
+                enablePrivateComments: k.enablePrivateComments,
+              },
+              k.id,
+            );
+        if (!kept) for (const t of k.authTokens) await issueAuthToken(app, made.scope, t.name, t.domains ?? [], t.token);
         const ctx: KeyContext = { app, requestId: 'fixtures', clientIp: '127.0.0.1', apiKey: made.row, scope: made.scope };
         for (const [oi, o] of (k.organizations ?? []).entries()) {
           await loadOrganization(ctx, o, `${keyAt}.organizations[${oi}]`, counts, contents);

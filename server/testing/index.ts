@@ -32,6 +32,10 @@ export const startHearth: typeof StartHearthType = async (options: StartHearthOp
       await fixturesAtStart(resolveConfig(overrides), options.fixtures);
     }
     server = await createServer(overrides);
+    if (options.fixtures !== undefined && server.app.testing) {
+      const { readFixturesFile } = await import('./fixtures.ts');
+      server.app.testing.fixtures = readFixturesFile(options.fixtures);
+    }
   } catch (error) {
     if (temporary) rmSync(dataDir, { recursive: true, force: true });
     throw error;

@@ -16,6 +16,8 @@ export interface ResetResult {
   apiKeys: number;
   /** Rows removed, by table, summed over the keys. */
   removed: Record<string, number>;
+  /** Whether the fixtures Hearth was started with were loaded again. */
+  fixturesReloaded: boolean;
 }
 
 /** Deletes the data of one key (its deliveries cancelled first: the worker answers over its channel, outside a unit of work). */
@@ -51,5 +53,17 @@ export async function resetData(app: AppContext, workspaceId?: string): Promise<
     if (app.testing) await app.testing.clear(app.mail);
     clock.setOffset(0);
   }
-  return { workspaces: workspaces.length, apiKeys, removed };
+  // Started with fixtures: they are loaded again (into the workspaces and keys the reset kept), the whole file or
+  // the one workspace's part, so that each test starts from them.
+  const fixtures = app.testing?.fixtures;
+  let reloaded = false;
+  if (fixtures) {
+    const part = workspaceId === undefined ? fixtures : { ...fixtures, workspaces: fixtures.workspaces.filter((w) => w.id === workspaceId) };
+    if (part.workspaces.length > 0) {
+      const { loadFixtures } = await import('./fixtures.ts');
+      await loadFixtures(app, part, { intoExisting: true });
+      reloaded = true;
+    }
+  }
+  return { workspaces: workspaces.length, apiKeys, removed, fixturesReloaded: reloaded };
 }

@@ -6,6 +6,7 @@
  * MAX_WEBHOOKS attempts.
  */
 import type { Mailer, StoredMail } from '../mail/mailer.ts';
+import type { Fixtures } from './fixtures-schema.ts';
 import type { SentWebhook } from '../webhooks/protocol.ts';
 
 const MAX_WEBHOOKS = 10_000;
@@ -13,6 +14,8 @@ const MAX_WEBHOOKS = 10_000;
 const MAX_MAIL = 1_000;
 
 export interface TestingState {
+  /** The fixtures Hearth was started with (exec --fixtures, startHearth({ fixtures }), serve --fixtures): a reset loads them again. */
+  fixtures?: Fixtures;
   /** Records an attempt the delivery worker made. */
   recordWebhook(sent: SentWebhook): void;
   /** Webhook attempts since the last clear, oldest first (of one API key when given). */

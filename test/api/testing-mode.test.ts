@@ -59,6 +59,25 @@ describe('startHearth({ fixtures })', () => {
       );
       expect(got.status).toBe(200);
       expect(JSON.stringify(got.body)).toContain('Hello from the fixtures.');
+      // a test's changes go, and the fixtures come back: a reset (over HTTP and from startHearth) loads them again
+      const fixtureKey = apiKeyHeaders({ apiKey: 'key_fixture_acme', authToken: 'yauth_fixture_acme_0001' });
+      const changed = await call(
+        withFixtures.url,
+        '/v2/crdt/update',
+        { organizationId: 'acme', documentId: 'readme', editorId: 'main', type: 'text', data: 'changed by a test' },
+        fixtureKey,
+      );
+      expect(changed.status).toBe(200);
+      const extra = await call(withFixtures.url, '/v2/organizations/add', { organizations: [{ organizationId: 'made-by-a-test' }] }, fixtureKey);
+      expect(extra.status).toBe(200);
+      const reset = await call(withFixtures.url, '/testing/reset', {});
+      expect(dataOf<{ fixturesReloaded: boolean }>(reset).fixturesReloaded).toBe(true);
+      const again = await call(withFixtures.url, '/v2/crdt/get', { organizationId: 'acme', documentId: 'readme' }, fixtureKey);
+      expect(JSON.stringify(again.body)).toContain('Hello from the fixtures.');
+      expect(JSON.stringify(again.body)).not.toContain('changed by a test');
+      const gone = await call(withFixtures.url, '/v2/organizations/get', { organizationIds: ['made-by-a-test'] }, fixtureKey);
+      expect(JSON.stringify(gone.body)).not.toContain('"id":"made-by-a-test"');
+      expect((await withFixtures.reset()).fixturesReloaded).toBe(true);
     } finally {
       await withFixtures.stop();
     }

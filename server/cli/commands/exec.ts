@@ -86,6 +86,9 @@ Examples:
         if (error.code === 'EADDRINUSE') throw new CliError(`port ${config.port} on 127.0.0.1 is in use: pass another --port, or none for a free one`, 1);
         throw error;
       });
+      // a reset loads them again (testing/reset.ts)
+      if (values.fixtures !== undefined && server.app.testing)
+        server.app.testing.fixtures = (await import('../../testing/fixtures.ts')).readFixturesFile(values.fixtures);
     } catch (error) {
       removeData();
       throw error;

@@ -96,6 +96,9 @@ Examples:
       throw error;
     });
     if (configFile) server.app.log.info('configuration file read', { file: configFile });
+    // in testing mode a reset loads them again (testing/reset.ts)
+    if (values.fixtures !== undefined && server.app.testing)
+      server.app.testing.fixtures = (await import('../../testing/fixtures.ts')).readFixturesFile(values.fixtures);
     // Signal handlers before the banner: a supervisor (or a test) may send SIGTERM as soon as it reads the banner.
     const stopped = untilStopped(server, io);
     io.out(banner(server) + (fixtures ? `${fixtures}\n` : ''));
