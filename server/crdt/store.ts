@@ -218,14 +218,40 @@ export function applyAll(doc: Y.Doc, updates: readonly Uint8Array[]) {
   });
 }
 
-/** A new document with `update` applied in slices cut in the Yjs worker thread, one per turn of the event loop. */
-async function applySliced(update: Uint8Array): Promise<Y.Doc> {
-  const slices = await sliceOffThread(update);
+/**
+ * What `buildDoc` builds, one turn of the event loop at a time, for a large stored document (issue 42: a 313 KB
+ * snapshot of 30,000 nested XML elements held the event loop 90–170 ms to load): the snapshot and each large log
+ * update in slices cut in the Yjs worker thread, one slice a turn; small updates up to OFFLOAD_BYTES a turn. Throws
+ * when the snapshot cannot be applied; a log update that cannot is left out (`onLeftOut` hears of it).
+ */
+async function buildDocInTurns(base: Uint8Array | null, updates: readonly Uint8Array[], onLeftOut: (error: unknown) => void): Promise<Y.Doc> {
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const doc = new Y.Doc({ gc: true });
   try {
-    for (const [i, slice] of slices.entries()) {
-      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      Y.applyUpdate(doc, slice);
+    if (base) {
+      for (const [i, slice] of (await sliceOffThread(base)).entries()) {
+        if (i > 0) await turn();
+        Y.applyUpdate(doc, slice);
+      }
+    }
+    let bytes = base?.length ?? 0;
+    for (const update of updates) {
+      if (bytes > OFFLOAD_BYTES) {
+        await turn();
+        bytes = 0;
+      }
+      try {
+        if (update.length <= OFFLOAD_BYTES) Y.applyUpdate(doc, update);
+        else {
+          for (const slice of await sliceOffThread(update)) {
+            await turn();
+            Y.applyUpdate(doc, slice);
+          }
+        }
+      } catch (error) {
+        onLeftOut(error);
+      }
+      bytes += update.length;
     }
     return doc;
   } catch (error) {
@@ -239,20 +265,17 @@ async function applySliced(update: Uint8Array): Promise<Y.Doc> {
  * peers, and a client's corrupted updates can make that fail), they are applied one by one and any that fails is
  * left out (`onLeftOut` hears of each), so that a document always builds. Throws when `base` cannot be applied.
  */
-function buildDoc(base: Uint8Array | null, updates: readonly Uint8Array[], onLeftOut: (error: unknown) => void = () => undefined, built?: Y.Doc): Y.Doc {
-  const doc = built ?? new Y.Doc({ gc: true });
+function buildDoc(base: Uint8Array | null, updates: readonly Uint8Array[], onLeftOut: (error: unknown) => void = () => undefined): Y.Doc {
+  const doc = new Y.Doc({ gc: true });
   if (base) Y.applyUpdate(doc, base);
   if (updates.length === 0) return doc;
-  // a document built beforehand (a snapshot applied in slices) is kept: the updates are tried one by one on it
-  if (!built) {
-    try {
-      applyAll(doc, updates);
-      return doc;
-    } catch {
-      doc.destroy();
-    }
+  try {
+    applyAll(doc, updates);
+    return doc;
+  } catch {
+    doc.destroy();
   }
-  const again = built ?? new Y.Doc({ gc: true });
+  const again = new Y.Doc({ gc: true });
   if (base) Y.applyUpdate(again, base);
   for (const update of updates) {
     try {
@@ -379,18 +402,18 @@ export function createCrdtStore(
    * a client's corrupted updates can make that fail), the updates are applied one by one and any that fails is left
    * out, so that a document always loads. Throws when the snapshot cannot be applied.
    */
-  function storedDoc(k: DocKey, snapshot: Uint8Array | null, updates: Uint8Array[], base?: Y.Doc): Y.Doc {
+  function storedDoc(k: DocKey, snapshot: Uint8Array | null, updates: Uint8Array[]): Y.Doc {
+    return buildDoc(snapshot, updates, leftOut(k));
+  }
+
+  /** Logs a stored update left out of a document because it cannot be applied (the first time, that it happened). */
+  function leftOut(k: DocKey) {
     let warned = false;
-    return buildDoc(
-      snapshot,
-      updates,
-      (error) => {
-        if (!warned) app.log.warn('CRDT update log does not apply as a whole; applying its updates one by one', { ...k });
-        warned = true;
-        app.log.warn('CRDT stored update left out: it cannot be applied', { error: String(error), ...k });
-      },
-      base,
-    );
+    return (error: unknown) => {
+      if (!warned) app.log.warn('CRDT update log does not apply as a whole; applying its updates one by one', { ...k });
+      warned = true;
+      app.log.warn('CRDT stored update left out: it cannot be applied', { error: String(error), ...k });
+    };
   }
 
   /**
@@ -823,32 +846,32 @@ export function createCrdtStore(
       leave?.();
       return stored ? live.get(id) : undefined;
     }
-    // A large snapshot is applied in slices (cut in the Yjs worker thread), one per turn of the event loop: 30,000
-    // nested XML elements held it 90–170 ms in one piece (issue 42). Should the room change meanwhile (deleted,
-    // replaced, written by another instance), it is read again.
-    let base: Y.Doc | undefined;
-    if (stored.row.snapshot && stored.row.snapshot.length > OFFLOAD_BYTES) {
+    const updates = stored.log.map((l) => l.update);
+    let doc: Y.Doc;
+    if ((stored.row.snapshot?.length ?? 0) + updates.reduce((sum, u) => sum + u.length, 0) <= OFFLOAD_BYTES) {
+      // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
+      doc = storedDoc(k, stored.row.snapshot, updates);
+    } else {
+      // A large one is built a turn at a time (buildDocInTurns). Should the room change meanwhile (deleted, replaced,
+      // written by another instance), it is read again.
       try {
-        base = await applySliced(stored.row.snapshot);
-        const head = await storage.crdt.head(scope, room);
-        if (live.has(id) || !head || head.createdAt !== stored.row.createdAt || head.updatedAt !== stored.row.updatedAt) {
-          base.destroy();
-          leave?.();
-          return live.get(id) ?? (head ? loadNow(scope, room, id) : undefined);
-        }
+        doc = await buildDocInTurns(stored.row.snapshot, updates, leftOut(k));
       } catch (error) {
-        base?.destroy();
         leave?.();
         throw error;
       }
+      const built = doc;
+      const head = await storage.crdt.head(scope, room).catch((error: unknown) => {
+        built.destroy();
+        leave?.();
+        throw error;
+      });
+      if (live.has(id) || !head || head.createdAt !== stored.row.createdAt || head.updatedAt !== stored.row.updatedAt) {
+        doc.destroy();
+        leave?.();
+        return live.get(id) ?? (head ? loadNow(scope, room, id) : undefined);
+      }
     }
-    // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
-    const doc = storedDoc(
-      k,
-      base ? null : stored.row.snapshot,
-      stored.log.map((l) => l.update),
-      base,
-    );
     const awareness = new awarenessProtocol.Awareness(doc);
     awareness.setLocalState(null);
     const entry: LiveDoc = {

@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type RESOURCE_TYPES, signedPermission, type SignedPermission } from '../../shared/schemas/access.ts';
 import type { AccessRole } from '../../shared/schemas/common.ts';
-import type { AppContext } from '../context.ts';
+import type { Config } from '../config.ts';
+import type { Storage } from '../db/repos/index.ts';
 import type { ApiKeyRow } from '../db/repos/keys.ts';
 import type { TenantScope } from '../db/scope.ts';
+import type { Logger } from '../log.ts';
 import { outboundPost } from '../security/outbound.ts';
 import { permissionsSigned } from '../security/permission-signature.ts';
+import type { Secrets } from '../security/secrets.ts';
 import { documentAccess } from './access.ts';
 import { getSecret, PERMISSION_PROVIDER_SECRET, permissionProviderOf } from './apikeys.ts';
 
@@ -73,7 +76,19 @@ export function forgetProviderDecisions(app: object, apiKeyId: string) {
 
 const answerSchema = z.object({ permissions: z.array(signedPermission).max(10_000), signature: z.string() });
 
-type Deps = Pick<AppContext, 'config' | 'storage' | 'secrets' | 'log' | 'monitor'>;
+/** A provider call as the admin UI's request monitor keeps it (the app's `monitor`, admin/monitor.ts). */
+interface ProviderCall {
+  workspaceId: string;
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  caller: string;
+  requestId: string;
+}
+/** What asking a provider needs of the app (the context's own fields: no import of the context, which imports services). */
+type Deps = { config: Config; storage: Storage; secrets: Secrets; log: Logger; monitor: { record(call: ProviderCall): void } };
 
 const denied = (reason: string): ProviderDecision => ({ access: false, accessRole: null, reasons: [`permission provider: ${reason}`] });
 

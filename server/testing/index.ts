@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StartHearthOptions, TestHearth, startHearth as StartHearthType } from '../../types/testing.d.ts';
 import { clock, currentTime } from '../clock.ts';
-import { resolveConfig } from '../config.ts';
 import { createServer } from '../index.ts';
 import { resetData } from './reset.ts';
 import { moveClock } from './routes.ts';
@@ -27,14 +26,18 @@ export const startHearth: typeof StartHearthType = async (options: StartHearthOp
       ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
       ...(options.headerBrand ? { headerBrand: options.headerBrand } : {}),
     } as const;
-    if (options.fixtures !== undefined) {
-      const { fixturesAtStart } = await import('../cli/commands/fixtures-load.ts');
-      await fixturesAtStart(resolveConfig(overrides), options.fixtures);
-    }
     server = await createServer(overrides);
-    if (options.fixtures !== undefined && server.app.testing) {
-      const { readFixturesFile } = await import('./fixtures.ts');
-      server.app.testing.fixtures = readFixturesFile(options.fixtures);
+    if (options.fixtures !== undefined) {
+      // loaded through the server itself, as its API would write them; a reset loads them again (reset.ts)
+      const { loadFixtures, readFixturesFile } = await import('./fixtures.ts');
+      const fixtures = readFixturesFile(options.fixtures);
+      try {
+        await loadFixtures(server.app, fixtures);
+      } catch (error) {
+        await server.close();
+        throw error;
+      }
+      if (server.app.testing) server.app.testing.fixtures = fixtures;
     }
   } catch (error) {
     if (temporary) rmSync(dataDir, { recursive: true, force: true });
