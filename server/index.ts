@@ -37,6 +37,7 @@ import { VERSION } from './version.ts';
 import { createHostCheck } from './http/host-check.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { createWebhookDispatcher, offlineDispatcher } from './webhooks/dispatcher.ts';
+import { registerTestingRoutes } from './testing/routes.ts';
 import { createTestingState } from './testing/state.ts';
 import type { SentWebhook } from './webhooks/protocol.ts';
 
@@ -162,7 +163,7 @@ export async function createServer(overrides: ConfigOverrides = {}): Promise<Hea
     if (app.cluster) await app.monitor.share(app.cluster, app.log);
     const credentials = await ensureDefaultCredentials(app);
     await sweepOrphanAttachments(app);
-    const listener = toNodeHandler(createHttpApp(app, operations));
+    const listener = toNodeHandler(createHttpApp(app, operations, (h3) => registerTestingRoutes(h3, app)));
     const { headersTimeoutMs, requestTimeoutMs } = config.connections;
     http = createHttpServer(
       {

@@ -8,7 +8,8 @@ import type { KeyRow, KeyTable } from '../db/repos/key-transfer.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { IMPORT_WORKER_ENTRY } from '../paths.ts';
 import type { FromImportWorker, ImportWorkerData } from './import-archive.ts';
-import { EXPORT_FORMAT, EXPORT_TABLES, forgetRooms, local, TransferRefused } from './transfer.ts';
+import { forgetRooms } from '../services/crdt.ts';
+import { EXPORT_FORMAT, EXPORT_TABLES, local, TransferRefused } from './transfer.ts';
 
 /** Rows written per step: 250 rows of a busy table took ~10 ms here (2,000 took 250 ms on a loaded machine). */
 const CHUNK_ROWS = 250;

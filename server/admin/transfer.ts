@@ -5,7 +5,8 @@
 // y-websocket provider retries, and reconnect and sync with what is stored), so that memory never holds what the
 // database does not.
 import type { AppContext } from '../context.ts';
-import { KEY_TABLES, type KeyTable, type StoredRoom } from '../db/repos/key-transfer.ts';
+import { KEY_TABLES, type KeyTable } from '../db/repos/key-transfer.ts';
+import { forgetRooms } from '../services/crdt.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { createEndpoint, updateAdvancedConfig } from '../services/webhooks.ts';
 import { generateSet, planOrganizations, type GeneratedSet } from '../tooling/seed-generate.ts';
@@ -34,11 +35,6 @@ const encode = (value: unknown): Value =>
 
 /** crdt_updates' `seq` is the log's order in this data dir, made anew on import. */
 export const local = (table: KeyTable, column: string) => table === 'crdt_updates' && column === 'seq';
-
-/** Drops the key's loaded Yjs documents whose rows the caller's unit of work changed. */
-export function forgetRooms(app: Pick<AppContext, 'crdt'>, scope: TenantScope, rooms: readonly StoredRoom[]) {
-  for (const r of rooms) app.crdt.forget({ apiKeyId: scope.apiKeyId, organizationId: r.organization_id, documentId: r.document_id, editorId: r.editor_id });
-}
 
 export async function exportKey(app: Pick<AppContext, 'storage' | 'crdt'>, scope: TenantScope): Promise<Archive> {
   await app.crdt.flush();

@@ -13,7 +13,6 @@ import { registerGauges, registerOpsEndpoints } from './ops-endpoints.ts';
 import type { AnyOperation } from './operation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { UI_SECURITY_HEADERS } from './html.ts';
-import { registerTestingRoutes } from '../testing/routes.ts';
 
 /** Throws on a path registered twice: two files claiming one path is always a mistake. */
 export function checkRegistry(operations: readonly AnyOperation[]) {
@@ -61,9 +60,10 @@ function serveUi(pathname: string): Response {
 /**
  * The h3 application: one route per operation, the OpenAPI document, login links, the UI, and 404 envelopes.
  * Its node:http handler (what `toNodeHandler` returns for it) serves operation POSTs on their exact paths
- * directly (listener.ts) and hands everything else to h3.
+ * directly (listener.ts) and hands everything else to h3. `mount` adds the routes of layers above this one
+ * (testing mode's, server/testing/routes.ts, from index.ts) before the catch-all.
  */
-export function createHttpApp(app: AppContext, operations: readonly AnyOperation[]): H3 {
+export function createHttpApp(app: AppContext, operations: readonly AnyOperation[], mount: (h3: H3) => void = () => undefined): H3 {
   checkRegistry(operations);
   const h3 = new H3();
   for (const op of operations) {
@@ -115,7 +115,7 @@ export function createHttpApp(app: AppContext, operations: readonly AnyOperation
   const gauges = registerGauges(app);
   registerOpsEndpoints(h3, app, gauges);
   registerAdminRoutes(h3, app, operations, gauges);
-  registerTestingRoutes(h3, app);
+  mount(h3);
 
   h3.all('/**', (event) => {
     if (event.req.method === 'GET' || event.req.method === 'HEAD') return serveUi(event.url.pathname);

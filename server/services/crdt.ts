@@ -4,6 +4,7 @@ import { checkData, INFER_KEY, INFER_TYPE, writeContent } from '../crdt/content.
 import { crdtItem } from '../crdt/events.ts';
 import type { CrdtStore } from '../crdt/store.ts';
 import type { Storage } from '../db/repos/index.ts';
+import type { StoredRoom } from '../db/repos/key-transfer.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { recordActivity } from './activities.ts';
@@ -102,4 +103,12 @@ export async function deleteCrdt(deps: Deps, scope: TenantScope, input: { organi
   for (const editorId of editors) out[editorId] = { success: true, message: 'CRDT data deleted.' };
   for (const editorId of input.editorIds ?? []) if (!out[editorId]) out[editorId] = { success: false, message: NOT_FOUND_MESSAGE };
   return out;
+}
+
+/**
+ * Drops the key's loaded Yjs documents whose rows the caller's unit of work replaced or deleted (an admin import or
+ * reset, testing mode's reset), closing their clients with a code they reconnect on (crdt/store.ts `forget`).
+ */
+export function forgetRooms(app: { crdt: Pick<CrdtStore, 'forget'> }, scope: TenantScope, rooms: readonly StoredRoom[]) {
+  for (const r of rooms) app.crdt.forget({ apiKeyId: scope.apiKeyId, organizationId: r.organization_id, documentId: r.document_id, editorId: r.editor_id });
 }

@@ -6,7 +6,7 @@
  * a suite was given keep working. Loaded Yjs documents are dropped once the deletion commits and their clients
  * closed with 1012, which the stock y-websocket provider retries (crdt/store.ts `forget`).
  */
-import { forgetRooms } from '../admin/transfer.ts';
+import { forgetRooms } from '../services/crdt.ts';
 import { clock } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { TenantScope } from '../db/scope.ts';
