@@ -10,7 +10,7 @@ import { createWorkspace } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { dataOf, errorOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
-import { connectYjs } from '../helpers/yjs.ts';
+import { connectYjs, nestXml } from '../helpers/yjs.ts';
 
 const DEPTH = 30_000;
 const deep = { organizationId: 'o', documentId: 'deep', editorId: 'main' };
@@ -66,18 +66,9 @@ describe('a document nesting 30,000 XML elements', () => {
     const writer = connectYjs(t.url, deep, { ...keyParams(), type: 'xml', contentKey: 'default' });
     try {
       await writer.synced;
-      const fragment = writer.doc.getXmlFragment('default');
       let sent = 0;
       writer.doc.on('update', (update: Uint8Array) => (sent += update.length));
-      writer.doc.transact(() => {
-        let current = new Y.XmlElement('p');
-        fragment.insert(0, [current]);
-        for (let i = 1; i < DEPTH; i++) {
-          const next = new Y.XmlElement('p');
-          current.insert(0, [next]);
-          current = next;
-        }
-      });
+      nestXml(writer.doc, 'default', DEPTH);
       expect(sent).toBeGreaterThan(300_000);
       // stored: its debounced event is opened (and, resolved, quarantined: closed without a payload)
       await eventually(async () => expect((await deepEvents()).length).toBeGreaterThan(0), 10_000);
@@ -146,7 +137,7 @@ describe('a document nesting 30,000 XML elements', () => {
         await reader.synced;
         const theirs2 = reader.doc.getXmlFragment('default');
         await eventually(() => expect(chainDepth(theirs2)).toBe(DEPTH), 10_000);
-        (fragment.get(0) as Y.XmlElement).setAttribute('seen', 'yes');
+        (writer.doc.getXmlFragment('default').get(0) as Y.XmlElement).setAttribute('seen', 'yes');
         await eventually(() => expect((theirs2.get(0) as Y.XmlElement).getAttribute('seen')).toBe('yes'), 10_000);
       } finally {
         reader.close();

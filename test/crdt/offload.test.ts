@@ -6,6 +6,7 @@ import * as Y from 'yjs';
 import { readContent, type CrdtType } from '../../server/crdt/content.ts';
 import { OFFLOAD_BYTES, renderStored, sliceOffThread } from '../../server/crdt/offload.ts';
 import { ApiError } from '../../server/errors.ts';
+import { nestXml } from '../helpers/yjs.ts';
 
 /** A document past the offload size, of each kind, written in several updates (a snapshot and a log). */
 function bigDoc(type: CrdtType) {
@@ -37,16 +38,7 @@ describe('the Yjs worker thread', () => {
   });
 
   it('answers a document too deep to render with the FAILED_PRECONDITION readContent throws', async () => {
-    const doc = new Y.Doc();
-    doc.transact(() => {
-      let current = new Y.XmlElement('p');
-      doc.getXmlFragment('c').insert(0, [current]);
-      for (let i = 1; i < 30_000; i++) {
-        const next = new Y.XmlElement('p');
-        current.insert(0, [next]);
-        current = next;
-      }
-    });
+    const doc = nestXml(new Y.Doc(), 'c', 30_000);
     const error = await renderStored({ snapshot: Y.encodeStateAsUpdate(doc), log: [] }, { type: 'xml', contentKey: 'c', infer: false }, () => 'inline').catch(
       (e: unknown) => e,
     );

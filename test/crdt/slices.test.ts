@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { sliceUpdate } from '../../server/crdt/slices.ts';
+import { nestXml } from '../helpers/yjs.ts';
 
 type Edit =
   | { kind: 'text'; client: number; at: number; text: string }
@@ -91,16 +92,7 @@ describe('sliceUpdate', () => {
   });
 
   it('cuts 30,000 nested XML elements into slices of at most the given size', () => {
-    const doc = new Y.Doc();
-    doc.transact(() => {
-      let current = new Y.XmlElement('p');
-      doc.getXmlFragment('default').insert(0, [current]);
-      for (let i = 1; i < 30_000; i++) {
-        const next = new Y.XmlElement('p');
-        current.insert(0, [next]);
-        current = next;
-      }
-    });
+    const doc = nestXml(new Y.Doc(), 'default', 30_000);
     const slices = sliceUpdate(Y.encodeStateAsUpdate(doc), 2_000);
     expect(slices.length).toBe(15);
     const copy = new Y.Doc();

@@ -11,7 +11,7 @@ import { adminCookie } from '../helpers/admin.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
 import { enableWithEndpoint, FAST_WEBHOOKS } from '../helpers/webhooks.ts';
-import { yjsMessage } from '../helpers/yjs.ts';
+import { nestXml, yjsMessage } from '../helpers/yjs.ts';
 
 const P99_LIMIT_MS = 100;
 
@@ -146,16 +146,7 @@ describe('the event loop under hostile inputs (issue 42)', () => {
   it('one sync update nesting 30,000 XML elements (313 KB: 90–170 ms in one piece), through store, history and webhooks', async () => {
     // the webhook path too: the debounced crdt.update_data resolution is what threw for good before
     await enableWithEndpoint(t, receiver.url, { filterTypes: ['crdt.update_data'] });
-    const source = new Y.Doc();
-    source.transact(() => {
-      let current = new Y.XmlElement('p');
-      source.getXmlFragment('default').insert(0, [current]);
-      for (let i = 1; i < 30_000; i++) {
-        const next = new Y.XmlElement('p');
-        current.insert(0, [next]);
-        current = next;
-      }
-    });
+    const source = nestXml(new Y.Doc(), 'default', 30_000);
     const message = yjsMessage(0, 1, Y.encodeStateAsUpdate(source)); // sync step 2: the whole document at once
     expect(message.length).toBeGreaterThan(300_000);
     const params = new URLSearchParams({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken, type: 'xml', contentKey: 'default' });

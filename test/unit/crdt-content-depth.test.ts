@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { checkData, contentDepth, MAX_CONTENT_DEPTH, readContent, writeContent, xmlString } from '../../server/crdt/content.ts';
 import { ApiError } from '../../server/errors.ts';
+import { nestXml } from '../helpers/yjs.ts';
 
 /** A random XML tree as elements and texts (text with formats and attributes of any JSON-ish value). */
 type Tree = { name: string; attrs: Array<[string, string | number | boolean]>; children: Tree[] } | { text: string; bold: boolean };
@@ -44,18 +45,7 @@ function build(parent: Y.XmlFragment, nodes: Tree[]) {
 
 /** A fragment whose elements nest `depth` deep, built in one transaction (one per level costs quadratic time). */
 function deepXml(depth: number) {
-  const doc = new Y.Doc();
-  const fragment = doc.getXmlFragment('default');
-  doc.transact(() => {
-    let current = new Y.XmlElement('p');
-    fragment.insert(0, [current]);
-    for (let i = 1; i < depth; i++) {
-      const next = new Y.XmlElement('p');
-      current.insert(0, [next]);
-      current = next;
-    }
-  });
-  return doc;
+  return nestXml(new Y.Doc(), 'default', depth);
 }
 
 const statusOf = (work: () => unknown) => {
