@@ -22,12 +22,22 @@ export interface CallSummary {
    * connections are named `hearth-<id>`).
    */
   instance?: string;
+  /**
+   * What kind of entry (issue 44): absent for a call of the API from outside, `ui` for an operation the admin UI
+   * called (its editing, the explorer), `ws` for a websocket event (`method` WS; `status` 101 for a connection
+   * opened, the close code for one closed, 401/403 for an upgrade refused).
+   */
+  kind?: 'ui' | 'ws';
+  /** A websocket event's detail: who connected and what access was decided, a close's reason. */
+  note?: string;
 }
 
 /** A call with its bodies (redacted), as `GET /admin/api/requests/:id` answers. */
 export interface CallDetail extends Omit<CallSummary, 'hasBodies'> {
   request?: string;
   response?: string;
+  /** The request's headers as received, credentials masked (`[redacted]`); kept with the bodies. */
+  requestHeaders?: Array<[string, string]>;
 }
 
 /** The error envelope of every admin endpoint (and of every operation). */

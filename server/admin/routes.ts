@@ -15,6 +15,8 @@ import {
   updateWorkspaceSettings,
 } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
+import { maskedHeaders } from './monitor-events.ts';
+import { redactAnswer, redactRequest } from '../http/redact.ts';
 import { cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
 import { SIGN_IN_PATH } from './signin.ts';
 import { registerBrowseRoutes } from './browse-routes.ts';
@@ -65,7 +67,7 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
 const describeKey = (r: KeyListRow): KeyItem => ({ apiKey: r.id, name: r.name, type: r.type, disabled: r.disabled === 1, disabledAt: r.disabledAt });
 
 /** Summary of a call for lists and the live feed (bodies only on request, by id). */
-const summary = ({ request: _request, response: _response, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({
+const summary = ({ request: _request, response: _response, requestHeaders: _headers, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({
   ...rest,
   hasBodies: _request !== undefined,
 });
@@ -227,8 +229,29 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
       headers.set(names.workspaceAuthToken, app.secrets.decrypt(found.workspace.authTokenEnc));
     }
     const payload = JSON.stringify({ data: input.data ?? {} });
+    const started = performance.now();
     const outcome = await dispatch(app, op, { method: 'POST', path: op.path, headers, clientIp: 'admin-ui', readBody: async () => payload });
-    return { status: outcome.status, requestId: outcome.requestId, body: answerOf(outcome) };
+    const answer = answerOf(outcome);
+    // the UI's own calls (its editing, the explorer) show in the request monitor too, marked as the UI's
+    app.monitor.record(
+      {
+        at: Date.now(),
+        method: 'POST',
+        path: op.path,
+        status: outcome.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        caller: headers.get(names.apiKey) ?? headers.get(names.workspaceId),
+        requestId: outcome.requestId,
+        workspaceId: workspace.workspaceId,
+        kind: 'ui',
+      },
+      () => ({
+        request: redactRequest(op, payload),
+        response: redactAnswer(op, JSON.stringify(answer)),
+        headers: maskedHeaders(app.config.headerBrand, headers),
+      }),
+    );
+    return { status: outcome.status, requestId: outcome.requestId, body: answer };
   });
 
   // The CRDT inspector: every editor document of the workspace's keys, with its storage figures.
@@ -431,7 +454,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!workspace) return refuse(event, 401, 'Not signed in.');
     const call = app.monitor.find(workspace.workspaceId, Number(event.context.params?.id));
     return call
-      ? { ...summary(call), request: call.request, response: call.response }
+      ? { ...summary(call), request: call.request, response: call.response, requestHeaders: call.requestHeaders }
       : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
   });
 
