@@ -472,5 +472,27 @@ export const attemptView = z.looseObject({
 });
 export type AttemptView = z.infer<typeof attemptView>;
 
+/** One delivery of the delivery log (`GET /admin/api/webhooks/deliveries`, issue 44). */
+export interface DeliveryLogItem {
+  apiKeyId: string;
+  eventId: string;
+  /** The endpoint id, or the basic webhook URL a basic delivery goes to. */
+  target: string;
+  url: string;
+  eventType: string | null;
+  /** pending: not tried yet; retrying: the last attempt failed and another is due at nextAttemptAt; succeeded; failed: given up. */
+  state: 'pending' | 'retrying' | 'succeeded' | 'failed' | string;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  lastStatusCode: number | null;
+  createdAt: number;
+}
+export interface DeliveryLogAnswer {
+  items: DeliveryLogItem[];
+  /** The same keys' deliveries by state (the dashboard's tiles). */
+  counts: { failed: number; retrying: number; pending: number };
+}
+
 export const apiKeyView = z.looseObject({ apiKey: z.string(), apiKeyName: z.string().nullish(), type: z.string() });
 export type ApiKeyView = z.infer<typeof apiKeyView>;

@@ -8,6 +8,7 @@ import type {
   CrdtItem,
   CrdtKey,
   DeliveryAnswer,
+  DeliveryLogAnswer,
   DocumentAnswer,
   DocumentItem,
   FeedQuery,
@@ -142,6 +143,9 @@ export const api = {
   /** A delivery's body, and one attempt's request and response headers (`at`: its start, for attempts kept without them). */
   delivery: (apiKey: string, messageId: string, endpointId: string, attempt?: { id: string; at: number }) =>
     send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId, attemptId: attempt?.id, at: attempt?.at } }),
+  /** The delivery log: one key's (and endpoint's) newest deliveries, or the whole workspace's; with the counts by state. */
+  deliveries: (query: { apiKey?: string; endpointId?: string; status?: string; limit?: number } = {}) =>
+    send<DeliveryLogAnswer>('GET', '/webhooks/deliveries', { query }),
   webhookTest: (apiKey: string, endpointId: string) =>
     send<{ messageId: string; eventType: string }>('POST', '/webhooks/test', { body: { apiKey, endpointId } }),
 
