@@ -6,7 +6,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import type { CrdtItem, CrdtKey, HistoryEntry, StateAnswer } from '../../../shared/admin.ts';
-import { DiffView } from '../components/DiffView.tsx';
+import { CharDiffView, diffChars, diffCounts } from '../components/DiffView.tsx';
+import { ConfirmButton, type Outcome } from '../components/Edit.tsx';
 import { JsonView } from '../components/JsonView.tsx';
 import { Table } from '../components/Table.tsx';
 import { ErrorBox, PageHead, Section, Status, Tabs, type Said } from '../components/ui.tsx';
@@ -225,8 +226,11 @@ const textOf = (s: StateAnswer) => (typeof s.content === 'string' ? s.content : 
 
 function History({ room, nowText, version }: { room: CrdtKey; nowText: string; version: number }) {
   const history = useLoad(() => api.crdtHistory(room), [JSON.stringify(room), version]);
+  // the diff's two ends: `chosen` (from) and `to` (another entry, or null: the document now)
   const [chosen, setChosen] = useState<number | null>(null);
+  const [to, setTo] = useState<number | null>(null);
   const [then, setThen] = useState<StateAnswer | null>(null);
+  const [other, setOther] = useState<StateAnswer | null>(null);
   const [said, setSaid] = useState<Said | null>(null);
   useEffect(() => {
     if (chosen === null) return setThen(null);
@@ -237,23 +241,45 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
     );
     return () => void (stale = true);
   }, [chosen, room]);
+  useEffect(() => {
+    if (to === null) return setOther(null);
+    let stale = false;
+    api.crdtState(room, to).then(
+      (s) => !stale && setOther(s),
+      (e: unknown) => !stale && setSaid({ text: String(e), tone: 'bad' }),
+    );
+    return () => void (stale = true);
+  }, [to, room]);
   const entries = [...(history.data?.entries ?? [])].reverse();
-  const restore = async () => {
-    if (chosen === null) return;
+  const whenOf = (seq: number | null) => (seq === null ? 'now' : `entry ${seq} (${time(entries.find((e) => e.seq === seq)?.at ?? null)})`);
+  /** What a restore of `then` changes against the document now. */
+  const change = (s: StateAnswer) => {
+    const parts = diffChars(nowText, textOf(s));
+    return parts ? diffCounts(parts) : null;
+  };
+  const restore = async (): Promise<Outcome> => {
+    if (chosen === null || !then) return { ok: false, message: 'Choose an entry first.' };
+    const counts = change(then);
     try {
       const r = await api.crdtRestore(room, chosen);
-      setSaid({ text: `Restored the document as it was at entry ${r.seq}, as a new update of ${bytes(r.bytes)}.`, tone: 'ok' });
+      setSaid({
+        text: `Restored the document as it was at ${whenOf(r.seq)}, as a new update of ${bytes(r.bytes)}${counts ? `: +${counts.added} −${counts.removed} characters` : ''}. Connected editors have received it.`,
+        tone: 'ok',
+      });
+      history.reload();
+      return { ok: true, message: 'restored' };
     } catch (e) {
-      setSaid({ text: e instanceof Error ? e.message : String(e), tone: 'bad' });
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
     }
   };
+  const toText = to === null ? nowText : other ? textOf(other) : null;
   return (
     <div class="stack">
       <ErrorBox error={history.error} />
       {history.data && (
         <p class="muted">
           The last {history.data.kept.toLocaleString('en-US')} stored updates are kept (setting <code>crdtHistoryUpdates</code>); older ones are merged into the
-          first entry.
+          first entry. Choose one with Show (from) and another with Compare to (to; the document now unless chosen).
         </p>
       )}
       {history.data && history.data.entries.length === 0 && (
@@ -271,18 +297,33 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
               <th scope="col" class="num">
                 Size
               </th>
-              <th scope="col" />
+              <th scope="col">Compare</th>
             </tr>
           </thead>
           <tbody>
             {entries.map((e: HistoryEntry) => (
-              <tr key={e.seq} data-seq={e.seq} class={chosen === e.seq ? 'selected' : ''}>
+              <tr key={e.seq} data-seq={e.seq} class={chosen === e.seq || to === e.seq ? 'selected' : ''}>
                 <td>{time(e.at)}</td>
-                <td>{e.merged ? <span class="muted">everything before (merged)</span> : e.by}</td>
+                <td class="who">{e.merged ? <span class="muted">everything before (merged)</span> : e.by}</td>
                 <td class="num">{bytes(e.bytes)}</td>
-                <td>
-                  <button type="button" class="small" aria-pressed={chosen === e.seq} onClick={() => setChosen(e.seq)}>
+                <td class="row">
+                  <button
+                    type="button"
+                    class="small"
+                    aria-pressed={chosen === e.seq}
+                    aria-label={`Show entry ${e.seq} (from)`}
+                    onClick={() => setChosen(e.seq)}
+                  >
                     Show
+                  </button>
+                  <button
+                    type="button"
+                    class="small"
+                    aria-pressed={to === e.seq}
+                    aria-label={`Compare to entry ${e.seq}`}
+                    onClick={() => setTo(to === e.seq ? null : e.seq)}
+                  >
+                    Compare to
                   </button>
                 </td>
               </tr>
@@ -293,20 +334,45 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
       {then && (
         <Section title={`As it was at ${time(entries.find((e) => e.seq === then.seq)?.at ?? null)}`} id="history-state">
           <div class="row">
-            <button type="button" class="danger" id="restore" onClick={() => void restore()}>
-              Restore this state
-            </button>
+            <ConfirmButton
+              id="restore"
+              label="Restore this state"
+              title="Restore this state?"
+              confirmLabel="Restore"
+              details={() => {
+                const counts = change(then);
+                return (
+                  <p id="restore-what">
+                    The document becomes as it was at {whenOf(then.seq)}
+                    {counts ? `: +${counts.added} −${counts.removed} characters against now` : ''}. It is applied as a new update: connected editors receive it
+                    and keep editing, and the history keeps every entry, so this restore can itself be undone from here.
+                  </p>
+                );
+              }}
+              action={restore}
+            />
           </div>
           <h3>Then</h3>
           {typeof then.content === 'string' ? (
-            <pre tabIndex={0} id="history-content">
+            <pre tabIndex={0} id="history-content" class="wrap">
               {then.content}
             </pre>
           ) : (
             <JsonView value={then.content} id="history-content" label="state" />
           )}
-          <h3>Diff against now</h3>
-          <DiffView before={textOf(then)} after={nowText} id="history-diff" />
+          <h3>
+            Diff to {to === null ? 'now' : whenOf(to)}
+            {to !== null && (
+              <button type="button" class="small" id="compare-now" onClick={() => setTo(null)}>
+                Compare to now
+              </button>
+            )}
+          </h3>
+          {toText === null ? (
+            <p class="muted">Loading…</p>
+          ) : (
+            <CharDiffView before={textOf(then)} after={toText} id="history-diff" beforeLabel={whenOf(then.seq)} afterLabel={to === null ? 'now' : whenOf(to)} />
+          )}
         </Section>
       )}
       <Status said={said} id="history-status" />
