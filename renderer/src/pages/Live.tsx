@@ -2,11 +2,11 @@
 // the content as it is (rich text for XML), the tree of its shared types, the clients connected and their
 // presence, and its history from the stored update log: the document at a chosen point, a diff against now,
 // restore (applied as a new update, so connected clients converge on it), export as JSON or Yjs binary.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import type { CrdtItem, CrdtKey, HistoryEntry, StateAnswer } from '../../../shared/admin.ts';
-import { CharDiffView, diffChars, diffCounts } from '../components/DiffView.tsx';
+import { CharDiffView, type DiffPart, diffChars, diffCounts } from '../components/DiffView.tsx';
 import { ConfirmButton, type Outcome } from '../components/Edit.tsx';
 import { JsonView } from '../components/JsonView.tsx';
 import { Table } from '../components/Table.tsx';
@@ -45,10 +45,12 @@ export default function Live({ params }: { params: Params }) {
           Refresh the list
         </button>
       </PageHead>
-      <div class="split">
-        <div>
+      {/* with a document open, narrow windows show it first and the list after it (style.css .live-split) */}
+      <div class={`split live-split${open ? ' has-open' : ''}`}>
+        <div class="live-list">
           <Table<CrdtItem>
             id="crdt-list"
+            search="Search: org/doc, an id or a document's name"
             caption="Collaborative documents"
             deps={[apiKey, refreshed]}
             limit={25}
@@ -72,7 +74,7 @@ export default function Live({ params }: { params: Params }) {
             ]}
           />
         </div>
-        <div class="sticky">{open ? <LiveView key={openId} room={open} /> : <p class="muted">Choose a document: it opens here, live.</p>}</div>
+        <div class="sticky live-open">{open ? <LiveView key={openId} room={open} /> : <p class="muted">Choose a document: it opens here, live.</p>}</div>
       </div>
     </>
   );
@@ -97,6 +99,9 @@ function LiveView({ room }: { room: CrdtKey }) {
   const [doc] = useState(() => new Y.Doc());
   const [state, setState] = useState('connecting…');
   const [version, setVersion] = useState(0);
+  // the version the first sync brought: changes after it are highlighted, not the content as it loaded
+  const versionNow = useRef(0);
+  const [syncedAt, setSyncedAt] = useState<number | null>(null);
   const [presence, setPresence] = useState<Presence[]>([]);
   const [kind, setKind] = useState<{ type: string; contentKey: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -113,6 +118,9 @@ function LiveView({ room }: { room: CrdtKey }) {
         const name = [room.organizationId, room.documentId, room.editorId].map(encodeURIComponent).join('/');
         provider = new WebsocketProvider(url, name, doc, { params: { apiKey: room.apiKey, ticket }, disableBc: true });
         provider.awareness.setLocalState(null);
+        provider.on('sync', (synced: boolean) => {
+          if (synced) setSyncedAt((at) => at ?? versionNow.current);
+        });
         provider.on('status', ({ status }: { status: string }) => setState(status === 'connected' ? 'live (read-only)' : status));
         const aware = provider.awareness;
         aware.on('change', () => {
@@ -124,7 +132,10 @@ function LiveView({ room }: { room: CrdtKey }) {
         setError(e instanceof Error ? e.message : String(e));
       }
     })();
-    const onUpdate = () => setVersion((v) => v + 1);
+    const onUpdate = () => {
+      versionNow.current++;
+      setVersion(versionNow.current);
+    };
     doc.on('update', onUpdate);
     return () => {
       stopped = true;
@@ -183,9 +194,7 @@ function LiveView({ room }: { room: CrdtKey }) {
           (xml ? (
             <XmlContent doc={doc} contentKey={kind?.contentKey ?? 'content'} raw={now.text} />
           ) : (
-            <pre tabIndex={0} id="crdt-content">
-              {now.text}
-            </pre>
+            <LiveText text={now.text} mark={syncedAt !== null && version > syncedAt} />
           ))}
         {tab === 'tree' && kind && <YTree doc={doc} known={kind} id="crdt-tree" key={version} />}
         {tab === 'history' && now && <History room={room} nowText={now.text} version={version} />}
@@ -199,6 +208,46 @@ function LiveView({ room }: { room: CrdtKey }) {
         </a>
       </p>
     </section>
+  );
+}
+
+/** How long a change stays highlighted. */
+const RECENT_MS = 4000;
+
+/**
+ * The content as text, wrapping, with what changed recently marked: each change is diffed by character against the
+ * text before it, and what it added stays highlighted for a few seconds (what it removed is gone from the text).
+ */
+function LiveText({ text, mark }: { text: string; mark: boolean }) {
+  const [shown, setShown] = useState<{ text: string; parts: DiffPart[] | null }>({ text, parts: null });
+  useEffect(() => {
+    if (text === shown.text) return;
+    if (!mark) return setShown({ text, parts: null });
+    const parts = diffChars(shown.text, text);
+    setShown({ text, parts: parts && parts.some((p) => p.kind === 'added') ? parts : null });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [text]);
+  useEffect(() => {
+    if (!shown.parts) return;
+    const timer = setTimeout(() => setShown((s) => ({ text: s.text, parts: null })), RECENT_MS);
+    return () => clearTimeout(timer);
+  }, [shown]);
+  return (
+    <pre tabIndex={0} id="crdt-content" class="live-text">
+      {shown.parts
+        ? shown.parts
+            .filter((p) => p.kind !== 'removed')
+            .map((p, i) =>
+              p.kind === 'added' ? (
+                <mark key={i} class="recent">
+                  {p.text}
+                </mark>
+              ) : (
+                p.text
+              ),
+            )
+        : text}
+    </pre>
   );
 }
 

@@ -78,13 +78,27 @@ export function searchFilter(q: string | undefined, idCol: string, nameCol: stri
     : { where: '', params: [] };
 }
 
-/** The collaborative documents' list of a key: in one organization or all, and by a prefix of a document's or organization's id. */
-export function crdtFilter(organizationId: string | undefined, q: string | undefined): Clause {
+/**
+ * The collaborative documents' list of a key: in one organization or all; a search is `org/doc[/editor]` (the
+ * organization's id, then prefixes of the document's and editor's ids), or one word: a prefix of the document's,
+ * organization's or editor's id, or a part of the document's name (its `documents` row, ignoring case).
+ */
+export function crdtFilter(organizationId: string | undefined, q: string | undefined, like: 'LIKE' | 'ILIKE' = 'LIKE'): Clause {
   const org = organizationId === undefined ? { where: '', params: [] } : { where: ' AND organization_id = ?', params: [organizationId] };
   if (!q) return org;
+  const prefix = (column: string, value: string) => ({ where: `(${column} >= ? AND ${column} < ?)`, params: [value, `${value}\uffff`] });
+  if (q.includes('/')) {
+    const [o = '', d = '', e = ''] = q.split('/').map((part) => part.trim());
+    const parts = [{ where: 'organization_id = ?', params: [o] as string[] }];
+    if (d) parts.push(prefix('document_id', d));
+    if (e) parts.push(prefix('editor_id', e));
+    return { where: `${org.where} AND ${parts.map((p) => p.where).join(' AND ')}`, params: [...org.params, ...parts.flatMap((p) => p.params)] };
+  }
+  const name = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const any = [prefix('document_id', q), prefix('organization_id', q), prefix('editor_id', q)];
   return {
-    where: `${org.where} AND ((document_id >= ? AND document_id < ?) OR (organization_id >= ? AND organization_id < ?))`,
-    params: [...org.params, q, `${q}\uffff`, q, `${q}\uffff`],
+    where: `${org.where} AND (${any.map((p) => p.where).join(' OR ')} OR EXISTS (SELECT 1 FROM documents d WHERE d.api_key_id = crdt_documents.api_key_id AND d.organization_id = crdt_documents.organization_id AND d.id = crdt_documents.document_id AND lower(d.name) ${like} lower(?) ESCAPE '\\'))`,
+    params: [...org.params, ...any.flatMap((p) => p.params), name],
   };
 }
 
