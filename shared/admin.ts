@@ -117,7 +117,7 @@ export const keyAnswer = z.object({ counts: z.record(z.string(), z.number()) });
 // Search (the command palette)
 // ---------------------------------------------------------------------------------------------------------
 
-export const SEARCH_KINDS = ['organization', 'folder', 'document', 'user', 'key', 'webhook'] as const;
+export const SEARCH_KINDS = ['organization', 'folder', 'document', 'user', 'key', 'webhook', 'group', 'notification', 'comment', 'message'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 export const searchQuery = z.object({ q: z.string().trim().min(1).max(200), limit: z.coerce.number<number>().int().min(1).max(50).default(20) });
 export const searchHit = z.object({

@@ -52,6 +52,7 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit, gauges: Gauges) {
   const deliveryLogQuery = z.object({
     apiKey: z.string().trim().min(1).max(256).optional(),
     endpointId: z.string().trim().min(1).max(256).optional(),
+    messageId: z.string().trim().min(1).max(256).optional(),
     status: z.enum(['pending', 'succeeded', 'failed', 'retrying']).optional(),
     limit: z.coerce.number<number>().int().min(1).max(200).default(100),
   });
@@ -60,7 +61,7 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit, gauges: Gauges) {
     if (!input.ok) return input.error;
     const g = guard(kit, event);
     if (!g.ok) return g.error;
-    const { apiKey, endpointId, status, limit } = input.value;
+    const { apiKey, endpointId, messageId, status, limit } = input.value;
     let keyIds: string[];
     if (apiKey) {
       const k = await keyGuard(kit, event, apiKey);
@@ -68,7 +69,7 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit, gauges: Gauges) {
       keyIds = [k.scope.apiKeyId];
     } else keyIds = (await q.keys(g.workspace)).map((k) => k.id);
     const deliveries = app.storage.deliveries;
-    const rows = await deliveries.log(keyIds, { endpointId, status: status === 'retrying' ? 'pending' : status }, limit);
+    const rows = await deliveries.log(keyIds, { endpointId, messageId, status: status === 'retrying' ? 'pending' : status }, limit);
     const items = rows
       .filter((r) => status !== 'retrying' || r.attempts > 0)
       .filter((r) => status !== 'pending' || r.attempts === 0)

@@ -144,7 +144,7 @@ export const api = {
   delivery: (apiKey: string, messageId: string, endpointId: string, attempt?: { id: string; at: number }) =>
     send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId, attemptId: attempt?.id, at: attempt?.at } }),
   /** The delivery log: one key's (and endpoint's) newest deliveries, or the whole workspace's; with the counts by state. */
-  deliveries: (query: { apiKey?: string; endpointId?: string; status?: string; limit?: number } = {}) =>
+  deliveries: (query: { apiKey?: string; endpointId?: string; messageId?: string; status?: string; limit?: number } = {}) =>
     send<DeliveryLogAnswer>('GET', '/webhooks/deliveries', { query }),
   webhookTest: (apiKey: string, endpointId: string) =>
     send<{ messageId: string; eventType: string }>('POST', '/webhooks/test', { body: { apiKey, endpointId } }),

@@ -22,7 +22,8 @@ export function deliveryState(d: DeliveryLogItem) {
 export default function Deliveries() {
   const { query } = useLocation();
   const state = query.get('state') ?? '';
-  const log = useLoad(() => api.deliveries({ status: state || undefined, limit: 200 }), [state]);
+  const message = query.get('message') ?? '';
+  const log = useLoad(() => api.deliveries({ status: state || undefined, messageId: message || undefined, limit: 200 }), [state, message]);
   useInterval(log.reload, 2000);
   const counts = log.data?.counts;
   return (
@@ -46,6 +47,16 @@ export default function Deliveries() {
               </option>
             ))}
           </select>
+        </label>
+        <label>
+          <span>Message id</span>
+          <input
+            id="delivery-message"
+            type="search"
+            value={message}
+            placeholder="msg_…"
+            onInput={(e) => setQuery('message', (e.target as HTMLInputElement).value)}
+          />
         </label>
       </div>
       <Section title="Deliveries" id="deliveries">

@@ -117,3 +117,37 @@ export function lastDays(rows: ReadonlyArray<{ day: number; n: number }>, days: 
 
 /** The admin's scope of one of the workspace's keys (the session acts on that key's data). */
 export const adminScope = (apiKeyId: string, workspace: WorkspaceScope) => tenantScope(apiKeyId, workspace.workspaceId, { kind: 'admin' });
+
+/**
+ * The palette's further kinds (issue 44, point 7), the same SQL on both engines: user groups (by id prefix or name
+ * part), notifications and comment threads (by id prefix, one index range per organization of the key: their
+ * primary keys start with the organization), and webhook messages (`msg_…`, by id prefix). Each answers at most
+ * `each` rows as { id, name, organizationId, documentId }.
+ */
+export function paletteSearches(apiKeyId: string, q: string, each: number, like: 'LIKE' | 'ILIKE') {
+  const upper = `${q}\uffff`;
+  const orgs = 'organization_id IN (SELECT id FROM organizations WHERE api_key_id = ?)';
+  const name = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return [
+    {
+      kind: 'group' as const,
+      sql: `SELECT id, name, organization_id AS "organizationId", NULL AS "documentId" FROM user_groups WHERE api_key_id = ? AND ((id >= ? AND id < ?) OR name ${like} ? ESCAPE '\\') ORDER BY organization_id, id LIMIT ?`,
+      params: [apiKeyId, q, upper, name, each],
+    },
+    {
+      kind: 'notification' as const,
+      sql: `SELECT id, body AS name, organization_id AS "organizationId", document_id AS "documentId" FROM notifications WHERE api_key_id = ? AND ${orgs} AND id >= ? AND id < ? ORDER BY organization_id, id LIMIT ?`,
+      params: [apiKeyId, apiKeyId, q, upper, each],
+    },
+    {
+      kind: 'comment' as const,
+      sql: `SELECT id, NULL AS name, organization_id AS "organizationId", document_id AS "documentId" FROM comment_annotations WHERE api_key_id = ? AND ${orgs} AND id >= ? AND id < ? ORDER BY organization_id, id LIMIT ?`,
+      params: [apiKeyId, apiKeyId, q, upper, each],
+    },
+    {
+      kind: 'message' as const,
+      sql: `SELECT id, type AS name, organization_id AS "organizationId", document_id AS "documentId" FROM webhook_events WHERE api_key_id = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`,
+      params: [apiKeyId, q, upper, each],
+    },
+  ];
+}

@@ -12,7 +12,7 @@ import { type webhookAttempts, webhookDeliveries } from '../delivery-schema.ts';
 import { connectionOf } from '../connection.ts';
 import { preparedFor } from '../prepared.ts';
 import type { TenantScope, WorkspaceScope } from '../scope.ts';
-import { adminScope, crdtFilter, daysSince, keyset, lastDays, type PageArgs, searchFilter, type Sort, sortedBy } from './inspection-sql.ts';
+import { adminScope, crdtFilter, daysSince, keyset, lastDays, type PageArgs, searchFilter, type Sort, sortedBy, paletteSearches } from './inspection-sql.ts';
 import type { SqliteEngine } from '../storage.ts';
 
 export type { Dir, PageArgs, SortKey } from './inspection-sql.ts';
@@ -126,11 +126,13 @@ export interface ActivityRow {
 }
 
 export type SearchHitRow = {
-  kind: 'organization' | 'folder' | 'document' | 'user' | 'webhook';
+  kind: 'organization' | 'folder' | 'document' | 'user' | 'webhook' | 'group' | 'notification' | 'comment' | 'message';
   apiKey: string;
   organizationId: string | null;
   id: string;
   name: string | null;
+  /** The document a notification or comment thread is about. */
+  documentId?: string | null;
 };
 
 /** The workspace's keys as the admin lists them, in the order they were made. */
@@ -399,7 +401,8 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     /** By id, or by name (ignoring case; users without a name first, as ''): the users_name index's expression. */
     usersPage: (scope: TenantScope, q: string | undefined, sort: UserSort, page: PageArgs) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name', 'LIKE');
+        // a part of the name or of the e-mail address (issue 44)
+        const f = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')", 'LIKE');
         const k = sortedBy(sort, 'id', USER_SORTS, page);
         return s.all<{ id: string; name: string | null; email: string | null }>(
           `SELECT id, name, email FROM users WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
@@ -606,6 +609,9 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
             each,
           ))
             hits.push({ kind: 'webhook', apiKey: apiKeyId, organizationId: null, ...r });
+          for (const search of paletteSearches(apiKeyId, q, each, 'LIKE'))
+            for (const r of s.all<{ id: string; name: string | null; organizationId: string | null; documentId: string | null }>(search.sql, ...search.params))
+              hits.push({ kind: search.kind, apiKey: apiKeyId, ...r, name: r.name === null ? null : String(r.name).slice(0, 80) });
         }
         return { keys, hits };
       }),
@@ -704,6 +710,7 @@ export type InspectionRepo = ReturnType<typeof inspectionRepo>;
 
 export interface DeliveryLogFilters {
   endpointId?: string | undefined;
+  messageId?: string | undefined;
   status?: 'pending' | 'succeeded' | 'failed' | undefined;
 }
 export interface DeliveryLogRow {
@@ -777,6 +784,7 @@ export function deliveryInspection(deliveries: DeliveryFile) {
       const w = webhookDeliveries;
       const conditions = [inArray(w.apiKeyId, [...apiKeyIds])];
       if (filters.endpointId) conditions.push(eq(w.target, filters.endpointId));
+      if (filters.messageId) conditions.push(eq(w.eventId, filters.messageId));
       if (filters.status) conditions.push(eq(w.status, filters.status));
       return deliveries
         .select(deliveryLogColumns)

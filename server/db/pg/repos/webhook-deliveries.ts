@@ -82,6 +82,7 @@ export function deliveryInspectionPg(engine: PgEngine): DeliveryInspectionPg {
         if (apiKeyIds.length === 0) return [];
         const conditions: SQL[] = [inArray(col(d, 'apiKeyId'), [...apiKeyIds])];
         if (filters.endpointId) conditions.push(eq(col(d, 'target'), filters.endpointId));
+        if (filters.messageId) conditions.push(eq(col(d, 'eventId'), filters.messageId));
         if (filters.status) conditions.push(eq(col(d, 'status'), filters.status));
         const names = ['apiKeyId', 'eventId', 'target', 'url', 'body', 'status', 'attempts', 'nextAttemptAt', 'lastAttemptAt', 'lastStatusCode', 'createdAt'];
         const rows = await db
