@@ -254,6 +254,15 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     return { status: outcome.status, requestId: outcome.requestId, body: answer };
   });
 
+  // The API explorer's marks of fields required only in some cases (issue 44, point 8): the custom checks
+  // (zod refine) of each operation's input that name a field, with their message ("is required when …").
+  let conditions: Record<string, Array<{ field: string; when: string }>> | undefined;
+  h3.get('/admin/api/operations/conditions', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    conditions ??= conditionalFields(operations);
+    return conditions;
+  });
+
   // The CRDT inspector: every editor document of the workspace's keys, with its storage figures.
   h3.get('/admin/api/crdt', async (event) => {
     const workspace = workspaceOf(event);
@@ -462,4 +471,40 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   registerCrdtRoutes(h3, kit);
   registerOpsRoutes(h3, kit, gauges);
   registerDataRoutes(h3, kit);
+}
+
+interface ZodInternals {
+  _zod?: { def?: { type?: string; in?: ZodInternals; innerType?: ZodInternals; checks?: Array<{ _zod?: { def?: CheckDef } }> } };
+}
+interface CheckDef {
+  check?: string;
+  path?: PropertyKey[];
+  error?: unknown;
+}
+
+/**
+ * Each operation's top-level custom checks that name a field, as { field, when }: what the explorer marks as
+ * "required when …". A check's message is its `error` (zod keeps a string as a function answering it).
+ */
+export function conditionalFields(operations: readonly AnyOperation[]): Record<string, Array<{ field: string; when: string }>> {
+  const out: Record<string, Array<{ field: string; when: string }>> = {};
+  for (const op of operations) {
+    let schema = op.input as unknown as ZodInternals | undefined;
+    // through a pipe (a transform after the object) or a wrapper to the object and its checks
+    for (let i = 0; i < 4 && schema?._zod?.def && !schema._zod.def.checks?.length; i++) schema = schema._zod.def.in ?? schema._zod.def.innerType;
+    for (const c of schema?._zod?.def?.checks ?? []) {
+      const def = c._zod?.def;
+      const field = def?.path?.[0];
+      if (def?.check !== 'custom' || typeof field !== 'string') continue;
+      let message: unknown;
+      try {
+        message = typeof def.error === 'function' ? (def.error as (issue: object) => unknown)({}) : def.error;
+      } catch {
+        message = undefined;
+      }
+      const text = typeof message === 'string' ? message : (message as { message?: unknown } | undefined)?.message;
+      if (typeof text === 'string' && /required/i.test(text)) (out[op.path] ??= []).push({ field, when: text });
+    }
+  }
+  return out;
 }

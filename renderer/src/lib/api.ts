@@ -138,6 +138,8 @@ export const api = {
   crdtExportUrl: (key: CrdtKey, format: 'json' | 'yjs') => `/admin/api${withQuery('/crdt/export', { ...key, format })}`,
 
   requests: () => send<{ items: CallSummary[] }>('GET', '/requests'),
+  /** Per operation, its fields required only in some cases, with the rule. */
+  operationConditions: () => send<Record<string, Array<{ field: string; when: string }>>>('GET', '/operations/conditions'),
   request: (id: number) => send<CallDetail>('GET', `/requests/${id}`),
 
   /** A delivery's body, and one attempt's request and response headers (`at`: its start, for attempts kept without them). */
