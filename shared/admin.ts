@@ -22,12 +22,22 @@ export interface CallSummary {
    * connections are named `hearth-<id>`).
    */
   instance?: string;
+  /**
+   * What kind of entry (issue 44): absent for a call of the API from outside, `ui` for an operation the admin UI
+   * called (its editing, the explorer), `ws` for a websocket event (`method` WS; `status` 101 for a connection
+   * opened, the close code for one closed, 401/403 for an upgrade refused).
+   */
+  kind?: 'ui' | 'ws';
+  /** A websocket event's detail: who connected and what access was decided, a close's reason. */
+  note?: string;
 }
 
 /** A call with its bodies (redacted), as `GET /admin/api/requests/:id` answers. */
 export interface CallDetail extends Omit<CallSummary, 'hasBodies'> {
   request?: string;
   response?: string;
+  /** The request's headers as received, credentials masked (`[redacted]`); kept with the bodies. */
+  requestHeaders?: Array<[string, string]>;
 }
 
 /** The error envelope of every admin endpoint (and of every operation). */
@@ -107,7 +117,7 @@ export const keyAnswer = z.object({ counts: z.record(z.string(), z.number()) });
 // Search (the command palette)
 // ---------------------------------------------------------------------------------------------------------
 
-export const SEARCH_KINDS = ['organization', 'folder', 'document', 'user', 'key', 'webhook'] as const;
+export const SEARCH_KINDS = ['organization', 'folder', 'document', 'user', 'key', 'webhook', 'group', 'notification', 'comment', 'message'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 export const searchQuery = z.object({ q: z.string().trim().min(1).max(200), limit: z.coerce.number<number>().int().min(1).max(50).default(20) });
 export const searchHit = z.object({
@@ -461,6 +471,28 @@ export const attemptView = z.looseObject({
   timestamp: z.string(),
 });
 export type AttemptView = z.infer<typeof attemptView>;
+
+/** One delivery of the delivery log (`GET /admin/api/webhooks/deliveries`, issue 44). */
+export interface DeliveryLogItem {
+  apiKeyId: string;
+  eventId: string;
+  /** The endpoint id, or the basic webhook URL a basic delivery goes to. */
+  target: string;
+  url: string;
+  eventType: string | null;
+  /** pending: not tried yet; retrying: the last attempt failed and another is due at nextAttemptAt; succeeded; failed: given up. */
+  state: 'pending' | 'retrying' | 'succeeded' | 'failed' | string;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  lastStatusCode: number | null;
+  createdAt: number;
+}
+export interface DeliveryLogAnswer {
+  items: DeliveryLogItem[];
+  /** The same keys' deliveries by state (the dashboard's tiles). */
+  counts: { failed: number; retrying: number; pending: number };
+}
 
 export const apiKeyView = z.looseObject({ apiKey: z.string(), apiKeyName: z.string().nullish(), type: z.string() });
 export type ApiKeyView = z.infer<typeof apiKeyView>;

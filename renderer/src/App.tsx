@@ -28,6 +28,7 @@ const ROUTES: Array<{ pattern: string; load: Loader; section: string }> = [
   { pattern: '/k/:apiKey/live/:organizationId/:documentId/:editorId', load: LIVE, section: 'live' },
   { pattern: '/k/:apiKey/webhooks', load: () => import('./pages/Webhooks.tsx'), section: 'webhooks' },
   { pattern: '/k/:apiKey/webhooks/:endpointId', load: () => import('./pages/Endpoint.tsx'), section: 'webhooks' },
+  { pattern: '/deliveries', load: () => import('./pages/Deliveries.tsx'), section: 'webhooks' },
   { pattern: '/requests', load: REQUESTS, section: 'requests' },
   { pattern: '/requests/:id', load: REQUESTS, section: 'requests' },
   { pattern: '/explorer', load: () => import('./pages/Explorer.tsx'), section: 'explorer' },

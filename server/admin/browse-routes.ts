@@ -298,16 +298,26 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     for (const h of found) {
       const base = `/k/${enc(h.apiKey)}`;
       const label = h.name && h.name !== h.id ? `${h.name} (${h.id})` : h.id;
+      const org = `${base}/organizations/${enc(h.organizationId ?? '')}`;
+      const doc = h.documentId ? `${org}/documents/${enc(h.documentId)}` : null;
       const href =
         h.kind === 'organization'
           ? `${base}/organizations/${enc(h.id)}`
           : h.kind === 'document'
-            ? `${base}/organizations/${enc(h.organizationId ?? '')}/documents/${enc(h.id)}`
+            ? `${org}/documents/${enc(h.id)}`
             : h.kind === 'folder'
-              ? `${base}/organizations/${enc(h.organizationId ?? '')}?folder=${enc(h.id)}`
+              ? `${org}?folder=${enc(h.id)}`
               : h.kind === 'user'
                 ? `${base}/users/${enc(h.id)}`
-                : `${base}/webhooks/${enc(h.id)}`;
+                : h.kind === 'group'
+                  ? `${org}?tab=members`
+                  : h.kind === 'notification'
+                    ? `${doc ?? org}?tab=notifications`
+                    : h.kind === 'comment'
+                      ? `${doc ?? org}?tab=comments`
+                      : h.kind === 'message'
+                        ? `/deliveries?message=${enc(h.id)}`
+                        : `${base}/webhooks/${enc(h.id)}`;
       hits.push({ kind: h.kind, id: h.id, label, apiKey: h.apiKey, organizationId: h.organizationId, href });
     }
     // exact ids first, then id prefixes, then the rest

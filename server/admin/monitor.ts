@@ -28,6 +28,8 @@ export interface MonitoredCall extends Omit<CallSummary, 'hasBodies'> {
   workspaceId: string;
   request?: string;
   response?: string;
+  /** The request's headers as they came, secrets masked (kept with the bodies, only while watched). */
+  requestHeaders?: Array<[string, string]>;
 }
 
 /** How much the monitor may hold (config.monitor, in bytes and milliseconds). */
@@ -67,7 +69,12 @@ const SWEEP_INTERVAL_MS = 60_000;
 const bounded = (text: string) =>
   text.length > MAX_BODY ? Buffer.from(`${text.slice(0, MAX_BODY)}… (${text.length - MAX_BODY} more characters)`, 'utf8').toString('utf8') : text;
 
-const bodyBytes = (call: MonitoredCall) => (call.request?.length ?? 0) + (call.response?.length ?? 0);
+const headerBytes = (headers: Array<[string, string]> | undefined) => {
+  let size = 0;
+  for (const [name, value] of headers ?? []) size += name.length + value.length + 16;
+  return size;
+};
+const bodyBytes = (call: MonitoredCall) => (call.request?.length ?? 0) + (call.response?.length ?? 0) + headerBytes(call.requestHeaders);
 const summaryBytes = (call: MonitoredCall) =>
   CALL_OVERHEAD +
   call.method.length +
@@ -75,7 +82,8 @@ const summaryBytes = (call: MonitoredCall) =>
   (call.caller?.length ?? 0) +
   call.requestId.length +
   call.workspaceId.length +
-  (call.instance?.length ?? 0);
+  (call.instance?.length ?? 0) +
+  (call.note?.length ?? 0);
 
 /** The channel of the call summaries every instance of a cluster publishes. */
 const CHANNEL = 'monitor:calls';
@@ -90,7 +98,7 @@ const SHARE_BATCH = 1_000;
 /** What one message carries: the sending instance, and its calls' summaries with their workspace. */
 interface SharedCalls {
   instance: string;
-  calls: Array<Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance'>>;
+  calls: Array<Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance' | 'requestHeaders'>>;
 }
 
 interface Sharing {
@@ -140,6 +148,7 @@ export function createMonitor(limits: MonitorLimits = DEFAULT_MONITOR_LIMITS, no
     if (size === 0) return;
     delete call.request;
     delete call.response;
+    delete call.requestHeaders;
     ring.bytes -= size;
     ring.bodies -= size;
     total -= size;
@@ -274,7 +283,10 @@ export function createMonitor(limits: MonitorLimits = DEFAULT_MONITOR_LIMITS, no
      * Keeps one call of `call.workspaceId`. `bodies` gives its request and response text, already redacted; it
      * runs only while that workspace's monitor is watched.
      */
-    record(call: Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance'>, bodies?: () => { request: string; response: string }) {
+    record(
+      call: Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance' | 'requestHeaders'>,
+      bodies?: () => { request: string; response: string; headers?: Array<[string, string]> },
+    ) {
       const entry = call as MonitoredCall;
       if (sharing) {
         // the summary as it is now (no id, no bodies), published with the others of the interval
@@ -286,9 +298,10 @@ export function createMonitor(limits: MonitorLimits = DEFAULT_MONITOR_LIMITS, no
         }
       }
       if (bodies && (rings.get(call.workspaceId)?.watchers.size ?? 0) > 0) {
-        const { request, response } = bodies();
+        const { request, response, headers } = bodies();
         entry.request = bounded(request);
         entry.response = bounded(response);
+        if (headers) entry.requestHeaders = headers.slice(0, 50).map(([name, value]) => [name.slice(0, 256), value.slice(0, 1024)]);
       }
       keep(entry);
     },

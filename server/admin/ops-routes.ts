@@ -47,6 +47,36 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit, gauges: Gauges) {
     return { messageId, eventType: type };
   });
 
+  // The delivery log (issue 44, point 5): the newest deliveries of one key (and endpoint), or of every key of the
+  // workspace, with each one's event type, state, attempts and next retry time; and the counts the dashboard shows.
+  const deliveryLogQuery = z.object({
+    apiKey: z.string().trim().min(1).max(256).optional(),
+    endpointId: z.string().trim().min(1).max(256).optional(),
+    messageId: z.string().trim().min(1).max(256).optional(),
+    status: z.enum(['pending', 'succeeded', 'failed', 'retrying']).optional(),
+    limit: z.coerce.number<number>().int().min(1).max(200).default(100),
+  });
+  h3.get('/admin/api/webhooks/deliveries', async (event) => {
+    const input = queryOf(event, deliveryLogQuery);
+    if (!input.ok) return input.error;
+    const g = guard(kit, event);
+    if (!g.ok) return g.error;
+    const { apiKey, endpointId, messageId, status, limit } = input.value;
+    let keyIds: string[];
+    if (apiKey) {
+      const k = await keyGuard(kit, event, apiKey);
+      if (!k.ok) return k.error;
+      keyIds = [k.scope.apiKeyId];
+    } else keyIds = (await q.keys(g.workspace)).map((k) => k.id);
+    const deliveries = app.storage.deliveries;
+    const rows = await deliveries.log(keyIds, { endpointId, messageId, status: status === 'retrying' ? 'pending' : status }, limit);
+    const items = rows
+      .filter((r) => status !== 'retrying' || r.attempts > 0)
+      .filter((r) => status !== 'pending' || r.attempts === 0)
+      .map(({ body, ...r }) => ({ ...r, eventType: eventTypeOf(body), state: r.status === 'pending' && r.attempts > 0 ? 'retrying' : r.status }));
+    return { items, counts: await deliveries.counts(keyIds) };
+  });
+
   // The mailbox, by time (newest first by default), keyset-paged like every list.
   const pages = pager(app.pageTokens);
   h3.get('/admin/api/mail', async (event) => {
@@ -77,4 +107,18 @@ export function registerOpsRoutes(h3: H3, kit: AdminKit, gauges: Gauges) {
     const { bodyEnc: _bodyEnc, ...rest } = row;
     return { ...rest, text: body.text, html: body.html };
   });
+}
+
+/**
+ * A delivery body's event type: its `event` (every Hearth payload names it so, basic and advanced), also inside an
+ * `encodedPayload` (base64); null for an encrypted body, which only its receiver can read.
+ */
+function eventTypeOf(body: string): string | null {
+  try {
+    let value = JSON.parse(body) as { event?: unknown; encodedPayload?: unknown };
+    if (typeof value.encodedPayload === 'string') value = JSON.parse(Buffer.from(value.encodedPayload, 'base64').toString('utf8')) as typeof value;
+    return typeof value.event === 'string' ? value.event : null;
+  } catch {
+    return null;
+  }
 }

@@ -15,6 +15,8 @@ import {
   updateWorkspaceSettings,
 } from '../services/workspaces.ts';
 import type { MonitoredCall } from './monitor.ts';
+import { maskedHeaders } from './monitor-events.ts';
+import { redactAnswer, redactRequest } from '../http/redact.ts';
 import { cookieHeader, cookieValue, createSessions, SESSION_COOKIE, UI_HEADER } from './session.ts';
 import { SIGN_IN_PATH } from './signin.ts';
 import { registerBrowseRoutes } from './browse-routes.ts';
@@ -65,7 +67,7 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
 const describeKey = (r: KeyListRow): KeyItem => ({ apiKey: r.id, name: r.name, type: r.type, disabled: r.disabled === 1, disabledAt: r.disabledAt });
 
 /** Summary of a call for lists and the live feed (bodies only on request, by id). */
-const summary = ({ request: _request, response: _response, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({
+const summary = ({ request: _request, response: _response, requestHeaders: _headers, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({
   ...rest,
   hasBodies: _request !== undefined,
 });
@@ -227,8 +229,38 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
       headers.set(names.workspaceAuthToken, app.secrets.decrypt(found.workspace.authTokenEnc));
     }
     const payload = JSON.stringify({ data: input.data ?? {} });
+    const started = performance.now();
     const outcome = await dispatch(app, op, { method: 'POST', path: op.path, headers, clientIp: 'admin-ui', readBody: async () => payload });
-    return { status: outcome.status, requestId: outcome.requestId, body: answerOf(outcome) };
+    const answer = answerOf(outcome);
+    // the UI's own calls (its editing, the explorer) show in the request monitor too, marked as the UI's
+    app.monitor.record(
+      {
+        at: Date.now(),
+        method: 'POST',
+        path: op.path,
+        status: outcome.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        caller: headers.get(names.apiKey) ?? headers.get(names.workspaceId),
+        requestId: outcome.requestId,
+        workspaceId: workspace.workspaceId,
+        kind: 'ui',
+      },
+      () => ({
+        request: redactRequest(op, payload),
+        response: redactAnswer(op, JSON.stringify(answer)),
+        headers: maskedHeaders(app.config.headerBrand, headers),
+      }),
+    );
+    return { status: outcome.status, requestId: outcome.requestId, body: answer };
+  });
+
+  // The API explorer's marks of fields required only in some cases (issue 44, point 8): the custom checks
+  // (zod refine) of each operation's input that name a field, with their message ("is required when …").
+  let conditions: Record<string, Array<{ field: string; when: string }>> | undefined;
+  h3.get('/admin/api/operations/conditions', (event) => {
+    if (!workspaceOf(event)) return refuse(event, 401, 'Not signed in.');
+    conditions ??= conditionalFields(operations);
+    return conditions;
   });
 
   // The CRDT inspector: every editor document of the workspace's keys, with its storage figures.
@@ -431,7 +463,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!workspace) return refuse(event, 401, 'Not signed in.');
     const call = app.monitor.find(workspace.workspaceId, Number(event.context.params?.id));
     return call
-      ? { ...summary(call), request: call.request, response: call.response }
+      ? { ...summary(call), request: call.request, response: call.response, requestHeaders: call.requestHeaders }
       : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
   });
 
@@ -439,4 +471,40 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
   registerCrdtRoutes(h3, kit);
   registerOpsRoutes(h3, kit, gauges);
   registerDataRoutes(h3, kit);
+}
+
+interface ZodInternals {
+  _zod?: { def?: { type?: string; in?: ZodInternals; innerType?: ZodInternals; checks?: Array<{ _zod?: { def?: CheckDef } }> } };
+}
+interface CheckDef {
+  check?: string;
+  path?: PropertyKey[];
+  error?: unknown;
+}
+
+/**
+ * Each operation's top-level custom checks that name a field, as { field, when }: what the explorer marks as
+ * "required when …". A check's message is its `error` (zod keeps a string as a function answering it).
+ */
+export function conditionalFields(operations: readonly AnyOperation[]): Record<string, Array<{ field: string; when: string }>> {
+  const out: Record<string, Array<{ field: string; when: string }>> = {};
+  for (const op of operations) {
+    let schema = op.input as unknown as ZodInternals | undefined;
+    // through a pipe (a transform after the object) or a wrapper to the object and its checks
+    for (let i = 0; i < 4 && schema?._zod?.def && !schema._zod.def.checks?.length; i++) schema = schema._zod.def.in ?? schema._zod.def.innerType;
+    for (const c of schema?._zod?.def?.checks ?? []) {
+      const def = c._zod?.def;
+      const field = def?.path?.[0];
+      if (def?.check !== 'custom' || typeof field !== 'string') continue;
+      let message: unknown;
+      try {
+        message = typeof def.error === 'function' ? (def.error as (issue: object) => unknown)({}) : def.error;
+      } catch {
+        message = undefined;
+      }
+      const text = typeof message === 'string' ? message : (message as { message?: unknown } | undefined)?.message;
+      if (typeof text === 'string' && /required/i.test(text)) (out[op.path] ??= []).push({ field, when: text });
+    }
+  }
+  return out;
 }

@@ -33,8 +33,18 @@ export class TransferRefused extends Error {}
 const encode = (value: unknown): Value =>
   Buffer.isBuffer(value) || value instanceof Uint8Array ? { $base64: Buffer.from(value).toString('base64') } : (value as Value);
 
-/** crdt_updates' `seq` is the log's order in this data dir, made anew on import. */
-export const local = (table: KeyTable, column: string) => table === 'crdt_updates' && column === 'seq';
+/**
+ * A webhook endpoint's secrets (its signing secret and the previous one while a rotation overlaps, encrypted under
+ * this data dir's master key) and its health (`failing_since`, this server's deliveries): never in the archive.
+ */
+const ENDPOINT_LOCAL = new Set(['secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', 'failing_since']);
+
+/**
+ * Columns that belong to this data dir and are not exported: crdt_updates' `seq` (the log's order here, made anew
+ * on import) and a webhook endpoint's secrets and health (an import gives each endpoint a new signing secret).
+ */
+export const local = (table: KeyTable, column: string) =>
+  (table === 'crdt_updates' && column === 'seq') || (table === 'webhook_endpoints' && ENDPOINT_LOCAL.has(column));
 
 export async function exportKey(app: Pick<AppContext, 'storage' | 'crdt'>, scope: TenantScope): Promise<Archive> {
   await app.crdt.flush();

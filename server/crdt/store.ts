@@ -560,11 +560,20 @@ export function createCrdtStore(
         ? ((origin as { userId: unknown }).userId as string | null)
         : null;
 
-  /** Remembers who sent a stored update: server writers by name, connections by user (or "websocket client"). */
+  /** Remembers who sent a stored update: server writers by name, connections by user (or by API key without one). */
   function rememberAuthor(k: DocKey, seq: number, origins: unknown[]) {
     if (historyUpdates === 0) return;
     const names = [
-      ...new Set(origins.map((origin) => authorOf(origin) ?? (origin && typeof origin === 'object' && 'ws' in origin ? 'websocket client' : 'unknown'))),
+      ...new Set(
+        origins.map(
+          (origin) =>
+            authorOf(origin) ??
+            // a connection with the key's own credentials (a backend): named by its key (issue 44)
+            (origin && typeof origin === 'object' && 'ws' in origin
+              ? `API key ${(origin as { scope?: { apiKeyId?: string } }).scope?.apiKeyId ?? '?'} (websocket)`
+              : 'unknown'),
+        ),
+      ),
     ];
     const id = keyString(k);
     let known = authors.get(id);

@@ -25,6 +25,7 @@ import { INFER_KEY, INFER_TYPE, type CrdtType } from './content.ts';
 import { OFFLOAD_BYTES, sliceOffThread } from './offload.ts';
 import { createRevocation, type LiveConnection, type Resolvers, type Verdict } from './revocation.ts';
 import { MESSAGE_AWARENESS, MESSAGE_SYNC, type CrdtStore, type DocKey, type LiveDoc } from './store.ts';
+import { socketOpened, socketRefused } from '../admin/monitor-events.ts';
 
 export const YJS_PATH = '/yjs/';
 const ROOM_IDS = z.object({ organizationId: id, documentId: id, editorId: id });
@@ -252,7 +253,10 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
     try {
       auth = await authorize(app, room, url.searchParams, req.headers.origin);
     } catch (error) {
-      if (error instanceof ApiError) return reject(socket, error.status === 'UNAUTHENTICATED' ? 401 : 403, error.message);
+      if (error instanceof ApiError) {
+        socketRefused(app, url.searchParams.get('apiKey'), room, error.status === 'UNAUTHENTICATED' ? 401 : 403, error.message);
+        return reject(socket, error.status === 'UNAUTHENTICATED' ? 401 : 403, error.message);
+      }
       app.log.error('websocket authorization failed', { error: String(error) });
       return reject(socket, 500, 'Internal error');
     }
@@ -297,7 +301,12 @@ export function attachYjsWebsocket(app: AppContext, http: Server, store: CrdtSto
     if (socket.destroyed) return;
     // ws listens for the socket's errors from here (its handshake, then the connection's own listener)
     socket.off('error', onSocketError);
-    wss.handleUpgrade(req, socket, head, (ws) => open(ws, loaded, key, auth));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      // the request monitor's websocket events (admin/monitor-events.ts): the access decided, then the close
+      const closed = socketOpened(app, auth.scope, room, { ...auth, ticket: url.searchParams.has('ticket') });
+      ws.on('close', (code: number, reason: Buffer) => closed(code, reason.toString('utf8')));
+      open(ws, loaded, key, auth);
+    });
   }
 
   function open(ws: WebSocket, loaded: LiveDoc, key: DocKey, auth: Authorization) {

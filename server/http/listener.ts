@@ -28,6 +28,7 @@ import { ApiError } from '../errors.ts';
 import { INTERNAL_ERROR } from './errors.ts';
 import { hostRefusal, rawHost } from './host-check.ts';
 import { redactAnswer, redactRequest } from './redact.ts';
+import { maskedHeaders, ownerOf, refusedCredentials } from '../admin/monitor-events.ts';
 import type { AnyOperation, RequestContext } from './operation.ts';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -41,7 +42,7 @@ export const JSON_CONTENT_TYPE = 'application/json;charset=UTF-8';
  * makes. Repeated headers are joined with ", ", as the Fetch API (what h3 saw) joins them.
  */
 class NodeHeaders implements CallHeaders {
-  constructor(private readonly raw: string[]) {}
+  constructor(readonly raw: string[]) {}
 
   get(name: string): string | null {
     const raw = this.raw;
@@ -90,22 +91,30 @@ function recordCall(
   const json: string | Buffer = outcome.json ?? JSON.stringify(outcome.body);
   if (app.log.enabled('debug')) app.log.debug('call', { requestId: outcome.requestId, path: op.path, status: outcome.status });
   app.monitor.count({ path: op.path, status: outcome.status, durationMs: performance.now() - started, at: Date.now() });
-  const workspaceId = call.workspaceId;
-  if (workspaceId === undefined) return json;
   const names = headerNames(app.config.headerBrand);
-  app.monitor.record(
-    {
-      at: Date.now(),
-      method: call.method,
-      path: pathname,
-      status: outcome.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      caller: call.headers.get(names.apiKey) ?? call.headers.get(names.workspaceId),
-      requestId: outcome.requestId,
-      workspaceId,
-    },
-    () => ({ request: redactRequest(op, requestText() ?? ''), response: redactAnswer(op, typeof json === 'string' ? json : json.toString('utf8')) }),
-  );
+  const caller = call.headers.get(names.apiKey) ?? call.headers.get(names.workspaceId);
+  const keep = (workspaceId: string) =>
+    app.monitor.record(
+      {
+        at: Date.now(),
+        method: call.method,
+        path: pathname,
+        status: outcome.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        caller,
+        requestId: outcome.requestId,
+        workspaceId,
+      },
+      () => ({
+        request: redactRequest(op, requestText() ?? ''),
+        response: redactAnswer(op, typeof json === 'string' ? json : json.toString('utf8')),
+        headers: maskedHeaders(app.config.headerBrand, call.headers),
+      }),
+    );
+  if (call.workspaceId !== undefined) keep(call.workspaceId);
+  // refused for its credentials: kept for the workspace whose key or id it named (admin/monitor-events.ts)
+  else if (refusedCredentials(outcome.status) && op.auth !== 'public')
+    void ownerOf(app, { apiKey: call.headers.get(names.apiKey), workspaceId: call.headers.get(names.workspaceId) }).then((id) => id && keep(id));
   return json;
 }
 

@@ -83,16 +83,43 @@ describe('admin UI: export, reset and import while the server runs', () => {
     const archive = JSON.parse(await readFile(archivePath, 'utf8'));
     expect(archive.format).toBe('hearth-admin-export');
     expect(archive.tables.organizations).toHaveLength(3);
+    // the webhook endpoints the page promises, without their secrets (issue 44, point 10)
+    const endpointsNow = async () =>
+      dataOf<{ endpoints: Array<{ id: string; url: string }> }>(await t.callK('/v2/workspace/advancedwebhook/endpoints/get', {})).endpoints;
+    const seededEndpoints = await endpointsNow();
+    expect(seededEndpoints).toHaveLength(2);
+    expect(archive.tables.webhook_endpoints.map((e: { id: string; url: string }) => [e.id, e.url]).sort()).toEqual(
+      seededEndpoints.map((e) => [e.id, e.url]).sort(),
+    );
+    const secretOf = async (endpointId: string) =>
+      dataOf<{ secret: string }>(await t.callK('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId })).secret;
+    const oldSecret = await secretOf(seededEndpoints[0]!.id);
+    const keptSecret = await secretOf(seededEndpoints[1]!.id);
+    for (const row of archive.tables.webhook_endpoints) expect(Object.keys(row)).not.toContain('secret_enc');
+    expect(await readFile(archivePath, 'utf8')).not.toContain(oldSecret);
 
     // a change after the export, then the import brings the exported document back
     const idsIn = async () =>
       dataOf<DocumentItem[]>(await t.callK('/v2/organizations/documents/get', { organizationId: first })).map((d) => d.documentId ?? d.id);
     expect((await t.callK('/v2/organizations/documents/delete', { organizationId: first, documentIds: [docId] })).status).toBe(200);
     expect(await idsIn()).not.toContain(docId);
+    expect((await t.callK('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: seededEndpoints[0]!.id })).status).toBe(200);
     await page.setInputFiles('#import-form input[name=archive]', archivePath);
     await page.click('#import-form button[type=submit]');
     await expect.poll(() => page.textContent('#data-status'), { timeout: 20_000 }).toMatch(/^Imported .*3 organizations/);
     expect(await idsIn()).toContain(docId);
+    // the deleted endpoint is back, under a new id with a new signing secret (an export carries none); the one the
+    // key kept is replaced in place and keeps its secret
+    const after = await endpointsNow();
+    expect(after.map((e) => e.url).sort()).toEqual(seededEndpoints.map((e) => e.url).sort());
+    const kept = seededEndpoints[1]!;
+    expect(after.find((e) => e.url === kept.url)?.id).toBe(kept.id);
+    expect(await secretOf(kept.id)).toBe(keptSecret);
+    const back = after.find((e) => e.url === seededEndpoints[0]!.url)!;
+    expect(back.id).not.toBe(seededEndpoints[0]!.id);
+    const newSecret = await secretOf(back.id);
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
     expect((await t.callK('/v2/crdt/get', { organizationId: first, documentId: docId, editorId: 'main' })).status).toBe(200);
     await docScreenshot(page, 'data-tools-done');
     expect(errors).toEqual([]);

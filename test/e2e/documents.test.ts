@@ -89,7 +89,7 @@ describe('admin UI: a live document', () => {
     expect(errors).toEqual([]);
   });
 
-  it('shows the stored history, the document at a chosen point with a diff against now, and restores it as an update connected clients converge on', async () => {
+  it('shows the stored history with who wrote each entry, a character diff between any two entries or now, and restores one after asking, saying what it did, as an update connected clients converge on', async () => {
     const room = { organizationId: 'acme', documentId: 'spec', editorId: 'body' };
     await t.callK('/v2/crdt/add', { ...room, type: 'text', data: 'alpha' });
     await t.callK('/v2/crdt/update', { ...room, type: 'text', data: 'alpha\nbeta' });
@@ -98,22 +98,54 @@ describe('admin UI: a live document', () => {
     await client.synced;
     client.doc.getText('content').insert(0, 'typed\n');
     await eventually(async () => expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', room))[0]!.data).toBe('typed\nalpha\nbeta\ngamma'));
+    // a user's own editor (a user token): the history names the user
+    const granted = await t.callK('/v2/auth/generate_token', {
+      userId: 'ann',
+      permissions: { resources: [{ type: 'document', id: 'spec', organizationId: 'acme', accessRole: 'editor' }] },
+    });
+    expect(granted.status, JSON.stringify(granted.body)).toBe(200);
+    const ann = connectYjs(t.url, room, { apiKey: t.credentials.apiKey, token: dataOf<{ token: string }>(granted).token });
+    await ann.synced;
+    ann.doc.getText('content').insert(ann.doc.getText('content').length, '!');
+    await eventually(async () => expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', room))[0]!.data).toBe('typed\nalpha\nbeta\ngamma!'));
+    ann.close();
     const { page, errors } = await signedInPage(browser, t);
     await page.goto(liveUrl(room, 'history'));
     const rows = page.locator('#history-list tbody tr');
-    await expect.poll(() => rows.count()).toBe(4);
-    // newest first: the client's edit, then the REST writes
-    expect(await rows.first().textContent()).toContain('websocket client');
-    expect(await rows.nth(1).textContent()).toContain('rest-api');
-    // the document after the second write
-    await rows.nth(2).locator('button', { hasText: 'Show' }).click();
+    await expect.poll(() => rows.count()).toBe(5);
+    // newest first: the user's edit, the key's client (named by its key), then the REST writes
+    expect(await rows.first().locator('.who').textContent()).toBe('ann');
+    expect(await rows.nth(1).locator('.who').textContent()).toBe(`API key ${t.credentials.apiKey} (websocket)`);
+    expect(await rows.nth(2).textContent()).toContain('rest-api');
+    // the document after the second write, and what changed since, by character
+    await rows.nth(3).locator('button', { hasText: 'Show' }).click();
     await expect.poll(() => page.textContent('#history-content')).toBe('alpha\nbeta');
-    const diff = (await page.textContent('#history-diff')) as string;
-    expect(diff).toContain('+2');
-    expect(await page.locator('#history-diff .diff-added').allTextContents()).toEqual(['+typed', '+gamma']);
+    await expect.poll(() => page.textContent('#history-diff .diff-summary')).toContain('+13 −0 characters');
+    expect(await page.locator('#history-diff .diff-added').allTextContents()).toEqual(['typed\n', '\ngamma!']);
+    // between two entries: from the second write to the third
+    await rows.nth(2).locator('button', { hasText: 'Compare to' }).click();
+    await expect.poll(() => page.locator('#history-diff .diff-added').allTextContents()).toEqual(['\ngamma']);
+    expect(await page.textContent('#history-diff .diff-summary')).toContain('+6 −0 characters');
+    expect(await page.locator('#history-diff .diff-removed').count()).toBe(0);
+    // backwards: from the user's edit to the second write, removals
+    await rows.first().locator('button', { hasText: 'Show' }).click();
+    await rows.nth(3).locator('button', { hasText: 'Compare to' }).click();
+    await expect.poll(() => page.locator('#history-diff .diff-removed').allTextContents()).toEqual(['typed\n', '\ngamma!']);
+    await page.click('#compare-now');
+    await expect.poll(() => page.textContent('#history-diff .diff-summary')).toContain('to now: +0 −0 characters');
+    await rows.nth(3).locator('button', { hasText: 'Show' }).click();
+    await expect.poll(() => page.textContent('#history-content')).toBe('alpha\nbeta');
     await docScreenshot(page, 'live-history-diff');
+    // restore asks first, naming what changes; cancel changes nothing
     await page.click('#restore');
-    await expect.poll(() => page.textContent('#history-status')).toMatch(/^Restored the document as it was/);
+    await expect.poll(() => page.textContent('#restore-what')).toContain('+0 −13 characters against now');
+    await page.click('#restore-cancel');
+    expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', room))[0]!.data).toBe('typed\nalpha\nbeta\ngamma!');
+    await page.click('#restore');
+    await page.click('#restore-confirm');
+    await expect
+      .poll(() => page.textContent('#history-status'))
+      .toMatch(/^Restored the document as it was at entry \d+ \(.+\), as a new update of .+: \+0 −13 characters\./);
     // the connected client, the live view and REST all converge on it
     await eventually(() => expect(client.doc.getText('content').toString()).toBe('alpha\nbeta'));
     await page.click('#tab-content');
@@ -121,7 +153,7 @@ describe('admin UI: a live document', () => {
     expect(dataOf<CrdtItem[]>(await t.callK('/v2/crdt/get', room))[0]!.data).toBe('alpha\nbeta');
     // the restore is in the history, by its origin
     await page.click('#tab-history');
-    await expect.poll(() => rows.count()).toBe(5);
+    await expect.poll(() => rows.count()).toBe(6);
     expect(await rows.first().textContent()).toContain('admin-restore');
     client.close();
     expect(errors).toEqual([]);

@@ -1,7 +1,11 @@
 // A form generated from an operation's JSON schema: required fields marked, enums as choices, nested objects as
 // fieldsets, arrays of objects as JSON. It edits a JSON value (the explorer keeps the JSON text beside it).
+import { useEffect, useState } from 'preact/hooks';
+import type { SearchKind } from '../../../shared/admin.ts';
+import { api } from '../lib/api.ts';
 import type { JsonSchema } from '../lib/openapi.ts';
 import { typeOf, unwrap } from '../lib/openapi.ts';
+import { useDebounced } from '../lib/use.ts';
 
 type Value = Record<string, unknown>;
 
@@ -13,6 +17,8 @@ function Field({
   onChange,
   path,
   error,
+  when,
+  pick,
 }: {
   name: string;
   schema: JsonSchema;
@@ -22,6 +28,10 @@ function Field({
   path: string;
   /** The server's message about this field (its error envelope named it): shown under it, the field marked invalid. */
   error?: string;
+  /** When it is required only in some cases: the rule ("is required when documentId is not given"). */
+  when?: string | undefined;
+  /** The kind of entity whose ids it takes: suggestions from the workspace's search. */
+  pick?: SearchKind | undefined;
 }) {
   const { schema: s } = unwrap(schema);
   const type = typeOf(s);
@@ -42,6 +52,12 @@ function Field({
         </span>
       )}
       {s.description && <span class="field-hint"> — {s.description}</span>}
+      {when && (
+        <span class="conditional" id={`${id}-when`}>
+          {' '}
+          ({when.replace(/^is /, '')})
+        </span>
+      )}
     </span>
   );
   if (s.enum) {
@@ -124,13 +140,15 @@ function Field({
           {...invalid}
           value={typeof value === 'string' ? value : ''}
           type={s.format === 'email' ? 'email' : 'text'}
-          list={undefined}
+          list={pick ? `${id}-options` : undefined}
+          autocomplete={pick ? 'off' : undefined}
           onInput={(e) => {
             const text = (e.target as HTMLInputElement).value;
             onChange(text === '' && !required ? undefined : text);
           }}
         />
         {said}
+        {pick && <IdOptions id={`${id}-options`} kind={pick} value={typeof value === 'string' ? value : ''} />}
       </label>
     );
   }
@@ -191,7 +209,55 @@ function Field({
   );
 }
 
-function ObjectFields({ schema, value, onChange, path }: { schema: JsonSchema; value: Value; onChange: (v: Value) => void; path: string }) {
+/** Field names that take an entity's id, and the kind the search suggests for them (the explorer's id pickers). */
+const ID_KINDS: Record<string, SearchKind> = {
+  organizationId: 'organization',
+  documentId: 'document',
+  folderId: 'folder',
+  userId: 'user',
+  groupId: 'group',
+  endpointId: 'webhook',
+  messageId: 'message',
+};
+
+/** A field's suggestions: ids of its kind matching what is typed, from the workspace's search (the browser's list). */
+function IdOptions({ id, kind, value }: { id: string; kind: SearchKind; value: string }) {
+  const [options, setOptions] = useState<Array<{ id: string; label: string }>>([]);
+  const q = useDebounced(value.trim(), 200);
+  useEffect(() => {
+    let stale = false;
+    api.search(q || (kind === 'message' ? 'msg_' : 'a')).then(
+      (answer) => !stale && setOptions(answer.items.filter((h) => h.kind === kind).map((h) => ({ id: h.id, label: h.label }))),
+      () => undefined,
+    );
+    return () => void (stale = true);
+  }, [q, kind]);
+  return (
+    <datalist id={id}>
+      {options.map((o) => (
+        <option key={o.id} value={o.id}>
+          {o.label}
+        </option>
+      ))}
+    </datalist>
+  );
+}
+
+function ObjectFields({
+  schema,
+  value,
+  onChange,
+  path,
+  conditional = {},
+  pickIds = false,
+}: {
+  schema: JsonSchema;
+  value: Value;
+  onChange: (v: Value) => void;
+  path: string;
+  conditional?: Record<string, string>;
+  pickIds?: boolean;
+}) {
   const required = new Set(schema.required ?? []);
   const names = Object.keys(schema.properties ?? {}).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
   return (
@@ -203,6 +269,8 @@ function ObjectFields({ schema, value, onChange, path }: { schema: JsonSchema; v
           path={path ? `${path}.${name}` : name}
           schema={(schema.properties ?? {})[name] as JsonSchema}
           required={required.has(name)}
+          when={required.has(name) ? undefined : conditional[name]}
+          pick={pickIds ? ID_KINDS[name] : undefined}
           value={value[name]}
           onChange={(v) => {
             const next = { ...value };
@@ -262,12 +330,26 @@ export function SchemaFields({
   );
 }
 
-export function SchemaForm({ schema, value, onChange }: { schema: JsonSchema; value: Value; onChange: (v: Value) => void }) {
+export function SchemaForm({
+  schema,
+  value,
+  onChange,
+  conditional,
+  pickIds,
+}: {
+  schema: JsonSchema;
+  value: Value;
+  onChange: (v: Value) => void;
+  /** Top-level fields required only in some cases, with the rule (marked beside the field). */
+  conditional?: Record<string, string>;
+  /** Suggest ids where a top-level field takes one (organizationId, documentId, userId…). */
+  pickIds?: boolean;
+}) {
   const { schema: s } = unwrap(schema);
   if (!s.properties || Object.keys(s.properties).length === 0) return <p class="muted">This operation takes no fields: send {'{}'}.</p>;
   return (
     <div class="form" id="schema-form">
-      <ObjectFields schema={s} value={value} onChange={onChange} path="" />
+      <ObjectFields schema={s} value={value} onChange={onChange} path="" conditional={conditional ?? {}} pickIds={pickIds ?? false} />
     </div>
   );
 }

@@ -8,6 +8,7 @@ import type {
   CrdtItem,
   CrdtKey,
   DeliveryAnswer,
+  DeliveryLogAnswer,
   DocumentAnswer,
   DocumentItem,
   FeedQuery,
@@ -137,11 +138,16 @@ export const api = {
   crdtExportUrl: (key: CrdtKey, format: 'json' | 'yjs') => `/admin/api${withQuery('/crdt/export', { ...key, format })}`,
 
   requests: () => send<{ items: CallSummary[] }>('GET', '/requests'),
+  /** Per operation, its fields required only in some cases, with the rule. */
+  operationConditions: () => send<Record<string, Array<{ field: string; when: string }>>>('GET', '/operations/conditions'),
   request: (id: number) => send<CallDetail>('GET', `/requests/${id}`),
 
   /** A delivery's body, and one attempt's request and response headers (`at`: its start, for attempts kept without them). */
   delivery: (apiKey: string, messageId: string, endpointId: string, attempt?: { id: string; at: number }) =>
     send<DeliveryAnswer>('GET', '/webhooks/delivery', { query: { apiKey, messageId, endpointId, attemptId: attempt?.id, at: attempt?.at } }),
+  /** The delivery log: one key's (and endpoint's) newest deliveries, or the whole workspace's; with the counts by state. */
+  deliveries: (query: { apiKey?: string; endpointId?: string; messageId?: string; status?: string; limit?: number } = {}) =>
+    send<DeliveryLogAnswer>('GET', '/webhooks/deliveries', { query }),
   webhookTest: (apiKey: string, endpointId: string) =>
     send<{ messageId: string; eventType: string }>('POST', '/webhooks/test', { body: { apiKey, endpointId } }),
 

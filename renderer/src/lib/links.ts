@@ -16,6 +16,7 @@ export const links = {
   crdt: (apiKey: string, organizationId: string, documentId: string, editorId: string) => href('k', apiKey, 'live', organizationId, documentId, editorId),
   webhooks: (apiKey: string) => href('k', apiKey, 'webhooks'),
   endpoint: (apiKey: string, endpointId: string) => href('k', apiKey, 'webhooks', endpointId),
+  deliveries: (state?: string) => `/deliveries${state ? `?state=${encodeURIComponent(state)}` : ''}`,
   requests: () => '/requests',
   request: (id: number) => href('requests', String(id)),
   explorer: (op?: string, apiKey?: string, data?: unknown) => {

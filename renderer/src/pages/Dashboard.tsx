@@ -1,20 +1,21 @@
 // The live dashboard: requests per second, p50/p99 latency, errors by status, websocket connections, rooms
 // loaded, webhook queue and failures, database size; refreshed every two seconds.
 import { useState } from 'preact/hooks';
-import type { MetricsAnswer, OverviewAnswer } from '../../../shared/admin.ts';
+import type { DeliveryLogAnswer, MetricsAnswer, OverviewAnswer } from '../../../shared/admin.ts';
 import { Chart } from '../components/Chart.tsx';
 import { ErrorBox, Facts, PageHead, Section } from '../components/ui.tsx';
 import { api } from '../lib/api.ts';
 import { bytes, ms, num } from '../lib/format.ts';
+import { links } from '../lib/links.ts';
 import { useInterval, useLoad } from '../lib/use.ts';
 
 const gauge = (m: MetricsAnswer | undefined, name: string) => m?.gauges.filter((g) => g.name === name).reduce((a, g) => a + g.value, 0);
 
-function Tile({ id, label, value }: { id: string; label: string; value: string }) {
+function Tile({ id, label, value, href }: { id: string; label: string; value: string; href?: string }) {
   return (
     <div class="metric" id={`metric-${id}`}>
       <div class="value">{value}</div>
-      <div class="label">{label}</div>
+      <div class="label">{href ? <a href={href}>{label}</a> : label}</div>
     </div>
   );
 }
@@ -23,9 +24,17 @@ export default function Dashboard() {
   const overview = useLoad<OverviewAnswer>(() => api.overview(), []);
   const [metrics, setMetrics] = useState<MetricsAnswer | undefined>();
   const [error, setError] = useState<string | null>(null);
+  // the workspace's webhook deliveries by state: the same counts as the delivery log's
+  const [deliveries, setDeliveries] = useState<DeliveryLogAnswer['counts'] | undefined>();
   const refresh = () =>
-    api.metrics(120).then(
-      (m) => {
+    Promise.all([
+      api.metrics(120),
+      api.deliveries({ limit: 1 }).then(
+        (d) => setDeliveries(d.counts),
+        () => undefined,
+      ),
+    ]).then(
+      ([m]) => {
         setMetrics(m);
         setError(null);
       },
@@ -60,7 +69,8 @@ export default function Dashboard() {
         <Tile id="connections" label="open websocket connections" value={num(gauge(metrics, 'hearth_websocket_connections') ?? 0)} />
         <Tile id="rooms" label="Yjs rooms loaded" value={num(gauge(metrics, 'hearth_rooms_loaded') ?? 0)} />
         <Tile id="queue" label="webhook deliveries waiting" value={num(gauge(metrics, 'hearth_webhook_queue_depth') ?? 0)} />
-        <Tile id="failures" label="webhook deliveries failed" value={num(gauge(metrics, 'hearth_webhook_failed_deliveries') ?? 0)} />
+        <Tile id="failures" label="webhook deliveries failed (gave up)" value={deliveries ? num(deliveries.failed) : '—'} href={links.deliveries('failed')} />
+        <Tile id="retrying" label="webhook deliveries retrying" value={deliveries ? num(deliveries.retrying) : '—'} href={links.deliveries('retrying')} />
         <Tile id="dbsize" label="database size" value={bytes(gauge(metrics, 'hearth_database_bytes') ?? 0)} />
       </div>
       <div class="charts">

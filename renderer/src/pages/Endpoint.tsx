@@ -1,5 +1,6 @@
 // One webhook endpoint: edit, enable and disable (with the reason it was disabled), reveal and rotate its secret,
-// send a test event, its attempts with the full request and response, replay one, recover failed deliveries.
+// send a test event, its attempts with the full request and response, replay one, recover failed deliveries. The
+// attempts and deliveries (event type, state, next retry) are read again every two seconds while the page shows.
 import { useState } from 'preact/hooks';
 import type { AttemptView, DeliveryAnswer, EndpointView } from '../../../shared/admin.ts';
 import { Badge, ErrorBox, Facts, Loading, PageHead, Section, Sparkline, Status, type Said } from '../components/ui.tsx';
@@ -20,7 +21,8 @@ import { ms, pretty, time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import { loadOperations } from '../lib/openapi.ts';
 import { navigate, type Params } from '../lib/router.ts';
-import { useLoad } from '../lib/use.ts';
+import { useInterval, useLoad } from '../lib/use.ts';
+import { DeliveryTable } from './Deliveries.tsx';
 import { endpointState } from './Webhooks.tsx';
 
 export default function Endpoint({ params }: { params: Params }) {
@@ -38,6 +40,14 @@ export default function Endpoint({ params }: { params: Params }) {
     async () => dataOf<{ attempts: AttemptView[] }>(await api.call('/v2/workspace/advancedwebhook/attempts/list', apiKey, { endpointId, limit: 100 })).attempts,
     [apiKey, endpointId],
   );
+  // the endpoint's deliveries (event type, state, next retry); with the attempts, read again every two seconds
+  // while the page is visible, so new attempts appear without a refresh
+  const log = useLoad(() => api.deliveries({ apiKey, endpointId, limit: 100 }), [apiKey, endpointId]);
+  useInterval(() => {
+    attempts.reload();
+    log.reload();
+  }, 2000);
+  const typeOf = new Map((log.data?.items ?? []).map((d) => [d.eventId, d.eventType]));
   const eventTypes = useLoad(async () => {
     const { operations } = await loadOperations();
     const schema = operations.find((o) => o.path === '/v2/workspace/advancedwebhook/endpoints/create')?.schema;
@@ -48,6 +58,7 @@ export default function Endpoint({ params }: { params: Params }) {
   const refresh = () => {
     endpoint.reload();
     attempts.reload();
+    log.reload();
   };
 
   const update = async (patch: { url?: string; description?: string; disabled?: boolean; filterTypes?: string[] | null }, done: string) => {
@@ -198,6 +209,7 @@ export default function Endpoint({ params }: { params: Params }) {
                   <tr>
                     <th scope="col">Time</th>
                     <th scope="col">Message</th>
+                    <th scope="col">Event</th>
                     <th scope="col">Trigger</th>
                     <th scope="col">Result</th>
                     <th scope="col">HTTP</th>
@@ -221,6 +233,7 @@ export default function Endpoint({ params }: { params: Params }) {
                         </button>
                       </td>
                       <td class="id">{a.messageId}</td>
+                      <td class="event-type">{typeOf.get(a.messageId) ?? '—'}</td>
                       <td>{a.trigger}</td>
                       <td>{a.status === 'succeeded' ? <Badge tone="ok">succeeded</Badge> : <Badge tone="bad">failed</Badge>}</td>
                       <td>{a.responseStatusCode ?? '—'}</td>
@@ -234,13 +247,17 @@ export default function Endpoint({ params }: { params: Params }) {
                   ))}
                   {attempts.data?.length === 0 && (
                     <tr>
-                      <td colSpan={7} class="muted">
+                      <td colSpan={8} class="muted">
                         No attempts yet.
                       </td>
                     </tr>
                   )}
                 </tbody>
               </table>
+            </Section>
+            <Section title="Deliveries" id="endpoint-deliveries">
+              <ErrorBox error={log.error} />
+              <DeliveryTable items={log.data?.items} />
             </Section>
             {open && <AttemptDetail apiKey={apiKey} endpointId={endpointId} attempt={open} />}
           </div>

@@ -1,7 +1,7 @@
 // The API explorer: a form generated from each operation's schema (and its JSON beside it), sent as the
 // signed-in workspace (the server adds the workspace's or the chosen key's credentials), with the answer, and the
 // same call as curl or fetch to copy.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { JsonView } from '../components/JsonView.tsx';
 import { SchemaForm } from '../components/SchemaForm.tsx';
 import { CopyButton, ErrorBox, PageHead, Section } from '../components/ui.tsx';
@@ -9,7 +9,7 @@ import { api, type OperationAnswer } from '../lib/api.ts';
 import { asCurl, asFetch } from '../lib/curl.ts';
 import { keyLabel, useSession } from '../lib/keys.ts';
 import { exampleOf, loadOperations, type OperationInfo } from '../lib/openapi.ts';
-import { navigate, useLocation } from '../lib/router.ts';
+import { navigate, setQuery, useLocation } from '../lib/router.ts';
 import { useLoad } from '../lib/use.ts';
 
 export default function Explorer() {
@@ -25,6 +25,22 @@ export default function Explorer() {
   const [answer, setAnswer] = useState<OperationAnswer | null>(null);
   const [sendError, setSendError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
+  const [find, setFind] = useState('');
+  const answerRef = useRef<HTMLDivElement>(null);
+  const conditions = useLoad(() => api.operationConditions(), []);
+  const conditional = Object.fromEntries((conditions.data?.[opPath] ?? []).map((c) => [c.field, c.when]));
+  // the picker: operations grouped by their first path segment, narrowed by the search (the chosen one stays)
+  const groups = useMemo(() => {
+    const words = find.trim().toLowerCase();
+    const byGroup = new Map<string, OperationInfo[]>();
+    for (const o of ops.data?.operations ?? []) {
+      if (words && o.path !== opPath && !`${o.path} ${o.summary}`.toLowerCase().includes(words)) continue;
+      const group = o.path.split('/')[2] ?? 'other';
+      byGroup.set(group, [...(byGroup.get(group) ?? []), o]);
+    }
+    return [...byGroup.entries()];
+  }, [ops.data, find, opPath]);
+  const firstFound = groups.flatMap(([, list]) => list).find((o) => o.path !== opPath);
 
   // a new operation starts from the data in the URL (a call opened from the monitor) or an example of its schema
   useEffect(() => {
@@ -42,6 +58,13 @@ export default function Explorer() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [op?.path]);
 
+  // the URL follows the edited data (a replace, not a history entry per keystroke), so a reload or a shared link
+  // opens the call as it is being written
+  useEffect(() => {
+    if (!op) return;
+    const timer = setTimeout(() => setQuery('data', JSON.stringify(value)), 300);
+    return () => clearTimeout(timer);
+  }, [value, op?.path]);
   const fromForm = (v: Record<string, unknown>) => {
     setValue(v);
     setText(JSON.stringify(v, null, 2));
@@ -71,6 +94,8 @@ export default function Explorer() {
       setSendError(e instanceof Error ? e.message : String(e));
     } finally {
       setSending(false);
+      // the answer in view, wherever the form left the page
+      requestAnimationFrame(() => answerRef.current?.scrollIntoView({ block: 'start' }));
     }
   };
   const shape = useMemo(
@@ -95,12 +120,32 @@ export default function Explorer() {
       <ErrorBox error={ops.error} />
       <div class="filters">
         <label>
+          <span>Find an operation</span>
+          <input
+            id="explorer-find"
+            type="search"
+            value={find}
+            placeholder="path or summary, Enter opens the first"
+            onInput={(e) => setFind((e.target as HTMLInputElement).value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && firstFound) {
+                e.preventDefault();
+                navigate(`/explorer?op=${encodeURIComponent(firstFound.path)}`, true);
+              }
+            }}
+          />
+        </label>
+        <label>
           <span>Operation</span>
           <select id="explorer-op" value={opPath} onChange={(e) => navigate(`/explorer?op=${encodeURIComponent((e.target as HTMLSelectElement).value)}`, true)}>
-            {(ops.data?.operations ?? []).map((o) => (
-              <option key={o.path} value={o.path}>
-                {o.path}
-              </option>
+            {groups.map(([group, list]) => (
+              <optgroup key={group} label={group}>
+                {list.map((o) => (
+                  <option key={o.path} value={o.path}>
+                    {o.path}
+                  </option>
+                ))}
+              </optgroup>
             ))}
           </select>
         </label>
@@ -123,7 +168,7 @@ export default function Explorer() {
       {op && (
         <div class="split">
           <Section title="Data" id="explorer-input">
-            <SchemaForm schema={op.schema} value={value} onChange={fromForm} />
+            <SchemaForm schema={op.schema} value={value} onChange={fromForm} conditional={conditional} pickIds />
             <h3>
               <label for="explorer-data">As JSON</label>
             </h3>
@@ -143,17 +188,19 @@ export default function Explorer() {
               </pre>
             </details>
           </Section>
-          <Section title="Answer" id="explorer-answer">
-            <p id="explorer-status" class={sendError ? 'bad' : answer ? (answer.status < 300 ? 'ok' : 'bad') : 'muted'} role="status">
-              {sendError ?? (answer ? `HTTP ${answer.status}` : 'Not sent yet.')}
-            </p>
-            {answer && <JsonView value={answer.body} id="explorer-result" label="answer" />}
-            {answer && (
-              <pre class="visually-hidden" id="explorer-result-text">
-                {JSON.stringify(answer.body, null, 2)}
-              </pre>
-            )}
-          </Section>
+          <div ref={answerRef} class="explorer-answer-anchor">
+            <Section title="Answer" id="explorer-answer">
+              <p id="explorer-status" class={sendError ? 'bad' : answer ? (answer.status < 300 ? 'ok' : 'bad') : 'muted'} role="status">
+                {sendError ?? (answer ? `HTTP ${answer.status}` : 'Not sent yet.')}
+              </p>
+              {answer && <JsonView value={answer.body} id="explorer-result" label="answer" />}
+              {answer && (
+                <pre class="visually-hidden" id="explorer-result-text">
+                  {JSON.stringify(answer.body, null, 2)}
+                </pre>
+              )}
+            </Section>
+          </div>
         </div>
       )}
     </>

@@ -2,11 +2,12 @@
 // the content as it is (rich text for XML), the tree of its shared types, the clients connected and their
 // presence, and its history from the stored update log: the document at a chosen point, a diff against now,
 // restore (applied as a new update, so connected clients converge on it), export as JSON or Yjs binary.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import type { CrdtItem, CrdtKey, HistoryEntry, StateAnswer } from '../../../shared/admin.ts';
-import { DiffView } from '../components/DiffView.tsx';
+import { CharDiffView, type DiffPart, diffChars, diffCounts } from '../components/DiffView.tsx';
+import { ConfirmButton, type Outcome } from '../components/Edit.tsx';
 import { JsonView } from '../components/JsonView.tsx';
 import { Table } from '../components/Table.tsx';
 import { ErrorBox, PageHead, Section, Status, Tabs, type Said } from '../components/ui.tsx';
@@ -44,10 +45,12 @@ export default function Live({ params }: { params: Params }) {
           Refresh the list
         </button>
       </PageHead>
-      <div class="split">
-        <div>
+      {/* with a document open, narrow windows show it first and the list after it (style.css .live-split) */}
+      <div class={`split live-split${open ? ' has-open' : ''}`}>
+        <div class="live-list">
           <Table<CrdtItem>
             id="crdt-list"
+            search="Search: org/doc, an id or a document's name"
             caption="Collaborative documents"
             deps={[apiKey, refreshed]}
             limit={25}
@@ -71,7 +74,7 @@ export default function Live({ params }: { params: Params }) {
             ]}
           />
         </div>
-        <div class="sticky">{open ? <LiveView key={openId} room={open} /> : <p class="muted">Choose a document: it opens here, live.</p>}</div>
+        <div class="sticky live-open">{open ? <LiveView key={openId} room={open} /> : <p class="muted">Choose a document: it opens here, live.</p>}</div>
       </div>
     </>
   );
@@ -96,6 +99,9 @@ function LiveView({ room }: { room: CrdtKey }) {
   const [doc] = useState(() => new Y.Doc());
   const [state, setState] = useState('connecting…');
   const [version, setVersion] = useState(0);
+  // the version the first sync brought: changes after it are highlighted, not the content as it loaded
+  const versionNow = useRef(0);
+  const [syncedAt, setSyncedAt] = useState<number | null>(null);
   const [presence, setPresence] = useState<Presence[]>([]);
   const [kind, setKind] = useState<{ type: string; contentKey: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -112,6 +118,9 @@ function LiveView({ room }: { room: CrdtKey }) {
         const name = [room.organizationId, room.documentId, room.editorId].map(encodeURIComponent).join('/');
         provider = new WebsocketProvider(url, name, doc, { params: { apiKey: room.apiKey, ticket }, disableBc: true });
         provider.awareness.setLocalState(null);
+        provider.on('sync', (synced: boolean) => {
+          if (synced) setSyncedAt((at) => at ?? versionNow.current);
+        });
         provider.on('status', ({ status }: { status: string }) => setState(status === 'connected' ? 'live (read-only)' : status));
         const aware = provider.awareness;
         aware.on('change', () => {
@@ -123,7 +132,10 @@ function LiveView({ room }: { room: CrdtKey }) {
         setError(e instanceof Error ? e.message : String(e));
       }
     })();
-    const onUpdate = () => setVersion((v) => v + 1);
+    const onUpdate = () => {
+      versionNow.current++;
+      setVersion(versionNow.current);
+    };
     doc.on('update', onUpdate);
     return () => {
       stopped = true;
@@ -182,9 +194,7 @@ function LiveView({ room }: { room: CrdtKey }) {
           (xml ? (
             <XmlContent doc={doc} contentKey={kind?.contentKey ?? 'content'} raw={now.text} />
           ) : (
-            <pre tabIndex={0} id="crdt-content">
-              {now.text}
-            </pre>
+            <LiveText text={now.text} mark={syncedAt !== null && version > syncedAt} />
           ))}
         {tab === 'tree' && kind && <YTree doc={doc} known={kind} id="crdt-tree" key={version} />}
         {tab === 'history' && now && <History room={room} nowText={now.text} version={version} />}
@@ -198,6 +208,46 @@ function LiveView({ room }: { room: CrdtKey }) {
         </a>
       </p>
     </section>
+  );
+}
+
+/** How long a change stays highlighted. */
+const RECENT_MS = 4000;
+
+/**
+ * The content as text, wrapping, with what changed recently marked: each change is diffed by character against the
+ * text before it, and what it added stays highlighted for a few seconds (what it removed is gone from the text).
+ */
+function LiveText({ text, mark }: { text: string; mark: boolean }) {
+  const [shown, setShown] = useState<{ text: string; parts: DiffPart[] | null }>({ text, parts: null });
+  useEffect(() => {
+    if (text === shown.text) return;
+    if (!mark) return setShown({ text, parts: null });
+    const parts = diffChars(shown.text, text);
+    setShown({ text, parts: parts && parts.some((p) => p.kind === 'added') ? parts : null });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [text]);
+  useEffect(() => {
+    if (!shown.parts) return;
+    const timer = setTimeout(() => setShown((s) => ({ text: s.text, parts: null })), RECENT_MS);
+    return () => clearTimeout(timer);
+  }, [shown]);
+  return (
+    <pre tabIndex={0} id="crdt-content" class="live-text">
+      {shown.parts
+        ? shown.parts
+            .filter((p) => p.kind !== 'removed')
+            .map((p, i) =>
+              p.kind === 'added' ? (
+                <mark key={i} class="recent">
+                  {p.text}
+                </mark>
+              ) : (
+                p.text
+              ),
+            )
+        : text}
+    </pre>
   );
 }
 
@@ -225,8 +275,11 @@ const textOf = (s: StateAnswer) => (typeof s.content === 'string' ? s.content : 
 
 function History({ room, nowText, version }: { room: CrdtKey; nowText: string; version: number }) {
   const history = useLoad(() => api.crdtHistory(room), [JSON.stringify(room), version]);
+  // the diff's two ends: `chosen` (from) and `to` (another entry, or null: the document now)
   const [chosen, setChosen] = useState<number | null>(null);
+  const [to, setTo] = useState<number | null>(null);
   const [then, setThen] = useState<StateAnswer | null>(null);
+  const [other, setOther] = useState<StateAnswer | null>(null);
   const [said, setSaid] = useState<Said | null>(null);
   useEffect(() => {
     if (chosen === null) return setThen(null);
@@ -237,23 +290,45 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
     );
     return () => void (stale = true);
   }, [chosen, room]);
+  useEffect(() => {
+    if (to === null) return setOther(null);
+    let stale = false;
+    api.crdtState(room, to).then(
+      (s) => !stale && setOther(s),
+      (e: unknown) => !stale && setSaid({ text: String(e), tone: 'bad' }),
+    );
+    return () => void (stale = true);
+  }, [to, room]);
   const entries = [...(history.data?.entries ?? [])].reverse();
-  const restore = async () => {
-    if (chosen === null) return;
+  const whenOf = (seq: number | null) => (seq === null ? 'now' : `entry ${seq} (${time(entries.find((e) => e.seq === seq)?.at ?? null)})`);
+  /** What a restore of `then` changes against the document now. */
+  const change = (s: StateAnswer) => {
+    const parts = diffChars(nowText, textOf(s));
+    return parts ? diffCounts(parts) : null;
+  };
+  const restore = async (): Promise<Outcome> => {
+    if (chosen === null || !then) return { ok: false, message: 'Choose an entry first.' };
+    const counts = change(then);
     try {
       const r = await api.crdtRestore(room, chosen);
-      setSaid({ text: `Restored the document as it was at entry ${r.seq}, as a new update of ${bytes(r.bytes)}.`, tone: 'ok' });
+      setSaid({
+        text: `Restored the document as it was at ${whenOf(r.seq)}, as a new update of ${bytes(r.bytes)}${counts ? `: +${counts.added} −${counts.removed} characters` : ''}. Connected editors have received it.`,
+        tone: 'ok',
+      });
+      history.reload();
+      return { ok: true, message: 'restored' };
     } catch (e) {
-      setSaid({ text: e instanceof Error ? e.message : String(e), tone: 'bad' });
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
     }
   };
+  const toText = to === null ? nowText : other ? textOf(other) : null;
   return (
     <div class="stack">
       <ErrorBox error={history.error} />
       {history.data && (
         <p class="muted">
           The last {history.data.kept.toLocaleString('en-US')} stored updates are kept (setting <code>crdtHistoryUpdates</code>); older ones are merged into the
-          first entry.
+          first entry. Choose one with Show (from) and another with Compare to (to; the document now unless chosen).
         </p>
       )}
       {history.data && history.data.entries.length === 0 && (
@@ -271,18 +346,33 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
               <th scope="col" class="num">
                 Size
               </th>
-              <th scope="col" />
+              <th scope="col">Compare</th>
             </tr>
           </thead>
           <tbody>
             {entries.map((e: HistoryEntry) => (
-              <tr key={e.seq} data-seq={e.seq} class={chosen === e.seq ? 'selected' : ''}>
+              <tr key={e.seq} data-seq={e.seq} class={chosen === e.seq || to === e.seq ? 'selected' : ''}>
                 <td>{time(e.at)}</td>
-                <td>{e.merged ? <span class="muted">everything before (merged)</span> : e.by}</td>
+                <td class="who">{e.merged ? <span class="muted">everything before (merged)</span> : e.by}</td>
                 <td class="num">{bytes(e.bytes)}</td>
-                <td>
-                  <button type="button" class="small" aria-pressed={chosen === e.seq} onClick={() => setChosen(e.seq)}>
+                <td class="row">
+                  <button
+                    type="button"
+                    class="small"
+                    aria-pressed={chosen === e.seq}
+                    aria-label={`Show entry ${e.seq} (from)`}
+                    onClick={() => setChosen(e.seq)}
+                  >
                     Show
+                  </button>
+                  <button
+                    type="button"
+                    class="small"
+                    aria-pressed={to === e.seq}
+                    aria-label={`Compare to entry ${e.seq}`}
+                    onClick={() => setTo(to === e.seq ? null : e.seq)}
+                  >
+                    Compare to
                   </button>
                 </td>
               </tr>
@@ -293,20 +383,45 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
       {then && (
         <Section title={`As it was at ${time(entries.find((e) => e.seq === then.seq)?.at ?? null)}`} id="history-state">
           <div class="row">
-            <button type="button" class="danger" id="restore" onClick={() => void restore()}>
-              Restore this state
-            </button>
+            <ConfirmButton
+              id="restore"
+              label="Restore this state"
+              title="Restore this state?"
+              confirmLabel="Restore"
+              details={() => {
+                const counts = change(then);
+                return (
+                  <p id="restore-what">
+                    The document becomes as it was at {whenOf(then.seq)}
+                    {counts ? `: +${counts.added} −${counts.removed} characters against now` : ''}. It is applied as a new update: connected editors receive it
+                    and keep editing, and the history keeps every entry, so this restore can itself be undone from here.
+                  </p>
+                );
+              }}
+              action={restore}
+            />
           </div>
           <h3>Then</h3>
           {typeof then.content === 'string' ? (
-            <pre tabIndex={0} id="history-content">
+            <pre tabIndex={0} id="history-content" class="wrap">
               {then.content}
             </pre>
           ) : (
             <JsonView value={then.content} id="history-content" label="state" />
           )}
-          <h3>Diff against now</h3>
-          <DiffView before={textOf(then)} after={nowText} id="history-diff" />
+          <h3>
+            Diff to {to === null ? 'now' : whenOf(to)}
+            {to !== null && (
+              <button type="button" class="small" id="compare-now" onClick={() => setTo(null)}>
+                Compare to now
+              </button>
+            )}
+          </h3>
+          {toText === null ? (
+            <p class="muted">Loading…</p>
+          ) : (
+            <CharDiffView before={textOf(then)} after={toText} id="history-diff" beforeLabel={whenOf(then.seq)} afterLabel={to === null ? 'now' : whenOf(to)} />
+          )}
         </Section>
       )}
       <Status said={said} id="history-status" />

@@ -26,6 +26,7 @@ export default function Requests({ params }: { params: Params }) {
   const caller = query.get('caller') ?? '';
   const slower = Number(query.get('slower') ?? '') || 0;
   const search = query.get('search') ?? '';
+  const kind = query.get('kind') ?? '';
   const sort = query.get('sort') === 'duration' ? 'duration' : 'time';
   const dir = query.get('dir') === 'asc' ? 'asc' : 'desc';
   const openId = params.id ? Number(params.id) : null;
@@ -51,16 +52,17 @@ export default function Requests({ params }: { params: Params }) {
     const kept = calls.filter(
       (c) =>
         (!status || String(c.status).startsWith(status)) &&
+        (!kind || (kind === 'refused' ? c.status === 401 || c.status === 403 : kind === 'api' ? c.kind === undefined : c.kind === kind)) &&
         (!path || c.path.includes(path)) &&
         (!caller || c.caller === caller) &&
         c.durationMs >= slower &&
-        (!words || `${c.path} ${c.status} ${c.caller ?? ''} ${c.requestId}`.toLowerCase().includes(words)),
+        (!words || `${c.path} ${c.status} ${c.caller ?? ''} ${c.requestId} ${c.note ?? ''}`.toLowerCase().includes(words)),
     );
     // calls arrive in time order (ids grow with it); by duration, ties keep the newest first
     const sign = dir === 'asc' ? 1 : -1;
     const ordered = sort === 'duration' ? kept.sort((a, b) => sign * (a.durationMs - b.durationMs) || b.id - a.id) : dir === 'asc' ? kept : kept.reverse();
     return ordered.slice(0, 200);
-  }, [calls, status, path, caller, slower, search, sort, dir]);
+  }, [calls, status, path, caller, slower, search, sort, dir, kind]);
   /** A header's sort button: the same column reverses; the other starts with the newest or the slowest. */
   const sortHeader = (column: 'time' | 'duration', label: string) => {
     const current = sort === column;
@@ -104,6 +106,16 @@ export default function Requests({ params }: { params: Params }) {
               </select>
             </label>
             <label>
+              <span>Kind</span>
+              <select id="filter-kind" value={kind} onChange={(e) => setQuery('kind', (e.target as HTMLSelectElement).value)}>
+                <option value="">all</option>
+                <option value="api">API calls</option>
+                <option value="ui">admin UI calls</option>
+                <option value="refused">refused (401/403)</option>
+                <option value="ws">websocket events</option>
+              </select>
+            </label>
+            <label>
               <span>Path</span>
               <input id="filter-path" value={path} placeholder="/v2/notifications" onInput={(e) => setQuery('path', (e.target as HTMLInputElement).value)} />
             </label>
@@ -136,6 +148,7 @@ export default function Requests({ params }: { params: Params }) {
             <thead>
               <tr>
                 {sortHeader('time', 'Time')}
+                <th scope="col">Kind</th>
                 <th scope="col">Path</th>
                 <th scope="col">Status</th>
                 {sortHeader('duration', 'ms')}
@@ -146,8 +159,10 @@ export default function Requests({ params }: { params: Params }) {
               {shown.map((c) => (
                 <tr key={c.id} data-id={c.id} class={`${c.status >= 500 ? 'bad' : c.status >= 400 ? 'warn' : ''} ${openId === c.id ? 'selected' : ''}`}>
                   <td>{clock(c.at)}</td>
+                  <td class="kind">{kindLabel(c)}</td>
                   <td>
                     <a href={links.request(c.id) + location.search}>{c.path}</a>
+                    {c.note ? <div class="muted note">{c.note}</div> : null}
                   </td>
                   <td>{c.status}</td>
                   <td class="num">{c.durationMs.toFixed(1)}</td>
@@ -163,6 +178,31 @@ export default function Requests({ params }: { params: Params }) {
   );
 }
 
+/** The kind column: who made the entry. */
+function kindLabel(c: CallSummary): string {
+  if (c.kind === 'ws') return 'websocket';
+  if (c.kind === 'ui') return 'admin UI';
+  return c.status === 401 || c.status === 403 ? 'API, refused' : 'API';
+}
+
+/** A call's request headers as received, credentials masked. */
+function HeaderList({ headers }: { headers: Array<[string, string]> | undefined }) {
+  if (!headers) return <p class="muted">Headers are kept with the bodies.</p>;
+  return (
+    <table id="request-headers" class="headers">
+      <caption class="visually-hidden">Request headers</caption>
+      <tbody>
+        {headers.map(([name, value], i) => (
+          <tr key={`${name}-${i}`}>
+            <th scope="row">{name}</th>
+            <td class="id">{value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
   const [call, setCall] = useState<CallDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -173,6 +213,15 @@ function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
   }, [id]);
   if (error) return <ErrorBox error={error} />;
   if (!call) return <p class="muted">Loading…</p>;
+  if (call.kind === 'ws')
+    return (
+      <Section title={`WS ${call.path} → ${call.status}`} id="request-detail">
+        <p id="request-note">{call.note}</p>
+        <p class="muted">
+          {clock(call.at)} · connection {call.requestId} · API key {call.caller}
+        </p>
+      </Section>
+    );
   let data: unknown = {};
   try {
     data = (JSON.parse(call.request ?? '{}') as { data?: unknown }).data ?? {};
@@ -190,6 +239,7 @@ function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
   return (
     <Section title={`${call.method} ${call.path} → ${call.status}`} id="request-detail">
       <p class="muted" id="request-note">
+        {call.kind === 'ui' ? 'Called by the admin UI · ' : ''}
         {ms(call.durationMs)} · {call.requestId} ·{' '}
         {call.instance !== undefined
           ? `Answered by another instance of the cluster (${call.instance.slice(0, 8)}); its bodies stay there.`
@@ -208,6 +258,8 @@ function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
           Open in the explorer
         </button>
       </div>
+      <h3>Request headers</h3>
+      <HeaderList headers={call.requestHeaders} />
       <h3>Request</h3>
       <pre tabIndex={0} id="request-body">
         {pretty(call.request)}

@@ -15,6 +15,7 @@ export default function Users({ params }: { params: Params }) {
       <Table<UserItem>
         id="users"
         caption="Users of this API key"
+        search="Search: id, name or e-mail"
         deps={[apiKey]}
         load={(a) => api.users({ apiKey, ...a, sort: a.sort === 'name' ? 'name' : 'id' })}
         rowKey={(u) => u.id}

@@ -49,7 +49,11 @@ export default function Webhooks({ params }: { params: Params }) {
   };
   return (
     <>
-      <PageHead title="Webhooks" crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Webhooks' }]} />
+      <PageHead title="Webhooks" crumbs={[{ label: `Key ${apiKey}`, href: links.key(apiKey) }, { label: 'Webhooks' }]}>
+        <a href={links.deliveries()} id="delivery-log-link">
+          Delivery log of the workspace
+        </a>
+      </PageHead>
       <Section
         title="Advanced webhooks"
         id="webhooks-config"

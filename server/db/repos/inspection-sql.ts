@@ -78,13 +78,27 @@ export function searchFilter(q: string | undefined, idCol: string, nameCol: stri
     : { where: '', params: [] };
 }
 
-/** The collaborative documents' list of a key: in one organization or all, and by a prefix of a document's or organization's id. */
-export function crdtFilter(organizationId: string | undefined, q: string | undefined): Clause {
+/**
+ * The collaborative documents' list of a key: in one organization or all; a search is `org/doc[/editor]` (the
+ * organization's id, then prefixes of the document's and editor's ids), or one word: a prefix of the document's,
+ * organization's or editor's id, or a part of the document's name (its `documents` row, ignoring case).
+ */
+export function crdtFilter(organizationId: string | undefined, q: string | undefined, like: 'LIKE' | 'ILIKE' = 'LIKE'): Clause {
   const org = organizationId === undefined ? { where: '', params: [] } : { where: ' AND organization_id = ?', params: [organizationId] };
   if (!q) return org;
+  const prefix = (column: string, value: string) => ({ where: `(${column} >= ? AND ${column} < ?)`, params: [value, `${value}\uffff`] });
+  if (q.includes('/')) {
+    const [o = '', d = '', e = ''] = q.split('/').map((part) => part.trim());
+    const parts = [{ where: 'organization_id = ?', params: [o] as string[] }];
+    if (d) parts.push(prefix('document_id', d));
+    if (e) parts.push(prefix('editor_id', e));
+    return { where: `${org.where} AND ${parts.map((p) => p.where).join(' AND ')}`, params: [...org.params, ...parts.flatMap((p) => p.params)] };
+  }
+  const name = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const any = [prefix('document_id', q), prefix('organization_id', q), prefix('editor_id', q)];
   return {
-    where: `${org.where} AND ((document_id >= ? AND document_id < ?) OR (organization_id >= ? AND organization_id < ?))`,
-    params: [...org.params, q, `${q}\uffff`, q, `${q}\uffff`],
+    where: `${org.where} AND (${any.map((p) => p.where).join(' OR ')} OR EXISTS (SELECT 1 FROM documents d WHERE d.api_key_id = crdt_documents.api_key_id AND d.organization_id = crdt_documents.organization_id AND d.id = crdt_documents.document_id AND lower(d.name) ${like} lower(?) ESCAPE '\\'))`,
+    params: [...org.params, ...any.flatMap((p) => p.params), name],
   };
 }
 
@@ -103,3 +117,37 @@ export function lastDays(rows: ReadonlyArray<{ day: number; n: number }>, days: 
 
 /** The admin's scope of one of the workspace's keys (the session acts on that key's data). */
 export const adminScope = (apiKeyId: string, workspace: WorkspaceScope) => tenantScope(apiKeyId, workspace.workspaceId, { kind: 'admin' });
+
+/**
+ * The palette's further kinds (issue 44, point 7), the same SQL on both engines: user groups (by id prefix or name
+ * part), notifications and comment threads (by id prefix, one index range per organization of the key: their
+ * primary keys start with the organization), and webhook messages (`msg_…`, by id prefix). Each answers at most
+ * `each` rows as { id, name, organizationId, documentId }.
+ */
+export function paletteSearches(apiKeyId: string, q: string, each: number, like: 'LIKE' | 'ILIKE') {
+  const upper = `${q}\uffff`;
+  const orgs = 'organization_id IN (SELECT id FROM organizations WHERE api_key_id = ?)';
+  const name = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return [
+    {
+      kind: 'group' as const,
+      sql: `SELECT id, name, organization_id AS "organizationId", NULL AS "documentId" FROM user_groups WHERE api_key_id = ? AND ((id >= ? AND id < ?) OR name ${like} ? ESCAPE '\\') ORDER BY organization_id, id LIMIT ?`,
+      params: [apiKeyId, q, upper, name, each],
+    },
+    {
+      kind: 'notification' as const,
+      sql: `SELECT id, body AS name, organization_id AS "organizationId", document_id AS "documentId" FROM notifications WHERE api_key_id = ? AND ${orgs} AND id >= ? AND id < ? ORDER BY organization_id, id LIMIT ?`,
+      params: [apiKeyId, apiKeyId, q, upper, each],
+    },
+    {
+      kind: 'comment' as const,
+      sql: `SELECT id, NULL AS name, organization_id AS "organizationId", document_id AS "documentId" FROM comment_annotations WHERE api_key_id = ? AND ${orgs} AND id >= ? AND id < ? ORDER BY organization_id, id LIMIT ?`,
+      params: [apiKeyId, apiKeyId, q, upper, each],
+    },
+    {
+      kind: 'message' as const,
+      sql: `SELECT id, type AS name, organization_id AS "organizationId", document_id AS "documentId" FROM webhook_events WHERE api_key_id = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`,
+      params: [apiKeyId, q, upper, each],
+    },
+  ];
+}

@@ -5,14 +5,14 @@
 // after the cursor's sort key. The statements are plain SQL text, prepared once per connection and text; each view
 // reads what it shows in one step (one engine.read).
 import type Database from 'better-sqlite3';
-import { and, count as countOf, eq, sql } from 'drizzle-orm';
+import { and, count as countOf, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { Db } from '../client.ts';
 import { type webhookAttempts, webhookDeliveries } from '../delivery-schema.ts';
 import { connectionOf } from '../connection.ts';
 import { preparedFor } from '../prepared.ts';
 import type { TenantScope, WorkspaceScope } from '../scope.ts';
-import { adminScope, crdtFilter, daysSince, keyset, lastDays, type PageArgs, searchFilter, type Sort, sortedBy } from './inspection-sql.ts';
+import { adminScope, crdtFilter, daysSince, keyset, lastDays, type PageArgs, searchFilter, type Sort, sortedBy, paletteSearches } from './inspection-sql.ts';
 import type { SqliteEngine } from '../storage.ts';
 
 export type { Dir, PageArgs, SortKey } from './inspection-sql.ts';
@@ -126,11 +126,13 @@ export interface ActivityRow {
 }
 
 export type SearchHitRow = {
-  kind: 'organization' | 'folder' | 'document' | 'user' | 'webhook';
+  kind: 'organization' | 'folder' | 'document' | 'user' | 'webhook' | 'group' | 'notification' | 'comment' | 'message';
   apiKey: string;
   organizationId: string | null;
   id: string;
   name: string | null;
+  /** The document a notification or comment thread is about. */
+  documentId?: string | null;
 };
 
 /** The workspace's keys as the admin lists them, in the order they were made. */
@@ -399,7 +401,8 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
     /** By id, or by name (ignoring case; users without a name first, as ''): the users_name index's expression. */
     usersPage: (scope: TenantScope, q: string | undefined, sort: UserSort, page: PageArgs) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name', 'LIKE');
+        // a part of the name or of the e-mail address (issue 44)
+        const f = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')", 'LIKE');
         const k = sortedBy(sort, 'id', USER_SORTS, page);
         return s.all<{ id: string; name: string | null; email: string | null }>(
           `SELECT id, name, email FROM users WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
@@ -606,6 +609,9 @@ export function inspectionRepo(engine: Pick<SqliteEngine, 'read'>) {
             each,
           ))
             hits.push({ kind: 'webhook', apiKey: apiKeyId, organizationId: null, ...r });
+          for (const search of paletteSearches(apiKeyId, q, each, 'LIKE'))
+            for (const r of s.all<{ id: string; name: string | null; organizationId: string | null; documentId: string | null }>(search.sql, ...search.params))
+              hits.push({ kind: search.kind, apiKey: apiKeyId, ...r, name: r.name === null ? null : String(r.name).slice(0, 80) });
         }
         return { keys, hits };
       }),
@@ -702,6 +708,59 @@ function folderPath(s: Statements, scope: TenantScope, organizationId: string, f
 
 export type InspectionRepo = ReturnType<typeof inspectionRepo>;
 
+export interface DeliveryLogFilters {
+  endpointId?: string | undefined;
+  messageId?: string | undefined;
+  status?: 'pending' | 'succeeded' | 'failed' | undefined;
+}
+export interface DeliveryLogRow {
+  apiKeyId: string;
+  eventId: string;
+  target: string;
+  url: string;
+  body: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  lastStatusCode: number | null;
+  createdAt: number;
+}
+export interface DeliveryCounts {
+  /** Every attempt failed: given up. */
+  failed: number;
+  /** The last attempt failed and another is scheduled. */
+  retrying: number;
+  /** Not tried yet. */
+  pending: number;
+}
+const deliveryLogColumns = {
+  apiKeyId: webhookDeliveries.apiKeyId,
+  eventId: webhookDeliveries.eventId,
+  target: webhookDeliveries.target,
+  url: webhookDeliveries.url,
+  body: webhookDeliveries.body,
+  status: webhookDeliveries.status,
+  attempts: webhookDeliveries.attempts,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+  lastAttemptAt: webhookDeliveries.lastAttemptAt,
+  lastStatusCode: webhookDeliveries.lastStatusCode,
+  createdAt: webhookDeliveries.createdAt,
+};
+/** Grouped counts (status, whether tried) as DeliveryCounts; both engines' `counts` end here. */
+export function deliveryCounts(rows: Array<{ status: string; retrying: number | boolean; n: number }>): DeliveryCounts {
+  const out: DeliveryCounts = { failed: 0, retrying: 0, pending: 0 };
+  for (const r of rows) {
+    const n = Number(r.n);
+    if (r.status === 'failed') out.failed += n;
+    else if (r.status === 'pending') {
+      if (r.retrying === true || Number(r.retrying) === 1) out.retrying += n;
+      else out.pending += n;
+    }
+  }
+  return out;
+}
+
 /** `webhooks.db` as the server reads it (webhooks/delivery-store.ts opens it; the delivery worker is its only writer). */
 export type DeliveryFile = BetterSQLite3Database<{ webhookDeliveries: typeof webhookDeliveries; webhookAttempts: typeof webhookAttempts }>;
 
@@ -715,6 +774,39 @@ export function deliveryInspection(deliveries: DeliveryFile) {
     /** Deliveries with a status (pending: waiting for an attempt; failed: every attempt failed), every key's: the server's gauge. */
     withStatus: async (status: 'pending' | 'failed'): Promise<number> =>
       deliveries.select({ n: countOf() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, status)).get()?.n ?? 0,
+
+    /**
+     * The delivery log (issue 44): the newest deliveries of the given keys (a workspace's), optionally of one endpoint
+     * or status, with their state, attempts and next retry time. The keys' ids come from the caller's WorkspaceScope.
+     */
+    async log(apiKeyIds: readonly string[], filters: DeliveryLogFilters, limit: number): Promise<DeliveryLogRow[]> {
+      if (apiKeyIds.length === 0) return [];
+      const w = webhookDeliveries;
+      const conditions = [inArray(w.apiKeyId, [...apiKeyIds])];
+      if (filters.endpointId) conditions.push(eq(w.target, filters.endpointId));
+      if (filters.messageId) conditions.push(eq(w.eventId, filters.messageId));
+      if (filters.status) conditions.push(eq(w.status, filters.status));
+      return deliveries
+        .select(deliveryLogColumns)
+        .from(w)
+        .where(and(...conditions))
+        .orderBy(desc(w.createdAt))
+        .limit(limit)
+        .all() as DeliveryLogRow[];
+    },
+
+    /** The given keys' deliveries by state: failed for good, failing (the last attempt failed, a retry is due), waiting. */
+    async counts(apiKeyIds: readonly string[]): Promise<DeliveryCounts> {
+      if (apiKeyIds.length === 0) return { failed: 0, retrying: 0, pending: 0 };
+      const w = webhookDeliveries;
+      const rows = deliveries
+        .select({ status: w.status, retrying: sql<number>`${w.attempts} > 0`, n: countOf() })
+        .from(w)
+        .where(inArray(w.apiKeyId, [...apiKeyIds]))
+        .groupBy(w.status, sql`${w.attempts} > 0`)
+        .all();
+      return deliveryCounts(rows);
+    },
 
     /** What a webhook delivery of the key sent: the exact body (the same on every attempt; each attempt is signed anew). */
     async delivery(scope: TenantScope, messageId: string, endpointId: string) {

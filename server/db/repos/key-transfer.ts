@@ -32,6 +32,8 @@ export const KEY_TABLES = [
   'crdt_updates',
   'agents',
   'workflow_definitions',
+  // its signing secrets are left out of the admin export and made anew on import (admin/transfer.ts)
+  'webhook_endpoints',
 ] as const;
 export type KeyTable = (typeof KEY_TABLES)[number];
 

@@ -27,7 +27,18 @@ import type {
   OrganizationListRow,
   SearchHitRow,
 } from '../../repos/inspection.ts';
-import { adminScope, crdtFilter, daysSince, keyset, lastDays, type PageArgs, searchFilter, type Sort, sortedBy } from '../../repos/inspection-sql.ts';
+import {
+  adminScope,
+  crdtFilter,
+  daysSince,
+  keyset,
+  lastDays,
+  type PageArgs,
+  searchFilter,
+  type Sort,
+  sortedBy,
+  paletteSearches,
+} from '../../repos/inspection-sql.ts';
 import type { TenantScope, WorkspaceScope } from '../../scope.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
 
@@ -325,7 +336,8 @@ export function inspectionRepoPg(engine: PgEngine): InspectionRepo {
     // ----- users and memberships -------------------------------------------------------------------------
     usersPage: (scope, q, sort, page) =>
       read((s) => {
-        const f = searchFilter(q, 'id', 'name', 'ILIKE');
+        // a part of the name or of the e-mail address (issue 44)
+        const f = searchFilter(q, 'id', "coalesce(name, '') || ' ' || coalesce(email, '')", 'ILIKE');
         const k = sortedBy(sort, 'id', USER_SORTS, page);
         return s.all<{ id: string; name: string | null; email: string | null }>(
           `SELECT id, name, email FROM users WHERE api_key_id = ?${f.where}${k.where}${k.order}`,
@@ -511,6 +523,12 @@ export function inspectionRepoPg(engine: PgEngine): InspectionRepo {
             each,
           ))
             hits.push({ kind: 'webhook', apiKey: apiKeyId, organizationId: null, ...r });
+          for (const search of paletteSearches(apiKeyId, q, each, 'ILIKE'))
+            for (const r of await s.all<{ id: string; name: string | null; organizationId: string | null; documentId: string | null }>(
+              search.sql,
+              ...search.params,
+            ))
+              hits.push({ kind: search.kind, apiKey: apiKeyId, ...r, name: r.name === null ? null : String(r.name).slice(0, 80) });
         }
         return { keys, hits };
       }),

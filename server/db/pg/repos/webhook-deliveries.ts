@@ -3,10 +3,10 @@
 // a delivery sent, an attempt's headers). On SQLite they read webhooks.db through a read-only connection; here the
 // delivery tables are in the one database, written by the delivery engine's store (webhook-delivery.ts).
 // test/pg/webhook-delivery.test.ts asks both engines the same and compares every answer.
-import { and, count, desc, eq, getTableColumns, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Cursor } from '../../pagination.ts';
-import type { deliveryInspection } from '../../repos/inspection.ts';
+import { deliveryCounts, type DeliveryLogRow, type deliveryInspection } from '../../repos/inspection.ts';
 import type { AttemptFilters, AttemptRow, webhookDeliveriesRepo } from '../../repos/webhook-deliveries.ts';
 import type { TenantScope } from '../../scope.ts';
 import type { PgEngine } from '../engine.ts';
@@ -76,6 +76,40 @@ export function deliveryInspectionPg(engine: PgEngine): DeliveryInspectionPg {
               .where(eq(col(d, 'status'), status))
           )[0]?.n ?? 0,
       ),
+
+    log: (apiKeyIds, filters, limit) =>
+      engine.read(async (db) => {
+        if (apiKeyIds.length === 0) return [];
+        const conditions: SQL[] = [inArray(col(d, 'apiKeyId'), [...apiKeyIds])];
+        if (filters.endpointId) conditions.push(eq(col(d, 'target'), filters.endpointId));
+        if (filters.messageId) conditions.push(eq(col(d, 'eventId'), filters.messageId));
+        if (filters.status) conditions.push(eq(col(d, 'status'), filters.status));
+        const names = ['apiKeyId', 'eventId', 'target', 'url', 'body', 'status', 'attempts', 'nextAttemptAt', 'lastAttemptAt', 'lastStatusCode', 'createdAt'];
+        const rows = await db
+          .select(Object.fromEntries(names.map((n) => [n, col(d, n)])))
+          .from(webhookDeliveries)
+          .where(and(...conditions))
+          .orderBy(desc(col(d, 'createdAt')))
+          .limit(limit);
+        return rows.map((r) => ({
+          ...r,
+          nextAttemptAt: r.nextAttemptAt === null ? null : Number(r.nextAttemptAt),
+          lastAttemptAt: r.lastAttemptAt === null ? null : Number(r.lastAttemptAt),
+          createdAt: Number(r.createdAt),
+        })) as DeliveryLogRow[];
+      }),
+
+    counts: (apiKeyIds) =>
+      engine.read(async (db) => {
+        if (apiKeyIds.length === 0) return { failed: 0, retrying: 0, pending: 0 };
+        const tried = sql<boolean>`${col(d, 'attempts')} > 0`;
+        const rows = await db
+          .select({ status: col(d, 'status'), retrying: tried, n: count() })
+          .from(webhookDeliveries)
+          .where(inArray(col(d, 'apiKeyId'), [...apiKeyIds]))
+          .groupBy(col(d, 'status'), tried);
+        return deliveryCounts(rows as Array<{ status: string; retrying: boolean; n: number }>);
+      }),
 
     delivery: (scope, messageId, endpointId) =>
       engine.read(async (db) => {
