@@ -52,10 +52,17 @@ const text = (max = 256) => z.string().trim().min(1).max(max);
 const limit = z.coerce.number<number>().int().min(1).max(200).default(50);
 
 /** What every paged list takes (as query parameters). */
+/** Search text: PostgreSQL stores no U+0000, so neither engine is asked for it (issue 43's rule, for the admin API too). */
+const searchText = z
+  .string()
+  .trim()
+  .max(200)
+  .refine((s) => !s.includes('\u0000'), 'The search text must not contain the NUL character (U+0000).');
+
 export const listQuery = z.object({
   apiKey: text(),
   /** A search: an id prefix, or words of the name. */
-  q: z.string().trim().max(200).optional(),
+  q: searchText.optional(),
   cursor: z.string().max(4096).optional(),
   limit,
   dir: z.enum(['asc', 'desc']).default('asc'),
@@ -119,7 +126,7 @@ export const keyAnswer = z.object({ counts: z.record(z.string(), z.number()) });
 
 export const SEARCH_KINDS = ['organization', 'folder', 'document', 'user', 'key', 'webhook', 'group', 'notification', 'comment', 'message'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
-export const searchQuery = z.object({ q: z.string().trim().min(1).max(200), limit: z.coerce.number<number>().int().min(1).max(50).default(20) });
+export const searchQuery = z.object({ q: searchText.pipe(z.string().min(1)), limit: z.coerce.number<number>().int().min(1).max(50).default(20) });
 export const searchHit = z.object({
   kind: z.enum(SEARCH_KINDS),
   id: z.string(),

@@ -505,8 +505,8 @@ describe('inspection', () => {
     expect(ids('users by name asc').slice(0, 2)).toEqual(['u-empty', 'u-null']);
     expect(ids('users search bob').filter((id) => id.startsWith('u-'))).toEqual(['u-bob', 'u-bob2']);
     expect((answers['users search ALICE'] as Array<{ id: string }>).map((u) => u.id)).toEqual(['u-alice']);
-    // the users list searches names, not email addresses (the palette's search does)
-    expect(answers['users search email']).toEqual([]);
+    // the users list searches e-mail addresses too (issue 44, point 7), alike on both engines (step compares them)
+    expect((answers['users search email'] as Array<{ id: string }>).map((u) => u.id)).toEqual(['u-null']);
 
     await step('userView bob', (q) => q.userView(k1, 'u-bob'));
     await step('userView ghost', (q) => q.userView(k1, 'u-ghost'));

@@ -223,7 +223,10 @@ describe('key transfer', () => {
     await step('endpoints of k1', (repo) => repo.endpointIds(k1));
     // SQLite's importRows cannot write crdt_updates (its column "update" is a keyword it does not quote: checked at
     // the end), so the parity steps write none; PostgreSQL's writes them, checked at the end too
-    const { crdt_updates: _log, ...withoutLog } = exported;
+    const { crdt_updates: _log, ...copiedRows } = exported;
+    // endpoint ids are unique across keys: the one caller of importRows, the admin import, gives another key's
+    // endpoints new ids first (admin/import-stream.ts), so the copy does too
+    const withoutLog = { ...copiedRows, webhook_endpoints: (copiedRows.webhook_endpoints ?? []).map((e) => ({ ...e, id: `copy-${String(e.id)}` })) };
     await step('copy of k1 into k2', (repo) => unitOf(repo)(() => repo.importRows(k2, withoutLog, noSeq)));
     // k1's own rows written back, keeping their sequence numbers: replaced by primary key, and an organization's
     // row alone replaces the organization (its contents go with it by cascade, as SQLite's REPLACE deletes)
@@ -273,7 +276,7 @@ describe('key transfer', () => {
     expect(ofKey(copied.organizations, 'k2').map((o) => o.id)).toEqual(
       expect.arrayContaining([...(exported.organizations ?? []).map((o) => o.id), ...ofKey(afterFill.organizations, 'k2').map((o) => o.id)]),
     );
-    expect(ofKey(copied.webhook_endpoints, 'k2')).toHaveLength(3);
+    expect(ofKey(copied.webhook_endpoints, 'k2')).toHaveLength(6); // its own 3 and k1's 3 under new ids
 
     // the replace: the organization renamed and emptied (cascade), the others kept, the reaction replaced
     const afterReplace = states['replace in k1']!;
@@ -324,7 +327,8 @@ describe('key transfer', () => {
     }
     expect(ofKey(afterWipe.webhook_events, 'k1').map((e) => e.id)).toEqual(['k1-dispatched']);
     expect(answers['endpoints of k1 after the wipe']).toEqual([]);
-    expect(answers['endpoints of k2']).toEqual(['k2-ep-c', 'k2-ep-a', 'k2-ep-b']);
+    // oldest first, then by id: k2's own and the copies of k1's (made at the same times)
+    expect(answers['endpoints of k2']).toEqual(['copy-k1-ep-c', 'k2-ep-c', 'copy-k1-ep-a', 'copy-k1-ep-b', 'k2-ep-a', 'k2-ep-b']);
     expect(answers['export k1 after the wipe']).toEqual(Object.fromEntries(KEY_TABLES.map((t) => [t, []])));
 
     // an update log written with its sequence numbers (an `update` column: SQLite's import once failed on it,
