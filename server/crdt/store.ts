@@ -861,8 +861,10 @@ export function createCrdtStore(
       // A snapshot or update that cannot be applied throws here: the caller fails, and nothing empty is ever stored.
       doc = storedDoc(k, stored.row.snapshot, updates);
     } else {
-      // A large one is built a turn at a time (buildDocInTurns). Should the room change meanwhile (deleted, replaced,
-      // written by another instance), it is read again.
+      // A large one is built a turn at a time (buildDocInTurns). Should the room be deleted or replaced meanwhile, it is
+      // read again. Updates another instance stores meanwhile need no second read: the room's channel is heard
+      // already (`early`, applied below), and a compaction there changes no content; a second read for them would
+      // start over for as long as someone writes.
       try {
         doc = await buildDocInTurns(stored.row.snapshot, updates, leftOut(k));
       } catch (error) {
@@ -875,7 +877,7 @@ export function createCrdtStore(
         leave?.();
         throw error;
       });
-      if (live.has(id) || !head || head.createdAt !== stored.row.createdAt || head.updatedAt !== stored.row.updatedAt) {
+      if (live.has(id) || !head || head.createdAt !== stored.row.createdAt) {
         doc.destroy();
         leave?.();
         return live.get(id) ?? (head ? loadNow(scope, room, id) : undefined);
