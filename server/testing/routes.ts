@@ -86,6 +86,12 @@ export function registerTestingRoutes(h3: H3, app: AppContext) {
     (work: (event: H3Event) => Promise<unknown>) =>
     async (event: H3Event): Promise<unknown> => {
       if (!app.config.testing || !testing) return refuse(event, new ApiError('FAILED_PRECONDITION', TESTING_OFF_MESSAGE));
+      // No credentials are asked here, so a web page must not reach it: a browser names the page's origin on a
+      // cross-origin request (a form or a text/plain POST needs no preflight); test suites and curl send none.
+      const origin = event.req.headers.get('origin');
+      if (origin !== null && origin !== `${new URL(event.req.url).protocol}//${event.req.headers.get('host')}`) {
+        return refuse(event, new ApiError('PERMISSION_DENIED', `The testing API answers no web page of another origin (${origin}).`));
+      }
       try {
         return await work(event);
       } catch (error) {

@@ -271,3 +271,19 @@ describe('outbox', () => {
     expect(await h.outbox.mail({ apiKeyId: apiKey })).toEqual([]);
   });
 });
+
+describe('a web page of another origin', () => {
+  // last: it leaves a document behind
+  it('cannot reach the testing API (it asks no credentials): a cross-origin POST is refused and changes nothing', async () => {
+    await callK('/v2/organizations/documents/add', { organizationId: 'csrf-org', createOrganization: true, documents: [{ documentId: 'kept' }] });
+    for (const headers of [{ origin: 'https://evil.example', 'content-type': 'text/plain' }, { origin: 'null' }] as Array<Record<string, string>>) {
+      const res = await fetch(`${h.url}/testing/reset`, { method: 'POST', headers, body: '{"data":{}}' });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { status: string } }).error.status).toBe('PERMISSION_DENIED');
+    }
+    expect(await documentsOf('csrf-org')).toBe(1);
+    // its own origin (a page served by this Hearth) and no origin (a test suite, curl) are answered
+    const same = await fetch(`${h.url}/testing/clock`, { headers: { origin: h.url } });
+    expect(same.status).toBe(200);
+  });
+});
