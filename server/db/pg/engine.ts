@@ -276,14 +276,17 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       unit = { client, db: drizzle(client), depth: 0, ended: false, committed: [], named };
       // the watched tables each statement of the unit names (its text, whichever way it was sent)
       const query = client.query;
+      const ownQuery = Object.hasOwn(client, 'query');
       (client as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
         const first = args[0];
         const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text;
         if (typeof text === 'string') for (const table of watched) if (!named.has(table) && text.includes(table)) named.add(table);
         return (query as (...a: unknown[]) => unknown).apply(client, args);
       };
+      // as it was: the pool's client keeps no `query` of its own (one left behind would hide its prototype's)
       restore = () => {
-        client.query = query;
+        if (ownQuery) client.query = query;
+        else delete (client as { query?: unknown }).query;
       };
       let result: T;
       try {
