@@ -84,6 +84,16 @@ export function createRevocation(app: Pick<AppContext, 'storage' | 'log' | 'acce
       verdict = { allow: 'none', code: 1011, reason: 'access check failed' };
     }
     if (conn.ws.readyState !== WebSocket.OPEN) return;
+    // Refused on what is stored now: a room deleted since the look above (a delete that committed while this check
+    // ran, an earlier event's) is closed by the store as gone (4404), not here as a revoked access (4403).
+    if (verdict.allow === 'none' && verdict.code !== 1011) {
+      try {
+        if (!(await store.load(conn.scope, conn.key))?.conns.has(conn)) return;
+      } catch {
+        // the verdict stands
+      }
+      if (conn.ws.readyState !== WebSocket.OPEN) return;
+    }
     if (verdict.allow === 'none') {
       app.log.info('websocket closed: access changed', { code: verdict.code, reason: verdict.reason, userId: conn.userId ?? undefined, ...conn.key });
       conn.ws.close(verdict.code, verdict.reason);
