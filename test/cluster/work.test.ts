@@ -104,8 +104,15 @@ describe('leased work across instances', () => {
       leaseUntil: held,
     });
     await storage().agents.insertExecution(scope, execution('exec_held', held));
-    mailId = await a.server.app.mail.queue({ kind: 'notification', to: 'ed@x.test', subject: 'Held', text: 'held', html: '<p>held</p>' });
-    expect(await storage().mail.claimQueued(5, Date.now(), held)).toMatchObject({ id: mailId, leaseUntil: held });
+    // written as its holder's claim leaves it, in one statement: queued and then claimed here, another instance's
+    // look could take it in between (seen in CI: the test's claim got nothing and the mail went out twice)
+    mailId = 'mail_held';
+    const body = a.server.app.secrets.encrypt(JSON.stringify({ text: 'held', html: '<p>held</p>' }));
+    await a.query(
+      "INSERT INTO mail_outbox (id, kind, to_address, subject, body_enc, status, created_at, attempts, lease_until) VALUES (?, 'notification', 'ed@x.test', 'Held', ?, 'queued', ?, 0, ?)",
+      [mailId, body, Date.now(), held],
+    );
+    expect(await mailRow(mailId)).toEqual({ status: 'queued', lease_until: held });
 
     const c = await cluster.add();
     // what the new instance's start (and the looks of all three meanwhile) did: nothing
