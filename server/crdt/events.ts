@@ -8,7 +8,8 @@ import type { DebouncedResolver } from '../webhooks/dispatcher.ts';
 import { openDebouncedEvent } from '../webhooks/outbox.ts';
 import { emptyContent, readContent } from './content.ts';
 import { renderStored } from './offload.ts';
-import { applyAll, type CrdtStore, type DocKey } from './store.ts';
+import { applyAll } from './build.ts';
+import type { CrdtStore, DocKey } from './store.ts';
 
 const dedupeKey = (k: DocKey) => `crdt:${JSON.stringify([k.organizationId, k.documentId, k.editorId])}`;
 

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiError, type ErrorStatus } from '../errors.ts';
 import { YJS_WORKER_ENTRY } from '../paths.ts';
 import type { CrdtType } from './content.ts';
+import type { Expected } from './digest.ts';
 
 /** Updates up to this size are applied, and stored documents up to it rendered, on the event loop (a few ms). */
 export const OFFLOAD_BYTES = 64 * 1024;
@@ -12,10 +13,14 @@ export const SLICE_STRUCTS = 2_000;
 
 export type ToYjsWorker =
   | { id: number; kind: 'slice'; update: Uint8Array; maxStructs: number }
-  | { id: number; kind: 'render'; snapshot: Uint8Array | null; log: Uint8Array[]; type: CrdtType; contentKey: string; infer: boolean };
+  | { id: number; kind: 'render'; snapshot: Uint8Array | null; log: Uint8Array[]; type: CrdtType; contentKey: string; infer: boolean }
+  | { id: number; kind: 'reproduce'; snapshot: Uint8Array; expected: Expected }
+  | { id: number; kind: 'merge'; updates: Uint8Array[] };
 export type FromYjsWorker =
   | { id: number; ok: true; slices: Uint8Array[] }
   | { id: number; ok: true; data: unknown }
+  | { id: number; ok: true; reproduces: boolean }
+  | { id: number; ok: true; merged: Uint8Array }
   | { id: number; ok: false; message: string; status?: ErrorStatus; range?: boolean };
 
 let worker: Worker | undefined;
@@ -80,4 +85,21 @@ export async function renderStored(
   const answer = await ask({ id: nextId++, kind: 'render', ...stored, ...render });
   if (!answer.ok) throw thrown(answer);
   return (answer as { data: unknown }).data;
+}
+
+/**
+ * Whether a snapshot loads into a document of the expected content and state vector (digest.ts), checked in the
+ * worker thread: the compaction of a large document (store.ts) waits for it without holding the event loop.
+ */
+export async function reproducesOffThread(snapshot: Uint8Array, expected: Expected): Promise<boolean> {
+  const answer = await ask({ id: nextId++, kind: 'reproduce', snapshot, expected });
+  if (!answer.ok) throw thrown(answer);
+  return (answer as { reproduces: boolean }).reproduces;
+}
+
+/** Updates merged into one through a document (build.ts, `mergeNow`: a corrupted one is left out), in the worker. */
+export async function mergeOffThread(updates: Uint8Array[]): Promise<Uint8Array> {
+  const answer = await ask({ id: nextId++, kind: 'merge', updates });
+  if (!answer.ok) throw thrown(answer);
+  return (answer as { merged: Uint8Array }).merged;
 }

@@ -4,7 +4,8 @@
 // document as the merged log applied at once.
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { applyAll, logCovers } from '../../server/crdt/store.ts';
+import { applyAll } from '../../server/crdt/build.ts';
+import { logCovers } from '../../server/crdt/store.ts';
 
 /** What logCovers answered before: the state vector of the snapshot against the metadata of the merged log. */
 function coversByMerge(updates: Uint8Array[], snapshot: Uint8Array | null): boolean {
