@@ -106,11 +106,17 @@ const wants = (channel: Channel, explicit: boolean) => channel === 'ALL' || (cha
  * lands in their inbox, and the e-mail setting whether they are mailed (when the key's e-mail service is on).
  * A given `notificationId` makes the call idempotent.
  */
-export async function addNotification(deps: AddDeps, scope: TenantScope, apiKey: ApiKeyRow, input: AddInput): Promise<{ created: boolean; id: string }> {
+export async function addNotification(
+  deps: AddDeps,
+  scope: TenantScope,
+  apiKey: ApiKeyRow,
+  input: AddInput,
+  providerAccess?: ReadonlyMap<string, boolean>,
+): Promise<{ created: boolean; id: string }> {
   checkContent(input);
   // audited for READ COMMITTED on PostgreSQL (docs/storage.md, "Invariants"): organization and document created ON
   // CONFLICT DO NOTHING, a caller's notificationId under a key lock, profiles merged only over the row as read
-  const result = await deps.storage.transaction(() => insertNotification(deps, scope, apiKey, input), { rowLevel: true });
+  const result = await deps.storage.transaction(() => insertNotification(deps, scope, apiKey, input, providerAccess), { rowLevel: true });
   if (result.mails > 0) deps.mail.flush();
   return { created: result.created, id: result.id };
 }
@@ -131,6 +137,7 @@ export async function insertNotification(
   scope: TenantScope,
   apiKey: ApiKeyRow,
   input: AddInput,
+  providerAccess?: ReadonlyMap<string, boolean>,
 ): Promise<{ created: boolean; id: string; mails: number }> {
   // Each step of a unit of work is a turn of the event loop's microtasks (and, with the engine's async context, a few
   // µs): the common case (organization and document there, a new id) is decided by one read.
@@ -149,7 +156,7 @@ export async function insertNotification(
   const explicit = new Set(input.notifyUsers.map((u) => u.userId));
   const asksAccess = (input.notifyAll ?? true) || input.verifyUserPermissions;
   let recipients = asksAccess
-    ? await createAccessResolver(deps, scope, input.organizationId).batch((access) => withAccess(access, input, explicit))
+    ? await createAccessResolver(deps, scope, input.organizationId).batch((access) => withAccess(access, input, explicit, providerAccess))
     : [...explicit];
   const required = input.context?.access;
   if (required && recipients.length > 0) {
@@ -179,14 +186,33 @@ export async function insertNotification(
 
 const missingDocument = (documentId: string) => notFound(`Document does not exist: ${documentId}. Pass createDocument: true to create it.`);
 
-/** Who is told, by access: the named users, and with notifyAll everyone who can open the document; with verifyUserPermissions only those who can. */
-function withAccess(access: AccessRules, input: AddInput, explicit: Set<string>): string[] {
+/**
+ * Who is told, by access: the named users, and with notifyAll everyone who can open the document; with
+ * verifyUserPermissions only those who can: by the permission provider's decisions in its mode (a candidate it was
+ * not asked about, one who gained access after it was asked, is left out), else by Hearth's own rules.
+ */
+function withAccess(access: AccessRules, input: AddInput, explicit: Set<string>, providerAccess?: ReadonlyMap<string, boolean>): string[] {
+  const recipients = [...candidatesOf(access, input, explicit)];
+  if (!input.verifyUserPermissions) return recipients;
+  if (providerAccess) return recipients.filter((userId) => providerAccess.get(userId) === true);
+  return recipients.filter((userId) => access.document(userId, input.documentId).access);
+}
+
+function candidatesOf(access: AccessRules, input: AddInput, explicit: Set<string>): Set<string> {
   const candidates = new Set(explicit);
   if (input.notifyAll ?? true) {
     for (const userId of access.documentUsers(input.documentId).keys()) if (userId !== input.actionUser.userId) candidates.add(userId);
   }
-  const recipients = [...candidates];
-  return input.verifyUserPermissions ? recipients.filter((userId) => access.document(userId, input.documentId).access) : recipients;
+  return candidates;
+}
+
+/**
+ * Who a notification may go to before access is verified (the named users, and with notifyAll the document's users):
+ * what the permission provider is asked about, before the unit of work, for `verifyUserPermissions`.
+ */
+export function notificationCandidates(deps: Deps, scope: TenantScope, input: AddInput): Promise<string[]> {
+  const explicit = new Set(input.notifyUsers.map((u) => u.userId));
+  return createAccessResolver(deps, scope, input.organizationId).batch((access) => [...candidatesOf(access, input, explicit)]);
 }
 
 /** Context permissions (permissions add / generate_token `context`): whether every key-value of the notification is granted. */

@@ -147,6 +147,34 @@ describe('permission provider mode', () => {
     expect(errorOf(refused)).toMatchObject({ status: 'PERMISSION_DENIED', details: [{ annotationIndex: 0, usersWithoutAccess: ['zed'] }] });
   });
 
+  it("notifications' verifyUserPermissions asks the provider about every candidate: only those it grants are told", async () => {
+    rules.set('ann:document:granted', { hasAccess: true });
+    rules.set('zed:document:granted', { hasAccess: false });
+    const before = asked.length;
+    const res = await t.callK('/v2/notifications/add', {
+      organizationId: 'acme',
+      documentId: 'granted',
+      notificationId: 'n-provider',
+      notifyAll: false,
+      verifyUserPermissions: true,
+      actionUser: { userId: 'bob' },
+      displayHeadlineMessageTemplate: 'Hi',
+      displayBodyMessage: 'Look',
+      notifyUsers: [{ userId: 'ann' }, { userId: 'zed' }, { userId: 'new-one' }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // ann is no member of the restricted document (Hearth's rules would drop her); zed and new-one are denied
+    const got = await t.callK('/v2/notifications/get', { organizationId: 'acme', documentId: 'granted', notificationIds: ['n-provider'] });
+    expect(Object.keys(dataOf<Array<{ notifyUsersByUserId: Record<string, unknown> }>>(got)[0]!.notifyUsersByUserId)).toEqual(['ann']);
+    // asked in one request, about the candidates it had no kept decision on
+    expect(
+      asked
+        .slice(before)
+        .flat()
+        .map((r) => r.userId),
+    ).toContain('new-one');
+  });
+
   it('fails closed on a tampered or unsigned answer, and says why in the request monitor', async () => {
     const signature = dataOf<{ signature: string }>(
       await t.callK('/v2/auth/generate_signature', { permissions: [{ userId: 'dee', resourceId: 'x', type: 'document', hasAccess: false }] }),
