@@ -40,9 +40,17 @@ export function contentDigest(doc: Y.Doc, kinds: RootKinds): string {
   const hash = createHash('sha256');
   for (const [name, kind] of kinds) {
     if (kind === 'untyped') continue;
-    hash.update(`${contentJson(name)}=`);
-    walk(doc.get(name, KINDS[kind] as unknown as typeof Y.AbstractType<unknown>), (part) => hash.update(part));
-    hash.update(';');
+    // parts hashed a few thousand at a time: one update per part cost more than the walk
+    let parts: string[] = [`${contentJson(name)}=`];
+    walk(doc.get(name, KINDS[kind] as unknown as typeof Y.AbstractType<unknown>), (part) => {
+      parts.push(part);
+      if (parts.length >= 4096) {
+        hash.update(parts.join(''));
+        parts = [];
+      }
+    });
+    parts.push(';');
+    hash.update(parts.join(''));
   }
   return hash.digest('hex');
 }
@@ -80,7 +88,8 @@ function walk(root: AnyType, write: (part: string) => void) {
       write(`t(${contentJson(next.toString())}`);
     } else if (next instanceof Y.XmlElement) {
       write(`<${contentJson(next.nodeName)}(`);
-      entries(next.getAttributes() as Record<string, unknown>);
+      // most elements have no attribute: their map is empty (getAttributes makes an object each time)
+      if (next._map.size > 0) entries(next.getAttributes() as Record<string, unknown>);
       children.push('|');
       for (const child of next.toArray()) value(child);
     } else if (next instanceof Y.XmlFragment) {
