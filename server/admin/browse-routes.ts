@@ -15,6 +15,7 @@ import {
 } from '../../shared/admin.ts';
 import type { ActivityRow, EntitySort, NotificationRow, SortKey } from '../db/repos/inspection.ts';
 import { createAccessResolver } from '../services/access.ts';
+import { recentProviderDecisions } from '../services/permission-provider.ts';
 import { fail, guard, keyGuard, pager, queryOf, type AdminKit } from './kit.ts';
 
 /** `{name}` / `{{name}}` placeholders filled from the template data (users by name or id). */
@@ -59,7 +60,8 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     if (!input.ok) return input.error;
     const g = await keyGuard(kit, event, input.value.apiKey);
     if (!g.ok) return g.error;
-    return { counts: await q.keyCounts(g.scope) };
+    // the permission provider's newest decisions on this instance (the key page shows them beside the mode)
+    return { counts: await q.keyCounts(g.scope), providerDecisions: recentProviderDecisions(kit.app, g.scope.apiKeyId) };
   });
 
   h3.get('/admin/api/organizations', async (event) => {

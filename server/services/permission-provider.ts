@@ -7,6 +7,7 @@ import type { Storage } from '../db/repos/index.ts';
 import type { ApiKeyRow } from '../db/repos/keys.ts';
 import type { TenantScope } from '../db/scope.ts';
 import type { Logger } from '../log.ts';
+import { currentTime } from '../clock.ts';
 import { outboundPost } from '../security/outbound.ts';
 import { permissionsSigned } from '../security/permission-signature.ts';
 import type { Secrets } from '../security/secrets.ts';
@@ -54,17 +55,49 @@ interface Kept {
   until: number;
 }
 
+/** A decision the provider's answer (or its failure) made, as the admin UI's key page lists it. */
+export interface RecentDecision extends AccessQuestion {
+  apiKeyId: string;
+  at: number;
+  access: boolean;
+  accessRole: AccessRole | null;
+  reason: string;
+}
+
+/** The newest decisions this instance made (kept ones reused are not new decisions), all keys together. */
+const RECENT_KEPT = 500;
+
 interface State {
   kept: Map<string, Kept>;
   asking: Map<string, Promise<ProviderDecision>>;
+  recent: RecentDecision[];
 }
 
 const states = new WeakMap<object, State>();
 const stateOf = (app: object): State => {
   let state = states.get(app);
-  if (!state) states.set(app, (state = { kept: new Map(), asking: new Map() }));
+  if (!state) states.set(app, (state = { kept: new Map(), asking: new Map(), recent: [] }));
   return state;
 };
+
+function remember(app: object, apiKeyId: string, question: AccessQuestion, decision: ProviderDecision) {
+  const { recent } = stateOf(app);
+  const { userId, type, resourceId, organizationId } = question;
+  const { access, accessRole, reasons } = decision;
+  recent.push({ apiKeyId, at: currentTime(), userId, type, resourceId, organizationId, access, accessRole, reason: reasons.join('; ') });
+  if (recent.length > RECENT_KEPT) recent.splice(0, recent.length - RECENT_KEPT);
+}
+
+/** The key's newest provider decisions on this instance, newest first (the admin UI's key page). */
+export function recentProviderDecisions(app: object, apiKeyId: string, limit = 50): Omit<RecentDecision, 'apiKeyId'>[] {
+  const out: Omit<RecentDecision, 'apiKeyId'>[] = [];
+  const { recent } = stateOf(app);
+  for (let i = recent.length - 1; i >= 0 && out.length < limit; i--) {
+    const { apiKeyId: of, ...decision } = recent[i] as RecentDecision;
+    if (of === apiKeyId) out.push(decision);
+  }
+  return out;
+}
 
 const keyOf = (apiKeyId: string, q: AccessQuestion) => [apiKeyId, q.organizationId, q.type, q.resourceId, q.userId].join('\u0000');
 
@@ -106,7 +139,7 @@ export async function askPermissionProvider(
   if (!usePermissionProvider) return null;
   if (!permissionProviderUrl) return questions.map(() => denied('the mode is on but no permissionProviderUrl is configured'));
   const state = stateOf(app);
-  const now = Date.now();
+  const now = currentTime(); // Hearth's clock (testing mode can move it): decisions expire as permissions do
   // a kept decision, a question being asked already, or (a string) the id of one this call asks
   const answers: Array<Promise<ProviderDecision> | ProviderDecision | string> = [];
   const toAsk = new Map<string, AccessQuestion>();
@@ -142,7 +175,11 @@ async function ask(app: Deps, scope: TenantScope, url: string, questions: Access
   let status = 0;
   const fail = (reason: string) => {
     app.log.warn('permission provider: access denied', { apiKeyId: scope.apiKeyId, url, requestId, reason, questions: questions.length });
-    return questions.map(() => denied(reason));
+    return questions.map((q) => {
+      const decision = denied(reason);
+      remember(app, scope.apiKeyId, q, decision);
+      return decision;
+    });
   };
   try {
     const token = await getSecret(app, scope, PERMISSION_PROVIDER_SECRET);
@@ -204,25 +241,31 @@ async function ask(app: Deps, scope: TenantScope, url: string, questions: Access
 }
 
 function decide(app: Deps, scope: TenantScope, questions: AccessQuestion[], permissions: SignedPermission[]): ProviderDecision[] {
-  const now = Date.now();
+  const now = currentTime();
   const { kept } = stateOf(app);
   return questions.map((q) => {
-    const found = permissions.find((p) => p.userId === q.userId && p.resourceId === q.resourceId && p.type === q.type);
-    if (!found) {
-      app.log.warn('permission provider: access denied', { apiKeyId: scope.apiKeyId, reason: 'no decision in the answer', ...q });
-      return denied(`the answer has no decision for ${q.type} "${q.resourceId}" and user "${q.userId}"`);
-    }
-    if (found.expiresAt !== undefined && found.expiresAt <= now) return denied(`its decision expired at ${new Date(found.expiresAt).toISOString()}`);
-    const decision: ProviderDecision = found.hasAccess
-      ? { access: true, accessRole: q.type === 'document' ? (found.accessRole ?? 'editor') : 'editor', reasons: ['granted by the permission provider'] }
-      : { access: false, accessRole: null, reasons: ['denied by the permission provider'] };
-    const until = found.expiresAt ?? now + app.config.permissionProviderCacheMs;
-    const id = keyOf(scope.apiKeyId, q);
-    kept.delete(id);
-    kept.set(id, { decision, until });
-    if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value as string);
+    const decision = decideOne(app, scope, q, permissions, now, kept);
+    remember(app, scope.apiKeyId, q, decision);
     return decision;
   });
+}
+
+function decideOne(app: Deps, scope: TenantScope, q: AccessQuestion, permissions: SignedPermission[], now: number, kept: Map<string, Kept>): ProviderDecision {
+  const found = permissions.find((p) => p.userId === q.userId && p.resourceId === q.resourceId && p.type === q.type);
+  if (!found) {
+    app.log.warn('permission provider: access denied', { apiKeyId: scope.apiKeyId, reason: 'no decision in the answer', ...q });
+    return denied(`the answer has no decision for ${q.type} "${q.resourceId}" and user "${q.userId}"`);
+  }
+  if (found.expiresAt !== undefined && found.expiresAt <= now) return denied(`its decision expired at ${new Date(found.expiresAt).toISOString()}`);
+  const decision: ProviderDecision = found.hasAccess
+    ? { access: true, accessRole: q.type === 'document' ? (found.accessRole ?? 'editor') : 'editor', reasons: ['granted by the permission provider'] }
+    : { access: false, accessRole: null, reasons: ['denied by the permission provider'] };
+  const until = found.expiresAt ?? now + app.config.permissionProviderCacheMs;
+  const id = keyOf(scope.apiKeyId, q);
+  kept.delete(id);
+  kept.set(id, { decision, until });
+  if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value as string);
+  return decision;
 }
 
 /**

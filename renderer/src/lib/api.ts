@@ -39,6 +39,18 @@ import type {
 } from '../../../shared/admin.ts';
 import type { OperationInputs, OperationPath } from './operations.ts';
 
+/** A permission provider decision this instance made (server/services/permission-provider.ts, RecentDecision). */
+export interface ProviderDecisionRow {
+  at: number;
+  userId: string;
+  type: string;
+  resourceId: string;
+  organizationId: string;
+  access: boolean;
+  accessRole: string | null;
+  reason: string;
+}
+
 export const UI_HEADER = 'x-hearth-ui';
 
 /** A refused admin call: the server's error envelope, with its HTTP status. */
@@ -106,7 +118,7 @@ export const api = {
   signOut: () => send<SessionAnswer>('DELETE', '/session', { quietAuth: true }),
   overview: () => send<OverviewAnswer>('GET', '/overview'),
   keys: () => send<{ items: KeyItem[] }>('GET', '/keys'),
-  key: (apiKey: string) => send<{ counts: Record<string, number> }>('GET', '/key', { query: { apiKey } }),
+  key: (apiKey: string) => send<{ counts: Record<string, number>; providerDecisions: ProviderDecisionRow[] }>('GET', '/key', { query: { apiKey } }),
   /** Disables or enables one of the workspace's keys (every operation and websocket refuses a disabled key). */
   setKeyDisabled: (apiKey: string, disabled: boolean) => send<KeyItem>('POST', '/keys/state', { body: { apiKey, disabled } }),
   metrics: (seconds = 120) => send<MetricsAnswer>('GET', '/metrics', { query: { seconds } }),

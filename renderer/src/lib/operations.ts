@@ -40,6 +40,7 @@ export interface OperationInputs {
   '/v2/workspace/apikeyconfig/get': Nothing;
   '/v2/workspace/apikeyconfig/update': In<typeof apiKeyConfigUpdateInput>;
   '/v2/workspace/emailconfig/get': Nothing;
+  '/v2/workspace/permissionproviderconfig/get': Nothing;
   '/v2/workspace/emailconfig/update': In<typeof emailConfigUpdateInput>;
   '/v2/workspace/domains/get': Nothing;
   '/v2/workspace/domains/add': In<typeof domainsInput>;

@@ -1,10 +1,10 @@
 // An API key: its state (disable and enable it), its configuration (every setting, edited through the forms of
-// apikeyconfig/update and emailconfig/update), allowed domains, AI provider keys (write-only), and links to its
-// data. A disabled key's operations are refused, so its configuration cannot be read until it is enabled again.
+// apikeyconfig/update and emailconfig/update), allowed domains, AI provider keys (write-only), the permission
+// provider's mode and its newest decisions, and links to its data. A disabled key's operations are refused, so its configuration cannot be read until it is enabled again.
 import { useEffect, useState } from 'preact/hooks';
 import { SchemaForm } from '../components/SchemaForm.tsx';
 import { KeyStateBadge, KeyStateButton } from '../components/KeyState.tsx';
-import { ErrorBox, Facts, PageHead, Section, Status, type Said } from '../components/ui.tsx';
+import { Badge, ErrorBox, Facts, PageHead, Section, Since, Status, type Said } from '../components/ui.tsx';
 import { api, dataOf } from '../lib/api.ts';
 import { useSession } from '../lib/keys.ts';
 import { links } from '../lib/links.ts';
@@ -22,6 +22,13 @@ export default function Key({ params }: { params: Params }) {
   const usage = useLoad(() => api.key(apiKey), [apiKey]);
   // reloaded when the key is disabled or enabled (a disabled key's operations are refused)
   const config = useLoad(async () => dataOf<Record<string, unknown>>(await api.call('/v2/workspace/apikeyconfig/get', apiKey, {})), [apiKey, key?.disabled]);
+  const provider = useLoad(
+    async () =>
+      dataOf<{ usePermissionProvider: boolean; permissionProviderConfig: { permissionProviderUrl: string } }>(
+        await api.call('/v2/workspace/permissionproviderconfig/get', apiKey, {}),
+      ),
+    [apiKey, key?.disabled],
+  );
   const schemas = useLoad(loadOperations, []);
   const configSchema = schemas.data?.operations.find((o) => o.path === '/v2/workspace/apikeyconfig/update')?.schema;
   const emailSchema = schemas.data?.operations.find((o) => o.path === '/v2/workspace/emailconfig/update')?.schema;
@@ -98,6 +105,77 @@ export default function Key({ params }: { params: Params }) {
               : 'Operations and websockets with this key are served.'}
           </span>
         </p>
+      </Section>
+      <Section
+        title="Permission provider"
+        id="key-provider"
+        actions={
+          <button
+            type="button"
+            class="small"
+            id="provider-reload"
+            onClick={() => {
+              usage.reload();
+              provider.reload();
+            }}
+          >
+            Refresh
+          </button>
+        }
+      >
+        <ErrorBox error={provider.error} />
+        <Facts
+          id="provider-mode"
+          items={[
+            [
+              'Mode',
+              provider.data?.usePermissionProvider ? (
+                <Badge tone="warn">on: the provider decides who may open what</Badge>
+              ) : (
+                <Badge tone="muted">off: Hearth's own memberships decide</Badge>
+              ),
+            ],
+            ['Provider URL', provider.data?.permissionProviderConfig.permissionProviderUrl || '—'],
+          ]}
+        />
+        {(usage.data?.providerDecisions.length ?? 0) === 0 ? (
+          <p class="muted" id="provider-decisions-empty">
+            No decision asked of a provider on this instance yet.
+          </p>
+        ) : (
+          <div class="table-wrap">
+            <table id="provider-decisions">
+              <caption class="visually-hidden">The permission provider's newest decisions on this instance, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">User</th>
+                  <th scope="col">Resource</th>
+                  <th scope="col">Decision</th>
+                  <th scope="col">Why</th>
+                </tr>
+              </thead>
+              <tbody>
+                {usage.data?.providerDecisions.map((d) => (
+                  <tr key={`${d.at}-${d.userId}-${d.type}-${d.resourceId}`} data-user={d.userId} data-access={String(d.access)}>
+                    <td>
+                      <Since at={d.at} />
+                    </td>
+                    <td class="id">{d.userId}</td>
+                    <td>
+                      {d.type}{' '}
+                      <span class="id">
+                        {d.organizationId}/{d.resourceId}
+                      </span>
+                    </td>
+                    <td>{d.access ? <Badge tone="ok">granted ({d.accessRole})</Badge> : <Badge tone="bad">denied</Badge>}</td>
+                    <td class="reason">{d.reason}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
       </Section>
       <Section title="Usage" id="key-usage">
         <Facts
