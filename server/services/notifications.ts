@@ -419,7 +419,7 @@ export async function setNotificationConfig(
   };
   await deps.storage.transaction(async () => {
     await ensureOrganization(deps, scope, input.organizationId, false);
-    await deps.storage.notifications.saveConfigs(scope, input.organizationId, keys, next);
+    await deps.storage.notifications.saveConfigs(scope, input.organizationId, keys, next, currentTime());
   });
   return keys.map(({ userId, documentId }) => ({ success: true, userId, documentId: documentId || null, message: 'User config set successfully.' }));
 }

@@ -78,6 +78,7 @@ describe('notifications', () => {
             slack: 'ALL',
             channelsSet: 3,
           }),
+          1_700_000_000_000,
         ),
       );
       out.push(await repo.channelRows(k1, 'acme', 'd1', ['ann', 'bob', 'cy']), await repo.channelRows(k1, 'acme', 'd1', []));

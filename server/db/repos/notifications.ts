@@ -253,13 +253,14 @@ export function notificationsRepo(engine: SqliteEngine) {
 
     /**
      * Writes each (user, document) row, one after another, with what `next` makes of the row stored (undefined:
-     * none yet); `updatedAt` is now.
+     * none yet); `updatedAt` is `now` (Hearth's clock, which testing mode can move).
      */
     saveConfigs: (
       scope: TenantScope,
       organizationId: string,
       keys: ReadonlyArray<{ userId: string; documentId: string }>,
       next: (current: NotificationConfigRow | undefined) => ChannelSettings,
+      now: number,
     ) =>
       engine.write((db) => {
         for (const { userId, documentId } of keys) {
@@ -271,10 +272,10 @@ export function notificationsRepo(engine: SqliteEngine) {
               .get(),
           );
           db.insert(notificationConfigs)
-            .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: Date.now() })
+            .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: now })
             .onConflictDoUpdate({
               target: [notificationConfigs.apiKeyId, notificationConfigs.organizationId, notificationConfigs.documentId, notificationConfigs.userId],
-              set: { ...settings, updatedAt: Date.now() },
+              set: { ...settings, updatedAt: now },
             })
             .run();
         }

@@ -223,7 +223,7 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
             .orderBy(cfg.documentId)) as NotificationConfigRow[],
       ),
 
-    saveConfigs: (scope, organizationId, keys, next) =>
+    saveConfigs: (scope, organizationId, keys, next, now) =>
       engine.write(async (db) => {
         for (const { userId, documentId } of keys) {
           // read-modify-write of a setting that may not exist yet: its key locked first, then read (READ COMMITTED)
@@ -235,10 +235,10 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
           const settings = next(current);
           await db
             .insert(configs)
-            .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: Date.now() } as never)
+            .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: now } as never)
             .onConflictDoUpdate({
               target: [cfg.apiKeyId, cfg.organizationId, cfg.documentId, cfg.userId],
-              set: { ...settings, updatedAt: Date.now() } as never,
+              set: { ...settings, updatedAt: now } as never,
             });
         }
       }),

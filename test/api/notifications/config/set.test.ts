@@ -5,7 +5,8 @@ import type { NotificationItem } from '../../../../server/services/notifications
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  // testing mode: its clock can be moved (the updatedAt case)
+  t = await startTestServer({ testing: true });
   await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', createOrganization: true, documents: [{ documentId: 'd' }] });
   await t.callK('/v2/users/add', { organizationId: 'acme', users: [{ userId: 'ann' }, { userId: 'bob' }, { userId: 'cat' }] });
 });
@@ -24,6 +25,27 @@ const notify = (notificationId: string, named: string[]) =>
 const inbox = async (userId: string) => dataOf<NotificationItem[]>(await t.callK('/v2/notifications/get', { organizationId: 'acme', userId })).map((n) => n.id);
 
 describe('/v2/notifications/config/set', () => {
+  it("stamps the setting with Hearth's clock (testing mode can move it), on both engines", async () => {
+    const day = 86_400_000;
+    const moved = await fetch(`${t.url}/testing/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { advanceMs: 10 * day } }),
+    });
+    expect(moved.status).toBe(200);
+    try {
+      await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['dan'], config: { email: 'NONE' } });
+      const [row] = await t.query<{ at: number }>("SELECT updated_at AS at FROM notification_configs WHERE user_id = 'dan'");
+      expect(Number(row?.at) - Date.now()).toBeGreaterThan(10 * day - 60_000);
+    } finally {
+      await fetch(`${t.url}/testing/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ data: { reset: true } }),
+      });
+    }
+  });
+
   it("sets users' channels; the inbox setting decides what reaches them (NONE: nothing, MINE: only when named)", async () => {
     const res = await t.callK('/v2/notifications/config/set', { organizationId: 'acme', userIds: ['bob'], documentIds: ['d'], config: { inbox: 'NONE' } });
     expect(res.status).toBe(200);
