@@ -1,3 +1,4 @@
+import { currentTime } from '../clock.ts';
 import type { MigrationRow } from '../db/repos/document-migrations.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
@@ -73,7 +74,7 @@ export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, 
     const source = await storage.documents.find(scope, job.organizationId, job.fromDocumentId);
     if (!source) throw new Error(`the document ${job.fromDocumentId} no longer exists`);
     if (await storage.documents.find(scope, job.organizationId, job.toDocumentId)) throw new Error(`a document ${job.toDocumentId} exists already`);
-    await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: Date.now() }]);
+    await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: currentTime() }]);
     await storage.documentData.move(scope, job.organizationId, job.fromDocumentId, job.toDocumentId);
     await storage.documents.delete(scope, job.organizationId, [job.fromDocumentId]);
     // taken back meanwhile (its lease ran out): the move is undone, the job's new holder makes it
