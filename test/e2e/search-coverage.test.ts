@@ -50,6 +50,12 @@ afterAll(async () => {
 });
 const key = () => t.credentials.apiKey;
 
+/**
+ * Waits until a navigation has settled: the app moves the focus to the page (#main) after it, and a palette opened
+ * before that effect ran lost its focus to it (seen once in CI, under load).
+ */
+const navigated = (page: Page) => expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
+
 /** Types into the palette and answers its first choice's text once it names `expected`. */
 async function palette(page: Page, text: string, expected: string) {
   await page.keyboard.press('Control+k');
@@ -72,14 +78,17 @@ describe('admin UI: search coverage', () => {
     await palette(page, 'Couns', 'Counsel (legal-team)');
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/k/${key()}/organizations/acme`);
     expect(new URL(page.url()).searchParams.get('tab')).toBe('members');
+    await navigated(page);
 
     await palette(page, notificationId.slice(0, 8), notificationId);
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/k/${key()}/organizations/acme/documents/doc`);
     expect(new URL(page.url()).searchParams.get('tab')).toBe('notifications');
+    await navigated(page);
 
     await palette(page, annotationId.slice(0, 8), annotationId);
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/k/${key()}/organizations/acme/documents/doc`);
     expect(new URL(page.url()).searchParams.get('tab')).toBe('comments');
+    await navigated(page);
 
     await palette(page, messageId.slice(0, 10), messageId);
     await expect.poll(() => new URL(page.url()).pathname).toBe('/deliveries');
