@@ -6,9 +6,9 @@
 // and the exit code of a failing command passed through. The install compiles better-sqlite3 (about 90 s here); the
 // other packages come from npm's cache when `npm install` or `npm ci` filled it.
 import { spawnSync } from 'node:child_process';
-import { cpSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -33,8 +33,19 @@ describe('the npm package in an app', () => {
   it('installs from npm pack and runs the app suite under hearth exec, README vitest example, and exit codes', { timeout: 900_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'hearth-package-'));
     try {
-      // npm pack builds dist/ (prepare) and packs what package.json's "files" name
-      const packed = run(ROOT, 'npm', ['pack', '--pack-destination', dir, '--silent'], 300_000);
+      // npm pack builds dist/ (prepare) and packs what package.json's "files" name. It runs in a copy of the source
+      // (the files git tracks or would, tests aside; node_modules linked): a build here would empty this checkout's
+      // dist/ and renderer/dist/ while other test files serve them
+      const source = join(dir, 'source');
+      const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+      expect(listed.status, listed.stderr).toBe(0);
+      for (const file of listed.stdout.split('\0')) {
+        if (!file || file.startsWith('test/') || !existsSync(join(ROOT, file))) continue;
+        mkdirSync(dirname(join(source, file)), { recursive: true });
+        copyFileSync(join(ROOT, file), join(source, file));
+      }
+      symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
+      const packed = run(source, 'npm', ['pack', '--pack-destination', dir, '--silent'], 300_000);
       expect(packed.status, packed.out).toBe(0);
       const tarball = join(dir, packed.out.trim().split('\n').pop() as string);
 
