@@ -54,12 +54,13 @@ const key = () => t.credentials.apiKey;
  * Waits until a navigation has settled: the app moves the focus to the page (#main) after it, and a palette opened
  * before that effect ran lost its focus to it (seen once in CI, under load).
  */
-const navigated = (page: Page) => expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
+const navigated = (page: Page) => expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 10_000 }).toBe('main');
 
 /** Types into the palette and answers its first choice's text once it names `expected`. */
 async function palette(page: Page, text: string, expected: string) {
   await page.keyboard.press('Control+k');
-  await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('palette-input');
+  // under load (CI, two cores busy) the document page's render held the shortcut's handling past poll's default 1 s
+  await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 10_000 }).toBe('palette-input');
   await page.fill('#palette-input', text);
   await expect.poll(() => page.locator('#palette-results [role=option]').allTextContents()).toContainEqual(expect.stringContaining(expected));
   const option = page.locator('#palette-results [role=option]', { hasText: expected }).first();
