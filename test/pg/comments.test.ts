@@ -505,4 +505,44 @@ describe('comments', () => {
     expect((s[20] as ForRewrite).reactions[2]).toMatchObject({ id: 'q1', fromUserId: 'u6', fromUser: user('u6') });
     expect(shape(s[21] as ThreadRows)).toEqual({ comments: after.comments, reactions: ['q0', 'q5', 'q3', 'q1'] });
   });
+
+  it('a read mark or a comment for an annotation deleted while it waited answers not found, not a foreign key error', async () => {
+    // READ COMMITTED: the write read the annotation, then met its deletion (committed meanwhile) in the foreign key's
+    // check; the unit runs again, finds no annotation, and answers as SQLite's one writer would (the cluster
+    // isolation sweep met it as an INTERNAL answer to commentannotations/read/update)
+    const repo = commentsRepoPg(both.engine);
+    const { k1 } = both;
+    for (const id of ['gone-1', 'gone-2']) await repo.insertAnnotation(k1, annotation(id, 'd1', T + 500), true);
+    const raceDelete = async (id: string, write: () => Promise<unknown>) => {
+      let release!: () => void;
+      let deleted!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const rowLocked = new Promise<void>((resolve) => (deleted = resolve));
+      const deleter = both.engine.transaction(async () => {
+        await repo.deleteAnnotation(k1, 'o1', id);
+        deleted();
+        await held;
+      });
+      await rowLocked;
+      const writing = write().then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+      // the write has read the annotation and now waits on the deleter's row lock
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release();
+      await deleter;
+      return writing;
+    };
+    const marked = await raceDelete('gone-1', () => repo.markRead(k1, 'o1', ['gone-1'], 'u1', T + 501));
+    expect(marked).toEqual({ value: new Set() });
+    const commented = await raceDelete('gone-2', () =>
+      both.engine.transaction(async () => {
+        const found = await repo.findAnnotation(k1, 'o1', 'gone-2');
+        if (!found) return 'not found';
+        return repo.insertComment(k1, { ...comment('gone-2', 'u1', T + 502), id: 1 }, T + 502, () => 1);
+      }),
+    );
+    expect(commented).toEqual({ value: 'not found' });
+  });
 });

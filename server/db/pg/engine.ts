@@ -7,7 +7,8 @@
 // before it began, and row locks (`FOR UPDATE`, unique keys, `INSERT … ON CONFLICT`) settle the races a
 // read-then-write step has, the way the repositories write them. A unit of work whose correctness rests on what
 // it read staying true until it commits (a check across rows that no lock covers) asks for SERIALIZABLE and is
-// retried from the start when PostgreSQL refuses it (40001, or a deadlock, 40P01): its `work` must be safe to
+// retried from the start when PostgreSQL refuses it (40001, or a deadlock, 40P01; and at any level a foreign key
+// met by a parent's deletion, 23503, at most twice): its `work` must be safe to
 // run again, which the storage rule "a unit of work waits on nothing but storage" makes so.
 //
 // Every connection carries a statement timeout, so that no statement holds a connection (and its locks) without
@@ -57,6 +58,14 @@ const RETRYABLE = new Set(['40001', '40P01']);
  * any unit, it becomes a StorageConflict (issue 43).
  */
 const UNIQUE_VIOLATION = '23505';
+/**
+ * foreign_key_violation. Under READ COMMITTED a unit that read a parent row (an annotation) and then inserts a child
+ * of it (a read mark, a comment) meets the parent's deletion, committed meanwhile, only in the foreign key's check:
+ * run again, the unit reads that the parent is gone and answers as SQLite's one writer does (not found). A violation
+ * that outlives a second run is a fault of the unit's own, and surfaces as it is.
+ */
+const FOREIGN_KEY_VIOLATION = '23503';
+const FOREIGN_KEY_ATTEMPTS = 3;
 /**
  * Thrown by a repository whose write found that rows its unit of work read have changed since (an optimistic check:
  * users.save's merge of a profile). Its code is a serialization failure's: the unit runs again from the start, at
@@ -323,8 +332,13 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       } catch (error) {
         const code = sqlStateOf(error);
         // a deadlock, or a repository's optimistic check that found the rows it read changed (ConcurrentChange), at any
-        // level; a unique key met is a retry only where SERIALIZABLE's read-then-insert made it one
-        const again = code !== undefined && (RETRYABLE.has(code) || (code === UNIQUE_VIOLATION && isolation === 'serializable'));
+        // level; a unique key met is a retry only where SERIALIZABLE's read-then-insert made it one; a parent deleted
+        // under a child's insert, twice at most
+        const again =
+          code !== undefined &&
+          (RETRYABLE.has(code) ||
+            (code === UNIQUE_VIOLATION && isolation === 'serializable') ||
+            (code === FOREIGN_KEY_VIOLATION && attempt < FOREIGN_KEY_ATTEMPTS));
         if (!again || attempt >= attempts) throw code === UNIQUE_VIOLATION ? new StorageConflict(error) : error;
         retried++;
       } finally {
