@@ -19,11 +19,23 @@ export class WriterTurns {
   private holder: object | undefined;
   private depth = 0;
   private readonly waiting: Array<() => void> = [];
+  /** What waits for the commit of the unit of work that has the turn (afterCommit). */
+  private committed: Array<() => void> = [];
   private readonly context = new AsyncLocalStorage<object>();
 
   /** Whether the caller runs inside the unit of work that has the turn. */
   owns(): boolean {
     return this.holder !== undefined && this.context.getStore() === this.holder;
+  }
+
+  /**
+   * Runs `callback` once the caller's unit of work has committed (before the next unit of work takes the turn), and
+   * never if it rolls back; outside a unit of work, at once. A unit that awaits between its steps (an import's
+   * chunks, a held reset) must not tell others of rows it has not committed yet.
+   */
+  afterCommit(callback: () => void): void {
+    if (this.owns()) this.committed.push(callback);
+    else callback();
   }
 
   /** Whether some unit of work has the turn now. */
@@ -40,9 +52,15 @@ export class WriterTurns {
     while (this.holder !== undefined) await new Promise<void>((resolve) => this.waiting.push(resolve));
     const token = {};
     this.holder = token;
+    this.committed = [];
     try {
-      return await this.context.run(token, () => this.frame(work, top));
+      const result = await this.context.run(token, () => this.frame(work, top));
+      const committed = this.committed;
+      this.committed = [];
+      for (const callback of committed) callback();
+      return result;
     } finally {
+      this.committed = [];
       this.release();
     }
   }

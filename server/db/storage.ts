@@ -29,6 +29,8 @@ export interface SqliteEngine {
   transaction<T>(work: () => Promise<T>, options?: { bulk?: boolean }): Promise<T>;
   /** Whether the caller runs inside a unit of work. */
   inTransaction(): boolean;
+  /** Runs `callback` once the caller's unit of work has committed (never after a rollback); outside one, at once. */
+  afterCommit(callback: () => void): void;
   /**
    * A number that changes whenever the database may have changed: any write of this process (either connection),
    * at once, or a commit of another process (the CLI, an import), from the next event-loop turn. For caches that
@@ -148,6 +150,7 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
     },
     transaction,
     inTransaction: () => turns.owns(),
+    afterCommit: (callback) => turns.afterCommit(callback),
     changes: () => stamp.current(),
     tableChanges: (tables) => tableChanges(main.sqlite, [writer.sqlite], tables),
     current: () => (turns.owns() ? writer.db : main.db),

@@ -88,4 +88,30 @@ describe('units of work on the shared SQLite database', () => {
     });
     expect(await visible(['c1', 'c2', 'c3'])).toEqual(['c1', 'c3']);
   });
+
+  it('run what waits for a commit after it, with the rows visible, before the next unit of work; never after a rollback', async () => {
+    const seen: string[] = [];
+    // a unit that awaits between its steps (an import's chunks): what it registers waits for its commit
+    const first = storage.transaction(async () => {
+      await storage.organizations.insert(scope, row('d1'));
+      storage.afterCommit(() => void visible(['d1']).then((ids) => seen.push(`d1 visible: ${ids.join()}`)));
+      storage.afterCommit(() => seen.push('first committed'));
+      await turn();
+      seen.push('first still running');
+    });
+    const second = storage.transaction(async () => {
+      seen.push('second began');
+    });
+    await Promise.all([first, second]);
+    await turn();
+    expect(seen).toEqual(['first still running', 'first committed', 'second began', 'd1 visible: d1']);
+    await expect(
+      storage.transaction(async () => {
+        storage.afterCommit(() => seen.push('rolled back'));
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    storage.afterCommit(() => seen.push('outside a unit: at once'));
+    expect(seen.slice(4)).toEqual(['outside a unit: at once']);
+  });
 });

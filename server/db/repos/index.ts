@@ -117,9 +117,9 @@ export type Storage = Repos & {
   transaction<T>(work: () => Promise<T>, options?: { bulk?: boolean; rowLevel?: boolean }): Promise<T>;
   inTransaction(): boolean;
   /**
-   * Runs `callback` once the caller's unit of work has committed, never before: what tells another connection or
-   * thread to read (the delivery worker's wake). On SQLite at once: a unit commits synchronously when its work
-   * resolves, before any callback deferred to a later turn (setImmediate) runs.
+   * Runs `callback` once the caller's unit of work has committed, never before and never after a rollback: what
+   * tells another connection or thread to read (the delivery worker's wake), or drops loaded documents whose rows an
+   * import replaced. Outside a unit of work, at once.
    */
   afterCommit(callback: () => void): void;
 };
@@ -150,7 +150,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     databaseBytes: async () => statSync(engine.main.sqlite.name).size,
     transaction: engine.transaction,
     inTransaction: engine.inTransaction,
-    afterCommit: (callback) => callback(),
+    afterCommit: engine.afterCommit,
     claimServer: async () => undefined,
     clusterIdentity: async () => undefined,
     organizations: organizationsRepo(engine),
