@@ -404,6 +404,9 @@ export function createCrdtStore(
     let corrupted = !cluster && snapshot === undefined;
     if (!corrupted)
       await storage.transaction(async () => {
+        // replaced while the unit waited for its turn (an import or reset is a unit of work of its own): the row is
+        // another document now, and nothing of this one is written over it
+        if (dropped() || (await storage.crdt.head(entry.scope, room))?.createdAt !== entry.createdAt) return;
         const previous = await storage.crdt.snapshot(entry.scope, room);
         if (cluster) {
           applyStored(entry, previous, await storage.crdt.log(entry.scope, room));
