@@ -553,9 +553,15 @@ export function createCrdtStore(
    */
   function flush(): Promise<void> {
     flushQueued = false;
-    flushing = flushing.then(flushNow);
-    return flushing;
+    const run = flushing.then(flushNow);
+    // a flush that failed after its write (a broadcast that threw) fails its own callers, not the flushes after it
+    flushing = run.catch(() => undefined);
+    return run;
   }
+
+  /** The turn's own flush (no caller waits for it): a failure is logged, never an unhandled rejection. */
+  const flushTurn = () =>
+    void flush().catch((error: unknown) => app.log.error('CRDT flush failed', { error: error instanceof Error ? error.message : String(error) }));
 
   /**
    * Closes the document's open batch: its pending updates encoded as one (`encodeBatch`, linear in them; a lone
@@ -718,7 +724,7 @@ export function createCrdtStore(
     // A server-side write (REST) waits for `flush` itself (transact's caller); a client's waits for the turn's end.
     if (!flushQueued) {
       flushQueued = true;
-      setImmediate(flush);
+      setImmediate(flushTurn);
     }
   }
 
