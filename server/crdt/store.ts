@@ -759,8 +759,8 @@ export function createCrdtStore(
         // taken up again meanwhile (a client, a REST read): not idle any more
         if (live.get(id) !== entry || entry.conns.size > 0 || Date.now() - entry.lastActivity < idleMs) continue;
         await compactIfLogged(entry);
-        // dropped by compact, or taken up again by a client meanwhile
-        if (live.get(id) !== entry || entry.conns.size > 0 || dirty.has(entry)) continue;
+        // dropped by compact, or taken up again meanwhile (a client, or a REST call that holds it to write)
+        if (live.get(id) !== entry || entry.conns.size > 0 || dirty.has(entry) || Date.now() - entry.lastActivity < idleMs) continue;
         stopCompactTimer(entry);
         entry.awareness.destroy();
         entry.doc.destroy();
