@@ -52,6 +52,8 @@ const ANSWER_LIMIT = 1024 * 1024;
 
 interface Kept {
   decision: ProviderDecision;
+  /** Hearth's time when it was kept: a clock set back before it (testing mode) finds it not kept. */
+  at: number;
   until: number;
 }
 
@@ -64,39 +66,43 @@ export interface RecentDecision extends AccessQuestion {
   reason: string;
 }
 
-/** The newest decisions this instance made (kept ones reused are not new decisions), all keys together. */
-const RECENT_KEPT = 500;
+/**
+ * The newest decisions this instance made (kept ones reused are not new decisions), per key: one key's traffic never
+ * pushes another key's out. The keys with the oldest decisions are forgotten past RECENT_KEYS.
+ */
+const RECENT_PER_KEY = 100;
+const RECENT_KEYS = 1_000;
 
 interface State {
   kept: Map<string, Kept>;
   asking: Map<string, Promise<ProviderDecision>>;
-  recent: RecentDecision[];
+  /** By API key, oldest first; the map in the order of each key's newest decision. */
+  recent: Map<string, Array<Omit<RecentDecision, 'apiKeyId'>>>;
 }
 
 const states = new WeakMap<object, State>();
 const stateOf = (app: object): State => {
   let state = states.get(app);
-  if (!state) states.set(app, (state = { kept: new Map(), asking: new Map(), recent: [] }));
+  if (!state) states.set(app, (state = { kept: new Map(), asking: new Map(), recent: new Map() }));
   return state;
 };
 
-function remember(app: object, apiKeyId: string, question: AccessQuestion, decision: ProviderDecision) {
+/** Adds a decision to the key's recent ones (exported for its unit test). */
+export function rememberProviderDecision(app: object, apiKeyId: string, question: AccessQuestion, decision: ProviderDecision) {
   const { recent } = stateOf(app);
   const { userId, type, resourceId, organizationId } = question;
   const { access, accessRole, reasons } = decision;
-  recent.push({ apiKeyId, at: currentTime(), userId, type, resourceId, organizationId, access, accessRole, reason: reasons.join('; ') });
-  if (recent.length > RECENT_KEPT) recent.splice(0, recent.length - RECENT_KEPT);
+  const ofKey = recent.get(apiKeyId) ?? [];
+  recent.delete(apiKeyId);
+  recent.set(apiKeyId, ofKey);
+  ofKey.push({ at: currentTime(), userId, type, resourceId, organizationId, access, accessRole, reason: reasons.join('; ') });
+  if (ofKey.length > RECENT_PER_KEY) ofKey.splice(0, ofKey.length - RECENT_PER_KEY);
+  if (recent.size > RECENT_KEYS) recent.delete(recent.keys().next().value as string);
 }
 
 /** The key's newest provider decisions on this instance, newest first (the admin UI's key page). */
 export function recentProviderDecisions(app: object, apiKeyId: string, limit = 50): Omit<RecentDecision, 'apiKeyId'>[] {
-  const out: Omit<RecentDecision, 'apiKeyId'>[] = [];
-  const { recent } = stateOf(app);
-  for (let i = recent.length - 1; i >= 0 && out.length < limit; i--) {
-    const { apiKeyId: of, ...decision } = recent[i] as RecentDecision;
-    if (of === apiKeyId) out.push(decision);
-  }
-  return out;
+  return (stateOf(app).recent.get(apiKeyId) ?? []).slice(-limit).reverse();
 }
 
 const keyOf = (apiKeyId: string, q: AccessQuestion) => [apiKeyId, q.organizationId, q.type, q.resourceId, q.userId].join('\u0000');
@@ -146,7 +152,7 @@ export async function askPermissionProvider(
   for (const question of questions) {
     const id = keyOf(scope.apiKeyId, question);
     const kept = state.kept.get(id);
-    if (kept && kept.until > now) answers.push(kept.decision);
+    if (kept && kept.until > now && kept.at <= now) answers.push(kept.decision);
     else {
       if (kept) state.kept.delete(id);
       const pending = state.asking.get(id);
@@ -177,7 +183,7 @@ async function ask(app: Deps, scope: TenantScope, url: string, questions: Access
     app.log.warn('permission provider: access denied', { apiKeyId: scope.apiKeyId, url, requestId, reason, questions: questions.length });
     return questions.map((q) => {
       const decision = denied(reason);
-      remember(app, scope.apiKeyId, q, decision);
+      rememberProviderDecision(app, scope.apiKeyId, q, decision);
       return decision;
     });
   };
@@ -245,7 +251,7 @@ function decide(app: Deps, scope: TenantScope, questions: AccessQuestion[], perm
   const { kept } = stateOf(app);
   return questions.map((q) => {
     const decision = decideOne(app, scope, q, permissions, now, kept);
-    remember(app, scope.apiKeyId, q, decision);
+    rememberProviderDecision(app, scope.apiKeyId, q, decision);
     return decision;
   });
 }
@@ -263,7 +269,7 @@ function decideOne(app: Deps, scope: TenantScope, q: AccessQuestion, permissions
   const until = found.expiresAt ?? now + app.config.permissionProviderCacheMs;
   const id = keyOf(scope.apiKeyId, q);
   kept.delete(id);
-  kept.set(id, { decision, until });
+  kept.set(id, { decision, at: now, until });
   if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value as string);
   return decision;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clock } from '../../../server/clock.ts';
 import { startReceiver } from '../../helpers/receiver.ts';
 import { dataOf, errorOf, eventually, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { upgradeAnswer } from '../../helpers/yjs.ts';
@@ -128,6 +129,21 @@ describe('permission provider mode', () => {
     const stale = await documentEntry('cy', 'stale');
     expect(stale.errorCode).toBe('permission_denied');
     expect(stale.reasons.join()).toMatch(/expired/);
+  });
+
+  it('does not keep a decision made while the clock was ahead once the clock is set back (testing mode)', async () => {
+    rules.set('dee:document:ahead', { hasAccess: true });
+    clock.setOffset(10 * 24 * 3600_000);
+    try {
+      expect((await documentEntry('dee', 'ahead')).accessRole).toBe('editor');
+    } finally {
+      clock.setOffset(0);
+    }
+    // kept until ten days and the cache time from now, by a clock now set back: asked again, and denied
+    rules.set('dee:document:ahead', { hasAccess: false });
+    const before = asked.length;
+    expect((await documentEntry('dee', 'ahead')).errorCode).toBe('permission_denied');
+    expect(asked.length).toBeGreaterThan(before);
   });
 
   it("comment annotations' verifyUserPermissions asks the provider: its grant admits an author Hearth's rules would not, its denial refuses", async () => {
