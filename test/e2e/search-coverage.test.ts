@@ -53,8 +53,9 @@ const key = () => t.credentials.apiKey;
 /** Types into the palette and answers its first choice's text once it names `expected`. */
 async function palette(page: Page, text: string, expected: string) {
   // Each search starts from a loaded page: in the whole e2e run (not alone) the shortcut pressed right after the
-  // palette's own navigation was not handled at all on the document page, within 10 s (an open bug of issue 44,
-  // not found in the time left); the search coverage this file is about is proven from a fresh load
+  // palette's own navigation was lost. The likely cause, a late close event of the palette's dialog closing it again
+  // once the shortcut had opened it, is fixed and proven by test/e2e/palette-reopen.test.ts; this file proves the
+  // search coverage from a fresh load, apart from it
   await page.reload();
   await page.locator('#main').waitFor();
   await page.keyboard.press('Control+k');

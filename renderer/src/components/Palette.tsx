@@ -24,6 +24,10 @@ interface Choice {
 export function Palette({ commands, open, onClose }: { commands: Command[]; open: boolean; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
+  // A dialog's close event comes later, as a task: the one of a close() made here (the palette closing itself) may
+  // arrive after the shortcut opened the palette again, and must not close it then. Only a close the browser made
+  // (Escape) tells the shell.
+  const closedHere = useRef(false);
   const [typed, setTyped] = useState('');
   const [hits, setHits] = useState<SearchHit[]>([]);
   const [calls, setCalls] = useState<Choice[]>([]);
@@ -40,8 +44,15 @@ export function Palette({ commands, open, onClose }: { commands: Command[]; open
       setHits([]);
       setActive(0);
       input.current?.focus();
-    } else if (!open && el.open) el.close();
+    } else if (!open && el.open) {
+      closedHere.current = true;
+      el.close();
+    }
   }, [open]);
+  const onDialogClose = () => {
+    if (closedHere.current) closedHere.current = false;
+    else onClose();
+  };
 
   useEffect(() => {
     if (!q) {
@@ -109,7 +120,7 @@ export function Palette({ commands, open, onClose }: { commands: Command[]; open
   };
 
   return (
-    <dialog ref={dialog} class="palette" aria-label="Search and go to" onClose={onClose} onClick={(e) => e.target === dialog.current && onClose()}>
+    <dialog ref={dialog} class="palette" aria-label="Search and go to" onClose={onDialogClose} onClick={(e) => e.target === dialog.current && onClose()}>
       <input
         ref={input}
         id="palette-input"
