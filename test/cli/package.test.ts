@@ -3,6 +3,7 @@
 // tarball, then the app's own suite run by `npx hearth exec --fixtures fixtures.json -- npm test` (the REST API with
 // the fixtures' fixed key, a user token over y-websocket, a reset between tests that loads the fixtures again, the
 // clock expiring a token), README's vitest globalSetup example copied from README.md and run by `npx vitest run`,
+// README's shell example (curl resetting through the testing API) run by a shell as written,
 // and the exit code of a failing command passed through. The install compiles better-sqlite3 (about 90 s here); the
 // other packages come from npm's cache when `npm install` or `npm ci` filled it.
 import { spawnSync } from 'node:child_process';
@@ -29,8 +30,16 @@ function readmeVitestExample(): { config: string; setup: string } {
   return { config: `${block[2]}\n`, setup: block[1] as string };
 }
 
+/** README's shell example of `hearth exec` (the line that resets through the testing API with curl), as written. */
+function readmeShellExample(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const line = readme.split('\n').find((l) => l.startsWith("npx hearth exec -- sh -c 'curl "));
+  if (!line) throw new Error("README.md has no shell example of hearth exec with curl (a line opening with npx hearth exec -- sh -c 'curl …)");
+  return line;
+}
+
 describe('the npm package in an app', () => {
-  it('installs from npm pack and runs the app suite under hearth exec, README vitest example, and exit codes', { timeout: 900_000 }, () => {
+  it('installs from npm pack and runs the app suite under hearth exec, README vitest and shell examples, and exit codes', { timeout: 900_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'hearth-package-'));
     try {
       // npm pack builds dist/ (prepare) and packs what package.json's "files" name. It runs in a copy of the source
@@ -73,6 +82,11 @@ describe('the npm package in an app', () => {
       const vitest = run(app, 'npx', ['vitest', 'run'], 300_000);
       expect(vitest.status, vitest.out).toBe(0);
       expect(vitest.out).toMatch(/1 passed/);
+
+      // README's shell example, run as written by a shell: curl resets the throwaway Hearth through the testing API
+      const shell = run(app, 'sh', ['-c', readmeShellExample()], 120_000);
+      expect(shell.status, shell.out).toBe(0);
+      expect(shell.out).toContain('"message":"Everything was reset."');
 
       const failing = run(app, 'npx', ['hearth', 'exec', '--', 'node', '-e', 'process.exit(3)'], 120_000);
       expect(failing.status, failing.out).toBe(3);
