@@ -3,7 +3,8 @@
 // tarball, then the app's own suite run by `npx hearth exec --fixtures fixtures.json -- npm test` (the REST API with
 // the fixtures' fixed key, a user token over y-websocket, a reset between tests that loads the fixtures again, the
 // clock expiring a token), README's vitest globalSetup example copied from README.md and run by `npx vitest run`,
-// README's shell example (curl resetting through the testing API) run by a shell as written,
+// README's Jest globalSetup example run by `npx jest`, README's shell example (curl resetting through the testing
+// API) run by a shell as written,
 // and the exit code of a failing command passed through. The install compiles better-sqlite3 (about 90 s here); the
 // other packages come from npm's cache when `npm install` or `npm ci` filled it.
 import { spawnSync } from 'node:child_process';
@@ -38,8 +39,21 @@ function readmeShellExample(): string {
   return line;
 }
 
+/**
+ * README's Jest example: the config (its first comment line) and the two files, as README.md has them. The config is
+ * CommonJS (`module.exports`), so in this ES module app it is written as jest.config.cjs.
+ */
+function readmeJestExample(): { config: string; setup: string; teardown: string } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /```js\n\/\/ jest\.config\.js: (.+)\n([\s\S]*?)```/.exec(readme);
+  if (!block) throw new Error('README.md has no Jest globalSetup example (a js block opening with "// jest.config.js: …")');
+  const [setup, teardown] = (block[2] as string).split(/^\/\/ hearth\.teardown\.mjs\n/m);
+  if (!setup || !teardown) throw new Error('README.md\'s Jest example has no "// hearth.teardown.mjs" part');
+  return { config: `${block[1]}\n`, setup, teardown };
+}
+
 describe('the npm package in an app', () => {
-  it('installs from npm pack and runs the app suite under hearth exec, README vitest and shell examples, and exit codes', { timeout: 900_000 }, () => {
+  it('installs from npm pack and runs the app suite under hearth exec, README vitest, Jest and shell examples, and exit codes', { timeout: 900_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'hearth-package-'));
     try {
       // npm pack builds dist/ (prepare) and packs what package.json's "files" name. It runs in a copy of the source
@@ -66,6 +80,10 @@ describe('the npm package in an app', () => {
       const example = readmeVitestExample();
       writeFileSync(join(app, 'vitest.config.js'), example.config);
       writeFileSync(join(app, 'hearth.setup.js'), example.setup);
+      const jest = readmeJestExample();
+      writeFileSync(join(app, 'jest.config.cjs'), jest.config);
+      writeFileSync(join(app, 'hearth.setup.mjs'), jest.setup);
+      writeFileSync(join(app, 'hearth.teardown.mjs'), jest.teardown);
 
       const installed = run(app, 'npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], 600_000);
       expect(installed.status, installed.out).toBe(0);
@@ -82,6 +100,10 @@ describe('the npm package in an app', () => {
       const vitest = run(app, 'npx', ['vitest', 'run'], 300_000);
       expect(vitest.status, vitest.out).toBe(0);
       expect(vitest.out).toMatch(/1 passed/);
+
+      const jestRun = run(app, 'npx', ['jest', 'jest/'], 300_000);
+      expect(jestRun.status, jestRun.out).toBe(0);
+      expect(jestRun.out).toMatch(/Tests:\s+1 passed, 1 total/);
 
       // README's shell example, run as written by a shell: curl resets the throwaway Hearth through the testing API
       const shell = run(app, 'sh', ['-c', readmeShellExample()], 120_000);
