@@ -38,6 +38,8 @@ export interface CallDetail extends Omit<CallSummary, 'hasBodies'> {
   response?: string;
   /** The request's headers as received, credentials masked (`[redacted]`); kept with the bodies. */
   requestHeaders?: Array<[string, string]>;
+  /** The answer's headers as Hearth wrote them (Node's own `Date` and `Keep-Alive` aside); kept with the bodies. */
+  responseHeaders?: Array<[string, string]>;
 }
 
 /** The error envelope of every admin endpoint (and of every operation). */

@@ -30,6 +30,8 @@ export interface MonitoredCall extends Omit<CallSummary, 'hasBodies'> {
   response?: string;
   /** The request's headers as they came, secrets masked (kept with the bodies, only while watched). */
   requestHeaders?: Array<[string, string]>;
+  /** The answer's headers as Hearth wrote them (kept with the bodies, only while watched). */
+  responseHeaders?: Array<[string, string]>;
 }
 
 /** How much the monitor may hold (config.monitor, in bytes and milliseconds). */
@@ -74,7 +76,11 @@ const headerBytes = (headers: Array<[string, string]> | undefined) => {
   for (const [name, value] of headers ?? []) size += name.length + value.length + 16;
   return size;
 };
-const bodyBytes = (call: MonitoredCall) => (call.request?.length ?? 0) + (call.response?.length ?? 0) + headerBytes(call.requestHeaders);
+const bodyBytes = (call: MonitoredCall) =>
+  (call.request?.length ?? 0) + (call.response?.length ?? 0) + headerBytes(call.requestHeaders) + headerBytes(call.responseHeaders);
+/** At most 50 headers, names of 256 characters and values of 1,024 (a client's own are what it sent). */
+const boundedHeaders = (headers: Array<[string, string]>) =>
+  headers.slice(0, 50).map(([name, value]): [string, string] => [name.slice(0, 256), value.slice(0, 1024)]);
 const summaryBytes = (call: MonitoredCall) =>
   CALL_OVERHEAD +
   call.method.length +
@@ -98,7 +104,7 @@ const SHARE_BATCH = 1_000;
 /** What one message carries: the sending instance, and its calls' summaries with their workspace. */
 interface SharedCalls {
   instance: string;
-  calls: Array<Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance' | 'requestHeaders'>>;
+  calls: Array<Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance' | 'requestHeaders' | 'responseHeaders'>>;
 }
 
 interface Sharing {
@@ -149,6 +155,7 @@ export function createMonitor(limits: MonitorLimits = DEFAULT_MONITOR_LIMITS, no
     delete call.request;
     delete call.response;
     delete call.requestHeaders;
+    delete call.responseHeaders;
     ring.bytes -= size;
     ring.bodies -= size;
     total -= size;
@@ -284,8 +291,8 @@ export function createMonitor(limits: MonitorLimits = DEFAULT_MONITOR_LIMITS, no
      * runs only while that workspace's monitor is watched.
      */
     record(
-      call: Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance' | 'requestHeaders'>,
-      bodies?: () => { request: string; response: string; headers?: Array<[string, string]> },
+      call: Omit<MonitoredCall, 'id' | 'request' | 'response' | 'instance' | 'requestHeaders' | 'responseHeaders'>,
+      bodies?: () => { request: string; response: string; headers?: Array<[string, string]>; responseHeaders?: Array<[string, string]> },
     ) {
       const entry = call as MonitoredCall;
       if (sharing) {
@@ -298,10 +305,11 @@ export function createMonitor(limits: MonitorLimits = DEFAULT_MONITOR_LIMITS, no
         }
       }
       if (bodies && (rings.get(call.workspaceId)?.watchers.size ?? 0) > 0) {
-        const { request, response, headers } = bodies();
+        const { request, response, headers, responseHeaders } = bodies();
         entry.request = bounded(request);
         entry.response = bounded(response);
-        if (headers) entry.requestHeaders = headers.slice(0, 50).map(([name, value]) => [name.slice(0, 256), value.slice(0, 1024)]);
+        if (headers) entry.requestHeaders = boundedHeaders(headers);
+        if (responseHeaders) entry.responseHeaders = boundedHeaders(responseHeaders);
       }
       keep(entry);
     },

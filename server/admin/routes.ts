@@ -67,7 +67,14 @@ async function readJson(event: H3Event, limit: number): Promise<{ value: Record<
 const describeKey = (r: KeyListRow): KeyItem => ({ apiKey: r.id, name: r.name, type: r.type, disabled: r.disabled === 1, disabledAt: r.disabledAt });
 
 /** Summary of a call for lists and the live feed (bodies only on request, by id). */
-const summary = ({ request: _request, response: _response, requestHeaders: _headers, workspaceId: _workspaceId, ...rest }: MonitoredCall) => ({
+const summary = ({
+  request: _request,
+  response: _response,
+  requestHeaders: _headers,
+  responseHeaders: _responseHeaders,
+  workspaceId: _workspaceId,
+  ...rest
+}: MonitoredCall) => ({
   ...rest,
   hasBodies: _request !== undefined,
 });
@@ -463,7 +470,7 @@ export function registerAdminRoutes(h3: H3, app: AppContext, operations: readonl
     if (!workspace) return refuse(event, 401, 'Not signed in.');
     const call = app.monitor.find(workspace.workspaceId, Number(event.context.params?.id));
     return call
-      ? { ...summary(call), request: call.request, response: call.response, requestHeaders: call.requestHeaders }
+      ? { ...summary(call), request: call.request, response: call.response, requestHeaders: call.requestHeaders, responseHeaders: call.responseHeaders }
       : json(event, 404, { error: { status: 'NOT_FOUND', message: "No such call of this workspace in the monitor (it keeps each workspace's last 500)." } });
   });
 

@@ -109,6 +109,7 @@ function recordCall(
         request: redactRequest(op, requestText() ?? ''),
         response: redactAnswer(op, typeof json === 'string' ? json : json.toString('utf8')),
         headers: maskedHeaders(app.config.headerBrand, call.headers),
+        responseHeaders: pairsOf(answerHead(outcome, json)),
       }),
     );
   if (call.workspaceId !== undefined) keep(call.workspaceId);
@@ -118,13 +119,24 @@ function recordCall(
   return json;
 }
 
-function writeAnswer(res: ServerResponse, outcome: CallOutcome, json: string | Buffer) {
+/** The headers of an operation's answer, as writeHead takes them (name, value, name, value…); the monitor keeps them too. */
+function answerHead(outcome: CallOutcome, json: string | Buffer): string[] {
   const length = typeof json === 'string' ? Buffer.byteLength(json) : json.length;
   const head = ['content-type', JSON_CONTENT_TYPE, 'x-request-id', outcome.requestId, 'content-length', String(length)];
   // after a refused oversized body the connection closes, once the rest is dropped (dropRestOfBody)
   if (outcome.bodyUnread) head.unshift('connection', 'close');
+  return head;
+}
+
+const pairsOf = (head: string[]): Array<[string, string]> => {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i < head.length; i += 2) pairs.push([head[i] as string, head[i + 1] as string]);
+  return pairs;
+};
+
+function writeAnswer(res: ServerResponse, outcome: CallOutcome, json: string | Buffer) {
   // An empty reason phrase, as the h3 way writes it.
-  res.writeHead(outcome.status, '', head);
+  res.writeHead(outcome.status, '', answerHead(outcome, json));
   res.end(json);
 }
 

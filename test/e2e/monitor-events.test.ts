@@ -52,6 +52,9 @@ describe('request monitor: refused calls, the UI own calls with headers, websock
     expect(headers).toContain('x-svc-auth-token[redacted]');
     expect(headers).not.toContain('wrong');
     expect(await page.textContent('#response-body')).toContain('PERMISSION_DENIED');
+    // the answer's headers, as the client received them
+    const answered = (await page.textContent('#response-headers')) ?? '';
+    for (const name of ['content-type', 'x-request-id', 'content-length']) expect(answered).toContain(`${name}${refused.headers.get(name)}`);
 
     // websocket events: connected with the access decided, closed with its code, refused
     const room = { organizationId: 'mon', documentId: 'doc', editorId: 'e1' };

@@ -186,11 +186,11 @@ function kindLabel(c: CallSummary): string {
 }
 
 /** A call's request headers as received, credentials masked. */
-function HeaderList({ headers }: { headers: Array<[string, string]> | undefined }) {
+function HeaderList({ headers, id, caption }: { headers: Array<[string, string]> | undefined; id: string; caption: string }) {
   if (!headers) return <p class="muted">Headers are kept with the bodies.</p>;
   return (
-    <table id="request-headers" class="headers">
-      <caption class="visually-hidden">Request headers</caption>
+    <table id={id} class="headers">
+      <caption class="visually-hidden">{caption}</caption>
       <tbody>
         {headers.map(([name, value], i) => (
           <tr key={`${name}-${i}`}>
@@ -259,11 +259,14 @@ function CallView({ id, workspaceId }: { id: number; workspaceId: string }) {
         </button>
       </div>
       <h3>Request headers</h3>
-      <HeaderList headers={call.requestHeaders} />
+      <HeaderList headers={call.requestHeaders} id="request-headers" caption="Request headers" />
       <h3>Request</h3>
       <pre tabIndex={0} id="request-body">
         {pretty(call.request)}
       </pre>
+      <h3>Response headers</h3>
+      <HeaderList headers={call.responseHeaders} id="response-headers" caption="Response headers" />
+      {call.responseHeaders ? <p class="muted">As Hearth wrote them; Node adds Date and Keep-Alive.</p> : null}
       <h3>Response</h3>
       <pre tabIndex={0} id="response-body">
         {pretty(call.response)}
