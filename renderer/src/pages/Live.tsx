@@ -6,7 +6,8 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import type { CrdtItem, CrdtKey, HistoryEntry, StateAnswer } from '../../../shared/admin.ts';
-import { CharDiffView, type DiffPart, diffChars, diffCounts } from '../components/DiffView.tsx';
+import { WordDiffView } from '../components/DiffView.tsx';
+import { type DiffPart, diffChars, diffCounts } from '../lib/diff.ts';
 import { ConfirmButton, type Outcome } from '../components/Edit.tsx';
 import { JsonView } from '../components/JsonView.tsx';
 import { Table } from '../components/Table.tsx';
@@ -420,7 +421,7 @@ function History({ room, nowText, version }: { room: CrdtKey; nowText: string; v
           {toText === null ? (
             <p class="muted">Loading…</p>
           ) : (
-            <CharDiffView before={textOf(then)} after={toText} id="history-diff" beforeLabel={whenOf(then.seq)} afterLabel={to === null ? 'now' : whenOf(to)} />
+            <WordDiffView before={textOf(then)} after={toText} id="history-diff" beforeLabel={whenOf(then.seq)} afterLabel={to === null ? 'now' : whenOf(to)} />
           )}
         </Section>
       )}
