@@ -246,4 +246,46 @@ describe('admin UI: editing through the operations', () => {
     await expect.poll(async () => memberships('ada')).toEqual([]);
     expect(errors).toEqual([]);
   });
+
+  it('starts a comment thread and sends a notification from the document page, read back through the API', async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'desk', createOrganization: true, documents: [{ documentId: 'memo' }] });
+    await t.callK('/v2/users/add', {
+      organizationId: 'desk',
+      users: [
+        { userId: 'kay', name: 'Kay' },
+        { userId: 'lee', name: 'Lee' },
+      ],
+    });
+    const { page, errors } = await signedInPage(browser, t);
+    await page.goto(`${t.url}/k/${key()}/organizations/desk/documents/memo?tab=comments`);
+    await expect.poll(() => page.textContent('#comments')).toContain('No comments.');
+    // without an author the server refuses it, and the form says its message
+    await fill(page, 'comment-create', 'commentText', 'Looks good to me');
+    await submit(page, 'comment-create');
+    await expect.poll(() => page.textContent('#comment-create-error')).toMatch(/userId/);
+    await page.fill('#comment-create-from', 'kay');
+    await submit(page, 'comment-create');
+    await expect.poll(() => statusOf(page, 'comment-create')).toBe('Comment thread started by kay.');
+    type Thread = { comments: Array<{ commentText: string; from: { userId: string } }> };
+    const threads = dataOf<Thread[]>(await t.callK('/v2/commentannotations/get', { organizationId: 'desk', documentId: 'memo' }));
+    expect(threads.map((a) => a.comments.map((c) => [c.from.userId, c.commentText]))).toEqual([[['kay', 'Looks good to me']]]);
+    await expect.poll(() => page.textContent('#comment-list tbody')).toContain('Looks good to me');
+
+    await page.goto(`${t.url}/k/${key()}/organizations/desk/documents/memo?tab=notifications`);
+    await fill(page, 'notification-send', 'displayHeadlineMessageTemplate', '{actionUser} asks for a review');
+    await fill(page, 'notification-send', 'displayBodyMessage', 'Please read the memo.');
+    await page.fill('#notification-send-actor', 'kay');
+    await page.fill('#notification-send-to', 'lee');
+    await submit(page, 'notification-send');
+    await expect.poll(() => statusOf(page, 'notification-send')).toBe('Notification sent.');
+    type Feed = Array<{ displayHeadlineMessageTemplate: string; displayBodyMessage: string; actionUser: { userId: string } }>;
+    const lees = dataOf<Feed>(await t.callK('/v2/notifications/get', { organizationId: 'desk', userId: 'lee' }));
+    expect(lees.map((n) => [n.actionUser.userId, n.displayHeadlineMessageTemplate, n.displayBodyMessage])).toEqual([
+      ['kay', '{actionUser} asks for a review', 'Please read the memo.'],
+    ]);
+    expect(dataOf<Feed>(await t.callK('/v2/notifications/get', { organizationId: 'desk', userId: 'kay' }))).toEqual([]);
+    await expect.poll(() => page.textContent('#notifications tbody')).toContain('Please read the memo.');
+    expect(await axeViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
 });

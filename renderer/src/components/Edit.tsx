@@ -84,7 +84,7 @@ function useOperationSchema(op: string): JsonSchema | undefined {
   return schema;
 }
 
-type Values = Record<string, unknown>;
+export type Values = Record<string, unknown>;
 
 /**
  * A form of some fields of an operation (those named in `fields`, found in its schema at `at`), sent as the

@@ -9,13 +9,13 @@ import { Table } from './Table.tsx';
 
 type Scope = Omit<FeedQuery, 'q' | 'cursor' | 'limit' | 'dir'>;
 
-export function Notifications({ scope }: { scope: Scope }) {
+export function Notifications({ scope, version = 0 }: { scope: Scope; version?: number }) {
   const { apiKey, organizationId } = scope;
   return (
     <Table<NotificationItem>
       id="notifications"
       caption="Notifications"
-      deps={[JSON.stringify(scope)]}
+      deps={[JSON.stringify(scope), version]}
       defaultDir="desc"
       load={(a) => api.notifications({ ...scope, ...a })}
       rowKey={(n) => n.id}

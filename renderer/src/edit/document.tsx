@@ -2,7 +2,8 @@
 // what goes with it), and document memberships with roles. Every change is an operation call (components/Edit.tsx).
 import { useState } from 'preact/hooks';
 import type { DocumentAnswer } from '../../../shared/admin.ts';
-import { ConfirmButton, OpButton, OpForm, perform } from '../components/Edit.tsx';
+import { ConfirmButton, OpButton, OpForm, perform, type Values } from '../components/Edit.tsx';
+import { Picker } from '../components/Picker.tsx';
 import { api } from '../lib/api.ts';
 import { links } from '../lib/links.ts';
 import { navigate } from '../lib/router.ts';
@@ -186,5 +187,126 @@ export function DocumentMemberActions({
         </span>
       )}
     </span>
+  );
+}
+
+/** A user id field with the workspace's users as suggestions (the form's value `name`). */
+function UserField({
+  id,
+  name,
+  label,
+  hint,
+  apiKey,
+  values,
+  set,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  hint: string;
+  apiKey: string;
+  values: Values;
+  set: (v: Values) => void;
+}) {
+  return (
+    <label for={id}>
+      <span>
+        {label} <span class="required">*</span> <span class="field-hint">— {hint}</span>
+      </span>
+      <Picker
+        id={id}
+        kind="user"
+        apiKey={apiKey}
+        value={typeof values[name] === 'string' ? (values[name] as string) : ''}
+        placeholder="user id or name"
+        onInput={(v) => set({ ...values, [name]: v })}
+      />
+    </label>
+  );
+}
+
+/** Starts a comment thread on the document, as one user (commentannotations/add). */
+export function NewCommentThread({
+  apiKey,
+  organizationId,
+  documentId,
+  onChanged,
+}: {
+  apiKey: string;
+  organizationId: string;
+  documentId: string;
+  onChanged: () => void;
+}) {
+  return (
+    <OpForm
+      id="comment-create"
+      title="Start a comment thread"
+      apiKey={apiKey}
+      op="/v2/commentannotations/add"
+      at={['commentAnnotations', 'commentData']}
+      fields={['commentText']}
+      build={({ fromUserId, ...comment }) => ({
+        organizationId,
+        documentId,
+        commentAnnotations: [{ commentData: [{ ...comment, from: { userId: fromUserId } }] }],
+      })}
+      submitLabel="Add the comment"
+      done={(v) => `Comment thread started by ${String(v.fromUserId)}.`}
+      onDone={onChanged}
+      extra={(v, set) => <UserField id="comment-create-from" name="fromUserId" label="from.userId" hint="who writes it" apiKey={apiKey} values={v} set={set} />}
+    />
+  );
+}
+
+/** Sends a notification about the document to the users named, or to everyone with access (notifications/add). */
+export function SendNotification({
+  apiKey,
+  organizationId,
+  documentId,
+  onChanged,
+}: {
+  apiKey: string;
+  organizationId: string;
+  documentId: string;
+  onChanged: () => void;
+}) {
+  return (
+    <OpForm
+      id="notification-send"
+      title="Send a notification"
+      apiKey={apiKey}
+      op="/v2/notifications/add"
+      fields={['displayHeadlineMessageTemplate', 'displayBodyMessage', 'notifyAll']}
+      initial={{ notifyUserIds: '' }}
+      build={({ actionUserId, notifyUserIds, ...rest }) => ({
+        organizationId,
+        documentId,
+        ...rest,
+        actionUser: { userId: actionUserId },
+        notifyUsers: String(notifyUserIds ?? '')
+          .split(',')
+          .map((userId) => userId.trim())
+          .filter(Boolean)
+          .map((userId) => ({ userId })),
+      })}
+      submitLabel="Send the notification"
+      done={() => 'Notification sent.'}
+      onDone={onChanged}
+      extra={(v, set) => (
+        <>
+          <UserField id="notification-send-actor" name="actionUserId" label="actionUser.userId" hint="who it is from" apiKey={apiKey} values={v} set={set} />
+          <label for="notification-send-to">
+            <span>
+              notifyUsers <span class="field-hint">— user ids, separated by commas (or check notifyAll)</span>
+            </span>
+            <input
+              id="notification-send-to"
+              value={String(v.notifyUserIds ?? '')}
+              onInput={(e) => set({ ...v, notifyUserIds: (e.target as HTMLInputElement).value })}
+            />
+          </label>
+        </>
+      )}
+    />
   );
 }

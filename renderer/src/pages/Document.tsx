@@ -10,7 +10,7 @@ import { ago, bytes } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import { useLocation, type Params } from '../lib/router.ts';
 import { useLoad } from '../lib/use.ts';
-import { DocumentMemberActions, DocumentSettings, NewDocumentMember } from '../edit/document.tsx';
+import { DocumentMemberActions, DocumentSettings, NewCommentThread, NewDocumentMember, SendNotification } from '../edit/document.tsx';
 
 export default function DocumentPage({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
@@ -113,8 +113,15 @@ export default function DocumentPage({ params }: { params: Params }) {
                 </table>
               ))}
             {tab === 'access' && <Access apiKey={apiKey} organizationId={organizationId} documentId={documentId} version={version} onChanged={changed} />}
-            {tab === 'comments' && <Comments apiKey={apiKey} organizationId={organizationId} documentId={documentId} />}
-            {tab === 'notifications' && <Notifications scope={{ apiKey, organizationId, documentId }} />}
+            {tab === 'comments' && <Comments apiKey={apiKey} organizationId={organizationId} documentId={documentId} version={version} onChanged={changed} />}
+            {tab === 'notifications' && (
+              <>
+                <Notifications scope={{ apiKey, organizationId, documentId }} version={version} />
+                <Section title="Send a notification" id="notification-new">
+                  <SendNotification apiKey={apiKey} organizationId={organizationId} documentId={documentId} onChanged={changed} />
+                </Section>
+              </>
+            )}
             {tab === 'activity' && <Activity scope={{ apiKey, organizationId, documentId }} />}
             {tab === 'recordings' && <Recordings apiKey={apiKey} organizationId={organizationId} documentId={documentId} />}
           </div>
@@ -198,10 +205,10 @@ function Access({ apiKey, organizationId, documentId, version, onChanged }: Wher
   );
 }
 
-function Comments({ apiKey, organizationId, documentId }: Where) {
+function Comments({ apiKey, organizationId, documentId, version, onChanged }: Where & { version: number; onChanged: () => void }) {
   const list = useLoad(
     async () => dataOf<AnnotationView[]>(await api.call('/v2/commentannotations/get', apiKey, { organizationId, documentId })),
-    [apiKey, organizationId, documentId],
+    [apiKey, organizationId, documentId, version],
   );
   return (
     <Section title="Comment threads" id="comments">
@@ -234,6 +241,7 @@ function Comments({ apiKey, organizationId, documentId }: Where) {
           ))}
         </tbody>
       </table>
+      <NewCommentThread apiKey={apiKey} organizationId={organizationId} documentId={documentId} onChanged={onChanged} />
     </Section>
   );
 }
