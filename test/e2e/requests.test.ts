@@ -187,8 +187,18 @@ describe('admin UI: live documents', () => {
     writer.doc.getText('content').insert(0, 'Typed: ');
     await expect.poll(() => page.textContent('#crdt-content')).toBe('Typed: second draft, edited over REST');
     // the inspector's own read-only connection and the writer
-    await page.click('#crdt-refresh');
-    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('2');
+    // (the list is a snapshot: it is read again until it has both; one read right after the writer's sync saw 1 in
+    // a CI run, never here, so the count is not assumed to be settled at the first click)
+    await expect
+      .poll(
+        async () => {
+          await page.click('#crdt-refresh');
+          return row.locator('td').nth(3).textContent();
+        },
+        { timeout: 10_000, interval: 250 },
+      )
+      .toBe('2');
+    expect(await page.textContent('#crdt-state')).toBe('live (read-only)');
     writer.close();
     await screenshot(page, 'documents');
     expect(errors).toEqual([]);
