@@ -89,6 +89,14 @@ describe('admin UI: editing through the operations', () => {
     await submit(page, 'org-rename');
     await expect.poll(() => page.textContent('#page-title')).toBe('Acme Corporation');
     expect((await orgs(['acme']))[0]?.organizationName).toBe('Acme Corporation');
+    // Undo sends the name before; typing right after it is kept through the page's reload
+    await page.click('#org-rename-undo');
+    await expect.poll(() => page.textContent('#page-title')).toBe('Acme Inc');
+    expect((await orgs(['acme']))[0]?.organizationName).toBe('Acme Inc');
+    expect(await page.inputValue('#field-org-rename_organizationName')).toBe('Acme Inc');
+    await fill(page, 'org-rename', 'organizationName', 'Acme Corporation');
+    await submit(page, 'org-rename');
+    await expect.poll(() => page.textContent('#page-title')).toBe('Acme Corporation');
     await page.click('#org-disable');
     await expect.poll(async () => (await orgs(['acme']))[0]?.disabled).toBe(true);
     await expect.poll(() => page.textContent('#org-disable')).toBe('Enable');
@@ -164,11 +172,26 @@ describe('admin UI: editing through the operations', () => {
     await fill(page, 'doc-rename', 'documentName', 'Press release');
     await submit(page, 'doc-rename');
     await expect.poll(() => page.textContent('#page-title')).toBe('Press release');
+    const originalAccess = (await doc())?.accessType as string;
+    await page.selectOption('#field-doc-access_accessType', 'restricted');
+    await submit(page, 'doc-access');
+    await expect.poll(async () => (await doc())?.accessType).toBe('restricted');
+    // a cheap change offers Undo: the same operation with the value before
+    await page.click('#doc-access-undo');
+    await expect.poll(async () => (await doc())?.accessType).toBe(originalAccess);
+    await expect.poll(() => statusOf(page, 'doc-access')).toBe(`Undone: Access type: ${originalAccess}.`);
+    expect(await page.locator('#doc-access-undo').count()).toBe(0);
     await page.selectOption('#field-doc-access_accessType', 'restricted');
     await submit(page, 'doc-access');
     await expect.poll(async () => (await doc())?.accessType).toBe('restricted');
     await page.click('#doc-disable');
     await expect.poll(async () => (await doc())?.disabled).toBe(true);
+    const originalFolder = (await doc())?.folderId;
+    await page.selectOption('#doc-move-folder', 'public');
+    await submit(page, 'doc-move');
+    await expect.poll(async () => (await doc())?.folderId).toBe('public');
+    await page.click('#doc-move-undo');
+    await expect.poll(async () => (await doc())?.folderId).toBe(originalFolder);
     await page.selectOption('#doc-move-folder', 'public');
     await submit(page, 'doc-move');
     await expect.poll(async () => (await doc())?.folderId).toBe('public');

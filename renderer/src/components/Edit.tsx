@@ -105,6 +105,7 @@ export function OpForm({
   onDone,
   extra,
   keep = false,
+  undo = false,
 }: {
   id: string;
   title?: string;
@@ -122,6 +123,11 @@ export function OpForm({
   extra?: (values: Values, set: (v: Values) => void) => ComponentChildren;
   /** Keep the values after success (edit forms) rather than clear them (create forms). */
   keep?: boolean;
+  /**
+   * Offer Undo after success: the same operation sent with the values the form started from (`initial`), for a
+   * cheap change whose previous state those values are whole (a rename, an access type, a move).
+   */
+  undo?: boolean;
 }) {
   const schema = useOperationSchema(op);
   const [values, setValues] = useState<Values>(initial);
@@ -129,14 +135,32 @@ export function OpForm({
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** What Undo sends (the values the form started from, before the last success), while it is offered. */
+  const [undoTo, setUndoTo] = useState<Values | null>(null);
   const initialKey = JSON.stringify(initial);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  useEffect(() => setValues(initial), [initialKey]);
+  // After this form's own change (or its undo) the page reads the entity again, and the values it starts from
+  // follow. A pick made before that read arrives (a fast user, or a test) is the user's and is kept.
+  const awaiting = useRef({ reload: false, edited: false });
+  const change = (v: Values) => {
+    if (awaiting.current.reload) awaiting.current.edited = true;
+    setValues(v);
+  };
+  useEffect(() => {
+    const own = awaiting.current.reload;
+    const kept = own && awaiting.current.edited;
+    awaiting.current = { reload: false, edited: false };
+    if (!kept) setValues(initial);
+    // changed by someone else, or another entity on the same page: what Undo would send is no longer the state before
+    if (!own) setUndoTo(null);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [initialKey]);
   const part = schema ? schemaAt(schema, at) : undefined;
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setSaid(null);
+    setUndoTo(null);
+    const before = initial;
     const outcome = await perform(op, apiKey, build(values));
     setBusy(false);
     if (!outcome.ok) {
@@ -152,18 +176,36 @@ export function OpForm({
     setErrors({});
     setFormError(null);
     setSaid({ text: done(values), tone: 'ok' });
+    const changed = JSON.stringify(before) !== JSON.stringify(values);
+    if (undo && changed) setUndoTo(before);
+    if (keep && changed) awaiting.current = { reload: true, edited: false };
     if (!keep) setValues(initial);
     onDone?.(values, outcome);
+  };
+  const undoLast = async () => {
+    if (!undoTo) return;
+    setBusy(true);
+    const outcome = await perform(op, apiKey, build(undoTo));
+    setBusy(false);
+    if (!outcome.ok) {
+      setFormError(`Undo failed: ${outcome.message}`);
+      return;
+    }
+    setUndoTo(null);
+    awaiting.current = { reload: true, edited: false };
+    setValues(undoTo);
+    setSaid({ text: `Undone: ${done(undoTo)}`, tone: 'ok' });
+    onDone?.(undoTo, outcome);
   };
   return (
     <form class="form edit-form" id={id} noValidate onSubmit={(e) => void submit(e)} aria-label={title}>
       {title && <h3>{title}</h3>}
       {part ? (
-        <SchemaFields schema={part} names={fields} value={values} onChange={setValues} prefix={id} errors={errors} />
+        <SchemaFields schema={part} names={fields} value={values} onChange={change} prefix={id} errors={errors} />
       ) : (
         <p class="muted">Loading the operation's fields…</p>
       )}
-      {extra?.(values, setValues)}
+      {extra?.(values, change)}
       {formError && (
         <p class="error" role="alert" id={`${id}-error`}>
           {formError}
@@ -175,7 +217,14 @@ export function OpForm({
         </button>
         <span class="muted op-path">{op}</span>
       </div>
-      <Status said={said} id={`${id}-status`} />
+      <div class="row">
+        <Status said={said} id={`${id}-status`} />
+        {undoTo && (
+          <button type="button" class="small" id={`${id}-undo`} disabled={busy} onClick={() => void undoLast()}>
+            Undo
+          </button>
+        )}
+      </div>
     </form>
   );
 }

@@ -30,6 +30,7 @@ export function DocumentSettings({ apiKey, d, onChanged }: { apiKey: string; d: 
           fields={['documentName']}
           initial={{ documentName: d.document.name ?? '' }}
           keep
+          undo
           build={(v) => ({ organizationId, documents: [{ documentId, ...v }] })}
           submitLabel="Rename"
           done={(v) => `Renamed to “${String(v.documentName ?? '')}”.`}
@@ -42,6 +43,7 @@ export function DocumentSettings({ apiKey, d, onChanged }: { apiKey: string; d: 
           fields={['accessType']}
           initial={{ accessType: d.document.accessType }}
           keep
+          undo
           build={(v) => ({ organizationId, documentIds: [documentId], ...v })}
           submitLabel="Set access type"
           done={(v) => `Access type: ${String(v.accessType)}.`}
@@ -54,6 +56,7 @@ export function DocumentSettings({ apiKey, d, onChanged }: { apiKey: string; d: 
           fields={[]}
           initial={{ folderId: d.document.folderId ?? 'root' }}
           keep
+          undo
           build={(v) => ({ organizationId, documentIds: [documentId], ...v })}
           submitLabel="Move"
           done={(v) => (v.folderId === 'root' ? 'Moved to the top level.' : `Moved to folder ${String(v.folderId)}.`)}

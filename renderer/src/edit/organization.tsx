@@ -28,6 +28,7 @@ export function OrganizationSettings({ apiKey, o, onChanged }: { apiKey: string;
         fields={['organizationName']}
         initial={{ organizationName: o.organization.name ?? '' }}
         keep
+        undo
         build={(v) => ({ organizations: [{ organizationId, ...v }] })}
         submitLabel="Rename"
         done={(v) => `Renamed to “${String(v.organizationName ?? '')}”.`}
