@@ -237,6 +237,24 @@ export const userAccessAnswer = z.object({
 });
 export type UserAccessAnswer = z.infer<typeof userAccessAnswer>;
 
+/**
+ * Where a user is connected now (on the instance that answers): each document with a websocket opened with the
+ * user's token, how many, whether one may write, and the presence states they set (the app client's own JSON).
+ */
+export const userPresenceAnswer = z.object({
+  documents: z.array(
+    z.object({
+      organizationId: z.string(),
+      documentId: z.string(),
+      editorId: z.string(),
+      connections: z.number(),
+      writable: z.boolean(),
+      states: z.array(z.unknown()),
+    }),
+  ),
+});
+export type UserPresenceAnswer = z.infer<typeof userPresenceAnswer>;
+
 export const accessAnswer = z.object({
   users: z.array(
     z.object({

@@ -12,6 +12,7 @@ import {
   usersQuery,
   type SearchHit,
   type UserAccessAnswer,
+  type UserPresenceAnswer,
 } from '../../shared/admin.ts';
 import type { ActivityRow, EntitySort, NotificationRow, SortKey } from '../db/repos/inspection.ts';
 import { createAccessResolver } from '../services/access.ts';
@@ -206,6 +207,13 @@ export function registerBrowseRoutes(h3: H3, kit: AdminKit) {
     }
     answer.truncated ||= view.organizations.length > USER_ACCESS_ORGANIZATIONS;
     return answer;
+  });
+
+  // Where the user is connected now: the documents of this key with a websocket opened with their token.
+  h3.get('/admin/api/user/presence', async (event) => {
+    const found = await userOf(event);
+    if ('error' in found) return found.error;
+    return { documents: kit.app.crdt.presenceOf(found.scope.apiKeyId, found.userId) } satisfies UserPresenceAnswer;
   });
 
   h3.get('/admin/api/memberships', async (event) => {

@@ -18,6 +18,18 @@ export interface DocKey extends RoomId {
   apiKeyId: string;
 }
 
+/** A user's connections to one document, as the admin UI's user page shows them (`presenceOf`). */
+export interface UserPresence extends RoomId {
+  connections: number;
+  /** Whether one of them may write (an editor's), or all only read. */
+  writable: boolean;
+  /** The presence (awareness) states they set: a name, a colour, a cursor, as the app's client puts them. */
+  states: unknown[];
+}
+
+/** The longest presence state the admin UI is sent as it is. */
+const PRESENCE_STATE_CHARS = 4096;
+
 /** Who made a change: a websocket connection, or a server-side writer (REST, later AI) named by `by`. */
 export interface ServerOrigin {
   server: true;
@@ -1051,6 +1063,36 @@ export function createCrdtStore(
     /** Clients connected to the document now (0 when it is not loaded). */
     connections(k: DocKey): number {
       return live.get(keyString(k))?.conns.size ?? 0;
+    },
+
+    /**
+     * Where a user is connected now, on this instance: the documents of the key that have a connection opened with
+     * the user's token, how many, whether they may write, and the presence (awareness) states those connections set.
+     * A state is the client's own JSON: one over PRESENCE_STATE_CHARS is named by its size instead.
+     */
+    presenceOf(apiKeyId: string, userId: string): UserPresence[] {
+      const found: UserPresence[] = [];
+      for (const entry of live.values()) {
+        if (entry.key.apiKeyId !== apiKeyId) continue;
+        let connections = 0;
+        let writable = false;
+        const states: unknown[] = [];
+        for (const [conn, controlled] of entry.conns) {
+          const c = conn as { userId?: string | null; readOnly?: boolean };
+          if (c.userId !== userId) continue;
+          connections++;
+          writable ||= c.readOnly === false;
+          for (const id of controlled) {
+            const state = entry.awareness.getStates().get(id);
+            if (state === undefined) continue;
+            const json = JSON.stringify(state);
+            states.push(json.length <= PRESENCE_STATE_CHARS ? state : { omitted: `a presence state of ${json.length} characters` });
+          }
+        }
+        const { organizationId, documentId, editorId } = entry.key;
+        if (connections > 0) found.push({ organizationId, documentId, editorId, connections, writable, states });
+      }
+      return found.sort((a, b) => keyString({ apiKeyId, ...a }).localeCompare(keyString({ apiKeyId, ...b })));
     },
 
     close() {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../helpers/factories.ts';
 import { adminCookie } from '../helpers/admin.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { UserTokenAnswer } from '../helpers/answers.ts';
+import { dataOf, eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectYjs } from '../helpers/yjs.ts';
 
 let t: TestServer;
 let cookie: string;
@@ -107,5 +109,55 @@ describe('admin data browser', () => {
     const missing = await get({ apiKey: t.credentials.apiKey });
     expect(missing.status).toBe(400);
     expect((await missing.json()).error.status).toBe('INVALID_ARGUMENT');
+  });
+
+  it('answers where a user is connected now: the documents of their websockets, read or write, with the presence they set', async () => {
+    const get = async (userId: string) =>
+      (await fetch(`${t.url}/admin/api/user/presence?${new URLSearchParams({ apiKey: t.credentials.apiKey, userId })}`, { headers: { cookie } })).json();
+    expect(await get('pat')).toEqual({ documents: [] });
+    const token = async (userId: string) => ({
+      apiKey: t.credentials.apiKey,
+      token: dataOf<UserTokenAnswer>(await t.callK('/v2/auth/generate_token', { userId })).token,
+    });
+    const room = { organizationId: 'acme', documentId: 'readme', editorId: 'body' };
+    // a viewer opens a document that has content (an empty one it may not make)
+    await t.callK('/v2/crdt/add', { ...room, documentId: 'contract', type: 'text', data: 'Terms' });
+    // pat edits the readme (twice: two tabs), vic only reads the contract; a client without a user is no one's
+    const tabs = [connectYjs(t.url, room, await token('pat')), connectYjs(t.url, room, await token('pat'))];
+    const reader = connectYjs(t.url, { ...room, documentId: 'contract' }, await token('vic'));
+    const keyOnly = connectYjs(t.url, room, { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
+    try {
+      await Promise.all([...tabs, reader, keyOnly].map((c) => c.synced));
+      tabs[0]!.provider.awareness.setLocalStateField('user', { name: 'Pat', cursor: 3 });
+      // a state too large to show as it is is named by its size
+      tabs[1]!.provider.awareness.setLocalStateField('blob', 'x'.repeat(5_000));
+      await eventually(async () =>
+        expect(await get('pat')).toEqual({
+          documents: [
+            {
+              ...room,
+              connections: 2,
+              writable: true,
+              states: expect.arrayContaining([
+                { user: { name: 'Pat', cursor: 3 } },
+                { omitted: expect.stringMatching(/^a presence state of 50\d\d characters$/) },
+              ]),
+            },
+          ],
+        }),
+      );
+      // a viewer shares its presence too
+      reader.provider.awareness.setLocalStateField('user', { name: 'Vic' });
+      await eventually(async () =>
+        expect((await get('vic')).documents).toEqual([
+          { ...room, documentId: 'contract', connections: 1, writable: false, states: [{ user: { name: 'Vic' } }] },
+        ]),
+      );
+      // closed: gone from the answer
+      for (const c of tabs) c.close();
+      await eventually(async () => expect(await get('pat')).toEqual({ documents: [] }));
+    } finally {
+      for (const c of [...tabs, reader, keyOnly]) c.close();
+    }
   });
 });

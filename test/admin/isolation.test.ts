@@ -92,6 +92,7 @@ describe("workspace A's admin session and workspace B's data", () => {
       ['/users', { apiKey: key }],
       ['/user', { apiKey: key, userId: ids.user }],
       ['/user/access', { apiKey: key, userId: ids.user }],
+      ['/user/presence', { apiKey: key, userId: ids.user }],
       ['/memberships', { apiKey: key, organizationId: ids.organization }],
       ['/notifications', { apiKey: key, organizationId: ids.organization }],
       ['/activity', { apiKey: key, organizationId: ids.organization }],

@@ -1,10 +1,11 @@
 // A user's whole picture on their page, in real Chromium against a real server: the documents they can open with
 // the role and the reasons (checked against /v2/auth/permissions/get, the API's answer for the same user), their
-// groups, their activity and the comments they wrote.
+// groups, where they are connected now with their presence, their activity and the comments they wrote.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, docScreenshot, launchBrowser, signedInPage } from '../helpers/browser.ts';
 import { dataOf, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectYjs } from '../helpers/yjs.ts';
 
 type Entry = { accessRole?: string; errorCode?: string; reasons: string[] };
 
@@ -77,7 +78,22 @@ describe("admin UI: a user's page", () => {
     expect(shown.find((r) => r.document === 'minutes')?.reasons).toContain('editor through document membership');
     // groups in the facts
     expect(await page.textContent('#user-groups')).toContain('Team leads');
-    await docScreenshot(page, 'user-access');
+    // where she is connected now, with the presence her app set: shown within the page's 5 s refresh
+    expect(await page.textContent('#user-presence')).toBe('no document open');
+    const token = dataOf<{ token: string }>(await t.callK('/v2/auth/generate_token', { userId: 'ann' })).token;
+    const editing = connectYjs(t.url, { organizationId: 'acme', documentId: 'minutes', editorId: 'body' }, { apiKey: t.credentials.apiKey, token });
+    try {
+      await editing.synced;
+      editing.provider.awareness.setLocalStateField('user', { name: 'Ann', color: '#c33' });
+      const line = page.locator('#user-presence li[data-doc="acme/minutes/body"]');
+      await expect.poll(() => line.textContent(), { timeout: 10_000 }).toContain('1 connection, editing');
+      await expect.poll(() => line.locator('.presence-state').textContent(), { timeout: 10_000 }).toBe('{"user":{"name":"Ann","color":"#c33"}}');
+      expect(await line.locator('a').getAttribute('href')).toBe(`/k/${t.credentials.apiKey}/live/acme/minutes/body`);
+      await docScreenshot(page, 'user-access');
+    } finally {
+      editing.close();
+    }
+    await expect.poll(() => page.textContent('#user-presence'), { timeout: 10_000 }).toBe('no document open');
     expect(await axeViolations(page)).toEqual([]);
     // activity and comments, each a tab
     await page.click('#tab-activity');

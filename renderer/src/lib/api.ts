@@ -33,6 +33,7 @@ import type {
   SignInInput,
   StateAnswer,
   UserAccessAnswer,
+  UserPresenceAnswer,
   UserAnswer,
   UserItem,
   WorkspaceSettings,
@@ -133,6 +134,8 @@ export const api = {
   user: (apiKey: string, userId: string) => send<UserAnswer>('GET', '/user', { query: { apiKey, userId } }),
   /** What the user can open (the access resolver's decision, with the reasons) and their groups, in each of their organizations. */
   userAccess: (apiKey: string, userId: string) => send<UserAccessAnswer>('GET', '/user/access', { query: { apiKey, userId } }),
+  /** Where the user is connected now (websockets opened with their token, on this instance) and their presence. */
+  userPresence: (apiKey: string, userId: string) => send<UserPresenceAnswer>('GET', '/user/presence', { query: { apiKey, userId } }),
   memberships: (query: ListQuery & { organizationId?: string; userId?: string }) => send<Page<MembershipItem>>('GET', '/memberships', { query }),
   /** An organization's groups with their members' ids (up to 1,000 of each), for editing the groups. */
   organizationTree: (apiKey: string, organizationId: string) =>

@@ -1,4 +1,5 @@
-// A user: memberships (with links to what they are members of), notifications, and their data export.
+// A user: memberships (with links to what they are members of), what they can open and why, where they are
+// connected now, activity, comments, notifications, and their data export.
 import { useState } from 'preact/hooks';
 import type { MembershipItem, UserAccessAnswer } from '../../../shared/admin.ts';
 import { Activity, Notifications } from '../components/Feed.tsx';
@@ -8,7 +9,7 @@ import { api, dataOf, type OperationAnswer } from '../lib/api.ts';
 import { time } from '../lib/format.ts';
 import { links } from '../lib/links.ts';
 import { useLocation, type Params } from '../lib/router.ts';
-import { type Loaded, useLoad } from '../lib/use.ts';
+import { type Loaded, useInterval, useLoad } from '../lib/use.ts';
 import { OpForm } from '../components/Edit.tsx';
 import { MemberActions } from '../edit/organization.tsx';
 
@@ -74,6 +75,7 @@ export default function User({ params }: { params: Params }) {
                 ),
               ],
               ['Notifications to them', u.notifications.toLocaleString('en-US')],
+              ['Connected now', <PresenceNow apiKey={apiKey} userId={userId} />],
             ]}
           />
           {organizationId && (
@@ -170,6 +172,38 @@ export default function User({ params }: { params: Params }) {
     </>
   );
 }
+
+/**
+ * The documents the user has open now (websockets opened with their token, on this instance), with the presence
+ * their app set (a name, a cursor…); read again every 5 s.
+ */
+function PresenceNow({ apiKey, userId }: { apiKey: string; userId: string }) {
+  const presence = useLoad(() => api.userPresence(apiKey, userId), [apiKey, userId]);
+  useInterval(presence.reload, 5_000);
+  const p = presence.data;
+  if (presence.error) return <span class="error">{presence.error}</span>;
+  if (!p) return <span>…</span>;
+  if (p.documents.length === 0) return <span id="user-presence">no document open</span>;
+  return (
+    <ul id="user-presence">
+      {p.documents.map((d) => (
+        <li key={`${d.organizationId}/${d.documentId}/${d.editorId}`} data-doc={`${d.organizationId}/${d.documentId}/${d.editorId}`}>
+          <a href={links.crdt(apiKey, d.organizationId, d.documentId, d.editorId)}>{`${d.organizationId} / ${d.documentId} / ${d.editorId}`}</a>{' '}
+          <span class="muted">
+            {d.connections === 1 ? '1 connection' : `${d.connections} connections`}, {d.writable ? 'editing' : 'reading'}
+          </span>
+          {d.states.map((state, i) => (
+            <code key={i} class="presence-state">
+              {short(JSON.stringify(state))}
+            </code>
+          ))}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const short = (text: string) => (text.length > 160 ? `${text.slice(0, 159)}…` : text);
 
 /** Every document the user can open, with the role and why (the access resolver's own reasons). */
 function CanOpen({ apiKey, loaded }: { apiKey: string; loaded: Loaded<UserAccessAnswer> }) {
