@@ -105,6 +105,27 @@ describe("admin UI: a user's page", () => {
     await page.goto(`${t.url}/k/${t.credentials.apiKey}/users/bob?tab=access`);
     await expect.poll(() => page.locator('#can-open-list tbody tr[data-document]').count()).toBe(2);
     expect(await page.textContent('#user-facts')).toContain('Groupsnone');
+    // a role granted from his page through auth permissions, until a time: the resolver then opens the folder's
+    // documents to him as an editor, and his memberships list it with its expiry
+    const until = Math.floor(Date.now() / 1000) + 86_400;
+    await page.click('#user-edit summary');
+    await page.selectOption('#field-user-permission_type', 'folder');
+    await page.fill('#field-user-permission_id', 'hr');
+    await page.selectOption('#field-user-permission_accessRole', 'editor');
+    await page.fill('#field-user-permission_expiresAt', String(until));
+    await page.click('#user-permission-submit');
+    await expect.poll(() => page.textContent('#user-permission-status')).toMatch(/^Granted editor on folder hr until /);
+    const bob = dataOf<Record<string, { documents: Record<string, Entry> }>>(
+      await t.callK('/v2/auth/permissions/get', { organizationId: 'acme', userIds: ['bob'], documentIds: ['salaries'] }),
+    ).bob!.documents;
+    expect(bob.salaries?.accessRole).toBe('editor');
+    await expect.poll(() => page.locator('#can-open-list tbody tr[data-document]').count()).toBe(4);
+    await page.click('#tab-memberships');
+    const granted = page.locator('#memberships tbody tr', { hasText: 'folder' });
+    await expect.poll(() => granted.count()).toBe(1);
+    // the expiry the form sent (seconds), shown as a time: the page's and the browser's own rendering of it
+    const shownExpiry = await granted.locator('td').last().textContent();
+    expect(shownExpiry).toBe(await page.evaluate((ms) => new Date(ms).toLocaleString(), until * 1000));
     expect(errors).toEqual([]);
   });
 });

@@ -95,6 +95,21 @@ export default function User({ params }: { params: Params }) {
                 done={() => 'Saved.'}
                 onDone={changed}
               />
+              <OpForm
+                id="user-permission"
+                title={`Grant a role in ${organizationId} (auth permissions)`}
+                apiKey={apiKey}
+                op="/v2/auth/permissions/add"
+                at={['permissions', 'resources']}
+                fields={['type', 'id', 'accessRole', 'expiresAt']}
+                initial={{ type: 'folder', accessRole: 'viewer' }}
+                build={(v) => ({ user: { userId }, permissions: { resources: [{ ...v, organizationId }] } })}
+                submitLabel="Grant"
+                done={(v) =>
+                  `Granted ${String(v.accessRole ?? 'access')} on ${String(v.type)} ${String(v.id ?? '')}${typeof v.expiresAt === 'number' ? ` until ${time(v.expiresAt * 1000)}` : ''}.`
+                }
+                onDone={changed}
+              />
               <p class="muted">Roles and removal: on each membership below (removing the organization membership takes the user out of it).</p>
             </details>
           )}
