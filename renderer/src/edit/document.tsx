@@ -111,18 +111,16 @@ export function DocumentSettings({ apiKey, d, onChanged }: { apiKey: string; d: 
   );
 }
 
-/** A user given a role on this document (users/add at the document's level). */
-export function NewDocumentMember({
-  apiKey,
-  organizationId,
-  documentId,
-  onChanged,
-}: {
+/** What the forms acting on one document take. */
+interface OnDocument {
   apiKey: string;
   organizationId: string;
   documentId: string;
   onChanged: () => void;
-}) {
+}
+
+/** A user given a role on this document (users/add at the document's level). */
+export function NewDocumentMember({ apiKey, organizationId, documentId, onChanged }: OnDocument) {
   return (
     <OpForm
       id="doc-member-add"
@@ -229,17 +227,7 @@ function UserField({
 }
 
 /** Starts a comment thread on the document, as one user (commentannotations/add). */
-export function NewCommentThread({
-  apiKey,
-  organizationId,
-  documentId,
-  onChanged,
-}: {
-  apiKey: string;
-  organizationId: string;
-  documentId: string;
-  onChanged: () => void;
-}) {
+export function NewCommentThread({ apiKey, organizationId, documentId, onChanged }: OnDocument) {
   return (
     <OpForm
       id="comment-create"
@@ -262,17 +250,7 @@ export function NewCommentThread({
 }
 
 /** Sends a notification about the document to the users named, or to everyone with access (notifications/add). */
-export function SendNotification({
-  apiKey,
-  organizationId,
-  documentId,
-  onChanged,
-}: {
-  apiKey: string;
-  organizationId: string;
-  documentId: string;
-  onChanged: () => void;
-}) {
+export function SendNotification({ apiKey, organizationId, documentId, onChanged }: OnDocument) {
   return (
     <OpForm
       id="notification-send"
