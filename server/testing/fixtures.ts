@@ -16,6 +16,7 @@
  * database, or after a reset).
  */
 import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { checkData } from '../crdt/content.ts';
@@ -63,7 +64,10 @@ export function fixturesJsonSchema(): Record<string, unknown> {
   };
 }
 
-/** Reads and checks a fixtures file (JSON). */
+/** A fixtures file whose name ends so is YAML; any other is JSON. */
+const YAML_FILE = /\.ya?ml$/i;
+
+/** Reads and checks a fixtures file: JSON, or YAML when its name ends in .yaml or .yml. */
 export function readFixturesFile(path: string): Fixtures {
   let text: string;
   try {
@@ -72,10 +76,19 @@ export function readFixturesFile(path: string): Fixtures {
     throw new FixturesError(`Cannot read the fixtures file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new FixturesError(`${path} is not JSON (fixtures files are JSON): ${(error as Error).message}`);
+  if (YAML_FILE.test(path)) {
+    try {
+      // YAML 1.2's core schema (no custom tags), aliases bounded (a file of nested aliases cannot blow up), one document
+      value = parseYaml(text, { schema: 'core', maxAliasCount: 100, prettyErrors: true });
+    } catch (error) {
+      throw new FixturesError(`${path} is not YAML: ${(error as Error).message}`);
+    }
+  } else {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new FixturesError(`${path} is not JSON (a fixtures file is JSON, or YAML named .yaml or .yml): ${(error as Error).message}`);
+    }
   }
   return parseFixtures(value, path);
 }

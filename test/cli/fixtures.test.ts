@@ -1,6 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify as stringifyYaml } from 'yaml';
 import { FixturesError, type FixturesInput, loadFixtures, parseFixtures, readFixturesFile } from '../../server/testing/fixtures.ts';
 import { fixturesAtStart } from '../../server/cli/commands/fixtures-load.ts';
 import { resolveConfig } from '../../server/config.ts';
@@ -85,6 +86,57 @@ describe('hearth fixtures load', () => {
     }
     const config = resolveConfig({ dataDir, logLevel: 'silent' });
     expect(await fixturesAtStart(config, EXAMPLE_FILE)).toContain('already loaded');
+  });
+
+  it('loads a YAML file as its JSON (named .yaml or .yml), and refuses bad YAML and alias bombs naming the file', async () => {
+    const dir = dirs.make('hearth-fixtures-');
+    // the example, written as YAML with the editor's schema comment, loaded by the command as the JSON one is
+    const yamlFile = join(dir, 'fixtures.yaml');
+    writeFileSync(yamlFile, `# yaml-language-server: $schema=../docs/fixtures.schema.json\n${stringifyYaml(JSON.parse(readFileSync(EXAMPLE_FILE, 'utf8')))}`);
+    const dataDir = join(dir, 'data');
+    const loaded = await runHearth(['fixtures', 'load', yamlFile, '--data-dir', dataDir, '--json']);
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(JSON.parse(loaded.stdout).credentials).toEqual(EXAMPLE);
+    const server = await startTestServer({ dataDir }, { engine: 'sqlite' });
+    try {
+      await expectExampleOverApi(server.url);
+    } finally {
+      await server.close();
+    }
+    // anchors and aliases are YAML's own: one access block for two documents
+    const short = join(dir, 'short.yml');
+    writeFileSync(
+      short,
+      [
+        'version: 1',
+        'workspaces:',
+        '  - id: ws_yaml',
+        '    authToken: ws_token_yaml_000000000',
+        '    ownerEmail: owner@example.com',
+        '    apiKeys:',
+        '      - id: key_yaml',
+        '        authTokens: [{ token: yauth_yaml_0000000000 }]',
+        '        organizations:',
+        '          - id: acme',
+        '            documents:',
+        '              - { id: one, accessType: &open public }',
+        '              - { id: two, accessType: *open }',
+      ].join('\n'),
+    );
+    const parsed = readFixturesFile(short);
+    expect(parsed.workspaces[0]!.apiKeys[0]!.organizations?.[0]?.documents?.map((d) => [d.id, d.accessType])).toEqual([
+      ['one', 'public'],
+      ['two', 'public'],
+    ]);
+    writeFileSync(join(dir, 'broken.yaml'), 'version: 1\nworkspaces: [ { id: x\n');
+    expect(await refusal(() => readFixturesFile(join(dir, 'broken.yaml')))).toMatch(/broken\.yaml is not YAML: /);
+    // a billion laughs: each level doubles the last; refused at the alias count, not expanded
+    const laughs = ['a0: &a0 [lol, lol]', ...Array.from({ length: 30 }, (_, i) => `a${i + 1}: &a${i + 1} [*a${i}, *a${i}]`)].join('\n');
+    writeFileSync(join(dir, 'laughs.yaml'), laughs);
+    expect(await refusal(() => readFixturesFile(join(dir, 'laughs.yaml')))).toMatch(/laughs\.yaml is not YAML: .*alias/i);
+    // a field's path is named in YAML as in JSON
+    writeFileSync(join(dir, 'bad.yaml'), 'version: 1\nworkspaces:\n  - id: bad id\n');
+    expect(await refusal(() => readFixturesFile(join(dir, 'bad.yaml')))).toContain('workspaces[0].id: letters, digits, _ and - only');
   });
 
   it('names the file and the field of a bad file', async () => {

@@ -57,11 +57,11 @@ export const command: Command = {
   name: NAME,
   help: `Usage: hearth fixtures load FILE [options]
 
-Loads a fixtures file (JSON: workspaces, API keys with fixed ids and auth tokens, organizations, folders,
-documents with access, users, groups, permissions, notifications, comments and collaborative content) into the
-data dir, or into the PostgreSQL database of DATABASE_URL. Everything is written through the API's own
-operations; the rows of the whole file in one unit of work (nothing is written when one part is refused), the
-collaborative content after them. A workspace or API key id that exists already is refused: load into a fresh
+Loads a fixtures file (JSON, or YAML named .yaml or .yml: workspaces, API keys with fixed ids and auth tokens,
+organizations, folders, documents with access, users, groups, permissions, notifications, comments and
+collaborative content) into the data dir, or into the PostgreSQL database of DATABASE_URL. Everything is written
+through the API's own operations; the rows of the whole file in one unit of work (nothing is written when one part
+is refused), the collaborative content after them. A workspace or API key id that exists already is refused: load into a fresh
 data dir, or after a reset. A new data dir is created as the first start creates it.
 
 The file's format: docs/fixtures.md; its JSON Schema (for editors): docs/fixtures.schema.json.
@@ -75,7 +75,7 @@ Example:
 `,
   async run(argv, io) {
     const { values, positionals } = parseOptions(NAME, argv, { ...DATA_DIR_OPTIONS, ...JSON_OPTION }, true);
-    if (positionals.length !== 1) throw new CliError('fixtures load needs one FILE (a fixtures JSON file)');
+    if (positionals.length !== 1) throw new CliError('fixtures load needs one FILE (a fixtures file: JSON, or YAML named .yaml or .yml)');
     const file = positionals[0] as string;
     const config = loadConfig(io, values);
     const summary = await loadFixturesInto(config, file);
