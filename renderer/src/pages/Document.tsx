@@ -56,7 +56,10 @@ export default function DocumentPage({ params }: { params: Params }) {
               ],
             ]}
           />
-          {d.document.updatedAt !== null && <DocumentSettings apiKey={apiKey} d={d} onChanged={changed} />}
+          {d.document.updatedAt !== null && (
+            // one form state per document: Undo and typed values never carry over to another document shown here
+            <DocumentSettings key={`${apiKey}/${organizationId}/${documentId}`} apiKey={apiKey} d={d} onChanged={changed} />
+          )}
           <Tabs
             label="Document"
             current={tab}

@@ -59,7 +59,7 @@ export default function Organization({ params }: { params: Params }) {
               <Groups apiKey={apiKey} organizationId={organizationId} groups={o.groups} version={version} onChanged={changed} />
             </Section>
             <Section title="Organization" id="organization-settings">
-              <OrganizationSettings apiKey={apiKey} o={o} onChanged={changed} />
+              <OrganizationSettings key={`${apiKey}/${organizationId}`} apiKey={apiKey} o={o} onChanged={changed} />
             </Section>
           </div>
           <div>
