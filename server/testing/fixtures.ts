@@ -241,6 +241,9 @@ export async function loadFixtures(app: AppContext, fixtures: Fixtures, options:
   };
   const contents: Array<{ ctx: KeyContext; data: unknown; at: string }> = [];
   await storage.transaction(async () => {
+    // a unit PostgreSQL runs again (a conflict, a deadlock) starts its tally and its content queue afresh
+    for (const name of Object.keys(counts) as Array<keyof typeof counts>) counts[name] = 0;
+    contents.length = 0;
     for (const [wi, w] of fixtures.workspaces.entries()) {
       const settings = {
         plan: w.plan ?? NEW_WORKSPACE_SETTINGS.plan,
