@@ -414,6 +414,15 @@ export function createCrdtStore(
     if (dropped()) return;
     const room = roomOf(entry.key);
     let corrupted = !cluster && snapshot === undefined;
+    // one instance: the history's merge is planned before the unit of work (it may take the worker thread a while),
+    // from the stored snapshot and log, which only this instance's flushes change, and not while this runs (inTurn)
+    let plan: TrimPlan | undefined;
+    if (!cluster && !corrupted && historyUpdates > 0) {
+      const stored = await storage.crdt.stored(entry.scope, room);
+      if (!stored || stored.row.createdAt !== entry.createdAt || dropped()) return;
+      plan = await planTrim(stored.row.snapshot, stored.log);
+      if (dropped()) return;
+    }
     if (!corrupted)
       await storage.transaction(async () => {
         // replaced while the unit waited for its turn (an import or reset is a unit of work of its own): the row is
@@ -427,8 +436,13 @@ export function createCrdtStore(
           corrupted = snapshot === undefined;
           if (!snapshot) return;
         }
+        // the plan made from other rows than these (never expected: the rows are this instance's to change) is not
+        // written; this compaction then stores its snapshot and leaves the log as it is, for the next one to trim
+        if (historyUpdates > 0 && !(plan ? await applyTrim(entry, plan, previous) : (await trimHistory(entry, previous), true))) {
+          app.log.warn('CRDT history trim skipped: the stored log changed since it was planned', { ...entry.key });
+        }
         await storage.crdt.setSnapshot(entry.scope, room, snapshot as Buffer, Date.now());
-        if (historyUpdates === 0 || !(await trimHistory(entry, previous))) await storage.crdt.deleteLog(entry.scope, room);
+        if (historyUpdates === 0) await storage.crdt.deleteLog(entry.scope, room);
       });
     if (corrupted) {
       app.log.warn('CRDT document not reproduced by its own snapshot (corrupted updates from a client); reloading it from storage', { ...entry.key });
@@ -492,30 +506,57 @@ export function createCrdtStore(
     }
   }
 
+  /** What a history trim writes: the log's rows `first`..`last` become one row at `first` holding `base`. */
+  interface TrimPlan {
+    /** The snapshot and the rows the plan was made from (checked again in the unit of work that writes it). */
+    previous: Uint8Array | null;
+    seqs: number[];
+    merge?: { first: number; last: number; base: Uint8Array; createdAt: number };
+  }
+
   /**
-   * Keeps the newest `historyUpdates` updates of the log and merges the older ones into the first kept row, so that
-   * the log alone rebuilds the document at every kept point. A log that does not start from the beginning (a
-   * document compacted before history was kept, or seeded) gets the previous snapshot merged into its first row.
-   * False when the log cannot be kept (it does not rebuild the document): the caller then deletes it.
+   * Plans the trim of the log: keeps the newest `historyUpdates` updates and merges the older ones into the first kept
+   * row, so that the log alone rebuilds the document at every kept point. A log that does not start from the
+   * beginning (a document compacted before history was kept, or seeded) gets the previous snapshot merged into its
+   * first row. The merge (in the worker thread when large) runs here, outside any unit of work: it never holds the
+   * writer that every tenant's writes wait for.
    */
-  async function trimHistory(entry: LiveDoc, previousSnapshot: Uint8Array | null): Promise<boolean> {
-    const room = roomOf(entry.key);
-    const rows = await storage.crdt.log(entry.scope, room);
-    if (rows.length === 0) return true;
+  async function planTrim(previous: Uint8Array | null, rows: ReadonlyArray<{ seq: number; createdAt: number; update: Uint8Array }>): Promise<TrimPlan> {
+    const plan: TrimPlan = { previous, seqs: rows.map((r) => r.seq) };
+    if (rows.length === 0) return plan;
     const needsBase = !logCovers(
       rows.map((r) => r.update),
-      previousSnapshot,
+      previous,
     );
     const merged = Math.max(rows.length - historyUpdates, needsBase ? 1 : 0);
-    if (merged === 0) return true;
+    if (merged === 0) return plan;
     const head = rows.slice(0, merged);
-    const base = await mergeRobust([...(needsBase && previousSnapshot ? [previousSnapshot] : []), ...head.map((r) => r.update)]);
+    const base = await mergeRobust([...(needsBase && previous ? [previous] : []), ...head.map((r) => r.update)]);
     const first = head[0] as (typeof rows)[number];
     const last = head[head.length - 1] as (typeof rows)[number];
-    await storage.crdt.mergeLog(entry.scope, room, first.seq, last.seq, base, last.createdAt);
+    plan.merge = { first: first.seq, last: last.seq, base, createdAt: last.createdAt };
+    return plan;
+  }
+
+  /** Writes a planned trim, in the caller's unit of work; false when the snapshot or log changed since it was planned. */
+  async function applyTrim(entry: LiveDoc, plan: TrimPlan, previous: Uint8Array | null): Promise<boolean> {
+    const room = roomOf(entry.key);
+    const samePrevious = previous === null || plan.previous === null ? previous === plan.previous : Buffer.from(previous).equals(Buffer.from(plan.previous));
+    if (!samePrevious) return false;
+    const seqs = await storage.crdt.logSeqs(entry.scope, room);
+    if (seqs.length !== plan.seqs.length || seqs.some((seq, n) => seq !== plan.seqs[n])) return false;
+    if (!plan.merge) return true;
+    const { first, last, base, createdAt } = plan.merge;
+    await storage.crdt.mergeLog(entry.scope, room, first, last, base, createdAt);
     const known = authors.get(keyString(entry.key));
-    if (known) for (const row of head) known.delete(row.seq);
+    if (known) for (const seq of plan.seqs) if (seq >= first && seq <= last) known.delete(seq);
     return true;
+  }
+
+  /** Plans and writes the trim in one go, in the caller's unit of work (a cluster's compaction, which reads the log there). */
+  async function trimHistory(entry: LiveDoc, previous: Uint8Array | null): Promise<void> {
+    const plan = await planTrim(previous, await storage.crdt.log(entry.scope, roomOf(entry.key)));
+    await applyTrim(entry, plan, previous);
   }
 
   const dirty = new Set<LiveDoc>();

@@ -83,6 +83,8 @@ async function script(repo: CrdtRepo, tx: Tx, k1: TenantScope, k2: TenantScope):
   out.push(await repo.append([item(k1, A, 100, larger.subarray(1, 2), 'bob'), item(k1, A, 100, larger.subarray(2, 3), 'cy')], 300));
   // 16-22: the log, the head, the row, the stored pair, each tenant's own
   out.push(await repo.log(k1, A), await repo.log(k2, A), await repo.log(k1, B));
+  // (46, at the end) the seqs alone, as the log lists them
+  const seqsListed = [await repo.logSeqs(k1, A), (await repo.log(k1, A)).map((r) => r.seq), await repo.logSeqs(k2, A), await repo.logSeqs(k1, B)];
   out.push(await repo.head(k1, A), await repo.find(k1, A), await repo.stored(k1, A), await repo.stored(k2, A));
   // 23-25: settled, and a snapshot stored (a view again), the count started over
   out.push(await repo.settle(k1, A, 'text', 'content'), await repo.setSnapshot(k1, A, larger.subarray(0, 3), 400), await repo.find(k1, A));
@@ -123,6 +125,7 @@ async function script(repo: CrdtRepo, tx: Tx, k1: TenantScope, k2: TenantScope):
   // 45: later appends still come after every earlier one (seq values themselves may skip: see below)
   const [next] = await repo.append([item(k1, D, 800, Uint8Array.of(10))], 920);
   out.push({ after: (next?.seq as number) > lastSeq, log: (await repo.log(k1, D)).map((r) => [...r.update]) });
+  out.push({ same: JSON.stringify(seqsListed[0]) === JSON.stringify(seqsListed[1]), counts: seqsListed.map((l) => l.length) });
   return out;
 }
 
@@ -175,6 +178,7 @@ describe('crdt', () => {
       expect([inUnit.row.updateCount, inUnit.log.map((r) => [...r.update])]).toEqual([1, [[9]]]);
       expect(answers.slice(43, 45)).toEqual(['rolled back', undefined]);
       expect(answers[45]).toEqual({ after: true, log: [[9], [10]] });
+      expect(answers[46]).toEqual({ same: true, counts: [3, 3, 1, 1] });
     }
   });
 

@@ -181,6 +181,18 @@ export function crdtRepo(engine: SqliteEngine) {
     /** The log's rows, oldest first. */
     log: (scope: TenantScope, room: RoomId) => engine.read((db) => statements(db).log.all(args(scope, room))),
 
+    /** The seqs of the log's rows, oldest first (what a planned history trim checks before it writes). */
+    logSeqs: (scope: TenantScope, room: RoomId) =>
+      engine.read((db) =>
+        db
+          .select({ seq: crdtUpdates.seq })
+          .from(crdtUpdates)
+          .where(logOf(scope.apiKeyId, room))
+          .orderBy(asc(crdtUpdates.seq))
+          .all()
+          .map((r) => r.seq),
+      ),
+
     /** Replaces the log's rows from `firstSeq` to `lastSeq` by one row (at `firstSeq`) holding `merged`. */
     mergeLog: (scope: TenantScope, room: RoomId, firstSeq: number, lastSeq: number, merged: Uint8Array, createdAt: number) =>
       engine.write((db) => {

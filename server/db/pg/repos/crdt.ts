@@ -182,6 +182,16 @@ export function crdtRepoPg(engine: PgEngine): CrdtRepo {
 
     log: (scope: TenantScope, room: RoomId) => engine.read((db) => logRows(db, scope.apiKeyId, room)),
 
+    logSeqs: (scope: TenantScope, room: RoomId) =>
+      engine.read(async (db) => {
+        const { rows } = await db.$client.query<{ seq: string }>({
+          name: 'hearth-crdt-log-seqs',
+          text: 'SELECT seq FROM crdt_updates WHERE api_key_id = $1 AND organization_id = $2 AND document_id = $3 AND editor_id = $4 ORDER BY seq',
+          values: roomValues(scope.apiKeyId, room),
+        });
+        return rows.map((r) => Number(r.seq));
+      }),
+
     mergeLog: (scope: TenantScope, room: RoomId, firstSeq: number, lastSeq: number, merged: Uint8Array, createdAt: number) =>
       engine.write(async (db) => {
         await db
