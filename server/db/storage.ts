@@ -10,9 +10,13 @@
 // a statement of theirs inside it. Inside a unit of work every read and write (found by its async context) goes to
 // the write connection, so it reads its own writes.
 import type Database from 'better-sqlite3';
+import { getTableColumns } from 'drizzle-orm';
 import { changeStampOf, tableChanges } from './change-stamp.ts';
 import { openConnection, type Db } from './client.ts';
+import { sessionOf } from './connection.ts';
+import type { Engine, Prepared, Q, Tables } from './engine.ts';
 import { WriterTurns, type Transactional } from './gate.ts';
+import * as schema from './schema.ts';
 import { StorageConflict } from '../errors.ts';
 
 export interface SqliteEngine {
@@ -156,6 +160,44 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
     current: () => (turns.owns() ? writer.db : main.db),
     close() {
       if (writer.sqlite.open) writer.sqlite.close();
+    },
+  };
+}
+
+/** drizzle's prepared statement on SQLite (better-sqlite3: synchronous). */
+interface SqlitePrepared {
+  all(values?: Record<string, unknown>): unknown[];
+  get(values?: Record<string, unknown>): unknown;
+  run(values?: Record<string, unknown>): { changes: number };
+}
+
+/**
+ * SQLite's dialect of the engine repositories written once see (engine.ts). Its statements run synchronously: a
+ * repository's awaits between them are microtasks, and inside a unit of work no other request's statement comes
+ * between them (the writer's turn, gate.ts). A write outside a unit of work is a unit of its own.
+ */
+export function sqliteDialect(engine: SqliteEngine): Engine {
+  return {
+    kind: 'sqlite',
+    t: schema as Tables,
+    read: async (statements) => statements(engine.current()),
+    write: async (statements) => (engine.inTransaction() ? statements(engine.writer.db) : engine.transaction(() => statements(engine.writer.db))),
+    columns: (table) => getTableColumns(table),
+    changed: (result) => (result as { changes?: number }).changes ?? 0,
+    prepare<Row>(_name: string, build: (db: Q, t: Tables) => unknown): Prepared<Row> {
+      // once per connection (a transaction runs on its database's session, so one prepared statement serves both)
+      const cache = new WeakMap<object, SqlitePrepared>();
+      const of = (db: Q) => {
+        const session = sessionOf(db);
+        let prepared = cache.get(session);
+        if (!prepared) cache.set(session, (prepared = (build(db, schema as Tables) as { prepare(): SqlitePrepared }).prepare()));
+        return prepared;
+      };
+      return {
+        all: async (db, values) => of(db).all(values) as Row[],
+        one: async (db, values) => of(db).get(values) as Row | undefined,
+        run: async (db, values) => of(db).run(values).changes,
+      };
     },
   };
 }

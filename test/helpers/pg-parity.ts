@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import type { Engine } from '../../server/db/engine.ts';
+import { pgDialect } from '../../server/db/pg/dialect.ts';
 import { createPgEngine, type PgEngine } from '../../server/db/pg/engine.ts';
 import { openStorage, sqliteEngineOf, type Storage } from '../../server/db/repos/index.ts';
 import type { SqliteEngine } from '../../server/db/storage.ts';
@@ -19,6 +21,8 @@ export interface BothEngines {
   sqlite: SqliteEngine;
   /** The PostgreSQL engine the ported repositories run on. */
   engine: PgEngine;
+  /** The same engine as repositories written once for both engines see it (server/db/engine.ts). */
+  pg: Engine;
   /** The scopes of the two API keys, the same on both engines. */
   k1: TenantScope;
   k2: TenantScope;
@@ -81,6 +85,7 @@ export async function bothEngines(): Promise<BothEngines> {
     storage,
     sqlite: sqliteEngineOf(storage),
     engine,
+    pg: pgDialect(engine),
     k1: tenantScope('k1', 'w1'),
     k2: tenantScope('k2', 'w2'),
     insertBoth,
@@ -105,7 +110,10 @@ export async function bothEngines(): Promise<BothEngines> {
   };
 }
 
-/** Runs `script` on the SQLite repository, then on its PostgreSQL port, and returns what each step answered. */
+/**
+ * Runs `script` on the SQLite repository, then on its PostgreSQL port (or the one written once, over each engine),
+ * and returns what each step answered.
+ */
 export async function onBoth<R>(original: R, port: R, script: (repo: R) => Promise<unknown[]>): Promise<{ sqlite: unknown[]; pg: unknown[] }> {
   return { sqlite: await script(original), pg: await script(port) };
 }

@@ -1,7 +1,7 @@
 // The PostgreSQL port of the activities repository answers as the SQLite one (see organizations.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activitiesRepoPg } from '../../server/db/pg/repos/activities.ts';
-import { organizationsRepoPg } from '../../server/db/pg/repos/organizations.ts';
+import { organizationsRepo } from '../../server/db/repos/organizations.ts';
 import type { ActivitiesRepo, ActivityFilters, ActivityRow } from '../../server/db/repos/activities.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
@@ -9,7 +9,7 @@ let both: BothEngines;
 beforeAll(async () => {
   both = await bothEngines();
   const org = (id: string) => ({ id, name: id, disabled: false, metadata: {}, createdAt: T, updatedAt: T });
-  for (const repo of [both.storage.organizations, organizationsRepoPg(both.engine)]) {
+  for (const repo of [both.storage.organizations, organizationsRepo(both.pg)]) {
     await repo.insert(both.k1, org('o1'));
     await repo.insert(both.k1, org('o2'));
     await repo.insert(both.k2, org('o1'));

@@ -2,8 +2,7 @@
 // both engines, and every answer compared (the port's contract is the SQLite repository's type; this proves its
 // behaviour). Each ported repository has a file like this one (test/helpers/pg-parity.ts sets both engines up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { organizationsRepoPg } from '../../server/db/pg/repos/organizations.ts';
-import type { OrganizationsRepo } from '../../server/db/repos/organizations.ts';
+import { organizationsRepo, type OrganizationsRepo } from '../../server/db/repos/organizations.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -23,7 +22,7 @@ describe('organizations', () => {
       createdAt: 1_700_000_000_000,
       updatedAt: 1_700_000_000_000,
     });
-    const answers = await onBoth<OrganizationsRepo>(both.storage.organizations, organizationsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<OrganizationsRepo>(both.storage.organizations, organizationsRepo(both.pg), async (repo) => [
       await repo.find(k1, 'acme'),
       await repo.insert(k1, row('acme', 'Acme')),
       await repo.insert(k1, row('Zeta', 'Zeta')),

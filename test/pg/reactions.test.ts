@@ -2,7 +2,7 @@
 // method; `list` in creation order, reactions of one millisecond in the order they were inserted (SQLite's rowid,
 // PostgreSQL's seq), also after a row was rewritten in place or deleted and inserted again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { organizationsRepoPg } from '../../server/db/pg/repos/organizations.ts';
+import { organizationsRepo } from '../../server/db/repos/organizations.ts';
 import { reactionsRepoPg } from '../../server/db/pg/repos/reactions.ts';
 import type { ReactionRow, ReactionsRepo } from '../../server/db/repos/reactions.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
@@ -13,7 +13,7 @@ let both: BothEngines;
 beforeAll(async () => {
   both = await bothEngines();
   const org = (id: string) => ({ id, name: id, disabled: false, metadata: {}, createdAt: T, updatedAt: T });
-  for (const repo of [both.storage.organizations, organizationsRepoPg(both.engine)]) {
+  for (const repo of [both.storage.organizations, organizationsRepo(both.pg)]) {
     await repo.insert(both.k1, org('o1'));
     await repo.insert(both.k2, org('o1'));
   }

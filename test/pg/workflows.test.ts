@@ -1,7 +1,6 @@
 // The PostgreSQL port of the workflow definitions repository answers as the SQLite one (see organizations.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workflowsRepoPg } from '../../server/db/pg/repos/workflows.ts';
-import type { DefinitionRow, WorkflowsRepo } from '../../server/db/repos/workflows.ts';
+import { type DefinitionRow, type WorkflowsRepo, workflowsRepo } from '../../server/db/repos/workflows.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -29,7 +28,7 @@ describe('workflows', () => {
       ...extra,
     });
     const ids = (rows: unknown) => (rows as DefinitionRow[]).map((r) => r.definitionId);
-    const answers = await onBoth<WorkflowsRepo>(both.storage.workflows, workflowsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<WorkflowsRepo>(both.storage.workflows, workflowsRepo(both.pg), async (repo) => [
       await repo.find(k1, 'wf-a'),
       await repo.insert(k1, def('wf-a', 'A')),
       await repo.insert(k1, def('Wf-Z', 'Z', { scopeLevel: 'organization', organizationId: 'o1', description: 'upper case first' })),

@@ -27,7 +27,9 @@ import { loginLinksRepoPg } from './repos/login-links.ts';
 import { mailRepoPg } from './repos/mail.ts';
 import { membershipsRepoPg } from './repos/memberships.ts';
 import { notificationsRepoPg } from './repos/notifications.ts';
-import { organizationsRepoPg } from './repos/organizations.ts';
+import { organizationsRepo } from '../repos/organizations.ts';
+import { workflowsRepo } from '../repos/workflows.ts';
+import { pgDialect } from './dialect.ts';
 import { reactionsRepoPg } from './repos/reactions.ts';
 import { recordingsRepoPg } from './repos/recordings.ts';
 import { seedRepoPg } from './repos/seed.ts';
@@ -35,7 +37,6 @@ import { userDataRepoPg } from './repos/user-data.ts';
 import { usersRepoPg } from './repos/users.ts';
 import { deliveryInspectionPg, webhookDeliveriesRepoPg } from './repos/webhook-deliveries.ts';
 import { webhooksRepoPg } from './repos/webhooks.ts';
-import { workflowsRepoPg } from './repos/workflows.ts';
 import { workspacesRepoPg } from './repos/workspaces.ts';
 import { pgTables } from './schema.ts';
 
@@ -89,6 +90,8 @@ export function createPgStorage(engine: PgEngine): Storage {
   const changes = engine.tableChanges(Object.values(pgTables).map(getTableName));
   const userData = userDataRepoPg(engine);
   const webhooks = webhooksRepoPg(engine);
+  // the engine as the repositories written once for both engines see it (../engine.ts)
+  const one = pgDialect(engine);
   let release: (() => Promise<void>) | undefined;
   return {
     engine: { kind: 'postgres', changes, retries: engine.retries },
@@ -141,7 +144,7 @@ export function createPgStorage(engine: PgEngine): Storage {
     transaction: (work, options) => engine.transaction(work, { isolation: options?.rowLevel ? 'read committed' : 'serializable' }),
     inTransaction: engine.inTransaction,
     afterCommit: engine.afterCommit,
-    organizations: organizationsRepoPg(engine),
+    organizations: organizationsRepo(one),
     documentData: documentDataRepoPg(engine),
     activities: activitiesRepoPg(engine),
     notifications: notificationsRepoPg(engine),
@@ -162,7 +165,7 @@ export function createPgStorage(engine: PgEngine): Storage {
     comments: commentsRepoPg(engine),
     judgments: judgmentsRepoPg(engine),
     agents: agentsRepoPg(engine),
-    workflows: workflowsRepoPg(engine),
+    workflows: workflowsRepo(one),
     folders: foldersRepoPg(engine),
     documents: documentsRepoPg(engine),
     users: usersRepoPg(engine),

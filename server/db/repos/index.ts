@@ -9,7 +9,7 @@ import { openDatabase, schemaStatus } from '../client.ts';
 import { connectionOf } from '../connection.ts';
 import { checkMasterKey, type MasterKeyCheck } from '../key-check.ts';
 export { MasterKeyMismatchError } from '../key-check.ts';
-import { createSqliteEngine, type SqliteEngine } from '../storage.ts';
+import { createSqliteEngine, sqliteDialect, type SqliteEngine } from '../storage.ts';
 import { deliveryInspection } from './inspection.ts';
 import { openDeliveryStore, webhookDeliveriesRepo, type DeliveryStore } from './webhook-deliveries.ts';
 import { activitiesRepo } from './activities.ts';
@@ -131,6 +131,8 @@ export type Storage = Repos & {
  */
 export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, dataDir: string): Storage {
   const recordings = recordingsRepo(engine);
+  // the engine as the repositories written once for both engines see it (engine.ts)
+  const one = sqliteDialect(engine);
   return {
     engine,
     attachments: fileAttachmentStore(dataDir, recordings.storedKeys),
@@ -153,7 +155,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     afterCommit: engine.afterCommit,
     claimServer: async () => undefined,
     clusterIdentity: async () => undefined,
-    organizations: organizationsRepo(engine),
+    organizations: organizationsRepo(one),
     documentData: documentDataRepo(engine),
     activities: activitiesRepo(engine),
     notifications: notificationsRepo(engine),
@@ -168,7 +170,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     comments: commentsRepo(engine),
     judgments: judgmentsRepo(engine),
     agents: agentsRepo(engine),
-    workflows: workflowsRepo(engine),
+    workflows: workflowsRepo(one),
     folders: foldersRepo(engine),
     documents: documentsRepo(engine),
     users: usersRepo(engine),

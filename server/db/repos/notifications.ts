@@ -11,7 +11,7 @@ import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 import { findDocumentOn } from './documents.ts';
 import { readNotificationPage, type NotificationFilters } from './notification-page.ts';
-import { findOrganizationOn } from './organizations.ts';
+import { findOrganizationOn } from './access.ts';
 
 export type { StoredUser } from '../schema.ts';
 export { userKey, type NotificationFilters, type NotificationItem } from './notification-page.ts';

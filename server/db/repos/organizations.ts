@@ -1,84 +1,64 @@
+// The key's organizations, written once for both engines (engine.ts; test/pg/organizations.test.ts runs it on both
+// and compares every answer).
 import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../client.ts';
-import { preparedFor } from '../prepared.ts';
-import { agentExecutions, crdtDocuments, documentMigrations, judgments, organizations } from '../schema.ts';
+import type { Engine } from '../engine.ts';
+import type { organizations } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
-import type { SqliteEngine } from '../storage.ts';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 
-const byId = preparedFor((db) =>
-  db
-    .select()
-    .from(organizations)
-    .where(and(eq(organizations.apiKeyId, sql.placeholder('apiKeyId')), eq(organizations.id, sql.placeholder('id'))))
-    .prepare(),
-);
-
-/** The organization, on a given connection (the access facts and notifications/add's first read read it inside their own step). */
-export const findOrganizationOn = (db: Db, apiKeyId: string, id: string): OrganizationRow | undefined => byId(db).get({ apiKeyId, id });
-
-const own = (scope: TenantScope, id: string) => and(eq(organizations.apiKeyId, scope.apiKeyId), eq(organizations.id, id));
-
 /** The key's organizations. */
-export function organizationsRepo(engine: SqliteEngine) {
+export function organizationsRepo(engine: Engine) {
+  const { organizations: o, crdtDocuments, judgments, agentExecutions, documentMigrations } = engine.t;
+  const own = (scope: TenantScope, id: string) => and(eq(o.apiKeyId, scope.apiKeyId), eq(o.id, id));
+  const byId = engine.prepare('organizations.byId', (db) =>
+    db
+      .select()
+      .from(o)
+      .where(and(eq(o.apiKeyId, sql.placeholder('apiKeyId')), eq(o.id, sql.placeholder('id')))),
+  );
+  // the tables without a foreign key to the organization, cleared with it (db/tenancy.ts, ORGANIZATION_DATA's 'deleted')
+  const unlinked = [crdtDocuments, judgments, agentExecutions, documentMigrations];
+
   return {
-    find: (scope: TenantScope, id: string) => engine.read((db) => findOrganizationOn(db, scope.apiKeyId, id)),
+    find: (scope: TenantScope, id: string) => engine.read((db) => byId.one(db, { apiKeyId: scope.apiKeyId, id })),
 
     /**
      * Adds it unless the key has one of that id (ON CONFLICT DO NOTHING: two units that both found it absent
-     * cannot both insert, issue 43); whether this call made it.
+     * cannot both insert, issue 43; on PostgreSQL at READ COMMITTED the second waits for the first's commit, then
+     * does nothing); whether this call made it.
      */
     insert: (scope: TenantScope, row: Omit<OrganizationRow, 'apiKeyId'>) =>
-      engine.write(
-        (db) =>
-          db
-            .insert(organizations)
-            .values({ ...row, apiKeyId: scope.apiKeyId })
-            .onConflictDoNothing()
-            .run().changes > 0,
-      ),
+      engine.write(async (db) => engine.changed(await db.insert(o).values({ ...row, apiKeyId: scope.apiKeyId }).onConflictDoNothing()) > 0),
 
     /** Changes the given fields; whether it existed. */
     update: (scope: TenantScope, id: string, change: Partial<Pick<OrganizationRow, 'name' | 'metadata' | 'disabled' | 'updatedAt'>>) =>
-      engine.write((db) => db.update(organizations).set(change).where(own(scope, id)).run().changes > 0),
+      engine.write(async (db) => engine.changed(await db.update(o).set(change).where(own(scope, id))) > 0),
 
     /**
      * Deletes it and everything in it; whether it existed. Most of its data goes by cascade; the tables without a
-     * foreign key to it are cleared here (db/tenancy.ts, ORGANIZATION_DATA's 'deleted'): its collaborative content
-     * (the update log by cascade), judgments, agent runs and document migrations.
+     * foreign key to it are cleared here: its collaborative content (the update log by cascade), judgments, agent
+     * runs and document migrations.
      */
     delete: (scope: TenantScope, id: string) =>
-      engine.write((db) => {
-        if (!db.delete(organizations).where(own(scope, id)).run().changes) return false;
-        db.delete(crdtDocuments)
-          .where(and(eq(crdtDocuments.apiKeyId, scope.apiKeyId), eq(crdtDocuments.organizationId, id)))
-          .run();
-        db.delete(judgments)
-          .where(and(eq(judgments.apiKeyId, scope.apiKeyId), eq(judgments.organizationId, id)))
-          .run();
-        db.delete(agentExecutions)
-          .where(and(eq(agentExecutions.apiKeyId, scope.apiKeyId), eq(agentExecutions.organizationId, id)))
-          .run();
-        db.delete(documentMigrations)
-          .where(and(eq(documentMigrations.apiKeyId, scope.apiKeyId), eq(documentMigrations.organizationId, id)))
-          .run();
+      engine.write(async (db) => {
+        if (!engine.changed(await db.delete(o).where(own(scope, id)))) return false;
+        for (const table of unlinked) await db.delete(table).where(and(eq(table.apiKeyId, scope.apiKeyId), eq(table.organizationId, id)));
         return true;
       }),
 
     /** A page by id: the given ids only (or all), after `after`, at most `limit` rows. */
     page: (scope: TenantScope, options: { ids?: readonly string[] | undefined; after?: string | undefined; limit: number }) =>
-      engine.read((db) => {
-        const where: SQL[] = [eq(organizations.apiKeyId, scope.apiKeyId)];
-        if (options.ids) where.push(inArray(organizations.id, [...options.ids]));
-        if (options.after !== undefined) where.push(gt(organizations.id, options.after));
+      engine.read(async (db) => {
+        const where: SQL[] = [eq(o.apiKeyId, scope.apiKeyId)];
+        if (options.ids) where.push(inArray(o.id, [...options.ids]));
+        if (options.after !== undefined) where.push(gt(o.id, options.after));
         return db
           .select()
-          .from(organizations)
+          .from(o)
           .where(and(...where))
-          .orderBy(asc(organizations.id))
-          .limit(options.limit)
-          .all();
+          .orderBy(asc(o.id))
+          .limit(options.limit);
       }),
   };
 }

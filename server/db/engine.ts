@@ -1,0 +1,58 @@
+// The engine as a repository written once sees it (issue 43, docs/storage.md "One storage code"): the same calls run
+// on SQLite (storage.ts's `sqliteDialect`) and on PostgreSQL (pg/dialect.ts's `pgDialect`). A repository builds its
+// statements with drizzle against `t`, the schema's tables, and runs them through `read`, `write` and `prepare`;
+// what differs between the engines (the driver, units of work, how a changed-row count is reported, how a statement
+// is prepared and cached) stays in the two dialect modules.
+//
+// The builder is typed as SQLite's drizzle database and `t` as the source schema (schema.ts): PostgreSQL's tables are
+// converted from those (pg/schema.ts) with the same property names and the same row types, and drizzle builds each
+// dialect's SQL from the same calls. So a repository written once type-checks against one schema, and the parity
+// tests (test/pg/) prove that both engines answer alike. SQL that truly differs between the engines (json_each and
+// json_array_elements_text, FTS5 and tsvector) is not written here: it belongs to the dialect or to a repository
+// still written per engine.
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from './connection.ts';
+import type * as schema from './schema.ts';
+
+/** The query builder of a repository written once (see above). */
+export type Q = Db;
+
+/** The schema's tables by the source's names. */
+export type Tables = { [K in keyof typeof schema as (typeof schema)[K] extends SQLiteTable ? K : never]: (typeof schema)[K] };
+
+/** Values for a prepared statement's placeholders (`sql.placeholder(name)`). */
+export type Placeholders = Record<string, unknown>;
+
+/** A statement prepared once per connection: its rows, its first row, or how many rows it changed. */
+export interface Prepared<Row> {
+  all(db: Q, values?: Placeholders): Promise<Row[]>;
+  one(db: Q, values?: Placeholders): Promise<Row | undefined>;
+  run(db: Q, values?: Placeholders): Promise<number>;
+}
+
+/** What a statement's builder is: drizzle's select, insert, update or delete (its rows typed by its `all`). */
+export type Statement = { prepare(...args: never[]): unknown };
+export type RowOf<S> = S extends { all(...args: never[]): Array<infer R> } ? R : never;
+
+export interface Engine {
+  readonly kind: 'sqlite' | 'postgres';
+  /** The schema's tables: on PostgreSQL their conversion, with the same properties and row types. */
+  readonly t: Tables;
+  /** Statements that only read: in the caller's unit of work, else on a connection of reads. */
+  read<T>(statements: (db: Q) => Promise<T>): Promise<T>;
+  /** Statements that write: in the caller's unit of work, else in a unit of work of their own. */
+  write<T>(statements: (db: Q) => Promise<T>): Promise<T>;
+  /**
+   * A table's columns as the source schema has them, for a whole row's select (`db.select(engine.columns(t.x))`):
+   * PostgreSQL's comments and reactions have one more, their insertion order (pg/schema.ts), never part of a row.
+   */
+  columns<T extends SQLiteTable>(table: T): T['_']['columns'];
+  /** How many rows an awaited insert, update or delete changed. */
+  changed(result: unknown): number;
+  /**
+   * A statement built once per connection (drizzle's build costs 50–80 µs, many times what a lookup by key takes to
+   * run: db/prepared.ts), with `sql.placeholder(…)` for its values. `name` is unique in the server: PostgreSQL keeps
+   * it as the connection's prepared statement, and refuses a second text under one name.
+   */
+  prepare<S extends Statement>(name: string, build: (db: Q, t: Tables) => S): Prepared<RowOf<S>>;
+}
