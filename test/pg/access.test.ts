@@ -6,12 +6,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccessRepo, accessRepoPg } from '../../server/db/pg/repos/access.ts';
-import { documentsRepoPg } from '../../server/db/pg/repos/documents.ts';
-import { foldersRepoPg } from '../../server/db/pg/repos/folders.ts';
 import { membershipsRepoPg } from '../../server/db/pg/repos/memberships.ts';
 import type { AccessFacts } from '../../server/db/repos/access.ts';
-import type { DocumentRow } from '../../server/db/repos/documents.ts';
-import type { FolderRow } from '../../server/db/repos/folders.ts';
+import { type DocumentRow, documentsRepo } from '../../server/db/repos/documents.ts';
+import { type FolderRow, foldersRepo } from '../../server/db/repos/folders.ts';
 import type { MembershipLevel, MembershipRow } from '../../server/db/repos/memberships.ts';
 import type { TenantScope } from '../../server/db/scope.ts';
 import { createAccessResolver } from '../../server/services/access.ts';
@@ -102,8 +100,8 @@ beforeAll(async () => {
     m('frank', 'folder', 'fe', 'viewer'),
     { ...m('alice', 'organization', 'o2', 'editor'), organizationId: 'o2' },
   ];
-  const pgFolders = foldersRepoPg(both.engine);
-  const pgDocuments = documentsRepoPg(both.engine);
+  const pgFolders = foldersRepo(both.pg);
+  const pgDocuments = documentsRepo(both.pg);
   const pgMemberships = membershipsRepoPg(both.engine);
   for (const [folders, documents, memberships] of [
     [both.storage.folders, both.storage.documents, both.storage.memberships],

@@ -1,8 +1,7 @@
 // The documents repository on PostgreSQL answers as on SQLite (see organizations.test.ts): the same calls on both
 // engines, every answer compared, and the answers checked for what they should be.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentsRepoPg } from '../../server/db/pg/repos/documents.ts';
-import type { DocumentRow, DocumentsRepo } from '../../server/db/repos/documents.ts';
+import { type DocumentRow, type DocumentsRepo, documentsRepo } from '../../server/db/repos/documents.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -36,7 +35,7 @@ describe('documents', () => {
   it('answers every call as on SQLite: find, findMany, ids in folders, pages by folder, changes, deletes, tenant isolation', async () => {
     const { k1, k2 } = both;
     const bulk = Array.from({ length: 510 }, (_, i) => doc('o1', `bulk-${String(i).padStart(3, '0')}`, 'bulk'));
-    const answers = await onBoth<DocumentsRepo>(both.storage.documents, documentsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<DocumentsRepo>(both.storage.documents, documentsRepo(both.pg), async (repo) => [
       await repo.find(k1, 'o1', 'd1'),
       await repo.insert(k1, [doc('o1', 'd1', null), doc('o1', 'D2', 'f1'), doc('o1', 'd3', 'f1'), doc('o1', 'é', null), doc('o1', 'x', 'f2')]),
       await repo.insert(k1, [doc('o2', 'd1', 'f1')]),

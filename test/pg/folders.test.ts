@@ -1,8 +1,7 @@
 // The folders repository on PostgreSQL answers as on SQLite (see organizations.test.ts): the same calls on both
 // engines, every answer compared, and the answers checked for what they should be.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { foldersRepoPg } from '../../server/db/pg/repos/folders.ts';
-import type { FolderRow, FoldersRepo } from '../../server/db/repos/folders.ts';
+import { type FolderRow, type FoldersRepo, foldersRepo } from '../../server/db/repos/folders.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -46,7 +45,7 @@ describe('folders', () => {
     // 'Aé' encodes as '/A%C3%A9/': next to '/A/' in code point order but outside its subtree
     const accent = folder('o1', 'Aé', null, 'organizationPrivate');
     const Z = folder('o1', 'Z', null);
-    const answers = await onBoth<FoldersRepo>(both.storage.folders, foldersRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<FoldersRepo>(both.storage.folders, foldersRepo(both.pg), async (repo) => [
       await repo.find(k1, 'o1', 'A'),
       await repo.subtree(k1, 'o1', '/'),
       await repo.insert(k1, a),

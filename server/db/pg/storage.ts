@@ -16,8 +16,6 @@ import { commentsRepoPg } from './repos/comments.ts';
 import { crdtRepoPg } from './repos/crdt.ts';
 import { documentDataRepoPg } from './repos/document-data.ts';
 import { documentMigrationsRepoPg } from './repos/document-migrations.ts';
-import { documentsRepoPg } from './repos/documents.ts';
-import { foldersRepoPg } from './repos/folders.ts';
 import { groupsRepoPg } from './repos/groups.ts';
 import { inspectionRepoPg } from './repos/inspection.ts';
 import { judgmentsRepoPg } from './repos/judgments.ts';
@@ -27,6 +25,8 @@ import { loginLinksRepoPg } from './repos/login-links.ts';
 import { mailRepoPg } from './repos/mail.ts';
 import { membershipsRepoPg } from './repos/memberships.ts';
 import { notificationsRepoPg } from './repos/notifications.ts';
+import { documentsRepo } from '../repos/documents.ts';
+import { foldersRepo } from '../repos/folders.ts';
 import { organizationsRepo } from '../repos/organizations.ts';
 import { workflowsRepo } from '../repos/workflows.ts';
 import { pgDialect } from './dialect.ts';
@@ -166,8 +166,8 @@ export function createPgStorage(engine: PgEngine): Storage {
     judgments: judgmentsRepoPg(engine),
     agents: agentsRepoPg(engine),
     workflows: workflowsRepo(one),
-    folders: foldersRepoPg(engine),
-    documents: documentsRepoPg(engine),
+    folders: foldersRepo(one),
+    documents: documentsRepo(one),
     users: usersRepoPg(engine),
     memberships: membershipsRepoPg(engine),
     groups: groupsRepoPg(engine),

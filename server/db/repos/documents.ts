@@ -1,85 +1,93 @@
-// An organization's documents (the rows: what belongs to a document is db/repos/document-data.ts's).
+// An organization's documents (the rows: what belongs to a document is db/repos/document-data.ts's). Written once for
+// both engines (engine.ts; test/pg/documents.test.ts runs it on both and compares every answer).
 import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../client.ts';
-import { preparedFor, preparedShapes } from '../prepared.ts';
+import type { Engine, Prepared } from '../engine.ts';
+import { preparedFor } from '../prepared.ts';
 import { documents } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
-import type { SqliteEngine } from '../storage.ts';
 
 export type DocumentRow = typeof documents.$inferSelect;
 /** What documents/update, the access updates and a move change. */
 export type DocumentChange = Partial<Pick<DocumentRow, 'name' | 'metadata' | 'accessType' | 'disabled' | 'folderId' | 'updatedAt'>>;
 
-/** Ids are looked up and written in slices of this many: SQLite's bound-parameter limit stays far. */
+/** Ids are looked up and written in slices of this many: SQLite's bound-parameter limit (and PostgreSQL's) stays far. */
 const SLICE = 500;
+const P = sql.placeholder;
 
-const byId = preparedFor((db) =>
+/**
+ * The document, on a given SQLite connection: the access facts (access.ts, still written per engine) read it inside
+ * their own synchronous step. PostgreSQL's access repository reads the facts it needs itself.
+ */
+const byIdOn = preparedFor((db) =>
   db
     .select()
     .from(documents)
-    .where(
-      and(
-        eq(documents.apiKeyId, sql.placeholder('apiKeyId')),
-        eq(documents.organizationId, sql.placeholder('organizationId')),
-        eq(documents.id, sql.placeholder('id')),
-      ),
-    )
+    .where(and(eq(documents.apiKeyId, P('apiKeyId')), eq(documents.organizationId, P('organizationId')), eq(documents.id, P('id'))))
     .prepare(),
 );
-
-/** A page of an organization's documents by id: in any folder, at the root or in one folder; from the start or after an id. */
-const pageQuery = preparedShapes((db, shape: `${'any' | 'root' | 'folder'}${'' | '+after'}`) => {
-  const conditions: SQL[] = [eq(documents.apiKeyId, sql.placeholder('apiKeyId')), eq(documents.organizationId, sql.placeholder('organizationId'))];
-  if (shape.startsWith('root')) conditions.push(isNull(documents.folderId));
-  if (shape.startsWith('folder')) conditions.push(eq(documents.folderId, sql.placeholder('folderId')));
-  if (shape.endsWith('+after')) conditions.push(gt(documents.id, sql.placeholder('after')));
-  return db
-    .select()
-    .from(documents)
-    .where(and(...conditions))
-    .orderBy(asc(documents.id))
-    .limit(sql.placeholder('limit'))
-    .prepare();
-});
-
-const inOrganization = (apiKeyId: string, organizationId: string) => and(eq(documents.apiKeyId, apiKeyId), eq(documents.organizationId, organizationId));
-const own = (apiKeyId: string, organizationId: string, id: string) => and(inOrganization(apiKeyId, organizationId), eq(documents.id, id));
-
-/** The document, on a given connection (the access facts read it inside their own step). */
 export const findDocumentOn = (db: Db, apiKeyId: string, organizationId: string, id: string): DocumentRow | undefined =>
-  byId(db).get({ apiKeyId, organizationId, id });
+  byIdOn(db).get({ apiKeyId, organizationId, id });
 
-function findManyOn(db: Db, apiKeyId: string, organizationId: string, ids: readonly string[]): Map<string, DocumentRow> {
-  const found = new Map<string, DocumentRow>();
-  for (let i = 0; i < ids.length; i += SLICE) {
-    const rows = db
-      .select()
-      .from(documents)
-      .where(and(inOrganization(apiKeyId, organizationId), inArray(documents.id, ids.slice(i, i + SLICE))))
-      .all();
-    for (const row of rows) found.set(row.id, row);
-  }
-  return found;
-}
+/** The shapes of a page: in any folder, at the root or in one folder; from the start or after an id. */
+const PAGE_SHAPES = ['any', 'root', 'folder'].flatMap((where) => [where, `${where}+after`]);
 
 /** The key's documents. */
-export function documentsRepo(engine: SqliteEngine) {
+export function documentsRepo(engine: Engine) {
+  const { documents: d } = engine.t;
+  const inOrganization = (apiKeyId: string, organizationId: string) => and(eq(d.apiKeyId, apiKeyId), eq(d.organizationId, organizationId));
+  const own = (apiKeyId: string, organizationId: string, id: string) => and(inOrganization(apiKeyId, organizationId), eq(d.id, id));
+  const byId = engine.prepare('documents.byId', (db) =>
+    db
+      .select()
+      .from(d)
+      .where(and(eq(d.apiKeyId, P('apiKeyId')), eq(d.organizationId, P('organizationId')), eq(d.id, P('id')))),
+  );
+  const pages = new Map<string, Prepared<DocumentRow>>(
+    PAGE_SHAPES.map((shape) => {
+      const conditions: SQL[] = [eq(d.apiKeyId, P('apiKeyId')), eq(d.organizationId, P('organizationId'))];
+      if (shape.startsWith('root')) conditions.push(isNull(d.folderId));
+      if (shape.startsWith('folder')) conditions.push(eq(d.folderId, P('folderId')));
+      if (shape.endsWith('+after')) conditions.push(gt(d.id, P('after')));
+      const query = engine.prepare(`documents.page.${shape}`, (db) =>
+        db
+          .select()
+          .from(d)
+          .where(and(...conditions))
+          .orderBy(asc(d.id))
+          .limit(P('limit')),
+      );
+      return [shape, query] as const;
+    }),
+  );
   return {
-    find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => findDocumentOn(db, scope.apiKeyId, organizationId, id)),
+    find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => byId.one(db, { apiKeyId: scope.apiKeyId, organizationId, id })),
 
     /** The ones of these ids that exist, by id. */
-    findMany: (scope: TenantScope, organizationId: string, ids: readonly string[]) => engine.read((db) => findManyOn(db, scope.apiKeyId, organizationId, ids)),
+    findMany: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
+      engine.read(async (db) => {
+        const found = new Map<string, DocumentRow>();
+        for (let i = 0; i < ids.length; i += SLICE) {
+          const rows = await db
+            .select()
+            .from(d)
+            .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.id, ids.slice(i, i + SLICE))))
+            .orderBy(asc(d.id));
+          for (const row of rows) found.set(row.id, row);
+        }
+        return found;
+      }),
 
-    /** The ids of the documents in these folders. */
+    /** The ids of the documents in these folders, by folder then id. */
     idsInFolders: (scope: TenantScope, organizationId: string, folderIds: readonly string[]) =>
-      engine.read((db) => {
+      engine.read(async (db) => {
         const ids: string[] = [];
         for (let i = 0; i < folderIds.length; i += SLICE) {
-          const rows = db
-            .select({ id: documents.id })
-            .from(documents)
-            .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(documents.folderId, folderIds.slice(i, i + SLICE))))
-            .all();
+          const rows = await db
+            .select({ id: d.id })
+            .from(d)
+            .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.folderId, folderIds.slice(i, i + SLICE))))
+            .orderBy(asc(d.folderId), asc(d.id));
           for (const row of rows) ids.push(row.id);
         }
         return ids;
@@ -89,68 +97,58 @@ export function documentsRepo(engine: SqliteEngine) {
     page: (scope: TenantScope, organizationId: string, options: { folderId: string | null | undefined; after: string | undefined; limit: number }) =>
       engine.read((db) => {
         const { folderId, after } = options;
-        const shape = `${folderId === undefined ? 'any' : folderId === null ? 'root' : 'folder'}${after !== undefined ? '+after' : ''}` as const;
-        return pageQuery(db, shape).all({ apiKeyId: scope.apiKeyId, organizationId, folderId, after, limit: options.limit });
+        const shape = `${folderId === undefined ? 'any' : folderId === null ? 'root' : 'folder'}${after !== undefined ? '+after' : ''}`;
+        return (pages.get(shape) as Prepared<DocumentRow>).all(db, { apiKeyId: scope.apiKeyId, organizationId, folderId, after, limit: options.limit });
       }),
 
     /**
-     * Adds them, in one step, but for any the key has already (ON CONFLICT DO NOTHING: two units that both found a
-     * document absent cannot both insert it, issue 43); how many this call made.
+     * Adds them, one statement per slice, but for any the key has already (ON CONFLICT DO NOTHING: two units that both
+     * found a document absent cannot both insert it, issue 43; on PostgreSQL at READ COMMITTED the second waits for
+     * the first's commit, then skips it); how many this call made.
      */
     insert: (scope: TenantScope, rows: ReadonlyArray<Omit<DocumentRow, 'apiKeyId'>>) =>
-      engine.write((db) => {
+      engine.write(async (db) => {
         let made = 0;
-        for (const row of rows)
-          made += db
-            .insert(documents)
-            .values({ ...row, apiKeyId: scope.apiKeyId })
-            .onConflictDoNothing()
-            .run().changes;
+        for (let i = 0; i < rows.length; i += SLICE)
+          made += engine.changed(
+            await db
+              .insert(d)
+              .values(rows.slice(i, i + SLICE).map((row) => ({ ...row, apiKeyId: scope.apiKeyId })))
+              .onConflictDoNothing(),
+          );
         return made;
       }),
 
-    /** Writes each change to its document, in one step; whether each existed, in order. */
+    /** Writes each change to its document, in one unit of work; whether each existed, in order. */
     change: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: DocumentChange }>) =>
-      engine.write((db) =>
-        changes.map(
-          ({ id, set }) =>
-            db
-              .update(documents)
-              .set(set)
-              .where(own(scope.apiKeyId, organizationId, id))
-              .run().changes > 0,
-        ),
-      ),
+      engine.write(async (db) => {
+        const existed: boolean[] = [];
+        for (const { id, set } of changes) existed.push(engine.changed(await db.update(d).set(set).where(own(scope.apiKeyId, organizationId, id))) > 0);
+        return existed;
+      }),
 
     /** The same change to all these documents. */
     changeAll: (scope: TenantScope, organizationId: string, ids: readonly string[], set: DocumentChange) =>
-      engine.write((db) => {
-        for (let i = 0; i < ids.length; i += SLICE) {
-          db.update(documents)
+      engine.write(async (db) => {
+        for (let i = 0; i < ids.length; i += SLICE)
+          await db
+            .update(d)
             .set(set)
-            .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(documents.id, ids.slice(i, i + SLICE))))
-            .run();
-        }
+            .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.id, ids.slice(i, i + SLICE))));
       }),
 
     /** Deletes these rows (their data is db/repos/document-data.ts's to delete, in the same unit of work). */
     delete: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
-      engine.write((db) => {
-        for (let i = 0; i < ids.length; i += SLICE) {
-          db.delete(documents)
-            .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(documents.id, ids.slice(i, i + SLICE))))
-            .run();
-        }
+      engine.write(async (db) => {
+        for (let i = 0; i < ids.length; i += SLICE)
+          await db.delete(d).where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.id, ids.slice(i, i + SLICE))));
       }),
 
     /** Deletes the rows of the documents in these folders. */
     deleteInFolders: (scope: TenantScope, organizationId: string, folderIds: readonly string[]) =>
-      engine.write((db) => {
-        for (let i = 0; i < folderIds.length; i += SLICE) {
-          db.delete(documents)
-            .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(documents.folderId, folderIds.slice(i, i + SLICE))))
-            .run();
-        }
+      engine.write(async (db) => {
+        for (let i = 0; i < folderIds.length; i += SLICE)
+          await db.delete(d).where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.folderId, folderIds.slice(i, i + SLICE))));
       }),
   };
 }
