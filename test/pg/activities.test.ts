@@ -1,8 +1,7 @@
-// The PostgreSQL port of the activities repository answers as the SQLite one (see organizations.test.ts).
+// The activities repository, written once, answers on PostgreSQL as on SQLite (see organizations.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activitiesRepoPg } from '../../server/db/pg/repos/activities.ts';
+import { type ActivitiesRepo, type ActivityFilters, type ActivityRow, activitiesRepo } from '../../server/db/repos/activities.ts';
 import { organizationsRepo } from '../../server/db/repos/organizations.ts';
-import type { ActivitiesRepo, ActivityFilters, ActivityRow } from '../../server/db/repos/activities.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -47,7 +46,7 @@ describe('activities', () => {
   it('answers every call as on SQLite: upsert, pages of every filter, keyset both ways, update, delete, tenant isolation', async () => {
     const { k1, k2 } = both;
     const f = (extra: Partial<ActivityFilters> = {}): ActivityFilters => ({ organizationId: 'o1', order: 'desc', ...extra });
-    const answers = await onBoth<ActivitiesRepo>(both.storage.activities, activitiesRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<ActivitiesRepo>(both.storage.activities, activitiesRepo(both.pg), async (repo) => [
       await repo.upsert(k1, []),
       await repo.page(k1, f(), null, 10),
       await repo.upsert(k1, [

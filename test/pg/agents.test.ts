@@ -1,7 +1,6 @@
 // The PostgreSQL port of the agents repository answers as the SQLite one (see organizations.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentsRepoPg } from '../../server/db/pg/repos/agents.ts';
-import type { AgentRow, AgentsRepo, ExecutionRow } from '../../server/db/repos/agents.ts';
+import { type AgentRow, agentsRepo, type AgentsRepo, type ExecutionRow } from '../../server/db/repos/agents.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -56,7 +55,7 @@ describe('agents', () => {
       JSON.stringify({ aiProviders: { openai: { baseUrl: 'https://llm.test/v1' }, anthropic: { baseUrl: 'https://a.test' } } }),
       'k1',
     ]);
-    const answers = await onBoth<AgentsRepo>(both.storage.agents, agentsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<AgentsRepo>(both.storage.agents, agentsRepo(both.pg), async (repo) => [
       await repo.find(k1, 'a1'),
       await repo.insert(k1, agent('a1', T)),
       await repo.insert(k1, agent('a1', T + 99, { name: 'duplicate' })),

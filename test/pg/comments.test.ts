@@ -8,9 +8,8 @@
 // (SQLite's rowid, PostgreSQL's seq), also after rows were changed in place, deleted and inserted again, rewritten.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commentsRepoPg } from '../../server/db/pg/repos/comments.ts';
-import { reactionsRepoPg } from '../../server/db/pg/repos/reactions.ts';
 import type { AnnotationRow, AnnotationSelection, CommentRow, CommentsRepo, ThreadRows } from '../../server/db/repos/comments.ts';
-import type { ReactionRow, ReactionsRepo } from '../../server/db/repos/reactions.ts';
+import { type ReactionRow, type ReactionsRepo, reactionsRepo } from '../../server/db/repos/reactions.ts';
 import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
 
 const T = 1_700_000_000_000;
@@ -93,7 +92,7 @@ type Reactions = Pick<ReactionsRepo, 'find' | 'insert'>;
 async function onBoth(script: (repo: CommentsRepo, reactions: Reactions) => Promise<unknown[]>) {
   return {
     sqlite: await script(both.storage.comments, both.storage.reactions),
-    pg: await script(commentsRepoPg(both.engine), reactionsRepoPg(both.engine)),
+    pg: await script(commentsRepoPg(both.engine), reactionsRepo(both.pg)),
   };
 }
 

@@ -1,8 +1,7 @@
 // Document migrations ported to PostgreSQL answer as on SQLite: the same calls on both engines, every answer
 // compared (test/helpers/pg-parity.ts sets both engines up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentMigrationsRepoPg } from '../../server/db/pg/repos/document-migrations.ts';
-import type { DocumentMigrationsRepo, MigrationRow } from '../../server/db/repos/document-migrations.ts';
+import { documentMigrationsRepo, type DocumentMigrationsRepo, type MigrationRow } from '../../server/db/repos/document-migrations.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -37,7 +36,7 @@ const EVERY = Number.MAX_SAFE_INTEGER;
 describe('document migrations', () => {
   it('answers every call as on SQLite: insert, find per key and organization, the leased queue across keys, recovery', async () => {
     const { k1, k2 } = both;
-    const answers = await onBoth<DocumentMigrationsRepo>(both.storage.documentMigrations, documentMigrationsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<DocumentMigrationsRepo>(both.storage.documentMigrations, documentMigrationsRepo(both.pg), async (repo) => [
       await repo.claim(100, 1000, 2),
       await repo.find(k1, 'o1', 'j1'),
       await repo.insert(k1, job('j1', 'o1', 20)),
@@ -98,7 +97,7 @@ describe('document migrations', () => {
 
   it("refuses a holder's completion or failure once its lease ran out and the job was put back or taken over", async () => {
     const { k1 } = both;
-    const answers = await onBoth<DocumentMigrationsRepo>(both.storage.documentMigrations, documentMigrationsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<DocumentMigrationsRepo>(both.storage.documentMigrations, documentMigrationsRepo(both.pg), async (repo) => [
       // held by an instance under a lease until 1000 (j2 of the test above is held until 1800)
       await repo.insert(k1, job('s1', 'o3', 900, 'in_progress', 1, 1000)),
       await repo.insert(k1, job('s2', 'o3', 901, 'in_progress', 1, 1000)),
@@ -134,7 +133,7 @@ describe('document migrations', () => {
   });
 
   it('gives each job to one taker when instances take at the same moment (PostgreSQL)', async () => {
-    const repo = documentMigrationsRepoPg(both.engine);
+    const repo = documentMigrationsRepo(both.pg);
     for (let i = 0; i < 30; i++) await repo.insert(both.k1, job(`race${String(i).padStart(2, '0')}`, 'o9', 1_000 + i));
     const taken = await Promise.all(Array.from({ length: 40 }, () => repo.claim(5_000, 9_000, 3)));
     const ids = taken.flatMap((t) => (t && t.organizationId === 'o9' ? [t.id] : []));

@@ -1,8 +1,7 @@
 // The groups repository on PostgreSQL answers as on SQLite (see organizations.test.ts): the same calls on both
 // engines, every answer compared, and the answers checked for what they should be.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupsRepoPg } from '../../server/db/pg/repos/groups.ts';
-import type { GroupsRepo } from '../../server/db/repos/groups.ts';
+import { groupsRepo, type GroupsRepo } from '../../server/db/repos/groups.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -22,7 +21,7 @@ describe('groups', () => {
   it('answers every call as on SQLite: exists, insert or ignore, members added, removed one by one, by user and all at once, tenant isolation', async () => {
     const { k1, k2 } = both;
     const many = Array.from({ length: 1500 }, (_, i) => `user-${String(i).padStart(4, '0')}`);
-    const answers = await onBoth<GroupsRepo>(both.storage.groups, groupsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<GroupsRepo>(both.storage.groups, groupsRepo(both.pg), async (repo) => [
       await repo.exists(k1, 'o1', 'g1'),
       await repo.insert(k1, 'o1', [group('g1'), group('g2'), group('g1')]),
       await repo.insert(k1, 'o1', [group('g1'), group('g3')]),

@@ -1,7 +1,7 @@
-// Login links ported to PostgreSQL answer as on SQLite: the same calls on both engines, every answer compared
+// Login links, written once, answer on PostgreSQL as on SQLite: the same calls on both engines, every answer compared
 // (test/helpers/pg-parity.ts sets both engines up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoginLinksRepo, loginLinksRepoPg } from '../../server/db/pg/repos/login-links.ts';
+import { type LoginLinksRepo, loginLinksRepo } from '../../server/db/repos/login-links.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -23,7 +23,7 @@ const link = (id: string, workspaceId: string, tokenDigest: string, expiresAt: n
 
 describe('login links', () => {
   it('answers every call as on SQLite: unused by digest, used, expired ones cleared', async () => {
-    const answers = await onBoth<LoginLinksRepo>(both.storage.loginLinks, loginLinksRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<LoginLinksRepo>(both.storage.loginLinks, loginLinksRepo(both.pg), async (repo) => [
       await repo.unused('d1'),
       await repo.insert(link('l1', 'w1', 'd1', 100)),
       await repo.insert(link('l2', 'w2', 'd2', 200)),

@@ -1,8 +1,7 @@
-// The mail outbox ported to PostgreSQL answers as on SQLite: the same calls on both engines, every answer compared
-// (test/helpers/pg-parity.ts sets both engines up).
+// The mail outbox, written once, answers on PostgreSQL as on SQLite: the same calls on both engines, every answer
+// compared (test/helpers/pg-parity.ts sets both engines up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MailRepo, mailRepoPg } from '../../server/db/pg/repos/mail.ts';
-import type { NewMail } from '../../server/db/repos/mail.ts';
+import { type MailRepo, mailRepo, type NewMail } from '../../server/db/repos/mail.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -31,7 +30,7 @@ const mail = (id: string, status: NewMail['status'], createdAt: number, owner: {
 
 describe('mail', () => {
   it('answers every call as on SQLite: the leased queue oldest first, relay states, newest first, login links', async () => {
-    const answers = await onBoth<MailRepo>(both.storage.mail, mailRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<MailRepo>(both.storage.mail, mailRepo(both.pg), async (repo) => [
       await repo.claimQueued(3, 0, 1000),
       await repo.newest(10),
       await repo.insert(mail('m-b', 'queued', 100, { workspaceId: 'w1', loginLinkId: 'L1' })),
@@ -100,7 +99,7 @@ describe('mail', () => {
   });
 
   it('gives each mail to one relay when instances take at the same moment (PostgreSQL)', async () => {
-    const repo = mailRepoPg(both.engine);
+    const repo = mailRepo(both.pg);
     for (let i = 0; i < 30; i++) await repo.insert(mail(`race${String(i).padStart(2, '0')}`, 'queued', 5_000 + i, { apiKeyId: 'k1' }));
     const taken = await Promise.all(Array.from({ length: 40 }, () => repo.claimQueued(5, 10_000, 20_000)));
     const ids = taken.flatMap((t) => (t?.id.startsWith('race') ? [t.id] : []));

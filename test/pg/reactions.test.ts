@@ -1,10 +1,9 @@
-// The PostgreSQL port of the reactions repository answers as the SQLite one (see organizations.test.ts), for every
+// The reactions repository, written once, answers on PostgreSQL as on SQLite (see organizations.test.ts), for every
 // method; `list` in creation order, reactions of one millisecond in the order they were inserted (SQLite's rowid,
 // PostgreSQL's seq), also after a row was rewritten in place or deleted and inserted again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationsRepo } from '../../server/db/repos/organizations.ts';
-import { reactionsRepoPg } from '../../server/db/pg/repos/reactions.ts';
-import type { ReactionRow, ReactionsRepo } from '../../server/db/repos/reactions.ts';
+import { type ReactionRow, type ReactionsRepo, reactionsRepo } from '../../server/db/repos/reactions.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 const T = 1_700_000_000_000;
@@ -55,7 +54,7 @@ describe('reactions', () => {
       fromUserId,
       icon,
     });
-    const answers = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepo(both.pg), async (repo) => [
       await repo.lookup(k1, key('n1', 1, 'u1', 'heart')),
       await repo.lookup(k1, key('n1', 3, 'u1', 'heart')),
       await repo.lookup(k1, key('nope', 1, 'u1', 'heart')),
@@ -105,7 +104,7 @@ describe('reactions', () => {
 
     // a comment's deletion takes its reactions on both engines (the foreign key cascades)
     await both.insertBoth('DELETE FROM comments WHERE api_key_id = ? AND organization_id = ? AND annotation_id = ? AND id = ?', ['k1', 'o1', 'n1', 2]);
-    const after = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => [
+    const after = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepo(both.pg), async (repo) => [
       await repo.find(k1, 'o1', 'r4'),
       await repo.find(k1, 'o1', 'r5'),
       await repo.lookup(k1, key('n1', 2, 'u1', 'heart')),
@@ -121,7 +120,7 @@ describe('reactions', () => {
     const ids = (rows: unknown) => (rows as ReactionRow[]).map((r) => r.id);
     // one millisecond (T + 100), inserted in an order that no column holds (not by id, user, icon or comment),
     // around it one earlier (inserted after them) and one later
-    const answers = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => {
+    const answers = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepo(both.pg), async (repo) => {
       for (const [id, commentId, fromUserId, icon, at] of [
         ['s-x3', 1, 'u2', 'smile', T + 100],
         ['s-a7', 2, 'u9', 'heart', T + 100],
@@ -147,7 +146,7 @@ describe('reactions', () => {
     // a row rewritten in place keeps its place (PostgreSQL writes a new row version elsewhere in the table); one
     // deleted and inserted again comes last of its millisecond
     await both.insertBoth("UPDATE reactions SET icon = icon || '' WHERE api_key_id = ? AND id = ?", ['k1', 's-x3']);
-    const moved = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepoPg(both.engine), async (repo) => {
+    const moved = await onBoth<ReactionsRepo>(both.storage.reactions, reactionsRepo(both.pg), async (repo) => {
       const found = await repo.find(k1, 'o1', 's-a7');
       if (!found) throw new Error('s-a7 is missing');
       const { apiKeyId: _key, ...row } = found;

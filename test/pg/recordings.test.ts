@@ -2,8 +2,7 @@
 // recording, a change, attachments numbered after the last), finds, pages (newest first, ties by id, keyset, by
 // document, by ids), attachments by recording, lookups by storage key, deletes, and tenant isolation between k1 and k2.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingsRepoPg } from '../../server/db/pg/repos/recordings.ts';
-import type { AttachmentRow, NewAttachment, RecordingRow, RecordingsRepo } from '../../server/db/repos/recordings.ts';
+import { type AttachmentRow, type NewAttachment, type RecordingRow, type RecordingsRepo, recordingsRepo } from '../../server/db/repos/recordings.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -51,7 +50,7 @@ const ids = (rows: unknown) => (rows as RecordingRow[]).map((r) => r.id);
 describe('recordings', () => {
   it('answers every call as on SQLite: versions, finds, pages, attachments, storage keys, deletes, tenant isolation', async () => {
     const { k1, k2 } = both;
-    const answers = await onBoth<RecordingsRepo>(both.storage.recordings, recordingsRepoPg(both.engine), async (repo) => {
+    const answers = await onBoth<RecordingsRepo>(both.storage.recordings, recordingsRepo(both.pg), async (repo) => {
       const out: unknown[] = [];
       const key = (k: string) => `key-${k}`;
       out.push(await repo.find(k1, 'acme', 'r1'), await repo.withAttachments(k1, 'acme', 'r1'));

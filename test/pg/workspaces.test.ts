@@ -1,8 +1,7 @@
-// Workspaces ported to PostgreSQL answer as on SQLite: the same calls on both engines, every answer compared
+// Workspaces, written once, answer on PostgreSQL as on SQLite: the same calls on both engines, every answer compared
 // (test/helpers/pg-parity.ts sets both engines up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workspacesRepoPg } from '../../server/db/pg/repos/workspaces.ts';
-import type { WorkspacesRepo } from '../../server/db/repos/workspaces.ts';
+import { type WorkspacesRepo, workspacesRepo } from '../../server/db/repos/workspaces.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -25,7 +24,7 @@ describe('workspaces', () => {
       isDefault,
       createdAt,
     });
-    const answers = await onBoth<WorkspacesRepo>(both.storage.workspaces, workspacesRepoPg(both.engine), async (repo) => {
+    const answers = await onBoth<WorkspacesRepo>(both.storage.workspaces, workspacesRepo(both.pg), async (repo) => {
       const w1 = repo.scopeOf({ id: 'w1' });
       return [
         await repo.find(w1),

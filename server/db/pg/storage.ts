@@ -8,36 +8,36 @@ import type { Logger } from '../../log.ts';
 import { VERSION } from '../../version.ts';
 import { MasterKeyMismatchError, type MasterKeyCheck } from '../key-check.ts';
 import type { Storage } from '../repos/index.ts';
+import { activitiesRepo } from '../repos/activities.ts';
+import { agentsRepo } from '../repos/agents.ts';
+import { documentMigrationsRepo } from '../repos/document-migrations.ts';
+import { documentsRepo } from '../repos/documents.ts';
+import { foldersRepo } from '../repos/folders.ts';
+import { groupsRepo } from '../repos/groups.ts';
+import { loginLinksRepo } from '../repos/login-links.ts';
+import { mailRepo } from '../repos/mail.ts';
+import { organizationsRepo } from '../repos/organizations.ts';
+import { reactionsRepo } from '../repos/reactions.ts';
+import { recordingsRepo } from '../repos/recordings.ts';
+import { workflowsRepo } from '../repos/workflows.ts';
+import { workspacesRepo } from '../repos/workspaces.ts';
 import { createPgEngine, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
 import { accessRepoPg } from './repos/access.ts';
-import { activitiesRepoPg } from './repos/activities.ts';
-import { agentsRepoPg } from './repos/agents.ts';
 import { commentsRepoPg } from './repos/comments.ts';
 import { crdtRepoPg } from './repos/crdt.ts';
 import { documentDataRepoPg } from './repos/document-data.ts';
-import { documentMigrationsRepoPg } from './repos/document-migrations.ts';
-import { groupsRepoPg } from './repos/groups.ts';
 import { inspectionRepoPg } from './repos/inspection.ts';
 import { judgmentsRepoPg } from './repos/judgments.ts';
 import { keyTransferRepoPg } from './repos/key-transfer.ts';
 import { keysRepoPg } from './repos/keys.ts';
-import { loginLinksRepoPg } from './repos/login-links.ts';
-import { mailRepoPg } from './repos/mail.ts';
 import { membershipsRepoPg } from './repos/memberships.ts';
 import { notificationsRepoPg } from './repos/notifications.ts';
-import { documentsRepo } from '../repos/documents.ts';
-import { foldersRepo } from '../repos/folders.ts';
-import { organizationsRepo } from '../repos/organizations.ts';
-import { workflowsRepo } from '../repos/workflows.ts';
 import { pgDialect } from './dialect.ts';
-import { reactionsRepoPg } from './repos/reactions.ts';
-import { recordingsRepoPg } from './repos/recordings.ts';
 import { seedRepoPg } from './repos/seed.ts';
 import { userDataRepoPg } from './repos/user-data.ts';
 import { usersRepoPg } from './repos/users.ts';
 import { deliveryInspectionPg, webhookDeliveriesRepoPg } from './repos/webhook-deliveries.ts';
 import { webhooksRepoPg } from './repos/webhooks.ts';
-import { workspacesRepoPg } from './repos/workspaces.ts';
 import { pgTables } from './schema.ts';
 
 /** The URL with its password hidden, for messages. */
@@ -146,10 +146,10 @@ export function createPgStorage(engine: PgEngine): Storage {
     afterCommit: engine.afterCommit,
     organizations: organizationsRepo(one),
     documentData: documentDataRepoPg(engine),
-    activities: activitiesRepoPg(engine),
+    activities: activitiesRepo(one),
     notifications: notificationsRepoPg(engine),
-    reactions: reactionsRepoPg(engine),
-    recordings: recordingsRepoPg(engine),
+    reactions: reactionsRepo(one),
+    recordings: recordingsRepo(one),
     userData: {
       ...userData,
       // SQLite's step that folds its write-ahead log into the file so that erased pages keep no copy; PostgreSQL has
@@ -158,21 +158,21 @@ export function createPgStorage(engine: PgEngine): Storage {
       checkpoint: async () => undefined,
     },
     crdt: crdtRepoPg(engine),
-    workspaces: workspacesRepoPg(engine),
+    workspaces: workspacesRepo(one),
     keys: keysRepoPg(engine),
-    loginLinks: loginLinksRepoPg(engine),
-    mail: mailRepoPg(engine),
+    loginLinks: loginLinksRepo(one),
+    mail: mailRepo(one),
     comments: commentsRepoPg(engine),
     judgments: judgmentsRepoPg(engine),
-    agents: agentsRepoPg(engine),
+    agents: agentsRepo(one),
     workflows: workflowsRepo(one),
     folders: foldersRepo(one),
     documents: documentsRepo(one),
     users: usersRepoPg(engine),
     memberships: membershipsRepoPg(engine),
-    groups: groupsRepoPg(engine),
+    groups: groupsRepo(one),
     access: accessRepoPg(engine),
-    documentMigrations: documentMigrationsRepoPg(engine),
+    documentMigrations: documentMigrationsRepo(one),
     seed: seedRepoPg(engine),
     // SQLite's checkpointer coordination; PostgreSQL checkpoints itself
     webhooks: { ...webhooks, workerCheckpoints: () => undefined },

@@ -1,99 +1,105 @@
-// Agents and their executions, and what an execution reads besides them: the key's AI provider settings.
+// Agents and their executions, and what an execution reads besides them: the key's AI provider settings. Written
+// once for both engines (engine.ts; test/pg/agents.test.ts runs it on both and compares every answer).
 import { and, asc, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Engine, Prepared } from '../engine.ts';
 import { keysetAfter, type Cursor } from '../pagination.ts';
-import { compiledRows } from '../prepared.ts';
-import { agentExecutions, agents, apiKeys } from '../schema.ts';
+import type { agentExecutions, agents } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
-import type { SqliteEngine } from '../storage.ts';
 
 export type AgentRow = typeof agents.$inferSelect;
 export type ExecutionRow = typeof agentExecutions.$inferSelect;
 export type ExecutionStatus = ExecutionRow['status'];
 
-/** An API key's agents, oldest first, from the start or after a cursor: compiled once per shape. */
-const agentPage = compiledRows(agents, (db, shape: 'first' | 'after', columns) =>
-  db
-    .select(columns)
-    .from(agents)
-    .where(
-      and(
-        eq(agents.apiKeyId, sql.placeholder('apiKeyId')),
-        shape === 'after' ? keysetAfter(agents.createdAt, agents.id, [sql.placeholder('afterCreatedAt'), sql.placeholder('afterId')], false) : undefined,
-      ),
-    )
-    .orderBy(asc(agents.createdAt), asc(agents.id))
-    .limit(sql.placeholder('limit')),
-);
-
-/** An executions page of one filter shape, compiled once. */
-const executionPage = compiledRows(
-  agentExecutions,
-  (db, shape: `${'<' | '>'}${'' | '+after'}${'' | '+agent'}${'' | '+organization'}${'' | '+document'}${'' | '+status'}`, columns) => {
-    const e = agentExecutions;
-    const p = sql.placeholder;
-    const descending = shape.startsWith('<');
-    const where: (SQL | undefined)[] = [eq(e.apiKeyId, p('apiKeyId'))];
-    if (shape.includes('+agent')) where.push(eq(e.agentId, p('agentId')));
-    if (shape.includes('+organization')) where.push(eq(e.organizationId, p('organizationId')));
-    if (shape.includes('+document')) where.push(eq(e.documentId, p('documentId')));
-    if (shape.includes('+status')) where.push(eq(e.status, p('status')));
-    if (shape.includes('+after')) where.push(keysetAfter(e.startedAt, e.id, [p('afterStartedAt'), p('afterId')], descending));
-    const direction = descending ? desc : asc;
-    return db
-      .select(columns)
-      .from(e)
-      .where(and(...where))
-      .orderBy(direction(e.startedAt), direction(e.id))
-      .limit(p('limit'));
-  },
-);
-
-const ownAgent = (scope: TenantScope, id: string) => and(eq(agents.apiKeyId, scope.apiKeyId), eq(agents.id, id));
-const ownExecution = (scope: TenantScope, id: string) => and(eq(agentExecutions.apiKeyId, scope.apiKeyId), eq(agentExecutions.id, id));
+/** The filters an executions page may use; each combination (with its order and cursor) is one prepared statement. */
+const FILTERS = ['agentId', 'organizationId', 'documentId', 'status'] as const;
 
 /** The key's agents and executions. */
-export function agentsRepo(engine: SqliteEngine) {
+export function agentsRepo(engine: Engine) {
+  const { agents: a, agentExecutions: e, apiKeys } = engine.t;
+  const p = sql.placeholder;
+  const ownAgent = (scope: TenantScope, id: string) => and(eq(a.apiKeyId, scope.apiKeyId), eq(a.id, id));
+  const ownExecution = (scope: TenantScope, id: string) => and(eq(e.apiKeyId, scope.apiKeyId), eq(e.id, id));
+
+  /** An API key's agents, oldest first, from the start or after a cursor: prepared once per shape. */
+  const agentPage = (after: boolean) =>
+    engine.prepare(after ? 'agents.pageAfter' : 'agents.page', (db, t) =>
+      db
+        .select()
+        .from(t.agents)
+        .where(
+          and(
+            eq(t.agents.apiKeyId, p('apiKeyId')),
+            after ? keysetAfter(t.agents.createdAt, t.agents.id, [p('afterCreatedAt'), p('afterId')], false) : undefined,
+          ),
+        )
+        .orderBy(asc(t.agents.createdAt), asc(t.agents.id))
+        .limit(p('limit')),
+    );
+  const agentPages = { first: agentPage(false), after: agentPage(true) };
+
+  /** An executions page of one shape (order, cursor, filters used), prepared the first time it is asked for. */
+  const executionPages = new Map<string, Prepared<ExecutionRow>>();
+  const executionPage = (descending: boolean, after: boolean, filters: ReadonlyArray<(typeof FILTERS)[number]>) => {
+    // the filters by their initials: PostgreSQL keeps 63 characters of a statement's name
+    const name = `agents.executions.${descending ? 'desc' : 'asc'}${after ? '.after' : ''}${filters.length ? `.${filters.map((f) => f[0]).join('')}` : ''}`;
+    let prepared = executionPages.get(name);
+    if (!prepared)
+      executionPages.set(
+        name,
+        (prepared = engine.prepare(name, (db, t) => {
+          const x = t.agentExecutions;
+          const where: (SQL | undefined)[] = [eq(x.apiKeyId, p('apiKeyId'))];
+          for (const filter of filters) where.push(eq(x[filter], p(filter)));
+          if (after) where.push(keysetAfter(x.startedAt, x.id, [p('afterStartedAt'), p('afterId')], descending));
+          const direction = descending ? desc : asc;
+          return db
+            .select()
+            .from(x)
+            .where(and(...where))
+            .orderBy(direction(x.startedAt), direction(x.id))
+            .limit(p('limit'));
+        })),
+      );
+    return prepared;
+  };
+
   return {
-    find: (scope: TenantScope, id: string) => engine.read((db) => db.select().from(agents).where(ownAgent(scope, id)).get()),
+    find: (scope: TenantScope, id: string) => engine.read(async (db) => (await db.select().from(a).where(ownAgent(scope, id)).limit(1))[0]),
 
     /** Adds the agent unless its id is taken; whether it was added. */
     insert: (scope: TenantScope, row: Omit<AgentRow, 'apiKeyId'>) =>
       engine.write(
-        (db) =>
-          db
-            .insert(agents)
-            .values({ ...row, apiKeyId: scope.apiKeyId })
-            .onConflictDoNothing()
-            .run().changes > 0,
+        async (db) =>
+          engine.changed(
+            await db
+              .insert(a)
+              .values({ ...row, apiKeyId: scope.apiKeyId })
+              .onConflictDoNothing(),
+          ) > 0,
       ),
 
     update: (scope: TenantScope, id: string, row: Omit<AgentRow, 'apiKeyId'>) =>
       engine.write(
-        (db) =>
-          void db
-            .update(agents)
+        async (db) =>
+          void (await db
+            .update(a)
             .set({ ...row, apiKeyId: scope.apiKeyId })
-            .where(ownAgent(scope, id))
-            .run(),
+            .where(ownAgent(scope, id))),
       ),
 
     /** Deletes the agent (its executions stay); whether it existed. */
-    delete: (scope: TenantScope, id: string) => engine.write((db) => db.delete(agents).where(ownAgent(scope, id)).run().changes > 0),
+    delete: (scope: TenantScope, id: string) => engine.write(async (db) => engine.changed(await db.delete(a).where(ownAgent(scope, id))) > 0),
 
     /** Oldest first (by createdAt, then id), after `cursor`, at most `limit`. */
     page: (scope: TenantScope, cursor: Cursor | null, limit: number) =>
-      engine.read((db) => agentPage(db, cursor ? 'after' : 'first', { apiKeyId: scope.apiKeyId, afterCreatedAt: cursor?.[0], afterId: cursor?.[1], limit })),
+      engine.read((db) =>
+        (cursor ? agentPages.after : agentPages.first).all(db, { apiKeyId: scope.apiKeyId, afterCreatedAt: cursor?.[0], afterId: cursor?.[1], limit }),
+      ),
 
-    findExecution: (scope: TenantScope, id: string) => engine.read((db) => db.select().from(agentExecutions).where(ownExecution(scope, id)).get()),
+    findExecution: (scope: TenantScope, id: string) => engine.read(async (db) => (await db.select().from(e).where(ownExecution(scope, id)).limit(1))[0]),
 
     insertExecution: (scope: TenantScope, row: Omit<ExecutionRow, 'apiKeyId'>) =>
-      engine.write(
-        (db) =>
-          void db
-            .insert(agentExecutions)
-            .values({ ...row, apiKeyId: scope.apiKeyId })
-            .run(),
-      ),
+      engine.write(async (db) => void (await db.insert(e).values({ ...row, apiKeyId: scope.apiKeyId }))),
 
     /**
      * Records a running execution's outcome; false (nothing written) once it is no longer running: ended as
@@ -101,12 +107,13 @@ export function agentsRepo(engine: SqliteEngine) {
      */
     completeExecution: (scope: TenantScope, id: string, change: Partial<ExecutionRow>) =>
       engine.write(
-        (db) =>
-          db
-            .update(agentExecutions)
-            .set({ ...change, apiKeyId: scope.apiKeyId })
-            .where(and(ownExecution(scope, id), eq(agentExecutions.status, 'running')))
-            .run().changes > 0,
+        async (db) =>
+          engine.changed(
+            await db
+              .update(e)
+              .set({ ...change, apiKeyId: scope.apiKeyId })
+              .where(and(ownExecution(scope, id), eq(e.status, 'running'))),
+          ) > 0,
       ),
 
     /** By startedAt (then id) in `order`, filtered, after `cursor`, at most `limit`. */
@@ -122,23 +129,24 @@ export function agentsRepo(engine: SqliteEngine) {
       cursor: Cursor | null,
       limit: number,
     ) =>
-      engine.read((db) => {
-        const shape =
-          `${filters.order === 'asc' ? '>' : '<'}${cursor ? '+after' : ''}${filters.agentId !== undefined ? '+agent' : ''}${filters.organizationId !== undefined ? '+organization' : ''}${
-            filters.documentId !== undefined ? '+document' : ''
-          }${filters.status !== undefined ? '+status' : ''}` as const;
-        return executionPage(db, shape, { ...filters, apiKeyId: scope.apiKeyId, afterStartedAt: cursor?.[0], afterId: cursor?.[1], limit });
-      }),
+      engine.read((db) =>
+        executionPage(
+          filters.order !== 'asc',
+          cursor !== null,
+          FILTERS.filter((filter) => filters[filter] !== undefined),
+        ).all(db, { ...filters, apiKeyId: scope.apiKeyId, afterStartedAt: cursor?.[0], afterId: cursor?.[1], limit }),
+      ),
 
     /** Holds a running execution until `leaseUntil` (its runner renews the lease while it runs); false once it ended. */
     renewLease: (scope: TenantScope, id: string, leaseUntil: number) =>
       engine.write(
-        (db) =>
-          db
-            .update(agentExecutions)
-            .set({ leaseUntil })
-            .where(and(ownExecution(scope, id), eq(agentExecutions.status, 'running')))
-            .run().changes > 0,
+        async (db) =>
+          engine.changed(
+            await db
+              .update(e)
+              .set({ leaseUntil })
+              .where(and(ownExecution(scope, id), eq(e.status, 'running'))),
+          ) > 0,
       ),
 
     /**
@@ -147,18 +155,20 @@ export function agentsRepo(engine: SqliteEngine) {
      * MAX_SAFE_INTEGER). Not a tenant's query: it runs over the whole database, before any request at the start.
      */
     endAbandoned: (message: string, now: number, heldBefore: number) =>
-      engine.write(
-        (db) =>
-          db
-            .update(agentExecutions)
-            .set({ status: 'error', message, completedAt: now, durationMs: sql`${now} - ${agentExecutions.startedAt}`, leaseUntil: null })
-            .where(and(eq(agentExecutions.status, 'running'), or(isNull(agentExecutions.leaseUntil), lt(agentExecutions.leaseUntil, heldBefore))))
-            .run().changes,
+      engine.write(async (db) =>
+        engine.changed(
+          await db
+            .update(e)
+            .set({ status: 'error', message, completedAt: now, durationMs: sql`${now} - ${e.startedAt}`, leaseUntil: null })
+            .where(and(eq(e.status, 'running'), or(isNull(e.leaseUntil), lt(e.leaseUntil, heldBefore)))),
+        ),
       ),
 
     /** The key's AI provider settings (base URLs per provider). */
     providerSettings: (scope: TenantScope) =>
-      engine.read((db) => db.select({ settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, scope.apiKeyId)).get()?.settings.aiProviders),
+      engine.read(
+        async (db) => (await db.select({ settings: apiKeys.settings }).from(apiKeys).where(eq(apiKeys.id, scope.apiKeyId)).limit(1))[0]?.settings.aiProviders,
+      ),
   };
 }
 

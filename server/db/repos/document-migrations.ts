@@ -1,77 +1,55 @@
 // Document migrations: the jobs that move a document's data to a new id (services/migrations.ts), and the queue
-// the job runner takes them from. The queue's methods span every key: the runner works for all of them.
-import { and, asc, eq, gte, isNull, lt, or } from 'drizzle-orm';
-import type { Db } from '../client.ts';
-import { documentMigrations } from '../schema.ts';
+// the job runner takes them from. The queue's methods span every key: the runner works for all of them. Written once
+// for both engines (engine.ts; test/pg/document-migrations.test.ts runs it on both and compares every answer).
+import { and, asc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Engine, Q } from '../engine.ts';
+import type { documentMigrations } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
-import type { SqliteEngine } from '../storage.ts';
 
 export type MigrationRow = typeof documentMigrations.$inferSelect;
 
-/** Jobs left in_progress whose holder is gone: a crash (at start, every one: `heldBefore` Infinity) or an expired lease. */
-const abandoned = (heldBefore: number) =>
-  and(eq(documentMigrations.status, 'in_progress'), or(isNull(documentMigrations.leaseUntil), lt(documentMigrations.leaseUntil, heldBefore)));
-
-/**
- * The job as its holder read it: lease_until still the value its claim set. A lease that ran out was put back
- * (lease_until cleared) or taken over (a new lease_until), and a job completed or failed has none: the old holder's
- * outcome must not apply then (a cluster's fence).
- */
-const held = (id: string, leaseUntil: number | null) =>
-  and(eq(documentMigrations.id, id), leaseUntil === null ? isNull(documentMigrations.leaseUntil) : eq(documentMigrations.leaseUntil, leaseUntil));
-
-const queue = {
-  /**
-   * Takes the oldest job waiting (pending, or abandoned by an instance whose lease ran out), marking it in_progress
-   * under a lease until `leaseUntil`, and counting this attempt; jobs abandoned `maxAttempts` times are failed first.
-   */
-  claim(db: Db, now: number, leaseUntil: number, maxAttempts: number): MigrationRow | undefined {
-    queue.recover(db, maxAttempts, now, now);
-    const job = db
-      .select()
-      .from(documentMigrations)
-      .where(eq(documentMigrations.status, 'pending'))
-      .orderBy(asc(documentMigrations.createdAt), asc(documentMigrations.id))
-      .limit(1)
-      .get();
-    if (!job) return undefined;
-    const taken = { status: 'in_progress' as const, startedAt: now, attempts: job.attempts + 1, leaseUntil };
-    db.update(documentMigrations).set(taken).where(eq(documentMigrations.id, job.id)).run();
-    return { ...job, ...taken };
-  },
-  /** Fails the job if its holder still holds it (`held`); whether it did. */
-  markFailed: (db: Db, id: string, message: string, now: number, leaseUntil: number | null) =>
-    db.update(documentMigrations).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(held(id, leaseUntil)).run().changes > 0,
-  /** Jobs abandoned (see `abandoned`): failed once interrupted `maxAttempts` times, else pending again. */
-  recover(db: Db, maxAttempts: number, now: number, heldBefore: number) {
-    db.update(documentMigrations)
-      .set({ status: 'failed', error: `interrupted ${maxAttempts} times; not retried`, completedAt: now, leaseUntil: null })
-      .where(and(abandoned(heldBefore), gte(documentMigrations.attempts, maxAttempts)))
-      .run();
-    db.update(documentMigrations)
-      .set({ status: 'pending', leaseUntil: null })
-      .where(and(abandoned(heldBefore), lt(documentMigrations.attempts, maxAttempts)))
-      .run();
-  },
-};
-
 /** The key's document migrations, and the queue of all keys' pending ones. */
-export function documentMigrationsRepo(engine: SqliteEngine) {
+export function documentMigrationsRepo(engine: Engine) {
+  const { documentMigrations: m } = engine.t;
+
+  /** Jobs left in_progress whose holder is gone: a crash (at start, every one: `heldBefore` Infinity) or an expired lease. */
+  const abandoned = (heldBefore: number) => and(eq(m.status, 'in_progress'), or(isNull(m.leaseUntil), lt(m.leaseUntil, heldBefore)));
+
+  /**
+   * The job as its holder read it: lease_until still the value its claim set. A lease that ran out was put back
+   * (lease_until cleared) or taken over (a new lease_until), and a job completed or failed has none: the old holder's
+   * outcome must not apply then (a cluster's fence).
+   */
+  const held = (id: string, leaseUntil: number | null) => and(eq(m.id, id), leaseUntil === null ? isNull(m.leaseUntil) : eq(m.leaseUntil, leaseUntil));
+
+  /** Jobs abandoned (see `abandoned`): failed once interrupted `maxAttempts` times, else pending again; in the caller's unit of work. */
+  const recover = async (db: Q, maxAttempts: number, now: number, heldBefore: number) => {
+    await db
+      .update(m)
+      .set({ status: 'failed', error: `interrupted ${maxAttempts} times; not retried`, completedAt: now, leaseUntil: null })
+      .where(and(abandoned(heldBefore), gte(m.attempts, maxAttempts)));
+    await db
+      .update(m)
+      .set({ status: 'pending', leaseUntil: null })
+      .where(and(abandoned(heldBefore), lt(m.attempts, maxAttempts)));
+  };
+
   return {
     insert: (scope: TenantScope, row: Omit<MigrationRow, 'apiKeyId'>) =>
-      engine.write((db) => {
-        db.insert(documentMigrations)
-          .values({ ...row, apiKeyId: scope.apiKeyId })
-          .run();
+      engine.write(async (db) => {
+        await db.insert(m).values({ ...row, apiKeyId: scope.apiKeyId });
       }),
 
     find: (scope: TenantScope, organizationId: string, id: string) =>
-      engine.read((db) =>
-        db
-          .select()
-          .from(documentMigrations)
-          .where(and(eq(documentMigrations.id, id), eq(documentMigrations.apiKeyId, scope.apiKeyId), eq(documentMigrations.organizationId, organizationId)))
-          .get(),
+      engine.read(
+        async (db) =>
+          (
+            await db
+              .select()
+              .from(m)
+              .where(and(eq(m.id, id), eq(m.apiKeyId, scope.apiKeyId), eq(m.organizationId, organizationId)))
+              .limit(1)
+          )[0],
       ),
 
     /**
@@ -80,19 +58,48 @@ export function documentMigrationsRepo(engine: SqliteEngine) {
      */
     complete: (scope: TenantScope, id: string, now: number, leaseUntil: number | null) =>
       engine.write(
-        (db) =>
-          db
-            .update(documentMigrations)
-            .set({ status: 'completed', completedAt: now, error: null, leaseUntil: null })
-            .where(and(eq(documentMigrations.apiKeyId, scope.apiKeyId), held(id, leaseUntil)))
-            .run().changes > 0,
+        async (db) =>
+          engine.changed(
+            await db
+              .update(m)
+              .set({ status: 'completed', completedAt: now, error: null, leaseUntil: null })
+              .where(and(eq(m.apiKeyId, scope.apiKeyId), held(id, leaseUntil))),
+          ) > 0,
       ),
 
-    /** The queue of every key's jobs (services/jobs.ts): see `queue`. */
-    claim: (now: number, leaseUntil: number, maxAttempts: number) => engine.write((db) => queue.claim(db, now, leaseUntil, maxAttempts)),
+    /**
+     * The queue of every key's jobs (services/jobs.ts). Takes the oldest job waiting (pending, or abandoned by an
+     * instance whose lease ran out), marking it in_progress under a lease until `leaseUntil`, and counting this
+     * attempt; jobs abandoned `maxAttempts` times are failed first. Jobs of one createdAt go by id (code point order).
+     */
+    claim: (now: number, leaseUntil: number, maxAttempts: number) =>
+      engine.write(async (db) => {
+        await recover(db, maxAttempts, now, now);
+        const oldest = db.select({ id: m.id }).from(m).where(eq(m.status, 'pending')).orderBy(asc(m.createdAt), asc(m.id)).limit(1);
+        // PostgreSQL: FOR UPDATE SKIP LOCKED, so that instances taking at the same moment skip the row another is
+        // taking and each job goes to one of them (at READ COMMITTED, without it, two would read the same oldest id).
+        // SQLite runs one writer at a time and has no such clause (nor drizzle's SQLite builder a `for`).
+        const next =
+          engine.kind === 'postgres'
+            ? (oldest as unknown as { for(strength: 'update', config: { skipLocked: true }): typeof oldest }).for('update', { skipLocked: true })
+            : oldest;
+        const [taken] = await db
+          .update(m)
+          .set({ status: 'in_progress', startedAt: now, attempts: sql`${m.attempts} + 1`, leaseUntil })
+          .where(inArray(m.id, next))
+          .returning();
+        return taken;
+      }),
+
+    /** Fails the job if its holder still holds it (`held`); whether it did. */
     markFailed: (id: string, message: string, now: number, leaseUntil: number | null) =>
-      engine.write((db) => queue.markFailed(db, id, message, now, leaseUntil)),
-    recover: (maxAttempts: number, now: number, heldBefore: number) => engine.write((db) => queue.recover(db, maxAttempts, now, heldBefore)),
+      engine.write(
+        async (db) =>
+          engine.changed(await db.update(m).set({ status: 'failed', error: message, completedAt: now, leaseUntil: null }).where(held(id, leaseUntil))) > 0,
+      ),
+
+    /** Jobs abandoned (see `abandoned`): failed once interrupted `maxAttempts` times, else pending again. */
+    recover: (maxAttempts: number, now: number, heldBefore: number) => engine.write((db) => recover(db, maxAttempts, now, heldBefore)),
   };
 }
 

@@ -123,7 +123,15 @@ export function documentsRepo(engine: Engine) {
     change: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: DocumentChange }>) =>
       engine.write(async (db) => {
         const existed: boolean[] = [];
-        for (const { id, set } of changes) existed.push(engine.changed(await db.update(d).set(set).where(own(scope.apiKeyId, organizationId, id))) > 0);
+        for (const { id, set } of changes)
+          existed.push(
+            engine.changed(
+              await db
+                .update(d)
+                .set(set)
+                .where(own(scope.apiKeyId, organizationId, id)),
+            ) > 0,
+          );
         return existed;
       }),
 

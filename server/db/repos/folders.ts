@@ -65,17 +65,32 @@ export function foldersRepo(engine: Engine) {
      * commit, then does nothing); whether this call made it.
      */
     insert: (scope: TenantScope, row: Omit<FolderRow, 'apiKeyId'>) =>
-      engine.write(async (db) => engine.changed(await db.insert(f).values({ ...row, apiKeyId: scope.apiKeyId }).onConflictDoNothing()) > 0),
+      engine.write(
+        async (db) =>
+          engine.changed(
+            await db
+              .insert(f)
+              .values({ ...row, apiKeyId: scope.apiKeyId })
+              .onConflictDoNothing(),
+          ) > 0,
+      ),
 
     /** Writes each change to its folder, in one unit of work. */
     change: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: FolderChange }>) =>
       engine.write(async (db) => {
-        for (const { id, set } of changes) await db.update(f).set(set).where(own(scope.apiKeyId, organizationId, id));
+        for (const { id, set } of changes)
+          await db
+            .update(f)
+            .set(set)
+            .where(own(scope.apiKeyId, organizationId, id));
       }),
 
     rename: (scope: TenantScope, organizationId: string, id: string, name: string, now: number) =>
       engine.write(async (db) => {
-        await db.update(f).set({ name, updatedAt: now }).where(own(scope.apiKeyId, organizationId, id));
+        await db
+          .update(f)
+          .set({ name, updatedAt: now })
+          .where(own(scope.apiKeyId, organizationId, id));
       }),
 
     /** Deletes these folders (only the rows: their documents and memberships are the caller's to delete). */

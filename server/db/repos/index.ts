@@ -130,9 +130,9 @@ export type Storage = Repos & {
  * `close` closes every connection.
  */
 export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, dataDir: string): Storage {
-  const recordings = recordingsRepo(engine);
   // the engine as the repositories written once for both engines see it (engine.ts)
   const one = sqliteDialect(engine);
+  const recordings = recordingsRepo(one);
   return {
     engine,
     attachments: fileAttachmentStore(dataDir, recordings.storedKeys),
@@ -157,27 +157,27 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     clusterIdentity: async () => undefined,
     organizations: organizationsRepo(one),
     documentData: documentDataRepo(engine),
-    activities: activitiesRepo(engine),
+    activities: activitiesRepo(one),
     notifications: notificationsRepo(engine),
-    reactions: reactionsRepo(engine),
+    reactions: reactionsRepo(one),
     recordings,
     userData: userDataRepo(engine),
     crdt: crdtRepo(engine),
-    workspaces: workspacesRepo(engine),
+    workspaces: workspacesRepo(one),
     keys: keysRepo(engine),
-    loginLinks: loginLinksRepo(engine),
-    mail: mailRepo(engine),
+    loginLinks: loginLinksRepo(one),
+    mail: mailRepo(one),
     comments: commentsRepo(engine),
     judgments: judgmentsRepo(engine),
-    agents: agentsRepo(engine),
+    agents: agentsRepo(one),
     workflows: workflowsRepo(one),
     folders: foldersRepo(one),
     documents: documentsRepo(one),
     users: usersRepo(engine),
     memberships: membershipsRepo(engine),
-    groups: groupsRepo(engine),
+    groups: groupsRepo(one),
     access: accessRepo(engine),
-    documentMigrations: documentMigrationsRepo(engine),
+    documentMigrations: documentMigrationsRepo(one),
     seed: seedRepo(engine),
     webhooks: webhooksRepo(engine),
     inspection: inspectionRepo(engine),

@@ -1,28 +1,35 @@
 // One-time sign-in links mailed to a workspace owner (/v2/workspace/email/send-login-link): their digests, while
-// they can be used. No tenant scope: a link belongs to an e-mail address, before any credentials.
+// they can be used. No tenant scope: a link belongs to an e-mail address, before any credentials. Written once for
+// both engines (engine.ts; test/pg/login-links.test.ts runs it on both and compares every answer).
 import { and, eq, isNull, lt } from 'drizzle-orm';
-import { loginLinks } from '../schema.ts';
-import type { SqliteEngine } from '../storage.ts';
+import type { Engine } from '../engine.ts';
+import type { loginLinks } from '../schema.ts';
 
 export type LoginLinkRow = typeof loginLinks.$inferSelect;
 
-export function loginLinksRepo(engine: SqliteEngine) {
+export function loginLinksRepo(engine: Engine) {
+  const { loginLinks: l } = engine.t;
   return {
     /** Links past their hour can never be opened again: cleared away (a few rows at most). */
-    deleteExpired: (now: number) => engine.write((db) => void db.delete(loginLinks).where(lt(loginLinks.expiresAt, now)).run()),
+    deleteExpired: (now: number) => engine.write(async (db) => void (await db.delete(l).where(lt(l.expiresAt, now)))),
 
-    insert: (row: LoginLinkRow) => engine.write((db) => void db.insert(loginLinks).values(row).run()),
+    insert: (row: LoginLinkRow) => engine.write(async (db) => void (await db.insert(l).values(row))),
 
     /** The unused link of a token digest (expired or not: the service decides). */
     unused: (tokenDigest: string) =>
-      engine.read((db) =>
-        db
-          .select()
-          .from(loginLinks)
-          .where(and(eq(loginLinks.tokenDigest, tokenDigest), isNull(loginLinks.usedAt)))
-          .get(),
+      engine.read(
+        async (db) =>
+          (
+            await db
+              .select()
+              .from(l)
+              .where(and(eq(l.tokenDigest, tokenDigest), isNull(l.usedAt)))
+              .limit(1)
+          )[0],
       ),
 
-    markUsed: (id: string, now: number) => engine.write((db) => void db.update(loginLinks).set({ usedAt: now }).where(eq(loginLinks.id, id)).run()),
+    markUsed: (id: string, now: number) => engine.write(async (db) => void (await db.update(l).set({ usedAt: now }).where(eq(l.id, id)))),
   };
 }
+
+export type LoginLinksRepo = ReturnType<typeof loginLinksRepo>;

@@ -29,7 +29,15 @@ export function organizationsRepo(engine: Engine) {
      * does nothing); whether this call made it.
      */
     insert: (scope: TenantScope, row: Omit<OrganizationRow, 'apiKeyId'>) =>
-      engine.write(async (db) => engine.changed(await db.insert(o).values({ ...row, apiKeyId: scope.apiKeyId }).onConflictDoNothing()) > 0),
+      engine.write(
+        async (db) =>
+          engine.changed(
+            await db
+              .insert(o)
+              .values({ ...row, apiKeyId: scope.apiKeyId })
+              .onConflictDoNothing(),
+          ) > 0,
+      ),
 
     /** Changes the given fields; whether it existed. */
     update: (scope: TenantScope, id: string, change: Partial<Pick<OrganizationRow, 'name' | 'metadata' | 'disabled' | 'updatedAt'>>) =>

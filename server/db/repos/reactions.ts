@@ -1,91 +1,105 @@
 // Reactions on comments: one per user, icon and comment. Threads read them with their comments (comments.ts).
+// Written once for both engines (engine.ts; test/pg/reactions.test.ts runs it on both and compares every answer).
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { compiledRows, rowInserter } from '../prepared.ts';
-import { comments, reactions } from '../schema.ts';
+import type { Engine } from '../engine.ts';
+import type { reactions } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
-import type { SqliteEngine } from '../storage.ts';
 
 export type ReactionRow = typeof reactions.$inferSelect;
 
-const insertReaction = rowInserter(reactions);
-
-/** The reactions of an annotation, or of one of its comments, in creation order. */
-const reactionsOf = compiledRows(reactions, (db, shape: 'annotation' | 'comment', columns) => {
-  const p = sql.placeholder;
-  const conditions = [eq(reactions.apiKeyId, p('apiKeyId')), eq(reactions.organizationId, p('organizationId')), eq(reactions.annotationId, p('annotationId'))];
-  if (shape === 'comment') conditions.push(eq(reactions.commentId, p('commentId')));
-  return db
-    .select(columns)
-    .from(reactions)
-    .where(and(...conditions))
-    .orderBy(asc(reactions.createdAt), sql`rowid`);
-});
-
-const own = (scope: TenantScope, organizationId: string, id: string) =>
-  and(eq(reactions.apiKeyId, scope.apiKeyId), eq(reactions.organizationId, organizationId), eq(reactions.id, id));
+const P = sql.placeholder;
 
 /** The key's reactions. */
-export function reactionsRepo(engine: SqliteEngine) {
+export function reactionsRepo(engine: Engine) {
+  const { reactions: r, comments: cm } = engine.t;
+  // a whole row: PostgreSQL's reactions carry their insertion order (`seq`) beside the source's columns
+  const row = engine.columns(r);
+  // Creation order is createdAt, then the order the rows were inserted in (docs/storage.md, "Rows created in the same
+  // millisecond"): SQLite's rowid; PostgreSQL has no rowid (a row version moves), its reactions have `seq` instead
+  // (pg/schema.ts, INSERTION_ORDER_TABLES).
+  const inserted = engine.kind === 'sqlite' ? sql`${r}.rowid` : sql`${r}.seq`;
+  const inOrganization = [eq(r.apiKeyId, P('apiKeyId')), eq(r.organizationId, P('organizationId'))];
+
+  // one statement, so one instant on both engines: the comment, and the user's reaction with this icon on it if any
+  const lookup = engine.prepare('reactions.lookup', (db) =>
+    db
+      .select({ comment: cm.id, reaction: row })
+      .from(cm)
+      .leftJoin(
+        r,
+        and(
+          eq(r.apiKeyId, cm.apiKeyId),
+          eq(r.organizationId, cm.organizationId),
+          eq(r.annotationId, cm.annotationId),
+          eq(r.commentId, cm.id),
+          eq(r.fromUserId, P('fromUserId')),
+          eq(r.icon, P('icon')),
+        ),
+      )
+      .where(and(eq(cm.apiKeyId, P('apiKeyId')), eq(cm.organizationId, P('organizationId')), eq(cm.annotationId, P('annotationId')), eq(cm.id, P('commentId'))))
+      .limit(1),
+  );
+  const insert = engine.prepare('reactions.insert', (db) =>
+    db.insert(r).values({
+      apiKeyId: P('apiKeyId'),
+      organizationId: P('organizationId'),
+      id: P('id'),
+      annotationId: P('annotationId'),
+      commentId: P('commentId'),
+      icon: P('icon'),
+      fromUser: P('fromUser'),
+      fromUserId: P('fromUserId'),
+      createdAt: P('createdAt'),
+    }),
+  );
+  /** The reactions of an annotation, or of one of its comments, in creation order. */
+  const ofAnnotation = engine.prepare('reactions.ofAnnotation', (db) =>
+    db
+      .select(row)
+      .from(r)
+      .where(and(...inOrganization, eq(r.annotationId, P('annotationId'))))
+      .orderBy(asc(r.createdAt), inserted),
+  );
+  const ofComment = engine.prepare('reactions.ofComment', (db) =>
+    db
+      .select(row)
+      .from(r)
+      .where(and(...inOrganization, eq(r.annotationId, P('annotationId')), eq(r.commentId, P('commentId'))))
+      .orderBy(asc(r.createdAt), inserted),
+  );
+  const byId = engine.prepare('reactions.byId', (db) =>
+    db
+      .select(row)
+      .from(r)
+      .where(and(...inOrganization, eq(r.id, P('id')))),
+  );
+  const own = (scope: TenantScope, organizationId: string, id: string) =>
+    and(eq(r.apiKeyId, scope.apiKeyId), eq(r.organizationId, organizationId), eq(r.id, id));
+
   return {
     /** Whether the comment exists, and the user's reaction with this icon on it, if any. */
     lookup: (scope: TenantScope, key: { organizationId: string; annotationId: string; commentId: number; fromUserId: string; icon: string }) =>
-      engine.read((db) => {
-        const { organizationId, annotationId, commentId } = key;
-        const comment = db
-          .select({ id: comments.id })
-          .from(comments)
-          .where(
-            and(
-              eq(comments.apiKeyId, scope.apiKeyId),
-              eq(comments.organizationId, organizationId),
-              eq(comments.annotationId, annotationId),
-              eq(comments.id, commentId),
-            ),
-          )
-          .get();
-        if (!comment) return { commentExists: false, existing: undefined };
-        const existing = db
-          .select()
-          .from(reactions)
-          .where(
-            and(
-              eq(reactions.apiKeyId, scope.apiKeyId),
-              eq(reactions.organizationId, organizationId),
-              eq(reactions.annotationId, annotationId),
-              eq(reactions.commentId, commentId),
-              eq(reactions.fromUserId, key.fromUserId),
-              eq(reactions.icon, key.icon),
-            ),
-          )
-          .get();
-        return { commentExists: true, existing };
+      engine.read(async (db) => {
+        const found = await lookup.one(db, { apiKeyId: scope.apiKeyId, ...key });
+        if (!found) return { commentExists: false, existing: undefined };
+        return { commentExists: true, existing: found.reaction ?? undefined };
       }),
 
-    insert: (scope: TenantScope, row: Omit<ReactionRow, 'apiKeyId'>) => engine.write((db) => void insertReaction(db, { ...row, apiKeyId: scope.apiKeyId })),
+    insert: (scope: TenantScope, row: Omit<ReactionRow, 'apiKeyId'>) =>
+      engine.write(async (db) => void (await insert.run(db, { ...row, apiKeyId: scope.apiKeyId }))),
 
     /** The reactions of an annotation, or of one of its comments, in creation order. */
     list: (scope: TenantScope, organizationId: string, annotationId: string, commentId?: number) =>
       engine.read((db) =>
-        reactionsOf(db, commentId === undefined ? 'annotation' : 'comment', { apiKeyId: scope.apiKeyId, organizationId, annotationId, commentId }),
+        commentId === undefined
+          ? ofAnnotation.all(db, { apiKeyId: scope.apiKeyId, organizationId, annotationId })
+          : ofComment.all(db, { apiKeyId: scope.apiKeyId, organizationId, annotationId, commentId }),
       ),
 
-    find: (scope: TenantScope, organizationId: string, id: string) =>
-      engine.read((db) =>
-        db
-          .select()
-          .from(reactions)
-          .where(own(scope, organizationId, id))
-          .get(),
-      ),
+    find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => byId.one(db, { apiKeyId: scope.apiKeyId, organizationId, id })),
 
     delete: (scope: TenantScope, organizationId: string, id: string) =>
-      engine.write(
-        (db) =>
-          db
-            .delete(reactions)
-            .where(own(scope, organizationId, id))
-            .run().changes > 0,
-      ),
+      engine.write(async (db) => engine.changed(await db.delete(r).where(own(scope, organizationId, id))) > 0),
   };
 }
 

@@ -13,8 +13,7 @@ export function workflowsRepo(engine: Engine) {
   const own = (scope: TenantScope, definitionId: string) => and(eq(w.apiKeyId, scope.apiKeyId), eq(w.definitionId, definitionId));
   return {
     /** The definition, active or tombstoned. */
-    find: (scope: TenantScope, definitionId: string) =>
-      engine.read(async (db) => (await db.select().from(w).where(own(scope, definitionId)).limit(1))[0]),
+    find: (scope: TenantScope, definitionId: string) => engine.read(async (db) => (await db.select().from(w).where(own(scope, definitionId)).limit(1))[0]),
 
     /** Adds it; the caller checked the id is free. */
     insert: (scope: TenantScope, row: Omit<DefinitionRow, 'apiKeyId'>) =>
