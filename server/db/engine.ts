@@ -40,6 +40,12 @@ export interface Engine {
   readonly t: Tables;
   /** Statements that only read: in the caller's unit of work, else on a connection of reads. */
   read<T>(statements: (db: Q) => Promise<T>): Promise<T>;
+  /**
+   * Statements that read, as of one instant however many awaits lie between them: the caller's unit of work, else a
+   * read transaction (SQLite: on a connection of its own, one at a time; PostgreSQL: REPEATABLE READ). For views
+   * of several statements whose answer must be one state of the data (the admin's views).
+   */
+  snapshot<T>(statements: (db: Q) => Promise<T>): Promise<T>;
   /** Statements that write: in the caller's unit of work, else in a unit of work of their own. */
   write<T>(statements: (db: Q) => Promise<T>): Promise<T>;
   /**

@@ -26,6 +26,12 @@ export interface SqliteEngine {
   /** Runs statements that write: in the unit of work the caller runs in, else as a unit of work of their own. */
   write<T>(statements: (db: Db) => T): Promise<T>;
   /**
+   * Runs statements that read, awaited one after another, as of one instant: in the caller's unit of work, else in a
+   * read transaction on a connection of their own (opened at the first call), one such read at a time. The main
+   * connection cannot hold one: its other readers would then see that instant too, older than their own commits.
+   */
+  snapshot<T>(statements: (db: Db) => Promise<T>): Promise<T>;
+  /**
    * One unit of work: every repository call made while `work` runs (in its async context) joins one transaction,
    * committed when `work` resolves and rolled back when it throws. Inside another unit of work it is a savepoint of
    * it. `work` should wait on nothing but storage: the write connection is held while it runs.
@@ -140,6 +146,23 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
   const { top, savepoint } = transactionStatements(writer.sqlite);
   const bulk = withoutAutoCheckpoint(writer.sqlite, top);
   const transaction = <T>(work: () => Promise<T>, options?: { bulk?: boolean }) => turns.hold(work, options?.bulk ? bulk : top, savepoint).catch(conflictOf);
+  // snapshot reads: a third connection, opened when first asked for, and the chain that runs them one at a time
+  let reader: { db: Db; sqlite: Database.Database; begin: Database.Statement; commit: Database.Statement } | undefined;
+  let snapshots: Promise<unknown> = Promise.resolve();
+  const snapshotOn = async <T>(statements: (db: Db) => Promise<T>): Promise<T> => {
+    if (!reader) {
+      const opened = openConnection(file);
+      reader = { ...opened, begin: opened.sqlite.prepare('BEGIN'), commit: opened.sqlite.prepare('COMMIT') };
+    }
+    const { db, sqlite, begin, commit } = reader;
+    // WAL: the instant is the first read's, and every statement until COMMIT reads that one
+    begin.run();
+    try {
+      return await statements(db);
+    } finally {
+      if (sqlite.inTransaction) commit.run();
+    }
+  };
   return {
     kind: 'sqlite',
     main,
@@ -152,6 +175,12 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
       // synchronous statements alone: nothing can run inside them, so they need no async context
       return turns.holdAlone(() => statements(writer.db), top).catch(conflictOf);
     },
+    snapshot(statements) {
+      if (turns.owns()) return statements(writer.db);
+      const run = snapshots.then(() => snapshotOn(statements));
+      snapshots = run.catch(() => undefined);
+      return run;
+    },
     transaction,
     inTransaction: () => turns.owns(),
     afterCommit: (callback) => turns.afterCommit(callback),
@@ -160,6 +189,7 @@ export function createSqliteEngine(file: string, main: { db: Db; sqlite: Databas
     current: () => (turns.owns() ? writer.db : main.db),
     close() {
       if (writer.sqlite.open) writer.sqlite.close();
+      if (reader?.sqlite.open) reader.sqlite.close();
     },
   };
 }
@@ -181,6 +211,7 @@ export function sqliteDialect(engine: SqliteEngine): Engine {
     kind: 'sqlite',
     t: schema as Tables,
     read: async (statements) => statements(engine.current()),
+    snapshot: (statements) => engine.snapshot(statements),
     write: async (statements) => (engine.inTransaction() ? statements(engine.writer.db) : engine.transaction(() => statements(engine.writer.db))),
     columns: (table) => getTableColumns(table),
     changed: (result) => (result as { changes?: number }).changes ?? 0,

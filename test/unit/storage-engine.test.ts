@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Q } from '../../server/db/engine.ts';
 import { openStorage, sqliteEngineOf } from '../../server/db/repos/index.ts';
+import { sqliteDialect } from '../../server/db/storage.ts';
 import { tenantScope } from '../../server/db/scope.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hearth-storage-'));
@@ -113,5 +115,48 @@ describe('units of work on the shared SQLite database', () => {
     ).rejects.toThrow('refused');
     storage.afterCommit(() => seen.push('outside a unit: at once'));
     expect(seen.slice(4)).toEqual(['outside a unit: at once']);
+  });
+});
+
+describe('snapshot reads (engine.snapshot, for views of several statements)', () => {
+  const one = sqliteDialect(sqliteEngineOf(storage));
+  const count = async (db: Q) => (await db.select({ id: one.t.organizations.id }).from(one.t.organizations)).length;
+
+  it('read one instant though a write commits between their statements; plain reads see the write', async () => {
+    await storage.organizations.insert(scope, row('s1'));
+    const plain = await one.read(async (db) => {
+      const before = await count(db);
+      await storage.organizations.insert(scope, row('s2'));
+      return [before, await count(db)];
+    });
+    // the test's own check: without a snapshot the second statement sees the commit
+    expect((plain[1] as number) - (plain[0] as number)).toBe(1);
+    const held = await one.snapshot(async (db) => {
+      const before = await count(db);
+      await storage.organizations.insert(scope, row('s3'));
+      await turn();
+      return [before, await count(db)];
+    });
+    expect(held[1]).toBe(held[0]);
+    // and the next snapshot starts after that commit
+    expect(await one.snapshot(count)).toBe((held[0] as number) + 1);
+  });
+
+  it('run one at a time, a failed one leaving the connection usable, and inside a unit of work read its writes', async () => {
+    await expect(
+      one.snapshot(async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    const answers = await Promise.all([one.snapshot(count), one.snapshot(count)]);
+    expect(answers[0]).toBe(answers[1]);
+    await storage
+      .transaction(async () => {
+        await storage.organizations.insert(scope, row('s4'));
+        expect(await one.snapshot(count)).toBe((answers[0] as number) + 1);
+        throw new Error('undo');
+      })
+      .catch(() => undefined);
+    expect(await one.snapshot(count)).toBe(answers[0]);
   });
 });

@@ -19,6 +19,10 @@ export function pgDialect(engine: PgEngine): Engine {
     t: tables,
     read: (statements) => engine.read((db) => statements(db as unknown as Q)),
     write: (statements) => engine.write((db) => statements(db as unknown as Q)),
+    snapshot: (statements) => {
+      const run = () => engine.read((db) => statements(db as unknown as Q));
+      return engine.inTransaction() ? run() : engine.transaction(run, { isolation: 'repeatable read' });
+    },
     columns: (table) => sourceColumnsOf(table as unknown as PgTable) as never,
     changed: (result) => (result as { rowCount?: number | null }).rowCount ?? 0,
     prepare<Row>(name: string, build: (db: Q, t: Tables) => unknown): Prepared<Row> {
