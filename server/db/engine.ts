@@ -8,8 +8,9 @@
 // converted from those (pg/schema.ts) with the same property names and the same row types, and drizzle builds each
 // dialect's SQL from the same calls. So a repository written once type-checks against one schema, and the parity
 // tests (test/pg/) prove that both engines answer alike. SQL that truly differs between the engines (json_each and
-// json_array_elements_text, FTS5 and tsvector) is not written here: it belongs to the dialect or to a repository
-// still written per engine.
+// json_array_elements_text, FTS5 and tsvector) is written in the repository that needs it, in one `engine.kind`
+// branch with its reason (docs/storage.md lists them).
+import type { SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './connection.ts';
 import type * as schema from './schema.ts';
@@ -53,6 +54,12 @@ export interface Engine {
    * PostgreSQL's comments and reactions have one more, their insertion order (pg/schema.ts), never part of a row.
    */
   columns<T extends SQLiteTable>(table: T): T['_']['columns'];
+  /**
+   * The order a table's rows were inserted in, for rows of one millisecond (docs/storage.md, "Rows created in the same
+   * millisecond"): SQLite's rowid; PostgreSQL's `seq`, the insertion-order column of exactly these tables
+   * (pg/schema.ts, INSERTION_ORDER_TABLES; test/unit/pg-schema.test.ts holds the two lists together).
+   */
+  insertionOrder(table: 'comments' | 'reactions'): SQL;
   /** How many rows an awaited insert, update or delete changed. */
   changed(result: unknown): number;
   /**

@@ -382,15 +382,12 @@ describe('query plans', () => {
     }) as Database.Database;
     const db = drizzle(noting, { schema });
     const reads: Array<Promise<unknown>> = [];
-    run(
-      inspectionRepo({
-        read: <T>(statements: (on: typeof db) => T) => {
-          const read = Promise.resolve(statements(db));
-          reads.push(read);
-          return read;
-        },
-      }),
-    );
+    const read = <T>(statements: (on: typeof db) => Promise<T>) => {
+      const answer = statements(db);
+      reads.push(answer);
+      return answer;
+    };
+    run(inspectionRepo({ kind: 'sqlite', read, snapshot: read }));
     await Promise.all(reads);
     return seen;
   }

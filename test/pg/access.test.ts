@@ -6,11 +6,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccessRepo, accessRepoPg } from '../../server/db/pg/repos/access.ts';
-import { membershipsRepoPg } from '../../server/db/pg/repos/memberships.ts';
 import type { AccessFacts } from '../../server/db/repos/access.ts';
 import { type DocumentRow, documentsRepo } from '../../server/db/repos/documents.ts';
 import { type FolderRow, foldersRepo } from '../../server/db/repos/folders.ts';
-import type { MembershipLevel, MembershipRow } from '../../server/db/repos/memberships.ts';
+import { type MembershipLevel, type MembershipRow, membershipsRepo } from '../../server/db/repos/memberships.ts';
 import type { TenantScope } from '../../server/db/scope.ts';
 import { createAccessResolver } from '../../server/services/access.ts';
 import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
@@ -102,7 +101,7 @@ beforeAll(async () => {
   ];
   const pgFolders = foldersRepo(both.pg);
   const pgDocuments = documentsRepo(both.pg);
-  const pgMemberships = membershipsRepoPg(both.engine);
+  const pgMemberships = membershipsRepo(both.pg);
   for (const [folders, documents, memberships] of [
     [both.storage.folders, both.storage.documents, both.storage.memberships],
     [pgFolders, pgDocuments, pgMemberships],
@@ -258,7 +257,7 @@ describe('access', () => {
 
   it("runs within the caller's unit of work, and sees its writes", async () => {
     const k1 = both.k1;
-    const pgMemberships = membershipsRepoPg(both.engine);
+    const pgMemberships = membershipsRepo(both.pg);
     const inside = await both.engine
       .transaction(async () => {
         await pgMemberships.upsert(

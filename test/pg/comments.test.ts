@@ -7,8 +7,14 @@
 // threadForRewrite) in creation order, comments and reactions of one millisecond in the order they were inserted
 // (SQLite's rowid, PostgreSQL's seq), also after rows were changed in place, deleted and inserted again, rewritten.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commentsRepoPg } from '../../server/db/pg/repos/comments.ts';
-import type { AnnotationRow, AnnotationSelection, CommentRow, CommentsRepo, ThreadRows } from '../../server/db/repos/comments.ts';
+import {
+  type AnnotationRow,
+  type AnnotationSelection,
+  type CommentRow,
+  type CommentsRepo,
+  commentsRepo,
+  type ThreadRows,
+} from '../../server/db/repos/comments.ts';
 import { type ReactionRow, type ReactionsRepo, reactionsRepo } from '../../server/db/repos/reactions.ts';
 import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
 
@@ -92,7 +98,7 @@ type Reactions = Pick<ReactionsRepo, 'find' | 'insert'>;
 async function onBoth(script: (repo: CommentsRepo, reactions: Reactions) => Promise<unknown[]>) {
   return {
     sqlite: await script(both.storage.comments, both.storage.reactions),
-    pg: await script(commentsRepoPg(both.engine), reactionsRepo(both.pg)),
+    pg: await script(commentsRepo(both.pg), reactionsRepo(both.pg)),
   };
 }
 
@@ -509,7 +515,7 @@ describe('comments', () => {
     // READ COMMITTED: the write read the annotation, then met its deletion (committed meanwhile) in the foreign key's
     // check; the unit runs again, finds no annotation, and answers as SQLite's one writer would (the cluster
     // isolation sweep met it as an INTERNAL answer to commentannotations/read/update)
-    const repo = commentsRepoPg(both.engine);
+    const repo = commentsRepo(both.pg);
     const { k1 } = both;
     for (const id of ['gone-1', 'gone-2']) await repo.insertAnnotation(k1, annotation(id, 'd1', T + 500), true);
     const raceDelete = async (id: string, write: () => Promise<unknown>) => {

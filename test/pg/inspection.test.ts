@@ -1,4 +1,4 @@
-// The admin views' repository on PostgreSQL answers as its SQLite original (test/helpers/pg-parity.ts): both keys
+// The admin views' repository (one code) answers alike on PostgreSQL and SQLite (test/helpers/pg-parity.ts): both keys
 // hold the seed's small set (written through key transfer's fill on each engine) and hand-made rows with the same ids
 // in both keys, made for the edges: names equal but for case, names beyond ASCII, LIKE's wildcards, sort ties broken
 // by id, rows of another tenant with the same ids, mail of a workspace and of its keys. Every view is called on both
@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectionRepoPg } from '../../server/db/pg/repos/inspection.ts';
-import { keyTransferRepoPg } from '../../server/db/pg/repos/key-transfer.ts';
-import type { Dir, InspectionRepo, PageArgs, SortKey } from '../../server/db/repos/inspection.ts';
+import { keyTransferRepo } from '../../server/db/repos/key-transfer.ts';
+import { type Dir, type InspectionRepo, inspectionRepo, type PageArgs, type SortKey } from '../../server/db/repos/inspection.ts';
 import { type TenantScope, tenantScope, workspaceScope } from '../../server/db/scope.ts';
 import { type GeneratedSet, generateSet, planOrganizations } from '../../server/tooling/seed-generate.ts';
 import { SEED_SIZES } from '../../server/tooling/seed-options.ts';
@@ -46,7 +45,7 @@ async function fillKey(engine: 'sqlite' | 'pg', scope: TenantScope, seed: number
   const counts = SEED_SIZES.small;
   const plan = planOrganizations(d, counts.organizations);
   const set: GeneratedSet = { organizations: [], userIds: [], attachments: [], rows: {} };
-  const repo = engine === 'sqlite' ? both.storage.keyTransfer : keyTransferRepoPg(both.engine);
+  const repo = engine === 'sqlite' ? both.storage.keyTransfer : keyTransferRepo(both.pg);
   await repo.fill(scope, (writer) => generateSet({ writer, apiKey, d, now: SEED_NOW, counts, plan, progress: () => undefined, out: set }));
   return set.organizations.map((o) => o.id);
 }
@@ -287,7 +286,7 @@ describe('inspection', () => {
     const w1 = workspaceScope('w1');
     const w2 = workspaceScope('w2');
     const original = both.storage.inspection;
-    const port = inspectionRepoPg(both.engine);
+    const port = inspectionRepo(both.pg);
     const answers: Record<string, unknown> = {};
     const step = async (name: string, call: (repo: InspectionRepo) => Promise<unknown>) => {
       const sqlite = await call(original);
@@ -683,7 +682,7 @@ describe('inspection', () => {
   });
 
   it('reads a view in the caller unit of work when there is one', async () => {
-    const port = inspectionRepoPg(both.engine);
+    const port = inspectionRepo(both.pg);
     const view = await both.engine
       .transaction(async () => {
         await both.engine.write((db) => db.$client.query("UPDATE organizations SET name = 'Renamed' WHERE api_key_id = 'k1' AND id = 'pct'"));

@@ -1,9 +1,16 @@
-// The PostgreSQL port of the judgments repository answers as the SQLite one (see organizations.test.ts). Search
+// The judgments repository answers alike on PostgreSQL and on SQLite (see organizations.test.ts). Search
 // ranks by ts_rank there and by bm25 here: the matches (the set, with every column), the filters and the limits are
 // compared; the relevance numbers and the order they give are not, only that each engine orders by its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgmentsRepoPg, searchDocument, tsqueryOf } from '../../server/db/pg/repos/judgments.ts';
-import type { JudgmentRow, JudgmentsRepo, NewJudgment, ScoredJudgment } from '../../server/db/repos/judgments.ts';
+import {
+  type JudgmentRow,
+  type JudgmentsRepo,
+  judgmentsRepo,
+  type NewJudgment,
+  type ScoredJudgment,
+  searchDocument,
+  tsqueryOf,
+} from '../../server/db/repos/judgments.ts';
 import { ftsQuery } from '../../server/services/memory.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
@@ -59,7 +66,7 @@ describe('judgments', () => {
       [k1, judgment('Cite the source of every figure', null, { documentId: 'd2', decision: 'approved' })],
       [k2, judgment('Passive voice in another tenant', 'Not the first key', { createdAt: T + 3 })],
     ];
-    const answers = await onBoth<JudgmentsRepo>(both.storage.judgments, judgmentsRepoPg(both.engine), async (repo) => {
+    const answers = await onBoth<JudgmentsRepo>(both.storage.judgments, judgmentsRepo(both.pg), async (repo) => {
       n = 0;
       const out: unknown[] = [];
       for (const [scope, j] of rows) out.push(await repo.insert(scope, j));
@@ -122,7 +129,7 @@ describe('judgments', () => {
   it('orders each search by its engine relevance, best first, and agrees where one match is plainly better', async () => {
     const { k1 } = both;
     const words = ftsQuery('passive voice headings') as string;
-    const [sqlite, pg] = [await both.storage.judgments.search(k1, words, {}), await judgmentsRepoPg(both.engine).search(k1, words, {})];
+    const [sqlite, pg] = [await both.storage.judgments.search(k1, words, {}), await judgmentsRepo(both.pg).search(k1, words, {})];
     for (const rows of [sqlite, pg]) {
       expect(rows.length).toBeGreaterThan(2);
       for (let i = 1; i < rows.length; i++) expect((rows[i - 1] as ScoredJudgment).rank).toBeGreaterThanOrEqual((rows[i] as ScoredJudgment).rank);
@@ -138,7 +145,7 @@ describe('judgments', () => {
       const { sql } = await import('drizzle-orm');
       await db.execute(sql`set enable_seqscan = off`);
       try {
-        const result = await db.execute(sql`explain select seq from judgments where ${searchDocument} @@ to_tsquery('english', 'voice')`);
+        const result = await db.execute(sql`explain select seq from judgments where ${searchDocument(both.pg.t.judgments)} @@ to_tsquery('english', 'voice')`);
         return result.rows.map((r) => Object.values(r).join('')).join('\n');
       } finally {
         await db.execute(sql`reset enable_seqscan`);
@@ -156,7 +163,7 @@ describe('judgments: where the english configuration and FTS5 differ', () => {
     const stop: NewJudgment = { ...made, id: 'js', decision: 'comment', subject: 'Very long sentences', reasoning: null };
     await both.storage.judgments.insert(k2, diacritic);
     await both.storage.judgments.insert(k2, stop);
-    const pg = judgmentsRepoPg(both.engine);
+    const pg = judgmentsRepo(both.pg);
     await pg.insert(k2, diacritic);
     await pg.insert(k2, stop);
     const ids = (rows: ScoredJudgment[]) => rows.map((r) => r.id);

@@ -7,9 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyTransferRepoPg } from '../../server/db/pg/repos/key-transfer.ts';
 import { INSERTION_ORDER_COLUMN, INSERTION_ORDER_TABLES } from '../../server/db/pg/schema.ts';
-import { KEY_TABLES, type KeyRow, type KeyTable } from '../../server/db/repos/key-transfer.ts';
+import { KEY_TABLES, type KeyRow, type KeyTable, keyTransferRepo } from '../../server/db/repos/key-transfer.ts';
 import type { TenantScope } from '../../server/db/scope.ts';
 import { generateSet, type GeneratedSet, planOrganizations } from '../../server/tooling/seed-generate.ts';
 import { SEED_SIZES } from '../../server/tooling/seed-options.ts';
@@ -165,7 +164,7 @@ afterAll(async () => {
 describe('key transfer', () => {
   it('fills, exports, imports, lists endpoints and wipes table by table as on SQLite, and nothing of the other key', async () => {
     const { k1, k2 } = both;
-    const port = keyTransferRepoPg(both.engine);
+    const port = keyTransferRepo(both.pg);
     const original = both.storage.keyTransfer;
     type Repo = typeof port;
     /** The unit of work of the engine a repository runs on. */

@@ -1,8 +1,8 @@
-// API keys ported to PostgreSQL answer as on SQLite: the same calls on both engines, every answer compared
-// (test/helpers/pg-parity.ts sets both engines up). `credentialChanges` is not ported (server/db/pg/repos/keys.ts).
+// The keys repository answers alike on PostgreSQL and on SQLite: the same calls on both engines, every answer
+// compared (test/helpers/pg-parity.ts sets both engines up). `credentialChanges` is each engine's own count (the
+// engine's tableChanges), not compared here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keysRepoPg } from '../../server/db/pg/repos/keys.ts';
-import type { ApiKeyRow, KeysRepo } from '../../server/db/repos/keys.ts';
+import { type ApiKeyRow, type KeysRepo, keysRepo } from '../../server/db/repos/keys.ts';
 import { workspaceScope } from '../../server/db/scope.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
@@ -43,7 +43,7 @@ describe('keys', () => {
     const { k1, k2 } = both;
     const w1 = workspaceScope('w1');
     const w2 = workspaceScope('w2');
-    const answers = await onBoth<KeysRepo>(both.storage.keys, keysRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<KeysRepo>(both.storage.keys, keysRepo(both.pg, both.engine), async (repo) => [
       await repo.scopeFor('k1'),
       await repo.scopeFor('k2', { kind: 'user', userId: 'u1' }),
       await repo.scopeFor('missing'),

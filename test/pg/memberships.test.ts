@@ -1,8 +1,7 @@
-// The memberships repository on PostgreSQL answers as on SQLite (see organizations.test.ts): the same calls on both
+// The memberships repository answers alike on PostgreSQL and on SQLite (see organizations.test.ts): the same calls on both
 // engines, every answer compared, and the answers checked for what they should be.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { membershipsRepoPg } from '../../server/db/pg/repos/memberships.ts';
-import type { MembershipKey, MembershipLevel, MembershipRow, MembershipsRepo } from '../../server/db/repos/memberships.ts';
+import { type MembershipKey, type MembershipLevel, type MembershipRow, type MembershipsRepo, membershipsRepo } from '../../server/db/repos/memberships.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -29,7 +28,7 @@ describe('memberships', () => {
     const { k1, k2 } = both;
     const d1 = { organizationId: 'o1', level: 'document' as const, resourceId: 'd1' };
     const many = Array.from({ length: 1200 }, (_, i) => ({ userId: `user-${i}`, accessRole: i % 2 ? ('viewer' as const) : null, now: T + 9 }));
-    const answers = await onBoth<MembershipsRepo>(both.storage.memberships, membershipsRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<MembershipsRepo>(both.storage.memberships, membershipsRepo(both.pg), async (repo) => [
       await repo.find(k1, key('o1', 'organization', 'o1', 'alice')),
       await repo.upsert(k1, { ...key('o1', 'organization', 'o1', 'alice'), accessRole: 'viewer', expiresAt: T + 1_000_000 }, T + 1),
       await repo.upsert(k1, { ...key('o1', 'folder', 'f1', 'alice'), accessRole: 'editor', expiresAt: null }, T + 1),

@@ -3,10 +3,10 @@
 // find, the queue: next, started, failed, recovered), and the erasure itself: what goes (profile, memberships,
 // groups, settings, inbox rows, the user's comments, reactions, recordings, notifications, activities, mail and
 // judgments by or quoting the user, mentions in others' comments) and what stays (other users', the other key's).
-// Every affected table is read on both engines after each step and compared. `checkpoint` is not ported (SQLite's WAL).
+// Every affected table is read on both engines after each step and compared. The one repository runs on both
+// (`userDataRepo(both.pg)` and SQLite's storage); its `checkpoint` does nothing on PostgreSQL (checked at the end).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userDataRepoPg, type UserDataRepoPg } from '../../server/db/pg/repos/user-data.ts';
-import type { ErasureJob, ErasureRules } from '../../server/db/repos/user-data.ts';
+import { type ErasureJob, type ErasureRules, type UserDataRepo, userDataRepo } from '../../server/db/repos/user-data.ts';
 import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -230,7 +230,7 @@ const keys = (rows: Array<{ annotationId: string; id: number }>) => rows.map((x)
 describe('user data', () => {
   it('answers every call as on SQLite and leaves every table as SQLite does: exports, jobs, the queue, erasure, tenant isolation', async () => {
     const { k1, k2 } = both;
-    const run = async (repo: UserDataRepoPg, engine: 'sqlite' | 'pg') => {
+    const run = async (repo: UserDataRepo, engine: 'sqlite' | 'pg') => {
       const out: unknown[] = [];
       const tables: unknown[] = [];
       const all = { comments: null, reactions: null, recordings: null } as const;
@@ -282,7 +282,7 @@ describe('user data', () => {
       return { out, tables };
     };
     const sqlite = await run(both.storage.userData, 'sqlite');
-    const pg = await run(userDataRepoPg(both.engine), 'pg');
+    const pg = await run(userDataRepo(both.pg), 'pg');
     const answers = { sqlite: sqlite.out, pg: pg.out };
     expect(answers.pg).toEqual(answers.sqlite);
     expect(pg.tables).toEqual(sqlite.tables);
@@ -357,7 +357,7 @@ describe('user data', () => {
   it("undoes an erasure whose lease ran out and was taken over, and refuses its holder's failure", async () => {
     const { k2 } = both;
     const all = { comments: null, reactions: null, recordings: null } as const;
-    const run = async (repo: UserDataRepoPg, engine: 'sqlite' | 'pg') => {
+    const run = async (repo: UserDataRepo, engine: 'sqlite' | 'pg') => {
       const out: unknown[] = [];
       // k2's ann still has data (the test above erased k1's): an erasure taken at 2000 under a lease until 3000
       await repo.insertJob(k2, newJob('stale', 'ann', 2000));
@@ -381,7 +381,7 @@ describe('user data', () => {
       return out;
     };
     const sqlite = await run(both.storage.userData, 'sqlite');
-    const pg = await run(userDataRepoPg(both.engine), 'pg');
+    const pg = await run(userDataRepo(both.pg), 'pg');
     expect(pg).toEqual(sqlite);
     expect(sqlite[0]).toMatchObject({ id: 'stale', attempts: 1, leaseUntil: 3000 });
     expect(sqlite[1]).toMatchObject({ id: 'stale', attempts: 2, leaseUntil: 4500 });
@@ -393,5 +393,10 @@ describe('user data', () => {
     expect(sqlite[7]).toEqual({ comments: [], reactions: [], recordings: [] });
     expect(sqlite[8]).toBe(true);
     expect(sqlite[9]).toMatchObject({ status: 'completed', completedAt: 4000, leaseUntil: null });
+  });
+
+  it("checkpoints SQLite's write-ahead log, and does nothing on PostgreSQL", async () => {
+    await expect(both.storage.userData.checkpoint()).resolves.toBeUndefined();
+    await expect(userDataRepo(both.pg).checkpoint()).resolves.toBeUndefined();
   });
 });

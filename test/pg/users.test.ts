@@ -1,8 +1,7 @@
-// The users repository on PostgreSQL answers as on SQLite (see organizations.test.ts): the same calls on both
+// The users repository answers alike on PostgreSQL and on SQLite (see organizations.test.ts): the same calls on both
 // engines, every answer compared, and the answers checked for what they should be.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usersRepoPg } from '../../server/db/pg/repos/users.ts';
-import type { UserRow, UsersRepo, UserWrite } from '../../server/db/repos/users.ts';
+import { type UserRow, type UsersRepo, type UserWrite, usersRepo } from '../../server/db/repos/users.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -32,7 +31,7 @@ describe('users', () => {
   it('answers every call as on SQLite: find, findMany, save in order (inserts, updates, the same id twice), metadata, tenant isolation', async () => {
     const { k1, k2 } = both;
     const many = Array.from({ length: 1200 }, (_, i) => user(`u${String(i).padStart(4, '0')}`));
-    const answers = await onBoth<UsersRepo>(both.storage.users, usersRepoPg(both.engine), async (repo) => [
+    const answers = await onBoth<UsersRepo>(both.storage.users, usersRepo(both.pg), async (repo) => [
       await repo.find(k1, 'alice'),
       await repo.save(k1, [
         insert(user('alice')),

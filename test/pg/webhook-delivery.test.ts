@@ -8,9 +8,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryInspectionPg, deliveryInspectionPg, webhookDeliveriesRepoPg } from '../../server/db/pg/repos/webhook-deliveries.ts';
 import { deliveryQueriesPg } from '../../server/db/pg/repos/webhook-delivery.ts';
-import { webhooksRepoPg } from '../../server/db/pg/repos/webhooks.ts';
 import { type DeliveryStoreQueries, openDeliveryWorkerStorage } from '../../server/db/repos/webhook-delivery.ts';
-import type { DeliveryStateWrite } from '../../server/db/repos/webhooks.ts';
+import { type DeliveryStateWrite, webhooksRepo } from '../../server/db/repos/webhooks.ts';
 import { createSecrets } from '../../server/security/secrets.ts';
 import { createDeliveryEngine } from '../../server/webhooks/engine.ts';
 import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
@@ -295,7 +294,7 @@ describe('the delivery store on PostgreSQL', () => {
 describe('the delivery engine on the PostgreSQL store', () => {
   it('delivers an event exactly once to a real receiver and records its attempt', async () => {
     const receiver = await startReceiver();
-    const webhooks = webhooksRepoPg(both.engine);
+    const webhooks = webhooksRepo(both.pg);
     const now = Date.now();
     await both.insertBoth(
       `INSERT INTO webhook_endpoints (id, api_key_id, url, description, filter_types, channels, disabled, metadata, secret_enc, created_at, updated_at)
@@ -391,7 +390,7 @@ describe('leases on PostgreSQL', () => {
 
   it('two delivery engines on one PostgreSQL send every delivery once', async () => {
     const receiver = await startReceiver();
-    const webhooks = webhooksRepoPg(both.engine);
+    const webhooks = webhooksRepo(both.pg);
     const now = Date.now();
     await both.engine.write(async (db) => {
       await db.$client.query("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE status = 'pending'");

@@ -1,10 +1,17 @@
-// The PostgreSQL port of the webhooks repository (configuration, endpoints, the outbox and the dispatcher's side of
-// it) answers as the SQLite one (see organizations.test.ts). The outbox's rows are also read as stored on each
+// The webhooks repository (configuration, endpoints, the outbox and the dispatcher's side of it), written once,
+// answers alike on both engines (see organizations.test.ts). The outbox's rows are also read as stored on each
 // engine (payloads as their text), since most of what the outbox writes is read by the delivery worker, not by
 // this repository.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhooksRepoPg, type WebhooksRepoPg } from '../../server/db/pg/repos/webhooks.ts';
-import type { BasicTriggers, OutboxEvent, Subscribers, WebhookEndpointRow, WebhookEventRow } from '../../server/db/repos/webhooks.ts';
+import {
+  type BasicTriggers,
+  type OutboxEvent,
+  type Subscribers,
+  type WebhookEndpointRow,
+  type WebhookEventRow,
+  type WebhooksRepo,
+  webhooksRepo,
+} from '../../server/db/repos/webhooks.ts';
 import { tenantScope } from '../../server/db/scope.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
@@ -17,7 +24,7 @@ afterAll(() => both?.close());
 const T = 1_700_000_000_000;
 
 /** The repository and, beside it, the outbox as stored (payloads as text, ordered by id). */
-type Repo = WebhooksRepoPg & { events(): Promise<Array<Record<string, unknown>>> };
+type Repo = WebhooksRepo & { events(): Promise<Array<Record<string, unknown>>> };
 
 const EVENT_COLUMNS =
   'id, api_key_id AS "apiKeyId", type, organization_id AS "organizationId", document_id AS "documentId", dedupe_key AS "dedupeKey", target_endpoint_id AS "targetEndpointId", available_at AS "availableAt", dispatched_at AS "dispatchedAt", created_at AS "createdAt"';
@@ -34,7 +41,7 @@ function sqliteRepo(): Repo {
 
 function pgRepo(): Repo {
   return {
-    ...webhooksRepoPg(both.engine),
+    ...webhooksRepo(both.pg),
     events: () =>
       both.engine.read(
         async (db) =>

@@ -109,23 +109,17 @@ describe('the PostgreSQL-only insertion order', () => {
     }
   });
 
-  it('is on exactly the tables whose rows a SQLite repository orders by rowid', () => {
-    // `sql\`rowid\`` after a table's createdAt in an ORDER BY of server/db/repos/: creation order
+  it('is on exactly the tables whose rows a repository orders by insertion', () => {
+    // engine.insertionOrder('<table>') in server/db/repos/ (rowid on SQLite, the insertion-order column on
+    // PostgreSQL), and no rowid order written by hand after a createdAt, which PostgreSQL could not follow
     const dir = join(ROOT, 'server', 'db', 'repos');
     const ordered = new Set<string>();
-    let uses = 0;
-    let read = 0;
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
       const text = readFileSync(join(dir, file), 'utf8');
-      uses += text.split('sql`rowid`').length - 1;
-      for (const match of text.matchAll(/asc\((\w+)\.createdAt\),\s*sql`rowid`/g)) {
-        ordered.add(match[1]!);
-        read++;
-      }
+      for (const match of text.matchAll(/insertionOrder\('(\w+)'\)/g)) ordered.add(match[1]!);
+      expect(text, file).not.toMatch(/createdAt\),\s*sql`[^`]*rowid/);
     }
-    // every rowid order is one the pattern reads (a new form must be taught here, not missed)
-    expect(read).toBeGreaterThan(0);
-    expect(read).toBe(uses);
+    expect(ordered.size).toBeGreaterThan(0);
     const tables = [...ordered].map((key) => sqliteConfig((source as unknown as Record<string, SQLiteTable>)[key]!).name).sort();
     expect(tables).toEqual([...INSERTION_ORDER_TABLES].sort());
   });

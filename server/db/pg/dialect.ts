@@ -1,10 +1,11 @@
 // PostgreSQL's dialect of the engine repositories written once see (../engine.ts): the same builder calls, run by
 // the pg driver through the PostgreSQL engine (engine.ts: units of work, isolation, retries) on the tables converted
 // from the one schema (schema.ts), which keep the source's property names and row types.
+import { sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Engine, Prepared, Q, Tables } from '../engine.ts';
 import type { PgDb, PgEngine } from './engine.ts';
-import { pgTables, sourceColumnsOf } from './schema.ts';
+import { insertionOrderOf, pgTables, sourceColumnsOf } from './schema.ts';
 
 const tables = pgTables as unknown as Tables;
 
@@ -24,6 +25,7 @@ export function pgDialect(engine: PgEngine): Engine {
       return engine.inTransaction() ? run() : engine.transaction(run, { isolation: 'repeatable read' });
     },
     columns: (table) => sourceColumnsOf(table as unknown as PgTable) as never,
+    insertionOrder: (table) => sql`${insertionOrderOf(table)}`,
     changed: (result) => (result as { rowCount?: number | null }).rowCount ?? 0,
     prepare<Row>(name: string, build: (db: Q, t: Tables) => unknown): Prepared<Row> {
       // once per pooled connection (a unit of work's drizzle database is made per unit, over a connection kept by the

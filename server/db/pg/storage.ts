@@ -10,34 +10,34 @@ import { MasterKeyMismatchError, type MasterKeyCheck } from '../key-check.ts';
 import type { Storage } from '../repos/index.ts';
 import { activitiesRepo } from '../repos/activities.ts';
 import { agentsRepo } from '../repos/agents.ts';
+import { commentsRepo } from '../repos/comments.ts';
 import { documentMigrationsRepo } from '../repos/document-migrations.ts';
 import { documentsRepo } from '../repos/documents.ts';
 import { foldersRepo } from '../repos/folders.ts';
 import { groupsRepo } from '../repos/groups.ts';
+import { inspectionRepo } from '../repos/inspection.ts';
+import { judgmentsRepo } from '../repos/judgments.ts';
+import { keyTransferRepo } from '../repos/key-transfer.ts';
+import { keysRepo } from '../repos/keys.ts';
 import { loginLinksRepo } from '../repos/login-links.ts';
 import { mailRepo } from '../repos/mail.ts';
+import { membershipsRepo } from '../repos/memberships.ts';
 import { organizationsRepo } from '../repos/organizations.ts';
 import { reactionsRepo } from '../repos/reactions.ts';
 import { recordingsRepo } from '../repos/recordings.ts';
+import { userDataRepo } from '../repos/user-data.ts';
+import { usersRepo } from '../repos/users.ts';
+import { webhooksRepo } from '../repos/webhooks.ts';
 import { workflowsRepo } from '../repos/workflows.ts';
 import { workspacesRepo } from '../repos/workspaces.ts';
 import { createPgEngine, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
 import { accessRepoPg } from './repos/access.ts';
-import { commentsRepoPg } from './repos/comments.ts';
 import { crdtRepoPg } from './repos/crdt.ts';
 import { documentDataRepoPg } from './repos/document-data.ts';
-import { inspectionRepoPg } from './repos/inspection.ts';
-import { judgmentsRepoPg } from './repos/judgments.ts';
-import { keyTransferRepoPg } from './repos/key-transfer.ts';
-import { keysRepoPg } from './repos/keys.ts';
-import { membershipsRepoPg } from './repos/memberships.ts';
 import { notificationsRepoPg } from './repos/notifications.ts';
 import { pgDialect } from './dialect.ts';
 import { seedRepoPg } from './repos/seed.ts';
-import { userDataRepoPg } from './repos/user-data.ts';
-import { usersRepoPg } from './repos/users.ts';
 import { deliveryInspectionPg, webhookDeliveriesRepoPg } from './repos/webhook-deliveries.ts';
-import { webhooksRepoPg } from './repos/webhooks.ts';
 import { pgTables } from './schema.ts';
 
 /** The URL with its password hidden, for messages. */
@@ -88,8 +88,6 @@ export function createPgStorage(engine: PgEngine): Storage {
   // Every table: a write of this instance counts at once, another instance's when its notification arrives (the
   // tables with a change trigger; see engine.ts). The response cache answers from memory only while it is unchanged.
   const changes = engine.tableChanges(Object.values(pgTables).map(getTableName));
-  const userData = userDataRepoPg(engine);
-  const webhooks = webhooksRepoPg(engine);
   // the engine as the repositories written once for both engines see it (../engine.ts)
   const one = pgDialect(engine);
   let release: (() => Promise<void>) | undefined;
@@ -150,34 +148,29 @@ export function createPgStorage(engine: PgEngine): Storage {
     notifications: notificationsRepoPg(engine),
     reactions: reactionsRepo(one),
     recordings: recordingsRepo(one),
-    userData: {
-      ...userData,
-      // SQLite's step that folds its write-ahead log into the file so that erased pages keep no copy; PostgreSQL has
-      // no such step a client can run: the erasure's deletes are committed, and the old row versions are reclaimed
-      // by (auto)vacuum and kept in its WAL archive as the operator configures (docs/storage.md).
-      checkpoint: async () => undefined,
-    },
+    // its `checkpoint` (SQLite's write-ahead log folded into the file) does nothing here (repos/user-data.ts)
+    userData: userDataRepo(one),
     crdt: crdtRepoPg(engine),
     workspaces: workspacesRepo(one),
-    keys: keysRepoPg(engine),
+    keys: keysRepo(one, engine),
     loginLinks: loginLinksRepo(one),
     mail: mailRepo(one),
-    comments: commentsRepoPg(engine),
-    judgments: judgmentsRepoPg(engine),
+    comments: commentsRepo(one),
+    judgments: judgmentsRepo(one),
     agents: agentsRepo(one),
     workflows: workflowsRepo(one),
     folders: foldersRepo(one),
     documents: documentsRepo(one),
-    users: usersRepoPg(engine),
-    memberships: membershipsRepoPg(engine),
+    users: usersRepo(one),
+    memberships: membershipsRepo(one),
     groups: groupsRepo(one),
     access: accessRepoPg(engine),
     documentMigrations: documentMigrationsRepo(one),
     seed: seedRepoPg(engine),
-    // SQLite's checkpointer coordination; PostgreSQL checkpoints itself
-    webhooks: { ...webhooks, workerCheckpoints: () => undefined },
-    inspection: inspectionRepoPg(engine),
-    keyTransfer: keyTransferRepoPg(engine),
+    // no SQLite engine given: workerCheckpoints (SQLite's checkpointer coordination) does nothing; PostgreSQL checkpoints itself
+    webhooks: webhooksRepo(one),
+    inspection: inspectionRepo(one),
+    keyTransfer: keyTransferRepo(one),
   };
 }
 

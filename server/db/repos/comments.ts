@@ -1,15 +1,21 @@
 // Comment threads: annotations, their comments, who read them, and (to show a thread) the comments' reactions.
 // Reactions are written by their own service (services/reactions.ts); here they are read with a thread and
-// rewritten only when users are replaced in it.
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+// rewritten only when users are replaced in it. Written once for both engines (engine.ts; test/pg/comments.test.ts
+// runs it on both and compares every answer).
+//
+// A thread's comments and reactions come in creation order: by createdAt, then in the order the rows were inserted
+// (comments' ids are chosen by the caller, `newId`, not increasing, so they cannot break ties). The reads of several
+// statements that must answer one state of the data (a page with its threads, an annotation with its thread, a
+// thread, a thread for its rewrite) are the one place each engine runs its own way (atOneInstant, below).
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { annotationFilters, annotationsGetInput } from '../../../shared/schemas/comments.ts';
-import type { Db } from '../client.ts';
+import type { Engine, Placeholders, Prepared, Q } from '../engine.ts';
 import { keysetAfter } from '../pagination.ts';
-import { compiledRows, inJsonList, listValues, placeholderList, preparedFor, rowInserter } from '../prepared.ts';
-import { commentAnnotations, commentReads, comments, documents, reactions, type CommentExtra, type StoredUser } from '../schema.ts';
+import { listValues, preparedFor, preparedShapes } from '../prepared.ts';
+import type { commentAnnotations, comments, reactions, CommentExtra, StoredUser } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
-import type { SqliteEngine } from '../storage.ts';
 
 export type { CommentExtra, StoredUser };
 export type AnnotationRow = typeof commentAnnotations.$inferSelect;
@@ -44,335 +50,511 @@ export interface ThreadRewrite {
 
 const P = sql.placeholder;
 
-const annotationQueries = preparedFor((db) => ({
-  byId: db
-    .select()
-    .from(commentAnnotations)
-    .where(
-      and(
-        eq(commentAnnotations.apiKeyId, P('apiKeyId')),
-        eq(commentAnnotations.organizationId, P('organizationId')),
-        eq(commentAnnotations.id, P('annotationId')),
-      ),
-    )
-    .prepare(),
-  commentTaken: db
-    .select({ id: comments.id })
-    .from(comments)
-    .where(
-      and(
-        eq(comments.apiKeyId, P('apiKeyId')),
-        eq(comments.organizationId, P('organizationId')),
-        eq(comments.annotationId, P('annotationId')),
-        eq(comments.id, P('id')),
-      ),
-    )
-    .prepare(),
-}));
-
 /**
- * A thread's first and last comment, and one comment by id: prepared once per connection (drizzle built each on
- * every comment). First and last are each one step on the index `comments_thread_time`; without it they sorted
- * the whole thread on every reply.
+ * How many annotation page shapes get a prepared statement of their own (as activities.ts's): past this many, a shape
+ * is built per call with its values, so that neither engine keeps statements without bound.
  */
-const threadTextQueries = preparedFor((db) => {
-  const thread = and(eq(comments.apiKeyId, P('apiKeyId')), eq(comments.organizationId, P('organizationId')), eq(comments.annotationId, P('annotationId')));
-  const pick = { id: comments.id, text: comments.text, html: comments.html };
-  return {
-    first: db.select(pick).from(comments).where(thread).orderBy(asc(comments.createdAt), asc(comments.id)).limit(1).prepare(),
-    last: db.select(pick).from(comments).where(thread).orderBy(desc(comments.createdAt), desc(comments.id)).limit(1).prepare(),
-    one: db
-      .select(pick)
-      .from(comments)
-      .where(and(thread, eq(comments.id, P('commentId'))))
-      .prepare(),
-  };
-});
+const MAX_SHAPES = 256;
 
-// compiled once per connection (prepared.ts): drizzle built each of these on every comment
-const insertCommentRow = rowInserter(comments);
-const insertAnnotationRow = rowInserter(commentAnnotations);
-const upsertRead = rowInserter(commentReads, {
-  upsertOn: [commentReads.apiKeyId, commentReads.organizationId, commentReads.annotationId, commentReads.userId],
-});
+/** Rows of a rewrite are written in slices of this many: far from either engine's bound-parameter limit. */
+const SLICE = 500;
 
-/** The comments of some annotations (and, with `+ids`, only some comment ids), in creation order. */
-const commentRows = compiledRows(comments, (db, shape: 'annotations' | 'annotations+ids', columns) => {
-  const conditions = [
-    eq(comments.apiKeyId, P('apiKeyId')),
-    eq(comments.organizationId, P('organizationId')),
-    inJsonList(comments.annotationId, 'annotationIds'),
-  ];
-  if (shape === 'annotations+ids') conditions.push(inJsonList(comments.id, 'commentIds'));
-  return db
-    .select(columns)
-    .from(comments)
-    .where(and(...conditions))
-    .orderBy(asc(comments.createdAt), sql`rowid`);
-});
-
-/** The reactions of some annotations' comments, in creation order. */
-const reactionRows = compiledRows(reactions, (db, _shape: 'annotations', columns) =>
-  db
-    .select(columns)
-    .from(reactions)
-    .where(and(eq(reactions.apiKeyId, P('apiKeyId')), eq(reactions.organizationId, P('organizationId')), inJsonList(reactions.annotationId, 'annotationIds')))
-    .orderBy(asc(reactions.createdAt), sql`rowid`),
-);
-
-/** The filters of an annotations page: the order, a cursor, how many document ids, and which other filters. */
-type AnnotationShape =
-  `${'<' | '>'}${'' | '+after'}:${number}:${'' | '+ids'}${'' | '+locations'}${'' | '+statuses'}${'' | '+authors'}${'' | '+mentions'}${'' | '+viewer'}${'' | '+resolver'}${'' | '+folder' | '+rootfolder'}${'' | '+ca'}${'' | '+cb'}${'' | '+ua'}${'' | '+ub'}`;
-
-/**
- * The annotations page of one filter shape, compiled once. Document ids get one placeholder each (a single one
- * reads the document index in order, as `=` does); the other lists, which no index leads with, are JSON arrays.
- */
-const annotationPage = compiledRows(commentAnnotations, (db, shape: AnnotationShape, columns) => {
-  const a = commentAnnotations;
-  const [head, documentCount, flags] = shape.split(':') as [string, string, string];
-  const descending = head.startsWith('<');
-  const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, P('apiKeyId')), eq(a.organizationId, P('organizationId'))];
-  if (head.includes('+after')) conditions.push(keysetAfter(a.createdAt, a.id, [P('afterCreatedAt'), P('afterId')], descending));
-  if (documentCount !== '0') conditions.push(inArray(a.documentId, placeholderList('document', Number(documentCount))));
-  if (flags.includes('+ids')) conditions.push(inJsonList(a.id, 'annotationIds'));
-  if (flags.includes('+locations')) conditions.push(inJsonList(a.locationId, 'locationIds'));
-  if (flags.includes('+statuses')) conditions.push(inJsonList(a.statusId, 'statusIds'));
-  // by any author of one of its comments
-  const ofAnnotation = sql`${comments.apiKeyId} = ${a.apiKeyId} and ${comments.organizationId} = ${a.organizationId} and ${comments.annotationId} = ${a.id}`;
-  if (flags.includes('+authors'))
-    conditions.push(sql`exists (select 1 from ${comments} where ${ofAnnotation} and ${inJsonList(comments.fromUserId, 'userIds')})`);
-  // mentioning one of the users in one of its comments
-  if (flags.includes('+mentions')) {
-    conditions.push(
-      sql`exists (select 1 from ${comments}, json_each(${comments.mentionedUserIds}) where ${ofAnnotation} and json_each.value in (select value from json_each(${P('mentionedUserIds')})))`,
-    );
-  }
-  if (flags.includes('+viewer')) {
-    conditions.push(
-      or(
-        eq(a.visibility, 'public'),
-        eq(a.createdByUserId, P('userId')),
-        sql`exists (select 1 from json_each(${a.visibleToUserIds}) where json_each.value = ${P('userId')})`,
-      ),
-    );
-  }
-  if (flags.includes('+resolver')) conditions.push(eq(a.resolvedByUserId, P('resolvedBy')));
-  // on a document registered in the folder (an annotation's document need not be registered: then in none)
-  if (flags.includes('folder')) {
-    const d = documents;
-    const inFolder = flags.includes('+rootfolder') ? isNull(d.folderId) : eq(d.folderId, P('folderId'));
-    conditions.push(
-      sql`exists (select 1 from ${d} where ${d.apiKeyId} = ${a.apiKeyId} and ${d.organizationId} = ${a.organizationId} and ${d.id} = ${a.documentId} and ${inFolder})`,
-    );
-  }
-  if (flags.includes('+ca')) conditions.push(gt(a.createdAt, P('createdAfter')));
-  if (flags.includes('+cb')) conditions.push(lt(a.createdAt, P('createdBefore')));
-  if (flags.includes('+ua')) conditions.push(gt(a.updatedAt, P('updatedAfter')));
-  if (flags.includes('+ub')) conditions.push(lt(a.updatedAt, P('updatedBefore')));
-  const direction = descending ? desc : asc;
-  return db
-    .select(columns)
-    .from(a)
-    .where(and(...conditions))
-    .orderBy(direction(a.createdAt), direction(a.id))
-    .limit(P('limit'));
-});
-
-/** The annotations the selection selects, in `order` of (createdAt, id), after `cursor`, at most `limit`. */
-function selectAnnotations(db: Db, apiKeyId: string, input: AnnotationSelection, limit: number, cursor?: readonly unknown[] | null) {
-  const documentIds = [...(input.documentId ? [input.documentId] : []), ...(input.documentIds ?? [])];
-  const json = (list: readonly string[] | undefined) => (list ? JSON.stringify(list) : undefined);
-  const values: Record<string, unknown> = {
-    apiKeyId,
-    organizationId: input.organizationId,
-    afterCreatedAt: cursor?.[0],
-    afterId: cursor?.[1],
-    annotationIds: json(input.annotationIds),
-    locationIds: json(input.locationIds),
-    statusIds: json(input.statusIds),
-    userIds: json(input.userIds),
-    mentionedUserIds: json(input.mentionedUserIds),
-    userId: input.userId,
-    resolvedBy: input.resolvedBy,
-    folderId: input.folderId ?? undefined,
-    createdAfter: input.createdAfter,
-    createdBefore: input.createdBefore,
-    updatedAfter: input.updatedAfter,
-    updatedBefore: input.updatedBefore,
-    limit,
-  };
-  listValues(values, 'document', documentIds);
-  const has = (value: unknown, flag: string) => (value === undefined ? '' : flag);
-  const shape = [
-    `${input.order === 'desc' ? '<' : '>'}${cursor ? '+after' : ''}:${documentIds.length}:`,
-    has(input.annotationIds, '+ids'),
-    has(input.locationIds, '+locations'),
-    has(input.statusIds, '+statuses'),
-    has(input.userIds, '+authors'),
-    has(input.mentionedUserIds, '+mentions'),
-    has(input.userId, '+viewer'),
-    has(input.resolvedBy, '+resolver'),
-    has(input.folderId, input.folderId === null ? '+rootfolder' : '+folder'),
-    has(input.createdAfter, '+ca'),
-    has(input.createdBefore, '+cb'),
-    has(input.updatedAfter, '+ua'),
-    has(input.updatedBefore, '+ub'),
-  ].join('') as AnnotationShape;
-  return annotationPage(db, shape, values);
+/** What the SQL of this repository says differently on each engine (below, in one place). */
+interface EngineSql {
+  /** `expr` is one of the values of `list`: a list bound as one parameter (a placeholder, or `sql.param(listOf(…))`). */
+  inList(expr: SQLWrapper, list: SQLWrapper, type?: 'text' | 'bigint'): SQL;
+  /** A list's value for inList's parameter. */
+  listOf(values: readonly (string | number)[]): unknown;
+  /** The elements of a JSON array column, as a table named `alias` of one column, `value` (none for NULL). */
+  elements(column: SQLiteColumn, alias: string): SQL;
 }
-
-const findAnnotationOn = (db: Db, apiKeyId: string, organizationId: string, annotationId: string): AnnotationRow | undefined =>
-  annotationQueries(db).byId.get({ apiKeyId, organizationId, annotationId });
-
-/** The comments (with their reactions) of the given annotations, in creation order. */
-function threadsOn(db: Db, apiKeyId: string, organizationId: string, annotationIds: readonly string[], commentIds?: readonly number[]): ThreadRows {
-  if (annotationIds.length === 0) return { comments: [], reactions: [] };
-  const values = { apiKeyId, organizationId, annotationIds: JSON.stringify(annotationIds), commentIds: commentIds && JSON.stringify(commentIds) };
-  return { comments: commentRows(db, commentIds ? 'annotations+ids' : 'annotations', values), reactions: reactionRows(db, 'annotations', values) };
-}
-
-/** A thread's first comment and one of its comments (the last unless `commentId`): their text and HTML. */
-function threadTextsOn(db: Db, apiKeyId: string, organizationId: string, annotationId: string, commentId?: number) {
-  const queries = threadTextQueries(db);
-  const thread = { apiKeyId, organizationId, annotationId };
-  return { first: queries.first.get(thread), chosen: commentId === undefined ? queries.last.get(thread) : queries.one.get({ ...thread, commentId }) };
-}
-
-const annotationWhere = (apiKeyId: string, organizationId: string, annotationId: string) =>
-  and(eq(commentAnnotations.apiKeyId, apiKeyId), eq(commentAnnotations.organizationId, organizationId), eq(commentAnnotations.id, annotationId));
-const commentWhere = (apiKeyId: string, organizationId: string, annotationId: string, commentId: number) =>
-  and(eq(comments.apiKeyId, apiKeyId), eq(comments.organizationId, organizationId), eq(comments.annotationId, annotationId), eq(comments.id, commentId));
-const ofThread = (table: typeof comments | typeof reactions | typeof commentReads, apiKeyId: string, organizationId: string, annotationId: string) =>
-  and(eq(table.apiKeyId, apiKeyId), eq(table.organizationId, organizationId), eq(table.annotationId, annotationId));
 
 /** The key's comment threads. */
-export function commentsRepo(engine: SqliteEngine) {
+export function commentsRepo(engine: Engine) {
+  const { commentAnnotations: a, comments: cm, commentReads: rd, reactions: rx, documents: d } = engine.t;
+
+  // What differs between the engines, and why:
+  // - a list of any length is one parameter (one prepared statement for all, and no list past a bound-parameter
+  //   limit): SQLite has no array type and reads a JSON array's elements (json_each), PostgreSQL binds an array;
+  // - a JSON array column's elements: json_each on SQLite, json_array_elements_text on PostgreSQL (json columns);
+  // - (creation order is createdAt, then the order the rows were inserted in: engine.insertionOrder, rowid or seq;)
+  // - and how reads of several statements are made one instant: atOneInstant, below.
+  const dialect: EngineSql =
+    engine.kind === 'sqlite'
+      ? {
+          inList: (expr, list) => sql`${expr} in (select value from json_each(${list}))`,
+          listOf: (values) => JSON.stringify(values),
+          elements: (column, alias) => sql`json_each(${column}) ${sql.raw(alias)}`,
+        }
+      : {
+          inList: (expr, list, type = 'text') => sql`${expr} = any(${list}::${sql.raw(type)}[])`,
+          listOf: (values) => [...values],
+          elements: (column, alias) => sql`json_array_elements_text(${column}) ${sql.raw(alias)}(value)`,
+        };
+  const inValues = (column: SQLiteColumn, values: readonly string[]) => dialect.inList(column, sql.param(dialect.listOf(values)));
+
+  // whole rows: PostgreSQL's comments and reactions carry their insertion order (`seq`) beside the source's columns
+  const commentColumns = engine.columns(cm);
+  const reactionColumns = engine.columns(rx);
+
+  /**
+   * A whole row written by a statement prepared once per connection. Its values are the columns' driver values, each
+   * given as is (`sql` around the placeholder): drizzle's placeholder in an insert would encode a null through its
+   * column too, and a null JSON would be stored as the text `null` (activities.ts).
+   */
+  const wholeRow = <T extends SQLiteTable>(table: T) => {
+    const columns = Object.entries(engine.columns(table) as Record<string, SQLiteColumn>);
+    return {
+      values: Object.fromEntries(columns.map(([name]) => [name, sql`${P(name)}`])) as Record<keyof T['$inferInsert'], SQL>,
+      of: (row: Record<string, unknown>): Placeholders =>
+        Object.fromEntries(
+          columns.map(([name, column]) => {
+            const value = row[name];
+            return [name, value === null || value === undefined ? null : column.mapToDriverValue(value)];
+          }),
+        ),
+    };
+  };
+  const annotationRow = wholeRow(a);
+  const commentRow = wholeRow(cm);
+
+  const annotationKey = [a.apiKeyId, a.organizationId, a.id];
+  const commentKey = [cm.apiKeyId, cm.organizationId, cm.annotationId, cm.id];
+  const readKey = [rd.apiKeyId, rd.organizationId, rd.annotationId, rd.userId];
+  const ofThreadBy = (t: typeof cm | typeof rx | typeof rd) => [
+    eq(t.apiKeyId, P('apiKeyId')),
+    eq(t.organizationId, P('organizationId')),
+    eq(t.annotationId, P('annotationId')),
+  ];
+
+  const annotationOf = (db: Q) =>
+    db
+      .select()
+      .from(a)
+      .where(and(eq(a.apiKeyId, P('apiKeyId')), eq(a.organizationId, P('organizationId')), eq(a.id, P('annotationId'))));
+  const annotationById = engine.prepare('comments.annotation', annotationOf);
+  const findAnnotationOn = (db: Q, apiKeyId: string, organizationId: string, annotationId: string): Promise<AnnotationRow | undefined> =>
+    annotationById.one(db, { apiKeyId, organizationId, annotationId });
+
+  const addAnnotation = engine.prepare('comments.addAnnotation', (db) => db.insert(a).values(annotationRow.values));
+  // the check and the insert in one statement: two units of work under READ COMMITTED would both pass a check
+  const addAnnotationOnce = engine.prepare('comments.addAnnotationOnce', (db) =>
+    db.insert(a).values(annotationRow.values).onConflictDoNothing({ target: annotationKey }),
+  );
+  // a comment unless its id is taken (the check and the insert in one statement, as above), then its author's read mark
+  const addComment = engine.prepare('comments.add', (db) => db.insert(cm).values(commentRow.values).onConflictDoNothing({ target: commentKey }));
+  const markOne = engine.prepare('comments.markOne', (db) =>
+    db
+      .insert(rd)
+      .values({ apiKeyId: P('apiKeyId'), organizationId: P('organizationId'), annotationId: P('annotationId'), userId: P('userId'), readAt: P('readAt') })
+      .onConflictDoUpdate({ target: readKey, set: { readAt: sql`excluded.read_at` } }),
+  );
+  // the marks of those annotations that exist, one statement: an annotation deleted meanwhile fails its foreign key on
+  // PostgreSQL, and the unit runs again (pg/engine.ts) and finds it gone
+  const markMany = engine.prepare('comments.markRead', (db) =>
+    db
+      .insert(rd)
+      .select(
+        db
+          .select({
+            apiKeyId: a.apiKeyId,
+            organizationId: a.organizationId,
+            annotationId: a.id,
+            userId: sql`${P('userId')}`.as('user_id'),
+            readAt: sql`${P('at')}`.as('read_at'),
+          })
+          .from(a)
+          .where(and(eq(a.apiKeyId, P('apiKeyId')), eq(a.organizationId, P('organizationId')), dialect.inList(a.id, P('annotationIds')))),
+      )
+      .onConflictDoUpdate({ target: readKey, set: { readAt: sql`excluded.read_at` } })
+      .returning({ id: rd.annotationId }),
+  );
+  const commentById = engine.prepare('comments.comment', (db) =>
+    db
+      .select(commentColumns)
+      .from(cm)
+      .where(and(...ofThreadBy(cm), eq(cm.id, P('commentId'))))
+      .limit(1),
+  );
+
+  /**
+   * A thread's first and last comment, and one comment by id: prepared once per connection. First and last are each
+   * one step on the index `comments_thread_time`; without it they sorted the whole thread on every reply.
+   */
+  const pick = { id: cm.id, text: cm.text, html: cm.html };
+  const firstText = engine.prepare('comments.first', (db) =>
+    db
+      .select(pick)
+      .from(cm)
+      .where(and(...ofThreadBy(cm)))
+      .orderBy(asc(cm.createdAt), asc(cm.id))
+      .limit(1),
+  );
+  const lastText = engine.prepare('comments.last', (db) =>
+    db
+      .select(pick)
+      .from(cm)
+      .where(and(...ofThreadBy(cm)))
+      .orderBy(desc(cm.createdAt), desc(cm.id))
+      .limit(1),
+  );
+  const oneText = engine.prepare('comments.one', (db) =>
+    db
+      .select(pick)
+      .from(cm)
+      .where(and(...ofThreadBy(cm), eq(cm.id, P('commentId')))),
+  );
+
+  /** The comments of some annotations (and of `Some`, only some comment ids), and their reactions, in creation order. */
+  const ofAnnotations = (t: typeof cm | typeof rx) => [
+    eq(t.apiKeyId, P('apiKeyId')),
+    eq(t.organizationId, P('organizationId')),
+    dialect.inList(t.annotationId, P('annotationIds')),
+  ];
+  const commentsOf = (db: Q, some: boolean) =>
+    db
+      .select(commentColumns)
+      .from(cm)
+      .where(and(...ofAnnotations(cm), some ? dialect.inList(cm.id, P('commentIds'), 'bigint') : undefined))
+      .orderBy(asc(cm.createdAt), engine.insertionOrder('comments'));
+  const reactionsOf = (db: Q) =>
+    db
+      .select(reactionColumns)
+      .from(rx)
+      .where(and(...ofAnnotations(rx)))
+      .orderBy(asc(rx.createdAt), engine.insertionOrder('reactions'));
+  const threadComments = engine.prepare('comments.threads', (db) => commentsOf(db, false));
+  const threadCommentsSome = engine.prepare('comments.threadsSome', (db) => commentsOf(db, true));
+  const threadReactions = engine.prepare('comments.reactions', reactionsOf);
+  /** The placeholders' values of a thread's statements; undefined when no annotation is asked for. */
+  const threadValues = (apiKeyId: string, organizationId: string, annotationIds: readonly string[], commentIds?: readonly number[]) =>
+    annotationIds.length === 0
+      ? undefined
+      : { apiKeyId, organizationId, annotationIds: dialect.listOf(annotationIds), commentIds: commentIds && dialect.listOf(commentIds) };
+
+  /** The comments (with their reactions) of the given annotations, in creation order. */
+  async function threadsOn(
+    db: Q,
+    apiKeyId: string,
+    organizationId: string,
+    annotationIds: readonly string[],
+    commentIds?: readonly number[],
+  ): Promise<ThreadRows> {
+    const values = threadValues(apiKeyId, organizationId, annotationIds, commentIds);
+    if (!values) return { comments: [], reactions: [] };
+    const threadCommentRows = await (commentIds ? threadCommentsSome : threadComments).all(db, values);
+    // the annotations' reactions, all of them (not only those of the comments asked for)
+    return { comments: threadCommentRows, reactions: await threadReactions.all(db, values) };
+  }
+
+  /**
+   * The annotations page of one filter shape (`value` gives a placeholder, or the value itself for a shape built per
+   * call). The shape is `<` or `>` (the order), `a` after a cursor, `:`, how many document ids, `:`, and a letter per
+   * other filter: i(ds), l(ocations), s(tatuses), w(riters: authors), m(entions), v(iewer), r(esolver), f(older) or
+   * t(op), c(reated after), e(arlier: created before), n(ewer: updated after), o(lder: updated before). Document ids
+   * get one placeholder each (a single one reads the document index in order, as `=` does); the other lists, which no
+   * index leads with, are one parameter each.
+   */
+  const pageOf = (db: Q, shape: string, value: (name: string) => Placeholder) => {
+    const [head, documentCount, flags] = shape.split(':') as [string, string, string];
+    const descending = head.startsWith('<');
+    const has = (flag: string) => flags.includes(flag);
+    const conditions: (SQL | undefined)[] = [eq(a.apiKeyId, value('apiKeyId')), eq(a.organizationId, value('organizationId'))];
+    if (head.endsWith('a')) conditions.push(keysetAfter(a.createdAt, a.id, [value('afterCreatedAt'), value('afterId')], descending));
+    if (documentCount !== '0')
+      conditions.push(
+        inArray(
+          a.documentId,
+          Array.from({ length: Number(documentCount) }, (_, i) => value(`document${i}`)),
+        ),
+      );
+    if (has('i')) conditions.push(dialect.inList(a.id, value('annotationIds')));
+    if (has('l')) conditions.push(dialect.inList(a.locationId, value('locationIds')));
+    if (has('s')) conditions.push(dialect.inList(a.statusId, value('statusIds')));
+    // by any author of one of its comments
+    const ofAnnotation = sql`${cm.apiKeyId} = ${a.apiKeyId} and ${cm.organizationId} = ${a.organizationId} and ${cm.annotationId} = ${a.id}`;
+    if (has('w')) conditions.push(sql`exists (select 1 from ${cm} where ${ofAnnotation} and ${dialect.inList(cm.fromUserId, value('userIds'))})`);
+    // mentioning one of the users in one of its comments
+    if (has('m'))
+      conditions.push(
+        sql`exists (select 1 from ${cm}, ${dialect.elements(cm.mentionedUserIds, 'm')} where ${ofAnnotation} and ${dialect.inList(sql`m.value`, value('mentionedUserIds'))})`,
+      );
+    if (has('v'))
+      conditions.push(
+        or(
+          eq(a.visibility, 'public'),
+          eq(a.createdByUserId, value('userId')),
+          sql`exists (select 1 from ${dialect.elements(a.visibleToUserIds, 'v')} where v.value = ${value('userId')})`,
+        ),
+      );
+    if (has('r')) conditions.push(eq(a.resolvedByUserId, value('resolvedBy')));
+    // on a document registered in the folder (an annotation's document need not be registered: then in none)
+    if (has('f') || has('t')) {
+      const inFolder = has('t') ? isNull(d.folderId) : eq(d.folderId, value('folderId'));
+      conditions.push(
+        sql`exists (select 1 from ${d} where ${d.apiKeyId} = ${a.apiKeyId} and ${d.organizationId} = ${a.organizationId} and ${d.id} = ${a.documentId} and ${inFolder})`,
+      );
+    }
+    if (has('c')) conditions.push(gt(a.createdAt, value('createdAfter')));
+    if (has('e')) conditions.push(lt(a.createdAt, value('createdBefore')));
+    if (has('n')) conditions.push(gt(a.updatedAt, value('updatedAfter')));
+    if (has('o')) conditions.push(lt(a.updatedAt, value('updatedBefore')));
+    const direction = descending ? desc : asc;
+    return db
+      .select()
+      .from(a)
+      .where(and(...conditions))
+      .orderBy(direction(a.createdAt), direction(a.id))
+      .limit(value('limit'));
+  };
+  const pages = new Map<string, Prepared<AnnotationRow>>();
+
+  /** The page statement's shape and its placeholders' values for a selection, `limit` and `cursor`. */
+  function pageCall(apiKeyId: string, input: AnnotationSelection, limit: number, cursor?: readonly unknown[] | null) {
+    const documentIds = [...(input.documentId ? [input.documentId] : []), ...(input.documentIds ?? [])];
+    const list = (values: readonly string[] | undefined) => values && dialect.listOf(values);
+    const values: Record<string, unknown> = {
+      apiKeyId,
+      organizationId: input.organizationId,
+      afterCreatedAt: cursor?.[0],
+      afterId: cursor?.[1],
+      annotationIds: list(input.annotationIds),
+      locationIds: list(input.locationIds),
+      statusIds: list(input.statusIds),
+      userIds: list(input.userIds),
+      mentionedUserIds: list(input.mentionedUserIds),
+      userId: input.userId,
+      resolvedBy: input.resolvedBy,
+      folderId: input.folderId ?? undefined,
+      createdAfter: input.createdAfter,
+      createdBefore: input.createdBefore,
+      updatedAfter: input.updatedAfter,
+      updatedBefore: input.updatedBefore,
+      limit,
+    };
+    listValues(values, 'document', documentIds);
+    const has = (value: unknown, flag: string) => (value === undefined ? '' : flag);
+    const shape = [
+      `${input.order === 'desc' ? '<' : '>'}${cursor ? 'a' : ''}:${documentIds.length}:`,
+      has(input.annotationIds, 'i'),
+      has(input.locationIds, 'l'),
+      has(input.statusIds, 's'),
+      has(input.userIds, 'w'),
+      has(input.mentionedUserIds, 'm'),
+      has(input.userId, 'v'),
+      has(input.resolvedBy, 'r'),
+      has(input.folderId, input.folderId === null ? 't' : 'f'),
+      has(input.createdAfter, 'c'),
+      has(input.createdBefore, 'e'),
+      has(input.updatedAfter, 'n'),
+      has(input.updatedBefore, 'o'),
+    ].join('');
+    return { shape, values };
+  }
+
+  /** The annotations the selection selects, in `order` of (createdAt, id), after `cursor`, at most `limit`. */
+  async function selectAnnotations(db: Q, { shape, values }: ReturnType<typeof pageCall>): Promise<AnnotationRow[]> {
+    let prepared = pages.get(shape);
+    if (!prepared && pages.size < MAX_SHAPES) pages.set(shape, (prepared = engine.prepare(`comments.page${shape}`, (db) => pageOf(db, shape, P))));
+    if (prepared) return prepared.all(db, values);
+    // a shape past MAX_SHAPES: the same statement with the values where its placeholders would be (a list as one parameter)
+    return pageOf(db, shape, (name) => {
+      const value = values[name];
+      return (Array.isArray(value) ? sql.param(value) : value) as Placeholder;
+    });
+  }
+
+  const annotationWhere = (apiKeyId: string, organizationId: string, annotationId: string) =>
+    and(eq(a.apiKeyId, apiKeyId), eq(a.organizationId, organizationId), eq(a.id, annotationId));
+  const commentWhere = (apiKeyId: string, organizationId: string, annotationId: string, commentId: number) =>
+    and(eq(cm.apiKeyId, apiKeyId), eq(cm.organizationId, organizationId), eq(cm.annotationId, annotationId), eq(cm.id, commentId));
+  const ofThread = (t: typeof cm | typeof rx | typeof rd, apiKeyId: string, organizationId: string, annotationId: string) =>
+    and(eq(t.apiKeyId, apiKeyId), eq(t.organizationId, organizationId), eq(t.annotationId, annotationId));
+
+  /**
+   * Reads of several statements that must answer one state of the data, each engine its own way, and the one place
+   * this repository's methods are written per engine. SQLite: one synchronous step (`sqlite`), on the connection of
+   * reads or in the caller's unit of work, as before the one code; awaiting between its statements would let another
+   * unit of work commit between them, and its snapshot reads (engine.snapshot) run on a connection of their own, one
+   * at a time, where the hot page of annotations with its threads should not go. Its statements are drizzle's
+   * synchronous ones, built by the same builders as the engine's prepared statements and prepared once per connection
+   * (`now`, `pagesNow`). PostgreSQL: each statement awaited (`pg`), in a snapshot: REPEATABLE READ, or the caller's unit
+   * of work.
+   */
+  const atOneInstant = <T>(sqlite: (db: Q) => T, pg: (db: Q) => Promise<T>): Promise<T> =>
+    engine.kind === 'sqlite' ? engine.read(async (db) => sqlite(db)) : engine.snapshot(pg);
+  const now = preparedFor((db) => ({
+    annotation: annotationOf(db).prepare(),
+    threadComments: commentsOf(db, false).prepare(),
+    threadCommentsSome: commentsOf(db, true).prepare(),
+    threadReactions: reactionsOf(db).prepare(),
+  }));
+  const pagesNow = preparedShapes((db, shape: string) => pageOf(db, shape, P).prepare());
+  /** threadsOn as SQLite's synchronous step. */
+  function threadsNow(db: Q, apiKeyId: string, organizationId: string, annotationIds: readonly string[], commentIds?: readonly number[]): ThreadRows {
+    const values = threadValues(apiKeyId, organizationId, annotationIds, commentIds);
+    if (!values) return { comments: [], reactions: [] };
+    const statements = now(db);
+    return {
+      comments: (commentIds ? statements.threadCommentsSome : statements.threadComments).all(values),
+      reactions: statements.threadReactions.all(values),
+    };
+  }
+  /**
+   * The statements of a thread's rewrite read (threadForRewrite): its annotation, its comments (by createdAt and id),
+   * its reactions (in creation order) and its read marks (by user). Built per call (users/replace is no hot path).
+   */
+  const forRewrite = (db: Q, apiKeyId: string, organizationId: string, annotationId: string) => ({
+    annotation: db
+      .select()
+      .from(a)
+      .where(annotationWhere(apiKeyId, organizationId, annotationId))
+      .limit(1),
+    comments: db
+      .select(commentColumns)
+      .from(cm)
+      .where(ofThread(cm, apiKeyId, organizationId, annotationId))
+      .orderBy(asc(cm.createdAt), asc(cm.id)),
+    reactions: db
+      .select(reactionColumns)
+      .from(rx)
+      .where(ofThread(rx, apiKeyId, organizationId, annotationId))
+      .orderBy(asc(rx.createdAt), engine.insertionOrder('reactions')),
+    reads: db
+      .select()
+      .from(rd)
+      .where(ofThread(rd, apiKeyId, organizationId, annotationId))
+      .orderBy(asc(rd.userId)),
+  });
+
   return {
     findAnnotation: (scope: TenantScope, organizationId: string, annotationId: string) =>
       engine.read((db) => findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId)),
 
     /** Adds the annotation unless its id is taken; whether it was added. */
     insertAnnotation: (scope: TenantScope, row: Omit<AnnotationRow, 'apiKeyId'>, checkId: boolean) =>
-      engine.write((db) => {
-        if (checkId && findAnnotationOn(db, scope.apiKeyId, row.organizationId, row.id)) return false;
-        insertAnnotationRow(db, { ...row, apiKeyId: scope.apiKeyId });
-        return true;
+      engine.write(async (db) => {
+        const values = annotationRow.of({ ...row, apiKeyId: scope.apiKeyId });
+        if (!checkId) {
+          await addAnnotation.run(db, values);
+          return true;
+        }
+        return (await addAnnotationOnce.run(db, values)) > 0;
       }),
 
     /** Changes the given fields of the annotation. */
     updateAnnotation: (scope: TenantScope, organizationId: string, annotationId: string, change: Partial<AnnotationRow>) =>
       engine.write(
-        (db) =>
-          void db
-            .update(commentAnnotations)
+        async (db) =>
+          void (await db
+            .update(a)
             .set(change)
-            .where(annotationWhere(scope.apiKeyId, organizationId, annotationId))
-            .run(),
+            .where(annotationWhere(scope.apiKeyId, organizationId, annotationId))),
       ),
 
     /** Deletes the annotation with its comments, reactions and read marks (by cascade). */
     deleteAnnotation: (scope: TenantScope, organizationId: string, annotationId: string) =>
-      engine.write(
-        (db) =>
-          void db
-            .delete(commentAnnotations)
-            .where(annotationWhere(scope.apiKeyId, organizationId, annotationId))
-            .run(),
-      ),
+      engine.write(async (db) => void (await db.delete(a).where(annotationWhere(scope.apiKeyId, organizationId, annotationId)))),
 
     /** The annotations the selection selects, in its order of (createdAt, id), after `cursor`, at most `limit`. */
     annotations: (scope: TenantScope, selection: AnnotationSelection, limit: number, cursor?: readonly unknown[] | null) =>
-      engine.read((db) => selectAnnotations(db, scope.apiKeyId, selection, limit, cursor)),
+      engine.read((db) => selectAnnotations(db, pageCall(scope.apiKeyId, selection, limit, cursor))),
 
     /**
      * A page of annotations (at most `limit` rows) with the threads of its first `threadsOf` rows: one step, so that
      * the page and its comments are read from the same state.
      */
-    annotationsWithThreads: (scope: TenantScope, selection: AnnotationSelection, limit: number, cursor: readonly unknown[] | null, threadsOf: number) =>
-      engine.read((db) => {
-        const rows = selectAnnotations(db, scope.apiKeyId, selection, limit, cursor);
-        const threads = threadsOn(
-          db,
-          scope.apiKeyId,
-          selection.organizationId,
-          rows.slice(0, threadsOf).map((r) => r.id),
-        );
-        return { rows, threads };
-      }),
+    annotationsWithThreads: (scope: TenantScope, selection: AnnotationSelection, limit: number, cursor: readonly unknown[] | null, threadsOf: number) => {
+      const page = pageCall(scope.apiKeyId, selection, limit, cursor);
+      const threaded = (rows: AnnotationRow[]) => rows.slice(0, threadsOf).map((r) => r.id);
+      return atOneInstant(
+        (db) => {
+          const rows = pagesNow(db, page.shape).all(page.values);
+          return { rows, threads: threadsNow(db, scope.apiKeyId, selection.organizationId, threaded(rows)) };
+        },
+        async (db) => {
+          const rows = await selectAnnotations(db, page);
+          return { rows, threads: await threadsOn(db, scope.apiKeyId, selection.organizationId, threaded(rows)) };
+        },
+      );
+    },
 
     /** The comments (with their reactions) of the given annotations, or of some of their comments, in creation order. */
     threads: (scope: TenantScope, organizationId: string, annotationIds: readonly string[], commentIds?: readonly number[]) =>
-      engine.read((db) => threadsOn(db, scope.apiKeyId, organizationId, annotationIds, commentIds)),
+      atOneInstant(
+        (db) => threadsNow(db, scope.apiKeyId, organizationId, annotationIds, commentIds),
+        (db) => threadsOn(db, scope.apiKeyId, organizationId, annotationIds, commentIds),
+      ),
 
     /** The annotation and its thread (or some of its comments), or undefined when there is no such annotation. */
     annotationThread: (scope: TenantScope, organizationId: string, annotationId: string, commentIds?: readonly number[]) =>
-      engine.read((db) => {
-        const annotation = findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId);
-        return annotation && { annotation, thread: threadsOn(db, scope.apiKeyId, organizationId, [annotationId], commentIds) };
-      }),
+      atOneInstant(
+        (db) => {
+          const annotation = now(db).annotation.get({ apiKeyId: scope.apiKeyId, organizationId, annotationId });
+          return annotation && { annotation, thread: threadsNow(db, scope.apiKeyId, organizationId, [annotationId], commentIds) };
+        },
+        async (db) => {
+          const annotation = await findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId);
+          return annotation && { annotation, thread: await threadsOn(db, scope.apiKeyId, organizationId, [annotationId], commentIds) };
+        },
+      ),
 
     /** A thread's first comment and one of its comments (the last unless `commentId`): their text and HTML. */
     threadTexts: (scope: TenantScope, organizationId: string, annotationId: string, commentId?: number) =>
-      engine.read((db) => threadTextsOn(db, scope.apiKeyId, organizationId, annotationId, commentId)),
+      engine.read(async (db) => {
+        const thread = { apiKeyId: scope.apiKeyId, organizationId, annotationId };
+        const [first, chosen] = await Promise.all([
+          firstText.one(db, thread),
+          commentId === undefined ? lastText.one(db, thread) : oneText.one(db, { ...thread, commentId }),
+        ]);
+        return { first, chosen };
+      }),
 
     /**
      * Adds a comment and marks the thread read for its author at `readAt`. Given an id, adds it unless it is taken
      * (then answers undefined); else takes the first free one `newId` proposes. Answers the comment's id.
      */
     insertComment: (scope: TenantScope, row: Omit<CommentRow, 'apiKeyId' | 'id'> & { id?: number | undefined }, readAt: number, newId: () => number) =>
-      engine.write((db) => {
-        const taken = (id: number) =>
-          !!annotationQueries(db).commentTaken.get({ apiKeyId: scope.apiKeyId, organizationId: row.organizationId, annotationId: row.annotationId, id });
+      engine.write(async (db) => {
+        const values = commentRow.of({ ...row, apiKeyId: scope.apiKeyId });
+        const added = async (id: number) => (await addComment.run(db, { ...values, id })) > 0;
         let id = row.id;
-        if (id !== undefined && taken(id)) return undefined;
+        if (id !== undefined && !(await added(id))) return undefined;
         while (id === undefined) {
           const proposed = newId();
-          if (!taken(proposed)) id = proposed;
+          if (await added(proposed)) id = proposed;
         }
-        insertCommentRow(db, { ...row, id, apiKeyId: scope.apiKeyId });
-        upsertRead(db, { apiKeyId: scope.apiKeyId, organizationId: row.organizationId, annotationId: row.annotationId, userId: row.fromUserId, readAt });
+        await markOne.run(db, { apiKeyId: scope.apiKeyId, organizationId: row.organizationId, annotationId: row.annotationId, userId: row.fromUserId, readAt });
         return id;
       }),
 
     findComment: (scope: TenantScope, organizationId: string, annotationId: string, commentId: number) =>
-      engine.read((db) =>
-        db
-          .select()
-          .from(comments)
-          .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))
-          .get(),
-      ),
+      engine.read((db) => commentById.one(db, { apiKeyId: scope.apiKeyId, organizationId, annotationId, commentId })),
 
     updateComment: (scope: TenantScope, organizationId: string, annotationId: string, commentId: number, change: Partial<CommentRow>) =>
       engine.write(
-        (db) =>
-          void db
-            .update(comments)
+        async (db) =>
+          void (await db
+            .update(cm)
             .set(change)
-            .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))
-            .run(),
+            .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))),
       ),
 
     /** Deletes the comment with its reactions (by cascade). */
     deleteComment: (scope: TenantScope, organizationId: string, annotationId: string, commentId: number) =>
-      engine.write(
-        (db) =>
-          void db
-            .delete(comments)
-            .where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId))
-            .run(),
-      ),
+      engine.write(async (db) => void (await db.delete(cm).where(commentWhere(scope.apiKeyId, organizationId, annotationId, commentId)))),
 
     /** Marks the annotations that exist read for the user at `at`; answers those that exist. */
     markRead: (scope: TenantScope, organizationId: string, annotationIds: Iterable<string>, userId: string, at: number) =>
-      engine.write((db) => {
+      engine.write(async (db) => {
+        const asked = [...annotationIds];
         const found = new Set<string>();
-        for (const annotationId of annotationIds) {
-          if (!findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId)) continue;
-          upsertRead(db, { apiKeyId: scope.apiKeyId, organizationId, annotationId, userId, readAt: at });
-          found.add(annotationId);
-        }
+        if (asked.length === 0) return found;
+        const marked = new Set(
+          (await markMany.all(db, { apiKeyId: scope.apiKeyId, organizationId, annotationIds: dialect.listOf(asked), userId, at })).map((r) => r.id),
+        );
+        // in the order asked
+        for (const id of asked) if (marked.has(id)) found.add(id);
         return found;
       }),
 
@@ -385,42 +567,44 @@ export function commentsRepo(engine: SqliteEngine) {
       query: { organizationId: string; documentIds: readonly string[]; userId: string; statusIds?: readonly string[] | undefined },
       visible: (row: AnnotationRow) => boolean,
     ) =>
-      engine.read((db) => {
-        const a = commentAnnotations;
+      engine.read(async (db) => {
         const conditions: SQL[] = [eq(a.apiKeyId, scope.apiKeyId), eq(a.organizationId, query.organizationId), inArray(a.documentId, [...query.documentIds])];
         if (query.statusIds?.length) conditions.push(inArray(a.statusId, [...query.statusIds]));
-        const rows = db
-          .select()
-          .from(a)
-          .where(and(...conditions))
-          .all()
-          .filter(visible);
+        // by document, then (createdAt, id): the order of the index comment_annotations_document that reads them
+        const rows = (
+          await db
+            .select()
+            .from(a)
+            .where(and(...conditions))
+            .orderBy(asc(a.documentId), asc(a.createdAt), asc(a.id))
+        ).filter(visible);
         const readAt = new Map(
-          db
-            .select({ annotationId: commentReads.annotationId, readAt: commentReads.readAt })
-            .from(commentReads)
-            .where(and(eq(commentReads.apiKeyId, scope.apiKeyId), eq(commentReads.organizationId, query.organizationId), eq(commentReads.userId, query.userId)))
-            .all()
-            .map((r) => [r.annotationId, r.readAt]),
+          (
+            await db
+              .select({ annotationId: rd.annotationId, readAt: rd.readAt })
+              .from(rd)
+              .where(and(eq(rd.apiKeyId, scope.apiKeyId), eq(rd.organizationId, query.organizationId), eq(rd.userId, query.userId)))
+              .orderBy(asc(rd.annotationId))
+          ).map((r) => [r.annotationId, r.readAt]),
         );
         const latestByOthers = new Map<string, number>();
-        for (let i = 0; i < rows.length; i += 500) {
-          const latest = db
-            .select({ annotationId: comments.annotationId, at: sql<number>`max(${comments.createdAt})` })
-            .from(comments)
+        if (rows.length > 0) {
+          const latest = await db
+            .select({ annotationId: cm.annotationId, at: sql<number>`max(${cm.createdAt})`.mapWith(Number) })
+            .from(cm)
             .where(
               and(
-                eq(comments.apiKeyId, scope.apiKeyId),
-                eq(comments.organizationId, query.organizationId),
-                inArray(
-                  comments.annotationId,
-                  rows.slice(i, i + 500).map((r) => r.id),
+                eq(cm.apiKeyId, scope.apiKeyId),
+                eq(cm.organizationId, query.organizationId),
+                inValues(
+                  cm.annotationId,
+                  rows.map((r) => r.id),
                 ),
-                sql`${comments.fromUserId} <> ${query.userId}`,
+                sql`${cm.fromUserId} <> ${query.userId}`,
               ),
             )
-            .groupBy(comments.annotationId)
-            .all();
+            .groupBy(cm.annotationId)
+            .orderBy(asc(cm.annotationId));
           for (const l of latest) latestByOthers.set(l.annotationId, l.at);
         }
         return { rows, readAt, latestByOthers };
@@ -432,60 +616,43 @@ export function commentsRepo(engine: SqliteEngine) {
      * primary key's order). Each order is stated, so that another engine can answer it alike.
      */
     threadForRewrite: (scope: TenantScope, organizationId: string, annotationId: string) =>
-      engine.read((db) => {
-        const annotation = findAnnotationOn(db, scope.apiKeyId, organizationId, annotationId);
-        return {
-          annotation,
-          comments: db
-            .select()
-            .from(comments)
-            .where(ofThread(comments, scope.apiKeyId, organizationId, annotationId))
-            .orderBy(asc(comments.createdAt), asc(comments.id))
-            .all(),
-          reactions: db
-            .select()
-            .from(reactions)
-            .where(ofThread(reactions, scope.apiKeyId, organizationId, annotationId))
-            .orderBy(asc(reactions.createdAt), sql`rowid`)
-            .all(),
-          reads: db
-            .select()
-            .from(commentReads)
-            .where(ofThread(commentReads, scope.apiKeyId, organizationId, annotationId))
-            .orderBy(asc(commentReads.userId))
-            .all(),
-        };
-      }),
+      atOneInstant(
+        (db) => {
+          const q = forRewrite(db, scope.apiKeyId, organizationId, annotationId);
+          return { annotation: q.annotation.get(), comments: q.comments.all(), reactions: q.reactions.all(), reads: q.reads.all() };
+        },
+        async (db) => {
+          const q = forRewrite(db, scope.apiKeyId, organizationId, annotationId);
+          const [annotation] = await q.annotation;
+          return { annotation, comments: await q.comments, reactions: await q.reactions, reads: await q.reads };
+        },
+      ),
 
     /** Writes a thread's rewrite (threadForRewrite's rows with users replaced) in one step. */
     rewriteThread: (scope: TenantScope, organizationId: string, annotationId: string, rewrite: ThreadRewrite) =>
-      engine.write((db) => {
+      engine.write(async (db) => {
         const apiKeyId = scope.apiKeyId;
         for (const { id, change } of rewrite.comments)
-          db.update(comments)
+          await db
+            .update(cm)
             .set(change)
-            .where(commentWhere(apiKeyId, organizationId, annotationId, id))
-            .run();
+            .where(commentWhere(apiKeyId, organizationId, annotationId, id));
         if (rewrite.reactions) {
-          db.delete(reactions)
-            .where(ofThread(reactions, apiKeyId, organizationId, annotationId))
-            .run();
-          for (const r of rewrite.reactions)
-            db.insert(reactions)
-              .values({ ...r, apiKeyId })
-              .run();
+          await db.delete(rx).where(ofThread(rx, apiKeyId, organizationId, annotationId));
+          // in the order given, which is their creation order from now on
+          const rows = rewrite.reactions.map((r) => ({ ...r, apiKeyId }));
+          for (let i = 0; i < rows.length; i += SLICE) await db.insert(rx).values(rows.slice(i, i + SLICE));
         }
         if (rewrite.reads) {
-          db.delete(commentReads)
-            .where(ofThread(commentReads, apiKeyId, organizationId, annotationId))
-            .run();
-          for (const [userId, readAt] of rewrite.reads) upsertRead(db, { apiKeyId, organizationId, annotationId, userId, readAt });
+          await db.delete(rd).where(ofThread(rd, apiKeyId, organizationId, annotationId));
+          const rows = [...rewrite.reads].map(([userId, readAt]) => ({ apiKeyId, organizationId, annotationId, userId, readAt }));
+          for (let i = 0; i < rows.length; i += SLICE) await db.insert(rd).values(rows.slice(i, i + SLICE));
         }
         if (rewrite.annotation)
-          db.update(commentAnnotations)
+          await db
+            .update(a)
             .set(rewrite.annotation)
-            .where(annotationWhere(apiKeyId, organizationId, annotationId))
-            .run();
+            .where(annotationWhere(apiKeyId, organizationId, annotationId));
       }),
   };
 }

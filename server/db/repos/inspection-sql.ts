@@ -1,6 +1,6 @@
-// What the admin UI's views build the same way on both engines (repos/inspection.ts on SQLite, pg/repos/inspection.ts
-// on PostgreSQL): keyset pages, searches, the filter of the collaborative documents' list, days of activity. Pure:
-// text and parameters with `?` placeholders (PostgreSQL's statements number them), no connection.
+// What the admin UI's views (repos/inspection.ts, one code for both engines) build from their arguments: keyset pages,
+// searches, the filter of the collaborative documents' list, days of activity. Pure: text and parameters with `?`
+// placeholders (PostgreSQL's statements number them), no connection.
 import { tenantScope, type WorkspaceScope } from '../scope.ts';
 
 export type Dir = 'asc' | 'desc';

@@ -14,10 +14,8 @@ export function reactionsRepo(engine: Engine) {
   const { reactions: r, comments: cm } = engine.t;
   // a whole row: PostgreSQL's reactions carry their insertion order (`seq`) beside the source's columns
   const row = engine.columns(r);
-  // Creation order is createdAt, then the order the rows were inserted in (docs/storage.md, "Rows created in the same
-  // millisecond"): SQLite's rowid; PostgreSQL has no rowid (a row version moves), its reactions have `seq` instead
-  // (pg/schema.ts, INSERTION_ORDER_TABLES).
-  const inserted = engine.kind === 'sqlite' ? sql`${r}.rowid` : sql`${r}.seq`;
+  // Creation order is createdAt, then the order the rows were inserted in (engine.insertionOrder: rowid or seq)
+  const inserted = engine.insertionOrder('reactions');
   const inOrganization = [eq(r.apiKeyId, P('apiKeyId')), eq(r.organizationId, P('organizationId'))];
 
   // one statement, so one instant on both engines: the comment, and the user's reaction with this icon on it if any
