@@ -8,28 +8,7 @@ import type { Logger } from '../../log.ts';
 import { VERSION } from '../../version.ts';
 import { MasterKeyMismatchError, type MasterKeyCheck } from '../key-check.ts';
 import type { Storage } from '../repos/index.ts';
-import { activitiesRepo } from '../repos/activities.ts';
-import { agentsRepo } from '../repos/agents.ts';
-import { commentsRepo } from '../repos/comments.ts';
-import { documentMigrationsRepo } from '../repos/document-migrations.ts';
-import { documentsRepo } from '../repos/documents.ts';
-import { foldersRepo } from '../repos/folders.ts';
-import { groupsRepo } from '../repos/groups.ts';
-import { inspectionRepo } from '../repos/inspection.ts';
-import { judgmentsRepo } from '../repos/judgments.ts';
-import { keyTransferRepo } from '../repos/key-transfer.ts';
-import { keysRepo } from '../repos/keys.ts';
-import { loginLinksRepo } from '../repos/login-links.ts';
-import { mailRepo } from '../repos/mail.ts';
-import { membershipsRepo } from '../repos/memberships.ts';
-import { organizationsRepo } from '../repos/organizations.ts';
-import { reactionsRepo } from '../repos/reactions.ts';
-import { recordingsRepo } from '../repos/recordings.ts';
-import { userDataRepo } from '../repos/user-data.ts';
-import { usersRepo } from '../repos/users.ts';
-import { webhooksRepo } from '../repos/webhooks.ts';
-import { workflowsRepo } from '../repos/workflows.ts';
-import { workspacesRepo } from '../repos/workspaces.ts';
+import { reposWrittenOnce } from '../repos/written-once.ts';
 import { createPgEngine, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
 import { accessRepoPg } from './repos/access.ts';
 import { crdtRepoPg } from './repos/crdt.ts';
@@ -142,35 +121,12 @@ export function createPgStorage(engine: PgEngine): Storage {
     transaction: (work, options) => engine.transaction(work, { isolation: options?.rowLevel ? 'read committed' : 'serializable' }),
     inTransaction: engine.inTransaction,
     afterCommit: engine.afterCommit,
-    organizations: organizationsRepo(one),
+    ...reposWrittenOnce(one, engine),
     documentData: documentDataRepoPg(engine),
-    activities: activitiesRepo(one),
     notifications: notificationsRepoPg(engine),
-    reactions: reactionsRepo(one),
-    recordings: recordingsRepo(one),
-    // its `checkpoint` (SQLite's write-ahead log folded into the file) does nothing here (repos/user-data.ts)
-    userData: userDataRepo(one),
     crdt: crdtRepoPg(engine),
-    workspaces: workspacesRepo(one),
-    keys: keysRepo(one, engine),
-    loginLinks: loginLinksRepo(one),
-    mail: mailRepo(one),
-    comments: commentsRepo(one),
-    judgments: judgmentsRepo(one),
-    agents: agentsRepo(one),
-    workflows: workflowsRepo(one),
-    folders: foldersRepo(one),
-    documents: documentsRepo(one),
-    users: usersRepo(one),
-    memberships: membershipsRepo(one),
-    groups: groupsRepo(one),
     access: accessRepoPg(engine),
-    documentMigrations: documentMigrationsRepo(one),
     seed: seedRepoPg(engine),
-    // no SQLite engine given: workerCheckpoints (SQLite's checkpointer coordination) does nothing; PostgreSQL checkpoints itself
-    webhooks: webhooksRepo(one),
-    inspection: inspectionRepo(one),
-    keyTransfer: keyTransferRepo(one),
   };
 }
 

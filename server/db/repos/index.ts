@@ -12,63 +12,21 @@ export { MasterKeyMismatchError } from '../key-check.ts';
 import { createSqliteEngine, sqliteDialect, type SqliteEngine } from '../storage.ts';
 import { deliveryInspection } from './inspection.ts';
 import { openDeliveryStore, webhookDeliveriesRepo, type DeliveryStore } from './webhook-deliveries.ts';
-import { activitiesRepo } from './activities.ts';
 import { notificationsRepo } from './notifications.ts';
-import { reactionsRepo } from './reactions.ts';
-import { recordingsRepo } from './recordings.ts';
-import { userDataRepo } from './user-data.ts';
 import { crdtRepo } from './crdt.ts';
 import { documentDataRepo } from './document-data.ts';
-import { keysRepo } from './keys.ts';
-import { loginLinksRepo } from './login-links.ts';
-import { workspacesRepo } from './workspaces.ts';
-import { mailRepo } from './mail.ts';
-import { organizationsRepo } from './organizations.ts';
-import { agentsRepo } from './agents.ts';
-import { commentsRepo } from './comments.ts';
-import { judgmentsRepo } from './judgments.ts';
-import { workflowsRepo } from './workflows.ts';
 import { accessRepo } from './access.ts';
-import { documentMigrationsRepo } from './document-migrations.ts';
-import { documentsRepo } from './documents.ts';
-import { foldersRepo } from './folders.ts';
-import { groupsRepo } from './groups.ts';
-import { membershipsRepo } from './memberships.ts';
-import { usersRepo } from './users.ts';
 import { seedRepo } from './seed.ts';
-import { webhooksRepo } from './webhooks.ts';
-import { inspectionRepo } from './inspection.ts';
-import { keyTransferRepo } from './key-transfer.ts';
 import { fileAttachmentStore, type AttachmentStore } from './attachments.ts';
+import { reposWrittenOnce } from './written-once.ts';
 
-type Repos = {
-  organizations: ReturnType<typeof organizationsRepo>;
+/** The repositories: those written once for both engines, and those each engine still has its own of (docs/storage.md). */
+type Repos = ReturnType<typeof reposWrittenOnce> & {
   documentData: ReturnType<typeof documentDataRepo>;
-  activities: ReturnType<typeof activitiesRepo>;
   notifications: ReturnType<typeof notificationsRepo>;
-  reactions: ReturnType<typeof reactionsRepo>;
-  recordings: ReturnType<typeof recordingsRepo>;
-  userData: ReturnType<typeof userDataRepo>;
   crdt: ReturnType<typeof crdtRepo>;
-  workspaces: ReturnType<typeof workspacesRepo>;
-  keys: ReturnType<typeof keysRepo>;
-  loginLinks: ReturnType<typeof loginLinksRepo>;
-  mail: ReturnType<typeof mailRepo>;
-  comments: ReturnType<typeof commentsRepo>;
-  judgments: ReturnType<typeof judgmentsRepo>;
-  agents: ReturnType<typeof agentsRepo>;
-  workflows: ReturnType<typeof workflowsRepo>;
-  folders: ReturnType<typeof foldersRepo>;
-  documents: ReturnType<typeof documentsRepo>;
-  users: ReturnType<typeof usersRepo>;
-  memberships: ReturnType<typeof membershipsRepo>;
-  groups: ReturnType<typeof groupsRepo>;
   access: ReturnType<typeof accessRepo>;
-  documentMigrations: ReturnType<typeof documentMigrationsRepo>;
   seed: ReturnType<typeof seedRepo>;
-  webhooks: ReturnType<typeof webhooksRepo>;
-  inspection: ReturnType<typeof inspectionRepo>;
-  keyTransfer: ReturnType<typeof keyTransferRepo>;
 };
 
 /**
@@ -131,11 +89,10 @@ export type Storage = Repos & {
  */
 export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, dataDir: string): Storage {
   // the engine as the repositories written once for both engines see it (engine.ts)
-  const one = sqliteDialect(engine);
-  const recordings = recordingsRepo(one);
+  const shared = reposWrittenOnce(sqliteDialect(engine), engine, engine);
   return {
     engine,
-    attachments: fileAttachmentStore(dataDir, recordings.storedKeys),
+    attachments: fileAttachmentStore(dataDir, shared.recordings.storedKeys),
     /** webhooks.db as the main thread reads it: attempts, replay targets, the admin's gauges and views. */
     deliveries: { ...webhookDeliveriesRepo(deliveries.db), ...deliveryInspection(deliveries.db) },
     /** Closes every connection; `checkpoint` first folds hearth.db's write-ahead log into the file (a server's stop). */
@@ -155,33 +112,12 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     afterCommit: engine.afterCommit,
     claimServer: async () => undefined,
     clusterIdentity: async () => undefined,
-    organizations: organizationsRepo(one),
+    ...shared,
     documentData: documentDataRepo(engine),
-    activities: activitiesRepo(one),
     notifications: notificationsRepo(engine),
-    reactions: reactionsRepo(one),
-    recordings,
-    userData: userDataRepo(one),
     crdt: crdtRepo(engine),
-    workspaces: workspacesRepo(one),
-    keys: keysRepo(one, engine),
-    loginLinks: loginLinksRepo(one),
-    mail: mailRepo(one),
-    comments: commentsRepo(one),
-    judgments: judgmentsRepo(one),
-    agents: agentsRepo(one),
-    workflows: workflowsRepo(one),
-    folders: foldersRepo(one),
-    documents: documentsRepo(one),
-    users: usersRepo(one),
-    memberships: membershipsRepo(one),
-    groups: groupsRepo(one),
     access: accessRepo(engine),
-    documentMigrations: documentMigrationsRepo(one),
     seed: seedRepo(engine),
-    webhooks: webhooksRepo(one, engine),
-    inspection: inspectionRepo(one),
-    keyTransfer: keyTransferRepo(one),
   };
 }
 
