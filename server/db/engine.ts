@@ -60,6 +60,8 @@ export interface Engine {
    * (pg/schema.ts, INSERTION_ORDER_TABLES; test/unit/pg-schema.test.ts holds the two lists together).
    */
   insertionOrder(table: 'comments' | 'reactions'): SQL;
+  /** Runs a statement written as SQL (drizzle's `sql`) on `db`; its result goes to `changed`. */
+  execute(db: Q, statement: SQL): Promise<unknown>;
   /** How many rows an awaited insert, update or delete changed. */
   changed(result: unknown): number;
   /**

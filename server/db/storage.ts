@@ -252,6 +252,7 @@ export function sqliteDialect(engine: SqliteEngine): Engine {
     write: async (statements) => (engine.inTransaction() ? statements(engine.writer.db) : engine.transaction(() => statements(engine.writer.db))),
     columns: (table) => getTableColumns(table),
     insertionOrder: (table) => sql`${schema[table]}.rowid`,
+    execute: async (db, statement) => db.run(statement),
     changed: (result) => (result as { changes?: number }).changes ?? 0,
     prepare<Row>(_name: string, build: (db: Q, t: Tables) => unknown): Prepared<Row> {
       // once per connection (a transaction runs on its database's session, so one prepared statement serves both)

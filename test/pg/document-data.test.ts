@@ -1,10 +1,10 @@
-// The document-data repository on PostgreSQL does to every table what SQLite's does (test/helpers/pg-parity.ts): a
+// The document-data repository (written once) does to every table on PostgreSQL what it does on SQLite (test/helpers/pg-parity.ts): a
 // migration moves a document's data to another id (the collaborative content's parent rows and update log
 // included), a deletion clears the tables db/tenancy.ts's DOCUMENT_DATA marks deleted (and their cascades) and keeps
 // the rest; other documents, other organizations and the other key are untouched. Every table is read on both
 // engines after each step and compared, and checked for what it must hold.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentDataRepoPg } from '../../server/db/pg/repos/document-data.ts';
+import { documentDataRepo } from '../../server/db/repos/document-data.ts';
 import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -117,7 +117,7 @@ afterAll(() => both?.close());
 describe('document data', () => {
   it('moves and deletes a document’s data table by table as on SQLite, and nothing of other documents, organizations or keys', async () => {
     const { k1, k2 } = both;
-    const port = documentDataRepoPg(both.engine);
+    const port = documentDataRepo(both.pg);
     const steps: Array<[string, (repo: typeof port) => Promise<void>]> = [
       ['move d2 → d9 in k1/acme', (repo) => repo.move(k1, 'acme', 'd2', 'd9')],
       ['move of a document without data', (repo) => repo.move(k1, 'acme', 'missing', 'd8')],

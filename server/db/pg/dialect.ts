@@ -26,6 +26,7 @@ export function pgDialect(engine: PgEngine): Engine {
     },
     columns: (table) => sourceColumnsOf(table as unknown as PgTable) as never,
     insertionOrder: (table) => sql`${insertionOrderOf(table)}`,
+    execute: (db, statement) => (db as unknown as PgDb).execute(statement),
     changed: (result) => (result as { rowCount?: number | null }).rowCount ?? 0,
     prepare<Row>(name: string, build: (db: Q, t: Tables) => unknown): Prepared<Row> {
       // once per pooled connection (a unit of work's drizzle database is made per unit, over a connection kept by the

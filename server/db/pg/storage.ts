@@ -12,7 +12,6 @@ import { reposWrittenOnce } from '../repos/written-once.ts';
 import { createPgEngine, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
 import { accessRepoPg } from './repos/access.ts';
 import { crdtRepoPg } from './repos/crdt.ts';
-import { documentDataRepoPg } from './repos/document-data.ts';
 import { notificationsRepoPg } from './repos/notifications.ts';
 import { pgDialect } from './dialect.ts';
 import { seedRepoPg } from './repos/seed.ts';
@@ -122,7 +121,6 @@ export function createPgStorage(engine: PgEngine): Storage {
     inTransaction: engine.inTransaction,
     afterCommit: engine.afterCommit,
     ...reposWrittenOnce(one, engine),
-    documentData: documentDataRepoPg(engine),
     notifications: notificationsRepoPg(engine),
     crdt: crdtRepoPg(engine),
     access: accessRepoPg(engine),

@@ -14,7 +14,6 @@ import { deliveryInspection } from './inspection.ts';
 import { openDeliveryStore, webhookDeliveriesRepo, type DeliveryStore } from './webhook-deliveries.ts';
 import { notificationsRepo } from './notifications.ts';
 import { crdtRepo } from './crdt.ts';
-import { documentDataRepo } from './document-data.ts';
 import { accessRepo } from './access.ts';
 import { seedRepo } from './seed.ts';
 import { fileAttachmentStore, type AttachmentStore } from './attachments.ts';
@@ -22,7 +21,6 @@ import { reposWrittenOnce } from './written-once.ts';
 
 /** The repositories: those written once for both engines, and those each engine still has its own of (docs/storage.md). */
 type Repos = ReturnType<typeof reposWrittenOnce> & {
-  documentData: ReturnType<typeof documentDataRepo>;
   notifications: ReturnType<typeof notificationsRepo>;
   crdt: ReturnType<typeof crdtRepo>;
   access: ReturnType<typeof accessRepo>;
@@ -113,7 +111,6 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     claimServer: async () => undefined,
     clusterIdentity: async () => undefined,
     ...shared,
-    documentData: documentDataRepo(engine),
     notifications: notificationsRepo(engine),
     crdt: crdtRepo(engine),
     access: accessRepo(engine),

@@ -6,6 +6,7 @@ import type { SqliteEngine } from '../storage.ts';
 import { activitiesRepo } from './activities.ts';
 import { agentsRepo } from './agents.ts';
 import { commentsRepo } from './comments.ts';
+import { documentDataRepo } from './document-data.ts';
 import { documentMigrationsRepo } from './document-migrations.ts';
 import { documentsRepo } from './documents.ts';
 import { foldersRepo } from './folders.ts';
@@ -52,6 +53,7 @@ export function reposWrittenOnce(one: Engine, changes: TableChanges, sqlite?: Pi
     users: usersRepo(one),
     memberships: membershipsRepo(one),
     groups: groupsRepo(one),
+    documentData: documentDataRepo(one),
     documentMigrations: documentMigrationsRepo(one),
     webhooks: webhooksRepo(one, sqlite),
     inspection: inspectionRepo(one),
