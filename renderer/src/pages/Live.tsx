@@ -21,9 +21,15 @@ import { useLoad } from '../lib/use.ts';
 
 export default function Live({ params }: { params: Params }) {
   const apiKey = params.apiKey as string;
-  const open = params.editorId
-    ? ({ apiKey, organizationId: params.organizationId as string, documentId: params.documentId as string, editorId: params.editorId } as CrdtKey)
-    : null;
+  // one object per room, not per render: the live view connects once for its room, and a render of this page (the
+  // list's Refresh) must not hand it a new one (its connection was closed and opened again on each Refresh)
+  const open = useMemo(
+    () =>
+      params.editorId
+        ? ({ apiKey, organizationId: params.organizationId as string, documentId: params.documentId as string, editorId: params.editorId } as CrdtKey)
+        : null,
+    [apiKey, params.organizationId, params.documentId, params.editorId],
+  );
   const openId = open ? `${open.organizationId}/${open.documentId}/${open.editorId}` : null;
   const [refreshed, setRefreshed] = useState(0);
   return (
