@@ -189,13 +189,22 @@ describe('crdt', () => {
     await repo.create(k1, E, { type: 'text', contentKey: 'e', infer: 0, now: 1 });
     // appends commit while `stored` reads: every answer's count matches its log's length
     let writing = true;
+    const reads: Array<{ count: number; length: number }> = [];
+    // after each append the writer waits for one more read to end, so that reads land between the appends however
+    // the machine schedules them (a loaded CI run once had every read before the first commit or after the last)
+    const aReadAfter = async (done: number) => {
+      while (reads.length === done) await new Promise((resolve) => setImmediate(resolve));
+    };
     const writes = (async () => {
-      for (let i = 0; i < 40; i++) await repo.append([{ scope: k1, room: E, rowCreatedAt: 1, update: Uint8Array.of(i), lastUpdatedBy: null }], 2 + i);
+      for (let i = 0; i < 40; i++) {
+        const done = reads.length;
+        await repo.append([{ scope: k1, room: E, rowCreatedAt: 1, update: Uint8Array.of(i), lastUpdatedBy: null }], 2 + i);
+        await aReadAfter(done);
+      }
     })().finally(() => {
       writing = false;
     });
-    // read for as long as the appends go on, so that the reads overlap them however the machine schedules
-    const reads: Array<{ count: number; length: number }> = [];
+    // read for as long as the appends go on, each read beside the appends' commits
     while (writing) {
       const s = await repo.stored(k1, E);
       if (s) reads.push({ count: s.row.updateCount, length: s.log.length });
