@@ -26,7 +26,7 @@
 import type Database from 'better-sqlite3';
 import { and, asc, type Column, eq, getTableName, isNull, or } from 'drizzle-orm';
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
-import pg from 'pg';
+import { sqliteForms } from '../archive/pg-tables.ts';
 import type { BulkRow, BulkTable, BulkWriter } from '../bulk.ts';
 import { connectionOf } from '../connection.ts';
 import type { Engine, Q } from '../engine.ts';
@@ -140,19 +140,6 @@ function factsOf(name: string, table: SQLiteTable, columns: Column[]): TableFact
   };
 }
 
-/** PostgreSQL's values as SQLite stores them: booleans as 0/1, JSON as its text (as written), bigint as a number, bytea as a Buffer. */
-const OID_BOOL = 16;
-const OID_JSON = 114;
-const OID_INT8 = 20;
-const sqliteValues = {
-  getTypeParser: ((oid: number, format?: string) => {
-    if (oid === OID_BOOL) return (v: string) => (v === 't' ? 1 : 0);
-    if (oid === OID_JSON) return (v: string) => v;
-    if (oid === OID_INT8) return Number;
-    return pg.types.getTypeParser(oid, format as 'text');
-  }) as typeof pg.types.getTypeParser,
-};
-
 /** A statement's text with PostgreSQL's numbered placeholders for `?` (the statements here have no other `?`). */
 const numbered = (text: string) => {
   let n = 0;
@@ -190,7 +177,7 @@ export function keyTransferRepo(engine: Engine) {
       ? (connectionOf(db)
           .prepare(text)
           .all(...values) as R[])
-      : ((await (db as unknown as PgDb).$client.query({ text: numbered(text), values, types: sqliteValues })).rows as R[]);
+      : ((await (db as unknown as PgDb).$client.query({ text: numbered(text), values, types: sqliteForms })).rows as R[]);
   /** Plain SQL that writes (`?` placeholders). */
   const run = async (db: Q, text: string, values: unknown[]): Promise<void> => {
     if (engine.kind === 'sqlite')
