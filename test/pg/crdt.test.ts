@@ -3,8 +3,7 @@
 // order, merged and deleted; snapshots; `stored` (row and log as of one instant), inside a unit of work too; tenant
 // isolation between k1 and k2; missing rooms. Updates and snapshots are compared as bytes (Buffers on both).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crdtRepoPg } from '../../server/db/pg/repos/crdt.ts';
-import type { CrdtRepo, RoomId } from '../../server/db/repos/crdt.ts';
+import { type CrdtRepo, crdtRepo, type RoomId } from '../../server/db/repos/crdt.ts';
 import type { TenantScope } from '../../server/db/scope.ts';
 import { type BothEngines, bothEngines } from '../helpers/pg-parity.ts';
 
@@ -133,7 +132,7 @@ describe('crdt', () => {
   it('answers every call as on SQLite: rooms, appends, the log in order, snapshots, stored, tenants', async () => {
     const { k1, k2 } = both;
     const sqlite = await script(both.storage.crdt, both.storage.transaction, k1, k2);
-    const pg = await script(crdtRepoPg(both.engine), both.engine.transaction, k1, k2);
+    const pg = await script(crdtRepo(both.pg), both.engine.transaction, k1, k2);
     expect(pg).toEqual(sqlite);
 
     // and each answer is what it should be, not only the same on both
@@ -184,7 +183,7 @@ describe('crdt', () => {
 
   it('reads the row and its log as of one instant while appends commit beside it', async () => {
     const { k1 } = both;
-    const repo = crdtRepoPg(both.engine);
+    const repo = crdtRepo(both.pg);
     const E = room('d2', 'e9');
     await repo.create(k1, E, { type: 'text', contentKey: 'e', infer: 0, now: 1 });
     // appends commit while `stored` reads: every answer's count matches its log's length

@@ -7,8 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedRepoPg } from '../../server/db/pg/repos/seed.ts';
-import type { BulkLoad, seedRepo } from '../../server/db/repos/seed.ts';
+import { type BulkLoad, seedRepo } from '../../server/db/repos/seed.ts';
 import type { TenantScope } from '../../server/db/scope.ts';
 import { type GeneratedSet, generateSet, planOrganizations } from '../../server/tooling/seed-generate.ts';
 import { SEED_SIZES } from '../../server/tooling/seed-options.ts';
@@ -69,7 +68,7 @@ afterAll(async () => {
 describe('seed', () => {
   it('reads, bulk loads, undoes a refused and a rolled back load, and removes a seed as on SQLite, of one key only', async () => {
     const { k1, k2 } = both;
-    const port = seedRepoPg(both.engine);
+    const port = seedRepo(both.pg);
     const original = both.storage.seed;
     const answers: Record<string, unknown> = {};
     const states: Record<string, Record<string, Row[]>> = {};

@@ -1,14 +1,16 @@
 // The delivery engine's store on PostgreSQL (pg/repos/webhook-delivery.ts) answers as SQLite's (the worker's
 // deliveryQueries over hearth.db and webhooks.db): the same calls on both, every answer compared, and checked for
-// what it should be; so do the main thread's reads of delivery state (pg/repos/webhook-deliveries.ts). Then the real
+// what it should be; so do the main thread's reads of delivery state, written once (repos/webhook-deliveries.ts and
+// inspection.ts's deliveryInspection, on each engine's delivery engine). Then the real
 // delivery engine runs on the PostgreSQL store against a real local receiver.
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DeliveryInspectionPg, deliveryInspectionPg, webhookDeliveriesRepoPg } from '../../server/db/pg/repos/webhook-deliveries.ts';
 import { deliveryQueriesPg } from '../../server/db/pg/repos/webhook-delivery.ts';
+import { deliveryInspection } from '../../server/db/repos/inspection.ts';
 import { type DeliveryStoreQueries, openDeliveryWorkerStorage } from '../../server/db/repos/webhook-delivery.ts';
+import { deliveryEngine, webhookDeliveriesRepo } from '../../server/db/repos/webhook-deliveries.ts';
 import { type DeliveryStateWrite, webhooksRepo } from '../../server/db/repos/webhooks.ts';
 import { createSecrets } from '../../server/security/secrets.ts';
 import { createDeliveryEngine } from '../../server/webhooks/engine.ts';
@@ -206,10 +208,16 @@ async function script(q: DeliveryStoreQueries): Promise<unknown[]> {
   return out;
 }
 
+type DeliveryInspection = ReturnType<typeof deliveryInspection>;
+
+/** Delivery log rows by (event, target). */
+const sortedDeliveries = (rows: unknown) =>
+  (rows as Array<{ eventId: string; target: string }>).toSorted((x, y) => `${x.eventId}|${x.target}`.localeCompare(`${y.eventId}|${y.target}`));
+
 /** The main thread's reads of the state the script left. */
 async function reads(
-  repo: ReturnType<typeof webhookDeliveriesRepoPg>,
-  inspection: { [K in keyof DeliveryInspectionPg]: (...args: Parameters<DeliveryInspectionPg[K]>) => unknown },
+  repo: ReturnType<typeof webhookDeliveriesRepo>,
+  inspection: { [K in keyof DeliveryInspection]: (...args: Parameters<DeliveryInspection[K]>) => unknown },
 ): Promise<unknown[]> {
   const { k1, k2 } = both;
   const all = await repo.attempts(k1, {}, null, 10);
@@ -230,6 +238,15 @@ async function reads(
     await inspection.attemptHeaders(k1, 'atmpt_1'),
     await inspection.attemptHeaders(k1, 'atmpt_2'),
     await inspection.attemptHeaders(k2, 'atmpt_1'),
+    // the delivery log orders by creation alone: rows of one millisecond in either engine's order, compared as a set
+    sortedDeliveries(await inspection.log([k1.apiKeyId, k2.apiKeyId], {}, 10)),
+    await inspection.log([k1.apiKeyId], { endpointId: 'e3' }, 10),
+    sortedDeliveries(await inspection.log([k1.apiKeyId], { messageId: 'msg_a', status: 'failed' }, 10)),
+    await inspection.log([k2.apiKeyId], {}, 1),
+    await inspection.log([], {}, 10),
+    await inspection.counts([k1.apiKeyId, k2.apiKeyId]),
+    await inspection.counts([k2.apiKeyId]),
+    await inspection.counts([]),
   ];
 }
 
@@ -271,12 +288,27 @@ describe('the delivery store on PostgreSQL', () => {
     ]);
 
     const sqliteReads = await reads(both.storage.deliveries, both.storage.deliveries);
-    const pgReads = await reads(webhookDeliveriesRepoPg(both.engine), deliveryInspectionPg(both.engine));
+    const pgReads = await reads(webhookDeliveriesRepo(deliveryEngine(both.pg)), deliveryInspection(deliveryEngine(both.pg)));
     expect(pgReads).toEqual(sqliteReads);
     expect((pgReads[0] as Array<{ id: string }>).map((a) => a.id)).toEqual(['atmpt_3', 'atmpt_2', 'atmpt_1']);
     expect((pgReads[2] as Array<{ id: string }>).map((a) => a.id)).toEqual(['atmpt_1']);
     expect(pgReads[6]).toEqual(['e1', 'e5']);
     expect(pgReads.slice(9, 11)).toEqual([2, 0]);
+    expect((pgReads[16] as Array<{ eventId: string; target: string }>).map((d) => `${d.eventId}|${d.target}`)).toEqual([
+      'msg_a|e1',
+      'msg_a|e5',
+      'msg_b|basic:raw',
+      'msg_b|e3',
+      'msg_g|e9',
+    ]);
+    expect(pgReads[16]).toContainEqual(
+      expect.objectContaining({ eventId: 'msg_a', target: 'e1', status: 'succeeded', attempts: 1, lastAttemptAt: T + 301, createdAt: T + 250 }),
+    );
+    expect(pgReads.slice(21)).toEqual([
+      { failed: 0, retrying: 1, pending: 1 },
+      { failed: 0, retrying: 0, pending: 1 },
+      { failed: 0, retrying: 0, pending: 0 },
+    ]);
     expect(pgReads[13]).toEqual({
       eventId: 'msg_a',
       target: 'e1',
@@ -339,11 +371,11 @@ describe('the delivery engine on the PostgreSQL store', () => {
           'webhook-signature': String(request.headers['webhook-signature']),
         }),
       ).not.toThrow();
-      const attempts = webhookDeliveriesRepoPg(both.engine);
+      const attempts = webhookDeliveriesRepo(deliveryEngine(both.pg));
       await eventually(async () => expect(await attempts.attempts(both.k2, { messageId: 'msg_live' }, null, 10)).toHaveLength(1));
       const [attempt] = await attempts.attempts(both.k2, { messageId: 'msg_live' }, null, 10);
       expect(attempt).toMatchObject({ target: 'e_live', status: 'succeeded', responseStatusCode: 200, trigger: 'scheduled', url: `${receiver.url}/hook` });
-      expect(await deliveryInspectionPg(both.engine).delivery(both.k2, 'msg_live', 'e_live')).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(await deliveryInspection(deliveryEngine(both.pg)).delivery(both.k2, 'msg_live', 'e_live')).toMatchObject({ status: 'succeeded', attempts: 1 });
       await eventually(async () =>
         expect(
           (await both.engine.read(async (db) => db.$client.query("SELECT dispatched_at AS at FROM webhook_events WHERE id = 'msg_live'"))).rows[0]?.at,

@@ -8,14 +8,12 @@ import type { Logger } from '../../log.ts';
 import { VERSION } from '../../version.ts';
 import { MasterKeyMismatchError, type MasterKeyCheck } from '../key-check.ts';
 import type { Storage } from '../repos/index.ts';
+import { deliveryEngine, deliveryReads } from '../repos/webhook-deliveries.ts';
 import { reposWrittenOnce } from '../repos/written-once.ts';
 import { createPgEngine, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
 import { accessRepoPg } from './repos/access.ts';
-import { crdtRepoPg } from './repos/crdt.ts';
 import { notificationsRepoPg } from './repos/notifications.ts';
 import { pgDialect } from './dialect.ts';
-import { seedRepoPg } from './repos/seed.ts';
-import { deliveryInspectionPg, webhookDeliveriesRepoPg } from './repos/webhook-deliveries.ts';
 import { pgTables } from './schema.ts';
 
 /** The URL with its password hidden, for messages. */
@@ -72,7 +70,7 @@ export function createPgStorage(engine: PgEngine): Storage {
   return {
     engine: { kind: 'postgres', changes, retries: engine.retries },
     attachments: pgAttachmentStore(engine),
-    deliveries: { ...webhookDeliveriesRepoPg(engine), ...deliveryInspectionPg(engine) },
+    deliveries: deliveryReads(deliveryEngine(one)),
     async close() {
       await release?.();
       await engine.close();
@@ -122,9 +120,7 @@ export function createPgStorage(engine: PgEngine): Storage {
     afterCommit: engine.afterCommit,
     ...reposWrittenOnce(one, engine),
     notifications: notificationsRepoPg(engine),
-    crdt: crdtRepoPg(engine),
     access: accessRepoPg(engine),
-    seed: seedRepoPg(engine),
   };
 }
 

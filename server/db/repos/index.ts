@@ -10,8 +10,7 @@ import { connectionOf } from '../connection.ts';
 import { checkMasterKey, type MasterKeyCheck } from '../key-check.ts';
 export { MasterKeyMismatchError } from '../key-check.ts';
 import { createSqliteEngine, sqliteDialect, type SqliteEngine } from '../storage.ts';
-import { deliveryInspection } from './inspection.ts';
-import { openDeliveryStore, webhookDeliveriesRepo, type DeliveryStore } from './webhook-deliveries.ts';
+import { deliveryEngine, deliveryReads, openDeliveryStore, type DeliveryStore } from './webhook-deliveries.ts';
 import { notificationsRepo } from './notifications.ts';
 import { crdtRepo } from './crdt.ts';
 import { accessRepo } from './access.ts';
@@ -42,7 +41,7 @@ export type Storage = Repos & {
   /** Recordings' attachment bytes: files of the data dir on SQLite, rows of the database on PostgreSQL (attachments.ts). */
   attachments: AttachmentStore;
   /** Delivery state (webhooks.db on SQLite, its tables on PostgreSQL): attempts, replay targets, the admin's gauges and views. */
-  deliveries: ReturnType<typeof webhookDeliveriesRepo> & ReturnType<typeof deliveryInspection>;
+  deliveries: ReturnType<typeof deliveryReads>;
   /** Closes every connection; `checkpoint` first folds SQLite's write-ahead log into the file (a server's stop). */
   close(options?: { checkpoint?: boolean }): Promise<void>;
   /**
@@ -87,12 +86,13 @@ export type Storage = Repos & {
  */
 export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, dataDir: string): Storage {
   // the engine as the repositories written once for both engines see it (engine.ts)
-  const shared = reposWrittenOnce(sqliteDialect(engine), engine, engine);
+  const one = sqliteDialect(engine);
+  const shared = reposWrittenOnce(one, engine, engine);
   return {
     engine,
     attachments: fileAttachmentStore(dataDir, shared.recordings.storedKeys),
     /** webhooks.db as the main thread reads it: attempts, replay targets, the admin's gauges and views. */
-    deliveries: { ...webhookDeliveriesRepo(deliveries.db), ...deliveryInspection(deliveries.db) },
+    deliveries: deliveryReads(deliveryEngine(one, deliveries)),
     /** Closes every connection; `checkpoint` first folds hearth.db's write-ahead log into the file (a server's stop). */
     async close(options: { checkpoint?: boolean } = {}) {
       engine.close();
@@ -112,9 +112,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     clusterIdentity: async () => undefined,
     ...shared,
     notifications: notificationsRepo(engine),
-    crdt: crdtRepo(engine),
     access: accessRepo(engine),
-    seed: seedRepo(engine),
   };
 }
 

@@ -834,15 +834,48 @@ export function deliveryCounts(rows: Array<{ status: string; retrying: number | 
 export type DeliveryFile = BetterSQLite3Database<{ webhookDeliveries: typeof webhookDeliveries; webhookAttempts: typeof webhookAttempts }>;
 
 /**
- * The admin's reads of `webhooks.db` (its own file, not behind the engine of hearth.db; read only): the deliveries'
- * gauges and, for one key, what a delivery sent and an attempt's headers. Promises, as on PostgreSQL
- * (pg/repos/webhook-deliveries.ts), where they are queries over the network.
+ * The admin's reads of delivery state: the deliveries' gauges and, for one key, what a delivery sent and an attempt's
+ * headers. Written once for both engines over the delivery engine (webhook-deliveries.ts): on SQLite `webhooks.db`
+ * (its own file, not behind the engine of hearth.db; read only), on PostgreSQL the delivery tables of the one database.
  */
-export function deliveryInspection(deliveries: DeliveryFile) {
+export function deliveryInspection(engine: import('./webhook-deliveries.ts').DeliveryEngine) {
+  const w = engine.t.webhookDeliveries;
+  /** deliveryLogColumns, of the engine's delivery table. */
+  const logColumns = Object.fromEntries(
+    (Object.keys(deliveryLogColumns) as Array<keyof typeof deliveryLogColumns>).map((name) => [name, w[name]]),
+  ) as typeof deliveryLogColumns;
+  const p = sql.placeholder;
+  /** The server's gauge, asked at every scrape of /metrics. */
+  const withStatus = engine.prepare('deliveries.withStatus', (db, t) =>
+    db
+      .select({ n: countOf() })
+      .from(t.webhookDeliveries)
+      .where(eq(t.webhookDeliveries.status, p('status'))),
+  );
+  const delivery = engine.prepare('deliveries.delivery', (db, t) => {
+    const d = t.webhookDeliveries;
+    return db
+      .select({ url: d.url, body: d.body, status: d.status, attempts: d.attempts })
+      .from(d)
+      .where(and(eq(d.apiKeyId, p('apiKeyId')), eq(d.eventId, p('eventId')), eq(d.target, p('target'))));
+  });
+  const headers = engine.prepare('deliveries.attemptHeaders', (db, t) => {
+    const a = t.webhookAttempts;
+    return db
+      .select({
+        eventId: a.eventId,
+        target: a.target,
+        timestamp: a.timestamp,
+        requestHeaders: a.requestHeaders,
+        responseHeaders: a.responseHeaders,
+        omitted: a.responseHeadersOmitted,
+      })
+      .from(a)
+      .where(and(eq(a.apiKeyId, p('apiKeyId')), eq(a.id, p('id'))));
+  });
   return {
     /** Deliveries with a status (pending: waiting for an attempt; failed: every attempt failed), every key's: the server's gauge. */
-    withStatus: async (status: 'pending' | 'failed'): Promise<number> =>
-      deliveries.select({ n: countOf() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, status)).get()?.n ?? 0,
+    withStatus: (status: 'pending' | 'failed'): Promise<number> => engine.read(async (db) => (await withStatus.one(db, { status }))?.n ?? 0),
 
     /**
      * The delivery log (issue 44): the newest deliveries of the given keys (a workspace's), optionally of one endpoint
@@ -850,56 +883,43 @@ export function deliveryInspection(deliveries: DeliveryFile) {
      */
     async log(apiKeyIds: readonly string[], filters: DeliveryLogFilters, limit: number): Promise<DeliveryLogRow[]> {
       if (apiKeyIds.length === 0) return [];
-      const w = webhookDeliveries;
       const conditions = [inArray(w.apiKeyId, [...apiKeyIds])];
       if (filters.endpointId) conditions.push(eq(w.target, filters.endpointId));
       if (filters.messageId) conditions.push(eq(w.eventId, filters.messageId));
       if (filters.status) conditions.push(eq(w.status, filters.status));
-      return deliveries
-        .select(deliveryLogColumns)
-        .from(w)
-        .where(and(...conditions))
-        .orderBy(desc(w.createdAt))
-        .limit(limit)
-        .all() as DeliveryLogRow[];
+      return engine.read(
+        async (db) =>
+          (await db
+            .select(logColumns)
+            .from(w)
+            .where(and(...conditions))
+            .orderBy(desc(w.createdAt))
+            .limit(limit)) as DeliveryLogRow[],
+      );
     },
 
     /** The given keys' deliveries by state: failed for good, failing (the last attempt failed, a retry is due), waiting. */
     async counts(apiKeyIds: readonly string[]): Promise<DeliveryCounts> {
       if (apiKeyIds.length === 0) return { failed: 0, retrying: 0, pending: 0 };
-      const w = webhookDeliveries;
-      const rows = deliveries
-        .select({ status: w.status, retrying: sql<number>`${w.attempts} > 0`, n: countOf() })
-        .from(w)
-        .where(inArray(w.apiKeyId, [...apiKeyIds]))
-        .groupBy(w.status, sql`${w.attempts} > 0`)
-        .all();
+      // 0/1 on SQLite, a boolean on PostgreSQL: deliveryCounts reads either
+      const tried = sql<number | boolean>`${w.attempts} > 0`;
+      const rows = await engine.read((db) =>
+        db
+          .select({ status: w.status, retrying: tried, n: countOf() })
+          .from(w)
+          .where(inArray(w.apiKeyId, [...apiKeyIds]))
+          .groupBy(w.status, tried),
+      );
       return deliveryCounts(rows);
     },
 
     /** What a webhook delivery of the key sent: the exact body (the same on every attempt; each attempt is signed anew). */
-    async delivery(scope: TenantScope, messageId: string, endpointId: string) {
-      const w = webhookDeliveries;
-      return deliveries
-        .select({ url: w.url, body: w.body, status: w.status, attempts: w.attempts })
-        .from(w)
-        .where(and(eq(w.apiKeyId, scope.apiKeyId), eq(w.eventId, messageId), eq(w.target, endpointId)))
-        .get();
-    },
+    delivery: (scope: TenantScope, messageId: string, endpointId: string) =>
+      engine.read((db) => delivery.one(db, { apiKeyId: scope.apiKeyId, eventId: messageId, target: endpointId })),
 
     /** One attempt's headers: the request's as sent and the answer's as received (null on attempts recorded before they were kept). */
     async attemptHeaders(scope: TenantScope, attemptId: string) {
-      const row = deliveries.get<{
-        eventId: string;
-        target: string;
-        timestamp: number;
-        requestHeaders: string | null;
-        responseHeaders: string | null;
-        omitted: number;
-      }>(
-        sql`SELECT event_id AS eventId, target, timestamp, request_headers AS requestHeaders, response_headers AS responseHeaders, response_headers_omitted AS omitted
-        FROM webhook_attempts WHERE api_key_id = ${scope.apiKeyId} AND id = ${attemptId}`,
-      );
+      const row = await engine.read((db) => headers.one(db, { apiKeyId: scope.apiKeyId, id: attemptId }));
       if (!row) return undefined;
       const pairs = (text: string | null) => {
         if (text === null) return null;

@@ -4,6 +4,14 @@
 // transaction. The engine asks through DeliveryStoreQueries, whose answers are promises (PostgreSQL's store waits
 // on its server); this one's are settled when returned. Plain SQL over better-sqlite3, no drizzle: the worker thread pays for every module it loads at
 // start-up (see delivery-file.ts). Column names are those of db/schema.ts (hearth.db) and delivery-file.ts.
+//
+// So this store is not written once over engine.ts (issue 43) as the main thread's delivery reads are
+// (webhook-deliveries.ts): a store over an Engine would bring drizzle, the schema and the SQLite dialect into this
+// thread, measured at +0.5–0.8 s of start-up through tsx and +9 MB of heap, in a worker started with a 24 MB heap
+// (webhooks/dispatcher.ts, WORKER_HEAP_MB); and its rows (booleans and JSON as SQLite stores them, 0/1 and text)
+// are the contract the delivery engine reads, which drizzle would decode. PostgreSQL's store
+// (pg/repos/webhook-delivery.ts) keeps what differs there: the lease of due deliveries (FOR UPDATE SKIP LOCKED), the
+// endpoint rule in PostgreSQL's JSON functions (endpointTakesEvent below), and ties broken by key.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { compileWithUnpeekedLimits } from '../bound-limit.ts';
@@ -18,6 +26,25 @@ import { DELIVERY_CACHE_KIB, openDeliveryFile } from '../delivery-file.ts';
  */
 export const ENDPOINT_TAKES_EVENT = `(e.filter_types IS NULL OR json_type(e.filter_types) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.filter_types) WHERE value = ?))
   AND (e.channels IS NULL OR json_type(e.channels) = 'null' OR EXISTS(SELECT 1 FROM json_each(e.channels) WHERE value IN (?, ?)))`;
+
+/**
+ * Whether a JSON array column (`filter_types`, `channels`) names the value `cond` matches, in PostgreSQL's JSON
+ * functions: SQLite's `EXISTS(SELECT 1 FROM json_each(col) WHERE value …)`. json_each walks an array's elements, an
+ * object's values, or a scalar itself, and a JSON string's value is its text: the same here (only strings can match a
+ * text parameter, as in SQLite, where a number's value is an integer, which never equals text).
+ */
+const namesPg = (column: string, cond: string) =>
+  `(${column} IS NULL OR json_typeof(${column}) = 'null' OR EXISTS(SELECT 1 FROM json_array_elements(CASE json_typeof(${column})` +
+  ` WHEN 'array' THEN ${column} WHEN 'object' THEN (SELECT coalesce(json_agg(o.value), '[]'::json) FROM json_each(${column}) o) ELSE json_build_array(${column}) END) v` +
+  ` WHERE json_typeof(v) = 'string' AND (v #>> '{}') ${cond}))`;
+
+/**
+ * ENDPOINT_TAKES_EVENT on PostgreSQL, for endpoint `e`, with the parameters that hold the event's type, its
+ * organization and its document: the one rule for the outbox's check (repos/webhooks.ts) and the delivery store's
+ * fan-out (pg/repos/webhook-delivery.ts). Plain SQL text, as its twin above: json_each and json_array_elements differ.
+ */
+export const endpointTakesEvent = (type: string, organization: string, document: string) =>
+  `${namesPg('e.filter_types', `= ${type}`)} AND ${namesPg('e.channels', `IN (${organization}, ${document})`)}`;
 
 export interface EventRow {
   id: string;

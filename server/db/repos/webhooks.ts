@@ -18,12 +18,11 @@ import { connectionOf } from '../connection.ts';
 import type { Engine, Q } from '../engine.ts';
 import { keysetAfter, type Cursor } from '../pagination.ts';
 import type { PgDb } from '../pg/engine.ts';
-import { endpointTakesEvent } from '../pg/repos/webhooks.ts';
 import { preparedFor } from '../prepared.ts';
 import type { webhookConfigs, webhookEndpoints, webhookEvents } from '../schema.ts';
 import { tenantScope, type TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
-import { ENDPOINT_TAKES_EVENT } from './webhook-delivery.ts';
+import { ENDPOINT_TAKES_EVENT, endpointTakesEvent } from './webhook-delivery.ts';
 
 export type WebhookConfigRow = typeof webhookConfigs.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;

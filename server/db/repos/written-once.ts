@@ -6,6 +6,7 @@ import type { SqliteEngine } from '../storage.ts';
 import { activitiesRepo } from './activities.ts';
 import { agentsRepo } from './agents.ts';
 import { commentsRepo } from './comments.ts';
+import { crdtRepo } from './crdt.ts';
 import { documentDataRepo } from './document-data.ts';
 import { documentMigrationsRepo } from './document-migrations.ts';
 import { documentsRepo } from './documents.ts';
@@ -21,6 +22,7 @@ import { membershipsRepo } from './memberships.ts';
 import { organizationsRepo } from './organizations.ts';
 import { reactionsRepo } from './reactions.ts';
 import { recordingsRepo } from './recordings.ts';
+import { seedRepo } from './seed.ts';
 import { userDataRepo } from './user-data.ts';
 import { usersRepo } from './users.ts';
 import { webhooksRepo } from './webhooks.ts';
@@ -30,9 +32,9 @@ import { workspacesRepo } from './workspaces.ts';
 /**
  * The repositories over `one`. `changes`: the engine's change counts per table (the credentials cache's stamp);
  * `sqlite`: SQLite's connections, for the checkpointer's coordination (webhooks' `workerCheckpoints`, nothing on
- * PostgreSQL, which checkpoints itself).
+ * PostgreSQL, which checkpoints itself) and the seed's bulk load on the main connection (seed.ts).
  */
-export function reposWrittenOnce(one: Engine, changes: TableChanges, sqlite?: Pick<SqliteEngine, 'main' | 'writer'>) {
+export function reposWrittenOnce(one: Engine, changes: TableChanges, sqlite?: SqliteEngine) {
   return {
     organizations: organizationsRepo(one),
     activities: activitiesRepo(one),
@@ -57,6 +59,8 @@ export function reposWrittenOnce(one: Engine, changes: TableChanges, sqlite?: Pi
     documentMigrations: documentMigrationsRepo(one),
     webhooks: webhooksRepo(one, sqlite),
     inspection: inspectionRepo(one),
+    crdt: crdtRepo(one),
+    seed: seedRepo(one, sqlite),
     keyTransfer: keyTransferRepo(one),
   };
 }

@@ -17,9 +17,16 @@
 // (takeDueDeliveries: next_attempt_at moved to the lease's end, FOR UPDATE SKIP LOCKED), so no two send one delivery,
 // and one that died holding some lets them fall due again when the lease ends. Ready events need no lease: an event
 // fanned out twice finds its deliveries there (the primary key, ON CONFLICT DO NOTHING), and is marked dispatched twice.
-import type { AttemptValues, ConfigRow, DeliveryRow, DeliveryStoreQueries, EndpointRow, EventRow } from '../../repos/webhook-delivery.ts';
+import {
+  type AttemptValues,
+  type ConfigRow,
+  type DeliveryRow,
+  type DeliveryStoreQueries,
+  type EndpointRow,
+  type EventRow,
+  endpointTakesEvent,
+} from '../../repos/webhook-delivery.ts';
 import { createPgEngine, type PgDb, type PgEngine } from '../engine.ts';
-import { endpointTakesEvent } from './webhooks.ts';
 
 const ENDPOINT = `id, url, filter_types::text AS "filterTypes", channels::text AS channels, disabled::int AS disabled, rate_limit AS "rateLimit",
   secret_enc AS "secretEnc", previous_secret_enc AS "previousSecretEnc", previous_secret_expires_at AS "previousSecretExpiresAt", failing_since AS "failingSince"`;
