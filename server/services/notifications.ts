@@ -156,7 +156,10 @@ export async function insertNotification(
   const explicit = new Set(input.notifyUsers.map((u) => u.userId));
   const asksAccess = (input.notifyAll ?? true) || input.verifyUserPermissions;
   let recipients = asksAccess
-    ? await createAccessResolver(deps, scope, input.organizationId).batch((access) => withAccess(access, input, explicit, providerAccess))
+    ? await createAccessResolver(deps, scope, input.organizationId, undefined, {
+        organization: found.organization,
+        documents: found.document ? [found.document] : [],
+      }).batch((access) => withAccess(access, input, explicit, providerAccess))
     : [...explicit];
   const required = input.context?.access;
   if (required && recipients.length > 0) {

@@ -137,7 +137,7 @@ describe('notifications', () => {
     const pages = answers.sqlite.filter((a): a is string => typeof a === 'string').map((a) => JSON.parse(a) as Array<{ id: string }>);
     // newest first, and one more than the page (it tells that a next page exists)
     expect(pages[0]!.map((x) => x.id)).toEqual(['n4', 'n3', 'n2', 'n6']);
-    expect(answers.sqlite[0]).toEqual({ organization: true, document: true, taken: false });
+    expect(answers.sqlite[0]).toMatchObject({ organization: { id: 'acme', name: 'Acme' }, document: { id: 'd1', organizationId: 'acme' }, taken: false });
     const cyPage = pages[7]!;
     expect(cyPage.map((x) => x.id)).not.toContain('n4');
     const annPage = pages[5]!;

@@ -9,9 +9,10 @@ import { connectionOf } from '../connection.ts';
 import { notificationConfigs, notificationRecipients, notifications } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
-import { findDocumentOn } from './documents.ts';
+import { findDocumentOn, type DocumentRow } from './documents.ts';
 import { readNotificationPage, type NotificationFilters } from './notification-page.ts';
 import { findOrganizationOn } from './access.ts';
+import type { OrganizationRow } from './organizations.ts';
 
 export type { StoredUser } from '../schema.ts';
 export { userKey, type NotificationFilters, type NotificationItem } from './notification-page.ts';
@@ -25,6 +26,12 @@ export type ChannelRow = { userId: string; documentId: string; inbox: Channel; e
 export type NotificationContentChange = Pick<NotificationRow, 'actionUser' | 'headlineTemplate' | 'headlineData' | 'body' | 'sourceData'>;
 /** A recipient as notifications/add writes it: named in notifyUsers (`explicit`) or told through notifyAll. */
 export type NewRecipient = { userId: string; explicit: boolean };
+
+/**
+ * What notifications/add decides its first steps by: the organization's and the document's rows (undefined where
+ * absent; the access resolver starts from them), and whether the caller's notification id is taken.
+ */
+export type Prelude = { organization: OrganizationRow | undefined; document: DocumentRow | undefined; taken: boolean };
 /** The settings a config/set writes on one row. */
 export type ChannelSettings = Pick<NotificationConfigRow, 'inbox' | 'email' | 'slack' | 'channelsSet'>;
 
@@ -46,12 +53,12 @@ const channelRows = (db: Db, apiKeyId: string, organizationId: string, documentI
   userIds.length ? connectionOf(db).prepare<unknown[], ChannelRow>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId) : [];
 
 /**
- * What notifications/add looks at first: whether the organization and the document exist, and whether the id the
- * caller gave is taken (an id Hearth makes is not looked up: see the repository's `prelude`).
+ * What notifications/add looks at first: the organization and the document (undefined where they do not exist), and
+ * whether the id the caller gave is taken (an id Hearth makes is not looked up: see the repository's `prelude`).
  */
-const prelude = (db: Db, apiKeyId: string, organizationId: string, documentId: string, id: string | undefined) => ({
-  organization: findOrganizationOn(db, apiKeyId, organizationId) !== undefined,
-  document: findDocumentOn(db, apiKeyId, organizationId, documentId) !== undefined,
+const prelude = (db: Db, apiKeyId: string, organizationId: string, documentId: string, id: string | undefined): Prelude => ({
+  organization: findOrganizationOn(db, apiKeyId, organizationId),
+  document: findDocumentOn(db, apiKeyId, organizationId, documentId),
   taken: id !== undefined && exists(db, apiKeyId, organizationId, id),
 });
 
@@ -147,7 +154,7 @@ const configKey = (apiKeyId: string, organizationId: string, documentId: string,
 export function notificationsRepo(engine: SqliteEngine) {
   return {
     /**
-     * Whether the organization and the document exist and the notification id is taken, in one step (what
+     * The organization and the document, and whether the notification id is taken, in one step (what
      * notifications/add decides its first steps by). `id` is the one the caller gave (notificationId), undefined when
      * Hearth makes one: a made id is not looked up (`taken` is false), since that read is what made concurrent adds
      * refuse each other on PostgreSQL (SERIALIZABLE: every insert lands in index pages other adds had read).

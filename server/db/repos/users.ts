@@ -136,6 +136,16 @@ export function usersRepo(engine: Engine) {
       .where(and(eq(u.apiKeyId, sql.placeholder('apiKeyId')), eq(u.id, sql.placeholder('id')))),
   );
 
+  // prepared on PostgreSQL only (SQLite's is plain SQL, findManyOnSqlite): every notifications/add reads its users
+  const manyById = engine.prepare('users.manyById', (db) =>
+    db
+      .select()
+      .from(u)
+      .where(and(eq(u.apiKeyId, sql.placeholder('apiKeyId')), sql`${u.id} = ANY(${sql.placeholder('ids')}::text[])`))
+      // SQLite looks the ids up through the primary key: rows by id
+      .orderBy(asc(u.id)),
+  );
+
   /** users/add's read and write, whose form differs by engine (see the top). */
   const bulk: {
     findMany(db: Q, apiKeyId: string, ids: readonly string[]): Promise<Map<string, UserRow>>;
@@ -149,13 +159,7 @@ export function usersRepo(engine: Engine) {
       : {
           async findMany(db, apiKeyId, ids) {
             const found = new Map<string, UserRow>();
-            const rows = await db
-              .select()
-              .from(u)
-              .where(and(eq(u.apiKeyId, apiKeyId), sql`${u.id} = ANY(${sql.param([...ids])}::text[])`))
-              // SQLite looks the ids up through the primary key: rows by id
-              .orderBy(asc(u.id));
-            for (const row of rows) found.set(row.id, row);
+            for (const row of await manyById.all(db, { apiKeyId, ids: [...ids] })) found.set(row.id, row);
             return found;
           },
           // in order: a batch ends where the kind of write changes or an id comes again (a later write of it must win)

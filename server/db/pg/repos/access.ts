@@ -51,6 +51,8 @@ import type { MembershipLevel, MembershipRow } from '../../repos/memberships.ts'
 import type { OrganizationRow } from '../../repos/organizations.ts';
 import type { TenantScope } from '../../scope.ts';
 import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { Prepared, Q } from '../../engine.ts';
+import { pgDialect } from '../dialect.ts';
 import type { PgDb, PgEngine } from '../engine.ts';
 import { pgTableFor } from '../schema.ts';
 
@@ -67,7 +69,7 @@ export const MAX_ROUNDS = 32;
 /** Thrown by a fact that is not loaded yet; never leaves this module. */
 const MISSING: unique symbol = Symbol('hearth.access.missing');
 
-const anyOf = (column: PgColumn, values: Iterable<string>) => sql`${column} = ANY(${sql.param([...values])}::text[])`;
+const anyOf = (column: PgColumn, name: string) => sql`${column} = ANY(${sql.placeholder(name)}::text[])`;
 const membersKey = (level: MembershipLevel, resourceId: string) => `${level}\u0000${resourceId}`;
 /** Ascending, as SQLite's BINARY and PostgreSQL's C collation compare ids (ids are ASCII in practice). */
 const ascending = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -173,27 +175,82 @@ function keepMemberships(s: Snapshot, users: Iterable<string>, rows: MembershipR
   for (const row of rows) s.memberships.get(row.userId)?.push(row);
 }
 
+/**
+ * The statements of `load`, each prepared once per connection (named, as every hot statement of the engine): every
+ * access question of a request that is not in its resolver's cache runs some of them (notifications/add three).
+ */
+function statements(engine: PgEngine) {
+  const one = pgDialect(engine);
+  // typed by the caller: these are PostgreSQL's tables (pgTableFor), not the source schema's
+  const named = <Row>(name: string, build: (db: PgDb) => unknown): Prepared<Row> =>
+    one.prepare(name, (db: Q) => build(db as unknown as PgDb) as never) as unknown as Prepared<Row>;
+  const key = sql.placeholder('apiKeyId');
+  const org = sql.placeholder('organizationId');
+  const inDocuments = and(eq(d.apiKeyId, key), eq(d.organizationId, org));
+  const inFolders = and(eq(f.apiKeyId, key), eq(f.organizationId, org));
+  const inMemberships = and(eq(m.apiKeyId, key), eq(m.organizationId, org));
+  return {
+    organization: named<OrganizationRow>('access.organization', (db) =>
+      db
+        .select()
+        .from(organizations)
+        .where(and(eq(o.apiKeyId, key), eq(o.id, org)))
+        .limit(1),
+    ),
+    documents: named<DocumentRow>('access.documents', (db) =>
+      db
+        .select()
+        .from(documents)
+        .where(and(inDocuments, anyOf(d.id, 'ids'))),
+    ),
+    allDocuments: named<DocumentRow>('access.allDocuments', (db) => db.select().from(documents).where(inDocuments)),
+    // the folders and every ancestor of theirs, in one statement
+    folders: named<FolderRow>('access.folders', (db) =>
+      db
+        .select()
+        .from(folders)
+        .where(
+          and(
+            inFolders,
+            sql`(${f.id} = ANY(${sql.placeholder('ids')}::text[]) OR ${f.id} IN (SELECT json_array_elements_text(a.ancestors) FROM folders a
+              WHERE a.api_key_id = ${key} AND a.organization_id = ${org} AND a.id = ANY(${sql.placeholder('ids')}::text[])))`,
+          ),
+        ),
+    ),
+    allFolders: named<FolderRow>('access.allFolders', (db) => db.select().from(folders).where(inFolders)),
+    allMemberships: named<MembershipRow>('access.allMemberships', (db) =>
+      db.select().from(memberships).where(inMemberships).orderBy(asc(m.userId), asc(m.level), asc(m.resourceId)),
+    ),
+    membersAt: named<{ level: MembershipLevel; resourceId: string; userId: string }>('access.membersAt', (db) =>
+      db
+        .select({ level: m.level, resourceId: m.resourceId, userId: m.userId })
+        .from(memberships)
+        .where(and(inMemberships, anyOf(m.level, 'levels'), anyOf(m.resourceId, 'resources')))
+        .orderBy(asc(m.level), asc(m.resourceId), asc(m.userId)),
+    ),
+    membershipsOf: named<MembershipRow>('access.membershipsOf', (db) =>
+      db
+        .select()
+        .from(memberships)
+        .where(and(inMemberships, anyOf(m.userId, 'users')))
+        .orderBy(asc(m.userId), asc(m.level), asc(m.resourceId)),
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+
 /** Loads what the last run lacked, and what the resolver will ask next: one statement per kind. */
-async function load(db: PgDb, apiKeyId: string, organizationId: string, s: Snapshot): Promise<void> {
+async function load(db: Q, st: Statements, apiKeyId: string, organizationId: string, s: Snapshot): Promise<void> {
   const w = s.want;
+  const where = { apiKeyId, organizationId };
 
-  if (w.organization) {
-    const [row] = (await db
-      .select()
-      .from(organizations)
-      .where(and(eq(o.apiKeyId, apiKeyId), eq(o.id, organizationId)))
-      .limit(1)) as OrganizationRow[];
-    s.organization = { row };
-  }
+  if (w.organization) s.organization = { row: await st.organization.one(db, where) };
 
-  const inDocuments = and(eq(d.apiKeyId, apiKeyId), eq(d.organizationId, organizationId));
   const folderIds = new Set(w.folders);
   if (w.documents.size > 0) {
     const all = ++s.loads.documents > 1;
-    const rows = (await db
-      .select()
-      .from(documents)
-      .where(all ? inDocuments : and(inDocuments, anyOf(d.id, w.documents)))) as DocumentRow[];
+    const rows = all ? await st.allDocuments.all(db, where) : await st.documents.all(db, { ...where, ids: [...w.documents] });
     for (const id of w.documents) s.documents.set(id, null);
     for (const row of rows) {
       s.documents.set(row.id, row);
@@ -204,32 +261,17 @@ async function load(db: PgDb, apiKeyId: string, organizationId: string, s: Snaps
   }
 
   if (folderIds.size > 0 && !s.allFolders) {
-    const inFolders = and(eq(f.apiKeyId, apiKeyId), eq(f.organizationId, organizationId));
     const all = w.folders.size > 0 && ++s.loads.folders > 1;
-    const ids = sql.param([...folderIds]);
-    // the folders and every ancestor of theirs, in one statement
-    const rows = (await db
-      .select()
-      .from(folders)
-      .where(
-        all
-          ? inFolders
-          : and(
-              inFolders,
-              sql`(${f.id} = ANY(${ids}::text[]) OR ${f.id} IN (SELECT json_array_elements_text(a.ancestors) FROM folders a
-                WHERE a.api_key_id = ${apiKeyId} AND a.organization_id = ${organizationId} AND a.id = ANY(${ids}::text[])))`,
-            ),
-      )) as FolderRow[];
+    const rows = all ? await st.allFolders.all(db, where) : await st.folders.all(db, { ...where, ids: [...folderIds] });
     for (const id of folderIds) s.folders.set(id, null);
     for (const row of rows) s.folders.set(row.id, row);
     if (all) s.allFolders = true;
   }
 
-  const inMemberships = and(eq(m.apiKeyId, apiKeyId), eq(m.organizationId, organizationId));
   const all = (w.users.size > 0 && ++s.loads.memberships > 1) || (w.membersAt.size > 0 && ++s.loads.membersAt > 1);
   if (all && !s.allMemberships) {
     // a call about many users or resources: the organization's memberships, in one statement
-    const rows = (await db.select().from(memberships).where(inMemberships).orderBy(asc(m.userId), asc(m.level), asc(m.resourceId))) as MembershipRow[];
+    const rows = await st.allMemberships.all(db, where);
     s.memberships.clear();
     s.membersAt.clear();
     keepMemberships(
@@ -259,13 +301,9 @@ async function load(db: PgDb, apiKeyId: string, organizationId: string, s: Snaps
       if (folder) for (const chain of [...folder.ancestors.filter((a) => a !== 'root'), folder.id]) wanted.set(membersKey('folder', chain), ['folder', chain]);
     }
     for (const key of wanted.keys()) if (s.membersAt.has(key)) wanted.delete(key);
-    const levels = new Set([...wanted.values()].map(([level]) => level));
-    const resources = new Set([...wanted.values()].map(([, id]) => id));
-    const rows = (await db
-      .select({ level: m.level, resourceId: m.resourceId, userId: m.userId })
-      .from(memberships)
-      .where(and(inMemberships, anyOf(m.level, levels), anyOf(m.resourceId, resources)))
-      .orderBy(asc(m.level), asc(m.resourceId), asc(m.userId))) as Array<{ level: MembershipLevel; resourceId: string; userId: string }>;
+    const levels = [...new Set([...wanted.values()].map(([level]) => level))];
+    const resources = [...new Set([...wanted.values()].map(([, id]) => id))];
+    const rows = await st.membersAt.all(db, { ...where, levels, resources });
     for (const key of wanted.keys()) s.membersAt.set(key, []);
     for (const row of rows) {
       const members = s.membersAt.get(membersKey(row.level, row.resourceId));
@@ -276,17 +314,11 @@ async function load(db: PgDb, apiKeyId: string, organizationId: string, s: Snaps
     }
   }
 
-  if (users.size > 0) {
-    const rows = (await db
-      .select()
-      .from(memberships)
-      .where(and(inMemberships, anyOf(m.userId, users)))
-      .orderBy(asc(m.userId), asc(m.level), asc(m.resourceId))) as MembershipRow[];
-    keepMemberships(s, users, rows);
-  }
+  if (users.size > 0) keepMemberships(s, users, await st.membershipsOf.all(db, { ...where, users: [...users] }));
 }
 
 export function accessRepoPg(engine: PgEngine): AccessRepo {
+  const st = statements(engine);
   return {
     read: async <T>(scope: TenantScope, organizationId: string, ask: (facts: AccessFacts) => T): Promise<T> => {
       const s = new Snapshot();
@@ -297,7 +329,7 @@ export function accessRepoPg(engine: PgEngine): AccessRepo {
       const rounds = () =>
         engine.read(async (db) => {
           for (let round = 1; round <= MAX_ROUNDS; round++) {
-            await load(db, scope.apiKeyId, organizationId, s);
+            await load(db as unknown as Q, st, scope.apiKeyId, organizationId, s);
             const run = attempt(ask, facts, s);
             if (run.done) return run.value;
           }

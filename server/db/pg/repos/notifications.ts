@@ -3,10 +3,12 @@
 // statement per filter shape, as on SQLite: the same columns in the same order (JSON columns read as their text,
 // which `json` keeps as written), each row's recipients as a JSON array from a correlated subquery, and the same
 // code turns the rows into the answer (describePage), so both engines answer the same bytes.
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Q, Tables } from '../../engine.ts';
 import type { Cursor } from '../../pagination.ts';
 import { COLUMNS, describePage, type NotificationFilters, pageParams, pageShape, type Shape } from '../../repos/notification-page.ts';
 import type { ChannelRow, NewRecipient, NotificationConfigRow, NotificationRow, NotificationsRepo } from '../../repos/notifications.ts';
+import { pgDialect } from '../dialect.ts';
 import { lockKey, type PgDb, type PgEngine } from '../engine.ts';
 import { pgTableFor } from '../schema.ts';
 
@@ -60,10 +62,6 @@ function pageSql(shape: Shape): string {
 }
 
 /** notifications/add's first read: the organization and the document (the caller's id is looked up beside them). */
-const PRELUDE =
-  'SELECT EXISTS (SELECT 1 FROM organizations WHERE api_key_id = $1 AND id = $2) AS organization,' +
-  ' EXISTS (SELECT 1 FROM documents WHERE api_key_id = $1 AND organization_id = $2 AND id = $3) AS document';
-
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 async function channelRows(db: PgDb, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): Promise<ChannelRow[]> {
@@ -115,7 +113,32 @@ async function insert(db: PgDb, row: NotificationRow, recipients: readonly NewRe
 const configKey = (apiKeyId: string, organizationId: string, documentId: string, userId: string) =>
   and(eq(cfg.apiKeyId, apiKeyId), eq(cfg.organizationId, organizationId), eq(cfg.documentId, documentId), eq(cfg.userId, userId));
 
+/**
+ * The prelude as one named statement: the organization's and the document's rows (null where absent), and whether the
+ * caller's id is taken (`taken`: that test, or false for a made id).
+ */
+function preludeStatement(db: Q, t: Tables, taken: SQL) {
+  const key = sql.placeholder('apiKeyId');
+  const organization = sql.placeholder('organizationId');
+  return db
+    .select({ organization: t.organizations, document: t.documents, taken: sql<boolean>`${taken}` })
+    .from(sql`(SELECT 1) AS one`)
+    .leftJoin(t.organizations, and(eq(t.organizations.apiKeyId, key), eq(t.organizations.id, organization)))
+    .leftJoin(t.documents, and(eq(t.documents.apiKeyId, key), eq(t.documents.organizationId, organization), eq(t.documents.id, sql.placeholder('documentId'))));
+}
+
 export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
+  const one = pgDialect(engine);
+  const preludeOf = {
+    made: one.prepare('notifications.prelude', (db, t) => preludeStatement(db, t, sql`false`)),
+    given: one.prepare('notifications.preludeId', (db, t) =>
+      preludeStatement(
+        db,
+        t,
+        sql`EXISTS (SELECT 1 FROM notifications WHERE api_key_id = ${sql.placeholder('apiKeyId')} AND organization_id = ${sql.placeholder('organizationId')} AND id = ${sql.placeholder('id')})`,
+      ),
+    ),
+  };
   return {
     prelude: (scope, organizationId, documentId, id) =>
       engine.read(async (db) => {
@@ -124,16 +147,9 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
         // itself (transaction-scoped, advisory), the second waits for the first's commit and then, in a statement of
         // its own (READ COMMITTED reads as of each statement's start), finds it taken and answers created: false.
         if (id !== undefined) await lockKey(db, 'notification', scope.apiKeyId, organizationId, id);
-        const { rows } = await db.$client.query<{ organization: boolean; document: boolean; taken: boolean }>(
-          id === undefined
-            ? { name: 'hearth-notification-prelude', text: PRELUDE + ', false AS taken', values: [scope.apiKeyId, organizationId, documentId] }
-            : {
-                name: 'hearth-notification-prelude-id',
-                text: PRELUDE + ', EXISTS (SELECT 1 FROM notifications WHERE api_key_id = $1 AND organization_id = $2 AND id = $4) AS taken',
-                values: [scope.apiKeyId, organizationId, documentId, id],
-              },
-        );
-        return rows[0] as { organization: boolean; document: boolean; taken: boolean };
+        const where = { apiKeyId: scope.apiKeyId, organizationId, documentId };
+        const [row] = await (id === undefined ? preludeOf.made.all(db as unknown as Q, where) : preludeOf.given.all(db as unknown as Q, { ...where, id }));
+        return { organization: row?.organization ?? undefined, document: row?.document ?? undefined, taken: row?.taken ?? false };
       }),
 
     channelRows: (scope, organizationId, documentId, userIds) => engine.read((db) => channelRows(db, scope.apiKeyId, organizationId, documentId, userIds)),
