@@ -76,12 +76,20 @@ async function channelRows(db: PgDb, apiKeyId: string, organizationId: string, d
   return rows;
 }
 
+/**
+ * The notification and its recipients in one statement (one round trip: on the hot add, each statement's socket
+ * write is a large share of the server's CPU on PostgreSQL; docs/storage.md, "The PostgreSQL write path"). The
+ * notification is inserted by a data-modifying CTE, which runs to its end whether or not the recipients' rows read
+ * it; the recipients are the arrays unnested side by side, none for empty arrays.
+ */
 async function insert(db: PgDb, row: NotificationRow, recipients: readonly NewRecipient[]) {
   await db.$client.query({
-    name: 'hearth-notification-insert',
+    name: 'hearth-notification-insert-with-recipients',
     text:
-      'INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)' +
-      ' VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
+      'WITH n AS (INSERT INTO notifications (api_key_id, organization_id, id, document_id, location_id, source, source_data, action_user, headline_template, headline_data, body, resolver, context_access, timestamp)' +
+      ' VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING 1)' +
+      ' INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at)' +
+      ' SELECT $1, $2, $3, u, $4, $14, e, NULL FROM n, unnest($15::text[], $16::boolean[]) AS t(u, e)',
     values: [
       row.apiKeyId,
       row.organizationId,
@@ -97,16 +105,9 @@ async function insert(db: PgDb, row: NotificationRow, recipients: readonly NewRe
       row.resolver,
       jsonOrNull(row.contextAccess),
       row.timestamp,
+      recipients.map((x) => x.userId),
+      recipients.map((x) => x.explicit),
     ],
-  });
-  if (recipients.length === 0) return;
-  // all recipients in one statement: arrays unnested side by side
-  await db.$client.query({
-    name: 'hearth-notification-recipients',
-    text:
-      'INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at)' +
-      ' SELECT $1, $2, $3, u, $4, $5, e, NULL FROM unnest($6::text[], $7::boolean[]) AS t(u, e)',
-    values: [row.apiKeyId, row.organizationId, row.id, row.documentId, row.timestamp, recipients.map((x) => x.userId), recipients.map((x) => x.explicit)],
   });
 }
 
