@@ -7,19 +7,18 @@
 // On PostgreSQL the delivery tables are tables of the one database (pg/schema.ts converts delivery-schema.ts with
 // the rest), written by the worker's store there (pg/repos/webhook-delivery.ts).
 //
-// The main thread's reads of delivery state (the attempts list, replay targets, and inspection.ts's
+// The main thread's reads of delivery state (the attempts list, replay targets, and, at the end of this file,
 // deliveryInspection: the admin's gauges and views) are written once for both engines (issue 43) over a
 // DeliveryEngine: on SQLite webhooks.db's one read-only connection, on PostgreSQL the engine of the one database.
 // test/pg/webhook-delivery.test.ts asks both the same and compares every answer.
 import type Database from 'better-sqlite3';
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, count as countOf, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { openDeliveryFile } from '../delivery-file.ts';
 import { webhookAttempts, webhookDeliveries } from '../delivery-schema.ts';
 import type { Engine, Prepared, Q, RowOf, Statement } from '../engine.ts';
 import { keysetAfter, type Cursor } from '../pagination.ts';
 import type { TenantScope } from '../scope.ts';
-import { deliveryInspection } from './inspection.ts';
 
 export { DELIVERY_FILE } from '../delivery-file.ts';
 
@@ -138,7 +137,169 @@ export function webhookDeliveriesRepo(engine: DeliveryEngine) {
   };
 }
 
-/** Every delivery read of the main thread: the attempts list and replay targets, and the admin's (inspection.ts). */
+/** Every delivery read of the main thread: the attempts list and replay targets, and the admin's (deliveryInspection, below). */
 export function deliveryReads(engine: DeliveryEngine) {
   return { ...webhookDeliveriesRepo(engine), ...deliveryInspection(engine) };
+}
+
+// --- the admin's reads of delivery state (inspection's delivery part) -----------------------------------------
+
+export interface DeliveryLogFilters {
+  endpointId?: string | undefined;
+  messageId?: string | undefined;
+  status?: 'pending' | 'succeeded' | 'failed' | undefined;
+}
+export interface DeliveryLogRow {
+  apiKeyId: string;
+  eventId: string;
+  target: string;
+  url: string;
+  body: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  lastStatusCode: number | null;
+  createdAt: number;
+}
+export interface DeliveryCounts {
+  /** Every attempt failed: given up. */
+  failed: number;
+  /** The last attempt failed and another is scheduled. */
+  retrying: number;
+  /** Not tried yet. */
+  pending: number;
+}
+const deliveryLogColumns = {
+  apiKeyId: webhookDeliveries.apiKeyId,
+  eventId: webhookDeliveries.eventId,
+  target: webhookDeliveries.target,
+  url: webhookDeliveries.url,
+  body: webhookDeliveries.body,
+  status: webhookDeliveries.status,
+  attempts: webhookDeliveries.attempts,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+  lastAttemptAt: webhookDeliveries.lastAttemptAt,
+  lastStatusCode: webhookDeliveries.lastStatusCode,
+  createdAt: webhookDeliveries.createdAt,
+};
+/** Grouped counts (status, whether tried) as DeliveryCounts; both engines' `counts` end here. */
+export function deliveryCounts(rows: Array<{ status: string; retrying: number | boolean; n: number }>): DeliveryCounts {
+  const out: DeliveryCounts = { failed: 0, retrying: 0, pending: 0 };
+  for (const r of rows) {
+    const n = Number(r.n);
+    if (r.status === 'failed') out.failed += n;
+    else if (r.status === 'pending') {
+      if (r.retrying === true || Number(r.retrying) === 1) out.retrying += n;
+      else out.pending += n;
+    }
+  }
+  return out;
+}
+
+/**
+ * The admin's reads of delivery state: the deliveries' gauges and, for one key, what a delivery sent and an attempt's
+ * headers. Written once for both engines over the delivery engine (webhook-deliveries.ts): on SQLite `webhooks.db`
+ * (its own file, not behind the engine of hearth.db; read only), on PostgreSQL the delivery tables of the one database.
+ */
+export function deliveryInspection(engine: DeliveryEngine) {
+  const w = engine.t.webhookDeliveries;
+  /** deliveryLogColumns, of the engine's delivery table. */
+  const logColumns = Object.fromEntries(
+    (Object.keys(deliveryLogColumns) as Array<keyof typeof deliveryLogColumns>).map((name) => [name, w[name]]),
+  ) as typeof deliveryLogColumns;
+  const p = sql.placeholder;
+  /** The server's gauge, asked at every scrape of /metrics. */
+  const withStatus = engine.prepare('deliveries.withStatus', (db, t) =>
+    db
+      .select({ n: countOf() })
+      .from(t.webhookDeliveries)
+      .where(eq(t.webhookDeliveries.status, p('status'))),
+  );
+  const delivery = engine.prepare('deliveries.delivery', (db, t) => {
+    const d = t.webhookDeliveries;
+    return db
+      .select({ url: d.url, body: d.body, status: d.status, attempts: d.attempts })
+      .from(d)
+      .where(and(eq(d.apiKeyId, p('apiKeyId')), eq(d.eventId, p('eventId')), eq(d.target, p('target'))));
+  });
+  const headers = engine.prepare('deliveries.attemptHeaders', (db, t) => {
+    const a = t.webhookAttempts;
+    return db
+      .select({
+        eventId: a.eventId,
+        target: a.target,
+        timestamp: a.timestamp,
+        requestHeaders: a.requestHeaders,
+        responseHeaders: a.responseHeaders,
+        omitted: a.responseHeadersOmitted,
+      })
+      .from(a)
+      .where(and(eq(a.apiKeyId, p('apiKeyId')), eq(a.id, p('id'))));
+  });
+  return {
+    /** Deliveries with a status (pending: waiting for an attempt; failed: every attempt failed), every key's: the server's gauge. */
+    withStatus: (status: 'pending' | 'failed'): Promise<number> => engine.read(async (db) => (await withStatus.one(db, { status }))?.n ?? 0),
+
+    /**
+     * The delivery log (issue 44): the newest deliveries of the given keys (a workspace's), optionally of one endpoint
+     * or status, with their state, attempts and next retry time. The keys' ids come from the caller's WorkspaceScope.
+     */
+    async log(apiKeyIds: readonly string[], filters: DeliveryLogFilters, limit: number): Promise<DeliveryLogRow[]> {
+      if (apiKeyIds.length === 0) return [];
+      const conditions = [inArray(w.apiKeyId, [...apiKeyIds])];
+      if (filters.endpointId) conditions.push(eq(w.target, filters.endpointId));
+      if (filters.messageId) conditions.push(eq(w.eventId, filters.messageId));
+      if (filters.status) conditions.push(eq(w.status, filters.status));
+      return engine.read(
+        async (db) =>
+          (await db
+            .select(logColumns)
+            .from(w)
+            .where(and(...conditions))
+            .orderBy(desc(w.createdAt))
+            .limit(limit)) as DeliveryLogRow[],
+      );
+    },
+
+    /** The given keys' deliveries by state: failed for good, failing (the last attempt failed, a retry is due), waiting. */
+    async counts(apiKeyIds: readonly string[]): Promise<DeliveryCounts> {
+      if (apiKeyIds.length === 0) return { failed: 0, retrying: 0, pending: 0 };
+      // 0/1 on SQLite, a boolean on PostgreSQL: deliveryCounts reads either
+      const tried = sql<number | boolean>`${w.attempts} > 0`;
+      const rows = await engine.read((db) =>
+        db
+          .select({ status: w.status, retrying: tried, n: countOf() })
+          .from(w)
+          .where(inArray(w.apiKeyId, [...apiKeyIds]))
+          .groupBy(w.status, tried),
+      );
+      return deliveryCounts(rows);
+    },
+
+    /** What a webhook delivery of the key sent: the exact body (the same on every attempt; each attempt is signed anew). */
+    delivery: (scope: TenantScope, messageId: string, endpointId: string) =>
+      engine.read((db) => delivery.one(db, { apiKeyId: scope.apiKeyId, eventId: messageId, target: endpointId })),
+
+    /** One attempt's headers: the request's as sent and the answer's as received (null on attempts recorded before they were kept). */
+    async attemptHeaders(scope: TenantScope, attemptId: string) {
+      const row = await engine.read((db) => headers.one(db, { apiKeyId: scope.apiKeyId, id: attemptId }));
+      if (!row) return undefined;
+      const pairs = (text: string | null) => {
+        if (text === null) return null;
+        const value: unknown = JSON.parse(text);
+        return Array.isArray(value)
+          ? value.filter((p): p is [string, string] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string')
+          : null;
+      };
+      return {
+        eventId: row.eventId,
+        target: row.target,
+        timestamp: row.timestamp,
+        requestHeaders: pairs(row.requestHeaders),
+        responseHeaders: pairs(row.responseHeaders),
+        responseHeadersOmitted: row.omitted,
+      };
+    },
+  };
 }
