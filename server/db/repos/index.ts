@@ -12,9 +12,9 @@ export { MasterKeyMismatchError } from '../key-check.ts';
 import { createSqliteEngine, sqliteDialect, type SqliteEngine } from '../storage.ts';
 import { deliveryEngine, deliveryReads, openDeliveryStore, type DeliveryStore } from './webhook-deliveries.ts';
 import { notificationsRepo } from './notifications.ts';
-import { crdtRepo } from './crdt.ts';
+import type { crdtRepo } from './crdt.ts';
 import { accessRepo } from './access.ts';
-import { seedRepo } from './seed.ts';
+import type { seedRepo } from './seed.ts';
 import { fileAttachmentStore, type AttachmentStore } from './attachments.ts';
 import { reposWrittenOnce } from './written-once.ts';
 
