@@ -194,7 +194,7 @@ export function createAccessResolver(
 ) {
   const cache = newCache();
   // rows the caller read in its own step (the organization, a document), so that the resolver does not read them
-  // again: on PostgreSQL each is a round trip of its own (notifications/add's three of eleven statements)
+  // again: on PostgreSQL each is a round trip of its own (two of notifications/add's, whose prelude reads both)
   if (known?.organization) cache.organization = known.organization;
   for (const row of known?.documents ?? []) cache.documents.set(row.id, row);
   const batch = <T>(ask: (resolver: Rules) => T): Promise<T> =>

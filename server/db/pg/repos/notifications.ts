@@ -78,7 +78,7 @@ async function channelRows(db: PgDb, apiKeyId: string, organizationId: string, d
 
 /**
  * The notification and its recipients in one statement (one round trip: on the hot add, each statement's socket
- * write is a large share of the server's CPU on PostgreSQL; docs/storage.md, "The PostgreSQL write path"). The
+ * write is a large share of the server's CPU on PostgreSQL; docs/storage.md, "Fewer statements, each prepared"). The
  * notification is inserted by a data-modifying CTE, which runs to its end whether or not the recipients' rows read
  * it; the recipients are the arrays unnested side by side, none for empty arrays.
  */
