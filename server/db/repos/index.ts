@@ -12,18 +12,14 @@ export { MasterKeyMismatchError } from '../key-check.ts';
 import { createSqliteEngine, sqliteDialect, type SqliteEngine } from '../storage.ts';
 import { deliveryEngine, deliveryReads, openDeliveryStore, type DeliveryStore } from './webhook-deliveries.ts';
 import { notificationsRepo } from './notifications.ts';
-import type { crdtRepo } from './crdt.ts';
 import { accessRepo } from './access.ts';
-import type { seedRepo } from './seed.ts';
 import { fileAttachmentStore, type AttachmentStore } from './attachments.ts';
 import { reposWrittenOnce } from './written-once.ts';
 
 /** The repositories: those written once for both engines, and those each engine still has its own of (docs/storage.md). */
 type Repos = ReturnType<typeof reposWrittenOnce> & {
   notifications: ReturnType<typeof notificationsRepo>;
-  crdt: ReturnType<typeof crdtRepo>;
   access: ReturnType<typeof accessRepo>;
-  seed: ReturnType<typeof seedRepo>;
 };
 
 /**

@@ -149,19 +149,8 @@ export interface DeliveryLogFilters {
   messageId?: string | undefined;
   status?: 'pending' | 'succeeded' | 'failed' | undefined;
 }
-export interface DeliveryLogRow {
-  apiKeyId: string;
-  eventId: string;
-  target: string;
-  url: string;
-  body: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: number | null;
-  lastAttemptAt: number | null;
-  lastStatusCode: number | null;
-  createdAt: number;
-}
+/** A row of the delivery log: a delivery's state, without what its next attempt is recorded as. */
+export type DeliveryLogRow = Omit<DeliveryRow, 'nextTrigger'>;
 export interface DeliveryCounts {
   /** Every attempt failed: given up. */
   failed: number;
@@ -170,19 +159,6 @@ export interface DeliveryCounts {
   /** Not tried yet. */
   pending: number;
 }
-const deliveryLogColumns = {
-  apiKeyId: webhookDeliveries.apiKeyId,
-  eventId: webhookDeliveries.eventId,
-  target: webhookDeliveries.target,
-  url: webhookDeliveries.url,
-  body: webhookDeliveries.body,
-  status: webhookDeliveries.status,
-  attempts: webhookDeliveries.attempts,
-  nextAttemptAt: webhookDeliveries.nextAttemptAt,
-  lastAttemptAt: webhookDeliveries.lastAttemptAt,
-  lastStatusCode: webhookDeliveries.lastStatusCode,
-  createdAt: webhookDeliveries.createdAt,
-};
 /** Grouped counts (status, whether tried) as DeliveryCounts; both engines' `counts` end here. */
 export function deliveryCounts(rows: Array<{ status: string; retrying: number | boolean; n: number }>): DeliveryCounts {
   const out: DeliveryCounts = { failed: 0, retrying: 0, pending: 0 };
@@ -204,10 +180,20 @@ export function deliveryCounts(rows: Array<{ status: string; retrying: number | 
  */
 export function deliveryInspection(engine: DeliveryEngine) {
   const w = engine.t.webhookDeliveries;
-  /** deliveryLogColumns, of the engine's delivery table. */
-  const logColumns = Object.fromEntries(
-    (Object.keys(deliveryLogColumns) as Array<keyof typeof deliveryLogColumns>).map((name) => [name, w[name]]),
-  ) as typeof deliveryLogColumns;
+  /** The log's columns: every one but nextTrigger (DeliveryLogRow). */
+  const logColumns = {
+    apiKeyId: w.apiKeyId,
+    eventId: w.eventId,
+    target: w.target,
+    url: w.url,
+    body: w.body,
+    status: w.status,
+    attempts: w.attempts,
+    nextAttemptAt: w.nextAttemptAt,
+    lastAttemptAt: w.lastAttemptAt,
+    lastStatusCode: w.lastStatusCode,
+    createdAt: w.createdAt,
+  };
   const p = sql.placeholder;
   /** The server's gauge, asked at every scrape of /metrics. */
   const withStatus = engine.prepare('deliveries.withStatus', (db, t) =>
@@ -251,14 +237,13 @@ export function deliveryInspection(engine: DeliveryEngine) {
       if (filters.endpointId) conditions.push(eq(w.target, filters.endpointId));
       if (filters.messageId) conditions.push(eq(w.eventId, filters.messageId));
       if (filters.status) conditions.push(eq(w.status, filters.status));
-      return engine.read(
-        async (db) =>
-          (await db
-            .select(logColumns)
-            .from(w)
-            .where(and(...conditions))
-            .orderBy(desc(w.createdAt))
-            .limit(limit)) as DeliveryLogRow[],
+      return engine.read((db) =>
+        db
+          .select(logColumns)
+          .from(w)
+          .where(and(...conditions))
+          .orderBy(desc(w.createdAt))
+          .limit(limit),
       );
     },
 
