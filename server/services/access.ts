@@ -2,7 +2,7 @@ import { currentTime } from '../clock.ts';
 import type { AccessRole, DocumentAccessType } from '../../shared/schemas/common.ts';
 import type { AccessFacts } from '../db/repos/access.ts';
 import type { DocumentRow } from '../db/repos/documents.ts';
-import type { FolderRow } from '../db/repos/folders.ts';
+import { folderChain, type FolderRow } from '../db/repos/folders.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { MembershipLevel, MembershipRow } from '../db/repos/memberships.ts';
 import type { OrganizationRow } from '../db/repos/organizations.ts';
@@ -43,9 +43,22 @@ interface Cache {
   documents: Map<string, DocumentRow | null>;
   folders: Map<string, FolderRow | null>;
   memberships: Map<string, (level: MembershipLevel, resourceId: string) => MembershipRow | undefined>;
+  /** The users with a membership on a resource (`level:resourceId`), by user id: only what the caller knew. */
+  members: Map<string, string[]>;
 }
 
-const newCache = (): Cache => ({ organization: undefined, documents: new Map(), folders: new Map(), memberships: new Map() });
+const newCache = (): Cache => ({ organization: undefined, documents: new Map(), folders: new Map(), memberships: new Map(), members: new Map() });
+const ascending = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The resources whose members documentUsers asks for: the document, the organization and the document's folder chain. */
+export function documentMemberships(organizationId: string, documentId: string, folder: FolderRow | null | undefined): Array<[MembershipLevel, string[]]> {
+  const at: Array<[MembershipLevel, string[]]> = [
+    ['document', [documentId]],
+    ['organization', [organizationId]],
+  ];
+  if (folder) at.push(['folder', folderChain(folder)]);
+  return at;
+}
 
 /**
  * The rules over one organization's facts (read on one connection for the current step), remembering in `cache`
@@ -61,6 +74,14 @@ function rules(facts: AccessFacts, cache: Cache, organizationId: string, now: nu
     if (!cache.folders.has(id)) cache.folders.set(id, facts.folder(id) ?? null);
     return cache.folders.get(id) ?? null;
   };
+  /**
+   * The users with a membership at `level` on any of the resources, as facts.usersAt answers them (by resource id,
+   * then user id; repeated when on several): from what the caller knew when it knew them all.
+   */
+  const usersAt = (level: MembershipLevel, ids: readonly string[]): string[] => {
+    const lists = [...new Set(ids)].sort(ascending).map((id) => cache.members.get(`${level}:${id}`));
+    return lists.every((list) => list !== undefined) ? lists.flat() : facts.usersAt(level, ids);
+  };
   /** Memberships of one user in the organization, unexpired at `now`, by level and resource. */
   const membershipOf = (userId: string) => {
     let lookup = cache.memberships.get(userId);
@@ -75,7 +96,7 @@ function rules(facts: AccessFacts, cache: Cache, organizationId: string, now: nu
   /** Roles from the folder chain: the folder itself and every ancestor. */
   function folderChainRole(userId: string, f: FolderRow, reasons: string[]): AccessRole | null {
     let role: AccessRole | null = null;
-    for (const id of [...f.ancestors.filter((a) => a !== 'root'), f.id]) {
+    for (const id of folderChain(f)) {
       const m = membershipOf(userId)('folder', id);
       if (m) {
         role = better(role, m.accessRole);
@@ -162,13 +183,8 @@ function rules(facts: AccessFacts, cache: Cache, organizationId: string, now: nu
       const result = new Map<string, AccessRole>();
       if (!d) return result;
       const f = d.folderId ? folder(d.folderId) : null;
-      const targets: Array<[MembershipLevel, string[]]> = [
-        ['document', [documentId]],
-        ['organization', [organizationId]],
-      ];
-      if (f) targets.push(['folder', [...f.ancestors.filter((a) => a !== 'root'), f.id]]);
       const candidates = new Set<string>();
-      for (const [level, ids] of targets) for (const userId of facts.usersAt(level, ids)) candidates.add(userId);
+      for (const [level, ids] of documentMemberships(organizationId, documentId, f)) for (const userId of usersAt(level, ids)) candidates.add(userId);
       for (const userId of candidates) {
         const decision = this.document(userId, documentId);
         if (decision.accessRole) result.set(userId, decision.accessRole);
@@ -190,13 +206,22 @@ export function createAccessResolver(
   scope: TenantScope,
   organizationId: string,
   now = currentTime(),
-  known?: { organization?: OrganizationRow; documents?: readonly DocumentRow[] },
+  known?: {
+    organization?: OrganizationRow | undefined;
+    documents?: readonly DocumentRow[];
+    folders?: readonly FolderRow[];
+    /** The members of the resources `at` (every one of them, none left out), by level, resource and user. */
+    members?: { at: Array<[MembershipLevel, string[]]>; rows: ReadonlyArray<{ level: MembershipLevel; resourceId: string; userId: string }> } | undefined;
+  },
 ) {
   const cache = newCache();
-  // rows the caller read in its own step (the organization, a document), so that the resolver does not read them
-  // again: on PostgreSQL each is a round trip of its own (two of notifications/add's, whose prelude reads both)
+  // rows the caller read in its own step (notifications/add's prelude: the organization, the document, its folder
+  // and members), so that the resolver does not read them again: on PostgreSQL each is a round trip of its own
   if (known?.organization) cache.organization = known.organization;
   for (const row of known?.documents ?? []) cache.documents.set(row.id, row);
+  for (const row of known?.folders ?? []) cache.folders.set(row.id, row);
+  for (const [level, ids] of known?.members?.at ?? []) for (const id of ids) cache.members.set(`${level}:${id}`, []);
+  for (const row of known?.members?.rows ?? []) cache.members.get(`${row.level}:${row.resourceId}`)?.push(row.userId);
   const batch = <T>(ask: (resolver: Rules) => T): Promise<T> =>
     deps.storage.access.read(scope, organizationId, (facts) => ask(rules(facts, cache, organizationId, now)));
   return {

@@ -19,9 +19,9 @@ import { invalid, notFound } from '../errors.ts';
 import { escapeHtml } from '../http/html.ts';
 import { admitMailRecipients, type MailLimitDeps } from '../mail/limits.ts';
 import type { Mailer, OutgoingMail } from '../mail/mailer.ts';
-import { createAccessResolver, type AccessResolver } from './access.ts';
+import { createAccessResolver, documentMemberships, type AccessResolver } from './access.ts';
 import { mailSender } from './apikeys.ts';
-import { emitEvent } from '../webhooks/outbox.ts';
+import { emitEvent, type Subscribers } from '../webhooks/outbox.ts';
 import { insertDocument } from './documents.ts';
 import { ensureOrganization } from './organizations.ts';
 import type { ApiKeyRow } from './types.ts';
@@ -146,7 +146,14 @@ export async function insertNotification(
   // stored notification as this one). Its look-up was the read that made concurrent adds refuse each other on
   // PostgreSQL (the storage's prelude).
   const id = input.notificationId ?? newNotificationId();
-  const found = await deps.storage.notifications.prelude(scope, input.organizationId, input.documentId, input.notificationId);
+  const named = [...new Set([input.actionUser.userId, ...input.notifyUsers.map((u) => u.userId)])];
+  // everything the add reads before it writes, in one step (one statement on PostgreSQL): the rows below, the named
+  // users' profiles and channel settings, the document's members and whether an endpoint takes the event
+  const found = await deps.storage.notifications.prelude(scope, input.organizationId, input.documentId, {
+    id: input.notificationId,
+    userIds: named,
+    eventType: 'notification.add',
+  });
   if (!found.organization) await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
   if (!found.document) {
     if (!input.createDocument) throw missingDocument(input.documentId);
@@ -155,10 +162,14 @@ export async function insertNotification(
   if (found.taken) return { created: false, id, mails: 0 };
   const explicit = new Set(input.notifyUsers.map((u) => u.userId));
   const asksAccess = (input.notifyAll ?? true) || input.verifyUserPermissions;
+  // the prelude's members are of the document as it was: known when the organization and the document were there
+  const before = found.organization && found.document ? found.document : undefined;
   let recipients = asksAccess
     ? await createAccessResolver(deps, scope, input.organizationId, undefined, {
         organization: found.organization,
         documents: found.document ? [found.document] : [],
+        folders: found.folder ? [found.folder] : [],
+        members: before && { at: documentMemberships(input.organizationId, before.id, found.folder), rows: found.members },
       }).batch((access) => withAccess(access, input, explicit, providerAccess))
     : [...explicit];
   const required = input.context?.access;
@@ -167,10 +178,14 @@ export async function insertNotification(
     const profiles = await deps.storage.users.findMany(scope, recipients);
     recipients = recipients.filter((userId) => grants(contextAccessOfUser(profiles.get(userId)), required));
   }
-  if (!(input.isNotificationResolverUsed ?? false)) await upsertUsers(deps, scope, [input.actionUser, ...input.notifyUsers]);
+  if (!(input.isNotificationResolverUsed ?? false)) await upsertUsers(deps, scope, [input.actionUser, ...input.notifyUsers], found.profiles);
   const row = notificationRow(input, id);
-  const told = await deps.storage.notifications.insert(scope, row, recipients, (settings) =>
-    deliveries(apiKey, input, recipients, explicit, channelsByUser(settings)),
+  const told = await deps.storage.notifications.insert(
+    scope,
+    row,
+    recipients,
+    (settings) => deliveries(apiKey, input, recipients, explicit, channelsByUser(settings)),
+    { userIds: new Set(named), rows: found.channels },
   );
   let mails = 0;
   if (told.mailed.length > 0) {
@@ -183,7 +198,7 @@ export async function insertNotification(
       mails++;
     }
   }
-  await emitAdded(deps, scope, { ...row, apiKeyId: scope.apiKeyId }, told.inbox);
+  await emitAdded(deps, scope, { ...row, apiKeyId: scope.apiKeyId }, told.inbox, { advanced: found.subscribed, basic: false });
   return { created: true, id, mails };
 }
 
@@ -283,18 +298,23 @@ function mailsTo(apiKey: ApiKeyRow, input: AddInput, userIds: string[], emailOf:
   return mails;
 }
 
-/** The notification.add event, written to the outbox in the same unit of work. */
-async function emitAdded(deps: Deps, scope: TenantScope, row: NotificationRow, inbox: readonly NewRecipient[]) {
+/** The notification.add event (no basic form), written to the outbox in the same unit of work for `who`. */
+async function emitAdded(deps: Deps, scope: TenantScope, row: NotificationRow, inbox: readonly NewRecipient[], who: Subscribers) {
   const recipients = inbox.map((r) => ({ userId: r.userId, readAt: null }));
-  await emitEvent(deps, scope, {
-    type: 'notification.add',
-    organizationId: row.organizationId,
-    documentId: row.documentId,
-    actionUser: row.actionUser,
-    actionType: 'add',
-    source: 'notification',
-    data: () => ({ notification: describeNotification(row, recipients) }),
-  });
+  await emitEvent(
+    deps,
+    scope,
+    {
+      type: 'notification.add',
+      organizationId: row.organizationId,
+      documentId: row.documentId,
+      actionUser: row.actionUser,
+      actionType: 'add',
+      source: 'notification',
+      data: () => ({ notification: describeNotification(row, recipients) }),
+    },
+    who,
+  );
 }
 
 /**

@@ -93,11 +93,17 @@ export async function upsertUser(deps: Deps, scope: TenantScope, user: Omit<User
 
 /**
  * upsertUser for a list of users, in the list's order (a repeated id sees what the earlier entry wrote): one read of
- * their profiles and one write of the changed ones (a notification names up to 10,000 users).
+ * their profiles and one write of the changed ones (a notification names up to 10,000 users). `profiles`: the
+ * stored profiles of every user of the list, read already in the caller's unit of work (absent: not stored).
  */
-export function upsertUsers(deps: Deps, scope: TenantScope, list: ReadonlyArray<Omit<UserInput, 'accessRole'>>): Promise<void> {
+export function upsertUsers(
+  deps: Deps,
+  scope: TenantScope,
+  list: ReadonlyArray<Omit<UserInput, 'accessRole'>>,
+  profiles?: ReadonlyMap<string, UserRow>,
+): Promise<void> {
   const upsert = async () => {
-    const known = await deps.storage.users.findMany(scope, [...new Set(list.map((u) => u.userId))]);
+    const known = profiles ? new Map(profiles) : await deps.storage.users.findMany(scope, [...new Set(list.map((u) => u.userId))]);
     const writes: UserWrite[] = [];
     for (const user of list) {
       const existing = known.get(user.userId);

@@ -267,6 +267,17 @@ export function pgTableFor<K extends TableKey>(key: K): { table: PgTable; c: Rec
   return { table, c: sourceColumnsOf(table) as Record<keyof (typeof source)[K]['_']['columns'], PgColumn> };
 }
 
+/**
+ * A row of the source's table `key` (as `alias` in the statement) as a JSON object keyed by the source's property
+ * names, for a statement that answers rows inside JSON (several kinds of rows in one round trip): parsed, it is the
+ * row drizzle reads (json columns nested as their values, bigint as JSON numbers, booleans as JSON booleans). Not
+ * for bytea columns, which JSON cannot carry.
+ */
+export function jsonRowSql(key: TableKey, alias: string): string {
+  const columns = Object.entries(sourceColumnsOf(pgTableFor(key).table));
+  return `json_build_object(${columns.map(([property, column]) => `'${property}', ${alias}."${column.name}"`).join(', ')})`;
+}
+
 /** The insertion-order column of a table of INSERTION_ORDER_TABLES (SQLite's rowid order), for ORDER BY. */
 export function insertionOrderOf(key: 'comments' | 'reactions'): PgColumn {
   const table = pgTables[key];

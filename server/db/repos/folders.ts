@@ -33,6 +33,9 @@ const byIdOn = preparedFor((db) =>
 export const findFolderOn = (db: Db, apiKeyId: string, organizationId: string, id: string): FolderRow | undefined =>
   byIdOn(db).get({ apiKeyId, organizationId, id });
 
+/** A folder's chain as access walks it: its ancestors (the root aside), then the folder itself; none for no folder. */
+export const folderChain = (folder: FolderRow | null | undefined): string[] => (folder ? [...folder.ancestors.filter((a) => a !== 'root'), folder.id] : []);
+
 /** The key's folders, written once for both engines (engine.ts; test/pg/folders.test.ts runs it on both). */
 export function foldersRepo(engine: Engine) {
   const { folders: f } = engine.t;

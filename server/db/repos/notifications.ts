@@ -10,9 +10,13 @@ import { notificationConfigs, notificationRecipients, notifications } from '../s
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 import { findDocumentOn, type DocumentRow } from './documents.ts';
+import { findFolderOn, folderChain, type FolderRow } from './folders.ts';
+import type { MembershipLevel } from './memberships.ts';
 import { readNotificationPage, type NotificationFilters } from './notification-page.ts';
 import { findOrganizationOn } from './access.ts';
 import type { OrganizationRow } from './organizations.ts';
+import { findUsersOn, type UserRow } from './users.ts';
+import { ADVANCED_TAKES_EVENT } from './webhooks.ts';
 
 export type { StoredUser } from '../schema.ts';
 export { userKey, type NotificationFilters, type NotificationItem } from './notification-page.ts';
@@ -22,16 +26,43 @@ export type NotificationConfigRow = typeof notificationConfigs.$inferSelect;
 type Channel = NotificationConfigRow['inbox'];
 /** A user's stored channel settings for the organization (documentId '') or one document. */
 export type ChannelRow = { userId: string; documentId: string; inbox: Channel; email: Channel; slack: Channel; channelsSet: number };
+/** Channel settings read already (the prelude's): the rows of these users, for the notification's document. */
+export type KnownChannels = { userIds: ReadonlySet<string>; rows: readonly ChannelRow[] };
 /** What notifications/update may change of a notification's content. */
 export type NotificationContentChange = Pick<NotificationRow, 'actionUser' | 'headlineTemplate' | 'headlineData' | 'body' | 'sourceData'>;
 /** A recipient as notifications/add writes it: named in notifyUsers (`explicit`) or told through notifyAll. */
 export type NewRecipient = { userId: string; explicit: boolean };
 
 /**
- * What notifications/add decides its first steps by: the organization's and the document's rows (undefined where
- * absent; the access resolver starts from them), and whether the caller's notification id is taken.
+ * What notifications/add asks its prelude besides the organization and the document: whether the caller's id
+ * (`id`, undefined for a made one) is taken, the profiles and channel settings of the users it names (`userIds`), and
+ * whether an advanced endpoint takes its event (`eventType`, about the organization and the document).
  */
-export type Prelude = { organization: OrganizationRow | undefined; document: DocumentRow | undefined; taken: boolean };
+export type PreludeAsk = { id: string | undefined; userIds: readonly string[]; eventType: string };
+/** A user with a membership on a resource. */
+export type Member = { level: MembershipLevel; resourceId: string; userId: string };
+/**
+ * Everything notifications/add reads before it writes, in one step (on PostgreSQL one statement: each statement's
+ * round trip is a large share of the add's cost there; docs/storage.md, "Fewer statements, each prepared"):
+ * - the organization's, the document's and the document's folder's rows (undefined where absent), which the access
+ *   resolver starts from;
+ * - the members of the document (when it exists), of its folder chain and of the organization, by level, resource and
+ *   user: who notifyAll tells, before their access is decided;
+ * - whether the caller's notification id is taken;
+ * - the named users' profiles (users upserts them) and their channel settings for the organization ('') and the
+ *   document, by document then user;
+ * - whether an advanced endpoint takes the notification's event now (`subscribed`; no basic form).
+ */
+export type Prelude = {
+  organization: OrganizationRow | undefined;
+  document: DocumentRow | undefined;
+  folder: FolderRow | undefined;
+  members: Member[];
+  taken: boolean;
+  profiles: Map<string, UserRow>;
+  channels: ChannelRow[];
+  subscribed: boolean;
+};
 /** The settings a config/set writes on one row. */
 export type ChannelSettings = Pick<NotificationConfigRow, 'inbox' | 'email' | 'slack' | 'channelsSet'>;
 
@@ -42,7 +73,10 @@ const INSERT_RECIPIENT =
   'INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)';
 /** The recipients' channel settings, the organization's ('') and the document's; the user ids as one JSON array. */
 const CHANNELS =
-  "SELECT user_id AS userId, document_id AS documentId, inbox, email, slack, channels_set AS channelsSet FROM notification_configs WHERE api_key_id = ? AND organization_id = ? AND user_id IN (SELECT value FROM json_each(?)) AND document_id IN ('', ?)";
+  "SELECT user_id AS userId, document_id AS documentId, inbox, email, slack, channels_set AS channelsSet FROM notification_configs WHERE api_key_id = ? AND organization_id = ? AND user_id IN (SELECT value FROM json_each(?)) AND document_id IN ('', ?) ORDER BY document_id, user_id";
+/** The members of a document (NULL: none asked), of the organization and of folders (their ids as one JSON array). */
+const MEMBERS =
+  "SELECT level, resource_id AS resourceId, user_id AS userId FROM memberships WHERE api_key_id = ? AND organization_id = ? AND ((level = 'document' AND resource_id = ?) OR (level = 'organization' AND resource_id = ?) OR (level = 'folder' AND resource_id IN (SELECT value FROM json_each(?)))) ORDER BY level, resource_id, user_id";
 
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
@@ -52,15 +86,35 @@ const exists = (db: Db, apiKeyId: string, organizationId: string, id: string) =>
 const channelRows = (db: Db, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): ChannelRow[] =>
   userIds.length ? connectionOf(db).prepare<unknown[], ChannelRow>(CHANNELS).all(apiKeyId, organizationId, JSON.stringify(userIds), documentId) : [];
 
-/**
- * What notifications/add looks at first: the organization and the document (undefined where they do not exist), and
- * whether the id the caller gave is taken (an id Hearth makes is not looked up: see the repository's `prelude`).
- */
-const prelude = (db: Db, apiKeyId: string, organizationId: string, documentId: string, id: string | undefined): Prelude => ({
-  organization: findOrganizationOn(db, apiKeyId, organizationId),
-  document: findDocumentOn(db, apiKeyId, organizationId, documentId),
-  taken: id !== undefined && exists(db, apiKeyId, organizationId, id),
-});
+/** What notifications/add looks at first (Prelude); an id Hearth makes is not looked up: see the repository's `prelude`. */
+function prelude(db: Db, apiKeyId: string, organizationId: string, documentId: string, ask: PreludeAsk): Prelude {
+  const document = findDocumentOn(db, apiKeyId, organizationId, documentId);
+  const folder = document?.folderId ? findFolderOn(db, apiKeyId, organizationId, document.folderId) : undefined;
+  const sqlite = connectionOf(db);
+  const subscribed = sqlite
+    .prepare<unknown[], { yes: number }>(ADVANCED_TAKES_EVENT.sqlite)
+    .get(apiKeyId, ask.eventType, organizationId || null, documentId || null);
+  return {
+    organization: findOrganizationOn(db, apiKeyId, organizationId),
+    document,
+    folder,
+    members: sqlite
+      .prepare<unknown[], Member>(MEMBERS)
+      .all(apiKeyId, organizationId, document ? documentId : null, organizationId, JSON.stringify(folderChain(folder))),
+    taken: ask.id !== undefined && exists(db, apiKeyId, organizationId, ask.id),
+    profiles: findUsersOn(db, apiKeyId, ask.userIds),
+    channels: channelRows(db, apiKeyId, organizationId, documentId, ask.userIds),
+    subscribed: subscribed?.yes === 1,
+  };
+}
+
+/** The channel settings of `userIds`: those `known` read already, the others read now. */
+function channelsOf(db: Db, row: NotificationRow, userIds: readonly string[], known: KnownChannels | undefined): ChannelRow[] {
+  if (!known) return channelRows(db, row.apiKeyId, row.organizationId, row.documentId, userIds);
+  const missing = userIds.filter((userId) => !known.userIds.has(userId));
+  const wanted = new Set(userIds);
+  return [...known.rows.filter((r) => wanted.has(r.userId)), ...channelRows(db, row.apiKeyId, row.organizationId, row.documentId, missing)];
+}
 
 /**
  * The recipients' channel settings for the notification's document, handed to `decide` (who gets it in their inbox,
@@ -71,8 +125,9 @@ function insertDeciding<T extends { inbox: readonly NewRecipient[] }>(
   row: NotificationRow,
   userIds: readonly string[],
   decide: (settings: ChannelRow[]) => T,
+  known: KnownChannels | undefined,
 ): T {
-  const decided = decide(channelRows(db, row.apiKeyId, row.organizationId, row.documentId, userIds));
+  const decided = decide(channelsOf(db, row, userIds, known));
   insert(db, row, decided.inbox);
   return decided;
 }
@@ -154,13 +209,13 @@ const configKey = (apiKeyId: string, organizationId: string, documentId: string,
 export function notificationsRepo(engine: SqliteEngine) {
   return {
     /**
-     * The organization and the document, and whether the notification id is taken, in one step (what
-     * notifications/add decides its first steps by). `id` is the one the caller gave (notificationId), undefined when
-     * Hearth makes one: a made id is not looked up (`taken` is false), since that read is what made concurrent adds
-     * refuse each other on PostgreSQL (SERIALIZABLE: every insert lands in index pages other adds had read).
+     * What notifications/add decides by (Prelude), in one step. `ask.id` is the id the caller gave (notificationId),
+     * undefined when Hearth makes one: a made id is not looked up (`taken` is false), since that read is what made
+     * concurrent adds refuse each other on PostgreSQL (SERIALIZABLE: every insert lands in index pages other adds had
+     * read).
      */
-    prelude: (scope: TenantScope, organizationId: string, documentId: string, id: string | undefined) =>
-      engine.read((db) => prelude(db, scope.apiKeyId, organizationId, documentId, id)),
+    prelude: (scope: TenantScope, organizationId: string, documentId: string, ask: PreludeAsk) =>
+      engine.read((db) => prelude(db, scope.apiKeyId, organizationId, documentId, ask)),
 
     /** The stored channel settings of these users for the organization ('') and for the document. */
     channelRows: (scope: TenantScope, organizationId: string, documentId: string, userIds: readonly string[]) =>
@@ -168,14 +223,16 @@ export function notificationsRepo(engine: SqliteEngine) {
 
     /**
      * Writes the notification and its recipients in one step, with the recipients `decide` picks from the
-     * candidates' channel settings (read in the same step); the caller checked its id is free. Answers decide's answer.
+     * candidates' channel settings (`known`'s, the others read in the same step); the caller checked its id is free.
+     * Answers decide's answer.
      */
     insert: <T extends { inbox: readonly NewRecipient[] }>(
       scope: TenantScope,
       row: Omit<NotificationRow, 'apiKeyId'>,
       userIds: readonly string[],
       decide: (settings: ChannelRow[]) => T,
-    ) => engine.write((db) => insertDeciding(db, { ...row, apiKeyId: scope.apiKeyId }, userIds, decide)),
+      known?: KnownChannels,
+    ) => engine.write((db) => insertDeciding(db, { ...row, apiKeyId: scope.apiKeyId }, userIds, decide, known)),
 
     /** Up to `filters.pageSize + 1` notifications after the cursor, as notifications/get describes them. */
     page: (scope: TenantScope, filters: NotificationFilters, cursor: Cursor | null) =>

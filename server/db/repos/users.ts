@@ -32,7 +32,8 @@ const UPDATE_USER =
 
 type StoredUser = Omit<UserRow, 'metadata'> & { metadata: string };
 
-function findManyOnSqlite(db: Db, apiKeyId: string, ids: readonly string[]) {
+/** The profiles of these users (absent ones left out), on a connection: notifications/add reads them in its prelude. */
+export function findUsersOn(db: Db, apiKeyId: string, ids: readonly string[]) {
   const found = new Map<string, UserRow>();
   for (const stored of connectionOf(db).prepare<[string, string], StoredUser>(SELECT_USERS).all(apiKeyId, JSON.stringify(ids))) {
     found.set(stored.id, { ...stored, metadata: JSON.parse(stored.metadata) as Record<string, unknown> });
@@ -136,7 +137,7 @@ export function usersRepo(engine: Engine) {
       .where(and(eq(u.apiKeyId, sql.placeholder('apiKeyId')), eq(u.id, sql.placeholder('id')))),
   );
 
-  // prepared on PostgreSQL only (SQLite's is plain SQL, findManyOnSqlite): every notifications/add reads its users
+  // prepared on PostgreSQL only (SQLite's is plain SQL, findUsersOn): every notifications/add reads its users
   const manyById = engine.prepare('users.manyById', (db) =>
     db
       .select()
@@ -153,7 +154,7 @@ export function usersRepo(engine: Engine) {
   } =
     engine.kind === 'sqlite'
       ? {
-          findMany: async (db, apiKeyId, ids) => findManyOnSqlite(db, apiKeyId, ids),
+          findMany: async (db, apiKeyId, ids) => findUsersOn(db, apiKeyId, ids),
           save: async (db, apiKeyId, writes) => saveOnSqlite(db, apiKeyId, writes),
         }
       : {

@@ -97,6 +97,22 @@ const INSERT_EVENT = {
 const UNLESS_PENDING = ' ON CONFLICT (api_key_id, dedupe_key) WHERE dispatched_at IS NULL AND dedupe_key IS NOT NULL DO NOTHING';
 
 /**
+ * Whether a live endpoint would take an event, by the rule the worker fans events out with (webhook-delivery.ts), on
+ * PostgreSQL: SQL expressions for the key, the event's type, its organization and its document (NULL for none).
+ * notifications/add asks it inside its prelude (pg/repos/notifications.ts).
+ */
+export const advancedTakesEventPg = (key: string, type: string, organization: string, document: string) =>
+  `EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
+  WHERE c.api_key_id = ${key} AND c.is_enabled AND NOT e.disabled AND ${endpointTakesEvent(type, organization, document)})`;
+
+/** advancedTakesEventPg as a statement of each engine: the key, then the event's type, organization and document. */
+export const ADVANCED_TAKES_EVENT = {
+  sqlite: `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
+  WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0 AND ${ENDPOINT_TAKES_EVENT}) AS yes`,
+  postgres: `SELECT ${advancedTakesEventPg('$1', '$2', '$3', '$4')} AS yes`,
+};
+
+/**
  * The outbox's statements and the dispatcher's start-up question in each engine's SQL, with the same positional
  * values. They differ in JSON (SQLite's json_each, json_type and json_extract; PostgreSQL's json_array_elements,
  * json_typeof and `->`: ENDPOINT_TAKES_EVENT in webhook-delivery.ts and its PostgreSQL form, endpointTakesEvent),
@@ -107,12 +123,7 @@ const outboxSql = {
    * Whether a live endpoint would take the event, by the rule the worker fans events out with (webhook-delivery.ts).
    * An event no endpoint takes is not written, and a debounced one is not opened.
    */
-  advanced: {
-    sqlite: `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
-  WHERE c.api_key_id = ? AND c.is_enabled = 1 AND e.disabled = 0 AND ${ENDPOINT_TAKES_EVENT}) AS yes`,
-    postgres: `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id
-  WHERE c.api_key_id = $1 AND c.is_enabled AND NOT e.disabled AND ${endpointTakesEvent('$2', '$3', '$4')}) AS yes`,
-  },
+  advanced: ADVANCED_TAKES_EVENT,
   /** Whether the one endpoint an event is addressed to would take it: enabled, under an enabled configuration. */
   targetLive: {
     sqlite: `SELECT EXISTS(SELECT 1 FROM webhook_configs c JOIN webhook_endpoints e ON e.api_key_id = c.api_key_id

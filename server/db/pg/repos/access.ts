@@ -46,7 +46,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { accessRepo, AccessFacts } from '../../repos/access.ts';
 import type { DocumentRow } from '../../repos/documents.ts';
-import type { FolderRow } from '../../repos/folders.ts';
+import { folderChain, type FolderRow } from '../../repos/folders.ts';
 import type { MembershipLevel, MembershipRow } from '../../repos/memberships.ts';
 import type { OrganizationRow } from '../../repos/organizations.ts';
 import type { TenantScope } from '../../scope.ts';
@@ -298,7 +298,7 @@ async function load(db: Q, st: Statements, apiKeyId: string, organizationId: str
     for (const [level, id] of w.membersAt.values()) {
       const folderId = level === 'document' ? s.documents.get(id)?.folderId : null;
       const folder = folderId ? s.folders.get(folderId) : null;
-      if (folder) for (const chain of [...folder.ancestors.filter((a) => a !== 'root'), folder.id]) wanted.set(membersKey('folder', chain), ['folder', chain]);
+      if (folder) for (const chain of folderChain(folder)) wanted.set(membersKey('folder', chain), ['folder', chain]);
     }
     for (const key of wanted.keys()) if (s.membersAt.has(key)) wanted.delete(key);
     const levels = [...new Set([...wanted.values()].map(([level]) => level))];

@@ -3,14 +3,24 @@
 // statement per filter shape, as on SQLite: the same columns in the same order (JSON columns read as their text,
 // which `json` keeps as written), each row's recipients as a JSON array from a correlated subquery, and the same
 // code turns the rows into the answer (describePage), so both engines answer the same bytes.
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Q, Tables } from '../../engine.ts';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Cursor } from '../../pagination.ts';
 import { COLUMNS, describePage, type NotificationFilters, pageParams, pageShape, type Shape } from '../../repos/notification-page.ts';
-import type { ChannelRow, NewRecipient, NotificationConfigRow, NotificationRow, NotificationsRepo } from '../../repos/notifications.ts';
-import { pgDialect } from '../dialect.ts';
+import type {
+  ChannelRow,
+  KnownChannels,
+  Member,
+  NewRecipient,
+  NotificationConfigRow,
+  NotificationRow,
+  NotificationsRepo,
+  Prelude,
+  PreludeAsk,
+} from '../../repos/notifications.ts';
+import type { UserRow } from '../../repos/users.ts';
+import { advancedTakesEventPg } from '../../repos/webhooks.ts';
 import { lockKey, type PgDb, type PgEngine } from '../engine.ts';
-import { pgTableFor } from '../schema.ts';
+import { jsonRowSql, pgTableFor } from '../schema.ts';
 
 const { table: notifications, c: n } = pgTableFor('notifications');
 const { table: recipientsTable, c: r } = pgTableFor('notificationRecipients');
@@ -115,50 +125,84 @@ const configKey = (apiKeyId: string, organizationId: string, documentId: string,
   and(eq(cfg.apiKeyId, apiKeyId), eq(cfg.organizationId, organizationId), eq(cfg.documentId, documentId), eq(cfg.userId, userId));
 
 /**
- * The prelude as one named statement: the organization's and the document's rows (null where absent), and whether the
- * caller's id is taken (`taken`: that test, or false for a made id).
+ * The prelude (Prelude in ../../repos/notifications.ts) as one statement: every row it answers travels as JSON text
+ * (jsonRowSql), each list one JSON array. $1 the key, $2 the organization, $3 the document, $4 the caller's id (NULL
+ * for a made one), $5 the named users, $6 the event's type.
  */
-function preludeStatement(db: Q, t: Tables, taken: SQL) {
-  const key = sql.placeholder('apiKeyId');
-  const organization = sql.placeholder('organizationId');
-  return db
-    .select({ organization: t.organizations, document: t.documents, taken: sql<boolean>`${taken}` })
-    .from(sql`(SELECT 1) AS one`)
-    .leftJoin(t.organizations, and(eq(t.organizations.apiKeyId, key), eq(t.organizations.id, organization)))
-    .leftJoin(t.documents, and(eq(t.documents.apiKeyId, key), eq(t.documents.organizationId, organization), eq(t.documents.id, sql.placeholder('documentId'))));
+const PRELUDE = `WITH d AS (SELECT * FROM documents WHERE api_key_id = $1 AND organization_id = $2 AND id = $3),
+ f AS (SELECT folders.* FROM folders JOIN d ON folders.api_key_id = d.api_key_id AND folders.organization_id = d.organization_id AND folders.id = d.folder_id)
+SELECT (SELECT ${jsonRowSql('organizations', 'o')} FROM organizations o WHERE o.api_key_id = $1 AND o.id = $2)::text AS organization,
+ (SELECT ${jsonRowSql('documents', 'd')} FROM d)::text AS document,
+ (SELECT ${jsonRowSql('folders', 'f')} FROM f)::text AS folder,
+ (SELECT coalesce(json_agg(json_build_array(m.level, m.resource_id, m.user_id) ORDER BY m.level, m.resource_id, m.user_id), '[]')::text FROM memberships m
+  WHERE m.api_key_id = $1 AND m.organization_id = $2 AND ((m.level = 'document' AND m.resource_id = $3 AND EXISTS (SELECT 1 FROM d))
+   OR (m.level = 'organization' AND m.resource_id = $2)
+   OR (m.level = 'folder' AND m.resource_id IN (SELECT f.id FROM f UNION ALL SELECT a FROM f, json_array_elements_text(f.ancestors) AS a WHERE a <> 'root')))) AS members,
+ ($4::text IS NOT NULL AND EXISTS (SELECT 1 FROM notifications n WHERE n.api_key_id = $1 AND n.organization_id = $2 AND n.id = $4)) AS taken,
+ (SELECT coalesce(json_agg(${jsonRowSql('users', 'u')}), '[]')::text FROM users u WHERE u.api_key_id = $1 AND u.id = ANY($5::text[])) AS profiles,
+ (SELECT coalesce(json_agg(json_build_array(g.user_id, g.document_id, g.inbox, g.email, g.slack, g.channels_set) ORDER BY g.document_id, g.user_id), '[]')::text
+  FROM notification_configs g WHERE g.api_key_id = $1 AND g.organization_id = $2 AND g.user_id = ANY($5::text[]) AND g.document_id IN ('', $3)) AS channels,
+ ${advancedTakesEventPg('$1', '$6', "NULLIF($2::text, '')", "NULLIF($3::text, '')")} AS subscribed`;
+
+type PreludeRow = {
+  organization: string | null;
+  document: string | null;
+  folder: string | null;
+  members: string;
+  taken: boolean;
+  profiles: string;
+  channels: string;
+  subscribed: boolean;
+};
+
+const parsedOrUndefined = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));
+
+function preludeOf(row: PreludeRow): Prelude {
+  const members = JSON.parse(row.members) as Array<[Member['level'], string, string]>;
+  const channels = JSON.parse(row.channels) as Array<[string, string, ChannelRow['inbox'], ChannelRow['email'], ChannelRow['slack'], number]>;
+  return {
+    organization: parsedOrUndefined(row.organization),
+    document: parsedOrUndefined(row.document),
+    folder: parsedOrUndefined(row.folder),
+    members: members.map(([level, resourceId, userId]) => ({ level, resourceId, userId })),
+    taken: row.taken,
+    profiles: new Map((JSON.parse(row.profiles) as UserRow[]).map((user) => [user.id, user])),
+    channels: channels.map(([userId, documentId, inbox, email, slack, channelsSet]) => ({ userId, documentId, inbox, email, slack, channelsSet })),
+    subscribed: row.subscribed,
+  };
+}
+
+/** The channel settings of `userIds`: those `known` read already, the others read now. */
+async function channelsOf(db: PgDb, row: NotificationRow, userIds: readonly string[], known: KnownChannels | undefined): Promise<ChannelRow[]> {
+  if (!known) return channelRows(db, row.apiKeyId, row.organizationId, row.documentId, userIds);
+  const missing = userIds.filter((userId) => !known.userIds.has(userId));
+  const wanted = new Set(userIds);
+  return [...known.rows.filter((r) => wanted.has(r.userId)), ...(await channelRows(db, row.apiKeyId, row.organizationId, row.documentId, missing))];
 }
 
 export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
-  const one = pgDialect(engine);
-  const preludeOf = {
-    made: one.prepare('notifications.prelude', (db, t) => preludeStatement(db, t, sql`false`)),
-    given: one.prepare('notifications.preludeId', (db, t) =>
-      preludeStatement(
-        db,
-        t,
-        sql`EXISTS (SELECT 1 FROM notifications WHERE api_key_id = ${sql.placeholder('apiKeyId')} AND organization_id = ${sql.placeholder('organizationId')} AND id = ${sql.placeholder('id')})`,
-      ),
-    ),
-  };
   return {
-    prelude: (scope, organizationId, documentId, id) =>
+    prelude: (scope, organizationId, documentId, ask: PreludeAsk) =>
       engine.read(async (db) => {
         // a made id (undefined) is not looked up: see the SQLite repository's prelude. A caller's id is a row that may
         // not exist yet, so no row lock can keep two adds of it from both finding it free: they take a lock on the id
         // itself (transaction-scoped, advisory), the second waits for the first's commit and then, in a statement of
         // its own (READ COMMITTED reads as of each statement's start), finds it taken and answers created: false.
-        if (id !== undefined) await lockKey(db, 'notification', scope.apiKeyId, organizationId, id);
-        const where = { apiKeyId: scope.apiKeyId, organizationId, documentId };
-        const [row] = await (id === undefined ? preludeOf.made.all(db as unknown as Q, where) : preludeOf.given.all(db as unknown as Q, { ...where, id }));
-        return { organization: row?.organization ?? undefined, document: row?.document ?? undefined, taken: row?.taken ?? false };
+        if (ask.id !== undefined) await lockKey(db, 'notification', scope.apiKeyId, organizationId, ask.id);
+        const { rows } = await db.$client.query<PreludeRow>({
+          name: 'hearth-notification-prelude',
+          text: PRELUDE,
+          values: [scope.apiKeyId, organizationId, documentId, ask.id ?? null, [...ask.userIds], ask.eventType],
+        });
+        return preludeOf(rows[0] as PreludeRow);
       }),
 
     channelRows: (scope, organizationId, documentId, userIds) => engine.read((db) => channelRows(db, scope.apiKeyId, organizationId, documentId, userIds)),
 
-    insert: (scope, row, userIds, decide) =>
+    insert: (scope, row, userIds, decide, known) =>
       engine.write(async (db) => {
         const full = { ...row, apiKeyId: scope.apiKeyId };
-        const decided = decide(await channelRows(db, scope.apiKeyId, row.organizationId, row.documentId, userIds));
+        const decided = decide(await channelsOf(db, full, userIds, known));
         await insert(db, full, decided.inbox);
         return decided;
       }),
