@@ -108,12 +108,14 @@ function prelude(db: Db, apiKeyId: string, organizationId: string, documentId: s
   };
 }
 
-/** The channel settings of `userIds`: those `known` read already, the others read now. */
-function channelsOf(db: Db, row: NotificationRow, userIds: readonly string[], known: KnownChannels | undefined): ChannelRow[] {
-  if (!known) return channelRows(db, row.apiKeyId, row.organizationId, row.documentId, userIds);
-  const missing = userIds.filter((userId) => !known.userIds.has(userId));
+/**
+ * Of the channel settings of `userIds`, the rows `known` holds, and the users it did not read (each engine's insert
+ * reads theirs in its own step).
+ */
+export function knownChannelsOf(userIds: readonly string[], known: KnownChannels | undefined): { rows: ChannelRow[]; missing: readonly string[] } {
+  if (!known) return { rows: [], missing: userIds };
   const wanted = new Set(userIds);
-  return [...known.rows.filter((r) => wanted.has(r.userId)), ...channelRows(db, row.apiKeyId, row.organizationId, row.documentId, missing)];
+  return { rows: known.rows.filter((r) => wanted.has(r.userId)), missing: userIds.filter((userId) => !known.userIds.has(userId)) };
 }
 
 /**
@@ -127,7 +129,8 @@ function insertDeciding<T extends { inbox: readonly NewRecipient[] }>(
   decide: (settings: ChannelRow[]) => T,
   known: KnownChannels | undefined,
 ): T {
-  const decided = decide(channelsOf(db, row, userIds, known));
+  const { rows, missing } = knownChannelsOf(userIds, known);
+  const decided = decide([...rows, ...channelRows(db, row.apiKeyId, row.organizationId, row.documentId, missing)]);
   insert(db, row, decided.inbox);
   return decided;
 }

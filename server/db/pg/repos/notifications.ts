@@ -6,16 +6,16 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Cursor } from '../../pagination.ts';
 import { COLUMNS, describePage, type NotificationFilters, pageParams, pageShape, type Shape } from '../../repos/notification-page.ts';
-import type {
-  ChannelRow,
-  KnownChannels,
-  Member,
-  NewRecipient,
-  NotificationConfigRow,
-  NotificationRow,
-  NotificationsRepo,
-  Prelude,
-  PreludeAsk,
+import {
+  type ChannelRow,
+  knownChannelsOf,
+  type Member,
+  type NewRecipient,
+  type NotificationConfigRow,
+  type NotificationRow,
+  type NotificationsRepo,
+  type Prelude,
+  type PreludeAsk,
 } from '../../repos/notifications.ts';
 import type { UserRow } from '../../repos/users.ts';
 import { advancedTakesEventPg } from '../../repos/webhooks.ts';
@@ -172,14 +172,6 @@ function preludeOf(row: PreludeRow): Prelude {
   };
 }
 
-/** The channel settings of `userIds`: those `known` read already, the others read now. */
-async function channelsOf(db: PgDb, row: NotificationRow, userIds: readonly string[], known: KnownChannels | undefined): Promise<ChannelRow[]> {
-  if (!known) return channelRows(db, row.apiKeyId, row.organizationId, row.documentId, userIds);
-  const missing = userIds.filter((userId) => !known.userIds.has(userId));
-  const wanted = new Set(userIds);
-  return [...known.rows.filter((r) => wanted.has(r.userId)), ...(await channelRows(db, row.apiKeyId, row.organizationId, row.documentId, missing))];
-}
-
 export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
   return {
     prelude: (scope, organizationId, documentId, ask: PreludeAsk) =>
@@ -202,7 +194,8 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
     insert: (scope, row, userIds, decide, known) =>
       engine.write(async (db) => {
         const full = { ...row, apiKeyId: scope.apiKeyId };
-        const decided = decide(await channelsOf(db, full, userIds, known));
+        const { rows, missing } = knownChannelsOf(userIds, known);
+        const decided = decide([...rows, ...(await channelRows(db, scope.apiKeyId, row.organizationId, row.documentId, missing))]);
         await insert(db, full, decided.inbox);
         return decided;
       }),
