@@ -60,6 +60,12 @@ export interface Engine {
    * (pg/schema.ts, INSERTION_ORDER_TABLES; test/unit/pg-schema.test.ts holds the two lists together).
    */
   insertionOrder(table: 'comments' | 'reactions'): SQL;
+  /**
+   * Holds a key until the caller's unit of work ends: the mutex of a read-then-write of a row that may not exist yet,
+   * which no row lock can cover. PostgreSQL takes a transaction-scoped advisory lock (pg/engine.ts, lockKey), and the
+   * next statement reads as of after the holder's commit; SQLite has nothing to do (a write unit holds the database).
+   */
+  lock(db: Q, ...parts: string[]): Promise<void>;
   /** Runs a statement written as SQL (drizzle's `sql`) on `db`; its result goes to `changed`. */
   execute(db: Q, statement: SQL): Promise<unknown>;
   /** How many rows an awaited insert, update or delete changed. */

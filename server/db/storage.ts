@@ -252,6 +252,7 @@ export function sqliteDialect(engine: SqliteEngine): Engine {
     write: async (statements) => (engine.inTransaction() ? statements(engine.writer.db) : engine.transaction(() => statements(engine.writer.db))),
     columns: (table) => getTableColumns(table),
     insertionOrder: (table) => sql`${schema[table]}.rowid`,
+    lock: async () => undefined,
     execute: async (db, statement) => db.run(statement),
     changed: (result) => (result as { changes?: number }).changes ?? 0,
     prepare<Row>(_name: string, build: (db: Q, t: Tables) => unknown): Prepared<Row> {

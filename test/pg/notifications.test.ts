@@ -2,9 +2,9 @@
 // settings, inserts with recipients, every page shape (by document, by recipient with a private comment's
 // notification hidden, with a location, ids, a cursor, both orders) byte for byte, edits, read marks, deletes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notificationsRepoPg } from '../../server/db/pg/repos/notifications.ts';
+import { notificationsPg } from '../../server/db/pg/repos/notifications.ts';
 import type { NotificationFilters } from '../../server/db/repos/notification-page.ts';
-import type { ChannelRow, NotificationRow, NotificationsRepo, Prelude } from '../../server/db/repos/notifications.ts';
+import { type ChannelRow, type NotificationRow, type NotificationsRepo, notificationsRepo, type Prelude } from '../../server/db/repos/notifications.ts';
 import { type BothEngines, bothEngines, onBoth } from '../helpers/pg-parity.ts';
 
 let both: BothEngines;
@@ -101,7 +101,7 @@ describe('notifications', () => {
     });
     const page = async (repo: NotificationsRepo, f: Partial<NotificationFilters>, cursor: [number, string] | null = null, scope = k1) =>
       JSON.stringify(await repo.page(scope, { organizationId: 'acme', pageSize: 3, order: 'desc', ...f }, cursor));
-    const answers = await onBoth<NotificationsRepo>(both.storage.notifications, notificationsRepoPg(both.engine), async (repo) => {
+    const answers = await onBoth<NotificationsRepo>(both.storage.notifications, notificationsRepo(both.pg, notificationsPg(both.engine)), async (repo) => {
       const out: unknown[] = [];
       const ask = (id: string | undefined, userIds: string[] = ['ann', 'bob', 'cy', 'nobody']) => ({ id, userIds, eventType: 'notification.add' });
       out.push(

@@ -12,7 +12,8 @@ import { deliveryEngine, deliveryReads } from '../repos/webhook-deliveries.ts';
 import { reposWrittenOnce } from '../repos/written-once.ts';
 import { createPgEngine, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
 import { accessRepoPg } from './repos/access.ts';
-import { notificationsRepoPg } from './repos/notifications.ts';
+import { notificationsPg } from './repos/notifications.ts';
+import { notificationsRepo } from '../repos/notifications.ts';
 import { pgDialect } from './dialect.ts';
 import { pgTables } from './schema.ts';
 
@@ -119,7 +120,7 @@ export function createPgStorage(engine: PgEngine): Storage {
     inTransaction: engine.inTransaction,
     afterCommit: engine.afterCommit,
     ...reposWrittenOnce(one, engine),
-    notifications: notificationsRepoPg(engine),
+    notifications: notificationsRepo(one, notificationsPg(engine)),
     access: accessRepoPg(engine),
   };
 }

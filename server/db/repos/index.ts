@@ -11,7 +11,7 @@ import { checkMasterKey, type MasterKeyCheck } from '../key-check.ts';
 export { MasterKeyMismatchError } from '../key-check.ts';
 import { createSqliteEngine, sqliteDialect, type SqliteEngine } from '../storage.ts';
 import { deliveryEngine, deliveryReads, openDeliveryStore, type DeliveryStore } from './webhook-deliveries.ts';
-import { notificationsRepo } from './notifications.ts';
+import { notificationsRepo, notificationsSqlite } from './notifications.ts';
 import { accessRepo } from './access.ts';
 import { fileAttachmentStore, type AttachmentStore } from './attachments.ts';
 import { reposWrittenOnce } from './written-once.ts';
@@ -107,7 +107,7 @@ export function createStorage(engine: SqliteEngine, deliveries: DeliveryStore, d
     claimServer: async () => undefined,
     clusterIdentity: async () => undefined,
     ...shared,
-    notifications: notificationsRepo(engine),
+    notifications: notificationsRepo(one, notificationsSqlite(engine)),
     access: accessRepo(engine),
   };
 }

@@ -4,9 +4,10 @@
 // columns: JSON columns as JSON text (NULL for null), booleans as 1 / 0. The page read lives in notification-page.ts.
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../client.ts';
+import type { Engine } from '../engine.ts';
 import type { Cursor } from '../pagination.ts';
 import { connectionOf } from '../connection.ts';
-import { notificationConfigs, notificationRecipients, notifications } from '../schema.ts';
+import type { notificationConfigs, notifications } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 import type { SqliteEngine } from '../storage.ts';
 import { findDocumentOn, type DocumentRow } from './documents.ts';
@@ -162,54 +163,11 @@ function insert(db: Db, row: NotificationRow, recipients: readonly NewRecipient[
     insertRecipient.run(row.apiKeyId, row.organizationId, row.id, recipient.userId, row.documentId, row.timestamp, recipient.explicit ? 1 : 0);
 }
 
-/** The organization's notifications matching every filter given (a recipient's: those the user was told of). */
-function matching(
-  db: Db,
-  apiKeyId: string,
-  f: {
-    organizationId: string;
-    documentId?: string | undefined;
-    locationId?: string | undefined;
-    notificationIds?: string[] | undefined;
-    userId?: string | undefined;
-  },
-): string[] {
-  const n = notifications;
-  const conditions: SQL[] = [eq(n.apiKeyId, apiKeyId), eq(n.organizationId, f.organizationId)];
-  if (f.documentId) conditions.push(eq(n.documentId, f.documentId));
-  if (f.locationId) conditions.push(eq(n.locationId, f.locationId));
-  if (f.notificationIds) conditions.push(inArray(n.id, f.notificationIds));
-  if (f.userId) {
-    const told = db
-      .select({ id: notificationRecipients.notificationId })
-      .from(notificationRecipients)
-      .where(
-        and(
-          eq(notificationRecipients.apiKeyId, apiKeyId),
-          eq(notificationRecipients.organizationId, f.organizationId),
-          eq(notificationRecipients.userId, f.userId),
-        ),
-      );
-    conditions.push(inArray(n.id, told));
-  }
-  return db
-    .select({ id: n.id })
-    .from(n)
-    .where(and(...conditions))
-    .all()
-    .map((r) => r.id);
-}
-
-const configKey = (apiKeyId: string, organizationId: string, documentId: string, userId: string) =>
-  and(
-    eq(notificationConfigs.apiKeyId, apiKeyId),
-    eq(notificationConfigs.organizationId, organizationId),
-    eq(notificationConfigs.documentId, documentId),
-    eq(notificationConfigs.userId, userId),
-  );
-
-/** The key's notifications, their recipients and the users' channel settings. */
-export function notificationsRepo(engine: SqliteEngine) {
+/**
+ * Notifications' statements that each engine writes its own way: the hot add (its prelude and its insert) and the
+ * page, each a named statement of plain SQL (this file on SQLite, pg/repos/notifications.ts on PostgreSQL).
+ */
+export function notificationsSqlite(engine: SqliteEngine) {
   return {
     /**
      * What notifications/add decides by (Prelude), in one step. `ask.id` is the id the caller gave (notificationId),
@@ -240,10 +198,29 @@ export function notificationsRepo(engine: SqliteEngine) {
     /** Up to `filters.pageSize + 1` notifications after the cursor, as notifications/get describes them. */
     page: (scope: TenantScope, filters: NotificationFilters, cursor: Cursor | null) =>
       engine.read((db) => readNotificationPage(db, scope.apiKeyId, filters, cursor)),
+  };
+}
+
+/** The statements each engine writes its own way (notificationsSqlite's, and PostgreSQL's notificationsPg). */
+export type NotificationsOwn = ReturnType<typeof notificationsSqlite>;
+
+/** Code point order, as SQLite's BINARY compares text (the primary key's order of ids). */
+const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/**
+ * The key's notifications, their recipients and the users' channel settings: the engine's own statements (`own`),
+ * and the rest written once for both engines (engine.ts; test/pg/notifications.test.ts compares every answer).
+ */
+export function notificationsRepo(engine: Engine, own: NotificationsOwn) {
+  const { notifications: n, notificationRecipients: r, notificationConfigs: cfg } = engine.t;
+  return {
+    ...own,
 
     /**
      * Edits notifications one after another: `change` gives the new content from the stored row; `readBy` and
      * `unreadBy` set the named recipients' read time (`readAt`) or clear it. Per edit, whether the notification exists.
+     * Each is a read-modify-write of the row: its key is held until the commit (engine.lock, the key add holds too),
+     * so that two updates of one notification apply one after the other on PostgreSQL too.
      */
     update: (
       scope: TenantScope,
@@ -256,26 +233,30 @@ export function notificationsRepo(engine: SqliteEngine) {
         readAt: number;
       }>,
     ) =>
-      engine.write((db) =>
-        edits.map((edit) => {
-          const where = and(eq(notifications.apiKeyId, scope.apiKeyId), eq(notifications.organizationId, organizationId), eq(notifications.id, edit.id));
-          const row = db.select().from(notifications).where(where).get();
-          if (!row) return false;
-          db.update(notifications).set(edit.change(row)).where(where).run();
-          const recipients = (userIds: readonly string[]) =>
-            and(
-              eq(notificationRecipients.apiKeyId, scope.apiKeyId),
-              eq(notificationRecipients.organizationId, organizationId),
-              eq(notificationRecipients.notificationId, edit.id),
-              inArray(notificationRecipients.userId, [...userIds]),
-            );
-          if (edit.readBy?.length) db.update(notificationRecipients).set({ readAt: edit.readAt }).where(recipients(edit.readBy)).run();
-          if (edit.unreadBy?.length) db.update(notificationRecipients).set({ readAt: null }).where(recipients(edit.unreadBy)).run();
-          return true;
-        }),
-      ),
+      engine.write(async (db) => {
+        const answers: boolean[] = [];
+        for (const edit of edits) {
+          const where = and(eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, organizationId), eq(n.id, edit.id));
+          await engine.lock(db, 'notification', scope.apiKeyId, organizationId, edit.id);
+          const [row] = await db.select().from(n).where(where);
+          if (!row) {
+            answers.push(false);
+            continue;
+          }
+          await db.update(n).set(edit.change(row)).where(where);
+          const named = (userIds: readonly string[]) =>
+            and(eq(r.apiKeyId, scope.apiKeyId), eq(r.organizationId, organizationId), eq(r.notificationId, edit.id), inArray(r.userId, [...userIds]));
+          if (edit.readBy?.length) await db.update(r).set({ readAt: edit.readAt }).where(named(edit.readBy));
+          if (edit.unreadBy?.length) await db.update(r).set({ readAt: null }).where(named(edit.unreadBy));
+          answers.push(true);
+        }
+        return answers;
+      }),
 
-    /** Deletes the notifications matching every filter given (their recipients by cascade); the ids deleted. */
+    /**
+     * Deletes the notifications matching every filter given (their recipients by cascade); the ids deleted, in the
+     * primary key's order. The rows deleted are the ones answered (RETURNING).
+     */
     delete: (
       scope: TenantScope,
       filters: {
@@ -286,41 +267,39 @@ export function notificationsRepo(engine: SqliteEngine) {
         userId?: string | undefined;
       },
     ) =>
-      engine.write((db) => {
-        const ids = matching(db, scope.apiKeyId, filters);
-        for (let i = 0; i < ids.length; i += 500) {
-          db.delete(notifications)
-            .where(
-              and(
-                eq(notifications.apiKeyId, scope.apiKeyId),
-                eq(notifications.organizationId, filters.organizationId),
-                inArray(notifications.id, ids.slice(i, i + 500)),
-              ),
-            )
-            .run();
+      engine.write(async (db) => {
+        const conditions: SQL[] = [eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, filters.organizationId)];
+        if (filters.documentId) conditions.push(eq(n.documentId, filters.documentId));
+        if (filters.locationId) conditions.push(eq(n.locationId, filters.locationId));
+        if (filters.notificationIds) conditions.push(inArray(n.id, filters.notificationIds));
+        if (filters.userId) {
+          const told = db
+            .select({ id: r.notificationId })
+            .from(r)
+            .where(and(eq(r.apiKeyId, scope.apiKeyId), eq(r.organizationId, filters.organizationId), eq(r.userId, filters.userId)));
+          conditions.push(inArray(n.id, told));
         }
-        return ids;
+        const deleted = await db
+          .delete(n)
+          .where(and(...conditions))
+          .returning({ id: n.id });
+        return deleted.map((x) => x.id).sort(byCodePoint);
       }),
 
-    /** A user's settings rows in the organization: its own ('') and the documents'. */
+    /** A user's settings rows in the organization: its own ('') and the documents', by document. */
     configs: (scope: TenantScope, organizationId: string, userId: string) =>
       engine.read((db) =>
         db
           .select()
-          .from(notificationConfigs)
-          .where(
-            and(
-              eq(notificationConfigs.apiKeyId, scope.apiKeyId),
-              eq(notificationConfigs.organizationId, organizationId),
-              eq(notificationConfigs.userId, userId),
-            ),
-          )
-          .all(),
+          .from(cfg)
+          .where(and(eq(cfg.apiKeyId, scope.apiKeyId), eq(cfg.organizationId, organizationId), eq(cfg.userId, userId)))
+          .orderBy(cfg.documentId),
       ),
 
     /**
      * Writes each (user, document) row, one after another, with what `next` makes of the row stored (undefined:
-     * none yet); `updatedAt` is `now` (Hearth's clock, which testing mode can move).
+     * none yet); `updatedAt` is `now` (Hearth's clock, which testing mode can move). A read-modify-write of a row that
+     * may not exist yet: its key is held first (engine.lock), then it is read.
      */
     saveConfigs: (
       scope: TenantScope,
@@ -329,22 +308,18 @@ export function notificationsRepo(engine: SqliteEngine) {
       next: (current: NotificationConfigRow | undefined) => ChannelSettings,
       now: number,
     ) =>
-      engine.write((db) => {
+      engine.write(async (db) => {
         for (const { userId, documentId } of keys) {
-          const settings = next(
-            db
-              .select()
-              .from(notificationConfigs)
-              .where(configKey(scope.apiKeyId, organizationId, documentId, userId))
-              .get(),
-          );
-          db.insert(notificationConfigs)
+          await engine.lock(db, 'notification-config', scope.apiKeyId, organizationId, documentId, userId);
+          const [current] = await db
+            .select()
+            .from(cfg)
+            .where(and(eq(cfg.apiKeyId, scope.apiKeyId), eq(cfg.organizationId, organizationId), eq(cfg.documentId, documentId), eq(cfg.userId, userId)));
+          const settings = next(current);
+          await db
+            .insert(cfg)
             .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: now })
-            .onConflictDoUpdate({
-              target: [notificationConfigs.apiKeyId, notificationConfigs.organizationId, notificationConfigs.documentId, notificationConfigs.userId],
-              set: { ...settings, updatedAt: now },
-            })
-            .run();
+            .onConflictDoUpdate({ target: [cfg.apiKeyId, cfg.organizationId, cfg.documentId, cfg.userId], set: { ...settings, updatedAt: now } });
         }
       }),
   };

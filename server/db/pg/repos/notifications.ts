@@ -1,9 +1,9 @@
-// Notifications on PostgreSQL: the same repository as ../../repos/notifications.ts (its type is the contract;
-// test/pg/notifications.test.ts runs both on the same calls and compares every answer). The page is one named
+// Notifications' own statements on PostgreSQL: the hot add and the page (NotificationsOwn of
+// ../../repos/notifications.ts, whose repository writes the rest once; test/pg/notifications.test.ts runs both
+// engines on the same calls and compares every answer). The page is one named
 // statement per filter shape, as on SQLite: the same columns in the same order (JSON columns read as their text,
 // which `json` keeps as written), each row's recipients as a JSON array from a correlated subquery, and the same
 // code turns the rows into the answer (describePage), so both engines answer the same bytes.
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Cursor } from '../../pagination.ts';
 import { COLUMNS, describePage, type NotificationFilters, pageParams, pageShape, type Shape } from '../../repos/notification-page.ts';
 import {
@@ -11,20 +11,15 @@ import {
   knownChannelsOf,
   type Member,
   type NewRecipient,
-  type NotificationConfigRow,
   type NotificationRow,
-  type NotificationsRepo,
+  type NotificationsOwn,
   type Prelude,
   type PreludeAsk,
 } from '../../repos/notifications.ts';
 import type { UserRow } from '../../repos/users.ts';
 import { advancedTakesEventPg } from '../../repos/webhooks.ts';
 import { lockKey, type PgDb, type PgEngine } from '../engine.ts';
-import { jsonRowSql, pgTableFor } from '../schema.ts';
-
-const { table: notifications, c: n } = pgTableFor('notifications');
-const { table: recipientsTable, c: r } = pgTableFor('notificationRecipients');
-const { table: configs, c: cfg } = pgTableFor('notificationConfigs');
+import { jsonRowSql } from '../schema.ts';
 
 const N = '"notifications"';
 const R = '"notification_recipients"';
@@ -121,9 +116,6 @@ async function insert(db: PgDb, row: NotificationRow, recipients: readonly NewRe
   });
 }
 
-const configKey = (apiKeyId: string, organizationId: string, documentId: string, userId: string) =>
-  and(eq(cfg.apiKeyId, apiKeyId), eq(cfg.organizationId, organizationId), eq(cfg.documentId, documentId), eq(cfg.userId, userId));
-
 /**
  * The prelude (Prelude in ../../repos/notifications.ts) as one statement: every row it answers travels as JSON text
  * (jsonRowSql), each list one JSON array. $1 the key, $2 the organization, $3 the document, $4 the caller's id (NULL
@@ -172,7 +164,8 @@ function preludeOf(row: PreludeRow): Prelude {
   };
 }
 
-export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
+/** Notifications' own statements on PostgreSQL (NotificationsOwn); the rest is written once (../../repos/notifications.ts). */
+export function notificationsPg(engine: PgEngine): NotificationsOwn {
   return {
     prelude: (scope, organizationId, documentId, ask: PreludeAsk) =>
       engine.read(async (db) => {
@@ -211,90 +204,6 @@ export function notificationsRepoPg(engine: PgEngine): NotificationsRepo {
           rowMode: 'array',
         });
         return describePage(rows, scope.apiKeyId, filters, !shape.byUser);
-      }),
-
-    update: (scope, organizationId, edits) =>
-      engine.write(async (db) => {
-        const answers: boolean[] = [];
-        for (const edit of edits) {
-          const where = and(eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, organizationId), eq(n.id, edit.id));
-          // read-modify-write of the row (edit.change reads it): locked until the commit, so that two updates of one
-          // notification apply one after the other (READ COMMITTED)
-          const [row] = (await db.select().from(notifications).where(where).for('update')) as NotificationRow[];
-          if (!row) {
-            answers.push(false);
-            continue;
-          }
-          await db
-            .update(notifications)
-            .set(edit.change(row) as never)
-            .where(where);
-          const named = (userIds: readonly string[]) =>
-            and(eq(r.apiKeyId, scope.apiKeyId), eq(r.organizationId, organizationId), eq(r.notificationId, edit.id), inArray(r.userId, [...userIds]));
-          if (edit.readBy?.length)
-            await db
-              .update(recipientsTable)
-              .set({ readAt: edit.readAt } as never)
-              .where(named(edit.readBy));
-          if (edit.unreadBy?.length)
-            await db
-              .update(recipientsTable)
-              .set({ readAt: null } as never)
-              .where(named(edit.unreadBy));
-          answers.push(true);
-        }
-        return answers;
-      }),
-
-    delete: (scope, filters) =>
-      engine.write(async (db) => {
-        const conditions: SQL[] = [eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, filters.organizationId)];
-        if (filters.documentId) conditions.push(eq(n.documentId, filters.documentId));
-        if (filters.locationId) conditions.push(eq(n.locationId, filters.locationId));
-        if (filters.notificationIds) conditions.push(inArray(n.id, filters.notificationIds));
-        if (filters.userId) {
-          const told = db
-            .select({ id: r.notificationId })
-            .from(recipientsTable)
-            .where(and(eq(r.apiKeyId, scope.apiKeyId), eq(r.organizationId, filters.organizationId), eq(r.userId, filters.userId)));
-          conditions.push(inArray(n.id, told));
-        }
-        // the ids in the order SQLite's plain select gives them: by the primary key
-        const deleted = (await db
-          .delete(notifications)
-          .where(and(...conditions))
-          .returning({ id: n.id })) as Array<{ id: string }>;
-        return deleted.map((x) => x.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      }),
-
-    configs: (scope, organizationId, userId) =>
-      engine.read(
-        async (db) =>
-          (await db
-            .select()
-            .from(configs)
-            .where(and(eq(cfg.apiKeyId, scope.apiKeyId), eq(cfg.organizationId, organizationId), eq(cfg.userId, userId)))
-            .orderBy(cfg.documentId)) as NotificationConfigRow[],
-      ),
-
-    saveConfigs: (scope, organizationId, keys, next, now) =>
-      engine.write(async (db) => {
-        for (const { userId, documentId } of keys) {
-          // read-modify-write of a setting that may not exist yet: its key locked first, then read (READ COMMITTED)
-          await lockKey(db, 'notification-config', scope.apiKeyId, organizationId, documentId, userId);
-          const [current] = (await db
-            .select()
-            .from(configs)
-            .where(configKey(scope.apiKeyId, organizationId, documentId, userId))) as NotificationConfigRow[];
-          const settings = next(current);
-          await db
-            .insert(configs)
-            .values({ apiKeyId: scope.apiKeyId, organizationId, documentId, userId, ...settings, updatedAt: now } as never)
-            .onConflictDoUpdate({
-              target: [cfg.apiKeyId, cfg.organizationId, cfg.documentId, cfg.userId],
-              set: { ...settings, updatedAt: now } as never,
-            });
-        }
       }),
   };
 }
