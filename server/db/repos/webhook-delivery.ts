@@ -9,9 +9,10 @@
 // (webhook-deliveries.ts): a store over an Engine would bring drizzle, the schema and the SQLite dialect into this
 // thread, measured at +0.5–0.8 s of start-up through tsx and +9 MB of heap, in a worker started with a 24 MB heap
 // (webhooks/dispatcher.ts, WORKER_HEAP_MB); and its rows (booleans and JSON as SQLite stores them, 0/1 and text)
-// are the contract the delivery engine reads, which drizzle would decode. PostgreSQL's store
-// (pg/repos/webhook-delivery.ts) keeps what differs there: the lease of due deliveries (FOR UPDATE SKIP LOCKED), the
-// endpoint rule in PostgreSQL's JSON functions (endpointTakesEvent below), and ties broken by key.
+// are the contract the delivery engine reads, which drizzle would decode. Its statements are written once for both
+// engines as plain SQL (deliveryStatements); PostgreSQL's store (pg/repos/webhook-delivery.ts) keeps what differs
+// there: the lease of due deliveries (FOR UPDATE SKIP LOCKED) and the endpoint rule in PostgreSQL's JSON functions
+// (endpointTakesEvent below).
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { compileWithUnpeekedLimits } from '../bound-limit.ts';
@@ -99,59 +100,116 @@ export interface BasicSettings {
   };
 }
 
-/** Statements on hearth.db (read only) and webhooks.db (the engine's own), compiled once. */
-function prepareQueries(main: Database.Database, store: Database.Database) {
-  const ENDPOINT =
-    'id, url, filter_types AS filterTypes, channels, disabled, rate_limit AS rateLimit, secret_enc AS secretEnc, previous_secret_enc AS previousSecretEnc, previous_secret_expires_at AS previousSecretExpiresAt, failing_since AS failingSince';
-  const DELIVERY =
-    'api_key_id AS apiKeyId, event_id AS eventId, target, url, body, status, attempts, next_attempt_at AS nextAttemptAt, next_trigger AS nextTrigger';
-  return {
+const ENDPOINT = `id, url, CAST(filter_types AS text) AS "filterTypes", CAST(channels AS text) AS channels, CAST(disabled AS integer) AS disabled,
+  rate_limit AS "rateLimit", secret_enc AS "secretEnc", previous_secret_enc AS "previousSecretEnc",
+  previous_secret_expires_at AS "previousSecretExpiresAt", failing_since AS "failingSince"`;
+const DELIVERY = `api_key_id AS "apiKeyId", event_id AS "eventId", target, url, body, status, attempts, next_attempt_at AS "nextAttemptAt",
+  next_trigger AS "nextTrigger"`;
+
+/**
+ * The delivery store's statements, written once for both engines: `?` placeholders (PostgreSQL's store numbers them),
+ * booleans and JSON read through CAST as SQLite stores them (0/1, text), and ties in an order broken by creation and
+ * then by key, which both engines can give (SQLite's rowid has no PostgreSQL counterpart). `main` statements read
+ * hearth.db's tables, `store` ones the delivery tables (webhooks.db on SQLite; on PostgreSQL every table is in the
+ * one database). `takes` is the endpoint rule in the engine's JSON functions (ENDPOINT_TAKES_EVENT, endpointTakesEvent),
+ * with three `?`: the event's type, organization and document.
+ */
+export const deliveryStatements = (takes: string) =>
+  ({
     // Debounced events (a dedupe key) are resolved into ready ones by the main thread (dispatcher.ts).
-    readyEvents: main.prepare<[number, number], EventRow>(
-      `SELECT id, api_key_id AS apiKeyId, type, organization_id AS organizationId, document_id AS documentId, payload, basic_payload AS basicPayload, target_endpoint_id AS targetEndpointId
-      FROM webhook_events WHERE dispatched_at IS NULL AND dedupe_key IS NULL AND available_at <= ? ORDER BY available_at LIMIT ?`,
-    ),
-    eventType: main.prepare<[string], { type: string }>('SELECT type FROM webhook_events WHERE id = ?'),
-    config: main.prepare<[string], ConfigRow>(
-      'SELECT is_enabled AS isEnabled, encrypt_data AS encryptData, encode_data AS encodeData, public_key AS publicKey, enable_data_protection AS enableDataProtection FROM webhook_configs WHERE api_key_id = ?',
-    ),
-    endpoint: main.prepare<[string, string], EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND id = ?`),
-    /** The live endpoints that take an event (api key, type, organization, document). */
-    takingEndpoints: main.prepare<[string, string, string | null, string | null], EndpointRow>(
-      `SELECT ${ENDPOINT} FROM webhook_endpoints e WHERE api_key_id = ? AND disabled = 0 AND ${ENDPOINT_TAKES_EVENT} ORDER BY created_at`,
-    ),
-    keySettings: main.prepare<[string], { settings: string }>('SELECT settings FROM api_keys WHERE id = ?'),
-    basicToken: main.prepare<[string, string], { valueEnc: string }>('SELECT value_enc AS valueEnc FROM api_key_secrets WHERE api_key_id = ? AND name = ?'),
-    insertDelivery: store.prepare<[string, string, string, string, string, number, number]>(
-      "INSERT INTO webhook_deliveries (api_key_id, event_id, target, url, body, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING",
-    ),
-    delivery: store.prepare<[string, string], DeliveryRow>(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE event_id = ? AND target = ?`),
-    dueDeliveries: store.prepare<[number, number], DeliveryRow>(
-      `SELECT ${DELIVERY} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
-    ),
-    nextDelivery: store.prepare<[], { at: number }>(
-      "SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT 1",
-    ),
-    insertAttempt: store.prepare<AttemptValues>(
-      `INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp,
-      request_headers, response_headers, response_headers_omitted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    setSchedule: store.prepare<[string, number | null, string, string, string, string]>(
-      'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, next_trigger = ? WHERE api_key_id = ? AND event_id = ? AND target = ?',
-    ),
-    setAttempted: store.prepare<[number, number, number | null, string, string]>(
-      'UPDATE webhook_deliveries SET attempts = ?, last_attempt_at = ?, last_status_code = ? WHERE event_id = ? AND target = ?',
-    ),
-    postpone: store.prepare<[number, string, string]>(
-      "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND target = ? AND status = 'pending'",
-    ),
-    cancel: store.prepare<[string, string]>("UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE event_id = ? AND target = ?"),
-    cancelTarget: store.prepare<[string, string]>(
-      "UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE api_key_id = ? AND target = ? AND status = 'pending'",
-    ),
-    recover: store.prepare<[number, string, string, number]>(
-      "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, next_trigger = 'recover' WHERE api_key_id = ? AND target = ? AND status = 'failed' AND created_at >= ?",
-    ),
+    readyEvents: {
+      on: 'main',
+      text: `SELECT id, api_key_id AS "apiKeyId", type, organization_id AS "organizationId", document_id AS "documentId", CAST(payload AS text) AS payload,
+        CAST(basic_payload AS text) AS "basicPayload", target_endpoint_id AS "targetEndpointId"
+        FROM webhook_events WHERE dispatched_at IS NULL AND dedupe_key IS NULL AND available_at <= ? ORDER BY available_at, created_at, id LIMIT ?`,
+    },
+    eventType: { on: 'main', text: 'SELECT type FROM webhook_events WHERE id = ?' },
+    config: {
+      on: 'main',
+      text: `SELECT CAST(is_enabled AS integer) AS "isEnabled", CAST(encrypt_data AS integer) AS "encryptData", CAST(encode_data AS integer) AS "encodeData",
+        public_key AS "publicKey", CAST(enable_data_protection AS integer) AS "enableDataProtection" FROM webhook_configs WHERE api_key_id = ?`,
+    },
+    endpoint: { on: 'main', text: `SELECT ${ENDPOINT} FROM webhook_endpoints WHERE api_key_id = ? AND id = ?` },
+    // through webhook_endpoints_key (api_key_id, created_at, id)
+    takingEndpoints: {
+      on: 'main',
+      text: `SELECT ${ENDPOINT} FROM webhook_endpoints e WHERE api_key_id = ? AND NOT disabled AND ${takes} ORDER BY created_at, id`,
+    },
+    keySettings: { on: 'main', text: 'SELECT CAST(settings AS text) AS settings FROM api_keys WHERE id = ?' },
+    basicToken: { on: 'main', text: 'SELECT value_enc AS "valueEnc" FROM api_key_secrets WHERE api_key_id = ? AND name = ?' },
+    insertDelivery: {
+      on: 'store',
+      text: `INSERT INTO webhook_deliveries (api_key_id, event_id, target, url, body, status, next_attempt_at, created_at)
+        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING`,
+    },
+    delivery: { on: 'store', text: `SELECT ${DELIVERY} FROM webhook_deliveries WHERE event_id = ? AND target = ?` },
+    dueDeliveries: {
+      on: 'store',
+      text: `SELECT ${DELIVERY} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+        ORDER BY next_attempt_at, created_at, event_id, target LIMIT ?`,
+    },
+    nextDelivery: { on: 'store', text: `SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT 1` },
+    insertAttempt: {
+      on: 'store',
+      text: `INSERT INTO webhook_attempts (id, api_key_id, event_id, target, url, trigger, status, response_status_code, response, duration_ms, timestamp,
+        request_headers, response_headers, response_headers_omitted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    },
+    setSchedule: {
+      on: 'store',
+      text: 'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, next_trigger = ? WHERE api_key_id = ? AND event_id = ? AND target = ?',
+    },
+    setAttempted: {
+      on: 'store',
+      text: 'UPDATE webhook_deliveries SET attempts = ?, last_attempt_at = ?, last_status_code = ? WHERE event_id = ? AND target = ?',
+    },
+    postpone: { on: 'store', text: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND target = ? AND status = 'pending'" },
+    cancel: { on: 'store', text: "UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE event_id = ? AND target = ?" },
+    cancelTarget: {
+      on: 'store',
+      text: "UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE api_key_id = ? AND target = ? AND status = 'pending'",
+    },
+    recover: {
+      on: 'store',
+      text: `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, next_trigger = 'recover'
+        WHERE api_key_id = ? AND target = ? AND status = 'failed' AND created_at >= ?`,
+    },
+  }) as const satisfies Record<string, { on: 'main' | 'store'; text: string }>;
+
+export type DeliveryStatement = keyof ReturnType<typeof deliveryStatements>;
+
+/** How an engine runs the statements above: rows, or how many rows a write changed; and its store transactions. */
+export interface DeliveryRunner {
+  all<R>(statement: DeliveryStatement, values: readonly unknown[]): Promise<R[]>;
+  run(statement: DeliveryStatement, values: readonly unknown[]): Promise<number>;
+  storeTransaction: DeliveryStoreQueries['storeTransaction'];
+  takeDueDeliveries: DeliveryStoreQueries['takeDueDeliveries'];
+}
+
+/** The delivery store over an engine's runner: each question one statement of deliveryStatements. */
+export function deliveryQueriesOver(r: DeliveryRunner): DeliveryStoreQueries {
+  const one = async <R>(statement: DeliveryStatement, values: readonly unknown[]) => (await r.all<R>(statement, values))[0];
+  const write = async (statement: DeliveryStatement, values: readonly unknown[]) => void (await r.run(statement, values));
+  return {
+    storeTransaction: r.storeTransaction,
+    takeDueDeliveries: r.takeDueDeliveries,
+    readyEvents: (now, limit) => r.all('readyEvents', [now, limit]),
+    eventType: (eventId) => one('eventType', [eventId]),
+    config: (apiKeyId) => one('config', [apiKeyId]),
+    endpoint: (apiKeyId, endpointId) => one('endpoint', [apiKeyId, endpointId]),
+    takingEndpoints: (apiKeyId, type, organizationId, documentId) => r.all('takingEndpoints', [apiKeyId, type, organizationId, documentId]),
+    keySettings: (apiKeyId) => one('keySettings', [apiKeyId]),
+    basicToken: (apiKeyId, name) => one('basicToken', [apiKeyId, name]),
+    insertDelivery: (...values) => write('insertDelivery', values),
+    delivery: (eventId, target) => one('delivery', [eventId, target]),
+    dueDeliveries: (now, limit) => r.all('dueDeliveries', [now, limit]),
+    nextDelivery: () => one('nextDelivery', []),
+    insertAttempt: (...values) => write('insertAttempt', values),
+    setSchedule: (...values) => write('setSchedule', values),
+    setAttempted: (...values) => write('setAttempted', values),
+    postpone: (...values) => write('postpone', values),
+    cancel: (...values) => write('cancel', values),
+    cancelTarget: (...values) => write('cancelTarget', values),
+    recover: (...values) => r.run('recover', values),
   };
 }
 
@@ -221,13 +279,16 @@ export interface DeliveryStoreQueries {
 }
 
 /**
- * The SQLite delivery store: each call one prepared statement, run at once (the promise is already settled when it
- * is returned). A store transaction is BEGIN IMMEDIATE … COMMIT on webhooks.db around `work`; transactions queue
- * one behind the other (the connection holds one at a time), and a call made while one is open joins it, as on one
- * SQLite connection any statement does.
+ * The SQLite delivery store: each call one prepared statement (compiled once), run at once (the promise is already
+ * settled when it is returned). A store transaction is BEGIN IMMEDIATE … COMMIT on webhooks.db around `work`;
+ * transactions queue one behind the other (the connection holds one at a time), and a call made while one is open
+ * joins it, as on one SQLite connection any statement does.
  */
 export function deliveryQueries(main: Database.Database, store: Database.Database): DeliveryStoreQueries {
-  const q = prepareQueries(main, store);
+  const statements = deliveryStatements(ENDPOINT_TAKES_EVENT);
+  const prepared = Object.fromEntries(
+    Object.entries(statements).map(([name, { on, text }]) => [name, (on === 'main' ? main : store).prepare<unknown[]>(text)]),
+  ) as Record<DeliveryStatement, Database.Statement<unknown[]>>;
   const begin = store.prepare('BEGIN IMMEDIATE');
   const commit = store.prepare('COMMIT');
   const rollback = store.prepare('ROLLBACK');
@@ -244,39 +305,23 @@ export function deliveryQueries(main: Database.Database, store: Database.Databas
       throw error;
     }
   }
-  return {
+  const all = async <R>(statement: DeliveryStatement, values: readonly unknown[]) => prepared[statement].all(...values) as R[];
+  return deliveryQueriesOver({
+    all,
+    run: async (statement, values) => prepared[statement].run(...values).changes,
     storeTransaction<T>(work: () => Promise<T>): Promise<T> {
       const result = queue.then(() => inTransaction(work));
       queue = result.catch(() => undefined);
       return result;
     },
-    readyEvents: async (now, limit) => q.readyEvents.all(now, limit),
-    eventType: async (eventId) => q.eventType.get(eventId),
-    config: async (apiKeyId) => q.config.get(apiKeyId),
-    endpoint: async (apiKeyId, endpointId) => q.endpoint.get(apiKeyId, endpointId),
-    takingEndpoints: async (apiKeyId, type, organizationId, documentId) => q.takingEndpoints.all(apiKeyId, type, organizationId, documentId),
-    keySettings: async (apiKeyId) => q.keySettings.get(apiKeyId),
-    basicToken: async (apiKeyId, name) => q.basicToken.get(apiKeyId, name),
-    insertDelivery: async (apiKeyId, eventId, target, url, body, nextAttemptAt, createdAt) =>
-      void q.insertDelivery.run(apiKeyId, eventId, target, url, body, nextAttemptAt, createdAt),
-    delivery: async (eventId, target) => q.delivery.get(eventId, target),
-    dueDeliveries: async (now, limit) => q.dueDeliveries.all(now, limit),
+    // one engine takes from webhooks.db (the worker is its only writer): no lease, the due ones but those in flight
     takeDueDeliveries: async (now, limit, _leaseUntil, skip) => {
-      const due = q.dueDeliveries.all(now, limit + skip.length);
+      const due = await all<DeliveryRow>('dueDeliveries', [now, limit + skip.length]);
       if (skip.length === 0) return due;
       const skipped = new Set(skip);
       return due.filter((d) => !skipped.has(`${d.eventId}|${d.target}`)).slice(0, limit);
     },
-    nextDelivery: async () => q.nextDelivery.get(),
-    insertAttempt: async (...values) => void q.insertAttempt.run(...values),
-    setSchedule: async (status, nextAttemptAt, trigger, apiKeyId, eventId, target) =>
-      void q.setSchedule.run(status, nextAttemptAt, trigger, apiKeyId, eventId, target),
-    setAttempted: async (attempts, at, statusCode, eventId, target) => void q.setAttempted.run(attempts, at, statusCode, eventId, target),
-    postpone: async (until, eventId, target) => void q.postpone.run(until, eventId, target),
-    cancel: async (eventId, target) => void q.cancel.run(eventId, target),
-    cancelTarget: async (apiKeyId, target) => void q.cancelTarget.run(apiKeyId, target),
-    recover: async (now, apiKeyId, target, since) => q.recover.run(now, apiKeyId, target, since).changes,
-  };
+  });
 }
 
 /**
