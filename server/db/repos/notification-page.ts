@@ -68,8 +68,8 @@ export function userKey(userId: string): string {
   return key;
 }
 
-const N = '"notifications"';
-const R = '"notification_recipients"';
+export const N = '"notifications"';
+export const R = '"notification_recipients"';
 
 /** Raw columns in this order; then the recipients, and the document's id where the filters do not fix it. */
 export const COLUMNS = [
@@ -132,21 +132,36 @@ export interface Shape {
   ids: number;
 }
 
-/** The page statement for one filter shape, with its parameters in the order its `?` appear. */
-function pageSql(shape: Shape): string {
+/** What of the page statement each engine words its own way (SQLite's below; PostgreSQL's in pg/repos/notifications.ts). */
+export interface PageWords {
+  /** A raw column of COLUMNS as selected (PostgreSQL reads JSON columns as their text). */
+  column(name: string): string;
+  /** The recipients subquery (RECIPIENTS). */
+  recipients: string;
+  /** The private-comment rule, the reader bound twice (VISIBLE_TO_READER). */
+  visibleToReader: string;
+}
+
+const SQLITE_WORDS: PageWords = { column: (c) => `${N}."${c}"`, recipients: RECIPIENTS, visibleToReader: VISIBLE_TO_READER };
+
+/**
+ * The page statement for one filter shape in an engine's words, with its parameters in the order its `?` appear
+ * (pageParams): the same WHERE and ORDER BY on both engines.
+ */
+export function pageSql(shape: Shape, words: PageWords = SQLITE_WORDS): string {
   const before = shape.descending ? '<' : '>';
   const direction = shape.descending ? 'desc' : 'asc';
   // by document the filter fixes the notification's document; by recipient it filters the recipient row's copy
   // (the same value while the rows agree, but the answer names the notification's)
   const documentFixed = !shape.byUser;
-  const select = [...COLUMNS.map((c) => `${N}."${c}"`), RECIPIENTS, ...(documentFixed ? [] : [`${N}."document_id"`])].join(', ');
+  const select = [...COLUMNS.map(words.column), words.recipients, ...(documentFixed ? [] : [`${N}."document_id"`])].join(', ');
   if (shape.byUser) {
     const conditions = [`${R}."api_key_id" = ?`, `${R}."organization_id" = ?`, `${R}."user_id" = ?`];
     if (shape.cursor) conditions.push(`(${R}."timestamp" ${before} ? or (${R}."timestamp" = ? and ${R}."notification_id" ${before} ?))`);
     if (shape.document) conditions.push(`${R}."document_id" = ?`);
     if (shape.ids > 0) conditions.push(`${R}."notification_id" in (${placeholders(shape.ids)})`);
     if (shape.location) conditions.push(`${N}."location_id" = ?`);
-    conditions.push(VISIBLE_TO_READER);
+    conditions.push(words.visibleToReader);
     return (
       `select ${select} from ${R} inner join ${N} on (${N}."api_key_id" = ${R}."api_key_id" and ${N}."organization_id" = ${R}."organization_id" and ${N}."id" = ${R}."notification_id")` +
       ` where (${conditions.join(' and ')}) order by ${R}."timestamp" ${direction}, ${R}."notification_id" ${direction} limit ?`

@@ -136,27 +136,31 @@ function insertDeciding<T extends { inbox: readonly NewRecipient[] }>(
   return decided;
 }
 
+/**
+ * A notification's fourteen columns in INSERT_NOTIFICATION's order (PostgreSQL's insert takes them so too): JSON
+ * columns as JSON text (NULL for null), `resolver` as the engine binds a boolean.
+ */
+export const notificationValues = (row: NotificationRow, bool: (value: boolean) => unknown = (b) => (b ? 1 : 0)) => [
+  row.apiKeyId,
+  row.organizationId,
+  row.id,
+  row.documentId,
+  row.locationId,
+  row.source,
+  jsonOrNull(row.sourceData),
+  JSON.stringify(row.actionUser),
+  row.headlineTemplate,
+  jsonOrNull(row.headlineData),
+  row.body,
+  bool(row.resolver),
+  jsonOrNull(row.contextAccess),
+  row.timestamp,
+];
+
 /** The notification, then its recipients (told at its time, about its document). */
 function insert(db: Db, row: NotificationRow, recipients: readonly NewRecipient[]) {
   const sqlite = connectionOf(db);
-  sqlite
-    .prepare(INSERT_NOTIFICATION)
-    .run(
-      row.apiKeyId,
-      row.organizationId,
-      row.id,
-      row.documentId,
-      row.locationId,
-      row.source,
-      jsonOrNull(row.sourceData),
-      JSON.stringify(row.actionUser),
-      row.headlineTemplate,
-      jsonOrNull(row.headlineData),
-      row.body,
-      row.resolver ? 1 : 0,
-      jsonOrNull(row.contextAccess),
-      row.timestamp,
-    );
+  sqlite.prepare(INSERT_NOTIFICATION).run(...notificationValues(row));
   if (recipients.length === 0) return;
   const insertRecipient = sqlite.prepare(INSERT_RECIPIENT);
   for (const recipient of recipients)

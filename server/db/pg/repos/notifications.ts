@@ -5,7 +5,7 @@
 // which `json` keeps as written), each row's recipients as a JSON array from a correlated subquery, and the same
 // code turns the rows into the answer (describePage), so both engines answer the same bytes.
 import type { Cursor } from '../../pagination.ts';
-import { COLUMNS, describePage, type NotificationFilters, pageParams, pageShape, type Shape } from '../../repos/notification-page.ts';
+import { describePage, N, type NotificationFilters, type PageWords, pageParams, pageShape, pageSql, R, type Shape } from '../../repos/notification-page.ts';
 import {
   type ChannelRow,
   knownChannelsOf,
@@ -13,6 +13,7 @@ import {
   type NewRecipient,
   type NotificationRow,
   type NotificationsOwn,
+  notificationValues,
   type Prelude,
   type PreludeAsk,
 } from '../../repos/notifications.ts';
@@ -21,53 +22,26 @@ import { advancedTakesEventPg } from '../../repos/webhooks.ts';
 import { lockKey, type PgDb, type PgEngine } from '../engine.ts';
 import { jsonRowSql } from '../schema.ts';
 
-const N = '"notifications"';
-const R = '"notification_recipients"';
 const JSON_COLUMNS = new Set(['source_data', 'action_user', 'headline_data', 'context_access']);
 
-/** The recipients of the row's notification as `[[userId, readAt], …]` text, by user id (`[]` when it has none). */
-const RECIPIENTS =
-  `(select coalesce(json_agg(json_build_array(r."user_id", r."read_at") order by r."user_id"), '[]')::text from ${R} r` +
-  ` where r."api_key_id" = ${N}."api_key_id" and r."organization_id" = ${N}."organization_id" and r."notification_id" = ${N}."id")`;
+/** The page statement's words on PostgreSQL (PageWords of notification-page.ts). */
+const PAGE_WORDS: PageWords = {
+  column: (c) => (JSON_COLUMNS.has(c) ? `${N}."${c}"::text` : `${N}."${c}"`),
+  // the recipients as `[[userId, readAt], …]` text, by user id (`[]` when it has none)
+  recipients:
+    `(select coalesce(json_agg(json_build_array(r."user_id", r."read_at") order by r."user_id"), '[]')::text from ${R} r` +
+    ` where r."api_key_id" = ${N}."api_key_id" and r."organization_id" = ${N}."organization_id" and r."notification_id" = ${N}."id")`,
+  visibleToReader:
+    `(${N}."source" <> 'comment' or not exists (select 1 from "comment_annotations" a` +
+    ` where a."api_key_id" = ${N}."api_key_id" and a."organization_id" = ${N}."organization_id" and a."id" = (${N}."source_data"->>'annotationId')` +
+    ` and a."visibility" = 'restricted' and a."created_by_user_id" <> ? and not exists (select 1 from json_array_elements_text(a."visible_to_user_ids") v where v = ?)))`,
+};
 
-/** SQLite's VISIBLE_TO_READER (notification-page.ts): a private comment's notification only for who may see it. */
-const VISIBLE_TO_READER =
-  `(${N}."source" <> 'comment' or not exists (select 1 from "comment_annotations" a` +
-  ` where a."api_key_id" = ${N}."api_key_id" and a."organization_id" = ${N}."organization_id" and a."id" = (${N}."source_data"->>'annotationId')` +
-  ` and a."visibility" = 'restricted' and a."created_by_user_id" <> ? and not exists (select 1 from json_array_elements_text(a."visible_to_user_ids") v where v = ?)))`;
-
-/** pageSql of notification-page.ts in PostgreSQL's words, placeholders in the same order (pageParams). */
-function pageSql(shape: Shape): string {
-  const before = shape.descending ? '<' : '>';
-  const direction = shape.descending ? 'desc' : 'asc';
-  const documentFixed = !shape.byUser;
-  const column = (c: string) => (JSON_COLUMNS.has(c) ? `${N}."${c}"::text` : `${N}."${c}"`);
-  const select = [...COLUMNS.map(column), RECIPIENTS, ...(documentFixed ? [] : [`${N}."document_id"`])].join(', ');
-  const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
-  let text: string;
-  if (shape.byUser) {
-    const conditions = [`${R}."api_key_id" = ?`, `${R}."organization_id" = ?`, `${R}."user_id" = ?`];
-    if (shape.cursor) conditions.push(`(${R}."timestamp" ${before} ? or (${R}."timestamp" = ? and ${R}."notification_id" ${before} ?))`);
-    if (shape.document) conditions.push(`${R}."document_id" = ?`);
-    if (shape.ids > 0) conditions.push(`${R}."notification_id" in (${list(shape.ids)})`);
-    if (shape.location) conditions.push(`${N}."location_id" = ?`);
-    conditions.push(VISIBLE_TO_READER);
-    text =
-      `select ${select} from ${R} inner join ${N} on (${N}."api_key_id" = ${R}."api_key_id" and ${N}."organization_id" = ${R}."organization_id" and ${N}."id" = ${R}."notification_id")` +
-      ` where (${conditions.join(' and ')}) order by ${R}."timestamp" ${direction}, ${R}."notification_id" ${direction} limit ?`;
-  } else {
-    const conditions = [`${N}."api_key_id" = ?`, `${N}."organization_id" = ?`, `${N}."document_id" = ?`];
-    if (shape.cursor) conditions.push(`(${N}."timestamp" ${before} ? or (${N}."timestamp" = ? and ${N}."id" ${before} ?))`);
-    if (shape.location) conditions.push(`${N}."location_id" = ?`);
-    if (shape.ids > 0) conditions.push(`${N}."id" in (${list(shape.ids)})`);
-    text = `select ${select} from ${N} where (${conditions.join(' and ')}) order by ${N}."timestamp" ${direction}, ${N}."id" ${direction} limit ?`;
-  }
+/** The page statement for a shape, with PostgreSQL's numbered parameters. */
+function pageSqlPg(shape: Shape): string {
   let i = 0;
-  return text.replace(/\?/g, () => `$${++i}`);
+  return pageSql(shape, PAGE_WORDS).replace(/\?/g, () => `$${++i}`);
 }
-
-/** notifications/add's first read: the organization and the document (the caller's id is looked up beside them). */
-const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 async function channelRows(db: PgDb, apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): Promise<ChannelRow[]> {
   if (userIds.length === 0) return [];
@@ -95,24 +69,7 @@ async function insert(db: PgDb, row: NotificationRow, recipients: readonly NewRe
       ' VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING 1)' +
       ' INSERT INTO notification_recipients (api_key_id, organization_id, notification_id, user_id, document_id, timestamp, explicit, read_at)' +
       ' SELECT $1, $2, $3, u, $4, $14, e, NULL FROM n, unnest($15::text[], $16::boolean[]) AS t(u, e)',
-    values: [
-      row.apiKeyId,
-      row.organizationId,
-      row.id,
-      row.documentId,
-      row.locationId,
-      row.source,
-      jsonOrNull(row.sourceData),
-      JSON.stringify(row.actionUser),
-      row.headlineTemplate,
-      jsonOrNull(row.headlineData),
-      row.body,
-      row.resolver,
-      jsonOrNull(row.contextAccess),
-      row.timestamp,
-      recipients.map((x) => x.userId),
-      recipients.map((x) => x.explicit),
-    ],
+    values: [...notificationValues(row, (b) => b), recipients.map((x) => x.userId), recipients.map((x) => x.explicit)],
   });
 }
 
@@ -199,7 +156,7 @@ export function notificationsPg(engine: PgEngine): NotificationsOwn {
         const key = `${+shape.byUser}${+shape.document}${+shape.location}${+shape.cursor}${+shape.descending}${shape.ids}`;
         const { rows } = await db.$client.query<unknown[]>({
           name: `hearth-notifications-page-${key}`,
-          text: pageSql(shape),
+          text: pageSqlPg(shape),
           values: pageParams(scope.apiKeyId, filters, cursor, shape),
           rowMode: 'array',
         });
