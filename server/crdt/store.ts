@@ -648,39 +648,47 @@ export function createCrdtStore(
     });
     let counts: Array<number | null>;
     try {
-      counts = await storage.transaction(async () => {
-        const appended = await storage.crdt.append(
-          items.map((i) => ({
-            scope: i.entry.scope,
-            room: roomOf(i.entry.key),
-            rowCreatedAt: i.entry.createdAt,
-            update: i.merged,
-            lastUpdatedBy: i.lastUpdatedBy,
-          })),
-          now,
-        );
-        const out: Array<number | null> = [];
-        for (const [n, item] of items.entries()) {
-          const written = appended[n];
-          if (!written) {
-            out.push(null);
-            continue;
-          }
-          const { entry } = item;
-          rememberAuthor(entry.key, written.seq, item.origins);
-          if (!item.last) {
+      // Row level on PostgreSQL (docs/storage.md, "Invariants"): each append bumps its document's row and appends in
+      // one statement, whose row lock orders the flushes of several instances (the second waits for the first's
+      // commit, then bumps the count it left); the created_at in its WHERE finds a row made again; the debounced
+      // event is opened under the outbox's unique pending key. A compaction (SERIALIZABLE) that meets a flush's bump
+      // runs again, so it never drops an update appended after it read the log.
+      counts = await storage.transaction(
+        async () => {
+          const appended = await storage.crdt.append(
+            items.map((i) => ({
+              scope: i.entry.scope,
+              room: roomOf(i.entry.key),
+              rowCreatedAt: i.entry.createdAt,
+              update: i.merged,
+              lastUpdatedBy: i.lastUpdatedBy,
+            })),
+            now,
+          );
+          const out: Array<number | null> = [];
+          for (const [n, item] of items.entries()) {
+            const written = appended[n];
+            if (!written) {
+              out.push(null);
+              continue;
+            }
+            const { entry } = item;
+            rememberAuthor(entry.key, written.seq, item.origins);
+            if (!item.last) {
+              out.push(written.updateCount);
+              continue;
+            }
+            if (entry.infer) {
+              const learned = inferContent(entry.doc, entry.infer, entry.type, entry.contentKey);
+              if (learned) await settle(entry, learned.type, learned.contentKey);
+            }
+            await options.onChange?.(entry.scope, entry.key, now);
             out.push(written.updateCount);
-            continue;
           }
-          if (entry.infer) {
-            const learned = inferContent(entry.doc, entry.infer, entry.type, entry.contentKey);
-            if (learned) await settle(entry, learned.type, learned.contentKey);
-          }
-          await options.onChange?.(entry.scope, entry.key, now);
-          out.push(written.updateCount);
-        }
-        return out;
-      });
+          return out;
+        },
+        { rowLevel: true },
+      );
     } catch (error) {
       app.log.error('CRDT updates could not be stored; reloading the documents from storage', {
         error: error instanceof Error ? error.message : String(error),

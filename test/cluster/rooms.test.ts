@@ -69,6 +69,41 @@ describe('Yjs rooms across instances', () => {
     }
   });
 
+  it("stores both instances' edits to one room without a flush run again: a flush waits on the document row's lock (READ COMMITTED)", async () => {
+    const onA = connectYjs(a.url, room('row-level'), keyParams(a));
+    const onB = connectYjs(b.url, room('row-level'), keyParams(b));
+    const retries = (t: TestServer) => {
+      const engine = t.server.app.storage.engine;
+      return engine.kind === 'postgres' ? engine.retries() : 0;
+    };
+    try {
+      await Promise.all([onA.synced, onB.synced]);
+      const before = retries(a) + retries(b);
+      // rounds in which both instances flush at once, so that their appends to the one row meet; fewer than the 200
+      // stored updates that start a compaction (a unit of its own, SERIALIZABLE)
+      for (let i = 0; i < 60; i++) {
+        onA.doc.getText('default').insert(0, 'a');
+        onB.doc.getText('default').insert(0, 'b');
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await eventually(async () => {
+        expect(textOf(onA)).toBe(textOf(onB));
+        expect(textOf(onA)).toHaveLength(120);
+        const rows = await a.query<{ update: Buffer }>(
+          'SELECT "update" FROM crdt_updates WHERE organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY seq',
+          ['acme', 'doc', 'row-level'],
+        );
+        const stored = new Y.Doc();
+        for (const row of rows) Y.applyUpdate(stored, row.update);
+        expect(stored.getText('default').toString()).toBe(textOf(onA));
+      });
+      expect(retries(a) + retries(b) - before).toBe(0);
+    } finally {
+      onA.close();
+      onB.close();
+    }
+  });
+
   it('a REST read on one instance sees what a client of the other wrote, and a REST write reaches the other instance', async () => {
     const onA = connectYjs(a.url, room('rest'), keyParams(a));
     const onB = connectYjs(b.url, room('rest'), keyParams(b));
