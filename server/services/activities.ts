@@ -93,15 +93,20 @@ export async function addActivities(
   input.activities.forEach((a, i) => {
     if (a.featureType === 'custom' && !a.targetEntityId) throw invalid(`activities[${i}].targetEntityId is required when featureType is custom.`);
   });
-  return deps.storage.transaction(async () => {
-    if (!(await activityServiceEnabled(deps, scope))) throw failedPrecondition(ACTIVITY_SERVICE_DISABLED);
-    await ensureOrganization(deps, scope, input.organizationId, false);
-    const rows = input.activities.map((a) =>
-      activityRow({ ...a, organizationId: input.organizationId, documentId: input.documentId ?? null, resolver: a.isActivityResolverUsed ?? false }),
-    );
-    await deps.storage.activities.upsert(scope, rows);
-    return rows.map((row) => row.id);
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the upsert's conflict clause makes a concurrent writer of
+  // one id wait and overwrite, and the organization's foreign key meets its deletion meanwhile.
+  return deps.storage.transaction(
+    async () => {
+      if (!(await activityServiceEnabled(deps, scope))) throw failedPrecondition(ACTIVITY_SERVICE_DISABLED);
+      await ensureOrganization(deps, scope, input.organizationId, false);
+      const rows = input.activities.map((a) =>
+        activityRow({ ...a, organizationId: input.organizationId, documentId: input.documentId ?? null, resolver: a.isActivityResolverUsed ?? false }),
+      );
+      await deps.storage.activities.upsert(scope, rows);
+      return rows.map((row) => row.id);
+    },
+    { rowLevel: true },
+  );
 }
 
 export function describeActivity(row: ActivityRow) {

@@ -42,19 +42,23 @@ async function crdtActivity(
   actionType: string,
   what: string,
 ) {
-  await deps.storage.transaction(async () => {
-    if (!(await deps.storage.organizations.find(scope, room.organizationId))) return;
-    await recordActivity(deps, scope, {
-      organizationId: room.organizationId,
-      documentId: room.documentId,
-      featureType: 'crdt',
-      actionType,
-      actionUser: { userId: REST.by },
-      targetEntityId: room.editorId,
-      displayMessageTemplate: `{{actionUser}} ${what}`,
-      displayMessageTemplateData: { actionUser: 'The API' },
-    });
-  });
+  // row level, as activities/add (services/activities.ts): a new row under a fresh id, the organization's foreign key
+  await deps.storage.transaction(
+    async () => {
+      if (!(await deps.storage.organizations.find(scope, room.organizationId))) return;
+      await recordActivity(deps, scope, {
+        organizationId: room.organizationId,
+        documentId: room.documentId,
+        featureType: 'crdt',
+        actionType,
+        actionUser: { userId: REST.by },
+        targetEntityId: room.editorId,
+        displayMessageTemplate: `{{actionUser}} ${what}`,
+        displayMessageTemplateData: { actionUser: 'The API' },
+      });
+    },
+    { rowLevel: true },
+  );
 }
 
 /**

@@ -90,3 +90,35 @@ it('keeps every field of a profile that concurrent adds each give one of (new us
     expect(row, row.id).toMatchObject({ name: `Name ${row.id}`, email: `${row.id}@example.test`, photo_url: `https://example.test/${row.id}.png` });
   }
 });
+
+it('writes one activity that 20 concurrent adds name by its id: each answered 200, one row holding one add whole, no unit run again', async () => {
+  // activities/add reads the key's setting and the organization, then upserts (ON CONFLICT DO UPDATE): at READ
+  // COMMITTED the second writer of the row waits for the first's commit and overwrites it; SERIALIZABLE refused it
+  // ("could not serialize access due to concurrent update") and ran it again. An organization deleted meanwhile is
+  // met by the foreign key (the unit runs again and finds it gone).
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId: 'acts' }] })]);
+  for (let round = 0; round < 3; round++) {
+    const id = `same-${round}`;
+    const before = retries();
+    ok(
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          t.callK<Body>('/v2/activities/add', {
+            organizationId: 'acts',
+            documentId: 'd',
+            activities: [{ id, featureType: 'custom', actionType: 'custom.x', actionUser: { userId: `u${i}` }, targetEntityId: `t${i}` }],
+          }),
+        ),
+      ),
+    );
+    const rows = await t.query<{ action_user_id: string; target_entity_id: string }>(
+      'SELECT action_user_id, target_entity_id FROM activities WHERE organization_id = $1 AND id = $2',
+      ['acts', id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.target_entity_id).toBe(`t${rows[0]?.action_user_id.slice(1)}`);
+    expect(retries() - before).toBe(0);
+  }
+});
