@@ -22,71 +22,77 @@ export async function addReaction(
   scope: TenantScope,
   input: { organizationId: string; annotationId: string; commentId: number; icon: string; from: StoredUser },
 ) {
-  return deps.storage.transaction(async () => {
-    const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
-    const from = userOf(input.from);
-    const { commentExists, existing } = await deps.storage.reactions.lookup(scope, {
-      organizationId: input.organizationId,
-      annotationId: input.annotationId,
-      commentId: input.commentId,
-      fromUserId: from.userId,
-      icon: input.icon,
-    });
-    if (!commentExists) throw notFound('Comment not found.');
-    if (existing) return { reaction: describeReaction(existing), created: false };
-    const row = {
-      apiKeyId: scope.apiKeyId,
-      organizationId: input.organizationId,
-      id: randomAlphanumeric(20),
-      annotationId: input.annotationId,
-      commentId: input.commentId,
-      icon: input.icon,
-      fromUser: from,
-      fromUserId: from.userId,
-      createdAt: currentTime(),
-    };
-    await deps.storage.reactions.insert(scope, row);
-    const decision = reactionDecision(input.icon);
-    if (decision) {
-      const texts = await threadTexts(deps, scope, input.organizationId, input.annotationId, input.commentId);
-      await recordJudgment(
-        deps,
-        scope,
-        {
-          organizationId: input.organizationId,
-          documentId: annotation.documentId,
-          decision,
-          reviewer: from,
-          subject: texts.subject,
-          reasoning: texts.comment,
-          source: 'reaction',
-          sourceId: row.id,
-        },
-        row.createdAt,
-      );
-    }
-    await emitCommentEvent(deps, scope, {
-      organizationId: input.organizationId,
-      annotationId: annotation.id,
-      type: 'comment.reaction_add',
-      actionUser: from,
-      commentId: input.commentId,
-      extra: { reaction: describeReaction(row) },
-    });
-    await recordActivity(deps, scope, {
-      organizationId: input.organizationId,
-      documentId: annotation.documentId,
-      featureType: 'reaction',
-      actionType: 'reaction.add',
-      actionUser: from,
-      targetEntityId: annotation.id,
-      targetSubEntityId: String(input.commentId),
-      entityData: { icon: input.icon },
-      displayMessageTemplate: '{{actionUser}} reacted with {{icon}}',
-      displayMessageTemplateData: { actionUser: label(from), icon: input.icon },
-    });
-    return { reaction: describeReaction(row), created: true };
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the reaction's unique key settles two adds of it (the
+  // second answered the first's), and the comment's foreign key meets its deletion meanwhile.
+  return deps.storage.transaction(
+    async () => {
+      const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
+      const from = userOf(input.from);
+      const { commentExists, existing } = await deps.storage.reactions.lookup(scope, {
+        organizationId: input.organizationId,
+        annotationId: input.annotationId,
+        commentId: input.commentId,
+        fromUserId: from.userId,
+        icon: input.icon,
+      });
+      if (!commentExists) throw notFound('Comment not found.');
+      if (existing) return { reaction: describeReaction(existing), created: false };
+      const row = {
+        apiKeyId: scope.apiKeyId,
+        organizationId: input.organizationId,
+        id: randomAlphanumeric(20),
+        annotationId: input.annotationId,
+        commentId: input.commentId,
+        icon: input.icon,
+        fromUser: from,
+        fromUserId: from.userId,
+        createdAt: currentTime(),
+      };
+      const there = await deps.storage.reactions.insert(scope, row);
+      if (there) return { reaction: describeReaction(there), created: false };
+      const decision = reactionDecision(input.icon);
+      if (decision) {
+        const texts = await threadTexts(deps, scope, input.organizationId, input.annotationId, input.commentId);
+        await recordJudgment(
+          deps,
+          scope,
+          {
+            organizationId: input.organizationId,
+            documentId: annotation.documentId,
+            decision,
+            reviewer: from,
+            subject: texts.subject,
+            reasoning: texts.comment,
+            source: 'reaction',
+            sourceId: row.id,
+          },
+          row.createdAt,
+        );
+      }
+      await emitCommentEvent(deps, scope, {
+        organizationId: input.organizationId,
+        annotationId: annotation.id,
+        type: 'comment.reaction_add',
+        actionUser: from,
+        commentId: input.commentId,
+        extra: { reaction: describeReaction(row) },
+      });
+      await recordActivity(deps, scope, {
+        organizationId: input.organizationId,
+        documentId: annotation.documentId,
+        featureType: 'reaction',
+        actionType: 'reaction.add',
+        actionUser: from,
+        targetEntityId: annotation.id,
+        targetSubEntityId: String(input.commentId),
+        entityData: { icon: input.icon },
+        displayMessageTemplate: '{{actionUser}} reacted with {{icon}}',
+        displayMessageTemplateData: { actionUser: label(from), icon: input.icon },
+      });
+      return { reaction: describeReaction(row), created: true };
+    },
+    { rowLevel: true },
+  );
 }
 
 /** The reactions of an annotation, or of one of its comments, in creation order; NOT_FOUND for an unknown annotation. */

@@ -122,3 +122,36 @@ it('writes one activity that 20 concurrent adds name by its id: each answered 20
     expect(retries() - before).toBe(0);
   }
 });
+
+it("adds a user's reaction once when 20 adds of it run at once: each answered with the one reaction, one reaction.add, no unit run again", async () => {
+  // reactions/add looks the reaction up, then inserts: at READ COMMITTED two adds both find none, and the unique key
+  // (reactions_once, ON CONFLICT DO NOTHING) settles them, the second answered the first's reaction; SERIALIZABLE
+  // refused the second and ran it again
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'reacts', createOrganization: true, documents: [{ documentId: 'doc' }] });
+  const thread = await t.callK<Body>('/v2/commentannotations/add', {
+    organizationId: 'reacts',
+    documentId: 'doc',
+    commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }] }],
+  });
+  ok([thread]);
+  const [{ annotationId, commentIds }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>) as [
+    { annotationId: string; commentIds: number[] },
+  ];
+  for (let round = 0; round < 3; round++) {
+    const icon = `icon-${round}`;
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.callK<Body>('/v2/reactions/add', { organizationId: 'reacts', annotationId, commentId: commentIds[0], icon, from: { userId: 'bob' } }),
+      ),
+    );
+    ok(answers);
+    const ids = new Set(answers.map((a) => (a.body.result?.data as { reactionId: string }).reactionId));
+    expect(ids.size).toBe(1);
+    expect(await count('reactions', 'organization_id = $1 AND icon = $2', ['reacts', icon])).toBe(1);
+    expect(await count('activities', "organization_id = $1 AND action_type = 'reaction.add' AND entity_data::text LIKE $2", ['reacts', `%${icon}%`])).toBe(1);
+    expect(retries() - before).toBe(0);
+  }
+});

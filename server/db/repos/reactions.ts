@@ -2,6 +2,7 @@
 // Written once for both engines (engine.ts; test/pg/reactions.test.ts runs it on both and compares every answer).
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Engine } from '../engine.ts';
+import { ConcurrentChange } from '../pg/engine.ts';
 import type { reactions } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 
@@ -38,17 +39,21 @@ export function reactionsRepo(engine: Engine) {
       .limit(1),
   );
   const insert = engine.prepare('reactions.insert', (db) =>
-    db.insert(r).values({
-      apiKeyId: P('apiKeyId'),
-      organizationId: P('organizationId'),
-      id: P('id'),
-      annotationId: P('annotationId'),
-      commentId: P('commentId'),
-      icon: P('icon'),
-      fromUser: P('fromUser'),
-      fromUserId: P('fromUserId'),
-      createdAt: P('createdAt'),
-    }),
+    db
+      .insert(r)
+      .values({
+        apiKeyId: P('apiKeyId'),
+        organizationId: P('organizationId'),
+        id: P('id'),
+        annotationId: P('annotationId'),
+        commentId: P('commentId'),
+        icon: P('icon'),
+        fromUser: P('fromUser'),
+        fromUserId: P('fromUserId'),
+        createdAt: P('createdAt'),
+      })
+      // reactions_once: another request's reaction of this user with this icon on the comment, committed first
+      .onConflictDoNothing(),
   );
   /** The reactions of an annotation, or of one of its comments, in creation order. */
   const ofAnnotation = engine.prepare('reactions.ofAnnotation', (db) =>
@@ -83,8 +88,19 @@ export function reactionsRepo(engine: Engine) {
         return { commentExists: true, existing: found.reaction ?? undefined };
       }),
 
+    /**
+     * Inserts the reaction unless the user's reaction with this icon on the comment is there: undefined when it was
+     * inserted, else the one there. On PostgreSQL at READ COMMITTED that is another request's, the conflict having
+     * waited for its commit; one gone again by the next statement (deleted meanwhile) runs the unit of work again.
+     */
     insert: (scope: TenantScope, row: Omit<ReactionRow, 'apiKeyId'>) =>
-      engine.write(async (db) => void (await insert.run(db, { ...row, apiKeyId: scope.apiKeyId }))),
+      engine.write(async (db): Promise<ReactionRow | undefined> => {
+        if ((await insert.run(db, { ...row, apiKeyId: scope.apiKeyId })) > 0) return undefined;
+        const { organizationId, annotationId, commentId, fromUserId, icon } = row;
+        const found = await lookup.one(db, { apiKeyId: scope.apiKeyId, organizationId, annotationId, commentId, fromUserId, icon });
+        if (found?.reaction) return found.reaction;
+        throw new ConcurrentChange('a reaction that refused this one as a duplicate');
+      }),
 
     /** The reactions of an annotation, or of one of its comments, in creation order. */
     list: (scope: TenantScope, organizationId: string, annotationId: string, commentId?: number) =>
