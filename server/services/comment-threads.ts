@@ -146,12 +146,17 @@ export async function addComments(
   input: { organizationId: string; annotationId: string; commentData: CommentInput[] },
 ): Promise<number[]> {
   const mails = { count: 0 };
-  const ids = await deps.storage.transaction(async () => {
-    const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
-    const ids = await insertComments({ deps, scope, apiKey, annotation, mails }, input.commentData);
-    await deps.storage.comments.updateAnnotation(scope, input.organizationId, input.annotationId, { updatedAt: currentTime() });
-    return ids;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): a comment's id is taken by its insert's conflict clause,
+  // the annotation's foreign key meets its deletion meanwhile, and the thread's last update only moves forward.
+  const ids = await deps.storage.transaction(
+    async () => {
+      const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
+      const ids = await insertComments({ deps, scope, apiKey, annotation, mails }, input.commentData);
+      await deps.storage.comments.touchAnnotation(scope, input.organizationId, input.annotationId, currentTime());
+      return ids;
+    },
+    { rowLevel: true },
+  );
   if (mails.count > 0) deps.mail.flush();
   return ids;
 }

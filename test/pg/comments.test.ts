@@ -258,11 +258,17 @@ describe('comments', () => {
         [...(await repo.markRead(k1, 'o1', ['a1', 'a4'], 'u1', T + 96))],
         await repo.findAnnotation(k2, 'o1', 'a1'),
         await readState(),
+        // the last update moves forward only: an earlier time leaves it, a later one moves it
+        await repo.touchAnnotation(k1, 'o1', 'a3', T + 90),
+        (await repo.findAnnotation(k1, 'o1', 'a3'))?.updatedAt,
+        await repo.touchAnnotation(k1, 'o1', 'a3', T + 97),
+        (await repo.findAnnotation(k1, 'o1', 'a3'))?.updatedAt,
       );
       return out;
     });
 
     expect(answers.pg).toEqual(answers.sqlite);
+    expect(answers.sqlite.slice(-4)).toEqual([undefined, T + 95, undefined, T + 97]);
     // the answers are what they should be (the test cannot pass by both being wrong)
     const s = answers.sqlite;
     expect(s.slice(0, 8)).toEqual([true, true, true, true, true, false, 'threw', true]);

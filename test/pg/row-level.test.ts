@@ -155,3 +155,42 @@ it("adds a user's reaction once when 20 adds of it run at once: each answered wi
     expect(retries() - before).toBe(0);
   }
 });
+
+it('adds 20 comments to one thread at once: each answered 200 with its own id, the thread updated at the latest, no unit run again', async () => {
+  // comments/add reads the annotation, inserts each comment under a fresh id (ON CONFLICT on the comment's key) and
+  // moves the thread's last update: at READ COMMITTED the writers of the annotation's row wait on its lock, and the
+  // update only moves forward (a writer whose clock read earlier may commit later); SERIALIZABLE refused them
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'threads', createOrganization: true, documents: [{ documentId: 'doc' }] });
+  for (let round = 0; round < 3; round++) {
+    const thread = await t.callK<Body>('/v2/commentannotations/add', {
+      organizationId: 'threads',
+      documentId: 'doc',
+      commentAnnotations: [{ commentData: [{ commentText: 'first', from: { userId: 'ann' }, triggerActivities: false }] }],
+    });
+    ok([thread]);
+    const [{ annotationId }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string }>) as [{ annotationId: string }];
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.callK<Body>('/v2/commentannotations/comments/add', {
+          organizationId: 'threads',
+          annotationId,
+          commentData: [{ commentText: `reply ${i}`, from: { userId: `u${i}` } }],
+        }),
+      ),
+    );
+    ok(answers);
+    const ids = answers.flatMap((a) => a.body.result?.data as number[]);
+    expect(new Set(ids).size).toBe(20);
+    expect(await count('comments', 'organization_id = $1 AND annotation_id = $2', ['threads', annotationId])).toBe(21);
+    const [times] = await t.query<{ updated: string | number; latest: string | number }>(
+      `SELECT a.updated_at AS updated, (SELECT max(c.created_at) FROM comments c WHERE c.organization_id = a.organization_id AND c.annotation_id = a.id) AS latest
+        FROM comment_annotations a WHERE a.organization_id = $1 AND a.id = $2`,
+      ['threads', annotationId],
+    );
+    expect(Number(times?.updated)).toBeGreaterThanOrEqual(Number(times?.latest));
+    expect(retries() - before).toBe(0);
+  }
+});

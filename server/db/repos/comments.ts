@@ -452,6 +452,19 @@ export function commentsRepo(engine: Engine) {
             .where(annotationWhere(scope.apiKeyId, organizationId, annotationId))),
       ),
 
+    /**
+     * Moves the annotation's last update to `at`, unless it is later already: writers that commit out of their clocks'
+     * order (PostgreSQL at READ COMMITTED, each waiting on the row's lock) leave the latest time, not the last commit's.
+     */
+    touchAnnotation: (scope: TenantScope, organizationId: string, annotationId: string, at: number) =>
+      engine.write(
+        async (db) =>
+          void (await db
+            .update(a)
+            .set({ updatedAt: sql`CASE WHEN ${a.updatedAt} > ${at} THEN ${a.updatedAt} ELSE ${at} END` })
+            .where(annotationWhere(scope.apiKeyId, organizationId, annotationId))),
+      ),
+
     /** Deletes the annotation with its comments, reactions and read marks (by cascade). */
     deleteAnnotation: (scope: TenantScope, organizationId: string, annotationId: string) =>
       engine.write(async (db) => void (await db.delete(a).where(annotationWhere(scope.apiKeyId, organizationId, annotationId)))),
