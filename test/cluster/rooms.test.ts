@@ -28,6 +28,16 @@ afterAll(() => cluster?.close());
 const keyParams = (t: TestServer) => ({ apiKey: t.credentials.apiKey, authToken: t.credentials.authToken });
 const room = (editorId: string) => ({ organizationId: 'acme', documentId: 'doc', editorId });
 const textOf = (client: ReturnType<typeof connectYjs>) => client.doc.getText('default').toString();
+/** The room's stored update log, in order, and the text it rebuilds. */
+async function storedLog(editorId: string) {
+  const rows = await a.query<{ update: Buffer }>(
+    'SELECT "update" FROM crdt_updates WHERE organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY seq',
+    ['acme', 'doc', editorId],
+  );
+  const stored = new Y.Doc();
+  for (const row of rows) Y.applyUpdate(stored, row.update);
+  return { rows, text: stored.getText('default').toString() };
+}
 
 describe('Yjs rooms across instances', () => {
   it('converge: every client sees every edit, whichever instance it is connected to, and each update is stored once', async () => {
@@ -50,13 +60,8 @@ describe('Yjs rooms across instances', () => {
       });
       // stored once: the stored log rebuilds exactly the clients' document, and holds no update twice
       await eventually(async () => {
-        const rows = await a.query<{ update: Buffer }>(
-          'SELECT "update" FROM crdt_updates WHERE organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY seq',
-          ['acme', 'doc', 'converge'],
-        );
-        const stored = new Y.Doc();
-        for (const row of rows) Y.applyUpdate(stored, row.update);
-        expect(stored.getText('default').toString()).toBe(textOf(onA));
+        const { text, rows } = await storedLog('converge');
+        expect(text).toBe(textOf(onA));
         const hex = rows.map((r) => Buffer.from(r.update).toString('hex'));
         expect(new Set(hex).size).toBe(hex.length);
       });
@@ -89,13 +94,7 @@ describe('Yjs rooms across instances', () => {
       await eventually(async () => {
         expect(textOf(onA)).toBe(textOf(onB));
         expect(textOf(onA)).toHaveLength(120);
-        const rows = await a.query<{ update: Buffer }>(
-          'SELECT "update" FROM crdt_updates WHERE organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY seq',
-          ['acme', 'doc', 'row-level'],
-        );
-        const stored = new Y.Doc();
-        for (const row of rows) Y.applyUpdate(stored, row.update);
-        expect(stored.getText('default').toString()).toBe(textOf(onA));
+        expect((await storedLog('row-level')).text).toBe(textOf(onA));
       });
       expect(retries(a) + retries(b) - before).toBe(0);
     } finally {

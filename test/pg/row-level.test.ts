@@ -148,8 +148,9 @@ it("adds a user's reaction once when 20 adds of it run at once: each answered wi
       ),
     );
     ok(answers);
-    const ids = new Set(answers.map((a) => (a.body.result?.data as { reactionId: string }).reactionId));
+    const ids = new Set(answers.map((a) => (a.body.result?.data as { reactionId?: string } | undefined)?.reactionId));
     expect(ids.size).toBe(1);
+    expect([...ids][0]).toMatch(/^[A-Za-z0-9]{20}$/);
     expect(await count('reactions', 'organization_id = $1 AND icon = $2', ['reacts', icon])).toBe(1);
     expect(await count('activities', "organization_id = $1 AND action_type = 'reaction.add' AND entity_data::text LIKE $2", ['reacts', `%${icon}%`])).toBe(1);
     expect(retries() - before).toBe(0);
