@@ -15,6 +15,13 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './connection.ts';
 import type * as schema from './schema.ts';
 
+/**
+ * Text in code point order, which SQLite's BINARY collation gives (it compares UTF-8 bytes; UTF-16 units, as
+ * JavaScript's `<` compares them, order some characters otherwise): how a repository sorts rows PostgreSQL answers
+ * in no order (a DELETE's RETURNING) so that both engines answer alike.
+ */
+export const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
 /** The query builder of a repository written once (see above). */
 export type Q = Db;
 

@@ -2,7 +2,7 @@
 // changes, read by activities/get one filter shape at a time over the index that leads with each filter. Written once
 // for both engines (engine.ts; test/pg/activities.test.ts runs it on both and compares every answer).
 import { and, asc, desc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import type { Engine, Placeholders, Prepared, Q } from '../engine.ts';
+import { byCodePoint, type Engine, type Placeholders, type Prepared, type Q } from '../engine.ts';
 import { keysetAfter } from '../pagination.ts';
 import { listValues } from '../prepared.ts';
 import type { activities } from '../schema.ts';
@@ -177,7 +177,7 @@ export function activitiesRepo(engine: Engine) {
           .delete(a)
           .where(and(...conditions))
           .returning({ id: a.id, timestamp: a.timestamp });
-        return deleted.sort((x, y) => (byTime ? x.timestamp - y.timestamp : 0) || Buffer.compare(Buffer.from(x.id), Buffer.from(y.id))).map((r) => r.id);
+        return deleted.sort((x, y) => (byTime ? x.timestamp - y.timestamp : 0) || byCodePoint(x.id, y.id)).map((r) => r.id);
       }),
   };
 }

@@ -1,7 +1,7 @@
 // An organization's user groups and their members (contacts and mentions: groups grant no access). Written once for
 // both engines (engine.ts; test/pg/groups.test.ts runs it on both and compares every answer).
 import { and, eq } from 'drizzle-orm';
-import type { Engine } from '../engine.ts';
+import { byCodePoint, type Engine } from '../engine.ts';
 import type { userGroups } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 
@@ -9,9 +9,6 @@ export type UserGroupRow = typeof userGroups.$inferSelect;
 
 /** Members are added in statements of this many rows (five parameters each: far below either engine's limit). */
 const SLICE = 1000;
-
-/** Code point order, as SQLite's BINARY compares text (UTF-8 bytes compare in code point order; UTF-16 units do not). */
-const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /** The key's user groups. */
 export function groupsRepo(engine: Engine) {

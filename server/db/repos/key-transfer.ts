@@ -29,7 +29,7 @@ import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm
 import { sqliteForms } from '../archive/pg-tables.ts';
 import type { BulkRow, BulkTable, BulkWriter } from '../bulk.ts';
 import { connectionOf } from '../connection.ts';
-import type { Engine, Q } from '../engine.ts';
+import { byCodePoint, type Engine, type Q } from '../engine.ts';
 import type { PgDb } from '../pg/engine.ts';
 import * as schema from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
@@ -145,9 +145,6 @@ const numbered = (text: string) => {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 };
-
-/** UTF-8 byte order, which is code point order: SQLite's BINARY and PostgreSQL's C collation. */
-const byCodePoints = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** An insert a writer was asked for: the table, the columns its first row named (by property and SQL name), and the row's values. */
 interface Insert {
@@ -385,7 +382,7 @@ export function keyTransferRepo(engine: Engine) {
             .where(eq(cd.apiKeyId, apiKeyId))
             .returning({ organization_id: cd.organizationId, document_id: cd.documentId, editor_id: cd.editorId })
         ).sort(
-          (a, b) => byCodePoints(a.organization_id, b.organization_id) || byCodePoints(a.document_id, b.document_id) || byCodePoints(a.editor_id, b.editor_id),
+          (a, b) => byCodePoint(a.organization_id, b.organization_id) || byCodePoint(a.document_id, b.document_id) || byCodePoint(a.editor_id, b.editor_id),
         );
         const removed: Record<string, number> = { crdt_documents: rooms.length };
         const storageKeys = (

@@ -4,7 +4,7 @@
 // columns: JSON columns as JSON text (NULL for null), booleans as 1 / 0. The page read lives in notification-page.ts.
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../client.ts';
-import type { Engine } from '../engine.ts';
+import { byCodePoint, type Engine } from '../engine.ts';
 import type { Cursor } from '../pagination.ts';
 import { connectionOf } from '../connection.ts';
 import type { notificationConfigs, notifications } from '../schema.ts';
@@ -207,9 +207,6 @@ export function notificationsSqlite(engine: SqliteEngine) {
 
 /** The statements each engine writes its own way (notificationsSqlite's, and PostgreSQL's notificationsPg). */
 export type NotificationsOwn = ReturnType<typeof notificationsSqlite>;
-
-/** Code point order, as SQLite's BINARY compares text (the primary key's order of ids). */
-const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /**
  * The key's notifications, their recipients and the users' channel settings: the engine's own statements (`own`),
