@@ -3,7 +3,10 @@
 // run: one room with 1 writer and 50 readers, and 1,000 rooms with 2 clients each (a writer and a reader), with
 // each server's RSS after the run; propagation latency at a steady 200 edits/s from one writer to 50 readers
 // (crdt-steady.ts, alternated rounds); then the latency of a REST update on a 100 KB text and the memory per loaded
-// document. The bench process drives every client, so the two cores are shared between it and the server.
+// document. The bench process drives every client, so the two cores are shared between it and the server. The
+// steady rounds have two more peers, the stored-first floors: the reference server writing each update to SQLite
+// before it applies and broadcasts it (yws-reference-server.ts), by one insert (what storing first costs any server
+// here), and by Hearth's own statements (what it costs with Hearth's schema).
 // BENCH_CRDT=steady (or any of one-room, many-rooms, steady, rest, memory, comma-separated) runs only those;
 // BENCH_CRDT_BASE=<another checkout, built> adds its Hearth as one more peer of the sync scenarios (an A/B of a
 // change side by side, in the same rounds).
@@ -135,7 +138,13 @@ async function manyRooms(connect: ConnectTo, server: Child) {
  * The steady-rate rounds: every peer once per round, the order rotated each round, a fresh room each time. Rows:
  * each peer's medians of the rounds' p50, p99 and max; Hearth's p99 against the reference server's (goal ≤ 100 %).
  */
-async function steady(peers: Array<[string, Child, ConnectTo]>, reference: Child, hearth: Child): Promise<Row[]> {
+/** The stored-first floors (yws-reference-server.ts): the first is the one Hearth's row is compared with. */
+const STORED_FLOORS = [
+  ['stored', 'floor: the reference server storing each update first (one SQLite insert before the broadcast)'],
+  ['stored-statements', "floor: the reference server storing each update first with Hearth's statements (row bumped, update appended, one transaction)"],
+] as const;
+
+async function steady(peers: Array<[string, Child, ConnectTo]>, reference: Child, hearth: Child, floor: Child): Promise<Row[]> {
   const results = new Map<Child, SteadyResult[]>(peers.map(([, server]) => [server, []]));
   for (let round = 0; round < STEADY.rounds; round++) {
     const order = peers.map((_, i) => peers[(i + round) % peers.length] as (typeof peers)[number]);
@@ -150,6 +159,8 @@ async function steady(peers: Array<[string, Child, ConnectTo]>, reference: Child
   const scenario = `a steady ${STEADY.rate} edits/s for ${STEADY.seconds} s, 1 writer → ${STEADY.readers} readers in one room, p99 propagation (median of ${STEADY.rounds} alternated rounds)`;
   const referenceRounds = results.get(reference)!;
   const referenceP99 = medianOf(referenceRounds.map((r) => r.p99));
+  const floorRounds = results.get(floor)!;
+  const floorP99 = medianOf(floorRounds.map((r) => r.p99));
   return peers.map(([name, server]) => {
     const rounds = results.get(server)!;
     const p99 = medianOf(rounds.map((r) => r.p99));
@@ -160,6 +171,10 @@ async function steady(peers: Array<[string, Child, ConnectTo]>, reference: Child
     ];
     if (server !== reference)
       notes.push(`p99 round by round, of the reference's: ${rounds.map((r, i) => `${Math.round((r.p99 / referenceRounds[i]!.p99) * 100)}%`).join(', ')}`);
+    if (server === hearth)
+      notes.push(
+        `of the one-insert floor's (p99 ${floorP99} ms): ${Math.round((p99 / floorP99) * 100)}%, round by round ${rounds.map((r, i) => `${Math.round((r.p99 / floorRounds[i]!.p99) * 100)}%`).join(', ')}`,
+      );
     const late = rounds.reduce((n, r) => n + r.lateSends, 0);
     if (late) notes.push(`${late} sends over 2 ms late in all`);
     return {
@@ -237,7 +252,17 @@ export async function run(): Promise<Row[]> {
       }
     }
 
-    if (only.has('steady')) rows.push(...(await steady(peers, reference, hearth)));
+    if (only.has('steady')) {
+      const floors: Array<[string, Child, ConnectTo]> = [];
+      for (const [mode, name] of STORED_FLOORS) {
+        const dir = mkdtempSync(join(tmpdir(), `hearth-bench-crdt-${mode}-`));
+        dataDirs.push(dir);
+        const floor = await startChild(['test/bench/yws-reference-server.ts', mode, dir]);
+        started.push(floor);
+        floors.push([name, floor, (room) => yWebsocketClient(floor.url.replace('http', 'ws'), room, {})]);
+      }
+      rows.push(...(await steady([...peers, ...floors], reference, hearth, floors[0]![1])));
+    }
 
     const headers = { 'content-type': 'application/json', ...authHeaders(creds) };
     const post = (path: string, data: unknown) => fetch(hearth.url + path, { method: 'POST', headers, body: JSON.stringify({ data }) }).then((r) => r.json());
