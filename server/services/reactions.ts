@@ -102,39 +102,47 @@ export async function getReactions(deps: Deps, scope: TenantScope, input: { orga
 }
 
 export async function deleteReactions(deps: Deps, scope: TenantScope, input: { organizationId: string; reactionIds: string[] }): Promise<Outcomes> {
-  return deps.storage.transaction(async () => {
-    const out: Outcomes = keyed();
-    for (const reactionId of new Set(input.reactionIds)) {
-      const row = await deps.storage.reactions.find(scope, input.organizationId, reactionId);
-      if (!row) {
-        out[reactionId] = { success: false, message: 'Reaction not found.' };
-        continue;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each reaction is read under its key lock, so that of two
+  // deletes of it one finds it (one event, one activity) and the other waits, then answers not found. A comment or
+  // thread deleted between the read and the delete (its cascade takes no reaction's lock) leaves this delete
+  // answering deleted: the order in which this delete came first, as a serial run could order them.
+  return deps.storage.transaction(
+    async () => {
+      await deps.storage.reactions.lock(scope, input.organizationId, input.reactionIds);
+      const out: Outcomes = keyed();
+      for (const reactionId of new Set(input.reactionIds)) {
+        const row = await deps.storage.reactions.find(scope, input.organizationId, reactionId);
+        if (!row) {
+          out[reactionId] = { success: false, message: 'Reaction not found.' };
+          continue;
+        }
+        // the event describes the thread with the reaction still in it
+        await emitCommentEvent(deps, scope, {
+          organizationId: input.organizationId,
+          annotationId: row.annotationId,
+          type: 'comment.reaction_delete',
+          actionUser: row.fromUser,
+          commentId: row.commentId,
+          extra: { reaction: describeReaction(row) },
+        });
+        await deps.storage.reactions.delete(scope, input.organizationId, reactionId);
+        const documentId = (await deps.storage.comments.findAnnotation(scope, input.organizationId, row.annotationId))?.documentId ?? null;
+        await recordActivity(deps, scope, {
+          organizationId: input.organizationId,
+          documentId,
+          featureType: 'reaction',
+          actionType: 'reaction.delete',
+          actionUser: row.fromUser,
+          targetEntityId: row.annotationId,
+          targetSubEntityId: String(row.commentId),
+          entityData: { icon: row.icon },
+          displayMessageTemplate: '{{actionUser}} removed a reaction',
+          displayMessageTemplateData: { actionUser: label(row.fromUser) },
+        });
+        out[reactionId] = { success: true, message: 'Reaction deleted.' };
       }
-      // the event describes the thread with the reaction still in it
-      await emitCommentEvent(deps, scope, {
-        organizationId: input.organizationId,
-        annotationId: row.annotationId,
-        type: 'comment.reaction_delete',
-        actionUser: row.fromUser,
-        commentId: row.commentId,
-        extra: { reaction: describeReaction(row) },
-      });
-      await deps.storage.reactions.delete(scope, input.organizationId, reactionId);
-      const documentId = (await deps.storage.comments.findAnnotation(scope, input.organizationId, row.annotationId))?.documentId ?? null;
-      await recordActivity(deps, scope, {
-        organizationId: input.organizationId,
-        documentId,
-        featureType: 'reaction',
-        actionType: 'reaction.delete',
-        actionUser: row.fromUser,
-        targetEntityId: row.annotationId,
-        targetSubEntityId: String(row.commentId),
-        entityData: { icon: row.icon },
-        displayMessageTemplate: '{{actionUser}} removed a reaction',
-        displayMessageTemplateData: { actionUser: label(row.fromUser) },
-      });
-      out[reactionId] = { success: true, message: 'Reaction deleted.' };
-    }
-    return out;
-  });
+      return out;
+    },
+    { rowLevel: true },
+  );
 }

@@ -195,3 +195,45 @@ it('adds 20 comments to one thread at once: each answered 200 with its own id, t
     expect(retries() - before).toBe(0);
   }
 });
+
+it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 not found, one reaction.delete, no unit run again', async () => {
+  // reactions/delete reads the reaction, tells its event, deletes it and records the activity: at READ COMMITTED
+  // without the reaction's key lock every delete found it and answered deleted, each with its own activity;
+  // SERIALIZABLE refused all but one and ran them again
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'unreacts', createOrganization: true, documents: [{ documentId: 'doc' }] });
+  const thread = await t.callK<Body>('/v2/commentannotations/add', {
+    organizationId: 'unreacts',
+    documentId: 'doc',
+    commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }] }],
+  });
+  ok([thread]);
+  const [{ annotationId, commentIds }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>) as [
+    { annotationId: string; commentIds: number[] },
+  ];
+  for (let round = 0; round < 3; round++) {
+    const added = await t.callK<Body>('/v2/reactions/add', {
+      organizationId: 'unreacts',
+      annotationId,
+      commentId: commentIds[0],
+      icon: `gone-${round}`,
+      from: { userId: 'bob' },
+    });
+    ok([added]);
+    const reactionId = (added.body.result?.data as { reactionId: string }).reactionId;
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.callK<Body>('/v2/reactions/delete', { organizationId: 'unreacts', reactionIds: [reactionId] })),
+    );
+    ok(answers);
+    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }>)[reactionId]);
+    expect(outcomes.filter((o) => o?.success && o.message === 'Reaction deleted.')).toHaveLength(1);
+    expect(outcomes.filter((o) => o?.success === false && o.message === 'Reaction not found.')).toHaveLength(19);
+    expect(await count('reactions', 'organization_id = $1 AND id = $2', ['unreacts', reactionId])).toBe(0);
+    expect(
+      await count('activities', "organization_id = $1 AND action_type = 'reaction.delete' AND entity_data::text LIKE $2", ['unreacts', `%gone-${round}%`]),
+    ).toBe(1);
+    expect(retries() - before).toBe(0);
+  }
+});
