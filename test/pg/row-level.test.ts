@@ -221,13 +221,14 @@ it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 n
       from: { userId: 'bob' },
     });
     ok([added]);
-    const reactionId = (added.body.result?.data as { reactionId: string }).reactionId;
+    const reactionId = (added.body.result?.data as { reactionId?: string } | undefined)?.reactionId ?? '';
+    expect(reactionId).toMatch(/^[A-Za-z0-9]{20}$/);
     const before = retries();
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => t.callK<Body>('/v2/reactions/delete', { organizationId: 'unreacts', reactionIds: [reactionId] })),
     );
     ok(answers);
-    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }>)[reactionId]);
+    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[reactionId]);
     expect(outcomes.filter((o) => o?.success && o.message === 'Reaction deleted.')).toHaveLength(1);
     expect(outcomes.filter((o) => o?.success === false && o.message === 'Reaction not found.')).toHaveLength(19);
     expect(await count('reactions', 'organization_id = $1 AND id = $2', ['unreacts', reactionId])).toBe(0);
