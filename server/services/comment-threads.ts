@@ -171,46 +171,58 @@ export async function updateComments(deps: Deps, scope: TenantScope, input: z.ou
   const data = input.updatedData;
   if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
   const { storage } = deps;
-  return storage.transaction(async () => {
-    const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
-    const out: Outcomes = keyed();
-    for (const commentId of new Set(input.commentIds)) {
-      const row = await storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
-      if (!row) {
-        out[commentId] = { success: false, message: 'Not found' };
-        continue;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each comment is read under its key lock, so that an
+  // update merges its fields over what the update before it wrote, never over an older read of the comment.
+  return storage.transaction(
+    async () => {
+      const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
+      await storage.comments.lockComments(scope, input.organizationId, input.annotationId, input.commentIds);
+      const out: Outcomes = keyed();
+      for (const commentId of new Set(input.commentIds)) {
+        const row = await storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
+        if (!row) {
+          out[commentId] = { success: false, message: 'Not found' };
+          continue;
+        }
+        await storage.comments.updateComment(scope, input.organizationId, input.annotationId, commentId, {
+          text: data.commentText ?? row.text,
+          html: data.commentHtml ?? row.html,
+          taggedUserContacts: data.taggedUserContacts ?? row.taggedUserContacts,
+          mentionedUserIds: data.taggedUserContacts ? mentionedIds(data.taggedUserContacts) : row.mentionedUserIds,
+          context: data.context ?? row.context,
+          // an edited text makes the comment `updated`, as the hosted SDK marks it, unless a status is given
+          extra: commentExtra(
+            data.status === undefined && (data.commentText !== undefined || data.commentHtml !== undefined) ? { ...data, status: 'updated' } : data,
+            row.extra,
+          ),
+          updatedAt: currentTime(),
+        });
+        const actionUser = input.actionUser ?? row.fromUser;
+        await emitCommentEvent(deps, scope, {
+          organizationId: input.organizationId,
+          annotationId: annotation.id,
+          type: 'comment.update',
+          actionUser,
+          commentId,
+        });
+        await recordActivity(deps, scope, {
+          organizationId: input.organizationId,
+          documentId: annotation.documentId,
+          featureType: 'comment',
+          actionType: 'comment.update',
+          actionUser,
+          targetEntityId: annotation.id,
+          targetSubEntityId: String(commentId),
+          changes: data.commentText !== undefined ? { commentText: { from: row.text, to: data.commentText } } : null,
+          displayMessageTemplate: '{{actionUser}} edited a comment',
+          displayMessageTemplateData: { actionUser: label(actionUser) },
+        });
+        out[commentId] = { success: true, message: 'Updated successfully' };
       }
-      await storage.comments.updateComment(scope, input.organizationId, input.annotationId, commentId, {
-        text: data.commentText ?? row.text,
-        html: data.commentHtml ?? row.html,
-        taggedUserContacts: data.taggedUserContacts ?? row.taggedUserContacts,
-        mentionedUserIds: data.taggedUserContacts ? mentionedIds(data.taggedUserContacts) : row.mentionedUserIds,
-        context: data.context ?? row.context,
-        // an edited text makes the comment `updated`, as the hosted SDK marks it, unless a status is given
-        extra: commentExtra(
-          data.status === undefined && (data.commentText !== undefined || data.commentHtml !== undefined) ? { ...data, status: 'updated' } : data,
-          row.extra,
-        ),
-        updatedAt: currentTime(),
-      });
-      const actionUser = input.actionUser ?? row.fromUser;
-      await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.update', actionUser, commentId });
-      await recordActivity(deps, scope, {
-        organizationId: input.organizationId,
-        documentId: annotation.documentId,
-        featureType: 'comment',
-        actionType: 'comment.update',
-        actionUser,
-        targetEntityId: annotation.id,
-        targetSubEntityId: String(commentId),
-        changes: data.commentText !== undefined ? { commentText: { from: row.text, to: data.commentText } } : null,
-        displayMessageTemplate: '{{actionUser}} edited a comment',
-        displayMessageTemplateData: { actionUser: label(actionUser) },
-      });
-      out[commentId] = { success: true, message: 'Updated successfully' };
-    }
-    return out;
-  });
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 export async function deleteComments(
@@ -219,33 +231,45 @@ export async function deleteComments(
   input: { organizationId: string; annotationId: string; commentIds: number[]; actionUser?: StoredUser | undefined },
 ): Promise<Outcomes> {
   const { storage } = deps;
-  return storage.transaction(async () => {
-    const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
-    const out: Outcomes = keyed();
-    for (const commentId of new Set(input.commentIds)) {
-      const row = await storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
-      if (!row) {
-        out[commentId] = { success: false, message: 'Not found' };
-        continue;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each comment is read under its key lock, so that of two
+  // deletes of it one finds it (one event, one activity) and the other waits, then answers not found.
+  return storage.transaction(
+    async () => {
+      const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
+      await storage.comments.lockComments(scope, input.organizationId, input.annotationId, input.commentIds);
+      const out: Outcomes = keyed();
+      for (const commentId of new Set(input.commentIds)) {
+        const row = await storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
+        if (!row) {
+          out[commentId] = { success: false, message: 'Not found' };
+          continue;
+        }
+        const actionUser = input.actionUser ?? row.fromUser;
+        await emitCommentEvent(deps, scope, {
+          organizationId: input.organizationId,
+          annotationId: annotation.id,
+          type: 'comment.delete',
+          actionUser,
+          commentId,
+        });
+        await storage.comments.deleteComment(scope, input.organizationId, input.annotationId, commentId);
+        await recordActivity(deps, scope, {
+          organizationId: input.organizationId,
+          documentId: annotation.documentId,
+          featureType: 'comment',
+          actionType: 'comment.delete',
+          actionUser,
+          targetEntityId: annotation.id,
+          targetSubEntityId: String(commentId),
+          displayMessageTemplate: '{{actionUser}} deleted a comment',
+          displayMessageTemplateData: { actionUser: label(actionUser) },
+        });
+        out[commentId] = { success: true, message: 'Deleted successfully' };
       }
-      const actionUser = input.actionUser ?? row.fromUser;
-      await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId: annotation.id, type: 'comment.delete', actionUser, commentId });
-      await storage.comments.deleteComment(scope, input.organizationId, input.annotationId, commentId);
-      await recordActivity(deps, scope, {
-        organizationId: input.organizationId,
-        documentId: annotation.documentId,
-        featureType: 'comment',
-        actionType: 'comment.delete',
-        actionUser,
-        targetEntityId: annotation.id,
-        targetSubEntityId: String(commentId),
-        displayMessageTemplate: '{{actionUser}} deleted a comment',
-        displayMessageTemplateData: { actionUser: label(actionUser) },
-      });
-      out[commentId] = { success: true, message: 'Deleted successfully' };
-    }
-    return out;
-  });
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 /**

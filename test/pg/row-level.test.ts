@@ -238,3 +238,84 @@ it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 n
     expect(retries() - before).toBe(0);
   }
 });
+
+it("updates one comment from 20 calls at once, half its text and half its context: neither field's last write lost, no unit run again", async () => {
+  // comments/update reads the comment and writes it back with the call's fields over the read ones: at READ COMMITTED
+  // without the comment's key lock a call that read before another committed wrote the other's field back as it was
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'edits', createOrganization: true, documents: [{ documentId: 'doc' }] });
+  for (let round = 0; round < 3; round++) {
+    const thread = await t.callK<Body>('/v2/commentannotations/add', {
+      organizationId: 'edits',
+      documentId: 'doc',
+      commentAnnotations: [{ commentData: [{ commentText: 'original', context: { n: -1 }, from: { userId: 'ann' }, triggerActivities: false }] }],
+    });
+    ok([thread]);
+    const [{ annotationId, commentIds }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>) as [
+      { annotationId: string; commentIds: number[] },
+    ];
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.callK<Body>('/v2/commentannotations/comments/update', {
+          organizationId: 'edits',
+          annotationId,
+          commentIds,
+          updatedData: i % 2 ? { commentText: `text ${i}` } : { context: { n: i } },
+        }),
+      ),
+    );
+    ok(answers);
+    for (const a of answers)
+      expect(Object.values(a.body.result?.data as Record<string, { success: boolean }>)).toEqual([{ success: true, message: 'Updated successfully' }]);
+    const [row] = await t.query<{ text: string; context: unknown }>('SELECT text, context FROM comments WHERE organization_id = $1 AND annotation_id = $2', [
+      'edits',
+      annotationId,
+    ]);
+    expect(row?.text).toMatch(/^text \d+$/);
+    expect(JSON.stringify(row?.context)).not.toContain('-1');
+    expect(await count('activities', "organization_id = $1 AND action_type = 'comment.update' AND target_entity_id = $2", ['edits', annotationId])).toBe(20);
+    expect(retries() - before).toBe(0);
+  }
+});
+
+it('deletes a comment once when 20 deletes of it run at once: one deleted, 19 not found, one comment.delete, no unit run again', async () => {
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'uncomments', createOrganization: true, documents: [{ documentId: 'doc' }] });
+  for (let round = 0; round < 3; round++) {
+    const thread = await t.callK<Body>('/v2/commentannotations/add', {
+      organizationId: 'uncomments',
+      documentId: 'doc',
+      commentAnnotations: [
+        {
+          commentData: [
+            { commentText: 'x', from: { userId: 'ann' }, triggerActivities: false },
+            { commentText: 'y', from: { userId: 'ann' } },
+          ],
+        },
+      ],
+    });
+    ok([thread]);
+    const [{ annotationId, commentIds }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>) as [
+      { annotationId: string; commentIds: number[] },
+    ];
+    const commentId = commentIds[1] as number;
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.callK<Body>('/v2/commentannotations/comments/delete', { organizationId: 'uncomments', annotationId, commentIds: [commentId] }),
+      ),
+    );
+    ok(answers);
+    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[commentId]);
+    expect(outcomes.filter((o) => o?.success && o.message === 'Deleted successfully')).toHaveLength(1);
+    expect(outcomes.filter((o) => o?.success === false && o.message === 'Not found')).toHaveLength(19);
+    expect(await count('comments', 'organization_id = $1 AND annotation_id = $2', ['uncomments', annotationId])).toBe(1);
+    expect(await count('activities', "organization_id = $1 AND action_type = 'comment.delete' AND target_entity_id = $2", ['uncomments', annotationId])).toBe(
+      1,
+    );
+    expect(retries() - before).toBe(0);
+  }
+});

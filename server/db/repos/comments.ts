@@ -541,6 +541,18 @@ export function commentsRepo(engine: Engine) {
         return id;
       }),
 
+    /**
+     * Takes the comments' key locks for the rest of the unit of work, in ascending order (so that two units naming the
+     * same comments never wait on each other in a circle): on PostgreSQL at READ COMMITTED, a second update or delete
+     * of a comment waits for the first's commit, then reads the comment as the first left it. Nothing on SQLite, whose
+     * write unit holds the database (engine.lock).
+     */
+    lockComments: (scope: TenantScope, organizationId: string, annotationId: string, commentIds: readonly number[]) =>
+      engine.write(async (db) => {
+        for (const id of [...new Set(commentIds)].sort((x, y) => x - y))
+          await engine.lock(db, 'comment', scope.apiKeyId, organizationId, annotationId, String(id));
+      }),
+
     findComment: (scope: TenantScope, organizationId: string, annotationId: string, commentId: number) =>
       engine.read((db) => commentById.one(db, { apiKeyId: scope.apiKeyId, organizationId, annotationId, commentId })),
 
