@@ -335,31 +335,37 @@ export async function deleteAnnotations(
   input: { organizationId: string; annotationIds: string[]; actionUser?: StoredUser | undefined },
 ): Promise<Outcomes> {
   const { storage } = deps;
-  return storage.transaction(async () => {
-    const out: Outcomes = keyed();
-    for (const annotationId of new Set(input.annotationIds)) {
-      const row = await storage.comments.findAnnotation(scope, input.organizationId, annotationId);
-      if (!row) {
-        out[annotationId] = { success: false, message: 'Annotation not found.' };
-        continue;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each annotation is read under its key lock, so that of two
+  // deletes of it one finds it (one event, one activity) and the other waits, then answers not found.
+  return storage.transaction(
+    async () => {
+      await storage.comments.lockAnnotations(scope, input.organizationId, input.annotationIds);
+      const out: Outcomes = keyed();
+      for (const annotationId of new Set(input.annotationIds)) {
+        const row = await storage.comments.findAnnotation(scope, input.organizationId, annotationId);
+        if (!row) {
+          out[annotationId] = { success: false, message: 'Annotation not found.' };
+          continue;
+        }
+        const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
+        await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId, type: 'comment_annotation.delete', actionUser });
+        await storage.comments.deleteAnnotation(scope, input.organizationId, annotationId);
+        await recordActivity(deps, scope, {
+          organizationId: input.organizationId,
+          documentId: row.documentId,
+          featureType: 'comment',
+          actionType: 'comment.deleteAnnotation',
+          actionUser,
+          targetEntityId: annotationId,
+          displayMessageTemplate: '{{actionUser}} deleted a comment thread',
+          displayMessageTemplateData: { actionUser: label(actionUser) },
+        });
+        out[annotationId] = { success: true, message: 'Deleted Successfully' };
       }
-      const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
-      await emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId, type: 'comment_annotation.delete', actionUser });
-      await storage.comments.deleteAnnotation(scope, input.organizationId, annotationId);
-      await recordActivity(deps, scope, {
-        organizationId: input.organizationId,
-        documentId: row.documentId,
-        featureType: 'comment',
-        actionType: 'comment.deleteAnnotation',
-        actionUser,
-        targetEntityId: annotationId,
-        displayMessageTemplate: '{{actionUser}} deleted a comment thread',
-        displayMessageTemplateData: { actionUser: label(actionUser) },
-      });
-      out[annotationId] = { success: true, message: 'Deleted Successfully' };
-    }
-    return out;
-  });
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 /**

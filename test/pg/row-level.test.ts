@@ -319,3 +319,31 @@ it('deletes a comment once when 20 deletes of it run at once: one deleted, 19 no
     expect(retries() - before).toBe(0);
   }
 });
+
+it('deletes a comment thread once when 20 deletes of it run at once: one deleted, 19 not found, one activity, no unit run again', async () => {
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'unthreads', createOrganization: true, documents: [{ documentId: 'doc' }] });
+  for (let round = 0; round < 3; round++) {
+    const thread = await t.callK<Body>('/v2/commentannotations/add', {
+      organizationId: 'unthreads',
+      documentId: 'doc',
+      commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }] }],
+    });
+    ok([thread]);
+    const [{ annotationId }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string }>) as [{ annotationId: string }];
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.callK<Body>('/v2/commentannotations/delete', { organizationId: 'unthreads', annotationIds: [annotationId] })),
+    );
+    ok(answers);
+    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[annotationId]);
+    expect(outcomes.filter((o) => o?.success && o.message === 'Deleted Successfully')).toHaveLength(1);
+    expect(outcomes.filter((o) => o?.success === false && o.message === 'Annotation not found.')).toHaveLength(19);
+    expect(await count('comment_annotations', 'organization_id = $1 AND id = $2', ['unthreads', annotationId])).toBe(0);
+    expect(
+      await count('activities', "organization_id = $1 AND action_type = 'comment.deleteAnnotation' AND target_entity_id = $2", ['unthreads', annotationId]),
+    ).toBe(1);
+    expect(retries() - before).toBe(0);
+  }
+});

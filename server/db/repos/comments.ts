@@ -11,7 +11,7 @@ import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type Placeholder,
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { annotationFilters, annotationsGetInput } from '../../../shared/schemas/comments.ts';
-import type { Engine, Placeholders, Prepared, Q } from '../engine.ts';
+import { byCodePoint, type Engine, type Placeholders, type Prepared, type Q } from '../engine.ts';
 import { keysetAfter } from '../pagination.ts';
 import { listValues, preparedFor, preparedShapes } from '../prepared.ts';
 import type { commentAnnotations, comments, reactions, CommentExtra, StoredUser } from '../schema.ts';
@@ -464,6 +464,15 @@ export function commentsRepo(engine: Engine) {
             .set({ updatedAt: sql`CASE WHEN ${a.updatedAt} > ${at} THEN ${a.updatedAt} ELSE ${at} END` })
             .where(annotationWhere(scope.apiKeyId, organizationId, annotationId))),
       ),
+
+    /**
+     * Takes the annotations' key locks for the rest of the unit of work, in code point order (engine.lock; nothing on
+     * SQLite): a second delete of an annotation waits for the first's commit, then reads it gone.
+     */
+    lockAnnotations: (scope: TenantScope, organizationId: string, annotationIds: readonly string[]) =>
+      engine.write(async (db) => {
+        for (const id of [...new Set(annotationIds)].sort(byCodePoint)) await engine.lock(db, 'annotation', scope.apiKeyId, organizationId, id);
+      }),
 
     /** Deletes the annotation with its comments, reactions and read marks (by cascade). */
     deleteAnnotation: (scope: TenantScope, organizationId: string, annotationId: string) =>
