@@ -366,7 +366,9 @@ type Outcomes = Record<string, { success: boolean; message: string }>;
 
 /** /v1/notifications/delete: the notifications matching every filter given; named ids not matched are `success: false`. */
 export async function deleteNotifications(deps: Deps, scope: TenantScope, input: z.output<typeof notificationsDeleteInput>): Promise<Outcomes> {
-  const ids = await deps.storage.notifications.delete(scope, input);
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): one DELETE … RETURNING; a second delete of a row waits
+  // for the first's commit and deletes nothing
+  const ids = await deps.storage.transaction(() => deps.storage.notifications.delete(scope, input), { rowLevel: true });
   const out: Outcomes = keyed();
   for (const id of ids) out[id] = { success: true, message: 'Notification deleted.' };
   for (const id of input.notificationIds ?? []) if (!out[id]) out[id] = { success: false, message: 'Failed to delete notification.' };
@@ -388,7 +390,9 @@ export async function updateNotifications(deps: Deps, scope: TenantScope, input:
     unreadBy: item.unreadByUserIds,
     readAt: currentTime(),
   }));
-  const found = await deps.storage.notifications.update(scope, input.organizationId, edits);
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each notification is read under its key lock, so that an
+  // update's fields go over what the update before it wrote
+  const found = await deps.storage.transaction(() => deps.storage.notifications.update(scope, input.organizationId, edits), { rowLevel: true });
   const out: Outcomes = keyed();
   edits.forEach((edit, i) => {
     out[edit.id] = found[i] ? { success: true, message: 'Notification updated.' } : { success: false, message: 'Failed to update notification.' };
@@ -440,9 +444,14 @@ export async function setNotificationConfig(
         current.channelsSet | (given.inbox ? CHANNEL_BITS.inbox : 0) | (given.email ? CHANNEL_BITS.email : 0) | (given.slack ? CHANNEL_BITS.slack : 0),
     };
   };
-  await deps.storage.transaction(async () => {
-    await ensureOrganization(deps, scope, input.organizationId, false);
-    await deps.storage.notifications.saveConfigs(scope, input.organizationId, keys, next, currentTime());
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the organization's insert is ON CONFLICT DO NOTHING, and
+  // each setting is read under its key lock, so that a call's channels go over what the call before it set
+  await deps.storage.transaction(
+    async () => {
+      await ensureOrganization(deps, scope, input.organizationId, false);
+      await deps.storage.notifications.saveConfigs(scope, input.organizationId, keys, next, currentTime());
+    },
+    { rowLevel: true },
+  );
   return keys.map(({ userId, documentId }) => ({ success: true, userId, documentId: documentId || null, message: 'User config set successfully.' }));
 }

@@ -347,3 +347,83 @@ it('deletes a comment thread once when 20 deletes of it run at once: one deleted
     expect(retries() - before).toBe(0);
   }
 });
+
+it('updates one notification from 20 calls at once, half its body and half its headline: neither last write lost, no unit run again', async () => {
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  for (let round = 0; round < 3; round++) {
+    const notificationId = `edited-${round}`;
+    ok([
+      await add({
+        organizationId: 'edits-n',
+        createOrganization: true,
+        documentId: 'd',
+        createDocument: true,
+        notificationId,
+        displayHeadlineMessageTemplate: 'original',
+        displayBodyMessage: 'original',
+      }),
+    ]);
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.callK<Body>('/v2/notifications/update', {
+          organizationId: 'edits-n',
+          notifications: [
+            i % 2 ? { id: notificationId, displayBodyMessage: `body ${i}` } : { id: notificationId, displayHeadlineMessageTemplate: `headline ${i}` },
+          ],
+        }),
+      ),
+    );
+    ok(answers);
+    for (const a of answers) expect((a.body.result?.data as Record<string, { success: boolean }> | undefined)?.[notificationId]?.success).toBe(true);
+    const [row] = await t.query<{ headline: string; body: string }>(
+      'SELECT headline_template AS headline, body FROM notifications WHERE organization_id = $1 AND id = $2',
+      ['edits-n', notificationId],
+    );
+    expect(row?.body).toMatch(/^body \d+$/);
+    expect(row?.headline).toMatch(/^headline \d+$/);
+    expect(retries() - before).toBe(0);
+  }
+});
+
+it('deletes a notification once when 20 deletes of it run at once: one deleted, 19 failed, no unit run again', async () => {
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  for (let round = 0; round < 3; round++) {
+    const notificationId = `deleted-${round}`;
+    ok([await add({ organizationId: 'gone-n', createOrganization: true, documentId: 'd', createDocument: true, notificationId })]);
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.callK<Body>('/v2/notifications/delete', { organizationId: 'gone-n', notificationIds: [notificationId] })),
+    );
+    ok(answers);
+    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean }> | undefined)?.[notificationId]?.success);
+    expect(outcomes.filter((o) => o === true)).toHaveLength(1);
+    expect(outcomes.filter((o) => o === false)).toHaveLength(19);
+    expect(await count('notifications', 'organization_id = $1 AND id = $2', ['gone-n', notificationId])).toBe(0);
+    expect(retries() - before).toBe(0);
+  }
+});
+
+it("sets one user's notification settings from 20 calls at once, half the inbox and half the e-mail: both kept, no unit run again", async () => {
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  ok([await add({ organizationId: 'configs', createOrganization: true, documentId: 'd', createDocument: true })]);
+  for (let round = 0; round < 3; round++) {
+    const userId = `u-${round}`;
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.callK<Body>('/v2/notifications/config/set', { organizationId: 'configs', userIds: [userId], config: i % 2 ? { inbox: 'NONE' } : { email: 'NONE' } }),
+      ),
+    );
+    ok(answers);
+    const [row] = await t.query<{ inbox: string; email: string; channels: number | string }>(
+      'SELECT inbox, email, channels_set AS channels FROM notification_configs WHERE organization_id = $1 AND user_id = $2',
+      ['configs', userId],
+    );
+    expect([row?.inbox, row?.email]).toEqual(['NONE', 'NONE']);
+    expect(retries() - before).toBe(0);
+  }
+});

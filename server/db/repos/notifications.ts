@@ -235,10 +235,11 @@ export function notificationsRepo(engine: Engine, own: NotificationsOwn) {
       }>,
     ) =>
       engine.write(async (db) => {
+        // every key first, in code point order: two updates naming the same notifications never wait in a circle
+        for (const id of [...new Set(edits.map((e) => e.id))].sort(byCodePoint)) await engine.lock(db, 'notification', scope.apiKeyId, organizationId, id);
         const answers: boolean[] = [];
         for (const edit of edits) {
           const where = and(eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, organizationId), eq(n.id, edit.id));
-          await engine.lock(db, 'notification', scope.apiKeyId, organizationId, edit.id);
           const [row] = await db.select().from(n).where(where);
           if (!row) {
             answers.push(false);
@@ -310,8 +311,10 @@ export function notificationsRepo(engine: Engine, own: NotificationsOwn) {
       now: number,
     ) =>
       engine.write(async (db) => {
+        // every key first, in one order (document, then user, by code point): two calls never wait in a circle
+        const ordered = [...keys].sort((x, y) => byCodePoint(x.documentId, y.documentId) || byCodePoint(x.userId, y.userId));
+        for (const { userId, documentId } of ordered) await engine.lock(db, 'notification-config', scope.apiKeyId, organizationId, documentId, userId);
         for (const { userId, documentId } of keys) {
-          await engine.lock(db, 'notification-config', scope.apiKeyId, organizationId, documentId, userId);
           const [current] = await db
             .select()
             .from(cfg)
