@@ -31,22 +31,27 @@ export async function addGroups(
     input.organizationUserGroups.map((g) => g.groupId),
     'organizationUserGroups',
   );
-  return deps.storage.transaction(async () => {
-    await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-    const groups = input.organizationUserGroups;
-    const added = await deps.storage.groups.insert(
-      scope,
-      input.organizationId,
-      groups.map((group) => ({ id: group.groupId, name: group.groupName ?? '', createdAt: currentTime() })),
-    );
-    const out: Outcomes = keyed();
-    groups.forEach((group, i) => {
-      out[group.groupId] = added[i]
-        ? { success: true, id: group.groupId, message: 'Organization user group added.' }
-        : { success: false, id: group.groupId, message: 'Organization user group already exists.' };
-    });
-    return out;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each group's insert is ON CONFLICT DO NOTHING (a second
+  // add of it waits for the first's commit, then answers "already exists"), as is the organization's
+  return deps.storage.transaction(
+    async () => {
+      await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
+      const groups = input.organizationUserGroups;
+      const added = await deps.storage.groups.insert(
+        scope,
+        input.organizationId,
+        groups.map((group) => ({ id: group.groupId, name: group.groupName ?? '', createdAt: currentTime() })),
+      );
+      const out: Outcomes = keyed();
+      groups.forEach((group, i) => {
+        out[group.groupId] = added[i]
+          ? { success: true, id: group.groupId, message: 'Organization user group added.' }
+          : { success: false, id: group.groupId, message: 'Organization user group already exists.' };
+      });
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 /** Adds users the API key knows (added through the users or permissions operations) to a group. */
@@ -56,26 +61,31 @@ export async function addGroupUsers(
   input: { organizationId: string; organizationUserGroupId: string; userIds: string[] },
 ): Promise<GroupOutcomes> {
   const { storage } = deps;
-  return storage.transaction(async () => {
-    const groupId = input.organizationUserGroupId;
-    const userIds = [...new Set(input.userIds)];
-    if (!(await storage.groups.exists(scope, input.organizationId, groupId))) return groupMissing(groupId, userIds);
-    const known = await storage.users.findMany(scope, userIds);
-    const out: GroupOutcomes = keyed();
-    for (const userId of userIds) {
-      out[userId] = known.has(userId)
-        ? { success: true, organizationUserGroupId: groupId, message: 'User added to organization user group.' }
-        : { success: false, organizationUserGroupId: groupId, message: 'User does not exist.' };
-    }
-    await storage.groups.addMembers(
-      scope,
-      input.organizationId,
-      groupId,
-      userIds.filter((userId) => known.has(userId)),
-      currentTime(),
-    );
-    return out;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the members' insert is ON CONFLICT DO NOTHING, and the
+  // group's foreign key meets its deletion meanwhile (the unit runs again and finds it gone)
+  return storage.transaction(
+    async () => {
+      const groupId = input.organizationUserGroupId;
+      const userIds = [...new Set(input.userIds)];
+      if (!(await storage.groups.exists(scope, input.organizationId, groupId))) return groupMissing(groupId, userIds);
+      const known = await storage.users.findMany(scope, userIds);
+      const out: GroupOutcomes = keyed();
+      for (const userId of userIds) {
+        out[userId] = known.has(userId)
+          ? { success: true, organizationUserGroupId: groupId, message: 'User added to organization user group.' }
+          : { success: false, organizationUserGroupId: groupId, message: 'User does not exist.' };
+      }
+      await storage.groups.addMembers(
+        scope,
+        input.organizationId,
+        groupId,
+        userIds.filter((userId) => known.has(userId)),
+        currentTime(),
+      );
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 /**
@@ -89,24 +99,29 @@ export async function deleteGroupUsers(
   input: { organizationId: string; organizationUserGroupId: string; userIds?: string[] | undefined; deleteAll?: boolean | undefined },
 ): Promise<GroupOutcomes> {
   const { storage } = deps;
-  return storage.transaction(async () => {
-    const groupId = input.organizationUserGroupId;
-    const userIds = [...new Set(input.userIds ?? [])];
-    // deleteAll alone names no user: the answer is then an empty map
-    if (!(await storage.groups.exists(scope, input.organizationId, groupId))) return groupMissing(groupId, userIds);
-    const out: GroupOutcomes = keyed();
-    if (input.deleteAll) {
-      for (const userId of await storage.groups.removeAll(scope, input.organizationId, groupId)) {
-        out[userId] = { success: true, organizationUserGroupId: groupId, message: 'User deleted from organization user group.' };
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each removal is a DELETE whose count answers it; a second
+  // removal of a member waits for the first's commit and deletes nothing
+  return storage.transaction(
+    async () => {
+      const groupId = input.organizationUserGroupId;
+      const userIds = [...new Set(input.userIds ?? [])];
+      // deleteAll alone names no user: the answer is then an empty map
+      if (!(await storage.groups.exists(scope, input.organizationId, groupId))) return groupMissing(groupId, userIds);
+      const out: GroupOutcomes = keyed();
+      if (input.deleteAll) {
+        for (const userId of await storage.groups.removeAll(scope, input.organizationId, groupId)) {
+          out[userId] = { success: true, organizationUserGroupId: groupId, message: 'User deleted from organization user group.' };
+        }
+        return out;
       }
+      const removed = await storage.groups.removeMembers(scope, input.organizationId, groupId, userIds);
+      userIds.forEach((userId, i) => {
+        out[userId] = removed[i]
+          ? { success: true, organizationUserGroupId: groupId, message: 'User deleted from organization user group.' }
+          : { success: false, organizationUserGroupId: groupId, message: 'User is not in the organization user group.' };
+      });
       return out;
-    }
-    const removed = await storage.groups.removeMembers(scope, input.organizationId, groupId, userIds);
-    userIds.forEach((userId, i) => {
-      out[userId] = removed[i]
-        ? { success: true, organizationUserGroupId: groupId, message: 'User deleted from organization user group.' }
-        : { success: false, organizationUserGroupId: groupId, message: 'User is not in the organization user group.' };
-    });
-    return out;
-  });
+    },
+    { rowLevel: true },
+  );
 }

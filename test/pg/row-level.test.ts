@@ -427,3 +427,50 @@ it("sets one user's notification settings from 20 calls at once, half the inbox 
     expect(retries() - before).toBe(0);
   }
 });
+
+it('adds a user group once, a member once and removes it once when 20 identical calls of each run at once, no unit run again', async () => {
+  // each is a conflict clause or a DELETE's count: at READ COMMITTED a second writer of the row waits for the first's
+  // commit, then inserts or deletes nothing; SERIALIZABLE refused them and ran them again
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  ok([await add({ organizationId: 'teams', createOrganization: true, documentId: 'd', createDocument: true, notifyUsers: [{ userId: 'member' }] })]);
+  for (let round = 0; round < 3; round++) {
+    const groupId = `team-${round}`;
+    let before = retries();
+    const added = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.callK<Body>('/v2/organizations/usergroups/add', { organizationId: 'teams', organizationUserGroups: [{ groupId, groupName: 'T' }] }),
+      ),
+    );
+    ok(added);
+    const groupOutcomes = added.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[groupId]);
+    expect(groupOutcomes.filter((o) => o?.success)).toHaveLength(1);
+    expect(groupOutcomes.filter((o) => o?.message === 'Organization user group already exists.')).toHaveLength(19);
+    expect(await count('user_groups', 'organization_id = $1 AND id = $2', ['teams', groupId])).toBe(1);
+    expect(retries() - before).toBe(0);
+
+    before = retries();
+    const joined = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.callK<Body>('/v1/organizations/usergroups/users/add', { organizationId: 'teams', organizationUserGroupId: groupId, userIds: ['member'] }),
+      ),
+    );
+    ok(joined);
+    for (const a of joined) expect((a.body.result?.data as Record<string, { success: boolean }> | undefined)?.member?.success).toBe(true);
+    expect(await count('user_group_members', 'organization_id = $1 AND group_id = $2', ['teams', groupId])).toBe(1);
+    expect(retries() - before).toBe(0);
+
+    before = retries();
+    const left = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.callK<Body>('/v2/organizations/usergroups/users/delete', { organizationId: 'teams', organizationUserGroupId: groupId, userIds: ['member'] }),
+      ),
+    );
+    ok(left);
+    const leftOutcomes = left.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.member);
+    expect(leftOutcomes.filter((o) => o?.success)).toHaveLength(1);
+    expect(leftOutcomes.filter((o) => o?.message === 'User is not in the organization user group.')).toHaveLength(19);
+    expect(await count('user_group_members', 'organization_id = $1 AND group_id = $2', ['teams', groupId])).toBe(0);
+    expect(retries() - before).toBe(0);
+  }
+});
