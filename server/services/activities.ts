@@ -148,7 +148,9 @@ export async function updateActivities(deps: Deps, scope: TenantScope, input: z.
     id,
     set: Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ActivityChange,
   }));
-  const found = await deps.storage.activities.update(scope, input.organizationId, changes);
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each change is one UPDATE of the fields given (no merge of
+  // a read), its count the answer
+  const found = await deps.storage.transaction(() => deps.storage.activities.update(scope, input.organizationId, changes), { rowLevel: true });
   const out: Outcomes = keyed();
   changes.forEach(({ id }, i) => {
     out[id] = found[i] ? { success: true, message: 'Activity updated.' } : { success: false, message: 'Failed to update activity.' };
@@ -159,7 +161,9 @@ export async function updateActivities(deps: Deps, scope: TenantScope, input: z.
 /** /v2/activities/delete: by document, target entity and/or ids (at least one); named ids not matched fail. */
 export async function deleteActivities(deps: Deps, scope: TenantScope, input: z.output<typeof activitiesDeleteInput>): Promise<Outcomes> {
   if (!input.documentId && !input.targetEntityId && !input.activityIds) throw invalid('Pass at least one of documentId, targetEntityId or activityIds.');
-  const ids = await deps.storage.activities.delete(scope, input);
+  // Row level on PostgreSQL: one DELETE … RETURNING; a second delete of a row waits for the first's commit and
+  // deletes nothing
+  const ids = await deps.storage.transaction(() => deps.storage.activities.delete(scope, input), { rowLevel: true });
   const out: Outcomes = keyed();
   for (const id of ids) out[id] = { success: true, message: 'Activity deleted.' };
   for (const id of input.activityIds ?? []) if (!out[id]) out[id] = { success: false, message: 'Failed to delete activity.' };

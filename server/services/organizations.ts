@@ -50,18 +50,21 @@ export async function addOrganizations(deps: Deps, scope: TenantScope, records: 
     records.map((r) => r.organizationId),
     'organizations',
   );
-  return deps.storage.transaction(async () => {
-    const out: Outcomes = keyed();
-    for (const record of records) {
-      if (await deps.storage.organizations.find(scope, record.organizationId)) {
-        out[record.organizationId] = { success: false, id: record.organizationId, message: 'Organization already exists' };
-        continue;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the insert is ON CONFLICT DO NOTHING and its count is
+  // the answer, so of two adds of one organization one adds it and the other answers that it exists
+  return deps.storage.transaction(
+    async () => {
+      const out: Outcomes = keyed();
+      for (const record of records) {
+        const added = await deps.storage.organizations.insert(scope, newRow(record.organizationId, record.organizationName ?? '', record.metadata ?? {}));
+        out[record.organizationId] = added
+          ? { success: true, id: record.organizationId, message: 'Added Successfully' }
+          : { success: false, id: record.organizationId, message: 'Organization already exists' };
       }
-      await deps.storage.organizations.insert(scope, newRow(record.organizationId, record.organizationName ?? '', record.metadata ?? {}));
-      out[record.organizationId] = { success: true, id: record.organizationId, message: 'Added Successfully' };
-    }
-    return out;
-  });
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 export async function updateOrganizations(deps: Deps, scope: TenantScope, records: Records): Promise<Outcomes> {
@@ -69,37 +72,51 @@ export async function updateOrganizations(deps: Deps, scope: TenantScope, record
     records.map((r) => r.organizationId),
     'organizations',
   );
-  return deps.storage.transaction(async () => {
-    const out: Outcomes = keyed();
-    for (const record of records) {
-      const existing = await deps.storage.organizations.find(scope, record.organizationId);
-      if (!existing) {
-        out[record.organizationId] = { success: false, id: record.organizationId, message: 'Organization does not exist' };
-        continue;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): each organization is read under its key lock, so that a
+  // metadata merge goes over what the update before it wrote
+  return deps.storage.transaction(
+    async () => {
+      await deps.storage.organizations.lock(
+        scope,
+        records.map((r) => r.organizationId),
+      );
+      const out: Outcomes = keyed();
+      for (const record of records) {
+        const existing = await deps.storage.organizations.find(scope, record.organizationId);
+        if (!existing) {
+          out[record.organizationId] = { success: false, id: record.organizationId, message: 'Organization does not exist' };
+          continue;
+        }
+        await deps.storage.organizations.update(scope, record.organizationId, {
+          name: record.organizationName ?? existing.name,
+          metadata: record.metadata ? { ...existing.metadata, ...record.metadata } : existing.metadata,
+          updatedAt: currentTime(),
+        });
+        out[record.organizationId] = { success: true, id: record.organizationId, message: 'Updated Successfully' };
       }
-      await deps.storage.organizations.update(scope, record.organizationId, {
-        name: record.organizationName ?? existing.name,
-        metadata: record.metadata ? { ...existing.metadata, ...record.metadata } : existing.metadata,
-        updatedAt: currentTime(),
-      });
-      out[record.organizationId] = { success: true, id: record.organizationId, message: 'Updated Successfully' };
-    }
-    return out;
-  });
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 /** Deleting an organization deletes everything in it (folders, documents, memberships, groups) by cascade. */
 export async function deleteOrganizations(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, organizationIds: string[]): Promise<Outcomes> {
   const unique = [...new Set(organizationIds)];
-  const outcomes = await deps.storage.transaction(async () => {
-    const out: Outcomes = keyed();
-    for (const organizationId of unique) {
-      out[organizationId] = (await deps.storage.organizations.delete(scope, organizationId))
-        ? { success: true, id: organizationId, message: 'Deleted Successfully' }
-        : { success: false, id: organizationId, message: 'Organization does not exist' };
-    }
-    return out;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): a DELETE whose count is the answer; its children's foreign
+  // keys refuse an insert meanwhile, whose unit runs again and finds the organization gone
+  const outcomes = await deps.storage.transaction(
+    async () => {
+      const out: Outcomes = keyed();
+      for (const organizationId of unique) {
+        out[organizationId] = (await deps.storage.organizations.delete(scope, organizationId))
+          ? { success: true, id: organizationId, message: 'Deleted Successfully' }
+          : { success: false, id: organizationId, message: 'Organization does not exist' };
+      }
+      return out;
+    },
+    { rowLevel: true },
+  );
   for (const organizationId of unique) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId });
   return outcomes;
 }
@@ -111,15 +128,19 @@ export async function setOrganizationsDisabled(
   disabled: boolean,
 ): Promise<Outcomes> {
   const unique = [...new Set(organizationIds)];
-  const outcomes = await deps.storage.transaction(async () => {
-    const out: Outcomes = keyed();
-    for (const organizationId of unique) {
-      out[organizationId] = (await deps.storage.organizations.update(scope, organizationId, { disabled, updatedAt: currentTime() }))
-        ? { success: true, id: organizationId, message: 'Organization disable state updated.' }
-        : { success: false, id: organizationId, message: 'Organization does not exist' };
-    }
-    return out;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): an UPDATE of the state given, its count the answer
+  const outcomes = await deps.storage.transaction(
+    async () => {
+      const out: Outcomes = keyed();
+      for (const organizationId of unique) {
+        out[organizationId] = (await deps.storage.organizations.update(scope, organizationId, { disabled, updatedAt: currentTime() }))
+          ? { success: true, id: organizationId, message: 'Organization disable state updated.' }
+          : { success: false, id: organizationId, message: 'Organization does not exist' };
+      }
+      return out;
+    },
+    { rowLevel: true },
+  );
   for (const organizationId of unique) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId });
   return outcomes;
 }

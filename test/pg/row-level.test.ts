@@ -474,3 +474,69 @@ it('adds a user group once, a member once and removes it once when 20 identical 
     expect(retries() - before).toBe(0);
   }
 });
+
+it('adds, merges into, and deletes one organization from 20 calls at once each: one added, no metadata lost, one deleted, no unit run again', async () => {
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  const outcome = (a: CallResult<Body>, id: string) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[id];
+  for (let round = 0; round < 3; round++) {
+    const organizationId = `company-${round}`;
+    let before = retries();
+    const added = await Promise.all(Array.from({ length: 20 }, () => t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })));
+    ok(added);
+    expect(added.filter((a) => outcome(a, organizationId)?.message === 'Added Successfully')).toHaveLength(1);
+    expect(added.filter((a) => outcome(a, organizationId)?.message === 'Organization already exists')).toHaveLength(19);
+    expect(retries() - before).toBe(0);
+
+    before = retries();
+    const merged = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.callK<Body>('/v2/organizations/update', { organizations: [{ organizationId, metadata: i % 2 ? { odd: i } : { even: i } }] }),
+      ),
+    );
+    ok(merged);
+    for (const a of merged) expect(outcome(a, organizationId)?.success).toBe(true);
+    const [row] = await t.query<{ metadata: Record<string, unknown> }>('SELECT metadata FROM organizations WHERE id = $1', [organizationId]);
+    expect(Object.keys(row?.metadata ?? {}).sort()).toEqual(['even', 'odd']);
+    expect(retries() - before).toBe(0);
+
+    before = retries();
+    const deleted = await Promise.all(Array.from({ length: 20 }, () => t.callK<Body>('/v2/organizations/delete', { organizationIds: [organizationId] })));
+    ok(deleted);
+    expect(deleted.filter((a) => outcome(a, organizationId)?.success)).toHaveLength(1);
+    expect(await count('organizations', 'id = $1', [organizationId])).toBe(0);
+    expect(retries() - before).toBe(0);
+  }
+});
+
+it('updates and deletes one activity from 20 calls at once each: every update applied, one deleted, no unit run again', async () => {
+  const engine = t.server.app.storage.engine;
+  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId: 'acts-rw' }] })]);
+  for (let round = 0; round < 3; round++) {
+    const id = `act-${round}`;
+    ok([
+      await t.callK<Body>('/v2/activities/add', {
+        organizationId: 'acts-rw',
+        activities: [{ id, featureType: 'custom', actionType: 'custom.x', actionUser: { userId: 'u' }, targetEntityId: 't' }],
+      }),
+    ]);
+    let before = retries();
+    const updated = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.callK<Body>('/v2/activities/update', { organizationId: 'acts-rw', activities: [{ id, targetEntityId: `t${i}` }] }),
+      ),
+    );
+    ok(updated);
+    for (const a of updated) expect((a.body.result?.data as Record<string, { success: boolean }> | undefined)?.[id]?.success).toBe(true);
+    expect(retries() - before).toBe(0);
+    before = retries();
+    const deleted = await Promise.all(
+      Array.from({ length: 20 }, () => t.callK<Body>('/v2/activities/delete', { organizationId: 'acts-rw', activityIds: [id] })),
+    );
+    ok(deleted);
+    expect(deleted.filter((a) => (a.body.result?.data as Record<string, { success: boolean }> | undefined)?.[id]?.success)).toHaveLength(1);
+    expect(await count('activities', 'organization_id = $1 AND id = $2', ['acts-rw', id])).toBe(0);
+    expect(retries() - before).toBe(0);
+  }
+});
