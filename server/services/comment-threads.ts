@@ -2,7 +2,7 @@ import { currentTime } from '../clock.ts';
 import { randomInt } from 'node:crypto';
 import type { z } from 'zod';
 import type { commentInput, commentsUpdateInput } from '../../shared/schemas/comments.ts';
-import type { AnnotationRow, StoredUser } from '../db/repos/comments.ts';
+import type { AnnotationRow, CommentRow, StoredUser } from '../db/repos/comments.ts';
 import type { Storage } from '../db/repos/index.ts';
 import type { TenantScope } from '../db/scope.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
@@ -167,6 +167,24 @@ export async function getComments(deps: Deps, scope: TenantScope, input: { organ
   return describeThreads(found.thread).get(input.annotationId) ?? [];
 }
 
+/**
+ * The comments an update or a delete names, each read under its key lock (row level on PostgreSQL, docs/storage.md
+ * "Invariants": a second writer of a comment waits for the first's commit, then reads what it left): the thread
+ * (NOT_FOUND when there is none), the comments found by id, and the answers so far, "Not found" for the others.
+ */
+async function commentsToWrite(deps: Deps, scope: TenantScope, input: { organizationId: string; annotationId: string; commentIds: readonly number[] }) {
+  const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
+  await deps.storage.comments.lockComments(scope, input.organizationId, input.annotationId, input.commentIds);
+  const out: Outcomes = keyed();
+  const found = new Map<number, CommentRow>();
+  for (const commentId of new Set(input.commentIds)) {
+    const row = await deps.storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
+    if (row) found.set(commentId, row);
+    else out[commentId] = { success: false, message: 'Not found' };
+  }
+  return { annotation, out, found };
+}
+
 export async function updateComments(deps: Deps, scope: TenantScope, input: z.output<typeof commentsUpdateInput>): Promise<Outcomes> {
   const data = input.updatedData;
   if (Object.values(data).every((v) => v === undefined)) throw invalid('updatedData must change at least one field.');
@@ -175,15 +193,8 @@ export async function updateComments(deps: Deps, scope: TenantScope, input: z.ou
   // update merges its fields over what the update before it wrote, never over an older read of the comment.
   return storage.transaction(
     async () => {
-      const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
-      await storage.comments.lockComments(scope, input.organizationId, input.annotationId, input.commentIds);
-      const out: Outcomes = keyed();
-      for (const commentId of new Set(input.commentIds)) {
-        const row = await storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
-        if (!row) {
-          out[commentId] = { success: false, message: 'Not found' };
-          continue;
-        }
+      const { annotation, out, found } = await commentsToWrite(deps, scope, input);
+      for (const [commentId, row] of found) {
         await storage.comments.updateComment(scope, input.organizationId, input.annotationId, commentId, {
           text: data.commentText ?? row.text,
           html: data.commentHtml ?? row.html,
@@ -235,15 +246,8 @@ export async function deleteComments(
   // deletes of it one finds it (one event, one activity) and the other waits, then answers not found.
   return storage.transaction(
     async () => {
-      const annotation = await requireAnnotation(deps, scope, input.organizationId, input.annotationId);
-      await storage.comments.lockComments(scope, input.organizationId, input.annotationId, input.commentIds);
-      const out: Outcomes = keyed();
-      for (const commentId of new Set(input.commentIds)) {
-        const row = await storage.comments.findComment(scope, input.organizationId, input.annotationId, commentId);
-        if (!row) {
-          out[commentId] = { success: false, message: 'Not found' };
-          continue;
-        }
+      const { annotation, out, found } = await commentsToWrite(deps, scope, input);
+      for (const [commentId, row] of found) {
         const actionUser = input.actionUser ?? row.fromUser;
         await emitCommentEvent(deps, scope, {
           organizationId: input.organizationId,

@@ -29,6 +29,21 @@ const ok = (answers: CallResult<Body>[]) => {
   for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
 };
 
+/** Units of work PostgreSQL refused and the engine ran again, so far (each case expects none while its calls run). */
+const retries = () => {
+  const engine = t.server.app.storage.engine;
+  return engine.kind === 'postgres' ? engine.retries() : 0;
+};
+
+/** A new comment thread on `documentId` of the organization, with the comments given: its id and its comments' ids. */
+async function newThread(organizationId: string, commentData: Array<Record<string, unknown>>, documentId = 'doc') {
+  const thread = await t.callK<Body>('/v2/commentannotations/add', { organizationId, documentId, commentAnnotations: [{ commentData }] });
+  ok([thread]);
+  const [made] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>);
+  if (!made) throw new Error(`no thread made: ${JSON.stringify(thread.body)}`);
+  return made;
+}
+
 it('runs on PostgreSQL', () => {
   expect(t.server.app.storage.engine.kind).toBe('postgres');
 });
@@ -96,8 +111,6 @@ it('writes one activity that 20 concurrent adds name by its id: each answered 20
   // COMMITTED the second writer of the row waits for the first's commit and overwrites it; SERIALIZABLE refused it
   // ("could not serialize access due to concurrent update") and ran it again. An organization deleted meanwhile is
   // met by the foreign key (the unit runs again and finds it gone).
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId: 'acts' }] })]);
   for (let round = 0; round < 3; round++) {
     const id = `same-${round}`;
@@ -127,18 +140,8 @@ it("adds a user's reaction once when 20 adds of it run at once: each answered wi
   // reactions/add looks the reaction up, then inserts: at READ COMMITTED two adds both find none, and the unique key
   // (reactions_once, ON CONFLICT DO NOTHING) settles them, the second answered the first's reaction; SERIALIZABLE
   // refused the second and ran it again
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'reacts', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  const thread = await t.callK<Body>('/v2/commentannotations/add', {
-    organizationId: 'reacts',
-    documentId: 'doc',
-    commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }] }],
-  });
-  ok([thread]);
-  const [{ annotationId, commentIds }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>) as [
-    { annotationId: string; commentIds: number[] },
-  ];
+  const { annotationId, commentIds } = await newThread('reacts', [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }]);
   for (let round = 0; round < 3; round++) {
     const icon = `icon-${round}`;
     const before = retries();
@@ -161,17 +164,9 @@ it('adds 20 comments to one thread at once: each answered 200 with its own id, t
   // comments/add reads the annotation, inserts each comment under a fresh id (ON CONFLICT on the comment's key) and
   // moves the thread's last update: at READ COMMITTED the writers of the annotation's row wait on its lock, and the
   // update only moves forward (a writer whose clock read earlier may commit later); SERIALIZABLE refused them
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'threads', createOrganization: true, documents: [{ documentId: 'doc' }] });
   for (let round = 0; round < 3; round++) {
-    const thread = await t.callK<Body>('/v2/commentannotations/add', {
-      organizationId: 'threads',
-      documentId: 'doc',
-      commentAnnotations: [{ commentData: [{ commentText: 'first', from: { userId: 'ann' }, triggerActivities: false }] }],
-    });
-    ok([thread]);
-    const [{ annotationId }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string }>) as [{ annotationId: string }];
+    const { annotationId } = await newThread('threads', [{ commentText: 'first', from: { userId: 'ann' }, triggerActivities: false }]);
     const before = retries();
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -200,18 +195,8 @@ it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 n
   // reactions/delete reads the reaction, tells its event, deletes it and records the activity: at READ COMMITTED
   // without the reaction's key lock every delete found it and answered deleted, each with its own activity;
   // SERIALIZABLE refused all but one and ran them again
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'unreacts', createOrganization: true, documents: [{ documentId: 'doc' }] });
-  const thread = await t.callK<Body>('/v2/commentannotations/add', {
-    organizationId: 'unreacts',
-    documentId: 'doc',
-    commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }] }],
-  });
-  ok([thread]);
-  const [{ annotationId, commentIds }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>) as [
-    { annotationId: string; commentIds: number[] },
-  ];
+  const { annotationId, commentIds } = await newThread('unreacts', [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }]);
   for (let round = 0; round < 3; round++) {
     const added = await t.callK<Body>('/v2/reactions/add', {
       organizationId: 'unreacts',
@@ -242,19 +227,11 @@ it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 n
 it("updates one comment from 20 calls at once, half its text and half its context: neither field's last write lost, no unit run again", async () => {
   // comments/update reads the comment and writes it back with the call's fields over the read ones: at READ COMMITTED
   // without the comment's key lock a call that read before another committed wrote the other's field back as it was
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'edits', createOrganization: true, documents: [{ documentId: 'doc' }] });
   for (let round = 0; round < 3; round++) {
-    const thread = await t.callK<Body>('/v2/commentannotations/add', {
-      organizationId: 'edits',
-      documentId: 'doc',
-      commentAnnotations: [{ commentData: [{ commentText: 'original', context: { n: -1 }, from: { userId: 'ann' }, triggerActivities: false }] }],
-    });
-    ok([thread]);
-    const [{ annotationId, commentIds }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>) as [
-      { annotationId: string; commentIds: number[] },
-    ];
+    const { annotationId, commentIds } = await newThread('edits', [
+      { commentText: 'original', context: { n: -1 }, from: { userId: 'ann' }, triggerActivities: false },
+    ]);
     const before = retries();
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -281,26 +258,12 @@ it("updates one comment from 20 calls at once, half its text and half its contex
 });
 
 it('deletes a comment once when 20 deletes of it run at once: one deleted, 19 not found, one comment.delete, no unit run again', async () => {
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'uncomments', createOrganization: true, documents: [{ documentId: 'doc' }] });
   for (let round = 0; round < 3; round++) {
-    const thread = await t.callK<Body>('/v2/commentannotations/add', {
-      organizationId: 'uncomments',
-      documentId: 'doc',
-      commentAnnotations: [
-        {
-          commentData: [
-            { commentText: 'x', from: { userId: 'ann' }, triggerActivities: false },
-            { commentText: 'y', from: { userId: 'ann' } },
-          ],
-        },
-      ],
-    });
-    ok([thread]);
-    const [{ annotationId, commentIds }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string; commentIds: number[] }>) as [
-      { annotationId: string; commentIds: number[] },
-    ];
+    const { annotationId, commentIds } = await newThread('uncomments', [
+      { commentText: 'x', from: { userId: 'ann' }, triggerActivities: false },
+      { commentText: 'y', from: { userId: 'ann' } },
+    ]);
     const commentId = commentIds[1] as number;
     const before = retries();
     const answers = await Promise.all(
@@ -321,17 +284,9 @@ it('deletes a comment once when 20 deletes of it run at once: one deleted, 19 no
 });
 
 it('deletes a comment thread once when 20 deletes of it run at once: one deleted, 19 not found, one activity, no unit run again', async () => {
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'unthreads', createOrganization: true, documents: [{ documentId: 'doc' }] });
   for (let round = 0; round < 3; round++) {
-    const thread = await t.callK<Body>('/v2/commentannotations/add', {
-      organizationId: 'unthreads',
-      documentId: 'doc',
-      commentAnnotations: [{ commentData: [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }] }],
-    });
-    ok([thread]);
-    const [{ annotationId }] = Object.values(thread.body.result?.data as Record<string, { annotationId: string }>) as [{ annotationId: string }];
+    const { annotationId } = await newThread('unthreads', [{ commentText: 'x', from: { userId: 'ann' }, triggerActivities: false }]);
     const before = retries();
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => t.callK<Body>('/v2/commentannotations/delete', { organizationId: 'unthreads', annotationIds: [annotationId] })),
@@ -349,8 +304,6 @@ it('deletes a comment thread once when 20 deletes of it run at once: one deleted
 });
 
 it('updates one notification from 20 calls at once, half its body and half its headline: neither last write lost, no unit run again', async () => {
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   for (let round = 0; round < 3; round++) {
     const notificationId = `edited-${round}`;
     ok([
@@ -388,8 +341,6 @@ it('updates one notification from 20 calls at once, half its body and half its h
 });
 
 it('deletes a notification once when 20 deletes of it run at once: one deleted, 19 failed, no unit run again', async () => {
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   for (let round = 0; round < 3; round++) {
     const notificationId = `deleted-${round}`;
     ok([await add({ organizationId: 'gone-n', createOrganization: true, documentId: 'd', createDocument: true, notificationId })]);
@@ -407,8 +358,6 @@ it('deletes a notification once when 20 deletes of it run at once: one deleted, 
 });
 
 it("sets one user's notification settings from 20 calls at once, half the inbox and half the e-mail: both kept, no unit run again", async () => {
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   ok([await add({ organizationId: 'configs', createOrganization: true, documentId: 'd', createDocument: true })]);
   for (let round = 0; round < 3; round++) {
     const userId = `u-${round}`;
@@ -431,8 +380,6 @@ it("sets one user's notification settings from 20 calls at once, half the inbox 
 it('adds a user group once, a member once and removes it once when 20 identical calls of each run at once, no unit run again', async () => {
   // each is a conflict clause or a DELETE's count: at READ COMMITTED a second writer of the row waits for the first's
   // commit, then inserts or deletes nothing; SERIALIZABLE refused them and ran them again
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   ok([await add({ organizationId: 'teams', createOrganization: true, documentId: 'd', createDocument: true, notifyUsers: [{ userId: 'member' }] })]);
   for (let round = 0; round < 3; round++) {
     const groupId = `team-${round}`;
@@ -476,8 +423,6 @@ it('adds a user group once, a member once and removes it once when 20 identical 
 });
 
 it('adds, merges into, and deletes one organization from 20 calls at once each: one added, no metadata lost, one deleted, no unit run again', async () => {
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   const outcome = (a: CallResult<Body>, id: string) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[id];
   for (let round = 0; round < 3; round++) {
     const organizationId = `company-${round}`;
@@ -510,8 +455,6 @@ it('adds, merges into, and deletes one organization from 20 calls at once each: 
 });
 
 it('updates and deletes one activity from 20 calls at once each: every update applied, one deleted, no unit run again', async () => {
-  const engine = t.server.app.storage.engine;
-  const retries = () => (engine.kind === 'postgres' ? engine.retries() : 0);
   ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId: 'acts-rw' }] })]);
   for (let round = 0; round < 3; round++) {
     const id = `act-${round}`;
