@@ -253,6 +253,7 @@ export function sqliteDialect(engine: SqliteEngine): Engine {
     columns: (table) => getTableColumns(table),
     insertionOrder: (table) => sql`${schema[table]}.rowid`,
     lock: async () => undefined,
+    lockRows: async () => undefined,
     execute: async (db, statement) => db.run(statement),
     changed: (result) => (result as { changes?: number }).changes ?? 0,
     prepare<Row>(_name: string, build: (db: Q, t: Tables) => unknown): Prepared<Row> {

@@ -3,6 +3,7 @@
 // clause, a lock or an optimistic check, and each case fails when its guard is taken away (a second creator's unique
 // violation answered 500, a caller's notificationId stored twice, a profile's field lost).
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tenantScope } from '../../server/db/scope.ts';
 import { startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -482,4 +483,26 @@ it('updates and deletes one activity from 20 calls at once each: every update ap
     expect(await count('activities', 'organization_id = $1 AND id = $2', ['acts-rw', id])).toBe(0);
     expect(retries() - before).toBe(0);
   }
+});
+
+it('holds one lock, not a thousand, for a unit that names 1,000 rows of one kind; a lock on each for a unit that names 10', async () => {
+  // PostgreSQL's lock table is shared by the whole server (max_locks_per_transaction × max_connections: 6,400 by
+  // default): ten units of 1,000 locks each would fill it, and every unit asking for a lock then would fail
+  const storage = t.server.app.storage;
+  const scope = tenantScope('k-locks', 'w-locks');
+  // the instance holds advisory locks of its own for its life (its claim on the database): counted apart
+  const advisory = () => count('pg_locks', "locktype = 'advisory' AND granted", []);
+  const before = await advisory();
+  const held = async (ids: string[]) =>
+    storage.transaction(
+      async () => {
+        await storage.reactions.lock(scope, 'o', ids);
+        return (await advisory()) - before;
+      },
+      { rowLevel: true },
+    );
+  expect(await held(Array.from({ length: 1000 }, (_, i) => `r${i}`))).toBe(1);
+  // five distinct rows (each named twice), and the shared lock on their kind
+  expect(await held(Array.from({ length: 10 }, (_, i) => `r${i % 5}`))).toBe(6);
+  expect(await advisory()).toBe(before);
 });

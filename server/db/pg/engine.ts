@@ -20,6 +20,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { StorageConflict } from '../../errors.ts';
+import { byCodePoint } from '../engine.ts';
 import { Gate } from './gate.ts';
 import { PG_MIGRATIONS_DIR } from '../../paths.ts';
 
@@ -87,6 +88,21 @@ export class ConcurrentChange extends Error {
 export async function lockKey(db: PgDb, ...parts: string[]): Promise<void> {
   await db.$client.query({ name: 'hearth-key-lock', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [JSON.stringify(parts)] });
 }
+/** Past this many rows of one kind in a unit of work, `lockRows` takes one lock on the kind instead (engine.ts). */
+export const ROW_LOCKS_MAX = 32;
+
+/** engine.ts's `lockRows` on PostgreSQL: a shared lock on the kind, then each row's; or, past ROW_LOCKS_MAX, the kind's. */
+export async function lockRows(db: PgDb, kind: readonly string[], ids: readonly string[]): Promise<void> {
+  const rows = [...new Set(ids)].sort(byCodePoint);
+  if (rows.length > ROW_LOCKS_MAX) return lockKey(db, ...kind);
+  await db.$client.query({
+    name: 'hearth-key-lock-shared',
+    text: 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))',
+    values: [JSON.stringify(kind)],
+  });
+  for (const id of rows) await lockKey(db, ...kind, id);
+}
+
 /** PostgreSQL's type id of bigint. */
 const INT8 = 20;
 /**

@@ -11,7 +11,7 @@ import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type Placeholder,
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { annotationFilters, annotationsGetInput } from '../../../shared/schemas/comments.ts';
-import { byCodePoint, type Engine, type Placeholders, type Prepared, type Q } from '../engine.ts';
+import type { Engine, Placeholders, Prepared, Q } from '../engine.ts';
 import { keysetAfter } from '../pagination.ts';
 import { listValues, preparedFor, preparedShapes } from '../prepared.ts';
 import type { commentAnnotations, comments, reactions, CommentExtra, StoredUser } from '../schema.ts';
@@ -466,13 +466,11 @@ export function commentsRepo(engine: Engine) {
       ),
 
     /**
-     * Takes the annotations' key locks for the rest of the unit of work, in code point order (engine.lock; nothing on
-     * SQLite): a second delete of an annotation waits for the first's commit, then reads it gone.
+     * Takes the annotations' key locks for the rest of the unit of work (engine.lockRows; nothing on SQLite): a second
+     * delete of an annotation waits for the first's commit, then reads it gone.
      */
     lockAnnotations: (scope: TenantScope, organizationId: string, annotationIds: readonly string[]) =>
-      engine.write(async (db) => {
-        for (const id of [...new Set(annotationIds)].sort(byCodePoint)) await engine.lock(db, 'annotation', scope.apiKeyId, organizationId, id);
-      }),
+      engine.write((db) => engine.lockRows(db, ['annotation', scope.apiKeyId, organizationId], annotationIds)),
 
     /** Deletes the annotation with its comments, reactions and read marks (by cascade). */
     deleteAnnotation: (scope: TenantScope, organizationId: string, annotationId: string) =>
@@ -551,16 +549,18 @@ export function commentsRepo(engine: Engine) {
       }),
 
     /**
-     * Takes the comments' key locks for the rest of the unit of work, in ascending order (so that two units naming the
-     * same comments never wait on each other in a circle): on PostgreSQL at READ COMMITTED, a second update or delete
-     * of a comment waits for the first's commit, then reads the comment as the first left it. Nothing on SQLite, whose
-     * write unit holds the database (engine.lock).
+     * Takes the comments' key locks for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose write
+     * unit holds the database): on PostgreSQL at READ COMMITTED, a second update or delete of a comment waits for the
+     * first's commit, then reads the comment as the first left it.
      */
     lockComments: (scope: TenantScope, organizationId: string, annotationId: string, commentIds: readonly number[]) =>
-      engine.write(async (db) => {
-        for (const id of [...new Set(commentIds)].sort((x, y) => x - y))
-          await engine.lock(db, 'comment', scope.apiKeyId, organizationId, annotationId, String(id));
-      }),
+      engine.write((db) =>
+        engine.lockRows(
+          db,
+          ['comment', scope.apiKeyId, organizationId, annotationId],
+          commentIds.map((id) => String(id)),
+        ),
+      ),
 
     findComment: (scope: TenantScope, organizationId: string, annotationId: string, commentId: number) =>
       engine.read((db) => commentById.one(db, { apiKeyId: scope.apiKeyId, organizationId, annotationId, commentId })),

@@ -235,8 +235,12 @@ export function notificationsRepo(engine: Engine, own: NotificationsOwn) {
       }>,
     ) =>
       engine.write(async (db) => {
-        // every key first, in code point order: two updates naming the same notifications never wait in a circle
-        for (const id of [...new Set(edits.map((e) => e.id))].sort(byCodePoint)) await engine.lock(db, 'notification', scope.apiKeyId, organizationId, id);
+        // every key first (engine.lockRows): the key an add of that id takes (pg/repos/notifications.ts's prelude)
+        await engine.lockRows(
+          db,
+          ['notification', scope.apiKeyId, organizationId],
+          edits.map((e) => e.id),
+        );
         const answers: boolean[] = [];
         for (const edit of edits) {
           const where = and(eq(n.apiKeyId, scope.apiKeyId), eq(n.organizationId, organizationId), eq(n.id, edit.id));
@@ -311,9 +315,12 @@ export function notificationsRepo(engine: Engine, own: NotificationsOwn) {
       now: number,
     ) =>
       engine.write(async (db) => {
-        // every key first, in one order (document, then user, by code point): two calls never wait in a circle
-        const ordered = [...keys].sort((x, y) => byCodePoint(x.documentId, y.documentId) || byCodePoint(x.userId, y.userId));
-        for (const { userId, documentId } of ordered) await engine.lock(db, 'notification-config', scope.apiKeyId, organizationId, documentId, userId);
+        // every key first (engine.lockRows)
+        await engine.lockRows(
+          db,
+          ['notification-config', scope.apiKeyId, organizationId],
+          keys.map((k) => JSON.stringify([k.documentId, k.userId])),
+        );
         for (const { userId, documentId } of keys) {
           const [current] = await db
             .select()

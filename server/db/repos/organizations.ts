@@ -1,7 +1,7 @@
 // The key's organizations, written once for both engines (engine.ts; test/pg/organizations.test.ts runs it on both
 // and compares every answer).
 import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
-import { byCodePoint, type Engine } from '../engine.ts';
+import type { Engine } from '../engine.ts';
 import type { organizations } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
 
@@ -40,13 +40,10 @@ export function organizationsRepo(engine: Engine) {
       ),
 
     /**
-     * Takes the organizations' key locks for the rest of the unit of work, in code point order (engine.lock; nothing
-     * on SQLite): an update that merges into what it read waits for another's commit, then reads what it left.
+     * Takes the organizations' key locks for the rest of the unit of work (engine.lockRows; nothing on SQLite): an
+     * update that merges into what it read waits for another's commit, then reads what it left.
      */
-    lock: (scope: TenantScope, ids: readonly string[]) =>
-      engine.write(async (db) => {
-        for (const id of [...new Set(ids)].sort(byCodePoint)) await engine.lock(db, 'organization', scope.apiKeyId, id);
-      }),
+    lock: (scope: TenantScope, ids: readonly string[]) => engine.write((db) => engine.lockRows(db, ['organization', scope.apiKeyId], ids)),
 
     /** Changes the given fields; whether it existed. */
     update: (scope: TenantScope, id: string, change: Partial<Pick<OrganizationRow, 'name' | 'metadata' | 'disabled' | 'updatedAt'>>) =>

@@ -1,7 +1,7 @@
 // Reactions on comments: one per user, icon and comment. Threads read them with their comments (comments.ts).
 // Written once for both engines (engine.ts; test/pg/reactions.test.ts runs it on both and compares every answer).
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { byCodePoint, type Engine } from '../engine.ts';
+import type { Engine } from '../engine.ts';
 import { ConcurrentChange } from '../pg/engine.ts';
 import type { reactions } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
@@ -113,15 +113,12 @@ export function reactionsRepo(engine: Engine) {
     find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => byId.one(db, { apiKeyId: scope.apiKeyId, organizationId, id })),
 
     /**
-     * Takes the reactions' key locks for the rest of the unit of work, in code point order (so that two deletes of
-     * the same reactions never wait on each other in a circle): on PostgreSQL at READ COMMITTED, a second delete of a
-     * reaction waits for the first's commit, then reads it gone. Nothing on SQLite, whose write unit holds the
-     * database (engine.lock).
+     * Takes the reactions' key locks for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose write
+     * unit holds the database): on PostgreSQL at READ COMMITTED, a second delete of a reaction waits for the first's
+     * commit, then reads it gone.
      */
     lock: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
-      engine.write(async (db) => {
-        for (const id of [...new Set(ids)].sort(byCodePoint)) await engine.lock(db, 'reaction', scope.apiKeyId, organizationId, id);
-      }),
+      engine.write((db) => engine.lockRows(db, ['reaction', scope.apiKeyId, organizationId], ids)),
 
     /** Deletes the reaction; whether it was there. */
     delete: (scope: TenantScope, organizationId: string, id: string) =>
