@@ -68,15 +68,11 @@ export interface Engine {
    */
   insertionOrder(table: 'comments' | 'reactions'): SQL;
   /**
-   * Holds a key until the caller's unit of work ends: the mutex of a read-then-write of a row that may not exist yet,
-   * which no row lock can cover. PostgreSQL takes a transaction-scoped advisory lock (pg/engine.ts, lockKey), and the
-   * next statement reads as of after the holder's commit; SQLite has nothing to do (a write unit holds the database).
-   */
-  lock(db: Q, ...parts: string[]): Promise<void>;
-  /**
    * Holds the keys of the rows `ids` of one kind (`kind`: the rows' kind and owners, say reaction, key, organization)
-   * until the caller's unit of work ends, each taken once and in code point order, so that two units naming the same
-   * rows never wait on each other in a circle. On PostgreSQL each is `lock(...kind, id)`, after a shared lock on
+   * until the caller's unit of work ends: the mutex of a read-then-write of a row that may not exist yet, which no row
+   * lock can cover; the next statement reads as of after the holder's commit. Each is taken once and in code point
+   * order, so that two units naming the same rows never wait on each other in a circle. On PostgreSQL each is a
+   * transaction-scoped advisory lock on (…kind, id) (pg/engine.ts, lockKey), after a shared lock on
    * `kind`; past `ROW_LOCKS_MAX` rows, one exclusive lock on `kind` instead, which waits for and holds off every unit
    * holding any of its rows. PostgreSQL's lock table holds max_locks_per_transaction × max_connections locks for the
    * whole server (6,400 by default): a thousand locks a unit, a few units at once, would fill it, and every unit

@@ -252,7 +252,6 @@ export function sqliteDialect(engine: SqliteEngine): Engine {
     write: async (statements) => (engine.inTransaction() ? statements(engine.writer.db) : engine.transaction(() => statements(engine.writer.db))),
     columns: (table) => getTableColumns(table),
     insertionOrder: (table) => sql`${schema[table]}.rowid`,
-    lock: async () => undefined,
     lockRows: async () => undefined,
     execute: async (db, statement) => db.run(statement),
     changed: (result) => (result as { changes?: number }).changes ?? 0,

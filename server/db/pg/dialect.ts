@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Engine, Prepared, Q, Tables } from '../engine.ts';
-import { lockKey, lockRows, type PgDb, type PgEngine } from './engine.ts';
+import { lockRows, type PgDb, type PgEngine } from './engine.ts';
 import { insertionOrderOf, pgTables, sourceColumnsOf } from './schema.ts';
 
 const tables = pgTables as unknown as Tables;
@@ -26,7 +26,6 @@ export function pgDialect(engine: PgEngine): Engine {
     },
     columns: (table) => sourceColumnsOf(table as unknown as PgTable) as never,
     insertionOrder: (table) => sql`${insertionOrderOf(table)}`,
-    lock: (db, ...parts) => lockKey(db as unknown as PgDb, ...parts),
     lockRows: (db, kind, ids) => lockRows(db as unknown as PgDb, kind, ids),
     execute: (db, statement) => (db as unknown as PgDb).execute(statement),
     changed: (result) => (result as { rowCount?: number | null }).rowCount ?? 0,
