@@ -265,6 +265,38 @@ describe('units of work', () => {
     await expect(insert('raced')).rejects.toMatchObject({ cause: { cause: { code: '23505' } } });
   });
 
+  it('commits a deferred last write with the unit, and fails the whole unit with its own error when it fails', async () => {
+    const deferred = (id: string) => engine.defer(() => engine.read((db) => db.execute(sql`INSERT INTO items (id, n) VALUES (${id}, 1)`)));
+    const has = async (id: string) => (await engine.read((db) => db.execute(sql`SELECT 1 FROM items WHERE id = ${id}`))).rows.length > 0;
+    // committed: the unit answers once its COMMIT has, and the row is there for another connection
+    await engine.transaction(async () => {
+      await insert('deferred-1');
+      await deferred('deferred-2');
+    });
+    expect([await has('deferred-1'), await has('deferred-2')]).toEqual([true, true]);
+    // failed (its key taken): the unit throws the key's conflict, and its earlier write is rolled back with it
+    await expect(
+      engine.transaction(async () => {
+        await insert('deferred-3');
+        await deferred('deferred-2');
+        return 'answered';
+      }),
+    ).rejects.toBeInstanceOf(StorageConflict);
+    expect(await has('deferred-3')).toBe(false);
+    // a statement sent behind the failed one meets an aborted transaction (25P02): the unit throws the cause
+    await expect(
+      engine.transaction(async () => {
+        await deferred('deferred-2');
+        await insert('deferred-4');
+      }),
+    ).rejects.toBeInstanceOf(StorageConflict);
+    expect(await has('deferred-4')).toBe(false);
+    // outside a unit of work it is awaited, as any write
+    await expect(deferred('deferred-2')).rejects.toMatchObject({ cause: { code: '23505' } });
+    await deferred('deferred-5');
+    expect(await has('deferred-5')).toBe(true);
+  });
+
   it('cancels a statement that runs past the timeout, and the pool goes on', async () => {
     await expect(engine.read((db) => db.execute(sql`SELECT pg_sleep(2)`))).rejects.toMatchObject({ cause: { code: '57014' } });
     expect(await count()).toBeGreaterThan(0);

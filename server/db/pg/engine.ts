@@ -127,6 +127,26 @@ interface Unit {
   committed: Array<() => void>;
   /** The watched tables (tableChanges) its statements named: the ones its commit counts as changed. */
   named: Set<string>;
+  /** Its statements sent with `defer`, each settled to its error (or undefined): awaited at its commit. */
+  deferred: Array<Promise<unknown>>;
+}
+
+/**
+ * Holds a connection's socket writes until this turn of the event loop ends (cork, uncorked by setImmediate), so that
+ * statements sent one behind the other without waiting (pipeline mode) leave in one write: BEGIN with the unit's first
+ * statement, a deferred insert with COMMIT. Each write is a system call, a large share of the hot add's CPU (BENCHMARKS.md).
+ */
+function coalesceWrites(client: pg.PoolClient): void {
+  const stream = (client as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  if (!stream?.cork || !stream.uncork) return;
+  stream.cork();
+  setImmediate(() => stream.uncork?.());
+}
+
+/** The first error among a unit's deferred statements, once all have answered. */
+async function firstFailure(deferred: Array<Promise<unknown>>): Promise<unknown> {
+  for (const failure of await Promise.all(deferred)) if (failure !== undefined) return failure;
+  return undefined;
 }
 
 export interface PgEngine {
@@ -137,6 +157,13 @@ export interface PgEngine {
   read<T>(statements: (db: PgDb) => Promise<T>): Promise<T>;
   /** Runs statements that write: in the caller's unit of work, else as a unit of work of their own. */
   write<T>(statements: (db: PgDb) => Promise<T>): Promise<T>;
+  /**
+   * Sends a write whose answer nothing in the caller's unit of work reads (its last insert), without waiting for it:
+   * COMMIT then goes out right behind it, one round trip less. Its failure fails the unit all the same: PostgreSQL
+   * answers the COMMIT of a failed transaction by rolling it back, and the unit throws the statement's error (retried
+   * as any other). Outside a unit of work, the write is awaited.
+   */
+  defer(statement: () => Promise<unknown>): Promise<void>;
   /** One unit of work on one connection: committed when `work` resolves, rolled back when it throws; nested, a savepoint. */
   transaction<T>(work: () => Promise<T>, options?: { isolation?: Isolation }): Promise<T>;
   inTransaction(): boolean;
@@ -196,6 +223,9 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
         oid === INT8 ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
     max: options.poolSize ?? 10,
+    // statements sent without waiting for the previous one's answer (pg 8.23's pipeline mode): a unit's BEGIN travels
+    // with its first statement (once, below); statements awaited one by one behave as before
+    pipeline: true,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
     application_name: 'hearth',
   });
@@ -296,9 +326,20 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       return error;
     };
     try {
-      await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`).catch((error: unknown) => Promise.reject(mark(error)));
+      // pipelined (the pool's connections are in pg's pipeline mode): the unit's first statement goes out behind BEGIN
+      // without waiting for its answer, one round trip less a unit of work. BEGIN on a pooled connection, idle by
+      // construction, fails only with the connection, and then so does every statement behind it; its answer is
+      // awaited before COMMIT all the same, and a failed BEGIN rolls the unit back with a broken connection.
+      coalesceWrites(client);
+      const begun = client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`).then(
+        () => undefined,
+        (error: unknown) => {
+          broken = true;
+          return error;
+        },
+      );
       const named = new Set<string>();
-      unit = { client, db: drizzle(client), depth: 0, ended: false, committed: [], named };
+      unit = { client, db: drizzle(client), depth: 0, ended: false, committed: [], named, deferred: [] };
       // the watched tables each statement of the unit names (its text, whichever way it was sent)
       const query = client.query;
       const ownQuery = Object.hasOwn(client, 'query');
@@ -316,13 +357,20 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       let result: T;
       try {
         result = await units.run(unit, work);
+        const failed = await begun;
+        if (failed !== undefined) throw failed;
       } catch (error) {
         unit.ended = true;
         await client.query('ROLLBACK').catch(() => (broken = true));
-        throw error;
+        // a deferred statement's failure is the cause of what failed behind it (25P02, the transaction aborted)
+        throw (await firstFailure(unit.deferred)) ?? error;
       }
       unit.ended = true;
-      await client.query('COMMIT').catch((error: unknown) => Promise.reject(mark(error)));
+      const commit = client.query('COMMIT').catch((error: unknown) => Promise.reject(mark(error)));
+      const failure = await firstFailure(unit.deferred);
+      await commit;
+      // PostgreSQL answered the COMMIT of the transaction the failure aborted with ROLLBACK: nothing was written
+      if (failure !== undefined) throw mark(failure);
       for (const table of named) localByTable.set(table, (localByTable.get(table) ?? 0) + 1);
       for (const callback of unit.committed) callback();
       return result;
@@ -373,6 +421,17 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       const unit = current();
       if (unit) return statements(unit.db);
       return transaction(() => statements((current() as Unit).db));
+    },
+    async defer(send) {
+      const unit = current();
+      if (!unit) return void (await send());
+      coalesceWrites(unit.client);
+      unit.deferred.push(
+        send().then(
+          () => undefined,
+          (error: unknown) => error ?? new Error('a deferred statement failed'),
+        ),
+      );
     },
     transaction,
     inTransaction: () => current() !== undefined,

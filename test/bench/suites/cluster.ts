@@ -9,7 +9,8 @@
 //   ≥ 50 % of SQLite's, no write ending as a 500; the units PostgreSQL refused and the instance ran again are counted.
 //   BENCH_CLUSTER_BASE=<another checkout, built (npm run build:server)> adds its Hearth on PostgreSQL (a database and a
 //   Redis of its own) to the same alternated rounds: the before of an A/B in one run.
-// BENCH_CLUSTER=writes runs the hot-row writes alone (the organization seeded by a few adds, nothing else measured).
+// BENCH_CLUSTER=writes runs the hot-row writes alone (the organization seeded by a few adds, nothing else measured);
+// BENCH_CLUSTER_ROUNDS sets their alternated rounds (default 3).
 // - The same page from two instances of a cluster against one (load split evenly). Goal: ≥ 1.5× where the machine
 //   has the cores for it; said plainly when it has not (each instance wants one, PostgreSQL another, the load
 //   generator a fourth).
@@ -154,7 +155,9 @@ export async function run(): Promise<Row[]> {
     };
     const engines = base ? (['sqlite', 'postgres', 'base'] as const) : (['sqlite', 'postgres'] as const);
     let sent = 0;
-    for (let round = 0; round < 3; round++) {
+    // BENCH_CLUSTER_ROUNDS (default 3): more alternated rounds, for a difference the rounds' spread hides
+    const writeRounds = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 3);
+    for (let round = 0; round < writeRounds; round++) {
       for (const engine of round % 2 === 0 ? engines : [...engines].reverse()) {
         const target = targets[engine] as { url: string; headers: Record<string, string> };
         const result = await load(target.url, '/v2/notifications/add', hot(0), target.headers, { nextBody: () => hot(sent++) });

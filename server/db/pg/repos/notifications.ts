@@ -146,7 +146,8 @@ export function notificationsPg(engine: PgEngine): NotificationsOwn {
         const full = { ...row, apiKeyId: scope.apiKeyId };
         const { rows, missing } = knownChannelsOf(userIds, known);
         const decided = decide([...rows, ...(await channelRows(db, scope.apiKeyId, row.organizationId, row.documentId, missing))]);
-        await insert(db, full, decided.inbox);
+        // the unit's last statement: COMMIT goes out behind it (engine.defer)
+        await engine.defer(() => insert(db, full, decided.inbox));
         return decided;
       }),
 
