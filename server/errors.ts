@@ -54,3 +54,14 @@ export class StorageConflict extends Error {
     this.name = 'StorageConflict';
   }
 }
+
+/**
+ * The database's connection was lost while a call used it (PostgreSQL restarted or stopped, its backend terminated,
+ * the network reset): answered UNAVAILABLE, a call to try again, not a fault of the server's (INTERNAL).
+ */
+export class StorageUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('the connection to the database was lost', { cause });
+    this.name = 'StorageUnavailable';
+  }
+}

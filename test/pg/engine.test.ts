@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConcurrentChange, createPgEngine, lockKey, type PgEngine } from '../../server/db/pg/engine.ts';
-import { StorageConflict } from '../../server/errors.ts';
+import { StorageConflict, StorageUnavailable } from '../../server/errors.ts';
 import { attachmentBlobs, clusterIdentity, pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
 import { eventually } from '../helpers/server.ts';
@@ -295,6 +295,28 @@ describe('units of work', () => {
     await expect(deferred('deferred-2')).rejects.toMatchObject({ cause: { code: '23505' } });
     await deferred('deferred-5');
     expect(await has('deferred-5')).toBe(true);
+  });
+
+  it('answers a unit whose connection is lost (its backend terminated) as StorageUnavailable, without ending the process', async () => {
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      const unit = engine.transaction(async () => {
+        await insert('lost-1');
+        const { rows } = await engine.read((db) => db.execute<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`));
+        await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+        // the connection's end arrives while no statement is out (an 'error' event on the client), then this one fails
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await insert('lost-2');
+      });
+      await expect(unit).rejects.toBeInstanceOf(StorageUnavailable);
+      // nothing of the unit was written, and the next units run on other connections
+      expect((await engine.read((db) => db.execute(sql`SELECT id FROM items WHERE id LIKE 'lost-%'`))).rows).toEqual([]);
+      await insert('lost-3');
+      expect((await engine.read((db) => db.execute(sql`SELECT id FROM items WHERE id LIKE 'lost-%'`))).rows).toEqual([{ id: 'lost-3' }]);
+    } finally {
+      await admin.end();
+    }
   });
 
   it('cancels a statement that runs past the timeout, and the pool goes on', async () => {

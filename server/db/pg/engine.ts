@@ -19,7 +19,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { StorageConflict } from '../../errors.ts';
+import { StorageConflict, StorageUnavailable } from '../../errors.ts';
 import { byCodePoint } from '../engine.ts';
 import { Gate } from './gate.ts';
 import { PG_MIGRATIONS_DIR } from '../../paths.ts';
@@ -115,6 +115,20 @@ function sqlStateOf(error: unknown): string | undefined {
     if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
   }
   return undefined;
+}
+
+/**
+ * Whether an error is the connection's loss, not an answer to a statement: pg's own (terminated, not queryable, the
+ * socket's codes), SQLSTATE class 08 (connection exception), or PostgreSQL ending the backend (57P01 admin shutdown,
+ * 57P02 crash shutdown, 57P03 cannot connect now).
+ */
+function connectionLost(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (/^08|^57P0[123]$/.test(code) || /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT)$/.test(code))) return true;
+    if (typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error|Client was closed)/.test(message)) return true;
+  }
+  return false;
 }
 
 interface Unit {
@@ -325,6 +339,13 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       if (sqlStateOf(error) === undefined) broken = true;
       return error;
     };
+    // A connection lost while the unit holds it (PostgreSQL restarted, the backend terminated, the network reset) is
+    // an 'error' event on its client: the pool listens only while it is idle, and an event nobody listens to ends the
+    // process. The unit's pending and later statements fail with it, and the unit rolls back; the client is closed.
+    const lost = () => {
+      broken = true;
+    };
+    client.on('error', lost);
     try {
       // pipelined (the pool's connections are in pg's pipeline mode): the unit's first statement goes out behind BEGIN
       // without waiting for its answer, one round trip less a unit of work. BEGIN on a pooled connection, idle by
@@ -377,6 +398,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     } finally {
       if (unit) unit.ended = true;
       restore?.();
+      client.removeListener('error', lost);
       client.release(broken);
     }
   }
@@ -403,7 +425,10 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
           (RETRYABLE.has(code) ||
             (code === UNIQUE_VIOLATION && isolation === 'serializable') ||
             (code === FOREIGN_KEY_VIOLATION && attempt < FOREIGN_KEY_ATTEMPTS));
-        if (!again || attempt >= attempts) throw code === UNIQUE_VIOLATION ? new StorageConflict(error) : error;
+        if (!again || attempt >= attempts) {
+          if (code === UNIQUE_VIOLATION) throw new StorageConflict(error);
+          throw connectionLost(error) ? new StorageUnavailable(error) : error;
+        }
         retried++;
       } finally {
         if (gated) gate.leave(alone);
@@ -416,7 +441,12 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
   return {
     kind: 'postgres',
     retries: () => retried,
-    read: (statements) => statements(current()?.db ?? poolDb),
+    read(statements) {
+      const unit = current();
+      if (unit) return statements(unit.db);
+      // a read on the pool: its connection's loss is answered as the unit of work's is
+      return statements(poolDb).catch((error: unknown) => Promise.reject(connectionLost(error) ? new StorageUnavailable(error) : error));
+    },
     write(statements) {
       const unit = current();
       if (unit) return statements(unit.db);
