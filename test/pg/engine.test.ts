@@ -291,6 +291,12 @@ describe('units of work', () => {
       }),
     ).rejects.toBeInstanceOf(StorageConflict);
     expect(await has('deferred-4')).toBe(false);
+    // in a nested unit (a savepoint) it is awaited: its failure is the nested unit's, which the outer one may catch
+    await engine.transaction(async () => {
+      await expect(engine.transaction(() => deferred('deferred-2'))).rejects.toMatchObject({ cause: { code: '23505' } });
+      await insert('deferred-6');
+    });
+    expect(await has('deferred-6')).toBe(true);
     // outside a unit of work it is awaited, as any write
     await expect(deferred('deferred-2')).rejects.toMatchObject({ cause: { code: '23505' } });
     await deferred('deferred-5');

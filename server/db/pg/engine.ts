@@ -175,7 +175,7 @@ export interface PgEngine {
    * Sends a write whose answer nothing in the caller's unit of work reads (its last insert), without waiting for it:
    * COMMIT then goes out right behind it, one round trip less. Its failure fails the unit all the same: PostgreSQL
    * answers the COMMIT of a failed transaction by rolling it back, and the unit throws the statement's error (retried
-   * as any other). Outside a unit of work, the write is awaited.
+   * as any other). Outside a unit of work, and in a nested one (a savepoint), the write is awaited.
    */
   defer(statement: () => Promise<unknown>): Promise<void>;
   /** One unit of work on one connection: committed when `work` resolves, rolled back when it throws; nested, a savepoint. */
@@ -454,7 +454,8 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     },
     async defer(send) {
       const unit = current();
-      if (!unit) return void (await send());
+      // outside a unit, and inside a nested one (a savepoint, whose failure its caller may catch and go on), awaited
+      if (!unit || unit.depth > 0) return void (await send());
       coalesceWrites(unit.client);
       unit.deferred.push(
         send().then(
