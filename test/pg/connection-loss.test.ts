@@ -31,10 +31,11 @@ it('answers the calls in flight 200 or UNAVAILABLE while PostgreSQL terminates i
   let terminated = 0;
   for (let round = 0; round < 5; round++) {
     const calls = Array.from({ length: 40 }, (_, i) => add(round * 40 + i));
-    // the server's own connections (application_name 'hearth'), while its units of work hold them
+    // the server's own connections (application_name 'hearth', on its database: the server PostgreSQL runs is shared
+    // by the run's test files, each with a database of its own), while its units of work hold them
     await new Promise((resolve) => setTimeout(resolve, 2 + round * 2));
     const rows = await t.query<{ n: number | string }>(
-      "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'hearth' AND pid <> pg_backend_pid()",
+      "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'hearth' AND datname = current_database() AND pid <> pg_backend_pid()",
     );
     terminated += Number(rows[0]?.n);
     answers.push(...(await Promise.all(calls)));
