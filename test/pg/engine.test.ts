@@ -3,6 +3,7 @@
 // keep the SQLite engine's contract: one transaction per unit, savepoints inside, no partial write visible to
 // anyone, SERIALIZABLE units retried when PostgreSQL refuses them, and a statement timeout on every connection.
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { getTableConfig } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
@@ -80,8 +81,10 @@ describe('migrations', () => {
 
 describe('units of work', () => {
   let engine: PgEngine;
+  let unitsUrl: string;
   beforeAll(async () => {
     const url = await server.createDatabase('units');
+    unitsUrl = url;
     engine = engineOn(url, { statementTimeoutMs: 300 });
     await engine.write((db) => db.execute(sql`CREATE TABLE items (id text PRIMARY KEY, n integer NOT NULL)`));
   });
@@ -322,6 +325,64 @@ describe('units of work', () => {
       expect((await engine.read((db) => db.execute(sql`SELECT id FROM items WHERE id LIKE 'lost-%'`))).rows).toEqual([{ id: 'lost-3' }]);
     } finally {
       await admin.end();
+    }
+  });
+
+  it('survives a connection lost in the moment between the pool handing it out and the unit listening to it', async () => {
+    // A proxy in front of PostgreSQL that ends the pool's first connection as PostgreSQL does when it terminates a
+    // backend, at the worst moment: its FATAL error arrives in the same packet as the ReadyForQuery that completes the
+    // connection. The pool hands the connection out on that ReadyForQuery, and the unit's own listener is attached a
+    // microtask later, after the error event: before, nobody listened to it and it ended the process (CI of stop 57).
+    const target = new URL(unitsUrl);
+    const terminated = Buffer.from('SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0');
+    const fatal = Buffer.concat([Buffer.from('E'), Buffer.alloc(4), terminated]);
+    fatal.writeInt32BE(4 + terminated.length, 1);
+    let connections = 0;
+    const proxy = createServer((inbound) => {
+      const first = connections++ === 0;
+      const outbound = connect(Number(target.port), target.hostname);
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+      inbound.pipe(outbound);
+      if (!first) {
+        outbound.pipe(inbound);
+        return;
+      }
+      // the server's messages (a type byte, then a length that counts itself) passed on whole, up to the first
+      // ReadyForQuery ('Z'), which goes with the error, and the connection ends
+      let pending = Buffer.alloc(0);
+      outbound.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        let at = 0;
+        while (at + 5 <= pending.length) {
+          const end = at + 1 + pending.readInt32BE(at + 1);
+          if (end > pending.length) break;
+          if (pending[at] === 0x5a) {
+            inbound.end(Buffer.concat([pending.subarray(0, end), fatal]));
+            outbound.destroy();
+            return;
+          }
+          at = end;
+        }
+        inbound.write(pending.subarray(0, at));
+        pending = pending.subarray(at);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const via = new URL(unitsUrl);
+    via.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const proxied = createPgEngine({ url: via.toString() });
+    try {
+      await expect(
+        proxied.transaction(async () => proxied.write((db) => db.execute(sql`INSERT INTO items (id, n) VALUES ('window-1', 0)`))),
+      ).rejects.toBeInstanceOf(StorageUnavailable);
+      // the next unit gets a new connection, and the process is up to run it
+      await proxied.transaction(async () => proxied.write((db) => db.execute(sql`INSERT INTO items (id, n) VALUES ('window-2', 0)`)));
+      expect((await engine.read((db) => db.execute(sql`SELECT id FROM items WHERE id LIKE 'window-%'`))).rows).toEqual([{ id: 'window-2' }]);
+      expect(connections).toBe(2);
+    } finally {
+      await proxied.close();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 

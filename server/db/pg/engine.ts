@@ -249,6 +249,12 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
   // counted at once (localByTable), not heard again a moment later (which would drop the caches twice per write)
   const ownBackends = new Set<number>();
   pool.on('connect', (client) => {
+    // and no connection's error event ends it at any moment: the pool listens while a connection is idle, a unit of
+    // work while it holds one (once, below), but between the two, when the pool hands out a connection it has just
+    // opened, an error that came in the same packet as the connection's last startup message is emitted before the
+    // unit's listener is attached (a backend terminated as it started: CI of stop 57). Such a connection is not
+    // queryable: the unit's statements fail with it, its ROLLBACK too, and it is closed as broken.
+    client.on('error', () => undefined);
     const backend = (client as pg.Client & { processID?: number }).processID;
     if (backend === undefined) return;
     ownBackends.add(backend);
