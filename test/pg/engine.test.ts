@@ -9,7 +9,7 @@ import { getTableConfig } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConcurrentChange, createPgEngine, lockKey, type PgEngine } from '../../server/db/pg/engine.ts';
+import { ConcurrentChange, createPgEngine, inOrder, lockKey, lockRows, type PgEngine, ROW_LOCKS_MAX } from '../../server/db/pg/engine.ts';
 import { StorageConflict, StorageUnavailable } from '../../server/errors.ts';
 import { attachmentBlobs, clusterIdentity, pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
@@ -384,6 +384,63 @@ describe('units of work', () => {
       await proxied.close();
       await new Promise((resolve) => proxy.close(resolve));
     }
+  });
+
+  it('throws the first failure of pipelined statements in the order they were sent, whichever reached it first (inOrder)', async () => {
+    // the lock a caller awaits through an async function of its own (more promises between) fails first; the
+    // statement sent behind it fails as "transaction aborted", and its rejection travels fewer promises
+    const cause = Object.assign(new Error('the lock'), { code: '40P01' });
+    const behind = Object.assign(new Error('behind it'), { code: '25P02' });
+    const sent = () => [(async () => Promise.reject(await Promise.resolve(cause)))(), Promise.reject(behind)] as const;
+    await expect(Promise.all(sent())).rejects.toBe(behind);
+    await expect(inOrder(sent())).rejects.toBe(cause);
+    expect(await inOrder([Promise.resolve(1), 'two'] as const)).toEqual([1, 'two']);
+  });
+
+  it("takes lockRows' locks together, in order: the kind's, held exclusively past ROW_LOCKS_MAX rows, holds off a row of it, and a lock's own failure is thrown", async () => {
+    const kind = ['items', 'rows'];
+    let release!: () => void;
+    const releasing = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const order: string[] = [];
+    const many = engine.transaction(async () => {
+      await engine.write((db) =>
+        lockRows(
+          db,
+          kind,
+          Array.from({ length: ROW_LOCKS_MAX + 1 }, (_, i) => `r${i}`),
+        ),
+      );
+      held();
+      await releasing;
+      order.push('many ends');
+    });
+    await holding;
+    const one = engine.transaction(async () => {
+      await engine.write((db) => lockRows(db, kind, ['r5']));
+      order.push('one holds r5');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await Promise.all([many, one]);
+    expect(order).toEqual(['many ends', 'one holds r5']);
+    // a row held past the statement timeout (300 ms): the unit fails with that lock's error (57014), not with the
+    // "transaction aborted" (25P02) of the lock sent behind it
+    let free!: () => void;
+    const freeing = new Promise<void>((resolve) => (free = resolve));
+    let taken!: () => void;
+    const taking = new Promise<void>((resolve) => (taken = resolve));
+    const holder = engine.transaction(async () => {
+      await engine.write((db) => lockRows(db, kind, ['b']));
+      taken();
+      await freeing;
+    });
+    await taking;
+    const waiter = engine.transaction(() => engine.write((db) => lockRows(db, kind, ['b', 'c'])));
+    await expect(waiter).rejects.toMatchObject({ code: '57014' });
+    free();
+    await holder;
   });
 
   it('cancels a statement that runs past the timeout, and the pool goes on', async () => {

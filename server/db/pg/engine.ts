@@ -91,16 +91,32 @@ export async function lockKey(db: PgDb, ...parts: string[]): Promise<void> {
 /** Past this many rows of one kind in a unit of work, `lockRows` takes one lock on the kind instead (engine.ts). */
 export const ROW_LOCKS_MAX = 32;
 
-/** engine.ts's `lockRows` on PostgreSQL: a shared lock on the kind, then each row's; or, past ROW_LOCKS_MAX, the kind's. */
+/**
+ * engine.ts's `lockRows` on PostgreSQL: a shared lock on the kind, then each row's; or, past ROW_LOCKS_MAX, the kind's.
+ * The statements go out together (pg's pipeline mode, the pool's connections'): one round trip however many rows,
+ * each lock still taken in its order, since PostgreSQL runs a connection's statements one after the other. A lock
+ * that fails (a deadlock, the statement timeout) fails the ones behind it as "transaction aborted"; its own error is
+ * the one thrown (inOrder).
+ */
 export async function lockRows(db: PgDb, kind: readonly string[], ids: readonly string[]): Promise<void> {
   const rows = [...new Set(ids)].sort(byCodePoint);
   if (rows.length > ROW_LOCKS_MAX) return lockKey(db, ...kind);
-  await db.$client.query({
-    name: 'hearth-key-lock-shared',
-    text: 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))',
-    values: [JSON.stringify(kind)],
-  });
-  for (const id of rows) await lockKey(db, ...kind, id);
+  await inOrder([
+    db.$client.query({ name: 'hearth-key-lock-shared', text: 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))', values: [JSON.stringify(kind)] }),
+    ...rows.map((id) => lockKey(db, ...kind, id)),
+  ]);
+}
+
+/**
+ * Awaits statements sent one behind the other without waiting (pipelined) and answers their results, or throws the
+ * first failure in the order they were sent: the cause, where the ones behind it fail only as "transaction aborted"
+ * (25P02). Promise.all would throw whichever rejection reached it first, which depends on how many promises each
+ * answer passes through, not on the order PostgreSQL answered in.
+ */
+export async function inOrder<T extends readonly unknown[]>(sent: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(sent);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
 /** PostgreSQL's type id of bigint. */

@@ -19,7 +19,7 @@ import {
 } from '../../repos/notifications.ts';
 import type { UserRow } from '../../repos/users.ts';
 import { advancedTakesEventPg } from '../../repos/webhooks.ts';
-import { lockKey, type PgDb, type PgEngine } from '../engine.ts';
+import { inOrder, lockRows, type PgDb, type PgEngine } from '../engine.ts';
 import { jsonRowSql } from '../schema.ts';
 
 const JSON_COLUMNS = new Set(['source_data', 'action_user', 'headline_data', 'context_access']);
@@ -128,14 +128,19 @@ export function notificationsPg(engine: PgEngine): NotificationsOwn {
       engine.read(async (db) => {
         // a made id (undefined) is not looked up: see the SQLite repository's prelude. A caller's id is a row that may
         // not exist yet, so no row lock can keep two adds of it from both finding it free: they take a lock on the id
-        // itself (transaction-scoped, advisory), the second waits for the first's commit and then, in a statement of
-        // its own (READ COMMITTED reads as of each statement's start), finds it taken and answers created: false.
-        if (ask.id !== undefined) await lockKey(db, 'notification', scope.apiKeyId, organizationId, ask.id);
-        const { rows } = await db.$client.query<PreludeRow>({
+        // itself (transaction-scoped, advisory: engine.lockRows, the one an update of that id takes, after the kind's
+        // shared lock, which an update of more than ROW_LOCKS_MAX notifications takes exclusively), the second waits
+        // for the first's commit and then, in a statement of its own (READ COMMITTED reads as of each statement's
+        // start), finds it taken and answers created: false. The locks and the prelude go out together (pipelined):
+        // PostgreSQL runs the prelude once the locks are held, and the add costs no round trip more for its id.
+        const held = ask.id === undefined ? undefined : lockRows(db, ['notification', scope.apiKeyId, organizationId], [ask.id]);
+        const answer = db.$client.query<PreludeRow>({
           name: 'hearth-notification-prelude',
           text: PRELUDE,
           values: [scope.apiKeyId, organizationId, documentId, ask.id ?? null, [...ask.userIds], ask.eventType],
         });
+        // a lock's failure is the error thrown, not the prelude's "transaction aborted" behind it
+        const [, { rows }] = await inOrder([held, answer] as const);
         return preludeOf(rows[0] as PreludeRow);
       }),
 
