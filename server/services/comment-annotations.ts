@@ -63,51 +63,58 @@ export async function addAnnotations(
   });
   const mails = { count: 0 };
   const { storage } = deps;
-  const out = await storage.transaction(async () => {
-    await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-    if (!(await findDocument(deps, scope, input.organizationId, input.documentId))) {
-      if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-      await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: input.documentId });
-    }
-    if (input.verifyUserPermissions) {
-      // every author's access in one step
-      const deniedBy = (mayOpen: (userId: string) => boolean) =>
-        input.commentAnnotations.map((a, i) => ({ index: i, authors: a.commentData.map((c) => c.from.userId).filter((u) => !mayOpen(u)) }));
-      const denied = authorAccess
-        ? deniedBy((u) => authorAccess.get(u) === true)
-        : await createAccessResolver(deps, scope, input.organizationId).batch((access) => deniedBy((u) => access.document(u, input.documentId).access));
-      if (denied.some((d) => d.authors.length > 0)) {
-        throw new ApiError(
-          'PERMISSION_DENIED',
-          'Some comment authors have no access to the document.',
-          denied.filter((d) => d.authors.length > 0).map((d) => ({ annotationIndex: d.index, usersWithoutAccess: d.authors })),
-        );
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the organization's and the document's inserts and a
+  // caller's annotationId are taken by their conflict clauses (a second add of the id waits for the first's commit
+  // and answers "already exists"), a document deleted meanwhile meets the annotation's foreign key and the unit runs
+  // again, and the comments are comments/add's (a thread no other unit sees before this one commits).
+  const out = await storage.transaction(
+    async () => {
+      await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
+      if (!(await findDocument(deps, scope, input.organizationId, input.documentId))) {
+        if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
+        await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: input.documentId });
       }
-    }
-    const result: Record<string, { success: boolean; annotationId: string; commentIds: number[]; message: string }> = keyed();
-    for (const item of input.commentAnnotations) {
-      const annotation = await insertAnnotation(deps, scope, input.organizationId, input.documentId, item);
-      if (!annotation) {
-        result[item.annotationId as string] = {
-          success: false,
-          annotationId: item.annotationId as string,
-          commentIds: [],
-          message: 'Annotation already exists.',
-        };
-        continue;
+      if (input.verifyUserPermissions) {
+        // every author's access in one step
+        const deniedBy = (mayOpen: (userId: string) => boolean) =>
+          input.commentAnnotations.map((a, i) => ({ index: i, authors: a.commentData.map((c) => c.from.userId).filter((u) => !mayOpen(u)) }));
+        const denied = authorAccess
+          ? deniedBy((u) => authorAccess.get(u) === true)
+          : await createAccessResolver(deps, scope, input.organizationId).batch((access) => deniedBy((u) => access.document(u, input.documentId).access));
+        if (denied.some((d) => d.authors.length > 0)) {
+          throw new ApiError(
+            'PERMISSION_DENIED',
+            'Some comment authors have no access to the document.',
+            denied.filter((d) => d.authors.length > 0).map((d) => ({ annotationIndex: d.index, usersWithoutAccess: d.authors })),
+          );
+        }
       }
-      const commentIds = await insertComments({ deps, scope, apiKey, annotation, mails }, item.commentData, { newThread: true });
-      await emitCommentEvent(deps, scope, {
-        organizationId: input.organizationId,
-        annotationId: annotation.id,
-        type: 'comment_annotation.add',
-        actionUser: userOf(item.commentData[0]?.from ?? { userId: annotation.createdByUserId }),
-        ...(commentIds[0] === undefined ? {} : { commentId: commentIds[0] }),
-      });
-      result[annotation.id] = { success: true, annotationId: annotation.id, commentIds, message: 'Added Successfully' };
-    }
-    return result;
-  });
+      const result: Record<string, { success: boolean; annotationId: string; commentIds: number[]; message: string }> = keyed();
+      for (const item of input.commentAnnotations) {
+        const annotation = await insertAnnotation(deps, scope, input.organizationId, input.documentId, item);
+        if (!annotation) {
+          result[item.annotationId as string] = {
+            success: false,
+            annotationId: item.annotationId as string,
+            commentIds: [],
+            message: 'Annotation already exists.',
+          };
+          continue;
+        }
+        const commentIds = await insertComments({ deps, scope, apiKey, annotation, mails }, item.commentData, { newThread: true });
+        await emitCommentEvent(deps, scope, {
+          organizationId: input.organizationId,
+          annotationId: annotation.id,
+          type: 'comment_annotation.add',
+          actionUser: userOf(item.commentData[0]?.from ?? { userId: annotation.createdByUserId }),
+          ...(commentIds[0] === undefined ? {} : { commentId: commentIds[0] }),
+        });
+        result[annotation.id] = { success: true, annotationId: annotation.id, commentIds, message: 'Added Successfully' };
+      }
+      return result;
+    },
+    { rowLevel: true },
+  );
   if (mails.count > 0) deps.mail.flush();
   return out;
 }

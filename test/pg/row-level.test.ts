@@ -192,6 +192,37 @@ it('adds 20 comments to one thread at once: each answered 200 with its own id, t
   }
 });
 
+it("adds a thread with a caller's annotationId once when 20 adds of it run at once, creating its document: one added with its comment, 19 told it exists, one activity, no unit run again", async () => {
+  // commentannotations/add at READ COMMITTED: the organization's, the document's and the annotation's inserts each
+  // ON CONFLICT DO NOTHING, the second insert of an id waiting for the first's commit; SERIALIZABLE refused them
+  for (let round = 0; round < 3; round++) {
+    const [organizationId, documentId, annotationId] = [`given-${round}`, `doc-${round}`, `thread-${round}`];
+    const before = retries();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.callK<Body>('/v2/commentannotations/add', {
+          organizationId,
+          createOrganization: true,
+          documentId,
+          createDocument: true,
+          commentAnnotations: [{ annotationId, commentData: [{ commentText: `first ${i}`, from: { userId: 'author' } }] }],
+        }),
+      ),
+    );
+    ok(answers);
+    const outcomes = answers.map(
+      (a) => ((a.body.result?.data ?? {}) as Record<string, { success: boolean; message: string; commentIds: number[] }>)[annotationId],
+    );
+    expect(outcomes.filter((o) => o?.success)).toHaveLength(1);
+    expect(outcomes.filter((o) => o?.success === false && o.message === 'Annotation already exists.')).toHaveLength(19);
+    expect(await count('documents', 'organization_id = $1 AND id = $2', [organizationId, documentId])).toBe(1);
+    expect(await count('comment_annotations', 'organization_id = $1 AND id = $2', [organizationId, annotationId])).toBe(1);
+    expect(await count('comments', 'organization_id = $1 AND annotation_id = $2', [organizationId, annotationId])).toBe(1);
+    expect(await count('activities', 'organization_id = $1 AND target_entity_id = $2', [organizationId, annotationId])).toBe(1);
+    expect(retries() - before).toBe(0);
+  }
+});
+
 it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 not found, one reaction.delete, no unit run again', async () => {
   // reactions/delete reads the reaction, tells its event, deletes it and records the activity: at READ COMMITTED
   // without the reaction's key lock every delete found it and answered deleted, each with its own activity;
@@ -214,7 +245,7 @@ it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 n
       Array.from({ length: 20 }, () => t.callK<Body>('/v2/reactions/delete', { organizationId: 'unreacts', reactionIds: [reactionId] })),
     );
     ok(answers);
-    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[reactionId]);
+    const outcomes = answers.map((a) => ((a.body.result?.data ?? {}) as Record<string, { success: boolean; message: string }> | undefined)?.[reactionId]);
     expect(outcomes.filter((o) => o?.success && o.message === 'Reaction deleted.')).toHaveLength(1);
     expect(outcomes.filter((o) => o?.success === false && o.message === 'Reaction not found.')).toHaveLength(19);
     expect(await count('reactions', 'organization_id = $1 AND id = $2', ['unreacts', reactionId])).toBe(0);
@@ -273,7 +304,7 @@ it('deletes a comment once when 20 deletes of it run at once: one deleted, 19 no
       ),
     );
     ok(answers);
-    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[commentId]);
+    const outcomes = answers.map((a) => ((a.body.result?.data ?? {}) as Record<string, { success: boolean; message: string }> | undefined)?.[commentId]);
     expect(outcomes.filter((o) => o?.success && o.message === 'Deleted successfully')).toHaveLength(1);
     expect(outcomes.filter((o) => o?.success === false && o.message === 'Not found')).toHaveLength(19);
     expect(await count('comments', 'organization_id = $1 AND annotation_id = $2', ['uncomments', annotationId])).toBe(1);
@@ -293,7 +324,7 @@ it('deletes a comment thread once when 20 deletes of it run at once: one deleted
       Array.from({ length: 20 }, () => t.callK<Body>('/v2/commentannotations/delete', { organizationId: 'unthreads', annotationIds: [annotationId] })),
     );
     ok(answers);
-    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean; message: string }> | undefined)?.[annotationId]);
+    const outcomes = answers.map((a) => ((a.body.result?.data ?? {}) as Record<string, { success: boolean; message: string }> | undefined)?.[annotationId]);
     expect(outcomes.filter((o) => o?.success && o.message === 'Deleted Successfully')).toHaveLength(1);
     expect(outcomes.filter((o) => o?.success === false && o.message === 'Annotation not found.')).toHaveLength(19);
     expect(await count('comment_annotations', 'organization_id = $1 AND id = $2', ['unthreads', annotationId])).toBe(0);
@@ -350,7 +381,7 @@ it('deletes a notification once when 20 deletes of it run at once: one deleted, 
       Array.from({ length: 20 }, () => t.callK<Body>('/v2/notifications/delete', { organizationId: 'gone-n', notificationIds: [notificationId] })),
     );
     ok(answers);
-    const outcomes = answers.map((a) => (a.body.result?.data as Record<string, { success: boolean }> | undefined)?.[notificationId]?.success);
+    const outcomes = answers.map((a) => ((a.body.result?.data ?? {}) as Record<string, { success: boolean }> | undefined)?.[notificationId]?.success);
     expect(outcomes.filter((o) => o === true)).toHaveLength(1);
     expect(outcomes.filter((o) => o === false)).toHaveLength(19);
     expect(await count('notifications', 'organization_id = $1 AND id = $2', ['gone-n', notificationId])).toBe(0);
