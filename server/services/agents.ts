@@ -66,20 +66,26 @@ export async function createAgent(deps: Deps, scope: TenantScope, input: z.outpu
 export async function updateAgent(deps: Deps, scope: TenantScope, input: z.output<typeof agentUpdateInput>) {
   const { agentId, ...changes } = input;
   if (Object.values(changes).every((v) => v === undefined)) throw invalid('At least one of name, description, model or instructions must be provided.');
-  return deps.storage.transaction(async () => {
-    const row = await requireAgent(deps, scope, agentId);
-    const next: AgentRow = {
-      ...row,
-      name: changes.name ?? row.name,
-      description: changes.description === undefined ? row.description : changes.description,
-      model: changes.model ?? row.model,
-      instructions: changes.instructions ?? row.instructions,
-      version: row.version + 1,
-      updatedAt: Date.now(),
-    };
-    await deps.storage.agents.update(scope, agentId, next);
-    return describeAgent(next);
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the agent's key lock first, then the read, so that of two
+  // updates at once the second merges into what the first wrote and its version follows the first's
+  return deps.storage.transaction(
+    async () => {
+      await deps.storage.agents.lock(scope, agentId);
+      const row = await requireAgent(deps, scope, agentId);
+      const next: AgentRow = {
+        ...row,
+        name: changes.name ?? row.name,
+        description: changes.description === undefined ? row.description : changes.description,
+        model: changes.model ?? row.model,
+        instructions: changes.instructions ?? row.instructions,
+        version: row.version + 1,
+        updatedAt: Date.now(),
+      };
+      await deps.storage.agents.update(scope, agentId, next);
+      return describeAgent(next);
+    },
+    { rowLevel: true },
+  );
 }
 
 /** Deletes the agent; its executions stay (they carry the agent's name and version). */

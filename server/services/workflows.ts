@@ -181,16 +181,24 @@ export function describeDefinition(r: Omit<Row, 'apiKeyId'>) {
   };
 }
 
+/**
+ * Row level on PostgreSQL (docs/storage.md, "Invariants"): a definition's create, update and delete each take its key
+ * lock first (`workflows.lock`), then read it, so two of them on one id run one after another: one create of an id,
+ * an `ifVersion` compared with the version the last writer left, a tombstone or purge answered once.
+ */
+const ROW_LEVEL = { rowLevel: true };
+
 export async function createDefinition(deps: WriteDeps, scope: TenantScope, input: Body) {
   const row = toRow(deps, input, 1, currentTime());
   return deps.storage.transaction(async () => {
+    await deps.storage.workflows.lock(scope, input.definitionId);
     const existing = await deps.storage.workflows.find(scope, input.definitionId);
     if (existing?.status === 'deleted')
       throw alreadyExists(`Workflow definition ${input.definitionId} was deleted; delete it with purge: true to reuse its id.`);
     if (existing) throw alreadyExists(`Workflow definition already exists: ${input.definitionId}.`);
     await deps.storage.workflows.insert(scope, row);
     return describeDefinition(row);
-  });
+  }, ROW_LEVEL);
 }
 
 /**
@@ -224,25 +232,27 @@ export async function getDefinition(deps: Deps, scope: TenantScope, input: z.out
 export async function updateDefinition(deps: WriteDeps, scope: TenantScope, input: z.output<typeof definitionUpdateInput>) {
   const { ifVersion, ...body } = input;
   return deps.storage.transaction(async () => {
+    await deps.storage.workflows.lock(scope, input.definitionId);
     const current = await deps.storage.workflows.find(scope, input.definitionId);
     if (!current || current.status !== 'active') throw notFound(`Workflow definition not found: ${input.definitionId}.`);
     if (current.version !== ifVersion) throw failedPrecondition(`Version conflict: expected ${ifVersion}, current ${current.version}`);
     const row = toRow(deps, body, current.version + 1, current.createdAt);
     await deps.storage.workflows.replace(scope, input.definitionId, row);
     return describeDefinition(row);
-  });
+  }, ROW_LEVEL);
 }
 
 /** A tombstone (get answers NOT_FOUND; the id stays taken), or with `purge` the row is removed (tombstones too). */
 export async function deleteDefinition(deps: Deps, scope: TenantScope, input: z.output<typeof definitionDeleteInput>) {
   return deps.storage.transaction(async () => {
+    await deps.storage.workflows.lock(scope, input.definitionId);
     const row = await deps.storage.workflows.find(scope, input.definitionId);
     if (!row || (row.status === 'deleted' && !input.purge)) throw notFound(`Workflow definition not found: ${input.definitionId}.`);
     if (row.status === 'active') await requireActive(deps, scope, input);
     if (input.purge) await deps.storage.workflows.purge(scope, input.definitionId);
     else await deps.storage.workflows.tombstone(scope, input.definitionId, currentTime());
     return { deleted: true, purged: input.purge, definitionId: input.definitionId };
-  });
+  }, ROW_LEVEL);
 }
 
 /** Active definitions by id; `{ items, nextCursor }`. */

@@ -4,7 +4,8 @@
 // violation answered 500, a caller's notificationId stored twice, a profile's field lost).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tenantScope } from '../../server/db/scope.ts';
-import { startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
+import { answerOf, startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
+import { REVIEW_FLOW } from '../helpers/workflows.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -512,6 +513,62 @@ it('updates and deletes one activity from 20 calls at once each: every update ap
     ok(deleted);
     expect(deleted.filter((a) => (a.body.result?.data as Record<string, { success: boolean }> | undefined)?.[id]?.success)).toHaveLength(1);
     expect(await count('activities', 'organization_id = $1 AND id = $2', ['acts-rw', id])).toBe(0);
+    expect(retries() - before).toBe(0);
+  }
+});
+
+it('creates, updates at one ifVersion, and deletes one workflow definition from 20 calls at once each: one of each succeeds, no unit run again', async () => {
+  const status = (a: CallResult<Body>) => a.body.error?.status ?? 'OK';
+  const tally = (answers: CallResult<Body>[]) => {
+    const out: Record<string, number> = {};
+    for (const a of answers) out[status(a)] = (out[status(a)] ?? 0) + 1;
+    return out;
+  };
+  const call = (op: string, data: Record<string, unknown>) => t.callK<Body>(`/v2/workflow/definitions/${op}`, { ...REVIEW_FLOW, ...data });
+  for (let round = 0; round < 3; round++) {
+    const definitionId = `flow-${round}`;
+    let before = retries();
+    expect(tally(await Promise.all(Array.from({ length: 20 }, () => call('create', { definitionId }))))).toEqual({ OK: 1, ALREADY_EXISTS: 19 });
+    expect(retries() - before).toBe(0);
+
+    before = retries();
+    const updated = await Promise.all(Array.from({ length: 20 }, (_, i) => call('update', { definitionId, ifVersion: 1, name: `take ${i}` })));
+    expect(tally(updated)).toEqual({ OK: 1, FAILED_PRECONDITION: 19 });
+    const winner = answerOf<{ name: string; version: number }>(updated.find((a) => status(a) === 'OK') as CallResult<Body>);
+    expect(winner.version).toBe(2);
+    const [row] = await t.query<{ name: string; version: number | string }>('SELECT name, version FROM workflow_definitions WHERE definition_id = $1', [
+      definitionId,
+    ]);
+    expect({ name: row?.name, version: Number(row?.version) }).toEqual({ name: winner.name, version: 2 });
+    expect(retries() - before).toBe(0);
+
+    before = retries();
+    const deleted = await Promise.all(Array.from({ length: 20 }, () => t.callK<Body>('/v2/workflow/definitions/delete', { definitionId })));
+    expect(tally(deleted)).toEqual({ OK: 1, NOT_FOUND: 19 });
+    expect(await count('workflow_definitions', "definition_id = $1 AND status = 'deleted'", [definitionId])).toBe(1);
+    expect(retries() - before).toBe(0);
+  }
+});
+
+it("updates one agent from 20 calls at once, half its name and half its description: each answered with a version of its own, neither field's last write lost", async () => {
+  for (let round = 0; round < 3; round++) {
+    const agentId = `agent-${round}`;
+    ok([await t.callK<Body>('/v2/agents/create', { agentId, name: 'n', model: 'gpt-4o', instructions: 'i' })]);
+    const before = retries();
+    const updated = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.callK<Body>('/v2/agents/update', i % 2 ? { agentId, name: `name ${i}` } : { agentId, description: `about ${i}` })),
+    );
+    ok(updated);
+    const answers = updated.map((a) => answerOf<{ name: string; description: string | null; version: number }>(a));
+    expect(answers.map((a) => a.version).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    // the last writer (version 21) saw every write before its own: the other field is the last one written
+    const last = answers.find((a) => a.version === 21);
+    const lastName = answers.filter((a, i) => i % 2 === 1).sort((x, y) => y.version - x.version)[0]?.name;
+    const lastAbout = answers
+      .filter((a, i) => i % 2 === 0)
+      .map((a, i) => ({ version: a.version, about: `about ${i * 2}` }))
+      .sort((x, y) => y.version - x.version)[0]?.about;
+    expect(last).toMatchObject({ name: lastName, description: lastAbout });
     expect(retries() - before).toBe(0);
   }
 });

@@ -78,6 +78,13 @@ export function agentsRepo(engine: Engine) {
           ) > 0,
       ),
 
+    /**
+     * Takes the agent's key lock for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose write
+     * unit holds the database): an update that merges into what it read waits for another's commit, then reads what
+     * it left.
+     */
+    lock: (scope: TenantScope, id: string) => engine.write((db) => engine.lockRows(db, ['agent', scope.apiKeyId], [id])),
+
     update: (scope: TenantScope, id: string, row: Omit<AgentRow, 'apiKeyId'>) =>
       engine.write(
         async (db) =>

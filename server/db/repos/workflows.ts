@@ -15,7 +15,14 @@ export function workflowsRepo(engine: Engine) {
     /** The definition, active or tombstoned. */
     find: (scope: TenantScope, definitionId: string) => engine.read(async (db) => (await db.select().from(w).where(own(scope, definitionId)).limit(1))[0]),
 
-    /** Adds it; the caller checked the id is free. */
+    /**
+     * Takes the definition's key lock for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose
+     * write unit holds the database): its create, update and delete then run one after another, each reading the row
+     * as the last one left it.
+     */
+    lock: (scope: TenantScope, definitionId: string) => engine.write((db) => engine.lockRows(db, ['workflow', scope.apiKeyId], [definitionId])),
+
+    /** Adds it; the caller checked the id is free, under the definition's lock. */
     insert: (scope: TenantScope, row: Omit<DefinitionRow, 'apiKeyId'>) =>
       engine.write(async (db) => void (await db.insert(w).values({ ...row, apiKeyId: scope.apiKeyId }))),
 
