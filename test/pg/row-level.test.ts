@@ -578,8 +578,10 @@ it('holds one lock, not a thousand, for a unit that names 1,000 rows of one kind
   // default): ten units of 1,000 locks each would fill it, and every unit asking for a lock then would fail
   const storage = t.server.app.storage;
   const scope = tenantScope('k-locks', 'w-locks');
-  // the instance holds advisory locks of its own for its life (its claim on the database): counted apart
-  const advisory = () => count('pg_locks', "locktype = 'advisory' AND granted", []);
+  // the instance holds advisory locks of its own for its life (its claim on the database): counted apart; and only
+  // this test's database's, since the suite's other files run beside it on the same PostgreSQL server
+  const advisory = () =>
+    count('pg_locks', "locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", []);
   const before = await advisory();
   const held = async (ids: string[]) =>
     storage.transaction(
