@@ -74,6 +74,16 @@ function readPublicKey(value: string): string {
   return parsed.body;
 }
 
+/**
+ * Row level on PostgreSQL (docs/storage.md, "Invariants"): the configuration's update and an endpoint's update and
+ * rotation take its key lock first (`webhooks.lockConfig`, `lockEndpoint`), then read it, so that of two at once the
+ * second merges into (or keeps as its previous secret) what the first wrote; an endpoint's create is one insert
+ * (`ON CONFLICT DO NOTHING` on its uid, the count the answer) and its delete one `DELETE`, their counts the answers.
+ * The enabled check before an endpoint's change reads the configuration as of its statement: a change beside a
+ * concurrent disable is the order in which it came first.
+ */
+const ROW_LEVEL = { rowLevel: true };
+
 /** /v2/workspace/advancedwebhookconfig/update: the first call must enable; partial; returns the whole configuration. */
 export async function updateAdvancedConfig(deps: Pick<WebhookDeps, 'storage'>, scope: TenantScope, input: z.output<typeof advancedWebhookConfigUpdateInput>) {
   if (Object.values(input).every((v) => v === undefined)) {
@@ -82,6 +92,7 @@ export async function updateAdvancedConfig(deps: Pick<WebhookDeps, 'storage'>, s
   const publicKey = input.publicKey === undefined ? undefined : readPublicKey(input.publicKey);
   const { storage } = deps;
   return storage.transaction(async () => {
+    await storage.webhooks.lockConfig(scope);
     const current = await storage.webhooks.config(scope);
     if (!current && input.isEnabled !== true) throw failedPrecondition(NOT_CONFIGURED_MESSAGE);
     const next = {
@@ -92,7 +103,7 @@ export async function updateAdvancedConfig(deps: Pick<WebhookDeps, 'storage'>, s
     checkEncryption(next.encryptData, next.publicKey);
     await storage.webhooks.saveConfig(scope, next, currentTime());
     return next;
-  });
+  }, ROW_LEVEL);
 }
 
 async function requireEnabled(storage: Storage, scope: TenantScope) {
@@ -160,7 +171,7 @@ export async function createEndpoint(deps: Pick<WebhookDeps, 'storage' | 'secret
     };
     if (!(await storage.webhooks.insertEndpoint(scope, row))) throw new ApiError('ALREADY_EXISTS', 'An endpoint with this uid already exists.');
     return describeEndpoint(row);
-  });
+  }, ROW_LEVEL);
 }
 
 /** /v2/workspace/advancedwebhook/endpoints/get: oldest first, `iterator` paging; one endpoint when `endpointId` is given. */
@@ -186,6 +197,7 @@ export async function updateEndpoint(deps: Pick<WebhookDeps, 'storage'>, scope: 
   const { storage } = deps;
   return storage.transaction(async () => {
     await requireEnabled(storage, scope);
+    await storage.webhooks.lockEndpoint(scope, endpointId);
     const row = await requireEndpoint(storage, scope, endpointId);
     const set: EndpointChange = { updatedAt: currentTime() };
     if (url !== undefined) set.url = url;
@@ -202,7 +214,7 @@ export async function updateEndpoint(deps: Pick<WebhookDeps, 'storage'>, scope: 
     }
     await storage.webhooks.updateEndpoint(scope, endpointId, set);
     return describeEndpoint({ ...row, ...set });
-  });
+  }, ROW_LEVEL);
 }
 
 /** Permanent: the row and its secrets go; pending deliveries are cancelled and requests in flight are cut. */
@@ -211,7 +223,7 @@ export async function deleteEndpoint(deps: Pick<WebhookDeps, 'storage' | 'webhoo
   await storage.transaction(async () => {
     await requireEnabled(storage, scope);
     if (!(await storage.webhooks.deleteEndpoint(scope, endpointId))) throw notFound(PROVIDER_FAILED);
-  });
+  }, ROW_LEVEL);
   // From the commit on, the worker finds no endpoint and sends nothing more; this also cuts what is in flight.
   try {
     await deps.webhooks.cancelTarget(scope.apiKeyId, endpointId);
@@ -234,6 +246,7 @@ export async function rotateSecret(deps: Pick<WebhookDeps, 'storage' | 'secrets'
   const { storage } = deps;
   return storage.transaction(async () => {
     await requireEnabled(storage, scope);
+    await storage.webhooks.lockEndpoint(scope, input.endpointId);
     const row = await requireEndpoint(storage, scope, input.endpointId);
     const secret = input.key ?? newSigningSecret();
     const now = currentTime();
@@ -245,7 +258,7 @@ export async function rotateSecret(deps: Pick<WebhookDeps, 'storage' | 'secrets'
       updatedAt: now,
     });
     return { endpointId: input.endpointId, secret, previousSecretExpiresAt: new Date(previousSecretExpiresAt).toISOString() };
-  });
+  }, ROW_LEVEL);
 }
 
 function describeAttempt(row: AttemptRow) {

@@ -4,7 +4,7 @@
 // violation answered 500, a caller's notificationId stored twice, a profile's field lost).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tenantScope } from '../../server/db/scope.ts';
-import { answerOf, startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
+import { answerOf, dataOf, startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
 import { REVIEW_FLOW } from '../helpers/workflows.ts';
 
 let t: TestServer;
@@ -569,6 +569,41 @@ it("updates one agent from 20 calls at once, half its name and half its descript
       .map((a, i) => ({ version: a.version, about: `about ${i * 2}` }))
       .sort((x, y) => y.version - x.version)[0]?.about;
     expect(last).toMatchObject({ name: lastName, description: lastAbout });
+    expect(retries() - before).toBe(0);
+  }
+});
+
+it("merges 20 advanced-webhook configuration updates at once and rotates one endpoint's secret 20 times at once: no field lost, each rotation keeping the one before", async () => {
+  const config = (data: Record<string, unknown>) => t.callK<Body>('/v2/workspace/advancedwebhookconfig/update', data);
+  ok([await config({ isEnabled: true })]);
+  const created = await t.callK<Body>('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/row-level' });
+  ok([created]);
+  const endpointId = dataOf<{ id: string }>(created).id;
+  // this test's database only: each change of an endpoint's secret logs whether the previous one it keeps is the one
+  // it replaced
+  await t.query('CREATE TABLE rotations (kept boolean NOT NULL)');
+  await t.query(`CREATE FUNCTION log_rotation() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.secret_enc IS DISTINCT FROM OLD.secret_enc THEN
+        INSERT INTO rotations VALUES (NEW.previous_secret_enc IS NOT DISTINCT FROM OLD.secret_enc);
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await t.query('CREATE TRIGGER log_rotation BEFORE UPDATE ON webhook_endpoints FOR EACH ROW EXECUTE FUNCTION log_rotation()');
+  for (let round = 0; round < 3; round++) {
+    ok([await config({ encodeData: false, enableDataProtection: false })]);
+    let before = retries();
+    ok(await Promise.all(Array.from({ length: 20 }, (_, i) => config(i % 2 ? { encodeData: true } : { enableDataProtection: true }))));
+    const got = await t.callK<Body>('/v2/workspace/advancedwebhookconfig/get', {});
+    expect(got.body.result?.data).toMatchObject({ isEnabled: true, encodeData: true, enableDataProtection: true });
+    expect(retries() - before).toBe(0);
+
+    before = retries();
+    const rotated = await Promise.all(Array.from({ length: 20 }, () => t.callK<Body>('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId })));
+    ok(rotated);
+    // every rotation kept, as the previous secret, the one it replaced (logged by the trigger below): none lost
+    expect(await t.query('SELECT kept, count(*)::int AS n FROM rotations GROUP BY kept')).toEqual([{ kept: true, n: 20 }]);
+    await t.query('DELETE FROM rotations');
     expect(retries() - before).toBe(0);
   }
 });

@@ -295,6 +295,15 @@ export function webhooksRepo(engine: Engine, sqlite?: Pick<SqliteEngine, 'main' 
 
     config: (scope: TenantScope) => engine.read((db) => configOf.one(db, { apiKeyId: scope.apiKeyId })),
 
+    /**
+     * Takes the key's advanced-webhook configuration lock, or an endpoint's, for the rest of the unit of work
+     * (engine.lockRows; nothing on SQLite, whose write unit holds the database): a configuration update merges into
+     * what it read, and a secret's rotation keeps the secret it read as the previous one, so a second one waits for
+     * the first's commit, then reads what it left.
+     */
+    lockConfig: (scope: TenantScope) => engine.write((db) => engine.lockRows(db, ['webhook-config', scope.apiKeyId], ['advanced'])),
+    lockEndpoint: (scope: TenantScope, endpointId: string) => engine.write((db) => engine.lockRows(db, ['webhook-endpoint', scope.apiKeyId], [endpointId])),
+
     /** Writes the whole configuration (created when missing). */
     saveConfig: (scope: TenantScope, fields: WebhookConfigFields, now: number) =>
       engine.write(async (db) => {
