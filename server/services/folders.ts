@@ -32,14 +32,14 @@ function placement(parent: FolderRow | null, id: string) {
 const effectiveAccess = (row: Pick<FolderRow, 'inheritAccess' | 'ownAccessType'>, parentAccess: DocumentAccessType): DocumentAccessType =>
   row.inheritAccess || !row.ownAccessType ? parentAccess : row.ownAccessType;
 
-/** Inserts one folder under `parent` (null: the top level). */
+/** Inserts one folder under `parent` (null: the top level); undefined when the organization has one of that id. */
 export async function insertFolder(
   deps: Deps,
   scope: TenantScope,
   organizationId: string,
   parent: FolderRow | null,
   input: { folderId: string; folderName?: string | undefined; accessType?: DocumentAccessType | undefined },
-): Promise<FolderRow> {
+): Promise<FolderRow | undefined> {
   const now = currentTime();
   const inheritAccess = input.accessType === undefined;
   const row: Omit<FolderRow, 'apiKeyId'> = {
@@ -53,33 +53,41 @@ export async function insertFolder(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.storage.folders.insert(scope, row);
-  return { ...row, apiKeyId: scope.apiKeyId };
+  return (await deps.storage.folders.insert(scope, row)) ? { ...row, apiKeyId: scope.apiKeyId } : undefined;
 }
 
 export async function addFolders(deps: Deps, scope: TenantScope, input: z.output<typeof foldersAddInput>): Promise<Outcomes> {
   const { folders } = deps.storage;
-  return deps.storage.transaction(async () => {
-    await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-    const out: Outcomes = keyed();
-    for (const item of input.folders) {
-      if (await folders.find(scope, input.organizationId, item.folderId)) {
-        out[item.folderId] = { success: false, id: item.folderId, message: 'Folder already exists.' };
-        continue;
-      }
-      let parent: FolderRow | null = null;
-      if (item.parentFolderId && item.parentFolderId !== ROOT) {
-        parent = (await folders.find(scope, input.organizationId, item.parentFolderId)) ?? null;
-        if (!parent) {
-          out[item.folderId] = { success: false, id: item.folderId, message: 'Parent folder does not exist.' };
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the insert's count is the answer of two adds of one id,
+  // and the parent is held by an update (`holdParent`) that excludes a move, access change or delete of its subtree
+  return deps.storage.transaction(
+    async () => {
+      await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
+      const out: Outcomes = keyed();
+      const exists = (id: string) => (out[id] = { success: false, id, message: 'Folder already exists.' });
+      for (const item of input.folders) {
+        if (await folders.find(scope, input.organizationId, item.folderId)) {
+          exists(item.folderId);
           continue;
         }
+        let parent: FolderRow | null = null;
+        if (item.parentFolderId && item.parentFolderId !== ROOT) {
+          parent = (await folders.holdParent(scope, input.organizationId, item.parentFolderId)) ?? null;
+          if (!parent) {
+            out[item.folderId] = { success: false, id: item.folderId, message: 'Parent folder does not exist.' };
+            continue;
+          }
+        }
+        if (!(await insertFolder(deps, scope, input.organizationId, parent, item))) {
+          exists(item.folderId);
+          continue;
+        }
+        out[item.folderId] = { success: true, id: item.folderId, message: 'Folder added.' };
       }
-      await insertFolder(deps, scope, input.organizationId, parent, item);
-      out[item.folderId] = { success: true, id: item.folderId, message: 'Folder added.' };
-    }
-    return out;
-  });
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 /**

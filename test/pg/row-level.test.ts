@@ -608,6 +608,63 @@ it("merges 20 advanced-webhook configuration updates at once and rotates one end
   }
 });
 
+it('adds one folder once when 20 adds of it run at once, and never leaves a folder outside its tree when adds under a folder race its delete or its move', async () => {
+  const folders = (op: string, data: Record<string, unknown>) => t.callK<Body>(`/v2/organizations/folders/${op}`, { organizationId: 'tree', ...data });
+  const messages = (answers: CallResult<Body>[], id: string) =>
+    answers.map((a) => (a.body.result?.data as Record<string, { message: string }> | undefined)?.[id]?.message);
+  /** Folders whose parent is not there, or whose path or ancestors are not their parent's and their own id. */
+  const misplaced = () =>
+    count(
+      'folders c',
+      `c.organization_id = 'tree' AND c.parent_id <> 'root' AND NOT EXISTS (SELECT 1 FROM folders p WHERE p.api_key_id = c.api_key_id
+        AND p.organization_id = c.organization_id AND p.id = c.parent_id AND c.path = p.path || c.id || '/'
+        AND c.ancestors::jsonb = p.ancestors::jsonb || to_jsonb(p.id))`,
+      [],
+    );
+  ok([await folders('add', { createOrganization: true, folders: [{ folderId: 'top' }, { folderId: 'away' }] })]);
+  for (let round = 0; round < 3; round++) {
+    const before = retries();
+    const [parent, folderId] = [`p${round}`, `f${round}`];
+    ok([await folders('add', { folders: [{ folderId: parent, parentFolderId: 'top' }] })]);
+    const added = await Promise.all(Array.from({ length: 20 }, () => folders('add', { folders: [{ folderId, parentFolderId: parent }] })));
+    ok(added);
+    expect(messages(added, folderId).sort()).toEqual(['Folder added.', ...Array(19).fill('Folder already exists.')]);
+    expect(await count('folders', 'organization_id = $1 AND id = $2', ['tree', folderId])).toBe(1);
+    expect(retries() - before).toBe(0);
+
+    // adds under a folder while it moves: each child ends under the folder where the folder is now
+    const moving = `m${round}`;
+    ok([await folders('add', { folders: [{ folderId: moving, parentFolderId: 'top' }] })]);
+    const raced = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => folders('add', { folders: [{ folderId: `${moving}-${i}`, parentFolderId: moving }] })),
+      folders('update', { folders: [{ folderId: moving, parentFolderId: 'away' }] }),
+    ]);
+    ok(raced);
+    expect(await count('folders', 'organization_id = $1 AND parent_id = $2', ['tree', moving])).toBe(10);
+    expect(await misplaced()).toBe(0);
+
+    // adds under a folder while an ancestor is deleted: each child is added before the delete, and deleted with it,
+    // or told its parent does not exist
+    const doomed = `d${round}`;
+    ok([
+      await folders('add', {
+        folders: [
+          { folderId: doomed, parentFolderId: 'top' },
+          { folderId: `${doomed}-in`, parentFolderId: doomed },
+        ],
+      }),
+    ]);
+    const deleting = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => folders('add', { folders: [{ folderId: `${doomed}-${i}`, parentFolderId: `${doomed}-in` }] })),
+      folders('delete', { folderId: doomed }),
+    ]);
+    ok(deleting);
+    for (let i = 0; i < 10; i++) expect(['Folder added.', 'Parent folder does not exist.']).toContain(messages(deleting, `${doomed}-${i}`)[i]);
+    expect(await count('folders', "organization_id = $1 AND id LIKE $2 || '%'", ['tree', doomed])).toBe(0);
+    expect(await misplaced()).toBe(0);
+  }
+});
+
 it('holds one lock, not a thousand, for a unit that names 1,000 rows of one kind; a lock on each for a unit that names 10', async () => {
   // PostgreSQL's lock table is shared by the whole server (max_locks_per_transaction × max_connections: 6,400 by
   // default): ten units of 1,000 locks each would fill it, and every unit asking for a lock then would fail

@@ -78,6 +78,25 @@ export function foldersRepo(engine: Engine) {
           ) > 0,
       ),
 
+    /**
+     * The folder a new one is added under, read by an update that changes nothing (`updated_at = updated_at`), so
+     * that the add and a move, access change or delete of its subtree, which rewrite or delete this row, exclude
+     * each other (docs/storage.md, "Invariants"). On PostgreSQL, at READ COMMITTED, the add waits for such a unit's
+     * commit and reads the row as it left it (moved, or gone); such a unit (SERIALIZABLE) that read the subtree
+     * before the add's commit then meets this row changed, is refused, and runs again, finding the new folder.
+     */
+    holdParent: (scope: TenantScope, organizationId: string, id: string) =>
+      engine.write(
+        async (db) =>
+          (
+            await db
+              .update(f)
+              .set({ updatedAt: sql`${f.updatedAt}` })
+              .where(own(scope.apiKeyId, organizationId, id))
+              .returning()
+          )[0],
+      ),
+
     /** Writes each change to its folder, in one unit of work. */
     change: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: FolderChange }>) =>
       engine.write(async (db) => {
