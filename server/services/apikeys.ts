@@ -297,15 +297,22 @@ export async function updateSettings(
   change: (settings: ApiKeySettings) => void | Promise<void>,
 ): Promise<ApiKeyRow> {
   const { storage } = deps;
-  return storage.transaction(async () => {
-    const row = await storage.keys.find(scope);
-    if (!row) throw notFound('API key not found.');
-    const settings: ApiKeySettings = structuredClone(row.settings);
-    await change(settings);
-    const updatedAt = currentTime();
-    await storage.keys.update(scope, { settings, updatedAt });
-    return { ...row, settings, updatedAt };
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the key's lock first, then the read, so that of two
+  // changes at once the second merges into what the first wrote. A caller's own unit of work (updateBasicConfig's)
+  // is row level too: this one is then its savepoint.
+  return storage.transaction(
+    async () => {
+      await storage.keys.lock(scope);
+      const row = await storage.keys.find(scope);
+      if (!row) throw notFound('API key not found.');
+      const settings: ApiKeySettings = structuredClone(row.settings);
+      await change(settings);
+      const updatedAt = currentTime();
+      await storage.keys.update(scope, { settings, updatedAt });
+      return { ...row, settings, updatedAt };
+    },
+    { rowLevel: true },
+  );
 }
 
 /**

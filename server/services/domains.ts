@@ -14,13 +14,18 @@ export const MAX_ALLOWED_DOMAINS = 100;
 type Deps = { storage: Storage };
 
 async function change(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, edit: (current: string[]) => string[]): Promise<string[]> {
-  const list = await deps.storage.transaction(async () => {
-    // the stored list, not the caller's cached row: the CLI may have changed it since
-    const current = (await deps.storage.keys.find(scope))?.allowedDomains ?? [];
-    const next = edit(current);
-    if (next.length !== current.length) await deps.storage.keys.update(scope, { allowedDomains: next, updatedAt: currentTime() });
-    return next;
-  });
+  // row level on PostgreSQL (docs/storage.md, "Invariants"): the key's lock, then the read
+  const list = await deps.storage.transaction(
+    async () => {
+      await deps.storage.keys.lock(scope);
+      // the stored list, not the caller's cached row: the CLI may have changed it since
+      const current = (await deps.storage.keys.find(scope))?.allowedDomains ?? [];
+      const next = edit(current);
+      if (next.length !== current.length) await deps.storage.keys.update(scope, { allowedDomains: next, updatedAt: currentTime() });
+      return next;
+    },
+    { rowLevel: true },
+  );
   // pages of an origin no longer allowed lose their connections
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId });
   return list;

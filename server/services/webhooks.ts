@@ -384,5 +384,5 @@ export async function updateBasicConfig(
     if (authToken === '') await deleteSecret(deps, scope, BASIC_AUTH_SECRET);
     else if (authToken !== undefined) await setSecret(deps, scope, BASIC_AUTH_SECRET, authToken);
     return row;
-  });
+  }, ROW_LEVEL);
 }

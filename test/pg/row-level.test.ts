@@ -665,6 +665,42 @@ it('adds one folder once when 20 adds of it run at once, and never leaves a fold
   }
 });
 
+it("changes one key's settings and allowed domains from 20 calls at once each: no setting and no domain lost, no unit run again", async () => {
+  // this test's database only: each write of a key's settings logs whether it turned a switch these calls only turn
+  // on back off, which only a change merged into a stale read does
+  await t.query('CREATE TABLE settings_writes (kept boolean NOT NULL)');
+  await t.query(`CREATE FUNCTION log_settings() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO settings_writes VALUES (NOT EXISTS (
+        SELECT 1 FROM unnest(ARRAY['enablePrivateComments', 'requireAutoOrgUser']) AS name
+        WHERE (OLD.settings::jsonb ->> name)::boolean AND NOT (NEW.settings::jsonb ->> name)::boolean));
+      RETURN NEW;
+    END $$`);
+  await t.query('CREATE TRIGGER log_settings BEFORE UPDATE OF settings ON api_keys FOR EACH ROW EXECUTE FUNCTION log_settings()');
+  for (let round = 0; round < 3; round++) {
+    ok([await t.callK<Body>('/v2/workspace/apikeyconfig/update', { enablePrivateComments: false, requireAutoOrgUser: false })]);
+    await t.query('DELETE FROM settings_writes');
+    let before = retries();
+    const set = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.callK<Body>('/v2/workspace/apikeyconfig/update', i % 2 ? { enablePrivateComments: true } : { requireAutoOrgUser: true }),
+      ),
+    );
+    ok(set);
+    const config = await t.callK<Body>('/v2/workspace/apikeyconfig/get', {});
+    expect(dataOf(config)).toMatchObject({ enablePrivateComments: true, requireAutoOrgUser: true });
+    expect(await t.query('SELECT kept, count(*)::int AS n FROM settings_writes GROUP BY kept')).toEqual([{ kept: true, n: 20 }]);
+    expect(retries() - before).toBe(0);
+
+    before = retries();
+    const domains = Array.from({ length: 20 }, (_, i) => `r${round}-${i}.example.com`);
+    ok(await Promise.all(domains.map((domain) => t.callK<Body>('/v2/workspace/domains/add', { domains: [domain] }))));
+    const listed = dataOf<{ domains: string[] }>(await t.callK<Body>('/v2/workspace/domains/get', {})).domains;
+    expect(listed.filter((d) => d.startsWith(`r${round}-`)).sort()).toEqual([...domains].sort());
+    expect(retries() - before).toBe(0);
+  }
+});
+
 it('holds one lock, not a thousand, for a unit that names 1,000 rows of one kind; a lock on each for a unit that names 10', async () => {
   // PostgreSQL's lock table is shared by the whole server (max_locks_per_transaction × max_connections: 6,400 by
   // default): ten units of 1,000 locks each would fill it, and every unit asking for a lock then would fail

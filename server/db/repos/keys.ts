@@ -154,6 +154,13 @@ export function keysRepo(engine: Engine, changes: TableChanges) {
     },
 
     /** Changes the given fields of the key's row; whether it exists. */
+    /**
+     * Takes the key's row lock for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose write unit
+     * holds the database): a settings or allowed-domains change that merges into what it read waits for another's
+     * commit, then reads what it left.
+     */
+    lock: (scope: TenantScope) => engine.write((db) => engine.lockRows(db, ['api-key'], [scope.apiKeyId])),
+
     update: (scope: TenantScope, change: Partial<Pick<ApiKeyRow, 'name' | 'settings' | 'allowedDomains' | 'disabled' | 'disabledAt' | 'updatedAt'>>) =>
       engine.write(async (db) => engine.changed(await db.update(k).set(change).where(ownKey(scope))) > 0),
 
