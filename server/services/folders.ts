@@ -59,7 +59,7 @@ export async function insertFolder(
 export async function addFolders(deps: Deps, scope: TenantScope, input: z.output<typeof foldersAddInput>): Promise<Outcomes> {
   const { folders } = deps.storage;
   // Row level on PostgreSQL (docs/storage.md, "Invariants"): the insert's count is the answer of two adds of one id,
-  // and the parent is held by an update (`holdParent`) that excludes a move, access change or delete of its subtree
+  // and the parent is held by an update (`folders.hold`) that excludes a move, access change or delete of its subtree
   return deps.storage.transaction(
     async () => {
       await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
@@ -72,7 +72,7 @@ export async function addFolders(deps: Deps, scope: TenantScope, input: z.output
         }
         let parent: FolderRow | null = null;
         if (item.parentFolderId && item.parentFolderId !== ROOT) {
-          parent = (await folders.holdParent(scope, input.organizationId, item.parentFolderId)) ?? null;
+          parent = (await folders.hold(scope, input.organizationId, item.parentFolderId)) ?? null;
           if (!parent) {
             out[item.folderId] = { success: false, id: item.folderId, message: 'Parent folder does not exist.' };
             continue;

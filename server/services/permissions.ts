@@ -44,10 +44,11 @@ async function changePermissions(deps: Deps, scope: TenantScope, userId: string,
     if (resource.type === 'organization') await ensureOrganization(deps, scope, organizationId, true);
     else {
       if (!(await storage.organizations.find(scope, organizationId))) throw notFound(`Organization does not exist: ${organizationId}.`);
+      // held, not only read: a delete of it meanwhile and this grant exclude each other (`folders.hold`)
       const exists =
         resource.type === 'folder'
-          ? await storage.folders.find(scope, organizationId, resource.id)
-          : await storage.documents.find(scope, organizationId, resource.id);
+          ? await storage.folders.hold(scope, organizationId, resource.id)
+          : await storage.documents.hold(scope, organizationId, resource.id);
       if (!exists) throw notFound(`${resource.type === 'folder' ? 'Folder' : 'Document'} does not exist: ${resource.id} in organization ${organizationId}.`);
     }
     await storage.memberships.upsert(
@@ -60,11 +61,19 @@ async function changePermissions(deps: Deps, scope: TenantScope, userId: string,
 
 type PermissionsInput = { resources: PermissionResource[]; context?: ContextPermissions | undefined };
 
+/**
+ * Row level on PostgreSQL (docs/storage.md, "Invariants"): the user is inserted or merged optimistically
+ * (`users.save`), the organization `ON CONFLICT DO NOTHING`, a folder or document granted on is held
+ * (`folders.hold`, `documents.hold`), a membership upserted or deleted by one statement, and context permissions
+ * merged under the user's lock.
+ */
+const ROW_LEVEL = { rowLevel: true };
+
 export async function addPermissions(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, userId: string, permissions: PermissionsInput) {
   await deps.storage.transaction(async () => {
     await changePermissions(deps, scope, userId, permissions.resources, 'add');
     if (permissions.context) await changeContextAccess(deps, scope, userId, permissions.context, 'add');
-  });
+  }, ROW_LEVEL);
   // a role given again can be a lower one (viewer)
   if (permissions.resources.length > 0) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, userIds: [userId] });
 }
@@ -73,7 +82,7 @@ export async function removePermissions(deps: Deps & { accessEvents: AccessEvent
   await deps.storage.transaction(async () => {
     await changePermissions(deps, scope, userId, permissions.resources, 'remove');
     if (permissions.context) await changeContextAccess(deps, scope, userId, permissions.context, 'remove');
-  });
+  }, ROW_LEVEL);
   if (permissions.resources.length > 0) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, userIds: [userId] });
 }
 
@@ -89,6 +98,8 @@ export async function contextAccessOf(deps: Deps, scope: TenantScope, userId: st
 }
 
 async function changeContextAccess(deps: Deps, scope: TenantScope, userId: string, context: ContextPermissions, mode: 'add' | 'remove') {
+  // the user's lock, then the read: two changes at once merge one after the other
+  await deps.storage.users.lock(scope, userId);
   const user = (await deps.storage.users.find(scope, userId)) ?? (await upsertUser(deps, scope, { userId }));
   // A Map, not an object: keys are the caller's (`constructor`, `__proto__` are keys like any other)
   const current = contextAccessOfUser(user);
@@ -221,7 +232,7 @@ export async function generateUserToken(
     await upsertUser(deps, scope, { userId: input.userId, name: input.userProperties?.name, email: input.userProperties?.email });
     await changePermissions(deps, scope, input.userId, resources, 'add');
     if (input.permissions?.context) await changeContextAccess(deps, scope, input.userId, input.permissions.context, 'add');
-  });
+  }, ROW_LEVEL);
   if (resources.length > 0) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, userIds: [input.userId] });
   const claims: UserTokenClaims = { apiKey: scope.apiKeyId, userId: input.userId };
   if (input.userProperties?.name !== undefined) claims.name = input.userProperties.name;

@@ -701,6 +701,47 @@ it("changes one key's settings and allowed domains from 20 calls at once each: n
   }
 });
 
+it('grants one new user context permissions from 20 calls at once, and never leaves a membership on a folder or document deleted while it was granted', async () => {
+  const grant = (userId: string, permissions: Record<string, unknown>) => t.callK<Body>('/v2/auth/permissions/add', { user: { userId }, permissions });
+  ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId: 'grants', createOrganization: true, folders: [{ folderId: 'kept' }] })]);
+  for (let round = 0; round < 3; round++) {
+    const userId = `granted-${round}`;
+    const teams = async () =>
+      [
+        ...((await t.query<{ metadata: { contextAccess?: { team?: string[] } } }>('SELECT metadata FROM users WHERE id = $1', [userId]))[0]?.metadata
+          .contextAccess?.team ?? []),
+      ].sort();
+    const values = (prefix: string) => Array.from({ length: 20 }, (_, i) => `${prefix}${i}`);
+    // a new user: inserted once (users.save is optimistic: the adds that found it absent run again), no value lost
+    ok(await Promise.all(values('t').map((team) => grant(userId, { context: { access: { team: [team] } } }))));
+    expect(await count('users', 'id = $1', [userId])).toBe(1);
+    expect(await teams()).toEqual(values('t').sort());
+    // the user known: the merges wait on the user's lock, none runs again
+    const before = retries();
+    ok(await Promise.all(values('u').map((team) => grant(userId, { context: { access: { team: [team] } } }))));
+    expect(await teams()).toEqual([...values('t'), ...values('u')].sort());
+    expect(retries() - before).toBe(0);
+
+    // grants on a folder and on a document racing their deletes: each is made before the delete, and deleted with
+    // it, or told the resource does not exist
+    const [folderId, documentId] = [`gone-${round}`, `gone-doc-${round}`];
+    ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId: 'grants', folders: [{ folderId }] })]);
+    ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'grants', documents: [{ documentId, documentName: 'd' }] })]);
+    const raced = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) =>
+        grant(`member-${i}`, { resources: [{ type: 'folder', id: folderId, organizationId: 'grants', accessRole: 'viewer' }] }),
+      ),
+      ...Array.from({ length: 8 }, (_, i) =>
+        grant(`member-${i}`, { resources: [{ type: 'document', id: documentId, organizationId: 'grants', accessRole: 'viewer' }] }),
+      ),
+      t.callK<Body>('/v2/organizations/folders/delete', { organizationId: 'grants', folderId }),
+      t.callK<Body>('/v2/organizations/documents/delete', { organizationId: 'grants', documentIds: [documentId] }),
+    ]);
+    for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
+    expect(await count('memberships', "organization_id = 'grants' AND resource_id = ANY($1)", [[folderId, documentId]])).toBe(0);
+  }
+});
+
 it('holds one lock, not a thousand, for a unit that names 1,000 rows of one kind; a lock on each for a unit that names 10', async () => {
   // PostgreSQL's lock table is shared by the whole server (max_locks_per_transaction × max_connections: 6,400 by
   // default): ten units of 1,000 locks each would fill it, and every unit asking for a lock then would fail

@@ -63,6 +63,23 @@ export function documentsRepo(engine: Engine) {
   return {
     find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => byId.one(db, { apiKeyId: scope.apiKeyId, organizationId, id })),
 
+    /**
+     * The document, read by an update that changes nothing (`updated_at = updated_at`), as `folders.hold`: a membership
+     * granted on it and a delete of it (SERIALIZABLE) exclude each other, the grant waiting for the delete's commit
+     * and finding it gone, or the delete meeting the row changed and running again.
+     */
+    hold: (scope: TenantScope, organizationId: string, id: string) =>
+      engine.write(
+        async (db) =>
+          (
+            await db
+              .update(d)
+              .set({ updatedAt: sql`${d.updatedAt}` })
+              .where(own(scope.apiKeyId, organizationId, id))
+              .returning()
+          )[0],
+      ),
+
     /** The ones of these ids that exist, by id. */
     findMany: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
       engine.read(async (db) => {

@@ -79,13 +79,14 @@ export function foldersRepo(engine: Engine) {
       ),
 
     /**
-     * The folder a new one is added under, read by an update that changes nothing (`updated_at = updated_at`), so
-     * that the add and a move, access change or delete of its subtree, which rewrite or delete this row, exclude
-     * each other (docs/storage.md, "Invariants"). On PostgreSQL, at READ COMMITTED, the add waits for such a unit's
-     * commit and reads the row as it left it (moved, or gone); such a unit (SERIALIZABLE) that read the subtree
-     * before the add's commit then meets this row changed, is refused, and runs again, finding the new folder.
+     * The folder, read by an update that changes nothing (`updated_at = updated_at`): the folder a new one is added
+     * under, or one a membership is granted on. The caller's unit and a move, access change or delete of its subtree,
+     * which rewrite or delete this row, exclude each other (docs/storage.md, "Invariants"). On PostgreSQL, at READ
+     * COMMITTED, the caller waits for such a unit's commit and reads the row as it left it (moved, or gone); such a unit
+     * (SERIALIZABLE) that read the subtree before the caller's commit then meets this row changed, is refused, and
+     * runs again, finding what the caller added.
      */
-    holdParent: (scope: TenantScope, organizationId: string, id: string) =>
+    hold: (scope: TenantScope, organizationId: string, id: string) =>
       engine.write(
         async (db) =>
           (

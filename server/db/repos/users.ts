@@ -192,6 +192,12 @@ export function usersRepo(engine: Engine) {
     /** Writes these profiles in order, in one step. */
     save: (scope: TenantScope, writes: readonly UserWrite[]) => engine.write((db) => bulk.save(db, scope.apiKeyId, writes)),
 
+    /**
+     * Takes the user's key lock for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose write unit
+     * holds the database): a change of the metadata that merges into what it read waits for another's commit.
+     */
+    lock: (scope: TenantScope, id: string) => engine.write((db) => engine.lockRows(db, ['user', scope.apiKeyId], [id])),
+
     /** Replaces the profile's metadata. */
     setMetadata: (scope: TenantScope, id: string, metadata: Record<string, unknown>, now: number) =>
       engine.write(async (db) => {
