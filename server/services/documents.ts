@@ -144,24 +144,30 @@ async function requireAll(deps: Deps, scope: TenantScope, organizationId: string
 export async function updateDocuments(deps: Deps, scope: TenantScope, input: z.output<typeof documentsUpdateInput>): Promise<Outcomes> {
   const ids = input.documents.map((d) => d.documentId);
   unique(ids, 'documents');
-  return deps.storage.transaction(async () => {
-    const found = await requireAll(deps, scope, input.organizationId, ids, 'Error updating document(s).');
-    const out: Outcomes = keyed();
-    const changes = input.documents.map((doc) => {
-      const current = found.get(doc.documentId) as DocumentRow;
-      out[doc.documentId] = { success: true, id: doc.documentId, message: 'Updated Successfully' };
-      return {
-        id: doc.documentId,
-        set: {
-          name: doc.documentName ?? current.name,
-          metadata: doc.metadata ? { ...current.metadata, ...doc.metadata } : current.metadata,
-          updatedAt: currentTime(),
-        },
-      };
-    });
-    await deps.storage.documents.change(scope, input.organizationId, changes);
-    return out;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the documents' key locks, then the read, so that of two
+  // updates at once the second merges its metadata into what the first wrote
+  return deps.storage.transaction(
+    async () => {
+      await deps.storage.documents.lock(scope, input.organizationId, ids);
+      const found = await requireAll(deps, scope, input.organizationId, ids, 'Error updating document(s).');
+      const out: Outcomes = keyed();
+      const changes = input.documents.map((doc) => {
+        const current = found.get(doc.documentId) as DocumentRow;
+        out[doc.documentId] = { success: true, id: doc.documentId, message: 'Updated Successfully' };
+        return {
+          id: doc.documentId,
+          set: {
+            name: doc.documentName ?? current.name,
+            metadata: doc.metadata ? { ...current.metadata, ...doc.metadata } : current.metadata,
+            updatedAt: currentTime(),
+          },
+        };
+      });
+      await deps.storage.documents.change(scope, input.organizationId, changes);
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 /** Deletes the documents and their data (db/tenancy.ts, DOCUMENT_DATA); all or none: a missing one fails the call. */

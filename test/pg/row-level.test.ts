@@ -742,6 +742,28 @@ it('grants one new user context permissions from 20 calls at once, and never lea
   }
 });
 
+it('updates one document from 20 calls at once, each adding a metadata key of its own: none lost, no unit run again', async () => {
+  ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'docs-rw', createOrganization: true, documents: [{ documentId: 'x' }] })]);
+  for (let round = 0; round < 3; round++) {
+    const before = retries();
+    const keys = Array.from({ length: 20 }, (_, i) => `r${round}k${i}`);
+    ok(
+      await Promise.all(
+        keys.map((key) =>
+          t.callK<Body>('/v2/organizations/documents/update', { organizationId: 'docs-rw', documents: [{ documentId: 'x', metadata: { [key]: 1 } }] }),
+        ),
+      ),
+    );
+    const [row] = await t.query<{ metadata: Record<string, unknown> }>("SELECT metadata FROM documents WHERE organization_id = 'docs-rw' AND id = 'x'");
+    expect(
+      Object.keys(row?.metadata ?? {})
+        .filter((k) => k.startsWith(`r${round}k`))
+        .sort(),
+    ).toEqual([...keys].sort());
+    expect(retries() - before).toBe(0);
+  }
+});
+
 it('holds one lock, not a thousand, for a unit that names 1,000 rows of one kind; a lock on each for a unit that names 10', async () => {
   // PostgreSQL's lock table is shared by the whole server (max_locks_per_transaction × max_connections: 6,400 by
   // default): ten units of 1,000 locks each would fill it, and every unit asking for a lock then would fail

@@ -64,6 +64,14 @@ export function documentsRepo(engine: Engine) {
     find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => byId.one(db, { apiKeyId: scope.apiKeyId, organizationId, id })),
 
     /**
+     * Takes the documents' key locks for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose write
+     * unit holds the database): an update that merges into what it read waits for another's commit, then reads what
+     * it left.
+     */
+    lock: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
+      engine.write((db) => engine.lockRows(db, ['document', scope.apiKeyId, organizationId], ids)),
+
+    /**
      * The document, read by an update that changes nothing (`updated_at = updated_at`), as `folders.hold`: a membership
      * granted on it and a delete of it (SERIALIZABLE) exclude each other, the grant waiting for the delete's commit
      * and finding it gone, or the delete meeting the row changed and running again.
