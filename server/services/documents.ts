@@ -92,7 +92,8 @@ async function targetFolder(
   create: boolean | null,
 ): Promise<string | null> {
   if (!folderId || folderId === ROOT) return null;
-  if (await deps.storage.folders.find(scope, organizationId, folderId)) return folderId;
+  // held, not only read: a delete of the folder meanwhile and this placement exclude each other (`folders.hold`)
+  if (await deps.storage.folders.hold(scope, organizationId, folderId)) return folderId;
   if (create === null) throw notFound(`Folder does not exist: ${folderId}.`);
   if (!create) throw notFound(`Folder does not exist: ${folderId}. Pass createFolder: true to create it.`);
   await insertFolder(deps, scope, organizationId, null, { folderId });
@@ -102,27 +103,38 @@ async function targetFolder(
 export async function addDocuments(deps: Deps, scope: TenantScope, apiKey: KeySettings, input: z.output<typeof documentsAddInput>): Promise<Outcomes> {
   const ids = input.documents.map((d) => d.documentId);
   unique(ids, 'documents');
-  return deps.storage.transaction(async () => {
-    await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-    const folderId = await targetFolder(deps, scope, input.organizationId, input.folderId, input.createFolder ?? false);
-    const existing = await deps.storage.documents.findMany(scope, input.organizationId, ids);
-    if (existing.size > 0) {
-      const details = Object.fromEntries(
+  /** All or none: the documents that exist fail the call, and the others with them. */
+  const exist = (existing: (id: string) => boolean) =>
+    bulkFailure(
+      'ALREADY_EXISTS',
+      'Error adding document(s).',
+      Object.fromEntries(
         ids.map((id) => [
           id,
-          existing.has(id)
+          existing(id)
             ? { success: false, code: 'already-exists', message: 'Document already exists.' }
             : { success: false, code: 'aborted', message: 'Not added: another document of the request failed.' },
         ]),
-      );
-      throw bulkFailure('ALREADY_EXISTS', 'Error adding document(s).', details);
-    }
-    const out: Outcomes = keyed();
-    const rows = input.documents.map((doc) => newDocument(apiKey, input.organizationId, { ...doc, folderId }, currentTime()));
-    await deps.storage.documents.insert(scope, rows);
-    for (const doc of input.documents) out[doc.documentId] = { success: true, id: doc.documentId, message: 'Added Successfully' };
-    return out;
-  });
+      ),
+    );
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the organization and folder made ON CONFLICT DO NOTHING,
+  // an existing folder held (`folders.hold`), and the documents' insert skipping those another add made since they
+  // were looked up: those fail the call as if found, and the unit's writes roll back with it
+  return deps.storage.transaction(
+    async () => {
+      await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
+      const folderId = await targetFolder(deps, scope, input.organizationId, input.folderId, input.createFolder ?? false);
+      const existing = await deps.storage.documents.findMany(scope, input.organizationId, ids);
+      if (existing.size > 0) throw exist((id) => existing.has(id));
+      const rows = input.documents.map((doc) => newDocument(apiKey, input.organizationId, { ...doc, folderId }, currentTime()));
+      const made = await deps.storage.documents.insert(scope, rows);
+      if (made.size < rows.length) throw exist((id) => !made.has(id));
+      const out: Outcomes = keyed();
+      for (const doc of input.documents) out[doc.documentId] = { success: true, id: doc.documentId, message: 'Added Successfully' };
+      return out;
+    },
+    { rowLevel: true },
+  );
 }
 
 async function requireAll(deps: Deps, scope: TenantScope, organizationId: string, ids: string[], message: string): Promise<Map<string, DocumentRow>> {

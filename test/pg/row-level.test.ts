@@ -764,6 +764,41 @@ it('updates one document from 20 calls at once, each adding a metadata key of it
   }
 });
 
+it('adds one document once when 20 adds of it run at once, creating its folder, and never leaves a document in a folder deleted while it was added', async () => {
+  const addDocs = (data: Record<string, unknown>) => t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'docs-add', ...data });
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId: 'docs-add' }] })]);
+  for (let round = 0; round < 3; round++) {
+    // with its new folder (the adds wait on the folder's insert), and at the top level (they meet at the documents')
+    for (const [documentId, folder] of [
+      [`one-${round}`, { folderId: `made-${round}`, createFolder: true }],
+      [`top-${round}`, {}],
+    ] as const) {
+      const before = retries();
+      const added = await Promise.all(Array.from({ length: 20 }, () => addDocs({ ...folder, documents: [{ documentId }, { documentId: `${documentId}-b` }] })));
+      expect(added.filter((a) => a.status === 200)).toHaveLength(1);
+      for (const refused of added.filter((a) => a.status !== 200)) {
+        expect(refused.body.error?.status).toBe('ALREADY_EXISTS');
+        const already = { success: false, code: 'already-exists', message: 'Document already exists.' };
+        expect((refused.body.error as { details?: unknown }).details).toEqual({ [documentId]: already, [`${documentId}-b`]: already });
+      }
+      expect(await count('documents', 'organization_id = $1 AND id LIKE $2', ['docs-add', `${documentId}%`])).toBe(2);
+      if ('folderId' in folder) expect(await count('folders', 'organization_id = $1 AND id = $2', ['docs-add', folder.folderId])).toBe(1);
+      expect(retries() - before).toBe(0);
+    }
+
+    // adds into a folder racing its delete: each document is added before the delete, and deleted with it, or told
+    // the folder does not exist
+    const doomed = `doomed-${round}`;
+    ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId: 'docs-add', folders: [{ folderId: doomed }] })]);
+    const raced = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => addDocs({ folderId: doomed, documents: [{ documentId: `${doomed}-${i}` }] })),
+      t.callK<Body>('/v2/organizations/folders/delete', { organizationId: 'docs-add', folderId: doomed }),
+    ]);
+    for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
+    expect(await count('documents', 'organization_id = $1 AND folder_id = $2', ['docs-add', doomed])).toBe(0);
+  }
+});
+
 it('holds one lock, not a thousand, for a unit that names 1,000 rows of one kind; a lock on each for a unit that names 10', async () => {
   // PostgreSQL's lock table is shared by the whole server (max_locks_per_transaction × max_connections: 6,400 by
   // default): ten units of 1,000 locks each would fill it, and every unit asking for a lock then would fail

@@ -129,18 +129,18 @@ export function documentsRepo(engine: Engine) {
     /**
      * Adds them, one statement per slice, but for any the key has already (ON CONFLICT DO NOTHING: two units that both
      * found a document absent cannot both insert it, issue 43; on PostgreSQL at READ COMMITTED the second waits for
-     * the first's commit, then skips it); how many this call made.
+     * the first's commit, then skips it); the ids of those this call made.
      */
     insert: (scope: TenantScope, rows: ReadonlyArray<Omit<DocumentRow, 'apiKeyId'>>) =>
       engine.write(async (db) => {
-        let made = 0;
+        const made = new Set<string>();
         for (let i = 0; i < rows.length; i += SLICE)
-          made += engine.changed(
-            await db
-              .insert(d)
-              .values(rows.slice(i, i + SLICE).map((row) => ({ ...row, apiKeyId: scope.apiKeyId })))
-              .onConflictDoNothing(),
-          );
+          for (const { id } of await db
+            .insert(d)
+            .values(rows.slice(i, i + SLICE).map((row) => ({ ...row, apiKeyId: scope.apiKeyId })))
+            .onConflictDoNothing()
+            .returning({ id: d.id }))
+            made.add(id);
         return made;
       }),
 
