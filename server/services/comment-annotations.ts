@@ -14,7 +14,7 @@ import { recordActivity } from './activities.ts';
 import { emitCommentEvent } from './comment-events.ts';
 import { commentTimes, describeAnnotation, describeThreads, label, mentionedIds, userOf, visibleTo } from './comment-presenters.ts';
 import { insertComments, type CommentDeps } from './comment-threads.ts';
-import { findDocument, insertDocument } from './documents.ts';
+import { insertDocument } from './documents.ts';
 import { ROOT as ROOT_FOLDER } from './folders.ts';
 import { keyed } from './keyed.ts';
 import { recordJudgment, statusDecision, threadTexts } from './memory.ts';
@@ -65,14 +65,18 @@ export async function addAnnotations(
   const { storage } = deps;
   // Row level on PostgreSQL (docs/storage.md, "Invariants"): the organization's and the document's inserts and a
   // caller's annotationId are taken by their conflict clauses (a second add of the id waits for the first's commit
-  // and answers "already exists"), a document deleted meanwhile meets the annotation's foreign key and the unit runs
-  // again, and the comments are comments/add's (a thread no other unit sees before this one commits).
+  // and answers "already exists"), the document is held (`documents.hold`: a delete of it and this add exclude each
+  // other; annotations have no foreign key on their document), and the comments are comments/add's (a thread no
+  // other unit sees before this one commits).
   const out = await storage.transaction(
     async () => {
       await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-      if (!(await findDocument(deps, scope, input.organizationId, input.documentId))) {
-        if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
+      const missing = () => notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
+      if (!(await storage.documents.hold(scope, input.organizationId, input.documentId))) {
+        if (!input.createDocument) throw missing();
         await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: input.documentId });
+        // made by this unit, or by another add since the hold found none: held as well (gone again: not there)
+        if (!(await storage.documents.hold(scope, input.organizationId, input.documentId))) throw missing();
       }
       if (input.verifyUserPermissions) {
         // every author's access in one step

@@ -224,6 +224,26 @@ it("adds a thread with a caller's annotationId once when 20 adds of it run at on
   }
 });
 
+it('never leaves a comment thread on a document deleted while the thread was added', async () => {
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId: 'threads-gone' }] })]);
+  for (let round = 0; round < 3; round++) {
+    const documentId = `doomed-${round}`;
+    ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'threads-gone', documents: [{ documentId }] })]);
+    const raced = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) =>
+        t.callK<Body>('/v2/commentannotations/add', {
+          organizationId: 'threads-gone',
+          documentId,
+          commentAnnotations: [{ commentData: [{ commentText: `c${i}`, from: { userId: 'u' } }] }],
+        }),
+      ),
+      t.callK<Body>('/v2/organizations/documents/delete', { organizationId: 'threads-gone', documentIds: [documentId] }),
+    ]);
+    for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
+    expect(await count('comment_annotations', 'organization_id = $1 AND document_id = $2', ['threads-gone', documentId])).toBe(0);
+  }
+});
+
 it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 not found, one reaction.delete, no unit run again', async () => {
   // reactions/delete reads the reaction, tells its event, deletes it and records the activity: at READ COMMITTED
   // without the reaction's key lock every delete found it and answered deleted, each with its own activity;
