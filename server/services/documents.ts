@@ -96,7 +96,9 @@ async function targetFolder(
   if (await deps.storage.folders.hold(scope, organizationId, folderId)) return folderId;
   if (create === null) throw notFound(`Folder does not exist: ${folderId}.`);
   if (!create) throw notFound(`Folder does not exist: ${folderId}. Pass createFolder: true to create it.`);
-  await insertFolder(deps, scope, organizationId, null, { folderId });
+  // made by this unit, or by another since the hold found none: held as well (gone again: not there)
+  if (!(await insertFolder(deps, scope, organizationId, null, { folderId })) && !(await deps.storage.folders.hold(scope, organizationId, folderId)))
+    throw notFound(`Folder does not exist: ${folderId}.`);
   return folderId;
 }
 
