@@ -153,7 +153,6 @@ export function keysRepo(engine: Engine, changes: TableChanges) {
       return tenantScope(row.id, workspace.workspaceId);
     },
 
-    /** Changes the given fields of the key's row; whether it exists. */
     /**
      * Takes the key's row lock for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose write unit
      * holds the database): a settings or allowed-domains change that merges into what it read waits for another's
@@ -161,6 +160,7 @@ export function keysRepo(engine: Engine, changes: TableChanges) {
      */
     lock: (scope: TenantScope) => engine.write((db) => engine.lockRows(db, ['api-key'], [scope.apiKeyId])),
 
+    /** Changes the given fields of the key's row; whether it exists. */
     update: (scope: TenantScope, change: Partial<Pick<ApiKeyRow, 'name' | 'settings' | 'allowedDomains' | 'disabled' | 'disabledAt' | 'updatedAt'>>) =>
       engine.write(async (db) => engine.changed(await db.update(k).set(change).where(ownKey(scope))) > 0),
 
