@@ -117,7 +117,8 @@ export async function addAnnotations(
       }
       return result;
     },
-    { rowLevel: true },
+    // a mention's notification is added after the document is held (docs/storage.md, "Fences")
+    { rowLevel: true, addsToDocumentsOf: { scope, organizationId: input.organizationId } },
   );
   if (mails.count > 0) deps.mail.flush();
   return out;

@@ -155,7 +155,8 @@ export async function addComments(
       await deps.storage.comments.touchAnnotation(scope, input.organizationId, input.annotationId, currentTime());
       return ids;
     },
-    { rowLevel: true },
+    // a mention's notification is added after the comment's insert has locked the annotation (docs/storage.md, "Fences")
+    { rowLevel: true, addsToDocumentsOf: { scope, organizationId: input.organizationId } },
   );
   if (mails.count > 0) deps.mail.flush();
   return ids;

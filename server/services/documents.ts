@@ -192,12 +192,15 @@ export async function deleteDocuments(
   documentIds: string[],
 ): Promise<Outcomes> {
   const ids = [...new Set(documentIds)];
-  const outcomes = await deps.storage.transaction(async () => {
-    await requireAll(deps, scope, organizationId, ids, 'Error deleting document(s).');
-    await deps.storage.documentData.delete(scope, organizationId, ids);
-    await deps.storage.documents.delete(scope, organizationId, ids);
-    return Object.fromEntries(ids.map((id) => [id, { success: true, id, message: 'Deleted Successfully' }]));
-  });
+  const outcomes = await deps.storage.transaction(
+    async () => {
+      await requireAll(deps, scope, organizationId, ids, 'Error deleting document(s).');
+      await deps.storage.documentData.delete(scope, organizationId, ids);
+      await deps.storage.documents.delete(scope, organizationId, ids);
+      return Object.fromEntries(ids.map((id) => [id, { success: true, id, message: 'Deleted Successfully' }]));
+    },
+    { deletesDocumentsOf: { scope, organizationId } },
+  );
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId, documentIds: ids });
   return outcomes;
 }

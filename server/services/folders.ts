@@ -208,16 +208,19 @@ export async function updateFolderAccess(
 /** Deletes a folder, its subfolders, the documents in them with their data (db/tenancy.ts) and every membership on those. */
 export async function deleteFolder(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, organizationId: string, folderId: string) {
   const { storage } = deps;
-  await storage.transaction(async () => {
-    const folder = await storage.folders.find(scope, organizationId, folderId);
-    if (!folder) throw notFound('Folder not found.');
-    const folderIds = (await storage.folders.subtree(scope, organizationId, folder.path)).map((f) => f.id);
-    const documentIds = await storage.documents.idsInFolders(scope, organizationId, folderIds);
-    await storage.documentData.delete(scope, organizationId, documentIds);
-    await storage.documents.deleteInFolders(scope, organizationId, folderIds);
-    await storage.memberships.removeAt(scope, organizationId, 'folder', folderIds);
-    await storage.folders.delete(scope, organizationId, folderIds);
-  });
+  await storage.transaction(
+    async () => {
+      const folder = await storage.folders.find(scope, organizationId, folderId);
+      if (!folder) throw notFound('Folder not found.');
+      const folderIds = (await storage.folders.subtree(scope, organizationId, folder.path)).map((f) => f.id);
+      const documentIds = await storage.documents.idsInFolders(scope, organizationId, folderIds);
+      await storage.documentData.delete(scope, organizationId, documentIds);
+      await storage.documents.deleteInFolders(scope, organizationId, folderIds);
+      await storage.memberships.removeAt(scope, organizationId, 'folder', folderIds);
+      await storage.folders.delete(scope, organizationId, folderIds);
+    },
+    { deletesDocumentsOf: { scope, organizationId } },
+  );
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId });
 }
 

@@ -70,16 +70,20 @@ const moved = (deps: { accessEvents: AccessEvents }, job: MigrationRow) =>
  */
 export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, job: MigrationRow) {
   const { storage } = deps;
-  await storage.transaction(async () => {
-    const source = await storage.documents.find(scope, job.organizationId, job.fromDocumentId);
-    if (!source) throw new Error(`the document ${job.fromDocumentId} no longer exists`);
-    if (await storage.documents.find(scope, job.organizationId, job.toDocumentId)) throw new Error(`a document ${job.toDocumentId} exists already`);
-    await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: currentTime() }]);
-    await storage.documentData.move(scope, job.organizationId, job.fromDocumentId, job.toDocumentId);
-    await storage.documents.delete(scope, job.organizationId, [job.fromDocumentId]);
-    // taken back meanwhile (its lease ran out): the move is undone, the job's new holder makes it
-    if (!(await storage.documentMigrations.complete(scope, job.id, Date.now(), job.leaseUntil))) throw new LeaseLostError(`document migration ${job.id}`);
-  });
+  await storage.transaction(
+    async () => {
+      const source = await storage.documents.find(scope, job.organizationId, job.fromDocumentId);
+      if (!source) throw new Error(`the document ${job.fromDocumentId} no longer exists`);
+      if (await storage.documents.find(scope, job.organizationId, job.toDocumentId)) throw new Error(`a document ${job.toDocumentId} exists already`);
+      await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: currentTime() }]);
+      await storage.documentData.move(scope, job.organizationId, job.fromDocumentId, job.toDocumentId);
+      await storage.documents.delete(scope, job.organizationId, [job.fromDocumentId]);
+      // taken back meanwhile (its lease ran out): the move is undone, the job's new holder makes it
+      if (!(await storage.documentMigrations.complete(scope, job.id, Date.now(), job.leaseUntil))) throw new LeaseLostError(`document migration ${job.id}`);
+      // the old id's data moves, as a delete's goes: with every row added under it (docs/storage.md, "Fences")
+    },
+    { deletesDocumentsOf: { scope, organizationId: job.organizationId } },
+  );
   moved(deps, job);
 }
 

@@ -443,6 +443,76 @@ describe('units of work', () => {
     await holder;
   });
 
+  it('begins a fenced SERIALIZABLE unit once the units sharing its key have committed, sees their rows, holds off the next ones, and frees the key however it ends', async () => {
+    const key = ['items', 'fenced'];
+    let release!: () => void;
+    const releasing = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const starting = new Promise<void>((resolve) => (started = resolve));
+    const order: string[] = [];
+    // a sharer in flight: its row is committed after the fenced unit was asked for
+    const sharer = engine.transaction(
+      async () => {
+        await insert('shared-1');
+        started();
+        await releasing;
+        order.push('sharer commits');
+      },
+      { share: [key] },
+    );
+    await starting;
+    const fenced = engine.transaction(
+      async () => {
+        order.push('fenced begins');
+        return count();
+      },
+      { isolation: 'serializable', fence: [key] },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await sharer;
+    const seen = await fenced;
+    expect(order).toEqual(['sharer commits', 'fenced begins']);
+    expect(seen).toBe(await count());
+    // a fenced unit that throws, and one whose statement fails, leave the key free: a sharer then runs at once
+    await expect(engine.transaction(() => Promise.reject(new Error('stop')), { isolation: 'serializable', fence: [key] })).rejects.toThrow('stop');
+    await expect(engine.transaction(() => engine.read((db) => db.execute(sql`SELECT 1/0`)), { fence: [key] })).rejects.toMatchObject({
+      cause: { code: '22012' },
+    });
+    const advisoryLocks = async () =>
+      Number(
+        (
+          await engine.read((db) =>
+            db.execute<{ n: string }>(
+              sql`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+            ),
+          )
+        ).rows[0]?.n,
+      );
+    expect(await advisoryLocks()).toBe(0);
+    await engine.transaction(() => insert('shared-2'), { share: [key] });
+    // a fence held past the statement timeout (300 ms) fails the sharer with the timeout's error, not a later one's
+    let free!: () => void;
+    const freeing = new Promise<void>((resolve) => (free = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = engine.transaction(
+      async () => {
+        holding();
+        await freeing;
+      },
+      { fence: [key] },
+    );
+    await held;
+    await expect(engine.transaction(() => insert('shared-3'), { share: [key] })).rejects.toMatchObject({ code: '57014' });
+    free();
+    await holder;
+    expect(await engine.read(async (db) => (await db.execute<{ id: string }>(sql`SELECT id FROM items WHERE id LIKE 'shared-%' ORDER BY id`)).rows)).toEqual([
+      { id: 'shared-1' },
+      { id: 'shared-2' },
+    ]);
+  });
+
   it('cancels a statement that runs past the timeout, and the pool goes on', async () => {
     await expect(engine.read((db) => db.execute(sql`SELECT pg_sleep(2)`))).rejects.toMatchObject({ cause: { code: '57014' } });
     expect(await count()).toBeGreaterThan(0);

@@ -2,6 +2,7 @@
 // "Invariants"), each by concurrent calls through HTTP: what SERIALIZABLE held before is held here by a conflict
 // clause, a lock or an optimistic check, and each case fails when its guard is taken away (a second creator's unique
 // violation answered 500, a caller's notificationId stored twice, a profile's field lost).
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tenantScope } from '../../server/db/scope.ts';
 import { answerOf, dataOf, startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
@@ -224,23 +225,111 @@ it("adds a thread with a caller's annotationId once when 20 adds of it run at on
   }
 });
 
-it('never leaves a comment thread on a document deleted while the thread was added', async () => {
+it('never leaves a comment thread, or a mention’s notification, on a document deleted while the thread was added', async () => {
   ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId: 'threads-gone' }] })]);
+  // a member, told of each mention: threads and comments that mention them add a notification under the document
+  ok([
+    await t.callK<Body>('/v2/auth/permissions/add', {
+      user: { userId: 'reader' },
+      permissions: { resources: [{ type: 'organization', id: 'threads-gone', accessRole: 'editor' }] },
+    }),
+  ]);
+  const comment = (i: number) => ({ commentText: `c${i} @reader`, from: { userId: 'u' }, taggedUserContacts: [{ userId: 'reader' }] });
   for (let round = 0; round < 3; round++) {
     const documentId = `doomed-${round}`;
     ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'threads-gone', documents: [{ documentId }] })]);
+    const { annotationId } = await newThread('threads-gone', [comment(-1)], documentId);
+    // the mention was told: a notification under the document
+    expect(await count('notifications', 'organization_id = $1 AND document_id = $2', ['threads-gone', documentId])).toBe(1);
     const raced = await Promise.all([
       ...Array.from({ length: 10 }, (_, i) =>
-        t.callK<Body>('/v2/commentannotations/add', {
-          organizationId: 'threads-gone',
-          documentId,
-          commentAnnotations: [{ commentData: [{ commentText: `c${i}`, from: { userId: 'u' } }] }],
-        }),
+        i % 2
+          ? t.callK<Body>('/v2/commentannotations/add', { organizationId: 'threads-gone', documentId, commentAnnotations: [{ commentData: [comment(i)] }] })
+          : t.callK<Body>('/v2/commentannotations/comments/add', { organizationId: 'threads-gone', annotationId, commentData: [comment(i)] }),
       ),
       t.callK<Body>('/v2/organizations/documents/delete', { organizationId: 'threads-gone', documentIds: [documentId] }),
     ]);
     for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
     expect(await count('comment_annotations', 'organization_id = $1 AND document_id = $2', ['threads-gone', documentId])).toBe(0);
+    expect(await count('notifications', 'organization_id = $1 AND document_id = $2', ['threads-gone', documentId])).toBe(0);
+  }
+});
+
+it('never leaves a notification on a document, or on a folder’s document, deleted while it was added', async () => {
+  // notifications/add reads the document (it answers not found without it, or creates it) and adds rows that no
+  // foreign key ties to it: at READ COMMITTED beside a SERIALIZABLE delete, whose statements saw only what was
+  // committed when it began, 10 adds racing one delete left 1, 6, 5, 7 and 0 notifications behind (docs/storage.md)
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId: 'notes-gone' }] })]);
+  const notify = (documentId: string, i: number) => add({ organizationId: 'notes-gone', documentId, displayBodyMessage: `n${i}` });
+  for (let round = 0; round < 4; round++) {
+    const [documentId, inFolder, folderId] = [`doomed-${round}`, `filed-${round}`, `dir-${round}`];
+    ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId: 'notes-gone', folders: [{ folderId }] })]);
+    ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'notes-gone', documents: [{ documentId }] })]);
+    ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'notes-gone', folderId, documents: [{ documentId: inFolder }] })]);
+    // the deletes go out among the adds, so that some adds are in flight when a delete begins and some come after
+    const raced = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        i === 8
+          ? t.callK<Body>('/v2/organizations/documents/delete', { organizationId: 'notes-gone', documentIds: [documentId] })
+          : i === 16
+            ? t.callK<Body>('/v2/organizations/folders/delete', { organizationId: 'notes-gone', folderId })
+            : notify(i % 2 ? documentId : inFolder, i),
+      ),
+    );
+    for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
+    expect(await count('documents', "organization_id = 'notes-gone' AND id = ANY($1)", [[documentId, inFolder]])).toBe(0);
+    expect(await count('notifications', "organization_id = 'notes-gone' AND document_id = ANY($1)", [[documentId, inFolder]])).toBe(0);
+  }
+});
+
+it('deletes the notification of an add that read the document before its delete began and wrote it after', async () => {
+  // The interleaving the race above meets by chance, made every time: the add is held between its prelude (which
+  // finds the document) and its insert by an uncommitted notification of its id on a connection of the test's own
+  // (the insert waits on the primary key); the delete is sent then, and the test lets the add go once the delete has
+  // either ended (without the fence: it saw none of the add's rows, which the add then commits on a deleted
+  // document) or is waiting for the add (with it).
+  const organizationId = 'notes-held';
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
+  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
+  await blocker.connect();
+  const waiting = async (what: string) => {
+    const [row] = await t.query<{ n: number | string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = '${what}'`,
+    );
+    return Number(row?.n) > 0;
+  };
+  const until = async (done: () => Promise<boolean>, what: string) => {
+    for (let i = 0; !(await done()); i++) {
+      if (i === 500) throw new Error(`not reached in 5 s: ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  try {
+    for (let round = 0; round < 2; round++) {
+      const documentId = `held-${round}`;
+      ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, documents: [{ documentId }] })]);
+      ok([await add({ organizationId, documentId, notificationId: `seed-${round}` })]);
+      await blocker.query('BEGIN');
+      await blocker.query(`CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM notifications WHERE organization_id = $1 AND id = $2`, [
+        organizationId,
+        `seed-${round}`,
+      ]);
+      await blocker.query(`UPDATE held SET id = $1`, [`late-${round}`]);
+      await blocker.query('INSERT INTO notifications OVERRIDING SYSTEM VALUE SELECT * FROM held');
+      const late = add({ organizationId, documentId, notificationId: `late-${round}` });
+      await until(() => waiting('transactionid'), 'the add waiting for the uncommitted notification');
+      let ended = false;
+      const deleted = t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [documentId] }).finally(() => {
+        ended = true;
+      });
+      await until(async () => ended || (await waiting('advisory')), 'the delete ended or waiting for the add');
+      await blocker.query('ROLLBACK');
+      const [added, gone] = await Promise.all([late, deleted]);
+      ok([added, gone]);
+      expect(await count('notifications', 'organization_id = $1 AND document_id = $2', [organizationId, documentId])).toBe(0);
+    }
+  } finally {
+    await blocker.end();
   }
 });
 

@@ -88,6 +88,25 @@ export class ConcurrentChange extends Error {
 export async function lockKey(db: PgDb, ...parts: string[]): Promise<void> {
   await db.$client.query({ name: 'hearth-key-lock', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [JSON.stringify(parts)] });
 }
+/**
+ * Takes a key shared until the caller's unit of work ends (pg_advisory_xact_lock_shared): units that share a key run
+ * side by side, and one that fences it (PgEngine.transaction's `fence`) waits for them all. Sent, not awaited: the
+ * caller pipelines it ahead of its statements (inOrder).
+ */
+export function shareKey(db: PgDb, parts: readonly string[]) {
+  return db.$client.query({
+    name: 'hearth-key-lock-shared',
+    text: 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))',
+    values: [JSON.stringify(parts)],
+  });
+}
+/**
+ * The key of an organization's document data (db/tenancy.ts, DOCUMENT_DATA): a unit at READ COMMITTED that adds rows
+ * under a document it read shares it (notifications/add), and a document's or a folder's delete fences it, so that
+ * it sees every row such a unit added (docs/storage.md, "Fences").
+ */
+export const documentDataKey = (apiKeyId: string, organizationId: string) => ['document-data', apiKeyId, organizationId] as const;
+
 /** Past this many rows of one kind in a unit of work, `lockRows` takes one lock on the kind instead (engine.ts). */
 export const ROW_LOCKS_MAX = 32;
 
@@ -101,10 +120,7 @@ export const ROW_LOCKS_MAX = 32;
 export async function lockRows(db: PgDb, kind: readonly string[], ids: readonly string[]): Promise<void> {
   const rows = [...new Set(ids)].sort(byCodePoint);
   if (rows.length > ROW_LOCKS_MAX) return lockKey(db, ...kind);
-  await inOrder([
-    db.$client.query({ name: 'hearth-key-lock-shared', text: 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))', values: [JSON.stringify(kind)] }),
-    ...rows.map((id) => lockKey(db, ...kind, id)),
-  ]);
+  await inOrder([shareKey(db, kind), ...rows.map((id) => lockKey(db, ...kind, id))]);
 }
 
 /**
@@ -194,8 +210,18 @@ export interface PgEngine {
    * as any other). Outside a unit of work, and in a nested one (a savepoint), the write is awaited.
    */
   defer(statement: () => Promise<unknown>): Promise<void>;
-  /** One unit of work on one connection: committed when `work` resolves, rolled back when it throws; nested, a savepoint. */
-  transaction<T>(work: () => Promise<T>, options?: { isolation?: Isolation }): Promise<T>;
+  /**
+   * One unit of work on one connection: committed when `work` resolves, rolled back when it throws; nested, a savepoint.
+   * `fence`: keys the unit holds exclusively from before its BEGIN until after its end (session-level advisory locks):
+   * the units sharing one (shareKey) in flight commit first, so that even a SERIALIZABLE unit, whose statements see
+   * what was committed at its first one, sees their rows; those that come after wait for its end. `share`: keys the
+   * unit shares from its first statement (sent behind BEGIN), before it takes any row lock that a fence's holder may
+   * come to wait for. Both ignored nested.
+   */
+  transaction<T>(
+    work: () => Promise<T>,
+    options?: { isolation?: Isolation; fence?: ReadonlyArray<readonly string[]>; share?: ReadonlyArray<readonly string[]> },
+  ): Promise<T>;
   inTransaction(): boolean;
   /**
    * Runs `callback` once the caller's unit of work commits (never when it rolls back), or at once outside one: for
@@ -351,8 +377,9 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     }
   }
 
-  async function once<T>(work: () => Promise<T>, isolation: Isolation): Promise<T> {
+  async function once<T>(work: () => Promise<T>, isolation: Isolation, fence: readonly string[], share: readonly string[]): Promise<T> {
     const client = await pool.connect();
+    let fenced = false;
     // a connection that failed below SQL (reset, ended) or could not roll back is closed, not handed on
     let broken = false;
     let unit: Unit | undefined;
@@ -369,6 +396,11 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     };
     client.on('error', lost);
     try {
+      if (fence.length > 0) {
+        // awaited before BEGIN: the unit's snapshot is taken once the units sharing a key have committed
+        await client.query({ name: 'hearth-fence', text: 'SELECT pg_advisory_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) k', values: [fence] });
+        fenced = true;
+      }
       // pipelined (the pool's connections are in pg's pipeline mode): the unit's first statement goes out behind BEGIN
       // without waiting for its answer, one round trip less a unit of work. BEGIN on a pooled connection, idle by
       // construction, fails only with the connection, and then so does every statement behind it; its answer is
@@ -383,6 +415,17 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
       );
       const named = new Set<string>();
       unit = { client, db: drizzle(client), depth: 0, ended: false, committed: [], named, deferred: [] };
+      if (share.length > 0) {
+        // behind BEGIN, not awaited: its failure (a deadlock, the statement timeout) is the unit's, as a deferred one's
+        unit.deferred.push(
+          client
+            .query({ name: 'hearth-share', text: 'SELECT pg_advisory_xact_lock_shared(hashtextextended(k, 0)) FROM unnest($1::text[]) k', values: [share] })
+            .then(
+              () => undefined,
+              (error: unknown) => error,
+            ),
+        );
+      }
       // the watched tables each statement of the unit names (its text, whichever way it was sent)
       const query = client.query;
       const ownQuery = Object.hasOwn(client, 'query');
@@ -420,6 +463,12 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     } finally {
       if (unit) unit.ended = true;
       restore?.();
+      // a connection that cannot say unlock is closed, which releases its session's locks
+      if (fenced && !broken) {
+        await client
+          .query({ name: 'hearth-fence-end', text: 'SELECT pg_advisory_unlock(hashtextextended(k, 0)) FROM unnest($1::text[]) k', values: [fence] })
+          .catch(() => (broken = true));
+      }
       client.removeListener('error', lost);
       client.release(broken);
     }
@@ -430,13 +479,16 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     const unit = current();
     if (unit) return inUnit(unit, work);
     const isolation = opts.isolation ?? 'read committed';
+    // each key once, in one order for every unit, so that two fences never wait for each other
+    const keys = (parts: ReadonlyArray<readonly string[]> = []) => [...new Set(parts.map((p) => JSON.stringify(p)))].sort(byCodePoint);
+    const [fence, share] = [keys(opts.fence), keys(opts.share)];
     for (let attempt = 1; ; attempt++) {
       // a serializable unit runs again alone in this instance (gate.ts); read committed ones never wait
       const alone = attempt > 1;
       const gated = isolation === 'serializable';
       if (gated) await gate.enter(alone);
       try {
-        return await once(work, isolation);
+        return await once(work, isolation, fence, share);
       } catch (error) {
         const code = sqlStateOf(error);
         // a deadlock, or a repository's optimistic check that found the rows it read changed (ConcurrentChange), at any

@@ -10,7 +10,7 @@ import { MasterKeyMismatchError, type MasterKeyCheck } from '../key-check.ts';
 import type { Storage } from '../repos/index.ts';
 import { deliveryEngine, deliveryReads } from '../repos/webhook-deliveries.ts';
 import { reposWrittenOnce } from '../repos/written-once.ts';
-import { createPgEngine, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
+import { createPgEngine, documentDataKey, INSTANCE_CONNECTION, type PgEngine, type PgEngineOptions } from './engine.ts';
 import { accessRepoPg } from './repos/access.ts';
 import { notificationsPg } from './repos/notifications.ts';
 import { notificationsRepo } from '../repos/notifications.ts';
@@ -116,7 +116,15 @@ export function createPgStorage(engine: PgEngine): Storage {
     // nothing but storage.
     // Units audited for READ COMMITTED say so (`rowLevel`: their invariants are held by row locks and conflict
     // clauses, docs/storage.md "Invariants"); the others stay SERIALIZABLE until they are.
-    transaction: (work, options) => engine.transaction(work, { isolation: options?.rowLevel ? 'read committed' : 'serializable' }),
+    // A delete of documents fences their organization's document data (docs/storage.md, "Fences").
+    transaction: (work, options) => {
+      const [deletes, adds] = [options?.deletesDocumentsOf, options?.addsToDocumentsOf];
+      return engine.transaction(work, {
+        isolation: options?.rowLevel ? 'read committed' : 'serializable',
+        ...(deletes && { fence: [documentDataKey(deletes.scope.apiKeyId, deletes.organizationId)] }),
+        ...(adds && { share: [documentDataKey(adds.scope.apiKeyId, adds.organizationId)] }),
+      });
+    },
     inTransaction: engine.inTransaction,
     afterCommit: engine.afterCommit,
     ...reposWrittenOnce(one, engine),

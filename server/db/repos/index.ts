@@ -5,6 +5,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATABASE_FILE } from '../../data-files.ts';
 import type { Logger } from '../../log.ts';
+import type { TenantScope } from '../scope.ts';
 import { openDatabase, schemaStatus } from '../client.ts';
 import { connectionOf } from '../connection.ts';
 import { checkMasterKey, type MasterKeyCheck } from '../key-check.ts';
@@ -63,9 +64,18 @@ export type Storage = Repos & {
    * (1.6 s for 50 MB); PostgreSQL has nothing to do for it. `rowLevel`: a unit audited for PostgreSQL's READ
    * COMMITTED (docs/storage.md, "Invariants"): what it reads, checks and writes is held by the repositories' row
    * locks, advisory locks and conflict clauses, so it runs at READ COMMITTED there instead of SERIALIZABLE; SQLite
-   * runs one writer at a time either way.
+   * runs one writer at a time either way. `deletesDocumentsOf`: a unit that deletes documents of the organization
+   * with their data (db/tenancy.ts, DOCUMENT_DATA): on PostgreSQL it begins once the units adding rows under the
+   * organization's documents at READ COMMITTED have committed, and those that come after wait for its end
+   * (docs/storage.md, "Fences"); SQLite's one writer needs nothing. `addsToDocumentsOf`: a unit at READ COMMITTED
+   * that adds rows under a document it read (a notification) after taking row locks of its own (a comment's): it
+   * shares the organization's document data from its first statement, not only at the add, so that a delete never
+   * waits for its row locks while it waits for the delete.
    */
-  transaction<T>(work: () => Promise<T>, options?: { bulk?: boolean; rowLevel?: boolean }): Promise<T>;
+  transaction<T>(
+    work: () => Promise<T>,
+    options?: { bulk?: boolean; rowLevel?: boolean; deletesDocumentsOf?: OrganizationOf; addsToDocumentsOf?: OrganizationOf },
+  ): Promise<T>;
   inTransaction(): boolean;
   /**
    * Runs `callback` once the caller's unit of work has committed, never before and never after a rollback: what
@@ -74,6 +84,9 @@ export type Storage = Repos & {
    */
   afterCommit(callback: () => void): void;
 };
+
+/** An organization of a tenant (a unit of work's options). */
+type OrganizationOf = { scope: TenantScope; organizationId: string };
 
 /**
  * The repositories over `engine` (hearth.db) and over webhooks.db's read connection (`deliveries`: the delivery

@@ -19,7 +19,7 @@ import {
 } from '../../repos/notifications.ts';
 import type { UserRow } from '../../repos/users.ts';
 import { advancedTakesEventPg } from '../../repos/webhooks.ts';
-import { inOrder, lockRows, type PgDb, type PgEngine } from '../engine.ts';
+import { documentDataKey, inOrder, lockRows, shareKey, type PgDb, type PgEngine } from '../engine.ts';
 import { jsonRowSql } from '../schema.ts';
 
 const JSON_COLUMNS = new Set(['source_data', 'action_user', 'headline_data', 'context_access']);
@@ -133,6 +133,10 @@ export function notificationsPg(engine: PgEngine): NotificationsOwn {
         // for the first's commit and then, in a statement of its own (READ COMMITTED reads as of each statement's
         // start), finds it taken and answers created: false. The locks and the prelude go out together (pipelined):
         // PostgreSQL runs the prelude once the locks are held, and the add costs no round trip more for its id.
+        // First, the organization's document data shared: a delete of the document (or of its folder) that fences it
+        // waits for this add's commit and then deletes what it added; one that holds it already ends first, and the
+        // prelude then finds the document gone (docs/storage.md, "Fences"). Adds share it, side by side.
+        const shared = shareKey(db, documentDataKey(scope.apiKeyId, organizationId));
         const held = ask.id === undefined ? undefined : lockRows(db, ['notification', scope.apiKeyId, organizationId], [ask.id]);
         const answer = db.$client.query<PreludeRow>({
           name: 'hearth-notification-prelude',
@@ -140,7 +144,7 @@ export function notificationsPg(engine: PgEngine): NotificationsOwn {
           values: [scope.apiKeyId, organizationId, documentId, ask.id ?? null, [...ask.userIds], ask.eventType],
         });
         // a lock's failure is the error thrown, not the prelude's "transaction aborted" behind it
-        const [, { rows }] = await inOrder([held, answer] as const);
+        const [, , { rows }] = await inOrder([shared, held, answer] as const);
         return preludeOf(rows[0] as PreludeRow);
       }),
 
