@@ -211,11 +211,17 @@ export async function moveDocuments(
   input: { organizationId: string; documentIds: string[]; folderId: string },
 ) {
   const ids = [...new Set(input.documentIds)];
-  await deps.storage.transaction(async () => {
-    const folderId = await targetFolder(deps, scope, input.organizationId, input.folderId, null);
-    await requireAll(deps, scope, input.organizationId, ids, 'Error moving document(s).');
-    await deps.storage.documents.changeAll(scope, input.organizationId, ids, { folderId, updatedAt: currentTime() });
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the target folder held (`folders.hold`: a delete of it
+  // meanwhile and this move exclude each other), and a document deleted between the read and the update runs the
+  // unit again (`documents.changeAll`), which then answers it not found
+  await deps.storage.transaction(
+    async () => {
+      const folderId = await targetFolder(deps, scope, input.organizationId, input.folderId, null);
+      await requireAll(deps, scope, input.organizationId, ids, 'Error moving document(s).');
+      await deps.storage.documents.changeAll(scope, input.organizationId, ids, { folderId, updatedAt: currentTime() });
+    },
+    { rowLevel: true },
+  );
   // a folder of a stricter access type can shut users out
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId: input.organizationId, documentIds: ids });
 }
@@ -230,18 +236,22 @@ export async function setDocumentsField(
   message: string,
 ): Promise<Outcomes> {
   const ids = [...new Set(documentIds)];
-  const outcomes = await deps.storage.transaction(async () => {
-    const changed = await deps.storage.documents.change(
-      scope,
-      organizationId,
-      ids.map((id) => ({ id, set: { ...change, updatedAt: currentTime() } })),
-    );
-    const out: Outcomes = keyed();
-    ids.forEach((id, i) => {
-      out[id] = changed[i] ? { success: true, id, message } : { success: false, id, message: 'Document does not exist' };
-    });
-    return out;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): one update of the field per document, its count the answer
+  const outcomes = await deps.storage.transaction(
+    async () => {
+      const changed = await deps.storage.documents.change(
+        scope,
+        organizationId,
+        ids.map((id) => ({ id, set: { ...change, updatedAt: currentTime() } })),
+      );
+      const out: Outcomes = keyed();
+      ids.forEach((id, i) => {
+        out[id] = changed[i] ? { success: true, id, message } : { success: false, id, message: 'Document does not exist' };
+      });
+      return out;
+    },
+    { rowLevel: true },
+  );
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId, documentIds: ids });
   return outcomes;
 }

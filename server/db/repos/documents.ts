@@ -6,6 +6,7 @@ import type { Engine, Prepared } from '../engine.ts';
 import { preparedFor } from '../prepared.ts';
 import { documents } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
+import { ConcurrentChange } from '../pg/engine.ts';
 
 export type DocumentRow = typeof documents.$inferSelect;
 /** What documents/update, the access updates and a move change. */
@@ -160,14 +161,22 @@ export function documentsRepo(engine: Engine) {
         return existed;
       }),
 
-    /** The same change to all these documents. */
+    /**
+     * The same change to all these documents, which the unit of work found (distinct ids). One gone since (a delete
+     * committed between the read and this update, at READ COMMITTED) throws ConcurrentChange: the unit runs again and
+     * finds it missing, as when the delete came first (SQLite's one writer never meets it).
+     */
     changeAll: (scope: TenantScope, organizationId: string, ids: readonly string[], set: DocumentChange) =>
       engine.write(async (db) => {
+        let changed = 0;
         for (let i = 0; i < ids.length; i += SLICE)
-          await db
-            .update(d)
-            .set(set)
-            .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.id, ids.slice(i, i + SLICE))));
+          changed += engine.changed(
+            await db
+              .update(d)
+              .set(set)
+              .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.id, ids.slice(i, i + SLICE)))),
+          );
+        if (changed < ids.length) throw new ConcurrentChange('a document this unit of work found');
       }),
 
     /** Deletes these rows (their data is db/repos/document-data.ts's to delete, in the same unit of work). */
