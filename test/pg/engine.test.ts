@@ -242,6 +242,30 @@ describe('units of work', () => {
     expect(answers.filter((a) => a === 'found')).toHaveLength(9);
   });
 
+  it('runs a unit again for a foreign key violation after other refusals used up its first attempts, and surfaces one met three times', async () => {
+    // refusals as PostgreSQL answers them (their SQLSTATE): two deadlocks, then the parent found gone, then done. The
+    // violations were counted by attempt, so the one met at the third attempt surfaced (a 500) although it was the first
+    const refusal = (code: string) => Object.assign(new Error(`refused ${code}`), { code });
+    const answers = ['40P01', '40P01', '23503'];
+    let runs = 0;
+    const done = await engine.transaction(async () => {
+      runs++;
+      const code = answers.shift();
+      if (code) throw refusal(code);
+      return 'done';
+    });
+    expect([done, runs]).toEqual(['done', 4]);
+    // a violation met at every run surfaces at the third, as it is
+    let violations = 0;
+    await expect(
+      engine.transaction(async () => {
+        violations++;
+        throw refusal('23503');
+      }),
+    ).rejects.toMatchObject({ code: '23503' });
+    expect(violations).toBe(3);
+  });
+
   it('runs a SERIALIZABLE check-then-insert again when another unit took the key, and answers a key taken for good as a StorageConflict', async () => {
     // ten units find no row, then insert it: one commits, the others meet its key (23505) and, run again, find it
     const create = () =>

@@ -66,6 +66,7 @@ const UNIQUE_VIOLATION = '23505';
  * that outlives a second run is a fault of the unit's own, and surfaces as it is.
  */
 const FOREIGN_KEY_VIOLATION = '23503';
+/** Runs of a unit that met a foreign key violation, the first included (deadlocks and other refusals apart). */
 const FOREIGN_KEY_ATTEMPTS = 3;
 /**
  * Thrown by a repository whose write found that rows its unit of work read have changed since (an optimistic check:
@@ -482,6 +483,9 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
     // each key once, in one order for every unit, so that two fences never wait for each other
     const keys = (parts: ReadonlyArray<readonly string[]> = []) => [...new Set(parts.map((p) => JSON.stringify(p)))].sort(byCodePoint);
     const [fence, share] = [keys(opts.fence), keys(opts.share)];
+    // violations of a foreign key met so far: counted apart from the attempts, which other refusals (a deadlock) use
+    // up too; a parent found gone twice is a fault of the unit's own
+    let parentsGone = 0;
     for (let attempt = 1; ; attempt++) {
       // a serializable unit runs again alone in this instance (gate.ts); read committed ones never wait
       const alone = attempt > 1;
@@ -498,7 +502,7 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
           code !== undefined &&
           (RETRYABLE.has(code) ||
             (code === UNIQUE_VIOLATION && isolation === 'serializable') ||
-            (code === FOREIGN_KEY_VIOLATION && attempt < FOREIGN_KEY_ATTEMPTS));
+            (code === FOREIGN_KEY_VIOLATION && ++parentsGone < FOREIGN_KEY_ATTEMPTS));
         if (!again || attempt >= attempts) {
           if (code === UNIQUE_VIOLATION) throw new StorageConflict(error);
           throw connectionLost(error) ? new StorageUnavailable(error) : error;
