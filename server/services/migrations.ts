@@ -80,8 +80,8 @@ export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, 
       await storage.documents.delete(scope, job.organizationId, [job.fromDocumentId]);
       // taken back meanwhile (its lease ran out): the move is undone, the job's new holder makes it
       if (!(await storage.documentMigrations.complete(scope, job.id, Date.now(), job.leaseUntil))) throw new LeaseLostError(`document migration ${job.id}`);
-      // the old id's data moves, as a delete's goes: with every row added under it (docs/storage.md, "Fences")
     },
+    // the old id's data moves, as a delete's goes: with every row added under it (docs/storage.md, "Fences")
     { deletesDocumentsOf: { scope, organizationId: job.organizationId } },
   );
   moved(deps, job);

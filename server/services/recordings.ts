@@ -112,77 +112,88 @@ export async function addRecording(deps: Deps & Urls, scope: TenantScope, apiKey
   // a put that fails half-way (disk full) removes what it stored itself
   await deps.storage.attachments.put(files.map((f) => ({ key: f.storageKey, bytes: f.bytes })));
   try {
-    const recordingId = await deps.storage.transaction(async () => {
-      await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
-      if (!(await findDocument(deps, scope, input.organizationId, input.documentId))) {
-        if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
-        await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: input.documentId });
-      }
-      const id = r.recordingId ?? randomAlphanumeric(20);
-      const existing = await deps.storage.recordings.find(scope, input.organizationId, id);
-      const now = currentTime();
-      const from = Object.fromEntries(Object.entries(r.from).filter(([, v]) => v !== undefined)) as RecordingRow['fromUser'];
-      const version = existing ? existing.latestVersion + 1 : 1;
-      if (existing && existing.documentId !== input.documentId) throw invalid(`Recording ${id} belongs to document ${existing.documentId}.`);
-      const stored = files.map((f) => ({
-        name: f.name,
-        type: f.type,
-        mimeType: f.mimeType,
-        size: f.bytes.length,
-        sha256: createHash('sha256').update(f.bytes).digest('hex'),
-        storageKey: f.storageKey,
-      }));
-      await deps.storage.recordings.saveVersion(
-        scope,
-        input.organizationId,
-        existing
-          ? { id, change: { latestVersion: version, durationMs: r.recordedTime.duration, displayName: r.displayName ?? existing.displayName, updatedAt: now } }
-          : {
-              insert: {
+    // Row level on PostgreSQL (docs/storage.md, "Invariants"): the organization's and the document's inserts ON
+    // CONFLICT DO NOTHING, a caller's id under its key lock, and the organization's document data shared from BEGIN
+    // (a delete of the document waits for this add and deletes the recording with it: "Fences")
+    const recordingId = await deps.storage.transaction(
+      async () => {
+        await ensureOrganization(deps, scope, input.organizationId, input.createOrganization ?? false);
+        if (!(await findDocument(deps, scope, input.organizationId, input.documentId))) {
+          if (!input.createDocument) throw notFound(`Document does not exist: ${input.documentId}. Pass createDocument: true to create it.`);
+          await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: input.documentId });
+        }
+        const id = r.recordingId ?? randomAlphanumeric(20);
+        // a caller's id is read under its key lock, so that two adds of it number their versions one after the other
+        if (r.recordingId !== undefined) await deps.storage.recordings.lock(scope, input.organizationId, id);
+        const existing = await deps.storage.recordings.find(scope, input.organizationId, id);
+        const now = currentTime();
+        const from = Object.fromEntries(Object.entries(r.from).filter(([, v]) => v !== undefined)) as RecordingRow['fromUser'];
+        const version = existing ? existing.latestVersion + 1 : 1;
+        if (existing && existing.documentId !== input.documentId) throw invalid(`Recording ${id} belongs to document ${existing.documentId}.`);
+        const stored = files.map((f) => ({
+          name: f.name,
+          type: f.type,
+          mimeType: f.mimeType,
+          size: f.bytes.length,
+          sha256: createHash('sha256').update(f.bytes).digest('hex'),
+          storageKey: f.storageKey,
+        }));
+        await deps.storage.recordings.saveVersion(
+          scope,
+          input.organizationId,
+          existing
+            ? {
                 id,
-                documentId: input.documentId,
-                recordingType: r.recordingType,
-                mode: r.mode,
-                displayName: r.displayName ?? '',
-                durationMs: r.recordedTime.duration,
-                fromUser: from,
-                fromUserId: from.userId,
-                latestVersion: 1,
-                createdAt: now,
-                updatedAt: now,
+                change: { latestVersion: version, durationMs: r.recordedTime.duration, displayName: r.displayName ?? existing.displayName, updatedAt: now },
+              }
+            : {
+                insert: {
+                  id,
+                  documentId: input.documentId,
+                  recordingType: r.recordingType,
+                  mode: r.mode,
+                  displayName: r.displayName ?? '',
+                  durationMs: r.recordedTime.duration,
+                  fromUser: from,
+                  fromUserId: from.userId,
+                  latestVersion: 1,
+                  createdAt: now,
+                  updatedAt: now,
+                },
               },
-            },
-        { version, createdAt: now, files: stored },
-      );
-      await recordActivity(deps, scope, {
-        organizationId: input.organizationId,
-        documentId: input.documentId,
-        featureType: 'recorder',
-        actionType: existing ? 'recorder.update' : 'recorder.add',
-        actionUser: from,
-        targetEntityId: id,
-        displayMessageTemplate: existing ? '{{actionUser}} added a new version of a recording' : '{{actionUser}} added a recording',
-        displayMessageTemplateData: { actionUser: label(from) },
-      });
-      // recorder.done (reference.md 4.2 RecorderPayload): each stored version is a finished recording.
-      const saved = await deps.storage.recordings.withAttachments(scope, input.organizationId, id);
-      if (saved) {
-        const described = describeRecording(deps, saved.row, saved.attachments);
-        const latest = described.attachments.filter((a) => a.version === saved.row.latestVersion);
-        const fields = { recorderId: id, from, assets: latest, assetsAllVersions: described.attachments, transcription: null, recording: described };
-        await emitEvent(deps, scope, {
-          type: 'recorder.done',
+          { version, createdAt: now, files: stored },
+        );
+        await recordActivity(deps, scope, {
           organizationId: input.organizationId,
           documentId: input.documentId,
+          featureType: 'recorder',
+          actionType: existing ? 'recorder.update' : 'recorder.add',
           actionUser: from,
-          actionType: 'done',
-          source: 'recorder',
-          data: fields,
-          basic: { actionType: 'done', notificationSource: 'recorder', fields },
+          targetEntityId: id,
+          displayMessageTemplate: existing ? '{{actionUser}} added a new version of a recording' : '{{actionUser}} added a recording',
+          displayMessageTemplateData: { actionUser: label(from) },
         });
-      }
-      return id;
-    });
+        // recorder.done (reference.md 4.2 RecorderPayload): each stored version is a finished recording.
+        const saved = await deps.storage.recordings.withAttachments(scope, input.organizationId, id);
+        if (saved) {
+          const described = describeRecording(deps, saved.row, saved.attachments);
+          const latest = described.attachments.filter((a) => a.version === saved.row.latestVersion);
+          const fields = { recorderId: id, from, assets: latest, assetsAllVersions: described.attachments, transcription: null, recording: described };
+          await emitEvent(deps, scope, {
+            type: 'recorder.done',
+            organizationId: input.organizationId,
+            documentId: input.documentId,
+            actionUser: from,
+            actionType: 'done',
+            source: 'recorder',
+            data: fields,
+            basic: { actionType: 'done', notificationSource: 'recorder', fields },
+          });
+        }
+        return id;
+      },
+      { rowLevel: true, addsToDocumentsOf: { scope, organizationId: input.organizationId } },
+    );
     const saved = (await deps.storage.recordings.withAttachments(scope, input.organizationId, recordingId)) as {
       row: RecordingRow;
       attachments: AttachmentRow[];

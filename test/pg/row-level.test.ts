@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type TenantScope, tenantScope } from '../../server/db/scope.ts';
 import { answerOf, dataOf, startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
 import { REVIEW_FLOW } from '../helpers/workflows.ts';
+import { b64, PNG } from '../helpers/media.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -331,6 +332,60 @@ it('deletes the notification of an add that read the document before its delete 
   } finally {
     await blocker.end();
   }
+});
+
+it('numbers the versions of one recording 1 to 20 when 20 adds of its id run at once, and never leaves one on a document deleted meanwhile', async () => {
+  // recordings/add reads the recording and adds the next version: at READ COMMITTED without the id's key lock two
+  // adds of a new id both found none and the second's insert met the first's key (a 500); SERIALIZABLE refused all
+  // but one and ran them again
+  const organizationId = 'recs';
+  ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'd' }] })]);
+  const recording = (recordingId: string | undefined, i: number) => ({
+    ...(recordingId === undefined ? {} : { recordingId }),
+    recordingType: 'screen',
+    displayName: `take ${i}`,
+    from: { userId: 'ann' },
+    recordedTime: { duration: 1000 + i },
+    attachments: [{ name: `thumb-${i}.png`, mimeType: 'image/png', data: b64(PNG) }],
+  });
+  const record = (documentId: string, recordingId: string | undefined, i: number) =>
+    t.callK<Body>('/v2/recordings/add', { organizationId, documentId, recording: recording(recordingId, i) });
+  for (let round = 0; round < 3; round++) {
+    const before = retries();
+    const recordingId = `rec-${round}`;
+    ok(await Promise.all(Array.from({ length: 20 }, (_, i) => record('d', recordingId, i))));
+    expect(retries() - before).toBe(0);
+    const versions = await t.query<{ version: number }>(
+      'SELECT version FROM recording_attachments WHERE organization_id = $1 AND recording_id = $2 ORDER BY version',
+      [organizationId, recordingId],
+    );
+    expect(versions.map((v) => Number(v.version))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const [row] = await t.query<{ latest_version: number }>('SELECT latest_version FROM recordings WHERE organization_id = $1 AND id = $2', [
+      organizationId,
+      recordingId,
+    ]);
+    expect(Number(row?.latest_version)).toBe(20);
+
+    // adds racing the document's delete: each stored before it (and deleted with it) or told the document is gone
+    const documentId = `doomed-${round}`;
+    ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, documents: [{ documentId }] })]);
+    const raced = await Promise.all(
+      Array.from({ length: 11 }, (_, i) =>
+        i === 5
+          ? t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [documentId] })
+          : record(documentId, i % 2 ? `doomed-rec-${round}` : undefined, i),
+      ),
+    );
+    for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
+    expect(await count('recordings', 'organization_id = $1 AND document_id = $2', [organizationId, documentId])).toBe(0);
+  }
+  // a new version of a recording deleted since the add read it (recordings/delete is a statement of its own): the
+  // update changes no row and throws ConcurrentChange, so the add runs again and makes the recording anew
+  const storage = t.server.app.storage;
+  const scope = (await storage.keys.scopeFor(t.credentials.apiKey)) as TenantScope;
+  await expect(
+    storage.recordings.saveVersion(scope, organizationId, { id: 'gone', change: { latestVersion: 2 } }, { version: 2, createdAt: 1, files: [] }),
+  ).rejects.toMatchObject({ name: 'ConcurrentChange' });
 });
 
 it('deletes a reaction once when 20 deletes of it run at once: one deleted, 19 not found, one reaction.delete, no unit run again', async () => {

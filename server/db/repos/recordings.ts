@@ -9,6 +9,7 @@ import { keysetAfter } from '../pagination.ts';
 import { inJsonList, listValues } from '../prepared.ts';
 import type { recordingAttachments, recordings } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
+import { ConcurrentChange } from '../pg/engine.ts';
 
 export type RecordingRow = typeof recordings.$inferSelect;
 export type AttachmentRow = typeof recordingAttachments.$inferSelect;
@@ -120,6 +121,14 @@ export function recordingsRepo(engine: Engine) {
   return {
     find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => find(db, scope.apiKeyId, organizationId, id)),
 
+    /**
+     * Takes a caller's recording id's key lock for the rest of the unit of work (engine.lockRows; nothing on SQLite,
+     * whose write unit holds the database): a second add of the id waits for the first's commit, then reads the
+     * version it left.
+     */
+    lock: (scope: TenantScope, organizationId: string, id: string) =>
+      engine.write((db) => engine.lockRows(db, ['recording', scope.apiKeyId, organizationId], [id])),
+
     /** The recording and its attachments (by attachment id), or undefined. */
     withAttachments: (scope: TenantScope, organizationId: string, id: string) =>
       engine.read(async (db) => {
@@ -149,10 +158,14 @@ export function recordingsRepo(engine: Engine) {
           await db.insert(rec).values({ ...version.insert, apiKeyId, organizationId });
         } else {
           id = version.id;
-          await db
-            .update(rec)
-            .set(version.change)
-            .where(own(apiKeyId, organizationId, id));
+          const changed = engine.changed(
+            await db
+              .update(rec)
+              .set(version.change)
+              .where(own(apiKeyId, organizationId, id)),
+          );
+          // deleted since the unit read it (a delete at READ COMMITTED's pace): run again, the add makes it anew
+          if (changed === 0) throw new ConcurrentChange('a recording this unit of work found');
         }
         if (attachments.files.length === 0) return;
         // numbered after the recording's last attachment, all of the version's in one statement
