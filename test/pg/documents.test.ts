@@ -69,7 +69,19 @@ describe('documents', () => {
       ]),
       await repo.change(k2, 'o1', [{ id: 'D2', set: { name: 'Not mine' } }]),
       await repo.change(k1, 'o1', []),
-      await repo.changeAll(k1, 'o1', ['d3', 'x', 'missing'], { folderId: 'f3', accessType: 'organizationPrivate', updatedAt: 1_700_000_000_002 }),
+      // a document the caller found and that is gone (a move's read, then a delete's commit): ConcurrentChange, which
+      // runs the move's unit of work again, there to answer it not found; another key's document is not found either
+      [
+        await repo.changeAll(k1, 'o1', ['d3', 'x'], { folderId: 'f3', accessType: 'organizationPrivate', updatedAt: 1_700_000_000_002 }),
+        await repo.changeAll(k1, 'o1', ['missing'], { disabled: true }).then(
+          () => 'changed',
+          (error: Error) => error.name,
+        ),
+        await repo.changeAll(k2, 'o1', ['d3'], { disabled: true }).then(
+          () => 'changed',
+          (error: Error) => error.name,
+        ),
+      ],
       await repo.changeAll(k1, 'o1', [...bulk.map((d) => d.id)], { disabled: true }),
       await repo.find(k1, 'o1', 'd1'),
       await repo.find(k1, 'o1', 'D2'),
@@ -104,6 +116,7 @@ describe('documents', () => {
     expect(s[25]).toEqual([true, false, true]);
     expect(s[26]).toEqual([false]);
     expect(s[27]).toEqual([]);
+    expect(s[28]).toEqual([undefined, 'ConcurrentChange', 'ConcurrentChange']);
     expect(s[30]).toMatchObject({ name: 'Renamed', disabled: true, metadata: { second: 2, first: 1 } });
     expect(s[31]).toMatchObject({ folderId: null, accessType: 'restricted' });
     expect(s[32]).toMatchObject({ folderId: 'f3', accessType: 'organizationPrivate' });
