@@ -145,19 +145,40 @@ export async function addUsers(
 ): Promise<Outcomes> {
   const { level, resourceId } = levelOf(input);
   const { storage } = deps;
-  const out = await storage.transaction(async () => {
-    // interface.md users/add rule 4: a missing organization is created.
-    await ensureOrganization(deps, scope, input.organizationId, true);
-    if (level === 'document' && !(await storage.documents.find(scope, input.organizationId, resourceId))) {
-      if (!input.createDocument) throw notFound(`Document does not exist: ${resourceId}. Pass createDocument: true to create it.`);
-      await insertDocument(deps, scope, apiKey, input.organizationId, { documentId: resourceId });
-    }
-    if (level === 'folder' && !(await storage.folders.find(scope, input.organizationId, resourceId))) {
-      if (!input.createFolder) throw notFound(`Folder does not exist: ${resourceId}. Pass createFolder: true to create it.`);
-      await insertFolder(deps, scope, input.organizationId, null, { folderId: resourceId });
-    }
-    return addUsersInBulk(deps, scope, { organizationId: input.organizationId, level, resourceId }, input.users);
-  });
+  /** The document or folder the users are added to, held; made first when it is missing and the call says so. */
+  const heldOrMade = async (
+    rows: { hold(scope: TenantScope, organizationId: string, id: string): Promise<unknown> },
+    kind: 'Document' | 'Folder',
+    flag: 'createDocument' | 'createFolder',
+    create: boolean | undefined,
+    make: () => Promise<unknown>,
+  ) => {
+    if (await rows.hold(scope, input.organizationId, resourceId)) return;
+    if (!create) throw notFound(`${kind} does not exist: ${resourceId}. Pass ${flag}: true to create it.`);
+    await make();
+    // made by this unit, or by another since the hold found none: held as well (gone again: not there)
+    if (!(await rows.hold(scope, input.organizationId, resourceId))) throw notFound(`${kind} does not exist: ${resourceId}.`);
+  };
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the organization and a document or folder made ON CONFLICT
+  // DO NOTHING, the document or folder granted on held (`documents.hold`, `folders.hold`: a delete of it meanwhile and
+  // this grant exclude each other), the profiles written optimistically (`users.save`) and the memberships upserted
+  // by one statement per run (`memberships.grant`)
+  const out = await storage.transaction(
+    async () => {
+      // interface.md users/add rule 4: a missing organization is created.
+      await ensureOrganization(deps, scope, input.organizationId, true);
+      if (level === 'document')
+        await heldOrMade(storage.documents, 'Document', 'createDocument', input.createDocument, () =>
+          insertDocument(deps, scope, apiKey, input.organizationId, { documentId: resourceId }),
+        );
+      if (level === 'folder')
+        await heldOrMade(storage.folders, 'Folder', 'createFolder', input.createFolder, () =>
+          insertFolder(deps, scope, input.organizationId, null, { folderId: resourceId }),
+        );
+      return addUsersInBulk(deps, scope, { organizationId: input.organizationId, level, resourceId }, input.users);
+    },
+    { rowLevel: true },
+  );
   // a role given again can be a lower one (viewer)
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId: input.organizationId, userIds: input.users.map((u) => u.userId) });
   return out;
@@ -202,23 +223,27 @@ export async function updateUsers(
   input: LevelInput & { users: UserInput[] },
 ): Promise<Outcomes> {
   const { level, resourceId } = levelOf(input);
-  const outcomes = await deps.storage.transaction(async () => {
-    const out: Outcomes = keyed();
-    for (const user of input.users) {
-      const key = { organizationId: input.organizationId, level, resourceId, userId: user.userId };
-      const current = await deps.storage.memberships.find(scope, key);
-      if (!current) {
-        out[user.userId] = { success: false, id: internalUserId(scope.apiKeyId, user.userId), message: 'User does not exist.' };
-        continue;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the profile written optimistically (`users.save`), the
+  // role changed by an update of the membership read, which throws ConcurrentChange when a delete took it meanwhile
+  // (the unit runs again and answers the user absent) instead of making it again
+  const outcomes = await deps.storage.transaction(
+    async () => {
+      const out: Outcomes = keyed();
+      for (const user of input.users) {
+        const key = { organizationId: input.organizationId, level, resourceId, userId: user.userId };
+        const current = await deps.storage.memberships.find(scope, key);
+        if (!current) {
+          out[user.userId] = { success: false, id: internalUserId(scope.apiKeyId, user.userId), message: 'User does not exist.' };
+          continue;
+        }
+        const row = await upsertUser(deps, scope, user);
+        if (user.accessRole && user.accessRole !== current.accessRole) await deps.storage.memberships.changeRole(scope, key, user.accessRole, currentTime());
+        out[user.userId] = { success: true, id: row.internalId, message: 'User updated.' };
       }
-      const row = await upsertUser(deps, scope, user);
-      if (user.accessRole && user.accessRole !== current.accessRole) {
-        await deps.storage.memberships.upsert(scope, { ...key, accessRole: user.accessRole, expiresAt: current.expiresAt }, currentTime());
-      }
-      out[user.userId] = { success: true, id: row.internalId, message: 'User updated.' };
-    }
-    return out;
-  });
+      return out;
+    },
+    { rowLevel: true },
+  );
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId: input.organizationId, userIds: input.users.map((u) => u.userId) });
   return outcomes;
 }
@@ -235,18 +260,23 @@ export async function deleteUsers(
 ): Promise<Record<string, { success: boolean; message: string }>> {
   const { level, resourceId } = levelOf(input);
   const { storage } = deps;
-  const outcomes = await storage.transaction(async () => {
-    const out: Record<string, { success: boolean; message: string }> = keyed();
-    for (const userId of new Set(input.userIds)) {
-      let removed: boolean;
-      if (level === 'organization') {
-        removed = (await storage.memberships.removeUser(scope, input.organizationId, userId)) > 0;
-        await storage.groups.removeUser(scope, input.organizationId, userId);
-      } else removed = await storage.memberships.remove(scope, { organizationId: input.organizationId, level, resourceId, userId });
-      out[userId] = removed ? { success: true, message: 'User removed.' } : { success: false, message: 'User does not exist.' };
-    }
-    return out;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): DELETEs whose counts are the answers (of two deletes of
+  // one membership at once, the second waits for the first's commit and deletes nothing)
+  const outcomes = await storage.transaction(
+    async () => {
+      const out: Record<string, { success: boolean; message: string }> = keyed();
+      for (const userId of new Set(input.userIds)) {
+        let removed: boolean;
+        if (level === 'organization') {
+          removed = (await storage.memberships.removeUser(scope, input.organizationId, userId)) > 0;
+          await storage.groups.removeUser(scope, input.organizationId, userId);
+        } else removed = await storage.memberships.remove(scope, { organizationId: input.organizationId, level, resourceId, userId });
+        out[userId] = removed ? { success: true, message: 'User removed.' } : { success: false, message: 'User does not exist.' };
+      }
+      return out;
+    },
+    { rowLevel: true },
+  );
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId: input.organizationId, userIds: input.userIds });
   return outcomes;
 }

@@ -77,6 +77,21 @@ describe('memberships', () => {
       await repo.find(k1, key('o1', 'document', 'd1', 'erin')),
       await repo.find(k1, key('o1', 'folder', 'd1', 'zed')),
       await repo.removeUser(k1, 'o1', 'user-1199'),
+      // users/update's role change of a membership it read: one gone since (a delete's commit between the read and the
+      // write) is ConcurrentChange, never made again; another key's is not there either
+      [
+        await repo.changeRole(k1, key('o1', 'folder', 'd1', 'zed'), 'editor', T + 7),
+        await repo.find(k1, key('o1', 'folder', 'd1', 'zed')),
+        await repo.changeRole(k1, key('o1', 'folder', 'd1', 'gone'), 'editor', T + 7).then(
+          () => 'changed',
+          (error: Error) => error.name,
+        ),
+        await repo.changeRole(k2, key('o1', 'folder', 'd1', 'zed'), 'viewer', T + 7).then(
+          () => 'changed',
+          (error: Error) => error.name,
+        ),
+        await repo.find(k1, key('o1', 'folder', 'gone', 'gone')),
+      ],
     ]);
     expect(answers.pg).toEqual(answers.sqlite);
     const s = answers.sqlite as Array<MembershipRow | undefined>;
@@ -105,5 +120,12 @@ describe('memberships', () => {
     expect(s[34]).toBeUndefined();
     expect(s[35]).toMatchObject({ userId: 'zed', level: 'folder' });
     expect(answers.sqlite[36]).toBe(1);
+    expect(answers.sqlite[37]).toEqual([
+      undefined,
+      expect.objectContaining({ userId: 'zed', accessRole: 'editor', expiresAt: null, createdAt: T + 6, updatedAt: T + 7 }),
+      'ConcurrentChange',
+      'ConcurrentChange',
+      undefined,
+    ]);
   });
 });

@@ -48,6 +48,24 @@ async function newThread(organizationId: string, commentData: Array<Record<strin
   return made;
 }
 
+/** How many connections of the database wait on a lock of this kind (`transactionid`, `advisory`, …). */
+async function waitingOn(what: string) {
+  const [row] = await t.query<{ n: number | string }>(
+    `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = $1`,
+    [what],
+  );
+  return Number(row?.n);
+}
+const waiting = async (what: string) => (await waitingOn(what)) > 0;
+
+/** Waits, 10 ms at a time, until `done`; 5 s at most. */
+async function until(done: () => Promise<boolean>, what: string) {
+  for (let i = 0; !(await done()); i++) {
+    if (i === 500) throw new Error(`not reached in 5 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 it('runs on PostgreSQL', () => {
   expect(t.server.app.storage.engine.kind).toBe('postgres');
 });
@@ -293,18 +311,6 @@ it('deletes the notification of an add that read the document before its delete 
   ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
   const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
   await blocker.connect();
-  const waiting = async (what: string) => {
-    const [row] = await t.query<{ n: number | string }>(
-      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = '${what}'`,
-    );
-    return Number(row?.n) > 0;
-  };
-  const until = async (done: () => Promise<boolean>, what: string) => {
-    for (let i = 0; !(await done()); i++) {
-      if (i === 500) throw new Error(`not reached in 5 s: ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
   try {
     for (let round = 0; round < 2; round++) {
       const documentId = `held-${round}`;
@@ -903,6 +909,131 @@ it('grants one new user context permissions from 20 calls at once, and never lea
     ]);
     for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
     expect(await count('memberships', "organization_id = 'grants' AND resource_id = ANY($1)", [[folderId, documentId]])).toBe(0);
+  }
+});
+
+it('adds one user from 20 users/add at once, and never leaves a membership on a folder or document deleted while users were added', async () => {
+  type Outcome = { success: boolean; message: string };
+  const addUsers = (data: Record<string, unknown>) => t.callK<Body>('/v2/users/add', { organizationId: 'people-rw', ...data });
+  const outcomes = (answer: CallResult<Body>) => answer.body.result?.data as Record<string, Outcome>;
+  for (let round = 0; round < 3; round++) {
+    const [userId, documentId] = [`joined-${round}`, `made-${round}`];
+    // a new user on a document the calls create: one document, one profile, one membership, every call answered added
+    const made = await Promise.all(Array.from({ length: 20 }, () => addUsers({ documentId, createDocument: true, users: [{ userId, name: 'Jo' }] })));
+    ok(made);
+    for (const answer of made) expect(outcomes(answer)[userId]).toMatchObject({ success: true, message: 'User added.' });
+    expect(await count('documents', "organization_id = 'people-rw' AND id = $1", [documentId])).toBe(1);
+    expect(await count('users', 'id = $1', [userId])).toBe(1);
+    expect(await count('memberships', "organization_id = 'people-rw' AND resource_id = $1 AND user_id = $2", [documentId, userId])).toBe(1);
+    // the user known, its role given by each: the grants wait on the document's hold and the membership's row, none
+    // runs again (SERIALIZABLE refused all but one of them: each holds the document's row)
+    const before = retries();
+    const roles = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => addUsers({ documentId, users: [{ userId, name: 'Jo', accessRole: i % 2 ? 'viewer' : 'editor' }] })),
+    );
+    ok(roles);
+    expect(retries() - before).toBe(0);
+
+    // users added to a folder and to a document racing their deletes: each is added before the delete, and deleted
+    // with it, or told the folder or document does not exist
+    const [folderId, goneDocument] = [`gone-${round}`, `gone-doc-${round}`];
+    ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId: 'people-rw', folders: [{ folderId }] })]);
+    ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId: 'people-rw', documents: [{ documentId: goneDocument }] })]);
+    const raced = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => addUsers({ folderId, users: [{ userId: `member-${i}` }] })),
+      ...Array.from({ length: 8 }, (_, i) => addUsers({ documentId: goneDocument, users: [{ userId: `member-${i}` }] })),
+      t.callK<Body>('/v2/organizations/folders/delete', { organizationId: 'people-rw', folderId }),
+      t.callK<Body>('/v2/organizations/documents/delete', { organizationId: 'people-rw', documentIds: [goneDocument] }),
+    ]);
+    for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
+    expect(await count('memberships', "organization_id = 'people-rw' AND resource_id = ANY($1)", [[folderId, goneDocument]])).toBe(0);
+  }
+});
+
+it('deletes the membership of a users/add that read its folder before the folder’s delete began and wrote it after', async () => {
+  // The interleaving the race above meets by chance, made every time: the add is held between its read of the folder
+  // and its writes by an uncommitted profile of its new user on a connection of the test's own (the profile's insert
+  // waits on the primary key); the folder's delete is sent then, and the test lets the add go once the delete has
+  // ended (without the hold: it saw no membership, which the add then commits on a deleted folder) or waits for the
+  // add on the folder's row (with it: it is refused once the add commits, and runs again)
+  const organizationId = 'people-held';
+  ok([await t.callK<Body>('/v2/users/add', { organizationId, users: [{ userId: 'seed' }] })]);
+  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
+  await blocker.connect();
+  try {
+    for (let round = 0; round < 2; round++) {
+      const [folderId, userId] = [`held-${round}`, `late-${round}`];
+      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId }] })]);
+      await blocker.query('BEGIN');
+      await blocker.query("CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM users WHERE id = 'seed'");
+      await blocker.query('UPDATE held SET id = $1', [userId]);
+      await blocker.query('INSERT INTO users SELECT * FROM held');
+      const late = t.callK<Body>('/v2/users/add', { organizationId, folderId, users: [{ userId }] });
+      await until(() => waiting('transactionid'), 'the add waiting for the uncommitted profile');
+      let ended = false;
+      const deleted = t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId }).finally(() => {
+        ended = true;
+      });
+      await until(async () => ended || (await waitingOn('transactionid')) > 1, 'the delete ended or waiting for the add');
+      await blocker.query('ROLLBACK');
+      const [added, gone] = await Promise.all([late, deleted]);
+      ok([added, gone]);
+      expect(await count('memberships', 'organization_id = $1 AND resource_id = $2', [organizationId, folderId])).toBe(0);
+    }
+  } finally {
+    await blocker.end();
+  }
+});
+
+it('removes a user once when 20 users/delete run at once, and never makes again a membership deleted while users/update changed its role', async () => {
+  type Outcome = { success: boolean; message: string };
+  const outcomes = (answer: CallResult<Body>) => answer.body.result?.data as Record<string, Outcome>;
+  const at = { organizationId: 'leavers', documentId: 'd' };
+  ok([await t.callK<Body>('/v2/users/add', { ...at, createDocument: true, users: [{ userId: 'first' }] })]);
+  for (let round = 0; round < 3; round++) {
+    const userId = `leaver-${round}`;
+    ok([await t.callK<Body>('/v2/users/add', { ...at, users: [{ userId, accessRole: 'viewer' }] })]);
+    const before = retries();
+    const deletes = await Promise.all(Array.from({ length: 20 }, () => t.callK<Body>('/v1/users/delete', { ...at, userIds: [userId] })));
+    ok(deletes);
+    const said = deletes.map((answer) => outcomes(answer)[userId]?.message);
+    expect(said.filter((m) => m === 'User removed.')).toHaveLength(1);
+    expect(said.filter((m) => m === 'User does not exist.')).toHaveLength(19);
+    expect(retries() - before).toBe(0);
+
+    // role changes racing the membership's delete: each is answered updated (it came first, and the delete then took
+    // the membership) or absent (it came after); none makes the membership again
+    ok([await t.callK<Body>('/v2/users/add', { ...at, users: [{ userId, accessRole: 'viewer' }] })]);
+    const raced = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) =>
+        t.callK<Body>('/v2/users/update', { ...at, users: [{ userId, accessRole: i % 2 ? 'editor' : 'viewer', name: `n${i}` }] }),
+      ),
+      t.callK<Body>('/v1/users/delete', { ...at, userIds: [userId] }),
+    ]);
+    ok(raced);
+    expect(outcomes(raced[10] as CallResult<Body>)[userId]?.message).toBe('User removed.');
+    expect(await count('memberships', "organization_id = 'leavers' AND user_id = $1", [userId])).toBe(0);
+  }
+
+  // the same made every time: a role change held between its read of the membership and its write by a lock on the
+  // user's profile (the profile's update waits for it), the membership deleted then; let go, it runs again and
+  // answers the user absent (an upsert of the role made the membership again)
+  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
+  await blocker.connect();
+  try {
+    ok([await t.callK<Body>('/v2/users/add', { ...at, users: [{ userId: 'held', accessRole: 'viewer' }] })]);
+    await blocker.query('BEGIN');
+    await blocker.query("SELECT 1 FROM users WHERE id = 'held' FOR UPDATE");
+    const update = t.callK<Body>('/v2/users/update', { ...at, users: [{ userId: 'held', accessRole: 'editor', name: 'renamed' }] });
+    await until(() => waiting('transactionid'), 'the update waiting for the profile');
+    ok([await t.callK<Body>('/v1/users/delete', { ...at, userIds: ['held'] })]);
+    await blocker.query('ROLLBACK');
+    const updated = await update;
+    ok([updated]);
+    expect(outcomes(updated).held).toMatchObject({ success: false, message: 'User does not exist.' });
+    expect(await count('memberships', "organization_id = 'leavers' AND user_id = 'held'", [])).toBe(0);
+  } finally {
+    await blocker.end();
   }
 });
 

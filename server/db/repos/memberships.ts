@@ -7,7 +7,7 @@ import type { AccessRole } from '../../../shared/schemas/common.ts';
 import type { Db } from '../client.ts';
 import { connectionOf } from '../connection.ts';
 import type { Engine, Q } from '../engine.ts';
-import type { PgDb } from '../pg/engine.ts';
+import { ConcurrentChange, type PgDb } from '../pg/engine.ts';
 import { listValues, placeholderList, preparedFor, preparedShapes } from '../prepared.ts';
 import { memberships, type MembershipLevel } from '../schema.ts';
 import type { TenantScope } from '../scope.ts';
@@ -166,6 +166,17 @@ export function membershipsRepo(engine: Engine) {
             target: [mb.apiKeyId, mb.organizationId, mb.level, mb.resourceId, mb.userId],
             set: { accessRole: row.accessRole, expiresAt: row.expiresAt, updatedAt: now },
           });
+      }),
+
+    /**
+     * Changes the role of a membership the unit of work read (users/update). One gone since (a delete committed
+     * between the read and this update, at READ COMMITTED) throws ConcurrentChange: the unit runs again and finds it
+     * absent, as when the delete came first, instead of an upsert making it again (SQLite's one writer never meets it).
+     */
+    changeRole: (scope: TenantScope, key: MembershipKey, accessRole: AccessRole, now: number) =>
+      engine.write(async (db) => {
+        const changed = engine.changed(await db.update(mb).set({ accessRole, updatedAt: now }).where(exactly(scope.apiKeyId, key)));
+        if (changed === 0) throw new ConcurrentChange('a membership this unit of work found');
       }),
 
     /**
