@@ -124,7 +124,7 @@ export async function addRecording(deps: Deps & Urls, scope: TenantScope, apiKey
         }
         const id = r.recordingId ?? randomAlphanumeric(20);
         // a caller's id is read under its key lock, so that two adds of it number their versions one after the other
-        if (r.recordingId !== undefined) await deps.storage.recordings.lock(scope, input.organizationId, id);
+        if (r.recordingId !== undefined) await deps.storage.recordings.lock(scope, input.organizationId, [id]);
         const existing = await deps.storage.recordings.find(scope, input.organizationId, id);
         const now = currentTime();
         const from = Object.fromEntries(Object.entries(r.from).filter(([, v]) => v !== undefined)) as RecordingRow['fromUser'];
@@ -223,22 +223,29 @@ export async function getRecordings(deps: Deps & Urls & { pageTokens: PageTokens
 /** /v2/recordings/delete: rows (attachments by cascade), then their files; per-id outcomes. */
 export async function deleteRecordings(deps: Deps, scope: TenantScope, input: { organizationId: string; recordingIds: string[] }) {
   const ids = [...new Set(input.recordingIds)];
-  const deleted = await deps.storage.transaction(async () => {
-    const gone = await deps.storage.recordings.delete(scope, input.organizationId, ids);
-    for (const { row } of gone) {
-      await recordActivity(deps, scope, {
-        organizationId: input.organizationId,
-        documentId: row.documentId,
-        featureType: 'recorder',
-        actionType: 'recorder.delete',
-        actionUser: row.fromUser,
-        targetEntityId: row.id,
-        displayMessageTemplate: '{{actionUser}} deleted a recording',
-        displayMessageTemplateData: { actionUser: label(row.fromUser) },
-      });
-    }
-    return gone;
-  });
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the ids' key locks (an add's), then the read of each
+  // recording and its attachments, then its DELETE, whose count is the answer: a delete waits for an add of a new
+  // version in flight and removes the files it added too
+  const deleted = await deps.storage.transaction(
+    async () => {
+      await deps.storage.recordings.lock(scope, input.organizationId, ids);
+      const gone = await deps.storage.recordings.delete(scope, input.organizationId, ids);
+      for (const { row } of gone) {
+        await recordActivity(deps, scope, {
+          organizationId: input.organizationId,
+          documentId: row.documentId,
+          featureType: 'recorder',
+          actionType: 'recorder.delete',
+          actionUser: row.fromUser,
+          targetEntityId: row.id,
+          displayMessageTemplate: '{{actionUser}} deleted a recording',
+          displayMessageTemplateData: { actionUser: label(row.fromUser) },
+        });
+      }
+      return gone;
+    },
+    { rowLevel: true },
+  );
   const removed = new Set(deleted.map((d) => d.row.id));
   const out: Record<string, { success: boolean; message: string }> = keyed();
   for (const id of ids) out[id] = removed.has(id) ? { success: true, message: 'Recording deleted.' } : { success: false, message: 'Recording does not exist.' };

@@ -122,12 +122,12 @@ export function recordingsRepo(engine: Engine) {
     find: (scope: TenantScope, organizationId: string, id: string) => engine.read((db) => find(db, scope.apiKeyId, organizationId, id)),
 
     /**
-     * Takes a caller's recording id's key lock for the rest of the unit of work (engine.lockRows; nothing on SQLite,
-     * whose write unit holds the database): a second add of the id waits for the first's commit, then reads the
-     * version it left.
+     * Takes recording ids' key locks for the rest of the unit of work (engine.lockRows; nothing on SQLite, whose write
+     * unit holds the database): a second add of a caller's id waits for the first's commit, then reads the version it
+     * left; a delete waits for an add in flight, then reads the attachments it left.
      */
-    lock: (scope: TenantScope, organizationId: string, id: string) =>
-      engine.write((db) => engine.lockRows(db, ['recording', scope.apiKeyId, organizationId], [id])),
+    lock: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
+      engine.write((db) => engine.lockRows(db, ['recording', scope.apiKeyId, organizationId], ids)),
 
     /** The recording and its attachments (by attachment id), or undefined. */
     withAttachments: (scope: TenantScope, organizationId: string, id: string) =>
@@ -221,8 +221,8 @@ export function recordingsRepo(engine: Engine) {
           const row = await find(db, scope.apiKeyId, organizationId, id);
           if (!row) continue;
           const storageKeys = ((await attachmentsOf(db, scope.apiKeyId, organizationId, [id])).get(id) ?? []).map((a) => a.storageKey);
-          await db.delete(rec).where(own(scope.apiKeyId, organizationId, id));
-          deleted.push({ row, storageKeys });
+          // gone since the read (its document's delete, at READ COMMITTED): not this call's to answer deleted
+          if (engine.changed(await db.delete(rec).where(own(scope.apiKeyId, organizationId, id))) > 0) deleted.push({ row, storageKeys });
         }
         return deleted;
       }),
