@@ -139,8 +139,15 @@ export async function addDocuments(deps: Deps, scope: TenantScope, apiKey: KeySe
   );
 }
 
-async function requireAll(deps: Deps, scope: TenantScope, organizationId: string, ids: string[], message: string): Promise<Map<string, DocumentRow>> {
-  const found = await deps.storage.documents.findMany(scope, organizationId, ids);
+async function requireAll(
+  deps: Deps,
+  scope: TenantScope,
+  organizationId: string,
+  ids: string[],
+  message: string,
+  read: 'find' | 'hold' = 'find',
+): Promise<Map<string, DocumentRow>> {
+  const found = await (read === 'hold' ? deps.storage.documents.holdAll : deps.storage.documents.findMany)(scope, organizationId, ids);
   if (found.size < new Set(ids).size) {
     const details = Object.fromEntries(
       ids.map((id) => [
@@ -192,14 +199,18 @@ export async function deleteDocuments(
   documentIds: string[],
 ): Promise<Outcomes> {
   const ids = [...new Set(documentIds)];
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the organization's document data fenced ("Fences"), then
+  // the documents held (`documents.holdAll`: a unit that holds or changes one commits first, or waits for this one's
+  // end and finds it gone), then their data deleted, each statement seeing what committed before it. SERIALIZABLE,
+  // a delete was refused whenever a live room's flush bumped its row, and a room edited without pause made it fail
   const outcomes = await deps.storage.transaction(
     async () => {
-      await requireAll(deps, scope, organizationId, ids, 'Error deleting document(s).');
+      await requireAll(deps, scope, organizationId, ids, 'Error deleting document(s).', 'hold');
       await deps.storage.documentData.delete(scope, organizationId, ids);
       await deps.storage.documents.delete(scope, organizationId, ids);
       return Object.fromEntries(ids.map((id) => [id, { success: true, id, message: 'Deleted Successfully' }]));
     },
-    { deletesDocumentsOf: { scope, organizationId } },
+    { rowLevel: true, deletesDocumentsOf: { scope, organizationId } },
   );
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId, documentIds: ids });
   return outcomes;

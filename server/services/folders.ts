@@ -149,7 +149,8 @@ export async function updateFolders(
       if (item.parentFolderId !== undefined && item.parentFolderId !== folder.parentId) {
         let parent: FolderRow | null = null;
         if (item.parentFolderId !== ROOT) {
-          parent = (await folders.find(scope, input.organizationId, item.parentFolderId)) ?? null;
+          // held, not only read: a delete of the parent meanwhile (READ COMMITTED) and this move exclude each other
+          parent = (await folders.hold(scope, input.organizationId, item.parentFolderId)) ?? null;
           if (!parent) {
             out[item.folderId] = { success: false, id: item.folderId, message: 'Parent folder does not exist.' };
             continue;
@@ -208,18 +209,34 @@ export async function updateFolderAccess(
 /** Deletes a folder, its subfolders, the documents in them with their data (db/tenancy.ts) and every membership on those. */
 export async function deleteFolder(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, organizationId: string, folderId: string) {
   const { storage } = deps;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the organization's document data fenced ("Fences"); the
+  // folder held, then its subtree held again and again until two passes find the same folders (a folder added or
+  // moved under a held one waits for this delete, and one that committed while a pass waited is found by the next);
+  // then the documents in them held (`documents.holdAll`), those still in them deleted with their data, each statement
+  // seeing what committed before it. SERIALIZABLE, a delete was refused whenever a live room's flush in the subtree
+  // bumped its row, and a room edited without pause made it fail
   await storage.transaction(
     async () => {
-      const folder = await storage.folders.find(scope, organizationId, folderId);
+      const folder = await storage.folders.hold(scope, organizationId, folderId);
       if (!folder) throw notFound('Folder not found.');
-      const folderIds = (await storage.folders.subtree(scope, organizationId, folder.path)).map((f) => f.id);
-      const documentIds = await storage.documents.idsInFolders(scope, organizationId, folderIds);
+      let folderIds = new Set<string>();
+      for (;;) {
+        const held = (await storage.folders.holdSubtree(scope, organizationId, folder.path)).map((f) => f.id);
+        if (held.length === folderIds.size && held.every((id) => folderIds.has(id))) break;
+        folderIds = new Set(held);
+      }
+      const ids = [...folderIds];
+      const inFolders = await storage.documents.idsInFolders(scope, organizationId, ids);
+      // a document moved out while this waited for it is no longer this delete's
+      const documentIds = [...(await storage.documents.holdAll(scope, organizationId, inFolders)).values()]
+        .filter((d) => d.folderId !== null && folderIds.has(d.folderId))
+        .map((d) => d.id);
       await storage.documentData.delete(scope, organizationId, documentIds);
-      await storage.documents.deleteInFolders(scope, organizationId, folderIds);
-      await storage.memberships.removeAt(scope, organizationId, 'folder', folderIds);
-      await storage.folders.delete(scope, organizationId, folderIds);
+      await storage.documents.delete(scope, organizationId, documentIds);
+      await storage.memberships.removeAt(scope, organizationId, 'folder', ids);
+      await storage.folders.delete(scope, organizationId, ids);
     },
-    { deletesDocumentsOf: { scope, organizationId } },
+    { rowLevel: true, deletesDocumentsOf: { scope, organizationId } },
   );
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId });
 }

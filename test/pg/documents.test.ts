@@ -90,8 +90,15 @@ describe('documents', () => {
       await repo.find(k2, 'o1', 'd1'),
       await repo.delete(k1, 'o1', ['d1', 'missing', ...bulk.slice(0, 505).map((d) => d.id)]),
       await repo.delete(k2, 'o1', ['x']),
-      await repo.deleteInFolders(k1, 'o1', ['f3', 'nope']),
-      await repo.deleteInFolders(k1, 'o1', []),
+      // a folder's delete: the documents held (their rows as they are), those still in its folders deleted
+      [...(await repo.holdAll(k1, 'o1', ['d3', 'x', 'é', 'nope'])).values()].map((row) => [row.id, row.folderId, row.updatedAt]),
+      await repo.holdAll(k1, 'o1', ['d3', 'x', 'é']).then((held) =>
+        repo.delete(
+          k1,
+          'o1',
+          [...held.values()].filter((row) => row.folderId === 'f3').map((row) => row.id),
+        ),
+      ),
       ids(await repo.page(k1, 'o1', { folderId: undefined, after: undefined, limit: 100 })),
       ids(await repo.page(k1, 'o2', { folderId: undefined, after: undefined, limit: 100 })),
       ids(await repo.page(k2, 'o1', { folderId: undefined, after: undefined, limit: 100 })),
@@ -122,6 +129,11 @@ describe('documents', () => {
     expect(s[32]).toMatchObject({ folderId: 'f3', accessType: 'organizationPrivate' });
     expect(s[33]).toMatchObject({ disabled: true });
     expect(s[34]).toMatchObject({ name: 'Doc d1', disabled: false });
+    expect(s[37]).toEqual([
+      ['d3', 'f3', 1_700_000_000_002],
+      ['x', 'f3', 1_700_000_000_002],
+      ['é', null, 1_700_000_000_000],
+    ]);
     expect(s[39]).toEqual(['D2', 'bulk-505', 'bulk-506', 'bulk-507', 'bulk-508', 'bulk-509', 'é']);
     expect(s[40]).toEqual(['d1']);
     expect(s[41]).toEqual(['d1']);

@@ -88,6 +88,11 @@ describe('folders', () => {
       await repo.subtree(k1, 'o1', '/'),
       await repo.subtree(k1, 'o2', '/'),
       await repo.subtree(k2, 'o1', '/'),
+      // a folder's delete holds its subtree: the rows as they are, parents before children, nothing changed
+      await repo.holdSubtree(k1, 'o1', '/'),
+      await repo.holdSubtree(k1, 'o1', '/A/'),
+      await repo.holdSubtree(k2, 'o1', '/b/'),
+      await repo.holdSubtree(k1, 'o1', '/missing/'),
     ]);
     expect(answers.pg).toEqual(answers.sqlite);
     const s = answers.sqlite;
@@ -108,6 +113,10 @@ describe('folders', () => {
     expect(s[26]).toMatchObject({ name: 'Renamed', updatedAt: 1_700_000_000_003 });
     expect(s[27]).toMatchObject({ name: 'Folder A', organizationId: 'o1', apiKeyId: 'k2' });
     expect(ids(s[31])).toEqual(['Aé', 'A', 'a', 'b']);
+    expect(s[34]).toEqual(s[31]);
+    expect(ids(s[35])).toEqual(['A']);
+    expect(ids(s[36])).toEqual([]);
+    expect(s[37]).toEqual([]);
     expect(ids(s[32])).toEqual(['A']);
     expect(ids(s[33])).toEqual(['A']);
     // booleans and JSON arrays come back as such on PostgreSQL

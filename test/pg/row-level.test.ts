@@ -8,6 +8,7 @@ import { type TenantScope, tenantScope } from '../../server/db/scope.ts';
 import { answerOf, dataOf, startTestServer, type CallResult, type TestServer } from '../helpers/server.ts';
 import { REVIEW_FLOW } from '../helpers/workflows.ts';
 import { b64, PNG } from '../helpers/media.ts';
+import { connectYjs } from '../helpers/yjs.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -57,6 +58,8 @@ async function waitingOn(what: string) {
   return Number(row?.n);
 }
 const waiting = async (what: string) => (await waitingOn(what)) > 0;
+/** How many connections wait on another's row or key: a transaction's, a row's queue, an advisory lock. */
+const lockWaits = async () => (await waitingOn('transactionid')) + (await waitingOn('tuple')) + (await waitingOn('advisory'));
 
 /** Waits, 10 ms at a time, until `done`; 5 s at most. */
 async function until(done: () => Promise<boolean>, what: string) {
@@ -450,7 +453,6 @@ it('removes the bytes of a version added while its recording was deleted, the ad
       },
     });
   const orphans = () => count('attachment_blobs b', 'NOT EXISTS (SELECT 1 FROM recording_attachments r WHERE r.storage_key = b.storage_key)', []);
-  const lockWaits = async () => (await waitingOn('transactionid')) + (await waitingOn('tuple')) + (await waitingOn('advisory'));
   const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
   await blocker.connect();
   try {
@@ -1038,35 +1040,147 @@ it('adds one user from 20 users/add at once, and never leaves a membership on a 
   }
 });
 
-it('deletes the membership of a users/add that read its folder before the folder’s delete began and wrote it after', async () => {
-  // The interleaving the race above meets by chance, made every time: the add is held between its read of the folder
-  // and its writes by an uncommitted profile of its new user on a connection of the test's own (the profile's insert
-  // waits on the primary key); the folder's delete is sent then, and the test lets the add go once the delete has
-  // ended (without the hold: it saw no membership, which the add then commits on a deleted folder) or waits for the
-  // add on the folder's row (with it: it is refused once the add commits, and runs again)
+it('deletes the membership of a users/add that read its folder or document before the delete began and wrote it after', async () => {
+  // The interleaving the race above meets by chance, made every time: the add is held between its hold of the folder
+  // or document and its writes by an uncommitted profile of its new user on a connection of the test's own (the
+  // profile's insert waits on the primary key); the delete is sent then, and the test lets the add go once the delete
+  // has ended (without the add's hold, or the delete's: it saw no membership, which the add then commits on a deleted
+  // folder or document) or waits for the add on the held row (then it reads what the add committed)
   const organizationId = 'people-held';
   ok([await t.callK<Body>('/v2/users/add', { organizationId, users: [{ userId: 'seed' }] })]);
   const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
   await blocker.connect();
   try {
-    for (let round = 0; round < 2; round++) {
-      const [folderId, userId] = [`held-${round}`, `late-${round}`];
-      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId }] })]);
+    for (const [round, target] of (['folder', 'document', 'folder', 'document'] as const).entries()) {
+      const [resourceId, userId] = [`held-${round}`, `late-${round}`];
+      ok([
+        target === 'folder'
+          ? await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: resourceId }] })
+          : await t.callK<Body>('/v2/organizations/documents/add', { organizationId, documents: [{ documentId: resourceId }] }),
+      ]);
       await blocker.query('BEGIN');
       await blocker.query("CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM users WHERE id = 'seed'");
       await blocker.query('UPDATE held SET id = $1', [userId]);
       await blocker.query('INSERT INTO users SELECT * FROM held');
-      const late = t.callK<Body>('/v2/users/add', { organizationId, folderId, users: [{ userId }] });
+      const late = t.callK<Body>('/v2/users/add', { organizationId, [target === 'folder' ? 'folderId' : 'documentId']: resourceId, users: [{ userId }] });
       await until(() => waiting('transactionid'), 'the add waiting for the uncommitted profile');
       let ended = false;
-      const deleted = t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId }).finally(() => {
+      const deleted = (
+        target === 'folder'
+          ? t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: resourceId })
+          : t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [resourceId] })
+      ).finally(() => {
         ended = true;
       });
-      await until(async () => ended || (await waitingOn('transactionid')) > 1, 'the delete ended or waiting for the add');
+      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the add');
       await blocker.query('ROLLBACK');
       const [added, gone] = await Promise.all([late, deleted]);
       ok([added, gone]);
-      expect(await count('memberships', 'organization_id = $1 AND resource_id = $2', [organizationId, folderId])).toBe(0);
+      expect(await count('memberships', 'organization_id = $1 AND resource_id = $2', [organizationId, resourceId])).toBe(0);
+    }
+  } finally {
+    await blocker.end();
+  }
+});
+
+it('deletes a folder added under a subfolder while the folder’s delete waited for that add', async () => {
+  // A folder's delete holds its subtree in one statement, which waits for an add holding a subfolder and does not see
+  // the folder that add then commits (the statement reads as of its start): the delete holds the subtree again until
+  // two passes find the same folders. Made every time: the add held at its insert by an uncommitted folder of the
+  // same id on the test's own connection, the delete sent then, the add let go once the delete waits for it.
+  const organizationId = 'tree-held';
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
+  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
+  await blocker.connect();
+  try {
+    for (let round = 0; round < 2; round++) {
+      const [top, child, late] = [`top-${round}`, `child-${round}`, `late-${round}`];
+      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: top }] })]);
+      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: child, parentFolderId: top }] })]);
+      await blocker.query('BEGIN');
+      await blocker.query('CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM folders WHERE organization_id = $1 AND id = $2', [organizationId, child]);
+      await blocker.query('UPDATE held SET id = $1', [late]);
+      await blocker.query('INSERT INTO folders SELECT * FROM held');
+      const added = t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: late, parentFolderId: child }] });
+      await until(() => waiting('transactionid'), 'the add waiting for the uncommitted folder');
+      let ended = false;
+      const deleted = t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: top }).finally(() => {
+        ended = true;
+      });
+      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the add');
+      await blocker.query('ROLLBACK');
+      ok(await Promise.all([added, deleted]));
+      expect(await count('folders', 'organization_id = $1', [organizationId])).toBe(0);
+    }
+  } finally {
+    await blocker.end();
+  }
+});
+
+it('deletes a folder moved into a folder while that folder’s delete began, or tells the move its parent is gone', async () => {
+  // A folder's move holds its new parent (`folders.hold`), as an add does: the move and a delete of the parent exclude
+  // each other. Made every time: the move held at its rewrite of the moved folder by a row lock on it on the test's
+  // own connection, the parent's delete sent then, the move let go once the delete has ended (without the move's
+  // hold: the moved folder is left under a deleted parent) or waits for the move
+  const organizationId = 'moves-held';
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
+  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
+  await blocker.connect();
+  try {
+    for (let round = 0; round < 2; round++) {
+      const [parent, moving] = [`parent-${round}`, `moving-${round}`];
+      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: parent }, { folderId: moving }] })]);
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM folders WHERE organization_id = $1 AND id = $2 FOR UPDATE', [organizationId, moving]);
+      const moved = t.callK<Body>('/v2/organizations/folders/update', { organizationId, folders: [{ folderId: moving, parentFolderId: parent }] });
+      await until(() => waiting('transactionid'), 'the move waiting for the locked folder');
+      let ended = false;
+      const deleted = t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: parent }).finally(() => {
+        ended = true;
+      });
+      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the move');
+      await blocker.query('ROLLBACK');
+      ok(await Promise.all([moved, deleted]));
+      const orphans = await count(
+        'folders f',
+        "organization_id = $1 AND parent_id <> 'root' AND NOT EXISTS (SELECT 1 FROM folders p WHERE p.api_key_id = f.api_key_id AND p.organization_id = f.organization_id AND p.id = f.parent_id)",
+        [organizationId],
+      );
+      expect(orphans).toBe(0);
+    }
+  } finally {
+    await blocker.end();
+  }
+});
+
+it('keeps a document moved out of a folder while the folder’s delete waited for the move', async () => {
+  // A folder's delete reads the documents in its folders, then holds them: one a move took out meanwhile is held as
+  // the move left it, elsewhere, and is no longer the delete's. Made every time: the move held at its update of the
+  // document by a row lock on it on the test's own connection, the folder's delete sent then, the move let go once
+  // the delete waits for it (without the check, the moved document was deleted, its move answered done)
+  const organizationId = 'moved-out';
+  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
+  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
+  await blocker.connect();
+  try {
+    for (let round = 0; round < 2; round++) {
+      const [doomed, kept, documentId] = [`doomed-${round}`, `kept-${round}`, `doc-${round}`];
+      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: doomed }, { folderId: kept }] })]);
+      ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, folderId: doomed, documents: [{ documentId }] })]);
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM documents WHERE organization_id = $1 AND id = $2 FOR UPDATE', [organizationId, documentId]);
+      const moved = t.callK<Body>('/v2/organizations/documents/move', { organizationId, documentIds: [documentId], folderId: kept });
+      await until(() => waiting('transactionid'), 'the move waiting for the locked document');
+      let ended = false;
+      const deleted = t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: doomed }).finally(() => {
+        ended = true;
+      });
+      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the move');
+      await blocker.query('ROLLBACK');
+      ok(await Promise.all([moved, deleted]));
+      expect(await t.query('SELECT folder_id FROM documents WHERE organization_id = $1 AND id = $2', [organizationId, documentId])).toEqual([
+        { folder_id: kept },
+      ]);
     }
   } finally {
     await blocker.end();
@@ -1254,6 +1368,50 @@ it('adds one document once when 20 adds of it run at once, creating its folder, 
     ]);
     for (const answer of raced) expect([200, 404], JSON.stringify(answer.body)).toContain(answer.status);
     expect(await count('documents', 'organization_id = $1 AND folder_id = $2', ['docs-add', doomed])).toBe(0);
+  }
+});
+
+it('deletes a document, and a folder holding one, while a client edits it without pause: answered 200, no unit run again', async () => {
+  // A live room's flush bumps its row every few milliseconds. SERIALIZABLE, the delete that read the row was refused
+  // at each bump and ran again, and after 12 attempts answered 500 (a room edited without pause made every attempt
+  // meet a bump); at READ COMMITTED its DELETE waits for the flush in flight and deletes the row as it left it.
+  const organizationId = 'live';
+  const key = { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken };
+  for (const [round, target] of (['document', 'folder', 'document', 'folder'] as const).entries()) {
+    const [documentId, folderId] = [`live-${round}`, `live-folder-${round}`];
+    ok([
+      await t.callK<Body>('/v2/organizations/documents/add', {
+        organizationId,
+        createOrganization: true,
+        folderId,
+        createFolder: true,
+        documents: [{ documentId }],
+      }),
+    ]);
+    ok([await t.callK<Body>('/v2/crdt/add', { organizationId, documentId, editorId: 'e', type: 'text', data: '' })]);
+    const writer = connectYjs(t.url, { organizationId, documentId, editorId: 'e' }, key);
+    await writer.synced;
+    const text = writer.doc.getText('content');
+    let editing = true;
+    const edits = (async () => {
+      while (editing) {
+        for (let i = 0; i < 20; i++) text.insert(text.length, 'x');
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    })();
+    // flushes under way before the delete, and through it
+    await until(async () => (await count('crdt_updates', 'organization_id = $1 AND document_id = $2', [organizationId, documentId])) > 20, 'the room flushing');
+    const before = retries();
+    const deleted =
+      target === 'document'
+        ? await t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [documentId] })
+        : await t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId });
+    editing = false;
+    await edits;
+    writer.close();
+    ok([deleted]);
+    expect(retries() - before).toBe(0);
+    expect(await count('documents', 'organization_id = $1 AND id = $2', [organizationId, documentId])).toBe(0);
   }
 });
 

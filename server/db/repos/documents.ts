@@ -74,8 +74,8 @@ export function documentsRepo(engine: Engine) {
 
     /**
      * The document, read by an update that changes nothing (`updated_at = updated_at`), as `folders.hold`: a membership
-     * granted on it and a delete of it (SERIALIZABLE) exclude each other, the grant waiting for the delete's commit
-     * and finding it gone, or the delete meeting the row changed and running again.
+     * granted on it and a delete of it (which holds it too: `holdAll`) exclude each other, the grant waiting for the
+     * delete's commit and finding it gone, or the delete waiting for the grant's and then deleting what it added.
      */
     hold: (scope: TenantScope, organizationId: string, id: string) =>
       engine.write(
@@ -88,6 +88,26 @@ export function documentsRepo(engine: Engine) {
               .returning()
           )[0],
       ),
+
+    /**
+     * The ones of these ids that exist, by id, each held as `hold` holds one (a document's delete at READ COMMITTED: the
+     * units that hold one of them, or change it, commit first and their rows are seen, and those after wait for the
+     * delete's end and find it gone).
+     */
+    holdAll: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
+      engine.write(async (db) => {
+        const rows: DocumentRow[] = [];
+        for (let i = 0; i < ids.length; i += SLICE)
+          rows.push(
+            ...(await db
+              .update(d)
+              .set({ updatedAt: sql`${d.updatedAt}` })
+              .where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.id, ids.slice(i, i + SLICE))))
+              .returning()),
+          );
+        // by id, as findMany answers (an update's rows come in no order of its own)
+        return new Map(rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((row) => [row.id, row]));
+      }),
 
     /** The ones of these ids that exist, by id. */
     findMany: (scope: TenantScope, organizationId: string, ids: readonly string[]) =>
@@ -184,13 +204,6 @@ export function documentsRepo(engine: Engine) {
       engine.write(async (db) => {
         for (let i = 0; i < ids.length; i += SLICE)
           await db.delete(d).where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.id, ids.slice(i, i + SLICE))));
-      }),
-
-    /** Deletes the rows of the documents in these folders. */
-    deleteInFolders: (scope: TenantScope, organizationId: string, folderIds: readonly string[]) =>
-      engine.write(async (db) => {
-        for (let i = 0; i < folderIds.length; i += SLICE)
-          await db.delete(d).where(and(inOrganization(scope.apiKeyId, organizationId), inArray(d.folderId, folderIds.slice(i, i + SLICE))));
       }),
   };
 }

@@ -82,9 +82,10 @@ export function foldersRepo(engine: Engine) {
      * The folder, read by an update that changes nothing (`updated_at = updated_at`): the folder a new one is added
      * under, or one a membership is granted on. The caller's unit and a move, access change or delete of its subtree,
      * which rewrite or delete this row, exclude each other (docs/storage.md, "Invariants"). On PostgreSQL, at READ
-     * COMMITTED, the caller waits for such a unit's commit and reads the row as it left it (moved, or gone); such a unit
-     * (SERIALIZABLE) that read the subtree before the caller's commit then meets this row changed, is refused, and
-     * runs again, finding what the caller added.
+     * COMMITTED, the caller waits for such a unit's commit and reads the row as it left it (moved, or gone); a move or
+     * access change (SERIALIZABLE) that read the subtree before the caller's commit then meets this row changed, is
+     * refused, and runs again, finding what the caller added; a delete (READ COMMITTED) holds the row itself
+     * (`holdSubtree`), so it waits for the caller's commit and then sees what the caller added.
      */
     hold: (scope: TenantScope, organizationId: string, id: string) =>
       engine.write(
@@ -97,6 +98,21 @@ export function foldersRepo(engine: Engine) {
               .returning()
           )[0],
       ),
+
+    /**
+     * The folder whose path is `path` and everything below it, each held as `hold` holds one, parents before children.
+     * At READ COMMITTED a folder added or moved under it by a unit that committed while this statement waited is not
+     * among them: a folder's delete holds its subtree again until two passes find the same folders (services/folders.ts).
+     */
+    holdSubtree: (scope: TenantScope, organizationId: string, path: string) =>
+      engine.write(async (db) => {
+        const rows = await db
+          .update(f)
+          .set({ updatedAt: sql`${f.updatedAt}` })
+          .where(and(eq(f.apiKeyId, scope.apiKeyId), eq(f.organizationId, organizationId), gte(f.path, path), lt(f.path, path + PATH_END)))
+          .returning();
+        return rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      }),
 
     /** Writes each change to its folder, in one unit of work. */
     change: (scope: TenantScope, organizationId: string, changes: ReadonlyArray<{ id: string; set: FolderChange }>) =>
