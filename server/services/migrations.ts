@@ -70,19 +70,23 @@ const moved = (deps: { accessEvents: AccessEvents }, job: MigrationRow) =>
  */
 export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, scope: TenantScope, job: MigrationRow) {
   const { storage } = deps;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the fence, as a delete's; the source document held, as a
+  // delete holds it; the new id's document inserted ON CONFLICT DO NOTHING (taken meanwhile: it exists already); the
+  // room's rows held before the data moves (documentData.move). SERIALIZABLE, a room edited live refused every attempt
+  // and the job failed
   await storage.transaction(
     async () => {
-      const source = await storage.documents.find(scope, job.organizationId, job.fromDocumentId);
+      const source = (await storage.documents.holdAll(scope, job.organizationId, [job.fromDocumentId])).get(job.fromDocumentId);
       if (!source) throw new Error(`the document ${job.fromDocumentId} no longer exists`);
-      if (await storage.documents.find(scope, job.organizationId, job.toDocumentId)) throw new Error(`a document ${job.toDocumentId} exists already`);
-      await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: currentTime() }]);
+      const made = await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: currentTime() }]);
+      if (made.size === 0) throw new Error(`a document ${job.toDocumentId} exists already`);
       await storage.documentData.move(scope, job.organizationId, job.fromDocumentId, job.toDocumentId);
       await storage.documents.delete(scope, job.organizationId, [job.fromDocumentId]);
       // taken back meanwhile (its lease ran out): the move is undone, the job's new holder makes it
       if (!(await storage.documentMigrations.complete(scope, job.id, Date.now(), job.leaseUntil))) throw new LeaseLostError(`document migration ${job.id}`);
     },
     // the old id's data moves, as a delete's goes: with every row added under it (docs/storage.md, "Fences")
-    { deletesDocumentsOf: { scope, organizationId: job.organizationId } },
+    { rowLevel: true, deletesDocumentsOf: { scope, organizationId: job.organizationId } },
   );
   moved(deps, job);
 }

@@ -1371,13 +1371,13 @@ it('adds one document once when 20 adds of it run at once, creating its folder, 
   }
 });
 
-it('deletes a document, and a folder holding one, while a client edits it without pause: answered 200, no unit run again', async () => {
+it('deletes a document, and a folder holding one, and moves one to a new id, while a client edits it without pause: no unit run again', async () => {
   // A live room's flush bumps its row every few milliseconds. SERIALIZABLE, the delete that read the row was refused
   // at each bump and ran again, and after 12 attempts answered 500 (a room edited without pause made every attempt
   // meet a bump); at READ COMMITTED its DELETE waits for the flush in flight and deletes the row as it left it.
   const organizationId = 'live';
   const key = { apiKey: t.credentials.apiKey, authToken: t.credentials.authToken };
-  for (const [round, target] of (['document', 'folder', 'document', 'folder'] as const).entries()) {
+  for (const [round, target] of (['document', 'folder', 'migration', 'document', 'folder', 'migration'] as const).entries()) {
     const [documentId, folderId] = [`live-${round}`, `live-folder-${round}`];
     ok([
       await t.callK<Body>('/v2/organizations/documents/add', {
@@ -1402,16 +1402,32 @@ it('deletes a document, and a folder holding one, while a client edits it withou
     // flushes under way before the delete, and through it
     await until(async () => (await count('crdt_updates', 'organization_id = $1 AND document_id = $2', [organizationId, documentId])) > 20, 'the room flushing');
     const before = retries();
-    const deleted =
+    const newDocumentId = `moved-${round}`;
+    const answer =
       target === 'document'
         ? await t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [documentId] })
-        : await t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId });
+        : target === 'folder'
+          ? await t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId })
+          : await t.callK<Body>('/v2/organizations/documents/migrate', { organizationId, documentId, newDocumentId });
+    ok([answer]);
+    if (target === 'migration') {
+      // the migration is a job: its status once it ended (SERIALIZABLE, it failed on the third refused run)
+      const { migrationId } = dataOf<{ migrationId: string }>(answer);
+      const status = async () =>
+        dataOf<{ status: string; error: string | null }>(await t.callK<Body>('/v2/organizations/documents/migrate/status', { organizationId, migrationId }));
+      await until(async () => ['completed', 'failed'].includes((await status()).status), 'the migration ended');
+      expect(await status()).toMatchObject({ status: 'completed', error: null });
+    }
     editing = false;
     await edits;
     writer.close();
-    ok([deleted]);
     expect(retries() - before).toBe(0);
     expect(await count('documents', 'organization_id = $1 AND id = $2', [organizationId, documentId])).toBe(0);
+    if (target === 'migration') {
+      // what the room had stored moved with it: text of the writer's, whole
+      const [moved] = dataOf<Array<{ data: string }>>(await t.callK<Body>('/v2/crdt/get', { organizationId, documentId: newDocumentId, editorId: 'e' }));
+      expect(moved?.data).toMatch(/^x{20,}$/);
+    }
   }
 });
 

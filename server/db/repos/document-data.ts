@@ -43,6 +43,13 @@ export function documentDataRepo(engine: Engine) {
 
   /** Moves the same data from one document id to another, in the caller's unit of work (a document migration). */
   async function moveData(db: Q, apiKeyId: string, organizationId: string, fromDocumentId: string, toDocumentId: string) {
+    // the collaborative content's rows held first (an update that changes nothing): a live room's flush in flight
+    // commits before the moves below read its update (at READ COMMITTED each statement sees what committed before it),
+    // and one after waits, then finds its row gone and appends nothing under the old id
+    await db
+      .update(crdtDocuments)
+      .set({ updatedAt: sql`${crdtDocuments.updatedAt}` })
+      .where(and(eq(crdtDocuments.apiKeyId, apiKeyId), eq(crdtDocuments.organizationId, organizationId), eq(crdtDocuments.documentId, fromDocumentId)));
     await db
       .update(m)
       .set({ resourceId: toDocumentId })
