@@ -5,6 +5,18 @@ import type { Logger } from '../log.ts';
 /** A job interrupted this many times (a crash or kill each time) is failed rather than retried forever. */
 export const MAX_ATTEMPTS = 3;
 
+/**
+ * A job's failure whose message is the caller's to read (a job's status shows it): the document gone, the new id
+ * taken. Any other error (a refused statement, a bug) fails the job with INTERNAL_JOB_FAILURE, its cause kept in the
+ * server's log only: a driver's message names SQL and internal ids.
+ */
+export class JobFailure extends Error {
+  override name = 'JobFailure';
+}
+
+/** The status message of a job that failed for a reason other than a JobFailure. */
+export const INTERNAL_JOB_FAILURE = 'internal error: the job could not finish (the server log has the cause)';
+
 /** What the runner knows of a job: its id, and how many times it was started (this run included, once taken). */
 export interface Job {
   id: string;
@@ -25,7 +37,7 @@ export interface JobQueue<J extends Job = Job> {
    */
   claim(now: number, leaseUntil: number): Promise<J | undefined>;
   /**
-   * Does the job; a throw fails it with the error's message. Its completion applies only while the job is still
+   * Does the job; a throw fails it, with the error's message for a JobFailure. Its completion applies only while the job is still
    * held under the lease its claim set (`leaseUntil`): else it throws LeaseLostError and its outcome does not apply
    * (what it did before it learnt that must be safe to do again: the job's new holder runs it again).
    */
@@ -78,7 +90,7 @@ export function createJobRunner(deps: { log: Logger }, queues: readonly JobQueue
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           // taken over (its lease ran out): the job is another run's now, whose outcome stands
-          if (error instanceof LeaseLostError || !(await queue.markFailed(job, message))) {
+          if (error instanceof LeaseLostError || !(await queue.markFailed(job, error instanceof JobFailure ? message : INTERNAL_JOB_FAILURE))) {
             log.warn(`${queue.name} job's lease ran out; its outcome is dropped`, { jobId: job.id, error: message });
             continue;
           }

@@ -6,7 +6,7 @@ import { LeaseLostError } from '../db/repos/lease.ts';
 import { alreadyExists, invalid, notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import type { AccessEvents } from './access-events.ts';
-import { MAX_ATTEMPTS, type JobQueue, type JobRunner } from './jobs.ts';
+import { JobFailure, MAX_ATTEMPTS, type JobQueue, type JobRunner } from './jobs.ts';
 
 export type { MigrationRow };
 type Deps = { storage: Storage };
@@ -77,9 +77,9 @@ export async function runMigration(deps: Deps & { accessEvents: AccessEvents }, 
   await storage.transaction(
     async () => {
       const source = (await storage.documents.holdAll(scope, job.organizationId, [job.fromDocumentId])).get(job.fromDocumentId);
-      if (!source) throw new Error(`the document ${job.fromDocumentId} no longer exists`);
+      if (!source) throw new JobFailure(`the document ${job.fromDocumentId} no longer exists`);
       const made = await storage.documents.insert(scope, [{ ...source, id: job.toDocumentId, updatedAt: currentTime() }]);
-      if (made.size === 0) throw new Error(`a document ${job.toDocumentId} exists already`);
+      if (made.size === 0) throw new JobFailure(`a document ${job.toDocumentId} exists already`);
       await storage.documentData.move(scope, job.organizationId, job.fromDocumentId, job.toDocumentId);
       await storage.documents.delete(scope, job.organizationId, [job.fromDocumentId]);
       // taken back meanwhile (its lease ran out): the move is undone, the job's new holder makes it
@@ -99,7 +99,7 @@ export function migrationQueue(deps: Deps & { accessEvents: AccessEvents }): Job
     claim: (now, leaseUntil) => documentMigrations.claim(now, leaseUntil, MAX_ATTEMPTS),
     async run(job) {
       const scope = await deps.storage.keys.scopeFor(job.apiKeyId);
-      if (!scope) throw new Error(`the API key ${job.apiKeyId} no longer exists`);
+      if (!scope) throw new JobFailure(`the API key ${job.apiKeyId} no longer exists`);
       await runMigration(deps, scope, job);
     },
     markFailed: (job, message) => documentMigrations.markFailed(job.id, message, Date.now(), job.leaseUntil),

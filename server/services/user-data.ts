@@ -6,7 +6,7 @@ import { notFound } from '../errors.ts';
 import { randomAlphanumeric } from '../security/secrets.ts';
 import type { AccessEvents } from './access-events.ts';
 import { describeAnnotation, describeReaction, describeThreads } from './comment-presenters.ts';
-import { MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
+import { JobFailure, MAX_ATTEMPTS, type JobQueue } from './jobs.ts';
 import { commentPlainText } from './memory.ts';
 import { getNotifications } from './notifications.ts';
 import { describeRecording } from './recordings.ts';
@@ -161,7 +161,7 @@ type ErasureDeps = Deps & { accessEvents: AccessEvents };
  */
 async function erase(deps: ErasureDeps, job: ErasureJob) {
   const scope = await deps.storage.keys.scopeFor(job.apiKeyId);
-  if (!scope) throw new Error(`the API key ${job.apiKeyId} no longer exists`);
+  if (!scope) throw new JobFailure(`the API key ${job.apiKeyId} no longer exists`);
   const files = await deps.storage.userData.erase(scope, job, ERASURE_RULES);
   // the user's memberships are gone: so is their access
   deps.accessEvents.publish({ apiKeyId: job.apiKeyId, userIds: [job.userId] });

@@ -8,6 +8,7 @@ import { documentRole, type UserAccess } from '../../../helpers/access.ts';
 import { startCliServer } from '../../../helpers/cli.ts';
 import { createWorkspace } from '../../../helpers/factories.ts';
 import { freshTestDatabase, testPostgres } from '../../../helpers/pg-database.ts';
+import { INTERNAL_JOB_FAILURE } from '../../../../server/services/jobs.ts';
 import { apiKeyHeaders, call, dataOf, errorOf, eventually, resultOf, startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 /** A job as /v2/organizations/documents/migrate/status answers it (the fields these tests read). */
@@ -120,6 +121,24 @@ describe('migrations across restarts', () => {
     await eventually(async () =>
       expect(dataOf<MigrationStatus>(await status('mig_orphan'))).toMatchObject({ status: 'failed', error: 'the document never-existed no longer exists' }),
     );
+  });
+
+  it("fails a job whose storage refuses it with a message of its own, not the driver's (SQL, internal ids)", async () => {
+    await t.callK('/v2/organizations/documents/add', { organizationId: 'acme', documents: [{ documentId: 'refused' }] });
+    const data = t.server.app.storage.documentData;
+    const move = data.move;
+    data.move = async () => {
+      throw new Error('Failed query: delete from "crdt_documents" where "api_key_id" = $1\nparams: secret-ish-id');
+    };
+    try {
+      const { migrationId } = dataOf<{ migrationId: string }>(await migrate({ organizationId: 'acme', documentId: 'refused', newDocumentId: 'refused-2' }));
+      await eventually(async () => expect(dataOf<MigrationStatus>(await status(migrationId))).toMatchObject({ status: 'failed', error: INTERNAL_JOB_FAILURE }));
+    } finally {
+      data.move = move;
+    }
+    // nothing of it done: the unit of work rolled back
+    expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['refused'] })).status).toBe(200);
+    expect((await t.callK('/v2/organizations/documents/get', { organizationId: 'acme', documentIds: ['refused-2'] })).status).toBe(404);
   });
 
   it('survives SIGKILL during a large migration: after restart it is complete, never half-done', async () => {
