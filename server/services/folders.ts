@@ -12,6 +12,7 @@ import { keyed } from './keyed.ts';
 
 export type { FolderRow };
 type Deps = { storage: Storage };
+const ROW_LEVEL = { rowLevel: true };
 export const ROOT = 'root';
 /** What a top-level folder that inherits gets: no restriction (documents keep their own access type). */
 const ROOT_ACCESS: DocumentAccessType = 'public';
@@ -91,8 +92,25 @@ export async function addFolders(deps: Deps, scope: TenantScope, input: z.output
 }
 
 /**
+ * The subtree under `path` held (`folders.holdSubtree`), parents before children, as it is once no unit adds or moves
+ * a folder into it: at READ COMMITTED a pass waits for the units holding one of its folders and does not see a folder
+ * they commit under it (a statement reads as of its start), so it is held again until two passes find the same
+ * folders; from then on an add or move into it (each holds its parent, `folders.hold`) waits for the caller's end.
+ * The caller holds the subtree's top first, so that its path cannot change meanwhile.
+ */
+async function holdWholeSubtree(deps: Deps, scope: TenantScope, organizationId: string, path: string): Promise<FolderRow[]> {
+  let held = new Set<string>();
+  for (;;) {
+    const rows = await deps.storage.folders.holdSubtree(scope, organizationId, path);
+    if (rows.length === held.size && rows.every((row) => held.has(row.id))) return rows;
+    held = new Set(rows.map((row) => row.id));
+  }
+}
+
+/**
  * Rewrites a subtree after its top folder moved or changed its access settings: every folder below gets the
- * new ancestors/path prefix and its effective access type recomputed top-down. Touches the subtree only.
+ * new ancestors/path prefix and its effective access type recomputed top-down. Touches the subtree only, held
+ * whole first (`holdWholeSubtree`: the caller holds `top`).
  */
 async function rewriteSubtree(
   deps: Deps,
@@ -100,7 +118,7 @@ async function rewriteSubtree(
   top: FolderRow,
   next: { parent: FolderRow | null; ownAccessType: DocumentAccessType | null; inheritAccess: boolean },
 ) {
-  const rows = await deps.storage.folders.subtree(scope, top.organizationId, top.path);
+  const rows = await holdWholeSubtree(deps, scope, top.organizationId, top.path);
   const oldPath = top.path;
   const oldDepth = top.ancestors.length;
   const moved = placement(next.parent, top.id);
@@ -138,10 +156,14 @@ export async function updateFolders(
 ): Promise<Outcomes> {
   const { folders } = deps.storage;
   let moved = false;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the folder held, its new parent held (a delete or move of
+  // it and this move exclude each other), its subtree held whole before it is rewritten (`holdWholeSubtree`): an add
+  // into it, a grant on it or a delete of it waits, or is waited for. SERIALIZABLE, a move was refused whenever such a
+  // unit held a folder of its subtree, and users added to a subfolder without pause made it fail
   const outcomes = await deps.storage.transaction(async () => {
     const out: Outcomes = keyed();
     for (const item of input.folders) {
-      const folder = await folders.find(scope, input.organizationId, item.folderId);
+      const folder = await folders.hold(scope, input.organizationId, item.folderId);
       if (!folder) {
         out[item.folderId] = { success: false, id: item.folderId, message: 'Folder does not exist.' };
         continue;
@@ -167,7 +189,7 @@ export async function updateFolders(
       out[item.folderId] = { success: true, id: item.folderId, message: 'Folder Updated.' };
     }
     return out;
-  });
+  }, ROW_LEVEL);
   // a folder moved under a stricter parent takes its access type, and its documents'
   if (moved) deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId: input.organizationId });
   return outcomes;
@@ -185,10 +207,13 @@ export async function updateFolderAccess(
     throw invalid('accessType is required when inheritFromParent is false.');
   }
   const { folders } = deps.storage;
+  // Row level on PostgreSQL (docs/storage.md, "Invariants"): the folder held, then its parent read (a change of the
+  // parent's access holds this folder too, so it commits first or waits), then its subtree held whole and rewritten,
+  // as a move's
   const outcomes = await deps.storage.transaction(async () => {
     const out: Outcomes = keyed();
     for (const folderId of new Set(input.folderIds)) {
-      const folder = await folders.find(scope, input.organizationId, folderId);
+      const folder = await folders.hold(scope, input.organizationId, folderId);
       if (!folder) {
         out[folderId] = { success: false, id: folderId, message: 'Folder does not exist.' };
         continue;
@@ -201,7 +226,7 @@ export async function updateFolderAccess(
       out[folderId] = { success: true, id: folderId, message: 'Folder access updated.' };
     }
     return out;
-  });
+  }, ROW_LEVEL);
   deps.accessEvents.publish({ apiKeyId: scope.apiKeyId, organizationId: input.organizationId });
   return outcomes;
 }
@@ -219,13 +244,8 @@ export async function deleteFolder(deps: Deps & { accessEvents: AccessEvents }, 
     async () => {
       const folder = await storage.folders.hold(scope, organizationId, folderId);
       if (!folder) throw notFound('Folder not found.');
-      let folderIds = new Set<string>();
-      for (;;) {
-        const held = (await storage.folders.holdSubtree(scope, organizationId, folder.path)).map((f) => f.id);
-        if (held.length === folderIds.size && held.every((id) => folderIds.has(id))) break;
-        folderIds = new Set(held);
-      }
-      const ids = [...folderIds];
+      const ids = (await holdWholeSubtree(deps, scope, organizationId, folder.path)).map((f) => f.id);
+      const folderIds = new Set(ids);
       const inFolders = await storage.documents.idsInFolders(scope, organizationId, ids);
       // a document moved out while this waited for it is no longer this delete's
       const documentIds = [...(await storage.documents.holdAll(scope, organizationId, inFolders)).values()]

@@ -1083,17 +1083,27 @@ it('deletes the membership of a users/add that read its folder or document befor
   }
 });
 
-it('deletes a folder added under a subfolder while the folder’s delete waited for that add', async () => {
-  // A folder's delete holds its subtree in one statement, which waits for an add holding a subfolder and does not see
-  // the folder that add then commits (the statement reads as of its start): the delete holds the subtree again until
-  // two passes find the same folders. Made every time: the add held at its insert by an uncommitted folder of the
-  // same id on the test's own connection, the delete sent then, the add let go once the delete waits for it.
+it('deletes, moves or changes the access of a folder with the folder added under a subfolder while it waited for that add', async () => {
+  // A folder's delete, move or access change holds its subtree in one statement, which waits for an add holding a
+  // subfolder and does not see the folder that add then commits (the statement reads as of its start): the subtree is
+  // held again until two passes find the same folders. Made every time: the add held at its insert by an uncommitted
+  // folder of the same id on the test's own connection, the change sent then, the add let go once the change waits
+  // for it (with one pass the new folder was left without its parent, or under its parent's old path or access type).
   const organizationId = 'tree-held';
-  ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
+  ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders: [{ folderId: 'elsewhere' }] })]);
+  /** Folders whose parent is not there, or whose path, ancestors or inherited access type are not their parent's. */
+  const misplaced = () =>
+    count(
+      'folders c',
+      `c.organization_id = $1 AND c.parent_id <> 'root' AND NOT EXISTS (SELECT 1 FROM folders p WHERE p.api_key_id = c.api_key_id
+        AND p.organization_id = c.organization_id AND p.id = c.parent_id AND c.path = p.path || c.id || '/'
+        AND c.ancestors::jsonb = p.ancestors::jsonb || to_jsonb(p.id) AND (NOT c.inherit_access OR c.access_type = p.access_type))`,
+      [organizationId],
+    );
   const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
   await blocker.connect();
   try {
-    for (let round = 0; round < 2; round++) {
+    for (const [round, change] of (['delete', 'move', 'access', 'delete', 'move', 'access'] as const).entries()) {
       const [top, child, late] = [`top-${round}`, `child-${round}`, `late-${round}`];
       ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: top }] })]);
       ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: child, parentFolderId: top }] })]);
@@ -1104,17 +1114,50 @@ it('deletes a folder added under a subfolder while the folder’s delete waited 
       const added = t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: late, parentFolderId: child }] });
       await until(() => waiting('transactionid'), 'the add waiting for the uncommitted folder');
       let ended = false;
-      const deleted = t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: top }).finally(() => {
+      const changed = (
+        change === 'delete'
+          ? t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: top })
+          : change === 'move'
+            ? t.callK<Body>('/v2/organizations/folders/update', { organizationId, folders: [{ folderId: top, parentFolderId: 'elsewhere' }] })
+            : t.callK<Body>('/v2/organizations/folders/access/update', { organizationId, folderIds: [top], accessType: 'restricted' })
+      ).finally(() => {
         ended = true;
       });
-      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the add');
+      await until(async () => ended || (await lockWaits()) > 1, 'the change ended or waiting for the add');
       await blocker.query('ROLLBACK');
-      ok(await Promise.all([added, deleted]));
-      expect(await count('folders', 'organization_id = $1', [organizationId])).toBe(0);
+      ok(await Promise.all([added, changed]));
+      expect(await count('folders', 'organization_id = $1 AND id = $2', [organizationId, late])).toBe(change === 'delete' ? 0 : 1);
+      expect(await misplaced()).toBe(0);
     }
   } finally {
     await blocker.end();
   }
+});
+
+it('moves and changes the access of a folder while users are added to its subfolder without pause: no unit run again', async () => {
+  // users/add holds the folder it adds to: SERIALIZABLE, a move or access change that rewrote that folder's row was
+  // refused at each hold and, after 12 attempts, answered 500
+  const organizationId = 'busy-tree';
+  ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders: [{ folderId: 'a' }, { folderId: 'b' }] })]);
+  ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: 'sub', parentFolderId: 'a' }] })]);
+  let adding = true;
+  let added = 0;
+  const adders = Array.from({ length: 10 }, async (_, k) => {
+    while (adding) ok([await t.callK<Body>('/v2/users/add', { organizationId, folderId: 'sub', users: [{ userId: `u${k}-${added++}` }] })]);
+  });
+  await until(async () => added > 20, 'users being added');
+  const before = retries();
+  for (let round = 0; round < 4; round++) {
+    ok([await t.callK<Body>('/v2/organizations/folders/update', { organizationId, folders: [{ folderId: 'a', parentFolderId: round % 2 ? 'root' : 'b' }] })]);
+    ok([await t.callK<Body>('/v2/organizations/folders/access/update', { organizationId, folderIds: ['a'], accessType: round % 2 ? 'public' : 'restricted' })]);
+  }
+  adding = false;
+  await Promise.all(adders);
+  expect(retries() - before).toBe(0);
+  const [sub] = await t.query<{ path: string; access_type: string }>("SELECT path, access_type FROM folders WHERE organization_id = $1 AND id = 'sub'", [
+    organizationId,
+  ]);
+  expect(sub).toEqual({ path: '/a/sub/', access_type: 'public' });
 });
 
 it('deletes a folder moved into a folder while that folder’s delete began, or tells the move its parent is gone', async () => {
