@@ -65,3 +65,15 @@ export class StorageUnavailable extends Error {
     this.name = 'StorageUnavailable';
   }
 }
+
+/**
+ * A unit of work PostgreSQL refused (a serialization failure, a deadlock) as many times as the engine runs one
+ * again: other calls kept changing what it read. Answered ABORTED, a call to try again, not a fault of the server's
+ * (INTERNAL). The units that meet it are the few still SERIALIZABLE (docs/storage.md, "Left for the next units").
+ */
+export class StorageContention extends Error {
+  constructor(cause: unknown) {
+    super('the unit of work was refused by concurrent changes every time it ran', { cause });
+    this.name = 'StorageContention';
+  }
+}

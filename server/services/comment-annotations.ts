@@ -194,20 +194,36 @@ export async function updateAnnotations(deps: Deps, scope: TenantScope, apiKey: 
     if (replacements.has(oldUser.userId)) throw invalid(`updateUsers[${i}].oldUser names a user an earlier entry replaces: ${oldUser.userId}.`);
     replacements.set(oldUser.userId, userOf(newUser));
   }
-  return deps.storage.transaction(async () => {
-    const rows = await deps.storage.comments.annotations(scope, selectionOf({ ...input, order: 'asc' as const }), ANNOTATION_UPDATE_LIMIT + 1);
-    if (rows.length > ANNOTATION_UPDATE_LIMIT)
-      throw invalid(`The filters select more than ${ANNOTATION_UPDATE_LIMIT} annotations: narrow them (annotationIds, documentIds, …).`);
-    const out: Outcomes = keyed();
-    for (const annotationId of input.annotationIds ?? []) out[annotationId] = { success: false, message: 'Annotation not found.' };
-    for (const row of rows) {
-      if (changes) await applyUpdatedData(deps, scope, input, row, data);
-      // after updatedData, so that no replaced user stays behind in what it set
-      if (replacements.size > 0) await replaceUsers(deps, scope, row, replacements);
-      out[row.id] = { success: true, message: 'Updated Successfully' };
-    }
-    return out;
-  });
+  // Row level on PostgreSQL for updatedData (docs/storage.md, "Invariants"): the selection read, its annotations' key
+  // locks taken (a delete's, another update's), then the selection read again and kept to the locked ones, so that
+  // of two updates at once the second sees what the first changed; the thread's last update moved only forward
+  // (`touchAnnotation`, as comments/add moves it). SERIALIZABLE, an update of a thread that took replies without
+  // pause was refused at each reply and answered 500. updateUsers stays SERIALIZABLE: it rewrites a thread's
+  // reactions and read marks whole, and would drop one added between its read and its write
+  const rowLevel = replacements.size === 0;
+  return deps.storage.transaction(
+    async () => {
+      const selection = selectionOf({ ...input, order: 'asc' as const });
+      let rows = await deps.storage.comments.annotations(scope, selection, ANNOTATION_UPDATE_LIMIT + 1);
+      if (rows.length > ANNOTATION_UPDATE_LIMIT)
+        throw invalid(`The filters select more than ${ANNOTATION_UPDATE_LIMIT} annotations: narrow them (annotationIds, documentIds, …).`);
+      if (rowLevel && rows.length > 0) {
+        const locked = new Set(rows.map((row) => row.id));
+        await deps.storage.comments.lockAnnotations(scope, input.organizationId, [...locked]);
+        rows = (await deps.storage.comments.annotations(scope, selection, ANNOTATION_UPDATE_LIMIT + 1)).filter((row) => locked.has(row.id));
+      }
+      const out: Outcomes = keyed();
+      for (const annotationId of input.annotationIds ?? []) out[annotationId] = { success: false, message: 'Annotation not found.' };
+      for (const row of rows) {
+        if (changes) await applyUpdatedData(deps, scope, input, row, data);
+        // after updatedData, so that no replaced user stays behind in what it set
+        if (replacements.size > 0) await replaceUsers(deps, scope, row, replacements);
+        out[row.id] = { success: true, message: 'Updated Successfully' };
+      }
+      return out;
+    },
+    { rowLevel },
+  );
 }
 
 /**
@@ -282,7 +298,7 @@ async function applyUpdatedData(
   data: NonNullable<z.output<typeof annotationsUpdateInput>['updatedData']>,
 ) {
   const annotationId = row.id;
-  const set: Partial<AnnotationRow> = { updatedAt: currentTime() };
+  const set: Partial<AnnotationRow> = {};
   if (data.status) Object.assign(set, { status: data.status, statusId: data.status.id });
   if (data.priority !== undefined) set.priority = data.priority;
   if (data.assignedTo !== undefined) set.assignedTo = data.assignedTo ? userOf(data.assignedTo) : null;
@@ -291,6 +307,8 @@ async function applyUpdatedData(
   if (data.visibility) Object.assign(set, { visibility: data.visibility.type, visibleToUserIds: data.visibility.userIds ?? null });
   if (data.resolvedByUserId !== undefined) set.resolvedByUserId = data.resolvedByUserId;
   await deps.storage.comments.updateAnnotation(scope, input.organizationId, annotationId, set);
+  // forward only: a reply committed meanwhile may carry a later time
+  await deps.storage.comments.touchAnnotation(scope, input.organizationId, annotationId, currentTime());
   const actionUser = input.actionUser ? userOf(input.actionUser) : { userId: row.createdByUserId };
   const event = (type: WebhookEventType, extra: Record<string, unknown>) =>
     emitCommentEvent(deps, scope, { organizationId: input.organizationId, annotationId, type, actionUser, extra });

@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConcurrentChange, createPgEngine, inOrder, lockKey, lockRows, type PgEngine, ROW_LOCKS_MAX } from '../../server/db/pg/engine.ts';
-import { StorageConflict, StorageUnavailable } from '../../server/errors.ts';
+import { StorageConflict, StorageContention, StorageUnavailable } from '../../server/errors.ts';
 import { attachmentBlobs, clusterIdentity, pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
 import { eventually } from '../helpers/server.ts';
@@ -264,6 +264,29 @@ describe('units of work', () => {
       }),
     ).rejects.toMatchObject({ code: '23503' });
     expect(violations).toBe(3);
+  });
+
+  it('answers a unit refused every time it runs (its attempts spent) as StorageContention, which the HTTP layer answers ABORTED', async () => {
+    const refusal = (code: string) => Object.assign(new Error(`refused ${code}`), { code });
+    for (const code of ['40001', '40P01']) {
+      let runs = 0;
+      const unit = engine.transaction(
+        async () => {
+          runs++;
+          throw refusal(code);
+        },
+        { isolation: 'serializable' },
+      );
+      await expect(unit).rejects.toBeInstanceOf(StorageContention);
+      await expect(unit).rejects.toMatchObject({ cause: { code } });
+      expect(runs).toBe(12);
+    }
+    // a repository's optimistic check that keeps failing, at READ COMMITTED: the same
+    await expect(
+      engine.transaction(async () => {
+        throw new ConcurrentChange('a row');
+      }),
+    ).rejects.toBeInstanceOf(StorageContention);
   });
 
   it('runs a SERIALIZABLE check-then-insert again when another unit took the key, and answers a key taken for good as a StorageConflict', async () => {

@@ -1474,6 +1474,47 @@ it('deletes a document, and a folder holding one, and moves one to a new id, whi
   }
 });
 
+it('changes the status of a thread taking replies without pause, and changes it once from 20 calls at once; its user replacement answers ABORTED at worst', async () => {
+  // commentannotations/update reads its selection, locks its annotations and reads them again: of 20 updates to one
+  // status at once one changes it (one status change recorded); SERIALIZABLE, an update of a thread taking replies was
+  // refused at each reply's move of the thread's last update and answered 500 after 12 attempts. updateUsers is still
+  // SERIALIZABLE (it rewrites reactions and read marks whole): spent attempts answer ABORTED, never 500
+  const organizationId = 'busy-thread';
+  ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] })]);
+  const { annotationId } = await newThread(organizationId, [{ commentText: 'first', from: { userId: 'ann' } }]);
+  const update = (data: Record<string, unknown>) => t.callK<Body>('/v2/commentannotations/update', { organizationId, annotationIds: [annotationId], ...data });
+  const status = (id: 'open' | 'resolved') => ({ updatedData: { status: { id, name: id, type: id === 'open' ? 'default' : 'terminal' } } });
+
+  const changes = () =>
+    count('activities', "organization_id = $1 AND action_type = 'comment.statusChange' AND target_entity_id = $2", [organizationId, annotationId]);
+  ok(await Promise.all(Array.from({ length: 20 }, () => update(status('resolved')))));
+  expect(await changes()).toBe(1);
+
+  let replying = true;
+  let replies = 0;
+  const repliers = Array.from({ length: 8 }, async (_, k) => {
+    while (replying) {
+      ok([
+        await t.callK<Body>('/v2/commentannotations/comments/add', {
+          organizationId,
+          annotationId,
+          commentData: [{ commentText: `reply ${replies++}`, from: { userId: `u${k}` }, triggerActivities: false }],
+        }),
+      ]);
+    }
+  });
+  await until(async () => replies > 20, 'replies coming');
+  const before = retries();
+  for (let round = 0; round < 4; round++) ok([await update(status(round % 2 ? 'resolved' : 'open'))]);
+  expect(retries() - before).toBe(0);
+  const replaced = await update({ updateUsers: [{ oldUser: { userId: 'ann' }, newUser: { userId: 'ann-2' } }] });
+  replying = false;
+  await Promise.all(repliers);
+  expect([200, 409], JSON.stringify(replaced.body)).toContain(replaced.status);
+  if (replaced.status === 409) expect(replaced.body.error?.status).toBe('ABORTED');
+  expect(await changes()).toBe(5);
+});
+
 it('holds one lock, not a thousand, for a unit that names 1,000 rows of one kind; a lock on each for a unit that names 10', async () => {
   // PostgreSQL's lock table is shared by the whole server (max_locks_per_transaction × max_connections: 6,400 by
   // default): ten units of 1,000 locks each would fill it, and every unit asking for a lock then would fail
