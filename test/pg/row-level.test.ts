@@ -57,7 +57,6 @@ async function waitingOn(what: string) {
   );
   return Number(row?.n);
 }
-const waiting = async (what: string) => (await waitingOn(what)) > 0;
 /** How many connections wait on another's row or key: a transaction's, a row's queue, an advisory lock. */
 const lockWaits = async () => (await waitingOn('transactionid')) + (await waitingOn('tuple')) + (await waitingOn('advisory'));
 
@@ -66,6 +65,41 @@ async function until(done: () => Promise<boolean>, what: string) {
   for (let i = 0; !(await done()); i++) {
     if (i === 500) throw new Error(`not reached in 5 s: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** An uncommitted copy of one row with its key changed (`set`): a unit inserting that key waits for the connection. */
+async function uncommittedCopy(blocker: pg.Client, table: string, where: string, params: unknown[], set: string, setParams: unknown[] = []) {
+  await blocker.query(`CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM ${table} WHERE ${where}`, params);
+  await blocker.query(`UPDATE held SET ${set}`, setParams);
+  const overriding = table === 'notifications' ? ' OVERRIDING SYSTEM VALUE' : '';
+  await blocker.query(`INSERT INTO ${table}${overriding} SELECT * FROM held`);
+}
+
+/**
+ * The interleaving a race meets by chance, made every time: `first` is held by what `hold` leaves on a connection of
+ * the test's own (an uncommitted row it must wait for, a row lock), `second` is sent once `first` waits, and `first`
+ * is let go (the connection rolls back) once `second` has ended or waits too. Both answers, in that order.
+ */
+async function interleave<A, B>(hold: (blocker: pg.Client) => Promise<unknown>, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
+  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
+  await blocker.connect();
+  try {
+    await blocker.query('BEGIN');
+    await hold(blocker);
+    const held = first();
+    held.catch(() => undefined);
+    await until(async () => (await lockWaits()) > 0, 'the first call waiting for the test’s connection');
+    let ended = false;
+    const next = second().finally(() => {
+      ended = true;
+    });
+    next.catch(() => undefined);
+    await until(async () => ended || (await lockWaits()) > 1, 'the second call ended or waiting for the first');
+    await blocker.query('ROLLBACK');
+    return await Promise.all([held, next]);
+  } finally {
+    await blocker.end();
   }
 }
 
@@ -312,34 +346,18 @@ it('deletes the notification of an add that read the document before its delete 
   // document) or is waiting for the add (with it).
   const organizationId = 'notes-held';
   ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
-  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
-  await blocker.connect();
-  try {
-    for (let round = 0; round < 2; round++) {
-      const documentId = `held-${round}`;
-      ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, documents: [{ documentId }] })]);
-      ok([await add({ organizationId, documentId, notificationId: `seed-${round}` })]);
-      await blocker.query('BEGIN');
-      await blocker.query(`CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM notifications WHERE organization_id = $1 AND id = $2`, [
-        organizationId,
-        `seed-${round}`,
-      ]);
-      await blocker.query(`UPDATE held SET id = $1`, [`late-${round}`]);
-      await blocker.query('INSERT INTO notifications OVERRIDING SYSTEM VALUE SELECT * FROM held');
-      const late = add({ organizationId, documentId, notificationId: `late-${round}` });
-      await until(() => waiting('transactionid'), 'the add waiting for the uncommitted notification');
-      let ended = false;
-      const deleted = t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [documentId] }).finally(() => {
-        ended = true;
-      });
-      await until(async () => ended || (await waiting('advisory')), 'the delete ended or waiting for the add');
-      await blocker.query('ROLLBACK');
-      const [added, gone] = await Promise.all([late, deleted]);
-      ok([added, gone]);
-      expect(await count('notifications', 'organization_id = $1 AND document_id = $2', [organizationId, documentId])).toBe(0);
-    }
-  } finally {
-    await blocker.end();
+  for (let round = 0; round < 2; round++) {
+    const documentId = `held-${round}`;
+    ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, documents: [{ documentId }] })]);
+    ok([await add({ organizationId, documentId, notificationId: `seed-${round}` })]);
+    const answers = await interleave(
+      (blocker) =>
+        uncommittedCopy(blocker, 'notifications', 'organization_id = $1 AND id = $2', [organizationId, `seed-${round}`], 'id = $1', [`late-${round}`]),
+      () => add({ organizationId, documentId, notificationId: `late-${round}` }),
+      () => t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [documentId] }),
+    );
+    ok(answers);
+    expect(await count('notifications', 'organization_id = $1 AND document_id = $2', [organizationId, documentId])).toBe(0);
   }
 });
 
@@ -453,34 +471,25 @@ it('removes the bytes of a version added while its recording was deleted, the ad
       },
     });
   const orphans = () => count('attachment_blobs b', 'NOT EXISTS (SELECT 1 FROM recording_attachments r WHERE r.storage_key = b.storage_key)', []);
-  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
-  await blocker.connect();
-  try {
-    for (let round = 0; round < 2; round++) {
-      const recordingId = `held-${round}`;
-      ok([await record(recordingId, 1)]);
-      const before = await orphans();
-      await blocker.query('BEGIN');
-      await blocker.query('CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM recording_attachments WHERE organization_id = $1 AND recording_id = $2', [
-        organizationId,
-        recordingId,
-      ]);
-      await blocker.query("UPDATE held SET attachment_id = 2, storage_key = 'held-' || storage_key");
-      await blocker.query('INSERT INTO recording_attachments SELECT * FROM held');
-      const added = record(recordingId, 2);
-      await until(async () => (await lockWaits()) > 0, 'the add waiting for the uncommitted attachment');
-      let ended = false;
-      const deleted = t.callK<Body>('/v2/recordings/delete', { organizationId, recordingIds: [recordingId] }).finally(() => {
-        ended = true;
-      });
-      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the add');
-      await blocker.query('ROLLBACK');
-      ok(await Promise.all([added, deleted]));
-      expect(await count('recordings', 'organization_id = $1 AND id = $2', [organizationId, recordingId])).toBe(0);
-      expect(await orphans()).toBe(before);
-    }
-  } finally {
-    await blocker.end();
+  for (let round = 0; round < 2; round++) {
+    const recordingId = `held-${round}`;
+    ok([await record(recordingId, 1)]);
+    const before = await orphans();
+    const answers = await interleave(
+      (blocker) =>
+        uncommittedCopy(
+          blocker,
+          'recording_attachments',
+          'organization_id = $1 AND recording_id = $2',
+          [organizationId, recordingId],
+          "attachment_id = 2, storage_key = 'held-' || storage_key",
+        ),
+      () => record(recordingId, 2),
+      () => t.callK<Body>('/v2/recordings/delete', { organizationId, recordingIds: [recordingId] }),
+    );
+    ok(answers);
+    expect(await count('recordings', 'organization_id = $1 AND id = $2', [organizationId, recordingId])).toBe(0);
+    expect(await orphans()).toBe(before);
   }
 });
 
@@ -1048,38 +1057,23 @@ it('deletes the membership of a users/add that read its folder or document befor
   // folder or document) or waits for the add on the held row (then it reads what the add committed)
   const organizationId = 'people-held';
   ok([await t.callK<Body>('/v2/users/add', { organizationId, users: [{ userId: 'seed' }] })]);
-  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
-  await blocker.connect();
-  try {
-    for (const [round, target] of (['folder', 'document', 'folder', 'document'] as const).entries()) {
-      const [resourceId, userId] = [`held-${round}`, `late-${round}`];
-      ok([
-        target === 'folder'
-          ? await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: resourceId }] })
-          : await t.callK<Body>('/v2/organizations/documents/add', { organizationId, documents: [{ documentId: resourceId }] }),
-      ]);
-      await blocker.query('BEGIN');
-      await blocker.query("CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM users WHERE id = 'seed'");
-      await blocker.query('UPDATE held SET id = $1', [userId]);
-      await blocker.query('INSERT INTO users SELECT * FROM held');
-      const late = t.callK<Body>('/v2/users/add', { organizationId, [target === 'folder' ? 'folderId' : 'documentId']: resourceId, users: [{ userId }] });
-      await until(() => waiting('transactionid'), 'the add waiting for the uncommitted profile');
-      let ended = false;
-      const deleted = (
+  for (const [round, target] of (['folder', 'document', 'folder', 'document'] as const).entries()) {
+    const [resourceId, userId] = [`held-${round}`, `late-${round}`];
+    ok([
+      target === 'folder'
+        ? await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: resourceId }] })
+        : await t.callK<Body>('/v2/organizations/documents/add', { organizationId, documents: [{ documentId: resourceId }] }),
+    ]);
+    const answers = await interleave(
+      (blocker) => uncommittedCopy(blocker, 'users', "id = 'seed'", [], 'id = $1', [userId]),
+      () => t.callK<Body>('/v2/users/add', { organizationId, [target === 'folder' ? 'folderId' : 'documentId']: resourceId, users: [{ userId }] }),
+      () =>
         target === 'folder'
           ? t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: resourceId })
-          : t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [resourceId] })
-      ).finally(() => {
-        ended = true;
-      });
-      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the add');
-      await blocker.query('ROLLBACK');
-      const [added, gone] = await Promise.all([late, deleted]);
-      ok([added, gone]);
-      expect(await count('memberships', 'organization_id = $1 AND resource_id = $2', [organizationId, resourceId])).toBe(0);
-    }
-  } finally {
-    await blocker.end();
+          : t.callK<Body>('/v2/organizations/documents/delete', { organizationId, documentIds: [resourceId] }),
+    );
+    ok(answers);
+    expect(await count('memberships', 'organization_id = $1 AND resource_id = $2', [organizationId, resourceId])).toBe(0);
   }
 });
 
@@ -1100,37 +1094,23 @@ it('deletes, moves or changes the access of a folder with the folder added under
         AND c.ancestors::jsonb = p.ancestors::jsonb || to_jsonb(p.id) AND (NOT c.inherit_access OR c.access_type = p.access_type))`,
       [organizationId],
     );
-  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
-  await blocker.connect();
-  try {
-    for (const [round, change] of (['delete', 'move', 'access', 'delete', 'move', 'access'] as const).entries()) {
-      const [top, child, late] = [`top-${round}`, `child-${round}`, `late-${round}`];
-      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: top }] })]);
-      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: child, parentFolderId: top }] })]);
-      await blocker.query('BEGIN');
-      await blocker.query('CREATE TEMP TABLE held ON COMMIT DROP AS SELECT * FROM folders WHERE organization_id = $1 AND id = $2', [organizationId, child]);
-      await blocker.query('UPDATE held SET id = $1', [late]);
-      await blocker.query('INSERT INTO folders SELECT * FROM held');
-      const added = t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: late, parentFolderId: child }] });
-      await until(() => waiting('transactionid'), 'the add waiting for the uncommitted folder');
-      let ended = false;
-      const changed = (
+  for (const [round, change] of (['delete', 'move', 'access', 'delete', 'move', 'access'] as const).entries()) {
+    const [top, child, late] = [`top-${round}`, `child-${round}`, `late-${round}`];
+    ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: top }] })]);
+    ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: child, parentFolderId: top }] })]);
+    const answers = await interleave(
+      (blocker) => uncommittedCopy(blocker, 'folders', 'organization_id = $1 AND id = $2', [organizationId, child], 'id = $1', [late]),
+      () => t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: late, parentFolderId: child }] }),
+      () =>
         change === 'delete'
           ? t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: top })
           : change === 'move'
             ? t.callK<Body>('/v2/organizations/folders/update', { organizationId, folders: [{ folderId: top, parentFolderId: 'elsewhere' }] })
-            : t.callK<Body>('/v2/organizations/folders/access/update', { organizationId, folderIds: [top], accessType: 'restricted' })
-      ).finally(() => {
-        ended = true;
-      });
-      await until(async () => ended || (await lockWaits()) > 1, 'the change ended or waiting for the add');
-      await blocker.query('ROLLBACK');
-      ok(await Promise.all([added, changed]));
-      expect(await count('folders', 'organization_id = $1 AND id = $2', [organizationId, late])).toBe(change === 'delete' ? 0 : 1);
-      expect(await misplaced()).toBe(0);
-    }
-  } finally {
-    await blocker.end();
+            : t.callK<Body>('/v2/organizations/folders/access/update', { organizationId, folderIds: [top], accessType: 'restricted' }),
+    );
+    ok(answers);
+    expect(await count('folders', 'organization_id = $1 AND id = $2', [organizationId, late])).toBe(change === 'delete' ? 0 : 1);
+    expect(await misplaced()).toBe(0);
   }
 });
 
@@ -1167,32 +1147,21 @@ it('deletes a folder moved into a folder while that folder’s delete began, or 
   // hold: the moved folder is left under a deleted parent) or waits for the move
   const organizationId = 'moves-held';
   ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
-  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
-  await blocker.connect();
-  try {
-    for (let round = 0; round < 2; round++) {
-      const [parent, moving] = [`parent-${round}`, `moving-${round}`];
-      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: parent }, { folderId: moving }] })]);
-      await blocker.query('BEGIN');
-      await blocker.query('SELECT 1 FROM folders WHERE organization_id = $1 AND id = $2 FOR UPDATE', [organizationId, moving]);
-      const moved = t.callK<Body>('/v2/organizations/folders/update', { organizationId, folders: [{ folderId: moving, parentFolderId: parent }] });
-      await until(() => waiting('transactionid'), 'the move waiting for the locked folder');
-      let ended = false;
-      const deleted = t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: parent }).finally(() => {
-        ended = true;
-      });
-      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the move');
-      await blocker.query('ROLLBACK');
-      ok(await Promise.all([moved, deleted]));
-      const orphans = await count(
-        'folders f',
-        "organization_id = $1 AND parent_id <> 'root' AND NOT EXISTS (SELECT 1 FROM folders p WHERE p.api_key_id = f.api_key_id AND p.organization_id = f.organization_id AND p.id = f.parent_id)",
-        [organizationId],
-      );
-      expect(orphans).toBe(0);
-    }
-  } finally {
-    await blocker.end();
+  for (let round = 0; round < 2; round++) {
+    const [parent, moving] = [`parent-${round}`, `moving-${round}`];
+    ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: parent }, { folderId: moving }] })]);
+    const answers = await interleave(
+      (blocker) => blocker.query('SELECT 1 FROM folders WHERE organization_id = $1 AND id = $2 FOR UPDATE', [organizationId, moving]),
+      () => t.callK<Body>('/v2/organizations/folders/update', { organizationId, folders: [{ folderId: moving, parentFolderId: parent }] }),
+      () => t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: parent }),
+    );
+    ok(answers);
+    const orphans = await count(
+      'folders f',
+      "organization_id = $1 AND parent_id <> 'root' AND NOT EXISTS (SELECT 1 FROM folders p WHERE p.api_key_id = f.api_key_id AND p.organization_id = f.organization_id AND p.id = f.parent_id)",
+      [organizationId],
+    );
+    expect(orphans).toBe(0);
   }
 });
 
@@ -1203,30 +1172,19 @@ it('keeps a document moved out of a folder while the folder’s delete waited fo
   // the delete waits for it (without the check, the moved document was deleted, its move answered done)
   const organizationId = 'moved-out';
   ok([await t.callK<Body>('/v2/organizations/add', { organizations: [{ organizationId }] })]);
-  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
-  await blocker.connect();
-  try {
-    for (let round = 0; round < 2; round++) {
-      const [doomed, kept, documentId] = [`doomed-${round}`, `kept-${round}`, `doc-${round}`];
-      ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: doomed }, { folderId: kept }] })]);
-      ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, folderId: doomed, documents: [{ documentId }] })]);
-      await blocker.query('BEGIN');
-      await blocker.query('SELECT 1 FROM documents WHERE organization_id = $1 AND id = $2 FOR UPDATE', [organizationId, documentId]);
-      const moved = t.callK<Body>('/v2/organizations/documents/move', { organizationId, documentIds: [documentId], folderId: kept });
-      await until(() => waiting('transactionid'), 'the move waiting for the locked document');
-      let ended = false;
-      const deleted = t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: doomed }).finally(() => {
-        ended = true;
-      });
-      await until(async () => ended || (await lockWaits()) > 1, 'the delete ended or waiting for the move');
-      await blocker.query('ROLLBACK');
-      ok(await Promise.all([moved, deleted]));
-      expect(await t.query('SELECT folder_id FROM documents WHERE organization_id = $1 AND id = $2', [organizationId, documentId])).toEqual([
-        { folder_id: kept },
-      ]);
-    }
-  } finally {
-    await blocker.end();
+  for (let round = 0; round < 2; round++) {
+    const [doomed, kept, documentId] = [`doomed-${round}`, `kept-${round}`, `doc-${round}`];
+    ok([await t.callK<Body>('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: doomed }, { folderId: kept }] })]);
+    ok([await t.callK<Body>('/v2/organizations/documents/add', { organizationId, folderId: doomed, documents: [{ documentId }] })]);
+    const answers = await interleave(
+      (blocker) => blocker.query('SELECT 1 FROM documents WHERE organization_id = $1 AND id = $2 FOR UPDATE', [organizationId, documentId]),
+      () => t.callK<Body>('/v2/organizations/documents/move', { organizationId, documentIds: [documentId], folderId: kept }),
+      () => t.callK<Body>('/v2/organizations/folders/delete', { organizationId, folderId: doomed }),
+    );
+    ok(answers);
+    expect(await t.query('SELECT folder_id FROM documents WHERE organization_id = $1 AND id = $2', [organizationId, documentId])).toEqual([
+      { folder_id: kept },
+    ]);
   }
 });
 
@@ -1263,23 +1221,15 @@ it('removes a user once when 20 users/delete run at once, and never makes again 
   // the same made every time: a role change held between its read of the membership and its write by a lock on the
   // user's profile (the profile's update waits for it), the membership deleted then; let go, it runs again and
   // answers the user absent (an upsert of the role made the membership again)
-  const blocker = new pg.Client({ connectionString: t.server.app.config.databaseUrl });
-  await blocker.connect();
-  try {
-    ok([await t.callK<Body>('/v2/users/add', { ...at, users: [{ userId: 'held', accessRole: 'viewer' }] })]);
-    await blocker.query('BEGIN');
-    await blocker.query("SELECT 1 FROM users WHERE id = 'held' FOR UPDATE");
-    const update = t.callK<Body>('/v2/users/update', { ...at, users: [{ userId: 'held', accessRole: 'editor', name: 'renamed' }] });
-    await until(() => waiting('transactionid'), 'the update waiting for the profile');
-    ok([await t.callK<Body>('/v1/users/delete', { ...at, userIds: ['held'] })]);
-    await blocker.query('ROLLBACK');
-    const updated = await update;
-    ok([updated]);
-    expect(outcomes(updated).held).toMatchObject({ success: false, message: 'User does not exist.' });
-    expect(await count('memberships', "organization_id = 'leavers' AND user_id = 'held'", [])).toBe(0);
-  } finally {
-    await blocker.end();
-  }
+  ok([await t.callK<Body>('/v2/users/add', { ...at, users: [{ userId: 'held', accessRole: 'viewer' }] })]);
+  const [updated, deleted] = await interleave(
+    (blocker) => blocker.query("SELECT 1 FROM users WHERE id = 'held' FOR UPDATE"),
+    () => t.callK<Body>('/v2/users/update', { ...at, users: [{ userId: 'held', accessRole: 'editor', name: 'renamed' }] }),
+    () => t.callK<Body>('/v1/users/delete', { ...at, userIds: ['held'] }),
+  );
+  ok([updated, deleted]);
+  expect(outcomes(updated).held).toMatchObject({ success: false, message: 'User does not exist.' });
+  expect(await count('memberships', "organization_id = 'leavers' AND user_id = 'held'", [])).toBe(0);
 });
 
 it('updates one document from 20 calls at once, each adding a metadata key of its own: none lost, no unit run again', async () => {
