@@ -67,13 +67,15 @@ export class StorageUnavailable extends Error {
 }
 
 /**
- * A unit of work PostgreSQL refused (a serialization failure, a deadlock) as many times as the engine runs one
- * again: other calls kept changing what it read. Answered ABORTED, a call to try again, not a fault of the server's
- * (INTERNAL). The units that meet it are the few still SERIALIZABLE (docs/storage.md, "Left for the next units").
+ * Whether a unit of work failed because PostgreSQL refused it (a serialization failure, a deadlock, or a repository's
+ * optimistic check, ConcurrentChange, all SQLSTATE 40001 / 40P01) as many times as the engine runs one again: other
+ * calls kept changing what it read. The HTTP layer answers it ABORTED, a call to try again, not a fault of the
+ * server's (INTERNAL). The error is looked for along its causes (drizzle wraps the driver's).
  */
-export class StorageContention extends Error {
-  constructor(cause: unknown) {
-    super('the unit of work was refused by concurrent changes every time it ran', { cause });
-    this.name = 'StorageContention';
+export function refusedByContention(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '40001' || code === '40P01') return true;
   }
+  return false;
 }

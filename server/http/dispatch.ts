@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { verifiedApiKey, verifiedWorkspace } from './credentials.ts';
 import type { VerifiedKey } from '../services/apikeys.ts';
 import type { VerifiedWorkspace } from '../services/workspaces.ts';
-import { ApiError, invalid, resourceExhausted, StorageConflict, StorageContention, StorageUnavailable } from '../errors.ts';
+import { ApiError, invalid, refusedByContention, resourceExhausted, StorageConflict, StorageUnavailable } from '../errors.ts';
 import { errorBody, httpStatusOf, INTERNAL_ERROR } from './errors.ts';
 import type { AnyOperation, ApiKeyRequestContext, RequestContext, WorkspaceRequestContext } from './operation.ts';
 import { parseInput, refuseUnstorableText } from './validation.ts';
@@ -441,8 +441,9 @@ export function failure(app: AppContext, op: AnyOperation, requestId: string, er
     app.log.warn('the database connection was lost during a call', { requestId, path: op.path, error: String(error.cause) });
     error = new ApiError('UNAVAILABLE', 'The connection to the database was lost during this call; try again in a few seconds.');
   }
-  if (error instanceof StorageContention) {
-    app.log.warn('a unit of work was refused by concurrent changes every time it ran', { requestId, path: op.path, error: String(error.cause) });
+  // PostgreSQL refused the unit every time the engine ran it (its attempts spent): contention, not a fault
+  if (refusedByContention(error)) {
+    app.log.warn('a unit of work was refused by concurrent changes every time it ran', { requestId, path: op.path, error: String(error) });
     error = new ApiError('ABORTED', 'Other calls kept changing the data this call changes; try again.');
   }
   if (error instanceof ApiError) {

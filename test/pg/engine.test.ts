@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConcurrentChange, createPgEngine, inOrder, lockKey, lockRows, type PgEngine, ROW_LOCKS_MAX } from '../../server/db/pg/engine.ts';
-import { StorageConflict, StorageContention, StorageUnavailable } from '../../server/errors.ts';
+import { refusedByContention, StorageConflict, StorageUnavailable } from '../../server/errors.ts';
 import { attachmentBlobs, clusterIdentity, pgTables } from '../../server/db/pg/schema.ts';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/external-servers.ts';
 import { eventually } from '../helpers/server.ts';
@@ -266,7 +266,7 @@ describe('units of work', () => {
     expect(violations).toBe(3);
   });
 
-  it('answers a unit refused every time it runs (its attempts spent) as StorageContention, which the HTTP layer answers ABORTED', async () => {
+  it('surfaces a unit refused every time it runs (its attempts spent) with its refusal, which the HTTP layer answers ABORTED', async () => {
     const refusal = (code: string) => Object.assign(new Error(`refused ${code}`), { code });
     for (const code of ['40001', '40P01']) {
       let runs = 0;
@@ -277,16 +277,20 @@ describe('units of work', () => {
         },
         { isolation: 'serializable' },
       );
-      await expect(unit).rejects.toBeInstanceOf(StorageContention);
-      await expect(unit).rejects.toMatchObject({ cause: { code } });
+      await expect(unit).rejects.toMatchObject({ code });
+      await unit.catch((error: unknown) => expect(refusedByContention(error)).toBe(true));
       expect(runs).toBe(12);
     }
     // a repository's optimistic check that keeps failing, at READ COMMITTED: the same
-    await expect(
-      engine.transaction(async () => {
-        throw new ConcurrentChange('a row');
-      }),
-    ).rejects.toBeInstanceOf(StorageContention);
+    const optimistic = engine.transaction(async () => {
+      throw new ConcurrentChange('a row');
+    });
+    await expect(optimistic).rejects.toBeInstanceOf(ConcurrentChange);
+    await optimistic.catch((error: unknown) => expect(refusedByContention(error)).toBe(true));
+    // a driver's refusal as drizzle wraps it, and what is not one
+    expect(refusedByContention(new Error('Failed query', { cause: refusal('40001') }))).toBe(true);
+    expect(refusedByContention(refusal('23505'))).toBe(false);
+    expect(refusedByContention(new Error('plain'))).toBe(false);
   });
 
   it('runs a SERIALIZABLE check-then-insert again when another unit took the key, and answers a key taken for good as a StorageConflict', async () => {

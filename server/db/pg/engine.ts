@@ -19,7 +19,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { StorageConflict, StorageContention, StorageUnavailable } from '../../errors.ts';
+import { StorageConflict, StorageUnavailable } from '../../errors.ts';
 import { byCodePoint } from '../engine.ts';
 import { Gate } from './gate.ts';
 import { PG_MIGRATIONS_DIR } from '../../paths.ts';
@@ -505,8 +505,6 @@ export function createPgEngine(options: PgEngineOptions): PgEngine {
             (code === FOREIGN_KEY_VIOLATION && ++parentsGone < FOREIGN_KEY_ATTEMPTS));
         if (!again || attempt >= attempts) {
           if (code === UNIQUE_VIOLATION) throw new StorageConflict(error);
-          // refused every time it ran (its retries spent): contention, not a fault
-          if (again && code !== FOREIGN_KEY_VIOLATION) throw new StorageContention(error);
           throw connectionLost(error) ? new StorageUnavailable(error) : error;
         }
         retried++;
